@@ -1,0 +1,247 @@
+/* Sinew: a 2D physics engine for rigid and soft bodies.
+ * sinew.h: the umbrella header and the world, body, shape and query API.
+ *
+ * Conventions
+ * - Every fallible call returns sn_result (SN_OK = 0) or a null id, and then
+ *   leaves the world unchanged; sn_world_last_error() says why in words.
+ * - Units: metres, kilograms, seconds, radians. Gravity is (0, -10) by default.
+ * - Not thread-safe per world: one thread at a time may call into a world.
+ *   Different worlds may be used from different threads.
+ * SPDX-License-Identifier: MIT */
+#ifndef SINEW_SINEW_H
+#define SINEW_SINEW_H
+
+#include "sinew/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Library                                                                   */
+
+/// Version string of the library actually linked ("0.1.0").
+SN_API const char *sn_version_string(void);
+
+/// Stable symbolic name of a result code ("SN_ERR_NOT_FINITE").
+SN_API const char *sn_result_name(sn_result result);
+
+/// One-line description of a result code.
+SN_API const char *sn_result_message(sn_result result);
+
+/* ------------------------------------------------------------------------ */
+/* Geometry helpers (pure functions, no world needed)                        */
+
+/// Validates a convex polygon given counter-clockwise or clockwise and fills
+/// *out (counter-clockwise, normals, centroid). Points closer than 0.5 mm are
+/// welded. Refuses NaN/Inf (SN_ERR_NOT_FINITE), fewer than 3 distinct points or
+/// no area (SN_ERR_DEGENERATE_POLYGON), a non-convex outline or collinear
+/// middle points (SN_ERR_NON_CONVEX_POLYGON), count > 8 (SN_ERR_TOO_MANY_VERTICES),
+/// radius < 0 (SN_ERR_INVALID_ARGUMENT). *out is untouched on error.
+SN_API sn_result sn_make_polygon(const sn_vec2 *points, int32_t count, float radius, sn_polygon *out);
+
+/// Convex hull of up to 8 points (any order; interior and collinear points
+/// dropped, near-duplicates welded), then as sn_make_polygon.
+SN_API sn_result sn_compute_hull(const sn_vec2 *points, int32_t count, float radius, sn_polygon *out);
+
+/// Axis-aligned box centred on the origin with half-extents (hx, hy) > 0.
+SN_API sn_result sn_make_box(float hx, float hy, sn_polygon *out);
+
+/// Box with half-extents (hx, hy) centred at center, rotated by angle.
+SN_API sn_result sn_make_offset_box(float hx, float hy, sn_vec2 center, float angle, sn_polygon *out);
+
+/// Box with rounded corners: the solid is the box (hx, hy) inflated by radius.
+SN_API sn_result sn_make_rounded_box(float hx, float hy, float radius, sn_polygon *out);
+
+/// Mass properties of a shape of the given density (kg/m^2).
+SN_API sn_mass_data sn_compute_circle_mass(const sn_circle *circle, float density);
+SN_API sn_mass_data sn_compute_capsule_mass(const sn_capsule *capsule, float density);
+SN_API sn_mass_data sn_compute_polygon_mass(const sn_polygon *polygon, float density);
+
+/// Rotation from an angle in radians, and back.
+SN_API sn_rot sn_make_rot(float angle);
+SN_API float sn_rot_get_angle(sn_rot q);
+
+/* ------------------------------------------------------------------------ */
+/* World                                                                     */
+
+/// Default world settings: gravity (0, -10), 4 substeps, sleep on.
+SN_API sn_world_def sn_default_world_def(void);
+
+/// Creates a world. Returns a null id (and writes *result if not NULL) when the
+/// def is invalid or memory runs out.
+SN_API sn_world_id sn_create_world(const sn_world_def *def, sn_result *result);
+
+/// Destroys a world and everything in it; all its ids become stale.
+SN_API sn_result sn_destroy_world(sn_world_id world);
+
+/// True if the id names a live world.
+SN_API bool sn_world_is_valid(sn_world_id world);
+
+/// Advances the world by dt seconds (dt > 0 and finite), in the world's
+/// number of substeps. Events of this step are readable until the next step.
+SN_API sn_result sn_world_step(sn_world_id world, float dt);
+
+/// Message of the last error raised by a call on this world (empty if none).
+SN_API const char *sn_world_last_error(sn_world_id world);
+
+/// Gravity, substeps and sleep switches.
+SN_API sn_result sn_world_set_gravity(sn_world_id world, sn_vec2 gravity);
+SN_API sn_vec2 sn_world_get_gravity(sn_world_id world);
+SN_API sn_result sn_world_set_substeps(sn_world_id world, int32_t substeps);
+SN_API int32_t sn_world_get_substeps(sn_world_id world);
+SN_API sn_result sn_world_enable_sleeping(sn_world_id world, bool flag);
+SN_API bool sn_world_is_sleeping_enabled(sn_world_id world);
+SN_API sn_result sn_world_enable_continuous(sn_world_id world, bool flag);
+
+/// Contact tuning: stiffness (Hz, 0 = automatic), damping ratio, pushout speed.
+SN_API sn_result sn_world_set_contact_tuning(sn_world_id world, float hertz, float damping_ratio,
+                                             float push_max_velocity);
+
+/// Approach speed (m/s) above which a contact reports a hit event (default 1).
+SN_API sn_result sn_world_set_hit_event_threshold(sn_world_id world, float speed);
+
+/// Contact events of the last step.
+SN_API sn_contact_events sn_world_get_contact_events(sn_world_id world);
+
+/// Counters: bodies, shapes, contacts, islands, memory.
+SN_API sn_world_counters sn_world_get_counters(sn_world_id world);
+
+/* ------------------------------------------------------------------------ */
+/* Bodies                                                                    */
+
+/// Default body settings: static, at the origin, gravity scale 1, awake.
+SN_API sn_body_def sn_default_body_def(void);
+
+/// Creates a body. Returns a null id on invalid input (NaN, bad type, ...).
+SN_API sn_body_id sn_create_body(sn_world_id world, const sn_body_def *def);
+
+/// Destroys a body with its shapes and contacts.
+SN_API sn_result sn_destroy_body(sn_body_id body);
+
+/// True if the id names a live body.
+SN_API bool sn_body_is_valid(sn_body_id body);
+
+SN_API sn_body_type sn_body_get_type(sn_body_id body);
+SN_API sn_result sn_body_set_type(sn_body_id body, sn_body_type type);
+
+/// Position of the body origin and angle (radians).
+SN_API sn_vec2 sn_body_get_position(sn_body_id body);
+SN_API float sn_body_get_angle(sn_body_id body);
+SN_API sn_rot sn_body_get_rotation(sn_body_id body);
+SN_API sn_transform sn_body_get_transform(sn_body_id body);
+/// Teleports the body (wakes it). Refuses NaN/Inf.
+SN_API sn_result sn_body_set_transform(sn_body_id body, sn_vec2 position, float angle);
+
+/// World position of the centre of mass.
+SN_API sn_vec2 sn_body_get_world_center_of_mass(sn_body_id body);
+SN_API sn_vec2 sn_body_get_local_center_of_mass(sn_body_id body);
+
+/// Velocity of the centre of mass (m/s) and angular velocity (rad/s).
+SN_API sn_vec2 sn_body_get_linear_velocity(sn_body_id body);
+SN_API sn_result sn_body_set_linear_velocity(sn_body_id body, sn_vec2 velocity);
+SN_API float sn_body_get_angular_velocity(sn_body_id body);
+SN_API sn_result sn_body_set_angular_velocity(sn_body_id body, float omega);
+
+/// Forces act until the end of the next step; impulses act at once.
+SN_API sn_result sn_body_apply_force(sn_body_id body, sn_vec2 force, sn_vec2 world_point, bool wake);
+SN_API sn_result sn_body_apply_force_to_center(sn_body_id body, sn_vec2 force, bool wake);
+SN_API sn_result sn_body_apply_torque(sn_body_id body, float torque, bool wake);
+SN_API sn_result sn_body_apply_linear_impulse(sn_body_id body, sn_vec2 impulse, sn_vec2 world_point,
+                                              bool wake);
+SN_API sn_result sn_body_apply_angular_impulse(sn_body_id body, float impulse, bool wake);
+
+SN_API float sn_body_get_mass(sn_body_id body);
+SN_API float sn_body_get_rotational_inertia(sn_body_id body);
+SN_API sn_mass_data sn_body_get_mass_data(sn_body_id body);
+
+SN_API sn_result sn_body_set_linear_damping(sn_body_id body, float damping);
+SN_API float sn_body_get_linear_damping(sn_body_id body);
+SN_API sn_result sn_body_set_angular_damping(sn_body_id body, float damping);
+SN_API float sn_body_get_angular_damping(sn_body_id body);
+SN_API sn_result sn_body_set_gravity_scale(sn_body_id body, float scale);
+SN_API float sn_body_get_gravity_scale(sn_body_id body);
+SN_API sn_result sn_body_set_bullet(sn_body_id body, bool flag);
+SN_API bool sn_body_is_bullet(sn_body_id body);
+SN_API sn_result sn_body_set_user_data(sn_body_id body, void *user_data);
+SN_API void *sn_body_get_user_data(sn_body_id body);
+
+/// Sleep state. Waking a body wakes its island.
+SN_API bool sn_body_is_awake(sn_body_id body);
+SN_API sn_result sn_body_set_awake(sn_body_id body, bool awake);
+SN_API sn_result sn_body_enable_sleep(sn_body_id body, bool flag);
+
+/// Point conversions between body-local and world frames.
+SN_API sn_vec2 sn_body_get_world_point(sn_body_id body, sn_vec2 local_point);
+SN_API sn_vec2 sn_body_get_local_point(sn_body_id body, sn_vec2 world_point);
+
+/// Number of shapes and up to capacity of their ids; returns the count written.
+SN_API int32_t sn_body_get_shape_count(sn_body_id body);
+SN_API int32_t sn_body_get_shapes(sn_body_id body, sn_shape_id *shapes, int32_t capacity);
+
+/* ------------------------------------------------------------------------ */
+/* Shapes. Creating a shape on a dynamic body updates its mass from density.  */
+
+/// Default shape settings: density 1, friction 0.6, restitution 0.
+SN_API sn_shape_def sn_default_shape_def(void);
+
+SN_API sn_shape_id sn_create_circle_shape(sn_body_id body, const sn_shape_def *def, const sn_circle *circle);
+SN_API sn_shape_id sn_create_capsule_shape(sn_body_id body, const sn_shape_def *def, const sn_capsule *capsule);
+/// Polygons must come from sn_make_polygon / sn_compute_hull / box helpers; the
+/// engine validates them again.
+SN_API sn_shape_id sn_create_polygon_shape(sn_body_id body, const sn_shape_def *def, const sn_polygon *polygon);
+/// Segments have no area: static bodies only (SN_ERR_WRONG_BODY_TYPE otherwise).
+SN_API sn_shape_id sn_create_segment_shape(sn_body_id body, const sn_shape_def *def, const sn_segment *segment);
+
+/// Destroys a shape; update_mass recomputes the body's mass at once.
+SN_API sn_result sn_destroy_shape(sn_shape_id shape, bool update_mass);
+SN_API bool sn_shape_is_valid(sn_shape_id shape);
+SN_API sn_shape_type sn_shape_get_type(sn_shape_id shape);
+SN_API sn_body_id sn_shape_get_body(sn_shape_id shape);
+SN_API sn_result sn_shape_set_friction(sn_shape_id shape, float friction);
+SN_API float sn_shape_get_friction(sn_shape_id shape);
+SN_API sn_result sn_shape_set_restitution(sn_shape_id shape, float restitution);
+SN_API float sn_shape_get_restitution(sn_shape_id shape);
+SN_API sn_result sn_shape_set_density(sn_shape_id shape, float density, bool update_mass);
+SN_API float sn_shape_get_density(sn_shape_id shape);
+SN_API sn_aabb sn_shape_get_aabb(sn_shape_id shape);
+SN_API sn_result sn_shape_set_user_data(sn_shape_id shape, void *user_data);
+SN_API void *sn_shape_get_user_data(sn_shape_id shape);
+/// Geometry readers; return SN_ERR_INVALID_ARGUMENT if the shape is another type.
+SN_API sn_result sn_shape_get_circle(sn_shape_id shape, sn_circle *out);
+SN_API sn_result sn_shape_get_capsule(sn_shape_id shape, sn_capsule *out);
+SN_API sn_result sn_shape_get_polygon(sn_shape_id shape, sn_polygon *out);
+SN_API sn_result sn_shape_get_segment(sn_shape_id shape, sn_segment *out);
+
+/// True if the world point lies inside the shape.
+SN_API bool sn_shape_test_point(sn_shape_id shape, sn_vec2 point);
+
+/// Default chain settings.
+SN_API sn_chain_def sn_default_chain_def(void);
+/// Creates a chain of one-sided segments on a static body. Points go so that
+/// the solid side is on the right (counter-clockwise loops enclose nothing;
+/// clockwise loops are containers). Boxes slide across the seams without snagging.
+SN_API sn_chain_id sn_create_chain(sn_body_id body, const sn_chain_def *def);
+SN_API sn_result sn_destroy_chain(sn_chain_id chain);
+SN_API bool sn_chain_is_valid(sn_chain_id chain);
+
+/* ------------------------------------------------------------------------ */
+/* Queries (call between steps)                                              */
+
+/// Return false to stop the query.
+typedef bool sn_overlap_fcn(sn_shape_id shape, void *context);
+
+/// Calls fcn for every shape whose fat bounding box overlaps aabb.
+SN_API sn_result sn_world_overlap_aabb(sn_world_id world, sn_aabb aabb, sn_overlap_fcn *fcn, void *context);
+
+/// Calls fcn for every shape that contains the point.
+SN_API sn_result sn_world_query_point(sn_world_id world, sn_vec2 point, sn_overlap_fcn *fcn, void *context);
+
+/// Closest hit along origin -> origin + translation (result->hit false if none).
+SN_API sn_result sn_world_cast_ray_closest(sn_world_id world, sn_vec2 origin, sn_vec2 translation,
+                                           sn_ray_result *result);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SINEW_SINEW_H */

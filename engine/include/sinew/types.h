@@ -1,0 +1,306 @@
+/* Sinew: a 2D physics engine for rigid and soft bodies.
+ * types.h: value types, handles, definitions and result codes of the public API.
+ * SPDX-License-Identifier: MIT */
+#ifndef SINEW_TYPES_H
+#define SINEW_TYPES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sinew/export.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Version of the library these headers describe.
+#define SN_VERSION_MAJOR 0
+#define SN_VERSION_MINOR 1
+#define SN_VERSION_PATCH 0
+#define SN_VERSION_STRING "0.1.0"
+
+/// Most vertices a convex polygon may have.
+#define SN_MAX_POLYGON_VERTICES 8
+
+/// A 2D vector (metres, or metres per second).
+typedef struct sn_vec2 {
+  float x, y;
+} sn_vec2;
+
+/// A rotation stored as cosine and sine of the angle.
+typedef struct sn_rot {
+  float c, s;
+} sn_rot;
+
+/// A rigid transform: translation p and rotation q.
+typedef struct sn_transform {
+  sn_vec2 p;
+  sn_rot q;
+} sn_transform;
+
+/// An axis-aligned bounding box.
+typedef struct sn_aabb {
+  sn_vec2 lower, upper;
+} sn_aabb;
+
+/* ------------------------------------------------------------------------ */
+/* Result codes: one X-macro table, stable numeric ids.                       */
+
+/// X(name, id, message) for every result code. Ids never change once released.
+#define SN_RESULT_TABLE(X)                                                                       \
+  X(SN_OK, 0, "success")                                                                         \
+  X(SN_ERR_INVALID_ARGUMENT, 1, "an argument is out of range or inconsistent")                  \
+  X(SN_ERR_NOT_FINITE, 2, "a number is NaN or infinite")                                         \
+  X(SN_ERR_NULL, 3, "a required pointer is NULL")                                                \
+  X(SN_ERR_STALE_ID, 4, "the handle refers to an object that no longer exists")                 \
+  X(SN_ERR_FOREIGN_ID, 5, "the handle belongs to another world or is not a handle at all")      \
+  X(SN_ERR_DEGENERATE_POLYGON, 6, "the polygon has too few distinct points or no area")         \
+  X(SN_ERR_NON_CONVEX_POLYGON, 7, "the polygon is not convex")                                  \
+  X(SN_ERR_TOO_MANY_VERTICES, 8, "more than SN_MAX_POLYGON_VERTICES vertices")                   \
+  X(SN_ERR_OUT_OF_MEMORY, 9, "the allocator returned NULL")                                      \
+  X(SN_ERR_WORLD_LOCKED, 10, "the world is stepping; call this from outside sn_world_step")      \
+  X(SN_ERR_UNINITIALIZED_DEF, 11, "the def was not made by its sn_default_*_def function")      \
+  X(SN_ERR_WRONG_BODY_TYPE, 12, "the operation does not apply to this body type")               \
+  X(SN_ERR_CAPACITY, 13, "a fixed limit of the engine was reached")
+
+/// Result of every fallible call. SN_OK is zero.
+typedef enum sn_result {
+#define SN_X_ENUM(name, id, msg) name = id,
+  SN_RESULT_TABLE(SN_X_ENUM)
+#undef SN_X_ENUM
+} sn_result;
+
+/* ------------------------------------------------------------------------ */
+/* Handles. Zero-initialised ids are null. A stale id (object destroyed) or an
+ * id from another world is reported as an error and never dereferenced.      */
+
+/// Handle of a world.
+typedef struct sn_world_id {
+  uint16_t index1;     ///< slot + 1; 0 means null
+  uint16_t generation; ///< bumped each time the slot is reused
+} sn_world_id;
+
+/// Handle of a body.
+typedef struct sn_body_id {
+  int32_t index1;      ///< slot + 1; 0 means null
+  uint16_t world0;     ///< world slot
+  uint16_t generation; ///< bumped each time the slot is reused
+} sn_body_id;
+
+/// Handle of a shape.
+typedef struct sn_shape_id {
+  int32_t index1;
+  uint16_t world0;
+  uint16_t generation;
+} sn_shape_id;
+
+/// Handle of a chain of segments (a static, one-sided, seamless outline).
+typedef struct sn_chain_id {
+  int32_t index1;
+  uint16_t world0;
+  uint16_t generation;
+} sn_chain_id;
+
+#define SN_NULL_WORLD ((sn_world_id){0, 0})
+#define SN_NULL_BODY ((sn_body_id){0, 0, 0})
+#define SN_NULL_SHAPE ((sn_shape_id){0, 0, 0})
+#define SN_NULL_CHAIN ((sn_chain_id){0, 0, 0})
+
+/* ------------------------------------------------------------------------ */
+/* Geometry values. Coordinates are local to the body that owns the shape.   */
+
+/// A solid circle.
+typedef struct sn_circle {
+  sn_vec2 center;
+  float radius;
+} sn_circle;
+
+/// A solid capsule: a segment from center1 to center2 inflated by radius.
+typedef struct sn_capsule {
+  sn_vec2 center1, center2;
+  float radius;
+} sn_capsule;
+
+/// A line segment (static bodies only: it has no area, so no mass).
+typedef struct sn_segment {
+  sn_vec2 point1, point2;
+} sn_segment;
+
+/// A solid convex polygon, counter-clockwise, optionally rounded by radius.
+/// Make one with sn_make_polygon, sn_compute_hull or the box helpers; they
+/// validate it and fill normals and centroid.
+typedef struct sn_polygon {
+  sn_vec2 vertices[SN_MAX_POLYGON_VERTICES];
+  sn_vec2 normals[SN_MAX_POLYGON_VERTICES];
+  sn_vec2 centroid;
+  float radius;
+  int32_t count;
+} sn_polygon;
+
+/// Mass properties: mass (kg), centre of mass (local), rotational inertia
+/// about the centre of mass (kg m^2).
+typedef struct sn_mass_data {
+  float mass;
+  sn_vec2 center;
+  float rotational_inertia;
+} sn_mass_data;
+
+/// Shape kinds.
+typedef enum sn_shape_type {
+  SN_SHAPE_CIRCLE = 0,
+  SN_SHAPE_CAPSULE = 1,
+  SN_SHAPE_SEGMENT = 2,
+  SN_SHAPE_POLYGON = 3,
+  SN_SHAPE_CHAIN_SEGMENT = 4,
+  SN_SHAPE_TYPE_COUNT = 5
+} sn_shape_type;
+
+/// Body kinds.
+typedef enum sn_body_type {
+  SN_BODY_STATIC = 0,    ///< never moves, infinite mass
+  SN_BODY_KINEMATIC = 1, ///< moved by its velocity, infinite mass
+  SN_BODY_DYNAMIC = 2    ///< moved by forces and contacts
+} sn_body_type;
+
+/* ------------------------------------------------------------------------ */
+/* Definitions. Always start from the sn_default_*_def() function: the cookie
+ * field lets the engine refuse a def that was not initialised.              */
+
+/// Cookie stored by every sn_default_*_def function.
+#define SN_DEF_COOKIE 0x53696e65 /* "Sine" */
+
+/// Custom allocator: every engine allocation goes through it. Both functions
+/// get the size; alloc must return memory aligned to 16 bytes or NULL.
+typedef struct sn_allocator {
+  void *(*alloc)(size_t size, void *context);
+  void (*free)(void *memory, size_t size, void *context);
+  void *context;
+} sn_allocator;
+
+/// World settings.
+typedef struct sn_world_def {
+  sn_vec2 gravity;           ///< m/s^2, default (0, -10)
+  int32_t substeps;          ///< substeps per step, default 4, range 1..64
+  bool enable_sleep;         ///< islands fall asleep when at rest, default true
+  float contact_hertz;       ///< contact stiffness (Hz); default 0 = derived from the substep rate
+  float contact_damping_ratio; ///< contact damping ratio, default 10
+  float contact_push_max_velocity; ///< max speed (m/s) at which overlap is resolved, default 3
+  float restitution_threshold;     ///< approach speed (m/s) below which no bounce, default 1
+  float maximum_linear_speed;      ///< m/s, default 400
+  bool enable_continuous;          ///< time of impact for fast bodies vs static, default true
+  sn_allocator allocator;          ///< all fields NULL = malloc/free
+  int32_t body_capacity;           ///< initial capacity hint, default 0
+  int32_t shape_capacity;          ///< initial capacity hint, default 0
+  int32_t cookie;                  ///< set by sn_default_world_def
+} sn_world_def;
+
+/// Body settings.
+typedef struct sn_body_def {
+  sn_body_type type;        ///< default static
+  sn_vec2 position;         ///< world position of the body origin
+  float angle;              ///< radians
+  sn_vec2 linear_velocity;  ///< of the body origin, m/s
+  float angular_velocity;   ///< rad/s
+  float linear_damping;     ///< 1/s, default 0
+  float angular_damping;    ///< 1/s, default 0
+  float gravity_scale;      ///< default 1
+  bool is_bullet;           ///< continuous collision against dynamic bodies too
+  bool is_awake;            ///< default true
+  bool enable_sleep;        ///< default true; false keeps this body (and its island) awake
+  bool fixed_rotation;      ///< default false
+  void *user_data;
+  int32_t cookie;
+} sn_body_def;
+
+/// Shape settings (material and collision filter).
+typedef struct sn_shape_def {
+  float density;      ///< kg/m^2, default 1, must be >= 0
+  float friction;     ///< Coulomb coefficient, default 0.6, must be >= 0
+  float restitution;  ///< 0..1, default 0
+  bool is_sensor;     ///< default false (reserved: sensors report no contacts yet)
+  bool enable_contact_events; ///< default true
+  bool enable_hit_events;     ///< default false
+  uint64_t category_bits;     ///< default 1
+  uint64_t mask_bits;         ///< default all
+  void *user_data;
+  int32_t cookie;
+} sn_shape_def;
+
+/// Chain settings: a static outline of segments with smooth seams.
+typedef struct sn_chain_def {
+  const sn_vec2 *points; ///< at least 4 points if is_loop is false, 3 if true
+  int32_t count;
+  bool is_loop;          ///< close the chain
+  float friction;        ///< default 0.6
+  float restitution;     ///< default 0
+  uint64_t category_bits;
+  uint64_t mask_bits;
+  void *user_data;
+  int32_t cookie;
+} sn_chain_def;
+
+/* ------------------------------------------------------------------------ */
+/* Queries and events                                                        */
+
+/// A ray from origin to origin + translation.
+typedef struct sn_ray_result {
+  sn_shape_id shape;
+  sn_vec2 point;  ///< world hit point
+  sn_vec2 normal; ///< world surface normal at the hit
+  float fraction; ///< along translation, 0..1
+  bool hit;
+} sn_ray_result;
+
+/// Input of the low-level shape ray casts.
+typedef struct sn_ray_input {
+  sn_vec2 origin, translation;
+  float max_fraction;
+} sn_ray_input;
+
+/// Output of the low-level shape ray casts.
+typedef struct sn_cast_output {
+  sn_vec2 normal;
+  sn_vec2 point;
+  float fraction;
+  int32_t iterations;
+  bool hit;
+} sn_cast_output;
+
+/// Two shapes started touching during the last step.
+typedef struct sn_contact_begin_event {
+  sn_shape_id shape_a, shape_b;
+} sn_contact_begin_event;
+
+/// Two shapes stopped touching during the last step (or one was destroyed).
+typedef struct sn_contact_end_event {
+  sn_shape_id shape_a, shape_b;
+} sn_contact_end_event;
+
+/// Two shapes hit each other faster than the world's hit threshold.
+typedef struct sn_contact_hit_event {
+  sn_shape_id shape_a, shape_b;
+  sn_vec2 point;        ///< world point of the fastest-approaching contact point
+  sn_vec2 normal;       ///< from a to b
+  float approach_speed; ///< m/s, positive
+} sn_contact_hit_event;
+
+/// Event arrays of the last step; valid until the next step or world change.
+typedef struct sn_contact_events {
+  const sn_contact_begin_event *begin_events;
+  const sn_contact_end_event *end_events;
+  const sn_contact_hit_event *hit_events;
+  int32_t begin_count, end_count, hit_count;
+} sn_contact_events;
+
+/// World counters (for overlays and benchmarks).
+typedef struct sn_world_counters {
+  int32_t body_count, shape_count, contact_count, touching_contact_count;
+  int32_t awake_body_count, island_count, tree_height;
+  size_t allocated_bytes;
+} sn_world_counters;
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SINEW_TYPES_H */

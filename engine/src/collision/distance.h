@@ -1,0 +1,85 @@
+/* GJK distance, shape proxies, segment distance, and time of impact
+ * (conservative advancement) for continuous collision. Internal. */
+#ifndef SN_COLLISION_DISTANCE_H
+#define SN_COLLISION_DISTANCE_H
+
+#include "geometry/geometry.h"
+
+/// A convex point cloud with a radius (the GJK support set).
+typedef struct sn_shape_proxy {
+  sn_vec2 points[SN_MAX_POLYGON_VERTICES];
+  int32_t count;
+  float radius;
+} sn_shape_proxy;
+
+/// Proxy of any shape (circle: 1 point; capsule/segment: 2; polygon: n).
+sn_shape_proxy sn_make_proxy(const sn_geometry *g);
+sn_shape_proxy sn_make_proxy_points(const sn_vec2 *points, int32_t count, float radius);
+
+/// Warm-start cache of the GJK simplex between calls (count 0 = cold).
+typedef struct sn_simplex_cache {
+  uint16_t count;
+  uint8_t index_a[3];
+  uint8_t index_b[3];
+} sn_simplex_cache;
+
+typedef struct sn_distance_input {
+  sn_shape_proxy proxy_a, proxy_b;
+  sn_transform transform_a, transform_b;
+  bool use_radii; ///< true: distance between the rounded shapes
+} sn_distance_input;
+
+typedef struct sn_distance_output {
+  sn_vec2 point_a;  ///< closest point on A (world)
+  sn_vec2 point_b;  ///< closest point on B (world)
+  sn_vec2 normal;   ///< from A to B (unit; zero if overlapping cores)
+  float distance;   ///< >= 0; 0 when the cores overlap
+  int32_t iterations;
+  int32_t simplex_count;
+} sn_distance_output;
+
+/// GJK closest points. cache may be NULL.
+sn_distance_output sn_shape_distance(const sn_distance_input *input, sn_simplex_cache *cache);
+
+/// Closest points between segments p1-q1 and p2-q2.
+typedef struct sn_segment_distance_result {
+  sn_vec2 closest1, closest2;
+  float fraction1, fraction2;
+  float distance_squared;
+} sn_segment_distance_result;
+sn_segment_distance_result sn_segment_distance(sn_vec2 p1, sn_vec2 q1, sn_vec2 p2, sn_vec2 q2);
+
+/// Motion of a body over a step: centre of mass from c1 to c2, rotation q1 to q2.
+typedef struct sn_sweep {
+  sn_vec2 local_center; ///< centre of mass in body frame
+  sn_vec2 c1, c2;       ///< world centre of mass at t = 0 and t = 1
+  sn_rot q1, q2;
+} sn_sweep;
+
+/// Body transform at fraction t in [0, 1] of the sweep.
+sn_transform sn_sweep_get_transform(const sn_sweep *sweep, float t);
+
+typedef struct sn_toi_input {
+  sn_shape_proxy proxy_a, proxy_b;
+  sn_sweep sweep_a, sweep_b;
+  float max_fraction; ///< usually 1
+} sn_toi_input;
+
+typedef enum sn_toi_state {
+  SN_TOI_UNKNOWN = 0,
+  SN_TOI_FAILED,
+  SN_TOI_OVERLAPPED,  ///< already closer than the target at t = 0
+  SN_TOI_HIT,         ///< touching (within target separation) at fraction
+  SN_TOI_SEPARATED    ///< no contact within max_fraction
+} sn_toi_state;
+
+typedef struct sn_toi_output {
+  sn_toi_state state;
+  float fraction;
+} sn_toi_output;
+
+/// Time of impact: first fraction at which the proxies come within
+/// max(SN_LINEAR_SLOP, r_a + r_b - 3 slop) ... i.e. touch with a small target gap.
+sn_toi_output sn_time_of_impact(const sn_toi_input *input);
+
+#endif /* SN_COLLISION_DISTANCE_H */

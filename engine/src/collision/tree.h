@@ -1,0 +1,71 @@
+/* Dynamic AABB tree (internal): the broadphase's spatial index. Leaves hold
+ * fat AABBs of shapes (or any proxies); internal nodes hold unions. Balanced
+ * by rotations on insert (surface area heuristic for sibling choice). */
+#ifndef SN_COLLISION_TREE_H
+#define SN_COLLISION_TREE_H
+
+#include "core/alloc.h"
+#include "sinew/types.h"
+
+#define SN_NULL_NODE (-1)
+
+typedef struct sn_tree_node {
+  sn_aabb aabb;
+  uint64_t category_bits; ///< leaves: the proxy's bits; internal: OR of children
+  int32_t parent_or_next; ///< parent, or next free node in the free list
+  int32_t child1, child2; ///< SN_NULL_NODE for leaves
+  int32_t user_data;      ///< leaves: the owner's id (e.g. shape index)
+  int16_t height;         ///< leaf = 0, free = -1
+  uint16_t flags;         ///< bit 0: enlarged (moved this step); free for the owner
+} sn_tree_node;
+
+typedef struct sn_tree {
+  sn_mem *mem;
+  sn_tree_node *nodes;
+  int32_t root;
+  int32_t node_count;
+  int32_t node_capacity;
+  int32_t free_list;
+  int32_t proxy_count;
+} sn_tree;
+
+/// Empty tree using mem for its node array. Returns false on OOM.
+bool sn_tree_init(sn_tree *tree, sn_mem *mem, int32_t initial_capacity);
+void sn_tree_destroy(sn_tree *tree);
+
+/// Inserts a leaf with the given (already fattened) AABB. Returns the proxy
+/// id (node index) or SN_NULL_NODE on OOM.
+int32_t sn_tree_create_proxy(sn_tree *tree, sn_aabb aabb, uint64_t category_bits, int32_t user_data);
+void sn_tree_destroy_proxy(sn_tree *tree, int32_t proxy_id);
+/// Replaces the leaf's AABB (remove + reinsert).
+void sn_tree_move_proxy(sn_tree *tree, int32_t proxy_id, sn_aabb aabb);
+/// Grows the leaf's AABB to contain aabb (ancestors grown too), no reinsert.
+void sn_tree_enlarge_proxy(sn_tree *tree, int32_t proxy_id, sn_aabb aabb);
+
+static inline sn_aabb sn_tree_get_aabb(const sn_tree *tree, int32_t proxy_id) { return tree->nodes[proxy_id].aabb; }
+static inline int32_t sn_tree_get_user_data(const sn_tree *tree, int32_t proxy_id) {
+  return tree->nodes[proxy_id].user_data;
+}
+
+/// Return false to stop the query.
+typedef bool sn_tree_query_fcn(int32_t proxy_id, int32_t user_data, void *context);
+/// Calls fcn for every leaf whose AABB overlaps aabb and whose category_bits & mask_bits != 0.
+void sn_tree_query(const sn_tree *tree, sn_aabb aabb, uint64_t mask_bits, sn_tree_query_fcn *fcn, void *context);
+
+/// Ray callback: return the new max fraction (0 stops; input->max_fraction
+/// or larger continues unchanged; a smaller value clips the ray).
+typedef float sn_tree_ray_cast_fcn(const sn_ray_input *input, int32_t proxy_id, int32_t user_data, void *context);
+/// Visits leaves whose AABB the ray (clipped as it goes) crosses.
+void sn_tree_ray_cast(const sn_tree *tree, const sn_ray_input *input, uint64_t mask_bits, sn_tree_ray_cast_fcn *fcn,
+                      void *context);
+
+int32_t sn_tree_get_height(const sn_tree *tree);
+/// Sum of perimeters of internal nodes / root perimeter (quality metric).
+float sn_tree_get_area_ratio(const sn_tree *tree);
+/// Checks structure and heights; returns false if broken (tests only).
+bool sn_tree_validate(const sn_tree *tree);
+
+/// Rebuilds the tree bottom-up (SAH/binned) for better queries; optional.
+void sn_tree_rebuild(sn_tree *tree);
+
+#endif /* SN_COLLISION_TREE_H */

@@ -1,0 +1,44 @@
+/* Engine memory: every byte goes through the world's sn_allocator, counted.
+ * Per-step scratch comes from an arena (sn_arena) that is reset each step. */
+#ifndef SN_CORE_ALLOC_H
+#define SN_CORE_ALLOC_H
+
+#include <stddef.h>
+
+#include "sinew/types.h"
+
+/// Allocator with a live byte counter. No global state: one per world.
+typedef struct sn_mem {
+  sn_allocator user; ///< alloc/free of the user (or malloc/free)
+  size_t live_bytes; ///< bytes currently allocated
+  size_t peak_bytes;
+  size_t live_blocks;
+} sn_mem;
+
+void sn_mem_init(sn_mem *mem, const sn_allocator *user);
+/// Returns NULL on failure (size 0 returns NULL too).
+void *sn_mem_alloc(sn_mem *mem, size_t size);
+/// Zeroed memory.
+void *sn_mem_calloc(sn_mem *mem, size_t size);
+/// Frees memory of the given size (NULL is fine).
+void sn_mem_free(sn_mem *mem, void *ptr, size_t size);
+/// Grows or shrinks; on failure returns NULL and keeps the old block.
+void *sn_mem_realloc(sn_mem *mem, void *ptr, size_t old_size, size_t new_size);
+
+/// Bump arena for per-step scratch. Grows only between steps (sn_arena_reserve).
+typedef struct sn_arena {
+  char *data;
+  size_t capacity;
+  size_t used;
+  size_t high_water; ///< largest use since the last reserve, to size the next
+} sn_arena;
+
+void sn_arena_init(sn_arena *arena);
+void sn_arena_destroy(sn_arena *arena, sn_mem *mem);
+/// Makes sure capacity >= bytes (outside the substep loop). Returns false on OOM.
+bool sn_arena_reserve(sn_arena *arena, sn_mem *mem, size_t bytes);
+/// 16-byte aligned bump allocation; NULL if the reservation is exceeded.
+void *sn_arena_alloc(sn_arena *arena, size_t size);
+static inline void sn_arena_reset(sn_arena *arena) { arena->used = 0; }
+
+#endif /* SN_CORE_ALLOC_H */
