@@ -147,8 +147,7 @@ SN_API sn_result sn_body_set_angular_velocity(sn_body_id body, float omega);
 SN_API sn_result sn_body_apply_force(sn_body_id body, sn_vec2 force, sn_vec2 world_point, bool wake);
 SN_API sn_result sn_body_apply_force_to_center(sn_body_id body, sn_vec2 force, bool wake);
 SN_API sn_result sn_body_apply_torque(sn_body_id body, float torque, bool wake);
-SN_API sn_result sn_body_apply_linear_impulse(sn_body_id body, sn_vec2 impulse, sn_vec2 world_point,
-                                              bool wake);
+SN_API sn_result sn_body_apply_linear_impulse(sn_body_id body, sn_vec2 impulse, sn_vec2 world_point, bool wake);
 SN_API sn_result sn_body_apply_angular_impulse(sn_body_id body, float impulse, bool wake);
 
 SN_API float sn_body_get_mass(sn_body_id body);

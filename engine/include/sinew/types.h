@@ -15,9 +15,9 @@ extern "C" {
 #endif
 
 /// Version of the library these headers describe.
-#define SN_VERSION_MAJOR 0
-#define SN_VERSION_MINOR 1
-#define SN_VERSION_PATCH 0
+#define SN_VERSION_MAJOR  0
+#define SN_VERSION_MINOR  1
+#define SN_VERSION_PATCH  0
 #define SN_VERSION_STRING "0.1.0"
 
 /// Most vertices a convex polygon may have.
@@ -48,20 +48,20 @@ typedef struct sn_aabb {
 /* Result codes: one X-macro table, stable numeric ids.                       */
 
 /// X(name, id, message) for every result code. Ids never change once released.
-#define SN_RESULT_TABLE(X)                                                                       \
-  X(SN_OK, 0, "success")                                                                         \
-  X(SN_ERR_INVALID_ARGUMENT, 1, "an argument is out of range or inconsistent")                  \
-  X(SN_ERR_NOT_FINITE, 2, "a number is NaN or infinite")                                         \
-  X(SN_ERR_NULL, 3, "a required pointer is NULL")                                                \
-  X(SN_ERR_STALE_ID, 4, "the handle refers to an object that no longer exists")                 \
-  X(SN_ERR_FOREIGN_ID, 5, "the handle belongs to another world or is not a handle at all")      \
-  X(SN_ERR_DEGENERATE_POLYGON, 6, "the polygon has too few distinct points or no area")         \
-  X(SN_ERR_NON_CONVEX_POLYGON, 7, "the polygon is not convex")                                  \
-  X(SN_ERR_TOO_MANY_VERTICES, 8, "more than SN_MAX_POLYGON_VERTICES vertices")                   \
-  X(SN_ERR_OUT_OF_MEMORY, 9, "the allocator returned NULL")                                      \
-  X(SN_ERR_WORLD_LOCKED, 10, "the world is stepping; call this from outside sn_world_step")      \
-  X(SN_ERR_UNINITIALIZED_DEF, 11, "the def was not made by its sn_default_*_def function")      \
-  X(SN_ERR_WRONG_BODY_TYPE, 12, "the operation does not apply to this body type")               \
+#define SN_RESULT_TABLE(X)                                                                                             \
+  X(SN_OK, 0, "success")                                                                                               \
+  X(SN_ERR_INVALID_ARGUMENT, 1, "an argument is out of range or inconsistent")                                         \
+  X(SN_ERR_NOT_FINITE, 2, "a number is NaN or infinite")                                                               \
+  X(SN_ERR_NULL, 3, "a required pointer is NULL")                                                                      \
+  X(SN_ERR_STALE_ID, 4, "the handle refers to an object that no longer exists")                                        \
+  X(SN_ERR_FOREIGN_ID, 5, "the handle belongs to another world or is not a handle at all")                             \
+  X(SN_ERR_DEGENERATE_POLYGON, 6, "the polygon has too few distinct points or no area")                                \
+  X(SN_ERR_NON_CONVEX_POLYGON, 7, "the polygon is not convex")                                                         \
+  X(SN_ERR_TOO_MANY_VERTICES, 8, "more than SN_MAX_POLYGON_VERTICES vertices")                                         \
+  X(SN_ERR_OUT_OF_MEMORY, 9, "the allocator returned NULL")                                                            \
+  X(SN_ERR_WORLD_LOCKED, 10, "the world is stepping; call this from outside sn_world_step")                            \
+  X(SN_ERR_UNINITIALIZED_DEF, 11, "the def was not made by its sn_default_*_def function")                             \
+  X(SN_ERR_WRONG_BODY_TYPE, 12, "the operation does not apply to this body type")                                      \
   X(SN_ERR_CAPACITY, 13, "a fixed limit of the engine was reached")
 
 /// Result of every fallible call. SN_OK is zero.
@@ -103,7 +103,7 @@ typedef struct sn_chain_id {
 } sn_chain_id;
 
 #define SN_NULL_WORLD ((sn_world_id){0, 0})
-#define SN_NULL_BODY ((sn_body_id){0, 0, 0})
+#define SN_NULL_BODY  ((sn_body_id){0, 0, 0})
 #define SN_NULL_SHAPE ((sn_shape_id){0, 0, 0})
 #define SN_NULL_CHAIN ((sn_chain_id){0, 0, 0})
 
@@ -180,11 +180,11 @@ typedef struct sn_allocator {
 
 /// World settings.
 typedef struct sn_world_def {
-  sn_vec2 gravity;           ///< m/s^2, default (0, -10)
-  int32_t substeps;          ///< substeps per step, default 4, range 1..64
-  bool enable_sleep;         ///< islands fall asleep when at rest, default true
-  float contact_hertz;       ///< contact stiffness (Hz); default 0 = derived from the substep rate
-  float contact_damping_ratio; ///< contact damping ratio, default 10
+  sn_vec2 gravity;                 ///< m/s^2, default (0, -10)
+  int32_t substeps;                ///< substeps per step, default 4, range 1..64
+  bool enable_sleep;               ///< islands fall asleep when at rest, default true
+  float contact_hertz;             ///< contact stiffness (Hz); default 0 = derived from the substep rate
+  float contact_damping_ratio;     ///< contact damping ratio, default 10
   float contact_push_max_velocity; ///< max speed (m/s) at which overlap is resolved, default 3
   float restitution_threshold;     ///< approach speed (m/s) below which no bounce, default 1
   float maximum_linear_speed;      ///< m/s, default 400
@@ -197,28 +197,28 @@ typedef struct sn_world_def {
 
 /// Body settings.
 typedef struct sn_body_def {
-  sn_body_type type;        ///< default static
-  sn_vec2 position;         ///< world position of the body origin
-  float angle;              ///< radians
-  sn_vec2 linear_velocity;  ///< of the body origin, m/s
-  float angular_velocity;   ///< rad/s
-  float linear_damping;     ///< 1/s, default 0
-  float angular_damping;    ///< 1/s, default 0
-  float gravity_scale;      ///< default 1
-  bool is_bullet;           ///< continuous collision against dynamic bodies too
-  bool is_awake;            ///< default true
-  bool enable_sleep;        ///< default true; false keeps this body (and its island) awake
-  bool fixed_rotation;      ///< default false
+  sn_body_type type;       ///< default static
+  sn_vec2 position;        ///< world position of the body origin
+  float angle;             ///< radians
+  sn_vec2 linear_velocity; ///< of the body origin, m/s
+  float angular_velocity;  ///< rad/s
+  float linear_damping;    ///< 1/s, default 0
+  float angular_damping;   ///< 1/s, default 0
+  float gravity_scale;     ///< default 1
+  bool is_bullet;          ///< continuous collision against dynamic bodies too
+  bool is_awake;           ///< default true
+  bool enable_sleep;       ///< default true; false keeps this body (and its island) awake
+  bool fixed_rotation;     ///< default false
   void *user_data;
   int32_t cookie;
 } sn_body_def;
 
 /// Shape settings (material and collision filter).
 typedef struct sn_shape_def {
-  float density;      ///< kg/m^2, default 1, must be >= 0
-  float friction;     ///< Coulomb coefficient, default 0.6, must be >= 0
-  float restitution;  ///< 0..1, default 0
-  bool is_sensor;     ///< default false (reserved: sensors report no contacts yet)
+  float density;              ///< kg/m^2, default 1, must be >= 0
+  float friction;             ///< Coulomb coefficient, default 0.6, must be >= 0
+  float restitution;          ///< 0..1, default 0
+  bool is_sensor;             ///< default false (reserved: sensors report no contacts yet)
   bool enable_contact_events; ///< default true
   bool enable_hit_events;     ///< default false
   uint64_t category_bits;     ///< default 1
@@ -231,9 +231,9 @@ typedef struct sn_shape_def {
 typedef struct sn_chain_def {
   const sn_vec2 *points; ///< at least 4 points if is_loop is false, 3 if true
   int32_t count;
-  bool is_loop;          ///< close the chain
-  float friction;        ///< default 0.6
-  float restitution;     ///< default 0
+  bool is_loop;      ///< close the chain
+  float friction;    ///< default 0.6
+  float restitution; ///< default 0
   uint64_t category_bits;
   uint64_t mask_bits;
   void *user_data;

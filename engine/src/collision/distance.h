@@ -30,10 +30,10 @@ typedef struct sn_distance_input {
 } sn_distance_input;
 
 typedef struct sn_distance_output {
-  sn_vec2 point_a;  ///< closest point on A (world)
-  sn_vec2 point_b;  ///< closest point on B (world)
-  sn_vec2 normal;   ///< from A to B (unit; zero if overlapping cores)
-  float distance;   ///< >= 0; 0 when the cores overlap
+  sn_vec2 point_a; ///< closest point on A (world)
+  sn_vec2 point_b; ///< closest point on B (world)
+  sn_vec2 normal;  ///< from A to B (unit; zero if overlapping cores)
+  float distance;  ///< >= 0; 0 when the cores overlap
   int32_t iterations;
   int32_t simplex_count;
 } sn_distance_output;
@@ -68,9 +68,9 @@ typedef struct sn_toi_input {
 typedef enum sn_toi_state {
   SN_TOI_UNKNOWN = 0,
   SN_TOI_FAILED,
-  SN_TOI_OVERLAPPED,  ///< already closer than the target at t = 0
-  SN_TOI_HIT,         ///< touching (within target separation) at fraction
-  SN_TOI_SEPARATED    ///< no contact within max_fraction
+  SN_TOI_OVERLAPPED, ///< already closer than the target at t = 0
+  SN_TOI_HIT,        ///< touching (within target separation) at fraction
+  SN_TOI_SEPARATED   ///< no contact within max_fraction
 } sn_toi_state;
 
 typedef struct sn_toi_output {

@@ -14,12 +14,12 @@
 /// One contact point. Written by the collide functions (geometry part) and
 /// by the solver (impulse part).
 typedef struct sn_manifold_point {
-  sn_vec2 point;         ///< world point, midway between the surfaces
-  sn_vec2 anchor_a;      ///< point - xf_a.p (world orientation, relative to A's origin)
-  sn_vec2 anchor_b;      ///< point - xf_b.p (world orientation, relative to B's origin)
-  float separation;      ///< negative when overlapping (m)
-  float normal_impulse;  ///< accumulated, for warm starting (solver)
-  float tangent_impulse; ///< accumulated, for warm starting (solver)
+  sn_vec2 point;            ///< world point, midway between the surfaces
+  sn_vec2 anchor_a;         ///< point - xf_a.p (world orientation, relative to A's origin)
+  sn_vec2 anchor_b;         ///< point - xf_b.p (world orientation, relative to B's origin)
+  float separation;         ///< negative when overlapping (m)
+  float normal_impulse;     ///< accumulated, for warm starting (solver)
+  float tangent_impulse;    ///< accumulated, for warm starting (solver)
   float max_normal_impulse; ///< largest normal impulse of the step (solver)
   float normal_velocity;    ///< relative approach velocity before the solve (solver)
   uint16_t id;              ///< feature id
@@ -53,12 +53,10 @@ sn_manifold sn_collide_polygon_and_capsule(const sn_polygon *a, sn_transform xf_
 sn_manifold sn_collide_polygons(const sn_polygon *a, sn_transform xf_a, const sn_polygon *b, sn_transform xf_b);
 sn_manifold sn_collide_chain_segment_and_circle(const sn_chain_segment *a, sn_transform xf_a, const sn_circle *b,
                                                 sn_transform xf_b);
-sn_manifold sn_collide_chain_segment_and_capsule(const sn_chain_segment *a, sn_transform xf_a,
-                                                 const sn_capsule *b, sn_transform xf_b,
-                                                 sn_simplex_cache *cache);
-sn_manifold sn_collide_chain_segment_and_polygon(const sn_chain_segment *a, sn_transform xf_a,
-                                                 const sn_polygon *b, sn_transform xf_b,
-                                                 sn_simplex_cache *cache);
+sn_manifold sn_collide_chain_segment_and_capsule(const sn_chain_segment *a, sn_transform xf_a, const sn_capsule *b,
+                                                 sn_transform xf_b, sn_simplex_cache *cache);
+sn_manifold sn_collide_chain_segment_and_polygon(const sn_chain_segment *a, sn_transform xf_a, const sn_polygon *b,
+                                                 sn_transform xf_b, sn_simplex_cache *cache);
 
 /// Dispatch by type. Requires sn_collide_supported(a->type, b->type): the
 /// contact code orders each pair so that a->type >= b->type (polygon before

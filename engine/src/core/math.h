@@ -47,7 +47,9 @@ static inline float sn_length(sn_vec2 v) { return sqrtf(v.x * v.x + v.y * v.y); 
 static inline float sn_length_sq(sn_vec2 v) { return v.x * v.x + v.y * v.y; }
 static inline float sn_distance(sn_vec2 a, sn_vec2 b) { return sn_length(sn_sub(b, a)); }
 static inline float sn_distance_sq(sn_vec2 a, sn_vec2 b) { return sn_length_sq(sn_sub(b, a)); }
-static inline sn_vec2 sn_lerp(sn_vec2 a, sn_vec2 b, float t) { return (sn_vec2){a.x + t * (b.x - a.x), a.y + t * (b.y - a.y)}; }
+static inline sn_vec2 sn_lerp(sn_vec2 a, sn_vec2 b, float t) {
+  return (sn_vec2){a.x + t * (b.x - a.x), a.y + t * (b.y - a.y)};
+}
 static inline sn_vec2 sn_vmin(sn_vec2 a, sn_vec2 b) { return (sn_vec2){sn_minf(a.x, b.x), sn_minf(a.y, b.y)}; }
 static inline sn_vec2 sn_vmax(sn_vec2 a, sn_vec2 b) { return (sn_vec2){sn_maxf(a.x, b.x), sn_maxf(a.y, b.y)}; }
 /// Unit vector, or zero for a (near) zero vector.
@@ -68,11 +70,11 @@ static inline sn_vec2 sn_get_length_and_normalize(float *length, sn_vec2 v) {
 /* rotations: q = (cos, sin) */
 static inline sn_rot sn_rot_identity(void) { return (sn_rot){1.0f, 0.0f}; }
 static inline sn_vec2 sn_rotate(sn_rot q, sn_vec2 v) { return (sn_vec2){q.c * v.x - q.s * v.y, q.s * v.x + q.c * v.y}; }
-static inline sn_vec2 sn_inv_rotate(sn_rot q, sn_vec2 v) { return (sn_vec2){q.c * v.x + q.s * v.y, -q.s * v.x + q.c * v.y}; }
-/// q * r
-static inline sn_rot sn_mul_rot(sn_rot q, sn_rot r) {
-  return (sn_rot){q.c * r.c - q.s * r.s, q.s * r.c + q.c * r.s};
+static inline sn_vec2 sn_inv_rotate(sn_rot q, sn_vec2 v) {
+  return (sn_vec2){q.c * v.x + q.s * v.y, -q.s * v.x + q.c * v.y};
 }
+/// q * r
+static inline sn_rot sn_mul_rot(sn_rot q, sn_rot r) { return (sn_rot){q.c * r.c - q.s * r.s, q.s * r.c + q.c * r.s}; }
 /// transpose(q) * r
 static inline sn_rot sn_inv_mul_rot(sn_rot q, sn_rot r) {
   return (sn_rot){q.c * r.c + q.s * r.s, q.c * r.s - q.s * r.c};
@@ -121,10 +123,16 @@ static inline bool sn_aabb_contains(sn_aabb outer, sn_aabb inner) {
   return outer.lower.x <= inner.lower.x && outer.lower.y <= inner.lower.y && inner.upper.x <= outer.upper.x &&
          inner.upper.y <= outer.upper.y;
 }
-static inline sn_aabb sn_aabb_union(sn_aabb a, sn_aabb b) { return (sn_aabb){sn_vmin(a.lower, b.lower), sn_vmax(a.upper, b.upper)}; }
+static inline sn_aabb sn_aabb_union(sn_aabb a, sn_aabb b) {
+  return (sn_aabb){sn_vmin(a.lower, b.lower), sn_vmax(a.upper, b.upper)};
+}
 static inline float sn_aabb_perimeter(sn_aabb a) { return 2.0f * (a.upper.x - a.lower.x + a.upper.y - a.lower.y); }
-static inline sn_vec2 sn_aabb_center(sn_aabb a) { return (sn_vec2){0.5f * (a.lower.x + a.upper.x), 0.5f * (a.lower.y + a.upper.y)}; }
-static inline sn_vec2 sn_aabb_extents(sn_aabb a) { return (sn_vec2){0.5f * (a.upper.x - a.lower.x), 0.5f * (a.upper.y - a.lower.y)}; }
+static inline sn_vec2 sn_aabb_center(sn_aabb a) {
+  return (sn_vec2){0.5f * (a.lower.x + a.upper.x), 0.5f * (a.lower.y + a.upper.y)};
+}
+static inline sn_vec2 sn_aabb_extents(sn_aabb a) {
+  return (sn_vec2){0.5f * (a.upper.x - a.lower.x), 0.5f * (a.upper.y - a.lower.y)};
+}
 static inline bool sn_aabb_is_valid(sn_aabb a) {
   return sn_vec2_is_finite(a.lower) && sn_vec2_is_finite(a.upper) && a.upper.x >= a.lower.x && a.upper.y >= a.lower.y;
 }
