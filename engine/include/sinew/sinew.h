@@ -5,6 +5,11 @@
  * - Every fallible call returns sn_result (SN_OK = 0) or a null id, and then
  *   leaves the world unchanged; sn_world_last_error() says why in words.
  * - Units: metres, kilograms, seconds, radians. Gravity is (0, -10) by default.
+ * - A world is an opaque object (sn_world *) owned by the caller; everything
+ *   inside it is named by handles (sn_body_id, sn_shape_id, sn_chain_id) that
+ *   carry a generation and a world tag: a stale or foreign handle is refused
+ *   with SN_ERR_STALE_ID / SN_ERR_FOREIGN_ID, never dereferenced. The engine
+ *   keeps no global state, so worlds are fully independent.
  * - Not thread-safe per world: one thread at a time may call into a world.
  *   Different worlds may be used from different threads.
  * SPDX-License-Identifier: MIT */
@@ -68,44 +73,41 @@ SN_API float sn_rot_get_angle(sn_rot q);
 /// Default world settings: gravity (0, -10), 4 substeps, sleep on.
 SN_API sn_world_def sn_default_world_def(void);
 
-/// Creates a world. Returns a null id (and writes *result if not NULL) when the
+/// Creates a world. Returns NULL (and writes *result if not NULL) when the
 /// def is invalid or memory runs out.
-SN_API sn_world_id sn_create_world(const sn_world_def *def, sn_result *result);
+SN_API sn_world *sn_create_world(const sn_world_def *def, sn_result *result);
 
 /// Destroys a world and everything in it; all its ids become stale.
-SN_API sn_result sn_destroy_world(sn_world_id world);
-
-/// True if the id names a live world.
-SN_API bool sn_world_is_valid(sn_world_id world);
+SN_API sn_result sn_destroy_world(sn_world *world);
 
 /// Advances the world by dt seconds (dt > 0 and finite), in the world's
 /// number of substeps. Events of this step are readable until the next step.
-SN_API sn_result sn_world_step(sn_world_id world, float dt);
+SN_API sn_result sn_world_step(sn_world *world, float dt);
 
 /// Message of the last error raised by a call on this world (empty if none).
-SN_API const char *sn_world_last_error(sn_world_id world);
+SN_API const char *sn_world_last_error(sn_world *world);
 
 /// Gravity, substeps and sleep switches.
-SN_API sn_result sn_world_set_gravity(sn_world_id world, sn_vec2 gravity);
-SN_API sn_vec2 sn_world_get_gravity(sn_world_id world);
-SN_API sn_result sn_world_set_substeps(sn_world_id world, int32_t substeps);
-SN_API int32_t sn_world_get_substeps(sn_world_id world);
-SN_API sn_result sn_world_enable_sleeping(sn_world_id world, bool flag);
-SN_API bool sn_world_is_sleeping_enabled(sn_world_id world);
-SN_API sn_result sn_world_enable_continuous(sn_world_id world, bool flag);
+SN_API sn_result sn_world_set_gravity(sn_world *world, sn_vec2 gravity);
+SN_API sn_vec2 sn_world_get_gravity(sn_world *world);
+SN_API sn_result sn_world_set_substeps(sn_world *world, int32_t substeps);
+SN_API int32_t sn_world_get_substeps(sn_world *world);
+SN_API sn_result sn_world_enable_sleeping(sn_world *world, bool flag);
+SN_API bool sn_world_is_sleeping_enabled(sn_world *world);
+SN_API sn_result sn_world_enable_continuous(sn_world *world, bool flag);
 
 /// Contact tuning: stiffness (Hz, 0 = automatic), damping ratio, pushout speed.
-SN_API sn_result sn_world_set_contact_tuning(sn_world_id world, float hertz, float damping_ratio,
+SN_API sn_result sn_world_set_contact_tuning(sn_world *world, float hertz, float damping_ratio,
                                              float push_max_velocity);
 
 /// Approach speed (m/s) above which a contact reports a hit event (default 1).
-SN_API sn_result sn_world_set_hit_event_threshold(sn_world_id world, float speed);
+SN_API sn_result sn_world_set_hit_event_threshold(sn_world *world, float speed);
 
 /// Contact events of the last step.
-SN_API sn_contact_events sn_world_get_contact_events(sn_world_id world);
+SN_API sn_contact_events sn_world_get_contact_events(sn_world *world);
 
 /// Counters: bodies, shapes, contacts, islands, memory.
-SN_API sn_world_counters sn_world_get_counters(sn_world_id world);
+SN_API sn_world_counters sn_world_get_counters(sn_world *world);
 
 /* ------------------------------------------------------------------------ */
 /* Bodies                                                                    */
@@ -114,69 +116,70 @@ SN_API sn_world_counters sn_world_get_counters(sn_world_id world);
 SN_API sn_body_def sn_default_body_def(void);
 
 /// Creates a body. Returns a null id on invalid input (NaN, bad type, ...).
-SN_API sn_body_id sn_create_body(sn_world_id world, const sn_body_def *def);
+SN_API sn_body_id sn_create_body(sn_world *world, const sn_body_def *def);
 
 /// Destroys a body with its shapes and contacts.
-SN_API sn_result sn_destroy_body(sn_body_id body);
+SN_API sn_result sn_destroy_body(sn_world *world, sn_body_id body);
 
 /// True if the id names a live body.
-SN_API bool sn_body_is_valid(sn_body_id body);
+SN_API bool sn_body_is_valid(sn_world *world, sn_body_id body);
 
-SN_API sn_body_type sn_body_get_type(sn_body_id body);
-SN_API sn_result sn_body_set_type(sn_body_id body, sn_body_type type);
+SN_API sn_body_type sn_body_get_type(sn_world *world, sn_body_id body);
+SN_API sn_result sn_body_set_type(sn_world *world, sn_body_id body, sn_body_type type);
 
 /// Position of the body origin and angle (radians).
-SN_API sn_vec2 sn_body_get_position(sn_body_id body);
-SN_API float sn_body_get_angle(sn_body_id body);
-SN_API sn_rot sn_body_get_rotation(sn_body_id body);
-SN_API sn_transform sn_body_get_transform(sn_body_id body);
+SN_API sn_vec2 sn_body_get_position(sn_world *world, sn_body_id body);
+SN_API float sn_body_get_angle(sn_world *world, sn_body_id body);
+SN_API sn_rot sn_body_get_rotation(sn_world *world, sn_body_id body);
+SN_API sn_transform sn_body_get_transform(sn_world *world, sn_body_id body);
 /// Teleports the body (wakes it). Refuses NaN/Inf.
-SN_API sn_result sn_body_set_transform(sn_body_id body, sn_vec2 position, float angle);
+SN_API sn_result sn_body_set_transform(sn_world *world, sn_body_id body, sn_vec2 position, float angle);
 
 /// World position of the centre of mass.
-SN_API sn_vec2 sn_body_get_world_center_of_mass(sn_body_id body);
-SN_API sn_vec2 sn_body_get_local_center_of_mass(sn_body_id body);
+SN_API sn_vec2 sn_body_get_world_center_of_mass(sn_world *world, sn_body_id body);
+SN_API sn_vec2 sn_body_get_local_center_of_mass(sn_world *world, sn_body_id body);
 
 /// Velocity of the centre of mass (m/s) and angular velocity (rad/s).
-SN_API sn_vec2 sn_body_get_linear_velocity(sn_body_id body);
-SN_API sn_result sn_body_set_linear_velocity(sn_body_id body, sn_vec2 velocity);
-SN_API float sn_body_get_angular_velocity(sn_body_id body);
-SN_API sn_result sn_body_set_angular_velocity(sn_body_id body, float omega);
+SN_API sn_vec2 sn_body_get_linear_velocity(sn_world *world, sn_body_id body);
+SN_API sn_result sn_body_set_linear_velocity(sn_world *world, sn_body_id body, sn_vec2 velocity);
+SN_API float sn_body_get_angular_velocity(sn_world *world, sn_body_id body);
+SN_API sn_result sn_body_set_angular_velocity(sn_world *world, sn_body_id body, float omega);
 
 /// Forces act until the end of the next step; impulses act at once.
-SN_API sn_result sn_body_apply_force(sn_body_id body, sn_vec2 force, sn_vec2 world_point, bool wake);
-SN_API sn_result sn_body_apply_force_to_center(sn_body_id body, sn_vec2 force, bool wake);
-SN_API sn_result sn_body_apply_torque(sn_body_id body, float torque, bool wake);
-SN_API sn_result sn_body_apply_linear_impulse(sn_body_id body, sn_vec2 impulse, sn_vec2 world_point, bool wake);
-SN_API sn_result sn_body_apply_angular_impulse(sn_body_id body, float impulse, bool wake);
+SN_API sn_result sn_body_apply_force(sn_world *world, sn_body_id body, sn_vec2 force, sn_vec2 world_point, bool wake);
+SN_API sn_result sn_body_apply_force_to_center(sn_world *world, sn_body_id body, sn_vec2 force, bool wake);
+SN_API sn_result sn_body_apply_torque(sn_world *world, sn_body_id body, float torque, bool wake);
+SN_API sn_result sn_body_apply_linear_impulse(sn_world *world, sn_body_id body, sn_vec2 impulse, sn_vec2 world_point,
+                                              bool wake);
+SN_API sn_result sn_body_apply_angular_impulse(sn_world *world, sn_body_id body, float impulse, bool wake);
 
-SN_API float sn_body_get_mass(sn_body_id body);
-SN_API float sn_body_get_rotational_inertia(sn_body_id body);
-SN_API sn_mass_data sn_body_get_mass_data(sn_body_id body);
+SN_API float sn_body_get_mass(sn_world *world, sn_body_id body);
+SN_API float sn_body_get_rotational_inertia(sn_world *world, sn_body_id body);
+SN_API sn_mass_data sn_body_get_mass_data(sn_world *world, sn_body_id body);
 
-SN_API sn_result sn_body_set_linear_damping(sn_body_id body, float damping);
-SN_API float sn_body_get_linear_damping(sn_body_id body);
-SN_API sn_result sn_body_set_angular_damping(sn_body_id body, float damping);
-SN_API float sn_body_get_angular_damping(sn_body_id body);
-SN_API sn_result sn_body_set_gravity_scale(sn_body_id body, float scale);
-SN_API float sn_body_get_gravity_scale(sn_body_id body);
-SN_API sn_result sn_body_set_bullet(sn_body_id body, bool flag);
-SN_API bool sn_body_is_bullet(sn_body_id body);
-SN_API sn_result sn_body_set_user_data(sn_body_id body, void *user_data);
-SN_API void *sn_body_get_user_data(sn_body_id body);
+SN_API sn_result sn_body_set_linear_damping(sn_world *world, sn_body_id body, float damping);
+SN_API float sn_body_get_linear_damping(sn_world *world, sn_body_id body);
+SN_API sn_result sn_body_set_angular_damping(sn_world *world, sn_body_id body, float damping);
+SN_API float sn_body_get_angular_damping(sn_world *world, sn_body_id body);
+SN_API sn_result sn_body_set_gravity_scale(sn_world *world, sn_body_id body, float scale);
+SN_API float sn_body_get_gravity_scale(sn_world *world, sn_body_id body);
+SN_API sn_result sn_body_set_bullet(sn_world *world, sn_body_id body, bool flag);
+SN_API bool sn_body_is_bullet(sn_world *world, sn_body_id body);
+SN_API sn_result sn_body_set_user_data(sn_world *world, sn_body_id body, void *user_data);
+SN_API void *sn_body_get_user_data(sn_world *world, sn_body_id body);
 
 /// Sleep state. Waking a body wakes its island.
-SN_API bool sn_body_is_awake(sn_body_id body);
-SN_API sn_result sn_body_set_awake(sn_body_id body, bool awake);
-SN_API sn_result sn_body_enable_sleep(sn_body_id body, bool flag);
+SN_API bool sn_body_is_awake(sn_world *world, sn_body_id body);
+SN_API sn_result sn_body_set_awake(sn_world *world, sn_body_id body, bool awake);
+SN_API sn_result sn_body_enable_sleep(sn_world *world, sn_body_id body, bool flag);
 
 /// Point conversions between body-local and world frames.
-SN_API sn_vec2 sn_body_get_world_point(sn_body_id body, sn_vec2 local_point);
-SN_API sn_vec2 sn_body_get_local_point(sn_body_id body, sn_vec2 world_point);
+SN_API sn_vec2 sn_body_get_world_point(sn_world *world, sn_body_id body, sn_vec2 local_point);
+SN_API sn_vec2 sn_body_get_local_point(sn_world *world, sn_body_id body, sn_vec2 world_point);
 
 /// Number of shapes and up to capacity of their ids; returns the count written.
-SN_API int32_t sn_body_get_shape_count(sn_body_id body);
-SN_API int32_t sn_body_get_shapes(sn_body_id body, sn_shape_id *shapes, int32_t capacity);
+SN_API int32_t sn_body_get_shape_count(sn_world *world, sn_body_id body);
+SN_API int32_t sn_body_get_shapes(sn_world *world, sn_body_id body, sn_shape_id *shapes, int32_t capacity);
 
 /* ------------------------------------------------------------------------ */
 /* Shapes. Creating a shape on a dynamic body updates its mass from density.  */
@@ -184,45 +187,49 @@ SN_API int32_t sn_body_get_shapes(sn_body_id body, sn_shape_id *shapes, int32_t 
 /// Default shape settings: density 1, friction 0.6, restitution 0.
 SN_API sn_shape_def sn_default_shape_def(void);
 
-SN_API sn_shape_id sn_create_circle_shape(sn_body_id body, const sn_shape_def *def, const sn_circle *circle);
-SN_API sn_shape_id sn_create_capsule_shape(sn_body_id body, const sn_shape_def *def, const sn_capsule *capsule);
+SN_API sn_shape_id sn_create_circle_shape(sn_world *world, sn_body_id body, const sn_shape_def *def,
+                                          const sn_circle *circle);
+SN_API sn_shape_id sn_create_capsule_shape(sn_world *world, sn_body_id body, const sn_shape_def *def,
+                                           const sn_capsule *capsule);
 /// Polygons must come from sn_make_polygon / sn_compute_hull / box helpers; the
 /// engine validates them again.
-SN_API sn_shape_id sn_create_polygon_shape(sn_body_id body, const sn_shape_def *def, const sn_polygon *polygon);
+SN_API sn_shape_id sn_create_polygon_shape(sn_world *world, sn_body_id body, const sn_shape_def *def,
+                                           const sn_polygon *polygon);
 /// Segments have no area: static bodies only (SN_ERR_WRONG_BODY_TYPE otherwise).
-SN_API sn_shape_id sn_create_segment_shape(sn_body_id body, const sn_shape_def *def, const sn_segment *segment);
+SN_API sn_shape_id sn_create_segment_shape(sn_world *world, sn_body_id body, const sn_shape_def *def,
+                                           const sn_segment *segment);
 
 /// Destroys a shape; update_mass recomputes the body's mass at once.
-SN_API sn_result sn_destroy_shape(sn_shape_id shape, bool update_mass);
-SN_API bool sn_shape_is_valid(sn_shape_id shape);
-SN_API sn_shape_type sn_shape_get_type(sn_shape_id shape);
-SN_API sn_body_id sn_shape_get_body(sn_shape_id shape);
-SN_API sn_result sn_shape_set_friction(sn_shape_id shape, float friction);
-SN_API float sn_shape_get_friction(sn_shape_id shape);
-SN_API sn_result sn_shape_set_restitution(sn_shape_id shape, float restitution);
-SN_API float sn_shape_get_restitution(sn_shape_id shape);
-SN_API sn_result sn_shape_set_density(sn_shape_id shape, float density, bool update_mass);
-SN_API float sn_shape_get_density(sn_shape_id shape);
-SN_API sn_aabb sn_shape_get_aabb(sn_shape_id shape);
-SN_API sn_result sn_shape_set_user_data(sn_shape_id shape, void *user_data);
-SN_API void *sn_shape_get_user_data(sn_shape_id shape);
+SN_API sn_result sn_destroy_shape(sn_world *world, sn_shape_id shape, bool update_mass);
+SN_API bool sn_shape_is_valid(sn_world *world, sn_shape_id shape);
+SN_API sn_shape_type sn_shape_get_type(sn_world *world, sn_shape_id shape);
+SN_API sn_body_id sn_shape_get_body(sn_world *world, sn_shape_id shape);
+SN_API sn_result sn_shape_set_friction(sn_world *world, sn_shape_id shape, float friction);
+SN_API float sn_shape_get_friction(sn_world *world, sn_shape_id shape);
+SN_API sn_result sn_shape_set_restitution(sn_world *world, sn_shape_id shape, float restitution);
+SN_API float sn_shape_get_restitution(sn_world *world, sn_shape_id shape);
+SN_API sn_result sn_shape_set_density(sn_world *world, sn_shape_id shape, float density, bool update_mass);
+SN_API float sn_shape_get_density(sn_world *world, sn_shape_id shape);
+SN_API sn_aabb sn_shape_get_aabb(sn_world *world, sn_shape_id shape);
+SN_API sn_result sn_shape_set_user_data(sn_world *world, sn_shape_id shape, void *user_data);
+SN_API void *sn_shape_get_user_data(sn_world *world, sn_shape_id shape);
 /// Geometry readers; return SN_ERR_INVALID_ARGUMENT if the shape is another type.
-SN_API sn_result sn_shape_get_circle(sn_shape_id shape, sn_circle *out);
-SN_API sn_result sn_shape_get_capsule(sn_shape_id shape, sn_capsule *out);
-SN_API sn_result sn_shape_get_polygon(sn_shape_id shape, sn_polygon *out);
-SN_API sn_result sn_shape_get_segment(sn_shape_id shape, sn_segment *out);
+SN_API sn_result sn_shape_get_circle(sn_world *world, sn_shape_id shape, sn_circle *out);
+SN_API sn_result sn_shape_get_capsule(sn_world *world, sn_shape_id shape, sn_capsule *out);
+SN_API sn_result sn_shape_get_polygon(sn_world *world, sn_shape_id shape, sn_polygon *out);
+SN_API sn_result sn_shape_get_segment(sn_world *world, sn_shape_id shape, sn_segment *out);
 
 /// True if the world point lies inside the shape.
-SN_API bool sn_shape_test_point(sn_shape_id shape, sn_vec2 point);
+SN_API bool sn_shape_test_point(sn_world *world, sn_shape_id shape, sn_vec2 point);
 
 /// Default chain settings.
 SN_API sn_chain_def sn_default_chain_def(void);
 /// Creates a chain of one-sided segments on a static body. Points go so that
 /// the solid side is on the right (counter-clockwise loops enclose nothing;
 /// clockwise loops are containers). Boxes slide across the seams without snagging.
-SN_API sn_chain_id sn_create_chain(sn_body_id body, const sn_chain_def *def);
-SN_API sn_result sn_destroy_chain(sn_chain_id chain);
-SN_API bool sn_chain_is_valid(sn_chain_id chain);
+SN_API sn_chain_id sn_create_chain(sn_world *world, sn_body_id body, const sn_chain_def *def);
+SN_API sn_result sn_destroy_chain(sn_world *world, sn_chain_id chain);
+SN_API bool sn_chain_is_valid(sn_world *world, sn_chain_id chain);
 
 /* ------------------------------------------------------------------------ */
 /* Queries (call between steps)                                              */
@@ -231,14 +238,13 @@ SN_API bool sn_chain_is_valid(sn_chain_id chain);
 typedef bool sn_overlap_fcn(sn_shape_id shape, void *context);
 
 /// Calls fcn for every shape whose fat bounding box overlaps aabb.
-SN_API sn_result sn_world_overlap_aabb(sn_world_id world, sn_aabb aabb, sn_overlap_fcn *fcn, void *context);
+SN_API sn_result sn_world_overlap_aabb(sn_world *world, sn_aabb aabb, sn_overlap_fcn *fcn, void *context);
 
 /// Calls fcn for every shape that contains the point.
-SN_API sn_result sn_world_query_point(sn_world_id world, sn_vec2 point, sn_overlap_fcn *fcn, void *context);
+SN_API sn_result sn_world_query_point(sn_world *world, sn_vec2 point, sn_overlap_fcn *fcn, void *context);
 
 /// Closest hit along origin -> origin + translation (result->hit false if none).
-SN_API sn_result sn_world_cast_ray_closest(sn_world_id world, sn_vec2 origin, sn_vec2 translation,
-                                           sn_ray_result *result);
+SN_API sn_result sn_world_cast_ray_closest(sn_world *world, sn_vec2 origin, sn_vec2 translation, sn_ray_result *result);
 
 #ifdef __cplusplus
 }

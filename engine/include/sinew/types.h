@@ -75,34 +75,30 @@ typedef enum sn_result {
 /* Handles. Zero-initialised ids are null. A stale id (object destroyed) or an
  * id from another world is reported as an error and never dereferenced.      */
 
-/// Handle of a world.
-typedef struct sn_world_id {
-  uint16_t index1;     ///< slot + 1; 0 means null
-  uint16_t generation; ///< bumped each time the slot is reused
-} sn_world_id;
+/// A world (opaque; created by sn_create_world).
+typedef struct sn_world sn_world;
 
 /// Handle of a body.
 typedef struct sn_body_id {
   int32_t index1;      ///< slot + 1; 0 means null
-  uint16_t world0;     ///< world slot
+  uint16_t world_tag;  ///< tag of the owning world
   uint16_t generation; ///< bumped each time the slot is reused
 } sn_body_id;
 
 /// Handle of a shape.
 typedef struct sn_shape_id {
   int32_t index1;
-  uint16_t world0;
+  uint16_t world_tag;
   uint16_t generation;
 } sn_shape_id;
 
 /// Handle of a chain of segments (a static, one-sided, seamless outline).
 typedef struct sn_chain_id {
   int32_t index1;
-  uint16_t world0;
+  uint16_t world_tag;
   uint16_t generation;
 } sn_chain_id;
 
-#define SN_NULL_WORLD ((sn_world_id){0, 0})
 #define SN_NULL_BODY  ((sn_body_id){0, 0, 0})
 #define SN_NULL_SHAPE ((sn_shape_id){0, 0, 0})
 #define SN_NULL_CHAIN ((sn_chain_id){0, 0, 0})
