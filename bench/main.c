@@ -1,0 +1,114 @@
+/* sinew-bench: runs the standard scenes and prints one JSON line per run
+ * with the field names of shared/SCENES.md. Timing is a monotonic clock
+ * around each step; quote medians. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "scenes.h"
+
+static double sn_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static int sn_cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static void sn_usage(FILE *f) {
+  fprintf(f, "usage: sinew-bench [--scene NAME] [--size N] [--steps N] [--substeps N] [--sleep]\n"
+             "  scenes: pyramid (20, 50, 100), tower (20), rain (2000), ratio\n"
+             "  no --scene: every rigid scene at its standard sizes\n");
+}
+
+static int sn_run(const char *name, int32_t size, int32_t steps, int32_t substeps, bool sleep) {
+  sn_scene scene;
+  if (!sn_scene_build(&scene, name, size, substeps, sleep)) {
+    fprintf(stderr, "sinew-bench: unknown scene or build failure: %s\n", name);
+    sn_scene_destroy(&scene);
+    return 1;
+  }
+  if (steps <= 0) steps = scene.default_steps;
+  double *times = malloc((size_t)steps * sizeof(double));
+  if (times == NULL) return 1;
+  double total = 0.0;
+  for (int32_t i = 0; i < steps; ++i) {
+    double t0 = sn_now_ms();
+    sn_result r = sn_world_step(scene.world, 1.0f / 60.0f);
+    double t1 = sn_now_ms();
+    if (r != SN_OK) {
+      fprintf(stderr, "sinew-bench: step failed: %s\n", sn_world_last_error(scene.world));
+      free(times);
+      sn_scene_destroy(&scene);
+      return 1;
+    }
+    times[i] = t1 - t0;
+    total += times[i];
+  }
+  qsort(times, (size_t)steps, sizeof(double), sn_cmp_double);
+  double median = times[steps / 2];
+  double p95 = times[(int32_t)((double)(steps - 1) * 0.95)];
+  sn_scene_metrics m;
+  sn_scene_measure(&scene, &m);
+  char gap[32];
+  if (m.has_min_y_gap)
+    snprintf(gap, sizeof gap, "%.4f", m.min_y_gap);
+  else
+    snprintf(gap, sizeof gap, "null");
+  printf("{\"engine\": \"sinew-%s\", \"scene\": \"%s\", \"size\": %d, \"steps\": %d, "
+         "\"bodies\": %d, \"particles\": 0, \"constraints\": 0, \"settings\": \"substeps=%d sleep=%s\", "
+         "\"ms_step_median\": %.4f, \"ms_step_p95\": %.4f, \"ms_total\": %.2f, "
+         "\"top_drift\": %.4f, \"max_dx\": %.4f, \"fallen\": %d, \"min_y_gap\": %s, \"ke_end\": %.3g, "
+         "\"max_strain\": null, \"max_area_error\": null, \"state_hash\": \"%016llx\"}\n",
+         sn_version_string(), scene.name, (int)scene.size, (int)steps, (int)scene.body_count,
+         (int)sn_world_get_substeps(scene.world), sleep ? "on" : "off", median, p95, total, m.top_drift, m.max_dx,
+         (int)m.fallen, gap, m.ke_end, (unsigned long long)m.state_hash);
+  fflush(stdout);
+  free(times);
+  sn_scene_destroy(&scene);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  const char *scene = NULL;
+  int32_t size = 0, steps = 0, substeps = 0;
+  bool sleep = false;
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    bool has_value = i + 1 < argc;
+    if (strcmp(a, "--scene") == 0 && has_value)
+      scene = argv[++i];
+    else if (strcmp(a, "--size") == 0 && has_value)
+      size = atoi(argv[++i]);
+    else if (strcmp(a, "--steps") == 0 && has_value)
+      steps = atoi(argv[++i]);
+    else if (strcmp(a, "--substeps") == 0 && has_value)
+      substeps = atoi(argv[++i]);
+    else if (strcmp(a, "--sleep") == 0)
+      sleep = true;
+    else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      sn_usage(stdout);
+      return 0;
+    } else {
+      fprintf(stderr, "sinew-bench: unknown or incomplete argument '%s'\n", a);
+      sn_usage(stderr);
+      return 2;
+    }
+  }
+  if (size < 0 || steps < 0 || substeps < 0 || substeps > 64) {
+    fprintf(stderr, "sinew-bench: --size, --steps must be >= 0 and --substeps in 1..64\n");
+    return 2;
+  }
+  if (scene != NULL) return sn_run(scene, size, steps, substeps, sleep);
+  int rc = 0;
+  static const int32_t pyramid_sizes[] = {20, 50, 100};
+  for (int k = 0; k < 3; ++k) rc |= sn_run("pyramid", pyramid_sizes[k], steps, substeps, sleep);
+  rc |= sn_run("tower", 20, steps, substeps, sleep);
+  rc |= sn_run("rain", 2000, steps, substeps, sleep);
+  rc |= sn_run("ratio", 1, steps, substeps, sleep);
+  return rc;
+}

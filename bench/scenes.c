@@ -1,0 +1,195 @@
+/* Standard scenes (shared/SCENES.md). Units m, kg, s; gravity (0, -10). */
+#include "scenes.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const sn_rigid_scene_names[] = {"pyramid", "tower", "rain", "ratio", NULL};
+
+int32_t sn_scene_default_size(const char *name) {
+  if (strcmp(name, "pyramid") == 0) return 20;
+  if (strcmp(name, "tower") == 0) return 20;
+  if (strcmp(name, "rain") == 0) return 2000;
+  return 1;
+}
+
+static bool sn_scene_reserve(sn_scene *s, int32_t n) {
+  s->bodies = calloc((size_t)n, sizeof(sn_body_id));
+  s->initial = calloc((size_t)n, sizeof(sn_vec2));
+  return s->bodies != NULL && s->initial != NULL;
+}
+
+static void sn_scene_add(sn_scene *s, sn_body_id id, sn_vec2 p) {
+  s->bodies[s->body_count] = id;
+  s->initial[s->body_count] = p;
+  if (s->body_count == 0 || p.y > s->initial[s->top_body].y) s->top_body = s->body_count;
+  s->body_count++;
+}
+
+static sn_body_id sn_add_static_box(sn_world *w, float hx, float hy, sn_vec2 center) {
+  sn_body_def bd = sn_default_body_def();
+  bd.position = center;
+  sn_body_id ground = sn_create_body(w, &bd);
+  sn_polygon box;
+  sn_make_box(hx, hy, &box);
+  sn_shape_def sd = sn_default_shape_def();
+  sd.friction = 0.6f;
+  sn_create_polygon_shape(w, ground, &sd, &box);
+  return ground;
+}
+
+static sn_body_id sn_add_box(sn_scene *s, float half, float density, sn_vec2 p) {
+  sn_body_def bd = sn_default_body_def();
+  bd.type = SN_BODY_DYNAMIC;
+  bd.position = p;
+  sn_body_id id = sn_create_body(s->world, &bd);
+  sn_polygon box;
+  sn_make_box(half, half, &box);
+  sn_shape_def sd = sn_default_shape_def();
+  sd.density = density;
+  sd.friction = 0.6f;
+  sn_create_polygon_shape(s->world, id, &sd, &box);
+  sn_scene_add(s, id, p);
+  return id;
+}
+
+static sn_body_id sn_add_ball(sn_scene *s, float radius, sn_vec2 p) {
+  sn_body_def bd = sn_default_body_def();
+  bd.type = SN_BODY_DYNAMIC;
+  bd.position = p;
+  sn_body_id id = sn_create_body(s->world, &bd);
+  sn_circle c = {{0.0f, 0.0f}, radius};
+  sn_shape_def sd = sn_default_shape_def();
+  sd.friction = 0.6f;
+  sn_create_circle_shape(s->world, id, &sd, &c);
+  sn_scene_add(s, id, p);
+  return id;
+}
+
+bool sn_scene_build(sn_scene *s, const char *name, int32_t size, int32_t substeps, bool sleep) {
+  memset(s, 0, sizeof(*s));
+  s->ratio_small = s->ratio_big = -1;
+  if (size <= 0) size = sn_scene_default_size(name);
+  sn_world_def wd = sn_default_world_def();
+  wd.substeps = substeps > 0 ? substeps : 4;
+  wd.enable_sleep = sleep;
+  s->size = size;
+  if (strcmp(name, "pyramid") == 0) {
+    s->name = "pyramid";
+    s->default_steps = 600;
+    wd.body_capacity = size * (size + 1) / 2 + 1;
+    s->world = sn_create_world(&wd, NULL);
+    if (s->world == NULL || !sn_scene_reserve(s, size * (size + 1) / 2)) return false;
+    sn_add_static_box(s->world, 200.0f, 1.0f, (sn_vec2){0.0f, -1.0f});
+    for (int32_t i = 0; i < size; ++i) {
+      for (int32_t j = i; j < size; ++j) {
+        float x = (float)(i + 1) * 0.5f + (float)(j - i) * 1.0f - 0.5f * (float)size;
+        float y = (float)(2 * i + 1) * 0.5f;
+        sn_add_box(s, 0.5f, 1.0f, (sn_vec2){x, y});
+      }
+    }
+    return true;
+  }
+  if (strcmp(name, "tower") == 0) {
+    s->name = "tower";
+    s->default_steps = 1200;
+    s->world = sn_create_world(&wd, NULL);
+    if (s->world == NULL || !sn_scene_reserve(s, size)) return false;
+    sn_add_static_box(s->world, 200.0f, 1.0f, (sn_vec2){0.0f, -1.0f});
+    for (int32_t k = 0; k < size; ++k) sn_add_box(s, 0.5f, 1.0f, (sn_vec2){0.0f, 0.5f + (float)k});
+    return true;
+  }
+  if (strcmp(name, "rain") == 0) {
+    s->name = "rain";
+    s->default_steps = 600;
+    s->is_rain = true;
+    wd.body_capacity = size + 4;
+    s->world = sn_create_world(&wd, NULL);
+    if (s->world == NULL || !sn_scene_reserve(s, size)) return false;
+    sn_add_static_box(s->world, 20.0f, 0.5f, (sn_vec2){0.0f, 0.5f});
+    sn_add_static_box(s->world, 0.5f, 20.0f, (sn_vec2){-20.5f, 20.0f});
+    sn_add_static_box(s->world, 0.5f, 20.0f, (sn_vec2){20.5f, 20.0f});
+    for (int32_t k = 0; k < size; ++k) {
+      int32_t r = k / 40, c = k % 40;
+      sn_vec2 p = {-19.5f + (float)c, 3.0f + (float)r};
+      if (k % 2 == 0)
+        sn_add_ball(s, 0.4f, p);
+      else
+        sn_add_box(s, 0.4f, 1.0f, p);
+    }
+    return true;
+  }
+  if (strcmp(name, "ratio") == 0) {
+    s->name = "ratio";
+    s->default_steps = 600;
+    s->size = 1;
+    s->world = sn_create_world(&wd, NULL);
+    if (s->world == NULL || !sn_scene_reserve(s, 2)) return false;
+    sn_add_static_box(s->world, 200.0f, 1.0f, (sn_vec2){0.0f, -1.0f});
+    sn_add_box(s, 0.5f, 1.0f, (sn_vec2){0.0f, 0.5f});
+    s->ratio_small = 0;
+    /* big box: half 2.0, density 100 */
+    sn_body_def bd = sn_default_body_def();
+    bd.type = SN_BODY_DYNAMIC;
+    bd.position = (sn_vec2){0.0f, 3.0f};
+    sn_body_id big = sn_create_body(s->world, &bd);
+    sn_polygon box;
+    sn_make_box(2.0f, 2.0f, &box);
+    sn_shape_def sd = sn_default_shape_def();
+    sd.density = 100.0f;
+    sn_create_polygon_shape(s->world, big, &sd, &box);
+    sn_scene_add(s, big, bd.position);
+    s->ratio_big = 1;
+    return true;
+  }
+  return false;
+}
+
+void sn_scene_destroy(sn_scene *s) {
+  if (s->world) sn_destroy_world(s->world);
+  free(s->bodies);
+  free(s->initial);
+  memset(s, 0, sizeof(*s));
+}
+
+static uint64_t sn_fnv(uint64_t h, const void *data, size_t n) {
+  const unsigned char *p = data;
+  for (size_t i = 0; i < n; ++i) {
+    h ^= p[i];
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+void sn_scene_measure(const sn_scene *s, sn_scene_metrics *m) {
+  memset(m, 0, sizeof(*m));
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (int32_t k = 0; k < s->body_count; ++k) {
+    sn_body_id id = s->bodies[k];
+    sn_transform xf = sn_body_get_transform(s->world, id);
+    sn_vec2 v = sn_body_get_linear_velocity(s->world, id);
+    float w = sn_body_get_angular_velocity(s->world, id);
+    float mass = sn_body_get_mass(s->world, id), inertia = sn_body_get_rotational_inertia(s->world, id);
+    double dx = (double)xf.p.x - s->initial[k].x, dy = (double)xf.p.y - s->initial[k].y;
+    double d = sqrt(dx * dx + dy * dy);
+    if (d > m->max_dx) m->max_dx = d;
+    if (k == s->top_body) m->top_drift = d;
+    if (s->is_rain) {
+      if (fabsf(xf.p.x) >= 21.0f || xf.p.y < 0.0f) m->fallen++;
+    } else if (xf.p.y < s->initial[k].y - 0.25f) {
+      m->fallen++;
+    }
+    m->ke_end += 0.5 * mass * ((double)v.x * v.x + (double)v.y * v.y) + 0.5 * inertia * (double)w * w;
+    float state[6] = {xf.p.x, xf.p.y, xf.q.c, xf.q.s, v.x, v.y};
+    h = sn_fnv(h, state, sizeof(state));
+    h = sn_fnv(h, &w, sizeof(w));
+  }
+  if (s->ratio_big >= 0) {
+    float big_y = sn_body_get_position(s->world, s->bodies[s->ratio_big]).y;
+    float small_y = sn_body_get_position(s->world, s->bodies[s->ratio_small]).y;
+    m->min_y_gap = (double)(big_y - small_y) - 2.5;
+    m->has_min_y_gap = true;
+  }
+  m->state_hash = h;
+}

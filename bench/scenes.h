@@ -1,0 +1,41 @@
+/* The standard scenes of shared/SCENES.md, built through the public API only.
+ * Shared by sinew-bench, the tests and (later) the sandbox. */
+#ifndef SINEW_SCENES_H
+#define SINEW_SCENES_H
+
+#include "sinew/sinew.h"
+
+/// A built scene: the world and what the metrics need.
+typedef struct sn_scene {
+  sn_world *world;
+  const char *name;
+  int32_t size;
+  int32_t default_steps;
+  sn_body_id *bodies; ///< dynamic bodies, creation order
+  sn_vec2 *initial;   ///< their initial positions
+  int32_t body_count;
+  int32_t top_body;               ///< index into bodies of the one that started highest
+  int32_t ratio_small, ratio_big; ///< ratio scene only, else -1
+  bool is_rain;
+} sn_scene;
+
+/// Scene metrics, the fields of SCENES.md.
+typedef struct sn_scene_metrics {
+  double top_drift, max_dx, ke_end, min_y_gap;
+  int32_t fallen;
+  bool has_min_y_gap;
+  uint64_t state_hash;
+} sn_scene_metrics;
+
+/// Names of the rigid scenes, NULL-terminated.
+extern const char *const sn_rigid_scene_names[];
+
+/// Builds scene `name` of `size` (0 = its default) with `substeps` (0 = 4)
+/// and sleep off unless `sleep`. Returns false for an unknown name.
+bool sn_scene_build(sn_scene *scene, const char *name, int32_t size, int32_t substeps, bool sleep);
+void sn_scene_destroy(sn_scene *scene);
+/// Default size of a scene (pyramid 20, tower 20, rain 2000, ratio 1).
+int32_t sn_scene_default_size(const char *name);
+void sn_scene_measure(const sn_scene *scene, sn_scene_metrics *out);
+
+#endif

@@ -1,0 +1,201 @@
+/* Contacts: pair finding from the broadphase move buffer, contact lifetime,
+ * narrowphase update with feature-id matching (warm starting), and the
+ * begin/end events. */
+#include <string.h>
+
+#include "core/constants.h"
+#include "core/math.h"
+#include "core/world.h"
+
+bool sn_should_shapes_collide(const sn_world *w, const sn_shape *a, const sn_shape *b) {
+  if (a->body == b->body) return false;
+  if ((a->category_bits & b->mask_bits) == 0 || (b->category_bits & a->mask_bits) == 0) return false;
+  const sn_body *ba = w->bodies.data + a->body, *bb = w->bodies.data + b->body;
+  /* at least one dynamic body */
+  if (ba->type != SN_BODY_DYNAMIC && bb->type != SN_BODY_DYNAMIC) return false;
+  sn_shape_type ta = a->geom.type, tb = b->geom.type;
+  return sn_collide_supported(ta, tb) || sn_collide_supported(tb, ta);
+}
+
+static void sn_link_edge(sn_world *w, int32_t contact_index, int side) {
+  sn_contact *c = w->contacts.data + contact_index;
+  sn_body *b = w->bodies.data + c->edges[side].body;
+  int32_t key = SN_EDGE_KEY(contact_index, side);
+  c->edges[side].prev_key = SN_NULL_INDEX;
+  c->edges[side].next_key = b->contact_list;
+  if (b->contact_list != SN_NULL_INDEX) {
+    sn_contact *head = w->contacts.data + (b->contact_list >> 1);
+    head->edges[b->contact_list & 1].prev_key = key;
+  }
+  b->contact_list = key;
+  b->contact_count += 1;
+}
+
+static void sn_unlink_edge(sn_world *w, int32_t contact_index, int side) {
+  sn_contact *c = w->contacts.data + contact_index;
+  sn_body *b = w->bodies.data + c->edges[side].body;
+  int32_t prev = c->edges[side].prev_key, next = c->edges[side].next_key;
+  if (prev != SN_NULL_INDEX)
+    w->contacts.data[prev >> 1].edges[prev & 1].next_key = next;
+  else
+    b->contact_list = next;
+  if (next != SN_NULL_INDEX) w->contacts.data[next >> 1].edges[next & 1].prev_key = prev;
+  b->contact_count -= 1;
+}
+
+void sn_contact_create(sn_world *w, int32_t shape_a, int32_t shape_b) {
+  /* order the pair so the collide table handles (a, b); ties by index */
+  sn_shape_type ta = w->shapes.data[shape_a].geom.type, tb = w->shapes.data[shape_b].geom.type;
+  if (!sn_collide_supported(ta, tb) || (ta == tb && shape_a > shape_b)) {
+    int32_t t = shape_a;
+    shape_a = shape_b;
+    shape_b = t;
+  }
+  int32_t index = w->contact_free;
+  if (index == SN_NULL_INDEX) {
+    if (!sn_array_reserve(&w->mem, w->contacts, w->contacts.count + 1)) return;
+    index = w->contacts.count++;
+  } else {
+    w->contact_free = w->contacts.data[index].next_free;
+  }
+  uint64_t key = sn_pair_key(shape_a, shape_b);
+  if (!sn_pair_set_add(&w->pairs, &w->mem, key, index)) {
+    /* out of memory: give the slot back; the pair is retried when it moves */
+    w->contacts.data[index].in_use = false;
+    w->contacts.data[index].next_free = w->contact_free;
+    w->contact_free = index;
+    return;
+  }
+  sn_contact *c = w->contacts.data + index;
+  memset(c, 0, sizeof(*c));
+  c->in_use = true;
+  c->next_free = SN_NULL_INDEX;
+  c->shape_a = shape_a;
+  c->shape_b = shape_b;
+  const sn_shape *a = w->shapes.data + shape_a, *b = w->shapes.data + shape_b;
+  c->friction = sqrtf(a->friction * b->friction);
+  c->restitution = sn_maxf(a->restitution, b->restitution);
+  if (a->enable_contact_events || b->enable_contact_events) c->flags |= SN_CONTACT_ENABLE_EVENTS;
+  if (a->enable_hit_events || b->enable_hit_events) c->flags |= SN_CONTACT_ENABLE_HIT;
+  c->edges[0].body = a->body;
+  c->edges[1].body = b->body;
+  sn_link_edge(w, index, 0);
+  sn_link_edge(w, index, 1);
+  w->contact_count += 1;
+}
+
+void sn_contact_destroy(sn_world *w, int32_t contact_index, bool wake) {
+  sn_contact *c = w->contacts.data + contact_index;
+  if ((c->flags & SN_CONTACT_TOUCHING) && (c->flags & SN_CONTACT_ENABLE_EVENTS)) {
+    sn_contact_end_event e = {sn_make_shape_id(w, c->shape_a), sn_make_shape_id(w, c->shape_b)};
+    sn_array_push(&w->mem, w->end_events, e);
+  }
+  sn_pair_set_remove(&w->pairs, sn_pair_key(c->shape_a, c->shape_b));
+  sn_unlink_edge(w, contact_index, 0);
+  sn_unlink_edge(w, contact_index, 1);
+  if (wake && (c->flags & SN_CONTACT_TOUCHING)) {
+    sn_body_wake(w, c->edges[0].body);
+    sn_body_wake(w, c->edges[1].body);
+  }
+  c->in_use = false;
+  c->flags = 0;
+  c->next_free = w->contact_free;
+  w->contact_free = contact_index;
+  w->contact_count -= 1;
+}
+
+typedef struct sn_pair_query {
+  sn_world *w;
+  int32_t query_shape;
+  bool query_is_static;
+} sn_pair_query;
+
+static bool sn_pair_query_fcn(int32_t proxy_id, int32_t shape_index, void *context) {
+  (void)proxy_id;
+  sn_pair_query *q = context;
+  sn_world *w = q->w;
+  if (shape_index == q->query_shape) return true;
+  const sn_shape *a = w->shapes.data + q->query_shape, *b = w->shapes.data + shape_index;
+  /* both moved: let the lower index create the pair so it is created once, in
+   * a deterministic order */
+  if (b->enlarged && !q->query_is_static && !b->is_static_tree && shape_index < q->query_shape) return true;
+  if (!sn_should_shapes_collide(w, a, b)) return true;
+  if (!sn_aabb_overlaps(a->fat_aabb, b->fat_aabb)) return true;
+  if (sn_pair_set_find(&w->pairs, sn_pair_key(q->query_shape, shape_index)) >= 0) return true;
+  sn_contact_create(w, q->query_shape, shape_index);
+  return true;
+}
+
+/* New pairs: every shape whose proxy moved queries both trees. */
+static void sn_update_pairs(sn_world *w) {
+  for (int32_t i = 0; i < w->move_buffer.count; ++i) {
+    int32_t si = w->move_buffer.data[i];
+    sn_shape *s = w->shapes.data + si;
+    if (!s->in_use || s->proxy == SN_NULL_NODE) continue;
+    sn_pair_query q = {w, si, s->is_static_tree};
+    if (!s->is_static_tree) sn_tree_query(&w->static_tree, s->fat_aabb, s->mask_bits, sn_pair_query_fcn, &q);
+    sn_tree_query(&w->dynamic_tree, s->fat_aabb, s->mask_bits, sn_pair_query_fcn, &q);
+  }
+  for (int32_t i = 0; i < w->move_buffer.count; ++i) w->shapes.data[w->move_buffer.data[i]].enlarged = false;
+  w->move_buffer.count = 0;
+}
+
+static inline bool sn_body_active(const sn_body *b) { return b->type != SN_BODY_STATIC && b->is_awake; }
+
+/* Narrowphase for one contact; returns true if it touches. */
+static bool sn_update_manifold(sn_world *w, sn_contact *c) {
+  const sn_shape *sa = w->shapes.data + c->shape_a, *sb = w->shapes.data + c->shape_b;
+  const sn_body *ba = w->bodies.data + sa->body, *bb = w->bodies.data + sb->body;
+  sn_manifold old = c->manifold;
+  c->manifold = sn_collide(&sa->geom, ba->xf, &sb->geom, bb->xf, &c->cache);
+  sn_manifold *m = &c->manifold;
+  /* warm starting: carry impulses over by feature id */
+  for (int32_t i = 0; i < m->point_count; ++i) {
+    sn_manifold_point *p = m->points + i;
+    p->normal_impulse = 0.0f;
+    p->tangent_impulse = 0.0f;
+    p->persisted = false;
+    for (int32_t j = 0; j < old.point_count; ++j) {
+      if (old.points[j].id == p->id) {
+        p->normal_impulse = old.points[j].normal_impulse;
+        p->tangent_impulse = old.points[j].tangent_impulse;
+        p->persisted = true;
+        break;
+      }
+    }
+  }
+  return m->point_count > 0;
+}
+
+void sn_update_contacts(sn_world *w) {
+  sn_update_pairs(w);
+  for (int32_t ci = 0; ci < w->contacts.count; ++ci) {
+    sn_contact *c = w->contacts.data + ci;
+    if (!c->in_use) continue;
+    const sn_shape *sa = w->shapes.data + c->shape_a, *sb = w->shapes.data + c->shape_b;
+    const sn_body *ba = w->bodies.data + sa->body, *bb = w->bodies.data + sb->body;
+    if (!sn_body_active(ba) && !sn_body_active(bb)) continue; /* asleep or static: frozen */
+    if (!sn_aabb_overlaps(sa->fat_aabb, sb->fat_aabb)) {
+      sn_contact_destroy(w, ci, false);
+      continue;
+    }
+    bool was_touching = (c->flags & SN_CONTACT_TOUCHING) != 0;
+    bool touching = sn_update_manifold(w, c);
+    if (touching)
+      c->flags |= SN_CONTACT_TOUCHING;
+    else
+      c->flags &= ~(uint32_t)SN_CONTACT_TOUCHING;
+    if (touching && !was_touching) {
+      /* an awake body touching a sleeping one wakes its island */
+      if (!sn_body_active(ba) && ba->type != SN_BODY_STATIC) sn_body_wake(w, sa->body);
+      if (!sn_body_active(bb) && bb->type != SN_BODY_STATIC) sn_body_wake(w, sb->body);
+      if (c->flags & SN_CONTACT_ENABLE_EVENTS) {
+        sn_contact_begin_event e = {sn_make_shape_id(w, c->shape_a), sn_make_shape_id(w, c->shape_b)};
+        sn_array_push(&w->mem, w->begin_events, e);
+      }
+    } else if (!touching && was_touching && (c->flags & SN_CONTACT_ENABLE_EVENTS)) {
+      sn_contact_end_event e = {sn_make_shape_id(w, c->shape_a), sn_make_shape_id(w, c->shape_b)};
+      sn_array_push(&w->mem, w->end_events, e);
+    }
+  }
+}

@@ -1,0 +1,263 @@
+/* World lifetime, settings, errors, the step pipeline and counters. */
+#include "core/world.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/constants.h"
+#include "core/math.h"
+
+static const char *const sn_result_names[] = {
+#define SN_X_NAME(name, id, msg) [id] = #name,
+    SN_RESULT_TABLE(SN_X_NAME)
+#undef SN_X_NAME
+};
+
+static const char *const sn_result_messages[] = {
+#define SN_X_MSG(name, id, msg) [id] = msg,
+    SN_RESULT_TABLE(SN_X_MSG)
+#undef SN_X_MSG
+};
+
+const char *sn_version_string(void) { return SN_VERSION_STRING; }
+
+const char *sn_result_name(sn_result result) {
+  size_t n = sizeof(sn_result_names) / sizeof(sn_result_names[0]);
+  if ((size_t)result >= n || sn_result_names[result] == NULL) return "SN_ERR_UNKNOWN";
+  return sn_result_names[result];
+}
+
+const char *sn_result_message(sn_result result) {
+  size_t n = sizeof(sn_result_messages) / sizeof(sn_result_messages[0]);
+  if ((size_t)result >= n || sn_result_messages[result] == NULL) return "unknown result code";
+  return sn_result_messages[result];
+}
+
+sn_result sn_world_error(sn_world *w, sn_result code, const char *fmt, ...) {
+  if (w == NULL) return code;
+  int n = snprintf(w->last_error, sizeof(w->last_error), "%s: ", sn_result_name(code));
+  if (n < 0 || (size_t)n >= sizeof(w->last_error)) return code;
+  va_list args;
+  va_start(args, fmt);
+  vsnprintf(w->last_error + n, sizeof(w->last_error) - (size_t)n, fmt, args);
+  va_end(args);
+  return code;
+}
+
+sn_world_def sn_default_world_def(void) {
+  sn_world_def def;
+  memset(&def, 0, sizeof(def));
+  def.gravity = (sn_vec2){0.0f, -10.0f};
+  def.substeps = 4;
+  def.enable_sleep = true;
+  def.contact_hertz = 0.0f;
+  def.contact_damping_ratio = 10.0f;
+  def.contact_push_max_velocity = 3.0f;
+  def.restitution_threshold = 1.0f;
+  def.maximum_linear_speed = 400.0f;
+  def.enable_continuous = true;
+  def.cookie = SN_DEF_COOKIE;
+  return def;
+}
+
+static sn_result sn_validate_world_def(const sn_world_def *def) {
+  if (def->cookie != SN_DEF_COOKIE) return SN_ERR_UNINITIALIZED_DEF;
+  if (!sn_vec2_is_finite(def->gravity) || !sn_is_finite(def->contact_hertz) ||
+      !sn_is_finite(def->contact_damping_ratio) || !sn_is_finite(def->contact_push_max_velocity) ||
+      !sn_is_finite(def->restitution_threshold) || !sn_is_finite(def->maximum_linear_speed))
+    return SN_ERR_NOT_FINITE;
+  if (def->substeps < 1 || def->substeps > 64 || def->contact_hertz < 0.0f || def->contact_damping_ratio < 0.0f ||
+      def->contact_push_max_velocity < 0.0f || def->restitution_threshold < 0.0f || def->maximum_linear_speed <= 0.0f ||
+      def->body_capacity < 0 || def->shape_capacity < 0)
+    return SN_ERR_INVALID_ARGUMENT;
+  if ((def->allocator.alloc == NULL) != (def->allocator.free == NULL)) return SN_ERR_INVALID_ARGUMENT;
+  return SN_OK;
+}
+
+sn_world *sn_create_world(const sn_world_def *def, sn_result *result) {
+  sn_result code = def == NULL ? SN_ERR_NULL : sn_validate_world_def(def);
+  if (code != SN_OK) {
+    if (result) *result = code;
+    return NULL;
+  }
+  sn_mem mem;
+  sn_mem_init(&mem, &def->allocator);
+  sn_world *w = sn_mem_alloc(&mem, sizeof(sn_world));
+  if (w == NULL) {
+    if (result) *result = SN_ERR_OUT_OF_MEMORY;
+    return NULL;
+  }
+  memset(w, 0, sizeof(*w));
+  w->mem = mem;
+  /* The tag tells this world's handles from another's. No global counter (the
+   * engine keeps no global state): mix the address, never zero. */
+  uintptr_t addr = (uintptr_t)w;
+  uint32_t h = (uint32_t)(addr ^ (addr >> 16) ^ ((uint64_t)addr >> 32)) * 2654435761u;
+  w->tag = (uint16_t)((h >> 16) | 1u);
+  w->gravity = def->gravity;
+  w->substeps = def->substeps;
+  w->enable_sleep = def->enable_sleep;
+  w->enable_continuous = def->enable_continuous;
+  w->contact_hertz = def->contact_hertz;
+  w->contact_damping_ratio = def->contact_damping_ratio;
+  w->contact_push_max_velocity = def->contact_push_max_velocity;
+  w->restitution_threshold = def->restitution_threshold;
+  w->hit_event_threshold = 1.0f;
+  w->max_linear_speed = def->maximum_linear_speed;
+  w->body_free = SN_NULL_INDEX;
+  w->shape_free = SN_NULL_INDEX;
+  w->chain_free = SN_NULL_INDEX;
+  w->contact_free = SN_NULL_INDEX;
+  sn_arena_init(&w->arena);
+  bool ok = sn_tree_init(&w->static_tree, &w->mem, 16) && sn_tree_init(&w->dynamic_tree, &w->mem, 16) &&
+            sn_array_reserve(&w->mem, w->bodies, def->body_capacity) &&
+            sn_array_reserve(&w->mem, w->shapes, def->shape_capacity);
+  if (!ok) {
+    sn_destroy_world(w);
+    if (result) *result = SN_ERR_OUT_OF_MEMORY;
+    return NULL;
+  }
+  if (result) *result = SN_OK;
+  return w;
+}
+
+sn_result sn_destroy_world(sn_world *w) {
+  if (w == NULL) return SN_ERR_NULL;
+  if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_destroy_world during a step");
+  for (int32_t i = 0; i < w->chains.count; ++i) {
+    sn_chain *c = w->chains.data + i;
+    if (c->in_use) sn_mem_free(&w->mem, c->shapes, (size_t)c->shape_count * sizeof(int32_t));
+  }
+  sn_array_free(&w->mem, w->bodies);
+  sn_array_free(&w->mem, w->shapes);
+  sn_array_free(&w->mem, w->chains);
+  sn_array_free(&w->mem, w->contacts);
+  sn_array_free(&w->mem, w->move_buffer);
+  sn_array_free(&w->mem, w->awake_bodies);
+  sn_array_free(&w->mem, w->active_contacts);
+  sn_array_free(&w->mem, w->solver_contacts);
+  sn_array_free(&w->mem, w->begin_events);
+  sn_array_free(&w->mem, w->end_events);
+  sn_array_free(&w->mem, w->hit_events);
+  sn_pair_set_destroy(&w->pairs, &w->mem);
+  sn_tree_destroy(&w->static_tree);
+  sn_tree_destroy(&w->dynamic_tree);
+  sn_arena_destroy(&w->arena, &w->mem);
+  sn_mem mem = w->mem;
+  sn_mem_free(&mem, w, sizeof(sn_world));
+  return SN_OK;
+}
+
+const char *sn_world_last_error(sn_world *w) { return w ? w->last_error : "SN_ERR_NULL: world is NULL"; }
+
+#define SN_CHECK_WORLD(w)                                                                                              \
+  do {                                                                                                                 \
+    if ((w) == NULL) return SN_ERR_NULL;                                                                               \
+    if ((w)->locked) return sn_world_error((w), SN_ERR_WORLD_LOCKED, "%s during a step", __func__);                    \
+  } while (0)
+
+sn_result sn_world_set_gravity(sn_world *w, sn_vec2 gravity) {
+  SN_CHECK_WORLD(w);
+  if (!sn_vec2_is_finite(gravity)) return sn_world_error(w, SN_ERR_NOT_FINITE, "gravity must be finite");
+  w->gravity = gravity;
+  return SN_OK;
+}
+
+sn_vec2 sn_world_get_gravity(sn_world *w) { return w ? w->gravity : (sn_vec2){0.0f, 0.0f}; }
+
+sn_result sn_world_set_substeps(sn_world *w, int32_t substeps) {
+  SN_CHECK_WORLD(w);
+  if (substeps < 1 || substeps > 64)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "substeps %d outside 1..64", (int)substeps);
+  w->substeps = substeps;
+  return SN_OK;
+}
+
+int32_t sn_world_get_substeps(sn_world *w) { return w ? w->substeps : 0; }
+
+sn_result sn_world_enable_sleeping(sn_world *w, bool flag) {
+  SN_CHECK_WORLD(w);
+  if (w->enable_sleep && !flag) {
+    for (int32_t i = 0; i < w->bodies.count; ++i) {
+      if (w->bodies.data[i].in_use && !w->bodies.data[i].is_awake) sn_body_wake(w, i);
+    }
+  }
+  w->enable_sleep = flag;
+  return SN_OK;
+}
+
+bool sn_world_is_sleeping_enabled(sn_world *w) { return w ? w->enable_sleep : false; }
+
+sn_result sn_world_enable_continuous(sn_world *w, bool flag) {
+  SN_CHECK_WORLD(w);
+  w->enable_continuous = flag;
+  return SN_OK;
+}
+
+sn_result sn_world_set_contact_tuning(sn_world *w, float hertz, float damping_ratio, float push_max_velocity) {
+  SN_CHECK_WORLD(w);
+  if (!sn_is_finite(hertz) || !sn_is_finite(damping_ratio) || !sn_is_finite(push_max_velocity))
+    return sn_world_error(w, SN_ERR_NOT_FINITE, "contact tuning must be finite");
+  if (hertz < 0.0f || damping_ratio < 0.0f || push_max_velocity < 0.0f)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "contact tuning must be >= 0");
+  w->contact_hertz = hertz;
+  w->contact_damping_ratio = damping_ratio;
+  w->contact_push_max_velocity = push_max_velocity;
+  return SN_OK;
+}
+
+sn_result sn_world_set_hit_event_threshold(sn_world *w, float speed) {
+  SN_CHECK_WORLD(w);
+  if (!sn_is_finite(speed)) return sn_world_error(w, SN_ERR_NOT_FINITE, "threshold must be finite");
+  if (speed < 0.0f) return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "threshold must be >= 0");
+  w->hit_event_threshold = speed;
+  return SN_OK;
+}
+
+sn_contact_events sn_world_get_contact_events(sn_world *w) {
+  sn_contact_events e;
+  memset(&e, 0, sizeof(e));
+  if (w == NULL) return e;
+  e.begin_events = w->begin_events.data;
+  e.begin_count = w->begin_events.count;
+  e.end_events = w->end_events.data;
+  e.end_count = w->end_events.count;
+  e.hit_events = w->hit_events.data;
+  e.hit_count = w->hit_events.count;
+  return e;
+}
+
+sn_world_counters sn_world_get_counters(sn_world *w) {
+  sn_world_counters c;
+  memset(&c, 0, sizeof(c));
+  if (w == NULL) return c;
+  c.body_count = w->body_count;
+  c.shape_count = w->shape_count;
+  c.contact_count = w->contact_count;
+  for (int32_t i = 0; i < w->contacts.count; ++i) {
+    if (w->contacts.data[i].in_use && (w->contacts.data[i].flags & SN_CONTACT_TOUCHING)) c.touching_contact_count++;
+  }
+  c.awake_body_count = w->awake_body_count;
+  c.island_count = w->island_count;
+  c.tree_height = sn_maxi(sn_tree_get_height(&w->static_tree), sn_tree_get_height(&w->dynamic_tree));
+  c.allocated_bytes = w->mem.live_bytes;
+  return c;
+}
+
+sn_result sn_world_step(sn_world *w, float dt) {
+  SN_CHECK_WORLD(w);
+  if (!sn_is_finite(dt)) return sn_world_error(w, SN_ERR_NOT_FINITE, "dt must be finite");
+  if (dt <= 0.0f) return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "dt must be > 0 (got %g)", (double)dt);
+  w->locked = true;
+  w->begin_events.count = 0;
+  w->end_events.count = 0;
+  w->hit_events.count = 0;
+  /* 1-2: broadphase pairs and narrowphase manifolds (warm-start matching) */
+  sn_update_contacts(w);
+  /* 4-7: prepare, substeps, restitution, store impulses, continuous */
+  sn_solve(w, dt);
+  /* 3: islands and sleeping, on the state just solved */
+  if (w->enable_sleep) sn_update_sleep(w, dt);
+  w->locked = false;
+  return SN_OK;
+}

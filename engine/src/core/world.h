@@ -1,0 +1,198 @@
+/* The world and its objects (internal). Objects live in arrays indexed by
+ * their handle's index; freed slots go on a free list and bump a generation.
+ * Hot solver state is copied into contiguous arrays each step (rigid/solver.h). */
+#ifndef SN_CORE_WORLD_H
+#define SN_CORE_WORLD_H
+
+#include <stdarg.h>
+
+#include "sinew/sinew.h"
+
+#include "collision/manifold.h"
+#include "collision/tree.h"
+#include "core/alloc.h"
+#include "core/array.h"
+#include "core/pair_set.h"
+#include "geometry/geometry.h"
+
+#define SN_NULL_INDEX (-1)
+
+/// Contact edge key: (contact index << 1) | side (0 = shape A's body, 1 = B's).
+#define SN_EDGE_KEY(contact, side) (((contact) << 1) | (side))
+
+typedef struct sn_body {
+  sn_body_type type;
+  uint16_t generation;
+  bool in_use;
+  bool is_awake;
+  bool enable_sleep;
+  bool is_bullet;
+  bool fixed_rotation;
+  bool is_fast; ///< moved far this step: continuous collision candidate
+
+  sn_transform xf;      ///< body origin
+  sn_vec2 center;       ///< world centre of mass
+  sn_vec2 center0;      ///< centre of mass at the start of the step
+  sn_rot q0;            ///< rotation at the start of the step
+  sn_vec2 local_center; ///< centre of mass in the body frame
+  sn_vec2 v;            ///< velocity of the centre of mass
+  float w;
+  sn_vec2 force;
+  float torque;
+
+  float mass, inv_mass;
+  float inertia, inv_inertia; ///< about the centre of mass
+  float min_extent, max_extent;
+  float linear_damping, angular_damping, gravity_scale;
+  float sleep_time;
+
+  int32_t shape_list; ///< first shape, linked by sn_shape.next
+  int32_t shape_count;
+  int32_t contact_list; ///< first edge key, SN_NULL_INDEX if none
+  int32_t contact_count;
+  int32_t sleep_next;   ///< next body of the same sleeping island
+  int32_t solver_index; ///< index in the step's solver arrays, or SN_NULL_INDEX
+  int32_t next_free;
+  void *user_data;
+} sn_body;
+
+typedef struct sn_shape {
+  sn_geometry geom;
+  int32_t body;
+  int32_t next; ///< next shape of the same body
+  int32_t next_free;
+  int32_t proxy; ///< node in the world's tree for its body type
+  int32_t chain; ///< owning chain, or SN_NULL_INDEX
+  uint16_t generation;
+  bool in_use;
+  bool is_static_tree; ///< proxy lives in the static tree
+  bool enlarged;       ///< proxy moved: look for new pairs next step
+  bool enable_contact_events;
+  bool enable_hit_events;
+  float density, friction, restitution;
+  uint64_t category_bits, mask_bits;
+  sn_aabb aabb;     ///< tight, current
+  sn_aabb fat_aabb; ///< as stored in the tree
+  void *user_data;
+} sn_shape;
+
+typedef struct sn_chain {
+  int32_t body;
+  int32_t first_shape; ///< shapes of a chain are created consecutively in a list
+  int32_t *shapes;
+  int32_t shape_count;
+  uint16_t generation;
+  bool in_use;
+  int32_t next_free;
+} sn_chain;
+
+typedef struct sn_contact_edge {
+  int32_t body;
+  int32_t prev_key, next_key;
+} sn_contact_edge;
+
+enum {
+  SN_CONTACT_TOUCHING = 1u << 0,
+  SN_CONTACT_ENABLE_EVENTS = 1u << 1,
+  SN_CONTACT_ENABLE_HIT = 1u << 2,
+};
+
+typedef struct sn_contact {
+  int32_t shape_a, shape_b;
+  sn_contact_edge edges[2];
+  sn_manifold manifold;
+  sn_simplex_cache cache;
+  float friction, restitution;
+  uint32_t flags;
+  bool in_use;
+  int32_t next_free;
+} sn_contact;
+
+typedef struct sn_world {
+  sn_mem mem;
+  uint16_t tag;
+  bool locked;
+  bool enable_sleep;
+  bool enable_continuous;
+  sn_vec2 gravity;
+  int32_t substeps;
+  float contact_hertz, contact_damping_ratio, contact_push_max_velocity;
+  float restitution_threshold, hit_event_threshold, max_linear_speed;
+
+  SN_ARRAY(sn_body) bodies;
+  int32_t body_free;
+  int32_t body_count;
+  SN_ARRAY(sn_shape) shapes;
+  int32_t shape_free;
+  int32_t shape_count;
+  SN_ARRAY(sn_chain) chains;
+  int32_t chain_free;
+  SN_ARRAY(sn_contact) contacts;
+  int32_t contact_free;
+  int32_t contact_count;
+
+  sn_tree static_tree;
+  sn_tree dynamic_tree;
+  sn_pair_set pairs;             ///< shape pair -> contact
+  SN_ARRAY(int32_t) move_buffer; ///< shapes whose proxies moved
+
+  /* per-step scratch (kept between steps to avoid reallocation) */
+  sn_arena arena;
+  SN_ARRAY(int32_t) awake_bodies;    ///< body indices in solver order
+  SN_ARRAY(int32_t) active_contacts; ///< contacts with an awake body
+  SN_ARRAY(int32_t) solver_contacts; ///< touching contacts solved this step
+
+  /* events of the last step */
+  SN_ARRAY(sn_contact_begin_event) begin_events;
+  SN_ARRAY(sn_contact_end_event) end_events;
+  SN_ARRAY(sn_contact_hit_event) hit_events;
+
+  int32_t island_count;
+  int32_t awake_body_count;
+  char last_error[256];
+} sn_world;
+
+/// Records the message of the last error and returns code.
+sn_result sn_world_error(sn_world *w, sn_result code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/// Resolves handles; NULL (with the error recorded) if stale or foreign.
+sn_body *sn_get_body(sn_world *w, sn_body_id id, sn_result *code);
+sn_shape *sn_get_shape(sn_world *w, sn_shape_id id, sn_result *code);
+
+static inline sn_body_id sn_make_body_id(const sn_world *w, int32_t index) {
+  return (sn_body_id){index + 1, w->tag, w->bodies.data[index].generation};
+}
+static inline sn_shape_id sn_make_shape_id(const sn_world *w, int32_t index) {
+  return (sn_shape_id){index + 1, w->tag, w->shapes.data[index].generation};
+}
+
+/* body.c */
+void sn_body_update_mass(sn_world *w, sn_body *b);
+void sn_body_wake(sn_world *w, int32_t body_index);
+void sn_body_put_to_sleep(sn_world *w, int32_t first_body);
+
+/* shape.c */
+void sn_shape_create_proxy(sn_world *w, int32_t shape_index);
+void sn_shape_destroy_proxy(sn_world *w, int32_t shape_index);
+/// Recomputes tight AABB from the body transform; re-fattens the proxy if needed.
+void sn_shape_update_aabb(sn_world *w, int32_t shape_index, sn_transform xf, bool force_move);
+void sn_shape_destroy_internal(sn_world *w, int32_t shape_index, bool wake);
+
+/* contact.c */
+bool sn_should_shapes_collide(const sn_world *w, const sn_shape *a, const sn_shape *b);
+void sn_contact_create(sn_world *w, int32_t shape_a, int32_t shape_b);
+void sn_contact_destroy(sn_world *w, int32_t contact_index, bool wake);
+/// Pair finding from the move buffer, then manifold update of active contacts.
+void sn_update_contacts(sn_world *w);
+
+/* solver.c */
+void sn_solve(sn_world *w, float dt);
+
+/* island.c */
+void sn_update_sleep(sn_world *w, float dt);
+
+#endif /* SN_CORE_WORLD_H */

@@ -1,0 +1,521 @@
+/* Bodies: creation, destruction, mass, state access, waking and sleeping. */
+#include <string.h>
+
+#include "core/constants.h"
+#include "core/math.h"
+#include "core/world.h"
+
+sn_body_def sn_default_body_def(void) {
+  sn_body_def def;
+  memset(&def, 0, sizeof(def));
+  def.type = SN_BODY_STATIC;
+  def.gravity_scale = 1.0f;
+  def.is_awake = true;
+  def.enable_sleep = true;
+  def.cookie = SN_DEF_COOKIE;
+  return def;
+}
+
+sn_body *sn_get_body(sn_world *w, sn_body_id id, sn_result *code) {
+  sn_result c = SN_OK;
+  sn_body *b = NULL;
+  if (w == NULL) {
+    c = SN_ERR_NULL;
+  } else if (id.index1 == 0) {
+    c = sn_world_error(w, SN_ERR_STALE_ID, "null body id");
+  } else if (id.world_tag != w->tag || id.index1 < 1 || id.index1 > w->bodies.count) {
+    c = sn_world_error(w, SN_ERR_FOREIGN_ID, "body id %d does not belong to this world", (int)id.index1);
+  } else {
+    b = w->bodies.data + (id.index1 - 1);
+    if (!b->in_use || b->generation != id.generation) {
+      c = sn_world_error(w, SN_ERR_STALE_ID, "body id %d (generation %u) was destroyed", (int)id.index1,
+                         (unsigned)id.generation);
+      b = NULL;
+    }
+  }
+  if (code) *code = c;
+  return b;
+}
+
+static bool sn_body_def_ok(sn_world *w, const sn_body_def *def) {
+  if (def == NULL) return sn_world_error(w, SN_ERR_NULL, "body def is NULL"), false;
+  if (def->cookie != SN_DEF_COOKIE)
+    return sn_world_error(w, SN_ERR_UNINITIALIZED_DEF, "start from sn_default_body_def()"), false;
+  if (!sn_vec2_is_finite(def->position) || !sn_is_finite(def->angle) || !sn_vec2_is_finite(def->linear_velocity) ||
+      !sn_is_finite(def->angular_velocity) || !sn_is_finite(def->linear_damping) ||
+      !sn_is_finite(def->angular_damping) || !sn_is_finite(def->gravity_scale))
+    return sn_world_error(w, SN_ERR_NOT_FINITE, "body def has a NaN or infinite value"), false;
+  if ((int)def->type < SN_BODY_STATIC || (int)def->type > SN_BODY_DYNAMIC)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "unknown body type %d", (int)def->type), false;
+  if (def->linear_damping < 0.0f || def->angular_damping < 0.0f)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "damping must be >= 0"), false;
+  return true;
+}
+
+sn_body_id sn_create_body(sn_world *w, const sn_body_def *def) {
+  if (w == NULL) return SN_NULL_BODY;
+  if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_create_body during a step"), SN_NULL_BODY;
+  if (!sn_body_def_ok(w, def)) return SN_NULL_BODY;
+  int32_t index = w->body_free;
+  if (index == SN_NULL_INDEX) {
+    if (w->bodies.count == INT32_MAX - 1 || !sn_array_reserve(&w->mem, w->bodies, w->bodies.count + 1)) {
+      sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow the body array");
+      return SN_NULL_BODY;
+    }
+    index = w->bodies.count++;
+    w->bodies.data[index].generation = 0;
+  } else {
+    w->body_free = w->bodies.data[index].next_free;
+  }
+  sn_body *b = w->bodies.data + index;
+  uint16_t generation = (uint16_t)(b->generation + 1u);
+  memset(b, 0, sizeof(*b));
+  b->generation = generation;
+  b->in_use = true;
+  b->type = def->type;
+  b->is_awake = def->type != SN_BODY_STATIC && (def->is_awake || !def->enable_sleep || !w->enable_sleep);
+  b->enable_sleep = def->enable_sleep;
+  b->is_bullet = def->is_bullet;
+  b->fixed_rotation = def->fixed_rotation;
+  b->xf.p = def->position;
+  b->xf.q = sn_make_rot(def->angle);
+  b->center = def->position;
+  b->center0 = def->position;
+  b->q0 = b->xf.q;
+  if (def->type != SN_BODY_STATIC) {
+    b->v = def->linear_velocity;
+    b->w = def->angular_velocity;
+  }
+  b->linear_damping = def->linear_damping;
+  b->angular_damping = def->angular_damping;
+  b->gravity_scale = def->gravity_scale;
+  b->shape_list = SN_NULL_INDEX;
+  b->contact_list = SN_NULL_INDEX;
+  b->sleep_next = SN_NULL_INDEX;
+  b->solver_index = SN_NULL_INDEX;
+  b->next_free = SN_NULL_INDEX;
+  b->user_data = def->user_data;
+  sn_body_update_mass(w, b);
+  w->body_count += 1;
+  return sn_make_body_id(w, index);
+}
+
+sn_result sn_destroy_body(sn_world *w, sn_body_id id) {
+  sn_result code;
+  sn_body *b = sn_get_body(w, id, &code);
+  if (b == NULL) return code;
+  if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_destroy_body during a step");
+  int32_t index = id.index1 - 1;
+  /* contacts first (they wake the other bodies), then shapes */
+  while (b->contact_list != SN_NULL_INDEX) sn_contact_destroy(w, b->contact_list >> 1, true);
+  /* chains on this body */
+  for (int32_t i = 0; i < w->chains.count; ++i) {
+    sn_chain *c = w->chains.data + i;
+    if (c->in_use && c->body == index) {
+      sn_mem_free(&w->mem, c->shapes, (size_t)c->shape_count * sizeof(int32_t));
+      c->shapes = NULL;
+      c->in_use = false;
+      c->next_free = w->chain_free;
+      w->chain_free = i;
+    }
+  }
+  while (b->shape_list != SN_NULL_INDEX) sn_shape_destroy_internal(w, b->shape_list, false);
+  /* if it slept, unlink it from its sleeping island by waking the island */
+  if (!b->is_awake && b->type != SN_BODY_STATIC) sn_body_wake(w, index);
+  b->in_use = false;
+  b->next_free = w->body_free;
+  w->body_free = index;
+  w->body_count -= 1;
+  return SN_OK;
+}
+
+bool sn_body_is_valid(sn_world *w, sn_body_id id) {
+  if (w == NULL || id.index1 < 1 || id.index1 > w->bodies.count || id.world_tag != w->tag) return false;
+  const sn_body *b = w->bodies.data + (id.index1 - 1);
+  return b->in_use && b->generation == id.generation;
+}
+
+void sn_body_update_mass(sn_world *w, sn_body *b) {
+  b->mass = b->inv_mass = b->inertia = b->inv_inertia = 0.0f;
+  b->local_center = (sn_vec2){0.0f, 0.0f};
+  b->min_extent = SN_HUGE;
+  b->max_extent = 0.0f;
+  if (b->type != SN_BODY_DYNAMIC) {
+    b->center = sn_transform_point(b->xf, b->local_center);
+    b->center0 = b->center;
+    for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
+      const sn_geometry *g = &w->shapes.data[s].geom;
+      float extent = sn_geometry_extent(g);
+      b->max_extent = sn_maxf(b->max_extent, sn_length(sn_geometry_centroid(g)) + extent);
+    }
+    return;
+  }
+  /* accumulate mass, first moment and inertia about the body origin */
+  float mass = 0.0f, rot_inertia = 0.0f;
+  sn_vec2 moment = {0.0f, 0.0f};
+  for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
+    const sn_shape *shape = w->shapes.data + s;
+    if (shape->density == 0.0f) continue;
+    sn_mass_data md = sn_geometry_compute_mass(&shape->geom, shape->density);
+    mass += md.mass;
+    moment = sn_mul_add(moment, md.mass, md.center);
+    rot_inertia += md.rotational_inertia + md.mass * sn_dot(md.center, md.center);
+  }
+  if (mass > 0.0f) {
+    b->mass = mass;
+    b->inv_mass = 1.0f / mass;
+    b->local_center = sn_scale(b->inv_mass, moment);
+  }
+  if (rot_inertia > 0.0f && !b->fixed_rotation) {
+    /* shift to the centre of mass (parallel axis theorem) */
+    b->inertia = rot_inertia - mass * sn_dot(b->local_center, b->local_center);
+    b->inv_inertia = b->inertia > 0.0f ? 1.0f / b->inertia : 0.0f;
+  }
+  /* keep the origin where it is: move the centre of mass, and keep the
+   * velocity of the origin's material point unchanged is not needed here */
+  sn_vec2 old_center = b->center;
+  b->center = sn_transform_point(b->xf, b->local_center);
+  b->center0 = b->center;
+  b->v = sn_add(b->v, sn_cross_sv(b->w, sn_sub(b->center, old_center)));
+  for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
+    const sn_geometry *g = &w->shapes.data[s].geom;
+    float extent = sn_geometry_extent(g);
+    /* the thinnest shape decides how far the body may move per step without tunnelling */
+    float inner = g->type == SN_SHAPE_CIRCLE    ? g->circle.radius
+                  : g->type == SN_SHAPE_CAPSULE ? g->capsule.radius
+                  : g->type == SN_SHAPE_POLYGON ? g->polygon.radius + extent * 0.25f
+                                                : 0.0f;
+    if (g->type == SN_SHAPE_POLYGON) {
+      /* inner radius of the polygon: smallest distance from centroid to an edge */
+      float inner_poly = SN_HUGE;
+      for (int32_t i = 0; i < g->polygon.count; ++i) {
+        float d = sn_dot(g->polygon.normals[i], sn_sub(g->polygon.vertices[i], g->polygon.centroid));
+        inner_poly = sn_minf(inner_poly, d);
+      }
+      inner = inner_poly + g->polygon.radius;
+    }
+    b->min_extent = sn_minf(b->min_extent, inner);
+    sn_vec2 c = sn_sub(sn_geometry_centroid(g), b->local_center);
+    b->max_extent = sn_maxf(b->max_extent, sn_length(c) + extent);
+  }
+}
+
+/* Sleeping islands are singly linked lists through sleep_next. Waking any
+ * member wakes the whole list. */
+void sn_body_wake(sn_world *w, int32_t body_index) {
+  sn_body *b = w->bodies.data + body_index;
+  if (b->type == SN_BODY_STATIC || b->is_awake) return;
+  /* find the list head: bodies of one sleeping island form a cycle */
+  int32_t i = body_index;
+  do {
+    sn_body *m = w->bodies.data + i;
+    int32_t next = m->sleep_next;
+    m->is_awake = true;
+    m->sleep_time = 0.0f;
+    m->sleep_next = SN_NULL_INDEX;
+    i = next;
+  } while (i != SN_NULL_INDEX && i != body_index);
+}
+
+/* first_body starts a cycle through sleep_next (set up by the island code). */
+void sn_body_put_to_sleep(sn_world *w, int32_t first_body) {
+  int32_t i = first_body;
+  do {
+    sn_body *m = w->bodies.data + i;
+    m->is_awake = false;
+    m->v = (sn_vec2){0.0f, 0.0f};
+    m->w = 0.0f;
+    m->force = (sn_vec2){0.0f, 0.0f};
+    m->torque = 0.0f;
+    i = m->sleep_next;
+  } while (i != SN_NULL_INDEX && i != first_body);
+}
+
+/* ---------------------------------------------------------------- access */
+
+#define SN_BODY_OR(w, id, fallback)                                                                                    \
+  sn_body *b = sn_get_body((w), (id), NULL);                                                                           \
+  if (b == NULL) return fallback
+
+#define SN_BODY_MUT(w, id)                                                                                             \
+  sn_result code_;                                                                                                     \
+  sn_body *b = sn_get_body((w), (id), &code_);                                                                         \
+  if (b == NULL) return code_;                                                                                         \
+  if ((w)->locked) return sn_world_error((w), SN_ERR_WORLD_LOCKED, "%s during a step", __func__)
+
+sn_body_type sn_body_get_type(sn_world *w, sn_body_id id) {
+  SN_BODY_OR(w, id, SN_BODY_STATIC);
+  return b->type;
+}
+
+sn_result sn_body_set_type(sn_world *w, sn_body_id id, sn_body_type type) {
+  SN_BODY_MUT(w, id);
+  if ((int)type < SN_BODY_STATIC || (int)type > SN_BODY_DYNAMIC)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "unknown body type %d", (int)type);
+  if (type == b->type) return SN_OK;
+  int32_t index = id.index1 - 1;
+  if (type == SN_BODY_DYNAMIC) {
+    for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
+      if (w->shapes.data[s].geom.type == SN_SHAPE_SEGMENT || w->shapes.data[s].geom.type == SN_SHAPE_CHAIN_SEGMENT)
+        return sn_world_error(w, SN_ERR_WRONG_BODY_TYPE, "a body with segments must stay static");
+    }
+  }
+  sn_body_wake(w, index);
+  while (b->contact_list != SN_NULL_INDEX) sn_contact_destroy(w, b->contact_list >> 1, true);
+  b->type = type;
+  b->is_awake = type != SN_BODY_STATIC;
+  b->sleep_time = 0.0f;
+  if (type == SN_BODY_STATIC) {
+    b->v = (sn_vec2){0.0f, 0.0f};
+    b->w = 0.0f;
+  }
+  for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
+    sn_shape_destroy_proxy(w, s);
+    sn_shape_create_proxy(w, s);
+  }
+  sn_body_update_mass(w, b);
+  return SN_OK;
+}
+
+sn_vec2 sn_body_get_position(sn_world *w, sn_body_id id) {
+  SN_BODY_OR(w, id, ((sn_vec2){0.0f, 0.0f}));
+  return b->xf.p;
+}
+
+float sn_body_get_angle(sn_world *w, sn_body_id id) {
+  SN_BODY_OR(w, id, 0.0f);
+  return sn_rot_angle(b->xf.q);
+}
+
+sn_rot sn_body_get_rotation(sn_world *w, sn_body_id id) {
+  SN_BODY_OR(w, id, sn_rot_identity());
+  return b->xf.q;
+}
+
+sn_transform sn_body_get_transform(sn_world *w, sn_body_id id) {
+  SN_BODY_OR(w, id, sn_transform_identity());
+  return b->xf;
+}
+
+sn_result sn_body_set_transform(sn_world *w, sn_body_id id, sn_vec2 position, float angle) {
+  SN_BODY_MUT(w, id);
+  if (!sn_vec2_is_finite(position) || !sn_is_finite(angle))
+    return sn_world_error(w, SN_ERR_NOT_FINITE, "position and angle must be finite");
+  int32_t index = id.index1 - 1;
+  b->xf.p = position;
+  b->xf.q = sn_make_rot(angle);
+  b->center = sn_transform_point(b->xf, b->local_center);
+  b->center0 = b->center;
+  b->q0 = b->xf.q;
+  for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
+    sn_shape_update_aabb(w, s, b->xf, true);
+  }
+  sn_body_wake(w, index);
+  return SN_OK;
+}
+
+sn_vec2 sn_body_get_world_center_of_mass(sn_world *w, sn_body_id id) {
+  SN_BODY_OR(w, id, ((sn_vec2){0.0f, 0.0f}));
+  return b->center;
+}
+
+sn_vec2 sn_body_get_local_center_of_mass(sn_world *w, sn_body_id id) {
+  SN_BODY_OR(w, id, ((sn_vec2){0.0f, 0.0f}));
+  return b->local_center;
+}
+
+sn_vec2 sn_body_get_linear_velocity(sn_world *w, sn_body_id id) {
+  SN_BODY_OR(w, id, ((sn_vec2){0.0f, 0.0f}));
+  return b->v;
+}
+
+sn_result sn_body_set_linear_velocity(sn_world *w, sn_body_id id, sn_vec2 velocity) {
+  SN_BODY_MUT(w, id);
+  if (!sn_vec2_is_finite(velocity)) return sn_world_error(w, SN_ERR_NOT_FINITE, "velocity must be finite");
+  if (b->type == SN_BODY_STATIC) return sn_world_error(w, SN_ERR_WRONG_BODY_TYPE, "static bodies do not move");
+  if (sn_length_sq(velocity) > 0.0f) sn_body_wake(w, id.index1 - 1);
+  b->v = velocity;
+  return SN_OK;
+}
+
+float sn_body_get_angular_velocity(sn_world *w, sn_body_id id) {
+  SN_BODY_OR(w, id, 0.0f);
+  return b->w;
+}
+
+sn_result sn_body_set_angular_velocity(sn_world *w, sn_body_id id, float omega) {
+  SN_BODY_MUT(w, id);
+  if (!sn_is_finite(omega)) return sn_world_error(w, SN_ERR_NOT_FINITE, "angular velocity must be finite");
+  if (b->type == SN_BODY_STATIC) return sn_world_error(w, SN_ERR_WRONG_BODY_TYPE, "static bodies do not move");
+  if (omega != 0.0f) sn_body_wake(w, id.index1 - 1);
+  b->w = b->fixed_rotation ? 0.0f : omega;
+  return SN_OK;
+}
+
+sn_result sn_body_apply_force(sn_world *w, sn_body_id id, sn_vec2 force, sn_vec2 point, bool wake) {
+  SN_BODY_MUT(w, id);
+  if (!sn_vec2_is_finite(force) || !sn_vec2_is_finite(point))
+    return sn_world_error(w, SN_ERR_NOT_FINITE, "force and point must be finite");
+  if (b->type != SN_BODY_DYNAMIC) return SN_OK;
+  if (wake) sn_body_wake(w, id.index1 - 1);
+  if (!b->is_awake) return SN_OK;
+  b->force = sn_add(b->force, force);
+  b->torque += sn_cross(sn_sub(point, b->center), force);
+  return SN_OK;
+}
+
+sn_result sn_body_apply_force_to_center(sn_world *w, sn_body_id id, sn_vec2 force, bool wake) {
+  SN_BODY_MUT(w, id);
+  if (!sn_vec2_is_finite(force)) return sn_world_error(w, SN_ERR_NOT_FINITE, "force must be finite");
+  if (b->type != SN_BODY_DYNAMIC) return SN_OK;
+  if (wake) sn_body_wake(w, id.index1 - 1);
+  if (b->is_awake) b->force = sn_add(b->force, force);
+  return SN_OK;
+}
+
+sn_result sn_body_apply_torque(sn_world *w, sn_body_id id, float torque, bool wake) {
+  SN_BODY_MUT(w, id);
+  if (!sn_is_finite(torque)) return sn_world_error(w, SN_ERR_NOT_FINITE, "torque must be finite");
+  if (b->type != SN_BODY_DYNAMIC) return SN_OK;
+  if (wake) sn_body_wake(w, id.index1 - 1);
+  if (b->is_awake) b->torque += torque;
+  return SN_OK;
+}
+
+sn_result sn_body_apply_linear_impulse(sn_world *w, sn_body_id id, sn_vec2 impulse, sn_vec2 point, bool wake) {
+  SN_BODY_MUT(w, id);
+  if (!sn_vec2_is_finite(impulse) || !sn_vec2_is_finite(point))
+    return sn_world_error(w, SN_ERR_NOT_FINITE, "impulse and point must be finite");
+  if (b->type != SN_BODY_DYNAMIC) return SN_OK;
+  if (wake) sn_body_wake(w, id.index1 - 1);
+  if (!b->is_awake) return SN_OK;
+  b->v = sn_mul_add(b->v, b->inv_mass, impulse);
+  b->w += b->inv_inertia * sn_cross(sn_sub(point, b->center), impulse);
+  return SN_OK;
+}
+
+sn_result sn_body_apply_angular_impulse(sn_world *w, sn_body_id id, float impulse, bool wake) {
+  SN_BODY_MUT(w, id);
+  if (!sn_is_finite(impulse)) return sn_world_error(w, SN_ERR_NOT_FINITE, "impulse must be finite");
+  if (b->type != SN_BODY_DYNAMIC) return SN_OK;
+  if (wake) sn_body_wake(w, id.index1 - 1);
+  if (b->is_awake) b->w += b->inv_inertia * impulse;
+  return SN_OK;
+}
+
+float sn_body_get_mass(sn_world *w, sn_body_id id) {
+  SN_BODY_OR(w, id, 0.0f);
+  return b->mass;
+}
+
+float sn_body_get_rotational_inertia(sn_world *w, sn_body_id id) {
+  SN_BODY_OR(w, id, 0.0f);
+  return b->inertia;
+}
+
+sn_mass_data sn_body_get_mass_data(sn_world *w, sn_body_id id) {
+  SN_BODY_OR(w, id, ((sn_mass_data){0.0f, {0.0f, 0.0f}, 0.0f}));
+  return (sn_mass_data){b->mass, b->local_center, b->inertia};
+}
+
+#define SN_BODY_SCALAR_SETTER(fn, field, lo, what)                                                                     \
+  sn_result fn(sn_world *w, sn_body_id id, float value) {                                                              \
+    SN_BODY_MUT(w, id);                                                                                                \
+    if (!sn_is_finite(value)) return sn_world_error(w, SN_ERR_NOT_FINITE, what " must be finite");                     \
+    if (value < (lo)) return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, what " must be >= %g", (double)(lo));          \
+    b->field = value;                                                                                                  \
+    return SN_OK;                                                                                                      \
+  }
+
+SN_BODY_SCALAR_SETTER(sn_body_set_linear_damping, linear_damping, 0.0f, "linear damping")
+SN_BODY_SCALAR_SETTER(sn_body_set_angular_damping, angular_damping, 0.0f, "angular damping")
+SN_BODY_SCALAR_SETTER(sn_body_set_gravity_scale, gravity_scale, -SN_HUGE, "gravity scale")
+
+float sn_body_get_linear_damping(sn_world *w, sn_body_id id) {
+  SN_BODY_OR(w, id, 0.0f);
+  return b->linear_damping;
+}
+
+float sn_body_get_angular_damping(sn_world *w, sn_body_id id) {
+  SN_BODY_OR(w, id, 0.0f);
+  return b->angular_damping;
+}
+
+float sn_body_get_gravity_scale(sn_world *w, sn_body_id id) {
+  SN_BODY_OR(w, id, 0.0f);
+  return b->gravity_scale;
+}
+
+sn_result sn_body_set_bullet(sn_world *w, sn_body_id id, bool flag) {
+  SN_BODY_MUT(w, id);
+  b->is_bullet = flag;
+  return SN_OK;
+}
+
+bool sn_body_is_bullet(sn_world *w, sn_body_id id) {
+  SN_BODY_OR(w, id, false);
+  return b->is_bullet;
+}
+
+sn_result sn_body_set_user_data(sn_world *w, sn_body_id id, void *user_data) {
+  sn_result code;
+  sn_body *b = sn_get_body(w, id, &code);
+  if (b == NULL) return code;
+  b->user_data = user_data;
+  return SN_OK;
+}
+
+void *sn_body_get_user_data(sn_world *w, sn_body_id id) {
+  SN_BODY_OR(w, id, NULL);
+  return b->user_data;
+}
+
+bool sn_body_is_awake(sn_world *w, sn_body_id id) {
+  SN_BODY_OR(w, id, false);
+  return b->is_awake;
+}
+
+sn_result sn_body_set_awake(sn_world *w, sn_body_id id, bool awake) {
+  SN_BODY_MUT(w, id);
+  if (b->type == SN_BODY_STATIC) return SN_OK;
+  if (awake) {
+    sn_body_wake(w, id.index1 - 1);
+  } else if (b->is_awake && w->enable_sleep) {
+    /* putting one body to sleep: it must not touch awake bodies' islands, so
+     * we only mark it ready to sleep; the island code decides next step */
+    b->sleep_time = SN_HUGE;
+  }
+  return SN_OK;
+}
+
+sn_result sn_body_enable_sleep(sn_world *w, sn_body_id id, bool flag) {
+  SN_BODY_MUT(w, id);
+  b->enable_sleep = flag;
+  if (!flag) sn_body_wake(w, id.index1 - 1);
+  return SN_OK;
+}
+
+sn_vec2 sn_body_get_world_point(sn_world *w, sn_body_id id, sn_vec2 local_point) {
+  SN_BODY_OR(w, id, local_point);
+  return sn_transform_point(b->xf, local_point);
+}
+
+sn_vec2 sn_body_get_local_point(sn_world *w, sn_body_id id, sn_vec2 world_point) {
+  SN_BODY_OR(w, id, world_point);
+  return sn_inv_transform_point(b->xf, world_point);
+}
+
+int32_t sn_body_get_shape_count(sn_world *w, sn_body_id id) {
+  SN_BODY_OR(w, id, 0);
+  return b->shape_count;
+}
+
+int32_t sn_body_get_shapes(sn_world *w, sn_body_id id, sn_shape_id *shapes, int32_t capacity) {
+  SN_BODY_OR(w, id, 0);
+  int32_t n = 0;
+  for (int32_t s = b->shape_list; s != SN_NULL_INDEX && n < capacity; s = w->shapes.data[s].next) {
+    if (shapes) shapes[n] = sn_make_shape_id(w, s);
+    n++;
+  }
+  return n;
+}

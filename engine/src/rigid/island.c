@@ -1,0 +1,88 @@
+/* Islands and sleeping. Islands of awake bodies are rebuilt each step with
+ * union-find over touching contacts between dynamic bodies (static bodies do
+ * not join islands; kinematic bodies do not join but keep touching islands
+ * awake while they move). An island whose every body has been slow for
+ * SN_TIME_TO_SLEEP falls asleep as a unit; its bodies are linked in a cycle
+ * through sn_body.sleep_next so that waking any member wakes them all. */
+#include "core/constants.h"
+#include "core/math.h"
+#include "core/world.h"
+
+static int32_t sn_find_root(int32_t *parent, int32_t i) {
+  while (parent[i] != i) {
+    parent[i] = parent[parent[i]];
+    i = parent[i];
+  }
+  return i;
+}
+
+void sn_update_sleep(sn_world *w, float dt) {
+  (void)dt;
+  int32_t n = w->awake_bodies.count;
+  if (n == 0) {
+    w->island_count = 0;
+    return;
+  }
+  /* scratch from the step arena: parent, island min sleep time, next link */
+  sn_arena_reset(&w->arena);
+  size_t bytes = (size_t)n * (2 * sizeof(int32_t) + sizeof(float)) + 64;
+  if (!sn_arena_reserve(&w->arena, &w->mem, bytes)) return;
+  int32_t *parent = sn_arena_alloc(&w->arena, (size_t)n * sizeof(int32_t));
+  float *min_sleep = sn_arena_alloc(&w->arena, (size_t)n * sizeof(float));
+  int32_t *last = sn_arena_alloc(&w->arena, (size_t)n * sizeof(int32_t));
+  for (int32_t k = 0; k < n; ++k) {
+    parent[k] = k;
+    const sn_body *b = w->bodies.data + w->awake_bodies.data[k];
+    min_sleep[k] = b->enable_sleep ? b->sleep_time : 0.0f;
+  }
+  for (int32_t k = 0; k < w->solver_contacts.count; ++k) {
+    const sn_contact *c = w->contacts.data + w->solver_contacts.data[k];
+    if (!c->in_use || !(c->flags & SN_CONTACT_TOUCHING)) continue;
+    const sn_body *ba = w->bodies.data + w->shapes.data[c->shape_a].body;
+    const sn_body *bb = w->bodies.data + w->shapes.data[c->shape_b].body;
+    int32_t ia = ba->solver_index, ib = bb->solver_index;
+    if (ia < 0 || ib < 0) continue;
+    if (ba->type == SN_BODY_KINEMATIC || bb->type == SN_BODY_KINEMATIC) {
+      /* a moving kinematic body keeps what it touches awake */
+      if (ba->type == SN_BODY_KINEMATIC && ba->sleep_time < SN_TIME_TO_SLEEP) min_sleep[ib] = 0.0f;
+      if (bb->type == SN_BODY_KINEMATIC && bb->sleep_time < SN_TIME_TO_SLEEP) min_sleep[ia] = 0.0f;
+      continue;
+    }
+    int32_t ra = sn_find_root(parent, ia), rb = sn_find_root(parent, ib);
+    if (ra == rb) continue;
+    /* lower index becomes the root: deterministic */
+    if (ra < rb)
+      parent[rb] = ra;
+    else
+      parent[ra] = rb;
+  }
+  /* reduce min sleep time to roots */
+  for (int32_t k = 0; k < n; ++k) {
+    int32_t r = sn_find_root(parent, k);
+    if (min_sleep[k] < min_sleep[r]) min_sleep[r] = min_sleep[k];
+  }
+  int32_t islands = 0;
+  for (int32_t k = 0; k < n; ++k) {
+    if (parent[k] == k) islands++;
+    last[k] = SN_NULL_INDEX;
+  }
+  w->island_count = islands;
+  /* link members of sleepy islands in solver order, then close the cycles */
+  bool any = false;
+  for (int32_t k = 0; k < n; ++k) {
+    int32_t r = sn_find_root(parent, k);
+    if (min_sleep[r] < SN_TIME_TO_SLEEP) continue;
+    any = true;
+    int32_t bi = w->awake_bodies.data[k];
+    w->bodies.data[bi].sleep_next = SN_NULL_INDEX;
+    if (last[r] != SN_NULL_INDEX) w->bodies.data[w->awake_bodies.data[last[r]]].sleep_next = bi;
+    last[r] = k;
+  }
+  if (!any) return;
+  for (int32_t k = 0; k < n; ++k) {
+    if (parent[k] != k || min_sleep[k] < SN_TIME_TO_SLEEP) continue;
+    int32_t first = w->awake_bodies.data[k];
+    w->bodies.data[w->awake_bodies.data[last[k]]].sleep_next = first;
+    sn_body_put_to_sleep(w, first);
+  }
+}

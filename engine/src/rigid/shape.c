@@ -1,0 +1,535 @@
+/* Shapes: creation with validated geometry and material, broadphase proxies,
+ * chains of smooth one-sided segments. */
+#include <string.h>
+
+#include "core/constants.h"
+#include "core/math.h"
+#include "core/world.h"
+
+sn_shape_def sn_default_shape_def(void) {
+  sn_shape_def def;
+  memset(&def, 0, sizeof(def));
+  def.density = 1.0f;
+  def.friction = 0.6f;
+  def.restitution = 0.0f;
+  def.enable_contact_events = true;
+  def.category_bits = 1;
+  def.mask_bits = UINT64_MAX;
+  def.cookie = SN_DEF_COOKIE;
+  return def;
+}
+
+sn_chain_def sn_default_chain_def(void) {
+  sn_chain_def def;
+  memset(&def, 0, sizeof(def));
+  def.friction = 0.6f;
+  def.category_bits = 1;
+  def.mask_bits = UINT64_MAX;
+  def.cookie = SN_DEF_COOKIE;
+  return def;
+}
+
+sn_shape *sn_get_shape(sn_world *w, sn_shape_id id, sn_result *code) {
+  sn_result c = SN_OK;
+  sn_shape *s = NULL;
+  if (w == NULL) {
+    c = SN_ERR_NULL;
+  } else if (id.index1 == 0) {
+    c = sn_world_error(w, SN_ERR_STALE_ID, "null shape id");
+  } else if (id.world_tag != w->tag || id.index1 < 1 || id.index1 > w->shapes.count) {
+    c = sn_world_error(w, SN_ERR_FOREIGN_ID, "shape id %d does not belong to this world", (int)id.index1);
+  } else {
+    s = w->shapes.data + (id.index1 - 1);
+    if (!s->in_use || s->generation != id.generation) {
+      c = sn_world_error(w, SN_ERR_STALE_ID, "shape id %d (generation %u) was destroyed", (int)id.index1,
+                         (unsigned)id.generation);
+      s = NULL;
+    }
+  }
+  if (code) *code = c;
+  return s;
+}
+
+static sn_aabb sn_fatten(sn_aabb a, float margin) {
+  return (sn_aabb){{a.lower.x - margin, a.lower.y - margin}, {a.upper.x + margin, a.upper.y + margin}};
+}
+
+void sn_shape_create_proxy(sn_world *w, int32_t shape_index) {
+  sn_shape *s = w->shapes.data + shape_index;
+  const sn_body *b = w->bodies.data + s->body;
+  s->aabb = sn_geometry_compute_aabb(&s->geom, b->xf);
+  s->is_static_tree = b->type == SN_BODY_STATIC;
+  s->fat_aabb = s->is_static_tree ? s->aabb : sn_fatten(s->aabb, SN_AABB_MARGIN);
+  sn_tree *tree = s->is_static_tree ? &w->static_tree : &w->dynamic_tree;
+  s->proxy = sn_tree_create_proxy(tree, s->fat_aabb, s->category_bits, shape_index);
+  s->enlarged = true;
+  sn_array_push(&w->mem, w->move_buffer, shape_index);
+}
+
+void sn_shape_destroy_proxy(sn_world *w, int32_t shape_index) {
+  sn_shape *s = w->shapes.data + shape_index;
+  if (s->proxy == SN_NULL_NODE) return;
+  sn_tree_destroy_proxy(s->is_static_tree ? &w->static_tree : &w->dynamic_tree, s->proxy);
+  s->proxy = SN_NULL_NODE;
+  /* drop it from the move buffer */
+  for (int32_t i = 0; i < w->move_buffer.count; ++i) {
+    if (w->move_buffer.data[i] == shape_index) {
+      w->move_buffer.data[i] = w->move_buffer.data[--w->move_buffer.count];
+      break;
+    }
+  }
+  s->enlarged = false;
+}
+
+void sn_shape_update_aabb(sn_world *w, int32_t shape_index, sn_transform xf, bool force_move) {
+  sn_shape *s = w->shapes.data + shape_index;
+  s->aabb = sn_geometry_compute_aabb(&s->geom, xf);
+  if (s->proxy == SN_NULL_NODE) return;
+  if (!force_move && sn_aabb_contains(s->fat_aabb, s->aabb)) return;
+  sn_tree *tree = s->is_static_tree ? &w->static_tree : &w->dynamic_tree;
+  s->fat_aabb = s->is_static_tree ? s->aabb : sn_fatten(s->aabb, SN_AABB_MARGIN);
+  sn_tree_move_proxy(tree, s->proxy, s->fat_aabb);
+  if (!s->enlarged) {
+    s->enlarged = true;
+    sn_array_push(&w->mem, w->move_buffer, shape_index);
+  }
+}
+
+static bool sn_shape_def_ok(sn_world *w, const sn_shape_def *def) {
+  if (def == NULL) return sn_world_error(w, SN_ERR_NULL, "shape def is NULL"), false;
+  if (def->cookie != SN_DEF_COOKIE)
+    return sn_world_error(w, SN_ERR_UNINITIALIZED_DEF, "start from sn_default_shape_def()"), false;
+  if (!sn_is_finite(def->density) || !sn_is_finite(def->friction) || !sn_is_finite(def->restitution))
+    return sn_world_error(w, SN_ERR_NOT_FINITE, "density, friction and restitution must be finite"), false;
+  if (def->density < 0.0f)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "density %g must be >= 0", (double)def->density), false;
+  if (def->friction < 0.0f)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "friction %g must be >= 0", (double)def->friction), false;
+  if (def->restitution < 0.0f || def->restitution > 1.0f)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "restitution %g must be in [0, 1]", (double)def->restitution),
+           false;
+  return true;
+}
+
+/* Allocates a shape slot and links it to the body. Returns the index or -1. */
+static int32_t sn_shape_alloc(sn_world *w, int32_t body_index) {
+  int32_t index = w->shape_free;
+  if (index == SN_NULL_INDEX) {
+    if (!sn_array_reserve(&w->mem, w->shapes, w->shapes.count + 1) ||
+        !sn_array_reserve(&w->mem, w->move_buffer, w->move_buffer.count + 1)) {
+      sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow the shape array");
+      return SN_NULL_INDEX;
+    }
+    index = w->shapes.count++;
+    w->shapes.data[index].generation = 0;
+  } else {
+    if (!sn_array_reserve(&w->mem, w->move_buffer, w->move_buffer.count + 1)) {
+      sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow the move buffer");
+      return SN_NULL_INDEX;
+    }
+    w->shape_free = w->shapes.data[index].next_free;
+  }
+  sn_shape *s = w->shapes.data + index;
+  uint16_t generation = (uint16_t)(s->generation + 1u);
+  memset(s, 0, sizeof(*s));
+  s->generation = generation;
+  s->in_use = true;
+  s->body = body_index;
+  s->proxy = SN_NULL_NODE;
+  s->chain = SN_NULL_INDEX;
+  s->next_free = SN_NULL_INDEX;
+  /* append at the end of the body's list so shape order is creation order */
+  sn_body *b = w->bodies.data + body_index;
+  s->next = SN_NULL_INDEX;
+  if (b->shape_list == SN_NULL_INDEX) {
+    b->shape_list = index;
+  } else {
+    int32_t last = b->shape_list;
+    while (w->shapes.data[last].next != SN_NULL_INDEX) last = w->shapes.data[last].next;
+    w->shapes.data[last].next = index;
+  }
+  b->shape_count += 1;
+  w->shape_count += 1;
+  return index;
+}
+
+static sn_shape_id sn_create_shape(sn_world *w, sn_body_id body_id, const sn_shape_def *def, const sn_geometry *g) {
+  sn_result code;
+  sn_body *b = sn_get_body(w, body_id, &code);
+  if (b == NULL) return SN_NULL_SHAPE;
+  if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "creating a shape during a step"), SN_NULL_SHAPE;
+  if (!sn_shape_def_ok(w, def)) return SN_NULL_SHAPE;
+  int32_t body_index = body_id.index1 - 1;
+  int32_t index = sn_shape_alloc(w, body_index);
+  if (index == SN_NULL_INDEX) return SN_NULL_SHAPE;
+  b = w->bodies.data + body_index;
+  sn_shape *s = w->shapes.data + index;
+  s->geom = *g;
+  s->density = def->density;
+  s->friction = def->friction;
+  s->restitution = def->restitution;
+  s->category_bits = def->category_bits;
+  s->mask_bits = def->mask_bits;
+  s->enable_contact_events = def->enable_contact_events;
+  s->enable_hit_events = def->enable_hit_events;
+  s->user_data = def->user_data;
+  sn_shape_create_proxy(w, index);
+  if (b->type == SN_BODY_DYNAMIC)
+    sn_body_update_mass(w, b);
+  else
+    sn_body_update_mass(w, b); /* extents for kinematic/static */
+  sn_body_wake(w, body_index);
+  return sn_make_shape_id(w, index);
+}
+
+static bool sn_check_vec(sn_world *w, sn_vec2 v, const char *what) {
+  if (!sn_vec2_is_finite(v)) return sn_world_error(w, SN_ERR_NOT_FINITE, "%s must be finite", what), false;
+  return true;
+}
+
+sn_shape_id sn_create_circle_shape(sn_world *w, sn_body_id body, const sn_shape_def *def, const sn_circle *circle) {
+  if (w == NULL) return SN_NULL_SHAPE;
+  if (circle == NULL) return sn_world_error(w, SN_ERR_NULL, "circle is NULL"), SN_NULL_SHAPE;
+  if (!sn_check_vec(w, circle->center, "circle center") || !sn_is_finite(circle->radius))
+    return sn_world_error(w, SN_ERR_NOT_FINITE, "circle must be finite"), SN_NULL_SHAPE;
+  if (circle->radius <= 0.0f)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "circle radius %g must be > 0", (double)circle->radius),
+           SN_NULL_SHAPE;
+  sn_geometry g = {.type = SN_SHAPE_CIRCLE, .circle = *circle};
+  return sn_create_shape(w, body, def, &g);
+}
+
+sn_shape_id sn_create_capsule_shape(sn_world *w, sn_body_id body, const sn_shape_def *def, const sn_capsule *capsule) {
+  if (w == NULL) return SN_NULL_SHAPE;
+  if (capsule == NULL) return sn_world_error(w, SN_ERR_NULL, "capsule is NULL"), SN_NULL_SHAPE;
+  if (!sn_vec2_is_finite(capsule->center1) || !sn_vec2_is_finite(capsule->center2) || !sn_is_finite(capsule->radius))
+    return sn_world_error(w, SN_ERR_NOT_FINITE, "capsule must be finite"), SN_NULL_SHAPE;
+  if (capsule->radius <= 0.0f)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "capsule radius must be > 0"), SN_NULL_SHAPE;
+  if (sn_distance_sq(capsule->center1, capsule->center2) <= SN_LINEAR_SLOP * SN_LINEAR_SLOP) {
+    /* a zero-length capsule is a circle; refuse rather than guess */
+    return sn_world_error(w, SN_ERR_DEGENERATE_POLYGON, "capsule centres coincide: use a circle"), SN_NULL_SHAPE;
+  }
+  sn_geometry g = {.type = SN_SHAPE_CAPSULE, .capsule = *capsule};
+  return sn_create_shape(w, body, def, &g);
+}
+
+sn_shape_id sn_create_polygon_shape(sn_world *w, sn_body_id body, const sn_shape_def *def, const sn_polygon *polygon) {
+  if (w == NULL) return SN_NULL_SHAPE;
+  if (polygon == NULL) return sn_world_error(w, SN_ERR_NULL, "polygon is NULL"), SN_NULL_SHAPE;
+  sn_result r = sn_polygon_validate(polygon);
+  if (r != SN_OK) {
+    sn_world_error(w, r, "invalid polygon (%d vertices): build it with sn_make_polygon or sn_compute_hull",
+                   (int)polygon->count);
+    return SN_NULL_SHAPE;
+  }
+  sn_geometry g = {.type = SN_SHAPE_POLYGON, .polygon = *polygon};
+  return sn_create_shape(w, body, def, &g);
+}
+
+sn_shape_id sn_create_segment_shape(sn_world *w, sn_body_id body, const sn_shape_def *def, const sn_segment *segment) {
+  if (w == NULL) return SN_NULL_SHAPE;
+  if (segment == NULL) return sn_world_error(w, SN_ERR_NULL, "segment is NULL"), SN_NULL_SHAPE;
+  if (!sn_vec2_is_finite(segment->point1) || !sn_vec2_is_finite(segment->point2))
+    return sn_world_error(w, SN_ERR_NOT_FINITE, "segment must be finite"), SN_NULL_SHAPE;
+  if (sn_distance_sq(segment->point1, segment->point2) <= SN_LINEAR_SLOP * SN_LINEAR_SLOP)
+    return sn_world_error(w, SN_ERR_DEGENERATE_POLYGON, "segment is shorter than the linear slop"), SN_NULL_SHAPE;
+  sn_body *b = sn_get_body(w, body, NULL);
+  if (b != NULL && b->type != SN_BODY_STATIC)
+    return sn_world_error(w, SN_ERR_WRONG_BODY_TYPE, "segments belong on static bodies"), SN_NULL_SHAPE;
+  sn_geometry g = {.type = SN_SHAPE_SEGMENT, .segment = *segment};
+  return sn_create_shape(w, body, def, &g);
+}
+
+void sn_shape_destroy_internal(sn_world *w, int32_t shape_index, bool wake) {
+  sn_shape *s = w->shapes.data + shape_index;
+  int32_t body_index = s->body;
+  sn_body *b = w->bodies.data + body_index;
+  /* destroy contacts of this shape */
+  int32_t key = b->contact_list;
+  while (key != SN_NULL_INDEX) {
+    int32_t ci = key >> 1;
+    int32_t next = w->contacts.data[ci].edges[key & 1].next_key;
+    if (w->contacts.data[ci].shape_a == shape_index || w->contacts.data[ci].shape_b == shape_index)
+      sn_contact_destroy(w, ci, wake);
+    key = next;
+  }
+  sn_shape_destroy_proxy(w, shape_index);
+  /* unlink from the body */
+  int32_t *link = &b->shape_list;
+  while (*link != shape_index) link = &w->shapes.data[*link].next;
+  *link = s->next;
+  b->shape_count -= 1;
+  s->in_use = false;
+  s->next_free = w->shape_free;
+  w->shape_free = shape_index;
+  w->shape_count -= 1;
+}
+
+sn_result sn_destroy_shape(sn_world *w, sn_shape_id id, bool update_mass) {
+  sn_result code;
+  sn_shape *s = sn_get_shape(w, id, &code);
+  if (s == NULL) return code;
+  if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_destroy_shape during a step");
+  if (s->chain != SN_NULL_INDEX)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "this shape belongs to a chain: use sn_destroy_chain");
+  int32_t body_index = s->body;
+  sn_shape_destroy_internal(w, id.index1 - 1, true);
+  sn_body_wake(w, body_index);
+  if (update_mass) sn_body_update_mass(w, w->bodies.data + body_index);
+  return SN_OK;
+}
+
+bool sn_shape_is_valid(sn_world *w, sn_shape_id id) {
+  if (w == NULL || id.index1 < 1 || id.index1 > w->shapes.count || id.world_tag != w->tag) return false;
+  const sn_shape *s = w->shapes.data + (id.index1 - 1);
+  return s->in_use && s->generation == id.generation;
+}
+
+#define SN_SHAPE_OR(w, id, fallback)                                                                                   \
+  sn_shape *s = sn_get_shape((w), (id), NULL);                                                                         \
+  if (s == NULL) return fallback
+
+#define SN_SHAPE_MUT(w, id)                                                                                            \
+  sn_result code_;                                                                                                     \
+  sn_shape *s = sn_get_shape((w), (id), &code_);                                                                       \
+  if (s == NULL) return code_;                                                                                         \
+  if ((w)->locked) return sn_world_error((w), SN_ERR_WORLD_LOCKED, "%s during a step", __func__)
+
+sn_shape_type sn_shape_get_type(sn_world *w, sn_shape_id id) {
+  SN_SHAPE_OR(w, id, SN_SHAPE_CIRCLE);
+  return s->geom.type;
+}
+
+sn_body_id sn_shape_get_body(sn_world *w, sn_shape_id id) {
+  SN_SHAPE_OR(w, id, SN_NULL_BODY);
+  return sn_make_body_id(w, s->body);
+}
+
+/* Materials of existing contacts are refreshed when the contact updates. */
+static void sn_refresh_contact_materials(sn_world *w, int32_t shape_index);
+
+sn_result sn_shape_set_friction(sn_world *w, sn_shape_id id, float friction) {
+  SN_SHAPE_MUT(w, id);
+  if (!sn_is_finite(friction)) return sn_world_error(w, SN_ERR_NOT_FINITE, "friction must be finite");
+  if (friction < 0.0f) return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "friction must be >= 0");
+  s->friction = friction;
+  sn_refresh_contact_materials(w, id.index1 - 1);
+  return SN_OK;
+}
+
+float sn_shape_get_friction(sn_world *w, sn_shape_id id) {
+  SN_SHAPE_OR(w, id, 0.0f);
+  return s->friction;
+}
+
+sn_result sn_shape_set_restitution(sn_world *w, sn_shape_id id, float restitution) {
+  SN_SHAPE_MUT(w, id);
+  if (!sn_is_finite(restitution)) return sn_world_error(w, SN_ERR_NOT_FINITE, "restitution must be finite");
+  if (restitution < 0.0f || restitution > 1.0f)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "restitution must be in [0, 1]");
+  s->restitution = restitution;
+  sn_refresh_contact_materials(w, id.index1 - 1);
+  return SN_OK;
+}
+
+float sn_shape_get_restitution(sn_world *w, sn_shape_id id) {
+  SN_SHAPE_OR(w, id, 0.0f);
+  return s->restitution;
+}
+
+sn_result sn_shape_set_density(sn_world *w, sn_shape_id id, float density, bool update_mass) {
+  SN_SHAPE_MUT(w, id);
+  if (!sn_is_finite(density)) return sn_world_error(w, SN_ERR_NOT_FINITE, "density must be finite");
+  if (density < 0.0f) return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "density must be >= 0");
+  s->density = density;
+  if (update_mass) sn_body_update_mass(w, w->bodies.data + s->body);
+  return SN_OK;
+}
+
+float sn_shape_get_density(sn_world *w, sn_shape_id id) {
+  SN_SHAPE_OR(w, id, 0.0f);
+  return s->density;
+}
+
+sn_aabb sn_shape_get_aabb(sn_world *w, sn_shape_id id) {
+  SN_SHAPE_OR(w, id, ((sn_aabb){{0.0f, 0.0f}, {0.0f, 0.0f}}));
+  return s->aabb;
+}
+
+sn_result sn_shape_set_user_data(sn_world *w, sn_shape_id id, void *user_data) {
+  sn_result code;
+  sn_shape *s = sn_get_shape(w, id, &code);
+  if (s == NULL) return code;
+  s->user_data = user_data;
+  return SN_OK;
+}
+
+void *sn_shape_get_user_data(sn_world *w, sn_shape_id id) {
+  SN_SHAPE_OR(w, id, NULL);
+  return s->user_data;
+}
+
+#define SN_SHAPE_GETTER(fn, T, tag, field)                                                                             \
+  sn_result fn(sn_world *w, sn_shape_id id, T *out) {                                                                  \
+    sn_result code;                                                                                                    \
+    sn_shape *s = sn_get_shape(w, id, &code);                                                                          \
+    if (s == NULL) return code;                                                                                        \
+    if (out == NULL) return sn_world_error(w, SN_ERR_NULL, "out is NULL");                                             \
+    if (s->geom.type != (tag)) return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "shape is another type");             \
+    *out = s->geom.field;                                                                                              \
+    return SN_OK;                                                                                                      \
+  }
+
+SN_SHAPE_GETTER(sn_shape_get_circle, sn_circle, SN_SHAPE_CIRCLE, circle)
+SN_SHAPE_GETTER(sn_shape_get_capsule, sn_capsule, SN_SHAPE_CAPSULE, capsule)
+SN_SHAPE_GETTER(sn_shape_get_polygon, sn_polygon, SN_SHAPE_POLYGON, polygon)
+SN_SHAPE_GETTER(sn_shape_get_segment, sn_segment, SN_SHAPE_SEGMENT, segment)
+
+bool sn_shape_test_point(sn_world *w, sn_shape_id id, sn_vec2 point) {
+  SN_SHAPE_OR(w, id, false);
+  if (!sn_vec2_is_finite(point)) return false;
+  return sn_geometry_test_point(&s->geom, sn_inv_transform_point(w->bodies.data[s->body].xf, point));
+}
+
+static void sn_refresh_contact_materials(sn_world *w, int32_t shape_index) {
+  const sn_body *b = w->bodies.data + w->shapes.data[shape_index].body;
+  for (int32_t key = b->contact_list; key != SN_NULL_INDEX;) {
+    sn_contact *c = w->contacts.data + (key >> 1);
+    if (c->shape_a == shape_index || c->shape_b == shape_index) {
+      const sn_shape *a = w->shapes.data + c->shape_a, *bb = w->shapes.data + c->shape_b;
+      c->friction = sqrtf(a->friction * bb->friction);
+      c->restitution = sn_maxf(a->restitution, bb->restitution);
+    }
+    key = c->edges[key & 1].next_key;
+  }
+}
+
+/* ------------------------------------------------------------------ chains */
+
+sn_chain_id sn_create_chain(sn_world *w, sn_body_id body_id, const sn_chain_def *def) {
+  if (w == NULL) return SN_NULL_CHAIN;
+  sn_result code;
+  sn_body *b = sn_get_body(w, body_id, &code);
+  if (b == NULL) return SN_NULL_CHAIN;
+  if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_create_chain during a step"), SN_NULL_CHAIN;
+  if (def == NULL) return sn_world_error(w, SN_ERR_NULL, "chain def is NULL"), SN_NULL_CHAIN;
+  if (def->cookie != SN_DEF_COOKIE)
+    return sn_world_error(w, SN_ERR_UNINITIALIZED_DEF, "start from sn_default_chain_def()"), SN_NULL_CHAIN;
+  if (b->type != SN_BODY_STATIC)
+    return sn_world_error(w, SN_ERR_WRONG_BODY_TYPE, "chains belong on static bodies"), SN_NULL_CHAIN;
+  if (def->points == NULL) return sn_world_error(w, SN_ERR_NULL, "chain points are NULL"), SN_NULL_CHAIN;
+  int32_t n = def->count;
+  if ((def->is_loop && n < 3) || (!def->is_loop && n < 4) || n > 1000000)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "a chain needs >= 4 points (>= 3 for a loop), got %d", (int)n),
+           SN_NULL_CHAIN;
+  if (!sn_is_finite(def->friction) || !sn_is_finite(def->restitution))
+    return sn_world_error(w, SN_ERR_NOT_FINITE, "chain material must be finite"), SN_NULL_CHAIN;
+  if (def->friction < 0.0f || def->restitution < 0.0f || def->restitution > 1.0f)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "chain friction >= 0, restitution in [0, 1]"), SN_NULL_CHAIN;
+  for (int32_t i = 0; i < n; ++i) {
+    if (!sn_vec2_is_finite(def->points[i]))
+      return sn_world_error(w, SN_ERR_NOT_FINITE, "chain point %d is not finite", (int)i), SN_NULL_CHAIN;
+    int32_t j = i + 1 < n ? i + 1 : 0;
+    if ((j != 0 || def->is_loop) && sn_distance_sq(def->points[i], def->points[j]) <= SN_LINEAR_SLOP * SN_LINEAR_SLOP)
+      return sn_world_error(w, SN_ERR_DEGENERATE_POLYGON, "chain points %d and %d coincide", (int)i, (int)j),
+             SN_NULL_CHAIN;
+  }
+  int32_t seg_count = def->is_loop ? n : n - 3;
+  /* reserve everything first so a failure leaves the world unchanged */
+  int32_t free_count = 0;
+  for (int32_t f = w->shape_free; f != SN_NULL_INDEX; f = w->shapes.data[f].next_free) free_count++;
+  int32_t need = seg_count - free_count;
+  if (need > 0 && !sn_array_reserve(&w->mem, w->shapes, w->shapes.count + need))
+    return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow shapes"), SN_NULL_CHAIN;
+  if (!sn_array_reserve(&w->mem, w->move_buffer, w->move_buffer.count + seg_count) ||
+      !sn_array_reserve(&w->mem, w->chains, w->chains.count + 1))
+    return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow chains"), SN_NULL_CHAIN;
+  int32_t *shape_ids = sn_mem_alloc(&w->mem, (size_t)seg_count * sizeof(int32_t));
+  if (shape_ids == NULL) return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot allocate chain"), SN_NULL_CHAIN;
+
+  int32_t chain_index = w->chain_free;
+  if (chain_index == SN_NULL_INDEX) {
+    chain_index = w->chains.count++;
+    w->chains.data[chain_index].generation = 0;
+  } else {
+    w->chain_free = w->chains.data[chain_index].next_free;
+  }
+  sn_chain *chain = w->chains.data + chain_index;
+  uint16_t generation = (uint16_t)(chain->generation + 1u);
+  memset(chain, 0, sizeof(*chain));
+  chain->generation = generation;
+  chain->in_use = true;
+  chain->body = body_id.index1 - 1;
+  chain->shapes = shape_ids;
+  chain->shape_count = seg_count;
+  chain->next_free = SN_NULL_INDEX;
+
+  for (int32_t k = 0; k < seg_count; ++k) {
+    /* open chain: segment k spans points k+1 -> k+2 with ghosts k and k+3 */
+    int32_t i0, i1, i2, i3;
+    if (def->is_loop) {
+      i0 = (k - 1 + n) % n;
+      i1 = k;
+      i2 = (k + 1) % n;
+      i3 = (k + 2) % n;
+    } else {
+      i0 = k;
+      i1 = k + 1;
+      i2 = k + 2;
+      i3 = k + 3;
+    }
+    int32_t index = sn_shape_alloc(w, chain->body);
+    sn_shape *s = w->shapes.data + index;
+    s->geom.type = SN_SHAPE_CHAIN_SEGMENT;
+    s->geom.chain_segment.ghost1 = def->points[i0];
+    s->geom.chain_segment.segment.point1 = def->points[i1];
+    s->geom.chain_segment.segment.point2 = def->points[i2];
+    s->geom.chain_segment.ghost2 = def->points[i3];
+    s->geom.chain_segment.chain_id = chain_index;
+    s->density = 0.0f;
+    s->friction = def->friction;
+    s->restitution = def->restitution;
+    s->category_bits = def->category_bits ? def->category_bits : 1;
+    s->mask_bits = def->mask_bits ? def->mask_bits : UINT64_MAX;
+    s->enable_contact_events = true;
+    s->user_data = def->user_data;
+    s->chain = chain_index;
+    sn_shape_create_proxy(w, index);
+    shape_ids[k] = index;
+  }
+  sn_body_update_mass(w, w->bodies.data + chain->body);
+  return (sn_chain_id){chain_index + 1, w->tag, chain->generation};
+}
+
+static sn_chain *sn_get_chain(sn_world *w, sn_chain_id id, sn_result *code) {
+  if (w == NULL) return *code = SN_ERR_NULL, NULL;
+  if (id.index1 == 0) return *code = sn_world_error(w, SN_ERR_STALE_ID, "null chain id"), NULL;
+  if (id.world_tag != w->tag || id.index1 < 1 || id.index1 > w->chains.count)
+    return *code = sn_world_error(w, SN_ERR_FOREIGN_ID, "chain id does not belong to this world"), NULL;
+  sn_chain *c = w->chains.data + (id.index1 - 1);
+  if (!c->in_use || c->generation != id.generation)
+    return *code = sn_world_error(w, SN_ERR_STALE_ID, "chain was destroyed"), NULL;
+  *code = SN_OK;
+  return c;
+}
+
+sn_result sn_destroy_chain(sn_world *w, sn_chain_id id) {
+  sn_result code;
+  sn_chain *c = sn_get_chain(w, id, &code);
+  if (c == NULL) return code;
+  if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_destroy_chain during a step");
+  for (int32_t k = 0; k < c->shape_count; ++k) sn_shape_destroy_internal(w, c->shapes[k], true);
+  sn_mem_free(&w->mem, c->shapes, (size_t)c->shape_count * sizeof(int32_t));
+  c->shapes = NULL;
+  c->in_use = false;
+  c->next_free = w->chain_free;
+  w->chain_free = id.index1 - 1;
+  return SN_OK;
+}
+
+bool sn_chain_is_valid(sn_world *w, sn_chain_id id) {
+  if (w == NULL || id.index1 < 1 || id.index1 > w->chains.count || id.world_tag != w->tag) return false;
+  const sn_chain *c = w->chains.data + (id.index1 - 1);
+  return c->in_use && c->generation == id.generation;
+}

@@ -1,0 +1,512 @@
+/* The rigid solver: soft-step sequential impulses.
+ *
+ * Per step: gather awake bodies into contiguous solver state, prepare the
+ * touching contacts (anchors, effective masses, softness), then for each of
+ * the world's substeps h = dt / n:
+ *   integrate velocities -> warm start -> solve (soft bias) -> integrate
+ *   positions -> relax (no bias)
+ * then one restitution pass, store the accumulated impulses back into the
+ * manifolds (warm starting next step), write bodies back, and run continuous
+ * collision for fast bodies against static geometry.
+ *
+ * Soft contact (a spring-damper in constraint space, "soft step"): for a
+ * stiffness of `hertz` and damping ratio zeta, with omega = 2 pi hertz,
+ *   a1 = 2 zeta + h omega, a2 = h omega a1, a3 = 1 / (1 + a2)
+ *   bias_rate = omega / a1, mass_scale = a2 a3, impulse_scale = a3
+ * and the normal impulse of a penetrating point with separation s < 0 is
+ *   dl = -m_eff mass_scale (vn + max(bias_rate s, -v_push)) - impulse_scale l.
+ * The relax pass uses mass_scale 1, impulse_scale 0 and no bias, so the
+ * velocity that pushed bodies apart does not survive as kinetic energy.
+ * A speculative point (s > 0) allows the approach speed s / h. */
+#include <string.h>
+
+#include "core/constants.h"
+#include "core/math.h"
+#include "core/world.h"
+#include "collision/distance.h"
+
+typedef struct sn_softness {
+  float bias_rate, mass_scale, impulse_scale;
+} sn_softness;
+
+static sn_softness sn_make_soft(float hertz, float zeta, float h) {
+  if (hertz == 0.0f) return (sn_softness){0.0f, 1.0f, 0.0f};
+  float omega = 2.0f * SN_PI * hertz;
+  float a1 = 2.0f * zeta + h * omega;
+  float a2 = h * omega * a1;
+  float a3 = 1.0f / (1.0f + a2);
+  return (sn_softness){omega / a1, a2 * a3, a3};
+}
+
+/// Solver state of one body: 32 bytes, contiguous. The last slot of the
+/// array is a static dummy (zero velocity, identity motion).
+typedef struct sn_body_state {
+  sn_vec2 v;
+  float w;
+  float pad;
+  sn_vec2 dp; ///< position change of the centre of mass this step
+  sn_rot dq;  ///< rotation change this step
+} sn_body_state;
+
+typedef struct sn_body_motion {
+  sn_vec2 dv;               ///< velocity change per substep from gravity and forces
+  float dw;                 ///< angular velocity change per substep from torque
+  float lin_damp, ang_damp; ///< 1 / (1 + h damping)
+  float max_speed_sq;
+} sn_body_motion;
+
+typedef struct sn_constraint_point {
+  sn_vec2 ra, rb;        ///< anchors from the centres of mass (world frame, fixed for the step)
+  float base_separation; ///< separation - dot(rb - ra, n)
+  float normal_impulse, tangent_impulse, max_normal_impulse;
+  float normal_mass, tangent_mass;
+  float relative_velocity; ///< normal approach velocity at the start of the step
+} sn_constraint_point;
+
+typedef struct sn_contact_constraint {
+  int32_t ia, ib; ///< solver indices (dummy slot for static)
+  sn_vec2 normal;
+  float ma, ia_inv, mb, ib_inv;
+  float friction, restitution;
+  sn_softness soft;
+  int32_t point_count;
+  int32_t contact;
+  sn_constraint_point points[2];
+} sn_contact_constraint;
+
+typedef struct sn_step_context {
+  sn_body_state *states;
+  sn_body_motion *motions;
+  sn_contact_constraint *constraints;
+  int32_t body_count;
+  int32_t constraint_count;
+  float h, inv_h;
+  float push_max_velocity;
+  float restitution_threshold;
+  float max_rotation;
+} sn_step_context;
+
+static void sn_integrate_velocities(sn_step_context *ctx) {
+  sn_body_state *states = ctx->states;
+  const sn_body_motion *motions = ctx->motions;
+  for (int32_t i = 0; i < ctx->body_count; ++i) {
+    sn_body_state *s = states + i;
+    const sn_body_motion *m = motions + i;
+    sn_vec2 v = sn_scale(m->lin_damp, sn_add(s->v, m->dv));
+    float w = m->ang_damp * (s->w + m->dw);
+    if (sn_length_sq(v) > m->max_speed_sq) v = sn_scale(sqrtf(m->max_speed_sq / sn_length_sq(v)), v);
+    s->v = v;
+    s->w = w;
+  }
+}
+
+static void sn_integrate_positions(sn_step_context *ctx) {
+  float h = ctx->h;
+  sn_body_state *states = ctx->states;
+  for (int32_t i = 0; i < ctx->body_count; ++i) {
+    sn_body_state *s = states + i;
+    /* bound the rotation per substep so the linearised rotation stays sane */
+    float dtheta = h * s->w;
+    if (dtheta * dtheta > ctx->max_rotation * ctx->max_rotation) {
+      s->w *= ctx->max_rotation / sn_absf(dtheta);
+      dtheta = h * s->w;
+    }
+    s->dq = sn_integrate_rotation(s->dq, dtheta);
+    s->dp = sn_mul_add(s->dp, h, s->v);
+  }
+}
+
+static void sn_warm_start(sn_step_context *ctx) {
+  sn_body_state *states = ctx->states;
+  for (int32_t c = 0; c < ctx->constraint_count; ++c) {
+    const sn_contact_constraint *cc = ctx->constraints + c;
+    sn_body_state *a = states + cc->ia, *b = states + cc->ib;
+    sn_vec2 va = a->v, vb = b->v;
+    float wa = a->w, wb = b->w;
+    sn_vec2 n = cc->normal, t = sn_right_perp(n);
+    for (int32_t j = 0; j < cc->point_count; ++j) {
+      const sn_constraint_point *cp = cc->points + j;
+      sn_vec2 P = sn_add(sn_scale(cp->normal_impulse, n), sn_scale(cp->tangent_impulse, t));
+      wa -= cc->ia_inv * sn_cross(cp->ra, P);
+      va = sn_mul_sub(va, cc->ma, P);
+      wb += cc->ib_inv * sn_cross(cp->rb, P);
+      vb = sn_mul_add(vb, cc->mb, P);
+    }
+    a->v = va;
+    a->w = wa;
+    b->v = vb;
+    b->w = wb;
+  }
+}
+
+static void sn_solve_contacts(sn_step_context *ctx, bool use_bias) {
+  sn_body_state *states = ctx->states;
+  const float inv_h = ctx->inv_h;
+  const float push = ctx->push_max_velocity;
+  for (int32_t c = 0; c < ctx->constraint_count; ++c) {
+    sn_contact_constraint *cc = ctx->constraints + c;
+    sn_body_state *a = states + cc->ia, *b = states + cc->ib;
+    sn_vec2 va = a->v, vb = b->v;
+    float wa = a->w, wb = b->w;
+    const sn_vec2 dpa = a->dp, dpb = b->dp;
+    const sn_rot dqa = a->dq, dqb = b->dq;
+    const float ma = cc->ma, mb = cc->mb, ia = cc->ia_inv, ib = cc->ib_inv;
+    const sn_vec2 n = cc->normal, t = sn_right_perp(n);
+    const int32_t count = cc->point_count;
+
+    for (int32_t j = 0; j < count; ++j) {
+      sn_constraint_point *cp = cc->points + j;
+      /* current separation from the body motion so far this step */
+      sn_vec2 d = sn_add(sn_sub(dpb, dpa), sn_sub(sn_rotate(dqb, cp->rb), sn_rotate(dqa, cp->ra)));
+      float s = sn_dot(d, n) + cp->base_separation;
+      float bias = 0.0f, mass_scale = 1.0f, impulse_scale = 0.0f;
+      if (s > 0.0f) {
+        bias = s * inv_h; /* speculative: may close the gap, not more */
+      } else if (use_bias) {
+        bias = sn_maxf(cc->soft.bias_rate * s, -push);
+        mass_scale = cc->soft.mass_scale;
+        impulse_scale = cc->soft.impulse_scale;
+      }
+      sn_vec2 dv = sn_sub(sn_add(vb, sn_cross_sv(wb, cp->rb)), sn_add(va, sn_cross_sv(wa, cp->ra)));
+      float vn = sn_dot(dv, n);
+      float impulse = -cp->normal_mass * mass_scale * (vn + bias) - impulse_scale * cp->normal_impulse;
+      float new_impulse = sn_maxf(cp->normal_impulse + impulse, 0.0f);
+      impulse = new_impulse - cp->normal_impulse;
+      cp->normal_impulse = new_impulse;
+      cp->max_normal_impulse = sn_maxf(cp->max_normal_impulse, impulse);
+      sn_vec2 P = sn_scale(impulse, n);
+      va = sn_mul_sub(va, ma, P);
+      wa -= ia * sn_cross(cp->ra, P);
+      vb = sn_mul_add(vb, mb, P);
+      wb += ib * sn_cross(cp->rb, P);
+    }
+
+    const float friction = cc->friction;
+    for (int32_t j = 0; j < count; ++j) {
+      sn_constraint_point *cp = cc->points + j;
+      sn_vec2 dv = sn_sub(sn_add(vb, sn_cross_sv(wb, cp->rb)), sn_add(va, sn_cross_sv(wa, cp->ra)));
+      float vt = sn_dot(dv, t);
+      float impulse = -cp->tangent_mass * vt;
+      float max_f = friction * cp->normal_impulse;
+      float new_impulse = sn_clampf(cp->tangent_impulse + impulse, -max_f, max_f);
+      impulse = new_impulse - cp->tangent_impulse;
+      cp->tangent_impulse = new_impulse;
+      sn_vec2 P = sn_scale(impulse, t);
+      va = sn_mul_sub(va, ma, P);
+      wa -= ia * sn_cross(cp->ra, P);
+      vb = sn_mul_add(vb, mb, P);
+      wb += ib * sn_cross(cp->rb, P);
+    }
+    a->v = va;
+    a->w = wa;
+    b->v = vb;
+    b->w = wb;
+  }
+}
+
+static void sn_apply_restitution(sn_step_context *ctx) {
+  sn_body_state *states = ctx->states;
+  const float threshold = ctx->restitution_threshold;
+  for (int32_t c = 0; c < ctx->constraint_count; ++c) {
+    sn_contact_constraint *cc = ctx->constraints + c;
+    if (cc->restitution == 0.0f) continue;
+    sn_body_state *a = states + cc->ia, *b = states + cc->ib;
+    sn_vec2 va = a->v, vb = b->v;
+    float wa = a->w, wb = b->w;
+    sn_vec2 n = cc->normal;
+    for (int32_t j = 0; j < cc->point_count; ++j) {
+      sn_constraint_point *cp = cc->points + j;
+      /* bounce only points that approached fast enough and actually pushed */
+      if (cp->relative_velocity > -threshold || cp->max_normal_impulse == 0.0f) continue;
+      sn_vec2 dv = sn_sub(sn_add(vb, sn_cross_sv(wb, cp->rb)), sn_add(va, sn_cross_sv(wa, cp->ra)));
+      float vn = sn_dot(dv, n);
+      float impulse = -cp->normal_mass * (vn + cc->restitution * cp->relative_velocity);
+      float new_impulse = sn_maxf(cp->normal_impulse + impulse, 0.0f);
+      impulse = new_impulse - cp->normal_impulse;
+      cp->normal_impulse = new_impulse;
+      cp->max_normal_impulse = sn_maxf(cp->max_normal_impulse, impulse);
+      sn_vec2 P = sn_scale(impulse, n);
+      va = sn_mul_sub(va, cc->ma, P);
+      wa -= cc->ia_inv * sn_cross(cp->ra, P);
+      vb = sn_mul_add(vb, cc->mb, P);
+      wb += cc->ib_inv * sn_cross(cp->rb, P);
+    }
+    a->v = va;
+    a->w = wa;
+    b->v = vb;
+    b->w = wb;
+  }
+}
+
+static void sn_prepare_contacts(sn_world *w, sn_step_context *ctx, float h) {
+  float substep_rate = 1.0f / h;
+  /* stiffness: the user's, else a quarter of the substep rate (the stable
+   * limit of the soft step); static contacts are twice as stiff */
+  float hertz = w->contact_hertz > 0.0f ? sn_minf(w->contact_hertz, 0.25f * substep_rate) : 0.25f * substep_rate;
+  sn_softness soft = sn_make_soft(hertz, w->contact_damping_ratio, h);
+  sn_softness static_soft = sn_make_soft(2.0f * hertz, w->contact_damping_ratio, h);
+  int32_t dummy = ctx->body_count;
+  for (int32_t k = 0; k < ctx->constraint_count; ++k) {
+    int32_t ci = w->solver_contacts.data[k];
+    sn_contact *c = w->contacts.data + ci;
+    const sn_shape *sa = w->shapes.data + c->shape_a, *sb = w->shapes.data + c->shape_b;
+    const sn_body *ba = w->bodies.data + sa->body, *bb = w->bodies.data + sb->body;
+    sn_contact_constraint *cc = ctx->constraints + k;
+    cc->contact = ci;
+    cc->ia = ba->solver_index >= 0 ? ba->solver_index : dummy;
+    cc->ib = bb->solver_index >= 0 ? bb->solver_index : dummy;
+    cc->ma = ba->inv_mass;
+    cc->ia_inv = ba->inv_inertia;
+    cc->mb = bb->inv_mass;
+    cc->ib_inv = bb->inv_inertia;
+    cc->friction = c->friction;
+    cc->restitution = c->restitution;
+    cc->soft = (cc->ma == 0.0f || cc->mb == 0.0f) ? static_soft : soft;
+    const sn_manifold *m = &c->manifold;
+    cc->normal = m->normal;
+    cc->point_count = m->point_count;
+    sn_vec2 n = m->normal, t = sn_right_perp(n);
+    sn_vec2 offset_a = sn_sub(ba->center, ba->xf.p), offset_b = sn_sub(bb->center, bb->xf.p);
+    for (int32_t j = 0; j < m->point_count; ++j) {
+      const sn_manifold_point *mp = m->points + j;
+      sn_constraint_point *cp = cc->points + j;
+      cp->normal_impulse = mp->normal_impulse;
+      cp->tangent_impulse = mp->tangent_impulse;
+      cp->max_normal_impulse = 0.0f;
+      cp->ra = sn_sub(mp->anchor_a, offset_a);
+      cp->rb = sn_sub(mp->anchor_b, offset_b);
+      cp->base_separation = mp->separation - sn_dot(sn_sub(cp->rb, cp->ra), n);
+      float rna = sn_cross(cp->ra, n), rnb = sn_cross(cp->rb, n);
+      float kn = cc->ma + cc->mb + cc->ia_inv * rna * rna + cc->ib_inv * rnb * rnb;
+      cp->normal_mass = kn > 0.0f ? 1.0f / kn : 0.0f;
+      float rta = sn_cross(cp->ra, t), rtb = sn_cross(cp->rb, t);
+      float kt = cc->ma + cc->mb + cc->ia_inv * rta * rta + cc->ib_inv * rtb * rtb;
+      cp->tangent_mass = kt > 0.0f ? 1.0f / kt : 0.0f;
+      sn_vec2 vrel = sn_sub(sn_add(bb->v, sn_cross_sv(bb->w, cp->rb)), sn_add(ba->v, sn_cross_sv(ba->w, cp->ra)));
+      cp->relative_velocity = sn_dot(n, vrel);
+    }
+  }
+}
+
+static void sn_store_impulses(sn_world *w, const sn_step_context *ctx) {
+  for (int32_t k = 0; k < ctx->constraint_count; ++k) {
+    const sn_contact_constraint *cc = ctx->constraints + k;
+    sn_contact *c = w->contacts.data + cc->contact;
+    sn_manifold *m = &c->manifold;
+    float fastest = 0.0f;
+    int32_t fastest_j = -1;
+    for (int32_t j = 0; j < cc->point_count; ++j) {
+      m->points[j].normal_impulse = cc->points[j].normal_impulse;
+      m->points[j].tangent_impulse = cc->points[j].tangent_impulse;
+      m->points[j].max_normal_impulse = cc->points[j].max_normal_impulse;
+      m->points[j].normal_velocity = cc->points[j].relative_velocity;
+      float approach = -cc->points[j].relative_velocity;
+      if (cc->points[j].max_normal_impulse > 0.0f && approach > fastest) {
+        fastest = approach;
+        fastest_j = j;
+      }
+    }
+    if ((c->flags & SN_CONTACT_ENABLE_HIT) && fastest_j >= 0 && fastest > w->hit_event_threshold) {
+      sn_contact_hit_event e;
+      e.shape_a = sn_make_shape_id(w, c->shape_a);
+      e.shape_b = sn_make_shape_id(w, c->shape_b);
+      e.point = m->points[fastest_j].point;
+      e.normal = m->normal;
+      e.approach_speed = fastest;
+      sn_array_push(&w->mem, w->hit_events, e);
+    }
+  }
+}
+
+/* ------------------------------------------------------------ continuous */
+
+typedef struct sn_toi_query {
+  sn_world *w;
+  int32_t body_index;
+  const sn_shape *shape;
+  sn_sweep sweep;
+  float fraction;
+  bool bullet;
+} sn_toi_query;
+
+static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *context) {
+  (void)proxy_id;
+  sn_toi_query *q = context;
+  sn_world *w = q->w;
+  const sn_shape *other = w->shapes.data + shape_index;
+  if (other->body == q->body_index) return true;
+  if ((q->shape->category_bits & other->mask_bits) == 0 || (other->category_bits & q->shape->mask_bits) == 0)
+    return true;
+  const sn_body *ob = w->bodies.data + other->body;
+  if (ob->type != SN_BODY_STATIC) {
+    /* bullets also stop at non-bullet dynamic bodies and kinematic ones */
+    if (!q->bullet || ob->is_bullet) return true;
+  }
+  /* one-sided chain segments: ignore sweeps that start behind the segment */
+  if (other->geom.type == SN_SHAPE_CHAIN_SEGMENT) {
+    sn_vec2 p1 = sn_transform_point(ob->xf, other->geom.chain_segment.segment.point1);
+    sn_vec2 p2 = sn_transform_point(ob->xf, other->geom.chain_segment.segment.point2);
+    sn_vec2 normal = sn_right_perp(sn_normalize(sn_sub(p2, p1)));
+    sn_vec2 c1 = q->sweep.c1;
+    /* solid side is on the right; bodies come from the left (outside) */
+    if (sn_dot(sn_sub(c1, p1), normal) > 0.0f) return true;
+  }
+  sn_toi_input input;
+  input.proxy_a = sn_make_proxy(&other->geom);
+  input.proxy_b = sn_make_proxy(&q->shape->geom);
+  sn_sweep other_sweep = {ob->local_center, ob->center, ob->center, ob->xf.q, ob->xf.q};
+  if (ob->solver_index >= 0) {
+    other_sweep.c1 = ob->center0;
+    other_sweep.q1 = ob->q0;
+  }
+  input.sweep_a = other_sweep;
+  input.sweep_b = q->sweep;
+  input.max_fraction = q->fraction;
+  sn_toi_output out = sn_time_of_impact(&input);
+  if (out.state == SN_TOI_HIT && out.fraction > 0.0f && out.fraction < q->fraction) q->fraction = out.fraction;
+  return true;
+}
+
+static void sn_solve_continuous(sn_world *w, int32_t body_index) {
+  sn_body *b = w->bodies.data + body_index;
+  sn_toi_query q;
+  q.w = w;
+  q.body_index = body_index;
+  q.sweep = (sn_sweep){b->local_center, b->center0, b->center, b->q0, b->xf.q};
+  q.fraction = 1.0f;
+  q.bullet = b->is_bullet;
+  sn_transform xf1 = {sn_sub(b->center0, sn_rotate(b->q0, b->local_center)), b->q0};
+  for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
+    q.shape = w->shapes.data + s;
+    sn_aabb box1 = sn_geometry_compute_aabb(&q.shape->geom, xf1);
+    sn_aabb box = sn_aabb_union(box1, q.shape->aabb);
+    sn_tree_query(&w->static_tree, box, q.shape->mask_bits, sn_toi_query_fcn, &q);
+    if (q.bullet) sn_tree_query(&w->dynamic_tree, box, q.shape->mask_bits, sn_toi_query_fcn, &q);
+  }
+  if (q.fraction < 1.0f) {
+    sn_transform xf = sn_sweep_get_transform(&q.sweep, q.fraction);
+    b->xf = xf;
+    b->center = sn_transform_point(xf, b->local_center);
+  }
+}
+
+/* ----------------------------------------------------------------- step */
+
+void sn_solve(sn_world *w, float dt) {
+  /* gather awake bodies; static bodies share a dummy slot */
+  w->awake_bodies.count = 0;
+  if (!sn_array_reserve(&w->mem, w->awake_bodies, w->bodies.count)) return;
+  for (int32_t i = 0; i < w->bodies.count; ++i) {
+    sn_body *b = w->bodies.data + i;
+    b->solver_index = SN_NULL_INDEX;
+    if (!b->in_use || b->type == SN_BODY_STATIC || !b->is_awake) continue;
+    b->solver_index = w->awake_bodies.count;
+    w->awake_bodies.data[w->awake_bodies.count++] = i;
+  }
+  w->awake_body_count = w->awake_bodies.count;
+  /* touching contacts with an awake body, in contact order (deterministic) */
+  w->solver_contacts.count = 0;
+  if (!sn_array_reserve(&w->mem, w->solver_contacts, w->contacts.count)) return;
+  for (int32_t ci = 0; ci < w->contacts.count; ++ci) {
+    const sn_contact *c = w->contacts.data + ci;
+    if (!c->in_use || !(c->flags & SN_CONTACT_TOUCHING)) continue;
+    const sn_body *ba = w->bodies.data + w->shapes.data[c->shape_a].body;
+    const sn_body *bb = w->bodies.data + w->shapes.data[c->shape_b].body;
+    if (ba->solver_index < 0 && bb->solver_index < 0) continue;
+    w->solver_contacts.data[w->solver_contacts.count++] = ci;
+  }
+  int32_t nb = w->awake_bodies.count, nc = w->solver_contacts.count;
+  /* all step memory up front: nothing is allocated inside the substeps */
+  size_t bytes = (size_t)(nb + 1) * sizeof(sn_body_state) + (size_t)nb * sizeof(sn_body_motion) +
+                 (size_t)nc * sizeof(sn_contact_constraint) + 3 * 16;
+  if (!sn_arena_reserve(&w->arena, &w->mem, bytes)) return;
+  if (!sn_array_reserve(&w->mem, w->move_buffer, w->shapes.count)) return;
+  sn_step_context ctx;
+  ctx.states = sn_arena_alloc(&w->arena, (size_t)(nb + 1) * sizeof(sn_body_state));
+  ctx.motions = sn_arena_alloc(&w->arena, (size_t)nb * sizeof(sn_body_motion) + 1);
+  ctx.constraints = sn_arena_alloc(&w->arena, (size_t)nc * sizeof(sn_contact_constraint) + 1);
+  ctx.body_count = nb;
+  ctx.constraint_count = nc;
+  int32_t substeps = w->substeps;
+  float h = dt / (float)substeps;
+  ctx.h = h;
+  ctx.inv_h = 1.0f / h;
+  ctx.push_max_velocity = w->contact_push_max_velocity;
+  ctx.restitution_threshold = w->restitution_threshold;
+  ctx.max_rotation = SN_MAX_ROTATION;
+
+  for (int32_t k = 0; k < nb; ++k) {
+    sn_body *b = w->bodies.data + w->awake_bodies.data[k];
+    b->center0 = b->center;
+    b->q0 = b->xf.q;
+    sn_body_state *s = ctx.states + k;
+    s->v = b->v;
+    s->w = b->w;
+    s->pad = 0.0f;
+    s->dp = (sn_vec2){0.0f, 0.0f};
+    s->dq = sn_rot_identity();
+    sn_body_motion *m = ctx.motions + k;
+    if (b->type == SN_BODY_DYNAMIC) {
+      m->dv = sn_scale(h, sn_add(sn_scale(b->inv_mass, b->force), sn_scale(b->gravity_scale, w->gravity)));
+      m->dw = h * b->inv_inertia * b->torque;
+      m->lin_damp = 1.0f / (1.0f + h * b->linear_damping);
+      m->ang_damp = 1.0f / (1.0f + h * b->angular_damping);
+    } else {
+      m->dv = (sn_vec2){0.0f, 0.0f};
+      m->dw = 0.0f;
+      m->lin_damp = 1.0f;
+      m->ang_damp = 1.0f;
+    }
+    m->max_speed_sq = w->max_linear_speed * w->max_linear_speed;
+  }
+  ctx.states[nb] = (sn_body_state){{0.0f, 0.0f}, 0.0f, 0.0f, {0.0f, 0.0f}, {1.0f, 0.0f}};
+
+  sn_prepare_contacts(w, &ctx, h);
+
+  for (int32_t i = 0; i < substeps; ++i) {
+    sn_integrate_velocities(&ctx);
+    sn_warm_start(&ctx);
+    sn_solve_contacts(&ctx, true);
+    sn_integrate_positions(&ctx);
+    sn_solve_contacts(&ctx, false);
+  }
+  sn_apply_restitution(&ctx);
+  sn_store_impulses(w, &ctx);
+
+  /* write back, detect fast bodies, update broadphase */
+  for (int32_t k = 0; k < nb; ++k) {
+    int32_t bi = w->awake_bodies.data[k];
+    sn_body *b = w->bodies.data + bi;
+    const sn_body_state *s = ctx.states + k;
+    b->v = s->v;
+    b->w = s->w;
+    b->center = sn_add(b->center0, s->dp);
+    b->xf.q = sn_normalize_rot(sn_mul_rot(s->dq, b->q0));
+    b->xf.p = sn_sub(b->center, sn_rotate(b->xf.q, b->local_center));
+    b->force = (sn_vec2){0.0f, 0.0f};
+    b->torque = 0.0f;
+    if (w->enable_sleep) {
+      bool slow = b->enable_sleep && sn_length_sq(b->v) < SN_LINEAR_SLEEP_TOLERANCE * SN_LINEAR_SLEEP_TOLERANCE &&
+                  b->w * b->w < SN_ANGULAR_SLEEP_TOLERANCE * SN_ANGULAR_SLEEP_TOLERANCE;
+      b->sleep_time = slow ? b->sleep_time + dt : 0.0f;
+    }
+    b->is_fast = false;
+    if (w->enable_continuous && b->type == SN_BODY_DYNAMIC) {
+      float motion = sn_length(s->dp) + sn_absf(sn_relative_angle(b->q0, b->xf.q)) * b->max_extent;
+      b->is_fast = b->is_bullet ? motion > 0.25f * b->min_extent : motion > 0.5f * b->min_extent;
+    }
+  }
+  if (w->enable_continuous) {
+    for (int32_t k = 0; k < nb; ++k) {
+      int32_t bi = w->awake_bodies.data[k];
+      if (w->bodies.data[bi].is_fast) sn_solve_continuous(w, bi);
+    }
+  }
+  for (int32_t k = 0; k < nb; ++k) {
+    int32_t bi = w->awake_bodies.data[k];
+    sn_body *b = w->bodies.data + bi;
+    for (int32_t si = b->shape_list; si != SN_NULL_INDEX; si = w->shapes.data[si].next) {
+      sn_shape_update_aabb(w, si, b->xf, false);
+    }
+  }
+}
