@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs Sinew's build and test dependencies from Debian's archive.
+# Used by README.md and .ci/run. Safe to run twice.
+set -euo pipefail
+pkgs=(build-essential cmake ninja-build pkg-config libcglm-dev check libsubunit-dev libsdl2-dev
+      clang libbox2d-dev libchipmunk-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+echo "install-deps: all dependencies present"
