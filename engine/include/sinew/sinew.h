@@ -224,9 +224,12 @@ SN_API bool sn_shape_test_point(sn_world *world, sn_shape_id shape, sn_vec2 poin
 
 /// Default chain settings.
 SN_API sn_chain_def sn_default_chain_def(void);
-/// Creates a chain of one-sided segments on a static body. Points go so that
-/// the solid side is on the right (counter-clockwise loops enclose nothing;
-/// clockwise loops are containers). Boxes slide across the seams without snagging.
+/// Creates a chain of one-sided segments on a static body. Bodies collide
+/// with each segment from its right side (the collision normal is the right
+/// perpendicular of point[i] -> point[i+1]); the left side is solid. So a
+/// counter-clockwise loop is a solid island and a clockwise loop is a
+/// container. Boxes slide across the seams without snagging. An open chain's
+/// first and last points are ghosts: they shape the ends but make no segment.
 SN_API sn_chain_id sn_create_chain(sn_world *world, sn_body_id body, const sn_chain_def *def);
 SN_API sn_result sn_destroy_chain(sn_world *world, sn_chain_id chain);
 SN_API bool sn_chain_is_valid(sn_world *world, sn_chain_id chain);

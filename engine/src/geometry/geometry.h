@@ -9,7 +9,8 @@
 
 /// One segment of a chain with its neighbours' far vertices (ghost1 before
 /// point1, ghost2 after point2), so a manifold can ignore the seam. One-sided:
-/// the solid side is to the right of point1 -> point2 (normal = right perp).
+/// shapes collide from the right side of point1 -> point2 (the normal is the
+/// right perpendicular); the left side is solid.
 typedef struct sn_chain_segment {
   sn_vec2 ghost1;
   sn_segment segment;

@@ -348,8 +348,8 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
     sn_vec2 p2 = sn_transform_point(ob->xf, other->geom.chain_segment.segment.point2);
     sn_vec2 normal = sn_right_perp(sn_normalize(sn_sub(p2, p1)));
     sn_vec2 c1 = q->sweep.c1;
-    /* solid side is on the right; bodies come from the left (outside) */
-    if (sn_dot(sn_sub(c1, p1), normal) > 0.0f) return true;
+    /* bodies collide from the right (the normal side); skip sweeps that start behind */
+    if (sn_dot(sn_sub(c1, p1), normal) < 0.0f) return true;
   }
   sn_toi_input input;
   input.proxy_a = sn_make_proxy(&other->geom);
