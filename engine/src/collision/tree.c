@@ -1,0 +1,827 @@
+/* Dynamic AABB tree: the broadphase's bounding volume hierarchy.
+ *
+ * Layout: one node array (grown by doubling through sn_mem_realloc) with an
+ * intrusive free list threaded through parent_or_next. Proxy ids are leaf node
+ * indices and never change while the proxy lives (move and rebuild keep them).
+ *
+ * Insertion picks the sibling with the surface area heuristic (in 2D the
+ * "area" is the perimeter): the cost of pairing the new leaf D with node S is
+ * the perimeter of the new parent, perim(S u D), plus the growth of every
+ * ancestor of S, sum(perim(A u D) - perim(A)). The search descends greedily
+ * and prunes with the lower bound of a subtree (see sn_tree_find_best_sibling).
+ *
+ * Balance: after an insert or a removal every node on the path to the root is
+ * refitted and offered one rotation (swapping a child with a grandchild on the
+ * other side). A height imbalance above SN_TREE_MAX_IMBALANCE is repaired first
+ * (lift the taller grandchild); otherwise the rotation that lowers the SAH cost
+ * most is taken, as long as it keeps both nodes balanced and does not raise the
+ * height. This keeps heights near log2(n) while the tree stays SAH-tight.
+ *
+ * Determinism: no randomness, no pointer ordering; every tie is broken by a
+ * fixed rule, so the same sequence of calls yields the same node array.
+ *
+ * Flags: the tree zeroes a leaf's flags on create and never reads or writes
+ * them afterwards (move, enlarge and rebuild keep them): they are the owner's.
+ *
+ * Reentrancy: callbacks of the queries must not modify the tree. */
+#include "collision/tree.h"
+
+#include <assert.h>
+#include <float.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/math.h"
+
+/// Entries of the fixed traversal stack of the queries (on the C stack, no
+/// allocation). A depth-first walk needs at most height + 1 entries, so this
+/// covers any tree of height <= 254; a balanced tree of 10^6 proxies has a
+/// height near 30. A taller subtree (only possible by hand-made trees, since
+/// the rotations keep the height logarithmic) is still visited correctly: the
+/// query switches to a slower stackless walk along parent links for it.
+#define SN_TREE_STACK_SIZE 256
+
+/// Largest height difference K between the two children of a node. Inserts,
+/// moves and removals keep it (a rebuild may not; later updates repair it
+/// gradually). With it a tree of height h has at least N(h) leaves, where
+/// N(h) = N(h - 1) + N(max(h - 1 - K, 0)); for K = 4 N grows like 1.3247^h,
+/// so h <= 2.47 log2(n) + O(1), in practice ~1.3 log2(n). 1 would be an AVL
+/// tree; the slack leaves the surface area heuristic room to keep big and
+/// small boxes apart (a big box near the root is cheaper to query).
+#define SN_TREE_MAX_IMBALANCE 4
+
+/// Minimum node capacity.
+#define SN_TREE_MIN_CAPACITY 16
+
+/// Top-down rebuild: bins of the SAH split, and the depth after which it falls
+/// back to median splits (bounds recursion depth to this + log2(n)).
+#define SN_TREE_BIN_COUNT     16
+#define SN_TREE_SAH_MAX_DEPTH 48
+
+static inline int32_t sn_absi(int32_t a) { return a < 0 ? -a : a; }
+
+/* ------------------------------------------------------------------------ */
+/* Node allocation                                                           */
+
+/// Grows the node array to at least min_capacity (> current capacity) by
+/// doubling. The new nodes go to the head of the free list in ascending
+/// order. False on OOM (the tree is unchanged).
+static bool sn_tree_grow(sn_tree *tree, int32_t min_capacity) {
+  int32_t old_capacity = tree->node_capacity;
+  int32_t capacity = old_capacity > 0 ? old_capacity : SN_TREE_MIN_CAPACITY;
+  while (capacity < min_capacity) {
+    if (capacity > INT32_MAX / 2) return false;
+    capacity *= 2;
+  }
+  sn_tree_node *nodes = sn_mem_realloc(tree->mem, tree->nodes, (size_t)old_capacity * sizeof(sn_tree_node),
+                                       (size_t)capacity * sizeof(sn_tree_node));
+  if (nodes == NULL) return false;
+  memset(nodes + old_capacity, 0, (size_t)(capacity - old_capacity) * sizeof(sn_tree_node));
+  for (int32_t i = old_capacity; i < capacity; ++i) {
+    nodes[i].parent_or_next = i + 1;
+    nodes[i].child1 = SN_NULL_NODE;
+    nodes[i].child2 = SN_NULL_NODE;
+    nodes[i].user_data = -1;
+    nodes[i].height = -1;
+  }
+  nodes[capacity - 1].parent_or_next = tree->free_list;
+  tree->free_list = old_capacity;
+  tree->nodes = nodes;
+  tree->node_capacity = capacity;
+  return true;
+}
+
+/// Pops a node off the free list; the caller made sure one is there.
+static int32_t sn_tree_alloc_node(sn_tree *tree) {
+  assert(tree->free_list != SN_NULL_NODE);
+  int32_t index = tree->free_list;
+  sn_tree_node *node = tree->nodes + index;
+  tree->free_list = node->parent_or_next;
+  node->parent_or_next = SN_NULL_NODE;
+  node->child1 = SN_NULL_NODE;
+  node->child2 = SN_NULL_NODE;
+  node->user_data = -1;
+  node->category_bits = 0;
+  node->height = 0;
+  node->flags = 0;
+  tree->node_count += 1;
+  return index;
+}
+
+static void sn_tree_free_node(sn_tree *tree, int32_t index) {
+  sn_tree_node *node = tree->nodes + index;
+  node->parent_or_next = tree->free_list;
+  node->child1 = SN_NULL_NODE;
+  node->child2 = SN_NULL_NODE;
+  node->user_data = -1;
+  node->height = -1;
+  node->flags = 0;
+  tree->free_list = index;
+  tree->node_count -= 1;
+}
+
+bool sn_tree_init(sn_tree *tree, sn_mem *mem, int32_t initial_capacity) {
+  memset(tree, 0, sizeof(*tree));
+  tree->mem = mem;
+  tree->root = SN_NULL_NODE;
+  tree->free_list = SN_NULL_NODE;
+  int32_t capacity = initial_capacity > SN_TREE_MIN_CAPACITY ? initial_capacity : SN_TREE_MIN_CAPACITY;
+  return sn_tree_grow(tree, capacity);
+}
+
+void sn_tree_destroy(sn_tree *tree) {
+  sn_mem_free(tree->mem, tree->nodes, (size_t)tree->node_capacity * sizeof(sn_tree_node));
+  sn_mem *mem = tree->mem;
+  memset(tree, 0, sizeof(*tree));
+  tree->mem = mem;
+  tree->root = SN_NULL_NODE;
+  tree->free_list = SN_NULL_NODE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Refit and rotations                                                       */
+
+/// Recomputes an internal node from its children.
+static inline void sn_tree_refit(sn_tree_node *nodes, int32_t index) {
+  sn_tree_node *node = nodes + index;
+  const sn_tree_node *c1 = nodes + node->child1;
+  const sn_tree_node *c2 = nodes + node->child2;
+  node->aabb = sn_aabb_union(c1->aabb, c2->aabb);
+  node->category_bits = c1->category_bits | c2->category_bits;
+  node->height = (int16_t)(1 + (c1->height > c2->height ? c1->height : c2->height));
+}
+
+/// One candidate rotation at node A: child x of A trades places with the
+/// grandchild y (the child of A's other child z that is at y_slot); w is y's
+/// sibling. Afterwards A = {y, z'} and z' = {x, w}.
+typedef struct sn_rotation {
+  int32_t x, z;
+  int32_t y_slot;      ///< 1: y is z->child1, 2: y is z->child2
+  float cost_delta;    ///< perim(x u w) - perim(z): change of the SAH cost
+  int32_t imbalance_a; ///< |h(y) - h(z')|
+  int32_t imbalance_z; ///< |h(x) - h(w)|
+  int32_t height_a;    ///< new height of A
+} sn_rotation;
+
+static sn_rotation sn_tree_eval_rotation(const sn_tree_node *nodes, int32_t x, int32_t z, int32_t y_slot) {
+  const sn_tree_node *zn = nodes + z;
+  int32_t y = y_slot == 1 ? zn->child1 : zn->child2;
+  int32_t w = y_slot == 1 ? zn->child2 : zn->child1;
+  int32_t hx = nodes[x].height, hy = nodes[y].height, hw = nodes[w].height;
+  int32_t hz = 1 + (hx > hw ? hx : hw);
+  sn_rotation r;
+  r.x = x;
+  r.z = z;
+  r.y_slot = y_slot;
+  r.cost_delta = sn_aabb_perimeter(sn_aabb_union(nodes[x].aabb, nodes[w].aabb)) - sn_aabb_perimeter(zn->aabb);
+  r.imbalance_a = sn_absi(hy - hz);
+  r.imbalance_z = sn_absi(hx - hw);
+  r.height_a = 1 + (hy > hz ? hy : hz);
+  return r;
+}
+
+static void sn_tree_apply_rotation(sn_tree_node *nodes, int32_t a, const sn_rotation *r) {
+  sn_tree_node *an = nodes + a;
+  sn_tree_node *zn = nodes + r->z;
+  int32_t y = r->y_slot == 1 ? zn->child1 : zn->child2;
+
+  if (an->child1 == r->x) {
+    an->child1 = y;
+  } else {
+    an->child2 = y;
+  }
+  nodes[y].parent_or_next = a;
+
+  if (r->y_slot == 1) {
+    zn->child1 = r->x;
+  } else {
+    zn->child2 = r->x;
+  }
+  nodes[r->x].parent_or_next = r->z;
+
+  // A keeps the same leaves, so its box and bits stay; z and the heights change.
+  sn_tree_refit(nodes, r->z);
+  const sn_tree_node *yn = nodes + y;
+  an->height = (int16_t)(1 + (yn->height > zn->height ? yn->height : zn->height));
+}
+
+/// Offers node a (internal, already refitted) one rotation; see the file comment.
+static void sn_tree_rotate(sn_tree_node *nodes, int32_t a) {
+  sn_tree_node *an = nodes + a;
+  if (an->height < 2) return; // both children are leaves
+  int32_t b = an->child1, c = an->child2;
+  int32_t hb = nodes[b].height, hc = nodes[c].height;
+  int32_t imbalance = sn_absi(hb - hc);
+
+  if (imbalance > SN_TREE_MAX_IMBALANCE) {
+    // Lift a grandchild of the taller side; prefer the smaller resulting
+    // imbalance, then the lower cost, then the first child.
+    int32_t x = hb > hc ? c : b;
+    int32_t z = hb > hc ? b : c;
+    sn_rotation r1 = sn_tree_eval_rotation(nodes, x, z, 1);
+    sn_rotation r2 = sn_tree_eval_rotation(nodes, x, z, 2);
+    bool take2 = r2.imbalance_a < r1.imbalance_a || (r2.imbalance_a == r1.imbalance_a && r2.cost_delta < r1.cost_delta);
+    sn_rotation best = take2 ? r2 : r1;
+    if (best.imbalance_a < imbalance) sn_tree_apply_rotation(nodes, a, &best);
+    return;
+  }
+
+  // Balanced: take the rotation that lowers the SAH cost most, if it keeps the
+  // balance and the height.
+  sn_rotation candidates[4];
+  int32_t count = 0;
+  if (nodes[c].height > 0) {
+    candidates[count++] = sn_tree_eval_rotation(nodes, b, c, 1);
+    candidates[count++] = sn_tree_eval_rotation(nodes, b, c, 2);
+  }
+  if (nodes[b].height > 0) {
+    candidates[count++] = sn_tree_eval_rotation(nodes, c, b, 1);
+    candidates[count++] = sn_tree_eval_rotation(nodes, c, b, 2);
+  }
+  int32_t best = -1;
+  float best_delta = 0.0f;
+  for (int32_t i = 0; i < count; ++i) {
+    const sn_rotation *r = candidates + i;
+    if (r->imbalance_a > SN_TREE_MAX_IMBALANCE || r->imbalance_z > SN_TREE_MAX_IMBALANCE) continue;
+    if (r->height_a > an->height) continue;
+    if (r->cost_delta < best_delta) {
+      best_delta = r->cost_delta;
+      best = i;
+    }
+  }
+  if (best >= 0) sn_tree_apply_rotation(nodes, a, candidates + best);
+}
+
+/// Refits and rotates every node from index up to the root.
+static void sn_tree_fix_upwards(sn_tree_node *nodes, int32_t index) {
+  while (index != SN_NULL_NODE) {
+    sn_tree_refit(nodes, index);
+    sn_tree_rotate(nodes, index);
+    index = nodes[index].parent_or_next;
+  }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Insertion and removal                                                     */
+
+/// Greedy branch-and-bound descent for the sibling of a new leaf with box d.
+///
+/// For a node N reached with inherited cost I (growth of N's strict
+/// ancestors), choosing N costs I + perim(N u d). Every node below N also
+/// grows N, so it costs at least I + perim(N u d) - perim(N) + perim(d). The
+/// walk evaluates both children of the current node, remembers the cheapest
+/// candidate, and descends into the child with the lower bound until neither
+/// bound can beat the best cost.
+///
+/// Only subtrees of height <= SN_TREE_MAX_IMBALANCE may become the sibling,
+/// so the new parent is balanced and one rotation per ancestor restores the
+/// balance invariant (see sn_tree_rotate).
+static int32_t sn_tree_find_best_sibling(const sn_tree *tree, sn_aabb d) {
+  const sn_tree_node *nodes = tree->nodes;
+  sn_vec2 center = sn_aabb_center(d);
+  float area_d = sn_aabb_perimeter(d);
+
+  int32_t index = tree->root;
+  float direct = sn_aabb_perimeter(sn_aabb_union(nodes[index].aabb, d));
+  float inherited = 0.0f;
+  int32_t best = index;
+  float best_cost = nodes[index].height <= SN_TREE_MAX_IMBALANCE ? direct : FLT_MAX;
+
+  while (nodes[index].height > 0) {
+    const sn_tree_node *node = nodes + index;
+    inherited += direct - sn_aabb_perimeter(node->aabb);
+
+    int32_t c1 = node->child1, c2 = node->child2;
+    const sn_tree_node *n1 = nodes + c1;
+    const sn_tree_node *n2 = nodes + c2;
+
+    float direct1 = sn_aabb_perimeter(sn_aabb_union(n1->aabb, d));
+    float cost1 = inherited + direct1;
+    if (cost1 < best_cost && n1->height <= SN_TREE_MAX_IMBALANCE) {
+      best_cost = cost1;
+      best = c1;
+    }
+    float direct2 = sn_aabb_perimeter(sn_aabb_union(n2->aabb, d));
+    float cost2 = inherited + direct2;
+    if (cost2 < best_cost && n2->height <= SN_TREE_MAX_IMBALANCE) {
+      best_cost = cost2;
+      best = c2;
+    }
+
+    float lower1 = n1->height > 0 ? inherited + direct1 - sn_aabb_perimeter(n1->aabb) + area_d : FLT_MAX;
+    float lower2 = n2->height > 0 ? inherited + direct2 - sn_aabb_perimeter(n2->aabb) + area_d : FLT_MAX;
+    if (lower1 >= best_cost && lower2 >= best_cost) break;
+
+    bool go1;
+    if (lower1 != lower2) {
+      go1 = lower1 < lower2;
+    } else {
+      // Ties are common with equal boxes on a grid: go to the nearer child.
+      float dist1 = sn_distance_sq(center, sn_aabb_center(n1->aabb));
+      float dist2 = sn_distance_sq(center, sn_aabb_center(n2->aabb));
+      go1 = dist1 <= dist2;
+    }
+    index = go1 ? c1 : c2;
+    direct = go1 ? direct1 : direct2;
+  }
+  return best;
+}
+
+/// Links an allocated leaf into the tree. Needs one free node (for the new
+/// parent) unless the tree is empty.
+static void sn_tree_insert_leaf(sn_tree *tree, int32_t leaf) {
+  if (tree->root == SN_NULL_NODE) {
+    tree->root = leaf;
+    tree->nodes[leaf].parent_or_next = SN_NULL_NODE;
+    return;
+  }
+
+  int32_t sibling = sn_tree_find_best_sibling(tree, tree->nodes[leaf].aabb);
+  int32_t parent = sn_tree_alloc_node(tree);
+  sn_tree_node *nodes = tree->nodes;
+  int32_t old_parent = nodes[sibling].parent_or_next;
+
+  sn_tree_node *pn = nodes + parent;
+  pn->parent_or_next = old_parent;
+  pn->child1 = sibling;
+  pn->child2 = leaf;
+  nodes[sibling].parent_or_next = parent;
+  nodes[leaf].parent_or_next = parent;
+
+  if (old_parent == SN_NULL_NODE) {
+    tree->root = parent;
+  } else if (nodes[old_parent].child1 == sibling) {
+    nodes[old_parent].child1 = parent;
+  } else {
+    nodes[old_parent].child2 = parent;
+  }
+
+  sn_tree_fix_upwards(nodes, parent);
+}
+
+/// Unlinks a leaf (and frees its parent); the leaf node itself stays allocated.
+static void sn_tree_remove_leaf(sn_tree *tree, int32_t leaf) {
+  sn_tree_node *nodes = tree->nodes;
+  if (leaf == tree->root) {
+    tree->root = SN_NULL_NODE;
+    nodes[leaf].parent_or_next = SN_NULL_NODE;
+    return;
+  }
+
+  int32_t parent = nodes[leaf].parent_or_next;
+  int32_t grand = nodes[parent].parent_or_next;
+  int32_t sibling = nodes[parent].child1 == leaf ? nodes[parent].child2 : nodes[parent].child1;
+
+  nodes[sibling].parent_or_next = grand;
+  if (grand == SN_NULL_NODE) {
+    tree->root = sibling;
+  } else if (nodes[grand].child1 == parent) {
+    nodes[grand].child1 = sibling;
+  } else {
+    nodes[grand].child2 = sibling;
+  }
+  sn_tree_free_node(tree, parent);
+  nodes[leaf].parent_or_next = SN_NULL_NODE;
+
+  sn_tree_fix_upwards(nodes, grand);
+}
+
+int32_t sn_tree_create_proxy(sn_tree *tree, sn_aabb aabb, uint64_t category_bits, int32_t user_data) {
+  assert(sn_aabb_is_valid(aabb));
+  // A leaf and its new parent: reserve both first so nothing fails halfway.
+  if (tree->node_capacity - tree->node_count < 2 && !sn_tree_grow(tree, tree->node_count + 2)) {
+    return SN_NULL_NODE;
+  }
+  int32_t leaf = sn_tree_alloc_node(tree);
+  sn_tree_node *node = tree->nodes + leaf;
+  node->aabb = aabb;
+  node->category_bits = category_bits;
+  node->user_data = user_data;
+  node->height = 0;
+  sn_tree_insert_leaf(tree, leaf);
+  tree->proxy_count += 1;
+  return leaf;
+}
+
+void sn_tree_destroy_proxy(sn_tree *tree, int32_t proxy_id) {
+  assert(0 <= proxy_id && proxy_id < tree->node_capacity);
+  assert(tree->nodes[proxy_id].height == 0 && "not a proxy (leaf)");
+  sn_tree_remove_leaf(tree, proxy_id);
+  sn_tree_free_node(tree, proxy_id);
+  tree->proxy_count -= 1;
+}
+
+void sn_tree_move_proxy(sn_tree *tree, int32_t proxy_id, sn_aabb aabb) {
+  assert(0 <= proxy_id && proxy_id < tree->node_capacity);
+  assert(tree->nodes[proxy_id].height == 0 && "not a proxy (leaf)");
+  assert(sn_aabb_is_valid(aabb));
+  // Removal frees exactly the node that reinsertion takes: no allocation.
+  sn_tree_remove_leaf(tree, proxy_id);
+  tree->nodes[proxy_id].aabb = aabb;
+  sn_tree_insert_leaf(tree, proxy_id);
+}
+
+void sn_tree_enlarge_proxy(sn_tree *tree, int32_t proxy_id, sn_aabb aabb) {
+  assert(0 <= proxy_id && proxy_id < tree->node_capacity);
+  assert(tree->nodes[proxy_id].height == 0 && "not a proxy (leaf)");
+  assert(sn_aabb_is_valid(aabb));
+  sn_tree_node *nodes = tree->nodes;
+  sn_aabb box = sn_aabb_union(nodes[proxy_id].aabb, aabb);
+  nodes[proxy_id].aabb = box;
+  // Once an ancestor already contains the box, all above it do too.
+  int32_t index = nodes[proxy_id].parent_or_next;
+  while (index != SN_NULL_NODE && !sn_aabb_contains(nodes[index].aabb, box)) {
+    nodes[index].aabb = sn_aabb_union(nodes[index].aabb, box);
+    index = nodes[index].parent_or_next;
+  }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Queries                                                                   */
+
+static inline bool sn_query_accepts(const sn_tree_node *node, sn_aabb aabb, uint64_t mask_bits) {
+  return (node->category_bits & mask_bits) != 0 && sn_aabb_overlaps(node->aabb, aabb);
+}
+
+/// Walks the subtree under start along parent links, without a stack. Only
+/// used when the fixed stack is full. Returns false if the callback stopped.
+static bool sn_tree_query_stackless(const sn_tree *tree, int32_t start, sn_aabb aabb, uint64_t mask_bits,
+                                    sn_tree_query_fcn *fcn, void *context) {
+  const sn_tree_node *nodes = tree->nodes;
+  int32_t index = start;
+  bool descending = true;
+  for (;;) {
+    if (descending) {
+      const sn_tree_node *node = nodes + index;
+      if (sn_query_accepts(node, aabb, mask_bits)) {
+        if (node->height > 0) {
+          index = node->child1;
+          continue;
+        }
+        if (!fcn(index, node->user_data, context)) return false;
+      }
+      descending = false;
+    }
+    // Done with index: go to its sibling if it is a first child, else up.
+    if (index == start) return true;
+    int32_t parent = nodes[index].parent_or_next;
+    if (nodes[parent].child1 == index) {
+      index = nodes[parent].child2;
+      descending = true;
+    } else {
+      index = parent;
+    }
+  }
+}
+
+void sn_tree_query(const sn_tree *tree, sn_aabb aabb, uint64_t mask_bits, sn_tree_query_fcn *fcn, void *context) {
+  if (tree->root == SN_NULL_NODE) return;
+  const sn_tree_node *nodes = tree->nodes;
+  int32_t stack[SN_TREE_STACK_SIZE];
+  int32_t count = 0;
+  stack[count++] = tree->root;
+
+  while (count > 0) {
+    int32_t index = stack[--count];
+    const sn_tree_node *node = nodes + index;
+    if (!sn_query_accepts(node, aabb, mask_bits)) continue;
+
+    if (node->height == 0) {
+      if (!fcn(index, node->user_data, context)) return;
+    } else if (count + 2 <= SN_TREE_STACK_SIZE) {
+      stack[count++] = node->child2;
+      stack[count++] = node->child1;
+    } else if (!sn_tree_query_stackless(tree, index, aabb, mask_bits, fcn, context)) {
+      return;
+    }
+  }
+}
+
+/// State of a ray cast, shared by the stack walk and the stackless fallback.
+typedef struct sn_ray_state {
+  sn_ray_input sub; ///< handed to the callback; max_fraction is the current clip
+  sn_vec2 p1, d;    ///< origin and full translation
+  sn_vec2 v, abs_v; ///< unit normal of the ray and its absolute value
+  sn_aabb segment;  ///< box of the clipped segment
+  uint64_t mask_bits;
+  sn_tree_ray_cast_fcn *fcn;
+  void *context;
+} sn_ray_state;
+
+static inline void sn_ray_clip(sn_ray_state *s, float max_fraction) {
+  s->sub.max_fraction = max_fraction;
+  sn_vec2 p2 = sn_mul_add(s->p1, max_fraction, s->d);
+  s->segment.lower = sn_vmin(s->p1, p2);
+  s->segment.upper = sn_vmax(s->p1, p2);
+}
+
+/// Does the clipped segment cross the node's box (and pass the filter)?
+/// Separating axes: x and y (box of the segment) and the ray's normal.
+static inline bool sn_ray_accepts(const sn_ray_state *s, const sn_tree_node *node) {
+  if ((node->category_bits & s->mask_bits) == 0 || !sn_aabb_overlaps(node->aabb, s->segment)) return false;
+  sn_vec2 c = sn_aabb_center(node->aabb);
+  sn_vec2 h = sn_aabb_extents(node->aabb);
+  float separation = sn_absf(sn_dot(s->v, sn_sub(s->p1, c))) - sn_dot(s->abs_v, h);
+  return separation <= 0.0f;
+}
+
+/// Calls the callback on a leaf; false when it asked to stop.
+static inline bool sn_ray_visit_leaf(sn_ray_state *s, int32_t index, const sn_tree_node *node) {
+  float value = s->fcn(&s->sub, index, node->user_data, s->context);
+  if (value == 0.0f) return false;
+  // Negative (or NaN) values ignore the leaf; only a shorter ray clips.
+  if (0.0f < value && value < s->sub.max_fraction) sn_ray_clip(s, value);
+  return true;
+}
+
+static bool sn_tree_ray_cast_stackless(const sn_tree *tree, int32_t start, sn_ray_state *s) {
+  const sn_tree_node *nodes = tree->nodes;
+  int32_t index = start;
+  bool descending = true;
+  for (;;) {
+    if (descending) {
+      const sn_tree_node *node = nodes + index;
+      if (sn_ray_accepts(s, node)) {
+        if (node->height > 0) {
+          index = node->child1;
+          continue;
+        }
+        if (!sn_ray_visit_leaf(s, index, node)) return false;
+      }
+      descending = false;
+    }
+    if (index == start) return true;
+    int32_t parent = nodes[index].parent_or_next;
+    if (nodes[parent].child1 == index) {
+      index = nodes[parent].child2;
+      descending = true;
+    } else {
+      index = parent;
+    }
+  }
+}
+
+void sn_tree_ray_cast(const sn_tree *tree, const sn_ray_input *input, uint64_t mask_bits, sn_tree_ray_cast_fcn *fcn,
+                      void *context) {
+  if (tree->root == SN_NULL_NODE) return;
+  if (!sn_vec2_is_finite(input->origin) || !sn_vec2_is_finite(input->translation) ||
+      !sn_is_finite(input->max_fraction)) {
+    assert(false && "sn_tree_ray_cast: ray input must be finite");
+    return;
+  }
+
+  sn_ray_state s;
+  s.sub = *input;
+  s.p1 = input->origin;
+  s.d = input->translation;
+  // A zero translation gives v = 0: the normal axis then never separates and
+  // the segment box (a point) does all the culling.
+  s.v = sn_left_perp(sn_normalize(s.d));
+  s.abs_v = (sn_vec2){sn_absf(s.v.x), sn_absf(s.v.y)};
+  s.mask_bits = mask_bits;
+  s.fcn = fcn;
+  s.context = context;
+  sn_ray_clip(&s, input->max_fraction);
+
+  const sn_tree_node *nodes = tree->nodes;
+  int32_t stack[SN_TREE_STACK_SIZE];
+  int32_t count = 0;
+  stack[count++] = tree->root;
+
+  while (count > 0) {
+    int32_t index = stack[--count];
+    const sn_tree_node *node = nodes + index;
+    if (!sn_ray_accepts(&s, node)) continue;
+
+    if (node->height == 0) {
+      if (!sn_ray_visit_leaf(&s, index, node)) return;
+    } else if (count + 2 <= SN_TREE_STACK_SIZE) {
+      stack[count++] = node->child2;
+      stack[count++] = node->child1;
+    } else if (!sn_tree_ray_cast_stackless(tree, index, &s)) {
+      return;
+    }
+  }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Metrics and validation                                                    */
+
+int32_t sn_tree_get_height(const sn_tree *tree) {
+  return tree->root == SN_NULL_NODE ? 0 : tree->nodes[tree->root].height;
+}
+
+float sn_tree_get_area_ratio(const sn_tree *tree) {
+  if (tree->root == SN_NULL_NODE) return 0.0f;
+  float root_area = sn_aabb_perimeter(tree->nodes[tree->root].aabb);
+  if (!(root_area > 0.0f)) return 0.0f;
+  float total = 0.0f;
+  for (int32_t i = 0; i < tree->node_capacity; ++i) {
+    const sn_tree_node *node = tree->nodes + i;
+    if (node->height > 0) total += sn_aabb_perimeter(node->aabb);
+  }
+  return total / root_area;
+}
+
+typedef struct sn_validate_counts {
+  int32_t nodes, leaves;
+} sn_validate_counts;
+
+/// Checks the subtree at index (reached from parent at the given depth).
+static bool sn_tree_validate_node(const sn_tree *tree, int32_t index, int32_t parent, int32_t depth,
+                                  sn_validate_counts *counts) {
+  if (index < 0 || index >= tree->node_capacity) return false;
+  if (depth > tree->node_count) return false; // a cycle
+  const sn_tree_node *node = tree->nodes + index;
+  if (node->height < 0) return false; // a free node is linked in
+  if (node->parent_or_next != parent) return false;
+  if (!sn_aabb_is_valid(node->aabb)) return false;
+  counts->nodes += 1;
+
+  if (node->height == 0) {
+    counts->leaves += 1;
+    return node->child1 == SN_NULL_NODE && node->child2 == SN_NULL_NODE;
+  }
+
+  int32_t c1 = node->child1, c2 = node->child2;
+  if (c1 < 0 || c1 >= tree->node_capacity || c2 < 0 || c2 >= tree->node_capacity || c1 == c2) return false;
+  const sn_tree_node *n1 = tree->nodes + c1;
+  const sn_tree_node *n2 = tree->nodes + c2;
+  if (n1->height < 0 || n2->height < 0) return false;
+  int32_t height = 1 + (n1->height > n2->height ? n1->height : n2->height);
+  if (node->height != height) return false;
+  if (!sn_aabb_contains(node->aabb, n1->aabb) || !sn_aabb_contains(node->aabb, n2->aabb)) return false;
+  if (node->category_bits != (n1->category_bits | n2->category_bits)) return false;
+
+  return sn_tree_validate_node(tree, c1, index, depth + 1, counts) &&
+         sn_tree_validate_node(tree, c2, index, depth + 1, counts);
+}
+
+bool sn_tree_validate(const sn_tree *tree) {
+  if (tree->nodes == NULL || tree->node_capacity <= 0) return false;
+  if (tree->node_count < 0 || tree->node_count > tree->node_capacity) return false;
+
+  sn_validate_counts counts = {0, 0};
+  if (tree->root != SN_NULL_NODE) {
+    if (!sn_tree_validate_node(tree, tree->root, SN_NULL_NODE, 0, &counts)) return false;
+  }
+  if (counts.nodes != tree->node_count || counts.leaves != tree->proxy_count) return false;
+  if (tree->proxy_count > 0 && tree->node_count != 2 * tree->proxy_count - 1) return false;
+
+  // Every other node is on the free list, exactly once.
+  int32_t free_count = 0;
+  for (int32_t index = tree->free_list; index != SN_NULL_NODE; index = tree->nodes[index].parent_or_next) {
+    if (index < 0 || index >= tree->node_capacity) return false;
+    if (tree->nodes[index].height != -1) return false;
+    if (++free_count > tree->node_capacity) return false;
+  }
+  if (free_count + tree->node_count != tree->node_capacity) return false;
+
+  int32_t used = 0;
+  for (int32_t i = 0; i < tree->node_capacity; ++i) used += tree->nodes[i].height >= 0;
+  return used == tree->node_count;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Rebuild (top-down binned SAH)                                             */
+
+typedef struct sn_build_item {
+  sn_vec2 center;
+  int32_t node;
+} sn_build_item;
+
+static int sn_build_compare_x(const void *a, const void *b) {
+  const sn_build_item *ia = a, *ib = b;
+  if (ia->center.x != ib->center.x) return ia->center.x < ib->center.x ? -1 : 1;
+  return (ia->node > ib->node) - (ia->node < ib->node);
+}
+
+static int sn_build_compare_y(const void *a, const void *b) {
+  const sn_build_item *ia = a, *ib = b;
+  if (ia->center.y != ib->center.y) return ia->center.y < ib->center.y ? -1 : 1;
+  return (ia->node > ib->node) - (ia->node < ib->node);
+}
+
+static inline int32_t sn_build_bin(sn_vec2 center, int axis, float axis_lo, float scale) {
+  float c = axis == 0 ? center.x : center.y;
+  int32_t bin = (int32_t)((c - axis_lo) * scale);
+  return bin < 0 ? 0 : (bin >= SN_TREE_BIN_COUNT ? SN_TREE_BIN_COUNT - 1 : bin);
+}
+
+/// Chooses where to split items[0, count): returns the size of the left part
+/// (1..count-1) after reordering the items.
+static int32_t sn_build_partition(const sn_tree_node *nodes, sn_build_item *items, int32_t count, int32_t depth) {
+  sn_vec2 lo = items[0].center, hi = items[0].center;
+  for (int32_t i = 1; i < count; ++i) {
+    lo = sn_vmin(lo, items[i].center);
+    hi = sn_vmax(hi, items[i].center);
+  }
+  int axis = (hi.x - lo.x) >= (hi.y - lo.y) ? 0 : 1;
+  float axis_lo = axis == 0 ? lo.x : lo.y;
+  float extent = axis == 0 ? hi.x - lo.x : hi.y - lo.y;
+  // All centers coincide: any balanced split is as good as another.
+  if (!(extent > 0.0f)) return count / 2;
+
+  if (depth < SN_TREE_SAH_MAX_DEPTH && count > 2) {
+    int32_t bin_count[SN_TREE_BIN_COUNT] = {0};
+    sn_aabb bin_box[SN_TREE_BIN_COUNT];
+    float scale = (float)SN_TREE_BIN_COUNT / extent;
+    for (int32_t i = 0; i < count; ++i) {
+      int32_t bin = sn_build_bin(items[i].center, axis, axis_lo, scale);
+      sn_aabb box = nodes[items[i].node].aabb;
+      bin_box[bin] = bin_count[bin] == 0 ? box : sn_aabb_union(bin_box[bin], box);
+      bin_count[bin] += 1;
+    }
+
+    // Right-to-left sweep gives the cost of every right part.
+    float right_cost[SN_TREE_BIN_COUNT];
+    int32_t right_n = 0;
+    sn_aabb right_box = {{0.0f, 0.0f}, {0.0f, 0.0f}};
+    for (int32_t b = SN_TREE_BIN_COUNT - 1; b > 0; --b) {
+      if (bin_count[b] > 0) {
+        right_box = right_n == 0 ? bin_box[b] : sn_aabb_union(right_box, bin_box[b]);
+        right_n += bin_count[b];
+      }
+      right_cost[b] = right_n > 0 ? (float)right_n * sn_aabb_perimeter(right_box) : FLT_MAX;
+    }
+
+    int32_t best_split = -1; // last bin of the left part
+    float best_cost = FLT_MAX;
+    int32_t left_n = 0;
+    sn_aabb left_box = right_box;
+    for (int32_t b = 0; b < SN_TREE_BIN_COUNT - 1; ++b) {
+      if (bin_count[b] > 0) {
+        left_box = left_n == 0 ? bin_box[b] : sn_aabb_union(left_box, bin_box[b]);
+        left_n += bin_count[b];
+      }
+      if (left_n == 0 || left_n == count) continue;
+      float cost = (float)left_n * sn_aabb_perimeter(left_box) + right_cost[b + 1];
+      if (cost < best_cost) {
+        best_cost = cost;
+        best_split = b;
+      }
+    }
+
+    if (best_split >= 0) {
+      // In-place partition by bin; deterministic for a given input order.
+      int32_t i = 0, j = count - 1;
+      for (;;) {
+        while (i <= j && sn_build_bin(items[i].center, axis, axis_lo, scale) <= best_split) ++i;
+        while (i <= j && sn_build_bin(items[j].center, axis, axis_lo, scale) > best_split) --j;
+        if (i >= j) break;
+        sn_build_item t = items[i];
+        items[i] = items[j];
+        items[j] = t;
+      }
+      if (0 < i && i < count) return i;
+    }
+  }
+
+  // Median split along the wider axis (also bounds the recursion depth).
+  qsort(items, (size_t)count, sizeof(sn_build_item), axis == 0 ? sn_build_compare_x : sn_build_compare_y);
+  return count / 2;
+}
+
+/// Builds the subtree of items[0, count) from free nodes; returns its root.
+static int32_t sn_tree_build(sn_tree *tree, sn_build_item *items, int32_t count, int32_t depth) {
+  if (count == 1) return items[0].node;
+  int32_t left = sn_build_partition(tree->nodes, items, count, depth);
+  int32_t child1 = sn_tree_build(tree, items, left, depth + 1);
+  int32_t child2 = sn_tree_build(tree, items + left, count - left, depth + 1);
+  int32_t index = sn_tree_alloc_node(tree);
+  sn_tree_node *nodes = tree->nodes;
+  nodes[index].child1 = child1;
+  nodes[index].child2 = child2;
+  nodes[child1].parent_or_next = index;
+  nodes[child2].parent_or_next = index;
+  sn_tree_refit(nodes, index);
+  return index;
+}
+
+void sn_tree_rebuild(sn_tree *tree) {
+  int32_t n = tree->proxy_count;
+  if (n <= 2) return; // already optimal
+  size_t bytes = (size_t)n * sizeof(sn_build_item);
+  sn_build_item *items = sn_mem_alloc(tree->mem, bytes);
+  if (items == NULL) return; // keep the current tree
+
+  // Leaves keep their node index (the proxy id); internal nodes are recycled.
+  // The n - 1 freed internal nodes are exactly what the build takes.
+  int32_t count = 0;
+  for (int32_t i = 0; i < tree->node_capacity; ++i) {
+    sn_tree_node *node = tree->nodes + i;
+    if (node->height == 0) {
+      items[count].center = sn_aabb_center(node->aabb);
+      items[count].node = i;
+      count += 1;
+    } else if (node->height > 0) {
+      sn_tree_free_node(tree, i);
+    }
+  }
+  assert(count == n);
+
+  int32_t root = sn_tree_build(tree, items, count, 0);
+  tree->nodes[root].parent_or_next = SN_NULL_NODE;
+  tree->root = root;
+  sn_mem_free(tree->mem, items, bytes);
+}

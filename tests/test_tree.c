@@ -1,0 +1,814 @@
+/* Dynamic AABB tree: structure, balance, queries against brute force,
+ * filtering, enlarge, rebuild, determinism, the deep-tree fallback and the
+ * leak counter. */
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collision/tree.h"
+#include "core/alloc.h"
+
+/* ------------------------------------------------------------------------ */
+/* Helpers                                                                   */
+
+/// Tiny LCG (Numerical Recipes constants): fixed sequence on every platform.
+typedef struct lcg {
+  uint32_t state;
+} lcg;
+
+static uint32_t lcg_next(lcg *g) {
+  g->state = g->state * 1664525u + 1013904223u;
+  return g->state;
+}
+
+/// Uniform in [lo, hi).
+static float lcg_float(lcg *g, float lo, float hi) {
+  float u = (float)(lcg_next(g) >> 8) / 16777216.0f;
+  return lo + (hi - lo) * u;
+}
+
+static int32_t lcg_int(lcg *g, int32_t n) { return (int32_t)((lcg_next(g) >> 8) % (uint32_t)n); }
+
+#define WORLD_HALF 100.0f
+
+static sn_aabb random_box(lcg *g) {
+  float cx = lcg_float(g, -WORLD_HALF, WORLD_HALF);
+  float cy = lcg_float(g, -WORLD_HALF, WORLD_HALF);
+  float hx = lcg_float(g, 0.05f, 4.0f);
+  float hy = lcg_float(g, 0.05f, 4.0f);
+  return (sn_aabb){{cx - hx, cy - hy}, {cx + hx, cy + hy}};
+}
+
+static uint64_t random_category(lcg *g) { return (uint64_t)1 << lcg_int(g, 4); }
+
+static bool boxes_overlap(sn_aabb a, sn_aabb b) {
+  return !(b.lower.x > a.upper.x || b.lower.y > a.upper.y || a.lower.x > b.upper.x || a.lower.y > b.upper.y);
+}
+
+static bool box_contains(sn_aabb outer, sn_aabb inner) {
+  return outer.lower.x <= inner.lower.x && outer.lower.y <= inner.lower.y && inner.upper.x <= outer.upper.x &&
+         inner.upper.y <= outer.upper.y;
+}
+
+/// Slab test: entry fraction of origin + t * d (0 <= t <= max_fraction) into
+/// the box, or -1 for a miss. Inside the box counts as a hit at 0.
+static float ray_box_fraction(sn_vec2 p, sn_vec2 d, float max_fraction, sn_aabb box) {
+  float t_min = 0.0f, t_max = max_fraction;
+  float ps[2] = {p.x, p.y}, ds[2] = {d.x, d.y};
+  float lo[2] = {box.lower.x, box.lower.y}, hi[2] = {box.upper.x, box.upper.y};
+  for (int i = 0; i < 2; ++i) {
+    if (ds[i] == 0.0f) {
+      if (ps[i] < lo[i] || ps[i] > hi[i]) return -1.0f;
+      continue;
+    }
+    float inv = 1.0f / ds[i];
+    float t1 = (lo[i] - ps[i]) * inv;
+    float t2 = (hi[i] - ps[i]) * inv;
+    if (t1 > t2) {
+      float t = t1;
+      t1 = t2;
+      t2 = t;
+    }
+    if (t1 > t_min) t_min = t1;
+    if (t2 < t_max) t_max = t2;
+    if (t_min > t_max) return -1.0f;
+  }
+  return t_min;
+}
+
+/// Height bound asserted everywhere: h <= 2.5 * log2(n) + 2 (n >= 1). The
+/// tree keeps the children of every node within 4 levels of each other, which
+/// alone gives h <= 2.5 log2(n) for n >= 2; typical trees are ~1.3 log2(n).
+static double height_bound(int32_t n) { return n <= 1 ? 2.0 : 2.5 * log2((double)n) + 2.0; }
+
+/// Mirror of the tree's proxies for brute force.
+typedef struct proxy_rec {
+  int32_t id;
+  sn_aabb box;
+  uint64_t category;
+  int32_t user_data;
+} proxy_rec;
+
+typedef struct model {
+  proxy_rec *items;
+  int32_t count, capacity;
+} model;
+
+static void model_add(model *m, proxy_rec r) {
+  if (m->count == m->capacity) {
+    m->capacity = m->capacity ? 2 * m->capacity : 64;
+    m->items = realloc(m->items, (size_t)m->capacity * sizeof(proxy_rec));
+    ck_assert_ptr_nonnull(m->items);
+  }
+  m->items[m->count++] = r;
+}
+
+static void model_remove_at(model *m, int32_t i) { m->items[i] = m->items[--m->count]; }
+
+static void model_free(model *m) {
+  free(m->items);
+  memset(m, 0, sizeof(*m));
+}
+
+static int compare_i32(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/// Collects the ids a query reports.
+typedef struct hit_list {
+  int32_t ids[20000];
+  int32_t user_data[20000];
+  int32_t count;
+  int32_t stop_after; ///< 0 = never stop
+} hit_list;
+
+static bool collect_fcn(int32_t proxy_id, int32_t user_data, void *context) {
+  hit_list *h = context;
+  ck_assert_int_lt(h->count, 20000);
+  h->ids[h->count] = proxy_id;
+  h->user_data[h->count] = user_data;
+  h->count += 1;
+  return h->stop_after == 0 || h->count < h->stop_after;
+}
+
+/// The tree's answer must equal the brute-force set exactly (no duplicates).
+static void check_query(const sn_tree *tree, const model *m, sn_aabb box, uint64_t mask) {
+  static hit_list got;
+  got.count = 0;
+  got.stop_after = 0;
+  sn_tree_query(tree, box, mask, collect_fcn, &got);
+  for (int32_t i = 0; i < got.count; ++i) {
+    ck_assert_int_eq(got.user_data[i], sn_tree_get_user_data(tree, got.ids[i]));
+  }
+
+  int32_t *want = malloc((size_t)(m->count + 1) * sizeof(int32_t));
+  ck_assert_ptr_nonnull(want);
+  int32_t want_count = 0;
+  for (int32_t i = 0; i < m->count; ++i) {
+    if ((m->items[i].category & mask) != 0 && boxes_overlap(m->items[i].box, box)) want[want_count++] = m->items[i].id;
+  }
+  qsort(got.ids, (size_t)got.count, sizeof(int32_t), compare_i32);
+  qsort(want, (size_t)want_count, sizeof(int32_t), compare_i32);
+  ck_assert_int_eq(got.count, want_count);
+  for (int32_t i = 0; i < want_count; ++i) ck_assert_int_eq(got.ids[i], want[i]);
+  free(want);
+}
+
+/// Closest-hit ray cast through the tree callback.
+typedef struct ray_ctx {
+  const sn_tree *tree;
+  float best;
+  int32_t best_id;
+  int32_t calls;
+  uint64_t mask; ///< to check the filter: every visited leaf must pass it
+} ray_ctx;
+
+static float closest_fcn(const sn_ray_input *input, int32_t proxy_id, int32_t user_data, void *context) {
+  ray_ctx *c = context;
+  ck_assert_int_eq(user_data, sn_tree_get_user_data(c->tree, proxy_id));
+  ck_assert((c->tree->nodes[proxy_id].category_bits & c->mask) != 0);
+  c->calls += 1;
+  float t =
+      ray_box_fraction(input->origin, input->translation, input->max_fraction, sn_tree_get_aabb(c->tree, proxy_id));
+  if (t < 0.0f) return input->max_fraction; // miss: continue unchanged
+  if (t < c->best) {
+    c->best = t;
+    c->best_id = proxy_id;
+  }
+  return t; // clip (0 terminates: nothing can be closer)
+}
+
+static void check_ray(const sn_tree *tree, const model *m, sn_ray_input input, uint64_t mask) {
+  ray_ctx c = {tree, 2.0f, SN_NULL_NODE, 0, mask};
+  sn_tree_ray_cast(tree, &input, mask, closest_fcn, &c);
+
+  float want = 2.0f;
+  for (int32_t i = 0; i < m->count; ++i) {
+    if ((m->items[i].category & mask) == 0) continue;
+    float t = ray_box_fraction(input.origin, input.translation, input.max_fraction, m->items[i].box);
+    if (t >= 0.0f && t < want) want = t;
+  }
+  ck_assert_msg(c.best == want, "ray: tree %g brute %g", (double)c.best, (double)want);
+  if (want <= input.max_fraction) {
+    float t = ray_box_fraction(input.origin, input.translation, input.max_fraction, sn_tree_get_aabb(tree, c.best_id));
+    ck_assert(t == want);
+  }
+}
+
+static sn_ray_input random_ray(lcg *g) {
+  sn_ray_input r;
+  r.origin = (sn_vec2){lcg_float(g, -1.2f * WORLD_HALF, 1.2f * WORLD_HALF),
+                       lcg_float(g, -1.2f * WORLD_HALF, 1.2f * WORLD_HALF)};
+  r.translation = (sn_vec2){lcg_float(g, -150.0f, 150.0f), lcg_float(g, -150.0f, 150.0f)};
+  // Some axis-aligned rays exercise the zero components of the slab tests.
+  int kind = lcg_int(g, 8);
+  if (kind == 0) r.translation.x = 0.0f;
+  if (kind == 1) r.translation.y = 0.0f;
+  r.max_fraction = lcg_int(g, 2) ? 1.0f : lcg_float(g, 0.1f, 1.0f);
+  return r;
+}
+
+static sn_aabb random_query_box(lcg *g) {
+  float cx = lcg_float(g, -WORLD_HALF, WORLD_HALF);
+  float cy = lcg_float(g, -WORLD_HALF, WORLD_HALF);
+  float hx = lcg_float(g, 0.0f, 30.0f);
+  float hy = lcg_float(g, 0.0f, 30.0f);
+  return (sn_aabb){{cx - hx, cy - hy}, {cx + hx, cy + hy}};
+}
+
+static const uint64_t k_masks[] = {UINT64_MAX, 1u, 2u, 4u | 8u, 16u};
+
+/// Validity, height bound, queries and rays against brute force.
+static void checkpoint(const sn_tree *tree, const model *m, lcg *g) {
+  ck_assert(sn_tree_validate(tree));
+  ck_assert_int_eq(tree->proxy_count, m->count);
+  ck_assert_msg(sn_tree_get_height(tree) <= height_bound(m->count), "height %d for %d proxies",
+                sn_tree_get_height(tree), m->count);
+  for (int i = 0; i < 10; ++i) {
+    uint64_t mask = k_masks[lcg_int(g, 5)];
+    check_query(tree, m, random_query_box(g), mask);
+    check_ray(tree, m, random_ray(g), mask);
+  }
+}
+
+static void fill_random(sn_tree *tree, model *m, lcg *g, int32_t n) {
+  for (int32_t i = 0; i < n; ++i) {
+    proxy_rec r = {0, random_box(g), random_category(g), 1000 + m->count};
+    r.id = sn_tree_create_proxy(tree, r.box, r.category, r.user_data);
+    ck_assert_int_ne(r.id, SN_NULL_NODE);
+    model_add(m, r);
+  }
+}
+
+/// Applies op number i of a fixed random sequence (shared by the determinism test).
+static void random_op(sn_tree *tree, model *m, lcg *g) {
+  int32_t kind = lcg_int(g, 100);
+  if (m->count == 0 || kind < 45) {
+    proxy_rec r = {0, random_box(g), random_category(g), lcg_int(g, 1 << 20)};
+    r.id = sn_tree_create_proxy(tree, r.box, r.category, r.user_data);
+    ck_assert_int_ne(r.id, SN_NULL_NODE);
+    model_add(m, r);
+  } else if (kind < 75) {
+    int32_t i = lcg_int(g, m->count);
+    sn_aabb box = random_box(g);
+    // Mostly small displacements, like bodies moving, sometimes teleports.
+    if (lcg_int(g, 4) != 0) {
+      float dx = lcg_float(g, -3.0f, 3.0f), dy = lcg_float(g, -3.0f, 3.0f);
+      sn_aabb old = m->items[i].box;
+      box = (sn_aabb){{old.lower.x + dx, old.lower.y + dy}, {old.upper.x + dx, old.upper.y + dy}};
+    }
+    sn_tree_move_proxy(tree, m->items[i].id, box);
+    m->items[i].box = box;
+    ck_assert(sn_tree_get_aabb(tree, m->items[i].id).lower.x == box.lower.x);
+  } else {
+    int32_t i = lcg_int(g, m->count);
+    sn_tree_destroy_proxy(tree, m->items[i].id);
+    model_remove_at(m, i);
+  }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tests                                                                     */
+
+START_TEST(test_empty_tree) {
+  sn_mem mem;
+  sn_mem_init(&mem, NULL);
+  sn_tree tree;
+  ck_assert(sn_tree_init(&tree, &mem, 0));
+  ck_assert(sn_tree_validate(&tree));
+  ck_assert_int_eq(sn_tree_get_height(&tree), 0);
+  ck_assert(sn_tree_get_area_ratio(&tree) == 0.0f);
+
+  static hit_list h;
+  h.count = 0;
+  h.stop_after = 0;
+  sn_tree_query(&tree, (sn_aabb){{-1e6f, -1e6f}, {1e6f, 1e6f}}, UINT64_MAX, collect_fcn, &h);
+  ck_assert_int_eq(h.count, 0);
+  ray_ctx c = {&tree, 2.0f, SN_NULL_NODE, 0, UINT64_MAX};
+  sn_ray_input ray = {{0.0f, 0.0f}, {1.0f, 1.0f}, 1.0f};
+  sn_tree_ray_cast(&tree, &ray, UINT64_MAX, closest_fcn, &c);
+  ck_assert_int_eq(c.calls, 0);
+  sn_tree_rebuild(&tree);
+  ck_assert(sn_tree_validate(&tree));
+
+  // One proxy: the root is the leaf.
+  int32_t id = sn_tree_create_proxy(&tree, (sn_aabb){{0.0f, 0.0f}, {1.0f, 1.0f}}, 1u, 7);
+  ck_assert_int_eq(tree.root, id);
+  ck_assert(sn_tree_validate(&tree));
+  ck_assert_int_eq(sn_tree_get_height(&tree), 0);
+  sn_tree_move_proxy(&tree, id, (sn_aabb){{2.0f, 2.0f}, {3.0f, 3.0f}});
+  ck_assert(sn_tree_validate(&tree));
+  sn_tree_destroy_proxy(&tree, id);
+  ck_assert_int_eq(tree.root, SN_NULL_NODE);
+  ck_assert(sn_tree_validate(&tree));
+
+  sn_tree_destroy(&tree);
+  ck_assert_uint_eq(mem.live_bytes, 0);
+}
+END_TEST
+
+/// 1000 random inserts / moves / removes with brute-force checks every 25 ops.
+START_TEST(test_random_operations) {
+  sn_mem mem;
+  sn_mem_init(&mem, NULL);
+  sn_tree tree;
+  ck_assert(sn_tree_init(&tree, &mem, 0));
+  model m = {0};
+  lcg g = {12345u};
+
+  for (int op = 1; op <= 1000; ++op) {
+    random_op(&tree, &m, &g);
+    if (op % 25 == 0) checkpoint(&tree, &m, &g);
+  }
+  ck_assert_int_gt(m.count, 100);
+
+  // Tear down through the API, then the node array is all that is left.
+  while (m.count > 0) {
+    sn_tree_destroy_proxy(&tree, m.items[m.count - 1].id);
+    m.count -= 1;
+    if (m.count % 50 == 0) ck_assert(sn_tree_validate(&tree));
+  }
+  ck_assert_int_eq(tree.root, SN_NULL_NODE);
+  ck_assert_int_eq(tree.node_count, 0);
+  sn_tree_destroy(&tree);
+  ck_assert_uint_eq(mem.live_bytes, 0);
+  ck_assert_uint_eq(mem.live_blocks, 0);
+  model_free(&m);
+}
+END_TEST
+
+/// Grid of equal boxes (the broadphase benchmark case), many ties for the SAH.
+START_TEST(test_grid_balance) {
+  sn_mem mem;
+  sn_mem_init(&mem, NULL);
+  sn_tree tree;
+  ck_assert(sn_tree_init(&tree, &mem, 0));
+  model m = {0};
+  lcg g = {99u};
+  for (int32_t y = 0; y < 80; ++y) {
+    for (int32_t x = 0; x < 100; ++x) {
+      proxy_rec r = {0, {{(float)x, (float)y}, {(float)x + 0.9f, (float)y + 0.9f}}, 1u, y * 100 + x};
+      r.id = sn_tree_create_proxy(&tree, r.box, r.category, r.user_data);
+      model_add(&m, r);
+    }
+  }
+  ck_assert(sn_tree_validate(&tree));
+  ck_assert_msg(sn_tree_get_height(&tree) <= height_bound(m.count), "grid height %d", sn_tree_get_height(&tree));
+  for (int i = 0; i < 20; ++i) {
+    float cx = lcg_float(&g, 0.0f, 100.0f), cy = lcg_float(&g, 0.0f, 80.0f);
+    check_query(&tree, &m, (sn_aabb){{cx - 2.0f, cy - 2.0f}, {cx + 2.0f, cy + 2.0f}}, UINT64_MAX);
+  }
+  // Everything falls down a little, one proxy at a time.
+  for (int32_t i = 0; i < m.count; ++i) {
+    m.items[i].box.lower.y -= 0.3f;
+    m.items[i].box.upper.y -= 0.3f;
+    sn_tree_move_proxy(&tree, m.items[i].id, m.items[i].box);
+  }
+  ck_assert(sn_tree_validate(&tree));
+  ck_assert_msg(sn_tree_get_height(&tree) <= height_bound(m.count), "grid height %d", sn_tree_get_height(&tree));
+  sn_tree_destroy(&tree);
+  ck_assert_uint_eq(mem.live_bytes, 0);
+  model_free(&m);
+}
+END_TEST
+
+START_TEST(test_mask_filter) {
+  sn_mem mem;
+  sn_mem_init(&mem, NULL);
+  sn_tree tree;
+  ck_assert(sn_tree_init(&tree, &mem, 4));
+  // Interleaved categories on one row, all overlapping the query box.
+  for (int32_t i = 0; i < 64; ++i) {
+    float x = (float)i;
+    uint64_t category = (i % 3 == 0) ? 1u : ((i % 3 == 1) ? 2u : ((uint64_t)1 << 63));
+    sn_tree_create_proxy(&tree, (sn_aabb){{x, 0.0f}, {x + 1.0f, 1.0f}}, category, i);
+  }
+  ck_assert(sn_tree_validate(&tree));
+  sn_aabb all = {{-10.0f, -10.0f}, {100.0f, 10.0f}};
+  static hit_list h;
+
+  uint64_t masks[] = {1u, 2u, (uint64_t)1 << 63, 3u, UINT64_MAX, 4u, 0u};
+  int32_t expected[] = {22, 21, 21, 43, 64, 0, 0};
+  for (int k = 0; k < 7; ++k) {
+    h.count = 0;
+    h.stop_after = 0;
+    sn_tree_query(&tree, all, masks[k], collect_fcn, &h);
+    ck_assert_int_eq(h.count, expected[k]);
+    for (int32_t i = 0; i < h.count; ++i) ck_assert((tree.nodes[h.ids[i]].category_bits & masks[k]) != 0);
+
+    ray_ctx c = {&tree, 2.0f, SN_NULL_NODE, 0, masks[k]};
+    sn_ray_input ray = {{-5.0f, 0.5f}, {100.0f, 0.0f}, 1.0f};
+    sn_tree_ray_cast(&tree, &ray, masks[k], closest_fcn, &c);
+    if (expected[k] == 0) {
+      ck_assert_int_eq(c.calls, 0);
+    } else {
+      // First box of the category along +x starts at its index.
+      int32_t first = masks[k] == 2u ? 1 : (masks[k] == ((uint64_t)1 << 63) ? 2 : 0);
+      ck_assert_int_eq(sn_tree_get_user_data(&tree, c.best_id), first);
+    }
+  }
+  sn_tree_destroy(&tree);
+  ck_assert_uint_eq(mem.live_bytes, 0);
+}
+END_TEST
+
+static float count_fcn(const sn_ray_input *input, int32_t proxy_id, int32_t user_data, void *context) {
+  (void)proxy_id;
+  (void)user_data;
+  int32_t *calls = context;
+  *calls += 1;
+  return input->max_fraction; // never clips
+}
+
+static float stop_fcn(const sn_ray_input *input, int32_t proxy_id, int32_t user_data, void *context) {
+  (void)input;
+  (void)proxy_id;
+  (void)user_data;
+  int32_t *calls = context;
+  *calls += 1;
+  return 0.0f;
+}
+
+static float ignore_fcn(const sn_ray_input *input, int32_t proxy_id, int32_t user_data, void *context) {
+  (void)input;
+  (void)proxy_id;
+  (void)user_data;
+  int32_t *calls = context;
+  *calls += 1;
+  return -1.0f; // filtered: continue unchanged
+}
+
+START_TEST(test_callback_contracts) {
+  sn_mem mem;
+  sn_mem_init(&mem, NULL);
+  sn_tree tree;
+  ck_assert(sn_tree_init(&tree, &mem, 0));
+  for (int32_t i = 0; i < 100; ++i) {
+    float x = (float)(2 * i);
+    sn_tree_create_proxy(&tree, (sn_aabb){{x, -1.0f}, {x + 1.0f, 1.0f}}, 1u, i);
+  }
+  // Query stops at the first false.
+  static hit_list h;
+  h.count = 0;
+  h.stop_after = 1;
+  sn_tree_query(&tree, (sn_aabb){{-1.0f, -1.0f}, {300.0f, 1.0f}}, UINT64_MAX, collect_fcn, &h);
+  ck_assert_int_eq(h.count, 1);
+  h.count = 0;
+  h.stop_after = 5;
+  sn_tree_query(&tree, (sn_aabb){{-1.0f, -1.0f}, {300.0f, 1.0f}}, UINT64_MAX, collect_fcn, &h);
+  ck_assert_int_eq(h.count, 5);
+
+  sn_ray_input ray = {{-10.0f, 0.0f}, {500.0f, 0.0f}, 1.0f};
+  int32_t calls = 0;
+  sn_tree_ray_cast(&tree, &ray, UINT64_MAX, count_fcn, &calls);
+  ck_assert_int_eq(calls, 100);
+  calls = 0;
+  sn_tree_ray_cast(&tree, &ray, UINT64_MAX, stop_fcn, &calls);
+  ck_assert_int_eq(calls, 1);
+  calls = 0;
+  sn_tree_ray_cast(&tree, &ray, UINT64_MAX, ignore_fcn, &calls);
+  ck_assert_int_eq(calls, 100);
+  // A clipped ray never reaches boxes beyond the clip.
+  ray_ctx c = {&tree, 2.0f, SN_NULL_NODE, 0, UINT64_MAX};
+  sn_tree_ray_cast(&tree, &ray, UINT64_MAX, closest_fcn, &c);
+  ck_assert_int_eq(sn_tree_get_user_data(&tree, c.best_id), 0);
+  ck_assert(fabsf(c.best - 0.02f) < 1e-6f);
+  // Max fraction short of everything: no calls.
+  calls = 0;
+  ray.max_fraction = 0.01f;
+  sn_tree_ray_cast(&tree, &ray, UINT64_MAX, count_fcn, &calls);
+  ck_assert_int_eq(calls, 0);
+  // A ray along the row's y = 2 line misses all boxes (separating axis).
+  calls = 0;
+  sn_ray_input above = {{-10.0f, 2.0f}, {500.0f, 0.0f}, 1.0f};
+  sn_tree_ray_cast(&tree, &above, UINT64_MAX, count_fcn, &calls);
+  ck_assert_int_eq(calls, 0);
+  // A diagonal ray whose segment box overlaps the first boxes while the line
+  // passes below them: only the separating axis along the ray normal culls.
+  calls = 0;
+  sn_ray_input diag = {{-10.0f, 3.0f}, {20.0f, -20.0f}, 1.0f};
+  sn_tree_ray_cast(&tree, &diag, UINT64_MAX, count_fcn, &calls);
+  ck_assert_int_eq(calls, 0);
+  sn_tree_destroy(&tree);
+  ck_assert_uint_eq(mem.live_bytes, 0);
+}
+END_TEST
+
+START_TEST(test_enlarge) {
+  sn_mem mem;
+  sn_mem_init(&mem, NULL);
+  sn_tree tree;
+  ck_assert(sn_tree_init(&tree, &mem, 0));
+  model m = {0};
+  lcg g = {777u};
+  fill_random(&tree, &m, &g, 400);
+  ck_assert(sn_tree_validate(&tree));
+
+  int32_t height_before = sn_tree_get_height(&tree);
+  int32_t root_before = tree.root;
+  for (int round = 0; round < 4; ++round) {
+    for (int32_t k = 0; k < 100; ++k) {
+      int32_t i = lcg_int(&g, m.count);
+      sn_aabb add = random_box(&g);
+      if (lcg_int(&g, 2)) {
+        // A nearby box, as a body moving a little outside its fat AABB.
+        sn_aabb old = m.items[i].box;
+        add = (sn_aabb){{old.lower.x + 0.5f, old.lower.y - 0.5f}, {old.upper.x + 0.7f, old.upper.y}};
+      }
+      sn_tree_enlarge_proxy(&tree, m.items[i].id, add);
+      sn_aabb old = m.items[i].box;
+      sn_aabb want = {{fminf(old.lower.x, add.lower.x), fminf(old.lower.y, add.lower.y)},
+                      {fmaxf(old.upper.x, add.upper.x), fmaxf(old.upper.y, add.upper.y)}};
+      sn_aabb got = sn_tree_get_aabb(&tree, m.items[i].id);
+      ck_assert(box_contains(got, add) && box_contains(got, old));
+      ck_assert(got.lower.x == want.lower.x && got.lower.y == want.lower.y && got.upper.x == want.upper.x &&
+                got.upper.y == want.upper.y);
+      m.items[i].box = got;
+    }
+    // No restructuring: same root, same height.
+    ck_assert_int_eq(tree.root, root_before);
+    ck_assert_int_eq(sn_tree_get_height(&tree), height_before);
+    checkpoint(&tree, &m, &g);
+  }
+  // Enlarged leaves can still be moved and removed.
+  for (int32_t k = 0; k < 100; ++k) random_op(&tree, &m, &g);
+  checkpoint(&tree, &m, &g);
+  sn_tree_destroy(&tree);
+  ck_assert_uint_eq(mem.live_bytes, 0);
+  model_free(&m);
+}
+END_TEST
+
+START_TEST(test_rebuild) {
+  sn_mem mem;
+  sn_mem_init(&mem, NULL);
+  sn_tree tree;
+  ck_assert(sn_tree_init(&tree, &mem, 0));
+  model m = {0};
+  lcg g = {2024u};
+  fill_random(&tree, &m, &g, 300);
+  for (int k = 0; k < 500; ++k) random_op(&tree, &m, &g);
+  // Some clustered and some huge boxes make the SAH split work.
+  for (int32_t i = 0; i < 50; ++i) {
+    float x = lcg_float(&g, 10.0f, 11.0f), y = lcg_float(&g, 10.0f, 11.0f);
+    proxy_rec r = {0, {{x, y}, {x + 0.01f, y + 0.01f}}, 1u, -i};
+    r.id = sn_tree_create_proxy(&tree, r.box, r.category, r.user_data);
+    model_add(&m, r);
+  }
+  for (int32_t i = 0; i < 3; ++i) {
+    proxy_rec r = {0, {{-150.0f, -150.0f + (float)i}, {150.0f, -140.0f}}, 2u, 5000 + i};
+    r.id = sn_tree_create_proxy(&tree, r.box, r.category, r.user_data);
+    model_add(&m, r);
+  }
+  checkpoint(&tree, &m, &g);
+  size_t bytes_before = mem.live_bytes;
+  int32_t capacity_before = tree.node_capacity;
+
+  sn_tree_rebuild(&tree);
+  ck_assert(sn_tree_validate(&tree));
+  ck_assert_uint_eq(mem.live_bytes, bytes_before); // scratch returned, no growth
+  ck_assert_int_eq(tree.node_capacity, capacity_before);
+  // Same leaves: every proxy id is still a leaf with its box, bits and user data.
+  ck_assert_int_eq(tree.proxy_count, m.count);
+  for (int32_t i = 0; i < m.count; ++i) {
+    const sn_tree_node *node = tree.nodes + m.items[i].id;
+    ck_assert_int_eq(node->height, 0);
+    ck_assert_int_eq(node->user_data, m.items[i].user_data);
+    ck_assert(node->category_bits == m.items[i].category);
+    ck_assert(memcmp(&node->aabb, &m.items[i].box, sizeof(sn_aabb)) == 0);
+  }
+  checkpoint(&tree, &m, &g);
+
+  // A second rebuild gives the same tree (deterministic).
+  sn_tree_node *copy = malloc((size_t)tree.node_capacity * sizeof(sn_tree_node));
+  memcpy(copy, tree.nodes, (size_t)tree.node_capacity * sizeof(sn_tree_node));
+  int32_t root = tree.root;
+  sn_tree_rebuild(&tree);
+  ck_assert_int_eq(tree.root, root);
+  for (int32_t i = 0; i < tree.node_capacity; ++i) {
+    ck_assert_int_eq(tree.nodes[i].child1, copy[i].child1);
+    ck_assert_int_eq(tree.nodes[i].child2, copy[i].child2);
+    ck_assert_int_eq(tree.nodes[i].parent_or_next, copy[i].parent_or_next);
+  }
+  free(copy);
+
+  // The rebuilt tree keeps working incrementally.
+  for (int k = 0; k < 300; ++k) random_op(&tree, &m, &g);
+  checkpoint(&tree, &m, &g);
+  sn_tree_destroy(&tree);
+  ck_assert_uint_eq(mem.live_bytes, 0);
+  model_free(&m);
+}
+END_TEST
+
+START_TEST(test_determinism) {
+  sn_mem mem_a, mem_b;
+  sn_mem_init(&mem_a, NULL);
+  sn_mem_init(&mem_b, NULL);
+  sn_tree a, b;
+  ck_assert(sn_tree_init(&a, &mem_a, 0));
+  ck_assert(sn_tree_init(&b, &mem_b, 0));
+  model ma = {0}, mb = {0};
+  lcg ga = {4242u}, gb = {4242u};
+  for (int k = 0; k < 1000; ++k) {
+    random_op(&a, &ma, &ga);
+    random_op(&b, &mb, &gb);
+  }
+  ck_assert_int_eq(a.root, b.root);
+  ck_assert_int_eq(a.node_capacity, b.node_capacity);
+  ck_assert_int_eq(a.free_list, b.free_list);
+  for (int32_t i = 0; i < a.node_capacity; ++i) {
+    const sn_tree_node *x = a.nodes + i, *y = b.nodes + i;
+    ck_assert_int_eq(x->height, y->height);
+    ck_assert_int_eq(x->parent_or_next, y->parent_or_next);
+    if (x->height < 0) continue;
+    ck_assert_int_eq(x->child1, y->child1);
+    ck_assert_int_eq(x->child2, y->child2);
+    ck_assert(memcmp(&x->aabb, &y->aabb, sizeof(sn_aabb)) == 0);
+  }
+  sn_tree_destroy(&a);
+  sn_tree_destroy(&b);
+  ck_assert_uint_eq(mem_a.live_bytes, 0);
+  ck_assert_uint_eq(mem_b.live_bytes, 0);
+  model_free(&ma);
+  model_free(&mb);
+}
+END_TEST
+
+/// A hand-made caterpillar (height 599) is taller than the query stack: the
+/// stackless fallback must still return exact results.
+START_TEST(test_deep_tree_fallback) {
+  sn_mem mem;
+  sn_mem_init(&mem, NULL);
+  sn_tree tree;
+  ck_assert(sn_tree_init(&tree, &mem, 0));
+  model m = {0};
+  lcg g = {31337u};
+  enum { N = 600 };
+  fill_random(&tree, &m, &g, N);
+
+  int32_t leaves[N], internal[N - 1];
+  int32_t nl = 0, ni = 0;
+  for (int32_t i = 0; i < tree.node_capacity; ++i) {
+    if (tree.nodes[i].height == 0) leaves[nl++] = i;
+    if (tree.nodes[i].height > 0) internal[ni++] = i;
+  }
+  ck_assert_int_eq(nl, N);
+  ck_assert_int_eq(ni, N - 1);
+  // internal[k] = {leaves[k], internal[k + 1]}; the last one holds two leaves.
+  // Alternate the child slot so both branches of the fallback are exercised.
+  for (int32_t k = N - 2; k >= 0; --k) {
+    sn_tree_node *node = tree.nodes + internal[k];
+    int32_t deep = k == N - 2 ? leaves[N - 1] : internal[k + 1];
+    node->child1 = (k % 2) ? leaves[k] : deep;
+    node->child2 = (k % 2) ? deep : leaves[k];
+    tree.nodes[node->child1].parent_or_next = internal[k];
+    tree.nodes[node->child2].parent_or_next = internal[k];
+    const sn_tree_node *n1 = tree.nodes + node->child1, *n2 = tree.nodes + node->child2;
+    node->aabb = (sn_aabb){{fminf(n1->aabb.lower.x, n2->aabb.lower.x), fminf(n1->aabb.lower.y, n2->aabb.lower.y)},
+                           {fmaxf(n1->aabb.upper.x, n2->aabb.upper.x), fmaxf(n1->aabb.upper.y, n2->aabb.upper.y)}};
+    node->category_bits = n1->category_bits | n2->category_bits;
+    node->height = (int16_t)(1 + (n1->height > n2->height ? n1->height : n2->height));
+  }
+  tree.root = internal[0];
+  tree.nodes[tree.root].parent_or_next = SN_NULL_NODE;
+  ck_assert(sn_tree_validate(&tree));
+  ck_assert_int_eq(sn_tree_get_height(&tree), N - 1);
+
+  for (int i = 0; i < 40; ++i) {
+    uint64_t mask = k_masks[lcg_int(&g, 5)];
+    check_query(&tree, &m, random_query_box(&g), mask);
+    check_ray(&tree, &m, random_ray(&g), mask);
+  }
+  // Everything: the full walk goes through the fallback.
+  check_query(&tree, &m, (sn_aabb){{-1e4f, -1e4f}, {1e4f, 1e4f}}, UINT64_MAX);
+  // Early stop inside the fallback.
+  static hit_list h;
+  h.count = 0;
+  h.stop_after = 300;
+  sn_tree_query(&tree, (sn_aabb){{-1e4f, -1e4f}, {1e4f, 1e4f}}, UINT64_MAX, collect_fcn, &h);
+  ck_assert_int_eq(h.count, 300);
+
+  // Rebuild restores a shallow tree with the same leaves.
+  sn_tree_rebuild(&tree);
+  ck_assert(sn_tree_validate(&tree));
+  ck_assert_msg(sn_tree_get_height(&tree) <= height_bound(N), "rebuilt height %d", sn_tree_get_height(&tree));
+  checkpoint(&tree, &m, &g);
+  sn_tree_destroy(&tree);
+  ck_assert_uint_eq(mem.live_bytes, 0);
+  model_free(&m);
+}
+END_TEST
+
+/// Capacity growth through sn_mem_realloc keeps ids and contents; the byte
+/// counter matches the node array exactly.
+START_TEST(test_growth_and_accounting) {
+  sn_mem mem;
+  sn_mem_init(&mem, NULL);
+  sn_tree tree;
+  ck_assert(sn_tree_init(&tree, &mem, 0));
+  ck_assert_uint_eq(mem.live_bytes, (size_t)tree.node_capacity * sizeof(sn_tree_node));
+  model m = {0};
+  lcg g = {5u};
+  fill_random(&tree, &m, &g, 2000);
+  ck_assert_uint_eq(mem.live_bytes, (size_t)tree.node_capacity * sizeof(sn_tree_node));
+  ck_assert_uint_eq(mem.live_blocks, 1);
+  for (int32_t i = 0; i < m.count; ++i) ck_assert_int_eq(sn_tree_get_user_data(&tree, m.items[i].id), 1000 + i);
+  checkpoint(&tree, &m, &g);
+  float ratio = sn_tree_get_area_ratio(&tree);
+  ck_assert(ratio > 1.0f && ratio < 1000.0f);
+  sn_tree_destroy(&tree);
+  ck_assert_uint_eq(mem.live_bytes, 0);
+  ck_assert_uint_eq(mem.live_blocks, 0);
+  model_free(&m);
+}
+END_TEST
+
+/// Allocator that refuses once its budget of calls is spent.
+typedef struct budget {
+  int32_t calls_left;
+} budget;
+
+static void *budget_alloc(size_t size, void *context) {
+  budget *b = context;
+  if (b->calls_left <= 0) return NULL;
+  b->calls_left -= 1;
+  return malloc(size);
+}
+
+static void budget_free(void *memory, size_t size, void *context) {
+  (void)size;
+  (void)context;
+  free(memory);
+}
+
+START_TEST(test_out_of_memory) {
+  budget b = {0};
+  sn_allocator user = {budget_alloc, budget_free, &b};
+  sn_mem mem;
+  sn_mem_init(&mem, &user);
+  sn_tree tree;
+  ck_assert(!sn_tree_init(&tree, &mem, 0));
+  ck_assert_uint_eq(mem.live_bytes, 0);
+  sn_tree_destroy(&tree); // harmless on a failed init
+
+  b.calls_left = 1; // the initial array only
+  ck_assert(sn_tree_init(&tree, &mem, 0));
+  model m = {0};
+  lcg g = {8u};
+  int32_t failed = 0;
+  for (int32_t i = 0; i < 100; ++i) {
+    proxy_rec r = {0, random_box(&g), 1u, i};
+    r.id = sn_tree_create_proxy(&tree, r.box, r.category, r.user_data);
+    if (r.id == SN_NULL_NODE) {
+      failed += 1;
+      continue;
+    }
+    model_add(&m, r);
+  }
+  // 16 nodes hold 8 proxies (2n - 1 <= 16 with two free for the next insert).
+  ck_assert_int_eq(m.count, 8);
+  ck_assert_int_eq(failed, 92);
+  checkpoint(&tree, &m, &g);
+  // Moves and removals never allocate.
+  for (int32_t i = 0; i < m.count; ++i) {
+    m.items[i].box = random_box(&g);
+    sn_tree_move_proxy(&tree, m.items[i].id, m.items[i].box);
+  }
+  sn_tree_rebuild(&tree); // no scratch memory: keeps the tree
+  checkpoint(&tree, &m, &g);
+  sn_tree_destroy(&tree);
+  ck_assert_uint_eq(mem.live_bytes, 0);
+  model_free(&m);
+}
+END_TEST
+
+static Suite *tree_suite(void) {
+  Suite *s = suite_create("tree");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_empty_tree);
+  tcase_add_test(tc, test_random_operations);
+  tcase_add_test(tc, test_grid_balance);
+  tcase_add_test(tc, test_mask_filter);
+  tcase_add_test(tc, test_callback_contracts);
+  tcase_add_test(tc, test_enlarge);
+  tcase_add_test(tc, test_rebuild);
+  tcase_add_test(tc, test_determinism);
+  tcase_add_test(tc, test_deep_tree_fallback);
+  tcase_add_test(tc, test_growth_and_accounting);
+  tcase_add_test(tc, test_out_of_memory);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *runner = srunner_create(tree_suite());
+  srunner_run_all(runner, CK_NORMAL);
+  int failed = srunner_ntests_failed(runner);
+  srunner_free(runner);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
