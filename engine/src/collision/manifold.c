@@ -1,0 +1,770 @@
+/* Contact manifolds.
+ *
+ * Every collide function works in A's local frame: B is brought over with
+ * inv(xf_a) * xf_b, the manifold is built there (points, normal) and
+ * to_world() turns it into world points and anchors at the end. That keeps
+ * the arithmetic near the origin and the code free of transforms.
+ *
+ * - Circles and capsules: closed forms on the closest points of the cores.
+ * - Polygons: SAT on the cores (axis of least penetration on either polygon,
+ *   A preferred within a tolerance), then the incident edge of the other
+ *   polygon is clipped against the side planes of the reference edge.
+ *   Rounded polygons whose cores are apart use the GJK closest points
+ *   instead (SAT would not see the rounded corners).
+ * - Chain segments are one-sided and smooth: the contact normal must lie in
+ *   the part of the outline's normal cone that this segment owns, so a shape
+ *   sliding over a seam never hits the neighbour's end vertex.
+ *
+ * Feature ids: SN_MAKE_ID(feature of A, feature of B). With A as reference
+ * the high byte is A's reference edge and the low byte B's incident vertex;
+ * with B as reference the high byte is A's incident vertex | SN_ID_FLIP and
+ * the low byte B's reference edge. Points from closest features (no
+ * reference edge) carry SN_ID_POINT. Ids depend on features only, never on
+ * whether a point was clipped, so they persist while the features touch. */
+#include <float.h>
+#include <string.h>
+
+#include "collision/manifold.h"
+#include "core/constants.h"
+#include "core/math.h"
+
+/// Cores closer than this are "touching": polygons use SAT. Rounded shapes
+/// whose cores are farther apart use the GJK closest features.
+#define SN_CORE_APART (0.1f * SN_LINEAR_SLOP)
+/// B's face is the reference only if its separation beats A's by this much
+/// (plus SN_REFERENCE_REL_TOL of the penetration), so nearly equal axes do
+/// not flip-flop from step to step.
+#define SN_REFERENCE_ABS_TOL (0.1f * SN_LINEAR_SLOP)
+#define SN_REFERENCE_REL_TOL 0.02f
+/// Rounded polygons apart: the GJK normal counts as a face normal (and two
+/// points are clipped) when their cosine exceeds this.
+#define SN_FACE_COS 0.999f
+/// Same, on the cosine, for choosing B's face over A's.
+#define SN_FACE_COS_TOL 1.0e-5f
+/// Chain segments: a normal this close to the segment normal is a face contact.
+#define SN_CHAIN_FACE_COS 0.9995f
+/// Chain segments: slack of the corner-wedge tests (both neighbours may then
+/// claim a normal on the bisector, never neither).
+#define SN_WEDGE_TOL 1.0e-5f
+/// Capsules whose axes make an angle with a smaller sine are parallel (2 points).
+#define SN_CAPSULE_PARALLEL_SIN 0.05f
+
+/// Id flag: B owns the reference edge.
+#define SN_ID_FLIP 0x80
+/// Id flag: a single point from closest features.
+#define SN_ID_POINT 0x40
+
+/* ------------------------------------------------------------ helpers */
+
+static sn_manifold empty_manifold(void) {
+  sn_manifold m;
+  memset(&m, 0, sizeof m);
+  return m;
+}
+
+/// Appends a point given in A's frame.
+static void add_point(sn_manifold *m, sn_vec2 local_point, float separation, uint16_t id) {
+  sn_manifold_point *p = m->points + m->point_count;
+  memset(p, 0, sizeof *p);
+  p->point = local_point;
+  p->separation = separation;
+  p->id = id;
+  m->point_count += 1;
+}
+
+/// Converts a manifold built in A's frame into world points and anchors.
+static sn_manifold to_world(sn_manifold m, sn_transform xf_a, sn_transform xf_b) {
+  if (m.point_count == 0) return empty_manifold();
+  m.normal = sn_rotate(xf_a.q, m.normal);
+  sn_vec2 offset = sn_sub(xf_a.p, xf_b.p);
+  for (int32_t i = 0; i < m.point_count; ++i) {
+    sn_manifold_point *p = m.points + i;
+    sn_vec2 r = sn_rotate(xf_a.q, p->point);
+    p->anchor_a = r;
+    p->anchor_b = sn_add(r, offset);
+    p->point = sn_add(xf_a.p, r);
+  }
+  return m;
+}
+
+/// The same contact seen from the other shape: normal reversed, anchors swapped.
+static sn_manifold swap_roles(sn_manifold m) {
+  m.normal = sn_neg(m.normal);
+  for (int32_t i = 0; i < m.point_count; ++i) {
+    sn_vec2 t = m.points[i].anchor_a;
+    m.points[i].anchor_a = m.points[i].anchor_b;
+    m.points[i].anchor_b = t;
+  }
+  return m;
+}
+
+/* -------------------------------------------------- circles and capsules */
+
+/// Two discs (A's frame). fallback: normal used when the centres coincide.
+static sn_manifold discs_local(sn_vec2 ca, float ra, sn_vec2 cb, float rb, sn_vec2 fallback) {
+  sn_manifold m = empty_manifold();
+  float dist = 0.0f;
+  sn_vec2 n = sn_get_length_and_normalize(&dist, sn_sub(cb, ca));
+  float separation = dist - ra - rb;
+  if (separation >= SN_SPECULATIVE_DISTANCE) return m;
+  if (dist == 0.0f || (n.x == 0.0f && n.y == 0.0f)) n = fallback;
+  sn_vec2 surface_a = sn_mul_add(ca, ra, n);
+  sn_vec2 surface_b = sn_mul_sub(cb, rb, n);
+  add_point(&m, sn_lerp(surface_a, surface_b, 0.5f), separation, 0);
+  m.normal = n;
+  return m;
+}
+
+/// Closest point of segment p-q to c.
+static sn_vec2 closest_on_segment(sn_vec2 p, sn_vec2 q, sn_vec2 c) {
+  sn_vec2 e = sn_sub(q, p);
+  float len_sq = sn_dot(e, e);
+  if (len_sq <= FLT_EPSILON * FLT_EPSILON) return p;
+  float t = sn_clampf(sn_dot(sn_sub(c, p), e) / len_sq, 0.0f, 1.0f);
+  return sn_mul_add(p, t, e);
+}
+
+/// Normal perpendicular to segment p-q (left side), or +y for a point.
+static sn_vec2 segment_side_normal(sn_vec2 p, sn_vec2 q) {
+  sn_vec2 n = sn_normalize(sn_left_perp(sn_sub(q, p)));
+  if (n.x == 0.0f && n.y == 0.0f) n = sn_v2(0.0f, 1.0f);
+  return n;
+}
+
+/// Capsule core p-q with radius ra against a disc (A's frame).
+static sn_manifold capsule_disc_local(sn_vec2 p, sn_vec2 q, float ra, sn_vec2 c, float rb) {
+  sn_vec2 closest = closest_on_segment(p, q, c);
+  return discs_local(closest, ra, c, rb, segment_side_normal(p, q));
+}
+
+/// Two capsule cores (A's frame). Nearly parallel cores that overlap along
+/// their length give two points (the ends of the overlap), else one point
+/// from the closest points of the cores.
+static sn_manifold capsules_local(sn_vec2 p1, sn_vec2 q1, float ra, sn_vec2 p2, sn_vec2 q2, float rb) {
+  sn_manifold m = empty_manifold();
+  const float radius = ra + rb;
+  const float reach = radius + SN_SPECULATIVE_DISTANCE;
+  sn_segment_distance_result sd = sn_segment_distance(p1, q1, p2, q2);
+  if (sd.distance_squared >= reach * reach) return m;
+  float dist = sqrtf(sd.distance_squared);
+
+  float len1 = 0.0f, len2 = 0.0f;
+  sn_vec2 u1 = sn_get_length_and_normalize(&len1, sn_sub(q1, p1));
+  sn_get_length_and_normalize(&len2, sn_sub(q2, p2));
+  sn_vec2 centre_offset = sn_sub(sn_lerp(p2, q2, 0.5f), sn_lerp(p1, q1, 0.5f));
+  const float tiny = 1.0e-6f;
+
+  if (len1 > tiny && len2 > tiny && sn_absf(sn_cross(u1, sn_sub(q2, p2))) < SN_CAPSULE_PARALLEL_SIN * len2) {
+    // Parallel: project B's ends on A's axis and keep the common interval.
+    sn_vec2 n = sn_left_perp(u1);
+    sn_vec2 side = dist > tiny ? sn_sub(sd.closest2, sd.closest1) : centre_offset;
+    if (sn_dot(n, side) < 0.0f) n = sn_neg(n);
+    sn_vec2 b_lo = p2, b_hi = q2;
+    float s_lo = sn_dot(sn_sub(p2, p1), u1), s_hi = sn_dot(sn_sub(q2, p1), u1);
+    if (s_lo > s_hi) {
+      b_lo = q2;
+      b_hi = p2;
+      float t = s_lo;
+      s_lo = s_hi;
+      s_hi = t;
+    }
+    float lo = sn_maxf(0.0f, s_lo), hi = sn_minf(len1, s_hi);
+    if (hi - lo > SN_LINEAR_SLOP) {
+      const float ends[2] = {lo, hi};
+      for (int32_t k = 0; k < 2; ++k) {
+        sn_vec2 pb = sn_lerp(b_lo, b_hi, (ends[k] - s_lo) / (s_hi - s_lo));
+        sn_vec2 pa = sn_mul_add(p1, ends[k], u1);
+        float separation = sn_dot(sn_sub(pb, pa), n) - radius;
+        if (separation >= SN_SPECULATIVE_DISTANCE) continue;
+        sn_vec2 point = sn_lerp(sn_mul_add(pa, ra, n), sn_mul_sub(pb, rb, n), 0.5f);
+        add_point(&m, point, separation, (uint16_t)k);
+      }
+      if (m.point_count > 0) {
+        m.normal = n;
+        return m;
+      }
+    }
+  }
+
+  sn_vec2 n;
+  if (dist > tiny) {
+    n = sn_scale(1.0f / dist, sn_sub(sd.closest2, sd.closest1));
+  } else {
+    // crossing cores: push B off A's axis, towards B's centre
+    n = len1 > tiny ? segment_side_normal(p1, q1) : segment_side_normal(p2, q2);
+    if (sn_dot(n, centre_offset) < 0.0f) n = sn_neg(n);
+  }
+  float separation = dist - radius;
+  sn_vec2 point = sn_lerp(sn_mul_add(sd.closest1, ra, n), sn_mul_sub(sd.closest2, rb, n), 0.5f);
+  add_point(&m, point, separation, 0);
+  m.normal = n;
+  return m;
+}
+
+sn_manifold sn_collide_circles(const sn_circle *a, sn_transform xf_a, const sn_circle *b, sn_transform xf_b) {
+  sn_transform xf = sn_inv_mul_transforms(xf_a, xf_b);
+  sn_vec2 cb = sn_transform_point(xf, b->center);
+  sn_manifold m = discs_local(a->center, a->radius, cb, b->radius, sn_v2(0.0f, 1.0f));
+  return to_world(m, xf_a, xf_b);
+}
+
+sn_manifold sn_collide_capsule_and_circle(const sn_capsule *a, sn_transform xf_a, const sn_circle *b,
+                                          sn_transform xf_b) {
+  sn_transform xf = sn_inv_mul_transforms(xf_a, xf_b);
+  sn_vec2 cb = sn_transform_point(xf, b->center);
+  sn_manifold m = capsule_disc_local(a->center1, a->center2, a->radius, cb, b->radius);
+  return to_world(m, xf_a, xf_b);
+}
+
+sn_manifold sn_collide_capsules(const sn_capsule *a, sn_transform xf_a, const sn_capsule *b, sn_transform xf_b) {
+  sn_transform xf = sn_inv_mul_transforms(xf_a, xf_b);
+  sn_vec2 p2 = sn_transform_point(xf, b->center1), q2 = sn_transform_point(xf, b->center2);
+  sn_manifold m = capsules_local(a->center1, a->center2, a->radius, p2, q2, b->radius);
+  return to_world(m, xf_a, xf_b);
+}
+
+sn_manifold sn_collide_segment_and_circle(const sn_segment *a, sn_transform xf_a, const sn_circle *b,
+                                          sn_transform xf_b) {
+  sn_transform xf = sn_inv_mul_transforms(xf_a, xf_b);
+  sn_vec2 cb = sn_transform_point(xf, b->center);
+  sn_manifold m = capsule_disc_local(a->point1, a->point2, 0.0f, cb, b->radius);
+  return to_world(m, xf_a, xf_b);
+}
+
+sn_manifold sn_collide_segment_and_capsule(const sn_segment *a, sn_transform xf_a, const sn_capsule *b,
+                                           sn_transform xf_b) {
+  sn_transform xf = sn_inv_mul_transforms(xf_a, xf_b);
+  sn_vec2 p2 = sn_transform_point(xf, b->center1), q2 = sn_transform_point(xf, b->center2);
+  sn_manifold m = capsules_local(a->point1, a->point2, 0.0f, p2, q2, b->radius);
+  return to_world(m, xf_a, xf_b);
+}
+
+/* ------------------------------------------------------------- polygons */
+
+/// Vertices and normals of a convex polygon in A's frame (a segment is a
+/// 2-gon: edge 0 from v0 to v1, edge 1 back).
+typedef struct sn_poly_view {
+  const sn_vec2 *v;
+  const sn_vec2 *n;
+  int32_t count;
+  float radius;
+} sn_poly_view;
+
+/// Largest over p1's edges of the smallest signed distance of p2's vertices
+/// from the edge: the SAT separation on p1's normals. Stops early once an
+/// edge separates by more than limit.
+static float max_separation(const sn_poly_view *p1, const sn_poly_view *p2, float limit, int32_t *edge) {
+  int32_t best = 0;
+  float best_sep = -FLT_MAX;
+  for (int32_t i = 0; i < p1->count; ++i) {
+    sn_vec2 n = p1->n[i], v = p1->v[i];
+    float s = FLT_MAX;
+    for (int32_t j = 0; j < p2->count; ++j) s = sn_minf(s, sn_dot(n, sn_sub(p2->v[j], v)));
+    if (s > best_sep) {
+      best_sep = s;
+      best = i;
+      if (s > limit) break;
+    }
+  }
+  *edge = best;
+  return best_sep;
+}
+
+/// Reference edge `edge` of ref against the incident edge of inc (the edge
+/// whose normal is most anti-parallel to the reference normal). The incident
+/// edge is clipped to the side planes of the reference edge; its two ends
+/// become points if their separation is below the speculative distance.
+/// flip: ref is shape B (the normal is reversed to point from A to B).
+/// allow_outside: if the incident edge lies wholly beyond a side plane, keep
+/// its nearest vertex (polygons) instead of nothing (chain segments).
+static void clip_reference(sn_manifold *m, const sn_poly_view *ref, int32_t edge, const sn_poly_view *inc, bool flip,
+                           bool allow_outside) {
+  const sn_vec2 n = ref->n[edge];
+  const sn_vec2 v1 = ref->v[edge];
+  const sn_vec2 v2 = ref->v[edge + 1 < ref->count ? edge + 1 : 0];
+
+  int32_t j1 = 0;
+  float lowest = FLT_MAX;
+  for (int32_t j = 0; j < inc->count; ++j) {
+    float d = sn_dot(n, inc->n[j]);
+    if (d < lowest) {
+      lowest = d;
+      j1 = j;
+    }
+  }
+  const int32_t j2 = j1 + 1 < inc->count ? j1 + 1 : 0;
+  const sn_vec2 w1 = inc->v[j1], w2 = inc->v[j2];
+
+  // Coordinates along the reference edge (t runs from v1 to v2). The
+  // incident edge runs the other way: w2 is the low end, w1 the high end.
+  const sn_vec2 t = sn_left_perp(n);
+  const float upper = sn_dot(sn_sub(v2, v1), t);
+  const float s_hi = sn_dot(sn_sub(w1, v1), t);
+  const float s_lo = sn_dot(sn_sub(w2, v1), t);
+  const float span = s_hi - s_lo;
+
+  sn_vec2 points[2];
+  int32_t ids[2];
+  int32_t count = 2;
+  if (s_hi < 0.0f || s_lo > upper) {
+    if (!allow_outside) return;
+    count = 1;
+    points[0] = s_hi < 0.0f ? w1 : w2;
+    ids[0] = s_hi < 0.0f ? j1 : j2;
+  } else if (span > FLT_EPSILON * (1.0f + sn_absf(upper))) {
+    points[0] = s_lo < 0.0f ? sn_lerp(w2, w1, -s_lo / span) : w2;
+    points[1] = s_hi > upper ? sn_lerp(w2, w1, (upper - s_lo) / span) : w1;
+    ids[0] = j2;
+    ids[1] = j1;
+  } else {
+    // incident edge perpendicular to the reference edge: its deeper end
+    count = 1;
+    bool first = sn_dot(n, w1) <= sn_dot(n, w2);
+    points[0] = first ? w1 : w2;
+    ids[0] = first ? j1 : j2;
+  }
+
+  const float rr = ref->radius, ri = inc->radius;
+  m->normal = flip ? sn_neg(n) : n;
+  for (int32_t k = 0; k < count; ++k) {
+    float core = sn_dot(sn_sub(points[k], v1), n);
+    float separation = core - rr - ri;
+    if (separation >= SN_SPECULATIVE_DISTANCE) continue;
+    // midway between the reference surface and the incident surface
+    sn_vec2 point = sn_mul_add(points[k], 0.5f * (rr - core - ri), n);
+    uint16_t id = flip ? SN_MAKE_ID(SN_ID_FLIP | ids[k], edge) : SN_MAKE_ID(edge, ids[k]);
+    add_point(m, point, separation, id);
+  }
+}
+
+/// Index of the normal of p most aligned with d, and that cosine.
+static int32_t most_aligned_normal(const sn_poly_view *p, sn_vec2 d, float *cosine) {
+  int32_t best = 0;
+  float best_dot = -FLT_MAX;
+  for (int32_t i = 0; i < p->count; ++i) {
+    float c = sn_dot(p->n[i], d);
+    if (c > best_dot) {
+      best_dot = c;
+      best = i;
+    }
+  }
+  *cosine = best_dot;
+  return best;
+}
+
+/// Rounded polygons whose cores are apart: GJK closest points of the cores.
+/// If the GJK normal is a face normal of A or B, that face is the reference
+/// and the incident edge is clipped (2 points for parallel edges); otherwise
+/// one point between the rounded corners. False if GJK finds the cores
+/// touching after all (the caller then uses SAT).
+static bool polygons_apart(sn_manifold *m, const sn_poly_view *a, const sn_poly_view *b, sn_simplex_cache *cache) {
+  sn_distance_input input;
+  memset(&input, 0, sizeof input);
+  input.proxy_a = sn_make_proxy_points(a->v, a->count, 0.0f);
+  input.proxy_b = sn_make_proxy_points(b->v, b->count, 0.0f);
+  input.transform_a = sn_transform_identity();
+  input.transform_b = sn_transform_identity();
+  sn_simplex_cache local = {0, {0, 0, 0}, {0, 0, 0}};
+  sn_simplex_cache *c = cache != NULL ? cache : &local;
+  sn_distance_output out = sn_shape_distance(&input, c);
+  if (out.distance <= 0.0f) return false;
+
+  const float radius = a->radius + b->radius;
+  const float separation = out.distance - radius;
+  if (separation >= SN_SPECULATIVE_DISTANCE) return true;
+  const sn_vec2 n = out.normal;
+
+  float cos_a = 0.0f, cos_b = 0.0f;
+  int32_t edge_a = most_aligned_normal(a, n, &cos_a);
+  int32_t edge_b = most_aligned_normal(b, sn_neg(n), &cos_b);
+  if (sn_maxf(cos_a, cos_b) >= SN_FACE_COS) {
+    if (cos_b > cos_a + SN_FACE_COS_TOL)
+      clip_reference(m, b, edge_b, a, true, false);
+    else
+      clip_reference(m, a, edge_a, b, false, false);
+    if (m->point_count > 0) return true;
+  }
+
+  sn_vec2 surface_a = sn_mul_add(out.point_a, a->radius, n);
+  sn_vec2 surface_b = sn_mul_sub(out.point_b, b->radius, n);
+  uint16_t id = SN_MAKE_ID(SN_ID_POINT | c->index_a[0], c->index_b[0]);
+  add_point(m, sn_lerp(surface_a, surface_b, 0.5f), separation, id);
+  m->normal = n;
+  return true;
+}
+
+/// Polygon against polygon, both in A's frame.
+static sn_manifold polygons_local(const sn_poly_view *a, const sn_poly_view *b, sn_simplex_cache *cache) {
+  sn_manifold m = empty_manifold();
+  const float radius = a->radius + b->radius;
+  const float limit = SN_SPECULATIVE_DISTANCE + radius;
+
+  int32_t edge_a = 0, edge_b = 0;
+  float sep_a = max_separation(a, b, limit, &edge_a);
+  if (sep_a > limit) return m;
+  float sep_b = max_separation(b, a, limit, &edge_b);
+  if (sep_b > limit) return m;
+
+  if (radius > 0.0f && sn_maxf(sep_a, sep_b) > SN_CORE_APART) {
+    if (polygons_apart(&m, a, b, cache)) return m;
+    m = empty_manifold();
+  }
+
+  bool flip = sep_b > sep_a + SN_REFERENCE_ABS_TOL + SN_REFERENCE_REL_TOL * sn_absf(sep_a);
+  if (flip)
+    clip_reference(&m, b, edge_b, a, true, true);
+  else
+    clip_reference(&m, a, edge_a, b, false, true);
+  return m;
+}
+
+/// B's vertices and normals in A's frame.
+static void bring_polygon(const sn_polygon *p, sn_transform xf, sn_vec2 *v, sn_vec2 *n) {
+  for (int32_t i = 0; i < p->count; ++i) {
+    v[i] = sn_transform_point(xf, p->vertices[i]);
+    n[i] = sn_rotate(xf.q, p->normals[i]);
+  }
+}
+
+static sn_manifold collide_polygons_cached(const sn_polygon *a, sn_transform xf_a, const sn_polygon *b,
+                                           sn_transform xf_b, sn_simplex_cache *cache) {
+  sn_transform xf = sn_inv_mul_transforms(xf_a, xf_b);
+  sn_vec2 bv[SN_MAX_POLYGON_VERTICES], bn[SN_MAX_POLYGON_VERTICES];
+  bring_polygon(b, xf, bv, bn);
+  sn_poly_view va = {a->vertices, a->normals, a->count, a->radius};
+  sn_poly_view vb = {bv, bn, b->count, b->radius};
+  return to_world(polygons_local(&va, &vb, cache), xf_a, xf_b);
+}
+
+sn_manifold sn_collide_polygons(const sn_polygon *a, sn_transform xf_a, const sn_polygon *b, sn_transform xf_b) {
+  return collide_polygons_cached(a, xf_a, b, xf_b, NULL);
+}
+
+/// True if the capsule's core has a usable direction (else it is a disc).
+static bool capsule_has_axis(const sn_capsule *c) {
+  return sn_distance_sq(c->center1, c->center2) > FLT_EPSILON * FLT_EPSILON;
+}
+
+sn_manifold sn_collide_polygon_and_circle(const sn_polygon *a, sn_transform xf_a, const sn_circle *b,
+                                          sn_transform xf_b) {
+  sn_manifold m = empty_manifold();
+  sn_transform xf = sn_inv_mul_transforms(xf_a, xf_b);
+  const sn_vec2 c = sn_transform_point(xf, b->center);
+  const float ra = a->radius, rb = b->radius;
+  const float radius = ra + rb;
+
+  // edge of largest separation from the centre
+  int32_t edge = 0;
+  float sep = -FLT_MAX;
+  for (int32_t i = 0; i < a->count; ++i) {
+    float s = sn_dot(a->normals[i], sn_sub(c, a->vertices[i]));
+    if (s > sep) {
+      sep = s;
+      edge = i;
+    }
+  }
+  if (sep - radius >= SN_SPECULATIVE_DISTANCE) return m;
+
+  // Voronoi region of the edge, or of one of its vertices
+  const sn_vec2 v1 = a->vertices[edge];
+  const sn_vec2 v2 = a->vertices[edge + 1 < a->count ? edge + 1 : 0];
+  const float u1 = sn_dot(sn_sub(c, v1), sn_sub(v2, v1));
+  const float u2 = sn_dot(sn_sub(c, v2), sn_sub(v1, v2));
+  sn_vec2 n, closest;
+  float separation;
+  if ((u1 < 0.0f || u2 < 0.0f) && sep > FLT_EPSILON) {
+    closest = u1 < 0.0f ? v1 : v2;
+    float dist = 0.0f;
+    n = sn_get_length_and_normalize(&dist, sn_sub(c, closest));
+    separation = dist - radius;
+    if (separation >= SN_SPECULATIVE_DISTANCE) return m;
+  } else {
+    n = a->normals[edge];
+    closest = sn_mul_sub(c, sep, n);
+    separation = sep - radius;
+  }
+  sn_vec2 surface_a = sn_mul_add(closest, ra, n);
+  sn_vec2 surface_b = sn_mul_sub(c, rb, n);
+  add_point(&m, sn_lerp(surface_a, surface_b, 0.5f), separation, 0);
+  m.normal = n;
+  return to_world(m, xf_a, xf_b);
+}
+
+static sn_manifold collide_polygon_capsule_cached(const sn_polygon *a, sn_transform xf_a, const sn_capsule *b,
+                                                  sn_transform xf_b, sn_simplex_cache *cache) {
+  if (!capsule_has_axis(b)) {
+    sn_circle disc = {b->center1, b->radius};
+    return sn_collide_polygon_and_circle(a, xf_a, &disc, xf_b);
+  }
+  sn_polygon pb = sn_make_capsule_polygon(b->center1, b->center2, b->radius);
+  return collide_polygons_cached(a, xf_a, &pb, xf_b, cache);
+}
+
+sn_manifold sn_collide_polygon_and_capsule(const sn_polygon *a, sn_transform xf_a, const sn_capsule *b,
+                                           sn_transform xf_b) {
+  return collide_polygon_capsule_cached(a, xf_a, b, xf_b, NULL);
+}
+
+static sn_manifold collide_segment_polygon_cached(const sn_segment *a, sn_transform xf_a, const sn_polygon *b,
+                                                  sn_transform xf_b, sn_simplex_cache *cache) {
+  sn_polygon pa = sn_make_capsule_polygon(a->point1, a->point2, 0.0f);
+  return collide_polygons_cached(&pa, xf_a, b, xf_b, cache);
+}
+
+sn_manifold sn_collide_segment_and_polygon(const sn_segment *a, sn_transform xf_a, const sn_polygon *b,
+                                           sn_transform xf_b) {
+  return collide_segment_polygon_cached(a, xf_a, b, xf_b, NULL);
+}
+
+/* ------------------------------------------------------- chain segments */
+
+/// The free side of a chain segment, where shapes live: to the right of
+/// point1 -> point2 (the solid is on the left, so a counter-clockwise loop
+/// is solid like a polygon and a clockwise loop is a container). This is
+/// the only place that encodes the convention.
+static inline sn_vec2 chain_normal(sn_vec2 direction) { return sn_right_perp(direction); }
+
+/// A chain segment in A's frame with what the neighbours tell about its corners.
+typedef struct sn_chain_frame {
+  sn_vec2 v1, v2;        ///< segment ends
+  sn_vec2 u;             ///< unit direction v1 -> v2
+  float length;          ///< |v2 - v1|
+  sn_vec2 n;             ///< free-side unit normal
+  sn_vec2 n1, n2;        ///< normals of the previous / next segment
+  bool convex1, convex2; ///< the outline turns towards the solid at v1 / v2
+  sn_vec2 sv[2], sn[2];  ///< the segment as a 2-gon
+  int32_t face;          ///< edge of the 2-gon whose normal is n
+} sn_chain_frame;
+
+static bool chain_frame_make(sn_chain_frame *f, const sn_chain_segment *c) {
+  f->v1 = c->segment.point1;
+  f->v2 = c->segment.point2;
+  sn_vec2 e = sn_sub(f->v2, f->v1);
+  f->u = sn_get_length_and_normalize(&f->length, e);
+  if (f->length < FLT_EPSILON) return false;
+  f->n = chain_normal(f->u);
+  // A corner is convex when the next edge turns away from the free side.
+  // The same products are evaluated by both segments of a corner, so they
+  // always agree on it.
+  sn_vec2 d1 = sn_sub(f->v1, c->ghost1), d2 = sn_sub(c->ghost2, f->v2);
+  f->convex1 = sn_dot(e, chain_normal(d1)) < 0.0f;
+  f->convex2 = sn_dot(d2, chain_normal(e)) < 0.0f;
+  f->n1 = chain_normal(sn_normalize(d1));
+  f->n2 = chain_normal(sn_normalize(d2));
+  f->sv[0] = f->v1;
+  f->sv[1] = f->v2;
+  f->sn[0] = sn_right_perp(f->u);
+  f->sn[1] = sn_left_perp(f->u);
+  f->face = sn_dot(f->sn[0], f->n) > 0.0f ? 0 : 1;
+  return true;
+}
+
+/// At a convex corner the outline's normals fan from this segment's normal
+/// n to the neighbour's normal nb. This segment owns the half of the fan
+/// nearer to n; the neighbour owns the rest (the slack lets both claim the
+/// bisector rather than neither).
+static bool chain_owns_normal(sn_vec2 nc, sn_vec2 n, sn_vec2 nb) {
+  float span = sn_cross(n, nb);
+  float sign = span >= 0.0f ? 1.0f : -1.0f;
+  if (sign * sn_cross(n, nc) < -SN_WEDGE_TOL || sign * sn_cross(nc, nb) < -SN_WEDGE_TOL) return false;
+  return sn_dot(nc, n) + SN_WEDGE_TOL >= sn_dot(nc, nb);
+}
+
+/// True if this segment may report a contact with normal nc at its corner
+/// `corner` (0 at v1, 1 at v2).
+static bool chain_corner_admits(const sn_chain_frame *f, int32_t corner, sn_vec2 nc) {
+  bool convex = corner == 0 ? f->convex1 : f->convex2;
+  return convex && chain_owns_normal(nc, f->n, corner == 0 ? f->n1 : f->n2);
+}
+
+static sn_manifold chain_disc_local(const sn_chain_frame *f, sn_vec2 c, float r) {
+  sn_manifold m = empty_manifold();
+  const sn_vec2 rel = sn_sub(c, f->v1);
+  const float height = sn_dot(rel, f->n);
+  if (height < 0.0f) return m; // centre behind the one-sided segment
+  if (height - r >= SN_SPECULATIVE_DISTANCE) return m;
+
+  const float s = sn_dot(rel, f->u);
+  bool face = s >= 0.0f && s <= f->length;
+  sn_vec2 normal = f->n, closest = sn_mul_sub(c, height, f->n);
+  float separation = height - r;
+  if (!face) {
+    int32_t corner = s < 0.0f ? 0 : 1;
+    sn_vec2 v = corner == 0 ? f->v1 : f->v2;
+    float dist = 0.0f;
+    sn_vec2 nc = sn_get_length_and_normalize(&dist, sn_sub(c, v));
+    if (dist == 0.0f || sn_dot(nc, f->n) >= SN_CHAIN_FACE_COS) {
+      face = true; // straight above the end: the face contact, extended
+    } else {
+      if (!chain_corner_admits(f, corner, nc)) return m;
+      normal = nc;
+      closest = v;
+      separation = dist - r;
+      if (separation >= SN_SPECULATIVE_DISTANCE) return m;
+    }
+  }
+  sn_vec2 surface_b = sn_mul_sub(c, r, normal);
+  add_point(&m, sn_lerp(closest, surface_b, 0.5f), separation, 0);
+  m.normal = normal;
+  return m;
+}
+
+/// Chain segment against a (possibly rounded) polygon in A's frame.
+static sn_manifold chain_polygon_local(const sn_chain_frame *f, const sn_poly_view *b, sn_vec2 centroid,
+                                       sn_simplex_cache *cache) {
+  sn_manifold m = empty_manifold();
+  if (sn_dot(sn_sub(centroid, f->v1), f->n) < 0.0f) return m; // behind the one-sided segment
+  const sn_poly_view seg = {f->sv, f->sn, 2, 0.0f};
+
+  sn_distance_input input;
+  memset(&input, 0, sizeof input);
+  input.proxy_a = sn_make_proxy_points(f->sv, 2, 0.0f);
+  input.proxy_b = sn_make_proxy_points(b->v, b->count, 0.0f);
+  input.transform_a = sn_transform_identity();
+  input.transform_b = sn_transform_identity();
+  sn_simplex_cache local = {0, {0, 0, 0}, {0, 0, 0}};
+  sn_simplex_cache *c = cache != NULL ? cache : &local;
+  sn_distance_output out = sn_shape_distance(&input, c);
+  if (out.distance - b->radius >= SN_SPECULATIVE_DISTANCE) return m;
+
+  if (out.distance > SN_CORE_APART) {
+    const sn_vec2 nc = out.normal;
+    const float along = sn_dot(nc, f->n);
+    if (along <= 0.0f) return m; // beside or behind the segment
+    // closest feature of the segment: its interior (-1) or an end (0, 1)
+    int32_t corner = (c->count == 2 && c->index_a[0] != c->index_a[1]) ? -1 : c->index_a[0];
+    if (corner < 0 || along >= SN_CHAIN_FACE_COS) {
+      clip_reference(&m, &seg, f->face, b, false, false);
+      if (m.point_count > 0 || corner < 0) return m;
+      m = empty_manifold();
+    }
+    if (!chain_corner_admits(f, corner, nc)) return m;
+    // rounded contact at a convex corner this segment owns
+    sn_vec2 surface_b = sn_mul_sub(out.point_b, b->radius, nc);
+    uint16_t id = SN_MAKE_ID(SN_ID_POINT | corner, c->index_b[0]);
+    add_point(&m, sn_lerp(out.point_a, surface_b, 0.5f), out.distance - b->radius, id);
+    m.normal = nc;
+    return m;
+  }
+
+  // Cores touch: SAT, but only on axes the smooth outline can produce here,
+  // so the polygon's side faces never push it back at a seam.
+  float sep_seg = FLT_MAX;
+  for (int32_t j = 0; j < b->count; ++j) sep_seg = sn_minf(sep_seg, sn_dot(f->n, sn_sub(b->v[j], f->v1)));
+  int32_t best = -1;
+  float best_sep = -FLT_MAX;
+  for (int32_t j = 0; j < b->count; ++j) {
+    sn_vec2 contact_normal = sn_neg(b->n[j]);
+    bool admissible = sn_dot(contact_normal, f->n) >= SN_CHAIN_FACE_COS || chain_corner_admits(f, 0, contact_normal) ||
+                      chain_corner_admits(f, 1, contact_normal);
+    if (!admissible) continue;
+    float s = sn_minf(sn_dot(b->n[j], sn_sub(f->v1, b->v[j])), sn_dot(b->n[j], sn_sub(f->v2, b->v[j])));
+    if (s > best_sep) {
+      best_sep = s;
+      best = j;
+    }
+  }
+  if (best >= 0 && best_sep > sep_seg + SN_REFERENCE_ABS_TOL + SN_REFERENCE_REL_TOL * sn_absf(sep_seg)) {
+    clip_reference(&m, b, best, &seg, true, false);
+  } else {
+    clip_reference(&m, &seg, f->face, b, false, false);
+  }
+  return m;
+}
+
+sn_manifold sn_collide_chain_segment_and_circle(const sn_chain_segment *a, sn_transform xf_a, const sn_circle *b,
+                                                sn_transform xf_b) {
+  sn_chain_frame f;
+  if (!chain_frame_make(&f, a)) return empty_manifold();
+  sn_transform xf = sn_inv_mul_transforms(xf_a, xf_b);
+  sn_manifold m = chain_disc_local(&f, sn_transform_point(xf, b->center), b->radius);
+  return to_world(m, xf_a, xf_b);
+}
+
+sn_manifold sn_collide_chain_segment_and_polygon(const sn_chain_segment *a, sn_transform xf_a, const sn_polygon *b,
+                                                 sn_transform xf_b, sn_simplex_cache *cache) {
+  sn_chain_frame f;
+  if (!chain_frame_make(&f, a)) return empty_manifold();
+  sn_transform xf = sn_inv_mul_transforms(xf_a, xf_b);
+  sn_vec2 bv[SN_MAX_POLYGON_VERTICES], bn[SN_MAX_POLYGON_VERTICES];
+  bring_polygon(b, xf, bv, bn);
+  sn_poly_view vb = {bv, bn, b->count, b->radius};
+  sn_manifold m = chain_polygon_local(&f, &vb, sn_transform_point(xf, b->centroid), cache);
+  return to_world(m, xf_a, xf_b);
+}
+
+sn_manifold sn_collide_chain_segment_and_capsule(const sn_chain_segment *a, sn_transform xf_a, const sn_capsule *b,
+                                                 sn_transform xf_b, sn_simplex_cache *cache) {
+  if (!capsule_has_axis(b)) {
+    sn_circle disc = {b->center1, b->radius};
+    return sn_collide_chain_segment_and_circle(a, xf_a, &disc, xf_b);
+  }
+  sn_polygon pb = sn_make_capsule_polygon(b->center1, b->center2, b->radius);
+  return sn_collide_chain_segment_and_polygon(a, xf_a, &pb, xf_b, cache);
+}
+
+/* ------------------------------------------------------------- dispatch */
+
+bool sn_collide_supported(sn_shape_type type_a, sn_shape_type type_b) {
+  switch (type_a) {
+  case SN_SHAPE_CIRCLE:
+    return type_b == SN_SHAPE_CIRCLE;
+  case SN_SHAPE_CAPSULE:
+  case SN_SHAPE_SEGMENT:
+    return type_b == SN_SHAPE_CIRCLE || type_b == SN_SHAPE_CAPSULE;
+  case SN_SHAPE_POLYGON:
+    return type_b == SN_SHAPE_CIRCLE || type_b == SN_SHAPE_CAPSULE || type_b == SN_SHAPE_SEGMENT ||
+           type_b == SN_SHAPE_POLYGON;
+  case SN_SHAPE_CHAIN_SEGMENT:
+    return type_b == SN_SHAPE_CIRCLE || type_b == SN_SHAPE_CAPSULE || type_b == SN_SHAPE_POLYGON;
+  default:
+    return false;
+  }
+}
+
+sn_manifold sn_collide(const sn_geometry *a, sn_transform xf_a, const sn_geometry *b, sn_transform xf_b,
+                       sn_simplex_cache *cache) {
+  switch (a->type) {
+  case SN_SHAPE_CIRCLE:
+    if (b->type == SN_SHAPE_CIRCLE) return sn_collide_circles(&a->circle, xf_a, &b->circle, xf_b);
+    break;
+  case SN_SHAPE_CAPSULE:
+    if (b->type == SN_SHAPE_CIRCLE) return sn_collide_capsule_and_circle(&a->capsule, xf_a, &b->circle, xf_b);
+    if (b->type == SN_SHAPE_CAPSULE) return sn_collide_capsules(&a->capsule, xf_a, &b->capsule, xf_b);
+    break;
+  case SN_SHAPE_SEGMENT:
+    if (b->type == SN_SHAPE_CIRCLE) return sn_collide_segment_and_circle(&a->segment, xf_a, &b->circle, xf_b);
+    if (b->type == SN_SHAPE_CAPSULE) return sn_collide_segment_and_capsule(&a->segment, xf_a, &b->capsule, xf_b);
+    break;
+  case SN_SHAPE_POLYGON:
+    switch (b->type) {
+    case SN_SHAPE_CIRCLE:
+      return sn_collide_polygon_and_circle(&a->polygon, xf_a, &b->circle, xf_b);
+    case SN_SHAPE_CAPSULE:
+      return collide_polygon_capsule_cached(&a->polygon, xf_a, &b->capsule, xf_b, cache);
+    case SN_SHAPE_SEGMENT:
+      // computed as segment (A) against polygon (B), then seen from the polygon
+      return swap_roles(collide_segment_polygon_cached(&b->segment, xf_b, &a->polygon, xf_a, cache));
+    case SN_SHAPE_POLYGON:
+      return collide_polygons_cached(&a->polygon, xf_a, &b->polygon, xf_b, cache);
+    default:
+      break;
+    }
+    break;
+  case SN_SHAPE_CHAIN_SEGMENT:
+    switch (b->type) {
+    case SN_SHAPE_CIRCLE:
+      return sn_collide_chain_segment_and_circle(&a->chain_segment, xf_a, &b->circle, xf_b);
+    case SN_SHAPE_CAPSULE:
+      return sn_collide_chain_segment_and_capsule(&a->chain_segment, xf_a, &b->capsule, xf_b, cache);
+    case SN_SHAPE_POLYGON:
+      return sn_collide_chain_segment_and_polygon(&a->chain_segment, xf_a, &b->polygon, xf_b, cache);
+    default:
+      break;
+    }
+    break;
+  default:
+    break;
+  }
+  return empty_manifold();
+}
