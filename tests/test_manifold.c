@@ -1,0 +1,805 @@
+/* Contact manifolds: every supported shape pair against hand-computed points,
+ * normals and separations; reference/incident edge choice and clipping;
+ * feature-id persistence; speculative distance; one-sided smooth chains.
+ * Tolerance: 1e-5 m on unit-sized shapes unless a check says otherwise. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "sinew/sinew.h"
+
+#include "collision/manifold.h"
+#include "core/constants.h"
+#include "core/math.h"
+
+#define TOL   1.0e-5f
+#define SQRT2 1.41421356f
+#define PI_F  3.14159265f
+
+#define ck_assert_near(a, b, tol)                                                                                      \
+  ck_assert_msg(fabsf((float)(a) - (float)(b)) <= (tol), "%s = %.9g, expected %.9g (tol %g)", #a, (double)(a),         \
+                (double)(b), (double)(tol))
+
+static sn_transform xf_make(float x, float y, float angle) {
+  return (sn_transform){{x, y}, {cosf(angle), sinf(angle)}};
+}
+
+static sn_polygon box(float hx, float hy) {
+  sn_polygon p;
+  ck_assert_int_eq(sn_make_box(hx, hy, &p), SN_OK);
+  return p;
+}
+
+static sn_polygon rounded_box(float hx, float hy, float r) {
+  sn_polygon p;
+  ck_assert_int_eq(sn_make_rounded_box(hx, hy, r, &p), SN_OK);
+  return p;
+}
+
+/// Checks point, separation and the anchor contract of one manifold point.
+static void check_point(const sn_manifold_point *p, sn_transform xa, sn_transform xb, float x, float y, float sep,
+                        float tol) {
+  ck_assert_near(p->point.x, x, tol);
+  ck_assert_near(p->point.y, y, tol);
+  ck_assert_near(p->separation, sep, tol);
+  ck_assert_near(p->anchor_a.x, p->point.x - xa.p.x, 1.0e-5f);
+  ck_assert_near(p->anchor_a.y, p->point.y - xa.p.y, 1.0e-5f);
+  ck_assert_near(p->anchor_b.x, p->point.x - xb.p.x, 1.0e-5f);
+  ck_assert_near(p->anchor_b.y, p->point.y - xb.p.y, 1.0e-5f);
+  ck_assert_near(p->normal_impulse, 0.0f, 0.0f);
+  ck_assert_near(p->tangent_impulse, 0.0f, 0.0f);
+}
+
+static void check_normal(const sn_manifold *m, float x, float y) {
+  ck_assert_near(m->normal.x, x, TOL);
+  ck_assert_near(m->normal.y, y, TOL);
+}
+
+/// Point of m with the given id (fails if absent).
+static const sn_manifold_point *point_with_id(const sn_manifold *m, uint16_t id) {
+  for (int i = 0; i < m->point_count; ++i) {
+    if (m->points[i].id == id) return m->points + i;
+  }
+  ck_abort_msg("no point with id 0x%04x", id);
+  return NULL;
+}
+
+/// Point of m with the smaller x (for two-point manifolds).
+static const sn_manifold_point *left_point(const sn_manifold *m) {
+  if (m->point_count < 2 || m->points[0].point.x <= m->points[1].point.x) return m->points;
+  return m->points + 1;
+}
+
+static const sn_manifold_point *right_point(const sn_manifold *m) {
+  if (m->point_count < 2 || m->points[0].point.x > m->points[1].point.x) return m->points;
+  return m->points + 1;
+}
+
+/* --------------------------------------------------- circles and capsules */
+
+START_TEST(test_circles) {
+  // r 1 at the origin, r 0.5 at x = 1.4: overlap 0.1, surfaces at x = 1 and
+  // 0.9, point midway at 0.95
+  sn_circle a = {{0.0f, 0.0f}, 1.0f}, b = {{0.0f, 0.0f}, 0.5f};
+  sn_transform xa = xf_make(0, 0, 0), xb = xf_make(1.4f, 0, 0);
+  sn_manifold m = sn_collide_circles(&a, xa, &b, xb);
+  ck_assert_int_eq(m.point_count, 1);
+  check_normal(&m, 1.0f, 0.0f);
+  check_point(&m.points[0], xa, xb, 0.95f, 0.0f, -0.1f, TOL);
+  ck_assert_near(m.points[0].anchor_b.x, -0.45f, TOL);
+
+  // A's centre is off its origin and A is turned 90 degrees: world centre
+  // (2, 3) + R90 (0.5, 0) = (2, 3.5); B 1.4 above it
+  a.center = sn_v2(0.5f, 0.0f);
+  xa = xf_make(2.0f, 3.0f, 0.5f * PI_F);
+  xb = xf_make(2.0f, 4.9f, 0.3f);
+  m = sn_collide_circles(&a, xa, &b, xb);
+  ck_assert_int_eq(m.point_count, 1);
+  check_normal(&m, 0.0f, 1.0f);
+  check_point(&m.points[0], xa, xb, 2.0f, 4.45f, -0.1f, TOL);
+
+  // speculative: 0.01 apart gives a point at +0.01, 0.05 apart none
+  xb = xf_make(2.0f, 3.5f + 1.5f + 0.01f, 0);
+  m = sn_collide_circles(&a, xa, &b, xb);
+  ck_assert_int_eq(m.point_count, 1);
+  ck_assert_near(m.points[0].separation, 0.01f, TOL);
+  xb = xf_make(2.0f, 3.5f + 1.5f + 0.05f, 0);
+  m = sn_collide_circles(&a, xa, &b, xb);
+  ck_assert_int_eq(m.point_count, 0);
+}
+END_TEST
+
+START_TEST(test_capsule_circle) {
+  sn_capsule a = {{-1.0f, 0.0f}, {1.0f, 0.0f}, 0.25f};
+  sn_circle b = {{0.0f, 0.0f}, 0.5f};
+  sn_transform xa = xf_make(0, 0, 0);
+  // above the core at x = 0.5: centre 0.7 up, surfaces at 0.25 and 0.2
+  sn_transform xb = xf_make(0.5f, 0.7f, 0);
+  sn_manifold m = sn_collide_capsule_and_circle(&a, xa, &b, xb);
+  ck_assert_int_eq(m.point_count, 1);
+  check_normal(&m, 0.0f, 1.0f);
+  check_point(&m.points[0], xa, xb, 0.5f, 0.225f, -0.05f, TOL);
+  // beyond the end cap: centre (1.3, 0.4), 0.5 from (1, 0) along (0.6, 0.8);
+  // surfaces (1.15, 0.2) and (1.0, 0.0)
+  xb = xf_make(1.3f, 0.4f, 0);
+  m = sn_collide_capsule_and_circle(&a, xa, &b, xb);
+  ck_assert_int_eq(m.point_count, 1);
+  check_normal(&m, 0.6f, 0.8f);
+  check_point(&m.points[0], xa, xb, 1.075f, 0.1f, -0.25f, TOL);
+  // far: none
+  xb = xf_make(1.6f, 0.8f, 0);
+  m = sn_collide_capsule_and_circle(&a, xa, &b, xb);
+  ck_assert_int_eq(m.point_count, 0);
+}
+END_TEST
+
+START_TEST(test_capsules) {
+  sn_capsule a = {{-1.0f, 0.0f}, {1.0f, 0.0f}, 0.25f};
+  sn_capsule b = {{0.0f, 0.0f}, {2.0f, 0.0f}, 0.25f};
+  sn_transform xa = xf_make(0, 0, 0);
+  // parallel, cores 0.45 apart, overlapping for x in [0, 1]: two points
+  sn_transform xb = xf_make(0.0f, 0.45f, 0);
+  sn_manifold m = sn_collide_capsules(&a, xa, &b, xb);
+  ck_assert_int_eq(m.point_count, 2);
+  check_normal(&m, 0.0f, 1.0f);
+  check_point(left_point(&m), xa, xb, 0.0f, 0.225f, -0.05f, TOL);
+  check_point(right_point(&m), xa, xb, 1.0f, 0.225f, -0.05f, TOL);
+  ck_assert_int_ne(m.points[0].id, m.points[1].id);
+
+  // the same seen in a turned and shifted frame
+  sn_transform base = xf_make(3.0f, -2.0f, 1.1f);
+  sn_manifold m2 = sn_collide_capsules(&a, base, &b, sn_mul_transforms(base, xb));
+  ck_assert_int_eq(m2.point_count, 2);
+  sn_vec2 n_local = sn_inv_rotate(base.q, m2.normal);
+  ck_assert_near(n_local.x, 0.0f, TOL);
+  ck_assert_near(n_local.y, 1.0f, TOL);
+  for (int i = 0; i < 2; ++i) {
+    sn_vec2 p = sn_inv_transform_point(base, m2.points[i].point);
+    ck_assert_near(p.y, 0.225f, 4.0f * TOL);
+    ck_assert_near(m2.points[i].separation, -0.05f, 4.0f * TOL);
+  }
+
+  // crossing at right angles: B vertical at x = 0.3, starting 0.4 up
+  sn_capsule v = {{0.0f, 0.0f}, {0.0f, 2.0f}, 0.25f};
+  xb = xf_make(0.3f, 0.4f, 0);
+  m = sn_collide_capsules(&a, xa, &v, xb);
+  ck_assert_int_eq(m.point_count, 1);
+  check_normal(&m, 0.0f, 1.0f);
+  check_point(&m.points[0], xa, xb, 0.3f, 0.2f, -0.1f, TOL);
+
+  // collinear end to end: cores 0.3 apart, surfaces at x = 1.25 and 1.05
+  xb = xf_make(1.3f, 0.0f, 0);
+  m = sn_collide_capsules(&a, xa, &b, xb);
+  ck_assert_int_eq(m.point_count, 1);
+  check_normal(&m, 1.0f, 0.0f);
+  check_point(&m.points[0], xa, xb, 1.15f, 0.0f, -0.2f, TOL);
+
+  // speculative
+  xb = xf_make(0.0f, 0.51f, 0);
+  m = sn_collide_capsules(&a, xa, &b, xb);
+  ck_assert_int_eq(m.point_count, 2);
+  ck_assert_near(m.points[0].separation, 0.01f, TOL);
+  xb = xf_make(0.0f, 0.55f, 0);
+  m = sn_collide_capsules(&a, xa, &b, xb);
+  ck_assert_int_eq(m.point_count, 0);
+}
+END_TEST
+
+START_TEST(test_segment_circle) {
+  sn_segment a = {{-1.0f, 0.0f}, {1.0f, 0.0f}};
+  sn_circle b = {{0.0f, 0.0f}, 0.5f};
+  sn_transform xa = xf_make(0, 0, 0);
+  sn_transform xb = xf_make(0.2f, 0.49f, 0);
+  sn_manifold m = sn_collide_segment_and_circle(&a, xa, &b, xb);
+  ck_assert_int_eq(m.point_count, 1);
+  check_normal(&m, 0.0f, 1.0f);
+  check_point(&m.points[0], xa, xb, 0.2f, -0.005f, -0.01f, TOL);
+  // two-sided: from below
+  xb = xf_make(0.2f, -0.49f, 0);
+  m = sn_collide_segment_and_circle(&a, xa, &b, xb);
+  ck_assert_int_eq(m.point_count, 1);
+  check_normal(&m, 0.0f, -1.0f);
+  check_point(&m.points[0], xa, xb, 0.2f, 0.005f, -0.01f, TOL);
+}
+END_TEST
+
+START_TEST(test_segment_capsule) {
+  sn_segment a = {{-2.0f, 0.0f}, {2.0f, 0.0f}};
+  sn_capsule b = {{-0.5f, 0.0f}, {0.5f, 0.0f}, 0.25f};
+  sn_transform xa = xf_make(0, 0, 0), xb = xf_make(0.0f, 0.24f, 0);
+  sn_manifold m = sn_collide_segment_and_capsule(&a, xa, &b, xb);
+  ck_assert_int_eq(m.point_count, 2);
+  check_normal(&m, 0.0f, 1.0f);
+  check_point(left_point(&m), xa, xb, -0.5f, -0.005f, -0.01f, TOL);
+  check_point(right_point(&m), xa, xb, 0.5f, -0.005f, -0.01f, TOL);
+}
+END_TEST
+
+/* ------------------------------------------------------------- polygons */
+
+START_TEST(test_segment_polygon) {
+  sn_segment a = {{-2.0f, 0.0f}, {2.0f, 0.0f}};
+  sn_polygon b = box(0.5f, 0.5f);
+  sn_transform xa = xf_make(0, 0, 0), xb = xf_make(0.0f, 0.49f, 0);
+  sn_manifold m = sn_collide_segment_and_polygon(&a, xa, &b, xb);
+  ck_assert_int_eq(m.point_count, 2);
+  check_normal(&m, 0.0f, 1.0f);
+  check_point(left_point(&m), xa, xb, -0.5f, -0.005f, -0.01f, TOL);
+  check_point(right_point(&m), xa, xb, 0.5f, -0.005f, -0.01f, TOL);
+
+  // through the dispatcher as (polygon, segment): normal from the polygon to the segment
+  sn_geometry gp = {.type = SN_SHAPE_POLYGON, .polygon = b};
+  sn_geometry gs = {.type = SN_SHAPE_SEGMENT, .segment = a};
+  ck_assert(sn_collide_supported(SN_SHAPE_POLYGON, SN_SHAPE_SEGMENT));
+  ck_assert(!sn_collide_supported(SN_SHAPE_SEGMENT, SN_SHAPE_POLYGON));
+  sn_manifold f = sn_collide(&gp, xb, &gs, xa, NULL);
+  ck_assert_int_eq(f.point_count, 2);
+  check_normal(&f, 0.0f, -1.0f);
+  check_point(left_point(&f), xb, xa, -0.5f, -0.005f, -0.01f, TOL);
+  check_point(right_point(&f), xb, xa, 0.5f, -0.005f, -0.01f, TOL);
+}
+END_TEST
+
+START_TEST(test_polygon_circle) {
+  sn_polygon a = box(1.0f, 1.0f);
+  sn_circle b = {{0.0f, 0.0f}, 0.5f};
+  sn_transform xa = xf_make(0, 0, 0);
+  // face region: surfaces y = 1 and 0.9
+  sn_transform xb = xf_make(0.0f, 1.4f, 0);
+  sn_manifold m = sn_collide_polygon_and_circle(&a, xa, &b, xb);
+  ck_assert_int_eq(m.point_count, 1);
+  check_normal(&m, 0.0f, 1.0f);
+  check_point(&m.points[0], xa, xb, 0.0f, 0.95f, -0.1f, TOL);
+  // vertex region: centre (1.3, 1.4) is 0.5 from the corner (1, 1): touching
+  xb = xf_make(1.3f, 1.4f, 0);
+  m = sn_collide_polygon_and_circle(&a, xa, &b, xb);
+  ck_assert_int_eq(m.point_count, 1);
+  check_normal(&m, 0.6f, 0.8f);
+  check_point(&m.points[0], xa, xb, 1.0f, 1.0f, 0.0f, TOL);
+  // centre inside: the nearest face pushes it out (top face, 0.5 deep)
+  xb = xf_make(0.2f, 0.5f, 0);
+  m = sn_collide_polygon_and_circle(&a, xa, &b, xb);
+  ck_assert_int_eq(m.point_count, 1);
+  check_normal(&m, 0.0f, 1.0f);
+  ck_assert_near(m.points[0].separation, -1.0f, TOL);
+  // rounded box (r 0.1): surfaces y = 1.1 and 1.0
+  sn_polygon r = rounded_box(1.0f, 1.0f, 0.1f);
+  xb = xf_make(0.0f, 1.5f, 0);
+  m = sn_collide_polygon_and_circle(&r, xa, &b, xb);
+  ck_assert_int_eq(m.point_count, 1);
+  check_point(&m.points[0], xa, xb, 0.0f, 1.05f, -0.1f, TOL);
+  // speculative
+  xb = xf_make(0.0f, 1.51f, 0);
+  m = sn_collide_polygon_and_circle(&a, xa, &b, xb);
+  ck_assert_near(m.points[0].separation, 0.01f, TOL);
+  xb = xf_make(0.0f, 1.55f, 0);
+  m = sn_collide_polygon_and_circle(&a, xa, &b, xb);
+  ck_assert_int_eq(m.point_count, 0);
+}
+END_TEST
+
+START_TEST(test_polygon_capsule) {
+  sn_polygon a = box(1.0f, 1.0f);
+  sn_capsule b = {{-0.5f, 0.0f}, {0.5f, 0.0f}, 0.25f};
+  sn_transform xa = xf_make(0, 0, 0);
+  // lying flat: core 0.24 above the face, surfaces y = 1 and 0.99
+  sn_transform xb = xf_make(0.0f, 1.24f, 0);
+  sn_manifold m = sn_collide_polygon_and_capsule(&a, xa, &b, xb);
+  ck_assert_int_eq(m.point_count, 2);
+  check_normal(&m, 0.0f, 1.0f);
+  check_point(left_point(&m), xa, xb, -0.5f, 0.995f, -0.01f, TOL);
+  check_point(right_point(&m), xa, xb, 0.5f, 0.995f, -0.01f, TOL);
+  // tilted 30 degrees: only the low end (x = -0.5 cos 30) touches
+  float c30 = cosf(PI_F / 6.0f), s30 = sinf(PI_F / 6.0f);
+  xb = xf_make(0.0f, 1.0f + 0.25f + 0.5f * s30 - 0.01f, PI_F / 6.0f);
+  m = sn_collide_polygon_and_capsule(&a, xa, &b, xb);
+  ck_assert_int_eq(m.point_count, 1);
+  check_normal(&m, 0.0f, 1.0f);
+  check_point(&m.points[0], xa, xb, -0.5f * c30, 0.995f, -0.01f, TOL);
+  // deep (cores overlap): SAT on the cores, still the face normal
+  xb = xf_make(0.2f, 0.95f, 0);
+  m = sn_collide_polygon_and_capsule(&a, xa, &b, xb);
+  ck_assert_int_eq(m.point_count, 2);
+  check_normal(&m, 0.0f, 1.0f);
+  ck_assert_near(m.points[0].separation, -0.05f - 0.25f, TOL);
+  // midway between the face (y = 1) and the capsule bottom (0.7)
+  ck_assert_near(m.points[0].point.y, 0.85f, TOL);
+}
+END_TEST
+
+START_TEST(test_box_resting) {
+  // box (half 0.5) 0.005 into a wide ground (half 5 x 0.5); ground is the
+  // reference (edge 2 = top), B's bottom vertices 0 and 1 are incident
+  sn_polygon ground = box(5.0f, 0.5f), b = box(0.5f, 0.5f);
+  sn_transform xa = xf_make(0, 0, 0), xb = xf_make(0.3f, 0.995f, 0);
+  sn_manifold m = sn_collide_polygons(&ground, xa, &b, xb);
+  ck_assert_int_eq(m.point_count, 2);
+  check_normal(&m, 0.0f, 1.0f);
+  check_point(point_with_id(&m, SN_MAKE_ID(2, 0)), xa, xb, -0.2f, 0.4975f, -0.005f, TOL);
+  check_point(point_with_id(&m, SN_MAKE_ID(2, 1)), xa, xb, 0.8f, 0.4975f, -0.005f, TOL);
+}
+END_TEST
+
+START_TEST(test_box_tilted_on_flat) {
+  // B (half 0.5) turned by 0.01 rad; its lowest corner (local (-0.5,-0.5)) is
+  // 0.01 into A's top face; the other bottom corner is sin(0.01) higher.
+  const float th = 0.01f, c = cosf(th), s = sinf(th);
+  sn_polygon a = box(2.0f, 0.5f), b = box(0.5f, 0.5f);
+  sn_vec2 centre = {0.2f, 0.5f + 0.5f * s + 0.5f * c - 0.01f};
+  sn_transform xa = xf_make(0, 0, 0), xb = {centre, {c, s}};
+  sn_vec2 low = {centre.x - 0.5f * c + 0.5f * s, 0.49f};             // B vertex 0: -0.2949751, 0.49
+  sn_vec2 high = {centre.x + 0.5f * c + 0.5f * s, 0.49f + 1.0f * s}; // B vertex 1: 0.7049749, 0.4999998
+  sn_manifold m = sn_collide_polygons(&a, xa, &b, xb);
+  // reference: A's top edge (index 2), normal +y; incident: B's bottom edge
+  ck_assert_int_eq(m.point_count, 2);
+  check_normal(&m, 0.0f, 1.0f);
+  const sn_manifold_point *p0 = point_with_id(&m, SN_MAKE_ID(2, 0));
+  const sn_manifold_point *p1 = point_with_id(&m, SN_MAKE_ID(2, 1));
+  check_point(p0, xa, xb, low.x, 0.5f * (low.y + 0.5f), low.y - 0.5f, TOL);
+  check_point(p1, xa, xb, high.x, 0.5f * (high.y + 0.5f), high.y - 0.5f, TOL);
+  ck_assert_near(p0->point.x, -0.2949751f, 2.0f * TOL);
+  ck_assert_near(p1->point.x, 0.7049749f, 2.0f * TOL);
+
+  // roles swapped: the tilted box is A, the flat box B is the reference;
+  // ids carry the flip flag and A's incident vertices
+  sn_manifold f = sn_collide_polygons(&b, xb, &a, xa);
+  ck_assert_int_eq(f.point_count, 2);
+  check_normal(&f, 0.0f, -1.0f);
+  const sn_manifold_point *q0 = point_with_id(&f, SN_MAKE_ID(0x80 | 0, 2));
+  const sn_manifold_point *q1 = point_with_id(&f, SN_MAKE_ID(0x80 | 1, 2));
+  check_point(q0, xb, xa, low.x, 0.5f * (low.y + 0.5f), low.y - 0.5f, TOL);
+  check_point(q1, xb, xa, high.x, 0.5f * (high.y + 0.5f), high.y - 0.5f, TOL);
+
+  // steeper tilt (0.1 rad): the high corner is 0.09 up, beyond the
+  // speculative distance, so one point
+  const float th2 = 0.1f, c2 = cosf(th2), s2 = sinf(th2);
+  xb = (sn_transform){{0.2f, 0.5f + 0.5f * s2 + 0.5f * c2 - 0.01f}, {c2, s2}};
+  m = sn_collide_polygons(&a, xa, &b, xb);
+  ck_assert_int_eq(m.point_count, 1);
+  ck_assert_int_eq(m.points[0].id, SN_MAKE_ID(2, 0));
+  check_point(&m.points[0], xa, xb, 0.2f - 0.5f * c2 + 0.5f * s2, 0.495f, -0.01f, TOL);
+}
+END_TEST
+
+START_TEST(test_box_overhang_clipped) {
+  // B's bottom spans x in [0.7, 1.7]; A's top face ends at x = 1: the
+  // incident edge is clipped by the side plane x = 1
+  sn_polygon a = box(1.0f, 0.5f), b = box(0.5f, 0.5f);
+  sn_transform xa = xf_make(0, 0, 0), xb = xf_make(1.2f, 0.99f, 0);
+  sn_manifold m = sn_collide_polygons(&a, xa, &b, xb);
+  ck_assert_int_eq(m.point_count, 2);
+  check_normal(&m, 0.0f, 1.0f);
+  check_point(point_with_id(&m, SN_MAKE_ID(2, 0)), xa, xb, 0.7f, 0.495f, -0.01f, TOL);
+  check_point(point_with_id(&m, SN_MAKE_ID(2, 1)), xa, xb, 1.0f, 0.495f, -0.01f, TOL);
+}
+END_TEST
+
+START_TEST(test_box_speculative) {
+  sn_polygon a = box(1.0f, 0.5f), b = box(0.5f, 0.5f);
+  sn_transform xa = xf_make(0, 0, 0);
+  sn_manifold m = sn_collide_polygons(&a, xa, &b, xf_make(0.1f, 1.01f, 0));
+  ck_assert_int_eq(m.point_count, 2);
+  ck_assert_near(m.points[0].separation, 0.01f, TOL);
+  ck_assert_near(m.points[1].separation, 0.01f, TOL);
+  check_normal(&m, 0.0f, 1.0f);
+  m = sn_collide_polygons(&a, xa, &b, xf_make(0.1f, 1.05f, 0));
+  ck_assert_int_eq(m.point_count, 0);
+  // side by side, 0.01 apart horizontally
+  m = sn_collide_polygons(&a, xa, &b, xf_make(1.51f, 0.0f, 0));
+  ck_assert_int_eq(m.point_count, 2);
+  check_normal(&m, 1.0f, 0.0f);
+  ck_assert_near(m.points[0].separation, 0.01f, TOL);
+}
+END_TEST
+
+START_TEST(test_box_feature_ids_persist) {
+  // A box resting on a box, jittered by up to 1e-4 m and 1e-3 rad: the two
+  // ids never change (both for a wide ground and for equal boxes, either order).
+  srand(12345);
+  const sn_polygon ground = box(5.0f, 0.5f), same = box(0.5f, 0.5f), b = box(0.5f, 0.5f);
+  const sn_polygon *bases[2] = {&ground, &same};
+  for (int base_index = 0; base_index < 2; ++base_index) {
+    for (int order = 0; order < 2; ++order) {
+      if (base_index == 0 && order == 1) continue; // small A on a wide B may switch faces (documented)
+      const sn_polygon *bottom = bases[base_index];
+      sn_transform x_bottom = xf_make(0, 0, 0), x_top0 = xf_make(0.1f, 0.997f, 0);
+      sn_manifold m0 = order == 0 ? sn_collide_polygons(bottom, x_bottom, &b, x_top0)
+                                  : sn_collide_polygons(&b, x_top0, bottom, x_bottom);
+      ck_assert_int_eq(m0.point_count, 2);
+      for (int k = 0; k < 100; ++k) {
+        float dx = 2.0e-4f * ((float)rand() / (float)RAND_MAX - 0.5f);
+        float dy = 2.0e-4f * ((float)rand() / (float)RAND_MAX - 0.5f);
+        float da = 2.0e-3f * ((float)rand() / (float)RAND_MAX - 0.5f);
+        sn_transform x_top = xf_make(0.1f + dx, 0.997f + dy, da);
+        sn_manifold m = order == 0 ? sn_collide_polygons(bottom, x_bottom, &b, x_top)
+                                   : sn_collide_polygons(&b, x_top, bottom, x_bottom);
+        ck_assert_int_eq(m.point_count, 2);
+        for (int i = 0; i < 2; ++i) {
+          ck_assert_msg(m.points[i].id == m0.points[0].id || m.points[i].id == m0.points[1].id,
+                        "sample %d: id 0x%04x not in {0x%04x, 0x%04x}", k, m.points[i].id, m0.points[0].id,
+                        m0.points[1].id);
+        }
+        ck_assert_int_ne(m.points[0].id, m.points[1].id);
+        ck_assert(fabsf(m.normal.y) > 0.999f);
+      }
+    }
+  }
+}
+END_TEST
+
+START_TEST(test_rounded_polygons) {
+  sn_polygon a = rounded_box(1.0f, 0.5f, 0.1f), b = rounded_box(0.5f, 0.5f, 0.1f);
+  sn_transform xa = xf_make(0, 0, 0);
+  // cores 0.19 apart, surfaces y = 0.6 and 0.59: GJK path, clipped to two points
+  sn_transform xb = xf_make(0.0f, 1.19f, 0);
+  sn_manifold m = sn_collide_polygons(&a, xa, &b, xb);
+  ck_assert_int_eq(m.point_count, 2);
+  check_normal(&m, 0.0f, 1.0f);
+  check_point(point_with_id(&m, SN_MAKE_ID(2, 0)), xa, xb, -0.5f, 0.595f, -0.01f, TOL);
+  check_point(point_with_id(&m, SN_MAKE_ID(2, 1)), xa, xb, 0.5f, 0.595f, -0.01f, TOL);
+  // cores overlap (B's core bottom at 0.45): SAT on the cores, radii subtracted;
+  // midway between the surfaces 0.6 and 0.35; same ids as above
+  xb = xf_make(0.0f, 0.95f, 0);
+  m = sn_collide_polygons(&a, xa, &b, xb);
+  ck_assert_int_eq(m.point_count, 2);
+  check_point(point_with_id(&m, SN_MAKE_ID(2, 0)), xa, xb, -0.5f, 0.475f, -0.25f, TOL);
+  check_point(point_with_id(&m, SN_MAKE_ID(2, 1)), xa, xb, 0.5f, 0.475f, -0.25f, TOL);
+  // corner to corner: core corners (0.5, 0.5) and (0.6, 0.6), one point on the diagonal
+  sn_polygon c = rounded_box(0.5f, 0.5f, 0.1f);
+  xb = xf_make(1.1f, 1.1f, 0);
+  m = sn_collide_polygons(&c, xa, &c, xb);
+  ck_assert_int_eq(m.point_count, 1);
+  check_normal(&m, 1.0f / SQRT2, 1.0f / SQRT2);
+  check_point(&m.points[0], xa, xb, 0.55f, 0.55f, 0.1f * SQRT2 - 0.2f, TOL);
+  // speculative on rounded: surfaces 0.01 apart, then 0.05
+  xb = xf_make(0.0f, 1.21f, 0);
+  m = sn_collide_polygons(&a, xa, &b, xb);
+  ck_assert_int_eq(m.point_count, 2);
+  ck_assert_near(m.points[0].separation, 0.01f, TOL);
+  xb = xf_make(0.0f, 1.25f, 0);
+  m = sn_collide_polygons(&a, xa, &b, xb);
+  ck_assert_int_eq(m.point_count, 0);
+}
+END_TEST
+
+START_TEST(test_hexagon_on_box) {
+  // hexagon with a flat bottom (circumradius 1, apothem sqrt(3)/2) resting
+  // 0.01 into a box: two points at x = +-0.5 (bottom edge)
+  sn_vec2 pts[6];
+  for (int i = 0; i < 6; ++i) {
+    float ang = (float)i * PI_F / 3.0f;
+    pts[i] = sn_v2(cosf(ang), sinf(ang));
+  }
+  sn_polygon hex;
+  ck_assert_int_eq(sn_make_polygon(pts, 6, 0.0f, &hex), SN_OK);
+  sn_polygon a = box(3.0f, 0.5f);
+  float apothem = 0.5f * sqrtf(3.0f);
+  sn_transform xa = xf_make(0, 0, 0), xb = xf_make(0.25f, 0.5f + apothem - 0.01f, 0);
+  sn_manifold m = sn_collide_polygons(&a, xa, &hex, xb);
+  ck_assert_int_eq(m.point_count, 2);
+  check_normal(&m, 0.0f, 1.0f);
+  check_point(left_point(&m), xa, xb, -0.25f, 0.495f, -0.01f, 2.0f * TOL);
+  check_point(right_point(&m), xa, xb, 0.75f, 0.495f, -0.01f, 2.0f * TOL);
+}
+END_TEST
+
+/* ------------------------------------------------------- chain segments */
+
+static sn_chain_segment chain_segment(sn_vec2 g1, sn_vec2 p1, sn_vec2 p2, sn_vec2 g2) {
+  sn_chain_segment c;
+  c.ghost1 = g1;
+  c.segment = (sn_segment){p1, p2};
+  c.ghost2 = g2;
+  c.chain_id = 0;
+  return c;
+}
+
+/// Flat floor at y = 0 seen from above: the normal is the right
+/// perpendicular of point1 -> point2, so the points run right to left.
+static sn_chain_segment floor_segment(float x_right, float x_left, float step) {
+  return chain_segment(sn_v2(x_right + step, 0), sn_v2(x_right, 0), sn_v2(x_left, 0), sn_v2(x_left - step, 0));
+}
+
+START_TEST(test_chain_circle) {
+  sn_chain_segment a = floor_segment(1.0f, -1.0f, 1.0f);
+  sn_circle b = {{0.0f, 0.0f}, 0.5f};
+  sn_transform xa = xf_make(0, 0, 0), xb = xf_make(0.2f, 0.49f, 0);
+  sn_manifold m = sn_collide_chain_segment_and_circle(&a, xa, &b, xb);
+  ck_assert_int_eq(m.point_count, 1);
+  check_normal(&m, 0.0f, 1.0f);
+  check_point(&m.points[0], xa, xb, 0.2f, -0.005f, -0.01f, TOL);
+  // one-sided: nothing from below
+  m = sn_collide_chain_segment_and_circle(&a, xa, &b, xf_make(0.2f, -0.49f, 0));
+  ck_assert_int_eq(m.point_count, 0);
+  // beyond the end over a flat seam: the neighbour's business
+  m = sn_collide_chain_segment_and_circle(&a, xa, &b, xf_make(1.3f, 0.45f, 0));
+  ck_assert_int_eq(m.point_count, 0);
+  // exactly over the seam vertex: face normal
+  m = sn_collide_chain_segment_and_circle(&a, xa, &b, xf_make(1.0f, 0.49f, 0));
+  ck_assert_int_eq(m.point_count, 1);
+  check_normal(&m, 0.0f, 1.0f);
+  ck_assert_near(m.points[0].separation, -0.01f, TOL);
+}
+END_TEST
+
+START_TEST(test_chain_capsule) {
+  sn_chain_segment a = floor_segment(2.0f, -2.0f, 1.0f);
+  sn_capsule b = {{-0.5f, 0.0f}, {0.5f, 0.0f}, 0.25f};
+  sn_transform xa = xf_make(0, 0, 0), xb = xf_make(0.0f, 0.24f, 0);
+  sn_manifold m = sn_collide_chain_segment_and_capsule(&a, xa, &b, xb, NULL);
+  ck_assert_int_eq(m.point_count, 2);
+  check_normal(&m, 0.0f, 1.0f);
+  check_point(left_point(&m), xa, xb, -0.5f, -0.005f, -0.01f, TOL);
+  check_point(right_point(&m), xa, xb, 0.5f, -0.005f, -0.01f, TOL);
+  // with a cache, twice: same answer
+  sn_simplex_cache cache = {0, {0, 0, 0}, {0, 0, 0}};
+  sn_manifold c1 = sn_collide_chain_segment_and_capsule(&a, xa, &b, xb, &cache);
+  sn_manifold c2 = sn_collide_chain_segment_and_capsule(&a, xa, &b, xb, &cache);
+  ck_assert_int_eq(c1.point_count, 2);
+  ck_assert_int_eq(c2.point_count, 2);
+  ck_assert_int_eq(c1.points[0].id, c2.points[0].id);
+  ck_assert_near(c1.points[0].separation, c2.points[0].separation, 1.0e-6f);
+  // from below: nothing
+  m = sn_collide_chain_segment_and_capsule(&a, xa, &b, xf_make(0.0f, -0.24f, 0), NULL);
+  ck_assert_int_eq(m.point_count, 0);
+}
+END_TEST
+
+START_TEST(test_chain_polygon) {
+  sn_chain_segment a = floor_segment(2.0f, -2.0f, 1.0f);
+  sn_polygon b = box(0.5f, 0.5f);
+  sn_transform xa = xf_make(0, 0, 0), xb = xf_make(0.0f, 0.49f, 0);
+  sn_manifold m = sn_collide_chain_segment_and_polygon(&a, xa, &b, xb, NULL);
+  ck_assert_int_eq(m.point_count, 2);
+  check_normal(&m, 0.0f, 1.0f);
+  check_point(left_point(&m), xa, xb, -0.5f, -0.005f, -0.01f, TOL);
+  check_point(right_point(&m), xa, xb, 0.5f, -0.005f, -0.01f, TOL);
+  // speculative 0.01 above, none at 0.05
+  m = sn_collide_chain_segment_and_polygon(&a, xa, &b, xf_make(0.0f, 0.51f, 0), NULL);
+  ck_assert_int_eq(m.point_count, 2);
+  ck_assert_near(m.points[0].separation, 0.01f, TOL);
+  m = sn_collide_chain_segment_and_polygon(&a, xa, &b, xf_make(0.0f, 0.55f, 0), NULL);
+  ck_assert_int_eq(m.point_count, 0);
+  // from below: nothing
+  m = sn_collide_chain_segment_and_polygon(&a, xa, &b, xf_make(0.0f, -0.49f, 0), NULL);
+  ck_assert_int_eq(m.point_count, 0);
+  // straddling the right end (x = 2): only the part over this segment
+  xb = xf_make(1.8f, 0.49f, 0);
+  m = sn_collide_chain_segment_and_polygon(&a, xa, &b, xb, NULL);
+  ck_assert_int_eq(m.point_count, 2);
+  check_normal(&m, 0.0f, 1.0f);
+  check_point(left_point(&m), xa, xb, 1.3f, -0.005f, -0.01f, TOL);
+  ck_assert_near(right_point(&m)->point.x, 2.0f, TOL);
+}
+END_TEST
+
+START_TEST(test_chain_sliding_box_no_snag) {
+  // Flat floor of 0.25 m segments from x = 5 down to x = -5 (normal +y). A box
+  // (half 0.5 x 0.25) slides along it: 0.003 deep, touching, or 0.01 above,
+  // sampled every 2.5 mm and close around every seam. Every manifold normal
+  // must be straight up and the box always supported by >= 2 points.
+  enum { N = 40 };
+  const float step = 0.25f;
+  sn_chain_segment segs[N];
+  for (int k = 0; k < N; ++k) {
+    float x_right = 5.0f - step * (float)k;
+    segs[k] = floor_segment(x_right, x_right - step, step);
+  }
+  sn_polygon b = box(0.5f, 0.25f);
+  sn_simplex_cache caches[N];
+  for (int k = 0; k < N; ++k) caches[k] = (sn_simplex_cache){0, {0, 0, 0}, {0, 0, 0}};
+  const float heights[3] = {0.25f - 0.003f, 0.25f, 0.25f + 0.01f};
+  const float angles[3] = {0.0f, 1.0e-4f, -1.0e-4f};
+  const float nudges[7] = {0.0f, 1.0e-6f, -1.0e-6f, 1.0e-4f, -1.0e-4f, 2.0e-3f, -2.0e-3f};
+  sn_transform xa = xf_make(0, 0, 0);
+  int samples = 0;
+  for (int h = 0; h < 3; ++h) {
+    for (int r = 0; r < 3; ++r) {
+      for (int i = 0; i <= 1600; ++i) {
+        for (int j = 0; j < 7; ++j) {
+          if (j > 0 && i % 100 != 0) continue; // nudges around every seam (every 0.25 m)
+          float x = -2.0f + 0.0025f * (float)i + nudges[j];
+          sn_transform xb = xf_make(x, heights[h], angles[r]);
+          int points = 0;
+          for (int k = 0; k < N; ++k) {
+            sn_manifold m = sn_collide_chain_segment_and_polygon(&segs[k], xa, &b, xb, &caches[k]);
+            if (m.point_count == 0) continue;
+            points += m.point_count;
+            ck_assert_msg(fabsf(m.normal.x) < 1.0e-3f && m.normal.y > 0.999f,
+                          "snag at x = %.6f, height %.4f, angle %g: segment %d normal (%g, %g)", (double)x,
+                          (double)heights[h], (double)angles[r], k, (double)m.normal.x, (double)m.normal.y);
+            for (int p = 0; p < m.point_count; ++p) {
+              ck_assert(m.points[p].separation < SN_SPECULATIVE_DISTANCE);
+              ck_assert(m.points[p].separation > -0.004f);
+            }
+          }
+          ck_assert_msg(points >= 2, "unsupported at x = %.6f (%d points)", (double)x, points);
+          ++samples;
+        }
+      }
+    }
+  }
+  ck_assert_int_gt(samples, 10000);
+}
+END_TEST
+
+START_TEST(test_chain_convex_corner) {
+  // Hilltop at the origin: S0 runs up the right slope (1,-1) -> (0,0), S1
+  // down the left slope (0,0) -> (-1,-1). Normals (1,1)/sqrt2 and (-1,1)/sqrt2.
+  sn_chain_segment s0 = chain_segment(sn_v2(2, -2), sn_v2(1, -1), sn_v2(0, 0), sn_v2(-1, -1));
+  sn_chain_segment s1 = chain_segment(sn_v2(1, -1), sn_v2(0, 0), sn_v2(-1, -1), sn_v2(-2, -2));
+  sn_circle b = {{0.0f, 0.0f}, 0.5f};
+  sn_transform xa = xf_make(0, 0, 0);
+  // centre 0.49 from the top along (0.6, 0.8), closer to S0's normal, so S0
+  // owns it and S1 stays silent
+  sn_transform xb = xf_make(0.49f * 0.6f, 0.49f * 0.8f, 0);
+  sn_manifold m0 = sn_collide_chain_segment_and_circle(&s0, xa, &b, xb);
+  sn_manifold m1 = sn_collide_chain_segment_and_circle(&s1, xa, &b, xb);
+  ck_assert_int_eq(m0.point_count, 1);
+  ck_assert_int_eq(m1.point_count, 0);
+  check_normal(&m0, 0.6f, 0.8f);
+  ck_assert_near(m0.points[0].separation, -0.01f, TOL);
+  // mirrored: S1 owns it
+  xb = xf_make(-0.49f * 0.6f, 0.49f * 0.8f, 0);
+  m0 = sn_collide_chain_segment_and_circle(&s0, xa, &b, xb);
+  m1 = sn_collide_chain_segment_and_circle(&s1, xa, &b, xb);
+  ck_assert_int_eq(m0.point_count, 0);
+  ck_assert_int_eq(m1.point_count, 1);
+  check_normal(&m1, -0.6f, 0.8f);
+
+  // a box balanced on the hilltop, bottom 0.01 above it: a corner contact
+  // with normal +y from at least one slope, nothing sideways
+  sn_polygon box_b = box(0.5f, 0.5f);
+  xb = xf_make(0.1f, 0.51f, 0);
+  m0 = sn_collide_chain_segment_and_polygon(&s0, xa, &box_b, xb, NULL);
+  m1 = sn_collide_chain_segment_and_polygon(&s1, xa, &box_b, xb, NULL);
+  ck_assert_int_ge(m0.point_count + m1.point_count, 1);
+  if (m0.point_count > 0) {
+    check_normal(&m0, 0.0f, 1.0f);
+    ck_assert_near(m0.points[0].separation, 0.01f, TOL);
+  }
+  if (m1.point_count > 0) check_normal(&m1, 0.0f, 1.0f);
+
+  // a box lying on the right slope, turned 45 degrees to sit flat on it
+  sn_vec2 n0 = {1.0f / SQRT2, 1.0f / SQRT2};
+  sn_vec2 on = {0.5f, -0.5f};
+  xb = (sn_transform){sn_mul_add(on, 0.5f - 0.01f, n0), {cosf(PI_F / 4.0f), sinf(PI_F / 4.0f)}};
+  m0 = sn_collide_chain_segment_and_polygon(&s0, xa, &box_b, xb, NULL);
+  ck_assert_int_eq(m0.point_count, 2);
+  check_normal(&m0, n0.x, n0.y);
+  ck_assert_near(m0.points[0].separation, -0.01f, TOL);
+  ck_assert_near(m0.points[1].separation, -0.01f, TOL);
+}
+END_TEST
+
+START_TEST(test_chain_concave_corner) {
+  // V valley at the origin: S0 comes down the right side (1,1) -> (0,0),
+  // S1 goes up the left (0,0) -> (-1,1). Normals (-1,1)/sqrt2 and (1,1)/sqrt2.
+  sn_chain_segment s0 = chain_segment(sn_v2(2, 2), sn_v2(1, 1), sn_v2(0, 0), sn_v2(-1, 1));
+  sn_chain_segment s1 = chain_segment(sn_v2(1, 1), sn_v2(0, 0), sn_v2(-1, 1), sn_v2(-2, 2));
+  // a circle sitting in the valley touches both faces with the face normals
+  sn_circle b = {{0.0f, 0.0f}, 0.5f};
+  sn_transform xa = xf_make(0, 0, 0), xb = xf_make(0.0f, 0.5f * SQRT2 - 0.01f, 0);
+  sn_manifold m0 = sn_collide_chain_segment_and_circle(&s0, xa, &b, xb);
+  sn_manifold m1 = sn_collide_chain_segment_and_circle(&s1, xa, &b, xb);
+  ck_assert_int_eq(m0.point_count, 1);
+  ck_assert_int_eq(m1.point_count, 1);
+  check_normal(&m0, -1.0f / SQRT2, 1.0f / SQRT2);
+  check_normal(&m1, 1.0f / SQRT2, 1.0f / SQRT2);
+  ck_assert_near(m0.points[0].separation, -0.01f / SQRT2, TOL);
+  // a box wedged in the valley: each face pushes along its own normal
+  sn_polygon box_b = box(0.3f, 0.3f);
+  xb = xf_make(0.0f, 0.3f * SQRT2 - 0.005f, PI_F / 4.0f);
+  m0 = sn_collide_chain_segment_and_polygon(&s0, xa, &box_b, xb, NULL);
+  m1 = sn_collide_chain_segment_and_polygon(&s1, xa, &box_b, xb, NULL);
+  ck_assert_int_ge(m0.point_count, 1);
+  ck_assert_int_ge(m1.point_count, 1);
+  check_normal(&m0, -1.0f / SQRT2, 1.0f / SQRT2);
+  check_normal(&m1, 1.0f / SQRT2, 1.0f / SQRT2);
+}
+END_TEST
+
+/* ------------------------------------------------------------- dispatch */
+
+START_TEST(test_dispatch_table) {
+  // exactly the pairs sn_collide handles, in this order
+  const bool expect[SN_SHAPE_TYPE_COUNT][SN_SHAPE_TYPE_COUNT] = {
+      /* circle  */ {true, false, false, false, false},
+      /* capsule */ {true, true, false, false, false},
+      /* segment */ {true, true, false, false, false},
+      /* polygon */ {true, true, true, true, false},
+      /* chain   */ {true, true, false, true, false},
+  };
+  for (int a = 0; a < SN_SHAPE_TYPE_COUNT; ++a) {
+    for (int b = 0; b < SN_SHAPE_TYPE_COUNT; ++b) {
+      ck_assert_msg(sn_collide_supported((sn_shape_type)a, (sn_shape_type)b) == expect[a][b], "pair (%d, %d)", a, b);
+    }
+  }
+
+  // every supported pair through sn_collide: overlapping shapes give points,
+  // and the normal points from A to B (B is above A)
+  sn_geometry g[SN_SHAPE_TYPE_COUNT];
+  g[SN_SHAPE_CIRCLE].type = SN_SHAPE_CIRCLE;
+  g[SN_SHAPE_CIRCLE].circle = (sn_circle){{0.0f, 0.0f}, 0.5f};
+  g[SN_SHAPE_CAPSULE].type = SN_SHAPE_CAPSULE;
+  g[SN_SHAPE_CAPSULE].capsule = (sn_capsule){{-0.5f, 0.0f}, {0.5f, 0.0f}, 0.5f};
+  g[SN_SHAPE_SEGMENT].type = SN_SHAPE_SEGMENT;
+  g[SN_SHAPE_SEGMENT].segment = (sn_segment){{-1.0f, 0.0f}, {1.0f, 0.0f}};
+  g[SN_SHAPE_POLYGON].type = SN_SHAPE_POLYGON;
+  g[SN_SHAPE_POLYGON].polygon = box(0.5f, 0.5f);
+  g[SN_SHAPE_CHAIN_SEGMENT].type = SN_SHAPE_CHAIN_SEGMENT;
+  g[SN_SHAPE_CHAIN_SEGMENT].chain_segment = floor_segment(1.0f, -1.0f, 1.0f);
+  // B is placed so that its lowest point is 0.01 below A's highest point
+  const float top[SN_SHAPE_TYPE_COUNT] = {0.5f, 0.5f, 0.0f, 0.5f, 0.0f};
+  const float bottom[SN_SHAPE_TYPE_COUNT] = {0.5f, 0.5f, 0.0f, 0.5f, 0.0f};
+  for (int a = 0; a < SN_SHAPE_TYPE_COUNT; ++a) {
+    for (int b = 0; b < SN_SHAPE_TYPE_COUNT; ++b) {
+      if (!sn_collide_supported((sn_shape_type)a, (sn_shape_type)b)) continue;
+      sn_transform xa = xf_make(0.0f, 0.0f, 0.0f), xb = xf_make(0.0f, top[a] + bottom[b] - 0.01f, 0.0f);
+      sn_simplex_cache cache = {0, {0, 0, 0}, {0, 0, 0}};
+      sn_manifold m = sn_collide(&g[a], xa, &g[b], xb, &cache);
+      ck_assert_msg(m.point_count >= 1, "pair (%d, %d): no points", a, b);
+      ck_assert_msg(fabsf(m.normal.x) < TOL && fabsf(m.normal.y - 1.0f) < TOL, "pair (%d, %d): normal (%g, %g)", a, b,
+                    (double)m.normal.x, (double)m.normal.y);
+      for (int i = 0; i < m.point_count; ++i) {
+        ck_assert_msg(fabsf(m.points[i].separation + 0.01f) < TOL, "pair (%d, %d): separation %g", a, b,
+                      (double)m.points[i].separation);
+        check_point(&m.points[i], xa, xb, m.points[i].point.x, top[a] - 0.005f, -0.01f, TOL);
+      }
+    }
+  }
+}
+END_TEST
+
+START_TEST(test_large_coordinates) {
+  // the same resting box far from the origin, A turned: same local numbers
+  sn_polygon ground = box(5.0f, 0.5f), b = box(0.5f, 0.5f);
+  sn_transform base = xf_make(1000.0f, -2000.0f, 0.7f);
+  sn_transform xb = sn_mul_transforms(base, xf_make(0.3f, 0.995f, 0));
+  sn_manifold m = sn_collide_polygons(&ground, base, &b, xb);
+  ck_assert_int_eq(m.point_count, 2);
+  const sn_manifold_point *p = point_with_id(&m, SN_MAKE_ID(2, 1));
+  ck_assert_near(p->separation, -0.005f, 1.0e-4f);
+  sn_vec2 local = sn_inv_rotate(base.q, p->anchor_a);
+  ck_assert_near(local.x, 0.8f, 1.0e-4f);
+  ck_assert_near(local.y, 0.4975f, 1.0e-4f);
+}
+END_TEST
+
+static Suite *manifold_suite(void) {
+  Suite *s = suite_create("manifold");
+  TCase *tc = tcase_create("core");
+  tcase_add_test(tc, test_circles);
+  tcase_add_test(tc, test_capsule_circle);
+  tcase_add_test(tc, test_capsules);
+  tcase_add_test(tc, test_segment_circle);
+  tcase_add_test(tc, test_segment_capsule);
+  tcase_add_test(tc, test_segment_polygon);
+  tcase_add_test(tc, test_polygon_circle);
+  tcase_add_test(tc, test_polygon_capsule);
+  tcase_add_test(tc, test_box_resting);
+  tcase_add_test(tc, test_box_tilted_on_flat);
+  tcase_add_test(tc, test_box_overhang_clipped);
+  tcase_add_test(tc, test_box_speculative);
+  tcase_add_test(tc, test_box_feature_ids_persist);
+  tcase_add_test(tc, test_rounded_polygons);
+  tcase_add_test(tc, test_hexagon_on_box);
+  tcase_add_test(tc, test_chain_circle);
+  tcase_add_test(tc, test_chain_capsule);
+  tcase_add_test(tc, test_chain_polygon);
+  tcase_add_test(tc, test_chain_sliding_box_no_snag);
+  tcase_add_test(tc, test_chain_convex_corner);
+  tcase_add_test(tc, test_chain_concave_corner);
+  tcase_add_test(tc, test_dispatch_table);
+  tcase_add_test(tc, test_large_coordinates);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(manifold_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
