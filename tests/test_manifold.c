@@ -309,13 +309,15 @@ END_TEST
 
 START_TEST(test_box_resting) {
   // box (half 0.5) 0.005 into a wide ground (half 5 x 0.5); ground is the
-  // reference (edge 2 = top), B's bottom vertices 0 and 1 are incident
+  // reference (edge 2 = top, from vertex 2 on the right to vertex 3), B's
+  // bottom edge (vertex 0 left, vertex 1 right) is incident. Ids pair the
+  // vertices at each end: (A 2, B 1) on the right, (A 3, B 0) on the left.
   sn_polygon ground = box(5.0f, 0.5f), b = box(0.5f, 0.5f);
   sn_transform xa = xf_make(0, 0, 0), xb = xf_make(0.3f, 0.995f, 0);
   sn_manifold m = sn_collide_polygons(&ground, xa, &b, xb);
   ck_assert_int_eq(m.point_count, 2);
   check_normal(&m, 0.0f, 1.0f);
-  check_point(point_with_id(&m, SN_MAKE_ID(2, 0)), xa, xb, -0.2f, 0.4975f, -0.005f, TOL);
+  check_point(point_with_id(&m, SN_MAKE_ID(3, 0)), xa, xb, -0.2f, 0.4975f, -0.005f, TOL);
   check_point(point_with_id(&m, SN_MAKE_ID(2, 1)), xa, xb, 0.8f, 0.4975f, -0.005f, TOL);
 }
 END_TEST
@@ -330,23 +332,24 @@ START_TEST(test_box_tilted_on_flat) {
   sn_vec2 low = {centre.x - 0.5f * c + 0.5f * s, 0.49f};             // B vertex 0: -0.2949751, 0.49
   sn_vec2 high = {centre.x + 0.5f * c + 0.5f * s, 0.49f + 1.0f * s}; // B vertex 1: 0.7049749, 0.4999998
   sn_manifold m = sn_collide_polygons(&a, xa, &b, xb);
-  // reference: A's top edge (index 2), normal +y; incident: B's bottom edge
+  // reference: A's top edge (index 2), so the normal is exactly +y and not
+  // B's tilted face normal; incident: B's bottom edge (vertices 0, 1)
   ck_assert_int_eq(m.point_count, 2);
   check_normal(&m, 0.0f, 1.0f);
-  const sn_manifold_point *p0 = point_with_id(&m, SN_MAKE_ID(2, 0));
+  const sn_manifold_point *p0 = point_with_id(&m, SN_MAKE_ID(3, 0));
   const sn_manifold_point *p1 = point_with_id(&m, SN_MAKE_ID(2, 1));
   check_point(p0, xa, xb, low.x, 0.5f * (low.y + 0.5f), low.y - 0.5f, TOL);
   check_point(p1, xa, xb, high.x, 0.5f * (high.y + 0.5f), high.y - 0.5f, TOL);
   ck_assert_near(p0->point.x, -0.2949751f, 2.0f * TOL);
   ck_assert_near(p1->point.x, 0.7049749f, 2.0f * TOL);
 
-  // roles swapped: the tilted box is A, the flat box B is the reference;
-  // ids carry the flip flag and A's incident vertices
+  // roles swapped: the tilted box is A, the flat box B is still the
+  // reference (normal exactly -y); ids are (A vertex, B vertex)
   sn_manifold f = sn_collide_polygons(&b, xb, &a, xa);
   ck_assert_int_eq(f.point_count, 2);
   check_normal(&f, 0.0f, -1.0f);
-  const sn_manifold_point *q0 = point_with_id(&f, SN_MAKE_ID(0x80 | 0, 2));
-  const sn_manifold_point *q1 = point_with_id(&f, SN_MAKE_ID(0x80 | 1, 2));
+  const sn_manifold_point *q0 = point_with_id(&f, SN_MAKE_ID(0, 3));
+  const sn_manifold_point *q1 = point_with_id(&f, SN_MAKE_ID(1, 2));
   check_point(q0, xb, xa, low.x, 0.5f * (low.y + 0.5f), low.y - 0.5f, TOL);
   check_point(q1, xb, xa, high.x, 0.5f * (high.y + 0.5f), high.y - 0.5f, TOL);
 
@@ -356,7 +359,7 @@ START_TEST(test_box_tilted_on_flat) {
   xb = (sn_transform){{0.2f, 0.5f + 0.5f * s2 + 0.5f * c2 - 0.01f}, {c2, s2}};
   m = sn_collide_polygons(&a, xa, &b, xb);
   ck_assert_int_eq(m.point_count, 1);
-  ck_assert_int_eq(m.points[0].id, SN_MAKE_ID(2, 0));
+  ck_assert_int_eq(m.points[0].id, SN_MAKE_ID(3, 0));
   check_point(&m.points[0], xa, xb, 0.2f - 0.5f * c2 + 0.5f * s2, 0.495f, -0.01f, TOL);
 }
 END_TEST
@@ -369,7 +372,7 @@ START_TEST(test_box_overhang_clipped) {
   sn_manifold m = sn_collide_polygons(&a, xa, &b, xb);
   ck_assert_int_eq(m.point_count, 2);
   check_normal(&m, 0.0f, 1.0f);
-  check_point(point_with_id(&m, SN_MAKE_ID(2, 0)), xa, xb, 0.7f, 0.495f, -0.01f, TOL);
+  check_point(point_with_id(&m, SN_MAKE_ID(3, 0)), xa, xb, 0.7f, 0.495f, -0.01f, TOL);
   check_point(point_with_id(&m, SN_MAKE_ID(2, 1)), xa, xb, 1.0f, 0.495f, -0.01f, TOL);
 }
 END_TEST
@@ -427,6 +430,33 @@ START_TEST(test_box_feature_ids_persist) {
 }
 END_TEST
 
+START_TEST(test_reference_switch_keeps_ids) {
+  // A box straddling the corner of another (offset 0.5, as in a pyramid)
+  // while it rocks by +-3e-3 rad: the reference face switches between A's top
+  // and B's bottom (seen in the normal), the two ids stay (A 2, B 1) and (A 3, B 0).
+  sn_polygon a = box(0.5f, 0.5f), b = box(0.5f, 0.5f);
+  sn_transform xa = xf_make(0, 0, 0);
+  int a_reference = 0, b_reference = 0;
+  for (int k = -30; k <= 30; ++k) {
+    float angle = 1.0e-4f * (float)k;
+    sn_transform xb = xf_make(0.5f, 0.998f, angle);
+    sn_manifold m = sn_collide_polygons(&a, xa, &b, xb);
+    ck_assert_int_eq(m.point_count, 2);
+    if (m.normal.x == 0.0f)
+      a_reference++;
+    else
+      b_reference++;
+    point_with_id(&m, SN_MAKE_ID(2, 1));
+    point_with_id(&m, SN_MAKE_ID(3, 0));
+    // the right point is A's corner (x = 0.5), the left one B's (x = 0.5 - 0.5 cos +- 0.5 sin)
+    ck_assert_near(right_point(&m)->point.x, 0.5f, 1.0e-3f);
+    ck_assert_near(left_point(&m)->point.x, 0.0f, 2.0e-3f);
+  }
+  ck_assert_int_gt(a_reference, 0);
+  ck_assert_int_gt(b_reference, 0);
+}
+END_TEST
+
 START_TEST(test_rounded_polygons) {
   sn_polygon a = rounded_box(1.0f, 0.5f, 0.1f), b = rounded_box(0.5f, 0.5f, 0.1f);
   sn_transform xa = xf_make(0, 0, 0);
@@ -435,14 +465,14 @@ START_TEST(test_rounded_polygons) {
   sn_manifold m = sn_collide_polygons(&a, xa, &b, xb);
   ck_assert_int_eq(m.point_count, 2);
   check_normal(&m, 0.0f, 1.0f);
-  check_point(point_with_id(&m, SN_MAKE_ID(2, 0)), xa, xb, -0.5f, 0.595f, -0.01f, TOL);
+  check_point(point_with_id(&m, SN_MAKE_ID(3, 0)), xa, xb, -0.5f, 0.595f, -0.01f, TOL);
   check_point(point_with_id(&m, SN_MAKE_ID(2, 1)), xa, xb, 0.5f, 0.595f, -0.01f, TOL);
   // cores overlap (B's core bottom at 0.45): SAT on the cores, radii subtracted;
   // midway between the surfaces 0.6 and 0.35; same ids as above
   xb = xf_make(0.0f, 0.95f, 0);
   m = sn_collide_polygons(&a, xa, &b, xb);
   ck_assert_int_eq(m.point_count, 2);
-  check_point(point_with_id(&m, SN_MAKE_ID(2, 0)), xa, xb, -0.5f, 0.475f, -0.25f, TOL);
+  check_point(point_with_id(&m, SN_MAKE_ID(3, 0)), xa, xb, -0.5f, 0.475f, -0.25f, TOL);
   check_point(point_with_id(&m, SN_MAKE_ID(2, 1)), xa, xb, 0.5f, 0.475f, -0.25f, TOL);
   // corner to corner: core corners (0.5, 0.5) and (0.6, 0.6), one point on the diagonal
   sn_polygon c = rounded_box(0.5f, 0.5f, 0.1f);
@@ -782,6 +812,7 @@ static Suite *manifold_suite(void) {
   tcase_add_test(tc, test_box_overhang_clipped);
   tcase_add_test(tc, test_box_speculative);
   tcase_add_test(tc, test_box_feature_ids_persist);
+  tcase_add_test(tc, test_reference_switch_keeps_ids);
   tcase_add_test(tc, test_rounded_polygons);
   tcase_add_test(tc, test_hexagon_on_box);
   tcase_add_test(tc, test_chain_circle);

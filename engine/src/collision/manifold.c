@@ -15,12 +15,15 @@
  *   the part of the outline's normal cone that this segment owns, so a shape
  *   sliding over a seam never hits the neighbour's end vertex.
  *
- * Feature ids: SN_MAKE_ID(feature of A, feature of B). With A as reference
- * the high byte is A's reference edge and the low byte B's incident vertex;
- * with B as reference the high byte is A's incident vertex | SN_ID_FLIP and
- * the low byte B's reference edge. Points from closest features (no
- * reference edge) carry SN_ID_POINT. Ids depend on features only, never on
- * whether a point was clipped, so they persist while the features touch. */
+ * Feature ids: SN_MAKE_ID(vertex of A, vertex of B). A clipped point lies
+ * at one end of the reference edge; its id pairs the reference vertex at that
+ * end with the incident vertex at that end, whether or not the point was
+ * clipped. The pair is the same whichever polygon is the reference (the low
+ * end of one edge is the high end of the other), so a contact whose
+ * reference face switches between two nearly equal axes keeps its ids and
+ * its warm start. Single points from closest features use the closest
+ * vertices. Ids depend on features only, so they persist while the same
+ * features touch. */
 #include <float.h>
 #include <string.h>
 
@@ -48,11 +51,6 @@
 #define SN_WEDGE_TOL 1.0e-5f
 /// Capsules whose axes make an angle with a smaller sine are parallel (2 points).
 #define SN_CAPSULE_PARALLEL_SIN 0.05f
-
-/// Id flag: B owns the reference edge.
-#define SN_ID_FLIP 0x80
-/// Id flag: a single point from closest features.
-#define SN_ID_POINT 0x40
 
 /* ------------------------------------------------------------ helpers */
 
@@ -303,25 +301,33 @@ static void clip_reference(sn_manifold *m, const sn_poly_view *ref, int32_t edge
   const float s_lo = sn_dot(sn_sub(w2, v1), t);
   const float span = s_hi - s_lo;
 
+  // each point: its position, the reference vertex and the incident vertex at its end
+  const int32_t r1 = edge, r2 = edge + 1 < ref->count ? edge + 1 : 0;
   sn_vec2 points[2];
-  int32_t ids[2];
+  int32_t ref_ids[2], inc_ids[2];
   int32_t count = 2;
   if (s_hi < 0.0f || s_lo > upper) {
     if (!allow_outside) return;
+    // wholly beyond one end: the incident vertex nearest to it
     count = 1;
-    points[0] = s_hi < 0.0f ? w1 : w2;
-    ids[0] = s_hi < 0.0f ? j1 : j2;
+    bool below = s_hi < 0.0f;
+    points[0] = below ? w1 : w2;
+    ref_ids[0] = below ? r1 : r2;
+    inc_ids[0] = below ? j1 : j2;
   } else if (span > FLT_EPSILON * (1.0f + sn_absf(upper))) {
     points[0] = s_lo < 0.0f ? sn_lerp(w2, w1, -s_lo / span) : w2;
     points[1] = s_hi > upper ? sn_lerp(w2, w1, (upper - s_lo) / span) : w1;
-    ids[0] = j2;
-    ids[1] = j1;
+    ref_ids[0] = r1;
+    inc_ids[0] = j2;
+    ref_ids[1] = r2;
+    inc_ids[1] = j1;
   } else {
     // incident edge perpendicular to the reference edge: its deeper end
     count = 1;
     bool first = sn_dot(n, w1) <= sn_dot(n, w2);
     points[0] = first ? w1 : w2;
-    ids[0] = first ? j1 : j2;
+    ref_ids[0] = sn_dot(sn_sub(points[0], v1), t) <= 0.5f * upper ? r1 : r2;
+    inc_ids[0] = first ? j1 : j2;
   }
 
   const float rr = ref->radius, ri = inc->radius;
@@ -332,7 +338,7 @@ static void clip_reference(sn_manifold *m, const sn_poly_view *ref, int32_t edge
     if (separation >= SN_SPECULATIVE_DISTANCE) continue;
     // midway between the reference surface and the incident surface
     sn_vec2 point = sn_mul_add(points[k], 0.5f * (rr - core - ri), n);
-    uint16_t id = flip ? SN_MAKE_ID(SN_ID_FLIP | ids[k], edge) : SN_MAKE_ID(edge, ids[k]);
+    uint16_t id = flip ? SN_MAKE_ID(inc_ids[k], ref_ids[k]) : SN_MAKE_ID(ref_ids[k], inc_ids[k]);
     add_point(m, point, separation, id);
   }
 }
@@ -387,7 +393,7 @@ static bool polygons_apart(sn_manifold *m, const sn_poly_view *a, const sn_poly_
 
   sn_vec2 surface_a = sn_mul_add(out.point_a, a->radius, n);
   sn_vec2 surface_b = sn_mul_sub(out.point_b, b->radius, n);
-  uint16_t id = SN_MAKE_ID(SN_ID_POINT | c->index_a[0], c->index_b[0]);
+  uint16_t id = SN_MAKE_ID(c->index_a[0], c->index_b[0]);
   add_point(m, sn_lerp(surface_a, surface_b, 0.5f), separation, id);
   m->normal = n;
   return true;
@@ -641,7 +647,7 @@ static sn_manifold chain_polygon_local(const sn_chain_frame *f, const sn_poly_vi
     if (!chain_corner_admits(f, corner, nc)) return m;
     // rounded contact at a convex corner this segment owns
     sn_vec2 surface_b = sn_mul_sub(out.point_b, b->radius, nc);
-    uint16_t id = SN_MAKE_ID(SN_ID_POINT | corner, c->index_b[0]);
+    uint16_t id = SN_MAKE_ID(corner, c->index_b[0]);
     add_point(&m, sn_lerp(out.point_a, surface_b, 0.5f), out.distance - b->radius, id);
     m.normal = nc;
     return m;
