@@ -237,7 +237,11 @@ sn_world_counters sn_world_get_counters(sn_world *w) {
   for (int32_t i = 0; i < w->contacts.count; ++i) {
     if (w->contacts.data[i].in_use && (w->contacts.data[i].flags & SN_CONTACT_TOUCHING)) c.touching_contact_count++;
   }
-  c.awake_body_count = w->awake_body_count;
+  /* counted now: bodies fall asleep after the solver's count and wake between steps */
+  for (int32_t i = 0; i < w->bodies.count; ++i) {
+    const sn_body *b = w->bodies.data + i;
+    if (b->in_use && b->type != SN_BODY_STATIC && b->is_awake) c.awake_body_count++;
+  }
   c.island_count = w->island_count;
   c.tree_height = sn_maxi(sn_tree_get_height(&w->static_tree), sn_tree_get_height(&w->dynamic_tree));
   c.allocated_bytes = w->mem.live_bytes;
@@ -250,14 +254,22 @@ sn_result sn_world_step(sn_world *w, float dt) {
   if (dt <= 0.0f) return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "dt must be > 0 (got %g)", (double)dt);
   w->locked = true;
   w->begin_events.count = 0;
-  w->end_events.count = 0;
   w->hit_events.count = 0;
+  /* End events raised between steps (a touching body or shape destroyed, a
+   * body type changed) follow the last step's: keep them for this step's
+   * report, drop only the ones the last step already reported. */
+  int32_t kept = w->end_events.count - w->stepped_end_events;
+  if (kept > 0)
+    memmove(w->end_events.data, w->end_events.data + w->stepped_end_events,
+            (size_t)kept * sizeof(sn_contact_end_event));
+  w->end_events.count = kept > 0 ? kept : 0;
   /* 1-2: broadphase pairs and narrowphase manifolds (warm-start matching) */
   sn_update_contacts(w);
   /* 4-7: prepare, substeps, restitution, store impulses, continuous */
   sn_solve(w, dt);
   /* 3: islands and sleeping, on the state just solved */
   if (w->enable_sleep) sn_update_sleep(w, dt);
+  w->stepped_end_events = w->end_events.count;
   w->locked = false;
   return SN_OK;
 }

@@ -146,6 +146,7 @@ typedef struct sn_world {
   SN_ARRAY(sn_contact_begin_event) begin_events;
   SN_ARRAY(sn_contact_end_event) end_events;
   SN_ARRAY(sn_contact_hit_event) hit_events;
+  int32_t stepped_end_events; ///< leading end events reported by the last step
 
   int32_t island_count;
   int32_t awake_body_count;
@@ -176,8 +177,13 @@ void sn_body_wake(sn_world *w, int32_t body_index);
 void sn_body_put_to_sleep(sn_world *w, int32_t first_body);
 
 /* shape.c */
-void sn_shape_create_proxy(sn_world *w, int32_t shape_index);
+/// Inserts the shape into the tree of its body type. False (no proxy, nothing
+/// changed) if the tree cannot grow.
+bool sn_shape_create_proxy(sn_world *w, int32_t shape_index);
 void sn_shape_destroy_proxy(sn_world *w, int32_t shape_index);
+/// Moves the proxies of all shapes of a body into the static or the dynamic
+/// tree, all or nothing: false (nothing changed) if memory runs out.
+bool sn_shape_move_proxies(sn_world *w, int32_t body_index, bool to_static);
 /// Recomputes tight AABB from the body transform; re-fattens the proxy if needed.
 void sn_shape_update_aabb(sn_world *w, int32_t shape_index, sn_transform xf, bool force_move);
 void sn_shape_destroy_internal(sn_world *w, int32_t shape_index, bool wake);

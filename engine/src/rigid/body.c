@@ -260,6 +260,12 @@ sn_result sn_body_set_type(sn_world *w, sn_body_id id, sn_body_type type) {
         return sn_world_error(w, SN_ERR_WRONG_BODY_TYPE, "a body with segments must stay static");
     }
   }
+  /* static <-> moving changes the tree of the proxies; the only step that can
+   * fail (the new tree may have to grow), so it goes first */
+  bool to_static = type == SN_BODY_STATIC;
+  bool change_tree = to_static != (b->type == SN_BODY_STATIC);
+  if (change_tree && !sn_shape_move_proxies(w, index, to_static))
+    return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow the broadphase tree");
   sn_body_wake(w, index);
   while (b->contact_list != SN_NULL_INDEX) sn_contact_destroy(w, b->contact_list >> 1, true);
   b->type = type;
@@ -269,9 +275,13 @@ sn_result sn_body_set_type(sn_world *w, sn_body_id id, sn_body_type type) {
     b->v = (sn_vec2){0.0f, 0.0f};
     b->w = 0.0f;
   }
-  for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
-    sn_shape_destroy_proxy(w, s);
-    sn_shape_create_proxy(w, s);
+  if (!change_tree) {
+    /* same tree: re-insert so that new pairs are found. Removing a leaf frees
+     * the two nodes its insertion takes, so this cannot fail. */
+    for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
+      sn_shape_destroy_proxy(w, s);
+      sn_shape_create_proxy(w, s);
+    }
   }
   sn_body_update_mass(w, b);
   return SN_OK;

@@ -54,7 +54,7 @@ static sn_aabb sn_fatten(sn_aabb a, float margin) {
   return (sn_aabb){{a.lower.x - margin, a.lower.y - margin}, {a.upper.x + margin, a.upper.y + margin}};
 }
 
-void sn_shape_create_proxy(sn_world *w, int32_t shape_index) {
+bool sn_shape_create_proxy(sn_world *w, int32_t shape_index) {
   sn_shape *s = w->shapes.data + shape_index;
   const sn_body *b = w->bodies.data + s->body;
   s->aabb = sn_geometry_compute_aabb(&s->geom, b->xf);
@@ -62,8 +62,11 @@ void sn_shape_create_proxy(sn_world *w, int32_t shape_index) {
   s->fat_aabb = s->is_static_tree ? s->aabb : sn_fatten(s->aabb, SN_AABB_MARGIN);
   sn_tree *tree = s->is_static_tree ? &w->static_tree : &w->dynamic_tree;
   s->proxy = sn_tree_create_proxy(tree, s->fat_aabb, s->category_bits, shape_index);
+  /* the tree could not grow: a shape without a proxy would never collide */
+  if (s->proxy == SN_NULL_NODE) return false;
   s->enlarged = true;
   sn_array_push(&w->mem, w->move_buffer, shape_index);
+  return true;
 }
 
 void sn_shape_destroy_proxy(sn_world *w, int32_t shape_index) {
@@ -79,6 +82,45 @@ void sn_shape_destroy_proxy(sn_world *w, int32_t shape_index) {
     }
   }
   s->enlarged = false;
+}
+
+bool sn_shape_move_proxies(sn_world *w, int32_t body_index, bool to_static) {
+  const sn_body *b = w->bodies.data + body_index;
+  int32_t n = b->shape_count;
+  if (n == 0) return true;
+  /* insert into the new tree first (it may have to grow), then drop the old
+   * proxies, so that running out of memory changes nothing */
+  int32_t *proxies = sn_mem_alloc(&w->mem, (size_t)n * sizeof(int32_t));
+  if (proxies == NULL || !sn_array_reserve(&w->mem, w->move_buffer, w->move_buffer.count + n)) {
+    sn_mem_free(&w->mem, proxies, (size_t)n * sizeof(int32_t));
+    return false;
+  }
+  sn_tree *tree = to_static ? &w->static_tree : &w->dynamic_tree;
+  int32_t k = 0;
+  for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next, ++k) {
+    const sn_shape *shape = w->shapes.data + s;
+    sn_aabb aabb = sn_geometry_compute_aabb(&shape->geom, b->xf);
+    sn_aabb fat = to_static ? aabb : sn_fatten(aabb, SN_AABB_MARGIN);
+    proxies[k] = sn_tree_create_proxy(tree, fat, shape->category_bits, s);
+    if (proxies[k] == SN_NULL_NODE) {
+      while (k > 0) sn_tree_destroy_proxy(tree, proxies[--k]);
+      sn_mem_free(&w->mem, proxies, (size_t)n * sizeof(int32_t));
+      return false;
+    }
+  }
+  k = 0;
+  for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next, ++k) {
+    sn_shape_destroy_proxy(w, s);
+    sn_shape *shape = w->shapes.data + s;
+    shape->proxy = proxies[k];
+    shape->is_static_tree = to_static;
+    shape->aabb = sn_geometry_compute_aabb(&shape->geom, b->xf);
+    shape->fat_aabb = sn_tree_get_aabb(tree, proxies[k]);
+    shape->enlarged = true;
+    sn_array_push(&w->mem, w->move_buffer, s); /* reserved above */
+  }
+  sn_mem_free(&w->mem, proxies, (size_t)n * sizeof(int32_t));
+  return true;
 }
 
 void sn_shape_update_aabb(sn_world *w, int32_t shape_index, sn_transform xf, bool force_move) {
@@ -173,7 +215,10 @@ static sn_shape_id sn_create_shape(sn_world *w, sn_body_id body_id, const sn_sha
   s->enable_contact_events = def->enable_contact_events;
   s->enable_hit_events = def->enable_hit_events;
   s->user_data = def->user_data;
-  sn_shape_create_proxy(w, index);
+  if (!sn_shape_create_proxy(w, index)) {
+    sn_shape_destroy_internal(w, index, false);
+    return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow the broadphase tree"), SN_NULL_SHAPE;
+  }
   if (b->type == SN_BODY_DYNAMIC)
     sn_body_update_mass(w, b);
   else
@@ -495,8 +540,17 @@ sn_chain_id sn_create_chain(sn_world *w, sn_body_id body_id, const sn_chain_def 
     s->enable_contact_events = true;
     s->user_data = def->user_data;
     s->chain = chain_index;
-    sn_shape_create_proxy(w, index);
     shape_ids[k] = index;
+    if (!sn_shape_create_proxy(w, index)) {
+      /* undo the segments made so far (this one has no proxy) and the chain */
+      for (int32_t j = 0; j <= k; ++j) sn_shape_destroy_internal(w, shape_ids[j], false);
+      sn_mem_free(&w->mem, shape_ids, (size_t)seg_count * sizeof(int32_t));
+      chain->shapes = NULL;
+      chain->in_use = false;
+      chain->next_free = w->chain_free;
+      w->chain_free = chain_index;
+      return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow the broadphase tree"), SN_NULL_CHAIN;
+    }
   }
   sn_body_update_mass(w, w->bodies.data + chain->body);
   return (sn_chain_id){chain_index + 1, w->tag, chain->generation};
