@@ -71,18 +71,20 @@ static void add_point(sn_manifold *m, sn_vec2 local_point, float separation, uin
 }
 
 /// Converts a manifold built in A's frame into world points and anchors.
-static sn_manifold to_world(sn_manifold m, sn_transform xf_a, sn_transform xf_b) {
-  if (m.point_count == 0) return empty_manifold();
-  m.normal = sn_rotate(xf_a.q, m.normal);
-  sn_vec2 offset = sn_sub(xf_a.p, xf_b.p);
-  for (int32_t i = 0; i < m.point_count; ++i) {
-    sn_manifold_point *p = m.points + i;
+static void to_world(sn_manifold *m, sn_transform xf_a, sn_transform xf_b) {
+  if (m->point_count == 0) {
+    m->normal = sn_v2(0.0f, 0.0f);
+    return;
+  }
+  m->normal = sn_rotate(xf_a.q, m->normal);
+  const sn_vec2 offset = sn_sub(xf_a.p, xf_b.p);
+  for (int32_t i = 0; i < m->point_count; ++i) {
+    sn_manifold_point *p = m->points + i;
     sn_vec2 r = sn_rotate(xf_a.q, p->point);
     p->anchor_a = r;
     p->anchor_b = sn_add(r, offset);
     p->point = sn_add(xf_a.p, r);
   }
-  return m;
 }
 
 /// The same contact seen from the other shape: normal reversed, anchors swapped.
@@ -203,7 +205,8 @@ sn_manifold sn_collide_circles(const sn_circle *a, sn_transform xf_a, const sn_c
   sn_transform xf = sn_inv_mul_transforms(xf_a, xf_b);
   sn_vec2 cb = sn_transform_point(xf, b->center);
   sn_manifold m = discs_local(a->center, a->radius, cb, b->radius, sn_v2(0.0f, 1.0f));
-  return to_world(m, xf_a, xf_b);
+  to_world(&m, xf_a, xf_b);
+  return m;
 }
 
 sn_manifold sn_collide_capsule_and_circle(const sn_capsule *a, sn_transform xf_a, const sn_circle *b,
@@ -211,14 +214,16 @@ sn_manifold sn_collide_capsule_and_circle(const sn_capsule *a, sn_transform xf_a
   sn_transform xf = sn_inv_mul_transforms(xf_a, xf_b);
   sn_vec2 cb = sn_transform_point(xf, b->center);
   sn_manifold m = capsule_disc_local(a->center1, a->center2, a->radius, cb, b->radius);
-  return to_world(m, xf_a, xf_b);
+  to_world(&m, xf_a, xf_b);
+  return m;
 }
 
 sn_manifold sn_collide_capsules(const sn_capsule *a, sn_transform xf_a, const sn_capsule *b, sn_transform xf_b) {
   sn_transform xf = sn_inv_mul_transforms(xf_a, xf_b);
   sn_vec2 p2 = sn_transform_point(xf, b->center1), q2 = sn_transform_point(xf, b->center2);
   sn_manifold m = capsules_local(a->center1, a->center2, a->radius, p2, q2, b->radius);
-  return to_world(m, xf_a, xf_b);
+  to_world(&m, xf_a, xf_b);
+  return m;
 }
 
 sn_manifold sn_collide_segment_and_circle(const sn_segment *a, sn_transform xf_a, const sn_circle *b,
@@ -226,7 +231,8 @@ sn_manifold sn_collide_segment_and_circle(const sn_segment *a, sn_transform xf_a
   sn_transform xf = sn_inv_mul_transforms(xf_a, xf_b);
   sn_vec2 cb = sn_transform_point(xf, b->center);
   sn_manifold m = capsule_disc_local(a->point1, a->point2, 0.0f, cb, b->radius);
-  return to_world(m, xf_a, xf_b);
+  to_world(&m, xf_a, xf_b);
+  return m;
 }
 
 sn_manifold sn_collide_segment_and_capsule(const sn_segment *a, sn_transform xf_a, const sn_capsule *b,
@@ -234,7 +240,8 @@ sn_manifold sn_collide_segment_and_capsule(const sn_segment *a, sn_transform xf_
   sn_transform xf = sn_inv_mul_transforms(xf_a, xf_b);
   sn_vec2 p2 = sn_transform_point(xf, b->center1), q2 = sn_transform_point(xf, b->center2);
   sn_manifold m = capsules_local(a->point1, a->point2, 0.0f, p2, q2, b->radius);
-  return to_world(m, xf_a, xf_b);
+  to_world(&m, xf_a, xf_b);
+  return m;
 }
 
 /* ------------------------------------------------------------- polygons */
@@ -255,9 +262,11 @@ static float max_separation(const sn_poly_view *p1, const sn_poly_view *p2, floa
   int32_t best = 0;
   float best_sep = -FLT_MAX;
   for (int32_t i = 0; i < p1->count; ++i) {
-    sn_vec2 n = p1->n[i], v = p1->v[i];
+    const sn_vec2 n = p1->n[i];
+    const float offset = sn_dot(n, p1->v[i]);
     float s = FLT_MAX;
-    for (int32_t j = 0; j < p2->count; ++j) s = sn_minf(s, sn_dot(n, sn_sub(p2->v[j], v)));
+    for (int32_t j = 0; j < p2->count; ++j) s = sn_minf(s, sn_dot(n, p2->v[j]));
+    s -= offset;
     if (s > best_sep) {
       best_sep = s;
       best = i;
@@ -400,28 +409,27 @@ static bool polygons_apart(sn_manifold *m, const sn_poly_view *a, const sn_poly_
 }
 
 /// Polygon against polygon, both in A's frame.
-static sn_manifold polygons_local(const sn_poly_view *a, const sn_poly_view *b, sn_simplex_cache *cache) {
-  sn_manifold m = empty_manifold();
+static void polygons_local(sn_manifold *m, const sn_poly_view *a, const sn_poly_view *b, sn_simplex_cache *cache) {
   const float radius = a->radius + b->radius;
   const float limit = SN_SPECULATIVE_DISTANCE + radius;
 
   int32_t edge_a = 0, edge_b = 0;
   float sep_a = max_separation(a, b, limit, &edge_a);
-  if (sep_a > limit) return m;
+  if (sep_a > limit) return;
   float sep_b = max_separation(b, a, limit, &edge_b);
-  if (sep_b > limit) return m;
+  if (sep_b > limit) return;
 
   if (radius > 0.0f && sn_maxf(sep_a, sep_b) > SN_CORE_APART) {
-    if (polygons_apart(&m, a, b, cache)) return m;
-    m = empty_manifold();
+    if (polygons_apart(m, a, b, cache)) return;
+    m->point_count = 0;
   }
 
   bool flip = sep_b > sep_a + SN_REFERENCE_ABS_TOL + SN_REFERENCE_REL_TOL * sn_absf(sep_a);
-  if (flip)
-    clip_reference(&m, b, edge_b, a, true, true);
-  else
-    clip_reference(&m, a, edge_a, b, false, true);
-  return m;
+  if (flip) {
+    clip_reference(m, b, edge_b, a, true, true);
+  } else {
+    clip_reference(m, a, edge_a, b, false, true);
+  }
 }
 
 /// B's vertices and normals in A's frame.
@@ -439,7 +447,10 @@ static sn_manifold collide_polygons_cached(const sn_polygon *a, sn_transform xf_
   bring_polygon(b, xf, bv, bn);
   sn_poly_view va = {a->vertices, a->normals, a->count, a->radius};
   sn_poly_view vb = {bv, bn, b->count, b->radius};
-  return to_world(polygons_local(&va, &vb, cache), xf_a, xf_b);
+  sn_manifold m = empty_manifold();
+  polygons_local(&m, &va, &vb, cache);
+  to_world(&m, xf_a, xf_b);
+  return m;
 }
 
 sn_manifold sn_collide_polygons(const sn_polygon *a, sn_transform xf_a, const sn_polygon *b, sn_transform xf_b) {
@@ -493,7 +504,8 @@ sn_manifold sn_collide_polygon_and_circle(const sn_polygon *a, sn_transform xf_a
   sn_vec2 surface_b = sn_mul_sub(c, rb, n);
   add_point(&m, sn_lerp(surface_a, surface_b, 0.5f), separation, 0);
   m.normal = n;
-  return to_world(m, xf_a, xf_b);
+  to_world(&m, xf_a, xf_b);
+  return m;
 }
 
 static sn_manifold collide_polygon_capsule_cached(const sn_polygon *a, sn_transform xf_a, const sn_capsule *b,
@@ -684,7 +696,8 @@ sn_manifold sn_collide_chain_segment_and_circle(const sn_chain_segment *a, sn_tr
   if (!chain_frame_make(&f, a)) return empty_manifold();
   sn_transform xf = sn_inv_mul_transforms(xf_a, xf_b);
   sn_manifold m = chain_disc_local(&f, sn_transform_point(xf, b->center), b->radius);
-  return to_world(m, xf_a, xf_b);
+  to_world(&m, xf_a, xf_b);
+  return m;
 }
 
 sn_manifold sn_collide_chain_segment_and_polygon(const sn_chain_segment *a, sn_transform xf_a, const sn_polygon *b,
@@ -696,7 +709,8 @@ sn_manifold sn_collide_chain_segment_and_polygon(const sn_chain_segment *a, sn_t
   bring_polygon(b, xf, bv, bn);
   sn_poly_view vb = {bv, bn, b->count, b->radius};
   sn_manifold m = chain_polygon_local(&f, &vb, sn_transform_point(xf, b->centroid), cache);
-  return to_world(m, xf_a, xf_b);
+  to_world(&m, xf_a, xf_b);
+  return m;
 }
 
 sn_manifold sn_collide_chain_segment_and_capsule(const sn_chain_segment *a, sn_transform xf_a, const sn_capsule *b,
