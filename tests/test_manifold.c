@@ -5,6 +5,7 @@
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sinew/sinew.h"
 
@@ -796,6 +797,122 @@ START_TEST(test_large_coordinates) {
 }
 END_TEST
 
+/// Uniform float in [lo, hi) from rand().
+static float frand(float lo, float hi) { return lo + (hi - lo) * ((float)rand() / ((float)RAND_MAX + 1.0f)); }
+
+/// A random shape of the given type, about a metre across.
+static sn_geometry random_geometry(sn_shape_type type) {
+  sn_geometry g;
+  memset(&g, 0, sizeof g);
+  g.type = type;
+  switch (type) {
+  case SN_SHAPE_CIRCLE:
+    g.circle = (sn_circle){{frand(-0.2f, 0.2f), frand(-0.2f, 0.2f)}, frand(0.05f, 0.6f)};
+    break;
+  case SN_SHAPE_CAPSULE:
+    g.capsule = (sn_capsule){
+        {frand(-0.6f, -0.1f), frand(-0.2f, 0.2f)}, {frand(0.1f, 0.6f), frand(-0.2f, 0.2f)}, frand(0.05f, 0.4f)};
+    break;
+  case SN_SHAPE_SEGMENT:
+    g.segment = (sn_segment){{frand(-1.0f, -0.2f), frand(-0.3f, 0.3f)}, {frand(0.2f, 1.0f), frand(-0.3f, 0.3f)}};
+    break;
+  case SN_SHAPE_POLYGON: {
+    sn_vec2 pts[8];
+    int n = 3 + rand() % 6;
+    for (int i = 0; i < n; ++i) {
+      float ang = 6.2831853f * ((float)i + frand(0.1f, 0.9f)) / (float)n;
+      float r = frand(0.3f, 0.7f);
+      pts[i] = sn_v2(r * cosf(ang), r * sinf(ang));
+    }
+    float radius = (rand() % 3 == 0) ? frand(0.02f, 0.2f) : 0.0f;
+    if (sn_compute_hull(pts, n, radius, &g.polygon) != SN_OK)
+      ck_assert_int_eq(sn_make_box(0.4f, 0.3f, &g.polygon), SN_OK);
+    break;
+  }
+  case SN_SHAPE_CHAIN_SEGMENT: {
+    // a segment along -x (normal +y) with random bends at both ends
+    float x1 = frand(0.3f, 1.0f), x2 = frand(-1.0f, -0.3f);
+    g.chain_segment.segment = (sn_segment){{x1, 0.0f}, {x2, 0.0f}};
+    g.chain_segment.ghost1 = sn_v2(x1 + frand(0.2f, 1.0f), frand(-0.8f, 0.8f));
+    g.chain_segment.ghost2 = sn_v2(x2 - frand(0.2f, 1.0f), frand(-0.8f, 0.8f));
+    break;
+  }
+  default:
+    break;
+  }
+  return g;
+}
+
+START_TEST(test_random_pairs_are_sane) {
+  // Random shapes of every supported pair at random poses: finite output, at
+  // most two points below the speculative distance, unit normal, consistent
+  // anchors; shapes closer than half the speculative distance always give a
+  // contact (two-sided pairs); the
+  // normal agrees with the GJK direction from A to B when they are apart;
+  // chains never push towards their solid side.
+  srand(2024);
+  int checked = 0, touching = 0, near_band = 0;
+  for (int ta = 0; ta < SN_SHAPE_TYPE_COUNT; ++ta) {
+    for (int tb = 0; tb < SN_SHAPE_TYPE_COUNT; ++tb) {
+      if (!sn_collide_supported((sn_shape_type)ta, (sn_shape_type)tb)) continue;
+      for (int k = 0; k < 3000; ++k) {
+        sn_geometry a = random_geometry((sn_shape_type)ta), b = random_geometry((sn_shape_type)tb);
+        sn_transform xa = xf_make(frand(-1.0f, 1.0f), frand(-1.0f, 1.0f), frand(-3.2f, 3.2f));
+        if (ta == SN_SHAPE_CHAIN_SEGMENT) xa = xf_make(frand(-1.0f, 1.0f), frand(-1.0f, 1.0f), 0.0f);
+        sn_transform xb = xf_make(xa.p.x + frand(-1.8f, 1.8f), xa.p.y + frand(-1.8f, 1.8f), frand(-3.2f, 3.2f));
+        sn_simplex_cache cache = {0, {0, 0, 0}, {0, 0, 0}};
+        sn_manifold m = sn_collide(&a, xa, &b, xb, &cache);
+        ck_assert(m.point_count >= 0 && m.point_count <= 2);
+
+        sn_distance_input in;
+        in.proxy_a = sn_make_proxy(&a);
+        in.proxy_b = sn_make_proxy(&b);
+        in.transform_a = xa;
+        in.transform_b = xb;
+        in.use_radii = false;
+        sn_distance_output core = sn_shape_distance(&in, NULL);
+        if ((k & 1) && core.distance > 1.0e-3f) {
+          // every other sample: slide B along the closest direction to a gap
+          // near the speculative band
+          float target = frand(-0.03f, 0.03f) + in.proxy_a.radius + in.proxy_b.radius;
+          if (target > 0.0f) {
+            xb.p = sn_mul_sub(xb.p, core.distance - target, core.normal);
+            in.transform_b = xb;
+            m = sn_collide(&a, xa, &b, xb, &cache);
+            core = sn_shape_distance(&in, NULL);
+          }
+        }
+        float gap = core.distance - in.proxy_a.radius - in.proxy_b.radius;
+
+        if (m.point_count > 0) {
+          ++touching;
+          ck_assert(sn_vec2_is_finite(m.normal));
+          ck_assert_near(sn_length(m.normal), 1.0f, 1.0e-4f);
+          for (int i = 0; i < m.point_count; ++i) {
+            const sn_manifold_point *p = m.points + i;
+            ck_assert(sn_vec2_is_finite(p->point) && sn_is_finite(p->separation));
+            ck_assert(p->separation < SN_SPECULATIVE_DISTANCE);
+            ck_assert_near(p->anchor_a.x, p->point.x - xa.p.x, 1.0e-4f);
+            ck_assert_near(p->anchor_b.y, p->point.y - xb.p.y, 1.0e-4f);
+          }
+          if (core.distance > 1.0e-3f) {
+            ck_assert_msg(sn_dot(m.normal, core.normal) > 0.0f, "pair (%d, %d) #%d: normal against A->B", ta, tb, k);
+          }
+          if (ta == SN_SHAPE_CHAIN_SEGMENT) ck_assert_msg(m.normal.y > 0.0f, "chain pushes into its solid side");
+        } else if (ta != SN_SHAPE_CHAIN_SEGMENT) {
+          ck_assert_msg(gap > 0.5f * SN_SPECULATIVE_DISTANCE, "pair (%d, %d) #%d: gap %g but no contact", ta, tb, k,
+                        (double)gap);
+        }
+        if (gap > 0.0f && gap < SN_SPECULATIVE_DISTANCE) ++near_band;
+        ++checked;
+      }
+    }
+  }
+  ck_assert_int_gt(touching, checked / 10);
+  ck_assert_int_gt(near_band, checked / 20);
+}
+END_TEST
+
 static Suite *manifold_suite(void) {
   Suite *s = suite_create("manifold");
   TCase *tc = tcase_create("core");
@@ -823,6 +940,7 @@ static Suite *manifold_suite(void) {
   tcase_add_test(tc, test_chain_concave_corner);
   tcase_add_test(tc, test_dispatch_table);
   tcase_add_test(tc, test_large_coordinates);
+  tcase_add_test(tc, test_random_pairs_are_sane);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -277,15 +277,24 @@ static float max_separation(const sn_poly_view *p1, const sn_poly_view *p2, floa
   return best_sep;
 }
 
+/// How clip_reference treats the incident edge.
+typedef enum sn_clip_mode {
+  SN_CLIP_STRICT,   ///< only points within the reference edge's side planes (chains, rounded pairs)
+  SN_CLIP_TOUCHING, ///< polygons touching: an incident edge wholly beyond a side plane keeps its deeper end
+  SN_CLIP_APART     ///< polygons apart: also detect a corner against a corner (closest points)
+} sn_clip_mode;
+
 /// Reference edge `edge` of ref against the incident edge of inc (the edge
 /// whose normal is most anti-parallel to the reference normal). The incident
 /// edge is clipped to the side planes of the reference edge; its two ends
 /// become points if their separation is below the speculative distance.
 /// flip: ref is shape B (the normal is reversed to point from A to B).
-/// allow_outside: if the incident edge lies wholly beyond a side plane, keep
-/// its nearest vertex (polygons) instead of nothing (chain segments).
+/// SN_CLIP_APART: if the closest points of the two edges put the reference
+/// edge's end against the incident edge away from the face normal, the
+/// shapes meet corner to corner: one point along the true direction instead
+/// (SAT alone would report the face normal and clip the closest corner away).
 static void clip_reference(sn_manifold *m, const sn_poly_view *ref, int32_t edge, const sn_poly_view *inc, bool flip,
-                           bool allow_outside) {
+                           sn_clip_mode mode) {
   const sn_vec2 n = ref->n[edge];
   const sn_vec2 v1 = ref->v[edge];
   const sn_vec2 v2 = ref->v[edge + 1 < ref->count ? edge + 1 : 0];
@@ -302,6 +311,27 @@ static void clip_reference(sn_manifold *m, const sn_poly_view *ref, int32_t edge
   const int32_t j2 = j1 + 1 < inc->count ? j1 + 1 : 0;
   const sn_vec2 w1 = inc->v[j1], w2 = inc->v[j2];
 
+  const int32_t r1 = edge, r2 = edge + 1 < ref->count ? edge + 1 : 0;
+  const float rr = ref->radius, ri = inc->radius;
+
+  if (mode == SN_CLIP_APART) {
+    sn_segment_distance_result sd = sn_segment_distance(v1, v2, w1, w2);
+    float dist = sqrtf(sd.distance_squared);
+    if ((sd.fraction1 == 0.0f || sd.fraction1 == 1.0f) && dist > FLT_EPSILON) {
+      sn_vec2 nc = sn_scale(1.0f / dist, sn_sub(sd.closest2, sd.closest1));
+      if (sn_dot(nc, n) < SN_FACE_COS) {
+        float separation = dist - rr - ri;
+        if (separation < SN_SPECULATIVE_DISTANCE) {
+          sn_vec2 point = sn_lerp(sn_mul_add(sd.closest1, rr, nc), sn_mul_sub(sd.closest2, ri, nc), 0.5f);
+          int32_t rid = sd.fraction1 == 0.0f ? r1 : r2, iid = sd.fraction2 < 0.5f ? j1 : j2;
+          add_point(m, point, separation, flip ? SN_MAKE_ID(iid, rid) : SN_MAKE_ID(rid, iid));
+        }
+        m->normal = flip ? sn_neg(nc) : nc;
+        return;
+      }
+    }
+  }
+
   // Coordinates along the reference edge (t runs from v1 to v2). The
   // incident edge runs the other way: w2 is the low end, w1 the high end.
   const sn_vec2 t = sn_left_perp(n);
@@ -311,18 +341,18 @@ static void clip_reference(sn_manifold *m, const sn_poly_view *ref, int32_t edge
   const float span = s_hi - s_lo;
 
   // each point: its position, the reference vertex and the incident vertex at its end
-  const int32_t r1 = edge, r2 = edge + 1 < ref->count ? edge + 1 : 0;
   sn_vec2 points[2];
   int32_t ref_ids[2], inc_ids[2];
   int32_t count = 2;
   if (s_hi < 0.0f || s_lo > upper) {
-    if (!allow_outside) return;
-    // wholly beyond one end: the incident vertex nearest to it
+    if (mode == SN_CLIP_STRICT) return;
+    // wholly beyond one end (a corner against a corner): the deeper end of
+    // the incident edge, whose separation is the SAT separation
     count = 1;
-    bool below = s_hi < 0.0f;
-    points[0] = below ? w1 : w2;
-    ref_ids[0] = below ? r1 : r2;
-    inc_ids[0] = below ? j1 : j2;
+    bool first = sn_dot(n, w1) <= sn_dot(n, w2);
+    points[0] = first ? w1 : w2;
+    ref_ids[0] = s_hi < 0.0f ? r1 : r2;
+    inc_ids[0] = first ? j1 : j2;
   } else if (span > FLT_EPSILON * (1.0f + sn_absf(upper))) {
     points[0] = s_lo < 0.0f ? sn_lerp(w2, w1, -s_lo / span) : w2;
     points[1] = s_hi > upper ? sn_lerp(w2, w1, (upper - s_lo) / span) : w1;
@@ -339,7 +369,6 @@ static void clip_reference(sn_manifold *m, const sn_poly_view *ref, int32_t edge
     inc_ids[0] = first ? j1 : j2;
   }
 
-  const float rr = ref->radius, ri = inc->radius;
   m->normal = flip ? sn_neg(n) : n;
   for (int32_t k = 0; k < count; ++k) {
     float core = sn_dot(sn_sub(points[k], v1), n);
@@ -394,9 +423,9 @@ static bool polygons_apart(sn_manifold *m, const sn_poly_view *a, const sn_poly_
   int32_t edge_b = most_aligned_normal(b, sn_neg(n), &cos_b);
   if (sn_maxf(cos_a, cos_b) >= SN_FACE_COS) {
     if (cos_b > cos_a + SN_FACE_COS_TOL)
-      clip_reference(m, b, edge_b, a, true, false);
+      clip_reference(m, b, edge_b, a, true, SN_CLIP_STRICT);
     else
-      clip_reference(m, a, edge_a, b, false, false);
+      clip_reference(m, a, edge_a, b, false, SN_CLIP_STRICT);
     if (m->point_count > 0) return true;
   }
 
@@ -425,10 +454,11 @@ static void polygons_local(sn_manifold *m, const sn_poly_view *a, const sn_poly_
   }
 
   bool flip = sep_b > sep_a + SN_REFERENCE_ABS_TOL + SN_REFERENCE_REL_TOL * sn_absf(sep_a);
+  sn_clip_mode mode = sn_maxf(sep_a, sep_b) > SN_CORE_APART ? SN_CLIP_APART : SN_CLIP_TOUCHING;
   if (flip) {
-    clip_reference(m, b, edge_b, a, true, true);
+    clip_reference(m, b, edge_b, a, true, mode);
   } else {
-    clip_reference(m, a, edge_a, b, false, true);
+    clip_reference(m, a, edge_a, b, false, mode);
   }
 }
 
@@ -652,7 +682,7 @@ static sn_manifold chain_polygon_local(const sn_chain_frame *f, const sn_poly_vi
     // closest feature of the segment: its interior (-1) or an end (0, 1)
     int32_t corner = (c->count == 2 && c->index_a[0] != c->index_a[1]) ? -1 : c->index_a[0];
     if (corner < 0 || along >= SN_CHAIN_FACE_COS) {
-      clip_reference(&m, &seg, f->face, b, false, false);
+      clip_reference(&m, &seg, f->face, b, false, SN_CLIP_STRICT);
       if (m.point_count > 0 || corner < 0) return m;
       m = empty_manifold();
     }
@@ -683,9 +713,9 @@ static sn_manifold chain_polygon_local(const sn_chain_frame *f, const sn_poly_vi
     }
   }
   if (best >= 0 && best_sep > sep_seg + SN_REFERENCE_ABS_TOL + SN_REFERENCE_REL_TOL * sn_absf(sep_seg)) {
-    clip_reference(&m, b, best, &seg, true, false);
+    clip_reference(&m, b, best, &seg, true, SN_CLIP_STRICT);
   } else {
-    clip_reference(&m, &seg, f->face, b, false, false);
+    clip_reference(&m, &seg, f->face, b, false, SN_CLIP_STRICT);
   }
   return m;
 }
