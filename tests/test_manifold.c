@@ -654,6 +654,49 @@ START_TEST(test_chain_sliding_box_no_snag) {
 }
 END_TEST
 
+START_TEST(test_chain_sliding_round_shapes_no_snag) {
+  // A lying capsule, a rounded box and a disc slide over the seams of a flat
+  // chain (0.25 m segments): every normal is straight up, always supported.
+  enum { N = 24 };
+  const float step = 0.25f;
+  sn_chain_segment segs[N];
+  for (int k = 0; k < N; ++k) {
+    float x_right = 3.0f - step * (float)k;
+    segs[k] = floor_segment(x_right, x_right - step, step);
+  }
+  sn_geometry shapes[3];
+  shapes[0].type = SN_SHAPE_CAPSULE;
+  shapes[0].capsule = (sn_capsule){{-0.4f, 0.0f}, {0.4f, 0.0f}, 0.1f};
+  shapes[1].type = SN_SHAPE_POLYGON;
+  shapes[1].polygon = rounded_box(0.4f, 0.15f, 0.05f);
+  shapes[2].type = SN_SHAPE_CIRCLE;
+  shapes[2].circle = (sn_circle){{0.0f, 0.0f}, 0.3f};
+  const float half_height[3] = {0.1f, 0.2f, 0.3f};
+  sn_geometry ga = {.type = SN_SHAPE_CHAIN_SEGMENT};
+  sn_transform xa = xf_make(0, 0, 0);
+  for (int sh = 0; sh < 3; ++sh) {
+    for (int h = 0; h < 2; ++h) {
+      float y = half_height[sh] + (h == 0 ? -0.003f : 0.01f);
+      for (int i = 0; i <= 800; ++i) {
+        float x = -1.0f + 0.0025f * (float)i;
+        sn_transform xb = xf_make(x, y, 0.0f);
+        int points = 0;
+        for (int k = 0; k < N; ++k) {
+          ga.chain_segment = segs[k];
+          sn_manifold m = sn_collide(&ga, xa, &shapes[sh], xb, NULL);
+          if (m.point_count == 0) continue;
+          points += m.point_count;
+          ck_assert_msg(fabsf(m.normal.x) < 1.0e-3f && m.normal.y > 0.999f,
+                        "shape %d snags at x = %.4f: normal (%g, %g)", sh, (double)x, (double)m.normal.x,
+                        (double)m.normal.y);
+        }
+        ck_assert_msg(points >= 1, "shape %d unsupported at x = %.4f", sh, (double)x);
+      }
+    }
+  }
+}
+END_TEST
+
 START_TEST(test_chain_convex_corner) {
   // Hilltop at the origin: S0 runs up the right slope (1,-1) -> (0,0), S1
   // down the left slope (0,0) -> (-1,-1). Normals (1,1)/sqrt2 and (-1,1)/sqrt2.
@@ -936,6 +979,7 @@ static Suite *manifold_suite(void) {
   tcase_add_test(tc, test_chain_capsule);
   tcase_add_test(tc, test_chain_polygon);
   tcase_add_test(tc, test_chain_sliding_box_no_snag);
+  tcase_add_test(tc, test_chain_sliding_round_shapes_no_snag);
   tcase_add_test(tc, test_chain_convex_corner);
   tcase_add_test(tc, test_chain_concave_corner);
   tcase_add_test(tc, test_dispatch_table);
