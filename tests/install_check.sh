@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the built tree into a temporary prefix, then builds and runs a
+# consumer program twice: with find_package(sinew) and with pkg-config.
+# usage: install_check.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
+# 1. CMake package
+cmake -S "$src/tests/consumer" -B "$tmp/cmake" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$tmp/cmake" >/dev/null
+LD_LIBRARY_PATH="$tmp/prefix/lib:$tmp/prefix/lib64:$(ls -d "$tmp"/prefix/lib/*/ 2>/dev/null | tr '\n' ':')" "$tmp/cmake/consumer"
+# 2. pkg-config
+pc=$(dirname "$(find "$tmp/prefix" -name sinew.pc | head -n 1)")
+flags=$(PKG_CONFIG_PATH="$pc" pkg-config --cflags --libs sinew)
+cc -std=c17 -Wall -Wextra -Werror "$src/tests/consumer/consumer.c" $flags -lm -o "$tmp/consumer_pc"
+libdir=$(PKG_CONFIG_PATH="$pc" pkg-config --variable=libdir sinew)
+LD_LIBRARY_PATH="$libdir" "$tmp/consumer_pc"
+echo "install_check: find_package and pkg-config consumers both passed"
