@@ -72,7 +72,7 @@ bool sn_scene_build(sn_scene *s, const char *name, int32_t size, int32_t substep
   s->ratio_small = s->ratio_big = -1;
   if (size <= 0) size = sn_scene_default_size(name);
   sn_world_def wd = sn_default_world_def();
-  wd.substeps = substeps > 0 ? substeps : 4;
+  if (substeps > 0) wd.substeps = substeps;
   wd.enable_sleep = sleep;
   s->size = size;
   if (strcmp(name, "pyramid") == 0) {

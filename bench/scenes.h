@@ -30,7 +30,7 @@ typedef struct sn_scene_metrics {
 /// Names of the rigid scenes, NULL-terminated.
 extern const char *const sn_rigid_scene_names[];
 
-/// Builds scene `name` of `size` (0 = its default) with `substeps` (0 = 4)
+/// Builds scene `name` of `size` (0 = its default) with `substeps` (0 = the world default)
 /// and sleep off unless `sleep`. Returns false for an unknown name.
 bool sn_scene_build(sn_scene *scene, const char *name, int32_t size, int32_t substeps, bool sleep);
 void sn_scene_destroy(sn_scene *scene);

@@ -1942,12 +1942,8 @@ START_TEST(test_falling_box_wakes_sleeper) {
   /* it woke on contact, not before: the top box had to fall ~2 m (~0.6 s) */
   ck_assert_int_ge(woke, 25);
   /* The stack settles and sleeps as one island.
-   * KNOWN SOLVER BUG (rigid/solver.c, not fixed here): with 4 substeps, a unit
-   * box dropped from >= 5 cm onto a resting unit box leaves the pair rocking
-   * in a limit cycle (|w| ~0.038-0.040 rad/s, |vx| ~0.04 m/s, top box shifted
-   * ~4 cm sideways by a straight drop) that never damps; it stays above the
-   * angular sleep tolerance (0.0349 rad/s), so the island never sleeps (10 s
-   * tested). Placed gently (2 cm drop), or with 8 substeps, it sleeps. */
+   * (This once failed: sequential point order spun a symmetric two-point
+   * manifold; the block normal solve fixed it.) */
   ck_assert_int_gt(steps_until_asleep(w, top, 240), 0);
   ck_assert(!sn_body_is_awake(w, s.box));
   ck_assert_near(sn_body_get_position(w, top).y, 2.0f, 0.05f);
@@ -2226,8 +2222,10 @@ START_TEST(test_gravity_scale_and_forces) {
   ck_assert_float_eq(sn_body_get_position(w, floating).y, 10.0f);
   ck_assert_float_eq(sn_body_get_linear_velocity(w, floating).y, 0.0f);
   ck_assert_float_eq(sn_body_get_position(w, later).y, 10.0f);
-  /* 1 s of free fall: 5 m (semi-implicit Euler, 240 substeps: 10 * 241 / 480) */
-  ck_assert_near(sn_body_get_position(w, falling).y, 10.0f - 10.0f * 241.0f / 480.0f, 1e-3f);
+  /* 1 s of free fall: 5 m; semi-implicit Euler over n = 60 * substeps
+   * substeps gives 10 (n + 1) / (2 n) */
+  float n = 60.0f * (float)sn_world_get_substeps(w);
+  ck_assert_near(sn_body_get_position(w, falling).y, 10.0f - 10.0f * (n + 1.0f) / (2.0f * n), 1e-3f);
   ck_assert_near(sn_body_get_linear_velocity(w, falling).y, -10.0f, 1e-3f);
 
   /* a force m g upward holds a body for exactly one step */

@@ -48,7 +48,7 @@ sn_world_def sn_default_world_def(void) {
   sn_world_def def;
   memset(&def, 0, sizeof(def));
   def.gravity = (sn_vec2){0.0f, -10.0f};
-  def.substeps = 4;
+  def.substeps = 8;
   def.enable_sleep = true;
   def.contact_hertz = 0.0f;
   def.contact_damping_ratio = 10.0f;
@@ -98,6 +98,7 @@ sn_world *sn_create_world(const sn_world_def *def, sn_result *result) {
   w->substeps = def->substeps;
   w->enable_sleep = def->enable_sleep;
   w->enable_continuous = def->enable_continuous;
+  w->block_solver = true;
   w->contact_hertz = def->contact_hertz;
   w->contact_damping_ratio = def->contact_damping_ratio;
   w->contact_push_max_velocity = def->contact_push_max_velocity;

@@ -114,6 +114,7 @@ typedef struct sn_world {
   bool locked;
   bool enable_sleep;
   bool enable_continuous;
+  bool block_solver; ///< solve two-point manifolds' normal impulses as a 2x2 block
   sn_vec2 gravity;
   int32_t substeps;
   float contact_hertz, contact_damping_ratio, contact_push_max_velocity;

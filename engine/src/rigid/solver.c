@@ -72,6 +72,8 @@ typedef struct sn_contact_constraint {
   int32_t point_count;
   int32_t contact;
   sn_constraint_point points[2];
+  float k11, k12, k22; ///< 2x2 normal mass matrix of a two-point manifold
+  bool block;          ///< solve the two normal impulses together
 } sn_contact_constraint;
 
 typedef struct sn_step_context {
@@ -154,31 +156,96 @@ static void sn_solve_contacts(sn_step_context *ctx, bool use_bias) {
     const sn_vec2 n = cc->normal, t = sn_right_perp(n);
     const int32_t count = cc->point_count;
 
-    for (int32_t j = 0; j < count; ++j) {
-      sn_constraint_point *cp = cc->points + j;
-      /* current separation from the body motion so far this step */
-      sn_vec2 d = sn_add(sn_sub(dpb, dpa), sn_sub(sn_rotate(dqb, cp->rb), sn_rotate(dqa, cp->ra)));
-      float s = sn_dot(d, n) + cp->base_separation;
-      float bias = 0.0f, mass_scale = 1.0f, impulse_scale = 0.0f;
-      if (s > 0.0f) {
-        bias = s * inv_h; /* speculative: may close the gap, not more */
-      } else if (use_bias) {
-        bias = sn_maxf(cc->soft.bias_rate * s, -push);
-        mass_scale = cc->soft.mass_scale;
-        impulse_scale = cc->soft.impulse_scale;
+    if (cc->block) {
+      /* Both normal points at once (a 2x2 LCP by enumeration), so a
+       * symmetric manifold gets symmetric impulses and no spurious spin.
+       * Per row i the soft update is (K dl)_i = -ms_i (vn_i + b_i) - is_i (K l)_i;
+       * with x = l + dl this is K x + c = 0, c_i = ms_i (vn_i + b_i) - (1 - is_i) (K l)_i,
+       * solved subject to x >= 0, K x + c >= 0, x . (K x + c) = 0. */
+      sn_constraint_point *c1 = cc->points, *c2 = cc->points + 1;
+      float rhs[2], vns[2];
+      for (int32_t j = 0; j < 2; ++j) {
+        sn_constraint_point *cp = cc->points + j;
+        sn_vec2 d = sn_add(sn_sub(dpb, dpa), sn_sub(sn_rotate(dqb, cp->rb), sn_rotate(dqa, cp->ra)));
+        float sep = sn_dot(d, n) + cp->base_separation;
+        float bias = 0.0f, mass_scale = 1.0f, impulse_scale = 0.0f;
+        if (sep > 0.0f) {
+          bias = sep * inv_h;
+        } else if (use_bias) {
+          bias = sn_maxf(cc->soft.bias_rate * sep, -push);
+          mass_scale = cc->soft.mass_scale;
+          impulse_scale = cc->soft.impulse_scale;
+        }
+        sn_vec2 dv = sn_sub(sn_add(vb, sn_cross_sv(wb, cp->rb)), sn_add(va, sn_cross_sv(wa, cp->ra)));
+        vns[j] = sn_dot(dv, n);
+        float kl = j == 0 ? cc->k11 * c1->normal_impulse + cc->k12 * c2->normal_impulse
+                          : cc->k12 * c1->normal_impulse + cc->k22 * c2->normal_impulse;
+        rhs[j] = mass_scale * (vns[j] + bias) - (1.0f - impulse_scale) * kl;
       }
-      sn_vec2 dv = sn_sub(sn_add(vb, sn_cross_sv(wb, cp->rb)), sn_add(va, sn_cross_sv(wa, cp->ra)));
-      float vn = sn_dot(dv, n);
-      float impulse = -cp->normal_mass * mass_scale * (vn + bias) - impulse_scale * cp->normal_impulse;
-      float new_impulse = sn_maxf(cp->normal_impulse + impulse, 0.0f);
-      impulse = new_impulse - cp->normal_impulse;
-      cp->normal_impulse = new_impulse;
-      cp->max_normal_impulse = sn_maxf(cp->max_normal_impulse, impulse);
-      sn_vec2 P = sn_scale(impulse, n);
-      va = sn_mul_sub(va, ma, P);
-      wa -= ia * sn_cross(cp->ra, P);
-      vb = sn_mul_add(vb, mb, P);
-      wb += ib * sn_cross(cp->rb, P);
+      float det = cc->k11 * cc->k22 - cc->k12 * cc->k12;
+      float x1 = (-cc->k22 * rhs[0] + cc->k12 * rhs[1]) / det;
+      float x2 = (cc->k12 * rhs[0] - cc->k11 * rhs[1]) / det;
+      bool solved = x1 >= 0.0f && x2 >= 0.0f;
+      if (!solved) {
+        x1 = -rhs[0] / cc->k11;
+        x2 = 0.0f;
+        solved = x1 >= 0.0f && cc->k12 * x1 + rhs[1] >= 0.0f;
+      }
+      if (!solved) {
+        x1 = 0.0f;
+        x2 = -rhs[1] / cc->k22;
+        solved = x2 >= 0.0f && cc->k12 * x2 + rhs[0] >= 0.0f;
+      }
+      if (!solved) {
+        x1 = 0.0f;
+        x2 = 0.0f;
+        solved = rhs[0] >= 0.0f && rhs[1] >= 0.0f;
+      }
+      if (solved) {
+        float d1 = x1 - c1->normal_impulse, d2 = x2 - c2->normal_impulse;
+        if (x1 > 0.0f && vns[0] < c1->relative_velocity) c1->relative_velocity = vns[0];
+        if (x2 > 0.0f && vns[1] < c2->relative_velocity) c2->relative_velocity = vns[1];
+        c1->normal_impulse = x1;
+        c2->normal_impulse = x2;
+        c1->max_normal_impulse = sn_maxf(c1->max_normal_impulse, d1);
+        c2->max_normal_impulse = sn_maxf(c2->max_normal_impulse, d2);
+        sn_vec2 P1 = sn_scale(d1, n), P2 = sn_scale(d2, n);
+        sn_vec2 P = sn_add(P1, P2);
+        va = sn_mul_sub(va, ma, P);
+        wa -= ia * (sn_cross(c1->ra, P1) + sn_cross(c2->ra, P2));
+        vb = sn_mul_add(vb, mb, P);
+        wb += ib * (sn_cross(c1->rb, P1) + sn_cross(c2->rb, P2));
+      }
+    } else {
+      for (int32_t j = 0; j < count; ++j) {
+        sn_constraint_point *cp = cc->points + j;
+        /* current separation from the body motion so far this step */
+        sn_vec2 d = sn_add(sn_sub(dpb, dpa), sn_sub(sn_rotate(dqb, cp->rb), sn_rotate(dqa, cp->ra)));
+        float s = sn_dot(d, n) + cp->base_separation;
+        float bias = 0.0f, mass_scale = 1.0f, impulse_scale = 0.0f;
+        if (s > 0.0f) {
+          bias = s * inv_h; /* speculative: may close the gap, not more */
+        } else if (use_bias) {
+          bias = sn_maxf(cc->soft.bias_rate * s, -push);
+          mass_scale = cc->soft.mass_scale;
+          impulse_scale = cc->soft.impulse_scale;
+        }
+        sn_vec2 dv = sn_sub(sn_add(vb, sn_cross_sv(wb, cp->rb)), sn_add(va, sn_cross_sv(wa, cp->ra)));
+        float vn = sn_dot(dv, n);
+        float impulse = -cp->normal_mass * mass_scale * (vn + bias) - impulse_scale * cp->normal_impulse;
+        float new_impulse = sn_maxf(cp->normal_impulse + impulse, 0.0f);
+        /* restitution needs the approach speed at the moment of impact, which
+         * for a point that closes mid-step is faster than at the step start */
+        if (new_impulse > 0.0f && vn < cp->relative_velocity) cp->relative_velocity = vn;
+        impulse = new_impulse - cp->normal_impulse;
+        cp->normal_impulse = new_impulse;
+        cp->max_normal_impulse = sn_maxf(cp->max_normal_impulse, impulse);
+        sn_vec2 P = sn_scale(impulse, n);
+        va = sn_mul_sub(va, ma, P);
+        wa -= ia * sn_cross(cp->ra, P);
+        vb = sn_mul_add(vb, mb, P);
+        wb += ib * sn_cross(cp->rb, P);
+      }
     }
 
     const float friction = cc->friction;
@@ -285,6 +352,18 @@ static void sn_prepare_contacts(sn_world *w, sn_step_context *ctx, float h) {
       sn_vec2 vrel = sn_sub(sn_add(bb->v, sn_cross_sv(bb->w, cp->rb)), sn_add(ba->v, sn_cross_sv(ba->w, cp->ra)));
       cp->relative_velocity = sn_dot(n, vrel);
     }
+    cc->block = false;
+    if (m->point_count == 2) {
+      const sn_constraint_point *p1 = cc->points, *p2 = cc->points + 1;
+      float rn1a = sn_cross(p1->ra, n), rn1b = sn_cross(p1->rb, n);
+      float rn2a = sn_cross(p2->ra, n), rn2b = sn_cross(p2->rb, n);
+      float msum = cc->ma + cc->mb;
+      cc->k11 = msum + cc->ia_inv * rn1a * rn1a + cc->ib_inv * rn1b * rn1b;
+      cc->k22 = msum + cc->ia_inv * rn2a * rn2a + cc->ib_inv * rn2b * rn2b;
+      cc->k12 = msum + cc->ia_inv * rn1a * rn2a + cc->ib_inv * rn1b * rn2b;
+      /* only when K is well conditioned (points not nearly coincident) */
+      cc->block = w->block_solver && cc->k11 * cc->k11 < 1000.0f * (cc->k11 * cc->k22 - cc->k12 * cc->k12);
+    }
   }
 }
 
@@ -379,7 +458,8 @@ static void sn_solve_continuous(sn_world *w, int32_t body_index) {
   for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
     q.shape = w->shapes.data + s;
     sn_aabb box1 = sn_geometry_compute_aabb(&q.shape->geom, xf1);
-    sn_aabb box = sn_aabb_union(box1, q.shape->aabb);
+    sn_aabb box2 = sn_geometry_compute_aabb(&q.shape->geom, b->xf);
+    sn_aabb box = sn_aabb_union(box1, box2);
     sn_tree_query(&w->static_tree, box, q.shape->mask_bits, sn_toi_query_fcn, &q);
     if (q.bullet) sn_tree_query(&w->dynamic_tree, box, q.shape->mask_bits, sn_toi_query_fcn, &q);
   }
