@@ -73,6 +73,7 @@ typedef struct sn_contact_constraint {
   int32_t contact;
   sn_constraint_point points[2];
   float k11, k12, k22; ///< 2x2 normal mass matrix of a two-point manifold
+  float n11, n12, n22; ///< its inverse
   bool block;          ///< solve the two normal impulses together
 } sn_contact_constraint;
 
@@ -182,18 +183,17 @@ static void sn_solve_contacts(sn_step_context *ctx, bool use_bias) {
                           : cc->k12 * c1->normal_impulse + cc->k22 * c2->normal_impulse;
         rhs[j] = mass_scale * (vns[j] + bias) - (1.0f - impulse_scale) * kl;
       }
-      float det = cc->k11 * cc->k22 - cc->k12 * cc->k12;
-      float x1 = (-cc->k22 * rhs[0] + cc->k12 * rhs[1]) / det;
-      float x2 = (cc->k12 * rhs[0] - cc->k11 * rhs[1]) / det;
+      float x1 = -(cc->n11 * rhs[0] + cc->n12 * rhs[1]);
+      float x2 = -(cc->n12 * rhs[0] + cc->n22 * rhs[1]);
       bool solved = x1 >= 0.0f && x2 >= 0.0f;
       if (!solved) {
-        x1 = -rhs[0] / cc->k11;
+        x1 = -rhs[0] * c1->normal_mass;
         x2 = 0.0f;
         solved = x1 >= 0.0f && cc->k12 * x1 + rhs[1] >= 0.0f;
       }
       if (!solved) {
         x1 = 0.0f;
-        x2 = -rhs[1] / cc->k22;
+        x2 = -rhs[1] * c2->normal_mass;
         solved = x2 >= 0.0f && cc->k12 * x2 + rhs[0] >= 0.0f;
       }
       if (!solved) {
@@ -362,7 +362,14 @@ static void sn_prepare_contacts(sn_world *w, sn_step_context *ctx, float h) {
       cc->k22 = msum + cc->ia_inv * rn2a * rn2a + cc->ib_inv * rn2b * rn2b;
       cc->k12 = msum + cc->ia_inv * rn1a * rn2a + cc->ib_inv * rn1b * rn2b;
       /* only when K is well conditioned (points not nearly coincident) */
-      cc->block = w->block_solver && cc->k11 * cc->k11 < 1000.0f * (cc->k11 * cc->k22 - cc->k12 * cc->k12);
+      float det = cc->k11 * cc->k22 - cc->k12 * cc->k12;
+      cc->block = w->block_solver && cc->k11 * cc->k11 < 1000.0f * det;
+      if (cc->block) {
+        float inv_det = 1.0f / det;
+        cc->n11 = cc->k22 * inv_det;
+        cc->n12 = -cc->k12 * inv_det;
+        cc->n22 = cc->k11 * inv_det;
+      }
     }
   }
 }
