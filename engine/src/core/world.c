@@ -98,7 +98,6 @@ sn_world *sn_create_world(const sn_world_def *def, sn_result *result) {
   w->substeps = def->substeps;
   w->enable_sleep = def->enable_sleep;
   w->enable_continuous = def->enable_continuous;
-  w->block_solver = true;
   w->contact_hertz = def->contact_hertz;
   w->contact_damping_ratio = def->contact_damping_ratio;
   w->contact_push_max_velocity = def->contact_push_max_velocity;
@@ -137,6 +136,8 @@ sn_result sn_destroy_world(sn_world *w) {
   sn_array_free(&w->mem, w->awake_bodies);
   sn_array_free(&w->mem, w->active_contacts);
   sn_array_free(&w->mem, w->solver_contacts);
+  sn_array_free(&w->mem, w->contact_colors);
+  sn_array_free(&w->mem, w->body_color_masks);
   sn_array_free(&w->mem, w->begin_events);
   sn_array_free(&w->mem, w->end_events);
   sn_array_free(&w->mem, w->hit_events);

@@ -114,7 +114,6 @@ typedef struct sn_world {
   bool locked;
   bool enable_sleep;
   bool enable_continuous;
-  bool block_solver; ///< solve two-point manifolds' normal impulses as a 2x2 block
   sn_vec2 gravity;
   int32_t substeps;
   float contact_hertz, contact_damping_ratio, contact_push_max_velocity;
@@ -139,9 +138,11 @@ typedef struct sn_world {
 
   /* per-step scratch (kept between steps to avoid reallocation) */
   sn_arena arena;
-  SN_ARRAY(int32_t) awake_bodies;    ///< body indices in solver order
-  SN_ARRAY(int32_t) active_contacts; ///< contacts with an awake body
-  SN_ARRAY(int32_t) solver_contacts; ///< touching contacts solved this step
+  SN_ARRAY(int32_t) awake_bodies;      ///< body indices in solver order
+  SN_ARRAY(int32_t) active_contacts;   ///< contacts with an awake body
+  SN_ARRAY(int32_t) solver_contacts;   ///< touching contacts solved this step
+  SN_ARRAY(int32_t) contact_colors;    ///< graph colour of each solver contact
+  SN_ARRAY(uint64_t) body_color_masks; ///< colours used by each solver body
 
   /* events of the last step */
   SN_ARRAY(sn_contact_begin_event) begin_events;

@@ -24,10 +24,7 @@
 #include "core/math.h"
 #include "core/world.h"
 #include "collision/distance.h"
-
-typedef struct sn_softness {
-  float bias_rate, mass_scale, impulse_scale;
-} sn_softness;
+#include "rigid/contact_wide.h"
 
 static sn_softness sn_make_soft(float hertz, float zeta, float h) {
   if (hertz == 0.0f) return (sn_softness){0.0f, 1.0f, 0.0f};
@@ -38,44 +35,12 @@ static sn_softness sn_make_soft(float hertz, float zeta, float h) {
   return (sn_softness){omega / a1, a2 * a3, a3};
 }
 
-/// Solver state of one body: 32 bytes, contiguous. The last slot of the
-/// array is a static dummy (zero velocity, identity motion).
-typedef struct sn_body_state {
-  sn_vec2 v;
-  float w;
-  float pad;
-  sn_vec2 dp; ///< position change of the centre of mass this step
-  sn_rot dq;  ///< rotation change this step
-} sn_body_state;
-
 typedef struct sn_body_motion {
   sn_vec2 dv;               ///< velocity change per substep from gravity and forces
   float dw;                 ///< angular velocity change per substep from torque
   float lin_damp, ang_damp; ///< 1 / (1 + h damping)
   float max_speed_sq;
 } sn_body_motion;
-
-typedef struct sn_constraint_point {
-  sn_vec2 ra, rb;        ///< anchors from the centres of mass (world frame, fixed for the step)
-  float base_separation; ///< separation - dot(rb - ra, n)
-  float normal_impulse, tangent_impulse, max_normal_impulse;
-  float normal_mass, tangent_mass;
-  float relative_velocity; ///< normal approach velocity at the start of the step
-} sn_constraint_point;
-
-typedef struct sn_contact_constraint {
-  int32_t ia, ib; ///< solver indices (dummy slot for static)
-  sn_vec2 normal;
-  float ma, ia_inv, mb, ib_inv;
-  float friction, restitution;
-  sn_softness soft;
-  int32_t point_count;
-  int32_t contact;
-  sn_constraint_point points[2];
-  float k11, k12, k22; ///< 2x2 normal mass matrix of a two-point manifold
-  float n11, n12, n22; ///< its inverse
-  bool block;          ///< solve the two normal impulses together
-} sn_contact_constraint;
 
 typedef struct sn_step_context {
   sn_body_state *states;
@@ -116,158 +81,6 @@ static void sn_integrate_positions(sn_step_context *ctx) {
     }
     s->dq = sn_integrate_rotation(s->dq, dtheta);
     s->dp = sn_mul_add(s->dp, h, s->v);
-  }
-}
-
-static void sn_warm_start(sn_step_context *ctx) {
-  sn_body_state *states = ctx->states;
-  for (int32_t c = 0; c < ctx->constraint_count; ++c) {
-    const sn_contact_constraint *cc = ctx->constraints + c;
-    sn_body_state *a = states + cc->ia, *b = states + cc->ib;
-    sn_vec2 va = a->v, vb = b->v;
-    float wa = a->w, wb = b->w;
-    sn_vec2 n = cc->normal, t = sn_right_perp(n);
-    for (int32_t j = 0; j < cc->point_count; ++j) {
-      const sn_constraint_point *cp = cc->points + j;
-      sn_vec2 P = sn_add(sn_scale(cp->normal_impulse, n), sn_scale(cp->tangent_impulse, t));
-      wa -= cc->ia_inv * sn_cross(cp->ra, P);
-      va = sn_mul_sub(va, cc->ma, P);
-      wb += cc->ib_inv * sn_cross(cp->rb, P);
-      vb = sn_mul_add(vb, cc->mb, P);
-    }
-    a->v = va;
-    a->w = wa;
-    b->v = vb;
-    b->w = wb;
-  }
-}
-
-static void sn_solve_contacts(sn_step_context *ctx, bool use_bias) {
-  sn_body_state *states = ctx->states;
-  const float inv_h = ctx->inv_h;
-  const float push = ctx->push_max_velocity;
-  for (int32_t c = 0; c < ctx->constraint_count; ++c) {
-    sn_contact_constraint *cc = ctx->constraints + c;
-    sn_body_state *a = states + cc->ia, *b = states + cc->ib;
-    sn_vec2 va = a->v, vb = b->v;
-    float wa = a->w, wb = b->w;
-    const sn_vec2 dpa = a->dp, dpb = b->dp;
-    const sn_rot dqa = a->dq, dqb = b->dq;
-    const float ma = cc->ma, mb = cc->mb, ia = cc->ia_inv, ib = cc->ib_inv;
-    const sn_vec2 n = cc->normal, t = sn_right_perp(n);
-    const int32_t count = cc->point_count;
-
-    if (cc->block) {
-      /* Both normal points at once (a 2x2 LCP by enumeration), so a
-       * symmetric manifold gets symmetric impulses and no spurious spin.
-       * Per row i the soft update is (K dl)_i = -ms_i (vn_i + b_i) - is_i (K l)_i;
-       * with x = l + dl this is K x + c = 0, c_i = ms_i (vn_i + b_i) - (1 - is_i) (K l)_i,
-       * solved subject to x >= 0, K x + c >= 0, x . (K x + c) = 0. */
-      sn_constraint_point *c1 = cc->points, *c2 = cc->points + 1;
-      float rhs[2], vns[2];
-      for (int32_t j = 0; j < 2; ++j) {
-        sn_constraint_point *cp = cc->points + j;
-        sn_vec2 d = sn_add(sn_sub(dpb, dpa), sn_sub(sn_rotate(dqb, cp->rb), sn_rotate(dqa, cp->ra)));
-        float sep = sn_dot(d, n) + cp->base_separation;
-        float bias = 0.0f, mass_scale = 1.0f, impulse_scale = 0.0f;
-        if (sep > 0.0f) {
-          bias = sep * inv_h;
-        } else if (use_bias) {
-          bias = sn_maxf(cc->soft.bias_rate * sep, -push);
-          mass_scale = cc->soft.mass_scale;
-          impulse_scale = cc->soft.impulse_scale;
-        }
-        sn_vec2 dv = sn_sub(sn_add(vb, sn_cross_sv(wb, cp->rb)), sn_add(va, sn_cross_sv(wa, cp->ra)));
-        vns[j] = sn_dot(dv, n);
-        float kl = j == 0 ? cc->k11 * c1->normal_impulse + cc->k12 * c2->normal_impulse
-                          : cc->k12 * c1->normal_impulse + cc->k22 * c2->normal_impulse;
-        rhs[j] = mass_scale * (vns[j] + bias) - (1.0f - impulse_scale) * kl;
-      }
-      float x1 = -(cc->n11 * rhs[0] + cc->n12 * rhs[1]);
-      float x2 = -(cc->n12 * rhs[0] + cc->n22 * rhs[1]);
-      bool solved = x1 >= 0.0f && x2 >= 0.0f;
-      if (!solved) {
-        x1 = -rhs[0] * c1->normal_mass;
-        x2 = 0.0f;
-        solved = x1 >= 0.0f && cc->k12 * x1 + rhs[1] >= 0.0f;
-      }
-      if (!solved) {
-        x1 = 0.0f;
-        x2 = -rhs[1] * c2->normal_mass;
-        solved = x2 >= 0.0f && cc->k12 * x2 + rhs[0] >= 0.0f;
-      }
-      if (!solved) {
-        x1 = 0.0f;
-        x2 = 0.0f;
-        solved = rhs[0] >= 0.0f && rhs[1] >= 0.0f;
-      }
-      if (solved) {
-        float d1 = x1 - c1->normal_impulse, d2 = x2 - c2->normal_impulse;
-        if (x1 > 0.0f && vns[0] < c1->relative_velocity) c1->relative_velocity = vns[0];
-        if (x2 > 0.0f && vns[1] < c2->relative_velocity) c2->relative_velocity = vns[1];
-        c1->normal_impulse = x1;
-        c2->normal_impulse = x2;
-        c1->max_normal_impulse = sn_maxf(c1->max_normal_impulse, d1);
-        c2->max_normal_impulse = sn_maxf(c2->max_normal_impulse, d2);
-        sn_vec2 P1 = sn_scale(d1, n), P2 = sn_scale(d2, n);
-        sn_vec2 P = sn_add(P1, P2);
-        va = sn_mul_sub(va, ma, P);
-        wa -= ia * (sn_cross(c1->ra, P1) + sn_cross(c2->ra, P2));
-        vb = sn_mul_add(vb, mb, P);
-        wb += ib * (sn_cross(c1->rb, P1) + sn_cross(c2->rb, P2));
-      }
-    } else {
-      for (int32_t j = 0; j < count; ++j) {
-        sn_constraint_point *cp = cc->points + j;
-        /* current separation from the body motion so far this step */
-        sn_vec2 d = sn_add(sn_sub(dpb, dpa), sn_sub(sn_rotate(dqb, cp->rb), sn_rotate(dqa, cp->ra)));
-        float s = sn_dot(d, n) + cp->base_separation;
-        float bias = 0.0f, mass_scale = 1.0f, impulse_scale = 0.0f;
-        if (s > 0.0f) {
-          bias = s * inv_h; /* speculative: may close the gap, not more */
-        } else if (use_bias) {
-          bias = sn_maxf(cc->soft.bias_rate * s, -push);
-          mass_scale = cc->soft.mass_scale;
-          impulse_scale = cc->soft.impulse_scale;
-        }
-        sn_vec2 dv = sn_sub(sn_add(vb, sn_cross_sv(wb, cp->rb)), sn_add(va, sn_cross_sv(wa, cp->ra)));
-        float vn = sn_dot(dv, n);
-        float impulse = -cp->normal_mass * mass_scale * (vn + bias) - impulse_scale * cp->normal_impulse;
-        float new_impulse = sn_maxf(cp->normal_impulse + impulse, 0.0f);
-        /* restitution needs the approach speed at the moment of impact, which
-         * for a point that closes mid-step is faster than at the step start */
-        if (new_impulse > 0.0f && vn < cp->relative_velocity) cp->relative_velocity = vn;
-        impulse = new_impulse - cp->normal_impulse;
-        cp->normal_impulse = new_impulse;
-        cp->max_normal_impulse = sn_maxf(cp->max_normal_impulse, impulse);
-        sn_vec2 P = sn_scale(impulse, n);
-        va = sn_mul_sub(va, ma, P);
-        wa -= ia * sn_cross(cp->ra, P);
-        vb = sn_mul_add(vb, mb, P);
-        wb += ib * sn_cross(cp->rb, P);
-      }
-    }
-
-    const float friction = cc->friction;
-    for (int32_t j = 0; j < count; ++j) {
-      sn_constraint_point *cp = cc->points + j;
-      sn_vec2 dv = sn_sub(sn_add(vb, sn_cross_sv(wb, cp->rb)), sn_add(va, sn_cross_sv(wa, cp->ra)));
-      float vt = sn_dot(dv, t);
-      float impulse = -cp->tangent_mass * vt;
-      float max_f = friction * cp->normal_impulse;
-      float new_impulse = sn_clampf(cp->tangent_impulse + impulse, -max_f, max_f);
-      impulse = new_impulse - cp->tangent_impulse;
-      cp->tangent_impulse = new_impulse;
-      sn_vec2 P = sn_scale(impulse, t);
-      va = sn_mul_sub(va, ma, P);
-      wa -= ia * sn_cross(cp->ra, P);
-      vb = sn_mul_add(vb, mb, P);
-      wb += ib * sn_cross(cp->rb, P);
-    }
-    a->v = va;
-    a->w = wa;
-    b->v = vb;
-    b->w = wb;
   }
 }
 
@@ -363,8 +176,12 @@ static void sn_prepare_contacts(sn_world *w, sn_step_context *ctx, float h) {
       cc->k12 = msum + cc->ia_inv * rn1a * rn2a + cc->ib_inv * rn1b * rn2b;
       /* only when K is well conditioned (points not nearly coincident) */
       float det = cc->k11 * cc->k22 - cc->k12 * cc->k12;
-      cc->block = w->block_solver && cc->k11 * cc->k11 < 1000.0f * det;
-      if (cc->block) {
+      cc->block = cc->k11 * cc->k11 < 1000.0f * det;
+      if (!cc->block) {
+        /* nearly coincident points: keep the first only (the block would be
+         * singular and two such points add nothing) */
+        cc->point_count = 1;
+      } else {
         float inv_det = 1.0f / det;
         cc->n11 = cc->k22 * inv_det;
         cc->n12 = -cc->k12 * inv_det;
@@ -381,6 +198,11 @@ static void sn_store_impulses(sn_world *w, const sn_step_context *ctx) {
     sn_manifold *m = &c->manifold;
     float fastest = 0.0f;
     int32_t fastest_j = -1;
+    for (int32_t j = cc->point_count; j < m->point_count; ++j) {
+      m->points[j].normal_impulse = 0.0f;
+      m->points[j].tangent_impulse = 0.0f;
+      m->points[j].max_normal_impulse = 0.0f;
+    }
     for (int32_t j = 0; j < cc->point_count; ++j) {
       m->points[j].normal_impulse = cc->points[j].normal_impulse;
       m->points[j].tangent_impulse = cc->points[j].tangent_impulse;
@@ -504,8 +326,10 @@ void sn_solve(sn_world *w, float dt) {
   }
   int32_t nb = w->awake_bodies.count, nc = w->solver_contacts.count;
   /* all step memory up front: nothing is allocated inside the substeps */
+  if (!sn_array_reserve(&w->mem, w->contact_colors, nc) || !sn_array_reserve(&w->mem, w->body_color_masks, nb + 1))
+    return;
   size_t bytes = (size_t)(nb + 1) * sizeof(sn_body_state) + (size_t)nb * sizeof(sn_body_motion) +
-                 (size_t)nc * sizeof(sn_contact_constraint) + 3 * 16;
+                 (size_t)nc * sizeof(sn_contact_constraint) + 3 * 16 + sn_wide_bytes(nc + 64);
   if (!sn_arena_reserve(&w->arena, &w->mem, bytes)) return;
   if (!sn_array_reserve(&w->mem, w->move_buffer, w->shapes.count)) return;
   sn_step_context ctx;
@@ -549,14 +373,19 @@ void sn_solve(sn_world *w, float dt) {
   ctx.states[nb] = (sn_body_state){{0.0f, 0.0f}, 0.0f, 0.0f, {0.0f, 0.0f}, {1.0f, 0.0f}};
 
   sn_prepare_contacts(w, &ctx, h);
+  /* colour and pack the contacts four to a group (see contact_wide.c) */
+  int32_t groups = sn_wide_color(ctx.constraints, nc, nb, w->contact_colors.data, w->body_color_masks.data);
+  sn_wide_set wide;
+  if (!sn_wide_build(&wide, &w->arena, ctx.constraints, nc, w->contact_colors.data, groups, nb)) return;
 
   for (int32_t i = 0; i < substeps; ++i) {
     sn_integrate_velocities(&ctx);
-    sn_warm_start(&ctx);
-    sn_solve_contacts(&ctx, true);
+    sn_wide_warm_start(&wide, ctx.states);
+    sn_wide_solve(&wide, ctx.states, ctx.inv_h, ctx.push_max_velocity, true);
     sn_integrate_positions(&ctx);
-    sn_solve_contacts(&ctx, false);
+    sn_wide_solve(&wide, ctx.states, ctx.inv_h, ctx.push_max_velocity, false);
   }
+  sn_wide_store(&wide, ctx.constraints);
   sn_apply_restitution(&ctx);
   sn_store_impulses(w, &ctx);
 
