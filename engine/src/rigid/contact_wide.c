@@ -296,30 +296,35 @@ static inline void sn_scatter_v(sn_body_state *s, const int32_t *idx, f4 vx, f4 
   f4_store(&s[idx[3]].v.x, pad);
 }
 
+/* Applies the group's accumulated impulses to gathered velocities. */
+static inline void sn_wide_apply_warm(const sn_wide_group *g, f4 *vax, f4 *vay, f4 *wa, f4 *vbx, f4 *vby, f4 *wb) {
+  f4 tx = g->ny, ty = f4_sub(f4_set(0.0f), g->nx);
+  /* P_j = n ni_j + t ti_j */
+  f4 p1x = f4_add(f4_mul(g->nx, g->ni1), f4_mul(tx, g->ti1));
+  f4 p1y = f4_add(f4_mul(g->ny, g->ni1), f4_mul(ty, g->ti1));
+  f4 p2x = f4_add(f4_mul(g->nx, g->ni2), f4_mul(tx, g->ti2));
+  f4 p2y = f4_add(f4_mul(g->ny, g->ni2), f4_mul(ty, g->ti2));
+  f4 px = f4_add(p1x, p2x), py = f4_add(p1y, p2y);
+  /* torques: cross(r, P) = r.x P.y - r.y P.x */
+  f4 ta =
+      f4_add(f4_sub(f4_mul(g->r1ax, p1y), f4_mul(g->r1ay, p1x)), f4_sub(f4_mul(g->r2ax, p2y), f4_mul(g->r2ay, p2x)));
+  f4 tb =
+      f4_add(f4_sub(f4_mul(g->r1bx, p1y), f4_mul(g->r1by, p1x)), f4_sub(f4_mul(g->r2bx, p2y), f4_mul(g->r2by, p2x)));
+  *vax = f4_sub(*vax, f4_mul(g->ma, px));
+  *vay = f4_sub(*vay, f4_mul(g->ma, py));
+  *wa = f4_sub(*wa, f4_mul(g->iia, ta));
+  *vbx = f4_add(*vbx, f4_mul(g->mb, px));
+  *vby = f4_add(*vby, f4_mul(g->mb, py));
+  *wb = f4_add(*wb, f4_mul(g->iib, tb));
+}
+
 void sn_wide_warm_start(const sn_wide_set *set, sn_body_state *states) {
   for (int32_t gi = 0; gi < set->group_count; ++gi) {
     const sn_wide_group *g = set->groups + gi;
     f4 vax, vay, wa, pa, vbx, vby, wb, pb;
     sn_gather_v(states, g->ia, &vax, &vay, &wa, &pa);
     sn_gather_v(states, g->ib, &vbx, &vby, &wb, &pb);
-    f4 tx = g->ny, ty = f4_sub(f4_set(0.0f), g->nx);
-    /* P_j = n ni_j + t ti_j */
-    f4 p1x = f4_add(f4_mul(g->nx, g->ni1), f4_mul(tx, g->ti1));
-    f4 p1y = f4_add(f4_mul(g->ny, g->ni1), f4_mul(ty, g->ti1));
-    f4 p2x = f4_add(f4_mul(g->nx, g->ni2), f4_mul(tx, g->ti2));
-    f4 p2y = f4_add(f4_mul(g->ny, g->ni2), f4_mul(ty, g->ti2));
-    f4 px = f4_add(p1x, p2x), py = f4_add(p1y, p2y);
-    /* torques: cross(r, P) = r.x P.y - r.y P.x */
-    f4 ta =
-        f4_add(f4_sub(f4_mul(g->r1ax, p1y), f4_mul(g->r1ay, p1x)), f4_sub(f4_mul(g->r2ax, p2y), f4_mul(g->r2ay, p2x)));
-    f4 tb =
-        f4_add(f4_sub(f4_mul(g->r1bx, p1y), f4_mul(g->r1by, p1x)), f4_sub(f4_mul(g->r2bx, p2y), f4_mul(g->r2by, p2x)));
-    vax = f4_sub(vax, f4_mul(g->ma, px));
-    vay = f4_sub(vay, f4_mul(g->ma, py));
-    wa = f4_sub(wa, f4_mul(g->iia, ta));
-    vbx = f4_add(vbx, f4_mul(g->mb, px));
-    vby = f4_add(vby, f4_mul(g->mb, py));
-    wb = f4_add(wb, f4_mul(g->iib, tb));
+    sn_wide_apply_warm(g, &vax, &vay, &wa, &vbx, &vby, &wb);
     sn_scatter_v(states, g->ia, vax, vay, wa, pa);
     sn_scatter_v(states, g->ib, vbx, vby, wb, pb);
   }

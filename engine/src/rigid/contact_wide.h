@@ -66,6 +66,9 @@ size_t sn_wide_bytes(int32_t group_count);
 bool sn_wide_build(sn_wide_set *set, sn_arena *arena, const sn_contact_constraint *cs, int32_t count,
                    const int32_t *colors, int32_t group_count, int32_t dummy);
 void sn_wide_warm_start(const sn_wide_set *set, sn_body_state *states);
+/// One Gauss-Seidel pass over all groups in colour order. (Fusing the warm
+/// start into the first pass was tried: later colours then see velocities
+/// without their warm start and pyramids explode.)
 void sn_wide_solve(const sn_wide_set *set, sn_body_state *states, float inv_h, float push, bool use_bias);
 /// Copies accumulated impulses, peak impulses and approach speeds back.
 void sn_wide_store(const sn_wide_set *set, sn_contact_constraint *cs);
