@@ -330,8 +330,39 @@ void sn_wide_warm_start(const sn_wide_set *set, sn_body_state *states) {
   }
 }
 
+/* One row of the block: current separation from this step's motion, soft
+ * bias (or the speculative approach limit), relative normal velocity vn, and
+ * rhs_i = ms_i (vn_i + b_i) - (1 - is_i) (K l)_i. */
+static inline f4 sn_wide_normal_rhs(const sn_wide_group *g, bool use_bias, f4 ddx, f4 ddy, f4 qac, f4 qas, f4 qbc,
+                                    f4 qbs, f4 vax, f4 vay, f4 wa, f4 vbx, f4 vby, f4 wb, f4 rax, f4 ray, f4 rbx,
+                                    f4 rby, f4 base, f4 kl, f4 inv_h, f4 neg_push, f4 *vn_out) {
+  const f4 zero = f4_set(0.0f), one = f4_set(1.0f);
+  f4 pbx = f4_sub(f4_mul(qbc, rbx), f4_mul(qbs, rby));
+  f4 pby = f4_add(f4_mul(qbs, rbx), f4_mul(qbc, rby));
+  f4 pax = f4_sub(f4_mul(qac, rax), f4_mul(qas, ray));
+  f4 pay = f4_add(f4_mul(qas, rax), f4_mul(qac, ray));
+  f4 sx = f4_add(ddx, f4_sub(pbx, pax)), sy = f4_add(ddy, f4_sub(pby, pay));
+  f4 sep = f4_add(f4_add(f4_mul(sx, g->nx), f4_mul(sy, g->ny)), base);
+  f4 spec = f4_gt(sep, zero);
+  f4 bias = zero, ms = one, is = zero;
+  if (use_bias) {
+    bias = f4_max(f4_mul(g->bias_rate, sep), neg_push);
+    ms = g->mass_scale;
+    is = g->impulse_scale;
+  }
+  bias = f4_select(spec, f4_mul(sep, inv_h), bias);
+  ms = f4_select(spec, one, ms);
+  is = f4_select(spec, zero, is);
+  /* relative normal velocity: vB + wB x rB - vA - wA x rA */
+  f4 dvx = f4_sub(f4_sub(vbx, f4_mul(wb, rby)), f4_sub(vax, f4_mul(wa, ray)));
+  f4 dvy = f4_sub(f4_add(vby, f4_mul(wb, rbx)), f4_add(vay, f4_mul(wa, rax)));
+  f4 vn = f4_add(f4_mul(dvx, g->nx), f4_mul(dvy, g->ny));
+  *vn_out = vn;
+  return f4_sub(f4_mul(ms, f4_add(vn, bias)), f4_mul(f4_sub(one, is), kl));
+}
+
 void sn_wide_solve(const sn_wide_set *set, sn_body_state *states, float inv_h_, float push_, bool use_bias) {
-  const f4 zero = f4_set(0.0f), one = f4_set(1.0f), inv_h = f4_set(inv_h_), neg_push = f4_set(-push_);
+  const f4 zero = f4_set(0.0f), inv_h = f4_set(inv_h_), neg_push = f4_set(-push_);
   for (int32_t gi = 0; gi < set->group_count; ++gi) {
     sn_wide_group *g = set->groups + gi;
     f4 vax, vay, wa, pa, vbx, vby, wb, pb;
@@ -344,55 +375,13 @@ void sn_wide_solve(const sn_wide_set *set, sn_body_state *states, float inv_h_, 
     const f4 ddx = f4_sub(dbx, dax), ddy = f4_sub(dby, day);
 
     /* --- normal: the two points as one 2x2 block --- */
-    f4 rhs1, rhs2, vn1, vn2;
-    {
-      /* point 1: current separation from this step's motion */
-      f4 pbx = f4_sub(f4_mul(qbc, g->r1bx), f4_mul(qbs, g->r1by));
-      f4 pby = f4_add(f4_mul(qbs, g->r1bx), f4_mul(qbc, g->r1by));
-      f4 pax = f4_sub(f4_mul(qac, g->r1ax), f4_mul(qas, g->r1ay));
-      f4 pay = f4_add(f4_mul(qas, g->r1ax), f4_mul(qac, g->r1ay));
-      f4 sx = f4_add(ddx, f4_sub(pbx, pax)), sy = f4_add(ddy, f4_sub(pby, pay));
-      f4 sep = f4_add(f4_add(f4_mul(sx, nx), f4_mul(sy, ny)), g->base1);
-      f4 spec = f4_gt(sep, zero);
-      f4 bias = zero, ms = one, is = zero;
-      if (use_bias) {
-        bias = f4_max(f4_mul(g->bias_rate, sep), neg_push);
-        ms = g->mass_scale;
-        is = g->impulse_scale;
-      }
-      bias = f4_select(spec, f4_mul(sep, inv_h), bias);
-      ms = f4_select(spec, one, ms);
-      is = f4_select(spec, zero, is);
-      /* relative normal velocity: vB + wB x rB - vA - wA x rA */
-      f4 dvx = f4_sub(f4_sub(vbx, f4_mul(wb, g->r1by)), f4_sub(vax, f4_mul(wa, g->r1ay)));
-      f4 dvy = f4_sub(f4_add(vby, f4_mul(wb, g->r1bx)), f4_add(vay, f4_mul(wa, g->r1ax)));
-      vn1 = f4_add(f4_mul(dvx, nx), f4_mul(dvy, ny));
-      f4 kl = f4_add(f4_mul(g->k11, g->ni1), f4_mul(g->k12, g->ni2));
-      rhs1 = f4_sub(f4_mul(ms, f4_add(vn1, bias)), f4_mul(f4_sub(one, is), kl));
-    }
-    {
-      f4 pbx = f4_sub(f4_mul(qbc, g->r2bx), f4_mul(qbs, g->r2by));
-      f4 pby = f4_add(f4_mul(qbs, g->r2bx), f4_mul(qbc, g->r2by));
-      f4 pax = f4_sub(f4_mul(qac, g->r2ax), f4_mul(qas, g->r2ay));
-      f4 pay = f4_add(f4_mul(qas, g->r2ax), f4_mul(qac, g->r2ay));
-      f4 sx = f4_add(ddx, f4_sub(pbx, pax)), sy = f4_add(ddy, f4_sub(pby, pay));
-      f4 sep = f4_add(f4_add(f4_mul(sx, nx), f4_mul(sy, ny)), g->base2);
-      f4 spec = f4_gt(sep, zero);
-      f4 bias = zero, ms = one, is = zero;
-      if (use_bias) {
-        bias = f4_max(f4_mul(g->bias_rate, sep), neg_push);
-        ms = g->mass_scale;
-        is = g->impulse_scale;
-      }
-      bias = f4_select(spec, f4_mul(sep, inv_h), bias);
-      ms = f4_select(spec, one, ms);
-      is = f4_select(spec, zero, is);
-      f4 dvx = f4_sub(f4_sub(vbx, f4_mul(wb, g->r2by)), f4_sub(vax, f4_mul(wa, g->r2ay)));
-      f4 dvy = f4_sub(f4_add(vby, f4_mul(wb, g->r2bx)), f4_add(vay, f4_mul(wa, g->r2ax)));
-      vn2 = f4_add(f4_mul(dvx, nx), f4_mul(dvy, ny));
-      f4 kl = f4_add(f4_mul(g->k12, g->ni1), f4_mul(g->k22, g->ni2));
-      rhs2 = f4_sub(f4_mul(ms, f4_add(vn2, bias)), f4_mul(f4_sub(one, is), kl));
-    }
+    f4 vn1, vn2;
+    const f4 kl1 = f4_add(f4_mul(g->k11, g->ni1), f4_mul(g->k12, g->ni2));
+    const f4 kl2 = f4_add(f4_mul(g->k12, g->ni1), f4_mul(g->k22, g->ni2));
+    f4 rhs1 = sn_wide_normal_rhs(g, use_bias, ddx, ddy, qac, qas, qbc, qbs, vax, vay, wa, vbx, vby, wb, g->r1ax,
+                                 g->r1ay, g->r1bx, g->r1by, g->base1, kl1, inv_h, neg_push, &vn1);
+    f4 rhs2 = sn_wide_normal_rhs(g, use_bias, ddx, ddy, qac, qas, qbc, qbs, vax, vay, wa, vbx, vby, wb, g->r2ax,
+                                 g->r2ay, g->r2bx, g->r2by, g->base2, kl2, inv_h, neg_push, &vn2);
     /* LCP by enumeration: both, only 1, only 2, none */
     f4 xa1 = f4_sub(zero, f4_add(f4_mul(g->n11, rhs1), f4_mul(g->n12, rhs2)));
     f4 xa2 = f4_sub(zero, f4_add(f4_mul(g->n12, rhs1), f4_mul(g->n22, rhs2)));
