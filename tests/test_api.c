@@ -2300,11 +2300,29 @@ END_TEST
 
 /* ======================================================================== */
 
+/* Sensors are not implemented: asking for one is refused, not ignored. */
+START_TEST(test_sensor_refused) {
+  sn_world_def wd = sn_default_world_def();
+  sn_world *w = sn_create_world(&wd, NULL);
+  sn_body_def bd = sn_default_body_def();
+  sn_body_id b = sn_create_body(w, &bd);
+  sn_shape_def sd = sn_default_shape_def();
+  sd.is_sensor = true;
+  sn_circle c = {{0.0f, 0.0f}, 1.0f};
+  sn_shape_id s = sn_create_circle_shape(w, b, &sd, &c);
+  ck_assert_int_eq(s.index1, 0);
+  ck_assert_ptr_nonnull(strstr(sn_world_last_error(w), "sensor"));
+  ck_assert_int_eq(sn_world_get_counters(w).shape_count, 0);
+  sn_destroy_world(w);
+}
+END_TEST
+
 static Suite *api_suite(void) {
   Suite *s = suite_create("api");
 
   TCase *input = tcase_create("bad_input");
   tcase_add_test(input, test_result_names);
+  tcase_add_test(input, test_sensor_refused);
   tcase_add_test(input, test_world_def_refused);
   tcase_add_test(input, test_world_def_half_allocator);
   tcase_add_test(input, test_step_refuses_bad_dt);

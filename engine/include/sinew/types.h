@@ -214,7 +214,7 @@ typedef struct sn_shape_def {
   float density;              ///< kg/m^2, default 1, must be >= 0
   float friction;             ///< Coulomb coefficient, default 0.6, must be >= 0
   float restitution;          ///< 0..1, default 0
-  bool is_sensor;             ///< default false (reserved: sensors report no contacts yet)
+  bool is_sensor;             ///< reserved: must be false (sensors are not supported yet)
   bool enable_contact_events; ///< default true
   bool enable_hit_events;     ///< default false
   uint64_t category_bits;     ///< default 1

@@ -150,6 +150,9 @@ static bool sn_shape_def_ok(sn_world *w, const sn_shape_def *def) {
   if (def->restitution < 0.0f || def->restitution > 1.0f)
     return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "restitution %g must be in [0, 1]", (double)def->restitution),
            false;
+  if (def->is_sensor)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "sensor shapes are not supported yet (is_sensor must be false)"),
+           false;
   return true;
 }
 
