@@ -6,6 +6,7 @@
 
 #include "core/constants.h"
 #include "core/math.h"
+#include "rigid/contact_wide.h"
 
 static const char *const sn_result_names[] = {
 #define SN_X_NAME(name, id, msg) [id] = #name,
@@ -98,6 +99,7 @@ sn_world *sn_create_world(const sn_world_def *def, sn_result *result) {
   w->substeps = def->substeps;
   w->enable_sleep = def->enable_sleep;
   w->enable_continuous = def->enable_continuous;
+  w->use_avx2 = sn_wide_cpu_has_avx2();
   w->contact_hertz = def->contact_hertz;
   w->contact_damping_ratio = def->contact_damping_ratio;
   w->contact_push_max_velocity = def->contact_push_max_velocity;

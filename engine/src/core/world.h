@@ -114,6 +114,7 @@ typedef struct sn_world {
   bool locked;
   bool enable_sleep;
   bool enable_continuous;
+  bool use_avx2; ///< the contact kernel may run 8 lanes wide (results identical either way)
   sn_vec2 gravity;
   int32_t substeps;
   float contact_hertz, contact_damping_ratio, contact_push_max_velocity;

@@ -18,6 +18,13 @@
 
 #include <string.h>
 
+#if defined(__SSE2__) && (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define SN_HAVE_AVX2 1
+#include <immintrin.h>
+#else
+#define SN_HAVE_AVX2 0
+#endif
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 typedef __m128 f4;
@@ -243,6 +250,7 @@ static void sn_wide_set_lane(sn_wide_group *g, int l, const sn_contact_constrain
 bool sn_wide_build(sn_wide_set *set, sn_arena *arena, const sn_contact_constraint *cs, int32_t count,
                    const int32_t *colors, int32_t group_count, int32_t dummy) {
   set->group_count = group_count;
+  set->use_avx2 = false;
   set->groups = sn_arena_alloc(arena, (size_t)group_count * sizeof(sn_wide_group) + 1);
   set->lane_constraint = sn_arena_alloc(arena, (size_t)group_count * 4 * sizeof(int32_t) + 1);
   if (set->groups == NULL || set->lane_constraint == NULL) return false;
@@ -256,6 +264,8 @@ bool sn_wide_build(sn_wide_set *set, sn_arena *arena, const sn_contact_constrain
     group += (per_color[c] + 3) / 4;
   }
   cursor[SN_MAX_COLORS] = 4 * group;
+  for (int32_t c = 0; c <= SN_MAX_COLORS; ++c) set->color_first[c] = cursor[c] / 4;
+  set->color_first[SN_MAX_COLORS + 1] = group_count;
   for (int32_t i = 0; i < 4 * group_count; ++i) set->lane_constraint[i] = -1;
   for (int32_t k = 0; k < count; ++k) {
     int32_t c = colors[k];
@@ -296,160 +306,138 @@ static inline void sn_scatter_v(sn_body_state *s, const int32_t *idx, f4 vx, f4 
   f4_store(&s[idx[3]].v.x, pad);
 }
 
-/* Applies the group's accumulated impulses to gathered velocities. */
-static inline void sn_wide_apply_warm(const sn_wide_group *g, f4 *vax, f4 *vay, f4 *wa, f4 *vbx, f4 *vby, f4 *wb) {
-  f4 tx = g->ny, ty = f4_sub(f4_set(0.0f), g->nx);
-  /* P_j = n ni_j + t ti_j */
-  f4 p1x = f4_add(f4_mul(g->nx, g->ni1), f4_mul(tx, g->ti1));
-  f4 p1y = f4_add(f4_mul(g->ny, g->ni1), f4_mul(ty, g->ti1));
-  f4 p2x = f4_add(f4_mul(g->nx, g->ni2), f4_mul(tx, g->ti2));
-  f4 p2y = f4_add(f4_mul(g->ny, g->ni2), f4_mul(ty, g->ti2));
-  f4 px = f4_add(p1x, p2x), py = f4_add(p1y, p2y);
-  /* torques: cross(r, P) = r.x P.y - r.y P.x */
-  f4 ta =
-      f4_add(f4_sub(f4_mul(g->r1ax, p1y), f4_mul(g->r1ay, p1x)), f4_sub(f4_mul(g->r2ax, p2y), f4_mul(g->r2ay, p2x)));
-  f4 tb =
-      f4_add(f4_sub(f4_mul(g->r1bx, p1y), f4_mul(g->r1by, p1x)), f4_sub(f4_mul(g->r2bx, p2y), f4_mul(g->r2by, p2x)));
-  *vax = f4_sub(*vax, f4_mul(g->ma, px));
-  *vay = f4_sub(*vay, f4_mul(g->ma, py));
-  *wa = f4_sub(*wa, f4_mul(g->iia, ta));
-  *vbx = f4_add(*vbx, f4_mul(g->mb, px));
-  *vby = f4_add(*vby, f4_mul(g->mb, py));
-  *wb = f4_add(*wb, f4_mul(g->iib, tb));
-}
+/* ---- 4 lanes: one group ---- */
+#define V                           f4
+#define v_set                       f4_set
+#define v_add                       f4_add
+#define v_sub                       f4_sub
+#define v_mul                       f4_mul
+#define v_max                       f4_max
+#define v_min                       f4_min
+#define v_gt                        f4_gt
+#define v_ge                        f4_ge
+#define v_lt                        f4_lt
+#define v_and                       f4_and
+#define v_select                    f4_select
+#define LD(f)                       (g0->f)
+#define ST(f, x)                    (g0->f = (x))
+#define GATHER_V(side, a, b, c, d)  sn_gather_v(states, g0->side, &a, &b, &c, &d)
+#define GATHER_D(side, a, b, c, d)  sn_gather_d(states, g0->side, &a, &b, &c, &d)
+#define SCATTER_V(side, a, b, c, d) sn_scatter_v(states, g0->side, a, b, c, d)
+#define KFN(name)                   sn_wide4_##name
+#define KATTR
+#include "rigid/contact_wide_kernel.inc"
+#undef V
+#undef v_set
+#undef v_add
+#undef v_sub
+#undef v_mul
+#undef v_max
+#undef v_min
+#undef v_gt
+#undef v_ge
+#undef v_lt
+#undef v_and
+#undef v_select
+#undef LD
+#undef ST
+#undef GATHER_V
+#undef GATHER_D
+#undef SCATTER_V
+#undef KFN
+#undef KATTR
 
-void sn_wide_warm_start(const sn_wide_set *set, sn_body_state *states) {
-  for (int32_t gi = 0; gi < set->group_count; ++gi) {
-    const sn_wide_group *g = set->groups + gi;
-    f4 vax, vay, wa, pa, vbx, vby, wb, pb;
-    sn_gather_v(states, g->ia, &vax, &vay, &wa, &pa);
-    sn_gather_v(states, g->ib, &vbx, &vby, &wb, &pb);
-    sn_wide_apply_warm(g, &vax, &vay, &wa, &vbx, &vby, &wb);
-    sn_scatter_v(states, g->ia, vax, vay, wa, pa);
-    sn_scatter_v(states, g->ib, vbx, vby, wb, pb);
-  }
-}
-
-/* One row of the block: current separation from this step's motion, soft
- * bias (or the speculative approach limit), relative normal velocity vn, and
- * rhs_i = ms_i (vn_i + b_i) - (1 - is_i) (K l)_i. */
-static inline f4 sn_wide_normal_rhs(const sn_wide_group *g, bool use_bias, f4 ddx, f4 ddy, f4 qac, f4 qas, f4 qbc,
-                                    f4 qbs, f4 vax, f4 vay, f4 wa, f4 vbx, f4 vby, f4 wb, f4 rax, f4 ray, f4 rbx,
-                                    f4 rby, f4 base, f4 kl, f4 inv_h, f4 neg_push, f4 *vn_out) {
-  const f4 zero = f4_set(0.0f), one = f4_set(1.0f);
-  f4 pbx = f4_sub(f4_mul(qbc, rbx), f4_mul(qbs, rby));
-  f4 pby = f4_add(f4_mul(qbs, rbx), f4_mul(qbc, rby));
-  f4 pax = f4_sub(f4_mul(qac, rax), f4_mul(qas, ray));
-  f4 pay = f4_add(f4_mul(qas, rax), f4_mul(qac, ray));
-  f4 sx = f4_add(ddx, f4_sub(pbx, pax)), sy = f4_add(ddy, f4_sub(pby, pay));
-  f4 sep = f4_add(f4_add(f4_mul(sx, g->nx), f4_mul(sy, g->ny)), base);
-  f4 spec = f4_gt(sep, zero);
-  f4 bias = zero, ms = one, is = zero;
-  if (use_bias) {
-    bias = f4_max(f4_mul(g->bias_rate, sep), neg_push);
-    ms = g->mass_scale;
-    is = g->impulse_scale;
-  }
-  bias = f4_select(spec, f4_mul(sep, inv_h), bias);
-  ms = f4_select(spec, one, ms);
-  is = f4_select(spec, zero, is);
-  /* relative normal velocity: vB + wB x rB - vA - wA x rA */
-  f4 dvx = f4_sub(f4_sub(vbx, f4_mul(wb, rby)), f4_sub(vax, f4_mul(wa, ray)));
-  f4 dvy = f4_sub(f4_add(vby, f4_mul(wb, rbx)), f4_add(vay, f4_mul(wa, rax)));
-  f4 vn = f4_add(f4_mul(dvx, g->nx), f4_mul(dvy, g->ny));
-  *vn_out = vn;
-  return f4_sub(f4_mul(ms, f4_add(vn, bias)), f4_mul(f4_sub(one, is), kl));
-}
-
-void sn_wide_solve(const sn_wide_set *set, sn_body_state *states, float inv_h_, float push_, bool use_bias) {
-  const f4 zero = f4_set(0.0f), inv_h = f4_set(inv_h_), neg_push = f4_set(-push_);
-  for (int32_t gi = 0; gi < set->group_count; ++gi) {
-    sn_wide_group *g = set->groups + gi;
-    f4 vax, vay, wa, pa, vbx, vby, wb, pb;
-    f4 dax, day, qac, qas, dbx, dby, qbc, qbs;
-    sn_gather_v(states, g->ia, &vax, &vay, &wa, &pa);
-    sn_gather_v(states, g->ib, &vbx, &vby, &wb, &pb);
-    sn_gather_d(states, g->ia, &dax, &day, &qac, &qas);
-    sn_gather_d(states, g->ib, &dbx, &dby, &qbc, &qbs);
-    const f4 nx = g->nx, ny = g->ny;
-    const f4 ddx = f4_sub(dbx, dax), ddy = f4_sub(dby, day);
-
-    /* --- normal: the two points as one 2x2 block --- */
-    f4 vn1, vn2;
-    const f4 kl1 = f4_add(f4_mul(g->k11, g->ni1), f4_mul(g->k12, g->ni2));
-    const f4 kl2 = f4_add(f4_mul(g->k12, g->ni1), f4_mul(g->k22, g->ni2));
-    f4 rhs1 = sn_wide_normal_rhs(g, use_bias, ddx, ddy, qac, qas, qbc, qbs, vax, vay, wa, vbx, vby, wb, g->r1ax,
-                                 g->r1ay, g->r1bx, g->r1by, g->base1, kl1, inv_h, neg_push, &vn1);
-    f4 rhs2 = sn_wide_normal_rhs(g, use_bias, ddx, ddy, qac, qas, qbc, qbs, vax, vay, wa, vbx, vby, wb, g->r2ax,
-                                 g->r2ay, g->r2bx, g->r2by, g->base2, kl2, inv_h, neg_push, &vn2);
-    /* LCP by enumeration: both, only 1, only 2, none */
-    f4 xa1 = f4_sub(zero, f4_add(f4_mul(g->n11, rhs1), f4_mul(g->n12, rhs2)));
-    f4 xa2 = f4_sub(zero, f4_add(f4_mul(g->n12, rhs1), f4_mul(g->n22, rhs2)));
-    f4 ok_a = f4_and(f4_ge(xa1, zero), f4_ge(xa2, zero));
-    f4 xb1 = f4_sub(zero, f4_mul(rhs1, g->nm1));
-    f4 ok_b = f4_and(f4_ge(xb1, zero), f4_ge(f4_add(f4_mul(g->k12, xb1), rhs2), zero));
-    f4 xc2 = f4_sub(zero, f4_mul(rhs2, g->nm2));
-    f4 ok_c = f4_and(f4_ge(xc2, zero), f4_ge(f4_add(f4_mul(g->k12, xc2), rhs1), zero));
-    f4 ok_d = f4_and(f4_ge(rhs1, zero), f4_ge(rhs2, zero));
-    /* unsolved lanes keep their impulses */
-    f4 x1 = f4_select(ok_d, zero, g->ni1), x2 = f4_select(ok_d, zero, g->ni2);
-    x1 = f4_select(ok_c, zero, x1);
-    x2 = f4_select(ok_c, xc2, x2);
-    x1 = f4_select(ok_b, xb1, x1);
-    x2 = f4_select(ok_b, zero, x2);
-    x1 = f4_select(ok_a, xa1, x1);
-    x2 = f4_select(ok_a, xa2, x2);
-    f4 d1 = f4_sub(x1, g->ni1), d2 = f4_sub(x2, g->ni2);
-    /* approach speed at impact, for restitution */
-    g->rv1 = f4_select(f4_and(f4_gt(x1, zero), f4_lt(vn1, g->rv1)), vn1, g->rv1);
-    g->rv2 = f4_select(f4_and(f4_gt(x2, zero), f4_lt(vn2, g->rv2)), vn2, g->rv2);
-    g->ni1 = x1;
-    g->ni2 = x2;
-    g->mni1 = f4_max(g->mni1, d1);
-    g->mni2 = f4_max(g->mni2, d2);
-    {
-      f4 dsum = f4_add(d1, d2);
-      f4 px = f4_mul(nx, dsum), py = f4_mul(ny, dsum);
-      /* cross(r, n d) = d (r.x n.y - r.y n.x) */
-      f4 ta = f4_add(f4_mul(d1, f4_sub(f4_mul(g->r1ax, ny), f4_mul(g->r1ay, nx))),
-                     f4_mul(d2, f4_sub(f4_mul(g->r2ax, ny), f4_mul(g->r2ay, nx))));
-      f4 tb = f4_add(f4_mul(d1, f4_sub(f4_mul(g->r1bx, ny), f4_mul(g->r1by, nx))),
-                     f4_mul(d2, f4_sub(f4_mul(g->r2bx, ny), f4_mul(g->r2by, nx))));
-      vax = f4_sub(vax, f4_mul(g->ma, px));
-      vay = f4_sub(vay, f4_mul(g->ma, py));
-      wa = f4_sub(wa, f4_mul(g->iia, ta));
-      vbx = f4_add(vbx, f4_mul(g->mb, px));
-      vby = f4_add(vby, f4_mul(g->mb, py));
-      wb = f4_add(wb, f4_mul(g->iib, tb));
-    }
-
-    /* --- friction, point by point, bounded by friction x normal impulse --- */
-    const f4 tx = ny, ty = f4_sub(zero, nx);
-#define SN_WIDE_FRICTION(rax, ray, rbx, rby, ni, ti, tm)                                                               \
+#if SN_HAVE_AVX2
+/* ---- 8 lanes: two groups of one colour, with AVX2 ---- */
+#define SN_AVX2 __attribute__((target("avx2")))
+typedef __m256 f8;
+SN_AVX2 static inline f8 f8_set(float a) { return _mm256_set1_ps(a); }
+SN_AVX2 static inline f8 f8_add(f8 a, f8 b) { return _mm256_add_ps(a, b); }
+SN_AVX2 static inline f8 f8_sub(f8 a, f8 b) { return _mm256_sub_ps(a, b); }
+SN_AVX2 static inline f8 f8_mul(f8 a, f8 b) { return _mm256_mul_ps(a, b); }
+SN_AVX2 static inline f8 f8_max(f8 a, f8 b) { return _mm256_max_ps(a, b); }
+SN_AVX2 static inline f8 f8_min(f8 a, f8 b) { return _mm256_min_ps(a, b); }
+SN_AVX2 static inline f8 f8_gt(f8 a, f8 b) { return _mm256_cmp_ps(a, b, _CMP_GT_OS); }
+SN_AVX2 static inline f8 f8_ge(f8 a, f8 b) { return _mm256_cmp_ps(a, b, _CMP_GE_OS); }
+SN_AVX2 static inline f8 f8_lt(f8 a, f8 b) { return _mm256_cmp_ps(a, b, _CMP_LT_OS); }
+SN_AVX2 static inline f8 f8_and(f8 a, f8 b) { return _mm256_and_ps(a, b); }
+SN_AVX2 static inline f8 f8_select(f8 m, f8 a, f8 b) { return _mm256_blendv_ps(b, a, m); }
+SN_AVX2 static inline f8 f8_join(f4 lo, f4 hi) { return _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1); }
+SN_AVX2 static inline f4 f8_lo(f8 a) { return _mm256_castps256_ps128(a); }
+SN_AVX2 static inline f4 f8_hi(f8 a) { return _mm256_extractf128_ps(a, 1); }
+#define V        f8
+#define v_set    f8_set
+#define v_add    f8_add
+#define v_sub    f8_sub
+#define v_mul    f8_mul
+#define v_max    f8_max
+#define v_min    f8_min
+#define v_gt     f8_gt
+#define v_ge     f8_ge
+#define v_lt     f8_lt
+#define v_and    f8_and
+#define v_select f8_select
+#define LD(f)    f8_join(g0->f, g1->f)
+#define ST(f, x)                                                                                                       \
   do {                                                                                                                 \
-    f4 dvx = f4_sub(f4_sub(vbx, f4_mul(wb, g->rby)), f4_sub(vax, f4_mul(wa, g->ray)));                                 \
-    f4 dvy = f4_sub(f4_add(vby, f4_mul(wb, g->rbx)), f4_add(vay, f4_mul(wa, g->rax)));                                 \
-    f4 vt = f4_add(f4_mul(dvx, tx), f4_mul(dvy, ty));                                                                  \
-    f4 max_f = f4_mul(g->friction, g->ni);                                                                             \
-    f4 nt = f4_sub(g->ti, f4_mul(g->tm, vt));                                                                          \
-    nt = f4_max(f4_sub(zero, max_f), f4_min(nt, max_f));                                                               \
-    f4 d = f4_sub(nt, g->ti);                                                                                          \
-    g->ti = nt;                                                                                                        \
-    f4 px = f4_mul(tx, d), py = f4_mul(ty, d);                                                                         \
-    f4 ta = f4_sub(f4_mul(g->rax, py), f4_mul(g->ray, px));                                                            \
-    f4 tb = f4_sub(f4_mul(g->rbx, py), f4_mul(g->rby, px));                                                            \
-    vax = f4_sub(vax, f4_mul(g->ma, px));                                                                              \
-    vay = f4_sub(vay, f4_mul(g->ma, py));                                                                              \
-    wa = f4_sub(wa, f4_mul(g->iia, ta));                                                                               \
-    vbx = f4_add(vbx, f4_mul(g->mb, px));                                                                              \
-    vby = f4_add(vby, f4_mul(g->mb, py));                                                                              \
-    wb = f4_add(wb, f4_mul(g->iib, tb));                                                                               \
+    f8 st_ = (x);                                                                                                      \
+    g0->f = f8_lo(st_);                                                                                                \
+    g1->f = f8_hi(st_);                                                                                                \
   } while (0)
-    SN_WIDE_FRICTION(r1ax, r1ay, r1bx, r1by, ni1, ti1, tm1);
-    SN_WIDE_FRICTION(r2ax, r2ay, r2bx, r2by, ni2, ti2, tm2);
-#undef SN_WIDE_FRICTION
-    sn_scatter_v(states, g->ia, vax, vay, wa, pa);
-    sn_scatter_v(states, g->ib, vbx, vby, wb, pb);
+#define SN_GATHER8(fn, side, a, b, c, d)                                                                               \
+  do {                                                                                                                 \
+    f4 a0_, b0_, c0_, d0_, a1_, b1_, c1_, d1_;                                                                         \
+    fn(states, g0->side, &a0_, &b0_, &c0_, &d0_);                                                                      \
+    fn(states, g1->side, &a1_, &b1_, &c1_, &d1_);                                                                      \
+    a = f8_join(a0_, a1_);                                                                                             \
+    b = f8_join(b0_, b1_);                                                                                             \
+    c = f8_join(c0_, c1_);                                                                                             \
+    d = f8_join(d0_, d1_);                                                                                             \
+  } while (0)
+#define GATHER_V(side, a, b, c, d) SN_GATHER8(sn_gather_v, side, a, b, c, d)
+#define GATHER_D(side, a, b, c, d) SN_GATHER8(sn_gather_d, side, a, b, c, d)
+#define SCATTER_V(side, a, b, c, d)                                                                                    \
+  do {                                                                                                                 \
+    sn_scatter_v(states, g0->side, f8_lo(a), f8_lo(b), f8_lo(c), f8_lo(d));                                            \
+    sn_scatter_v(states, g1->side, f8_hi(a), f8_hi(b), f8_hi(c), f8_hi(d));                                            \
+  } while (0)
+#define KFN(name) sn_wide8_##name
+#define KATTR     SN_AVX2
+#include "rigid/contact_wide_kernel.inc"
+#endif
+
+bool sn_wide_cpu_has_avx2(void) {
+#if SN_HAVE_AVX2
+  return __builtin_cpu_supports("avx2") != 0;
+#else
+  return false;
+#endif
+}
+
+/* Runs fn over every group: pairs of groups of one colour go 8 lanes wide
+ * where allowed, the rest 4 lanes; overflow groups one at a time. */
+void sn_wide_warm_start(const sn_wide_set *set, sn_body_state *states) {
+  for (int32_t c = 0; c <= SN_MAX_COLORS; ++c) {
+    int32_t g = set->color_first[c], end = set->color_first[c + 1];
+#if SN_HAVE_AVX2
+    if (set->use_avx2 && c < SN_MAX_COLORS) {
+      for (; g + 1 < end; g += 2) sn_wide8_warm_group(states, set->groups + g, set->groups + g + 1);
+    }
+#endif
+    for (; g < end; ++g) sn_wide4_warm_group(states, set->groups + g, NULL);
+  }
+}
+
+void sn_wide_solve(const sn_wide_set *set, sn_body_state *states, float inv_h, float push, bool use_bias) {
+  for (int32_t c = 0; c <= SN_MAX_COLORS; ++c) {
+    int32_t g = set->color_first[c], end = set->color_first[c + 1];
+#if SN_HAVE_AVX2
+    if (set->use_avx2 && c < SN_MAX_COLORS) {
+      for (; g + 1 < end; g += 2)
+        sn_wide8_solve_group(states, set->groups + g, set->groups + g + 1, use_bias, inv_h, push);
+    }
+#endif
+    for (; g < end; ++g) sn_wide4_solve_group(states, set->groups + g, NULL, use_bias, inv_h, push);
   }
 }
 

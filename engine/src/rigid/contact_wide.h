@@ -52,7 +52,12 @@ typedef struct sn_wide_set {
   sn_wide_group *groups;
   int32_t group_count;
   int32_t *lane_constraint; ///< constraint index per lane (-1 = padding), 4 per group
+  int32_t color_first[66];  ///< first group of each colour (64 = overflow), then the end
+  bool use_avx2;            ///< two groups of a colour at once (same results bit for bit)
 } sn_wide_set;
+
+/// True if this CPU runs the 8-lane AVX2 kernel.
+bool sn_wide_cpu_has_avx2(void);
 
 /// Colours the constraints (per-contact colour in colors[], body masks in
 /// masks[] of body_count entries, both caller scratch) and returns the

@@ -377,6 +377,7 @@ void sn_solve(sn_world *w, float dt) {
   int32_t groups = sn_wide_color(ctx.constraints, nc, nb, w->contact_colors.data, w->body_color_masks.data);
   sn_wide_set wide;
   if (!sn_wide_build(&wide, &w->arena, ctx.constraints, nc, w->contact_colors.data, groups, nb)) return;
+  wide.use_avx2 = w->use_avx2;
 
   for (int32_t i = 0; i < substeps; ++i) {
     sn_integrate_velocities(&ctx);
