@@ -16,6 +16,7 @@
 #ifndef SINEW_SINEW_H
 #define SINEW_SINEW_H
 
+#include "sinew/plugin.h"
 #include "sinew/types.h"
 
 #ifdef __cplusplus
@@ -248,6 +249,48 @@ SN_API sn_result sn_world_query_point(sn_world *world, sn_vec2 point, sn_overlap
 
 /// Closest hit along origin -> origin + translation (result->hit false if none).
 SN_API sn_result sn_world_cast_ray_closest(sn_world *world, sn_vec2 origin, sn_vec2 translation, sn_ray_result *result);
+
+/* ------------------------------------------------------------------------ */
+/* Constraint type registry and plugin loader                                 */
+
+/// A set of constraint types (built-in and loaded from plugins). Owned by the
+/// caller; the engine keeps no global registry. Plugins stay loaded until the
+/// registry is destroyed.
+typedef struct sn_registry sn_registry;
+
+/// Creates an empty registry (allocator NULL = malloc/free).
+SN_API sn_registry *sn_create_registry(const sn_allocator *allocator);
+/// Destroys the registry and unloads its plugins.
+SN_API sn_result sn_destroy_registry(sn_registry *registry);
+
+/// Registers a type from the host program (the same descriptor plugins use).
+/// On failure err (if not NULL) receives a message; nothing is registered.
+SN_API sn_result sn_registry_add_type(sn_registry *registry, const sn_constraint_type *type, char *err,
+                                      size_t err_capacity);
+
+/// Loads one plugin by path (it must contain a '/': the current directory
+/// and the library search path are never searched). The file and its folder
+/// must not be writable by others. All of the plugin's types are registered,
+/// or none; on failure the result code says why and err names the file, the
+/// symbol and both versions. Loading the same file twice is a no-op.
+SN_API sn_result sn_registry_load_plugin(sn_registry *registry, const char *path, char *err, size_t err_capacity);
+
+/// Called for each file sn_registry_load_directory tries.
+typedef void sn_plugin_load_fcn(const char *path, sn_result result, const char *message, void *context);
+
+/// Loads every regular file ending in ".so" in dir, in sorted name order.
+/// Returns SN_OK if the folder was read (per-file results go to fcn, which
+/// may be NULL), else why not.
+SN_API sn_result sn_registry_load_directory(sn_registry *registry, const char *dir, sn_plugin_load_fcn *fcn,
+                                            void *context);
+
+/// Number of registered types, and the i-th one (NULL if out of range).
+SN_API int32_t sn_registry_get_type_count(const sn_registry *registry);
+SN_API const sn_constraint_type *sn_registry_get_type(const sn_registry *registry, int32_t index);
+/// The type named name, or NULL.
+SN_API const sn_constraint_type *sn_registry_find_type(const sn_registry *registry, const char *name);
+/// Name of the library a type came from ("<host>" for sn_registry_add_type).
+SN_API const char *sn_registry_get_type_origin(const sn_registry *registry, const char *name);
 
 #ifdef __cplusplus
 }

@@ -62,7 +62,17 @@ typedef struct sn_aabb {
   X(SN_ERR_WORLD_LOCKED, 10, "the world is stepping; call this from outside sn_world_step")                            \
   X(SN_ERR_UNINITIALIZED_DEF, 11, "the def was not made by its sn_default_*_def function")                             \
   X(SN_ERR_WRONG_BODY_TYPE, 12, "the operation does not apply to this body type")                                      \
-  X(SN_ERR_CAPACITY, 13, "a fixed limit of the engine was reached")
+  X(SN_ERR_CAPACITY, 13, "a fixed limit of the engine was reached")                                                    \
+  X(SN_ERR_NOT_FOUND, 14, "no such constraint type or parameter")                                                      \
+  X(SN_ERR_PLUGIN_OPEN, 15, "the plugin file could not be opened as a shared object")                                  \
+  X(SN_ERR_PLUGIN_NO_ENTRY, 16, "the plugin does not export sn_plugin_entry_v1")                                       \
+  X(SN_ERR_PLUGIN_ABI_MAJOR, 17, "the plugin was built for another major plugin ABI")                                  \
+  X(SN_ERR_PLUGIN_TOO_NEW, 18, "the plugin needs a newer minor plugin ABI than this host")                             \
+  X(SN_ERR_PLUGIN_FINGERPRINT, 19, "the plugin was built with other float or pointer sizes")                           \
+  X(SN_ERR_PLUGIN_BAD_DESCRIPTOR, 20, "a constraint type descriptor is invalid")                                       \
+  X(SN_ERR_PLUGIN_DUPLICATE, 21, "a constraint type with this name is already registered")                             \
+  X(SN_ERR_PLUGIN_INIT_FAILED, 22, "the plugin's register_types or create callback failed")                            \
+  X(SN_ERR_PLUGIN_INSECURE_PATH, 23, "the plugin file or its folder is writable by others, or the path is bare")
 
 /// Result of every fallible call. SN_OK is zero.
 typedef enum sn_result {

@@ -1,0 +1,231 @@
+/* Sinew constraint plugin ABI, version 1.
+ *
+ * This is the only header a plugin includes. A plugin is a shared object that
+ * exports one data symbol, `sn_plugin_entry_v1` (an sn_plugin_entry). The host
+ * reads its first four fields (ABI major, minor, fingerprint, struct size) and
+ * checks them before it runs any plugin code; then it calls register_types(),
+ * which registers constraint types through the host function table it is
+ * given. Plugins never link libsinew: build them with hidden visibility and
+ * -z defs (-Wl,--no-undefined), export only the entry symbol.
+ *
+ * Evolution: within ABI major 1 every struct here only grows at its end, and
+ * each carries its size (struct_size / size), so a host reads only the fields
+ * a plugin knows and a plugin uses newer host functions only behind
+ * SN_HOST_HAS(). An incompatible change bumps the major and the symbol name.
+ *
+ * Threads and stages: every callback says when it runs. [main] callbacks run
+ * on the thread that calls into the world, outside sn_world_step. [step]
+ * callbacks run inside sn_world_step; they may run concurrently on different
+ * batches of the same type (never on the same constraint or on constraints
+ * sharing a dynamic body), must touch only the items and bodies they are
+ * given, must not allocate, and must not call back into the world.
+ * SPDX-License-Identifier: MIT */
+#ifndef SINEW_PLUGIN_H
+#define SINEW_PLUGIN_H
+
+#include "sinew/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SN_PLUGIN_ABI_MAJOR 1
+#define SN_PLUGIN_ABI_MINOR 0
+/// Catches float/double and 32/64-bit mismatches before any plugin code runs.
+#define SN_PLUGIN_FINGERPRINT ((uint32_t)((sizeof(float) << 8) | sizeof(void *)))
+/// Name of the exported entry symbol (carries the ABI major).
+#define SN_PLUGIN_ENTRY_SYMBOL "sn_plugin_entry_v1"
+
+#if defined(_WIN32)
+#define SN_PLUGIN_EXPORT __declspec(dllexport)
+#elif defined(__GNUC__) || defined(__clang__)
+#define SN_PLUGIN_EXPORT __attribute__((visibility("default")))
+#else
+#define SN_PLUGIN_EXPORT
+#endif
+
+/// Most bodies one constraint may join.
+#define SN_MAX_CONSTRAINT_BODIES 2
+/// Longest constraint type name, including the terminating zero.
+#define SN_MAX_TYPE_NAME 64
+
+/* ------------------------------------------------------------------------ */
+/* What a constraint sees of its bodies during a step                        */
+
+/// A body's solver state (32 bytes; layout fixed for ABI major 1). Impulse
+/// constraints change v and w; dp/dq are this step's motion so far (centre of
+/// mass translation and rotation since the step began), read-only to them.
+typedef struct sn_solver_body {
+  sn_vec2 v;      ///< velocity of the centre of mass
+  float w;        ///< angular velocity
+  float reserved; ///< do not touch
+  sn_vec2 dp;     ///< centre-of-mass displacement this step
+  sn_rot dq;      ///< rotation this step
+} sn_solver_body;
+
+/// A body as constraints see it in a step. Static bodies (and bodies that are
+/// asleep) have zero inverse mass and point at a shared zero state; writing
+/// v - 0 * P back into it is harmless.
+typedef struct sn_constraint_body {
+  sn_solver_body *state;
+  float inv_mass, inv_inertia;
+  sn_vec2 center;       ///< world centre of mass at the start of the step
+  sn_rot q;             ///< rotation at the start of the step
+  sn_vec2 local_center; ///< centre of mass in the body frame
+  sn_vec2 origin;       ///< world position of the body origin at the start of the step
+} sn_constraint_body;
+
+/// Timing of the current step.
+typedef struct sn_step_info {
+  uint32_t size; ///< sizeof(sn_step_info) as built by the host
+  float dt, inv_dt;
+  float h, inv_h; ///< substep length and its inverse
+  int32_t substeps;
+  float contact_hertz, contact_damping_ratio; ///< the world's contact softness, for reference
+} sn_step_info;
+
+/// One constraint handed to a callback: its parameters (read-only during a
+/// step), its instance memory, and its bodies.
+typedef struct sn_constraint_item {
+  const void *params;
+  void *instance;
+  sn_constraint_body *bodies[SN_MAX_CONSTRAINT_BODIES];
+} sn_constraint_item;
+
+/* ------------------------------------------------------------------------ */
+/* Parameters: a schema the host validates, so scene files, the sandbox and
+ * sn_create_constraint can set them by name with range checks.             */
+
+typedef enum sn_param_kind {
+  SN_PARAM_FLOAT = 1, ///< float at offset
+  SN_PARAM_INT = 2,   ///< int32_t at offset
+  SN_PARAM_BOOL = 3,  ///< int32_t 0/1 at offset (fixed width across compilers)
+  SN_PARAM_VEC2 = 4,  ///< sn_vec2 at offset; min/max/def apply to both components
+} sn_param_kind;
+
+/// Parameter may change while the constraint exists (sn_constraint_set_param).
+#define SN_PARAM_RUNTIME 1u
+
+typedef struct sn_param_desc {
+  uint32_t id;          ///< stable forever; saved files use it with the name
+  uint32_t kind;        ///< sn_param_kind
+  const char *name;     ///< [a-z0-9_], unique within the type
+  uint32_t offset;      ///< byte offset in the params blob
+  uint32_t flags;       ///< SN_PARAM_RUNTIME ...
+  double min, max, def; ///< finite; min <= def <= max
+  const char *doc;      ///< one line for tools (may be NULL)
+} sn_param_desc;
+
+/* ------------------------------------------------------------------------ */
+/* Debug drawing offered to plugins                                          */
+
+typedef struct sn_draw_api {
+  uint32_t size;
+  void (*segment)(sn_vec2 a, sn_vec2 b, uint32_t rgba, void *context);
+  void (*point)(sn_vec2 p, float size, uint32_t rgba, void *context);
+  void (*circle)(sn_vec2 center, float radius, uint32_t rgba, void *context);
+  void *context;
+} sn_draw_api;
+
+/* ------------------------------------------------------------------------ */
+/* The constraint type                                                       */
+
+/// Solved in the velocity stage with impulses (prepare, warm_start,
+/// solve_velocity required).
+#define SN_CONSTRAINT_IMPULSE 1u
+/// Solved in the XPBD position stage (solve_position required).
+#define SN_CONSTRAINT_XPBD 2u
+
+typedef struct sn_host_api sn_host_api;
+
+/// A constraint type. The host copies it at registration (only the first
+/// struct_size bytes the plugin knew), so it may live in the plugin's
+/// read-only data. Memory for params and instances is the host's: it may
+/// move (memcpy) instances between steps, so an instance must hold no pointer
+/// into itself, and anything a plugin allocates must be freed in destroy.
+typedef struct sn_constraint_type {
+  uint32_t struct_size; ///< sizeof(sn_constraint_type) as the plugin was built
+  const char *name;     ///< unique, [a-z0-9._-], at most SN_MAX_TYPE_NAME - 1 chars
+  uint32_t flags;       ///< SN_CONSTRAINT_IMPULSE and/or SN_CONSTRAINT_XPBD
+  uint32_t body_count;  ///< 1 or 2
+  uint32_t params_size, params_align;
+  uint32_t instance_size, instance_align; ///< align: power of two <= 64
+  uint32_t param_count;
+  const sn_param_desc *params;
+
+  /// [main] Fills instance from params and the bodies' current poses (for
+  /// example local anchors). Return 0, or nonzero and a message in err.
+  /// Required.
+  int (*create)(const sn_host_api *host, const void *params, void *instance, const sn_constraint_body *const *bodies,
+                char *err, size_t err_capacity);
+  /// [main] Releases what create() allocated outside the instance. Optional.
+  void (*destroy)(void *instance);
+  /// [main] Parameters changed at runtime; refresh derived instance data.
+  /// Return 0 or nonzero with a message. Optional.
+  int (*params_changed)(const void *params, void *instance, char *err, size_t err_capacity);
+
+  /// [step] Once per step before the substeps: anchors, effective masses,
+  /// softness from info->h. Required for IMPULSE.
+  void (*prepare)(const sn_step_info *info, sn_constraint_item *items, int32_t count);
+  /// [step] Every substep, before solving: apply the accumulated impulses.
+  /// Optional.
+  void (*warm_start)(const sn_step_info *info, sn_constraint_item *items, int32_t count);
+  /// [step] Every substep: use_bias 1 = solve with position feedback (soft),
+  /// 0 = the relax pass, no bias. Required for IMPULSE.
+  void (*solve_velocity)(const sn_step_info *info, sn_constraint_item *items, int32_t count, int use_bias);
+  /// [step] Every substep in the XPBD stage: move positions (state->dp/dq) by
+  /// the compliance-weighted correction and accumulate lambda. Required for XPBD.
+  void (*solve_position)(const sn_step_info *info, sn_constraint_item *items, int32_t count);
+  /// [main, between steps] Reaction force and torque on the second body over
+  /// the last step (accumulated impulse / dt): breaking compares its length
+  /// with the constraint's limit. Optional.
+  void (*get_reaction)(const sn_step_info *info, const sn_constraint_item *item, sn_vec2 *force, float *torque);
+  /// [main] Draw the constraint. Optional.
+  void (*debug_draw)(const sn_constraint_item *item, const sn_draw_api *draw);
+  /* ABI 1.0 ends here; append new optional callbacks below only. */
+} sn_constraint_type;
+
+/* ------------------------------------------------------------------------ */
+/* Host table and entry point                                                */
+
+typedef struct sn_registrar sn_registrar;
+
+/// Functions the host offers to plugins. Statically allocated by the host;
+/// valid for the life of the registry.
+struct sn_host_api {
+  uint32_t size; ///< sizeof(sn_host_api) as built by the host
+  uint32_t abi_major, abi_minor;
+  /// [main] Registers a type (only inside register_types). Returns 0, or
+  /// nonzero if the host refused it (the reason goes to the load error).
+  int (*register_type)(sn_registrar *registrar, const sn_constraint_type *type);
+  /// Log a line (level 0 info, 1 warning, 2 error). Any thread.
+  void (*log)(int level, const char *type_name, const char *message);
+};
+
+/// True if the host's table has `field` (newer functions are appended).
+#define SN_HOST_HAS(host, field) (offsetof(sn_host_api, field) + sizeof((host)->field) <= (host)->size)
+
+/// The exported entry. Keep the first four fields first, forever.
+typedef struct sn_plugin_entry {
+  uint32_t abi_major;          ///< SN_PLUGIN_ABI_MAJOR
+  uint32_t abi_minor;          ///< SN_PLUGIN_ABI_MINOR the plugin was built with
+  uint32_t fingerprint;        ///< SN_PLUGIN_FINGERPRINT
+  uint32_t struct_size;        ///< sizeof(sn_plugin_entry)
+  const char *library_name;    ///< "acme.ropes", for messages
+  const char *library_version; ///< "1.2.0", informational
+  /// [main] Called once after the checks pass; registers 0..N types through
+  /// host->register_type. Registration is all or nothing: return nonzero (and
+  /// a message in err) and the host drops every type this call registered.
+  int (*register_types)(const sn_host_api *host, sn_registrar *registrar, char *err, size_t err_capacity);
+} sn_plugin_entry;
+
+/// Convenience for plugins: defines the entry symbol.
+#define SN_DEFINE_PLUGIN(lib_name, lib_version, register_fn)                                                           \
+  SN_PLUGIN_EXPORT const sn_plugin_entry sn_plugin_entry_v1 = {                                                        \
+      SN_PLUGIN_ABI_MAJOR, SN_PLUGIN_ABI_MINOR, SN_PLUGIN_FINGERPRINT, (uint32_t)sizeof(sn_plugin_entry),              \
+      (lib_name),          (lib_version),       (register_fn)}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SINEW_PLUGIN_H */

@@ -1,0 +1,413 @@
+/* Constraint type registry and the plugin loader (dlopen).
+ *
+ * Loading checks, in order, before any plugin code runs: a path with a '/',
+ * realpath, a regular file, file and folder not writable by others, dlopen
+ * with RTLD_NOW | RTLD_LOCAL, the entry symbol, ABI major, minor, the
+ * float/pointer fingerprint and the entry's size. Then register_types runs
+ * with types staged; they are committed only if it succeeds and every type
+ * validated, else all are dropped and the library is closed. */
+#define _DEFAULT_SOURCE
+#include <dirent.h>
+#include <dlfcn.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/alloc.h"
+#include "core/array.h"
+#include "sinew/sinew.h"
+
+/// Size of sn_constraint_type in ABI 1.0: the smallest a plugin may declare.
+#define SN_TYPE_SIZE_1_0  (offsetof(sn_constraint_type, debug_draw) + sizeof(void *))
+#define SN_ENTRY_SIZE_1_0 (offsetof(sn_plugin_entry, register_types) + sizeof(void *))
+
+typedef struct sn_registered_type {
+  sn_constraint_type type; ///< host copy, zero beyond the plugin's struct_size
+  char name[SN_MAX_TYPE_NAME];
+  int32_t library; ///< -1 = host
+} sn_registered_type;
+
+typedef struct sn_library {
+  void *handle;
+  char path[PATH_MAX];
+  char name[64];
+} sn_library;
+
+struct sn_registry {
+  sn_mem mem;
+  SN_ARRAY(sn_registered_type) types;
+  SN_ARRAY(sn_library) libraries;
+};
+
+struct sn_registrar {
+  sn_registry *registry;
+  int32_t library;
+  const char *library_path;
+  sn_result error;
+  char message[512];
+};
+
+static void sn_host_log(int level, const char *type_name, const char *message) {
+  static const char *const levels[] = {"info", "warning", "error"};
+  fprintf(stderr, "sinew plugin %s [%s]: %s\n", type_name ? type_name : "?",
+          levels[level < 0   ? 0
+                 : level > 2 ? 2
+                             : level],
+          message ? message : "");
+}
+
+static int sn_host_register_type(sn_registrar *registrar, const sn_constraint_type *type);
+
+/* The host table is constant data: no mutable global state. */
+static const sn_host_api sn_host_table = {(uint32_t)sizeof(sn_host_api), SN_PLUGIN_ABI_MAJOR, SN_PLUGIN_ABI_MINOR,
+                                          sn_host_register_type, sn_host_log};
+
+static void sn_set_err(char *err, size_t cap, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static void sn_set_err(char *err, size_t cap, const char *fmt, ...) {
+  if (err == NULL || cap == 0) return;
+  va_list args;
+  va_start(args, fmt);
+  vsnprintf(err, cap, fmt, args);
+  va_end(args);
+}
+
+sn_registry *sn_create_registry(const sn_allocator *allocator) {
+  sn_mem mem;
+  sn_mem_init(&mem, allocator);
+  sn_registry *r = sn_mem_calloc(&mem, sizeof(sn_registry));
+  if (r == NULL) return NULL;
+  r->mem = mem;
+  return r;
+}
+
+sn_result sn_destroy_registry(sn_registry *r) {
+  if (r == NULL) return SN_ERR_NULL;
+  for (int32_t i = 0; i < r->types.count; ++i) {
+    (void)i; /* instances live in worlds, which must be gone by now */
+  }
+  for (int32_t i = 0; i < r->libraries.count; ++i) {
+    if (r->libraries.data[i].handle != NULL) dlclose(r->libraries.data[i].handle);
+  }
+  sn_array_free(&r->mem, r->types);
+  sn_array_free(&r->mem, r->libraries);
+  sn_mem mem = r->mem;
+  sn_mem_free(&mem, r, sizeof(sn_registry));
+  return SN_OK;
+}
+
+static bool sn_valid_name(const char *name, size_t max_len, bool allow_dots) {
+  if (name == NULL || name[0] == '\0') return false;
+  size_t n = 0;
+  for (const char *c = name; *c; ++c, ++n) {
+    bool ok =
+        (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_' || (allow_dots && (*c == '.' || *c == '-'));
+    if (!ok || n + 1 >= max_len) return false;
+  }
+  return true;
+}
+
+static bool sn_pow2(uint32_t x) { return x != 0 && (x & (x - 1)) == 0; }
+
+static uint32_t sn_param_bytes(uint32_t kind) {
+  switch (kind) {
+  case SN_PARAM_FLOAT:
+  case SN_PARAM_INT:
+  case SN_PARAM_BOOL:
+    return 4;
+  case SN_PARAM_VEC2:
+    return 8;
+  default:
+    return 0;
+  }
+}
+
+/* Checks a descriptor as the plugin declared it. */
+static sn_result sn_validate_type(const sn_constraint_type *t, char *err, size_t cap) {
+  if (t == NULL) return sn_set_err(err, cap, "descriptor is NULL"), SN_ERR_PLUGIN_BAD_DESCRIPTOR;
+  if (t->struct_size < SN_TYPE_SIZE_1_0)
+    return sn_set_err(err, cap, "descriptor struct_size %u is smaller than ABI 1.0's %zu", t->struct_size,
+                      (size_t)SN_TYPE_SIZE_1_0),
+           SN_ERR_PLUGIN_BAD_DESCRIPTOR;
+  if (!sn_valid_name(t->name, SN_MAX_TYPE_NAME, true))
+    return sn_set_err(err, cap, "type name '%s' must be 1..%d chars of [a-z0-9._-]", t->name ? t->name : "(null)",
+                      SN_MAX_TYPE_NAME - 1),
+           SN_ERR_PLUGIN_BAD_DESCRIPTOR;
+  const char *n = t->name;
+  if (t->flags == 0 || (t->flags & ~(SN_CONSTRAINT_IMPULSE | SN_CONSTRAINT_XPBD)) != 0)
+    return sn_set_err(err, cap, "type '%s': flags 0x%x must be IMPULSE and/or XPBD", n, t->flags),
+           SN_ERR_PLUGIN_BAD_DESCRIPTOR;
+  if (t->body_count < 1 || t->body_count > SN_MAX_CONSTRAINT_BODIES)
+    return sn_set_err(err, cap, "type '%s': body_count %u must be 1 or 2", n, t->body_count),
+           SN_ERR_PLUGIN_BAD_DESCRIPTOR;
+  if (!sn_pow2(t->params_align) || t->params_align > 64 || !sn_pow2(t->instance_align) || t->instance_align > 64)
+    return sn_set_err(err, cap, "type '%s': alignments must be powers of two <= 64", n), SN_ERR_PLUGIN_BAD_DESCRIPTOR;
+  if (t->params_size > (1u << 20) || t->instance_size > (1u << 20))
+    return sn_set_err(err, cap, "type '%s': params or instance larger than 1 MiB", n), SN_ERR_PLUGIN_BAD_DESCRIPTOR;
+  const char *missing = t->create == NULL                                          ? "create"
+                        : (t->flags & SN_CONSTRAINT_IMPULSE) && !t->prepare        ? "prepare"
+                        : (t->flags & SN_CONSTRAINT_IMPULSE) && !t->solve_velocity ? "solve_velocity"
+                        : (t->flags & SN_CONSTRAINT_XPBD) && !t->solve_position    ? "solve_position"
+                                                                                   : NULL;
+  if (missing != NULL)
+    return sn_set_err(err, cap, "type '%s': required callback %s is NULL", n, missing), SN_ERR_PLUGIN_BAD_DESCRIPTOR;
+  if (t->param_count > 0 && t->params == NULL)
+    return sn_set_err(err, cap, "type '%s': param_count %u but params is NULL", n, t->param_count),
+           SN_ERR_PLUGIN_BAD_DESCRIPTOR;
+  if (t->param_count > 256)
+    return sn_set_err(err, cap, "type '%s': more than 256 parameters", n), SN_ERR_PLUGIN_BAD_DESCRIPTOR;
+  for (uint32_t i = 0; i < t->param_count; ++i) {
+    const sn_param_desc *p = t->params + i;
+    uint32_t bytes = sn_param_bytes(p->kind);
+    if (!sn_valid_name(p->name, 64, false))
+      return sn_set_err(err, cap, "type '%s': parameter %u has an invalid name (use [a-z0-9_])", n, i),
+             SN_ERR_PLUGIN_BAD_DESCRIPTOR;
+    if (bytes == 0)
+      return sn_set_err(err, cap, "type '%s': parameter '%s' has unknown kind %u", n, p->name, p->kind),
+             SN_ERR_PLUGIN_BAD_DESCRIPTOR;
+    if (p->offset % 4 != 0 || (uint64_t)p->offset + bytes > t->params_size)
+      return sn_set_err(err, cap, "type '%s': parameter '%s' at offset %u does not fit the %u-byte params", n, p->name,
+                        p->offset, t->params_size),
+             SN_ERR_PLUGIN_BAD_DESCRIPTOR;
+    if (!isfinite(p->min) || !isfinite(p->max) || !isfinite(p->def) || p->min > p->max)
+      return sn_set_err(err, cap, "type '%s': parameter '%s' needs finite min <= max", n, p->name),
+             SN_ERR_PLUGIN_BAD_DESCRIPTOR;
+    if (p->def < p->min || p->def > p->max)
+      return sn_set_err(err, cap, "type '%s': parameter '%s' default %g outside [%g, %g]", n, p->name, p->def, p->min,
+                        p->max),
+             SN_ERR_PLUGIN_BAD_DESCRIPTOR;
+    for (uint32_t j = 0; j < i; ++j) {
+      if (t->params[j].id == p->id || strcmp(t->params[j].name, p->name) == 0)
+        return sn_set_err(err, cap, "type '%s': parameters %u and %u share an id or name", n, j, i),
+               SN_ERR_PLUGIN_BAD_DESCRIPTOR;
+    }
+  }
+  return SN_OK;
+}
+
+static int32_t sn_find_index(const sn_registry *r, const char *name) {
+  for (int32_t i = 0; i < r->types.count; ++i) {
+    if (strcmp(r->types.data[i].name, name) == 0) return i;
+  }
+  return -1;
+}
+
+static const char *sn_origin(const sn_registry *r, int32_t library) {
+  return library < 0 ? "<host>" : r->libraries.data[library].path;
+}
+
+/* Validates and appends (staged until the caller commits). */
+static sn_result sn_add(sn_registry *r, const sn_constraint_type *t, int32_t library, const char *origin, char *err,
+                        size_t cap) {
+  sn_result res = sn_validate_type(t, err, cap);
+  if (res != SN_OK) return res;
+  int32_t other = sn_find_index(r, t->name);
+  if (other >= 0) {
+    sn_set_err(err, cap, "type '%s' from %s is already registered by %s", t->name, origin,
+               sn_origin(r, r->types.data[other].library));
+    return SN_ERR_PLUGIN_DUPLICATE;
+  }
+  if (!sn_array_reserve(&r->mem, r->types, r->types.count + 1))
+    return sn_set_err(err, cap, "out of memory"), SN_ERR_OUT_OF_MEMORY;
+  sn_registered_type *rt = r->types.data + r->types.count++;
+  memset(rt, 0, sizeof(*rt));
+  size_t n = t->struct_size < sizeof(sn_constraint_type) ? t->struct_size : sizeof(sn_constraint_type);
+  memcpy(&rt->type, t, n);
+  rt->type.struct_size = (uint32_t)sizeof(sn_constraint_type);
+  snprintf(rt->name, sizeof(rt->name), "%s", t->name);
+  rt->type.name = rt->name;
+  rt->library = library;
+  return SN_OK;
+}
+
+sn_result sn_registry_add_type(sn_registry *r, const sn_constraint_type *type, char *err, size_t cap) {
+  if (r == NULL) return SN_ERR_NULL;
+  return sn_add(r, type, -1, "<host>", err, cap);
+}
+
+static int sn_host_register_type(sn_registrar *g, const sn_constraint_type *type) {
+  if (g == NULL) return 1;
+  if (g->error != SN_OK) return 1; /* keep the first error */
+  char msg[384];
+  msg[0] = '\0';
+  sn_result res = sn_add(g->registry, type, g->library, g->library_path, msg, sizeof(msg));
+  if (res != SN_OK) {
+    g->error = res;
+    snprintf(g->message, sizeof(g->message), "%s", msg);
+    return 1;
+  }
+  return 0;
+}
+
+sn_result sn_registry_load_plugin(sn_registry *r, const char *path, char *err, size_t cap) {
+  if (err && cap) err[0] = '\0';
+  if (r == NULL) return SN_ERR_NULL;
+  if (path == NULL) return sn_set_err(err, cap, "plugin path is NULL"), SN_ERR_NULL;
+  if (strchr(path, '/') == NULL)
+    return sn_set_err(err, cap, "%s: give a path with a '/' (the current directory is never searched)", path),
+           SN_ERR_PLUGIN_INSECURE_PATH;
+  char real[PATH_MAX];
+  if (realpath(path, real) == NULL) return sn_set_err(err, cap, "%s: no such file", path), SN_ERR_PLUGIN_OPEN;
+  struct stat st;
+  if (stat(real, &st) != 0 || !S_ISREG(st.st_mode))
+    return sn_set_err(err, cap, "%s: not a regular file", real), SN_ERR_PLUGIN_OPEN;
+  if (st.st_mode & S_IWOTH)
+    return sn_set_err(err, cap, "%s: refused, the file is writable by others", real), SN_ERR_PLUGIN_INSECURE_PATH;
+  char folder[PATH_MAX];
+  snprintf(folder, sizeof(folder), "%s", real);
+  char *slash = strrchr(folder, '/');
+  if (slash == folder)
+    slash[1] = '\0';
+  else if (slash)
+    *slash = '\0';
+  struct stat dst;
+  if (stat(folder, &dst) == 0 && (dst.st_mode & S_IWOTH) && !(dst.st_mode & S_ISVTX))
+    return sn_set_err(err, cap, "%s: refused, its folder %s is writable by others", real, folder),
+           SN_ERR_PLUGIN_INSECURE_PATH;
+  for (int32_t i = 0; i < r->libraries.count; ++i) {
+    if (strcmp(r->libraries.data[i].path, real) == 0) {
+      sn_set_err(err, cap, "%s: already loaded", real);
+      return SN_OK;
+    }
+  }
+  if (!sn_array_reserve(&r->mem, r->libraries, r->libraries.count + 1))
+    return sn_set_err(err, cap, "out of memory"), SN_ERR_OUT_OF_MEMORY;
+  void *handle = dlopen(real, RTLD_NOW | RTLD_LOCAL);
+  if (handle == NULL) {
+    const char *why = dlerror();
+    return sn_set_err(err, cap, "%s: not a loadable shared object: %s", real, why ? why : "?"), SN_ERR_PLUGIN_OPEN;
+  }
+  const sn_plugin_entry *entry = dlsym(handle, SN_PLUGIN_ENTRY_SYMBOL);
+  sn_result res = SN_OK;
+  if (entry == NULL) {
+    sn_set_err(err, cap, "%s: no symbol %s (is it a Sinew plugin of ABI major %d?)", real, SN_PLUGIN_ENTRY_SYMBOL,
+               SN_PLUGIN_ABI_MAJOR);
+    res = SN_ERR_PLUGIN_NO_ENTRY;
+  } else if (entry->abi_major != SN_PLUGIN_ABI_MAJOR) {
+    sn_set_err(err, cap, "%s: %s has plugin ABI %u.%u, this host speaks %d.%d", real, SN_PLUGIN_ENTRY_SYMBOL,
+               entry->abi_major, entry->abi_minor, SN_PLUGIN_ABI_MAJOR, SN_PLUGIN_ABI_MINOR);
+    res = SN_ERR_PLUGIN_ABI_MAJOR;
+  } else if (entry->abi_minor > SN_PLUGIN_ABI_MINOR) {
+    sn_set_err(err, cap, "%s: %s needs plugin ABI %u.%u, this host is older (%d.%d)", real, SN_PLUGIN_ENTRY_SYMBOL,
+               entry->abi_major, entry->abi_minor, SN_PLUGIN_ABI_MAJOR, SN_PLUGIN_ABI_MINOR);
+    res = SN_ERR_PLUGIN_TOO_NEW;
+  } else if (entry->fingerprint != SN_PLUGIN_FINGERPRINT) {
+    sn_set_err(err, cap, "%s: %s fingerprint 0x%x, host 0x%x (float/pointer sizes differ)", real,
+               SN_PLUGIN_ENTRY_SYMBOL, entry->fingerprint, (unsigned)SN_PLUGIN_FINGERPRINT);
+    res = SN_ERR_PLUGIN_FINGERPRINT;
+  } else if (entry->struct_size < SN_ENTRY_SIZE_1_0 || entry->register_types == NULL) {
+    sn_set_err(err, cap, "%s: %s is truncated (size %u) or has no register_types (ABI %u.%u, host %d.%d)", real,
+               SN_PLUGIN_ENTRY_SYMBOL, entry->struct_size, entry->abi_major, entry->abi_minor, SN_PLUGIN_ABI_MAJOR,
+               SN_PLUGIN_ABI_MINOR);
+    res = SN_ERR_PLUGIN_BAD_DESCRIPTOR;
+  }
+  if (res != SN_OK) {
+    dlclose(handle);
+    return res;
+  }
+  int32_t library = r->libraries.count;
+  sn_library *lib = r->libraries.data + library;
+  memset(lib, 0, sizeof(*lib));
+  lib->handle = handle;
+  snprintf(lib->path, sizeof(lib->path), "%s", real);
+  snprintf(lib->name, sizeof(lib->name), "%s", entry->library_name ? entry->library_name : "?");
+  r->libraries.count++;
+  sn_registrar g;
+  memset(&g, 0, sizeof(g));
+  g.registry = r;
+  g.library = library;
+  g.library_path = lib->path;
+  int32_t first = r->types.count;
+  char plugin_err[256];
+  plugin_err[0] = '\0';
+  int rc = entry->register_types(&sn_host_table, &g, plugin_err, sizeof(plugin_err));
+  if (rc != 0 || g.error != SN_OK) {
+    if (g.error != SN_OK) {
+      res = g.error;
+      sn_set_err(err, cap, "%s: %s", real, g.message);
+    } else {
+      res = SN_ERR_PLUGIN_INIT_FAILED;
+      plugin_err[sizeof(plugin_err) - 1] = '\0';
+      sn_set_err(err, cap, "%s: register_types of %s (ABI %u.%u, host %d.%d) failed: %s", real, SN_PLUGIN_ENTRY_SYMBOL,
+                 entry->abi_major, entry->abi_minor, SN_PLUGIN_ABI_MAJOR, SN_PLUGIN_ABI_MINOR,
+                 plugin_err[0] ? plugin_err : "(no message)");
+    }
+    r->types.count = first; /* roll back every staged type */
+    r->libraries.count--;
+    dlclose(handle);
+    return res;
+  }
+  return SN_OK;
+}
+
+static int sn_cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+sn_result sn_registry_load_directory(sn_registry *r, const char *dir, sn_plugin_load_fcn *fcn, void *context) {
+  if (r == NULL || dir == NULL) return SN_ERR_NULL;
+  DIR *d = opendir(dir);
+  if (d == NULL) return SN_ERR_PLUGIN_OPEN;
+  char **names = NULL;
+  size_t count = 0, capacity = 0;
+  sn_result res = SN_OK;
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    size_t len = strlen(e->d_name);
+    if (len < 4 || strcmp(e->d_name + len - 3, ".so") != 0) continue;
+    if (count == capacity) {
+      size_t cap2 = capacity ? 2 * capacity : 16;
+      char **grown = sn_mem_realloc(&r->mem, names, capacity * sizeof(char *), cap2 * sizeof(char *));
+      if (grown == NULL) {
+        res = SN_ERR_OUT_OF_MEMORY;
+        break;
+      }
+      names = grown;
+      capacity = cap2;
+    }
+    names[count] = sn_mem_alloc(&r->mem, len + 1);
+    if (names[count] == NULL) {
+      res = SN_ERR_OUT_OF_MEMORY;
+      break;
+    }
+    memcpy(names[count], e->d_name, len + 1);
+    count++;
+  }
+  closedir(d);
+  if (res == SN_OK && count > 1) qsort(names, count, sizeof(char *), sn_cmp_str);
+  for (size_t i = 0; i < count; ++i) {
+    if (res == SN_OK) {
+      char path[PATH_MAX], msg[512];
+      msg[0] = '\0';
+      snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+      sn_result one = sn_registry_load_plugin(r, path, msg, sizeof(msg));
+      if (fcn) fcn(path, one, msg, context);
+    }
+    sn_mem_free(&r->mem, names[i], strlen(names[i]) + 1);
+  }
+  sn_mem_free(&r->mem, names, capacity * sizeof(char *));
+  return res;
+}
+
+int32_t sn_registry_get_type_count(const sn_registry *r) { return r ? r->types.count : 0; }
+
+const sn_constraint_type *sn_registry_get_type(const sn_registry *r, int32_t index) {
+  if (r == NULL || index < 0 || index >= r->types.count) return NULL;
+  return &r->types.data[index].type;
+}
+
+const sn_constraint_type *sn_registry_find_type(const sn_registry *r, const char *name) {
+  if (r == NULL || name == NULL) return NULL;
+  int32_t i = sn_find_index(r, name);
+  return i < 0 ? NULL : &r->types.data[i].type;
+}
+
+const char *sn_registry_get_type_origin(const sn_registry *r, const char *name) {
+  if (r == NULL || name == NULL) return NULL;
+  int32_t i = sn_find_index(r, name);
+  return i < 0 ? NULL : sn_origin(r, r->types.data[i].library);
+}
