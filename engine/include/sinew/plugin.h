@@ -82,6 +82,7 @@ typedef struct sn_step_info {
   float h, inv_h; ///< substep length and its inverse
   int32_t substeps;
   float contact_hertz, contact_damping_ratio; ///< the world's contact softness, for reference
+  float joint_hertz, joint_damping_ratio;     ///< suggested stiffness of rigid joints' position feedback
 } sn_step_info;
 
 /// One constraint handed to a callback: its parameters (read-only during a

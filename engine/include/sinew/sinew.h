@@ -251,6 +251,29 @@ SN_API sn_result sn_world_query_point(sn_world *world, sn_vec2 point, sn_overlap
 SN_API sn_result sn_world_cast_ray_closest(sn_world *world, sn_vec2 origin, sn_vec2 translation, sn_ray_result *result);
 
 /* ------------------------------------------------------------------------ */
+/* Constraints of registered types (joints, springs, ...)                     */
+
+/// Default constraint settings (no type, no bodies, unbreakable).
+SN_API sn_constraint_def sn_default_constraint_def(void);
+/// Creates a constraint of def->type from the world's registry between the
+/// given bodies, with parameters checked against the type's schema (unknown
+/// name: SN_ERR_NOT_FOUND; out of range or NaN: refused). Null id on error.
+SN_API sn_constraint_id sn_create_constraint(sn_world *world, const sn_constraint_def *def);
+SN_API sn_result sn_destroy_constraint(sn_world *world, sn_constraint_id constraint);
+SN_API bool sn_constraint_is_valid(sn_world *world, sn_constraint_id constraint);
+/// Changes a parameter marked SN_PARAM_RUNTIME (range-checked).
+SN_API sn_result sn_constraint_set_param(sn_world *world, sn_constraint_id constraint, const char *name, double x,
+                                         double y);
+/// Reads a parameter (y is 0 for scalars).
+SN_API sn_result sn_constraint_get_param(sn_world *world, sn_constraint_id constraint, const char *name, double *x,
+                                         double *y);
+/// Reaction force (N) and torque (N m) on the second body over the last step.
+SN_API sn_result sn_constraint_get_reaction(sn_world *world, sn_constraint_id constraint, sn_vec2 *force,
+                                            float *torque);
+/// Constraints that broke in the last step.
+SN_API int32_t sn_world_get_broken_constraints(sn_world *world, const sn_constraint_broken_event **events);
+
+/* ------------------------------------------------------------------------ */
 /* Constraint type registry and plugin loader                                 */
 
 /// A set of constraint types (built-in and loaded from plugins). Owned by the

@@ -113,6 +113,38 @@ typedef struct sn_chain_id {
 #define SN_NULL_SHAPE ((sn_shape_id){0, 0, 0})
 #define SN_NULL_CHAIN ((sn_chain_id){0, 0, 0})
 
+/// Handle of a constraint (a joint, spring, ... of a registered type).
+typedef struct sn_constraint_id {
+  int32_t index1;
+  uint16_t world_tag;
+  uint16_t generation;
+} sn_constraint_id;
+#define SN_NULL_CONSTRAINT ((sn_constraint_id){0, 0, 0})
+
+/// A parameter value by name (scalars use x; booleans 0/1).
+typedef struct sn_param_value {
+  const char *name;
+  double x, y;
+} sn_param_value;
+
+/// Constraint settings.
+typedef struct sn_constraint_def {
+  const char *type;             ///< registered type name, e.g. "revolute"
+  sn_body_id bodies[2];         ///< the type's body_count bodies
+  const sn_param_value *params; ///< values for some parameters; the rest keep their defaults
+  int32_t param_count;
+  float break_force; ///< N; the constraint breaks (and is destroyed) above it; 0 = never
+  void *user_data;
+  int32_t cookie;
+} sn_constraint_def;
+
+/// A constraint broke during the last step (it no longer exists).
+typedef struct sn_constraint_broken_event {
+  sn_constraint_id constraint;
+  void *user_data;
+  float force; ///< N, the reaction that broke it
+} sn_constraint_broken_event;
+
 /* ------------------------------------------------------------------------ */
 /* Geometry values. Coordinates are local to the body that owns the shape.   */
 
@@ -186,19 +218,20 @@ typedef struct sn_allocator {
 
 /// World settings.
 typedef struct sn_world_def {
-  sn_vec2 gravity;                 ///< m/s^2, default (0, -10)
-  int32_t substeps;                ///< substeps per step, default 8, range 1..64
-  bool enable_sleep;               ///< islands fall asleep when at rest, default true
-  float contact_hertz;             ///< contact stiffness (Hz); default 0 = derived from the substep rate
-  float contact_damping_ratio;     ///< contact damping ratio, default 10
-  float contact_push_max_velocity; ///< max speed (m/s) at which overlap is resolved, default 3
-  float restitution_threshold;     ///< approach speed (m/s) below which no bounce, default 1
-  float maximum_linear_speed;      ///< m/s, default 400
-  bool enable_continuous;          ///< time of impact for fast bodies vs static, default true
-  sn_allocator allocator;          ///< all fields NULL = malloc/free
-  int32_t body_capacity;           ///< initial capacity hint, default 0
-  int32_t shape_capacity;          ///< initial capacity hint, default 0
-  int32_t cookie;                  ///< set by sn_default_world_def
+  sn_vec2 gravity;                    ///< m/s^2, default (0, -10)
+  int32_t substeps;                   ///< substeps per step, default 8, range 1..64
+  bool enable_sleep;                  ///< islands fall asleep when at rest, default true
+  float contact_hertz;                ///< contact stiffness (Hz); default 0 = derived from the substep rate
+  float contact_damping_ratio;        ///< contact damping ratio, default 10
+  float contact_push_max_velocity;    ///< max speed (m/s) at which overlap is resolved, default 3
+  float restitution_threshold;        ///< approach speed (m/s) below which no bounce, default 1
+  float maximum_linear_speed;         ///< m/s, default 400
+  bool enable_continuous;             ///< time of impact for fast bodies vs static, default true
+  sn_allocator allocator;             ///< all fields NULL = malloc/free
+  const struct sn_registry *registry; ///< constraint types for sn_create_constraint; must outlive the world
+  int32_t body_capacity;              ///< initial capacity hint, default 0
+  int32_t shape_capacity;             ///< initial capacity hint, default 0
+  int32_t cookie;                     ///< set by sn_default_world_def
 } sn_world_def;
 
 /// Body settings.

@@ -20,6 +20,7 @@
 #include "core/alloc.h"
 #include "core/array.h"
 #include "sinew/sinew.h"
+#include "core/world.h"
 
 /// Size of sn_constraint_type in ABI 1.0: the smallest a plugin may declare.
 #define SN_TYPE_SIZE_1_0  (offsetof(sn_constraint_type, debug_draw) + sizeof(void *))
@@ -65,6 +66,8 @@ static int sn_host_register_type(sn_registrar *registrar, const sn_constraint_ty
 /* The host table is constant data: no mutable global state. */
 static const sn_host_api sn_host_table = {(uint32_t)sizeof(sn_host_api), SN_PLUGIN_ABI_MAJOR, SN_PLUGIN_ABI_MINOR,
                                           sn_host_register_type, sn_host_log};
+
+const sn_host_api *sn_registry_host_api(void) { return &sn_host_table; }
 
 static void sn_set_err(char *err, size_t cap, const char *fmt, ...)
 #if defined(__GNUC__)

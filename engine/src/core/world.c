@@ -110,6 +110,8 @@ sn_world *sn_create_world(const sn_world_def *def, sn_result *result) {
   w->shape_free = SN_NULL_INDEX;
   w->chain_free = SN_NULL_INDEX;
   w->contact_free = SN_NULL_INDEX;
+  w->constraint_free = SN_NULL_INDEX;
+  w->registry = def->registry;
   sn_arena_init(&w->arena);
   bool ok = sn_tree_init(&w->static_tree, &w->mem, 16) && sn_tree_init(&w->dynamic_tree, &w->mem, 16) &&
             sn_array_reserve(&w->mem, w->bodies, def->body_capacity) &&
@@ -126,6 +128,9 @@ sn_world *sn_create_world(const sn_world_def *def, sn_result *result) {
 sn_result sn_destroy_world(sn_world *w) {
   if (w == NULL) return SN_ERR_NULL;
   if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_destroy_world during a step");
+  sn_constraints_destroy_all(w);
+  sn_array_free(&w->mem, w->constraints);
+  sn_array_free(&w->mem, w->broken_events);
   for (int32_t i = 0; i < w->chains.count; ++i) {
     sn_chain *c = w->chains.data + i;
     if (c->in_use) sn_mem_free(&w->mem, c->shapes, (size_t)c->shape_count * sizeof(int32_t));
@@ -259,6 +264,7 @@ sn_result sn_world_step(sn_world *w, float dt) {
   w->locked = true;
   w->begin_events.count = 0;
   w->hit_events.count = 0;
+  w->broken_events.count = 0;
   /* End events raised between steps (a touching body or shape destroyed, a
    * body type changed) follow the last step's: keep them for this step's
    * report, drop only the ones the last step already reported. */
@@ -271,6 +277,7 @@ sn_result sn_world_step(sn_world *w, float dt) {
   sn_update_contacts(w);
   /* 4-7: prepare, substeps, restitution, store impulses, continuous */
   sn_solve(w, dt);
+  sn_constraints_check_breaking(w, dt);
   /* 3: islands and sleeping, on the state just solved */
   if (w->enable_sleep) sn_update_sleep(w, dt);
   w->stepped_end_events = w->end_events.count;

@@ -108,6 +108,19 @@ typedef struct sn_contact {
   int32_t next_free;
 } sn_contact;
 
+typedef struct sn_constraint {
+  const sn_constraint_type *type; ///< the registry's copy
+  void *params, *instance;        ///< aligned inside params_block / instance_block
+  void *params_block, *instance_block;
+  size_t params_bytes, instance_bytes;
+  int32_t bodies[SN_MAX_CONSTRAINT_BODIES];
+  float break_force;
+  void *user_data;
+  uint16_t generation;
+  bool in_use;
+  int32_t next_free;
+} sn_constraint;
+
 typedef struct sn_world {
   sn_mem mem;
   uint16_t tag;
@@ -132,6 +145,12 @@ typedef struct sn_world {
   int32_t contact_free;
   int32_t contact_count;
 
+  SN_ARRAY(sn_constraint) constraints;
+  int32_t constraint_free;
+  int32_t constraint_count;
+  const sn_registry *registry;
+  SN_ARRAY(sn_constraint_broken_event) broken_events;
+
   sn_tree static_tree;
   sn_tree dynamic_tree;
   sn_pair_set pairs;             ///< shape pair -> contact
@@ -151,6 +170,7 @@ typedef struct sn_world {
   SN_ARRAY(sn_contact_hit_event) hit_events;
   int32_t stepped_end_events; ///< leading end events reported by the last step
 
+  float last_dt; ///< dt of the last step (reactions)
   int32_t island_count;
   int32_t awake_body_count;
   char last_error[256];
@@ -200,6 +220,16 @@ void sn_update_contacts(sn_world *w);
 
 /* solver.c */
 void sn_solve(sn_world *w, float dt);
+
+/* constraints/constraint.c */
+void sn_constraints_destroy_all(sn_world *w);
+/// Destroys the constraints attached to a body (when the body goes).
+void sn_constraints_destroy_for_body(sn_world *w, int32_t body_index);
+/// After a step: breaks constraints whose reaction exceeds their limit.
+void sn_constraints_check_breaking(sn_world *w, float dt);
+
+/* constraints/registry.c */
+const sn_host_api *sn_registry_host_api(void);
 
 /* island.c */
 void sn_update_sleep(sn_world *w, float dt);

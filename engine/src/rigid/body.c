@@ -106,6 +106,7 @@ sn_result sn_destroy_body(sn_world *w, sn_body_id id) {
   if (b == NULL) return code;
   if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_destroy_body during a step");
   int32_t index = id.index1 - 1;
+  sn_constraints_destroy_for_body(w, index);
   /* contacts first (they wake the other bodies), then shapes */
   while (b->contact_list != SN_NULL_INDEX) sn_contact_destroy(w, b->contact_list >> 1, true);
   /* chains on this body */

@@ -56,6 +56,19 @@ void sn_update_sleep(sn_world *w, float dt) {
     else
       parent[ra] = rb;
   }
+  /* joints join islands too */
+  for (int32_t i = 0; i < w->constraints.count; ++i) {
+    const sn_constraint *k = w->constraints.data + i;
+    if (!k->in_use || k->type->body_count < 2) continue;
+    const sn_body *ba = w->bodies.data + k->bodies[0], *bb = w->bodies.data + k->bodies[1];
+    int32_t ia = ba->solver_index, ib = bb->solver_index;
+    if (ia < 0 || ib < 0 || ba->type != SN_BODY_DYNAMIC || bb->type != SN_BODY_DYNAMIC) continue;
+    int32_t ra = sn_find_root(parent, ia), rb = sn_find_root(parent, ib);
+    if (ra < rb)
+      parent[rb] = ra;
+    else if (rb < ra)
+      parent[ra] = rb;
+  }
   /* reduce min sleep time to roots */
   for (int32_t k = 0; k < n; ++k) {
     int32_t r = sn_find_root(parent, k);

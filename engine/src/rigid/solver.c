@@ -18,6 +18,7 @@
  * The relax pass uses mass_scale 1, impulse_scale 0 and no bias, so the
  * velocity that pushed bodies apart does not survive as kinetic energy.
  * A speculative point (s > 0) allows the approach speed s / h. */
+#include <stddef.h>
 #include <string.h>
 
 #include "core/constants.h"
@@ -301,7 +302,82 @@ static void sn_solve_continuous(sn_world *w, int32_t body_index) {
 
 /* ----------------------------------------------------------------- step */
 
+/* Plugin constraints of one type, solved as a batch. */
+typedef struct sn_joint_batch {
+  const sn_constraint_type *type;
+  sn_constraint_item *items;
+  int32_t count;
+} sn_joint_batch;
+
+_Static_assert(sizeof(sn_body_state) == sizeof(sn_solver_body) &&
+                   offsetof(sn_body_state, dp) == offsetof(sn_solver_body, dp),
+               "plugin ABI: sn_solver_body must match the solver's body state");
+
+static bool sn_constraint_active(const sn_world *w, const sn_constraint *k) {
+  for (uint32_t i = 0; i < k->type->body_count; ++i) {
+    if (w->bodies.data[k->bodies[i]].solver_index >= 0) return true;
+  }
+  return false;
+}
+
+/* A joint between an awake and a sleeping body wakes the sleeper. */
+static void sn_wake_joined(sn_world *w) {
+  for (int32_t i = 0; i < w->constraints.count; ++i) {
+    const sn_constraint *k = w->constraints.data + i;
+    if (!k->in_use || k->type->body_count < 2) continue;
+    const sn_body *a = w->bodies.data + k->bodies[0], *b = w->bodies.data + k->bodies[1];
+    bool a_awake = a->type != SN_BODY_STATIC && a->is_awake, b_awake = b->type != SN_BODY_STATIC && b->is_awake;
+    if (a_awake && !b_awake && b->type != SN_BODY_STATIC) sn_body_wake(w, k->bodies[1]);
+    if (b_awake && !a_awake && a->type != SN_BODY_STATIC) sn_body_wake(w, k->bodies[0]);
+  }
+}
+
+/* Items grouped by type (in order of first appearance), arena memory. */
+static int32_t sn_build_joint_batches(sn_world *w, sn_step_context *ctx, sn_joint_batch *batches, int32_t nj) {
+  sn_constraint_item *items = sn_arena_alloc(&w->arena, (size_t)nj * sizeof(sn_constraint_item) + 1);
+  sn_constraint_body *views = sn_arena_alloc(&w->arena, (size_t)nj * 2 * sizeof(sn_constraint_body) + 1);
+  if (items == NULL || views == NULL) return 0;
+  int32_t batch_count = 0, n = 0;
+  for (int32_t i = 0; i < w->constraints.count; ++i) {
+    const sn_constraint *first = w->constraints.data + i;
+    if (!first->in_use || !sn_constraint_active(w, first)) continue;
+    bool seen = false;
+    for (int32_t b = 0; b < batch_count; ++b) seen = seen || batches[b].type == first->type;
+    if (seen) continue;
+    sn_joint_batch *batch = batches + batch_count++;
+    batch->type = first->type;
+    batch->items = items + n;
+    batch->count = 0;
+    for (int32_t j = i; j < w->constraints.count; ++j) {
+      sn_constraint *k = w->constraints.data + j;
+      if (!k->in_use || k->type != first->type || !sn_constraint_active(w, k)) continue;
+      sn_constraint_item *item = items + n;
+      memset(item, 0, sizeof(*item));
+      item->params = k->params;
+      item->instance = k->instance;
+      for (uint32_t m = 0; m < k->type->body_count; ++m) {
+        const sn_body *body = w->bodies.data + k->bodies[m];
+        sn_constraint_body *v = views + 2 * n + m;
+        int32_t slot = body->solver_index >= 0 ? body->solver_index : ctx->body_count;
+        v->state = (sn_solver_body *)(void *)(ctx->states + slot);
+        bool moves = body->solver_index >= 0;
+        v->inv_mass = moves ? body->inv_mass : 0.0f;
+        v->inv_inertia = moves ? body->inv_inertia : 0.0f;
+        v->center = body->center;
+        v->q = body->xf.q;
+        v->local_center = body->local_center;
+        v->origin = body->xf.p;
+        item->bodies[m] = v;
+      }
+      n++;
+      batch->count++;
+    }
+  }
+  return batch_count;
+}
+
 void sn_solve(sn_world *w, float dt) {
+  if (w->constraint_count > 0) sn_wake_joined(w);
   /* gather awake bodies; static bodies share a dummy slot */
   w->awake_bodies.count = 0;
   if (!sn_array_reserve(&w->mem, w->awake_bodies, w->bodies.count)) return;
@@ -325,11 +401,17 @@ void sn_solve(sn_world *w, float dt) {
     w->solver_contacts.data[w->solver_contacts.count++] = ci;
   }
   int32_t nb = w->awake_bodies.count, nc = w->solver_contacts.count;
+  int32_t nj = 0;
+  for (int32_t i = 0; i < w->constraints.count; ++i) {
+    if (w->constraints.data[i].in_use && sn_constraint_active(w, w->constraints.data + i)) nj++;
+  }
   /* all step memory up front: nothing is allocated inside the substeps */
   if (!sn_array_reserve(&w->mem, w->contact_colors, nc) || !sn_array_reserve(&w->mem, w->body_color_masks, nb + 1))
     return;
   size_t bytes = (size_t)(nb + 1) * sizeof(sn_body_state) + (size_t)nb * sizeof(sn_body_motion) +
-                 (size_t)nc * sizeof(sn_contact_constraint) + 3 * 16 + sn_wide_bytes(nc + 64);
+                 (size_t)nc * sizeof(sn_contact_constraint) + 3 * 16 + sn_wide_bytes(nc + 64) +
+                 (size_t)nj * (sizeof(sn_constraint_item) + 2 * sizeof(sn_constraint_body) + sizeof(sn_joint_batch)) +
+                 3 * 16;
   if (!sn_arena_reserve(&w->arena, &w->mem, bytes)) return;
   if (!sn_array_reserve(&w->mem, w->move_buffer, w->shapes.count)) return;
   sn_step_context ctx;
@@ -379,12 +461,45 @@ void sn_solve(sn_world *w, float dt) {
   if (!sn_wide_build(&wide, &w->arena, ctx.constraints, nc, w->contact_colors.data, groups, nb)) return;
   wide.use_avx2 = w->use_avx2;
 
+  /* plugin constraints, batched per type */
+  sn_joint_batch *batches = sn_arena_alloc(&w->arena, (size_t)nj * sizeof(sn_joint_batch) + 1);
+  int32_t batch_count = nj > 0 && batches ? sn_build_joint_batches(w, &ctx, batches, nj) : 0;
+  sn_step_info info;
+  memset(&info, 0, sizeof(info));
+  info.size = (uint32_t)sizeof(info);
+  info.dt = dt;
+  info.inv_dt = 1.0f / dt;
+  info.h = h;
+  info.inv_h = ctx.inv_h;
+  info.substeps = substeps;
+  info.contact_hertz = w->contact_hertz;
+  info.contact_damping_ratio = w->contact_damping_ratio;
+  info.joint_hertz = 0.25f * ctx.inv_h;
+  info.joint_damping_ratio = 2.0f;
+  /* the XPBD stage (position-type constraints) arrives with the soft-body stage; impulse types run here */
+  for (int32_t b = 0; b < batch_count; ++b) {
+    if (!(batches[b].type->flags & SN_CONSTRAINT_IMPULSE))
+      batches[b].count = 0;
+    else
+      batches[b].type->prepare(&info, batches[b].items, batches[b].count);
+  }
+
   for (int32_t i = 0; i < substeps; ++i) {
     sn_integrate_velocities(&ctx);
     sn_wide_warm_start(&wide, ctx.states);
+    for (int32_t b = 0; b < batch_count; ++b) {
+      if (batches[b].count && batches[b].type->warm_start)
+        batches[b].type->warm_start(&info, batches[b].items, batches[b].count);
+    }
     sn_wide_solve(&wide, ctx.states, ctx.inv_h, ctx.push_max_velocity, true);
+    for (int32_t b = 0; b < batch_count; ++b) {
+      if (batches[b].count) batches[b].type->solve_velocity(&info, batches[b].items, batches[b].count, 1);
+    }
     sn_integrate_positions(&ctx);
     sn_wide_solve(&wide, ctx.states, ctx.inv_h, ctx.push_max_velocity, false);
+    for (int32_t b = 0; b < batch_count; ++b) {
+      if (batches[b].count) batches[b].type->solve_velocity(&info, batches[b].items, batches[b].count, 0);
+    }
   }
   sn_wide_store(&wide, ctx.constraints);
   sn_apply_restitution(&ctx);

@@ -1,0 +1,340 @@
+/* Constraints of registered types in a world: creation with schema-checked
+ * parameters, runtime parameter changes, destruction, reactions, breaking.
+ * Params and instance blobs are host memory (aligned as the type asks). */
+#include <math.h>
+#include <string.h>
+
+#include "core/math.h"
+#include "core/world.h"
+
+sn_constraint_def sn_default_constraint_def(void) {
+  sn_constraint_def def;
+  memset(&def, 0, sizeof(def));
+  def.cookie = SN_DEF_COOKIE;
+  return def;
+}
+
+static void *sn_aligned_alloc(sn_mem *mem, size_t size, size_t align, void **block, size_t *bytes) {
+  *bytes = size + align;
+  *block = sn_mem_calloc(mem, *bytes);
+  if (*block == NULL) return NULL;
+  uintptr_t p = ((uintptr_t)*block + (align - 1)) & ~(uintptr_t)(align - 1);
+  return (void *)p;
+}
+
+static sn_constraint *sn_get_constraint(sn_world *w, sn_constraint_id id, sn_result *code) {
+  sn_result c = SN_OK;
+  sn_constraint *k = NULL;
+  if (w == NULL)
+    c = SN_ERR_NULL;
+  else if (id.index1 == 0)
+    c = sn_world_error(w, SN_ERR_STALE_ID, "null constraint id");
+  else if (id.world_tag != w->tag || id.index1 < 1 || id.index1 > w->constraints.count)
+    c = sn_world_error(w, SN_ERR_FOREIGN_ID, "constraint id does not belong to this world");
+  else {
+    k = w->constraints.data + (id.index1 - 1);
+    if (!k->in_use || k->generation != id.generation) {
+      c = sn_world_error(w, SN_ERR_STALE_ID, "constraint was destroyed");
+      k = NULL;
+    }
+  }
+  if (code) *code = c;
+  return k;
+}
+
+bool sn_constraint_is_valid(sn_world *w, sn_constraint_id id) {
+  if (w == NULL || id.index1 < 1 || id.index1 > w->constraints.count || id.world_tag != w->tag) return false;
+  const sn_constraint *k = w->constraints.data + (id.index1 - 1);
+  return k->in_use && k->generation == id.generation;
+}
+
+static const sn_param_desc *sn_find_param(const sn_constraint_type *t, const char *name) {
+  if (name == NULL) return NULL;
+  for (uint32_t i = 0; i < t->param_count; ++i) {
+    if (strcmp(t->params[i].name, name) == 0) return t->params + i;
+  }
+  return NULL;
+}
+
+/* Range check (vec2: both components). */
+static sn_result sn_check_param(sn_world *w, const sn_constraint_type *t, const sn_param_desc *p, double x, double y) {
+  bool vec = p->kind == SN_PARAM_VEC2;
+  if (!isfinite(x) || (vec && !isfinite(y)))
+    return sn_world_error(w, SN_ERR_NOT_FINITE, "%s.%s must be finite", t->name, p->name);
+  if (x < p->min || x > p->max || (vec && (y < p->min || y > p->max)))
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "%s.%s = %g%s outside [%g, %g]", t->name, p->name, x,
+                          vec ? " (or y)" : "", p->min, p->max);
+  if ((p->kind == SN_PARAM_INT || p->kind == SN_PARAM_BOOL) && x != floor(x))
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "%s.%s must be a whole number", t->name, p->name);
+  return SN_OK;
+}
+
+static void sn_write_param(void *params, const sn_param_desc *p, double x, double y) {
+  char *at = (char *)params + p->offset;
+  if (p->kind == SN_PARAM_FLOAT) {
+    float f = (float)x;
+    memcpy(at, &f, sizeof f);
+  } else if (p->kind == SN_PARAM_VEC2) {
+    sn_vec2 v = {(float)x, (float)y};
+    memcpy(at, &v, sizeof v);
+  } else {
+    int32_t i = (int32_t)x;
+    memcpy(at, &i, sizeof i);
+  }
+}
+
+static void sn_read_param(const void *params, const sn_param_desc *p, double *x, double *y) {
+  const char *at = (const char *)params + p->offset;
+  *y = 0.0;
+  if (p->kind == SN_PARAM_FLOAT) {
+    float f;
+    memcpy(&f, at, sizeof f);
+    *x = f;
+  } else if (p->kind == SN_PARAM_VEC2) {
+    sn_vec2 v;
+    memcpy(&v, at, sizeof v);
+    *x = v.x;
+    *y = v.y;
+  } else {
+    int32_t i;
+    memcpy(&i, at, sizeof i);
+    *x = i;
+  }
+}
+
+/* Body view outside a step (create, reactions): no solver state. */
+static sn_constraint_body sn_body_view(const sn_world *w, int32_t index, sn_solver_body *state) {
+  const sn_body *b = w->bodies.data + index;
+  sn_constraint_body v;
+  v.state = state;
+  bool moves = b->type == SN_BODY_DYNAMIC && b->is_awake;
+  v.inv_mass = moves ? b->inv_mass : 0.0f;
+  v.inv_inertia = moves ? b->inv_inertia : 0.0f;
+  v.center = b->center;
+  v.q = b->xf.q;
+  v.local_center = b->local_center;
+  v.origin = b->xf.p;
+  return v;
+}
+
+static void sn_free_constraint(sn_world *w, int32_t index) {
+  sn_constraint *k = w->constraints.data + index;
+  if (k->type->destroy) k->type->destroy(k->instance);
+  sn_mem_free(&w->mem, k->params_block, k->params_bytes);
+  sn_mem_free(&w->mem, k->instance_block, k->instance_bytes);
+  k->in_use = false;
+  k->next_free = w->constraint_free;
+  w->constraint_free = index;
+  w->constraint_count -= 1;
+}
+
+sn_constraint_id sn_create_constraint(sn_world *w, const sn_constraint_def *def) {
+  if (w == NULL) return SN_NULL_CONSTRAINT;
+  if (w->locked)
+    return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_create_constraint during a step"), SN_NULL_CONSTRAINT;
+  if (def == NULL) return sn_world_error(w, SN_ERR_NULL, "constraint def is NULL"), SN_NULL_CONSTRAINT;
+  if (def->cookie != SN_DEF_COOKIE)
+    return sn_world_error(w, SN_ERR_UNINITIALIZED_DEF, "start from sn_default_constraint_def()"), SN_NULL_CONSTRAINT;
+  if (def->type == NULL) return sn_world_error(w, SN_ERR_NULL, "constraint type name is NULL"), SN_NULL_CONSTRAINT;
+  const sn_constraint_type *t = sn_registry_find_type(w->registry, def->type);
+  if (t == NULL)
+    return sn_world_error(w, SN_ERR_NOT_FOUND, "no constraint type '%s' in the world's registry", def->type),
+           SN_NULL_CONSTRAINT;
+  if (!isfinite(def->break_force) || def->break_force < 0.0f)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "break_force must be finite and >= 0"), SN_NULL_CONSTRAINT;
+  if (def->param_count < 0 || (def->param_count > 0 && def->params == NULL))
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "param_count without params"), SN_NULL_CONSTRAINT;
+  int32_t bodies[SN_MAX_CONSTRAINT_BODIES] = {SN_NULL_INDEX, SN_NULL_INDEX};
+  for (uint32_t i = 0; i < t->body_count; ++i) {
+    sn_result code;
+    if (sn_get_body(w, def->bodies[i], &code) == NULL) return SN_NULL_CONSTRAINT;
+    bodies[i] = def->bodies[i].index1 - 1;
+  }
+  if (t->body_count == 2 && bodies[0] == bodies[1])
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "%s joins a body to itself", t->name), SN_NULL_CONSTRAINT;
+  for (int32_t i = 0; i < def->param_count; ++i) {
+    const sn_param_desc *p = sn_find_param(t, def->params[i].name);
+    if (p == NULL)
+      return sn_world_error(w, SN_ERR_NOT_FOUND, "%s has no parameter '%s'", t->name,
+                            def->params[i].name ? def->params[i].name : "(null)"),
+             SN_NULL_CONSTRAINT;
+    if (sn_check_param(w, t, p, def->params[i].x, def->params[i].y) != SN_OK) return SN_NULL_CONSTRAINT;
+  }
+  if (!sn_array_reserve(&w->mem, w->constraints, w->constraints.count + 1))
+    return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow constraints"), SN_NULL_CONSTRAINT;
+  sn_constraint k;
+  memset(&k, 0, sizeof(k));
+  k.type = t;
+  k.params = sn_aligned_alloc(&w->mem, t->params_size, t->params_align, &k.params_block, &k.params_bytes);
+  k.instance = sn_aligned_alloc(&w->mem, t->instance_size, t->instance_align, &k.instance_block, &k.instance_bytes);
+  if (k.params == NULL || k.instance == NULL) {
+    sn_mem_free(&w->mem, k.params_block, k.params_bytes);
+    sn_mem_free(&w->mem, k.instance_block, k.instance_bytes);
+    return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot allocate constraint"), SN_NULL_CONSTRAINT;
+  }
+  for (uint32_t i = 0; i < t->param_count; ++i)
+    sn_write_param(k.params, t->params + i, t->params[i].def, t->params[i].def);
+  for (int32_t i = 0; i < def->param_count; ++i)
+    sn_write_param(k.params, sn_find_param(t, def->params[i].name), def->params[i].x, def->params[i].y);
+  sn_constraint_body views[SN_MAX_CONSTRAINT_BODIES];
+  const sn_constraint_body *view_ptrs[SN_MAX_CONSTRAINT_BODIES] = {NULL, NULL};
+  for (uint32_t i = 0; i < t->body_count; ++i) {
+    views[i] = sn_body_view(w, bodies[i], NULL);
+    view_ptrs[i] = views + i;
+  }
+  char err[256];
+  err[0] = '\0';
+  if (t->create(sn_registry_host_api(), k.params, k.instance, view_ptrs, err, sizeof(err)) != 0) {
+    err[sizeof(err) - 1] = '\0';
+    sn_mem_free(&w->mem, k.params_block, k.params_bytes);
+    sn_mem_free(&w->mem, k.instance_block, k.instance_bytes);
+    return sn_world_error(w, SN_ERR_PLUGIN_INIT_FAILED, "%s create() failed: %s", t->name,
+                          err[0] ? err : "(no message)"),
+           SN_NULL_CONSTRAINT;
+  }
+  int32_t index = w->constraint_free;
+  if (index == SN_NULL_INDEX) {
+    index = w->constraints.count++;
+    w->constraints.data[index].generation = 0;
+  } else {
+    w->constraint_free = w->constraints.data[index].next_free;
+  }
+  k.generation = (uint16_t)(w->constraints.data[index].generation + 1u);
+  k.in_use = true;
+  k.next_free = SN_NULL_INDEX;
+  k.bodies[0] = bodies[0];
+  k.bodies[1] = bodies[1];
+  k.break_force = def->break_force;
+  k.user_data = def->user_data;
+  w->constraints.data[index] = k;
+  w->constraint_count += 1;
+  for (uint32_t i = 0; i < t->body_count; ++i) sn_body_wake(w, bodies[i]);
+  return (sn_constraint_id){index + 1, w->tag, k.generation};
+}
+
+sn_result sn_destroy_constraint(sn_world *w, sn_constraint_id id) {
+  sn_result code;
+  sn_constraint *k = sn_get_constraint(w, id, &code);
+  if (k == NULL) return code;
+  if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_destroy_constraint during a step");
+  for (uint32_t i = 0; i < k->type->body_count; ++i) sn_body_wake(w, k->bodies[i]);
+  sn_free_constraint(w, id.index1 - 1);
+  return SN_OK;
+}
+
+void sn_constraints_destroy_all(sn_world *w) {
+  for (int32_t i = 0; i < w->constraints.count; ++i) {
+    if (w->constraints.data[i].in_use) sn_free_constraint(w, i);
+  }
+}
+
+void sn_constraints_destroy_for_body(sn_world *w, int32_t body_index) {
+  for (int32_t i = 0; i < w->constraints.count; ++i) {
+    sn_constraint *k = w->constraints.data + i;
+    if (!k->in_use) continue;
+    for (uint32_t j = 0; j < k->type->body_count; ++j) {
+      if (k->bodies[j] == body_index) {
+        for (uint32_t m = 0; m < k->type->body_count; ++m) sn_body_wake(w, k->bodies[m]);
+        sn_free_constraint(w, i);
+        break;
+      }
+    }
+  }
+}
+
+sn_result sn_constraint_set_param(sn_world *w, sn_constraint_id id, const char *name, double x, double y) {
+  sn_result code;
+  sn_constraint *k = sn_get_constraint(w, id, &code);
+  if (k == NULL) return code;
+  if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_constraint_set_param during a step");
+  const sn_param_desc *p = sn_find_param(k->type, name);
+  if (p == NULL)
+    return sn_world_error(w, SN_ERR_NOT_FOUND, "%s has no parameter '%s'", k->type->name, name ? name : "(null)");
+  if (!(p->flags & SN_PARAM_RUNTIME))
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "%s.%s cannot change after creation", k->type->name, p->name);
+  sn_result r = sn_check_param(w, k->type, p, x, y);
+  if (r != SN_OK) return r;
+  double ox, oy;
+  sn_read_param(k->params, p, &ox, &oy);
+  sn_write_param(k->params, p, x, y);
+  if (k->type->params_changed) {
+    char err[256];
+    err[0] = '\0';
+    if (k->type->params_changed(k->params, k->instance, err, sizeof(err)) != 0) {
+      sn_write_param(k->params, p, ox, oy); /* leave it as it was */
+      err[sizeof(err) - 1] = '\0';
+      return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "%s refused %s: %s", k->type->name, p->name, err);
+    }
+  }
+  for (uint32_t i = 0; i < k->type->body_count; ++i) sn_body_wake(w, k->bodies[i]);
+  return SN_OK;
+}
+
+sn_result sn_constraint_get_param(sn_world *w, sn_constraint_id id, const char *name, double *x, double *y) {
+  sn_result code;
+  sn_constraint *k = sn_get_constraint(w, id, &code);
+  if (k == NULL) return code;
+  if (x == NULL || y == NULL) return sn_world_error(w, SN_ERR_NULL, "x and y must not be NULL");
+  const sn_param_desc *p = sn_find_param(k->type, name);
+  if (p == NULL)
+    return sn_world_error(w, SN_ERR_NOT_FOUND, "%s has no parameter '%s'", k->type->name, name ? name : "(null)");
+  sn_read_param(k->params, p, x, y);
+  return SN_OK;
+}
+
+static void sn_reaction(sn_world *w, const sn_constraint *k, float dt, sn_vec2 *force, float *torque) {
+  *force = (sn_vec2){0.0f, 0.0f};
+  *torque = 0.0f;
+  if (k->type->get_reaction == NULL || dt <= 0.0f) return;
+  sn_constraint_body views[SN_MAX_CONSTRAINT_BODIES];
+  sn_constraint_item item;
+  memset(&item, 0, sizeof(item));
+  item.params = k->params;
+  item.instance = k->instance;
+  for (uint32_t i = 0; i < k->type->body_count; ++i) {
+    views[i] = sn_body_view(w, k->bodies[i], NULL);
+    item.bodies[i] = views + i;
+  }
+  sn_step_info info;
+  memset(&info, 0, sizeof(info));
+  info.size = sizeof(info);
+  info.dt = dt;
+  info.inv_dt = 1.0f / dt;
+  info.substeps = w->substeps;
+  info.h = dt / (float)w->substeps;
+  info.inv_h = 1.0f / info.h;
+  k->type->get_reaction(&info, &item, force, torque);
+}
+
+sn_result sn_constraint_get_reaction(sn_world *w, sn_constraint_id id, sn_vec2 *force, float *torque) {
+  sn_result code;
+  sn_constraint *k = sn_get_constraint(w, id, &code);
+  if (k == NULL) return code;
+  if (force == NULL || torque == NULL) return sn_world_error(w, SN_ERR_NULL, "force and torque must not be NULL");
+  sn_reaction(w, k, w->last_dt, force, torque);
+  return SN_OK;
+}
+
+void sn_constraints_check_breaking(sn_world *w, float dt) {
+  w->last_dt = dt;
+  for (int32_t i = 0; i < w->constraints.count; ++i) {
+    sn_constraint *k = w->constraints.data + i;
+    if (!k->in_use || k->break_force <= 0.0f || k->type->get_reaction == NULL) continue;
+    sn_vec2 f;
+    float tq;
+    sn_reaction(w, k, dt, &f, &tq);
+    float mag = sn_length(f);
+    if (mag > k->break_force) {
+      sn_constraint_broken_event e = {{i + 1, w->tag, k->generation}, k->user_data, mag};
+      sn_array_push(&w->mem, w->broken_events, e);
+      for (uint32_t j = 0; j < k->type->body_count; ++j) sn_body_wake(w, k->bodies[j]);
+      sn_free_constraint(w, i);
+    }
+  }
+}
+
+int32_t sn_world_get_broken_constraints(sn_world *w, const sn_constraint_broken_event **events) {
+  if (w == NULL) return 0;
+  if (events) *events = w->broken_events.data;
+  return w->broken_events.count;
+}

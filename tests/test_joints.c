@@ -1,0 +1,216 @@
+/* Shipped joint plugins, loaded as real shared objects from the build tree,
+ * checked against analytic results (g = (0, -10), dt = 1/60). */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sinew/sinew.h"
+
+#define PLUGIN(name) SN_PLUGIN_DIR "/" name ".so"
+#define PI           3.14159265358979323846
+
+static sn_registry *registry(void) {
+  sn_registry *r = sn_create_registry(NULL);
+  char msg[512];
+  ck_assert_msg(sn_registry_load_plugin(r, PLUGIN("revolute"), msg, sizeof msg) == SN_OK, "%s", msg);
+  return r;
+}
+
+static sn_world *world_with(const sn_registry *r) {
+  sn_world_def wd = sn_default_world_def();
+  wd.registry = r;
+  wd.enable_sleep = false;
+  return sn_create_world(&wd, NULL);
+}
+
+static sn_body_id ball(sn_world *w, sn_vec2 p, float radius, float density) {
+  sn_body_def bd = sn_default_body_def();
+  bd.type = SN_BODY_DYNAMIC;
+  bd.position = p;
+  sn_body_id b = sn_create_body(w, &bd);
+  sn_circle c = {{0.0f, 0.0f}, radius};
+  sn_shape_def sd = sn_default_shape_def();
+  sd.density = density;
+  sn_create_circle_shape(w, b, &sd, &c);
+  return b;
+}
+
+static sn_constraint_id pin(sn_world *w, sn_body_id a, sn_body_id b, sn_vec2 anchor) {
+  sn_param_value v[1] = {{"anchor", anchor.x, anchor.y}};
+  sn_constraint_def cd = sn_default_constraint_def();
+  cd.type = "revolute";
+  cd.bodies[0] = a;
+  cd.bodies[1] = b;
+  cd.params = v;
+  cd.param_count = 1;
+  return sn_create_constraint(w, &cd);
+}
+
+/* A disc (r = 0.05) on a 1 m revolute arm, released at 5 degrees: period
+ * 2 pi sqrt((I + m L^2) / (m g L)) (1 + theta0^2 / 16), within 1 % over 10
+ * periods; the arm length stays within 1 mm. */
+START_TEST(test_pendulum_period) {
+  sn_registry *r = registry();
+  sn_world *w = world_with(r);
+  sn_body_def gd = sn_default_body_def();
+  sn_body_id ground = sn_create_body(w, &gd);
+  const double L = 1.0, theta0 = 5.0 * PI / 180.0, radius = 0.05;
+  sn_vec2 pivot = {0.0f, 2.0f};
+  sn_body_id bob = ball(w, (sn_vec2){(float)(L * sin(theta0)), (float)(2.0 - L * cos(theta0))}, (float)radius, 1.0f);
+  ck_assert(sn_constraint_is_valid(w, pin(w, ground, bob, pivot)));
+  double expected = 2.0 * PI * sqrt((radius * radius / 2.0 + L * L) / (10.0 * L)) * (1.0 + theta0 * theta0 / 16.0);
+  /* time the crossings of x = 0 from the right (x linearly interpolated) */
+  double t = 0.0, first = -1.0, last = -1.0, max_arm_error = 0.0;
+  int crossings = 0;
+  float prev_x = sn_body_get_position(w, bob).x;
+  while (crossings < 11 && t < 40.0) {
+    sn_world_step(w, 1.0f / 60.0f);
+    t += 1.0 / 60.0;
+    sn_vec2 p = sn_body_get_position(w, bob);
+    double arm = hypot(p.x - pivot.x, p.y - pivot.y);
+    max_arm_error = fmax(max_arm_error, fabs(arm - L));
+    if (prev_x > 0.0f && p.x <= 0.0f) {
+      double tc = t - 1.0 / 60.0 * (double)p.x / (double)(p.x - prev_x);
+      if (first < 0.0) first = tc;
+      last = tc;
+      crossings++;
+    }
+    prev_x = p.x;
+  }
+  ck_assert_int_eq(crossings, 11);
+  double period = (last - first) / 10.0;
+  ck_assert_msg(fabs(period - expected) < 0.01 * expected, "period %.5f s, expected %.5f s", period, expected);
+  ck_assert_msg(max_arm_error < 1e-3, "arm length error %g m", max_arm_error);
+  sn_destroy_world(w);
+  sn_destroy_registry(r);
+}
+END_TEST
+
+/* A body hanging at rest on a pin: the reaction equals its weight m g
+ * (within 1 %), and a breakable pin with a limit below the weight breaks
+ * (with an event), one above it does not. */
+START_TEST(test_reaction_and_breaking) {
+  sn_registry *r = registry();
+  for (int k = 0; k < 2; ++k) {
+    sn_world *w = world_with(r);
+    sn_body_def gd = sn_default_body_def();
+    sn_body_id ground = sn_create_body(w, &gd);
+    sn_body_id bob = ball(w, (sn_vec2){0.0f, 1.0f}, 0.25f, 2.0f);
+    float weight = sn_body_get_mass(w, bob) * 10.0f;
+    sn_param_value v[1] = {{"anchor", 0.0, 2.0}};
+    sn_constraint_def cd = sn_default_constraint_def();
+    cd.type = "revolute";
+    cd.bodies[0] = ground;
+    cd.bodies[1] = bob;
+    cd.params = v;
+    cd.param_count = 1;
+    cd.break_force = k == 0 ? 0.0f : 0.9f * weight;
+    sn_constraint_id j = sn_create_constraint(w, &cd);
+    ck_assert(sn_constraint_is_valid(w, j));
+    int broken = 0;
+    float broken_force = 0.0f;
+    for (int i = 0; i < 60; ++i) {
+      sn_world_step(w, 1.0f / 60.0f);
+      const sn_constraint_broken_event *events = NULL;
+      int32_t n = sn_world_get_broken_constraints(w, &events);
+      if (n > 0) broken_force = events[0].force;
+      broken += n;
+    }
+    if (k == 0) {
+      ck_assert_int_eq(broken, 0);
+      sn_vec2 f;
+      float tq;
+      ck_assert_int_eq(sn_constraint_get_reaction(w, j, &f, &tq), SN_OK);
+      ck_assert_msg(fabsf(f.y - weight) < 0.01f * weight && fabsf(f.x) < 0.01f * weight, "reaction (%g, %g), weight %g",
+                    (double)f.x, (double)f.y, (double)weight);
+    } else {
+      ck_assert_int_eq(broken, 1);
+      ck_assert_float_gt(broken_force, 0.9f * weight);
+      ck_assert(!sn_constraint_is_valid(w, j));
+      ck_assert(sn_body_get_position(w, bob).y < 0.0f); /* it fell */
+    }
+    sn_destroy_world(w);
+  }
+  /* a limit above the weight: never breaks */
+  sn_world *w = world_with(r);
+  sn_body_def gd = sn_default_body_def();
+  sn_body_id ground = sn_create_body(w, &gd);
+  sn_body_id bob = ball(w, (sn_vec2){0.0f, 1.0f}, 0.25f, 2.0f);
+  float weight = sn_body_get_mass(w, bob) * 10.0f;
+  sn_param_value v[1] = {{"anchor", 0.0, 2.0}};
+  sn_constraint_def cd = sn_default_constraint_def();
+  cd.type = "revolute";
+  cd.bodies[0] = ground;
+  cd.bodies[1] = bob;
+  cd.params = v;
+  cd.param_count = 1;
+  cd.break_force = 1.1f * weight;
+  sn_constraint_id j = sn_create_constraint(w, &cd);
+  int broken = 0;
+  for (int i = 0; i < 120; ++i) {
+    sn_world_step(w, 1.0f / 60.0f);
+    broken += sn_world_get_broken_constraints(w, NULL);
+  }
+  ck_assert_int_eq(broken, 0);
+  ck_assert(sn_constraint_is_valid(w, j));
+  sn_destroy_world(w);
+  sn_destroy_registry(r);
+}
+END_TEST
+
+/* A wheel on a motorised pin (no gravity) reaches the motor speed within 2 %
+ * when the torque suffices. */
+START_TEST(test_motor_speed) {
+  sn_registry *r = registry();
+  sn_world *w = world_with(r);
+  sn_world_set_gravity(w, (sn_vec2){0.0f, 0.0f});
+  sn_body_def gd = sn_default_body_def();
+  sn_body_id ground = sn_create_body(w, &gd);
+  sn_body_id wheel = ball(w, (sn_vec2){0.0f, 0.0f}, 0.5f, 1.0f);
+  sn_constraint_id j = pin(w, ground, wheel, (sn_vec2){0.0f, 0.0f});
+  ck_assert_int_eq(sn_constraint_set_param(w, j, "enable_motor", 1, 0), SN_OK);
+  ck_assert_int_eq(sn_constraint_set_param(w, j, "motor_speed", 3.0, 0), SN_OK);
+  ck_assert_int_eq(sn_constraint_set_param(w, j, "max_motor_torque", 10.0, 0), SN_OK);
+  for (int i = 0; i < 120; ++i) sn_world_step(w, 1.0f / 60.0f);
+  ck_assert_double_eq_tol(sn_body_get_angular_velocity(w, wheel), 3.0, 0.06);
+  /* parameters are schema-checked */
+  ck_assert_int_eq(sn_constraint_set_param(w, j, "max_motor_torque", -1.0, 0), SN_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(sn_constraint_set_param(w, j, "motor_speed", NAN, 0), SN_ERR_NOT_FINITE);
+  ck_assert_int_eq(sn_constraint_set_param(w, j, "no_such", 1.0, 0), SN_ERR_NOT_FOUND);
+  ck_assert_int_eq(sn_constraint_set_param(w, j, "anchor", 1.0, 1.0), SN_ERR_INVALID_ARGUMENT); /* not runtime */
+  double x, y;
+  ck_assert_int_eq(sn_constraint_get_param(w, j, "motor_speed", &x, &y), SN_OK);
+  ck_assert_double_eq(x, 3.0);
+  /* unknown type, stale ids */
+  sn_constraint_def cd = sn_default_constraint_def();
+  cd.type = "no.such.type";
+  cd.bodies[0] = ground;
+  cd.bodies[1] = wheel;
+  ck_assert_int_eq(sn_create_constraint(w, &cd).index1, 0);
+  ck_assert_ptr_nonnull(strstr(sn_world_last_error(w), "no.such.type"));
+  ck_assert_int_eq(sn_destroy_constraint(w, j), SN_OK);
+  ck_assert_int_eq(sn_destroy_constraint(w, j), SN_ERR_STALE_ID);
+  sn_destroy_world(w);
+  sn_destroy_registry(r);
+}
+END_TEST
+
+static Suite *joints_suite(void) {
+  Suite *s = suite_create("joints");
+  TCase *tc = tcase_create("revolute");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_pendulum_period);
+  tcase_add_test(tc, test_reaction_and_breaking);
+  tcase_add_test(tc, test_motor_speed);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(joints_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
