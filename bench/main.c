@@ -22,7 +22,7 @@ static int sn_cmp_double(const void *a, const void *b) {
 
 static void sn_usage(FILE *f) {
   fprintf(f, "usage: sinew-bench [--scene NAME] [--size N] [--steps N] [--substeps N] [--sleep]\n"
-             "  scenes: pyramid (20, 50, 100), tower (20), rain (2000), ratio\n"
+             "  scenes: pyramid (20, 50, 100), tower (20), rain (2000), ratio, chain (100 revolute links)\n"
              "  no --scene: every rigid scene at its standard sizes\n");
 }
 
@@ -55,19 +55,23 @@ static int sn_run(const char *name, int32_t size, int32_t steps, int32_t substep
   double p95 = times[(int32_t)((double)(steps - 1) * 0.95)];
   sn_scene_metrics m;
   sn_scene_measure(&scene, &m);
-  char gap[32];
+  char gap[32], link[32];
+  if (m.has_link_error)
+    snprintf(link, sizeof link, "%.5f", m.link_error);
+  else
+    snprintf(link, sizeof link, "null");
   if (m.has_min_y_gap)
     snprintf(gap, sizeof gap, "%.4f", m.min_y_gap);
   else
     snprintf(gap, sizeof gap, "null");
   printf("{\"engine\": \"sinew-%s\", \"scene\": \"%s\", \"size\": %d, \"steps\": %d, "
-         "\"bodies\": %d, \"particles\": 0, \"constraints\": 0, \"settings\": \"substeps=%d sleep=%s\", "
+         "\"bodies\": %d, \"particles\": 0, \"constraints\": %d, \"settings\": \"substeps=%d sleep=%s\", "
          "\"ms_step_median\": %.4f, \"ms_step_p95\": %.4f, \"ms_total\": %.2f, "
          "\"top_drift\": %.4f, \"max_dx\": %.4f, \"fallen\": %d, \"min_y_gap\": %s, \"ke_end\": %.3g, "
-         "\"max_strain\": null, \"max_area_error\": null, \"state_hash\": \"%016llx\"}\n",
+         "\"max_strain\": null, \"max_area_error\": null, \"link_error\": %s, \"state_hash\": \"%016llx\"}\n",
          sn_version_string(), scene.name, (int)scene.size, (int)steps, (int)scene.body_count,
-         (int)sn_world_get_substeps(scene.world), sleep ? "on" : "off", median, p95, total, m.top_drift, m.max_dx,
-         (int)m.fallen, gap, m.ke_end, (unsigned long long)m.state_hash);
+         (int)scene.constraint_count, (int)sn_world_get_substeps(scene.world), sleep ? "on" : "off", median, p95, total,
+         m.top_drift, m.max_dx, (int)m.fallen, gap, m.ke_end, link, (unsigned long long)m.state_hash);
   fflush(stdout);
   free(times);
   sn_scene_destroy(&scene);
@@ -111,5 +115,6 @@ int main(int argc, char **argv) {
   rc |= sn_run("tower", 20, steps, substeps, sleep);
   rc |= sn_run("rain", 2000, steps, substeps, sleep);
   rc |= sn_run("ratio", 1, steps, substeps, sleep);
+  rc |= sn_run("chain", 100, steps, substeps, sleep);
   return rc;
 }

@@ -2,15 +2,26 @@
 #include "scenes.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-const char *const sn_rigid_scene_names[] = {"pyramid", "tower", "rain", "ratio", NULL};
+const char *const sn_rigid_scene_names[] = {"pyramid", "tower", "rain", "ratio", "chain", NULL};
+
+#ifndef SINEW_BUILD_PLUGIN_DIR
+#define SINEW_BUILD_PLUGIN_DIR "plugins"
+#endif
+
+const char *sn_scene_plugin_dir(void) {
+  const char *env = getenv("SINEW_PLUGIN_DIR");
+  return env != NULL && env[0] != '\0' ? env : SINEW_BUILD_PLUGIN_DIR;
+}
 
 int32_t sn_scene_default_size(const char *name) {
   if (strcmp(name, "pyramid") == 0) return 20;
   if (strcmp(name, "tower") == 0) return 20;
   if (strcmp(name, "rain") == 0) return 2000;
+  if (strcmp(name, "chain") == 0) return 100;
   return 1;
 }
 
@@ -120,6 +131,49 @@ bool sn_scene_build(sn_scene *s, const char *name, int32_t size, int32_t substep
     }
     return true;
   }
+  if (strcmp(name, "chain") == 0) {
+    /* `size` boxes 0.5 m x 0.1 m in a horizontal line, joined end to end by
+     * revolute joints, the first pinned to a static body; they swing down. */
+    s->name = "chain";
+    s->default_steps = 600;
+    s->link_half = 0.25f;
+    s->registry = sn_create_registry(NULL);
+    char path[1024], msg[512];
+    snprintf(path, sizeof path, "%s/revolute.so", sn_scene_plugin_dir());
+    if (s->registry == NULL || sn_registry_load_plugin(s->registry, path, msg, sizeof msg) != SN_OK) {
+      fprintf(stderr, "chain scene: %s\n", msg);
+      return false;
+    }
+    wd.registry = s->registry;
+    s->world = sn_create_world(&wd, NULL);
+    if (s->world == NULL || !sn_scene_reserve(s, size)) return false;
+    sn_body_def gd = sn_default_body_def();
+    gd.position = (sn_vec2){0.0f, 60.0f};
+    sn_body_id prev = sn_create_body(s->world, &gd);
+    for (int32_t k = 0; k < size; ++k) {
+      sn_body_def bd = sn_default_body_def();
+      bd.type = SN_BODY_DYNAMIC;
+      bd.position = (sn_vec2){0.25f + 0.5f * (float)k, 60.0f};
+      sn_body_id link = sn_create_body(s->world, &bd);
+      sn_polygon box;
+      sn_make_box(0.25f, 0.05f, &box);
+      sn_shape_def sd = sn_default_shape_def();
+      sd.density = 20.0f;
+      sn_create_polygon_shape(s->world, link, &sd, &box);
+      sn_param_value v[1] = {{"anchor", 0.5 * k, 60.0}};
+      sn_constraint_def cd = sn_default_constraint_def();
+      cd.type = "revolute";
+      cd.bodies[0] = prev;
+      cd.bodies[1] = link;
+      cd.params = v;
+      cd.param_count = 1;
+      if (sn_create_constraint(s->world, &cd).index1 == 0) return false;
+      s->constraint_count++;
+      sn_scene_add(s, link, bd.position);
+      prev = link;
+    }
+    return true;
+  }
   if (strcmp(name, "ratio") == 0) {
     s->name = "ratio";
     s->default_steps = 600;
@@ -148,6 +202,7 @@ bool sn_scene_build(sn_scene *s, const char *name, int32_t size, int32_t substep
 
 void sn_scene_destroy(sn_scene *s) {
   if (s->world) sn_destroy_world(s->world);
+  if (s->registry) sn_destroy_registry(s->registry);
   free(s->bodies);
   free(s->initial);
   memset(s, 0, sizeof(*s));
@@ -190,6 +245,21 @@ void sn_scene_measure(const sn_scene *s, sn_scene_metrics *m) {
     float small_y = sn_body_get_position(s->world, s->bodies[s->ratio_small]).y;
     m->min_y_gap = (double)(big_y - small_y) - 2.5;
     m->has_min_y_gap = true;
+  }
+  if (s->link_half > 0.0f) {
+    /* joint k joins link k-1's right end (or the pin) to link k's left end */
+    double worst = 0.0;
+    sn_vec2 prev_end = {0.0f, 60.0f};
+    for (int32_t k = 0; k < s->body_count; ++k) {
+      sn_transform xf = sn_body_get_transform(s->world, s->bodies[k]);
+      sn_vec2 left = {xf.p.x - xf.q.c * s->link_half, xf.p.y - xf.q.s * s->link_half};
+      sn_vec2 right = {xf.p.x + xf.q.c * s->link_half, xf.p.y + xf.q.s * s->link_half};
+      double e = hypot((double)left.x - prev_end.x, (double)left.y - prev_end.y);
+      if (e > worst) worst = e;
+      prev_end = right;
+    }
+    m->link_error = worst / (2.0 * s->link_half);
+    m->has_link_error = true;
   }
   m->state_hash = h;
 }

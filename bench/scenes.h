@@ -17,6 +17,9 @@ typedef struct sn_scene {
   int32_t top_body;               ///< index into bodies of the one that started highest
   int32_t ratio_small, ratio_big; ///< ratio scene only, else -1
   bool is_rain;
+  sn_registry *registry; ///< owned: constraint types (chain scene)
+  float link_half;       ///< chain: half length of a link
+  int32_t constraint_count;
 } sn_scene;
 
 /// Scene metrics, the fields of SCENES.md.
@@ -24,6 +27,8 @@ typedef struct sn_scene_metrics {
   double top_drift, max_dx, ke_end, min_y_gap;
   int32_t fallen;
   bool has_min_y_gap;
+  double link_error; ///< chain: worst anchor separation / link length
+  bool has_link_error;
   uint64_t state_hash;
 } sn_scene_metrics;
 
@@ -34,6 +39,10 @@ extern const char *const sn_rigid_scene_names[];
 /// and sleep off unless `sleep`. Returns false for an unknown name.
 bool sn_scene_build(sn_scene *scene, const char *name, int32_t size, int32_t substeps, bool sleep);
 void sn_scene_destroy(sn_scene *scene);
+/// Folder with the shipped plugins (.so) for scenes that need them: the
+/// SINEW_PLUGIN_DIR environment variable if set, else the build tree's.
+const char *sn_scene_plugin_dir(void);
+
 /// Default size of a scene (pyramid 20, tower 20, rain 2000, ratio 1).
 int32_t sn_scene_default_size(const char *name);
 void sn_scene_measure(const sn_scene *scene, sn_scene_metrics *out);

@@ -196,6 +196,32 @@ START_TEST(test_motor_speed) {
 }
 END_TEST
 
+/* Bodies joined by a constraint do not collide (their overlapping shapes
+ * make no touching contact) unless collide_connected is set. */
+START_TEST(test_joined_bodies_do_not_collide) {
+  sn_registry *r = registry();
+  for (int connected = 0; connected < 2; ++connected) {
+    sn_world *w = world_with(r);
+    sn_world_set_gravity(w, (sn_vec2){0.0f, 0.0f});
+    sn_body_id a = ball(w, (sn_vec2){0.0f, 0.0f}, 0.5f, 1.0f);
+    sn_body_id b = ball(w, (sn_vec2){0.6f, 0.0f}, 0.5f, 1.0f);
+    sn_param_value v[1] = {{"anchor", 0.3, 0.0}};
+    sn_constraint_def cd = sn_default_constraint_def();
+    cd.type = "revolute";
+    cd.bodies[0] = a;
+    cd.bodies[1] = b;
+    cd.params = v;
+    cd.param_count = 1;
+    cd.collide_connected = connected != 0;
+    ck_assert(sn_constraint_is_valid(w, sn_create_constraint(w, &cd)));
+    sn_world_step(w, 1.0f / 60.0f);
+    ck_assert_int_eq(sn_world_get_counters(w).touching_contact_count, connected ? 1 : 0);
+    sn_destroy_world(w);
+  }
+  sn_destroy_registry(r);
+}
+END_TEST
+
 static Suite *joints_suite(void) {
   Suite *s = suite_create("joints");
   TCase *tc = tcase_create("revolute");
@@ -203,6 +229,7 @@ static Suite *joints_suite(void) {
   tcase_add_test(tc, test_pendulum_period);
   tcase_add_test(tc, test_reaction_and_breaking);
   tcase_add_test(tc, test_motor_speed);
+  tcase_add_test(tc, test_joined_bodies_do_not_collide);
   suite_add_tcase(s, tc);
   return s;
 }

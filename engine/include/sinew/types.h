@@ -133,7 +133,8 @@ typedef struct sn_constraint_def {
   sn_body_id bodies[2];         ///< the type's body_count bodies
   const sn_param_value *params; ///< values for some parameters; the rest keep their defaults
   int32_t param_count;
-  float break_force; ///< N; the constraint breaks (and is destroyed) above it; 0 = never
+  float break_force;      ///< N; the constraint breaks (and is destroyed) above it; 0 = never
+  bool collide_connected; ///< let the joined bodies still collide with each other (default false)
   void *user_data;
   int32_t cookie;
 } sn_constraint_def;

@@ -13,6 +13,8 @@ bool sn_should_shapes_collide(const sn_world *w, const sn_shape *a, const sn_sha
   const sn_body *ba = w->bodies.data + a->body, *bb = w->bodies.data + b->body;
   /* at least one dynamic body */
   if (ba->type != SN_BODY_DYNAMIC && bb->type != SN_BODY_DYNAMIC) return false;
+  /* bodies joined by a constraint do not collide unless it asks to */
+  if (w->joined.count > 0 && sn_pair_set_find(&w->joined, sn_pair_key(a->body, b->body)) > 0) return false;
   sn_shape_type ta = a->geom.type, tb = b->geom.type;
   return sn_collide_supported(ta, tb) || sn_collide_supported(tb, ta);
 }

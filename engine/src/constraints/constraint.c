@@ -117,8 +117,20 @@ static sn_constraint_body sn_body_view(const sn_world *w, int32_t index, sn_solv
   return v;
 }
 
+/* Counts constraints joining a body pair that should not collide. */
+static bool sn_join(sn_world *w, int32_t a, int32_t b, int delta) {
+  uint64_t key = sn_pair_key(a, b);
+  int32_t n = sn_pair_set_find(&w->joined, key);
+  if (n < 0) n = 0;
+  if (n > 0) sn_pair_set_remove(&w->joined, key);
+  n += delta;
+  if (n > 0 && !sn_pair_set_add(&w->joined, &w->mem, key, n)) return false;
+  return true;
+}
+
 static void sn_free_constraint(sn_world *w, int32_t index) {
   sn_constraint *k = w->constraints.data + index;
+  if (k->type->body_count == 2 && !k->collide_connected) sn_join(w, k->bodies[0], k->bodies[1], -1);
   if (k->type->destroy) k->type->destroy(k->instance);
   sn_mem_free(&w->mem, k->params_block, k->params_bytes);
   sn_mem_free(&w->mem, k->instance_block, k->instance_bytes);
@@ -192,6 +204,23 @@ sn_constraint_id sn_create_constraint(sn_world *w, const sn_constraint_def *def)
                           err[0] ? err : "(no message)"),
            SN_NULL_CONSTRAINT;
   }
+  if (t->body_count == 2 && !def->collide_connected) {
+    if (!sn_join(w, bodies[0], bodies[1], +1)) {
+      if (t->destroy) t->destroy(k.instance);
+      sn_mem_free(&w->mem, k.params_block, k.params_bytes);
+      sn_mem_free(&w->mem, k.instance_block, k.instance_bytes);
+      return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot record the joined pair"), SN_NULL_CONSTRAINT;
+    }
+    /* existing contacts between them go */
+    sn_body *ba = w->bodies.data + bodies[0];
+    for (int32_t key = ba->contact_list; key != SN_NULL_INDEX;) {
+      sn_contact *c = w->contacts.data + (key >> 1);
+      int32_t next = c->edges[key & 1].next_key;
+      int32_t other = c->edges[1 - (key & 1)].body;
+      if (other == bodies[1]) sn_contact_destroy(w, key >> 1, true);
+      key = next;
+    }
+  }
   int32_t index = w->constraint_free;
   if (index == SN_NULL_INDEX) {
     index = w->constraints.count++;
@@ -205,6 +234,7 @@ sn_constraint_id sn_create_constraint(sn_world *w, const sn_constraint_def *def)
   k.bodies[0] = bodies[0];
   k.bodies[1] = bodies[1];
   k.break_force = def->break_force;
+  k.collide_connected = def->collide_connected;
   k.user_data = def->user_data;
   w->constraints.data[index] = k;
   w->constraint_count += 1;

@@ -149,6 +149,7 @@ sn_result sn_destroy_world(sn_world *w) {
   sn_array_free(&w->mem, w->end_events);
   sn_array_free(&w->mem, w->hit_events);
   sn_pair_set_destroy(&w->pairs, &w->mem);
+  sn_pair_set_destroy(&w->joined, &w->mem);
   sn_tree_destroy(&w->static_tree);
   sn_tree_destroy(&w->dynamic_tree);
   sn_arena_destroy(&w->arena, &w->mem);

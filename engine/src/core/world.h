@@ -115,6 +115,7 @@ typedef struct sn_constraint {
   size_t params_bytes, instance_bytes;
   int32_t bodies[SN_MAX_CONSTRAINT_BODIES];
   float break_force;
+  bool collide_connected;
   void *user_data;
   uint16_t generation;
   bool in_use;
@@ -154,6 +155,7 @@ typedef struct sn_world {
   sn_tree static_tree;
   sn_tree dynamic_tree;
   sn_pair_set pairs;             ///< shape pair -> contact
+  sn_pair_set joined;            ///< body pair -> number of non-colliding constraints joining them
   SN_ARRAY(int32_t) move_buffer; ///< shapes whose proxies moved
 
   /* per-step scratch (kept between steps to avoid reallocation) */
