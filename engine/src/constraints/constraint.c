@@ -368,3 +368,33 @@ int32_t sn_world_get_broken_constraints(sn_world *w, const sn_constraint_broken_
   if (events) *events = w->broken_events.data;
   return w->broken_events.count;
 }
+
+bool sn_constraints_relocate(sn_world *w) {
+  for (int32_t i = 0; i < w->constraints.count; ++i) {
+    sn_constraint *k = w->constraints.data + i;
+    if (!k->in_use) continue;
+    void *pb, *ib;
+    size_t pn, in;
+    void *p = sn_aligned_alloc(&w->mem, k->type->params_size, k->type->params_align, &pb, &pn);
+    void *n = sn_aligned_alloc(&w->mem, k->type->instance_size, k->type->instance_align, &ib, &in);
+    if (p == NULL || n == NULL) {
+      sn_mem_free(&w->mem, pb, pn);
+      sn_mem_free(&w->mem, ib, in);
+      return false;
+    }
+    memcpy(p, k->params, k->type->params_size);
+    memcpy(n, k->instance, k->type->instance_size);
+    /* scribble over the old memory so a plugin that kept a pointer fails loudly */
+    memset(k->params_block, 0xA5, k->params_bytes);
+    memset(k->instance_block, 0xA5, k->instance_bytes);
+    sn_mem_free(&w->mem, k->params_block, k->params_bytes);
+    sn_mem_free(&w->mem, k->instance_block, k->instance_bytes);
+    k->params = p;
+    k->instance = n;
+    k->params_block = pb;
+    k->instance_block = ib;
+    k->params_bytes = pn;
+    k->instance_bytes = in;
+  }
+  return true;
+}

@@ -227,6 +227,10 @@ void sn_solve(sn_world *w, float dt);
 void sn_constraints_destroy_all(sn_world *w);
 /// Destroys the constraints attached to a body (when the body goes).
 void sn_constraints_destroy_for_body(sn_world *w, int32_t body_index);
+/// Moves every params/instance blob to fresh memory (memcpy), as the host
+/// may do when compacting or snapshotting; tests use it to hold plugins to
+/// the relocatable-instance contract. Returns false on OOM (nothing moved).
+bool sn_constraints_relocate(sn_world *w);
 /// After a step: breaks constraints whose reaction exceeds their limit.
 void sn_constraints_check_breaking(sn_world *w, float dt);
 

@@ -1,0 +1,161 @@
+/* One conformance harness for every shipped constraint type: every .so in
+ * the build's plugin folder is loaded, and each two-body type is created
+ * between two free boxes (no gravity) with random valid parameters, many
+ * times. Each run must: stay finite; conserve total linear momentum to
+ * 1e-5 relative (the type's impulses are equal and opposite); give the same
+ * bits when repeated; and give the same bits when the host moves every
+ * params/instance blob between steps. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/world.h"
+#include "sinew/sinew.h"
+
+static uint32_t lcg(uint32_t *s) {
+  *s = *s * 1664525u + 1013904223u;
+  return *s >> 8;
+}
+static double uniform(uint32_t *s, double lo, double hi) {
+  return lo + (hi - lo) * (double)(lcg(s) % 100000) / 99999.0;
+}
+
+static sn_body_id box(sn_world *w, sn_vec2 p, sn_vec2 v, float omega) {
+  sn_body_def bd = sn_default_body_def();
+  bd.type = SN_BODY_DYNAMIC;
+  bd.position = p;
+  bd.linear_velocity = v;
+  bd.angular_velocity = omega;
+  sn_body_id b = sn_create_body(w, &bd);
+  sn_polygon poly;
+  sn_make_box(0.5f, 0.25f, &poly);
+  sn_shape_def sd = sn_default_shape_def();
+  sn_create_polygon_shape(w, b, &sd, &poly);
+  return b;
+}
+
+typedef struct run_result {
+  bool created, finite;
+  double p0x, p0y, px, py;
+  uint64_t hash;
+} run_result;
+
+static uint64_t fnv(uint64_t h, const void *data, size_t n) {
+  const unsigned char *p = data;
+  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
+}
+
+/* One run of `type` with parameters drawn from seed; relocate: move blobs
+ * every step. */
+static run_result run(const sn_registry *reg, const sn_constraint_type *t, uint32_t seed, bool relocate) {
+  run_result r;
+  memset(&r, 0, sizeof r);
+  sn_world_def wd = sn_default_world_def();
+  wd.registry = reg;
+  wd.gravity = (sn_vec2){0.0f, 0.0f};
+  wd.enable_sleep = false;
+  sn_world *w = sn_create_world(&wd, NULL);
+  uint32_t s = seed;
+  sn_body_id a = box(w, (sn_vec2){-0.6f, 0.0f}, (sn_vec2){(float)uniform(&s, -2, 2), (float)uniform(&s, -2, 2)},
+                     (float)uniform(&s, -1, 1));
+  sn_body_id b = box(w, (sn_vec2){0.6f, 0.1f}, (sn_vec2){(float)uniform(&s, -2, 2), (float)uniform(&s, -2, 2)},
+                     (float)uniform(&s, -1, 1));
+  sn_param_value values[64];
+  int32_t n = 0;
+  for (uint32_t i = 0; i < t->param_count && n < 64; ++i) {
+    const sn_param_desc *p = t->params + i;
+    /* keep points and magnitudes near the bodies: clip huge ranges */
+    double lo = fmax(p->min, -2.0), hi = fmin(p->max, 2.0);
+    if (p->max > 2.0 && p->min >= 0.0) hi = fmin(p->max, 50.0);
+    if (lo > hi) lo = hi = p->def;
+    double x = uniform(&s, lo, hi), y = uniform(&s, lo, hi);
+    if (p->kind == SN_PARAM_INT || p->kind == SN_PARAM_BOOL) x = floor(x + 0.5 > hi ? hi : x + 0.5);
+    if (x < p->min) x = p->min;
+    values[n++] = (sn_param_value){p->name, x, y};
+  }
+  sn_constraint_def cd = sn_default_constraint_def();
+  cd.type = t->name;
+  cd.bodies[0] = a;
+  cd.bodies[1] = b;
+  cd.params = values;
+  cd.param_count = n;
+  sn_constraint_id id = sn_create_constraint(w, &cd);
+  r.created = id.index1 != 0; /* a type may refuse a combination (with a message) */
+  sn_body_id ids[2] = {a, b};
+  for (int k = 0; k < 2; ++k) {
+    sn_vec2 v = sn_body_get_linear_velocity(w, ids[k]);
+    r.p0x += sn_body_get_mass(w, ids[k]) * v.x;
+    r.p0y += sn_body_get_mass(w, ids[k]) * v.y;
+  }
+  r.finite = true;
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (int i = 0; i < 120; ++i) {
+    sn_world_step(w, 1.0f / 60.0f);
+    if (relocate) ck_assert(sn_constraints_relocate(w));
+  }
+  for (int k = 0; k < 2; ++k) {
+    sn_transform xf = sn_body_get_transform(w, ids[k]);
+    sn_vec2 v = sn_body_get_linear_velocity(w, ids[k]);
+    float om = sn_body_get_angular_velocity(w, ids[k]);
+    float state[7] = {xf.p.x, xf.p.y, xf.q.c, xf.q.s, v.x, v.y, om};
+    for (int j = 0; j < 7; ++j) r.finite = r.finite && isfinite(state[j]);
+    h = fnv(h, state, sizeof state);
+    r.px += sn_body_get_mass(w, ids[k]) * v.x;
+    r.py += sn_body_get_mass(w, ids[k]) * v.y;
+  }
+  r.hash = h;
+  sn_destroy_world(w);
+  return r;
+}
+
+START_TEST(test_every_type) {
+  sn_registry *reg = sn_create_registry(NULL);
+  ck_assert_int_eq(sn_registry_load_directory(reg, SN_PLUGIN_DIR, NULL, NULL), SN_OK);
+  int32_t count = sn_registry_get_type_count(reg);
+  ck_assert_int_ge(count, 1); /* at least revolute */
+  int checked = 0;
+  for (int32_t i = 0; i < count; ++i) {
+    const sn_constraint_type *t = sn_registry_get_type(reg, i);
+    if (t->body_count != 2 || !(t->flags & SN_CONSTRAINT_IMPULSE)) continue;
+    int created = 0;
+    for (uint32_t seed = 1; seed <= 20; ++seed) {
+      run_result r1 = run(reg, t, seed, false);
+      if (!r1.created) continue;
+      created++;
+      ck_assert_msg(r1.finite, "%s seed %u: non-finite state", t->name, seed);
+      double mag = fmax(hypot(r1.p0x, r1.p0y), 1e-3);
+      ck_assert_msg(fabs(r1.px - r1.p0x) <= 1e-5 * mag + 1e-6 && fabs(r1.py - r1.p0y) <= 1e-5 * mag + 1e-6,
+                    "%s seed %u: momentum (%g, %g) -> (%g, %g)", t->name, seed, r1.p0x, r1.p0y, r1.px, r1.py);
+      run_result r2 = run(reg, t, seed, false);
+      ck_assert_msg(r1.hash == r2.hash, "%s seed %u: repeat differs", t->name, seed);
+      run_result r3 = run(reg, t, seed, true);
+      ck_assert_msg(r1.hash == r3.hash, "%s seed %u: differs after relocating instance memory", t->name, seed);
+    }
+    ck_assert_msg(created >= 10, "%s: only %d of 20 random parameter sets were accepted", t->name, created);
+    checked++;
+  }
+  ck_assert_int_ge(checked, 1);
+  printf("conformance: %d two-body types checked\n", checked);
+  sn_destroy_registry(reg);
+}
+END_TEST
+
+static Suite *conformance_suite(void) {
+  Suite *s = suite_create("conformance");
+  TCase *tc = tcase_create("types");
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, test_every_type);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(conformance_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
