@@ -1,0 +1,293 @@
+/* prismatic: body B slides along an axis fixed in body A, with no relative
+ * rotation. Optional motor (target speed along the axis, bounded force) and
+ * optional translation range. Soft-step aware like the revolute: the
+ * perpendicular offset and the relative angle (solved together as one 2x2
+ * block) get soft position feedback in the biased solve and none in the
+ * relax pass; limits are speculative when open and soft when violated; all
+ * impulses are accumulated and warm-started.
+ *
+ * Jacobians (d = pB - pA between the anchors, u = axis, n = perp(u)):
+ *   along:  Cdot = u . (vB - vA) + (rB x u) wB - ((d + rA) x u) wA
+ *   perp:   Cdot = n . (vB - vA) + (rB x n) wB - ((d + rA) x n) wA
+ *   angle:  Cdot = wB - wA
+ * The axis turns with body A, so its A-side lever uses d + rA.
+ *
+ * Built as its own shared object against sinew/plugin.h only. */
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "sinew/plugin.h"
+
+typedef struct prismatic_params {
+  sn_vec2 anchor; /* world point at creation */
+  sn_vec2 axis;   /* world direction at creation (normalised in create) */
+  int32_t enable_motor;
+  float motor_speed;     /* m/s of B relative to A along the axis */
+  float max_motor_force; /* N */
+  int32_t enable_limit;
+  float lower_translation, upper_translation; /* m, from the anchor along the axis */
+} prismatic_params;
+
+typedef struct prismatic_instance {
+  sn_vec2 local_a, local_b; /* anchor in each body frame (from the origin) */
+  sn_vec2 local_axis;       /* unit axis in body A's frame */
+  float reference_angle;
+  sn_vec2 impulse; /* accumulated (perpendicular, angular) impulse */
+  float motor_impulse, lower_impulse, upper_impulse;
+  /* per step */
+  sn_vec2 ra, rb;       /* anchors from the centres of mass, world frame, step start */
+  sn_vec2 delta_center; /* centre B - centre A at step start */
+  sn_vec2 axis;         /* world axis at step start */
+  float delta_angle;    /* angle B - A - reference at step start */
+  float bias_rate, mass_scale, impulse_scale;
+} prismatic_instance;
+
+static sn_vec2 v_add(sn_vec2 a, sn_vec2 b) { return (sn_vec2){a.x + b.x, a.y + b.y}; }
+static sn_vec2 v_sub(sn_vec2 a, sn_vec2 b) { return (sn_vec2){a.x - b.x, a.y - b.y}; }
+static sn_vec2 v_scale(float s, sn_vec2 a) { return (sn_vec2){s * a.x, s * a.y}; }
+static float v_dot(sn_vec2 a, sn_vec2 b) { return a.x * b.x + a.y * b.y; }
+static float v_cross(sn_vec2 a, sn_vec2 b) { return a.x * b.y - a.y * b.x; }
+static sn_vec2 v_perp(sn_vec2 a) { return (sn_vec2){-a.y, a.x}; }
+static sn_vec2 rotate(sn_rot q, sn_vec2 v) { return (sn_vec2){q.c * v.x - q.s * v.y, q.s * v.x + q.c * v.y}; }
+static sn_vec2 inv_rotate(sn_rot q, sn_vec2 v) { return (sn_vec2){q.c * v.x + q.s * v.y, -q.s * v.x + q.c * v.y}; }
+static float rel_angle(sn_rot a, sn_rot b) { return atan2f(a.c * b.s - a.s * b.c, a.c * b.c + a.s * b.s); }
+static float clampf(float x, float lo, float hi) { return x < lo ? lo : x > hi ? hi : x; }
+
+static int prismatic_check(const prismatic_params *p, char *err, size_t cap) {
+  if (p->enable_limit && p->lower_translation > p->upper_translation) {
+    snprintf(err, cap, "lower_translation %g > upper_translation %g", (double)p->lower_translation,
+             (double)p->upper_translation);
+    return 1;
+  }
+  return 0;
+}
+
+static int prismatic_create(const sn_host_api *host, const void *params, void *instance,
+                            const sn_constraint_body *const *bodies, char *err, size_t cap) {
+  (void)host;
+  const prismatic_params *p = params;
+  prismatic_instance *j = instance;
+  float len = sqrtf(v_dot(p->axis, p->axis));
+  if (!(len > 1e-6f)) {
+    snprintf(err, cap, "axis (%g, %g) has no direction; give a nonzero vector", (double)p->axis.x, (double)p->axis.y);
+    return 1;
+  }
+  if (prismatic_check(p, err, cap)) return 1;
+  const sn_constraint_body *a = bodies[0], *b = bodies[1];
+  j->local_a = inv_rotate(a->q, v_sub(p->anchor, a->origin));
+  j->local_b = inv_rotate(b->q, v_sub(p->anchor, b->origin));
+  j->local_axis = inv_rotate(a->q, v_scale(1.0f / len, p->axis));
+  j->reference_angle = rel_angle(a->q, b->q);
+  j->impulse = (sn_vec2){0.0f, 0.0f};
+  j->motor_impulse = j->lower_impulse = j->upper_impulse = 0.0f;
+  return 0;
+}
+
+/* Runtime changes never fail: limits set one at a time may pass through a
+ * crossed range, which the solver reads as [min, max]. Impulses of a row that
+ * was switched off must not be warm-started. */
+static int prismatic_params_changed(const void *params, void *instance, char *err, size_t cap) {
+  (void)err;
+  (void)cap;
+  prismatic_instance *j = instance;
+  const prismatic_params *p = params;
+  if (!p->enable_motor) j->motor_impulse = 0.0f;
+  if (!p->enable_limit) j->lower_impulse = j->upper_impulse = 0.0f;
+  return 0;
+}
+
+static void prismatic_prepare(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
+  /* soft position feedback: omega = 2 pi hertz, implicit spring-damper */
+  float omega = 2.0f * 3.14159265359f * info->joint_hertz, zeta = info->joint_damping_ratio, h = info->h;
+  float a1 = 2.0f * zeta + h * omega, a2 = h * omega * a1, a3 = 1.0f / (1.0f + a2);
+  for (int32_t i = 0; i < count; ++i) {
+    prismatic_instance *j = items[i].instance;
+    const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
+    j->ra = rotate(a->q, v_sub(j->local_a, a->local_center));
+    j->rb = rotate(b->q, v_sub(j->local_b, b->local_center));
+    j->delta_center = v_sub(b->center, a->center);
+    j->axis = rotate(a->q, j->local_axis);
+    j->delta_angle = rel_angle(a->q, b->q) - j->reference_angle;
+    j->bias_rate = omega / a1;
+    j->mass_scale = a2 * a3;
+    j->impulse_scale = a3;
+  }
+}
+
+/* Current geometry inside a substep: anchors and axis turned by dq, gap d. */
+typedef struct prismatic_frame {
+  sn_vec2 ra, rb, d, axis, perp;
+} prismatic_frame;
+
+static prismatic_frame frame(const prismatic_instance *j, const sn_solver_body *sa, const sn_solver_body *sb) {
+  prismatic_frame f;
+  f.ra = rotate(sa->dq, j->ra);
+  f.rb = rotate(sb->dq, j->rb);
+  f.d = v_add(v_add(v_sub(sb->dp, sa->dp), v_sub(f.rb, f.ra)), j->delta_center);
+  f.axis = rotate(sa->dq, j->axis);
+  f.perp = v_perp(f.axis);
+  return f;
+}
+
+/* Applies a linear impulse P with angular impulses la on A and lb on B. */
+static void apply(const sn_constraint_body *a, const sn_constraint_body *b, sn_vec2 P, float la, float lb) {
+  a->state->v = v_sub(a->state->v, v_scale(a->inv_mass, P));
+  a->state->w -= a->inv_inertia * la;
+  b->state->v = v_add(b->state->v, v_scale(b->inv_mass, P));
+  b->state->w += b->inv_inertia * lb;
+}
+
+static void prismatic_warm_start(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
+  (void)info;
+  for (int32_t i = 0; i < count; ++i) {
+    prismatic_instance *j = items[i].instance;
+    const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
+    prismatic_frame f = frame(j, a->state, b->state);
+    float a1 = v_cross(v_add(f.d, f.ra), f.axis), a2 = v_cross(f.rb, f.axis);
+    float s1 = v_cross(v_add(f.d, f.ra), f.perp), s2 = v_cross(f.rb, f.perp);
+    float axial = j->motor_impulse + j->lower_impulse - j->upper_impulse;
+    sn_vec2 P = v_add(v_scale(axial, f.axis), v_scale(j->impulse.x, f.perp));
+    apply(a, b, P, axial * a1 + j->impulse.x * s1 + j->impulse.y, axial * a2 + j->impulse.x * s2 + j->impulse.y);
+  }
+}
+
+static void prismatic_solve(const sn_step_info *info, sn_constraint_item *items, int32_t count, int use_bias) {
+  const float h = info->h, inv_h = info->inv_h;
+  for (int32_t i = 0; i < count; ++i) {
+    const prismatic_params *p = items[i].params;
+    prismatic_instance *j = items[i].instance;
+    const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
+    sn_solver_body *sa = a->state, *sb = b->state;
+    const float ia = a->inv_inertia, ib = b->inv_inertia, ma = a->inv_mass, mb = b->inv_mass;
+    prismatic_frame f = frame(j, sa, sb);
+    float translation = v_dot(f.axis, f.d);
+    float a1 = v_cross(v_add(f.d, f.ra), f.axis), a2 = v_cross(f.rb, f.axis);
+    float k_axial = ma + mb + ia * a1 * a1 + ib * a2 * a2;
+    float axial_mass = k_axial > 0.0f ? 1.0f / k_axial : 0.0f;
+
+    if (p->enable_motor && axial_mass > 0.0f) {
+      float cdot = v_dot(f.axis, v_sub(sb->v, sa->v)) + a2 * sb->w - a1 * sa->w;
+      float impulse = axial_mass * (p->motor_speed - cdot);
+      float old = j->motor_impulse, max = h * p->max_motor_force;
+      j->motor_impulse = clampf(old + impulse, -max, max);
+      impulse = j->motor_impulse - old;
+      apply(a, b, v_scale(impulse, f.axis), impulse * a1, impulse * a2);
+    }
+    if (p->enable_limit && axial_mass > 0.0f) {
+      float lower = fminf(p->lower_translation, p->upper_translation);
+      float upper = fmaxf(p->lower_translation, p->upper_translation);
+      for (int side = 0; side < 2; ++side) {
+        /* lower: C = x - lower >= 0; upper: C = upper - x >= 0 */
+        float c = side == 0 ? translation - lower : upper - translation;
+        float bias = 0.0f, ms = 1.0f, is = 0.0f;
+        if (c > 0.0f)
+          bias = c * inv_h; /* speculative: may close the gap within this substep, no further */
+        else if (use_bias) {
+          bias = j->bias_rate * c;
+          ms = j->mass_scale;
+          is = j->impulse_scale;
+        }
+        float *acc = side == 0 ? &j->lower_impulse : &j->upper_impulse;
+        float along = v_dot(f.axis, v_sub(sb->v, sa->v)) + a2 * sb->w - a1 * sa->w;
+        float cdot = side == 0 ? along : -along;
+        float impulse = -axial_mass * ms * (cdot + bias) - is * *acc;
+        float next = fmaxf(*acc + impulse, 0.0f);
+        impulse = next - *acc;
+        *acc = next;
+        float s = side == 0 ? impulse : -impulse;
+        apply(a, b, v_scale(s, f.axis), s * a1, s * a2);
+      }
+    }
+    /* perpendicular offset and relative angle as one 2x2 block:
+     * K = [ma + mb + ia s1^2 + ib s2^2, ia s1 + ib s2; ia s1 + ib s2, ia + ib] */
+    float s1 = v_cross(v_add(f.d, f.ra), f.perp), s2 = v_cross(f.rb, f.perp);
+    sn_vec2 cdot = {v_dot(f.perp, v_sub(sb->v, sa->v)) + s2 * sb->w - s1 * sa->w, sb->w - sa->w};
+    sn_vec2 bias = {0.0f, 0.0f};
+    float ms = 1.0f, is = 0.0f;
+    if (use_bias) {
+      sn_vec2 c = {v_dot(f.perp, f.d), j->delta_angle + rel_angle(sa->dq, sb->dq)};
+      bias = v_scale(j->bias_rate, c);
+      ms = j->mass_scale;
+      is = j->impulse_scale;
+    }
+    float k11 = ma + mb + ia * s1 * s1 + ib * s2 * s2, k12 = ia * s1 + ib * s2, k22 = ia + ib;
+    if (k22 == 0.0f) k22 = 1.0f; /* both bodies without rotation: the angle row is inert */
+    float det = k11 * k22 - k12 * k12;
+    if (det != 0.0f) det = 1.0f / det;
+    sn_vec2 rhs = v_add(cdot, bias);
+    sn_vec2 x = {det * (k22 * rhs.x - k12 * rhs.y), det * (k11 * rhs.y - k12 * rhs.x)};
+    sn_vec2 impulse = {-ms * x.x - is * j->impulse.x, -ms * x.y - is * j->impulse.y};
+    j->impulse = v_add(j->impulse, impulse);
+    apply(a, b, v_scale(impulse.x, f.perp), impulse.x * s1 + impulse.y, impulse.x * s2 + impulse.y);
+  }
+}
+
+static void prismatic_reaction(const sn_step_info *info, const sn_constraint_item *item, sn_vec2 *force,
+                               float *torque) {
+  const prismatic_instance *j = item->instance;
+  const sn_constraint_body *a = item->bodies[0];
+  /* accumulated impulses are per substep: divide by h */
+  sn_vec2 axis = rotate(a->q, j->local_axis);
+  float axial = j->motor_impulse + j->lower_impulse - j->upper_impulse;
+  *force = v_scale(info->inv_h, v_add(v_scale(axial, axis), v_scale(j->impulse.x, v_perp(axis))));
+  *torque = info->inv_h * j->impulse.y;
+}
+
+static void prismatic_draw(const sn_constraint_item *item, const sn_draw_api *draw) {
+  const prismatic_params *p = item->params;
+  const prismatic_instance *j = item->instance;
+  const sn_constraint_body *a = item->bodies[0], *b = item->bodies[1];
+  sn_vec2 pa = v_add(a->origin, rotate(a->q, j->local_a)), pb = v_add(b->origin, rotate(b->q, j->local_b));
+  sn_vec2 axis = rotate(a->q, j->local_axis);
+  float lo = p->enable_limit ? p->lower_translation : -1.0f, hi = p->enable_limit ? p->upper_translation : 1.0f;
+  draw->segment(v_add(pa, v_scale(lo, axis)), v_add(pa, v_scale(hi, axis)), 0x8080ffffu, draw->context);
+  draw->segment(a->center, pa, 0x808080ffu, draw->context);
+  draw->segment(b->center, pb, 0x808080ffu, draw->context);
+  draw->point(pa, 5.0f, 0xffffffffu, draw->context);
+  draw->point(pb, 5.0f, 0x80ff80ffu, draw->context);
+}
+
+static const sn_param_desc prismatic_param_desc[] = {
+    {1, SN_PARAM_VEC2, "anchor", offsetof(prismatic_params, anchor), 0, -1e6, 1e6, 0.0, "world point at creation"},
+    {2, SN_PARAM_VEC2, "axis", offsetof(prismatic_params, axis), 0, -1e6, 1e6, 0.0,
+     "world slide direction at creation (nonzero; normalised)"},
+    {3, SN_PARAM_BOOL, "enable_motor", offsetof(prismatic_params, enable_motor), SN_PARAM_RUNTIME, 0, 1, 0, NULL},
+    {4, SN_PARAM_FLOAT, "motor_speed", offsetof(prismatic_params, motor_speed), SN_PARAM_RUNTIME, -1e4, 1e4, 0,
+     "target speed of B relative to A along the axis (m/s)"},
+    {5, SN_PARAM_FLOAT, "max_motor_force", offsetof(prismatic_params, max_motor_force), SN_PARAM_RUNTIME, 0, 1e9, 0,
+     "N"},
+    {6, SN_PARAM_BOOL, "enable_limit", offsetof(prismatic_params, enable_limit), SN_PARAM_RUNTIME, 0, 1, 0, NULL},
+    {7, SN_PARAM_FLOAT, "lower_translation", offsetof(prismatic_params, lower_translation), SN_PARAM_RUNTIME, -1e6, 1e6,
+     0, "m along the axis from the anchor"},
+    {8, SN_PARAM_FLOAT, "upper_translation", offsetof(prismatic_params, upper_translation), SN_PARAM_RUNTIME, -1e6, 1e6,
+     0, "m along the axis from the anchor"},
+};
+
+static const sn_constraint_type prismatic_type = {
+    .struct_size = sizeof(sn_constraint_type),
+    .name = "prismatic",
+    .flags = SN_CONSTRAINT_IMPULSE,
+    .body_count = 2,
+    .params_size = sizeof(prismatic_params),
+    .params_align = _Alignof(prismatic_params),
+    .instance_size = sizeof(prismatic_instance),
+    .instance_align = _Alignof(prismatic_instance),
+    .param_count = sizeof(prismatic_param_desc) / sizeof(prismatic_param_desc[0]),
+    .params = prismatic_param_desc,
+    .create = prismatic_create,
+    .params_changed = prismatic_params_changed,
+    .prepare = prismatic_prepare,
+    .warm_start = prismatic_warm_start,
+    .solve_velocity = prismatic_solve,
+    .get_reaction = prismatic_reaction,
+    .debug_draw = prismatic_draw,
+};
+
+static int prismatic_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {
+  (void)err;
+  (void)cap;
+  return host->register_type(registrar, &prismatic_type);
+}
+
+SN_DEFINE_PLUGIN("sinew.prismatic", "0.1.0", prismatic_register);

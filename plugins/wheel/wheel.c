@@ -1,0 +1,314 @@
+/* wheel: a vehicle wheel. Body B (the wheel) keeps its anchor on a line
+ * through the anchor along `axis`, fixed in body A (the chassis); along the
+ * line a suspension spring (soft constraint with its own hertz and damping
+ * ratio) holds it, with optional translation limits; B rotates freely, with
+ * an optional motor (target relative angular speed, bounded torque).
+ *
+ * Rows (d = pB - pA between the anchors, u = axis, n = perp(u)):
+ *   perp:   Cdot = n . (vB - vA) + (rB x n) wB - ((d + rA) x n) wA   rigid, soft bias
+ *   spring: Cdot = u . (vB - vA) + (rB x u) wB - ((d + rA) x u) wA   C = u . d
+ *   motor:  Cdot = wB - wA
+ * The spring uses the soft-step coefficients (bias rate omega / (2 zeta +
+ * h omega), mass and impulse scales) in both passes: it is a physical
+ * spring, not position drift correction, so at rest it carries exactly
+ * k C with k = m_axial (2 pi hertz)^2.
+ *
+ * Built as its own shared object against sinew/plugin.h only. */
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "sinew/plugin.h"
+
+typedef struct wheel_params {
+  sn_vec2 anchor; /* world point at creation (usually the wheel centre) */
+  sn_vec2 axis;   /* world suspension direction at creation (normalised in create) */
+  int32_t enable_spring;
+  float hertz, damping_ratio;
+  int32_t enable_motor;
+  float motor_speed;      /* rad/s of B relative to A */
+  float max_motor_torque; /* N m */
+  int32_t enable_limit;
+  float lower_translation, upper_translation; /* m, from the anchor along the axis */
+} wheel_params;
+
+typedef struct wheel_instance {
+  sn_vec2 local_a, local_b; /* anchor in each body frame (from the origin) */
+  sn_vec2 local_axis;       /* unit axis in body A's frame */
+  float perp_impulse, spring_impulse, motor_impulse, lower_impulse, upper_impulse;
+  /* per step */
+  sn_vec2 ra, rb;       /* anchors from the centres of mass, world frame, step start */
+  sn_vec2 delta_center; /* centre B - centre A at step start */
+  sn_vec2 axis;         /* world axis at step start */
+  float angular_mass;
+  float bias_rate, mass_scale, impulse_scale;                      /* rigid rows */
+  float spring_bias_rate, spring_mass_scale, spring_impulse_scale; /* suspension */
+} wheel_instance;
+
+static sn_vec2 v_add(sn_vec2 a, sn_vec2 b) { return (sn_vec2){a.x + b.x, a.y + b.y}; }
+static sn_vec2 v_sub(sn_vec2 a, sn_vec2 b) { return (sn_vec2){a.x - b.x, a.y - b.y}; }
+static sn_vec2 v_scale(float s, sn_vec2 a) { return (sn_vec2){s * a.x, s * a.y}; }
+static float v_dot(sn_vec2 a, sn_vec2 b) { return a.x * b.x + a.y * b.y; }
+static float v_cross(sn_vec2 a, sn_vec2 b) { return a.x * b.y - a.y * b.x; }
+static sn_vec2 v_perp(sn_vec2 a) { return (sn_vec2){-a.y, a.x}; }
+static sn_vec2 rotate(sn_rot q, sn_vec2 v) { return (sn_vec2){q.c * v.x - q.s * v.y, q.s * v.x + q.c * v.y}; }
+static sn_vec2 inv_rotate(sn_rot q, sn_vec2 v) { return (sn_vec2){q.c * v.x + q.s * v.y, -q.s * v.x + q.c * v.y}; }
+static float clampf(float x, float lo, float hi) { return x < lo ? lo : x > hi ? hi : x; }
+
+/* Soft-step coefficients for a spring-damper of the given hertz and damping
+ * ratio over substep h (implicit Euler): bias rate, mass scale, impulse scale. */
+static void softness(float hertz, float zeta, float h, float *bias_rate, float *mass_scale, float *impulse_scale) {
+  if (hertz <= 0.0f) {
+    *bias_rate = 0.0f;
+    *mass_scale = 0.0f;
+    *impulse_scale = 1.0f;
+    return;
+  }
+  float omega = 2.0f * 3.14159265359f * hertz;
+  float a1 = 2.0f * zeta + h * omega, a2 = h * omega * a1, a3 = 1.0f / (1.0f + a2);
+  *bias_rate = omega / a1;
+  *mass_scale = a2 * a3;
+  *impulse_scale = a3;
+}
+
+static int wheel_create(const sn_host_api *host, const void *params, void *instance,
+                        const sn_constraint_body *const *bodies, char *err, size_t cap) {
+  (void)host;
+  const wheel_params *p = params;
+  wheel_instance *j = instance;
+  float len = sqrtf(v_dot(p->axis, p->axis));
+  if (!(len > 1e-6f)) {
+    snprintf(err, cap, "axis (%g, %g) has no direction; give a nonzero vector", (double)p->axis.x, (double)p->axis.y);
+    return 1;
+  }
+  if (p->enable_limit && p->lower_translation > p->upper_translation) {
+    snprintf(err, cap, "lower_translation %g > upper_translation %g", (double)p->lower_translation,
+             (double)p->upper_translation);
+    return 1;
+  }
+  const sn_constraint_body *a = bodies[0], *b = bodies[1];
+  j->local_a = inv_rotate(a->q, v_sub(p->anchor, a->origin));
+  j->local_b = inv_rotate(b->q, v_sub(p->anchor, b->origin));
+  j->local_axis = inv_rotate(a->q, v_scale(1.0f / len, p->axis));
+  j->perp_impulse = j->spring_impulse = j->motor_impulse = j->lower_impulse = j->upper_impulse = 0.0f;
+  return 0;
+}
+
+/* Runtime changes never fail (a crossed limit range is read as [min, max]);
+ * impulses of rows switched off must not be warm-started. */
+static int wheel_params_changed(const void *params, void *instance, char *err, size_t cap) {
+  (void)err;
+  (void)cap;
+  const wheel_params *p = params;
+  wheel_instance *j = instance;
+  if (!p->enable_spring || p->hertz <= 0.0f) j->spring_impulse = 0.0f;
+  if (!p->enable_motor) j->motor_impulse = 0.0f;
+  if (!p->enable_limit) j->lower_impulse = j->upper_impulse = 0.0f;
+  return 0;
+}
+
+static void wheel_prepare(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
+  float br, ms, is;
+  softness(info->joint_hertz, info->joint_damping_ratio, info->h, &br, &ms, &is);
+  for (int32_t i = 0; i < count; ++i) {
+    const wheel_params *p = items[i].params;
+    wheel_instance *j = items[i].instance;
+    const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
+    j->ra = rotate(a->q, v_sub(j->local_a, a->local_center));
+    j->rb = rotate(b->q, v_sub(j->local_b, b->local_center));
+    j->delta_center = v_sub(b->center, a->center);
+    j->axis = rotate(a->q, j->local_axis);
+    float k = a->inv_inertia + b->inv_inertia;
+    j->angular_mass = k > 0.0f ? 1.0f / k : 0.0f;
+    j->bias_rate = br;
+    j->mass_scale = ms;
+    j->impulse_scale = is;
+    softness(p->hertz, p->damping_ratio, info->h, &j->spring_bias_rate, &j->spring_mass_scale,
+             &j->spring_impulse_scale);
+  }
+}
+
+/* Current geometry inside a substep: anchors and axis turned by dq, gap d. */
+typedef struct wheel_frame {
+  sn_vec2 ra, rb, d, axis, perp;
+} wheel_frame;
+
+static wheel_frame frame(const wheel_instance *j, const sn_solver_body *sa, const sn_solver_body *sb) {
+  wheel_frame f;
+  f.ra = rotate(sa->dq, j->ra);
+  f.rb = rotate(sb->dq, j->rb);
+  f.d = v_add(v_add(v_sub(sb->dp, sa->dp), v_sub(f.rb, f.ra)), j->delta_center);
+  f.axis = rotate(sa->dq, j->axis);
+  f.perp = v_perp(f.axis);
+  return f;
+}
+
+/* Applies a linear impulse P with angular impulses la on A and lb on B. */
+static void apply(const sn_constraint_body *a, const sn_constraint_body *b, sn_vec2 P, float la, float lb) {
+  a->state->v = v_sub(a->state->v, v_scale(a->inv_mass, P));
+  a->state->w -= a->inv_inertia * la;
+  b->state->v = v_add(b->state->v, v_scale(b->inv_mass, P));
+  b->state->w += b->inv_inertia * lb;
+}
+
+static void wheel_warm_start(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
+  (void)info;
+  for (int32_t i = 0; i < count; ++i) {
+    wheel_instance *j = items[i].instance;
+    const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
+    wheel_frame f = frame(j, a->state, b->state);
+    float a1 = v_cross(v_add(f.d, f.ra), f.axis), a2 = v_cross(f.rb, f.axis);
+    float s1 = v_cross(v_add(f.d, f.ra), f.perp), s2 = v_cross(f.rb, f.perp);
+    float axial = j->spring_impulse + j->lower_impulse - j->upper_impulse;
+    sn_vec2 P = v_add(v_scale(axial, f.axis), v_scale(j->perp_impulse, f.perp));
+    apply(a, b, P, axial * a1 + j->perp_impulse * s1 + j->motor_impulse,
+          axial * a2 + j->perp_impulse * s2 + j->motor_impulse);
+  }
+}
+
+static void wheel_solve(const sn_step_info *info, sn_constraint_item *items, int32_t count, int use_bias) {
+  const float h = info->h, inv_h = info->inv_h;
+  for (int32_t i = 0; i < count; ++i) {
+    const wheel_params *p = items[i].params;
+    wheel_instance *j = items[i].instance;
+    const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
+    sn_solver_body *sa = a->state, *sb = b->state;
+    const float ia = a->inv_inertia, ib = b->inv_inertia, ma = a->inv_mass, mb = b->inv_mass;
+    wheel_frame f = frame(j, sa, sb);
+    float translation = v_dot(f.axis, f.d);
+    float a1 = v_cross(v_add(f.d, f.ra), f.axis), a2 = v_cross(f.rb, f.axis);
+    float k_axial = ma + mb + ia * a1 * a1 + ib * a2 * a2;
+    float axial_mass = k_axial > 0.0f ? 1.0f / k_axial : 0.0f;
+
+    /* suspension: soft row with the user's hertz/damping in both passes */
+    if (p->enable_spring && p->hertz > 0.0f && axial_mass > 0.0f) {
+      float cdot = v_dot(f.axis, v_sub(sb->v, sa->v)) + a2 * sb->w - a1 * sa->w;
+      float bias = j->spring_bias_rate * translation;
+      float impulse = -axial_mass * j->spring_mass_scale * (cdot + bias) - j->spring_impulse_scale * j->spring_impulse;
+      j->spring_impulse += impulse;
+      apply(a, b, v_scale(impulse, f.axis), impulse * a1, impulse * a2);
+    }
+    if (p->enable_motor && j->angular_mass > 0.0f) {
+      float cdot = sb->w - sa->w - p->motor_speed;
+      float impulse = -j->angular_mass * cdot;
+      float old = j->motor_impulse, max = h * p->max_motor_torque;
+      j->motor_impulse = clampf(old + impulse, -max, max);
+      impulse = j->motor_impulse - old;
+      sa->w -= ia * impulse;
+      sb->w += ib * impulse;
+    }
+    if (p->enable_limit && axial_mass > 0.0f) {
+      float lower = fminf(p->lower_translation, p->upper_translation);
+      float upper = fmaxf(p->lower_translation, p->upper_translation);
+      for (int side = 0; side < 2; ++side) {
+        /* lower: C = x - lower >= 0; upper: C = upper - x >= 0 */
+        float c = side == 0 ? translation - lower : upper - translation;
+        float bias = 0.0f, ms = 1.0f, is = 0.0f;
+        if (c > 0.0f)
+          bias = c * inv_h; /* speculative */
+        else if (use_bias) {
+          bias = j->bias_rate * c;
+          ms = j->mass_scale;
+          is = j->impulse_scale;
+        }
+        float *acc = side == 0 ? &j->lower_impulse : &j->upper_impulse;
+        float along = v_dot(f.axis, v_sub(sb->v, sa->v)) + a2 * sb->w - a1 * sa->w;
+        float cdot = side == 0 ? along : -along;
+        float impulse = -axial_mass * ms * (cdot + bias) - is * *acc;
+        float next = fmaxf(*acc + impulse, 0.0f);
+        impulse = next - *acc;
+        *acc = next;
+        float s = side == 0 ? impulse : -impulse;
+        apply(a, b, v_scale(s, f.axis), s * a1, s * a2);
+      }
+    }
+    /* the wheel's anchor stays on the line: rigid row, soft bias only in the biased pass */
+    {
+      float s1 = v_cross(v_add(f.d, f.ra), f.perp), s2 = v_cross(f.rb, f.perp);
+      float k = ma + mb + ia * s1 * s1 + ib * s2 * s2;
+      if (k > 0.0f) {
+        float cdot = v_dot(f.perp, v_sub(sb->v, sa->v)) + s2 * sb->w - s1 * sa->w;
+        float bias = 0.0f, ms = 1.0f, is = 0.0f;
+        if (use_bias) {
+          bias = j->bias_rate * v_dot(f.perp, f.d);
+          ms = j->mass_scale;
+          is = j->impulse_scale;
+        }
+        float impulse = -ms * (cdot + bias) / k - is * j->perp_impulse;
+        j->perp_impulse += impulse;
+        apply(a, b, v_scale(impulse, f.perp), impulse * s1, impulse * s2);
+      }
+    }
+  }
+}
+
+static void wheel_reaction(const sn_step_info *info, const sn_constraint_item *item, sn_vec2 *force, float *torque) {
+  const wheel_instance *j = item->instance;
+  const sn_constraint_body *a = item->bodies[0];
+  /* accumulated impulses are per substep: divide by h */
+  sn_vec2 axis = rotate(a->q, j->local_axis);
+  float axial = j->spring_impulse + j->lower_impulse - j->upper_impulse;
+  *force = v_scale(info->inv_h, v_add(v_scale(axial, axis), v_scale(j->perp_impulse, v_perp(axis))));
+  *torque = info->inv_h * j->motor_impulse;
+}
+
+static void wheel_draw(const sn_constraint_item *item, const sn_draw_api *draw) {
+  const wheel_params *p = item->params;
+  const wheel_instance *j = item->instance;
+  const sn_constraint_body *a = item->bodies[0], *b = item->bodies[1];
+  sn_vec2 pa = v_add(a->origin, rotate(a->q, j->local_a)), pb = v_add(b->origin, rotate(b->q, j->local_b));
+  sn_vec2 axis = rotate(a->q, j->local_axis);
+  float lo = p->enable_limit ? p->lower_translation : -1.0f, hi = p->enable_limit ? p->upper_translation : 1.0f;
+  draw->segment(v_add(pa, v_scale(lo, axis)), v_add(pa, v_scale(hi, axis)), 0x8080ffffu, draw->context);
+  draw->segment(pa, pb, 0xc0c040ffu, draw->context);
+  draw->point(pa, 5.0f, 0xffffffffu, draw->context);
+  draw->point(pb, 5.0f, 0x80ff80ffu, draw->context);
+}
+
+static const sn_param_desc wheel_param_desc[] = {
+    {1, SN_PARAM_VEC2, "anchor", offsetof(wheel_params, anchor), 0, -1e6, 1e6, 0.0, "world point at creation"},
+    {2, SN_PARAM_VEC2, "axis", offsetof(wheel_params, axis), 0, -1e6, 1e6, 0.0,
+     "world suspension direction at creation (nonzero; normalised)"},
+    {3, SN_PARAM_BOOL, "enable_spring", offsetof(wheel_params, enable_spring), SN_PARAM_RUNTIME, 0, 1, 1, NULL},
+    {4, SN_PARAM_FLOAT, "hertz", offsetof(wheel_params, hertz), SN_PARAM_RUNTIME, 0, 1e4, 1, "suspension frequency"},
+    {5, SN_PARAM_FLOAT, "damping_ratio", offsetof(wheel_params, damping_ratio), SN_PARAM_RUNTIME, 0, 1e4, 0.7,
+     "suspension damping (1 = critical)"},
+    {6, SN_PARAM_BOOL, "enable_motor", offsetof(wheel_params, enable_motor), SN_PARAM_RUNTIME, 0, 1, 0, NULL},
+    {7, SN_PARAM_FLOAT, "motor_speed", offsetof(wheel_params, motor_speed), SN_PARAM_RUNTIME, -1e4, 1e4, 0,
+     "target spin of B relative to A (rad/s)"},
+    {8, SN_PARAM_FLOAT, "max_motor_torque", offsetof(wheel_params, max_motor_torque), SN_PARAM_RUNTIME, 0, 1e9, 0,
+     "N m"},
+    {9, SN_PARAM_BOOL, "enable_limit", offsetof(wheel_params, enable_limit), SN_PARAM_RUNTIME, 0, 1, 0, NULL},
+    {10, SN_PARAM_FLOAT, "lower_translation", offsetof(wheel_params, lower_translation), SN_PARAM_RUNTIME, -1e6, 1e6, 0,
+     "m along the axis from the anchor"},
+    {11, SN_PARAM_FLOAT, "upper_translation", offsetof(wheel_params, upper_translation), SN_PARAM_RUNTIME, -1e6, 1e6, 0,
+     "m along the axis from the anchor"},
+};
+
+static const sn_constraint_type wheel_type = {
+    .struct_size = sizeof(sn_constraint_type),
+    .name = "wheel",
+    .flags = SN_CONSTRAINT_IMPULSE,
+    .body_count = 2,
+    .params_size = sizeof(wheel_params),
+    .params_align = _Alignof(wheel_params),
+    .instance_size = sizeof(wheel_instance),
+    .instance_align = _Alignof(wheel_instance),
+    .param_count = sizeof(wheel_param_desc) / sizeof(wheel_param_desc[0]),
+    .params = wheel_param_desc,
+    .create = wheel_create,
+    .params_changed = wheel_params_changed,
+    .prepare = wheel_prepare,
+    .warm_start = wheel_warm_start,
+    .solve_velocity = wheel_solve,
+    .get_reaction = wheel_reaction,
+    .debug_draw = wheel_draw,
+};
+
+static int wheel_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {
+  (void)err;
+  (void)cap;
+  return host->register_type(registrar, &wheel_type);
+}
+
+SN_DEFINE_PLUGIN("sinew.wheel", "0.1.0", wheel_register);
