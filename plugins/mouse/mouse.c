@@ -1,0 +1,197 @@
+/* mouse: drags one body by a point toward a target in the world through a
+ * soft spring-damper with a bounded force (what the sandbox uses to pick and
+ * drag bodies).
+ *
+ * The grab point is the body point under `anchor` at creation. Per substep,
+ * with r the grab point from the centre of mass and C = grab point - target:
+ *   Cdot = v + w x r,  P = -mass_scale K^-1 (Cdot + bias_rate C) - impulse_scale P_acc
+ * (soft step: omega = 2 pi hertz, implicit spring-damper over the substep h),
+ * and the accumulated impulse is clamped to |P_acc| <= max_force * h. A
+ * soft rotational damper with the same softness (Cdot = w, no position term)
+ * stops the body spinning about the grab point; its accumulated impulse is
+ * clamped to max_force * |r| * h, the torque the bounded pull could exert at
+ * the grab point (none when the body is grabbed at its centre of mass). The
+ * spring is the constraint itself, not drift correction, so it acts in the
+ * biased and the relax pass alike. hertz = 0: no spring, only a rigid
+ * velocity brake at the grab point.
+ *
+ * Built as its own shared object against sinew/plugin.h only. */
+#include <math.h>
+#include <stddef.h>
+
+#include "sinew/plugin.h"
+
+typedef struct mouse_params {
+  sn_vec2 anchor;      /* world point at creation: the grab point */
+  sn_vec2 target;      /* world point the grab point is pulled toward */
+  float hertz;         /* spring frequency */
+  float damping_ratio; /* 1 = critical */
+  float max_force;     /* N */
+} mouse_params;
+
+typedef struct mouse_instance {
+  sn_vec2 local; /* grab point in the body frame (from the origin) */
+  sn_vec2 impulse;
+  float angular_impulse;
+  /* per step */
+  sn_vec2 r;            /* grab point from the centre of mass, world frame, step start */
+  sn_vec2 delta_center; /* centre - target at step start */
+  float bias_rate, mass_scale, impulse_scale;
+  float angular_mass, max_torque;
+} mouse_instance;
+
+static sn_vec2 v_add(sn_vec2 a, sn_vec2 b) { return (sn_vec2){a.x + b.x, a.y + b.y}; }
+static sn_vec2 v_sub(sn_vec2 a, sn_vec2 b) { return (sn_vec2){a.x - b.x, a.y - b.y}; }
+static sn_vec2 v_scale(float s, sn_vec2 a) { return (sn_vec2){s * a.x, s * a.y}; }
+static float v_cross(sn_vec2 a, sn_vec2 b) { return a.x * b.y - a.y * b.x; }
+static sn_vec2 v_cross_sv(float s, sn_vec2 v) { return (sn_vec2){-s * v.y, s * v.x}; }
+static sn_vec2 rotate(sn_rot q, sn_vec2 v) { return (sn_vec2){q.c * v.x - q.s * v.y, q.s * v.x + q.c * v.y}; }
+static sn_vec2 inv_rotate(sn_rot q, sn_vec2 v) { return (sn_vec2){q.c * v.x + q.s * v.y, -q.s * v.x + q.c * v.y}; }
+static float clampf(float x, float lo, float hi) { return x < lo ? lo : x > hi ? hi : x; }
+static sn_vec2 clamp_length(sn_vec2 v, float max) {
+  float len_sq = v.x * v.x + v.y * v.y;
+  if (len_sq <= max * max) return v;
+  return v_scale(max / sqrtf(len_sq), v);
+}
+
+static int mouse_create(const sn_host_api *host, const void *params, void *instance,
+                        const sn_constraint_body *const *bodies, char *err, size_t cap) {
+  (void)host;
+  (void)err;
+  (void)cap;
+  const mouse_params *p = params;
+  mouse_instance *j = instance;
+  j->local = inv_rotate(bodies[0]->q, v_sub(p->anchor, bodies[0]->origin));
+  j->impulse = (sn_vec2){0.0f, 0.0f};
+  j->angular_impulse = 0.0f;
+  return 0;
+}
+
+static void mouse_prepare(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
+  const float h = info->h;
+  for (int32_t i = 0; i < count; ++i) {
+    const mouse_params *p = items[i].params;
+    mouse_instance *j = items[i].instance;
+    const sn_constraint_body *b = items[i].bodies[0];
+    j->r = rotate(b->q, v_sub(j->local, b->local_center));
+    j->delta_center = v_sub(b->center, p->target);
+    if (p->hertz > 0.0f) {
+      float omega = 2.0f * 3.14159265359f * p->hertz, zeta = p->damping_ratio;
+      float a1 = 2.0f * zeta + h * omega, a2 = h * omega * a1, a3 = 1.0f / (1.0f + a2);
+      j->bias_rate = omega / a1;
+      j->mass_scale = a2 * a3;
+      j->impulse_scale = a3;
+    } else {
+      j->bias_rate = 0.0f;
+      j->mass_scale = 1.0f;
+      j->impulse_scale = 0.0f;
+    }
+    j->angular_mass = b->inv_inertia > 0.0f ? 1.0f / b->inv_inertia : 0.0f;
+    j->max_torque = p->max_force * sqrtf(j->r.x * j->r.x + j->r.y * j->r.y);
+    /* max_force may have dropped */
+    j->impulse = clamp_length(j->impulse, h * p->max_force);
+    j->angular_impulse = clampf(j->angular_impulse, -h * j->max_torque, h * j->max_torque);
+  }
+}
+
+static void apply(const sn_constraint_body *b, sn_vec2 r, sn_vec2 P, float axial) {
+  b->state->v = v_add(b->state->v, v_scale(b->inv_mass, P));
+  b->state->w += b->inv_inertia * (v_cross(r, P) + axial);
+}
+
+static void mouse_warm_start(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
+  (void)info;
+  for (int32_t i = 0; i < count; ++i) {
+    mouse_instance *j = items[i].instance;
+    const sn_constraint_body *b = items[i].bodies[0];
+    apply(b, rotate(b->state->dq, j->r), j->impulse, j->angular_impulse);
+  }
+}
+
+static void mouse_solve(const sn_step_info *info, sn_constraint_item *items, int32_t count, int use_bias) {
+  (void)use_bias; /* the spring is the constraint: same soft solve in both passes */
+  const float h = info->h;
+  for (int32_t i = 0; i < count; ++i) {
+    const mouse_params *p = items[i].params;
+    mouse_instance *j = items[i].instance;
+    const sn_constraint_body *b = items[i].bodies[0];
+    sn_solver_body *s = b->state;
+    const float m = b->inv_mass, ii = b->inv_inertia;
+    {
+      float impulse = -j->mass_scale * j->angular_mass * s->w - j->impulse_scale * j->angular_impulse;
+      float old = j->angular_impulse, max = h * j->max_torque;
+      j->angular_impulse = clampf(old + impulse, -max, max);
+      s->w += ii * (j->angular_impulse - old);
+    }
+    sn_vec2 r = rotate(s->dq, j->r);
+    sn_vec2 cdot = v_add(s->v, v_cross_sv(s->w, r));
+    sn_vec2 sep = v_add(v_add(s->dp, r), j->delta_center);
+    sn_vec2 rhs = v_add(cdot, v_scale(j->bias_rate, sep));
+    float k11 = m + r.y * r.y * ii, k12 = -r.x * r.y * ii, k22 = m + r.x * r.x * ii;
+    float det = k11 * k22 - k12 * k12;
+    if (det != 0.0f) det = 1.0f / det;
+    sn_vec2 x = {det * (k22 * rhs.x - k12 * rhs.y), det * (k11 * rhs.y - k12 * rhs.x)};
+    sn_vec2 impulse = {-j->mass_scale * x.x - j->impulse_scale * j->impulse.x,
+                       -j->mass_scale * x.y - j->impulse_scale * j->impulse.y};
+    sn_vec2 old = j->impulse;
+    j->impulse = clamp_length(v_add(old, impulse), h * p->max_force);
+    apply(b, r, v_sub(j->impulse, old), 0.0f);
+  }
+}
+
+static void mouse_reaction(const sn_step_info *info, const sn_constraint_item *item, sn_vec2 *force, float *torque) {
+  const mouse_instance *j = item->instance;
+  /* accumulated impulses are per substep: divide by h; torque: the damper's couple */
+  *force = v_scale(info->inv_h, j->impulse);
+  *torque = info->inv_h * j->angular_impulse;
+}
+
+static void mouse_draw(const sn_constraint_item *item, const sn_draw_api *draw) {
+  const mouse_params *p = item->params;
+  const mouse_instance *j = item->instance;
+  const sn_constraint_body *b = item->bodies[0];
+  sn_vec2 grab = v_add(b->origin, rotate(b->q, j->local));
+  draw->segment(grab, p->target, 0x00ff00ffu, draw->context);
+  draw->point(grab, 4.0f, 0x00ff00ffu, draw->context);
+  draw->point(p->target, 4.0f, 0xffffffffu, draw->context);
+}
+
+static const sn_param_desc mouse_param_desc[] = {
+    {1, SN_PARAM_VEC2, "anchor", offsetof(mouse_params, anchor), 0, -1e6, 1e6, 0.0,
+     "world point at creation: the body point grabbed"},
+    {2, SN_PARAM_VEC2, "target", offsetof(mouse_params, target), SN_PARAM_RUNTIME, -1e6, 1e6, 0.0,
+     "world point the grab point is pulled toward"},
+    {3, SN_PARAM_FLOAT, "hertz", offsetof(mouse_params, hertz), SN_PARAM_RUNTIME, 0, 1e3, 5.0,
+     "spring frequency (0: no spring)"},
+    {4, SN_PARAM_FLOAT, "damping_ratio", offsetof(mouse_params, damping_ratio), SN_PARAM_RUNTIME, 0, 1e3, 0.7,
+     "1 = critical"},
+    {5, SN_PARAM_FLOAT, "max_force", offsetof(mouse_params, max_force), SN_PARAM_RUNTIME, 0, 1e9, 1000.0,
+     "bound on the spring force (N)"},
+};
+
+static const sn_constraint_type mouse_type = {
+    .struct_size = sizeof(sn_constraint_type),
+    .name = "mouse",
+    .flags = SN_CONSTRAINT_IMPULSE,
+    .body_count = 1,
+    .params_size = sizeof(mouse_params),
+    .params_align = _Alignof(mouse_params),
+    .instance_size = sizeof(mouse_instance),
+    .instance_align = _Alignof(mouse_instance),
+    .param_count = sizeof(mouse_param_desc) / sizeof(mouse_param_desc[0]),
+    .params = mouse_param_desc,
+    .create = mouse_create,
+    .prepare = mouse_prepare,
+    .warm_start = mouse_warm_start,
+    .solve_velocity = mouse_solve,
+    .get_reaction = mouse_reaction,
+    .debug_draw = mouse_draw,
+};
+
+static int mouse_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {
+  (void)err;
+  (void)cap;
+  return host->register_type(registrar, &mouse_type);
+}
+
+SN_DEFINE_PLUGIN("sinew.mouse", "0.1.0", mouse_register);
