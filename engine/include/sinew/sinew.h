@@ -71,7 +71,7 @@ SN_API float sn_rot_get_angle(sn_rot q);
 /* ------------------------------------------------------------------------ */
 /* World                                                                     */
 
-/// Default world settings: gravity (0, -10), 4 substeps, sleep on.
+/// Default world settings: gravity (0, -10), 8 substeps, sleep on.
 SN_API sn_world_def sn_default_world_def(void);
 
 /// Creates a world. Returns NULL (and writes *result if not NULL) when the
