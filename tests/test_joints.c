@@ -222,6 +222,38 @@ START_TEST(test_joined_bodies_do_not_collide) {
 }
 END_TEST
 
+/* Breaking at the limit: a body hanging at rest on a pin pulls with its
+ * weight; a limit 1 % below the weight breaks it, 1 % above never does. */
+START_TEST(test_break_at_limit) {
+  sn_registry *r = registry();
+  for (int k = 0; k < 2; ++k) {
+    sn_world *w = world_with(r);
+    sn_body_def gd = sn_default_body_def();
+    sn_body_id ground = sn_create_body(w, &gd);
+    sn_body_id bob = ball(w, (sn_vec2){0.0f, 1.0f}, 0.25f, 2.0f);
+    float weight = sn_body_get_mass(w, bob) * 10.0f;
+    sn_param_value v[1] = {{"anchor", 0.0, 2.0}};
+    sn_constraint_def cd = sn_default_constraint_def();
+    cd.type = "revolute";
+    cd.bodies[0] = ground;
+    cd.bodies[1] = bob;
+    cd.params = v;
+    cd.param_count = 1;
+    cd.break_force = (k == 0 ? 0.99f : 1.01f) * weight;
+    sn_constraint_id j = sn_create_constraint(w, &cd);
+    int broken = 0;
+    for (int i = 0; i < 180; ++i) {
+      sn_world_step(w, 1.0f / 60.0f);
+      broken += sn_world_get_broken_constraints(w, NULL);
+    }
+    ck_assert_int_eq(broken, k == 0 ? 1 : 0);
+    ck_assert(sn_constraint_is_valid(w, j) == (k == 1));
+    sn_destroy_world(w);
+  }
+  sn_destroy_registry(r);
+}
+END_TEST
+
 static Suite *joints_suite(void) {
   Suite *s = suite_create("joints");
   TCase *tc = tcase_create("revolute");
@@ -230,6 +262,7 @@ static Suite *joints_suite(void) {
   tcase_add_test(tc, test_reaction_and_breaking);
   tcase_add_test(tc, test_motor_speed);
   tcase_add_test(tc, test_joined_bodies_do_not_collide);
+  tcase_add_test(tc, test_break_at_limit);
   suite_add_tcase(s, tc);
   return s;
 }
