@@ -1,6 +1,7 @@
 // The public headers must compile as C++ (extern "C", no C-only syntax) and
 // link against the C library. Only the value types are instantiated here;
 // the SN_NULL_* macros are C compound literals and are not used from C++.
+#include "sinew/plugin_math.h"
 #include "sinew/sinew.h"
 
 #include <cstdio>

@@ -21,12 +21,14 @@
  *   impulse_scale = 1 / (1 + h omega (2 zeta + h omega)),
  * which is an implicit spring k = m omega^2 with damper c = 2 m zeta omega.
  *
- * Built as its own shared object against sinew/plugin.h only. */
+ * Built as its own shared object against sinew/plugin.h (and the header-only
+ * sinew/plugin_math.h) only. */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 
 #include "sinew/plugin.h"
+#include "sinew/plugin_math.h"
 
 /* shortest distance the joint works with: below it the axis is undefined */
 #define DISTANCE_MIN_LENGTH 0.005f
@@ -62,25 +64,6 @@ typedef struct distance_instance {
   float spring_bias_rate, spring_mass_scale, spring_impulse_scale;
 } distance_instance;
 
-static sn_vec2 v_add(sn_vec2 a, sn_vec2 b) { return (sn_vec2){a.x + b.x, a.y + b.y}; }
-static sn_vec2 v_sub(sn_vec2 a, sn_vec2 b) { return (sn_vec2){a.x - b.x, a.y - b.y}; }
-static sn_vec2 v_scale(float s, sn_vec2 a) { return (sn_vec2){s * a.x, s * a.y}; }
-static float v_dot(sn_vec2 a, sn_vec2 b) { return a.x * b.x + a.y * b.y; }
-static float v_cross(sn_vec2 a, sn_vec2 b) { return a.x * b.y - a.y * b.x; }
-static sn_vec2 v_cross_sv(float s, sn_vec2 v) { return (sn_vec2){-s * v.y, s * v.x}; }
-static sn_vec2 rotate(sn_rot q, sn_vec2 v) { return (sn_vec2){q.c * v.x - q.s * v.y, q.s * v.x + q.c * v.y}; }
-static sn_vec2 inv_rotate(sn_rot q, sn_vec2 v) { return (sn_vec2){q.c * v.x + q.s * v.y, -q.s * v.x + q.c * v.y}; }
-static float clampf(float x, float lo, float hi) { return x < lo ? lo : x > hi ? hi : x; }
-
-/* soft-step coefficients for stiffness hertz and damping ratio zeta */
-static void softness(float hertz, float zeta, float h, float *bias_rate, float *mass_scale, float *impulse_scale) {
-  float omega = 2.0f * 3.14159265359f * hertz;
-  float a1 = 2.0f * zeta + h * omega, a2 = h * omega * a1, a3 = 1.0f / (1.0f + a2);
-  *bias_rate = a1 > 0.0f ? omega / a1 : 0.0f;
-  *mass_scale = a2 * a3;
-  *impulse_scale = a3;
-}
-
 static int distance_check(const distance_params *p, char *err, size_t cap) {
   if (p->enable_limit && p->min_length > p->max_length) {
     snprintf(err, cap, "min_length %g > max_length %g", (double)p->min_length, (double)p->max_length);
@@ -96,12 +79,12 @@ static int distance_create(const sn_host_api *host, const void *params, void *in
   distance_instance *j = instance;
   if (distance_check(p, err, cap)) return 1;
   const sn_constraint_body *a = bodies[0], *b = bodies[1];
-  j->local_a = inv_rotate(a->q, v_sub(p->anchor_a, a->origin));
-  j->local_b = inv_rotate(b->q, v_sub(p->anchor_b, b->origin));
-  sn_vec2 d = v_sub(p->anchor_b, p->anchor_a);
-  float len = sqrtf(v_dot(d, d));
-  j->creation_length = clampf(len, DISTANCE_MIN_LENGTH, DISTANCE_MAX_LENGTH);
-  j->axis = len > 0.0f ? v_scale(1.0f / len, d) : (sn_vec2){1.0f, 0.0f};
+  j->local_a = sn_pm_local_point(a, p->anchor_a);
+  j->local_b = sn_pm_local_point(b, p->anchor_b);
+  sn_vec2 d = sn_pm_sub(p->anchor_b, p->anchor_a);
+  float len = sqrtf(sn_pm_dot(d, d));
+  j->creation_length = sn_pm_clamp(len, DISTANCE_MIN_LENGTH, DISTANCE_MAX_LENGTH);
+  j->axis = len > 0.0f ? sn_pm_scale(1.0f / len, d) : (sn_vec2){1.0f, 0.0f};
   j->impulse = j->lower_impulse = j->upper_impulse = 0.0f;
   return 0;
 }
@@ -112,40 +95,34 @@ static int distance_params_changed(const void *params, void *instance, char *err
 }
 
 static void distance_prepare(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
-  float jb, jm, ji;
-  softness(info->joint_hertz, info->joint_damping_ratio, info->h, &jb, &jm, &ji);
+  const sn_pm_softness joint = sn_pm_soft(info->joint_hertz, info->joint_damping_ratio, info->h);
   for (int32_t i = 0; i < count; ++i) {
     const distance_params *p = items[i].params;
     distance_instance *j = items[i].instance;
     const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
-    j->ra = rotate(a->q, v_sub(j->local_a, a->local_center));
-    j->rb = rotate(b->q, v_sub(j->local_b, b->local_center));
-    j->delta_center = v_sub(b->center, a->center);
-    j->length = p->length < 0.0f ? j->creation_length : clampf(p->length, DISTANCE_MIN_LENGTH, DISTANCE_MAX_LENGTH);
-    j->min_length = clampf(p->min_length, 0.0f, DISTANCE_MAX_LENGTH);
-    j->max_length = clampf(p->max_length, j->min_length, DISTANCE_MAX_LENGTH);
-    j->joint_bias_rate = jb;
-    j->joint_mass_scale = jm;
-    j->joint_impulse_scale = ji;
-    softness(p->hertz, p->damping_ratio, info->h, &j->spring_bias_rate, &j->spring_mass_scale,
-             &j->spring_impulse_scale);
+    j->ra = sn_pm_arm(a, j->local_a);
+    j->rb = sn_pm_arm(b, j->local_b);
+    j->delta_center = sn_pm_sub(b->center, a->center);
+    j->length =
+        p->length < 0.0f ? j->creation_length : sn_pm_clamp(p->length, DISTANCE_MIN_LENGTH, DISTANCE_MAX_LENGTH);
+    j->min_length = sn_pm_clamp(p->min_length, 0.0f, DISTANCE_MAX_LENGTH);
+    j->max_length = sn_pm_clamp(p->max_length, j->min_length, DISTANCE_MAX_LENGTH);
+    j->joint_bias_rate = joint.bias_rate;
+    j->joint_mass_scale = joint.mass_scale;
+    j->joint_impulse_scale = joint.impulse_scale;
+    const sn_pm_softness spring = sn_pm_soft(p->hertz, p->damping_ratio, info->h);
+    j->spring_bias_rate = spring.bias_rate;
+    j->spring_mass_scale = spring.mass_scale;
+    j->spring_impulse_scale = spring.impulse_scale;
     /* rows switched off (or a spring with no stiffness) carry no impulse */
     if (p->enable_spring ? p->hertz <= 0.0f : p->enable_limit) j->impulse = 0.0f;
     if (!p->enable_limit) j->lower_impulse = j->upper_impulse = 0.0f;
   }
 }
 
-/* current separation vector A -> B between the anchors */
-static sn_vec2 separation(const distance_instance *j, const sn_solver_body *sa, const sn_solver_body *sb, sn_vec2 ra,
-                          sn_vec2 rb) {
-  return v_add(v_add(v_sub(sb->dp, sa->dp), v_sub(rb, ra)), j->delta_center);
-}
-
+/* point impulse P at the anchors (no axial term: ra x P, not ra x P + 0) */
 static void apply(const sn_constraint_body *a, const sn_constraint_body *b, sn_vec2 ra, sn_vec2 rb, sn_vec2 P) {
-  a->state->v = v_sub(a->state->v, v_scale(a->inv_mass, P));
-  a->state->w -= a->inv_inertia * v_cross(ra, P);
-  b->state->v = v_add(b->state->v, v_scale(b->inv_mass, P));
-  b->state->w += b->inv_inertia * v_cross(rb, P);
+  sn_pm_apply_pair(a, b, P, sn_pm_cross(ra, P), sn_pm_cross(rb, P));
 }
 
 static void distance_warm_start(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
@@ -153,19 +130,18 @@ static void distance_warm_start(const sn_step_info *info, sn_constraint_item *it
   for (int32_t i = 0; i < count; ++i) {
     distance_instance *j = items[i].instance;
     const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
-    sn_vec2 ra = rotate(a->state->dq, j->ra), rb = rotate(b->state->dq, j->rb);
-    sn_vec2 d = separation(j, a->state, b->state, ra, rb);
-    float len = sqrtf(v_dot(d, d));
-    sn_vec2 axis = len > 1e-6f ? v_scale(1.0f / len, d) : j->axis;
+    sn_vec2 ra = sn_pm_rotate(a->state->dq, j->ra), rb = sn_pm_rotate(b->state->dq, j->rb);
+    sn_vec2 d = sn_pm_separation(a->state, b->state, ra, rb, j->delta_center);
+    float len = sqrtf(sn_pm_dot(d, d));
+    sn_vec2 axis = len > 1e-6f ? sn_pm_scale(1.0f / len, d) : j->axis;
     float total = j->impulse + j->lower_impulse - j->upper_impulse;
-    apply(a, b, ra, rb, v_scale(total, axis));
+    apply(a, b, ra, rb, sn_pm_scale(total, axis));
   }
 }
 
 /* relative velocity of the anchors along the axis */
 static float axial_speed(const sn_solver_body *sa, const sn_solver_body *sb, sn_vec2 ra, sn_vec2 rb, sn_vec2 axis) {
-  sn_vec2 vr = v_sub(v_add(sb->v, v_cross_sv(sb->w, rb)), v_add(sa->v, v_cross_sv(sa->w, ra)));
-  return v_dot(vr, axis);
+  return sn_pm_dot(sn_pm_relative_velocity(sa, sb, ra, rb), axis);
 }
 
 static void distance_solve(const sn_step_info *info, sn_constraint_item *items, int32_t count, int use_bias) {
@@ -175,15 +151,15 @@ static void distance_solve(const sn_step_info *info, sn_constraint_item *items, 
     distance_instance *j = items[i].instance;
     const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
     sn_solver_body *sa = a->state, *sb = b->state;
-    sn_vec2 ra = rotate(sa->dq, j->ra), rb = rotate(sb->dq, j->rb);
-    sn_vec2 d = separation(j, sa, sb, ra, rb);
-    float len = sqrtf(v_dot(d, d));
-    sn_vec2 axis = len > 1e-6f ? v_scale(1.0f / len, d) : j->axis;
+    sn_vec2 ra = sn_pm_rotate(sa->dq, j->ra), rb = sn_pm_rotate(sb->dq, j->rb);
+    sn_vec2 d = sn_pm_separation(sa, sb, ra, rb, j->delta_center);
+    float len = sqrtf(sn_pm_dot(d, d));
+    sn_vec2 axis = len > 1e-6f ? sn_pm_scale(1.0f / len, d) : j->axis;
     j->axis = axis;
     /* effective mass along the axis: 1 / (mA + mB + iA (rA x u)^2 + iB (rB x u)^2) */
-    float cra = v_cross(ra, axis), crb = v_cross(rb, axis);
+    float cra = sn_pm_cross(ra, axis), crb = sn_pm_cross(rb, axis);
     float k = a->inv_mass + b->inv_mass + a->inv_inertia * cra * cra + b->inv_inertia * crb * crb;
-    float mass = k > 0.0f ? 1.0f / k : 0.0f;
+    float mass = sn_pm_inv_or_zero(k);
     if (mass == 0.0f) continue;
 
     if (p->enable_spring) {
@@ -195,21 +171,21 @@ static void distance_solve(const sn_step_info *info, sn_constraint_item *items, 
         float impulse =
             -j->spring_mass_scale * mass * (cdot + j->spring_bias_rate * c) - j->spring_impulse_scale * j->impulse;
         j->impulse += impulse;
-        apply(a, b, ra, rb, v_scale(impulse, axis));
+        apply(a, b, ra, rb, sn_pm_scale(impulse, axis));
       }
     } else if (!p->enable_limit) {
       /* rigid rod: C = len - length */
       float c = len - j->length;
       float bias = 0.0f, ms = 1.0f, is = 0.0f;
       if (use_bias) {
-        bias = clampf(j->joint_bias_rate * c, -DISTANCE_MAX_BIAS_SPEED, DISTANCE_MAX_BIAS_SPEED);
+        bias = sn_pm_clamp(j->joint_bias_rate * c, -DISTANCE_MAX_BIAS_SPEED, DISTANCE_MAX_BIAS_SPEED);
         ms = j->joint_mass_scale;
         is = j->joint_impulse_scale;
       }
       float cdot = axial_speed(sa, sb, ra, rb, axis);
       float impulse = -ms * mass * (cdot + bias) - is * j->impulse;
       j->impulse += impulse;
-      apply(a, b, ra, rb, v_scale(impulse, axis));
+      apply(a, b, ra, rb, sn_pm_scale(impulse, axis));
     }
 
     if (p->enable_limit) {
@@ -231,7 +207,7 @@ static void distance_solve(const sn_step_info *info, sn_constraint_item *items, 
         float next = fmaxf(*acc + impulse, 0.0f);
         impulse = next - *acc;
         *acc = next;
-        apply(a, b, ra, rb, v_scale(side == 0 ? impulse : -impulse, axis));
+        apply(a, b, ra, rb, sn_pm_scale(side == 0 ? impulse : -impulse, axis));
       }
     }
   }
@@ -241,7 +217,7 @@ static void distance_reaction(const sn_step_info *info, const sn_constraint_item
   const distance_instance *j = item->instance;
   /* accumulated impulses are per substep: divide by h; the force acts along
    * the axis through the anchors, so there is no torque term */
-  *force = v_scale(info->inv_h * (j->impulse + j->lower_impulse - j->upper_impulse), j->axis);
+  *force = sn_pm_scale(info->inv_h * (j->impulse + j->lower_impulse - j->upper_impulse), j->axis);
   *torque = 0.0f;
 }
 
@@ -249,19 +225,19 @@ static void distance_draw(const sn_constraint_item *item, const sn_draw_api *dra
   const distance_params *p = item->params;
   const distance_instance *j = item->instance;
   const sn_constraint_body *a = item->bodies[0], *b = item->bodies[1];
-  sn_vec2 pa = v_add(a->origin, rotate(a->q, j->local_a)), pb = v_add(b->origin, rotate(b->q, j->local_b));
+  sn_vec2 pa = sn_pm_world_point(a, j->local_a), pb = sn_pm_world_point(b, j->local_b);
   uint32_t color = p->enable_spring ? 0x40ff40ffu : p->enable_limit ? 0xffc040ffu : 0xc0c0ffffu;
   draw->segment(pa, pb, color, draw->context);
   draw->point(pa, 4.0f, 0xffffffffu, draw->context);
   draw->point(pb, 4.0f, 0xffffffffu, draw->context);
   if (p->enable_limit) {
-    sn_vec2 d = v_sub(pb, pa);
-    float len = sqrtf(v_dot(d, d));
-    sn_vec2 u = len > 1e-6f ? v_scale(1.0f / len, d) : j->axis;
-    float lo = clampf(p->min_length, 0.0f, DISTANCE_MAX_LENGTH);
-    float hi = clampf(p->max_length, lo, DISTANCE_MAX_LENGTH);
-    if (lo > 0.0f) draw->point(v_add(pa, v_scale(lo, u)), 5.0f, 0x40ff40ffu, draw->context);
-    if (hi < DISTANCE_MAX_LENGTH) draw->point(v_add(pa, v_scale(hi, u)), 5.0f, 0xff4040ffu, draw->context);
+    sn_vec2 d = sn_pm_sub(pb, pa);
+    float len = sqrtf(sn_pm_dot(d, d));
+    sn_vec2 u = len > 1e-6f ? sn_pm_scale(1.0f / len, d) : j->axis;
+    float lo = sn_pm_clamp(p->min_length, 0.0f, DISTANCE_MAX_LENGTH);
+    float hi = sn_pm_clamp(p->max_length, lo, DISTANCE_MAX_LENGTH);
+    if (lo > 0.0f) draw->point(sn_pm_add(pa, sn_pm_scale(lo, u)), 5.0f, 0x40ff40ffu, draw->context);
+    if (hi < DISTANCE_MAX_LENGTH) draw->point(sn_pm_add(pa, sn_pm_scale(hi, u)), 5.0f, 0xff4040ffu, draw->context);
   }
 }
 

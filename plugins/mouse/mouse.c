@@ -15,11 +15,13 @@
  * biased and the relax pass alike. hertz = 0: no spring, only a rigid
  * velocity brake at the grab point.
  *
- * Built as its own shared object against sinew/plugin.h only. */
+ * Built as its own shared object against sinew/plugin.h (and the header-only
+ * sinew/plugin_math.h) only. */
 #include <math.h>
 #include <stddef.h>
 
 #include "sinew/plugin.h"
+#include "sinew/plugin_math.h"
 
 typedef struct mouse_params {
   sn_vec2 anchor;      /* world point at creation: the grab point */
@@ -40,20 +42,6 @@ typedef struct mouse_instance {
   float angular_mass, max_torque;
 } mouse_instance;
 
-static sn_vec2 v_add(sn_vec2 a, sn_vec2 b) { return (sn_vec2){a.x + b.x, a.y + b.y}; }
-static sn_vec2 v_sub(sn_vec2 a, sn_vec2 b) { return (sn_vec2){a.x - b.x, a.y - b.y}; }
-static sn_vec2 v_scale(float s, sn_vec2 a) { return (sn_vec2){s * a.x, s * a.y}; }
-static float v_cross(sn_vec2 a, sn_vec2 b) { return a.x * b.y - a.y * b.x; }
-static sn_vec2 v_cross_sv(float s, sn_vec2 v) { return (sn_vec2){-s * v.y, s * v.x}; }
-static sn_vec2 rotate(sn_rot q, sn_vec2 v) { return (sn_vec2){q.c * v.x - q.s * v.y, q.s * v.x + q.c * v.y}; }
-static sn_vec2 inv_rotate(sn_rot q, sn_vec2 v) { return (sn_vec2){q.c * v.x + q.s * v.y, -q.s * v.x + q.c * v.y}; }
-static float clampf(float x, float lo, float hi) { return x < lo ? lo : x > hi ? hi : x; }
-static sn_vec2 clamp_length(sn_vec2 v, float max) {
-  float len_sq = v.x * v.x + v.y * v.y;
-  if (len_sq <= max * max) return v;
-  return v_scale(max / sqrtf(len_sq), v);
-}
-
 static int mouse_create(const sn_host_api *host, const void *params, void *instance,
                         const sn_constraint_body *const *bodies, char *err, size_t cap) {
   (void)host;
@@ -61,7 +49,7 @@ static int mouse_create(const sn_host_api *host, const void *params, void *insta
   (void)cap;
   const mouse_params *p = params;
   mouse_instance *j = instance;
-  j->local = inv_rotate(bodies[0]->q, v_sub(p->anchor, bodies[0]->origin));
+  j->local = sn_pm_local_point(bodies[0], p->anchor);
   j->impulse = (sn_vec2){0.0f, 0.0f};
   j->angular_impulse = 0.0f;
   return 0;
@@ -73,30 +61,29 @@ static void mouse_prepare(const sn_step_info *info, sn_constraint_item *items, i
     const mouse_params *p = items[i].params;
     mouse_instance *j = items[i].instance;
     const sn_constraint_body *b = items[i].bodies[0];
-    j->r = rotate(b->q, v_sub(j->local, b->local_center));
-    j->delta_center = v_sub(b->center, p->target);
+    j->r = sn_pm_arm(b, j->local);
+    j->delta_center = sn_pm_sub(b->center, p->target);
     if (p->hertz > 0.0f) {
-      float omega = 2.0f * 3.14159265359f * p->hertz, zeta = p->damping_ratio;
-      float a1 = 2.0f * zeta + h * omega, a2 = h * omega * a1, a3 = 1.0f / (1.0f + a2);
-      j->bias_rate = omega / a1;
-      j->mass_scale = a2 * a3;
-      j->impulse_scale = a3;
+      /* hertz > 0, h > 0: 2 zeta + h omega > 0, so no guard is hit */
+      const sn_pm_softness soft = sn_pm_soft(p->hertz, p->damping_ratio, h);
+      j->bias_rate = soft.bias_rate;
+      j->mass_scale = soft.mass_scale;
+      j->impulse_scale = soft.impulse_scale;
     } else {
       j->bias_rate = 0.0f;
       j->mass_scale = 1.0f;
       j->impulse_scale = 0.0f;
     }
-    j->angular_mass = b->inv_inertia > 0.0f ? 1.0f / b->inv_inertia : 0.0f;
+    j->angular_mass = sn_pm_inv_or_zero(b->inv_inertia);
     j->max_torque = p->max_force * sqrtf(j->r.x * j->r.x + j->r.y * j->r.y);
     /* max_force may have dropped */
-    j->impulse = clamp_length(j->impulse, h * p->max_force);
-    j->angular_impulse = clampf(j->angular_impulse, -h * j->max_torque, h * j->max_torque);
+    j->impulse = sn_pm_clamp_length(j->impulse, h * p->max_force);
+    j->angular_impulse = sn_pm_clamp(j->angular_impulse, -h * j->max_torque, h * j->max_torque);
   }
 }
 
 static void apply(const sn_constraint_body *b, sn_vec2 r, sn_vec2 P, float axial) {
-  b->state->v = v_add(b->state->v, v_scale(b->inv_mass, P));
-  b->state->w += b->inv_inertia * (v_cross(r, P) + axial);
+  sn_pm_apply_body(b, P, sn_pm_cross(r, P) + axial);
 }
 
 static void mouse_warm_start(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
@@ -104,7 +91,7 @@ static void mouse_warm_start(const sn_step_info *info, sn_constraint_item *items
   for (int32_t i = 0; i < count; ++i) {
     mouse_instance *j = items[i].instance;
     const sn_constraint_body *b = items[i].bodies[0];
-    apply(b, rotate(b->state->dq, j->r), j->impulse, j->angular_impulse);
+    apply(b, sn_pm_rotate(b->state->dq, j->r), j->impulse, j->angular_impulse);
   }
 }
 
@@ -120,29 +107,27 @@ static void mouse_solve(const sn_step_info *info, sn_constraint_item *items, int
     {
       float impulse = -j->mass_scale * j->angular_mass * s->w - j->impulse_scale * j->angular_impulse;
       float old = j->angular_impulse, max = h * j->max_torque;
-      j->angular_impulse = clampf(old + impulse, -max, max);
+      j->angular_impulse = sn_pm_clamp(old + impulse, -max, max);
       s->w += ii * (j->angular_impulse - old);
     }
-    sn_vec2 r = rotate(s->dq, j->r);
-    sn_vec2 cdot = v_add(s->v, v_cross_sv(s->w, r));
-    sn_vec2 sep = v_add(v_add(s->dp, r), j->delta_center);
-    sn_vec2 rhs = v_add(cdot, v_scale(j->bias_rate, sep));
-    float k11 = m + r.y * r.y * ii, k12 = -r.x * r.y * ii, k22 = m + r.x * r.x * ii;
-    float det = k11 * k22 - k12 * k12;
-    if (det != 0.0f) det = 1.0f / det;
-    sn_vec2 x = {det * (k22 * rhs.x - k12 * rhs.y), det * (k11 * rhs.y - k12 * rhs.x)};
+    sn_vec2 r = sn_pm_rotate(s->dq, j->r);
+    sn_vec2 cdot = sn_pm_add(s->v, sn_pm_cross_sv(s->w, r));
+    sn_vec2 sep = sn_pm_add(sn_pm_add(s->dp, r), j->delta_center);
+    sn_vec2 rhs = sn_pm_add(cdot, sn_pm_scale(j->bias_rate, sep));
+    const sn_pm_sym22 k = {m + r.y * r.y * ii, -r.x * r.y * ii, m + r.x * r.x * ii};
+    sn_vec2 x = sn_pm_solve22(k, rhs);
     sn_vec2 impulse = {-j->mass_scale * x.x - j->impulse_scale * j->impulse.x,
                        -j->mass_scale * x.y - j->impulse_scale * j->impulse.y};
     sn_vec2 old = j->impulse;
-    j->impulse = clamp_length(v_add(old, impulse), h * p->max_force);
-    apply(b, r, v_sub(j->impulse, old), 0.0f);
+    j->impulse = sn_pm_clamp_length(sn_pm_add(old, impulse), h * p->max_force);
+    apply(b, r, sn_pm_sub(j->impulse, old), 0.0f);
   }
 }
 
 static void mouse_reaction(const sn_step_info *info, const sn_constraint_item *item, sn_vec2 *force, float *torque) {
   const mouse_instance *j = item->instance;
   /* accumulated impulses are per substep: divide by h; torque: the damper's couple */
-  *force = v_scale(info->inv_h, j->impulse);
+  *force = sn_pm_scale(info->inv_h, j->impulse);
   *torque = info->inv_h * j->angular_impulse;
 }
 
@@ -150,7 +135,7 @@ static void mouse_draw(const sn_constraint_item *item, const sn_draw_api *draw) 
   const mouse_params *p = item->params;
   const mouse_instance *j = item->instance;
   const sn_constraint_body *b = item->bodies[0];
-  sn_vec2 grab = v_add(b->origin, rotate(b->q, j->local));
+  sn_vec2 grab = sn_pm_world_point(b, j->local);
   draw->segment(grab, p->target, 0x00ff00ffu, draw->context);
   draw->point(grab, 4.0f, 0x00ff00ffu, draw->context);
   draw->point(p->target, 4.0f, 0xffffffffu, draw->context);

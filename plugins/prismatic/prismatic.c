@@ -12,12 +12,14 @@
  *   angle:  Cdot = wB - wA
  * The axis turns with body A, so its A-side lever uses d + rA.
  *
- * Built as its own shared object against sinew/plugin.h only. */
+ * Built as its own shared object against sinew/plugin.h (and the header-only
+ * sinew/plugin_math.h) only. */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 
 #include "sinew/plugin.h"
+#include "sinew/plugin_math.h"
 
 typedef struct prismatic_params {
   sn_vec2 anchor; /* world point at creation */
@@ -43,17 +45,6 @@ typedef struct prismatic_instance {
   float bias_rate, mass_scale, impulse_scale;
 } prismatic_instance;
 
-static sn_vec2 v_add(sn_vec2 a, sn_vec2 b) { return (sn_vec2){a.x + b.x, a.y + b.y}; }
-static sn_vec2 v_sub(sn_vec2 a, sn_vec2 b) { return (sn_vec2){a.x - b.x, a.y - b.y}; }
-static sn_vec2 v_scale(float s, sn_vec2 a) { return (sn_vec2){s * a.x, s * a.y}; }
-static float v_dot(sn_vec2 a, sn_vec2 b) { return a.x * b.x + a.y * b.y; }
-static float v_cross(sn_vec2 a, sn_vec2 b) { return a.x * b.y - a.y * b.x; }
-static sn_vec2 v_perp(sn_vec2 a) { return (sn_vec2){-a.y, a.x}; }
-static sn_vec2 rotate(sn_rot q, sn_vec2 v) { return (sn_vec2){q.c * v.x - q.s * v.y, q.s * v.x + q.c * v.y}; }
-static sn_vec2 inv_rotate(sn_rot q, sn_vec2 v) { return (sn_vec2){q.c * v.x + q.s * v.y, -q.s * v.x + q.c * v.y}; }
-static float rel_angle(sn_rot a, sn_rot b) { return atan2f(a.c * b.s - a.s * b.c, a.c * b.c + a.s * b.s); }
-static float clampf(float x, float lo, float hi) { return x < lo ? lo : x > hi ? hi : x; }
-
 static int prismatic_check(const prismatic_params *p, char *err, size_t cap) {
   if (p->enable_limit && p->lower_translation > p->upper_translation) {
     snprintf(err, cap, "lower_translation %g > upper_translation %g", (double)p->lower_translation,
@@ -68,17 +59,17 @@ static int prismatic_create(const sn_host_api *host, const void *params, void *i
   (void)host;
   const prismatic_params *p = params;
   prismatic_instance *j = instance;
-  float len = sqrtf(v_dot(p->axis, p->axis));
+  float len = sqrtf(sn_pm_dot(p->axis, p->axis));
   if (!(len > 1e-6f)) {
     snprintf(err, cap, "axis (%g, %g) has no direction; give a nonzero vector", (double)p->axis.x, (double)p->axis.y);
     return 1;
   }
   if (prismatic_check(p, err, cap)) return 1;
   const sn_constraint_body *a = bodies[0], *b = bodies[1];
-  j->local_a = inv_rotate(a->q, v_sub(p->anchor, a->origin));
-  j->local_b = inv_rotate(b->q, v_sub(p->anchor, b->origin));
-  j->local_axis = inv_rotate(a->q, v_scale(1.0f / len, p->axis));
-  j->reference_angle = rel_angle(a->q, b->q);
+  j->local_a = sn_pm_local_point(a, p->anchor);
+  j->local_b = sn_pm_local_point(b, p->anchor);
+  j->local_axis = sn_pm_inv_rotate(a->q, sn_pm_scale(1.0f / len, p->axis));
+  j->reference_angle = sn_pm_rel_angle(a->q, b->q);
   j->impulse = (sn_vec2){0.0f, 0.0f};
   j->motor_impulse = j->lower_impulse = j->upper_impulse = 0.0f;
   return 0;
@@ -99,19 +90,18 @@ static int prismatic_params_changed(const void *params, void *instance, char *er
 
 static void prismatic_prepare(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
   /* soft position feedback: omega = 2 pi hertz, implicit spring-damper */
-  float omega = 2.0f * 3.14159265359f * info->joint_hertz, zeta = info->joint_damping_ratio, h = info->h;
-  float a1 = 2.0f * zeta + h * omega, a2 = h * omega * a1, a3 = 1.0f / (1.0f + a2);
+  const sn_pm_softness soft = sn_pm_soft(info->joint_hertz, info->joint_damping_ratio, info->h);
   for (int32_t i = 0; i < count; ++i) {
     prismatic_instance *j = items[i].instance;
     const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
-    j->ra = rotate(a->q, v_sub(j->local_a, a->local_center));
-    j->rb = rotate(b->q, v_sub(j->local_b, b->local_center));
-    j->delta_center = v_sub(b->center, a->center);
-    j->axis = rotate(a->q, j->local_axis);
-    j->delta_angle = rel_angle(a->q, b->q) - j->reference_angle;
-    j->bias_rate = omega / a1;
-    j->mass_scale = a2 * a3;
-    j->impulse_scale = a3;
+    j->ra = sn_pm_arm(a, j->local_a);
+    j->rb = sn_pm_arm(b, j->local_b);
+    j->delta_center = sn_pm_sub(b->center, a->center);
+    j->axis = sn_pm_rotate(a->q, j->local_axis);
+    j->delta_angle = sn_pm_rel_angle(a->q, b->q) - j->reference_angle;
+    j->bias_rate = soft.bias_rate;
+    j->mass_scale = soft.mass_scale;
+    j->impulse_scale = soft.impulse_scale;
   }
 }
 
@@ -122,20 +112,12 @@ typedef struct prismatic_frame {
 
 static prismatic_frame frame(const prismatic_instance *j, const sn_solver_body *sa, const sn_solver_body *sb) {
   prismatic_frame f;
-  f.ra = rotate(sa->dq, j->ra);
-  f.rb = rotate(sb->dq, j->rb);
-  f.d = v_add(v_add(v_sub(sb->dp, sa->dp), v_sub(f.rb, f.ra)), j->delta_center);
-  f.axis = rotate(sa->dq, j->axis);
-  f.perp = v_perp(f.axis);
+  f.ra = sn_pm_rotate(sa->dq, j->ra);
+  f.rb = sn_pm_rotate(sb->dq, j->rb);
+  f.d = sn_pm_separation(sa, sb, f.ra, f.rb, j->delta_center);
+  f.axis = sn_pm_rotate(sa->dq, j->axis);
+  f.perp = sn_pm_perp(f.axis);
   return f;
-}
-
-/* Applies a linear impulse P with angular impulses la on A and lb on B. */
-static void apply(const sn_constraint_body *a, const sn_constraint_body *b, sn_vec2 P, float la, float lb) {
-  a->state->v = v_sub(a->state->v, v_scale(a->inv_mass, P));
-  a->state->w -= a->inv_inertia * la;
-  b->state->v = v_add(b->state->v, v_scale(b->inv_mass, P));
-  b->state->w += b->inv_inertia * lb;
 }
 
 static void prismatic_warm_start(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
@@ -144,11 +126,12 @@ static void prismatic_warm_start(const sn_step_info *info, sn_constraint_item *i
     prismatic_instance *j = items[i].instance;
     const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
     prismatic_frame f = frame(j, a->state, b->state);
-    float a1 = v_cross(v_add(f.d, f.ra), f.axis), a2 = v_cross(f.rb, f.axis);
-    float s1 = v_cross(v_add(f.d, f.ra), f.perp), s2 = v_cross(f.rb, f.perp);
+    float a1 = sn_pm_cross(sn_pm_add(f.d, f.ra), f.axis), a2 = sn_pm_cross(f.rb, f.axis);
+    float s1 = sn_pm_cross(sn_pm_add(f.d, f.ra), f.perp), s2 = sn_pm_cross(f.rb, f.perp);
     float axial = j->motor_impulse + j->lower_impulse - j->upper_impulse;
-    sn_vec2 P = v_add(v_scale(axial, f.axis), v_scale(j->impulse.x, f.perp));
-    apply(a, b, P, axial * a1 + j->impulse.x * s1 + j->impulse.y, axial * a2 + j->impulse.x * s2 + j->impulse.y);
+    sn_vec2 P = sn_pm_add(sn_pm_scale(axial, f.axis), sn_pm_scale(j->impulse.x, f.perp));
+    sn_pm_apply_pair(a, b, P, axial * a1 + j->impulse.x * s1 + j->impulse.y,
+                     axial * a2 + j->impulse.x * s2 + j->impulse.y);
   }
 }
 
@@ -161,18 +144,18 @@ static void prismatic_solve(const sn_step_info *info, sn_constraint_item *items,
     sn_solver_body *sa = a->state, *sb = b->state;
     const float ia = a->inv_inertia, ib = b->inv_inertia, ma = a->inv_mass, mb = b->inv_mass;
     prismatic_frame f = frame(j, sa, sb);
-    float translation = v_dot(f.axis, f.d);
-    float a1 = v_cross(v_add(f.d, f.ra), f.axis), a2 = v_cross(f.rb, f.axis);
+    float translation = sn_pm_dot(f.axis, f.d);
+    float a1 = sn_pm_cross(sn_pm_add(f.d, f.ra), f.axis), a2 = sn_pm_cross(f.rb, f.axis);
     float k_axial = ma + mb + ia * a1 * a1 + ib * a2 * a2;
-    float axial_mass = k_axial > 0.0f ? 1.0f / k_axial : 0.0f;
+    float axial_mass = sn_pm_inv_or_zero(k_axial);
 
     if (p->enable_motor && axial_mass > 0.0f) {
-      float cdot = v_dot(f.axis, v_sub(sb->v, sa->v)) + a2 * sb->w - a1 * sa->w;
+      float cdot = sn_pm_dot(f.axis, sn_pm_sub(sb->v, sa->v)) + a2 * sb->w - a1 * sa->w;
       float impulse = axial_mass * (p->motor_speed - cdot);
       float old = j->motor_impulse, max = h * p->max_motor_force;
-      j->motor_impulse = clampf(old + impulse, -max, max);
+      j->motor_impulse = sn_pm_clamp(old + impulse, -max, max);
       impulse = j->motor_impulse - old;
-      apply(a, b, v_scale(impulse, f.axis), impulse * a1, impulse * a2);
+      sn_pm_apply_pair(a, b, sn_pm_scale(impulse, f.axis), impulse * a1, impulse * a2);
     }
     if (p->enable_limit && axial_mass > 0.0f) {
       float lower = fminf(p->lower_translation, p->upper_translation);
@@ -189,37 +172,35 @@ static void prismatic_solve(const sn_step_info *info, sn_constraint_item *items,
           is = j->impulse_scale;
         }
         float *acc = side == 0 ? &j->lower_impulse : &j->upper_impulse;
-        float along = v_dot(f.axis, v_sub(sb->v, sa->v)) + a2 * sb->w - a1 * sa->w;
+        float along = sn_pm_dot(f.axis, sn_pm_sub(sb->v, sa->v)) + a2 * sb->w - a1 * sa->w;
         float cdot = side == 0 ? along : -along;
         float impulse = -axial_mass * ms * (cdot + bias) - is * *acc;
         float next = fmaxf(*acc + impulse, 0.0f);
         impulse = next - *acc;
         *acc = next;
         float s = side == 0 ? impulse : -impulse;
-        apply(a, b, v_scale(s, f.axis), s * a1, s * a2);
+        sn_pm_apply_pair(a, b, sn_pm_scale(s, f.axis), s * a1, s * a2);
       }
     }
     /* perpendicular offset and relative angle as one 2x2 block:
      * K = [ma + mb + ia s1^2 + ib s2^2, ia s1 + ib s2; ia s1 + ib s2, ia + ib] */
-    float s1 = v_cross(v_add(f.d, f.ra), f.perp), s2 = v_cross(f.rb, f.perp);
-    sn_vec2 cdot = {v_dot(f.perp, v_sub(sb->v, sa->v)) + s2 * sb->w - s1 * sa->w, sb->w - sa->w};
+    float s1 = sn_pm_cross(sn_pm_add(f.d, f.ra), f.perp), s2 = sn_pm_cross(f.rb, f.perp);
+    sn_vec2 cdot = {sn_pm_dot(f.perp, sn_pm_sub(sb->v, sa->v)) + s2 * sb->w - s1 * sa->w, sb->w - sa->w};
     sn_vec2 bias = {0.0f, 0.0f};
     float ms = 1.0f, is = 0.0f;
     if (use_bias) {
-      sn_vec2 c = {v_dot(f.perp, f.d), j->delta_angle + rel_angle(sa->dq, sb->dq)};
-      bias = v_scale(j->bias_rate, c);
+      sn_vec2 c = {sn_pm_dot(f.perp, f.d), j->delta_angle + sn_pm_rel_angle(sa->dq, sb->dq)};
+      bias = sn_pm_scale(j->bias_rate, c);
       ms = j->mass_scale;
       is = j->impulse_scale;
     }
     float k11 = ma + mb + ia * s1 * s1 + ib * s2 * s2, k12 = ia * s1 + ib * s2, k22 = ia + ib;
     if (k22 == 0.0f) k22 = 1.0f; /* both bodies without rotation: the angle row is inert */
-    float det = k11 * k22 - k12 * k12;
-    if (det != 0.0f) det = 1.0f / det;
-    sn_vec2 rhs = v_add(cdot, bias);
-    sn_vec2 x = {det * (k22 * rhs.x - k12 * rhs.y), det * (k11 * rhs.y - k12 * rhs.x)};
+    sn_vec2 rhs = sn_pm_add(cdot, bias);
+    sn_vec2 x = sn_pm_solve22((sn_pm_sym22){k11, k12, k22}, rhs);
     sn_vec2 impulse = {-ms * x.x - is * j->impulse.x, -ms * x.y - is * j->impulse.y};
-    j->impulse = v_add(j->impulse, impulse);
-    apply(a, b, v_scale(impulse.x, f.perp), impulse.x * s1 + impulse.y, impulse.x * s2 + impulse.y);
+    j->impulse = sn_pm_add(j->impulse, impulse);
+    sn_pm_apply_pair(a, b, sn_pm_scale(impulse.x, f.perp), impulse.x * s1 + impulse.y, impulse.x * s2 + impulse.y);
   }
 }
 
@@ -228,9 +209,9 @@ static void prismatic_reaction(const sn_step_info *info, const sn_constraint_ite
   const prismatic_instance *j = item->instance;
   const sn_constraint_body *a = item->bodies[0];
   /* accumulated impulses are per substep: divide by h */
-  sn_vec2 axis = rotate(a->q, j->local_axis);
+  sn_vec2 axis = sn_pm_rotate(a->q, j->local_axis);
   float axial = j->motor_impulse + j->lower_impulse - j->upper_impulse;
-  *force = v_scale(info->inv_h, v_add(v_scale(axial, axis), v_scale(j->impulse.x, v_perp(axis))));
+  *force = sn_pm_scale(info->inv_h, sn_pm_add(sn_pm_scale(axial, axis), sn_pm_scale(j->impulse.x, sn_pm_perp(axis))));
   *torque = info->inv_h * j->impulse.y;
 }
 
@@ -238,10 +219,10 @@ static void prismatic_draw(const sn_constraint_item *item, const sn_draw_api *dr
   const prismatic_params *p = item->params;
   const prismatic_instance *j = item->instance;
   const sn_constraint_body *a = item->bodies[0], *b = item->bodies[1];
-  sn_vec2 pa = v_add(a->origin, rotate(a->q, j->local_a)), pb = v_add(b->origin, rotate(b->q, j->local_b));
-  sn_vec2 axis = rotate(a->q, j->local_axis);
+  sn_vec2 pa = sn_pm_world_point(a, j->local_a), pb = sn_pm_world_point(b, j->local_b);
+  sn_vec2 axis = sn_pm_rotate(a->q, j->local_axis);
   float lo = p->enable_limit ? p->lower_translation : -1.0f, hi = p->enable_limit ? p->upper_translation : 1.0f;
-  draw->segment(v_add(pa, v_scale(lo, axis)), v_add(pa, v_scale(hi, axis)), 0x8080ffffu, draw->context);
+  draw->segment(sn_pm_add(pa, sn_pm_scale(lo, axis)), sn_pm_add(pa, sn_pm_scale(hi, axis)), 0x8080ffffu, draw->context);
   draw->segment(a->center, pa, 0x808080ffu, draw->context);
   draw->segment(b->center, pb, 0x808080ffu, draw->context);
   draw->point(pa, 5.0f, 0xffffffffu, draw->context);

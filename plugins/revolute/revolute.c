@@ -4,12 +4,14 @@
  * damper) in the biased solve, none in the relax pass; all impulses are
  * accumulated and warm-started.
  *
- * Built as its own shared object against sinew/plugin.h only. */
+ * Built as its own shared object against sinew/plugin.h (and the header-only
+ * sinew/plugin_math.h) only. */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 
 #include "sinew/plugin.h"
+#include "sinew/plugin_math.h"
 
 typedef struct revolute_params {
   sn_vec2 anchor; /* world point at creation */
@@ -33,16 +35,6 @@ typedef struct revolute_instance {
   float bias_rate, mass_scale, impulse_scale;
 } revolute_instance;
 
-static sn_vec2 v_add(sn_vec2 a, sn_vec2 b) { return (sn_vec2){a.x + b.x, a.y + b.y}; }
-static sn_vec2 v_sub(sn_vec2 a, sn_vec2 b) { return (sn_vec2){a.x - b.x, a.y - b.y}; }
-static sn_vec2 v_scale(float s, sn_vec2 a) { return (sn_vec2){s * a.x, s * a.y}; }
-static float v_cross(sn_vec2 a, sn_vec2 b) { return a.x * b.y - a.y * b.x; }
-static sn_vec2 v_cross_sv(float s, sn_vec2 v) { return (sn_vec2){-s * v.y, s * v.x}; }
-static sn_vec2 rotate(sn_rot q, sn_vec2 v) { return (sn_vec2){q.c * v.x - q.s * v.y, q.s * v.x + q.c * v.y}; }
-static sn_vec2 inv_rotate(sn_rot q, sn_vec2 v) { return (sn_vec2){q.c * v.x + q.s * v.y, -q.s * v.x + q.c * v.y}; }
-static float rel_angle(sn_rot a, sn_rot b) { return atan2f(a.c * b.s - a.s * b.c, a.c * b.c + a.s * b.s); }
-static float clampf(float x, float lo, float hi) { return x < lo ? lo : x > hi ? hi : x; }
-
 static int revolute_create(const sn_host_api *host, const void *params, void *instance,
                            const sn_constraint_body *const *bodies, char *err, size_t cap) {
   (void)host;
@@ -53,9 +45,9 @@ static int revolute_create(const sn_host_api *host, const void *params, void *in
     return 1;
   }
   const sn_constraint_body *a = bodies[0], *b = bodies[1];
-  j->local_a = inv_rotate(a->q, v_sub(p->anchor, a->origin));
-  j->local_b = inv_rotate(b->q, v_sub(p->anchor, b->origin));
-  j->reference_angle = rel_angle(a->q, b->q);
+  j->local_a = sn_pm_local_point(a, p->anchor);
+  j->local_b = sn_pm_local_point(b, p->anchor);
+  j->reference_angle = sn_pm_rel_angle(a->q, b->q);
   j->impulse = (sn_vec2){0.0f, 0.0f};
   j->motor_impulse = j->lower_impulse = j->upper_impulse = 0.0f;
   return 0;
@@ -63,29 +55,19 @@ static int revolute_create(const sn_host_api *host, const void *params, void *in
 
 static void revolute_prepare(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
   /* soft position feedback: omega = 2 pi hertz, implicit spring-damper */
-  float omega = 2.0f * 3.14159265359f * info->joint_hertz, zeta = info->joint_damping_ratio, h = info->h;
-  float a1 = 2.0f * zeta + h * omega, a2 = h * omega * a1, a3 = 1.0f / (1.0f + a2);
+  const sn_pm_softness soft = sn_pm_soft(info->joint_hertz, info->joint_damping_ratio, info->h);
   for (int32_t i = 0; i < count; ++i) {
     revolute_instance *j = items[i].instance;
     const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
-    j->ra = rotate(a->q, v_sub(j->local_a, a->local_center));
-    j->rb = rotate(b->q, v_sub(j->local_b, b->local_center));
-    j->delta_center = v_sub(b->center, a->center);
-    j->delta_angle = rel_angle(a->q, b->q) - j->reference_angle;
-    float k = a->inv_inertia + b->inv_inertia;
-    j->axial_mass = k > 0.0f ? 1.0f / k : 0.0f;
-    j->bias_rate = omega / a1;
-    j->mass_scale = a2 * a3;
-    j->impulse_scale = a3;
+    j->ra = sn_pm_arm(a, j->local_a);
+    j->rb = sn_pm_arm(b, j->local_b);
+    j->delta_center = sn_pm_sub(b->center, a->center);
+    j->delta_angle = sn_pm_rel_angle(a->q, b->q) - j->reference_angle;
+    j->axial_mass = sn_pm_inv_or_zero(a->inv_inertia + b->inv_inertia);
+    j->bias_rate = soft.bias_rate;
+    j->mass_scale = soft.mass_scale;
+    j->impulse_scale = soft.impulse_scale;
   }
-}
-
-static void apply(const sn_constraint_body *a, const sn_constraint_body *b, sn_vec2 ra, sn_vec2 rb, sn_vec2 P,
-                  float axial) {
-  a->state->v = v_sub(a->state->v, v_scale(a->inv_mass, P));
-  a->state->w -= a->inv_inertia * (v_cross(ra, P) + axial);
-  b->state->v = v_add(b->state->v, v_scale(b->inv_mass, P));
-  b->state->w += b->inv_inertia * (v_cross(rb, P) + axial);
 }
 
 static void revolute_warm_start(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
@@ -93,8 +75,8 @@ static void revolute_warm_start(const sn_step_info *info, sn_constraint_item *it
   for (int32_t i = 0; i < count; ++i) {
     revolute_instance *j = items[i].instance;
     const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
-    sn_vec2 ra = rotate(a->state->dq, j->ra), rb = rotate(b->state->dq, j->rb);
-    apply(a, b, ra, rb, j->impulse, j->motor_impulse + j->lower_impulse - j->upper_impulse);
+    sn_vec2 ra = sn_pm_rotate(a->state->dq, j->ra), rb = sn_pm_rotate(b->state->dq, j->rb);
+    sn_pm_apply_point(a, b, ra, rb, j->impulse, j->motor_impulse + j->lower_impulse - j->upper_impulse);
   }
 }
 
@@ -111,13 +93,13 @@ static void revolute_solve(const sn_step_info *info, sn_constraint_item *items, 
       float cdot = sb->w - sa->w - p->motor_speed;
       float impulse = -j->axial_mass * cdot;
       float old = j->motor_impulse, max = h * p->max_motor_torque;
-      j->motor_impulse = clampf(old + impulse, -max, max);
+      j->motor_impulse = sn_pm_clamp(old + impulse, -max, max);
       impulse = j->motor_impulse - old;
       sa->w -= ia * impulse;
       sb->w += ib * impulse;
     }
     if (p->enable_limit && j->axial_mass > 0.0f) {
-      float angle = j->delta_angle + rel_angle(sa->dq, sb->dq);
+      float angle = j->delta_angle + sn_pm_rel_angle(sa->dq, sb->dq);
       for (int side = 0; side < 2; ++side) {
         /* lower: C = angle - lower >= 0; upper: C = upper - angle >= 0 */
         float c = side == 0 ? angle - p->lower_angle : p->upper_angle - angle;
@@ -141,40 +123,35 @@ static void revolute_solve(const sn_step_info *info, sn_constraint_item *items, 
       }
     }
     /* point: vB + wB x rB - vA - wA x rA = 0, with soft feedback on the gap */
-    sn_vec2 ra = rotate(sa->dq, j->ra), rb = rotate(sb->dq, j->rb);
-    sn_vec2 cdot = v_sub(v_add(sb->v, v_cross_sv(sb->w, rb)), v_add(sa->v, v_cross_sv(sa->w, ra)));
+    sn_vec2 ra = sn_pm_rotate(sa->dq, j->ra), rb = sn_pm_rotate(sb->dq, j->rb);
+    sn_vec2 cdot = sn_pm_relative_velocity(sa, sb, ra, rb);
     sn_vec2 bias = {0.0f, 0.0f};
     float ms = 1.0f, is = 0.0f;
     if (use_bias) {
-      sn_vec2 sep = v_add(v_add(v_sub(sb->dp, sa->dp), v_sub(rb, ra)), j->delta_center);
-      bias = v_scale(j->bias_rate, sep);
+      sn_vec2 sep = sn_pm_separation(sa, sb, ra, rb, j->delta_center);
+      bias = sn_pm_scale(j->bias_rate, sep);
       ms = j->mass_scale;
       is = j->impulse_scale;
     }
-    float k11 = ma + mb + ra.y * ra.y * ia + rb.y * rb.y * ib;
-    float k12 = -ra.y * ra.x * ia - rb.y * rb.x * ib;
-    float k22 = ma + mb + ra.x * ra.x * ia + rb.x * rb.x * ib;
-    float det = k11 * k22 - k12 * k12;
-    if (det != 0.0f) det = 1.0f / det;
-    sn_vec2 rhs = v_add(cdot, bias);
-    sn_vec2 x = {det * (k22 * rhs.x - k12 * rhs.y), det * (k11 * rhs.y - k12 * rhs.x)};
+    sn_vec2 rhs = sn_pm_add(cdot, bias);
+    sn_vec2 x = sn_pm_solve22(sn_pm_point_mass(ma, mb, ia, ib, ra, rb), rhs);
     sn_vec2 impulse = {-ms * x.x - is * j->impulse.x, -ms * x.y - is * j->impulse.y};
-    j->impulse = v_add(j->impulse, impulse);
-    apply(a, b, ra, rb, impulse, 0.0f);
+    j->impulse = sn_pm_add(j->impulse, impulse);
+    sn_pm_apply_point(a, b, ra, rb, impulse, 0.0f);
   }
 }
 
 static void revolute_reaction(const sn_step_info *info, const sn_constraint_item *item, sn_vec2 *force, float *torque) {
   const revolute_instance *j = item->instance;
   /* accumulated impulses are per substep: divide by h */
-  *force = v_scale(info->inv_h, j->impulse);
+  *force = sn_pm_scale(info->inv_h, j->impulse);
   *torque = info->inv_h * (j->motor_impulse + j->lower_impulse - j->upper_impulse);
 }
 
 static void revolute_draw(const sn_constraint_item *item, const sn_draw_api *draw) {
   const revolute_instance *j = item->instance;
   const sn_constraint_body *a = item->bodies[0], *b = item->bodies[1];
-  sn_vec2 pa = v_add(a->origin, rotate(a->q, j->local_a)), pb = v_add(b->origin, rotate(b->q, j->local_b));
+  sn_vec2 pa = sn_pm_world_point(a, j->local_a), pb = sn_pm_world_point(b, j->local_b);
   draw->segment(a->center, pa, 0x8080ffffu, draw->context);
   draw->segment(b->center, pb, 0x8080ffffu, draw->context);
   draw->point(pa, 5.0f, 0xffffffffu, draw->context);

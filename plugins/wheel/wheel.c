@@ -13,12 +13,14 @@
  * spring, not position drift correction, so at rest it carries exactly
  * k C with k = m_axial (2 pi hertz)^2.
  *
- * Built as its own shared object against sinew/plugin.h only. */
+ * Built as its own shared object against sinew/plugin.h (and the header-only
+ * sinew/plugin_math.h) only. */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 
 #include "sinew/plugin.h"
+#include "sinew/plugin_math.h"
 
 typedef struct wheel_params {
   sn_vec2 anchor; /* world point at creation (usually the wheel centre) */
@@ -45,30 +47,11 @@ typedef struct wheel_instance {
   float spring_bias_rate, spring_mass_scale, spring_impulse_scale; /* suspension */
 } wheel_instance;
 
-static sn_vec2 v_add(sn_vec2 a, sn_vec2 b) { return (sn_vec2){a.x + b.x, a.y + b.y}; }
-static sn_vec2 v_sub(sn_vec2 a, sn_vec2 b) { return (sn_vec2){a.x - b.x, a.y - b.y}; }
-static sn_vec2 v_scale(float s, sn_vec2 a) { return (sn_vec2){s * a.x, s * a.y}; }
-static float v_dot(sn_vec2 a, sn_vec2 b) { return a.x * b.x + a.y * b.y; }
-static float v_cross(sn_vec2 a, sn_vec2 b) { return a.x * b.y - a.y * b.x; }
-static sn_vec2 v_perp(sn_vec2 a) { return (sn_vec2){-a.y, a.x}; }
-static sn_vec2 rotate(sn_rot q, sn_vec2 v) { return (sn_vec2){q.c * v.x - q.s * v.y, q.s * v.x + q.c * v.y}; }
-static sn_vec2 inv_rotate(sn_rot q, sn_vec2 v) { return (sn_vec2){q.c * v.x + q.s * v.y, -q.s * v.x + q.c * v.y}; }
-static float clampf(float x, float lo, float hi) { return x < lo ? lo : x > hi ? hi : x; }
-
 /* Soft-step coefficients for a spring-damper of the given hertz and damping
  * ratio over substep h (implicit Euler): bias rate, mass scale, impulse scale. */
-static void softness(float hertz, float zeta, float h, float *bias_rate, float *mass_scale, float *impulse_scale) {
-  if (hertz <= 0.0f) {
-    *bias_rate = 0.0f;
-    *mass_scale = 0.0f;
-    *impulse_scale = 1.0f;
-    return;
-  }
-  float omega = 2.0f * 3.14159265359f * hertz;
-  float a1 = 2.0f * zeta + h * omega, a2 = h * omega * a1, a3 = 1.0f / (1.0f + a2);
-  *bias_rate = omega / a1;
-  *mass_scale = a2 * a3;
-  *impulse_scale = a3;
+static sn_pm_softness softness(float hertz, float zeta, float h) {
+  if (hertz <= 0.0f) return (sn_pm_softness){0.0f, 0.0f, 1.0f};
+  return sn_pm_soft(hertz, zeta, h);
 }
 
 static int wheel_create(const sn_host_api *host, const void *params, void *instance,
@@ -76,7 +59,7 @@ static int wheel_create(const sn_host_api *host, const void *params, void *insta
   (void)host;
   const wheel_params *p = params;
   wheel_instance *j = instance;
-  float len = sqrtf(v_dot(p->axis, p->axis));
+  float len = sqrtf(sn_pm_dot(p->axis, p->axis));
   if (!(len > 1e-6f)) {
     snprintf(err, cap, "axis (%g, %g) has no direction; give a nonzero vector", (double)p->axis.x, (double)p->axis.y);
     return 1;
@@ -87,9 +70,9 @@ static int wheel_create(const sn_host_api *host, const void *params, void *insta
     return 1;
   }
   const sn_constraint_body *a = bodies[0], *b = bodies[1];
-  j->local_a = inv_rotate(a->q, v_sub(p->anchor, a->origin));
-  j->local_b = inv_rotate(b->q, v_sub(p->anchor, b->origin));
-  j->local_axis = inv_rotate(a->q, v_scale(1.0f / len, p->axis));
+  j->local_a = sn_pm_local_point(a, p->anchor);
+  j->local_b = sn_pm_local_point(b, p->anchor);
+  j->local_axis = sn_pm_inv_rotate(a->q, sn_pm_scale(1.0f / len, p->axis));
   j->perp_impulse = j->spring_impulse = j->motor_impulse = j->lower_impulse = j->upper_impulse = 0.0f;
   return 0;
 }
@@ -108,23 +91,23 @@ static int wheel_params_changed(const void *params, void *instance, char *err, s
 }
 
 static void wheel_prepare(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
-  float br, ms, is;
-  softness(info->joint_hertz, info->joint_damping_ratio, info->h, &br, &ms, &is);
+  const sn_pm_softness joint = softness(info->joint_hertz, info->joint_damping_ratio, info->h);
   for (int32_t i = 0; i < count; ++i) {
     const wheel_params *p = items[i].params;
     wheel_instance *j = items[i].instance;
     const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
-    j->ra = rotate(a->q, v_sub(j->local_a, a->local_center));
-    j->rb = rotate(b->q, v_sub(j->local_b, b->local_center));
-    j->delta_center = v_sub(b->center, a->center);
-    j->axis = rotate(a->q, j->local_axis);
-    float k = a->inv_inertia + b->inv_inertia;
-    j->angular_mass = k > 0.0f ? 1.0f / k : 0.0f;
-    j->bias_rate = br;
-    j->mass_scale = ms;
-    j->impulse_scale = is;
-    softness(p->hertz, p->damping_ratio, info->h, &j->spring_bias_rate, &j->spring_mass_scale,
-             &j->spring_impulse_scale);
+    j->ra = sn_pm_arm(a, j->local_a);
+    j->rb = sn_pm_arm(b, j->local_b);
+    j->delta_center = sn_pm_sub(b->center, a->center);
+    j->axis = sn_pm_rotate(a->q, j->local_axis);
+    j->angular_mass = sn_pm_inv_or_zero(a->inv_inertia + b->inv_inertia);
+    j->bias_rate = joint.bias_rate;
+    j->mass_scale = joint.mass_scale;
+    j->impulse_scale = joint.impulse_scale;
+    const sn_pm_softness spring = softness(p->hertz, p->damping_ratio, info->h);
+    j->spring_bias_rate = spring.bias_rate;
+    j->spring_mass_scale = spring.mass_scale;
+    j->spring_impulse_scale = spring.impulse_scale;
   }
 }
 
@@ -135,20 +118,12 @@ typedef struct wheel_frame {
 
 static wheel_frame frame(const wheel_instance *j, const sn_solver_body *sa, const sn_solver_body *sb) {
   wheel_frame f;
-  f.ra = rotate(sa->dq, j->ra);
-  f.rb = rotate(sb->dq, j->rb);
-  f.d = v_add(v_add(v_sub(sb->dp, sa->dp), v_sub(f.rb, f.ra)), j->delta_center);
-  f.axis = rotate(sa->dq, j->axis);
-  f.perp = v_perp(f.axis);
+  f.ra = sn_pm_rotate(sa->dq, j->ra);
+  f.rb = sn_pm_rotate(sb->dq, j->rb);
+  f.d = sn_pm_separation(sa, sb, f.ra, f.rb, j->delta_center);
+  f.axis = sn_pm_rotate(sa->dq, j->axis);
+  f.perp = sn_pm_perp(f.axis);
   return f;
-}
-
-/* Applies a linear impulse P with angular impulses la on A and lb on B. */
-static void apply(const sn_constraint_body *a, const sn_constraint_body *b, sn_vec2 P, float la, float lb) {
-  a->state->v = v_sub(a->state->v, v_scale(a->inv_mass, P));
-  a->state->w -= a->inv_inertia * la;
-  b->state->v = v_add(b->state->v, v_scale(b->inv_mass, P));
-  b->state->w += b->inv_inertia * lb;
 }
 
 static void wheel_warm_start(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
@@ -157,12 +132,12 @@ static void wheel_warm_start(const sn_step_info *info, sn_constraint_item *items
     wheel_instance *j = items[i].instance;
     const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
     wheel_frame f = frame(j, a->state, b->state);
-    float a1 = v_cross(v_add(f.d, f.ra), f.axis), a2 = v_cross(f.rb, f.axis);
-    float s1 = v_cross(v_add(f.d, f.ra), f.perp), s2 = v_cross(f.rb, f.perp);
+    float a1 = sn_pm_cross(sn_pm_add(f.d, f.ra), f.axis), a2 = sn_pm_cross(f.rb, f.axis);
+    float s1 = sn_pm_cross(sn_pm_add(f.d, f.ra), f.perp), s2 = sn_pm_cross(f.rb, f.perp);
     float axial = j->spring_impulse + j->lower_impulse - j->upper_impulse;
-    sn_vec2 P = v_add(v_scale(axial, f.axis), v_scale(j->perp_impulse, f.perp));
-    apply(a, b, P, axial * a1 + j->perp_impulse * s1 + j->motor_impulse,
-          axial * a2 + j->perp_impulse * s2 + j->motor_impulse);
+    sn_vec2 P = sn_pm_add(sn_pm_scale(axial, f.axis), sn_pm_scale(j->perp_impulse, f.perp));
+    sn_pm_apply_pair(a, b, P, axial * a1 + j->perp_impulse * s1 + j->motor_impulse,
+                     axial * a2 + j->perp_impulse * s2 + j->motor_impulse);
   }
 }
 
@@ -175,24 +150,24 @@ static void wheel_solve(const sn_step_info *info, sn_constraint_item *items, int
     sn_solver_body *sa = a->state, *sb = b->state;
     const float ia = a->inv_inertia, ib = b->inv_inertia, ma = a->inv_mass, mb = b->inv_mass;
     wheel_frame f = frame(j, sa, sb);
-    float translation = v_dot(f.axis, f.d);
-    float a1 = v_cross(v_add(f.d, f.ra), f.axis), a2 = v_cross(f.rb, f.axis);
+    float translation = sn_pm_dot(f.axis, f.d);
+    float a1 = sn_pm_cross(sn_pm_add(f.d, f.ra), f.axis), a2 = sn_pm_cross(f.rb, f.axis);
     float k_axial = ma + mb + ia * a1 * a1 + ib * a2 * a2;
-    float axial_mass = k_axial > 0.0f ? 1.0f / k_axial : 0.0f;
+    float axial_mass = sn_pm_inv_or_zero(k_axial);
 
     /* suspension: soft row with the user's hertz/damping in both passes */
     if (p->enable_spring && p->hertz > 0.0f && axial_mass > 0.0f) {
-      float cdot = v_dot(f.axis, v_sub(sb->v, sa->v)) + a2 * sb->w - a1 * sa->w;
+      float cdot = sn_pm_dot(f.axis, sn_pm_sub(sb->v, sa->v)) + a2 * sb->w - a1 * sa->w;
       float bias = j->spring_bias_rate * translation;
       float impulse = -axial_mass * j->spring_mass_scale * (cdot + bias) - j->spring_impulse_scale * j->spring_impulse;
       j->spring_impulse += impulse;
-      apply(a, b, v_scale(impulse, f.axis), impulse * a1, impulse * a2);
+      sn_pm_apply_pair(a, b, sn_pm_scale(impulse, f.axis), impulse * a1, impulse * a2);
     }
     if (p->enable_motor && j->angular_mass > 0.0f) {
       float cdot = sb->w - sa->w - p->motor_speed;
       float impulse = -j->angular_mass * cdot;
       float old = j->motor_impulse, max = h * p->max_motor_torque;
-      j->motor_impulse = clampf(old + impulse, -max, max);
+      j->motor_impulse = sn_pm_clamp(old + impulse, -max, max);
       impulse = j->motor_impulse - old;
       sa->w -= ia * impulse;
       sb->w += ib * impulse;
@@ -212,31 +187,31 @@ static void wheel_solve(const sn_step_info *info, sn_constraint_item *items, int
           is = j->impulse_scale;
         }
         float *acc = side == 0 ? &j->lower_impulse : &j->upper_impulse;
-        float along = v_dot(f.axis, v_sub(sb->v, sa->v)) + a2 * sb->w - a1 * sa->w;
+        float along = sn_pm_dot(f.axis, sn_pm_sub(sb->v, sa->v)) + a2 * sb->w - a1 * sa->w;
         float cdot = side == 0 ? along : -along;
         float impulse = -axial_mass * ms * (cdot + bias) - is * *acc;
         float next = fmaxf(*acc + impulse, 0.0f);
         impulse = next - *acc;
         *acc = next;
         float s = side == 0 ? impulse : -impulse;
-        apply(a, b, v_scale(s, f.axis), s * a1, s * a2);
+        sn_pm_apply_pair(a, b, sn_pm_scale(s, f.axis), s * a1, s * a2);
       }
     }
     /* the wheel's anchor stays on the line: rigid row, soft bias only in the biased pass */
     {
-      float s1 = v_cross(v_add(f.d, f.ra), f.perp), s2 = v_cross(f.rb, f.perp);
+      float s1 = sn_pm_cross(sn_pm_add(f.d, f.ra), f.perp), s2 = sn_pm_cross(f.rb, f.perp);
       float k = ma + mb + ia * s1 * s1 + ib * s2 * s2;
       if (k > 0.0f) {
-        float cdot = v_dot(f.perp, v_sub(sb->v, sa->v)) + s2 * sb->w - s1 * sa->w;
+        float cdot = sn_pm_dot(f.perp, sn_pm_sub(sb->v, sa->v)) + s2 * sb->w - s1 * sa->w;
         float bias = 0.0f, ms = 1.0f, is = 0.0f;
         if (use_bias) {
-          bias = j->bias_rate * v_dot(f.perp, f.d);
+          bias = j->bias_rate * sn_pm_dot(f.perp, f.d);
           ms = j->mass_scale;
           is = j->impulse_scale;
         }
         float impulse = -ms * (cdot + bias) / k - is * j->perp_impulse;
         j->perp_impulse += impulse;
-        apply(a, b, v_scale(impulse, f.perp), impulse * s1, impulse * s2);
+        sn_pm_apply_pair(a, b, sn_pm_scale(impulse, f.perp), impulse * s1, impulse * s2);
       }
     }
   }
@@ -246,9 +221,10 @@ static void wheel_reaction(const sn_step_info *info, const sn_constraint_item *i
   const wheel_instance *j = item->instance;
   const sn_constraint_body *a = item->bodies[0];
   /* accumulated impulses are per substep: divide by h */
-  sn_vec2 axis = rotate(a->q, j->local_axis);
+  sn_vec2 axis = sn_pm_rotate(a->q, j->local_axis);
   float axial = j->spring_impulse + j->lower_impulse - j->upper_impulse;
-  *force = v_scale(info->inv_h, v_add(v_scale(axial, axis), v_scale(j->perp_impulse, v_perp(axis))));
+  *force =
+      sn_pm_scale(info->inv_h, sn_pm_add(sn_pm_scale(axial, axis), sn_pm_scale(j->perp_impulse, sn_pm_perp(axis))));
   *torque = info->inv_h * j->motor_impulse;
 }
 
@@ -256,10 +232,10 @@ static void wheel_draw(const sn_constraint_item *item, const sn_draw_api *draw) 
   const wheel_params *p = item->params;
   const wheel_instance *j = item->instance;
   const sn_constraint_body *a = item->bodies[0], *b = item->bodies[1];
-  sn_vec2 pa = v_add(a->origin, rotate(a->q, j->local_a)), pb = v_add(b->origin, rotate(b->q, j->local_b));
-  sn_vec2 axis = rotate(a->q, j->local_axis);
+  sn_vec2 pa = sn_pm_world_point(a, j->local_a), pb = sn_pm_world_point(b, j->local_b);
+  sn_vec2 axis = sn_pm_rotate(a->q, j->local_axis);
   float lo = p->enable_limit ? p->lower_translation : -1.0f, hi = p->enable_limit ? p->upper_translation : 1.0f;
-  draw->segment(v_add(pa, v_scale(lo, axis)), v_add(pa, v_scale(hi, axis)), 0x8080ffffu, draw->context);
+  draw->segment(sn_pm_add(pa, sn_pm_scale(lo, axis)), sn_pm_add(pa, sn_pm_scale(hi, axis)), 0x8080ffffu, draw->context);
   draw->segment(pa, pb, 0xc0c040ffu, draw->context);
   draw->point(pa, 5.0f, 0xffffffffu, draw->context);
   draw->point(pb, 5.0f, 0x80ff80ffu, draw->context);

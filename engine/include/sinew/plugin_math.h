@@ -1,0 +1,204 @@
+/* Small math helpers for constraint plugins (header only, optional).
+ *
+ * Plugins include only sinew/plugin.h and never link libsinew, so the vector
+ * and impulse helpers a solver needs live here as static inline functions.
+ * Every helper spells out its arithmetic in a fixed order, so a plugin built
+ * with -ffp-contract=off gets the same bits whether it calls them or writes
+ * the expressions out itself.
+ * SPDX-License-Identifier: MIT */
+#ifndef SINEW_PLUGIN_MATH_H
+#define SINEW_PLUGIN_MATH_H
+
+#include <math.h>
+
+#include "sinew/plugin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Scalars and vectors                                                       */
+
+/// The vector (x, y): a function, not a compound literal, so C++ can include this header.
+static inline sn_vec2 sn_pm_vec2(float x, float y) {
+  sn_vec2 v;
+  v.x = x;
+  v.y = y;
+  return v;
+}
+
+/// x limited to [lo, hi] (lo when x < lo, else hi when x > hi).
+static inline float sn_pm_clamp(float x, float lo, float hi) { return x < lo ? lo : x > hi ? hi : x; }
+
+/// a + b.
+static inline sn_vec2 sn_pm_add(sn_vec2 a, sn_vec2 b) { return sn_pm_vec2(a.x + b.x, a.y + b.y); }
+
+/// a - b.
+static inline sn_vec2 sn_pm_sub(sn_vec2 a, sn_vec2 b) { return sn_pm_vec2(a.x - b.x, a.y - b.y); }
+
+/// s a.
+static inline sn_vec2 sn_pm_scale(float s, sn_vec2 a) { return sn_pm_vec2(s * a.x, s * a.y); }
+
+/// -a (exact).
+static inline sn_vec2 sn_pm_neg(sn_vec2 a) { return sn_pm_vec2(-a.x, -a.y); }
+
+/// a . b.
+static inline float sn_pm_dot(sn_vec2 a, sn_vec2 b) { return a.x * b.x + a.y * b.y; }
+
+/// a x b (the z of the 3-D cross product).
+static inline float sn_pm_cross(sn_vec2 a, sn_vec2 b) { return a.x * b.y - a.y * b.x; }
+
+/// s x v for a scalar (z axis) s: (-s v.y, s v.x).
+static inline sn_vec2 sn_pm_cross_sv(float s, sn_vec2 v) { return sn_pm_vec2(-s * v.y, s * v.x); }
+
+/// a turned a quarter turn counter-clockwise: (-a.y, a.x).
+static inline sn_vec2 sn_pm_perp(sn_vec2 a) { return sn_pm_vec2(-a.y, a.x); }
+
+/// v scaled down to length max if it is longer (unchanged otherwise).
+static inline sn_vec2 sn_pm_clamp_length(sn_vec2 v, float max) {
+  float len_sq = v.x * v.x + v.y * v.y;
+  if (len_sq <= max * max) return v;
+  return sn_pm_scale(max / sqrtf(len_sq), v);
+}
+
+/// 1 / k, or 0 when k <= 0 (an effective mass from its inverse).
+static inline float sn_pm_inv_or_zero(float k) { return k > 0.0f ? 1.0f / k : 0.0f; }
+
+/* ------------------------------------------------------------------------ */
+/* Rotations                                                                 */
+
+/// q v.
+static inline sn_vec2 sn_pm_rotate(sn_rot q, sn_vec2 v) {
+  return sn_pm_vec2(q.c * v.x - q.s * v.y, q.s * v.x + q.c * v.y);
+}
+
+/// q^-1 v.
+static inline sn_vec2 sn_pm_inv_rotate(sn_rot q, sn_vec2 v) {
+  return sn_pm_vec2(q.c * v.x + q.s * v.y, -q.s * v.x + q.c * v.y);
+}
+
+/// Angle of b relative to a, in (-pi, pi].
+static inline float sn_pm_rel_angle(sn_rot a, sn_rot b) { return atan2f(a.c * b.s - a.s * b.c, a.c * b.c + a.s * b.s); }
+
+/// An angle brought back by one turn when it lies outside [-pi, pi].
+static inline float sn_pm_unwind(float a) {
+  const float pi = 3.14159265359f;
+  if (a < -pi) return a + 2.0f * pi;
+  if (a > pi) return a - 2.0f * pi;
+  return a;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Body frames                                                               */
+
+/// A world point in the body frame, from the body origin (for create).
+static inline sn_vec2 sn_pm_local_point(const sn_constraint_body *b, sn_vec2 world) {
+  return sn_pm_inv_rotate(b->q, sn_pm_sub(world, b->origin));
+}
+
+/// A body-frame point (from the origin) in the world, at step start.
+static inline sn_vec2 sn_pm_world_point(const sn_constraint_body *b, sn_vec2 local) {
+  return sn_pm_add(b->origin, sn_pm_rotate(b->q, local));
+}
+
+/// A body-frame point (from the origin) as a world-frame arm from the centre
+/// of mass, at step start.
+static inline sn_vec2 sn_pm_arm(const sn_constraint_body *b, sn_vec2 local) {
+  return sn_pm_rotate(b->q, sn_pm_sub(local, b->local_center));
+}
+
+/// Current vector from anchor A to anchor B inside a substep: arms ra, rb
+/// already turned by dq, delta_center = centre B - centre A at step start.
+static inline sn_vec2 sn_pm_separation(const sn_solver_body *sa, const sn_solver_body *sb, sn_vec2 ra, sn_vec2 rb,
+                                       sn_vec2 delta_center) {
+  return sn_pm_add(sn_pm_add(sn_pm_sub(sb->dp, sa->dp), sn_pm_sub(rb, ra)), delta_center);
+}
+
+/// Velocity of anchor B relative to anchor A: (vB + wB x rB) - (vA + wA x rA).
+static inline sn_vec2 sn_pm_relative_velocity(const sn_solver_body *sa, const sn_solver_body *sb, sn_vec2 ra,
+                                              sn_vec2 rb) {
+  return sn_pm_sub(sn_pm_add(sb->v, sn_pm_cross_sv(sb->w, rb)), sn_pm_add(sa->v, sn_pm_cross_sv(sa->w, ra)));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Soft step                                                                 */
+
+/// Soft-step coefficients of a row (Box2D v3 "soft step"): with
+/// omega = 2 pi hertz, impulse = -mass_scale m (Cdot + bias_rate C)
+/// - impulse_scale accumulated.
+typedef struct sn_pm_softness {
+  float bias_rate, mass_scale, impulse_scale;
+} sn_pm_softness;
+
+/// Soft-step coefficients for stiffness hertz, damping ratio zeta and
+/// substep h: bias_rate = omega / (2 zeta + h omega) (0 when that is not
+/// positive), mass_scale = a2 / (1 + a2), impulse_scale = 1 / (1 + a2) with
+/// a2 = h omega (2 zeta + h omega).
+static inline sn_pm_softness sn_pm_soft(float hertz, float zeta, float h) {
+  float omega = 2.0f * 3.14159265359f * hertz;
+  float a1 = 2.0f * zeta + h * omega, a2 = h * omega * a1, a3 = 1.0f / (1.0f + a2);
+  sn_pm_softness s;
+  s.bias_rate = a1 > 0.0f ? omega / a1 : 0.0f;
+  s.mass_scale = a2 * a3;
+  s.impulse_scale = a3;
+  return s;
+}
+
+/* ------------------------------------------------------------------------ */
+/* 2x2 blocks                                                                */
+
+/// A symmetric 2x2 matrix [k11 k12; k12 k22].
+typedef struct sn_pm_sym22 {
+  float k11, k12, k22;
+} sn_pm_sym22;
+
+/// K^-1 rhs by Cramer's rule; a singular K (det == 0) gives 0.
+static inline sn_vec2 sn_pm_solve22(sn_pm_sym22 k, sn_vec2 rhs) {
+  float det = k.k11 * k.k22 - k.k12 * k.k12;
+  if (det != 0.0f) det = 1.0f / det;
+  return sn_pm_vec2(det * (k.k22 * rhs.x - k.k12 * rhs.y), det * (k.k11 * rhs.y - k.k12 * rhs.x));
+}
+
+/// Effective-mass matrix of a point constraint between two bodies with
+/// inverse masses ma, mb, inverse inertias ia, ib and arms ra, rb:
+/// K = (ma + mb) I + ia [ra]x^T [ra]x + ib [rb]x^T [rb]x.
+static inline sn_pm_sym22 sn_pm_point_mass(float ma, float mb, float ia, float ib, sn_vec2 ra, sn_vec2 rb) {
+  sn_pm_sym22 k;
+  k.k11 = ma + mb + ra.y * ra.y * ia + rb.y * rb.y * ib;
+  k.k12 = -ra.y * ra.x * ia - rb.y * rb.x * ib;
+  k.k22 = ma + mb + ra.x * ra.x * ia + rb.x * rb.x * ib;
+  return k;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Applying impulses                                                         */
+
+/// Applies linear impulse P and angular impulse l to one body: v += m P, w += i l.
+static inline void sn_pm_apply_body(const sn_constraint_body *b, sn_vec2 P, float l) {
+  b->state->v = sn_pm_add(b->state->v, sn_pm_scale(b->inv_mass, P));
+  b->state->w += b->inv_inertia * l;
+}
+
+/// Applies linear impulse P to B and -P to A, angular impulse lb to B and -la
+/// to A (A first).
+static inline void sn_pm_apply_pair(const sn_constraint_body *a, const sn_constraint_body *b, sn_vec2 P, float la,
+                                    float lb) {
+  a->state->v = sn_pm_sub(a->state->v, sn_pm_scale(a->inv_mass, P));
+  a->state->w -= a->inv_inertia * la;
+  b->state->v = sn_pm_add(b->state->v, sn_pm_scale(b->inv_mass, P));
+  b->state->w += b->inv_inertia * lb;
+}
+
+/// Applies a point impulse P at arms ra, rb plus an axial (pure angular)
+/// impulse: sn_pm_apply_pair with la = ra x P + axial, lb = rb x P + axial.
+static inline void sn_pm_apply_point(const sn_constraint_body *a, const sn_constraint_body *b, sn_vec2 ra, sn_vec2 rb,
+                                     sn_vec2 P, float axial) {
+  sn_pm_apply_pair(a, b, P, sn_pm_cross(ra, P) + axial, sn_pm_cross(rb, P) + axial);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
