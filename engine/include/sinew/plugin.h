@@ -1,6 +1,7 @@
 /* Sinew constraint plugin ABI, version 1.
  *
- * This is the only header a plugin includes. A plugin is a shared object that
+ * This is the only header a plugin needs (sinew/plugin_math.h adds optional
+ * header-only helpers built on it). A plugin is a shared object that
  * exports one data symbol, `sn_plugin_entry_v1` (an sn_plugin_entry). The host
  * reads its first four fields (ABI major, minor, fingerprint, struct size) and
  * checks them before it runs any plugin code; then it calls register_types(),
