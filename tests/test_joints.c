@@ -189,6 +189,16 @@ START_TEST(test_motor_speed) {
   cd.bodies[1] = wheel;
   ck_assert_int_eq(sn_create_constraint(w, &cd).index1, 0);
   ck_assert_ptr_nonnull(strstr(sn_world_last_error(w), "no.such.type"));
+  /* a plugin's create() refusing a combination: null id, its message, nothing created */
+  sn_param_value crossed[4] = {{"anchor", 0, 0}, {"enable_limit", 1, 0}, {"lower_angle", 1, 0}, {"upper_angle", -1, 0}};
+  cd.type = "revolute";
+  cd.params = crossed;
+  cd.param_count = 4;
+  int32_t before = sn_world_get_counters(w).body_count;
+  ck_assert_int_eq(sn_create_constraint(w, &cd).index1, 0);
+  ck_assert_ptr_nonnull(strstr(sn_world_last_error(w), "SN_ERR_PLUGIN_INIT_FAILED"));
+  ck_assert_ptr_nonnull(strstr(sn_world_last_error(w), "lower_angle"));
+  ck_assert_int_eq(sn_world_get_counters(w).body_count, before);
   ck_assert_int_eq(sn_destroy_constraint(w, j), SN_OK);
   ck_assert_int_eq(sn_destroy_constraint(w, j), SN_ERR_STALE_ID);
   sn_destroy_world(w);
