@@ -1,44 +1,21 @@
 /* The motor and mouse joint plugins, loaded as real shared objects from the
- * build tree (dt = 1/60, default 4 substeps, g = (0, -10) unless switched off). */
+ * build tree (dt = 1/60, the world's default substeps, g = (0, -10) unless switched off). */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
 
+#include "joint_support.h"
 #include "sinew/sinew.h"
 
-#define PLUGIN(name) SN_PLUGIN_DIR "/" name ".so"
-#define PI           3.14159265358979323846
-#define DT           (1.0f / 60.0f)
-
-static sn_registry *registry(void) {
-  sn_registry *r = sn_create_registry(NULL);
-  char msg[512];
-  ck_assert_msg(sn_registry_load_plugin(r, PLUGIN("motor"), msg, sizeof msg) == SN_OK, "%s", msg);
-  ck_assert_msg(sn_registry_load_plugin(r, PLUGIN("mouse"), msg, sizeof msg) == SN_OK, "%s", msg);
-  return r;
-}
-
+static sn_registry *registry(void) { return js_registry((const char *const[]){"motor", "mouse", NULL}); }
 static sn_world *world_with(const sn_registry *r, float gravity) {
-  sn_world_def wd = sn_default_world_def();
-  wd.registry = r;
-  wd.enable_sleep = false;
-  sn_world *w = sn_create_world(&wd, NULL);
+  sn_world *w = js_world(r);
   sn_world_set_gravity(w, (sn_vec2){0.0f, -gravity});
   return w;
 }
-
 /* A dynamic box (half extents hx, hy) whose centre sits at `offset` from its origin. */
 static sn_body_id box(sn_world *w, sn_vec2 p, float angle, float hx, float hy, sn_vec2 offset) {
-  sn_body_def bd = sn_default_body_def();
-  bd.type = SN_BODY_DYNAMIC;
-  bd.position = p;
-  bd.angle = angle;
-  sn_body_id b = sn_create_body(w, &bd);
-  sn_polygon poly;
-  ck_assert_int_eq(sn_make_offset_box(hx, hy, offset, 0.0f, &poly), SN_OK);
-  sn_shape_def sd = sn_default_shape_def();
-  sn_create_polygon_shape(w, b, &sd, &poly);
-  return b;
+  return js_box(w, p, angle, hx, hy, offset, 1.0f);
 }
 
 static sn_constraint_id motor(sn_world *w, sn_body_id a, sn_body_id b, sn_vec2 offset, float angle, float max_force,

@@ -5,66 +5,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "joint_support.h"
 #include "sinew/sinew.h"
 
-#define PLUGIN(name) SN_PLUGIN_DIR "/" name ".so"
-#define PI           3.14159265358979323846
-
-static sn_registry *registry(void) {
-  sn_registry *r = sn_create_registry(NULL);
-  char msg[512];
-  ck_assert_msg(sn_registry_load_plugin(r, PLUGIN("prismatic"), msg, sizeof msg) == SN_OK, "%s", msg);
-  ck_assert_msg(sn_registry_load_plugin(r, PLUGIN("wheel"), msg, sizeof msg) == SN_OK, "%s", msg);
-  return r;
-}
-
-static sn_world *world_with(const sn_registry *r) {
-  sn_world_def wd = sn_default_world_def();
-  wd.registry = r;
-  wd.enable_sleep = false;
-  return sn_create_world(&wd, NULL);
-}
-
-static sn_body_id ground(sn_world *w) {
-  sn_body_def gd = sn_default_body_def();
-  return sn_create_body(w, &gd);
-}
-
+static sn_registry *registry(void) { return js_registry((const char *const[]){"prismatic", "wheel", NULL}); }
 static sn_body_id box(sn_world *w, sn_vec2 p, float hx, float hy, float density) {
-  sn_body_def bd = sn_default_body_def();
-  bd.type = SN_BODY_DYNAMIC;
-  bd.position = p;
-  sn_body_id b = sn_create_body(w, &bd);
-  sn_polygon poly;
-  ck_assert_int_eq(sn_make_box(hx, hy, &poly), SN_OK);
-  sn_shape_def sd = sn_default_shape_def();
-  sd.density = density;
-  sn_create_polygon_shape(w, b, &sd, &poly);
-  return b;
+  return js_box(w, p, 0.0f, hx, hy, (sn_vec2){0.0f, 0.0f}, density);
 }
-
-static sn_body_id disc(sn_world *w, sn_vec2 p, float radius, float density) {
-  sn_body_def bd = sn_default_body_def();
-  bd.type = SN_BODY_DYNAMIC;
-  bd.position = p;
-  sn_body_id b = sn_create_body(w, &bd);
-  sn_circle c = {{0.0f, 0.0f}, radius};
-  sn_shape_def sd = sn_default_shape_def();
-  sd.density = density;
-  sn_create_circle_shape(w, b, &sd, &c);
-  return b;
-}
-
-static sn_constraint_id joint(sn_world *w, const char *type, sn_body_id a, sn_body_id b, const sn_param_value *v,
-                              int32_t n) {
-  sn_constraint_def cd = sn_default_constraint_def();
-  cd.type = type;
-  cd.bodies[0] = a;
-  cd.bodies[1] = b;
-  cd.params = v;
-  cd.param_count = n;
-  return sn_create_constraint(w, &cd);
-}
+#define world_with js_world
+#define ground     js_ground
+#define disc       js_ball
+#define joint      js_joint
 
 static const double c30 = 0.86602540378443865, s30 = 0.5;
 

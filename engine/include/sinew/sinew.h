@@ -283,7 +283,8 @@ typedef struct sn_registry sn_registry;
 
 /// Creates an empty registry (allocator NULL = malloc/free).
 SN_API sn_registry *sn_create_registry(const sn_allocator *allocator);
-/// Destroys the registry and unloads its plugins.
+/// Destroys the registry and unloads its plugins. Destroy every world that
+/// uses it first (their constraints run the plugins' code).
 SN_API sn_result sn_destroy_registry(sn_registry *registry);
 
 /// Registers a type from the host program (the same descriptor plugins use).

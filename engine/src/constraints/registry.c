@@ -93,9 +93,7 @@ sn_registry *sn_create_registry(const sn_allocator *allocator) {
 
 sn_result sn_destroy_registry(sn_registry *r) {
   if (r == NULL) return SN_ERR_NULL;
-  for (int32_t i = 0; i < r->types.count; ++i) {
-    (void)i; /* instances live in worlds, which must be gone by now */
-  }
+  /* worlds using this registry must be destroyed first (documented) */
   for (int32_t i = 0; i < r->libraries.count; ++i) {
     if (r->libraries.data[i].handle != NULL) dlclose(r->libraries.data[i].handle);
   }
