@@ -39,7 +39,6 @@ typedef struct sn_contact_constraint {
   sn_constraint_point points[2];
   float k11, k12, k22; ///< 2x2 normal mass matrix of a two-point manifold
   float n11, n12, n22; ///< its inverse
-  bool block;          ///< solve the two normal impulses together
 } sn_contact_constraint;
 
 /// Contacts packed four to a group, SoA, coloured so that no dynamic body

@@ -166,7 +166,6 @@ static void sn_prepare_contacts(sn_world *w, sn_step_context *ctx, float h) {
       sn_vec2 vrel = sn_sub(sn_add(bb->v, sn_cross_sv(bb->w, cp->rb)), sn_add(ba->v, sn_cross_sv(ba->w, cp->ra)));
       cp->relative_velocity = sn_dot(n, vrel);
     }
-    cc->block = false;
     if (m->point_count == 2) {
       const sn_constraint_point *p1 = cc->points, *p2 = cc->points + 1;
       float rn1a = sn_cross(p1->ra, n), rn1b = sn_cross(p1->rb, n);
@@ -177,8 +176,8 @@ static void sn_prepare_contacts(sn_world *w, sn_step_context *ctx, float h) {
       cc->k12 = msum + cc->ia_inv * rn1a * rn2a + cc->ib_inv * rn1b * rn2b;
       /* only when K is well conditioned (points not nearly coincident) */
       float det = cc->k11 * cc->k22 - cc->k12 * cc->k12;
-      cc->block = cc->k11 * cc->k11 < 1000.0f * det;
-      if (!cc->block) {
+      bool well_conditioned = cc->k11 * cc->k11 < 1000.0f * det;
+      if (!well_conditioned) {
         /* nearly coincident points: keep the first only (the block would be
          * singular and two such points add nothing) */
         cc->point_count = 1;
