@@ -106,6 +106,7 @@ static const sn_constraint_type fixture_type = {
     NULL,
     NULL,
     NULL,
+    NULL,
 };
 
 #if THIS == KIND_two_types

@@ -184,6 +184,13 @@ typedef struct sn_constraint_type {
   void (*get_reaction)(const sn_step_info *info, const sn_constraint_item *item, sn_vec2 *force, float *torque);
   /// [main] Draw the constraint. Optional.
   void (*debug_draw)(const sn_constraint_item *item, const sn_draw_api *draw);
+  /// [step] The position stage, every substep after the relax pass, run
+  /// sn_world_get_position_iterations() times: optional projection of the
+  /// position error of rigid rows (non-linear Gauss-Seidel). Moves only
+  /// state->dp/dq (full correction; sn_pm_move_point helps); the host then
+  /// adds each body's displacement in this stage over h to its velocity, as
+  /// in XPBD. Soft rows (springs, motors) must not project. Optional.
+  void (*project)(const sn_step_info *info, sn_constraint_item *items, int32_t count);
   /* ABI 1.0 ends here; append new optional callbacks below only. */
 } sn_constraint_type;
 

@@ -93,6 +93,10 @@ SN_API sn_result sn_world_set_gravity(sn_world *world, sn_vec2 gravity);
 SN_API sn_vec2 sn_world_get_gravity(sn_world *world);
 SN_API sn_result sn_world_set_substeps(sn_world *world, int32_t substeps);
 SN_API int32_t sn_world_get_substeps(sn_world *world);
+/// Sweeps per substep of the position stage, where rigid joint rows project
+/// away the drift the soft velocity rows leave (0 disables; default 2).
+SN_API sn_result sn_world_set_position_iterations(sn_world *world, int32_t iterations);
+SN_API int32_t sn_world_get_position_iterations(sn_world *world);
 SN_API sn_result sn_world_enable_sleeping(sn_world *world, bool flag);
 SN_API bool sn_world_is_sleeping_enabled(sn_world *world);
 SN_API sn_result sn_world_enable_continuous(sn_world *world, bool flag);

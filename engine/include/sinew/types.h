@@ -221,6 +221,7 @@ typedef struct sn_allocator {
 typedef struct sn_world_def {
   sn_vec2 gravity;                    ///< m/s^2, default (0, -10)
   int32_t substeps;                   ///< substeps per step, default 8, range 1..64
+  int32_t position_iterations;        ///< joint position projection sweeps per substep, default 2, range 0..32
   bool enable_sleep;                  ///< islands fall asleep when at rest, default true
   float contact_hertz;                ///< contact stiffness (Hz); default 0 = derived from the substep rate
   float contact_damping_ratio;        ///< contact damping ratio, default 10

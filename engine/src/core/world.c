@@ -50,6 +50,7 @@ sn_world_def sn_default_world_def(void) {
   memset(&def, 0, sizeof(def));
   def.gravity = (sn_vec2){0.0f, -10.0f};
   def.substeps = 8;
+  def.position_iterations = 2;
   def.enable_sleep = true;
   def.contact_hertz = 0.0f;
   def.contact_damping_ratio = 10.0f;
@@ -67,7 +68,8 @@ static sn_result sn_validate_world_def(const sn_world_def *def) {
       !sn_is_finite(def->contact_damping_ratio) || !sn_is_finite(def->contact_push_max_velocity) ||
       !sn_is_finite(def->restitution_threshold) || !sn_is_finite(def->maximum_linear_speed))
     return SN_ERR_NOT_FINITE;
-  if (def->substeps < 1 || def->substeps > 64 || def->contact_hertz < 0.0f || def->contact_damping_ratio < 0.0f ||
+  if (def->substeps < 1 || def->substeps > 64 || def->position_iterations < 0 || def->position_iterations > 32 ||
+      def->contact_hertz < 0.0f || def->contact_damping_ratio < 0.0f ||
       def->contact_push_max_velocity < 0.0f || def->restitution_threshold < 0.0f || def->maximum_linear_speed <= 0.0f ||
       def->body_capacity < 0 || def->shape_capacity < 0)
     return SN_ERR_INVALID_ARGUMENT;
@@ -97,6 +99,7 @@ sn_world *sn_create_world(const sn_world_def *def, sn_result *result) {
   w->tag = (uint16_t)((h >> 16) | 1u);
   w->gravity = def->gravity;
   w->substeps = def->substeps;
+  w->position_iterations = def->position_iterations;
   w->enable_sleep = def->enable_sleep;
   w->enable_continuous = def->enable_continuous;
   w->use_avx2 = sn_wide_cpu_has_avx2();
@@ -184,6 +187,16 @@ sn_result sn_world_set_substeps(sn_world *w, int32_t substeps) {
 }
 
 int32_t sn_world_get_substeps(sn_world *w) { return w ? w->substeps : 0; }
+
+sn_result sn_world_set_position_iterations(sn_world *w, int32_t iterations) {
+  SN_CHECK_WORLD(w);
+  if (iterations < 0 || iterations > 32)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "position iterations %d outside 0..32", (int)iterations);
+  w->position_iterations = iterations;
+  return SN_OK;
+}
+
+int32_t sn_world_get_position_iterations(sn_world *w) { return w ? w->position_iterations : 0; }
 
 sn_result sn_world_enable_sleeping(sn_world *w, bool flag) {
   SN_CHECK_WORLD(w);

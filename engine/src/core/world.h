@@ -131,6 +131,7 @@ typedef struct sn_world {
   bool use_avx2; ///< the contact kernel may run 8 lanes wide (results identical either way)
   sn_vec2 gravity;
   int32_t substeps;
+  int32_t position_iterations; ///< joint projection sweeps per substep (0 = off)
   float contact_hertz, contact_damping_ratio, contact_push_max_velocity;
   float restitution_threshold, hit_event_threshold, max_linear_speed;
 
