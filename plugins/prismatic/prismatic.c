@@ -55,7 +55,9 @@ static int prismatic_check(const prismatic_params *p, char *err, size_t cap) {
 }
 
 static int prismatic_create(const sn_host_api *host, const void *params, void *instance,
-                            const sn_constraint_body *const *bodies, char *err, size_t cap) {
+                            const sn_constraint_body *const *bodies, int32_t count,
+                          char *err, size_t cap) {
+  (void)count;
   (void)host;
   const prismatic_params *p = params;
   prismatic_instance *j = instance;

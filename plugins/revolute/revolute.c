@@ -37,7 +37,9 @@ typedef struct revolute_instance {
 } revolute_instance;
 
 static int revolute_create(const sn_host_api *host, const void *params, void *instance,
-                           const sn_constraint_body *const *bodies, char *err, size_t cap) {
+                           const sn_constraint_body *const *bodies, int32_t count,
+                          char *err, size_t cap) {
+  (void)count;
   (void)host;
   const revolute_params *p = params;
   revolute_instance *j = instance;

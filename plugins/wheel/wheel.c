@@ -55,7 +55,9 @@ static sn_pm_softness softness(float hertz, float zeta, float h) {
 }
 
 static int wheel_create(const sn_host_api *host, const void *params, void *instance,
-                        const sn_constraint_body *const *bodies, char *err, size_t cap) {
+                        const sn_constraint_body *const *bodies, int32_t count,
+                          char *err, size_t cap) {
+  (void)count;
   (void)host;
   const wheel_params *p = params;
   wheel_instance *j = instance;

@@ -323,4 +323,7 @@ SN_API const char *sn_registry_get_type_origin(const sn_registry *registry, cons
 #ifdef __cplusplus
 }
 #endif
+
+#include "sinew/soft.h"
+
 #endif /* SINEW_SINEW_H */
