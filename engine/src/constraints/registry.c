@@ -145,8 +145,15 @@ static sn_result sn_validate_type(const sn_constraint_type *t, char *err, size_t
   if (t->flags == 0 || (t->flags & ~(SN_CONSTRAINT_IMPULSE | SN_CONSTRAINT_XPBD)) != 0)
     return sn_set_err(err, cap, "type '%s': flags 0x%x must be IMPULSE and/or XPBD", n, t->flags),
            SN_ERR_PLUGIN_BAD_DESCRIPTOR;
-  if (t->body_count < 1 || t->body_count > SN_MAX_CONSTRAINT_BODIES)
-    return sn_set_err(err, cap, "type '%s': body_count %u must be 1 or 2", n, t->body_count),
+  /* particle_count arrived after the first 1.0 fields: read it only if the plugin's struct has it */
+  uint32_t particles = t->struct_size >= offsetof(sn_constraint_type, particle_count) + sizeof(uint32_t)
+                           ? t->particle_count
+                           : 0u;
+  if (t->body_count > SN_MAX_CONSTRAINT_BODIES || (t->body_count == 0 && particles == 0))
+    return sn_set_err(err, cap, "type '%s': body_count %u must be 1 or 2 (or 0 with particles)", n, t->body_count),
+           SN_ERR_PLUGIN_BAD_DESCRIPTOR;
+  if (particles != SN_ANY_PARTICLES && particles > SN_MAX_CONSTRAINT_PARTICLES)
+    return sn_set_err(err, cap, "type '%s': particle_count %u above %d", n, particles, SN_MAX_CONSTRAINT_PARTICLES),
            SN_ERR_PLUGIN_BAD_DESCRIPTOR;
   if (!sn_pow2(t->params_align) || t->params_align > 64 || !sn_pow2(t->instance_align) || t->instance_align > 64)
     return sn_set_err(err, cap, "type '%s': alignments must be powers of two <= 64", n), SN_ERR_PLUGIN_BAD_DESCRIPTOR;

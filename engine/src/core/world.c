@@ -51,6 +51,7 @@ sn_world_def sn_default_world_def(void) {
   def.gravity = (sn_vec2){0.0f, -10.0f};
   def.substeps = 8;
   def.position_iterations = 2;
+  def.soft_iterations = 1;
   def.enable_sleep = true;
   def.contact_hertz = 0.0f;
   def.contact_damping_ratio = 10.0f;
@@ -69,6 +70,7 @@ static sn_result sn_validate_world_def(const sn_world_def *def) {
       !sn_is_finite(def->restitution_threshold) || !sn_is_finite(def->maximum_linear_speed))
     return SN_ERR_NOT_FINITE;
   if (def->substeps < 1 || def->substeps > 64 || def->position_iterations < 0 || def->position_iterations > 32 ||
+      def->soft_iterations < 1 || def->soft_iterations > 32 ||
       def->contact_hertz < 0.0f || def->contact_damping_ratio < 0.0f ||
       def->contact_push_max_velocity < 0.0f || def->restitution_threshold < 0.0f || def->maximum_linear_speed <= 0.0f ||
       def->body_capacity < 0 || def->shape_capacity < 0)
@@ -114,6 +116,9 @@ sn_world *sn_create_world(const sn_world_def *def, sn_result *result) {
   w->chain_free = SN_NULL_INDEX;
   w->contact_free = SN_NULL_INDEX;
   w->constraint_free = SN_NULL_INDEX;
+  w->particle_free = SN_NULL_INDEX;
+  w->soft_free = SN_NULL_INDEX;
+  w->soft_iterations = def->soft_iterations;
   w->registry = def->registry;
   sn_arena_init(&w->arena);
   bool ok = sn_tree_init(&w->static_tree, &w->mem, 16) && sn_tree_init(&w->dynamic_tree, &w->mem, 16) &&
@@ -132,6 +137,7 @@ sn_result sn_destroy_world(sn_world *w) {
   if (w == NULL) return SN_ERR_NULL;
   if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_destroy_world during a step");
   sn_constraints_destroy_all(w);
+  sn_soft_destroy_all(w);
   sn_array_free(&w->mem, w->constraints);
   sn_array_free(&w->mem, w->broken_events);
   for (int32_t i = 0; i < w->chains.count; ++i) {
@@ -266,6 +272,10 @@ sn_world_counters sn_world_get_counters(sn_world *w) {
     if (b->in_use && b->type != SN_BODY_STATIC && b->is_awake) c.awake_body_count++;
   }
   c.island_count = w->island_count;
+  c.constraint_count = w->constraint_count;
+  c.soft_body_count = w->soft_count;
+  c.particle_count = w->particle_count;
+  c.particle_contact_count = w->particle_contact_count;
   c.tree_height = sn_maxi(sn_tree_get_height(&w->static_tree), sn_tree_get_height(&w->dynamic_tree));
   c.allocated_bytes = w->mem.live_bytes;
   return c;
