@@ -74,7 +74,16 @@ void sn_soft_find_candidates(sn_world *w, float dt) {
     sn_tree_query(&w->static_tree, box, UINT64_MAX, sn_candidate_fcn, &q);
     sn_tree_query(&w->dynamic_tree, box, UINT64_MAX, sn_candidate_fcn, &q);
   }
-  if (!any_soft) return;
+  /* particle pairs need two soft bodies that collide, or self-collision */
+  int32_t colliding = 0;
+  bool self = false;
+  for (int32_t b = 0; b < w->soft_bodies.count; ++b) {
+    const sn_soft_body *sb = w->soft_bodies.data + b;
+    if (!sb->in_use || sb->particle_count == 0) continue;
+    colliding += sb->material.collide_soft ? 1 : 0;
+    self = self || sb->material.self_collision;
+  }
+  if (!any_soft || (colliding < 2 && !self)) return;
   /* particle pairs: spatial hash over every colliding particle */
   int32_t n = 0;
   for (int32_t i = 0; i < w->particles.count; ++i) n += w->particles.data[i].in_use ? 1 : 0;
