@@ -321,12 +321,15 @@ _Static_assert(sizeof(sn_body_state) == sizeof(sn_solver_body) &&
 
 /* The position stage of a substep (after relax), DESIGN.md 5f-g:
  * 1. rigid joint rows project their remaining position error away
- *    (non-linear Gauss-Seidel, position_iterations sweeps). Without it the
- *    soft rows leave a 100-link chain under its own weight 1.2 % open; with
- *    it 0.5 %, and a falling chain loses less energy.
+ *    (non-linear Gauss-Seidel, position_iterations sweeps) and give the
+ *    bodies that motion over h as velocity, as XPBD would (the plugin does
+ *    it from the correction: sn_pm_project_point). Without the projection
+ *    the soft rows leave a 100-link chain under its own weight 1.2 % open;
+ *    with it 0.5 %, and a falling chain loses less energy. Without the
+ *    velocity the next substep's soft rows re-open the gap (1.1 %).
  * 2. XPBD: position-type constraints (soft_iterations sweeps, lambda reset
  *    at sweep 0) and particle collisions.
- * 3. Every rigid body's velocity takes its displacement in this stage over h
+ * 3. Every rigid body's velocity takes its displacement in 2 over h
  *    (Delta x / h, Delta theta / h); particles take v = (p - x) / h, then
  *    the velocity pass (friction, restitution). */
 typedef struct sn_stage {
@@ -339,10 +342,6 @@ static void sn_position_stage(sn_world *w, sn_step_context *ctx, sn_soft_context
                               int32_t batch_count, sn_step_info *info, const sn_stage *stage) {
   const int32_t nb = ctx->body_count;
   sn_body_pose *pose0 = stage->pose0;
-  for (int32_t k = 0; k < nb; ++k) {
-    pose0[k].dp = ctx->states[k].dp;
-    pose0[k].dq = ctx->states[k].dq;
-  }
   if (stage->project_count > 0) {
     info->iterations = stage->position_iterations;
     for (int32_t it = 0; it < stage->position_iterations; ++it) {
@@ -352,6 +351,11 @@ static void sn_position_stage(sn_world *w, sn_step_context *ctx, sn_soft_context
           batches[b].type->project(info, batches[b].items, batches[b].count);
       }
     }
+  }
+  if (stage->xpbd_count == 0 && !soft->active) return;
+  for (int32_t k = 0; k < nb; ++k) {
+    pose0[k].dp = ctx->states[k].dp;
+    pose0[k].dq = ctx->states[k].dq;
   }
   info->iterations = stage->soft_iterations;
   for (int32_t it = 0; it < stage->soft_iterations; ++it) {
