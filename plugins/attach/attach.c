@@ -73,18 +73,20 @@ static void at_solve(const sn_step_info *info, sn_constraint_item *items, int32_
     const sn_constraint_body *body = items[i].bodies[0], *part = items[i].bodies[1];
     sn_solver_body *sb = body->state, *sp = part->state;
     sn_vec2 r = sn_pm_rotate(at_compose(sb->dq, body->q), sn_pm_sub(j->local_anchor, body->local_center));
-    sn_vec2 anchor = sn_pm_add(sn_pm_add(body->center, sb->dp), r);
-    sn_vec2 d = sn_pm_sub(sn_pm_add(part->center, sp->dp), anchor);
-    float c = sqrtf(sn_pm_dot(d, d));
+    /* d = particle - anchor in double: centres' difference, then the motion */
+    double dx = ((double)part->center.x - body->center.x) + ((double)sp->dp.x - sb->dp.x) - r.x;
+    double dy = ((double)part->center.y - body->center.y) + ((double)sp->dp.y - sb->dp.y) - r.y;
+    double dist = sqrt(dx * dx + dy * dy);
+    float c = (float)dist;
     if (info->iteration == 0) {
       j->lambda = 0.0f;
       j->force = sn_pm_vec2(0.0f, 0.0f);
       sn_vec2 va = sn_pm_add(sb->v, sn_pm_cross_sv(sb->w, r));
-      sn_vec2 dn = sn_pm_sub(d, sn_pm_scale(h, sn_pm_sub(sp->v, va)));
-      j->c_start = sqrtf(sn_pm_dot(dn, dn));
+      double dnx = dx - (double)h * ((double)sp->v.x - va.x), dny = dy - (double)h * ((double)sp->v.y - va.y);
+      j->c_start = (float)sqrt(dnx * dnx + dny * dny);
     }
-    if (c < AT_MIN_DISTANCE) continue;
-    sn_vec2 n = sn_pm_scale(1.0f / c, d);
+    if (dist < AT_MIN_DISTANCE) continue;
+    sn_vec2 n = sn_pm_vec2((float)(dx / dist), (float)(dy / dist));
     float rn = sn_pm_cross(r, n);
     float w = part->inv_mass + body->inv_mass + body->inv_inertia * rn * rn;
     if (w <= 0.0f) continue;

@@ -47,7 +47,16 @@ typedef struct xa_instance {
   sn_vec2 force;       /* on the second particle */
 } xa_instance;
 
-static sn_vec2 xa_position(const sn_constraint_body *b) { return sn_pm_add(b->center, b->state->dp); }
+/* x_k - x_0 in double (centres' difference plus the step's motion), with
+ * particle 0 given as centre and displacement */
+static void xa_relative_to(sn_constraint_body *const *b, int32_t k, sn_vec2 center0, sn_vec2 dp0, double out[2]) {
+  out[0] = ((double)b[k]->center.x - center0.x) + ((double)b[k]->state->dp.x - dp0.x);
+  out[1] = ((double)b[k]->center.y - center0.y) + ((double)b[k]->state->dp.y - dp0.y);
+}
+
+static void xa_relative(sn_constraint_body *const *b, int32_t k, double out[2]) {
+  xa_relative_to(b, k, b[0]->center, b[0]->state->dp, out);
+}
 
 /* twice the signed area of the ring given by pos(k) (relative to point 0) */
 static float xa_area2_centers(const sn_constraint_body *const *b, int32_t n) {
@@ -87,31 +96,41 @@ static void xa_solve(const sn_step_info *info, sn_constraint_item *items, int32_
     const int32_t n = items[i].body_count;
     const float target = p->pressure * j->rest_area;
 
-    /* pass 1: area, area at the substep start, sum of w |grad|^2 */
-    const sn_vec2 o = xa_position(b[0]);
-    const sn_vec2 on = sn_pm_sub(o, sn_pm_scale(h, b[0]->state->v));
+    /* pass 1: area and area at the substep start, in double from points
+     * relative to particle 0 (centres' difference plus the step's motion),
+     * and sum of w |grad|^2 */
     const int first = info->iteration == 0;
-    float area2 = 0.0f, area2_start = 0.0f, wsum = 0.0f;
-    sn_vec2 prev = xa_position(b[n - 1]), cur = o;
+    const double hd = (double)h;
+    double area2 = 0.0, area2_start = 0.0;
+    float wsum = 0.0f;
+    double prev[2], cur[2] = {0.0, 0.0}, cur_n[2] = {0.0, 0.0};
+    xa_relative(b, n - 1, prev);
     for (int32_t k = 0; k < n; ++k) {
-      sn_vec2 next = xa_position(b[k + 1 < n ? k + 1 : 0]);
-      if (k + 1 < n && k > 0) area2 += sn_pm_cross(sn_pm_sub(cur, o), sn_pm_sub(next, o));
-      if (first && k > 0 && k + 1 < n) {
-        sn_vec2 cn = sn_pm_sub(cur, sn_pm_scale(h, b[k]->state->v));
-        sn_vec2 nn = sn_pm_sub(next, sn_pm_scale(h, b[k + 1]->state->v));
-        area2_start += sn_pm_cross(sn_pm_sub(cn, on), sn_pm_sub(nn, on));
+      const int32_t kn = k + 1 < n ? k + 1 : 0;
+      double next[2];
+      xa_relative(b, kn, next);
+      if (k + 1 < n) area2 += cur[0] * next[1] - cur[1] * next[0];
+      if (first && k + 1 < n) {
+        /* x^n - x0^n = (x - x0) - h (v - v0) */
+        double next_n[2] = {next[0] - hd * ((double)b[kn]->state->v.x - b[0]->state->v.x),
+                            next[1] - hd * ((double)b[kn]->state->v.y - b[0]->state->v.y)};
+        area2_start += cur_n[0] * next_n[1] - cur_n[1] * next_n[0];
+        cur_n[0] = next_n[0];
+        cur_n[1] = next_n[1];
       }
       if (b[k]->inv_mass > 0.0f) {
-        sn_vec2 g = sn_pm_vec2(0.5f * (next.y - prev.y), 0.5f * (prev.x - next.x));
+        sn_vec2 g = sn_pm_vec2((float)(0.5 * (next[1] - prev[1])), (float)(0.5 * (prev[0] - next[0])));
         wsum += b[k]->inv_mass * sn_pm_dot(g, g);
       }
-      prev = cur;
-      cur = next;
+      prev[0] = cur[0];
+      prev[1] = cur[1];
+      cur[0] = next[0];
+      cur[1] = next[1];
     }
-    float c = 0.5f * area2 - target;
+    float c = (float)(0.5 * area2 - (double)target);
     if (first) {
       j->lambda = 0.0f;
-      j->c_start = 0.5f * area2_start - target;
+      j->c_start = (float)(0.5 * area2_start - (double)target);
     }
     if (wsum <= 0.0f) continue;
     float dl;
@@ -126,18 +145,22 @@ static void xa_solve(const sn_step_info *info, sn_constraint_item *items, int32_
     j->lambda += dl;
     j->line_pressure = j->lambda * inv_h2;
 
-    /* pass 2: move along the gradients taken before any move (the ring's
-     * first point is the last one's neighbour, so keep it) */
-    const sn_vec2 first_x = o;
-    prev = xa_position(b[n - 1]);
-    cur = o;
+    /* pass 2: move along the gradients taken before any move (particle 0
+     * is the last one's neighbour and moves first, so keep where it was) */
+    double first_x[2] = {0.0, 0.0};
+    xa_relative(b, n - 1, prev);
+    cur[0] = cur[1] = 0.0;
+    const sn_vec2 dp0 = b[0]->state->dp;
     for (int32_t k = 0; k < n; ++k) {
-      sn_vec2 next = k + 1 < n ? xa_position(b[k + 1]) : first_x;
-      sn_vec2 g = sn_pm_vec2(0.5f * (next.y - prev.y), 0.5f * (prev.x - next.x));
+      double next[2] = {first_x[0], first_x[1]};
+      if (k + 1 < n) xa_relative_to(b, k + 1, b[0]->center, dp0, next);
+      sn_vec2 g = sn_pm_vec2((float)(0.5 * (next[1] - prev[1])), (float)(0.5 * (prev[0] - next[0])));
       if (k == 1) j->force = sn_pm_scale(j->line_pressure, g);
       b[k]->state->dp = sn_pm_add(b[k]->state->dp, sn_pm_scale(b[k]->inv_mass * dl, g));
-      prev = cur;
-      cur = next;
+      prev[0] = cur[0];
+      prev[1] = cur[1];
+      cur[0] = next[0];
+      cur[1] = next[1];
     }
   }
 }

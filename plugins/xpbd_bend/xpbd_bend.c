@@ -47,7 +47,24 @@ typedef struct xb_instance {
   sn_vec2 force; /* on the middle particle */
 } xb_instance;
 
-static sn_vec2 xb_position(const sn_constraint_body *b) { return sn_pm_add(b->center, b->state->dp); }
+/* x1 - x0 in double: the centres' difference plus the step's motion */
+static void xb_edge(const sn_constraint_body *a, const sn_constraint_body *b, double e[2]) {
+  e[0] = ((double)b->center.x - a->center.x) + ((double)b->state->dp.x - a->state->dp.x);
+  e[1] = ((double)b->center.y - a->center.y) + ((double)b->state->dp.y - a->state->dp.y);
+}
+
+static double xb_angle_d(const double e1[2], const double e2[2]) {
+  return atan2(e1[0] * e2[1] - e1[1] * e2[0], e1[0] * e2[0] + e1[1] * e2[1]);
+}
+
+/* theta - rest brought into (-pi, pi] */
+static float xb_error_d(double theta, float rest) {
+  const double pi = 3.14159265358979323846;
+  double c = theta - (double)rest;
+  if (c <= -pi) c += 2.0 * pi;
+  if (c > pi) c -= 2.0 * pi;
+  return (float)c;
+}
 
 static float xb_angle(sn_vec2 e1, sn_vec2 e2) { return atan2f(sn_pm_cross(e1, e2), sn_pm_dot(e1, e2)); }
 
@@ -72,8 +89,6 @@ static int xb_create(const sn_host_api *host, const void *params, void *instance
   return 0;
 }
 
-static float xb_error(float theta, float rest) { return sn_pm_unwind(theta - rest); }
-
 static void xb_solve(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
   const float h = info->h, inv_h2 = info->inv_h * info->inv_h;
   const float sweeps = (float)(info->substeps * (info->iterations > 0 ? info->iterations : 1));
@@ -82,17 +97,22 @@ static void xb_solve(const sn_step_info *info, sn_constraint_item *items, int32_
     xb_instance *j = items[i].instance;
     const sn_constraint_body *b0 = items[i].bodies[0], *b1 = items[i].bodies[1], *b2 = items[i].bodies[2];
     const float rest = p->use_rest_angle ? p->rest_angle : j->creation_angle;
-    sn_vec2 x0 = xb_position(b0), x1 = xb_position(b1), x2 = xb_position(b2);
-    sn_vec2 e1 = sn_pm_sub(x1, x0), e2 = sn_pm_sub(x2, x1);
-    float l1 = sn_pm_dot(e1, e1), l2 = sn_pm_dot(e2, e2);
+    double d1[2], d2[2];
+    xb_edge(b0, b1, d1);
+    xb_edge(b1, b2, d2);
     if (info->iteration == 0) {
       j->lambda = 0.0f;
-      sn_vec2 e1n = sn_pm_sub(e1, sn_pm_scale(h, sn_pm_sub(b1->state->v, b0->state->v)));
-      sn_vec2 e2n = sn_pm_sub(e2, sn_pm_scale(h, sn_pm_sub(b2->state->v, b1->state->v)));
-      j->c_start = xb_error(xb_angle(e1n, e2n), rest);
+      const double hd = (double)h;
+      double n1[2] = {d1[0] - hd * ((double)b1->state->v.x - b0->state->v.x),
+                      d1[1] - hd * ((double)b1->state->v.y - b0->state->v.y)};
+      double n2[2] = {d2[0] - hd * ((double)b2->state->v.x - b1->state->v.x),
+                      d2[1] - hd * ((double)b2->state->v.y - b1->state->v.y)};
+      j->c_start = xb_error_d(xb_angle_d(n1, n2), rest);
     }
+    sn_vec2 e1 = sn_pm_vec2((float)d1[0], (float)d1[1]), e2 = sn_pm_vec2((float)d2[0], (float)d2[1]);
+    float l1 = sn_pm_dot(e1, e1), l2 = sn_pm_dot(e2, e2);
     if (l1 < XB_MIN_LENGTH_SQ || l2 < XB_MIN_LENGTH_SQ) continue;
-    float c = xb_error(xb_angle(e1, e2), rest);
+    float c = xb_error_d(xb_angle_d(d1, d2), rest);
     sn_vec2 g0 = sn_pm_scale(1.0f / l1, sn_pm_perp(e1));
     sn_vec2 g2 = sn_pm_scale(1.0f / l2, sn_pm_perp(e2));
     sn_vec2 g1 = sn_pm_neg(sn_pm_add(g0, g2));

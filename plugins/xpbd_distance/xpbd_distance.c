@@ -59,7 +59,13 @@ typedef struct xd_instance {
   sn_vec2 force; /* on particle 1, last solve: lambda / h^2 n */
 } xd_instance;
 
-static sn_vec2 xd_position(const sn_constraint_body *b) { return sn_pm_add(b->center, b->state->dp); }
+/* x1 - x0 in double: the centres' difference plus the substep motion, so the
+ * small differences C - C^n (damping) keep their digits at any distance
+ * from the origin */
+static void xd_separation(const sn_constraint_body *a, const sn_constraint_body *b, double d[2]) {
+  d[0] = ((double)b->center.x - a->center.x) + ((double)b->state->dp.x - a->state->dp.x);
+  d[1] = ((double)b->center.y - a->center.y) + ((double)b->state->dp.y - a->state->dp.y);
+}
 
 static int xd_create(const sn_host_api *host, const void *params, void *instance,
                      const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
@@ -87,19 +93,20 @@ static void xd_solve(const sn_step_info *info, sn_constraint_item *items, int32_
     xd_instance *j = items[i].instance;
     const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
     const float length = p->rest_length < 0.0f ? j->creation_length : p->rest_length;
-    sn_vec2 xa = xd_position(a), xb = xd_position(b);
-    sn_vec2 d = sn_pm_sub(xb, xa);
-    float len = sqrtf(sn_pm_dot(d, d));
-    float c = len - length;
+    double d[2];
+    xd_separation(a, b, d);
+    double len = sqrt(d[0] * d[0] + d[1] * d[1]);
+    float c = (float)(len - length);
     if (info->iteration == 0) {
       j->lambda = 0.0f;
       /* C at the substep start: x^n = x - h v for both particles */
-      sn_vec2 dn = sn_pm_sub(d, sn_pm_scale(h, sn_pm_sub(b->state->v, a->state->v)));
-      j->c_start = sqrtf(sn_pm_dot(dn, dn)) - length;
+      double dnx = d[0] - (double)h * ((double)b->state->v.x - a->state->v.x);
+      double dny = d[1] - (double)h * ((double)b->state->v.y - a->state->v.y);
+      j->c_start = (float)(sqrt(dnx * dnx + dny * dny) - length);
     }
     float wsum = a->inv_mass + b->inv_mass;
     if (len < XD_MIN_LENGTH || wsum <= 0.0f) continue;
-    sn_vec2 n = sn_pm_scale(1.0f / len, d);
+    sn_vec2 n = sn_pm_vec2((float)(d[0] / len), (float)(d[1] / len));
     float dl;
     if (p->use_stiffness) {
       float k = 1.0f - powf(1.0f - p->stiffness, 1.0f / sweeps);

@@ -34,7 +34,11 @@ typedef struct xt_instance {
   sn_vec2 force; /* on the free particle, last solve */
 } xt_instance;
 
-static sn_vec2 xt_position(const sn_constraint_body *b) { return sn_pm_add(b->center, b->state->dp); }
+/* x1 - x0 in double: the centres' difference plus the step's motion */
+static void xt_separation(const sn_constraint_body *a, const sn_constraint_body *b, double d[2]) {
+  d[0] = ((double)b->center.x - a->center.x) + ((double)b->state->dp.x - a->state->dp.x);
+  d[1] = ((double)b->center.y - a->center.y) + ((double)b->state->dp.y - a->state->dp.y);
+}
 
 static int xt_create(const sn_host_api *host, const void *params, void *instance,
                      const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
@@ -63,13 +67,14 @@ static void xt_solve(const sn_step_info *info, sn_constraint_item *items, int32_
       j->force = sn_pm_vec2(0.0f, 0.0f);
     }
     const float max_length = p->max_length < 0.0f ? j->creation_length : p->max_length;
-    sn_vec2 d = sn_pm_sub(xt_position(b), xt_position(a));
-    float len = sqrtf(sn_pm_dot(d, d));
-    float c = len - max_length;
+    double d[2];
+    xt_separation(a, b, d);
+    double len = sqrt(d[0] * d[0] + d[1] * d[1]);
+    float c = (float)(len - max_length);
     float wsum = a->inv_mass + b->inv_mass;
     /* slack and not pulling: nothing to do (the common case, kept cheap) */
     if ((c <= 0.0f && j->lambda == 0.0f) || len < 1e-9f || wsum <= 0.0f) continue;
-    sn_vec2 n = sn_pm_scale(1.0f / len, d);
+    sn_vec2 n = sn_pm_vec2((float)(d[0] / len), (float)(d[1] / len));
     float at = p->compliance * inv_h2;
     float dl = (-c - at * j->lambda) / (wsum + at);
     float next = fminf(j->lambda + dl, 0.0f);

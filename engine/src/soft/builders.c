@@ -76,6 +76,10 @@ sn_ring_def sn_default_ring_def(void) {
   memset(&d, 0, sizeof d);
   d.body = sn_default_soft_body_def();
   d.material = sn_default_soft_material();
+  /* soft edges: with inextensible edges the regular polygon is the only
+   * shape of the rest area, the ring is rigid and its edge and area
+   * constraints fight (degenerate gradients) */
+  d.material.compliance = 1e-3f;
   d.center = (sn_vec2){0.0f, 0.0f};
   d.radius = 0.5f;
   d.count = 24;
