@@ -269,6 +269,34 @@ START_TEST(test_kinematic_particle) {
 }
 END_TEST
 
+
+/* A particle falls onto the edge between two fixed particles of another
+ * soft body, 1 m apart (no particle there to hit): it rests on the edge at
+ * r_p + r_edge = 0.04 m above it (within 1 mm); without the edge it falls
+ * through. */
+START_TEST(test_particle_on_edge) {
+  for (int with_edge = 0; with_edge < 2; ++with_edge) {
+    sn_world *w = world((sn_vec2){0.0f, -10.0f});
+    sn_soft_body_id s = soft(w, 0.4f, 0.0f);
+    sn_particle_id a = particle(w, s, (sn_vec2){-0.5f, 0.0f}, (sn_vec2){0.0f, 0.0f}, 0.0f, 0.02f);
+    sn_particle_id b = particle(w, s, (sn_vec2){0.5f, 0.0f}, (sn_vec2){0.0f, 0.0f}, 0.0f, 0.02f);
+    if (with_edge) {
+      ck_assert_int_eq(sn_soft_body_add_edge(w, s, a, b), SN_OK);
+      ck_assert_int_eq(sn_soft_body_add_edge(w, s, a, a), SN_ERR_INVALID_ARGUMENT);
+      ck_assert_int_eq(sn_soft_body_get_edge_count(w, s), 1);
+    }
+    sn_particle_id p = particle(w, soft(w, 0.4f, 0.0f), (sn_vec2){0.1f, 1.0f}, (sn_vec2){0.0f, 0.0f}, 0.1f, 0.02f);
+    for (int i = 0; i < 120; ++i) sn_world_step(w, 1.0f / 60.0f);
+    float y = sn_particle_get_position(w, p).y;
+    if (with_edge)
+      ck_assert_msg(fabsf(y - 0.04f) < 1e-3f, "rests at %g", (double)y);
+    else
+      ck_assert_float_lt(y, -1.0f);
+    sn_destroy_world(w);
+  }
+}
+END_TEST
+
 /* Bad input is refused and changes nothing; stale handles are caught. */
 START_TEST(test_bad_input) {
   sn_world *w = world((sn_vec2){0.0f, -10.0f});
@@ -319,6 +347,7 @@ static Suite *particles_suite(void) {
   tcase_add_test(tc, test_particle_friction);
   tcase_add_test(tc, test_particle_restitution);
   tcase_add_test(tc, test_kinematic_particle);
+  tcase_add_test(tc, test_particle_on_edge);
   tcase_add_test(tc, test_bad_input);
   suite_add_tcase(s, tc);
   return s;

@@ -51,7 +51,10 @@ START_TEST(test_builder_counts) {
   cd.pins = SN_PIN_TOP_ROW;
   sn_soft_body_id cloth = sn_create_cloth(w, &cd);
   ck_assert_msg(sn_soft_body_is_valid(w, cloth), "%s", sn_world_last_error(w));
-  ck_assert_int_eq(sn_soft_body_get_constraints(w, cloth, ids, 64), 3 * 3 + 4 * 2 + 2 * 3 * 2);
+  /* links, shear, and a tether from each of the 4 pins to each of the 8 free particles */
+  ck_assert_int_eq(sn_soft_body_get_constraints(w, cloth, ids, 64), 3 * 3 + 4 * 2 + 2 * 3 * 2 + 4 * 8);
+  ck_assert_int_eq(sn_soft_body_get_edge_count(w, cloth), 2 * 3 + 2 * 2); /* the outline */
+  ck_assert_int_eq(sn_soft_body_get_edge_count(w, rope), 9);
   ck_assert_msg(fabsf(sn_soft_body_get_mass(w, cloth) - 8.0f / 12.0f) < 1e-5f, "cloth mass");
 
   sn_lattice_def ld = sn_default_lattice_def();

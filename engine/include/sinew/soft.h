@@ -47,6 +47,12 @@ SN_API sn_result sn_soft_body_set_material(sn_world *world, sn_soft_body_id soft
 SN_API float sn_soft_body_get_mass(sn_world *world, sn_soft_body_id soft);
 SN_API sn_vec2 sn_soft_body_get_center(sn_world *world, sn_soft_body_id soft);
 SN_API sn_vec2 sn_soft_body_get_linear_velocity(sn_world *world, sn_soft_body_id soft);
+/// Adds a collision edge between two particles of this soft body: particles
+/// of other soft bodies cannot pass through the segment between them (the
+/// builders add their outlines: ring and rope segments, cloth and lattice
+/// borders). Both particles must belong to soft.
+SN_API sn_result sn_soft_body_add_edge(sn_world *world, sn_soft_body_id soft, sn_particle_id a, sn_particle_id b);
+SN_API int32_t sn_soft_body_get_edge_count(sn_world *world, sn_soft_body_id soft);
 /// Moves every particle by delta (no velocity change).
 SN_API sn_result sn_soft_body_translate(sn_world *world, sn_soft_body_id soft, sn_vec2 delta);
 

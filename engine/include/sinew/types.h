@@ -422,6 +422,8 @@ typedef struct sn_cloth_def {
   float mass;       ///< total kg, default 1
   float radius;     ///< particle radius, default 0.02
   uint32_t pins;    ///< SN_PIN_* flags
+  bool tethers;     ///< long-range attachments from every free particle to each pinned one
+                    ///< (keeps a hanging cloth inextensible at few substeps), default true
   int32_t cookie;
 } sn_cloth_def;
 #define SN_PIN_TOP_LEFT     1u

@@ -144,6 +144,8 @@ typedef struct sn_soft_body {
   sn_soft_body_def material;
   int32_t *particles;
   int32_t particle_count, particle_capacity;
+  int32_t *edges; ///< collision edges: particle index pairs
+  int32_t edge_count, edge_capacity;
   int32_t next_free;
   uint16_t generation;
   bool in_use;
@@ -195,6 +197,7 @@ typedef struct sn_world {
   int32_t soft_iterations;
   SN_ARRAY(sn_particle_pair) particle_shape_pairs; ///< per-step candidates
   SN_ARRAY(sn_particle_pair) particle_pairs;       ///< per-step particle-particle candidates
+  SN_ARRAY(sn_particle_pair) edge_pairs;           ///< per-step particle-edge candidates (other, body = edge ends)
   int32_t particle_contact_count;                  ///< touching in the last substep
   SN_ARRAY(sn_constraint) constraints;
   int32_t constraint_free;

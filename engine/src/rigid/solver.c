@@ -360,8 +360,12 @@ static void sn_position_stage(sn_world *w, sn_step_context *ctx, sn_soft_context
   info->iterations = stage->soft_iterations;
   for (int32_t it = 0; it < stage->soft_iterations; ++it) {
     info->iteration = it;
+    /* Gauss-Seidel in creation order. (Backwards sweeps on odd substeps and
+     * graph colouring were tried for symmetry: both wreck the propagation
+     * along chains built from their anchor, 0.13 % -> 5 % and 99 % strain.) */
     for (int32_t b = 0; b < batch_count; ++b) {
-      if (batches[b].xpbd && batches[b].count) batches[b].type->solve_position(info, batches[b].items, batches[b].count);
+      if (batches[b].xpbd && batches[b].count)
+        batches[b].type->solve_position(info, batches[b].items, batches[b].count);
     }
     sn_soft_collide(w, soft, it == 0);
   }
@@ -588,7 +592,9 @@ void sn_solve(sn_world *w, float dt) {
     batch->xpbd = (batch->type->flags & SN_CONSTRAINT_XPBD) != 0;
     if (batch->impulse) batch->type->prepare(&info, batch->items, batch->count);
     if (batch->impulse && batch->type->project) stage.project_count += batch->count;
-    if (batch->xpbd) stage.xpbd_count += batch->count;
+    if (batch->xpbd) {
+      stage.xpbd_count += batch->count;
+    }
   }
   if (w->position_iterations == 0) stage.project_count = 0;
   bool position_stage = stage.project_count > 0 || stage.xpbd_count > 0 || soft.active;

@@ -67,6 +67,7 @@ sn_cloth_def sn_default_cloth_def(void) {
   d.mass = 1.0f;
   d.radius = 0.02f;
   d.pins = 0u;
+  d.tethers = true;
   d.cookie = SN_DEF_COOKIE;
   return d;
 }
@@ -203,6 +204,25 @@ static bool sn_build_begin(sn_build *b, sn_world *w, const char *fn, const sn_so
   return true;
 }
 
+/* A collision edge between particles i and j (other soft bodies cannot
+ * pass through it). */
+static void sn_build_edge(sn_build *b, int32_t i, int32_t j) {
+  if (b->failed) return;
+  if (sn_soft_body_add_edge(b->w, b->soft, b->ids[i], b->ids[j]) != SN_OK) b->failed = true;
+}
+
+/* The outline of a columns x rows grid as collision edges. */
+static void sn_build_grid_outline(sn_build *b, int32_t columns, int32_t rows) {
+  for (int32_t c = 0; c + 1 < columns; ++c) {
+    sn_build_edge(b, c, c + 1);
+    sn_build_edge(b, (rows - 1) * columns + c, (rows - 1) * columns + c + 1);
+  }
+  for (int32_t r = 0; r + 1 < rows; ++r) {
+    sn_build_edge(b, r * columns, (r + 1) * columns);
+    sn_build_edge(b, r * columns + columns - 1, (r + 1) * columns + columns - 1);
+  }
+}
+
 static void sn_build_particle(sn_build *b, sn_vec2 position, float mass, float radius) {
   if (b->failed) return;
   sn_particle_def pd = sn_default_particle_def();
@@ -318,6 +338,7 @@ sn_soft_body_id sn_create_rope(sn_world *w, const sn_rope_def *def) {
     sn_build_particle(&b, p, pinned ? 0.0f : share, def->radius);
   }
   for (int32_t i = 0; i + 1 < n; ++i) sn_build_link(&b, m, i, i + 1, m->compliance);
+  for (int32_t i = 0; i + 1 < n; ++i) sn_build_edge(&b, i, i + 1);
   if (bend)
     for (int32_t i = 1; i + 1 < n; ++i) sn_build_bend(&b, m, i - 1, i, i + 1);
   if (def->tethers) {
@@ -391,7 +412,8 @@ sn_soft_body_id sn_create_cloth(sn_world *w, const sn_cloth_def *def) {
   const sn_vec2 far = {def->top_left.x + def->spacing * (float)(def->columns - 1),
                        def->top_left.y - def->spacing * (float)(def->rows - 1)};
   if (!sn_check_vec2(w, fn, "the far corner", far)) return SN_NULL_SOFT_BODY;
-  if (!sn_check_type(w, fn, "xpbd_distance") || (m->bend_compliance >= 0.0f && !sn_check_type(w, fn, "xpbd_bend")))
+  if (!sn_check_type(w, fn, "xpbd_distance") || (m->bend_compliance >= 0.0f && !sn_check_type(w, fn, "xpbd_bend")) ||
+      (def->tethers && def->pins != 0u && !sn_check_type(w, fn, "xpbd_tether")))
     return SN_NULL_SOFT_BODY;
 
   const int32_t cols = def->columns, rows = def->rows, n = cols * rows;
@@ -410,6 +432,22 @@ sn_soft_body_id sn_create_cloth(sn_world *w, const sn_cloth_def *def) {
     }
   }
   sn_build_grid(&b, m, cols, rows);
+  sn_build_grid_outline(&b, cols, rows);
+  if (def->tethers && def->pins != 0u && !b.failed) {
+    /* Long-range attachments (Kim et al. 2012): each free particle may be no
+     * farther from a pinned particle than at creation. A hanging cloth then
+     * cannot stretch even where Gauss-Seidel has not carried the load from
+     * the pins yet (cloth 32 at 8 substeps: 18 % strain without, see
+     * docs/soft-bodies.md). Pinned particles are the ones made with mass 0. */
+    for (int32_t pin = 0; pin < n; ++pin) {
+      if (sn_particle_get_mass(w, b.ids[pin]) != 0.0f) continue;
+      for (int32_t i = 0; i < n; ++i) {
+        if (sn_particle_get_mass(w, b.ids[i]) == 0.0f) continue;
+        const int32_t index[2] = {pin, i};
+        sn_build_constraint(&b, "xpbd_tether", index, 2, NULL, 0, 0.0f);
+      }
+    }
+  }
   return sn_build_end(&b);
 }
 
@@ -443,7 +481,11 @@ sn_soft_body_id sn_create_ring(sn_world *w, const sn_ring_def *def) {
                  def->center.y + (float)((double)def->radius * sin(a))};
     sn_build_particle(&b, p, share, def->particle_radius);
   }
-  for (int32_t i = 0; i < n; ++i) sn_build_link(&b, m, i, (i + 1) % n, m->compliance);
+  /* edges in two interleaved passes (even, then odd): no edge shares a
+   * particle with the one before, so Gauss-Seidel has no circulation around
+   * the ring (in plain order it spins a wobbling ring up and rolls it) */
+  for (int32_t pass = 0; pass < 2; ++pass)
+    for (int32_t i = pass; i < n; i += 2) sn_build_link(&b, m, i, (i + 1) % n, m->compliance);
   if (!b.failed) {
     int32_t *all = sn_mem_alloc(&w->mem, (size_t)n * sizeof(int32_t));
     if (all == NULL) {
@@ -460,6 +502,7 @@ sn_soft_body_id sn_create_ring(sn_world *w, const sn_ring_def *def) {
   }
   if (m->bend_compliance >= 0.0f)
     for (int32_t i = 0; i < n; ++i) sn_build_bend(&b, m, (i + n - 1) % n, i, (i + 1) % n);
+  for (int32_t i = 0; i < n; ++i) sn_build_edge(&b, i, (i + 1) % n);
   return sn_build_end(&b);
 }
 
@@ -507,5 +550,6 @@ sn_soft_body_id sn_create_lattice(sn_world *w, const sn_lattice_def *def) {
       }
     }
   }
+  sn_build_grid_outline(&b, cols, rows);
   return sn_build_end(&b);
 }

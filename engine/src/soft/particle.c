@@ -134,8 +134,9 @@ sn_result sn_destroy_soft_body(sn_world *w, sn_soft_body_id id) {
     for (int32_t i = 0; i < s->particle_count; ++i) sn_free_particle_slot(w, s->particles[i]);
   }
   sn_mem_free(&w->mem, s->particles, (size_t)s->particle_capacity * sizeof(int32_t));
-  s->particles = NULL;
-  s->particle_count = s->particle_capacity = 0;
+  sn_mem_free(&w->mem, s->edges, (size_t)s->edge_capacity * 2 * sizeof(int32_t));
+  s->particles = s->edges = NULL;
+  s->particle_count = s->particle_capacity = s->edge_count = s->edge_capacity = 0;
   s->in_use = false;
   s->next_free = w->soft_free;
   w->soft_free = id.index1 - 1;
@@ -146,8 +147,11 @@ sn_result sn_destroy_soft_body(sn_world *w, sn_soft_body_id id) {
 void sn_soft_destroy_all(sn_world *w) {
   for (int32_t i = 0; i < w->soft_bodies.count; ++i) {
     sn_soft_body *s = w->soft_bodies.data + i;
-    if (s->in_use) sn_mem_free(&w->mem, s->particles, (size_t)s->particle_capacity * sizeof(int32_t));
+    if (!s->in_use) continue;
+    sn_mem_free(&w->mem, s->particles, (size_t)s->particle_capacity * sizeof(int32_t));
+    sn_mem_free(&w->mem, s->edges, (size_t)s->edge_capacity * 2 * sizeof(int32_t));
   }
+  sn_array_free(&w->mem, w->edge_pairs);
   sn_array_free(&w->mem, w->soft_bodies);
   sn_array_free(&w->mem, w->particles);
   sn_array_free(&w->mem, w->particle_shape_pairs);
@@ -315,6 +319,14 @@ sn_result sn_destroy_particle(sn_world *w, sn_particle_id id) {
   sn_constraints_destroy_for_particles(w, mark);
   sn_mem_free(&w->mem, mark, bytes);
   sn_soft_body *s = w->soft_bodies.data + p->soft;
+  for (int32_t i = 0; i < s->edge_count;) {
+    if (s->edges[2 * i] == index || s->edges[2 * i + 1] == index) {
+      memmove(s->edges + 2 * i, s->edges + 2 * i + 2, (size_t)(s->edge_count - i - 1) * 2 * sizeof(int32_t));
+      s->edge_count--;
+    } else {
+      ++i;
+    }
+  }
   for (int32_t i = 0; i < s->particle_count; ++i) {
     if (s->particles[i] == index) {
       memmove(s->particles + i, s->particles + i + 1, (size_t)(s->particle_count - i - 1) * sizeof(int32_t));
@@ -432,3 +444,29 @@ sn_result sn_world_set_soft_iterations(sn_world *w, int32_t iterations) {
 }
 
 int32_t sn_world_get_soft_iterations(sn_world *w) { return w ? w->soft_iterations : 0; }
+
+sn_result sn_soft_body_add_edge(sn_world *w, sn_soft_body_id id, sn_particle_id a, sn_particle_id b) {
+  sn_result code;
+  sn_soft_body *s = sn_get_soft(w, id, &code);
+  if (s == NULL) return code;
+  SN_CHECK(w);
+  sn_particle *pa = sn_get_particle(w, a, &code);
+  if (pa == NULL) return code;
+  sn_particle *pb = sn_get_particle(w, b, &code);
+  if (pb == NULL) return code;
+  int32_t soft = id.index1 - 1;
+  if (pa->soft != soft || pb->soft != soft)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "edge particles must belong to the soft body");
+  if (a.index1 == b.index1) return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "an edge needs two particles");
+  if (!sn_array_grow(&w->mem, (void **)&s->edges, &s->edge_capacity, 2 * sizeof(int32_t), s->edge_count + 1))
+    return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow edges");
+  s->edges[2 * s->edge_count] = a.index1 - 1;
+  s->edges[2 * s->edge_count + 1] = b.index1 - 1;
+  s->edge_count++;
+  return SN_OK;
+}
+
+int32_t sn_soft_body_get_edge_count(sn_world *w, sn_soft_body_id id) {
+  sn_soft_body *s = sn_get_soft(w, id, NULL);
+  return s ? s->edge_count : 0;
+}

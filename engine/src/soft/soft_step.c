@@ -56,6 +56,7 @@ static float sn_particle_reach(const sn_particle *p, float dt, float g) {
 void sn_soft_find_candidates(sn_world *w, float dt) {
   w->particle_shape_pairs.count = 0;
   w->particle_pairs.count = 0;
+  w->edge_pairs.count = 0;
   if (w->particle_count == 0) return;
   const float g = sn_length(w->gravity);
   const float sleep_speed_sq = SN_LINEAR_SLEEP_TOLERANCE * SN_LINEAR_SLEEP_TOLERANCE;
@@ -84,39 +85,73 @@ void sn_soft_find_candidates(sn_world *w, float dt) {
     self = self || sb->material.self_collision;
   }
   if (!any_soft || (colliding < 2 && !self)) return;
-  /* particle pairs: spatial hash over every colliding particle */
-  int32_t n = 0;
+  /* particle pairs and particle-edge pairs: one spatial hash over every
+   * colliding particle and every edge (an edge as its midpoint, reaching
+   * half its length further) */
+  int32_t n = 0, ne = 0;
   for (int32_t i = 0; i < w->particles.count; ++i) n += w->particles.data[i].in_use ? 1 : 0;
-  size_t bytes = (size_t)n * (sizeof(sn_vec2) + sizeof(float) + sizeof(int32_t));
+  for (int32_t b = 0; b < w->soft_bodies.count; ++b) {
+    const sn_soft_body *sb = w->soft_bodies.data + b;
+    if (sb->in_use && sb->material.collide_soft && colliding >= 2) ne += sb->edge_count;
+  }
+  int32_t total = n + ne;
+  size_t bytes = (size_t)total * (sizeof(sn_vec2) + sizeof(float) + 3 * sizeof(int32_t));
   void *block = sn_mem_alloc(&w->mem, bytes + 1);
   if (block == NULL) return;
   sn_vec2 *pts = block;
-  float *reach = (float *)(pts + n);
-  int32_t *index = (int32_t *)(reach + n);
-  n = 0;
+  float *reach = (float *)(pts + total);
+  int32_t *index = (int32_t *)(reach + total); /* particle index, or edge end a */
+  int32_t *index_b = index + total;            /* edge end b, or -1 for a particle */
+  int32_t *owner = index_b + total;            /* soft body */
+  int32_t m = 0;
   for (int32_t i = 0; i < w->particles.count; ++i) {
     const sn_particle *p = w->particles.data + i;
     if (!p->in_use || p->radius <= 0.0f) continue;
     const sn_soft_body *s = w->soft_bodies.data + p->soft;
     if (!s->material.collide_soft && !s->material.self_collision) continue;
-    pts[n] = p->x;
-    reach[n] = sn_particle_reach(p, dt, g);
-    index[n++] = i;
+    pts[m] = p->x;
+    reach[m] = sn_particle_reach(p, dt, g);
+    index[m] = i;
+    index_b[m] = -1;
+    owner[m++] = p->soft;
+  }
+  int32_t particles_end = m;
+  for (int32_t b = 0; b < w->soft_bodies.count && ne > 0; ++b) {
+    const sn_soft_body *sb = w->soft_bodies.data + b;
+    if (!sb->in_use || !sb->material.collide_soft) continue;
+    for (int32_t e = 0; e < sb->edge_count; ++e) {
+      const sn_particle *pa = w->particles.data + sb->edges[2 * e], *pb = w->particles.data + sb->edges[2 * e + 1];
+      pts[m] = sn_scale(0.5f, sn_add(pa->x, pb->x));
+      reach[m] = 0.5f * sn_length(sn_sub(pa->x, pb->x)) + sn_maxf(sn_particle_reach(pa, dt, g), sn_particle_reach(pb, dt, g));
+      index[m] = sb->edges[2 * e];
+      index_b[m] = sb->edges[2 * e + 1];
+      owner[m++] = b;
+    }
   }
   int32_t *pairs = NULL, capacity = 0;
-  int32_t found = sn_find_close_pairs(&w->mem, pts, reach, n, &pairs, &capacity);
+  int32_t found = sn_find_close_pairs(&w->mem, pts, reach, m, &pairs, &capacity);
   for (int32_t k = 0; k < found; ++k) {
-    int32_t a = index[pairs[2 * k]], b = index[pairs[2 * k + 1]];
-    const sn_particle *pa = w->particles.data + a, *pb = w->particles.data + b;
-    if (pa->inv_mass == 0.0f && pb->inv_mass == 0.0f) continue;
-    const sn_soft_body *sa = w->soft_bodies.data + pa->soft, *sb = w->soft_bodies.data + pb->soft;
-    bool ok = pa->soft == pb->soft ? sa->material.self_collision : sa->material.collide_soft && sb->material.collide_soft;
-    if (!ok) continue;
+    int32_t i = pairs[2 * k], j = pairs[2 * k + 1]; /* i < j: particles come first */
+    if (i >= particles_end) continue;              /* edge-edge */
+    const sn_particle *pa = w->particles.data + index[i];
+    const sn_soft_body *sa = w->soft_bodies.data + owner[i], *sb = w->soft_bodies.data + owner[j];
     sn_particle_pair pair;
     memset(&pair, 0, sizeof(pair));
-    pair.particle = a;
-    pair.other = b;
-    if (!sn_array_push(&w->mem, w->particle_pairs, pair)) break;
+    pair.particle = index[i];
+    pair.other = index[j];
+    if (j < particles_end) {
+      const sn_particle *pb = w->particles.data + index[j];
+      if (pa->inv_mass == 0.0f && pb->inv_mass == 0.0f) continue;
+      bool ok = owner[i] == owner[j] ? sa->material.self_collision
+                                     : sa->material.collide_soft && sb->material.collide_soft;
+      if (!ok) continue;
+      if (!sn_array_push(&w->mem, w->particle_pairs, pair)) break;
+    } else {
+      /* a particle against another soft body's edge */
+      if (owner[i] == owner[j] || !sa->material.collide_soft) continue;
+      pair.body = index_b[j];
+      if (!sn_array_push(&w->mem, w->edge_pairs, pair)) break;
+    }
   }
   sn_mem_free(&w->mem, pairs, (size_t)capacity * sizeof(int32_t));
   sn_mem_free(&w->mem, block, bytes + 1);
@@ -462,14 +497,51 @@ static void sn_collide_particles(sn_world *w, sn_soft_context *s, sn_particle_pa
   sb->dp = sn_mul_add(sb->dp, -wb * dl, n);
 }
 
+/* A particle against a segment of another soft body (both ends move):
+ * C = (p - q) . n - (r_p + r_edge) >= 0 with q the closest point at
+ * parameter t, n the edge normal on the side the particle was on at the
+ * substep start (so a particle that crossed is pushed back, not through);
+ * gradients n, -(1 - t) n, -t n. Only for t strictly inside the edge: the
+ * ends are particles with their own pairs. */
+static void sn_collide_edge(sn_world *w, sn_soft_context *s, sn_particle_pair *pair) {
+  const int32_t ip = pair->particle, ia = pair->other, ib = pair->body;
+  const sn_particle *pp = w->particles.data + ip, *pa = w->particles.data + ia, *pb = w->particles.data + ib;
+  sn_solver_body *sp = s->states + ip, *sa = s->states + ia, *sb = s->states + ib;
+  sn_vec2 p = sn_add(pp->x, sp->dp), a = sn_add(pa->x, sa->dp), b = sn_add(pb->x, sb->dp);
+  sn_vec2 e = sn_sub(b, a);
+  float ee = sn_dot(e, e);
+  if (ee < 1e-12f) return;
+  float t = sn_dot(sn_sub(p, a), e) / ee;
+  if (t <= 0.0f || t >= 1.0f) return;
+  /* the side at the substep start */
+  sn_vec2 p0 = sn_add(pp->x, s->prev[ip]), a0 = sn_add(pa->x, s->prev[ia]), b0 = sn_add(pb->x, s->prev[ib]);
+  float side = sn_cross(sn_sub(b0, a0), sn_sub(p0, a0));
+  sn_vec2 n = sn_scale(1.0f / sqrtf(ee), (sn_vec2){-e.y, e.x});
+  if (side < 0.0f) n = sn_neg(n);
+  sn_vec2 q = sn_mul_add(a, t, e);
+  float C = sn_dot(sn_sub(p, q), n) - (pp->radius + 0.5f * (pa->radius + pb->radius));
+  if (C >= 0.0f) return;
+  float wp = s->views[ip].inv_mass, wa = s->views[ia].inv_mass, wb = s->views[ib].inv_mass;
+  float wsum = wp + (1.0f - t) * (1.0f - t) * wa + t * t * wb;
+  if (wsum <= 0.0f) return;
+  float dl = -C / wsum;
+  pair->lambda += dl;
+  pair->normal = n;
+  sp->dp = sn_mul_add(sp->dp, wp * dl, n);
+  sa->dp = sn_mul_add(sa->dp, -wa * (1.0f - t) * dl, n);
+  sb->dp = sn_mul_add(sb->dp, -wb * t * dl, n);
+}
+
 void sn_soft_collide(sn_world *w, sn_soft_context *s, bool first_sweep) {
   if (!s->active) return;
   if (first_sweep) {
     for (int32_t i = 0; i < w->particle_shape_pairs.count; ++i) w->particle_shape_pairs.data[i].lambda = 0.0f;
     for (int32_t i = 0; i < w->particle_pairs.count; ++i) w->particle_pairs.data[i].lambda = 0.0f;
+    for (int32_t i = 0; i < w->edge_pairs.count; ++i) w->edge_pairs.data[i].lambda = 0.0f;
   }
   for (int32_t i = 0; i < w->particle_shape_pairs.count; ++i) sn_collide_shape(w, s, w->particle_shape_pairs.data + i);
   for (int32_t i = 0; i < w->particle_pairs.count; ++i) sn_collide_particles(w, s, w->particle_pairs.data + i);
+  for (int32_t i = 0; i < w->edge_pairs.count; ++i) sn_collide_edge(w, s, w->edge_pairs.data + i);
 }
 
 void sn_soft_finish_substep(sn_world *w, sn_soft_context *s) {
@@ -549,6 +621,7 @@ void sn_soft_finish_substep(sn_world *w, sn_soft_context *s) {
     sa->v = sn_mul_add(sa->v, wa, J);
     sb->v = sn_mul_add(sb->v, -wb, J);
   }
+  for (int32_t k = 0; k < w->edge_pairs.count; ++k) touching += w->edge_pairs.data[k].lambda > 0.0f ? 1 : 0;
   w->particle_contact_count = touching;
 }
 
