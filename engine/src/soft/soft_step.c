@@ -298,12 +298,19 @@ void sn_soft_predict(sn_world *w, sn_soft_context *s, int32_t substep) {
   for (int32_t i = 0; i < s->count; ++i) {
     const sn_particle *p = w->particles.data + i;
     sn_solver_body *st = s->states + i;
+    /* Rebase: a particle's view centre is its position at the substep start
+     * and dp its motion within the substep. Small dp keeps v = dp / h and
+     * the momentum of every correction precise (with step-long dp, the
+     * rounding of dp / h alone broke momentum at 1e-5). */
+    sn_constraint_body *view = s->views + i;
+    view->center = sn_add(view->center, st->dp);
+    view->origin = view->center;
+    st->dp = (sn_vec2){0.0f, 0.0f};
     s->prev[i] = st->dp;
     if (!p->in_use) continue;
     if (p->kinematic) {
       /* on the straight line to the target, reached at the last substep */
-      float f = (float)(substep + 1) / (float)s->substeps;
-      st->dp = sn_scale(f, sn_sub(p->target, p->x));
+      st->dp = sn_scale(1.0f / (float)(s->substeps - substep), sn_sub(p->target, view->center));
       continue;
     }
     if (p->inv_mass == 0.0f) continue;
@@ -427,7 +434,7 @@ static void sn_collide_shape(sn_world *w, sn_soft_context *s, sn_particle_pair *
   float mb, ib;
   sn_vec2 center;
   sn_transform xf = sn_current_pose(w, s, b, &bs, &mb, &ib, &center);
-  sn_vec2 x0 = w->particles.data[pair->particle].x;
+  sn_vec2 x0 = s->views[pair->particle].center;
   sn_vec2 pos = sn_add(x0, ps->dp);
   sn_vec2 local = sn_inv_transform_point(xf, pos);
   sn_closest c = sn_closest_point(&sh->geom, local);
@@ -482,7 +489,7 @@ static void sn_collide_shape(sn_world *w, sn_soft_context *s, sn_particle_pair *
 static void sn_collide_particles(sn_world *w, sn_soft_context *s, sn_particle_pair *pair) {
   const sn_particle *a = w->particles.data + pair->particle, *b = w->particles.data + pair->other;
   sn_solver_body *sa = s->states + pair->particle, *sb = s->states + pair->other;
-  sn_vec2 d = sn_sub(sn_add(a->x, sa->dp), sn_add(b->x, sb->dp));
+  sn_vec2 d = sn_sub(sn_add(s->views[pair->particle].center, sa->dp), sn_add(s->views[pair->other].center, sb->dp));
   float len = sn_length(d);
   float C = len - (a->radius + b->radius);
   if (C >= 0.0f || len < 1e-9f) return;
@@ -507,14 +514,15 @@ static void sn_collide_edge(sn_world *w, sn_soft_context *s, sn_particle_pair *p
   const int32_t ip = pair->particle, ia = pair->other, ib = pair->body;
   const sn_particle *pp = w->particles.data + ip, *pa = w->particles.data + ia, *pb = w->particles.data + ib;
   sn_solver_body *sp = s->states + ip, *sa = s->states + ia, *sb = s->states + ib;
-  sn_vec2 p = sn_add(pp->x, sp->dp), a = sn_add(pa->x, sa->dp), b = sn_add(pb->x, sb->dp);
+  const sn_vec2 xp = s->views[ip].center, xa = s->views[ia].center, xb = s->views[ib].center;
+  sn_vec2 p = sn_add(xp, sp->dp), a = sn_add(xa, sa->dp), b = sn_add(xb, sb->dp);
   sn_vec2 e = sn_sub(b, a);
   float ee = sn_dot(e, e);
   if (ee < 1e-12f) return;
   float t = sn_dot(sn_sub(p, a), e) / ee;
   if (t <= 0.0f || t >= 1.0f) return;
   /* the side at the substep start */
-  sn_vec2 p0 = sn_add(pp->x, s->prev[ip]), a0 = sn_add(pa->x, s->prev[ia]), b0 = sn_add(pb->x, s->prev[ib]);
+  sn_vec2 p0 = sn_add(xp, s->prev[ip]), a0 = sn_add(xa, s->prev[ia]), b0 = sn_add(xb, s->prev[ib]);
   float side = sn_cross(sn_sub(b0, a0), sn_sub(p0, a0));
   sn_vec2 n = sn_scale(1.0f / sqrtf(ee), (sn_vec2){-e.y, e.x});
   if (side < 0.0f) n = sn_neg(n);
@@ -572,7 +580,7 @@ void sn_soft_finish_substep(sn_world *w, sn_soft_context *s) {
     if (moves) {
       /* velocity-level impulses act at the end-of-substep positions (the next
        * substep starts from them), so take the lever there */
-      r = sn_sub(sn_add(p->x, ps->dp), sn_add(b->center0, bs->dp));
+      r = sn_sub(sn_add(s->views[pair->particle].center, ps->dp), sn_add(b->center0, bs->dp));
     }
     sn_vec2 vrel = sn_sub(ps->v, sn_add(bs->v, sn_cross_sv(bs->w, r)));
     float vn = sn_dot(vrel, n);
@@ -631,7 +639,7 @@ void sn_soft_end(sn_world *w, sn_soft_context *s) {
     sn_particle *p = w->particles.data + i;
     if (!p->in_use) continue;
     const sn_solver_body *st = s->states + i;
-    p->x = sn_add(p->x, st->dp);
+    p->x = sn_add(s->views[i].center, st->dp);
     p->v = st->v;
     if (p->kinematic) {
       p->x = p->target; /* exactly, whatever rounding did */
