@@ -77,7 +77,8 @@ static bool scan_string(scanner *sc) {
       sc->i++;
       return true;
     }
-    if (c < 0x20) return fail(sc, sc->i, "no control character inside a string (write it as an escape such as \\n)");
+    if (c == '\n' || c == '\r') return fail(sc, start, "a closing '\"' on the same line (the string is not terminated)");
+    if (c < 0x20) return fail(sc, sc->i, "no control character inside a string (write it as an escape such as \\t)");
     if (c != '\\') {
       sc->i++;
       continue;

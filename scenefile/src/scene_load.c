@@ -272,7 +272,7 @@ static bool check_keys(loader *L, const cJSON *obj, const char *const *allowed, 
 }
 
 static bool missing(loader *L, const cJSON *obj, const char *key, const char *expected) {
-  return fail(L, SN_SCENE_ERR_MISSING_KEY, SN_OK, obj, false, "missing required key \"%s\" (%s)", key, expected);
+  return fail(L, SN_SCENE_ERR_MISSING_KEY, SN_OK, obj, false, "missing required key \"%s\"; expected %s", key, expected);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -481,9 +481,20 @@ static bool read_bits(loader *L, const cJSON *n, uint64_t *out) {
               describe(L, n, got, sizeof got));
 }
 
+/// What the engine wants instead, for a geometry refusal.
+static const char *geometry_expected(sn_result r) {
+  switch (r) {
+  case SN_ERR_DEGENERATE_POLYGON: return "at least 3 points more than 0.5 mm apart, enclosing some area";
+  case SN_ERR_NON_CONVEX_POLYGON: return "a convex outline with no three points in a line";
+  case SN_ERR_TOO_MANY_VERTICES: return "at most 8 points";
+  case SN_ERR_WRONG_BODY_TYPE: return "segments on static bodies only";
+  default: return "finite values in range";
+  }
+}
+
 static bool geometry_error(loader *L, const cJSON *n, sn_result r, const char *what) {
-  return fail(L, SN_SCENE_ERR_GEOMETRY, r, n, false, "the engine refuses this %s: %s (%s)", what, sn_result_name(r),
-              sn_result_message(r));
+  return fail(L, SN_SCENE_ERR_GEOMETRY, r, n, false, "the engine refuses this %s: %s (%s); expected %s", what,
+              sn_result_name(r), sn_result_message(r), geometry_expected(r));
 }
 
 static bool parse_points(loader *L, const cJSON *n, int32_t min, int32_t max, sn_vec2 *points, int32_t *count,
@@ -1074,8 +1085,8 @@ static bool check_constraint_params(loader *L, const sn_registry *reg, int32_t i
       schema_names(t, list, sizeof list);
       if (p->top_level)
         return fail_key(L, SN_SCENE_ERR_UNKNOWN_PARAM, p->node,
-                        "unknown key \"%s\": neither a constraint key (type, bodies, params, break_force, "
-                        "collide_connected, name) nor a parameter of %s (%s)",
+                        "unknown key \"%s\"; expected a constraint key (type, bodies, params, break_force, "
+                        "collide_connected, name) or a parameter of %s (%s)",
                         name, t->name, list);
       return fail_key(L, SN_SCENE_ERR_UNKNOWN_PARAM, p->node, "%s has no parameter \"%s\"; expected one of: %s",
                       t->name, name, list);
@@ -1183,8 +1194,9 @@ static bool load_plugins(loader *L, sn_registry *reg) {
       msg[0] = '\0';
       sn_result r = sn_registry_load_plugin(reg, path, msg, sizeof msg);
       if (r != SN_OK)
-        return fail(L, SN_SCENE_ERR_PLUGIN_LOAD, r, c, false, "plugin \"%s\" (%s) failed to load: %s: %s", name, path,
-                    sn_result_name(r), msg);
+        return fail(L, SN_SCENE_ERR_PLUGIN_LOAD, r, c, false,
+                    "plugin \"%s\" (%s) failed to load: %s: %s; expected a Sinew constraint plugin (docs/plugins.md)",
+                    name, path, sn_result_name(r), msg);
     }
     path_pop(L, m2);
   }
@@ -1290,7 +1302,8 @@ static bool engine_refused(loader *L, sn_world *w, const cJSON *node, const char
                            ? SN_SCENE_ERR_GEOMETRY
                            : SN_SCENE_ERR_ENGINE;
   if (r == SN_ERR_OUT_OF_MEMORY) st = SN_SCENE_ERR_OUT_OF_MEMORY;
-  return fail(L, st, r, node, false, "the engine refused this %s: %s", what, msg);
+  return fail(L, st, r, node, false, "the engine refused this %s: %s; expected %s", what, msg,
+              st == SN_SCENE_ERR_GEOMETRY ? geometry_expected(r) : "values the engine and the plugin accept");
 }
 
 static bool build_bodies(loader *L, sn_world *w, sn_scene_names *names, sn_body_id *ids);
@@ -1357,6 +1370,12 @@ static bool build_bodies(loader *L, sn_world *w, sn_scene_names *names, sn_body_
       path_pop(L, m4);
       path_pop(L, m3);
     }
+    /* "velocity" is the centre of mass's: each shape that moves the centre
+     * of mass changes it by w x shift, so it is set again after the shapes */
+    sn_vec2 v = sn_body_get_linear_velocity(w, id);
+    if (b->def.type != SN_BODY_STATIC && memcmp(&v, &b->def.linear_velocity, sizeof v) != 0 &&
+        sn_body_set_linear_velocity(w, id, b->def.linear_velocity) != SN_OK)
+      return engine_refused(L, w, b->node, "velocity");
     path_pop(L, m2);
     path_pop(L, mark);
   }

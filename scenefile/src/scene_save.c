@@ -139,7 +139,7 @@ static bool same_polygon(const sn_polygon *a, const sn_polygon *b) {
 }
 
 /* An angle whose sn_make_rot() is q bit for bit, searched near atan2 (and a
- * turn either way); false if none. */
+ * turn either way); false if none. Same search as sn_body_get_def's. */
 static bool exact_angle(sn_rot q, float *out) {
   const float a = sn_rot_get_angle(q);
   static const int turns[5] = {0, -1, 1, -2, 2};

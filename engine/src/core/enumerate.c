@@ -49,8 +49,12 @@ const struct sn_registry *sn_world_get_registry(sn_world *w) { return w ? w->reg
 
 /* An angle whose sn_make_rot() is q bit for bit, if one lies within a few
  * ulps of atan2 + 2 pi k for |k| <= 2 (always the case for a rotation made by
- * sn_make_rot from an angle in [-5 pi, 5 pi]); else atan2 itself. */
-static float sn_exact_angle(sn_rot q) {
+ * sn_make_rot from an angle in [-5 pi, 5 pi]); else SN_NO_EXACT_ANGLE. */
+#define SN_NO_EXACT_ANGLE INFINITY
+
+static bool sn_same_rot(sn_rot a, sn_rot b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+static float sn_exact_search(sn_rot q) {
   const float a = sn_rot_get_angle(q);
   static const int turns[5] = {0, -1, 1, -2, 2};
   for (int t = 0; t < 5; ++t) {
@@ -58,14 +62,25 @@ static float sn_exact_angle(sn_rot q) {
     float lo = start, hi = start;
     for (int i = 0; i < 8; ++i) {
       sn_rot r = sn_make_rot(lo);
-      if (r.c == q.c && r.s == q.s) return lo;
+      if (sn_same_rot(r, q)) return lo;
       r = sn_make_rot(hi);
-      if (r.c == q.c && r.s == q.s) return hi;
+      if (sn_same_rot(r, q)) return hi;
       lo = nextafterf(lo, -INFINITY);
       hi = nextafterf(hi, INFINITY);
     }
   }
-  return a;
+  return SN_NO_EXACT_ANGLE;
+}
+
+/* sn_exact_search, or else (a rotation changed by steps) the angle that
+ * sn_exact_search returns for sn_make_rot(atan2): recreating the body from it
+ * and reading the def again gives the same angle. */
+static float sn_exact_angle(sn_rot q) {
+  float a = sn_exact_search(q);
+  if (a != SN_NO_EXACT_ANGLE) return a;
+  a = sn_rot_get_angle(q);
+  float b = sn_exact_search(sn_make_rot(a));
+  return b != SN_NO_EXACT_ANGLE ? b : a;
 }
 
 sn_result sn_body_get_def(sn_world *w, sn_body_id id, sn_body_def *out) {
