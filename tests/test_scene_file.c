@@ -478,6 +478,7 @@ START_TEST(test_file_round_trip_and_errors) {
   char tmp[300];
   snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
   ck_assert_int_ne(access(tmp, F_OK), 0);
+  sn_scene_unload(&t);
   /* I/O errors name the file */
   char missing[300];
   snprintf(missing, sizeof missing, "%s/missing.json", dir);
@@ -602,6 +603,29 @@ START_TEST(test_pendulum_file) {
   sn_scene_free_text(again);
   sn_scene_unload(&t);
   sn_scene_unload(&s);
+}
+END_TEST
+
+START_TEST(test_docs_example_loads) {
+  /* the complete file of docs/scene-format.md (its first json block) */
+  char *doc = read_text(SN_SCENES_DIR "/../docs/scene-format.md");
+  char *start = strstr(doc, "```json\n");
+  ck_assert_ptr_nonnull(start);
+  start += 8;
+  char *end = strstr(start, "```");
+  ck_assert_ptr_nonnull(end);
+  sn_scene_load_options o = test_options();
+  sn_loaded_scene s;
+  sn_scene_error e;
+  ck_assert_msg(sn_scene_load_string(start, (size_t)(end - start), "scene-format.md", &o, &s, &e) == SN_SCENE_OK, "%s",
+                e.message);
+  ck_assert_int_eq(sn_world_get_body_count(s.world), 3);
+  ck_assert_int_eq(sn_world_get_constraint_count(s.world), 2);
+  sn_body_id plank = sn_scene_names_find_body(s.names, "plank");
+  ck_assert_int_eq(sn_body_get_shape_count(s.world, plank), 3);
+  for (int i = 0; i < 60; ++i) ck_assert_int_eq(sn_world_step(s.world, DT), SN_OK);
+  sn_scene_unload(&s);
+  free(doc);
 }
 END_TEST
 
@@ -1056,6 +1080,7 @@ static Suite *scene_suite(void) {
   tcase_add_test(load, test_bench_chain_round_trip);
   tcase_add_test(load, test_pyramid10_file);
   tcase_add_test(load, test_pendulum_file);
+  tcase_add_test(load, test_docs_example_loads);
   tcase_add_test(load, test_save_refusals);
   tcase_add_test(load, test_names_table);
   suite_add_tcase(s, load);
