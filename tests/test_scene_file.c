@@ -71,7 +71,8 @@ static const char *issue_example =
     "                \"shapes\": [ { \"box\": [200, 1], \"friction\": 0.6 } ] },\n"
     "              { \"name\": \"ball\", \"type\": \"dynamic\", \"position\": [0, 4], \"velocity\": [1, 0],\n"
     "                \"angular_velocity\": 0, \"bullet\": false,\n"
-    "                \"shapes\": [ { \"circle\": 0.5, \"density\": 1, \"friction\": 0.6, \"restitution\": 0.2 } ] } ],\n"
+    "                \"shapes\": [ { \"circle\": 0.5, \"density\": 1, \"friction\": 0.6, \"restitution\": 0.2 } ] } "
+    "],\n"
     "  \"soft_bodies\": [],\n"
     "  \"constraints\": [ { \"type\": \"revolute\", \"bodies\": [\"ground\", \"ball\"], \"anchor\": [0, 6],\n"
     "                     \"params\": { \"motor_speed\": 1, \"max_motor_torque\": 50 } } ] }\n";
@@ -80,8 +81,7 @@ START_TEST(test_issue_example_loads) {
   sn_scene_load_options o = test_options();
   sn_loaded_scene s;
   sn_scene_error e;
-  ck_assert_msg(sn_scene_load_string(issue_example, strlen(issue_example), "example.json", &o, &s, &e) ==
-                    SN_SCENE_OK,
+  ck_assert_msg(sn_scene_load_string(issue_example, strlen(issue_example), "example.json", &o, &s, &e) == SN_SCENE_OK,
                 "%s", e.message);
   ck_assert_int_eq(e.status, SN_SCENE_OK);
   ck_assert_ptr_nonnull(s.world);
@@ -138,7 +138,7 @@ START_TEST(test_issue_example_loads) {
   ck_assert_int_eq(sn_constraint_get_param(s.world, k, "max_motor_torque", &x, &y), SN_OK);
   ck_assert(x == 50.0);
   ck_assert_int_eq(sn_constraint_get_param(s.world, k, "enable_motor", &x, &y), SN_OK);
-  ck_assert(x == 0.0); /* the default */
+  ck_assert(x == 0.0);                                           /* the default */
   ck_assert_ptr_null(sn_scene_names_get_constraint(s.names, k)); /* unnamed in the file */
 
   /* a loaded world steps */
@@ -264,8 +264,9 @@ static sn_world *build_rich_world(const sn_registry *reg, sn_scene_names *names)
   ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, decoy, &sd, &poly)));
   sn_scene_names_set_body(names, decoy, "body7");
 
-  sn_param_value rv[6] = {{"anchor", 0.0, 3.5},       {"enable_motor", 1.0, 0.0}, {"motor_speed", 1.5, 0.0},
-                          {"max_motor_torque", 20.0, 0.0}, {"enable_limit", 1.0, 0.0}, {"upper_angle", 0.7, 0.0}};
+  sn_param_value rv[6] = {{"anchor", 0.0, 3.5},       {"enable_motor", 1.0, 0.0},
+                          {"motor_speed", 1.5, 0.0},  {"max_motor_torque", 20.0, 0.0},
+                          {"enable_limit", 1.0, 0.0}, {"upper_angle", 0.7, 0.0}};
   sn_constraint_def cd = sn_default_constraint_def();
   cd.type = "revolute";
   cd.bodies[0] = ground;
@@ -647,14 +648,15 @@ typedef struct fixture {
   const char *name;
   const char *text;
   sn_scene_status status;
-  const char *says;   ///< substring of the message
-  sn_result engine;   ///< expected engine_result
+  const char *says; ///< substring of the message
+  sn_result engine; ///< expected engine_result
 } fixture;
 
 static const fixture fixtures[] = {
     /* syntax */
-    {"syntax_missing_comma", "{\"sinew_scene\": 1,\n \"bodies\": [\n  {\"type\": \"static\" `\"position\": [0, 0]}\n ]}",
-     SN_SCENE_ERR_SYNTAX, "expected ',' or '}', found '\"'", SN_OK},
+    {"syntax_missing_comma",
+     "{\"sinew_scene\": 1,\n \"bodies\": [\n  {\"type\": \"static\" `\"position\": [0, 0]}\n ]}", SN_SCENE_ERR_SYNTAX,
+     "expected ',' or '}', found '\"'", SN_OK},
     {"syntax_trailing_comma", "{\"sinew_scene\": 1, \"bodies\": [],\n`}", SN_SCENE_ERR_SYNTAX,
      "expected a key in double quotes, found '}'", SN_OK},
     {"syntax_unterminated_string", "{\"sinew_scene\": 1, \"bodies\": [{\"name\": `\"ball}]}\n", SN_SCENE_ERR_SYNTAX,
@@ -685,8 +687,8 @@ static const fixture fixtures[] = {
     {"radius_on_circle", BALL_WITH("{\"circle\": 0.5, `\"radius\": 0.1}"), SN_SCENE_ERR_UNKNOWN_KEY,
      "applies to box and polygon shapes only", SN_OK},
     {"missing_body_type", HEAD " \"bodies\": [\n  `{\"name\": \"b\", \"position\": [0, 0]}\n ]}",
-     SN_SCENE_ERR_MISSING_KEY, "bodies[0]: missing required key \"type\"; expected \"static\", \"kinematic\" or \"dynamic\"",
-     SN_OK},
+     SN_SCENE_ERR_MISSING_KEY,
+     "bodies[0]: missing required key \"type\"; expected \"static\", \"kinematic\" or \"dynamic\"", SN_OK},
     {"missing_constraint_bodies", HEAD BODIES ",\n \"constraints\": [`{\"type\": \"revolute\"}]}",
      SN_SCENE_ERR_MISSING_KEY, "missing required key \"bodies\"", SN_OK},
     /* types */
@@ -726,9 +728,8 @@ static const fixture fixtures[] = {
      "SN_ERR_DEGENERATE_POLYGON", SN_ERR_DEGENERATE_POLYGON},
     {"non_convex_polygon", BALL_WITH("{\"polygon\": `[[0, 0], [2, 0], [1, 0.2], [2, 2], [0, 2]]}"),
      SN_SCENE_ERR_GEOMETRY, "SN_ERR_NON_CONVEX_POLYGON", SN_ERR_NON_CONVEX_POLYGON},
-    {"too_many_points",
-     BALL_WITH("{\"polygon\": `[[0,0],[1,0],[2,1],[3,2],[3,3],[2,4],[1,4],[0,3],[-1,2]]}"), SN_SCENE_ERR_RANGE,
-     "with 3 to 8 points, got 9 points", SN_OK},
+    {"too_many_points", BALL_WITH("{\"polygon\": `[[0,0],[1,0],[2,1],[3,2],[3,3],[2,4],[1,4],[0,3],[-1,2]]}"),
+     SN_SCENE_ERR_RANGE, "with 3 to 8 points, got 9 points", SN_OK},
     {"segment_on_dynamic", BALL_WITH("{`\"segment\": [[0, 0], [1, 0]]}"), SN_SCENE_ERR_GEOMETRY,
      "expected it on a static body", SN_ERR_WRONG_BODY_TYPE},
     {"capsule_coincident", BALL_WITH("{\"capsule\": `[[0, 0], [0, 0], 0.5]}"), SN_SCENE_ERR_GEOMETRY,
@@ -769,7 +770,8 @@ static const fixture fixtures[] = {
     {"param_vec2_out_of_range", JOINT("\"bodies\": [\"ground\", \"ball\"], \"anchor\": [0, `2e6]"), SN_SCENE_ERR_RANGE,
      "constraints[0].anchor[1]: expected a number in [-1e+06, 1e+06], got 2e6", SN_OK},
     {"param_unknown", JOINT("\"bodies\": [\"ground\", \"ball\"], \"params\": {`\"motor_sped\": 1}"),
-     SN_SCENE_ERR_UNKNOWN_PARAM, "revolute has no parameter \"motor_sped\"; expected one of: anchor, enable_motor", SN_OK},
+     SN_SCENE_ERR_UNKNOWN_PARAM, "revolute has no parameter \"motor_sped\"; expected one of: anchor, enable_motor",
+     SN_OK},
     {"param_unknown_top_level", JOINT("\"bodies\": [\"ground\", \"ball\"], `\"anchr\": [0, 6]"),
      SN_SCENE_ERR_UNKNOWN_PARAM,
      "constraints[0].anchr: unknown key \"anchr\"; expected a constraint key (type, bodies, params", SN_OK},
@@ -788,7 +790,8 @@ static const fixture fixtures[] = {
      SN_SCENE_ERR_UNSUPPORTED, "soft_bodies[0]: soft bodies are not supported yet", SN_OK},
     {"soft_bad_kind", "{\"sinew_scene\": 1, \"soft_bodies\": [{\"kind\": `\"blob\"}]}", SN_SCENE_ERR_RANGE,
      "expected \"rope\", \"cloth\", \"ring\" or \"lattice\", got \"blob\"", SN_OK},
-    {"soft_missing_key", "{\"sinew_scene\": 1, \"soft_bodies\": [`{\"kind\": \"ring\", \"center\": [0, 0], \"count\": 8}]}",
+    {"soft_missing_key",
+     "{\"sinew_scene\": 1, \"soft_bodies\": [`{\"kind\": \"ring\", \"center\": [0, 0], \"count\": 8}]}",
      SN_SCENE_ERR_MISSING_KEY, "missing required key \"radius\"", SN_OK},
     {"soft_key_of_other_kind",
      "{\"sinew_scene\": 1, \"soft_bodies\": [{\"kind\": \"rope\", \"start\": [0, 0], \"end\": [1, 0], \"count\": 8, "

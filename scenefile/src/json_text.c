@@ -77,7 +77,8 @@ static bool scan_string(scanner *sc) {
       sc->i++;
       return true;
     }
-    if (c == '\n' || c == '\r') return fail(sc, start, "a closing '\"' on the same line (the string is not terminated)");
+    if (c == '\n' || c == '\r')
+      return fail(sc, start, "a closing '\"' on the same line (the string is not terminated)");
     if (c < 0x20) return fail(sc, sc->i, "no control character inside a string (write it as an escape such as \\t)");
     if (c != '\\') {
       sc->i++;
@@ -207,11 +208,16 @@ static bool scan_value(scanner *sc, uint32_t key) {
     sc->depth--;
     return ok;
   }
-  case '"': return scan_string(sc);
-  case 't': return scan_literal(sc, "true");
-  case 'f': return scan_literal(sc, "false");
-  case 'n': return scan_literal(sc, "null");
-  default: return scan_number(sc);
+  case '"':
+    return scan_string(sc);
+  case 't':
+    return scan_literal(sc, "true");
+  case 'f':
+    return scan_literal(sc, "false");
+  case 'n':
+    return scan_literal(sc, "null");
+  default:
+    return scan_number(sc);
   }
 }
 

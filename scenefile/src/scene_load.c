@@ -56,20 +56,20 @@ typedef struct soft_ir {
   const cJSON *name_node;
   const char *name;
   soft_kind kind;
-  sn_vec2 start, end;      ///< rope
-  sn_vec2 origin;          ///< cloth, lattice: particle (0, 0), the lower left one
-  sn_vec2 center;          ///< ring
-  float radius;            ///< ring
-  float spacing;           ///< cloth, lattice
-  int32_t count;           ///< rope, ring: particles
-  int32_t columns, rows;   ///< cloth, lattice
-  float mass;              ///< total, kg
-  float compliance;        ///< m/N of the distance constraints (0 = rigid)
+  sn_vec2 start, end;       ///< rope
+  sn_vec2 origin;           ///< cloth, lattice: particle (0, 0), the lower left one
+  sn_vec2 center;           ///< ring
+  float radius;             ///< ring
+  float spacing;            ///< cloth, lattice
+  int32_t count;            ///< rope, ring: particles
+  int32_t columns, rows;    ///< cloth, lattice
+  float mass;               ///< total, kg
+  float compliance;         ///< m/N of the distance constraints (0 = rigid)
   float bending_compliance; ///< cloth; < 0 = no bending constraints
-  float pressure;          ///< ring
-  float particle_radius;   ///< m
+  float pressure;           ///< ring
+  float particle_radius;    ///< m
   float friction;
-  const cJSON *pinned;     ///< array of particle indices, or NULL
+  const cJSON *pinned; ///< array of particle indices, or NULL
 } soft_ir;
 
 typedef struct param_ir {
@@ -272,7 +272,8 @@ static bool check_keys(loader *L, const cJSON *obj, const char *const *allowed, 
 }
 
 static bool missing(loader *L, const cJSON *obj, const char *key, const char *expected) {
-  return fail(L, SN_SCENE_ERR_MISSING_KEY, SN_OK, obj, false, "missing required key \"%s\"; expected %s", key, expected);
+  return fail(L, SN_SCENE_ERR_MISSING_KEY, SN_OK, obj, false, "missing required key \"%s\"; expected %s", key,
+              expected);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -302,11 +303,14 @@ static bool check_number(loader *L, const cJSON *n, range r, bool whole, double 
   char expected[128], got[96];
   range_text(r, whole, expected, sizeof expected);
   if (!cJSON_IsNumber(n))
-    return fail(L, SN_SCENE_ERR_TYPE, SN_OK, n, false, "expected %s, got %s", expected, describe(L, n, got, sizeof got));
+    return fail(L, SN_SCENE_ERR_TYPE, SN_OK, n, false, "expected %s, got %s", expected,
+                describe(L, n, got, sizeof got));
   double v = n->valuedouble;
   bool ok = isfinite(v) && v <= r.hi && (r.lo_open ? v > r.lo : v >= r.lo) && (!whole || v == floor(v));
   if (ok && !whole) ok = isfinite((float)v);
-  if (!ok) return fail(L, SN_SCENE_ERR_RANGE, SN_OK, n, false, "expected %s, got %s", expected, describe(L, n, got, sizeof got));
+  if (!ok)
+    return fail(L, SN_SCENE_ERR_RANGE, SN_OK, n, false, "expected %s, got %s", expected,
+                describe(L, n, got, sizeof got));
   *out = v;
   return true;
 }
@@ -328,7 +332,8 @@ static bool read_int(loader *L, const cJSON *n, int32_t lo, int32_t hi, int32_t 
 static bool read_bool(loader *L, const cJSON *n, bool *out) {
   char got[96];
   if (!cJSON_IsBool(n))
-    return fail(L, SN_SCENE_ERR_TYPE, SN_OK, n, false, "expected true or false, got %s", describe(L, n, got, sizeof got));
+    return fail(L, SN_SCENE_ERR_TYPE, SN_OK, n, false, "expected true or false, got %s",
+                describe(L, n, got, sizeof got));
   *out = cJSON_IsTrue(n);
   return true;
 }
@@ -336,7 +341,8 @@ static bool read_bool(loader *L, const cJSON *n, bool *out) {
 static bool read_string(loader *L, const cJSON *n, const char *expected, const char **out) {
   char got[96];
   if (!cJSON_IsString(n))
-    return fail(L, SN_SCENE_ERR_TYPE, SN_OK, n, false, "expected %s, got %s", expected, describe(L, n, got, sizeof got));
+    return fail(L, SN_SCENE_ERR_TYPE, SN_OK, n, false, "expected %s, got %s", expected,
+                describe(L, n, got, sizeof got));
   *out = n->valuestring;
   return true;
 }
@@ -344,14 +350,16 @@ static bool read_string(loader *L, const cJSON *n, const char *expected, const c
 static bool read_array(loader *L, const cJSON *n, const char *expected) {
   char got[96];
   if (!cJSON_IsArray(n))
-    return fail(L, SN_SCENE_ERR_TYPE, SN_OK, n, false, "expected %s, got %s", expected, describe(L, n, got, sizeof got));
+    return fail(L, SN_SCENE_ERR_TYPE, SN_OK, n, false, "expected %s, got %s", expected,
+                describe(L, n, got, sizeof got));
   return true;
 }
 
 static bool read_object(loader *L, const cJSON *n, const char *expected) {
   char got[96];
   if (!cJSON_IsObject(n))
-    return fail(L, SN_SCENE_ERR_TYPE, SN_OK, n, false, "expected %s, got %s", expected, describe(L, n, got, sizeof got));
+    return fail(L, SN_SCENE_ERR_TYPE, SN_OK, n, false, "expected %s, got %s", expected,
+                describe(L, n, got, sizeof got));
   return true;
 }
 
@@ -443,10 +451,9 @@ static bool parse_settings(loader *L, const cJSON *obj) {
 /* Shapes                                                                    */
 
 static const char *const geometry_keys[] = {"circle", "box", "polygon", "capsule", "segment", NULL};
-static const char *const shape_keys[] = {"circle",      "box",      "polygon",     "capsule",
-                                         "segment",     "offset",   "radius",      "angle",
-                                         "density",     "friction", "restitution", "contact_events",
-                                         "hit_events",  "category_bits", "mask_bits", NULL};
+static const char *const shape_keys[] = {
+    "circle",  "box",      "polygon",     "capsule",        "segment",    "offset",        "radius",    "angle",
+    "density", "friction", "restitution", "contact_events", "hit_events", "category_bits", "mask_bits", NULL};
 
 /// Collision filter bits: a whole number in [0, 2^53] or a string "0x" + up to 16 hex digits.
 static bool read_bits(loader *L, const cJSON *n, uint64_t *out) {
@@ -467,7 +474,10 @@ static bool read_bits(loader *L, const cJSON *n, uint64_t *out) {
     uint64_t v = 0;
     for (size_t i = 2; ok && i < len; ++i) {
       char c = s[i];
-      int h = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+      int h = c >= '0' && c <= '9'   ? c - '0'
+              : c >= 'a' && c <= 'f' ? c - 'a' + 10
+              : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                     : -1;
       if (h < 0) ok = false;
       v = (v << 4) | (uint64_t)(h < 0 ? 0 : h);
     }
@@ -484,11 +494,16 @@ static bool read_bits(loader *L, const cJSON *n, uint64_t *out) {
 /// What the engine wants instead, for a geometry refusal.
 static const char *geometry_expected(sn_result r) {
   switch (r) {
-  case SN_ERR_DEGENERATE_POLYGON: return "at least 3 points more than 0.5 mm apart, enclosing some area";
-  case SN_ERR_NON_CONVEX_POLYGON: return "a convex outline with no three points in a line";
-  case SN_ERR_TOO_MANY_VERTICES: return "at most 8 points";
-  case SN_ERR_WRONG_BODY_TYPE: return "segments on static bodies only";
-  default: return "finite values in range";
+  case SN_ERR_DEGENERATE_POLYGON:
+    return "at least 3 points more than 0.5 mm apart, enclosing some area";
+  case SN_ERR_NON_CONVEX_POLYGON:
+    return "a convex outline with no three points in a line";
+  case SN_ERR_TOO_MANY_VERTICES:
+    return "at most 8 points";
+  case SN_ERR_WRONG_BODY_TYPE:
+    return "segments on static bodies only";
+  default:
+    return "finite values in range";
   }
 }
 
@@ -501,7 +516,8 @@ static bool parse_points(loader *L, const cJSON *n, int32_t min, int32_t max, sn
                          const char *expected) {
   char got[96];
   if (!cJSON_IsArray(n))
-    return fail(L, SN_SCENE_ERR_TYPE, SN_OK, n, false, "expected %s, got %s", expected, describe(L, n, got, sizeof got));
+    return fail(L, SN_SCENE_ERR_TYPE, SN_OK, n, false, "expected %s, got %s", expected,
+                describe(L, n, got, sizeof got));
   int32_t k = cJSON_GetArraySize(n);
   if (k < min || k > max)
     return fail(L, SN_SCENE_ERR_RANGE, SN_OK, n, false, "expected %s, got %d points", expected, (int)k);
@@ -530,8 +546,8 @@ static bool parse_geometry(loader *L, shape_ir *s, const cJSON *obj, sn_body_typ
                     "\"radius\" (rounding) applies to box and polygon shapes only; expected no \"radius\" on a %s",
                     kind);
   if (an != NULL && strcmp(kind, "box") != 0)
-    return fail_key(L, SN_SCENE_ERR_UNKNOWN_KEY, an, "\"angle\" applies to box shapes only; expected no \"angle\" on a %s",
-                    kind);
+    return fail_key(L, SN_SCENE_ERR_UNKNOWN_KEY, an,
+                    "\"angle\" applies to box shapes only; expected no \"angle\" on a %s", kind);
   SN_OPT(L, obj, "radius", read_float(L, n_, NON_NEGATIVE, &radius));
   SN_OPT(L, obj, "angle", read_float(L, n_, ANY, &angle));
   size_t mark = path_push_key(L, kind);
@@ -682,11 +698,21 @@ static bool add_body_name(loader *L, const cJSON *name_node, const char *name, i
 }
 
 static bool parse_body(loader *L, const cJSON *obj, int32_t index) {
-  static const char *const keys[] = {"name",          "type",         "position",
-                                     "angle",         "velocity",     "angular_velocity",
-                                     "linear_damping", "angular_damping", "gravity_scale",
-                                     "bullet",        "awake",        "sleep",
-                                     "fixed_rotation", "shapes",      NULL};
+  static const char *const keys[] = {"name",
+                                     "type",
+                                     "position",
+                                     "angle",
+                                     "velocity",
+                                     "angular_velocity",
+                                     "linear_damping",
+                                     "angular_damping",
+                                     "gravity_scale",
+                                     "bullet",
+                                     "awake",
+                                     "sleep",
+                                     "fixed_rotation",
+                                     "shapes",
+                                     NULL};
   if (!read_object(L, obj, "a body object")) return false;
   if (!check_keys(L, obj, keys, "a body")) return false;
   body_ir *b = L->bodies + index;
@@ -762,15 +788,25 @@ static bool parse_body(loader *L, const cJSON *obj, int32_t index) {
 /* Soft bodies (checked now, built once the engine has them)                 */
 
 static bool parse_soft(loader *L, const cJSON *obj, int32_t index) {
-  static const char *const rope_keys[] = {"name", "kind", "start", "end", "count", "mass", "compliance",
-                                          "particle_radius", "friction", "pinned", NULL};
-  static const char *const cloth_keys[] = {"name", "kind", "origin", "columns", "rows", "spacing", "mass",
-                                           "compliance", "bending_compliance", "particle_radius", "friction", "pinned",
+  static const char *const rope_keys[] = {
+      "name", "kind", "start", "end", "count", "mass", "compliance", "particle_radius", "friction", "pinned", NULL};
+  static const char *const cloth_keys[] = {"name",
+                                           "kind",
+                                           "origin",
+                                           "columns",
+                                           "rows",
+                                           "spacing",
+                                           "mass",
+                                           "compliance",
+                                           "bending_compliance",
+                                           "particle_radius",
+                                           "friction",
+                                           "pinned",
                                            NULL};
-  static const char *const ring_keys[] = {"name", "kind", "center", "radius", "count", "mass", "compliance",
-                                          "pressure", "particle_radius", "friction", "pinned", NULL};
-  static const char *const lattice_keys[] = {"name", "kind", "origin", "columns", "rows", "spacing", "mass",
-                                             "compliance", "particle_radius", "friction", "pinned", NULL};
+  static const char *const ring_keys[] = {"name",       "kind",     "center",          "radius",   "count",  "mass",
+                                          "compliance", "pressure", "particle_radius", "friction", "pinned", NULL};
+  static const char *const lattice_keys[] = {"name", "kind",       "origin",          "columns",  "rows",   "spacing",
+                                             "mass", "compliance", "particle_radius", "friction", "pinned", NULL};
   if (!read_object(L, obj, "a soft body object")) return false;
   soft_ir *s = L->softs + index;
   memset(s, 0, sizeof *s);
@@ -833,7 +869,8 @@ static bool parse_soft(loader *L, const cJSON *obj, int32_t index) {
     SN_REQ(L, obj, "columns", "a whole number >= 2", read_int(L, n_, 2, 4096, &s->columns));
     SN_REQ(L, obj, "rows", "a whole number >= 2", read_int(L, n_, 2, 4096, &s->rows));
     SN_REQ(L, obj, "spacing", "a number > 0", read_float(L, n_, POSITIVE, &s->spacing));
-    if (s->kind == SOFT_CLOTH) SN_OPT(L, obj, "bending_compliance", read_float(L, n_, NON_NEGATIVE, &s->bending_compliance));
+    if (s->kind == SOFT_CLOTH)
+      SN_OPT(L, obj, "bending_compliance", read_float(L, n_, NON_NEGATIVE, &s->bending_compliance));
     particles = s->columns * s->rows;
     break;
   }
@@ -892,10 +929,14 @@ static bool build_soft_lattice(loader *L, sn_world *w, const soft_ir *s) {
 
 static bool build_soft_body(loader *L, sn_world *w, const soft_ir *s) {
   switch (s->kind) {
-  case SOFT_ROPE: return build_soft_rope(L, w, s);
-  case SOFT_CLOTH: return build_soft_cloth(L, w, s);
-  case SOFT_RING: return build_soft_ring(L, w, s);
-  case SOFT_LATTICE: return build_soft_lattice(L, w, s);
+  case SOFT_ROPE:
+    return build_soft_rope(L, w, s);
+  case SOFT_CLOTH:
+    return build_soft_cloth(L, w, s);
+  case SOFT_RING:
+    return build_soft_ring(L, w, s);
+  case SOFT_LATTICE:
+    return build_soft_lattice(L, w, s);
   }
   return false;
 }
@@ -904,8 +945,8 @@ static bool build_soft_body(loader *L, sn_world *w, const soft_ir *s) {
 /* Constraints: structure and references now, parameters once the types are  */
 /* known                                                                      */
 
-static const char *const constraint_keys[] = {"type", "bodies", "params", "break_force", "collide_connected", "name",
-                                              NULL};
+static const char *const constraint_keys[] = {"type", "bodies", "params", "break_force", "collide_connected",
+                                              "name", NULL};
 
 static bool add_param(loader *L, const cJSON *node, bool top_level) {
   if (L->param_count == L->param_capacity) {
@@ -1043,7 +1084,8 @@ static bool read_param(loader *L, const sn_constraint_type *t, const sn_param_de
     out->y = v.y;
     return true;
   }
-  default: return fail(L, SN_SCENE_ERR_UNSUPPORTED, SN_OK, n, false, "%s.%s has an unknown kind", t->name, p->name);
+  default:
+    return fail(L, SN_SCENE_ERR_UNSUPPORTED, SN_OK, n, false, "%s.%s has an unknown kind", t->name, p->name);
   }
 }
 
@@ -1248,7 +1290,7 @@ static bool allocate(loader *L, const cJSON *root) {
 }
 
 static bool parse_document(loader *L, const cJSON *root) {
-  static const char *const keys[] = {"sinew_scene", "description", "gravity", "settings", "plugins",
+  static const char *const keys[] = {"sinew_scene", "description", "gravity",     "settings", "plugins",
                                      "bodies",      "soft_bodies", "constraints", NULL};
   char got[96];
   if (!cJSON_IsObject(root))
@@ -1360,11 +1402,20 @@ static bool build_bodies(loader *L, sn_world *w, sn_scene_names *names, sn_body_
       size_t m4 = path_push_index(L, j);
       sn_shape_id sid = SN_NULL_SHAPE;
       switch (s->type) {
-      case SN_SHAPE_CIRCLE: sid = sn_create_circle_shape(w, id, &s->def, &s->circle); break;
-      case SN_SHAPE_CAPSULE: sid = sn_create_capsule_shape(w, id, &s->def, &s->capsule); break;
-      case SN_SHAPE_SEGMENT: sid = sn_create_segment_shape(w, id, &s->def, &s->segment); break;
-      case SN_SHAPE_POLYGON: sid = sn_create_polygon_shape(w, id, &s->def, &s->polygon); break;
-      default: break;
+      case SN_SHAPE_CIRCLE:
+        sid = sn_create_circle_shape(w, id, &s->def, &s->circle);
+        break;
+      case SN_SHAPE_CAPSULE:
+        sid = sn_create_capsule_shape(w, id, &s->def, &s->capsule);
+        break;
+      case SN_SHAPE_SEGMENT:
+        sid = sn_create_segment_shape(w, id, &s->def, &s->segment);
+        break;
+      case SN_SHAPE_POLYGON:
+        sid = sn_create_polygon_shape(w, id, &s->def, &s->polygon);
+        break;
+      default:
+        break;
       }
       if (sid.index1 == 0) return engine_refused(L, w, s->geometry, "shape");
       path_pop(L, m4);
@@ -1446,8 +1497,9 @@ static sn_scene_status load(loader *L, sn_loaded_scene *out) {
       snprintf(found, sizeof found, "'%c'", L->text[error_offset]);
     else
       snprintf(found, sizeof found, "byte 0x%02x", (unsigned)(unsigned char)L->text[error_offset]);
-    sn_scene_set_error(L->err, SN_SCENE_ERR_SYNTAX, SN_OK, line, column, "%s:%d:%d: syntax error: expected %s, found %s",
-                       L->source, (int)line, (int)column, expected, found);
+    sn_scene_set_error(L->err, SN_SCENE_ERR_SYNTAX, SN_OK, line, column,
+                       "%s:%d:%d: syntax error: expected %s, found %s", L->source, (int)line, (int)column, expected,
+                       found);
     return SN_SCENE_ERR_SYNTAX;
   }
   const char *end = NULL;
@@ -1485,7 +1537,7 @@ static sn_scene_status load(loader *L, sn_loaded_scene *out) {
   if (ok) {
     reg = L->opt->registry;
     if (reg == NULL) {
-      reg = sn_create_registry(NULL);
+      reg = sn_create_registry(L->opt->allocator.alloc != NULL ? &L->opt->allocator : NULL);
       owns = true;
       if (reg == NULL) ok = out_of_memory(L);
     }

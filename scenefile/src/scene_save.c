@@ -337,10 +337,18 @@ static bool put_body(writer *W, sn_body_id id, const char *name) {
 static void put_param(text_buffer *b, const sn_param_desc *p, double x, double y) {
   putf(b, "\"%s\": ", p->name);
   switch (p->kind) {
-  case SN_PARAM_BOOL: put(b, x != 0.0 ? "true" : "false"); break;
-  case SN_PARAM_INT: putf(b, "%d", (int)x); break;
-  case SN_PARAM_VEC2: put_vec2(b, (sn_vec2){(float)x, (float)y}); break;
-  default: put_float(b, (float)x); break;
+  case SN_PARAM_BOOL:
+    put(b, x != 0.0 ? "true" : "false");
+    break;
+  case SN_PARAM_INT:
+    putf(b, "%d", (int)x);
+    break;
+  case SN_PARAM_VEC2:
+    put_vec2(b, (sn_vec2){(float)x, (float)y});
+    break;
+  default:
+    put_float(b, (float)x);
+    break;
   }
 }
 

@@ -50,7 +50,7 @@ extern "C" {
   X(SN_SCENE_ERR_TYPE, 5, "a value has the wrong JSON type")                                                           \
   X(SN_SCENE_ERR_MISSING_KEY, 6, "a required key is missing")                                                          \
   X(SN_SCENE_ERR_UNKNOWN_KEY, 7, "a key is not part of the format, or given twice")                                    \
-  X(SN_SCENE_ERR_RANGE, 8, "a value is out of range, not finite, not whole, or not one of the allowed words")                              \
+  X(SN_SCENE_ERR_RANGE, 8, "a value is out of range, not finite, not whole, or not one of the allowed words")          \
   X(SN_SCENE_ERR_UNKNOWN_SHAPE, 9, "a shape has an unknown or no geometry key")                                        \
   X(SN_SCENE_ERR_GEOMETRY, 10, "the engine refuses the geometry (degenerate or non-convex polygon, ...)")              \
   X(SN_SCENE_ERR_UNKNOWN_PLUGIN, 11, "no plugin of that name in the plugin search path")                               \
@@ -136,7 +136,7 @@ typedef struct sn_scene_load_options {
   /// name. Plugins loaded into a caller's registry stay loaded even if the
   /// load fails later (a registry cannot unload one plugin).
   sn_registry *registry;
-  sn_allocator allocator; ///< for the world; all NULL = malloc/free
+  sn_allocator allocator; ///< for the world and a registry the loader creates; all NULL = malloc/free
   int32_t cookie;
 } sn_scene_load_options;
 
