@@ -886,6 +886,49 @@ START_TEST(test_build_failure_leaves_caller_registry_usable) {
 }
 END_TEST
 
+START_TEST(test_plugin_named_unlike_its_types) {
+  /* fixture_good.so registers "fixture.good": the file lists the plugin by
+   * file name, the constraint by type name, and the save lists it again */
+  const char *text = "{\"sinew_scene\": 1, \"plugins\": [\"fixture_good\"],\n"
+                     " \"bodies\": [{\"name\": \"b\", \"type\": \"dynamic\", \"shapes\": [{\"circle\": 0.5}]}],\n"
+                     " \"constraints\": [{\"type\": \"fixture.good\", \"bodies\": [\"b\"], \"stiffness\": 3}]}";
+  const char *fixture_dirs[] = {SN_FIXTURE_DIR};
+  sn_scene_load_options o = test_options();
+  o.plugin_dirs = fixture_dirs;
+  sn_loaded_scene s;
+  sn_scene_error e;
+  ck_assert_msg(sn_scene_load_string(text, strlen(text), "fixture.json", &o, &s, &e) == SN_SCENE_OK, "%s", e.message);
+  char *saved = save_or_fail(s.world, s.names);
+  ck_assert_ptr_nonnull(strstr(saved, "\"plugins\": [\"fixture_good\"]"));
+  ck_assert_ptr_nonnull(strstr(saved, "\"type\": \"fixture.good\", \"bodies\": [\"b\"]"));
+  sn_scene_free_text(saved);
+  sn_scene_unload(&s);
+
+  /* a caller's registry that has the plugin from elsewhere: not loaded again
+   * (a copy found first in the search path would be a duplicate type) */
+  char dir[] = "/tmp/sinew_copy_XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char copy[128], cmd[512];
+  snprintf(copy, sizeof copy, "%s/fixture_good.so", dir);
+  snprintf(cmd, sizeof cmd, "cp '%s/fixture_good.so' '%s'", SN_FIXTURE_DIR, copy);
+  ck_assert_int_eq(system(cmd), 0);
+  sn_registry *reg = sn_create_registry(NULL);
+  char msg[512];
+  ck_assert_msg(sn_registry_load_plugin(reg, SN_FIXTURE_DIR "/fixture_good.so", msg, sizeof msg) == SN_OK, "%s", msg);
+  const char *copy_dirs[] = {dir};
+  o.plugin_dirs = copy_dirs;
+  o.registry = reg;
+  ck_assert_msg(sn_scene_load_string(text, strlen(text), "fixture.json", &o, &s, &e) == SN_SCENE_OK, "%s", e.message);
+  sn_scene_unload(&s);
+  ck_assert_int_eq(sn_registry_get_type_count(reg), 1);
+  /* which was needed: loading the copy itself is refused as a duplicate type */
+  ck_assert_int_eq(sn_registry_load_plugin(reg, copy, msg, sizeof msg), SN_ERR_PLUGIN_DUPLICATE);
+  remove(copy);
+  rmdir(dir);
+  sn_destroy_registry(reg);
+}
+END_TEST
+
 START_TEST(test_plugin_search_path) {
   sn_scene_load_options o = sn_default_scene_load_options();
   o.search_default_dirs = false;
@@ -1092,6 +1135,7 @@ static Suite *scene_suite(void) {
   tcase_add_loop_test(bad, test_malformed_files, 0, (int)(sizeof fixtures / sizeof fixtures[0]));
   tcase_add_test(bad, test_build_failure_leaves_caller_registry_usable);
   tcase_add_test(bad, test_plugin_search_path);
+  tcase_add_test(bad, test_plugin_named_unlike_its_types);
   tcase_add_test(bad, test_truncations_and_mutations);
   suite_add_tcase(s, bad);
   return s;

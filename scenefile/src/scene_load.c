@@ -1220,6 +1220,21 @@ static bool parse_plugin_names(loader *L, const cJSON *arr) {
   return true;
 }
 
+/* The registry already has the plugin: a type of that name, or a type from
+ * a library file named <name>.so (wherever it was loaded from). */
+static bool registry_has_plugin(const sn_registry *reg, const char *name) {
+  if (sn_registry_find_type(reg, name) != NULL) return true;
+  size_t n = strlen(name);
+  for (int32_t i = 0; i < sn_registry_get_type_count(reg); ++i) {
+    const char *origin = sn_registry_get_type_origin(reg, sn_registry_get_type(reg, i)->name);
+    if (origin == NULL) continue;
+    const char *base = strrchr(origin, '/');
+    base = base ? base + 1 : origin;
+    if (strncmp(base, name, n) == 0 && strcmp(base + n, ".so") == 0) return true;
+  }
+  return false;
+}
+
 static bool load_plugins(loader *L, sn_registry *reg) {
   if (L->plugins_node == NULL) return true;
   size_t mark = path_push_key(L, "plugins");
@@ -1227,7 +1242,7 @@ static bool load_plugins(loader *L, sn_registry *reg) {
   for (const cJSON *c = L->plugins_node->child; c != NULL; c = c->next, ++i) {
     size_t m2 = path_push_index(L, i);
     const char *name = c->valuestring;
-    if (sn_registry_find_type(reg, name) == NULL) {
+    if (!registry_has_plugin(reg, name)) {
       char path[4096], searched[2048], msg[768];
       if (!find_plugin(L->opt, name, path, sizeof path, searched, sizeof searched))
         return fail(L, SN_SCENE_ERR_UNKNOWN_PLUGIN, SN_OK, c, false,

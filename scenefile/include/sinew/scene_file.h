@@ -132,9 +132,9 @@ typedef struct sn_scene_load_options {
   bool search_default_dirs; ///< default true
   /// NULL (default): the loader creates a registry, and the loaded scene owns
   /// it. Else the world uses this one (it must outlive the world); listed
-  /// plugins are loaded into it unless it already has a type of the plugin's
-  /// name. Plugins loaded into a caller's registry stay loaded even if the
-  /// load fails later (a registry cannot unload one plugin).
+  /// plugins are loaded into it unless it already has the plugin (a type of
+  /// the plugin's name, or a type from a file named <plugin>.so). Plugins loaded into a caller's registry stay loaded
+  /// even if the load fails later (a registry cannot unload one plugin).
   sn_registry *registry;
   sn_allocator allocator; ///< for the world and a registry the loader creates; all NULL = malloc/free
   int32_t cookie;
