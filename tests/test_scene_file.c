@@ -147,6 +147,9 @@ START_TEST(test_issue_example_loads) {
   ck_assert_ptr_null(s.world);
   ck_assert_ptr_null(s.names);
   sn_scene_unload(&s); /* twice is harmless */
+  /* a length that counts the terminating NUL is fine too */
+  ck_assert_int_eq(sn_scene_load_string(issue_example, strlen(issue_example) + 1, "nul.json", &o, &s, &e), SN_SCENE_OK);
+  sn_scene_unload(&s);
 }
 END_TEST
 

@@ -1496,6 +1496,7 @@ static void loader_free(loader *L) {
 
 static sn_scene_status load(loader *L, sn_loaded_scene *out) {
   size_t error_offset = 0;
+  while (L->length > 0 && L->text[L->length - 1] == '\0') L->length--; /* a length that counted the NUL */
   char expected[160];
   if (L->length > UINT32_MAX - 1) {
     sn_scene_set_error(L->err, SN_SCENE_ERR_IO, SN_OK, 0, 0, "%s: the text is larger than 4 GiB", L->source);
