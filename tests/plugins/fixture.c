@@ -42,7 +42,9 @@ typedef struct fixture_instance {
 } fixture_instance;
 
 static int fixture_create(const sn_host_api *host, const void *params, void *instance,
-                          const sn_constraint_body *const *bodies, char *err, size_t cap) {
+                          const sn_constraint_body *const *bodies, int32_t count,
+                          char *err, size_t cap) {
+  (void)count;
   (void)host;
   (void)bodies;
   (void)err;
@@ -106,6 +108,8 @@ static const sn_constraint_type fixture_type = {
     NULL,
     NULL,
     NULL,
+    NULL,
+    0,
 };
 
 #if THIS == KIND_two_types

@@ -45,8 +45,12 @@ extern "C" {
 #define SN_PLUGIN_EXPORT
 #endif
 
-/// Most bodies one constraint may join.
+/// Most rigid bodies one constraint may join.
 #define SN_MAX_CONSTRAINT_BODIES 2
+/// Most particles one constraint may join.
+#define SN_MAX_CONSTRAINT_PARTICLES 4096
+/// particle_count of a type that joins any number (1..SN_MAX_CONSTRAINT_PARTICLES) of particles.
+#define SN_ANY_PARTICLES 0xffffffffu
 /// Longest constraint type name, including the terminating zero.
 #define SN_MAX_TYPE_NAME 64
 
@@ -66,7 +70,10 @@ typedef struct sn_solver_body {
 
 /// A body as constraints see it in a step. Static bodies (and bodies that are
 /// asleep) have zero inverse mass and point at a shared zero state; writing
-/// v - 0 * P back into it is harmless.
+/// v - 0 * P back into it is harmless. A particle looks like a body with zero
+/// inverse inertia, identity rotation and local_center 0: its current
+/// position is center + state->dp (a fixed or kinematic particle has zero
+/// inverse mass).
 typedef struct sn_constraint_body {
   sn_solver_body *state;
   float inv_mass, inv_inertia;
@@ -84,14 +91,19 @@ typedef struct sn_step_info {
   int32_t substeps;
   float contact_hertz, contact_damping_ratio; ///< the world's contact softness, for reference
   float joint_hertz, joint_damping_ratio;     ///< suggested stiffness of rigid joints' position feedback
+  int32_t substep;    ///< index of the current substep
+  int32_t iterations; ///< sweeps of the current stage per substep (position or XPBD stage)
+  int32_t iteration;  ///< index of the current sweep: 0 starts a substep (reset XPBD lambda there)
 } sn_step_info;
 
 /// One constraint handed to a callback: its parameters (read-only during a
-/// step), its instance memory, and its bodies.
+/// step), its instance memory, and its bodies: the type's body_count rigid
+/// bodies first, then its particles (body_count entries in all).
 typedef struct sn_constraint_item {
   const void *params;
   void *instance;
-  sn_constraint_body *bodies[SN_MAX_CONSTRAINT_BODIES];
+  sn_constraint_body *const *bodies;
+  int32_t body_count;
 } sn_constraint_item;
 
 /* ------------------------------------------------------------------------ */
@@ -156,10 +168,11 @@ typedef struct sn_constraint_type {
   const sn_param_desc *params;
 
   /// [main] Fills instance from params and the bodies' current poses (for
-  /// example local anchors). Return 0, or nonzero and a message in err.
-  /// Required.
+  /// example local anchors or rest lengths); bodies has body_count rigid
+  /// bodies then the particles (count entries in all; state is NULL here).
+  /// Return 0, or nonzero and a message in err. Required.
   int (*create)(const sn_host_api *host, const void *params, void *instance, const sn_constraint_body *const *bodies,
-                char *err, size_t err_capacity);
+                int32_t count, char *err, size_t err_capacity);
   /// [main] Releases what create() allocated outside the instance. Optional.
   void (*destroy)(void *instance);
   /// [main] Parameters changed at runtime; refresh derived instance data.
@@ -175,8 +188,12 @@ typedef struct sn_constraint_type {
   /// [step] Every substep: use_bias 1 = solve with position feedback (soft),
   /// 0 = the relax pass, no bias. Required for IMPULSE.
   void (*solve_velocity)(const sn_step_info *info, sn_constraint_item *items, int32_t count, int use_bias);
-  /// [step] Every substep in the XPBD stage: move positions (state->dp/dq) by
-  /// the compliance-weighted correction and accumulate lambda. Required for XPBD.
+  /// [step] The XPBD stage of every substep, run info->iterations times
+  /// (info->iteration 0 first: reset lambda there): move positions
+  /// (state->dp, and dq for rigid bodies) by the compliance-weighted
+  /// correction dlambda = (-C - alpha~ lambda - gamma grad C . dx) /
+  /// ((1 + gamma) sum w |grad C|^2 + alpha~), alpha~ = alpha / h^2. The host
+  /// then derives velocities from the motion (v = dx / h). Required for XPBD.
   void (*solve_position)(const sn_step_info *info, sn_constraint_item *items, int32_t count);
   /// [main, between steps] Reaction force and torque on the second body over
   /// the last step (accumulated impulse / dt): breaking compares its length
@@ -184,7 +201,19 @@ typedef struct sn_constraint_type {
   void (*get_reaction)(const sn_step_info *info, const sn_constraint_item *item, sn_vec2 *force, float *torque);
   /// [main] Draw the constraint. Optional.
   void (*debug_draw)(const sn_constraint_item *item, const sn_draw_api *draw);
-  /* ABI 1.0 ends here; append new optional callbacks below only. */
+  /// [step] The position stage, every substep after the relax pass, run
+  /// sn_world_get_position_iterations() times: optional projection of the
+  /// position error of rigid rows (non-linear Gauss-Seidel). Moves
+  /// state->dp/dq by the correction and adds the same motion over h to the
+  /// velocities, as XPBD would (sn_pm_project_point does both). Clamp the
+  /// error to SN_PM_MAX_PROJECTION_SPEED * h. Soft rows (springs, motors)
+  /// must not project. Optional.
+  void (*project)(const sn_step_info *info, sn_constraint_item *items, int32_t count);
+  /// Particles the constraint joins after its body_count rigid bodies: a
+  /// fixed number, or SN_ANY_PARTICLES (the creator decides, at least 1).
+  /// body_count may be 0 when particles are joined.
+  uint32_t particle_count;
+  /* ABI 1.0 ends here; append new fields below only. */
 } sn_constraint_type;
 
 /* ------------------------------------------------------------------------ */

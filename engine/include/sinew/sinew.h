@@ -93,6 +93,10 @@ SN_API sn_result sn_world_set_gravity(sn_world *world, sn_vec2 gravity);
 SN_API sn_vec2 sn_world_get_gravity(sn_world *world);
 SN_API sn_result sn_world_set_substeps(sn_world *world, int32_t substeps);
 SN_API int32_t sn_world_get_substeps(sn_world *world);
+/// Sweeps per substep of the position stage, where rigid joint rows project
+/// away the drift the soft velocity rows leave (0 disables; default 2).
+SN_API sn_result sn_world_set_position_iterations(sn_world *world, int32_t iterations);
+SN_API int32_t sn_world_get_position_iterations(sn_world *world);
 SN_API sn_result sn_world_enable_sleeping(sn_world *world, bool flag);
 SN_API bool sn_world_is_sleeping_enabled(sn_world *world);
 SN_API sn_result sn_world_enable_continuous(sn_world *world, bool flag);
@@ -300,6 +304,9 @@ SN_API sn_result sn_constraint_get_param(sn_world *world, sn_constraint_id const
 SN_API sn_result sn_constraint_get_reaction(sn_world *world, sn_constraint_id constraint, sn_vec2 *force,
                                             float *torque);
 /// Constraints that broke in the last step.
+/// Changes the force (N) above which the constraint breaks; 0 = never.
+SN_API sn_result sn_constraint_set_break_force(sn_world *world, sn_constraint_id constraint, float force);
+SN_API float sn_constraint_get_break_force(sn_world *world, sn_constraint_id constraint);
 SN_API int32_t sn_world_get_broken_constraints(sn_world *world, const sn_constraint_broken_event **events);
 
 /// Number of live constraints, and up to capacity of their ids in slot
@@ -364,4 +371,7 @@ SN_API const char *sn_registry_get_type_origin(const sn_registry *registry, cons
 #ifdef __cplusplus
 }
 #endif
+
+#include "sinew/soft.h"
+
 #endif /* SINEW_SINEW_H */

@@ -121,6 +121,22 @@ typedef struct sn_constraint_id {
 } sn_constraint_id;
 #define SN_NULL_CONSTRAINT ((sn_constraint_id){0, 0, 0})
 
+/// Handle of a particle (a point mass of a soft body).
+typedef struct sn_particle_id {
+  int32_t index1;
+  uint16_t world_tag;
+  uint16_t generation;
+} sn_particle_id;
+#define SN_NULL_PARTICLE ((sn_particle_id){0, 0, 0})
+
+/// Handle of a soft body: a group of particles sharing one material.
+typedef struct sn_soft_body_id {
+  int32_t index1;
+  uint16_t world_tag;
+  uint16_t generation;
+} sn_soft_body_id;
+#define SN_NULL_SOFT_BODY ((sn_soft_body_id){0, 0, 0})
+
 /// A parameter value by name (scalars use x; booleans 0/1).
 typedef struct sn_param_value {
   const char *name;
@@ -130,7 +146,9 @@ typedef struct sn_param_value {
 /// Constraint settings.
 typedef struct sn_constraint_def {
   const char *type;             ///< registered type name, e.g. "revolute"
-  sn_body_id bodies[2];         ///< the type's body_count bodies
+  sn_body_id bodies[2];         ///< the type's body_count rigid bodies
+  const sn_particle_id *particles; ///< the type's particles (after the bodies), if it joins any
+  int32_t particle_count;
   const sn_param_value *params; ///< values for some parameters; the rest keep their defaults
   int32_t param_count;
   float break_force;      ///< N; the constraint breaks (and is destroyed) above it; 0 = never
@@ -221,6 +239,8 @@ typedef struct sn_allocator {
 typedef struct sn_world_def {
   sn_vec2 gravity;                    ///< m/s^2, default (0, -10)
   int32_t substeps;                   ///< substeps per step, default 8, range 1..64
+  int32_t position_iterations;        ///< joint position projection sweeps per substep, default 2, range 0..32
+  int32_t soft_iterations;            ///< XPBD sweeps per substep, default 1, range 1..32
   bool enable_sleep;                  ///< islands fall asleep when at rest, default true
   float contact_hertz;                ///< contact stiffness (Hz); default 0 = derived from the substep rate
   float contact_damping_ratio;        ///< contact damping ratio, default 10
@@ -337,8 +357,107 @@ typedef struct sn_contact_events {
 typedef struct sn_world_counters {
   int32_t body_count, shape_count, contact_count, touching_contact_count;
   int32_t awake_body_count, island_count, tree_height;
+  int32_t constraint_count, soft_body_count, particle_count, particle_contact_count;
   size_t allocated_bytes;
 } sn_world_counters;
+
+/* ------------------------------------------------------------------------ */
+/* Soft bodies                                                               */
+
+/// Soft body settings: the material its particles share.
+typedef struct sn_soft_body_def {
+  float friction;      ///< Coulomb coefficient against shapes and other particles, default 0.4
+  float restitution;   ///< 0..1, default 0
+  float damping;       ///< linear velocity damping of every particle (1/s), default 0
+  float rigid_damping; ///< 0..1 per step: damps only the deformation velocity, keeping the body's
+                       ///< centre-of-mass motion and rotation (Mueller's PBD damping), default 0
+  bool collide_rigid;  ///< particles collide with rigid shapes, default true
+  bool collide_soft;   ///< with particles of other soft bodies, default true
+  bool self_collision; ///< particles of this body with each other, default false
+  void *user_data;
+  int32_t cookie;
+} sn_soft_body_def;
+
+/// Particle settings.
+typedef struct sn_particle_def {
+  sn_vec2 position;
+  sn_vec2 velocity;
+  float mass;     ///< kg, default 0.01; 0 = fixed in place (zero inverse mass)
+  float radius;   ///< collision radius (m), default 0.02; 0 = no collision
+  bool kinematic; ///< moved only by the user (sn_particle_set_target), pushes others
+  void *user_data;
+  int32_t cookie;
+} sn_particle_def;
+
+/// Builder settings shared by the soft-body builders.
+typedef struct sn_soft_material {
+  float compliance;       ///< of stretch (distance) constraints, m/N; 0 = inextensible
+  float damping;          ///< XPBD constraint damping beta (s), default 0
+  float shear_compliance; ///< cloth and lattice diagonals; < 0 = no shear constraints
+  float bend_compliance;  ///< 1/(N m) per bend constraint; < 0 = no bending constraints (default)
+  float tear_force;       ///< N; distance constraints break above it; 0 = never
+} sn_soft_material;
+
+/// A rope: count particles on the segment start-end (count - 1 links).
+typedef struct sn_rope_def {
+  sn_soft_body_def body;
+  sn_soft_material material;
+  sn_vec2 start, end;
+  int32_t count;      ///< particles, >= 2
+  float mass;         ///< total kg, spread evenly, default 1
+  float radius;       ///< particle radius, default 0.05
+  bool pin_start;     ///< first particle fixed
+  bool pin_end;       ///< last particle fixed
+  bool tethers;       ///< long-range attachments to the pinned ends (needs a pin)
+  int32_t cookie;
+} sn_rope_def;
+
+/// A cloth: a grid of columns x rows particles, row 0 at the top.
+typedef struct sn_cloth_def {
+  sn_soft_body_def body;
+  sn_soft_material material;
+  sn_vec2 top_left; ///< position of particle (0, 0); columns go +x, rows go -y
+  int32_t columns, rows;
+  float spacing;    ///< m, default 0.1
+  float mass;       ///< total kg, default 1
+  float radius;     ///< particle radius, default 0.02
+  uint32_t pins;    ///< SN_PIN_* flags
+  int32_t cookie;
+} sn_cloth_def;
+#define SN_PIN_TOP_LEFT     1u
+#define SN_PIN_TOP_RIGHT    2u
+#define SN_PIN_TOP_ROW      4u
+#define SN_PIN_BOTTOM_LEFT  8u
+#define SN_PIN_BOTTOM_RIGHT 16u
+
+/// A pressure ring ("jelly"): count particles on a circle, edge distance
+/// constraints and one area constraint keeping pressure * rest area.
+typedef struct sn_ring_def {
+  sn_soft_body_def body;
+  sn_soft_material material;
+  sn_vec2 center;
+  float radius;          ///< m
+  int32_t count;         ///< particles, >= 3
+  float mass;            ///< total kg, default 1
+  float particle_radius; ///< default 0.05
+  float pressure;        ///< target area over rest area, default 1
+  float area_compliance; ///< m^-4 N^-1 style XPBD compliance of the area constraint, default 0
+  int32_t cookie;
+} sn_ring_def;
+
+/// A soft box: a lattice of columns x rows particles with edge, shear and
+/// per-cell area constraints, centred on center.
+typedef struct sn_lattice_def {
+  sn_soft_body_def body;
+  sn_soft_material material;
+  sn_vec2 center;
+  int32_t columns, rows;
+  float spacing;         ///< m, default 0.1
+  float mass;            ///< total kg, default 1
+  float radius;          ///< default: half the spacing
+  float area_compliance; ///< per-cell area constraints; < 0 = none (default 0)
+  int32_t cookie;
+} sn_lattice_def;
 
 #ifdef __cplusplus
 }

@@ -117,6 +117,36 @@ static sn_constraint_body sn_body_view(const sn_world *w, int32_t index, sn_solv
   return v;
 }
 
+/* Particle view outside a step. */
+static sn_constraint_body sn_particle_view(const sn_world *w, int32_t index, sn_solver_body *state) {
+  const sn_particle *p = w->particles.data + index;
+  sn_constraint_body v;
+  v.state = state;
+  v.inv_mass = p->kinematic ? 0.0f : p->inv_mass;
+  v.inv_inertia = 0.0f;
+  v.center = p->x;
+  v.q = (sn_rot){1.0f, 0.0f};
+  v.local_center = (sn_vec2){0.0f, 0.0f};
+  v.origin = p->x;
+  return v;
+}
+
+/* Views (no solver state) of a constraint's bodies then particles, in
+ * memory of the caller's: views and ptrs hold body_count + particle_count. */
+static void sn_fill_views(const sn_world *w, const sn_constraint_type *t, const int32_t *bodies,
+                          const int32_t *particles, int32_t particle_count, sn_constraint_body *views,
+                          const sn_constraint_body **ptrs) {
+  int32_t n = 0;
+  for (uint32_t i = 0; i < t->body_count; ++i, ++n) {
+    views[n] = sn_body_view(w, bodies[i], NULL);
+    ptrs[n] = views + n;
+  }
+  for (int32_t i = 0; i < particle_count; ++i, ++n) {
+    views[n] = sn_particle_view(w, particles[i], NULL);
+    ptrs[n] = views + n;
+  }
+}
+
 /* Counts constraints joining a body pair that should not collide. */
 static bool sn_join(sn_world *w, int32_t a, int32_t b, int delta) {
   uint64_t key = sn_pair_key(a, b);
@@ -134,6 +164,9 @@ static void sn_free_constraint(sn_world *w, int32_t index) {
   if (k->type->destroy) k->type->destroy(k->instance);
   sn_mem_free(&w->mem, k->params_block, k->params_bytes);
   sn_mem_free(&w->mem, k->instance_block, k->instance_bytes);
+  sn_mem_free(&w->mem, k->particles, (size_t)k->particle_count * sizeof(int32_t));
+  k->particles = NULL;
+  k->particle_count = 0;
   k->in_use = false;
   k->next_free = w->constraint_free;
   w->constraint_free = index;
@@ -164,6 +197,24 @@ sn_constraint_id sn_create_constraint(sn_world *w, const sn_constraint_def *def)
   }
   if (t->body_count == 2 && bodies[0] == bodies[1])
     return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "%s joins a body to itself", t->name), SN_NULL_CONSTRAINT;
+  int32_t np = def->particle_count;
+  if (t->particle_count == SN_ANY_PARTICLES ? (np < 1 || np > SN_MAX_CONSTRAINT_PARTICLES)
+                                            : np != (int32_t)t->particle_count)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "%s joins %s particles, got %d", t->name,
+                          t->particle_count == SN_ANY_PARTICLES ? "1..4096" : "a fixed number of",
+                          (int)def->particle_count),
+           SN_NULL_CONSTRAINT;
+  if (np > 0 && def->particles == NULL)
+    return sn_world_error(w, SN_ERR_NULL, "%s: particle_count without particles", t->name), SN_NULL_CONSTRAINT;
+  for (int32_t i = 0; i < np; ++i) {
+    sn_result code;
+    if (sn_get_particle(w, def->particles[i], &code) == NULL) return SN_NULL_CONSTRAINT;
+    for (int32_t j = 0; j < i && np <= 64; ++j) {
+      if (def->particles[j].index1 == def->particles[i].index1)
+        return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "%s joins particle %d twice", t->name, i),
+               SN_NULL_CONSTRAINT;
+    }
+  }
   for (int32_t i = 0; i < def->param_count; ++i) {
     const sn_param_desc *p = sn_find_param(t, def->params[i].name);
     if (p == NULL)
@@ -188,16 +239,29 @@ sn_constraint_id sn_create_constraint(sn_world *w, const sn_constraint_def *def)
     sn_write_param(k.params, t->params + i, t->params[i].def, t->params[i].def);
   for (int32_t i = 0; i < def->param_count; ++i)
     sn_write_param(k.params, sn_find_param(t, def->params[i].name), def->params[i].x, def->params[i].y);
-  sn_constraint_body views[SN_MAX_CONSTRAINT_BODIES];
-  const sn_constraint_body *view_ptrs[SN_MAX_CONSTRAINT_BODIES] = {NULL, NULL};
-  for (uint32_t i = 0; i < t->body_count; ++i) {
-    views[i] = sn_body_view(w, bodies[i], NULL);
-    view_ptrs[i] = views + i;
+  int32_t nv = (int32_t)t->body_count + np;
+  size_t view_bytes = (size_t)nv * (sizeof(sn_constraint_body) + sizeof(sn_constraint_body *));
+  void *view_block = sn_mem_alloc(&w->mem, view_bytes + 1);
+  if (np > 0) k.particles = sn_mem_alloc(&w->mem, (size_t)np * sizeof(int32_t));
+  if (view_block == NULL || (np > 0 && k.particles == NULL)) {
+    sn_mem_free(&w->mem, view_block, view_bytes + 1);
+    sn_mem_free(&w->mem, k.particles, (size_t)np * sizeof(int32_t));
+    sn_mem_free(&w->mem, k.params_block, k.params_bytes);
+    sn_mem_free(&w->mem, k.instance_block, k.instance_bytes);
+    return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot allocate constraint"), SN_NULL_CONSTRAINT;
   }
+  for (int32_t i = 0; i < np; ++i) k.particles[i] = def->particles[i].index1 - 1;
+  k.particle_count = np;
+  sn_constraint_body *views = view_block;
+  const sn_constraint_body **view_ptrs = (const sn_constraint_body **)(views + nv);
+  sn_fill_views(w, t, bodies, k.particles, np, views, view_ptrs);
   char err[256];
   err[0] = '\0';
-  if (t->create(sn_registry_host_api(), k.params, k.instance, view_ptrs, err, sizeof(err)) != 0) {
+  int failed = t->create(sn_registry_host_api(), k.params, k.instance, view_ptrs, nv, err, sizeof(err));
+  sn_mem_free(&w->mem, view_block, view_bytes + 1);
+  if (failed != 0) {
     err[sizeof(err) - 1] = '\0';
+    sn_mem_free(&w->mem, k.particles, (size_t)np * sizeof(int32_t));
     sn_mem_free(&w->mem, k.params_block, k.params_bytes);
     sn_mem_free(&w->mem, k.instance_block, k.instance_bytes);
     return sn_world_error(w, SN_ERR_PLUGIN_INIT_FAILED, "%s create() failed: %s", t->name,
@@ -207,6 +271,7 @@ sn_constraint_id sn_create_constraint(sn_world *w, const sn_constraint_def *def)
   if (t->body_count == 2 && !def->collide_connected) {
     if (!sn_join(w, bodies[0], bodies[1], +1)) {
       if (t->destroy) t->destroy(k.instance);
+      sn_mem_free(&w->mem, k.particles, (size_t)np * sizeof(int32_t));
       sn_mem_free(&w->mem, k.params_block, k.params_bytes);
       sn_mem_free(&w->mem, k.instance_block, k.instance_bytes);
       return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot record the joined pair"), SN_NULL_CONSTRAINT;
@@ -316,15 +381,22 @@ static void sn_reaction(sn_world *w, const sn_constraint *k, float dt, sn_vec2 *
   *force = (sn_vec2){0.0f, 0.0f};
   *torque = 0.0f;
   if (k->type->get_reaction == NULL || dt <= 0.0f) return;
-  sn_constraint_body views[SN_MAX_CONSTRAINT_BODIES];
+  /* views of up to a few endpoints on the stack, more from the allocator */
+  sn_constraint_body local_views[8];
+  const sn_constraint_body *local_ptrs[8];
+  int32_t nv = (int32_t)k->type->body_count + k->particle_count;
+  size_t view_bytes = (size_t)nv * (sizeof(sn_constraint_body) + sizeof(sn_constraint_body *));
+  void *block = nv > 8 ? sn_mem_alloc(&w->mem, view_bytes) : NULL;
+  if (nv > 8 && block == NULL) return;
+  sn_constraint_body *views = nv > 8 ? (sn_constraint_body *)block : local_views;
+  const sn_constraint_body **ptrs = nv > 8 ? (const sn_constraint_body **)(views + nv) : local_ptrs;
+  sn_fill_views(w, k->type, k->bodies, k->particles, k->particle_count, views, ptrs);
   sn_constraint_item item;
   memset(&item, 0, sizeof(item));
   item.params = k->params;
   item.instance = k->instance;
-  for (uint32_t i = 0; i < k->type->body_count; ++i) {
-    views[i] = sn_body_view(w, k->bodies[i], NULL);
-    item.bodies[i] = views + i;
-  }
+  item.bodies = (sn_constraint_body *const *)ptrs;
+  item.body_count = nv;
   sn_step_info info;
   memset(&info, 0, sizeof(info));
   info.size = sizeof(info);
@@ -333,7 +405,9 @@ static void sn_reaction(sn_world *w, const sn_constraint *k, float dt, sn_vec2 *
   info.substeps = w->substeps;
   info.h = dt / (float)w->substeps;
   info.inv_h = 1.0f / info.h;
+  info.iterations = 1;
   k->type->get_reaction(&info, &item, force, torque);
+  if (block) sn_mem_free(&w->mem, block, view_bytes);
 }
 
 sn_result sn_constraint_get_reaction(sn_world *w, sn_constraint_id id, sn_vec2 *force, float *torque) {
@@ -397,4 +471,43 @@ bool sn_constraints_relocate(sn_world *w) {
     k->instance_bytes = in;
   }
   return true;
+}
+
+/* Destroys every constraint that joins a marked particle (mark[i] != 0). */
+void sn_constraints_destroy_for_particles(sn_world *w, const uint8_t *mark) {
+  for (int32_t i = 0; i < w->constraints.count; ++i) {
+    sn_constraint *k = w->constraints.data + i;
+    if (!k->in_use || k->particle_count == 0) continue;
+    for (int32_t j = 0; j < k->particle_count; ++j) {
+      if (mark[k->particles[j]]) {
+        for (uint32_t m = 0; m < k->type->body_count; ++m) sn_body_wake(w, k->bodies[m]);
+        sn_free_constraint(w, i);
+        break;
+      }
+    }
+  }
+}
+
+int32_t sn_constraint_get_particles(sn_world *w, sn_constraint_id id, sn_particle_id *particles, int32_t capacity) {
+  sn_constraint *k = sn_get_constraint(w, id, NULL);
+  if (k == NULL || particles == NULL || capacity <= 0) return 0;
+  int32_t n = k->particle_count < capacity ? k->particle_count : capacity;
+  for (int32_t i = 0; i < n; ++i) particles[i] = sn_make_particle_id(w, k->particles[i]);
+  return n;
+}
+
+sn_result sn_constraint_set_break_force(sn_world *w, sn_constraint_id id, float force) {
+  sn_result code;
+  sn_constraint *k = sn_get_constraint(w, id, &code);
+  if (k == NULL) return code;
+  if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_constraint_set_break_force during a step");
+  if (!isfinite(force)) return sn_world_error(w, SN_ERR_NOT_FINITE, "break force must be finite");
+  if (force < 0.0f) return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "break force must be >= 0");
+  k->break_force = force;
+  return SN_OK;
+}
+
+float sn_constraint_get_break_force(sn_world *w, sn_constraint_id id) {
+  sn_constraint *k = sn_get_constraint(w, id, NULL);
+  return k ? k->break_force : 0.0f;
 }

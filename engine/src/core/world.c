@@ -50,6 +50,8 @@ sn_world_def sn_default_world_def(void) {
   memset(&def, 0, sizeof(def));
   def.gravity = (sn_vec2){0.0f, -10.0f};
   def.substeps = 8;
+  def.position_iterations = 2;
+  def.soft_iterations = 1;
   def.enable_sleep = true;
   def.contact_hertz = 0.0f;
   def.contact_damping_ratio = 10.0f;
@@ -67,7 +69,9 @@ static sn_result sn_validate_world_def(const sn_world_def *def) {
       !sn_is_finite(def->contact_damping_ratio) || !sn_is_finite(def->contact_push_max_velocity) ||
       !sn_is_finite(def->restitution_threshold) || !sn_is_finite(def->maximum_linear_speed))
     return SN_ERR_NOT_FINITE;
-  if (def->substeps < 1 || def->substeps > 64 || def->contact_hertz < 0.0f || def->contact_damping_ratio < 0.0f ||
+  if (def->substeps < 1 || def->substeps > 64 || def->position_iterations < 0 || def->position_iterations > 32 ||
+      def->soft_iterations < 1 || def->soft_iterations > 32 ||
+      def->contact_hertz < 0.0f || def->contact_damping_ratio < 0.0f ||
       def->contact_push_max_velocity < 0.0f || def->restitution_threshold < 0.0f || def->maximum_linear_speed <= 0.0f ||
       def->body_capacity < 0 || def->shape_capacity < 0)
     return SN_ERR_INVALID_ARGUMENT;
@@ -97,6 +101,7 @@ sn_world *sn_create_world(const sn_world_def *def, sn_result *result) {
   w->tag = (uint16_t)((h >> 16) | 1u);
   w->gravity = def->gravity;
   w->substeps = def->substeps;
+  w->position_iterations = def->position_iterations;
   w->enable_sleep = def->enable_sleep;
   w->enable_continuous = def->enable_continuous;
   w->use_avx2 = sn_wide_cpu_has_avx2();
@@ -111,6 +116,9 @@ sn_world *sn_create_world(const sn_world_def *def, sn_result *result) {
   w->chain_free = SN_NULL_INDEX;
   w->contact_free = SN_NULL_INDEX;
   w->constraint_free = SN_NULL_INDEX;
+  w->particle_free = SN_NULL_INDEX;
+  w->soft_free = SN_NULL_INDEX;
+  w->soft_iterations = def->soft_iterations;
   w->registry = def->registry;
   sn_arena_init(&w->arena);
   bool ok = sn_tree_init(&w->static_tree, &w->mem, 16) && sn_tree_init(&w->dynamic_tree, &w->mem, 16) &&
@@ -129,6 +137,7 @@ sn_result sn_destroy_world(sn_world *w) {
   if (w == NULL) return SN_ERR_NULL;
   if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_destroy_world during a step");
   sn_constraints_destroy_all(w);
+  sn_soft_destroy_all(w);
   sn_array_free(&w->mem, w->constraints);
   sn_array_free(&w->mem, w->broken_events);
   for (int32_t i = 0; i < w->chains.count; ++i) {
@@ -184,6 +193,16 @@ sn_result sn_world_set_substeps(sn_world *w, int32_t substeps) {
 }
 
 int32_t sn_world_get_substeps(sn_world *w) { return w ? w->substeps : 0; }
+
+sn_result sn_world_set_position_iterations(sn_world *w, int32_t iterations) {
+  SN_CHECK_WORLD(w);
+  if (iterations < 0 || iterations > 32)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "position iterations %d outside 0..32", (int)iterations);
+  w->position_iterations = iterations;
+  return SN_OK;
+}
+
+int32_t sn_world_get_position_iterations(sn_world *w) { return w ? w->position_iterations : 0; }
 
 sn_result sn_world_enable_sleeping(sn_world *w, bool flag) {
   SN_CHECK_WORLD(w);
@@ -253,6 +272,10 @@ sn_world_counters sn_world_get_counters(sn_world *w) {
     if (b->in_use && b->type != SN_BODY_STATIC && b->is_awake) c.awake_body_count++;
   }
   c.island_count = w->island_count;
+  c.constraint_count = w->constraint_count;
+  c.soft_body_count = w->soft_count;
+  c.particle_count = w->particle_count;
+  c.particle_contact_count = w->particle_contact_count;
   c.tree_height = sn_maxi(sn_tree_get_height(&w->static_tree), sn_tree_get_height(&w->dynamic_tree));
   c.allocated_bytes = w->mem.live_bytes;
   return c;

@@ -114,6 +114,8 @@ typedef struct sn_constraint {
   void *params_block, *instance_block;
   size_t params_bytes, instance_bytes;
   int32_t bodies[SN_MAX_CONSTRAINT_BODIES];
+  int32_t *particles; ///< particle indices (particle_count), world memory
+  int32_t particle_count;
   float break_force;
   bool collide_connected;
   void *user_data;
@@ -121,6 +123,43 @@ typedef struct sn_constraint {
   bool in_use;
   int32_t next_free;
 } sn_constraint;
+
+/// A particle of a soft body.
+typedef struct sn_particle {
+  sn_vec2 x;      ///< position
+  sn_vec2 v;      ///< velocity
+  sn_vec2 target; ///< kinematic target for the next step
+  float mass, inv_mass, radius;
+  int32_t soft;   ///< owning soft body
+  int32_t next_free;
+  void *user_data;
+  uint16_t generation;
+  bool in_use;
+  bool kinematic;
+  bool has_target;
+} sn_particle;
+
+/// A soft body: a material and its particles (indices, creation order).
+typedef struct sn_soft_body {
+  sn_soft_body_def material;
+  int32_t *particles;
+  int32_t particle_count, particle_capacity;
+  int32_t next_free;
+  uint16_t generation;
+  bool in_use;
+} sn_soft_body;
+
+/// A particle touching a rigid shape or another particle in a substep
+/// (candidate pairs are found once per step).
+typedef struct sn_particle_pair {
+  int32_t particle;
+  int32_t other;  ///< shape index (rigid pairs) or particle index
+  float lambda;   ///< normal correction of this substep (positional impulse)
+  float vn_pre;   ///< approach speed before the substep's position stage
+  sn_vec2 normal; ///< from the other to the particle, world frame
+  sn_vec2 r;      ///< contact point from the rigid body's centre (rigid pairs)
+  int32_t body;   ///< solver index of the rigid body, or the dummy
+} sn_particle_pair;
 
 typedef struct sn_world {
   sn_mem mem;
@@ -131,6 +170,7 @@ typedef struct sn_world {
   bool use_avx2; ///< the contact kernel may run 8 lanes wide (results identical either way)
   sn_vec2 gravity;
   int32_t substeps;
+  int32_t position_iterations; ///< joint projection sweeps per substep (0 = off)
   float contact_hertz, contact_damping_ratio, contact_push_max_velocity;
   float restitution_threshold, hit_event_threshold, max_linear_speed;
 
@@ -146,6 +186,16 @@ typedef struct sn_world {
   int32_t contact_free;
   int32_t contact_count;
 
+  SN_ARRAY(sn_particle) particles;
+  int32_t particle_free;
+  int32_t particle_count;
+  SN_ARRAY(sn_soft_body) soft_bodies;
+  int32_t soft_free;
+  int32_t soft_count;
+  int32_t soft_iterations;
+  SN_ARRAY(sn_particle_pair) particle_shape_pairs; ///< per-step candidates
+  SN_ARRAY(sn_particle_pair) particle_pairs;       ///< per-step particle-particle candidates
+  int32_t particle_contact_count;                  ///< touching in the last substep
   SN_ARRAY(sn_constraint) constraints;
   int32_t constraint_free;
   int32_t constraint_count;
@@ -195,6 +245,13 @@ static inline sn_body_id sn_make_body_id(const sn_world *w, int32_t index) {
 static inline sn_shape_id sn_make_shape_id(const sn_world *w, int32_t index) {
   return (sn_shape_id){index + 1, w->tag, w->shapes.data[index].generation};
 }
+static inline sn_particle_id sn_make_particle_id(const sn_world *w, int32_t index) {
+  return (sn_particle_id){index + 1, w->tag, w->particles.data[index].generation};
+}
+static inline sn_soft_body_id sn_make_soft_body_id(const sn_world *w, int32_t index) {
+  return (sn_soft_body_id){index + 1, w->tag, w->soft_bodies.data[index].generation};
+}
+sn_particle *sn_get_particle(sn_world *w, sn_particle_id id, sn_result *code);
 
 /* body.c */
 void sn_body_update_mass(sn_world *w, sn_body *b);
@@ -220,6 +277,9 @@ void sn_contact_destroy(sn_world *w, int32_t contact_index, bool wake);
 /// Pair finding from the move buffer, then manifold update of active contacts.
 void sn_update_contacts(sn_world *w);
 
+/* soft/particle.c */
+void sn_soft_destroy_all(sn_world *w);
+
 /* solver.c */
 void sn_solve(sn_world *w, float dt);
 
@@ -231,6 +291,8 @@ void sn_constraints_destroy_for_body(sn_world *w, int32_t body_index);
 /// may do when compacting or snapshotting; tests use it to hold plugins to
 /// the relocatable-instance contract. Returns false on OOM (nothing moved).
 bool sn_constraints_relocate(sn_world *w);
+/// Destroys every constraint joining a particle i with mark[i] != 0.
+void sn_constraints_destroy_for_particles(sn_world *w, const uint8_t *mark);
 /// After a step: breaks constraints whose reaction exceeds their limit.
 void sn_constraints_check_breaking(sn_world *w, float dt);
 

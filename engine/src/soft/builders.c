@@ -1,0 +1,511 @@
+/* Soft-body builders: rope, cloth, ring ("jelly") and lattice.
+ *
+ * Built on the public API only (sn_create_soft_body, sn_create_particle,
+ * sn_create_constraint with a particle list, sn_destroy_soft_body), plus the
+ * world's error recorder and allocator. Each builder validates every field
+ * of its def first, checks that the constraint types it needs are in the
+ * world's registry, and then creates one soft body with its particles and
+ * constraints; on any failure it destroys the soft body (and with it every
+ * particle and constraint made so far), so nothing remains.
+ *
+ * Mass: the def's total mass is spread evenly over all particles; a pinned
+ * particle is fixed (mass 0), its share carried by the pin.
+ * Material (sn_soft_material): compliance and damping go to every stretch
+ * link (xpbd_distance), tear_force becomes their break_force; shear
+ * diagonals use shear_compliance, bending (xpbd_bend on every three
+ * consecutive particles of a line) bend_compliance; a negative value leaves
+ * those constraints out. */
+#include <math.h>
+#include <string.h>
+
+#include "core/world.h"
+
+/* Most particles one builder makes (keeps index arithmetic in int32_t). */
+#define SN_BUILDER_MAX_PARTICLES (1 << 20)
+/* Upper ends of the plugin parameter ranges the builders pass on. */
+#define SN_BUILDER_MAX_COMPLIANCE 1e6f
+#define SN_BUILDER_MAX_DAMPING    1e3f
+#define SN_BUILDER_MAX_PRESSURE   100.0f
+
+/* ------------------------------------------------------------------------ */
+/* Defaults                                                                  */
+
+sn_soft_material sn_default_soft_material(void) {
+  sn_soft_material m;
+  memset(&m, 0, sizeof m);
+  m.compliance = 0.0f;
+  m.damping = 0.0f;
+  m.shear_compliance = -1.0f;
+  m.bend_compliance = -1.0f;
+  m.tear_force = 0.0f;
+  return m;
+}
+
+sn_rope_def sn_default_rope_def(void) {
+  sn_rope_def d;
+  memset(&d, 0, sizeof d);
+  d.body = sn_default_soft_body_def();
+  d.material = sn_default_soft_material();
+  d.start = (sn_vec2){0.0f, 0.0f};
+  d.end = (sn_vec2){1.0f, 0.0f};
+  d.count = 11;
+  d.mass = 1.0f;
+  d.radius = 0.05f;
+  d.cookie = SN_DEF_COOKIE;
+  return d;
+}
+
+sn_cloth_def sn_default_cloth_def(void) {
+  sn_cloth_def d;
+  memset(&d, 0, sizeof d);
+  d.body = sn_default_soft_body_def();
+  d.material = sn_default_soft_material();
+  d.top_left = (sn_vec2){0.0f, 0.0f};
+  d.columns = 10;
+  d.rows = 10;
+  d.spacing = 0.1f;
+  d.mass = 1.0f;
+  d.radius = 0.02f;
+  d.pins = 0u;
+  d.cookie = SN_DEF_COOKIE;
+  return d;
+}
+
+sn_ring_def sn_default_ring_def(void) {
+  sn_ring_def d;
+  memset(&d, 0, sizeof d);
+  d.body = sn_default_soft_body_def();
+  d.material = sn_default_soft_material();
+  /* soft edges: with inextensible edges the regular polygon is the only
+   * shape of the rest area, the ring is rigid and its edge and area
+   * constraints fight (degenerate gradients) */
+  d.material.compliance = 1e-3f;
+  d.center = (sn_vec2){0.0f, 0.0f};
+  d.radius = 0.5f;
+  d.count = 24;
+  d.mass = 1.0f;
+  d.particle_radius = 0.05f;
+  d.pressure = 1.0f;
+  d.area_compliance = 0.0f;
+  d.cookie = SN_DEF_COOKIE;
+  return d;
+}
+
+sn_lattice_def sn_default_lattice_def(void) {
+  sn_lattice_def d;
+  memset(&d, 0, sizeof d);
+  d.body = sn_default_soft_body_def();
+  d.material = sn_default_soft_material();
+  d.material.shear_compliance = 0.0f; /* a lattice keeps its shape: rigid diagonals */
+  d.center = (sn_vec2){0.0f, 0.0f};
+  d.columns = 5;
+  d.rows = 5;
+  d.spacing = 0.1f;
+  d.mass = 1.0f;
+  d.radius = 0.0f; /* 0 = half the spacing */
+  d.area_compliance = 0.0f;
+  d.cookie = SN_DEF_COOKIE;
+  return d;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Validation                                                                */
+
+static bool sn_check_finite(sn_world *w, const char *fn, const char *field, float x) {
+  if (isfinite(x)) return true;
+  sn_world_error(w, SN_ERR_NOT_FINITE, "%s: %s must be finite", fn, field);
+  return false;
+}
+
+/* lo <= x <= hi and finite */
+static bool sn_check_range(sn_world *w, const char *fn, const char *field, float x, float lo, float hi) {
+  if (!sn_check_finite(w, fn, field, x)) return false;
+  if (x >= lo && x <= hi) return true;
+  sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "%s: %s = %g outside [%g, %g]", fn, field, (double)x, (double)lo,
+                 (double)hi);
+  return false;
+}
+
+static bool sn_check_positive(sn_world *w, const char *fn, const char *field, float x) {
+  if (!sn_check_finite(w, fn, field, x)) return false;
+  if (x > 0.0f) return true;
+  sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "%s: %s = %g must be > 0", fn, field, (double)x);
+  return false;
+}
+
+static bool sn_check_vec2(sn_world *w, const char *fn, const char *field, sn_vec2 v) {
+  if (isfinite(v.x) && isfinite(v.y)) return true;
+  sn_world_error(w, SN_ERR_NOT_FINITE, "%s: %s must be finite", fn, field);
+  return false;
+}
+
+/* a "negative = none" compliance: finite, at most the plugins' maximum */
+static bool sn_check_optional(sn_world *w, const char *fn, const char *field, float x) {
+  if (!sn_check_finite(w, fn, field, x)) return false;
+  if (x <= SN_BUILDER_MAX_COMPLIANCE) return true;
+  sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "%s: %s = %g above %g", fn, field, (double)x,
+                 (double)SN_BUILDER_MAX_COMPLIANCE);
+  return false;
+}
+
+static bool sn_check_material(sn_world *w, const char *fn, const sn_soft_material *m) {
+  return sn_check_range(w, fn, "material.compliance", m->compliance, 0.0f, SN_BUILDER_MAX_COMPLIANCE) &&
+         sn_check_range(w, fn, "material.damping", m->damping, 0.0f, SN_BUILDER_MAX_DAMPING) &&
+         sn_check_optional(w, fn, "material.shear_compliance", m->shear_compliance) &&
+         sn_check_optional(w, fn, "material.bend_compliance", m->bend_compliance) &&
+         sn_check_range(w, fn, "material.tear_force", m->tear_force, 0.0f, INFINITY);
+}
+
+/* The world's registry has the type, or an error says which plugin to load. */
+static bool sn_check_type(sn_world *w, const char *fn, const char *type) {
+  if (w->registry != NULL && sn_registry_find_type(w->registry, type) != NULL) return true;
+  sn_world_error(w, SN_ERR_NOT_FOUND,
+                 "%s: constraint type '%s' is not registered; load plugins/%s.so into the world's registry "
+                 "(sn_registry_load_plugin) first",
+                 fn, type, type);
+  return false;
+}
+
+static bool sn_check_count(sn_world *w, const char *fn, const char *field, int32_t n, int32_t lo, int32_t hi) {
+  if (n >= lo && n <= hi) return true;
+  sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "%s: %s = %d outside [%d, %d]", fn, field, (int)n, (int)lo, (int)hi);
+  return false;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Building                                                                  */
+
+typedef struct sn_build {
+  sn_world *w;
+  const char *fn;
+  sn_soft_body_id soft;
+  sn_particle_id *ids;
+  int32_t count, capacity;
+  bool failed;
+} sn_build;
+
+static bool sn_build_begin(sn_build *b, sn_world *w, const char *fn, const sn_soft_body_def *body, int32_t capacity) {
+  memset(b, 0, sizeof *b);
+  b->w = w;
+  b->fn = fn;
+  b->ids = sn_mem_alloc(&w->mem, (size_t)capacity * sizeof(sn_particle_id));
+  if (b->ids == NULL) {
+    sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "%s: cannot allocate %d particle ids", fn, (int)capacity);
+    return false;
+  }
+  b->capacity = capacity;
+  b->soft = sn_create_soft_body(w, body);
+  if (!sn_soft_body_is_valid(w, b->soft)) {
+    sn_mem_free(&w->mem, b->ids, (size_t)capacity * sizeof(sn_particle_id));
+    b->ids = NULL;
+    return false;
+  }
+  return true;
+}
+
+static void sn_build_particle(sn_build *b, sn_vec2 position, float mass, float radius) {
+  if (b->failed) return;
+  sn_particle_def pd = sn_default_particle_def();
+  pd.position = position;
+  pd.mass = mass;
+  pd.radius = radius;
+  sn_particle_id id = sn_create_particle(b->w, b->soft, &pd);
+  if (!sn_particle_is_valid(b->w, id)) {
+    b->failed = true;
+    return;
+  }
+  b->ids[b->count++] = id;
+}
+
+/* A constraint of type over the particles with the given indices. */
+static void sn_build_constraint(sn_build *b, const char *type, const int32_t *index, int32_t n,
+                                const sn_param_value *params, int32_t param_count, float break_force) {
+  if (b->failed) return;
+  sn_particle_id local[4];
+  sn_particle_id *ids = local;
+  if (n > 4) {
+    ids = sn_mem_alloc(&b->w->mem, (size_t)n * sizeof(sn_particle_id));
+    if (ids == NULL) {
+      sn_world_error(b->w, SN_ERR_OUT_OF_MEMORY, "%s: cannot allocate a particle list", b->fn);
+      b->failed = true;
+      return;
+    }
+  }
+  for (int32_t i = 0; i < n; ++i) ids[i] = b->ids[index[i]];
+  sn_constraint_def cd = sn_default_constraint_def();
+  cd.type = type;
+  cd.particles = ids;
+  cd.particle_count = n;
+  cd.params = params;
+  cd.param_count = param_count;
+  cd.break_force = break_force;
+  sn_constraint_id id = sn_create_constraint(b->w, &cd);
+  if (n > 4) sn_mem_free(&b->w->mem, ids, (size_t)n * sizeof(sn_particle_id));
+  if (!sn_constraint_is_valid(b->w, id)) b->failed = true;
+}
+
+/* A stretch link i-j with the given compliance (material damping and tear force). */
+static void sn_build_link(sn_build *b, const sn_soft_material *m, int32_t i, int32_t j, float compliance) {
+  const int32_t index[2] = {i, j};
+  const sn_param_value v[2] = {{"compliance", compliance, 0.0}, {"damping", m->damping, 0.0}};
+  sn_build_constraint(b, "xpbd_distance", index, 2, v, 2, m->tear_force);
+}
+
+static void sn_build_bend(sn_build *b, const sn_soft_material *m, int32_t i, int32_t j, int32_t k) {
+  const int32_t index[3] = {i, j, k};
+  const sn_param_value v[2] = {{"compliance", m->bend_compliance, 0.0}, {"damping", m->damping, 0.0}};
+  sn_build_constraint(b, "xpbd_bend", index, 3, v, 2, 0.0f);
+}
+
+/* Finishes: the soft body, or (after a failure) nothing at all. */
+static sn_soft_body_id sn_build_end(sn_build *b) {
+  sn_world *w = b->w;
+  sn_mem_free(&w->mem, b->ids, (size_t)b->capacity * sizeof(sn_particle_id));
+  b->ids = NULL;
+  if (!b->failed) return b->soft;
+  /* keep the message of the call that failed: destroying does not set one,
+   * but save it anyway in case it ever does */
+  char message[sizeof w->last_error];
+  memcpy(message, w->last_error, sizeof message);
+  sn_destroy_soft_body(w, b->soft);
+  memcpy(w->last_error, message, sizeof message);
+  return SN_NULL_SOFT_BODY;
+}
+
+/* Common entry checks: world, def pointer and cookie. */
+#define SN_BUILDER_ENTRY(w, def, fn)                                                                                   \
+  do {                                                                                                                 \
+    if ((w) == NULL) return SN_NULL_SOFT_BODY;                                                                         \
+    if ((w)->locked) return sn_world_error((w), SN_ERR_WORLD_LOCKED, "%s during a step", fn), SN_NULL_SOFT_BODY;       \
+    if ((def) == NULL) return sn_world_error((w), SN_ERR_NULL, "%s: def is NULL", fn), SN_NULL_SOFT_BODY;            \
+    if ((def)->cookie != SN_DEF_COOKIE)                                                                                \
+      return sn_world_error((w), SN_ERR_UNINITIALIZED_DEF, "%s: start from its sn_default_*_def()", fn),              \
+             SN_NULL_SOFT_BODY;                                                                                        \
+  } while (0)
+
+/* ------------------------------------------------------------------------ */
+/* Rope                                                                      */
+
+sn_soft_body_id sn_create_rope(sn_world *w, const sn_rope_def *def) {
+  const char *fn = "sn_create_rope";
+  SN_BUILDER_ENTRY(w, def, fn);
+  const sn_soft_material *m = &def->material;
+  if (!sn_check_count(w, fn, "count", def->count, 2, SN_BUILDER_MAX_PARTICLES) ||
+      !sn_check_vec2(w, fn, "start", def->start) || !sn_check_vec2(w, fn, "end", def->end) ||
+      !sn_check_positive(w, fn, "mass", def->mass) ||
+      !sn_check_range(w, fn, "radius", def->radius, 0.0f, INFINITY) || !sn_check_material(w, fn, m))
+    return SN_NULL_SOFT_BODY;
+  sn_vec2 span = {def->end.x - def->start.x, def->end.y - def->start.y};
+  if (!(span.x * span.x + span.y * span.y > 0.0f))
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "%s: start and end coincide", fn), SN_NULL_SOFT_BODY;
+  if (def->tethers && !def->pin_start && !def->pin_end)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "%s: tethers need pin_start or pin_end", fn),
+           SN_NULL_SOFT_BODY;
+  const bool bend = m->bend_compliance >= 0.0f && def->count >= 3;
+  if (!sn_check_type(w, fn, "xpbd_distance") || (bend && !sn_check_type(w, fn, "xpbd_bend")) ||
+      (def->tethers && !sn_check_type(w, fn, "xpbd_tether")))
+    return SN_NULL_SOFT_BODY;
+
+  sn_build b;
+  if (!sn_build_begin(&b, w, fn, &def->body, def->count)) return SN_NULL_SOFT_BODY;
+  const int32_t n = def->count;
+  const float share = def->mass / (float)n;
+  for (int32_t i = 0; i < n; ++i) {
+    float t = (float)i / (float)(n - 1);
+    sn_vec2 p = {def->start.x + t * span.x, def->start.y + t * span.y};
+    if (i == n - 1) p = def->end;
+    bool pinned = (i == 0 && def->pin_start) || (i == n - 1 && def->pin_end);
+    sn_build_particle(&b, p, pinned ? 0.0f : share, def->radius);
+  }
+  for (int32_t i = 0; i + 1 < n; ++i) sn_build_link(&b, m, i, i + 1, m->compliance);
+  if (bend)
+    for (int32_t i = 1; i + 1 < n; ++i) sn_build_bend(&b, m, i - 1, i, i + 1);
+  if (def->tethers) {
+    /* each free particle hangs from each pinned end on a tether as long as
+     * the rope between them at creation (the rope is straight then) */
+    for (int side = 0; side < 2; ++side) {
+      if (side == 0 ? !def->pin_start : !def->pin_end) continue;
+      int32_t anchor = side == 0 ? 0 : n - 1;
+      for (int32_t i = 1; i + 1 < n; ++i) {
+        const int32_t index[2] = {anchor, i};
+        sn_build_constraint(&b, "xpbd_tether", index, 2, NULL, 0, 0.0f);
+      }
+    }
+  }
+  return sn_build_end(&b);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Cloth                                                                     */
+
+#define SN_PIN_ALL (SN_PIN_TOP_LEFT | SN_PIN_TOP_RIGHT | SN_PIN_TOP_ROW | SN_PIN_BOTTOM_LEFT | SN_PIN_BOTTOM_RIGHT)
+
+/* grid sizes: each at least 2, the product at most the builder limit */
+static bool sn_check_grid(sn_world *w, const char *fn, int32_t columns, int32_t rows) {
+  if (!sn_check_count(w, fn, "columns", columns, 2, SN_BUILDER_MAX_PARTICLES) ||
+      !sn_check_count(w, fn, "rows", rows, 2, SN_BUILDER_MAX_PARTICLES))
+    return false;
+  if ((int64_t)columns * rows <= SN_BUILDER_MAX_PARTICLES) return true;
+  sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "%s: columns x rows = %lld particles, more than %d", fn,
+                 (long long)columns * rows, SN_BUILDER_MAX_PARTICLES);
+  return false;
+}
+
+/* Structural links, optional shear diagonals and bending along rows and
+ * columns of a columns x rows grid indexed r * columns + c. */
+static void sn_build_grid(sn_build *b, const sn_soft_material *m, int32_t columns, int32_t rows) {
+#define SN_AT(c, r) ((r) * columns + (c))
+  for (int32_t r = 0; r < rows; ++r)
+    for (int32_t c = 0; c + 1 < columns; ++c) sn_build_link(b, m, SN_AT(c, r), SN_AT(c + 1, r), m->compliance);
+  for (int32_t r = 0; r + 1 < rows; ++r)
+    for (int32_t c = 0; c < columns; ++c) sn_build_link(b, m, SN_AT(c, r), SN_AT(c, r + 1), m->compliance);
+  if (m->shear_compliance >= 0.0f) {
+    for (int32_t r = 0; r + 1 < rows; ++r) {
+      for (int32_t c = 0; c + 1 < columns; ++c) {
+        sn_build_link(b, m, SN_AT(c, r), SN_AT(c + 1, r + 1), m->shear_compliance);
+        sn_build_link(b, m, SN_AT(c + 1, r), SN_AT(c, r + 1), m->shear_compliance);
+      }
+    }
+  }
+  if (m->bend_compliance >= 0.0f) {
+    for (int32_t r = 0; r < rows; ++r)
+      for (int32_t c = 1; c + 1 < columns; ++c) sn_build_bend(b, m, SN_AT(c - 1, r), SN_AT(c, r), SN_AT(c + 1, r));
+    for (int32_t r = 1; r + 1 < rows; ++r)
+      for (int32_t c = 0; c < columns; ++c) sn_build_bend(b, m, SN_AT(c, r - 1), SN_AT(c, r), SN_AT(c, r + 1));
+  }
+#undef SN_AT
+}
+
+sn_soft_body_id sn_create_cloth(sn_world *w, const sn_cloth_def *def) {
+  const char *fn = "sn_create_cloth";
+  SN_BUILDER_ENTRY(w, def, fn);
+  const sn_soft_material *m = &def->material;
+  if (!sn_check_grid(w, fn, def->columns, def->rows) || !sn_check_vec2(w, fn, "top_left", def->top_left) ||
+      !sn_check_positive(w, fn, "spacing", def->spacing) || !sn_check_positive(w, fn, "mass", def->mass) ||
+      !sn_check_range(w, fn, "radius", def->radius, 0.0f, INFINITY) || !sn_check_material(w, fn, m))
+    return SN_NULL_SOFT_BODY;
+  if ((def->pins & ~SN_PIN_ALL) != 0u)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "%s: pins 0x%x has bits that are no SN_PIN_* flag", fn,
+                          (unsigned)def->pins),
+           SN_NULL_SOFT_BODY;
+  const sn_vec2 far = {def->top_left.x + def->spacing * (float)(def->columns - 1),
+                       def->top_left.y - def->spacing * (float)(def->rows - 1)};
+  if (!sn_check_vec2(w, fn, "the far corner", far)) return SN_NULL_SOFT_BODY;
+  if (!sn_check_type(w, fn, "xpbd_distance") || (m->bend_compliance >= 0.0f && !sn_check_type(w, fn, "xpbd_bend")))
+    return SN_NULL_SOFT_BODY;
+
+  const int32_t cols = def->columns, rows = def->rows, n = cols * rows;
+  sn_build b;
+  if (!sn_build_begin(&b, w, fn, &def->body, n)) return SN_NULL_SOFT_BODY;
+  const float share = def->mass / (float)n;
+  for (int32_t r = 0; r < rows; ++r) {
+    for (int32_t c = 0; c < cols; ++c) {
+      bool pinned = (r == 0 && (def->pins & SN_PIN_TOP_ROW)) ||
+                    (r == 0 && c == 0 && (def->pins & SN_PIN_TOP_LEFT)) ||
+                    (r == 0 && c == cols - 1 && (def->pins & SN_PIN_TOP_RIGHT)) ||
+                    (r == rows - 1 && c == 0 && (def->pins & SN_PIN_BOTTOM_LEFT)) ||
+                    (r == rows - 1 && c == cols - 1 && (def->pins & SN_PIN_BOTTOM_RIGHT));
+      sn_vec2 p = {def->top_left.x + def->spacing * (float)c, def->top_left.y - def->spacing * (float)r};
+      sn_build_particle(&b, p, pinned ? 0.0f : share, def->radius);
+    }
+  }
+  sn_build_grid(&b, m, cols, rows);
+  return sn_build_end(&b);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Ring                                                                      */
+
+sn_soft_body_id sn_create_ring(sn_world *w, const sn_ring_def *def) {
+  const char *fn = "sn_create_ring";
+  SN_BUILDER_ENTRY(w, def, fn);
+  const sn_soft_material *m = &def->material;
+  if (!sn_check_count(w, fn, "count", def->count, 3, SN_MAX_CONSTRAINT_PARTICLES) ||
+      !sn_check_vec2(w, fn, "center", def->center) || !sn_check_positive(w, fn, "radius", def->radius) ||
+      !sn_check_positive(w, fn, "mass", def->mass) ||
+      !sn_check_range(w, fn, "particle_radius", def->particle_radius, 0.0f, INFINITY) ||
+      !sn_check_range(w, fn, "pressure", def->pressure, 0.0f, SN_BUILDER_MAX_PRESSURE) ||
+      !sn_check_range(w, fn, "area_compliance", def->area_compliance, 0.0f, SN_BUILDER_MAX_COMPLIANCE) ||
+      !sn_check_material(w, fn, m))
+    return SN_NULL_SOFT_BODY;
+  if (!sn_check_type(w, fn, "xpbd_distance") || !sn_check_type(w, fn, "xpbd_area") ||
+      (m->bend_compliance >= 0.0f && !sn_check_type(w, fn, "xpbd_bend")))
+    return SN_NULL_SOFT_BODY;
+
+  const int32_t n = def->count;
+  sn_build b;
+  if (!sn_build_begin(&b, w, fn, &def->body, n)) return SN_NULL_SOFT_BODY;
+  const float share = def->mass / (float)n;
+  for (int32_t i = 0; i < n; ++i) {
+    /* counter-clockwise from +x, as xpbd_area wants */
+    double a = 2.0 * 3.14159265358979323846 * (double)i / (double)n;
+    sn_vec2 p = {def->center.x + (float)((double)def->radius * cos(a)),
+                 def->center.y + (float)((double)def->radius * sin(a))};
+    sn_build_particle(&b, p, share, def->particle_radius);
+  }
+  for (int32_t i = 0; i < n; ++i) sn_build_link(&b, m, i, (i + 1) % n, m->compliance);
+  if (!b.failed) {
+    int32_t *all = sn_mem_alloc(&w->mem, (size_t)n * sizeof(int32_t));
+    if (all == NULL) {
+      sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "%s: cannot allocate the area constraint's list", fn);
+      b.failed = true;
+    } else {
+      for (int32_t i = 0; i < n; ++i) all[i] = i;
+      const sn_param_value v[3] = {{"pressure", def->pressure, 0.0},
+                                   {"compliance", def->area_compliance, 0.0},
+                                   {"damping", m->damping, 0.0}};
+      sn_build_constraint(&b, "xpbd_area", all, n, v, 3, 0.0f);
+      sn_mem_free(&w->mem, all, (size_t)n * sizeof(int32_t));
+    }
+  }
+  if (m->bend_compliance >= 0.0f)
+    for (int32_t i = 0; i < n; ++i) sn_build_bend(&b, m, (i + n - 1) % n, i, (i + 1) % n);
+  return sn_build_end(&b);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Lattice                                                                   */
+
+sn_soft_body_id sn_create_lattice(sn_world *w, const sn_lattice_def *def) {
+  const char *fn = "sn_create_lattice";
+  SN_BUILDER_ENTRY(w, def, fn);
+  const sn_soft_material *m = &def->material;
+  if (!sn_check_grid(w, fn, def->columns, def->rows) || !sn_check_vec2(w, fn, "center", def->center) ||
+      !sn_check_positive(w, fn, "spacing", def->spacing) || !sn_check_positive(w, fn, "mass", def->mass) ||
+      !sn_check_range(w, fn, "radius", def->radius, 0.0f, INFINITY) ||
+      !sn_check_optional(w, fn, "area_compliance", def->area_compliance) || !sn_check_material(w, fn, m))
+    return SN_NULL_SOFT_BODY;
+  const int32_t cols = def->columns, rows = def->rows, n = cols * rows;
+  const float half_w = 0.5f * def->spacing * (float)(cols - 1), half_h = 0.5f * def->spacing * (float)(rows - 1);
+  const sn_vec2 corner = {def->center.x - half_w, def->center.y + half_h}; /* particle (0, 0): top left */
+  if (!sn_check_vec2(w, fn, "the lattice extent", (sn_vec2){half_w, half_h}) ||
+      !sn_check_vec2(w, fn, "the top-left corner", corner))
+    return SN_NULL_SOFT_BODY;
+  const bool area = def->area_compliance >= 0.0f;
+  if (!sn_check_type(w, fn, "xpbd_distance") || (area && !sn_check_type(w, fn, "xpbd_area")) ||
+      (m->bend_compliance >= 0.0f && !sn_check_type(w, fn, "xpbd_bend")))
+    return SN_NULL_SOFT_BODY;
+
+  sn_build b;
+  if (!sn_build_begin(&b, w, fn, &def->body, n)) return SN_NULL_SOFT_BODY;
+  const float share = def->mass / (float)n;
+  const float radius = def->radius > 0.0f ? def->radius : 0.5f * def->spacing;
+  for (int32_t r = 0; r < rows; ++r) {
+    for (int32_t c = 0; c < cols; ++c) {
+      sn_vec2 p = {corner.x + def->spacing * (float)c, corner.y - def->spacing * (float)r};
+      sn_build_particle(&b, p, share, radius);
+    }
+  }
+  sn_build_grid(&b, m, cols, rows);
+  if (area) {
+    const sn_param_value v[2] = {{"compliance", def->area_compliance, 0.0}, {"damping", m->damping, 0.0}};
+    for (int32_t r = 0; r + 1 < rows; ++r) {
+      for (int32_t c = 0; c + 1 < cols; ++c) {
+        /* counter-clockwise: bottom left, bottom right, top right, top left (rows grow downwards) */
+        const int32_t cell[4] = {(r + 1) * cols + c, (r + 1) * cols + c + 1, r * cols + c + 1, r * cols + c};
+        sn_build_constraint(&b, "xpbd_area", cell, 4, v, 2, 0.0f);
+      }
+    }
+  }
+  return sn_build_end(&b);
+}

@@ -1,0 +1,605 @@
+/* The soft-body part of a step: particle prediction, collisions against
+ * rigid shapes (two-way) and other particles, the velocity pass (friction,
+ * restitution) and rigid-mode-preserving damping.
+ *
+ * Collisions are XPBD contacts with zero compliance: a touching pair moves
+ * both sides by their generalised inverse masses (a rigid body's w = 1/m +
+ * (r x n)^2 / I, its rotation turned too); the host then turns the motion of
+ * the substep into velocity. Friction and restitution act in the velocity
+ * pass, bounded by the normal correction lambda / h (Macklin et al. 2019,
+ * Mueller et al. 2020). Candidate pairs are found once per step with a
+ * margin for the step's motion; fast particles ray-cast their substep motion
+ * against thin shapes, so they cannot pass through. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/constants.h"
+#include "core/math.h"
+#include "geometry/geometry.h"
+#include "soft/soft_step.h"
+
+/* ------------------------------------------------------------------------ */
+/* Candidates                                                                */
+
+typedef struct sn_candidate_query {
+  sn_world *w;
+  int32_t particle;
+  bool wake;
+} sn_candidate_query;
+
+static bool sn_candidate_fcn(int32_t proxy_id, int32_t shape_index, void *context) {
+  (void)proxy_id;
+  sn_candidate_query *q = context;
+  sn_world *w = q->w;
+  const sn_shape *sh = w->shapes.data + shape_index;
+  if (!sh->in_use) return true;
+  sn_particle_pair pair;
+  memset(&pair, 0, sizeof(pair));
+  pair.particle = q->particle;
+  pair.other = shape_index;
+  if (!sn_array_push(&w->mem, w->particle_shape_pairs, pair)) return false;
+  sn_body *b = w->bodies.data + sh->body;
+  if (q->wake && b->type == SN_BODY_DYNAMIC && !b->is_awake) sn_body_wake(w, sh->body);
+  if (b->type == SN_BODY_DYNAMIC && q->wake) b->sleep_time = 0.0f;
+  return true;
+}
+
+/* A particle's reach over a step: radius plus how far it may move. */
+static float sn_particle_reach(const sn_particle *p, float dt, float g) {
+  float move = sn_length(p->v) * dt + g * dt * dt;
+  if (p->kinematic) move = sn_length(sn_sub(p->target, p->x));
+  return p->radius + move + 0.005f;
+}
+
+void sn_soft_find_candidates(sn_world *w, float dt) {
+  w->particle_shape_pairs.count = 0;
+  w->particle_pairs.count = 0;
+  if (w->particle_count == 0) return;
+  const float g = sn_length(w->gravity);
+  const float sleep_speed_sq = SN_LINEAR_SLEEP_TOLERANCE * SN_LINEAR_SLEEP_TOLERANCE;
+  bool any_soft = false;
+  for (int32_t i = 0; i < w->particles.count; ++i) {
+    const sn_particle *p = w->particles.data + i;
+    if (!p->in_use || p->radius <= 0.0f) continue;
+    const sn_soft_body *s = w->soft_bodies.data + p->soft;
+    any_soft = any_soft || s->material.collide_soft || s->material.self_collision;
+    if (!s->material.collide_rigid || (p->inv_mass == 0.0f && !p->kinematic)) continue;
+    sn_vec2 end = p->kinematic ? p->target : sn_mul_add(p->x, dt, p->v);
+    float r = p->radius + 0.005f + g * dt * dt;
+    sn_aabb box = {{sn_minf(p->x.x, end.x) - r, sn_minf(p->x.y, end.y) - r},
+                   {sn_maxf(p->x.x, end.x) + r, sn_maxf(p->x.y, end.y) + r}};
+    sn_candidate_query q = {w, i, sn_length_sq(p->v) > sleep_speed_sq || p->kinematic};
+    sn_tree_query(&w->static_tree, box, UINT64_MAX, sn_candidate_fcn, &q);
+    sn_tree_query(&w->dynamic_tree, box, UINT64_MAX, sn_candidate_fcn, &q);
+  }
+  /* particle pairs need two soft bodies that collide, or self-collision */
+  int32_t colliding = 0;
+  bool self = false;
+  for (int32_t b = 0; b < w->soft_bodies.count; ++b) {
+    const sn_soft_body *sb = w->soft_bodies.data + b;
+    if (!sb->in_use || sb->particle_count == 0) continue;
+    colliding += sb->material.collide_soft ? 1 : 0;
+    self = self || sb->material.self_collision;
+  }
+  if (!any_soft || (colliding < 2 && !self)) return;
+  /* particle pairs: spatial hash over every colliding particle */
+  int32_t n = 0;
+  for (int32_t i = 0; i < w->particles.count; ++i) n += w->particles.data[i].in_use ? 1 : 0;
+  size_t bytes = (size_t)n * (sizeof(sn_vec2) + sizeof(float) + sizeof(int32_t));
+  void *block = sn_mem_alloc(&w->mem, bytes + 1);
+  if (block == NULL) return;
+  sn_vec2 *pts = block;
+  float *reach = (float *)(pts + n);
+  int32_t *index = (int32_t *)(reach + n);
+  n = 0;
+  for (int32_t i = 0; i < w->particles.count; ++i) {
+    const sn_particle *p = w->particles.data + i;
+    if (!p->in_use || p->radius <= 0.0f) continue;
+    const sn_soft_body *s = w->soft_bodies.data + p->soft;
+    if (!s->material.collide_soft && !s->material.self_collision) continue;
+    pts[n] = p->x;
+    reach[n] = sn_particle_reach(p, dt, g);
+    index[n++] = i;
+  }
+  int32_t *pairs = NULL, capacity = 0;
+  int32_t found = sn_find_close_pairs(&w->mem, pts, reach, n, &pairs, &capacity);
+  for (int32_t k = 0; k < found; ++k) {
+    int32_t a = index[pairs[2 * k]], b = index[pairs[2 * k + 1]];
+    const sn_particle *pa = w->particles.data + a, *pb = w->particles.data + b;
+    if (pa->inv_mass == 0.0f && pb->inv_mass == 0.0f) continue;
+    const sn_soft_body *sa = w->soft_bodies.data + pa->soft, *sb = w->soft_bodies.data + pb->soft;
+    bool ok = pa->soft == pb->soft ? sa->material.self_collision : sa->material.collide_soft && sb->material.collide_soft;
+    if (!ok) continue;
+    sn_particle_pair pair;
+    memset(&pair, 0, sizeof(pair));
+    pair.particle = a;
+    pair.other = b;
+    if (!sn_array_push(&w->mem, w->particle_pairs, pair)) break;
+  }
+  sn_mem_free(&w->mem, pairs, (size_t)capacity * sizeof(int32_t));
+  sn_mem_free(&w->mem, block, bytes + 1);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Spatial hash                                                              */
+
+typedef struct sn_cell_entry {
+  uint64_t key;
+  int32_t index;
+} sn_cell_entry;
+
+static int sn_cell_cmp(const void *a, const void *b) {
+  const sn_cell_entry *x = a, *y = b;
+  if (x->key != y->key) return x->key < y->key ? -1 : 1;
+  return (x->index > y->index) - (x->index < y->index);
+}
+
+static uint64_t sn_cell_key(int64_t ix, int64_t iy) { return ((uint64_t)(uint32_t)ix << 32) | (uint32_t)iy; }
+
+static int64_t sn_cell_coord(float x, float inv_cell) {
+  double c = floor((double)x * inv_cell);
+  if (c < -1.0e9) c = -1.0e9;
+  if (c > 1.0e9) c = 1.0e9;
+  return (int64_t)c;
+}
+
+/* First entry with key >= key. */
+static int32_t sn_lower_bound(const sn_cell_entry *e, int32_t n, uint64_t key) {
+  int32_t lo = 0, hi = n;
+  while (lo < hi) {
+    int32_t mid = lo + (hi - lo) / 2;
+    if (e[mid].key < key)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+int32_t sn_find_close_pairs(sn_mem *mem, const sn_vec2 *points, const float *reach, int32_t count, int32_t **pairs,
+                            int32_t *capacity) {
+  if (count < 2) return 0;
+  /* one cell per point, cells as large as the largest interaction distance:
+   * every partner then sits in the 3x3 block around a point's cell */
+  float max_reach = 0.0f;
+  for (int32_t i = 0; i < count; ++i) max_reach = sn_maxf(max_reach, reach[i]);
+  float cell = sn_maxf(2.0f * max_reach, 1e-6f), inv_cell = 1.0f / cell;
+  size_t bytes = (size_t)count * sizeof(sn_cell_entry);
+  sn_cell_entry *e = sn_mem_alloc(mem, bytes);
+  if (e == NULL) return -1;
+  for (int32_t i = 0; i < count; ++i) {
+    e[i].key = sn_cell_key(sn_cell_coord(points[i].x, inv_cell), sn_cell_coord(points[i].y, inv_cell));
+    e[i].index = i;
+  }
+  qsort(e, (size_t)count, sizeof(*e), sn_cell_cmp);
+  int32_t found = 0;
+  for (int32_t i = 0; i < count; ++i) {
+    int64_t cx = sn_cell_coord(points[i].x, inv_cell), cy = sn_cell_coord(points[i].y, inv_cell);
+    for (int64_t dx = -1; dx <= 1; ++dx) {
+      for (int64_t dy = -1; dy <= 1; ++dy) {
+        uint64_t key = sn_cell_key(cx + dx, cy + dy);
+        for (int32_t k = sn_lower_bound(e, count, key); k < count && e[k].key == key; ++k) {
+          int32_t j = e[k].index;
+          if (j <= i) continue;
+          float d = reach[i] + reach[j];
+          if (sn_length_sq(sn_sub(points[i], points[j])) >= d * d) continue;
+          if (2 * found + 2 > *capacity) {
+            if (!sn_array_grow(mem, (void **)pairs, capacity, sizeof(int32_t), 2 * found + 2)) {
+              sn_mem_free(mem, e, bytes);
+              return -1;
+            }
+          }
+          (*pairs)[2 * found] = i;
+          (*pairs)[2 * found + 1] = j;
+          found++;
+        }
+      }
+    }
+  }
+  sn_mem_free(mem, e, bytes);
+  return found;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Step                                                                      */
+
+size_t sn_soft_bytes(const sn_world *w) {
+  size_t n = (size_t)w->particles.count;
+  return n * (sizeof(sn_solver_body) + sizeof(sn_constraint_body) + sizeof(sn_vec2)) +
+         (size_t)(w->awake_bodies.capacity + 1) * sizeof(sn_vec2) + 4 * 64;
+}
+
+bool sn_soft_begin(sn_world *w, sn_soft_context *s, float dt, int32_t substeps, sn_body_state *rigid,
+                   int32_t rigid_count) {
+  memset(s, 0, sizeof(*s));
+  s->rigid = rigid;
+  s->rigid_count = rigid_count;
+  s->dt = dt;
+  s->substeps = substeps;
+  s->h = dt / (float)substeps;
+  s->inv_h = 1.0f / s->h;
+  s->restitution_threshold = w->restitution_threshold;
+  s->max_speed = w->max_linear_speed;
+  int32_t n = w->particles.count;
+  s->count = n;
+  if (w->particle_count == 0) return true;
+  s->states = sn_arena_alloc(&w->arena, (size_t)n * sizeof(sn_solver_body));
+  s->views = sn_arena_alloc(&w->arena, (size_t)n * sizeof(sn_constraint_body));
+  s->prev = sn_arena_alloc(&w->arena, (size_t)n * sizeof(sn_vec2));
+  s->rigid_dp0 = sn_arena_alloc(&w->arena, (size_t)(rigid_count + 1) * sizeof(sn_vec2));
+  if (s->states == NULL || s->views == NULL || s->prev == NULL || s->rigid_dp0 == NULL) return false;
+  for (int32_t i = 0; i < n; ++i) {
+    const sn_particle *p = w->particles.data + i;
+    sn_solver_body *st = s->states + i;
+    st->v = p->in_use ? p->v : (sn_vec2){0.0f, 0.0f};
+    if (p->in_use && p->kinematic) st->v = sn_scale(1.0f / dt, sn_sub(p->target, p->x));
+    st->w = 0.0f;
+    st->reserved = 0.0f;
+    st->dp = (sn_vec2){0.0f, 0.0f};
+    st->dq = (sn_rot){1.0f, 0.0f};
+    s->prev[i] = st->dp;
+    sn_constraint_body *v = s->views + i;
+    v->state = st;
+    v->inv_mass = p->in_use ? p->inv_mass : 0.0f;
+    v->inv_inertia = 0.0f;
+    v->center = p->x;
+    v->q = (sn_rot){1.0f, 0.0f};
+    v->local_center = (sn_vec2){0.0f, 0.0f};
+    v->origin = p->x;
+  }
+  s->active = true;
+  return true;
+}
+
+void sn_soft_predict(sn_world *w, sn_soft_context *s, int32_t substep) {
+  if (!s->active) return;
+  const float h = s->h;
+  const sn_vec2 gh = sn_scale(h, w->gravity);
+  const float max_speed_sq = s->max_speed * s->max_speed;
+  /* rigid centres at the substep start (their positions move later in it) */
+  for (int32_t k = 0; k <= s->rigid_count; ++k) s->rigid_dp0[k] = s->rigid[k].dp;
+  for (int32_t i = 0; i < s->count; ++i) {
+    const sn_particle *p = w->particles.data + i;
+    sn_solver_body *st = s->states + i;
+    s->prev[i] = st->dp;
+    if (!p->in_use) continue;
+    if (p->kinematic) {
+      /* on the straight line to the target, reached at the last substep */
+      float f = (float)(substep + 1) / (float)s->substeps;
+      st->dp = sn_scale(f, sn_sub(p->target, p->x));
+      continue;
+    }
+    if (p->inv_mass == 0.0f) continue;
+    float damping = w->soft_bodies.data[p->soft].material.damping;
+    sn_vec2 v = sn_scale(1.0f / (1.0f + h * damping), sn_add(st->v, gh));
+    if (sn_length_sq(v) > max_speed_sq) v = sn_scale(sqrtf(max_speed_sq / sn_length_sq(v)), v);
+    st->v = v;
+    st->dp = sn_mul_add(st->dp, h, v);
+  }
+}
+
+/* Closest point of a shape (its own frame) to point p: signed distance from
+ * the surface (negative inside), the outward normal and the surface point. */
+typedef struct sn_closest {
+  float distance;
+  sn_vec2 normal, point;
+} sn_closest;
+
+static sn_closest sn_closest_on_segment(sn_vec2 p, sn_vec2 a, sn_vec2 b, float radius) {
+  sn_vec2 e = sn_sub(b, a);
+  float ee = sn_dot(e, e);
+  float t = ee > 0.0f ? sn_clampf(sn_dot(sn_sub(p, a), e) / ee, 0.0f, 1.0f) : 0.0f;
+  sn_vec2 q = sn_mul_add(a, t, e);
+  sn_vec2 d = sn_sub(p, q);
+  float len = sn_length(d);
+  sn_closest c;
+  if (len > 1e-9f) {
+    c.normal = sn_scale(1.0f / len, d);
+  } else {
+    sn_vec2 n = ee > 0.0f ? sn_normalize((sn_vec2){-e.y, e.x}) : (sn_vec2){0.0f, 1.0f};
+    c.normal = n;
+  }
+  c.distance = len - radius;
+  c.point = sn_mul_add(q, radius, c.normal);
+  return c;
+}
+
+static sn_closest sn_closest_point(const sn_geometry *g, sn_vec2 p) {
+  sn_closest c;
+  switch (g->type) {
+  case SN_SHAPE_CIRCLE:
+    return sn_closest_on_segment(p, g->circle.center, g->circle.center, g->circle.radius);
+  case SN_SHAPE_CAPSULE:
+    return sn_closest_on_segment(p, g->capsule.center1, g->capsule.center2, g->capsule.radius);
+  case SN_SHAPE_SEGMENT:
+    return sn_closest_on_segment(p, g->segment.point1, g->segment.point2, 0.0f);
+  case SN_SHAPE_CHAIN_SEGMENT: {
+    /* one-sided: the left side is solid, so a point behind the line (within
+     * the segment's extent) is pushed out along the right normal */
+    sn_vec2 a = g->chain_segment.segment.point1, b = g->chain_segment.segment.point2;
+    sn_vec2 e = sn_sub(b, a);
+    sn_vec2 n = sn_normalize((sn_vec2){e.y, -e.x});
+    float side = sn_dot(sn_sub(p, a), n);
+    float t = sn_dot(sn_sub(p, a), e);
+    if (side < 0.0f && t >= 0.0f && t <= sn_dot(e, e)) {
+      c.distance = side;
+      c.normal = n;
+      c.point = sn_mul_add(p, -side, n);
+      return c;
+    }
+    return sn_closest_on_segment(p, a, b, 0.0f);
+  }
+  case SN_SHAPE_POLYGON:
+  default: {
+    const sn_polygon *poly = &g->polygon;
+    float best = -FLT_MAX;
+    int32_t edge = 0;
+    for (int32_t i = 0; i < poly->count; ++i) {
+      float sep = sn_dot(poly->normals[i], sn_sub(p, poly->vertices[i]));
+      if (sep > best) {
+        best = sep;
+        edge = i;
+      }
+    }
+    if (best <= 0.0f) {
+      /* inside the core polygon: out through the nearest edge */
+      c.normal = poly->normals[edge];
+      c.distance = best - poly->radius;
+      c.point = sn_mul_add(p, -c.distance, c.normal);
+      return c;
+    }
+    c.distance = FLT_MAX;
+    for (int32_t i = 0; i < poly->count; ++i) {
+      sn_vec2 a = poly->vertices[i], b = poly->vertices[i + 1 < poly->count ? i + 1 : 0];
+      sn_closest e = sn_closest_on_segment(p, a, b, poly->radius);
+      if (e.distance < c.distance) c = e;
+    }
+    return c;
+  }
+  }
+}
+
+/* Pose of a shape's body in the current substep. */
+static sn_transform sn_current_pose(const sn_world *w, const sn_soft_context *s, const sn_body *b,
+                                    sn_body_state **state, float *inv_mass, float *inv_inertia, sn_vec2 *center) {
+  if (b->solver_index >= 0) {
+    sn_body_state *st = s->rigid + b->solver_index;
+    *state = st;
+    *inv_mass = b->inv_mass;
+    *inv_inertia = b->inv_inertia;
+    sn_transform xf;
+    *center = sn_add(b->center0, st->dp);
+    xf.q = sn_mul_rot(st->dq, b->q0);
+    xf.p = sn_sub(*center, sn_rotate(xf.q, b->local_center));
+    return xf;
+  }
+  (void)w;
+  *state = s->rigid + s->rigid_count;
+  *inv_mass = 0.0f;
+  *inv_inertia = 0.0f;
+  *center = b->center;
+  return b->xf;
+}
+
+static void sn_collide_shape(sn_world *w, sn_soft_context *s, sn_particle_pair *pair) {
+  const sn_particle *p = w->particles.data + pair->particle;
+  const sn_shape *sh = w->shapes.data + pair->other;
+  const sn_body *b = w->bodies.data + sh->body;
+  sn_solver_body *ps = s->states + pair->particle;
+  sn_body_state *bs;
+  float mb, ib;
+  sn_vec2 center;
+  sn_transform xf = sn_current_pose(w, s, b, &bs, &mb, &ib, &center);
+  sn_vec2 x0 = w->particles.data[pair->particle].x;
+  sn_vec2 pos = sn_add(x0, ps->dp);
+  sn_vec2 local = sn_inv_transform_point(xf, pos);
+  sn_closest c = sn_closest_point(&sh->geom, local);
+  /* fast or thin: did the centre cross the surface during this substep? */
+  sn_vec2 from = sn_inv_transform_point(xf, sn_add(x0, s->prev[pair->particle]));
+  sn_vec2 motion = sn_sub(local, from);
+  bool thin = sh->geom.type == SN_SHAPE_SEGMENT || sh->geom.type == SN_SHAPE_CHAIN_SEGMENT;
+  if (thin || sn_length_sq(motion) > 0.25f * p->radius * p->radius) {
+    sn_ray_input ray = {from, motion, 1.0f};
+    sn_cast_output hit = sn_geometry_ray_cast(&sh->geom, &ray);
+    if (hit.hit) {
+      c.normal = hit.normal;
+      c.point = hit.point;
+      c.distance = sn_dot(sn_sub(local, hit.point), hit.normal);
+    }
+  }
+  float C = c.distance - p->radius;
+  if (C >= 0.0f) return;
+  sn_vec2 n = sn_rotate(xf.q, c.normal);
+  /* Lever arm from the body's centre to the particle's centre, both at the
+   * substep start. Through the particle's centre because the particle cannot
+   * spin (friction on any other line would create angular momentum; for the
+   * normal the moment is the same). At the substep start because velocities
+   * come from x_next - x_start: then x_next x v = x_start x v, and the moment
+   * of the correction about any point is exactly balanced. */
+  sn_vec2 r = sn_sub(pos, center);
+  if (b->solver_index >= 0) {
+    sn_vec2 c0 = sn_add(b->center0, s->rigid_dp0[b->solver_index]);
+    r = sn_sub(sn_add(x0, s->prev[pair->particle]), c0);
+  }
+  float rn = sn_cross(r, n);
+  float wp = s->views[pair->particle].inv_mass;
+  float wsum = wp + mb + ib * rn * rn;
+  if (wsum <= 0.0f) return;
+  if (pair->lambda == 0.0f) {
+    /* approach speed before this substep's corrections, for restitution */
+    sn_vec2 vb = sn_add(bs->v, sn_cross_sv(bs->w, r));
+    pair->vn_pre = sn_dot(sn_sub(ps->v, vb), n);
+  }
+  float dl = -C / wsum;
+  pair->lambda += dl;
+  pair->normal = n;
+  pair->r = r;
+  pair->body = b->solver_index >= 0 ? b->solver_index : s->rigid_count;
+  ps->dp = sn_mul_add(ps->dp, wp * dl, n);
+  if (mb > 0.0f || ib > 0.0f) {
+    bs->dp = sn_mul_add(bs->dp, -mb * dl, n);
+    bs->dq = sn_integrate_rotation(bs->dq, -ib * rn * dl);
+  }
+}
+
+static void sn_collide_particles(sn_world *w, sn_soft_context *s, sn_particle_pair *pair) {
+  const sn_particle *a = w->particles.data + pair->particle, *b = w->particles.data + pair->other;
+  sn_solver_body *sa = s->states + pair->particle, *sb = s->states + pair->other;
+  sn_vec2 d = sn_sub(sn_add(a->x, sa->dp), sn_add(b->x, sb->dp));
+  float len = sn_length(d);
+  float C = len - (a->radius + b->radius);
+  if (C >= 0.0f || len < 1e-9f) return;
+  float wa = s->views[pair->particle].inv_mass, wb = s->views[pair->other].inv_mass;
+  if (wa + wb <= 0.0f) return;
+  sn_vec2 n = sn_scale(1.0f / len, d);
+  if (pair->lambda == 0.0f) pair->vn_pre = sn_dot(sn_sub(sa->v, sb->v), n);
+  float dl = -C / (wa + wb);
+  pair->lambda += dl;
+  pair->normal = n;
+  sa->dp = sn_mul_add(sa->dp, wa * dl, n);
+  sb->dp = sn_mul_add(sb->dp, -wb * dl, n);
+}
+
+void sn_soft_collide(sn_world *w, sn_soft_context *s, bool first_sweep) {
+  if (!s->active) return;
+  if (first_sweep) {
+    for (int32_t i = 0; i < w->particle_shape_pairs.count; ++i) w->particle_shape_pairs.data[i].lambda = 0.0f;
+    for (int32_t i = 0; i < w->particle_pairs.count; ++i) w->particle_pairs.data[i].lambda = 0.0f;
+  }
+  for (int32_t i = 0; i < w->particle_shape_pairs.count; ++i) sn_collide_shape(w, s, w->particle_shape_pairs.data + i);
+  for (int32_t i = 0; i < w->particle_pairs.count; ++i) sn_collide_particles(w, s, w->particle_pairs.data + i);
+}
+
+void sn_soft_finish_substep(sn_world *w, sn_soft_context *s) {
+  if (!s->active) return;
+  const float inv_h = s->inv_h;
+  for (int32_t i = 0; i < s->count; ++i) {
+    if (!w->particles.data[i].in_use) continue;
+    sn_solver_body *st = s->states + i;
+    st->v = sn_scale(inv_h, sn_sub(st->dp, s->prev[i]));
+  }
+  int32_t touching = 0;
+  /* velocity pass: friction bounded by mu lambda / h, restitution from the
+   * approach speed before the substep */
+  for (int32_t k = 0; k < w->particle_shape_pairs.count; ++k) {
+    const sn_particle_pair *pair = w->particle_shape_pairs.data + k;
+    if (pair->lambda <= 0.0f) continue;
+    touching++;
+    const sn_particle *p = w->particles.data + pair->particle;
+    const sn_shape *sh = w->shapes.data + pair->other;
+    const sn_soft_body *soft = w->soft_bodies.data + p->soft;
+    sn_solver_body *ps = s->states + pair->particle;
+    sn_body_state *bs = s->rigid + pair->body;
+    const sn_body *b = w->bodies.data + sh->body;
+    bool moves = pair->body < s->rigid_count;
+    float mb = moves ? b->inv_mass : 0.0f, ib = moves ? b->inv_inertia : 0.0f;
+    float wp = s->views[pair->particle].inv_mass;
+    sn_vec2 n = pair->normal, r = pair->r;
+    if (moves) {
+      /* velocity-level impulses act at the end-of-substep positions (the next
+       * substep starts from them), so take the lever there */
+      r = sn_sub(sn_add(p->x, ps->dp), sn_add(b->center0, bs->dp));
+    }
+    sn_vec2 vrel = sn_sub(ps->v, sn_add(bs->v, sn_cross_sv(bs->w, r)));
+    float vn = sn_dot(vrel, n);
+    sn_vec2 vt = sn_mul_add(vrel, -vn, n);
+    float vt_len = sn_length(vt);
+    float mu = sqrtf(soft->material.friction * sh->friction);
+    sn_vec2 J = {0.0f, 0.0f};
+    if (vt_len > 1e-9f && mu > 0.0f) {
+      sn_vec2 t = sn_scale(1.0f / vt_len, vt);
+      float rt = sn_cross(r, t);
+      float wt = wp + mb + ib * rt * rt;
+      if (wt > 0.0f) J = sn_scale(-sn_minf(vt_len / wt, mu * pair->lambda * inv_h), t);
+    }
+    float e = sn_maxf(soft->material.restitution, sh->restitution);
+    if (e > 0.0f && pair->vn_pre < -s->restitution_threshold) {
+      float rn = sn_cross(r, n);
+      float wn = wp + mb + ib * rn * rn;
+      if (wn > 0.0f) J = sn_mul_add(J, (-e * pair->vn_pre - vn) / wn, n);
+    }
+    ps->v = sn_mul_add(ps->v, wp, J);
+    if (moves) {
+      bs->v = sn_mul_add(bs->v, -mb, J);
+      bs->w -= ib * sn_cross(r, J);
+    }
+  }
+  for (int32_t k = 0; k < w->particle_pairs.count; ++k) {
+    const sn_particle_pair *pair = w->particle_pairs.data + k;
+    if (pair->lambda <= 0.0f) continue;
+    touching++;
+    const sn_particle *a = w->particles.data + pair->particle, *b = w->particles.data + pair->other;
+    sn_solver_body *sa = s->states + pair->particle, *sb = s->states + pair->other;
+    float wa = s->views[pair->particle].inv_mass, wb = s->views[pair->other].inv_mass;
+    if (wa + wb <= 0.0f) continue;
+    const sn_soft_body_def *ma = &w->soft_bodies.data[a->soft].material, *mbm = &w->soft_bodies.data[b->soft].material;
+    sn_vec2 n = pair->normal;
+    sn_vec2 vrel = sn_sub(sa->v, sb->v);
+    float vn = sn_dot(vrel, n);
+    sn_vec2 vt = sn_mul_add(vrel, -vn, n);
+    float vt_len = sn_length(vt);
+    float mu = sqrtf(ma->friction * mbm->friction);
+    sn_vec2 J = {0.0f, 0.0f};
+    if (vt_len > 1e-9f && mu > 0.0f)
+      J = sn_scale(-sn_minf(vt_len / (wa + wb), mu * pair->lambda * inv_h) / vt_len, vt);
+    float e = sn_maxf(ma->restitution, mbm->restitution);
+    if (e > 0.0f && pair->vn_pre < -s->restitution_threshold) J = sn_mul_add(J, (-e * pair->vn_pre - vn) / (wa + wb), n);
+    sa->v = sn_mul_add(sa->v, wa, J);
+    sb->v = sn_mul_add(sb->v, -wb, J);
+  }
+  w->particle_contact_count = touching;
+}
+
+void sn_soft_end(sn_world *w, sn_soft_context *s) {
+  if (!s->active) return;
+  for (int32_t i = 0; i < s->count; ++i) {
+    sn_particle *p = w->particles.data + i;
+    if (!p->in_use) continue;
+    const sn_solver_body *st = s->states + i;
+    p->x = sn_add(p->x, st->dp);
+    p->v = st->v;
+    if (p->kinematic) {
+      p->x = p->target; /* exactly, whatever rounding did */
+      p->v = (sn_vec2){0.0f, 0.0f};
+      p->has_target = false;
+    }
+  }
+  /* rigid-mode-preserving damping: pull each particle's velocity toward the
+   * body's rigid motion (centre-of-mass velocity + rotation), by k per step */
+  for (int32_t b = 0; b < w->soft_bodies.count; ++b) {
+    const sn_soft_body *sb = w->soft_bodies.data + b;
+    float k = sb->material.rigid_damping;
+    if (!sb->in_use || k <= 0.0f || sb->particle_count == 0) continue;
+    double m = 0.0, cx = 0.0, cy = 0.0, vx = 0.0, vy = 0.0;
+    for (int32_t i = 0; i < sb->particle_count; ++i) {
+      const sn_particle *p = w->particles.data + sb->particles[i];
+      if (p->inv_mass == 0.0f) continue;
+      m += p->mass;
+      cx += p->mass * p->x.x;
+      cy += p->mass * p->x.y;
+      vx += p->mass * p->v.x;
+      vy += p->mass * p->v.y;
+    }
+    if (m <= 0.0) continue;
+    cx /= m, cy /= m, vx /= m, vy /= m;
+    double L = 0.0, I = 0.0;
+    for (int32_t i = 0; i < sb->particle_count; ++i) {
+      const sn_particle *p = w->particles.data + sb->particles[i];
+      if (p->inv_mass == 0.0f) continue;
+      double rx = p->x.x - cx, ry = p->x.y - cy;
+      L += p->mass * (rx * p->v.y - ry * p->v.x);
+      I += p->mass * (rx * rx + ry * ry);
+    }
+    double omega = I > 0.0 ? L / I : 0.0;
+    for (int32_t i = 0; i < sb->particle_count; ++i) {
+      sn_particle *p = w->particles.data + sb->particles[i];
+      if (p->inv_mass == 0.0f) continue;
+      double rx = p->x.x - cx, ry = p->x.y - cy;
+      double tx = vx - omega * ry, ty = vy + omega * rx;
+      p->v.x += (float)(k * (tx - p->v.x));
+      p->v.y += (float)(k * (ty - p->v.y));
+    }
+  }
+}

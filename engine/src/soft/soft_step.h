@@ -1,0 +1,51 @@
+/* The soft-body part of a step (internal): particle states, candidate
+ * collision pairs, prediction, collisions and the velocity pass. The rigid
+ * solver (rigid/solver.c) calls these at the points DESIGN.md step 5 names. */
+#ifndef SN_SOFT_STEP_H
+#define SN_SOFT_STEP_H
+
+#include "core/world.h"
+#include "rigid/contact_wide.h"
+
+/// Particle state of one step (arena memory, indexed by particle slot).
+typedef struct sn_soft_context {
+  int32_t count;              ///< particle slots (w->particles.count)
+  sn_solver_body *states;     ///< v, dp (w = 0, dq = identity)
+  sn_constraint_body *views;  ///< what constraints see of each particle
+  sn_vec2 *prev;              ///< dp at the start of the current substep
+  sn_vec2 *rigid_dp0;         ///< rigid dp at the start of the current substep
+  sn_body_state *rigid;       ///< the rigid solver's states (dummy at rigid_count)
+  int32_t rigid_count;
+  float dt, h, inv_h;
+  int32_t substeps;
+  float restitution_threshold;
+  float max_speed;
+  bool active;                ///< there are particles
+} sn_soft_context;
+
+/// Finds particle-shape and particle-particle candidate pairs for the step
+/// (wakes sleeping bodies a moving particle may hit). Before the solver
+/// gathers awake bodies; allocates only outside the substeps.
+void sn_soft_find_candidates(sn_world *w, float dt);
+/// Arena bytes sn_soft_begin needs.
+size_t sn_soft_bytes(const sn_world *w);
+/// Fills the particle states and views (arena memory reserved by the caller).
+bool sn_soft_begin(sn_world *w, sn_soft_context *s, float dt, int32_t substeps, sn_body_state *rigid,
+                   int32_t rigid_count);
+/// Step 5a for particles: v += g h (damped), remember dp, dp += v h.
+void sn_soft_predict(sn_world *w, sn_soft_context *s, int32_t substep);
+/// Collisions of one sweep of the XPBD stage (first sweep resets lambdas).
+void sn_soft_collide(sn_world *w, sn_soft_context *s, bool first_sweep);
+/// v = (p - x) / h, then friction and restitution of the touching pairs.
+void sn_soft_finish_substep(sn_world *w, sn_soft_context *s);
+/// Writes positions and velocities back; rigid-mode damping.
+void sn_soft_end(sn_world *w, sn_soft_context *s);
+
+/// Pairs (i < j) of points whose reach discs overlap: |p_i - p_j| <
+/// reach_i + reach_j, found with a sorted spatial hash. Appends to *pairs
+/// (grown with mem; pairs[2k], pairs[2k+1]); deterministic order. Returns
+/// the number of pairs, or -1 when out of memory.
+int32_t sn_find_close_pairs(sn_mem *mem, const sn_vec2 *points, const float *reach, int32_t count, int32_t **pairs,
+                            int32_t *capacity);
+
+#endif /* SN_SOFT_STEP_H */

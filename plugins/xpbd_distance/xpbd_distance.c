@@ -1,0 +1,192 @@
+/* xpbd_distance: keeps two particles at a rest length, solved in the XPBD
+ * stage (body_count 0, particle_count 2).
+ *
+ *   C = |x1 - x0| - L,   grad_1 C = n = (x1 - x0) / |x1 - x0|,   grad_0 C = -n.
+ *
+ * Compliance mode (default; XPBD, Macklin et al. 2016, with damping):
+ *   alpha~ = alpha / h^2,   gamma = beta / h   (0 when alpha = 0),
+ *   dlambda = (-C - alpha~ lambda - gamma (C - C^n)) / ((1 + gamma)(w0 + w1) + alpha~),
+ *   x1 += w1 n dlambda,  x0 -= w0 n dlambda,  lambda += dlambda.
+ * lambda is reset at iteration 0 of every substep (info->iteration), so
+ * several iterations per substep stay true XPBD. The force on particle 1
+ * is lambda / h^2 along n: at rest that is -C / alpha (a spring k = 1/alpha).
+ *
+ * Damping: the seed's damping term is gamma grad C . (x_i - x^n) with x^n
+ * the positions at the start of the substep and gamma = alpha~ beta~ / h,
+ * beta~ = h^2 beta_seed. We write beta = alpha beta_seed, in seconds (the
+ * dashpot over the spring: force -(C + beta dC/dt) / alpha, a Kelvin-Voigt
+ * element), so gamma = beta / h, and we use the integrated form
+ * C(x_i) - C(x^n), equal to grad C . (x_i - x^n) to first order but blind to
+ * pure rotation. x^n = x - h v is taken once, at iteration 0, from the
+ * velocity the host predicted with (state->v is that velocity during the
+ * XPBD stage). An inextensible link (alpha = 0) is not damped.
+ *
+ * Stiffness mode (use_stiffness, plain PBD, Mueller et al. 2006): dlambda =
+ * -k' C / (w0 + w1) with k' = 1 - (1 - k)^(1/n), n = substeps x iterations,
+ * so the correction compounded over one step is the user's k whatever the
+ * substep and iteration counts.
+ *
+ * max_only makes a rope: the link only resists stretching (lambda <= 0).
+ * Tearing: give the constraint a break_force; the host compares it with
+ * get_reaction (|lambda| / h^2 of the last substep) after every step.
+ *
+ * Built as its own shared object against sinew/plugin.h and
+ * sinew/plugin_math.h only. */
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "sinew/plugin.h"
+#include "sinew/plugin_math.h"
+
+/* below this length the direction between the particles is undefined */
+#define XD_MIN_LENGTH 1e-9f
+
+typedef struct xd_params {
+  float rest_length; /* < 0 = the distance at creation */
+  float compliance;  /* m/N */
+  float damping;     /* s */
+  int32_t use_stiffness;
+  float stiffness; /* 0..1 per step */
+  int32_t max_only;
+} xd_params;
+
+typedef struct xd_instance {
+  float creation_length;
+  float lambda;  /* this substep's multiplier (N s^2) */
+  float c_start; /* C at the start of the substep (damping) */
+  sn_vec2 axis;  /* unit x0 -> x1 of the last solve */
+  sn_vec2 force; /* on particle 1, last solve: lambda / h^2 n */
+} xd_instance;
+
+/* x1 - x0 in double: the centres' difference plus the substep motion, so the
+ * small differences C - C^n (damping) keep their digits at any distance
+ * from the origin */
+static void xd_separation(const sn_constraint_body *a, const sn_constraint_body *b, double d[2]) {
+  d[0] = ((double)b->center.x - a->center.x) + ((double)b->state->dp.x - a->state->dp.x);
+  d[1] = ((double)b->center.y - a->center.y) + ((double)b->state->dp.y - a->state->dp.y);
+}
+
+static int xd_create(const sn_host_api *host, const void *params, void *instance,
+                     const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
+  (void)host;
+  (void)params;
+  xd_instance *j = instance;
+  if (count != 2) {
+    snprintf(err, cap, "xpbd_distance joins 2 particles, got %d", (int)count);
+    return 1;
+  }
+  sn_vec2 d = sn_pm_sub(bodies[1]->center, bodies[0]->center);
+  float len = sqrtf(sn_pm_dot(d, d));
+  j->creation_length = len;
+  j->axis = len > XD_MIN_LENGTH ? sn_pm_scale(1.0f / len, d) : sn_pm_vec2(1.0f, 0.0f);
+  j->lambda = j->c_start = 0.0f;
+  j->force = sn_pm_vec2(0.0f, 0.0f);
+  return 0;
+}
+
+static void xd_solve(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
+  const float h = info->h, inv_h2 = info->inv_h * info->inv_h;
+  const float sweeps = (float)(info->substeps * (info->iterations > 0 ? info->iterations : 1));
+  for (int32_t i = 0; i < count; ++i) {
+    const xd_params *p = items[i].params;
+    xd_instance *j = items[i].instance;
+    const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
+    const float length = p->rest_length < 0.0f ? j->creation_length : p->rest_length;
+    double d[2];
+    xd_separation(a, b, d);
+    double len = sqrt(d[0] * d[0] + d[1] * d[1]);
+    float c = (float)(len - length);
+    if (info->iteration == 0) {
+      j->lambda = 0.0f;
+      /* C at the substep start: x^n = x - h v for both particles */
+      double dnx = d[0] - (double)h * ((double)b->state->v.x - a->state->v.x);
+      double dny = d[1] - (double)h * ((double)b->state->v.y - a->state->v.y);
+      j->c_start = (float)(sqrt(dnx * dnx + dny * dny) - length);
+    }
+    float wsum = a->inv_mass + b->inv_mass;
+    if (len < XD_MIN_LENGTH || wsum <= 0.0f) continue;
+    sn_vec2 n = sn_pm_vec2((float)(d[0] / len), (float)(d[1] / len));
+    float dl;
+    if (p->use_stiffness) {
+      float k = 1.0f - powf(1.0f - p->stiffness, 1.0f / sweeps);
+      dl = -k * c / wsum;
+    } else {
+      float at = p->compliance * inv_h2;
+      float gamma = p->compliance > 0.0f ? p->damping / h : 0.0f;
+      dl = (-c - at * j->lambda - gamma * (c - j->c_start)) / ((1.0f + gamma) * wsum + at);
+    }
+    if (p->max_only) {
+      /* a rope pulls only: lambda stays <= 0 */
+      float next = fminf(j->lambda + dl, 0.0f);
+      dl = next - j->lambda;
+    }
+    j->lambda += dl;
+    j->axis = n;
+    j->force = sn_pm_scale(j->lambda * inv_h2, n);
+    if (dl == 0.0f) continue;
+    sn_vec2 P = sn_pm_scale(dl, n);
+    a->state->dp = sn_pm_sub(a->state->dp, sn_pm_scale(a->inv_mass, P));
+    b->state->dp = sn_pm_add(b->state->dp, sn_pm_scale(b->inv_mass, P));
+  }
+}
+
+static void xd_reaction(const sn_step_info *info, const sn_constraint_item *item, sn_vec2 *force, float *torque) {
+  (void)info;
+  const xd_instance *j = item->instance;
+  *force = j->force;
+  *torque = 0.0f;
+}
+
+static void xd_draw(const sn_constraint_item *item, const sn_draw_api *draw) {
+  const xd_params *p = item->params;
+  const xd_instance *j = item->instance;
+  sn_vec2 a = item->bodies[0]->center, b = item->bodies[1]->center;
+  /* colour by load: grey at rest, red when pulling, blue when pushing */
+  uint32_t color = p->max_only ? 0xc09040ffu : 0xb0b0b0ffu;
+  float f = sn_pm_dot(j->force, j->axis);
+  if (f < -1e-3f) color = 0xff6060ffu;
+  if (f > 1e-3f) color = 0x6060ffffu;
+  draw->segment(a, b, color, draw->context);
+}
+
+static const sn_param_desc xd_param_desc[] = {
+    {1, SN_PARAM_FLOAT, "rest_length", offsetof(xd_params, rest_length), SN_PARAM_RUNTIME, -1.0, 1e6, -1.0,
+     "rest length L (m); negative (default -1) = the distance at creation"},
+    {2, SN_PARAM_FLOAT, "compliance", offsetof(xd_params, compliance), SN_PARAM_RUNTIME, 0.0, 1e6, 0.0,
+     "alpha, inverse stiffness (m/N); 0 = inextensible"},
+    {3, SN_PARAM_FLOAT, "damping", offsetof(xd_params, damping), SN_PARAM_RUNTIME, 0.0, 1e3, 0.0,
+     "beta (s): dashpot over spring, force -(C + beta dC/dt) / alpha; no effect when compliance is 0"},
+    {4, SN_PARAM_BOOL, "use_stiffness", offsetof(xd_params, use_stiffness), SN_PARAM_RUNTIME, 0, 1, 0,
+     "plain PBD: correct by stiffness per step instead of compliance (iteration-dependent)"},
+    {5, SN_PARAM_FLOAT, "stiffness", offsetof(xd_params, stiffness), SN_PARAM_RUNTIME, 0.0, 1.0, 1.0,
+     "PBD stiffness k per step (k' = 1 - (1 - k)^(1 / (substeps iterations)) per sweep)"},
+    {6, SN_PARAM_BOOL, "max_only", offsetof(xd_params, max_only), SN_PARAM_RUNTIME, 0, 1, 0,
+     "rope: resist stretching only (slack when shorter than the rest length)"},
+};
+
+static const sn_constraint_type xd_type = {
+    .struct_size = sizeof(sn_constraint_type),
+    .name = "xpbd_distance",
+    .flags = SN_CONSTRAINT_XPBD,
+    .body_count = 0,
+    .params_size = sizeof(xd_params),
+    .params_align = _Alignof(xd_params),
+    .instance_size = sizeof(xd_instance),
+    .instance_align = _Alignof(xd_instance),
+    .param_count = sizeof(xd_param_desc) / sizeof(xd_param_desc[0]),
+    .params = xd_param_desc,
+    .create = xd_create,
+    .solve_position = xd_solve,
+    .get_reaction = xd_reaction,
+    .debug_draw = xd_draw,
+    .particle_count = 2,
+};
+
+static int xd_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {
+  (void)err;
+  (void)cap;
+  return host->register_type(registrar, &xd_type);
+}
+
+SN_DEFINE_PLUGIN("sinew.xpbd_distance", "0.1.0", xd_register);
