@@ -57,6 +57,8 @@ START_TEST(test_world_def_round_trip) {
   sn_world_def wd = sn_default_world_def();
   wd.gravity = (sn_vec2){0.25f, -9.81f};
   wd.substeps = 5;
+  wd.position_iterations = 3;
+  wd.soft_iterations = 4;
   wd.enable_sleep = false;
   wd.contact_hertz = 45.0f;
   wd.contact_damping_ratio = 3.0f;
@@ -73,6 +75,8 @@ START_TEST(test_world_def_round_trip) {
   ck_assert_int_eq(got.cookie, SN_DEF_COOKIE);
   ck_assert(same_bits(&got.gravity, &wd.gravity, sizeof wd.gravity));
   ck_assert_int_eq(got.substeps, 5);
+  ck_assert_int_eq(got.position_iterations, 3);
+  ck_assert_int_eq(got.soft_iterations, 4);
   ck_assert(!got.enable_sleep);
   ck_assert(!got.enable_continuous);
   ck_assert(got.contact_hertz == 45.0f && got.contact_damping_ratio == 3.0f);

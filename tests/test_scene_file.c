@@ -171,6 +171,8 @@ static sn_world *build_rich_world(const sn_registry *reg, sn_scene_names *names)
   sn_world_def wd = sn_default_world_def();
   wd.gravity = (sn_vec2){0.5f, -9.81f};
   wd.substeps = 6;
+  wd.position_iterations = 3;
+  wd.soft_iterations = 2;
   wd.enable_sleep = false;
   wd.contact_hertz = 50.0f;
   wd.contact_damping_ratio = 7.0f;
@@ -996,6 +998,14 @@ START_TEST(test_save_refusals) {
   ck_assert_ptr_nonnull(strstr(e.message, "chains"));
   ck_assert_int_eq(sn_scene_save_file("/tmp/never-written.json", w, NULL, &e), SN_SCENE_ERR_UNREPRESENTABLE);
   ck_assert_int_ne(access("/tmp/never-written.json", F_OK), 0);
+  sn_destroy_world(w);
+  /* soft bodies are not written yet */
+  w = sn_create_world(&wd, NULL);
+  sn_soft_body_def sbd = sn_default_soft_body_def();
+  ck_assert(sn_soft_body_is_valid(w, sn_create_soft_body(w, &sbd)));
+  ck_assert_ptr_null(sn_scene_save_string(w, NULL, &e));
+  ck_assert_int_eq(e.status, SN_SCENE_ERR_UNREPRESENTABLE);
+  ck_assert_ptr_nonnull(strstr(e.message, "soft bodies"));
   sn_destroy_world(w);
   /* an empty world saves and loads */
   w = sn_create_world(&wd, NULL);

@@ -423,6 +423,8 @@ static bool read_name(loader *L, const cJSON *n, const char **out) {
 
 static bool parse_settings(loader *L, const cJSON *obj) {
   static const char *const keys[] = {"substeps",
+                                     "position_iterations",
+                                     "soft_iterations",
                                      "sleep",
                                      "continuous",
                                      "contact_hertz",
@@ -436,6 +438,8 @@ static bool parse_settings(loader *L, const cJSON *obj) {
   if (!check_keys(L, obj, keys, "settings")) return false;
   sn_world_def *d = &L->world_def;
   SN_OPT(L, obj, "substeps", read_int(L, n_, 1, 64, &d->substeps));
+  SN_OPT(L, obj, "position_iterations", read_int(L, n_, 0, 32, &d->position_iterations));
+  SN_OPT(L, obj, "soft_iterations", read_int(L, n_, 1, 32, &d->soft_iterations));
   SN_OPT(L, obj, "sleep", read_bool(L, n_, &d->enable_sleep));
   SN_OPT(L, obj, "continuous", read_bool(L, n_, &d->enable_continuous));
   SN_OPT(L, obj, "contact_hertz", read_float(L, n_, NON_NEGATIVE, &d->contact_hertz));
@@ -1535,6 +1539,8 @@ static sn_scene_status load(loader *L, sn_loaded_scene *out) {
   L->world_def = sn_default_world_def();
   L->world_def.gravity = (sn_vec2){0.0f, -10.0f};
   L->world_def.substeps = 8;
+  L->world_def.position_iterations = 2;
+  L->world_def.soft_iterations = 1;
   L->world_def.enable_sleep = true;
   L->world_def.enable_continuous = true;
   L->world_def.contact_hertz = 0.0f;

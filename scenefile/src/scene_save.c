@@ -374,10 +374,21 @@ static bool write_scene(writer *W, const sn_scene_names *names) {
     sn_scene_set_error(W->err, SN_SCENE_ERR_ARGUMENT, SN_ERR_NULL, 0, 0, "the world is NULL");
     return false;
   }
+  sn_world_counters counters = sn_world_get_counters(w);
+  if (counters.soft_body_count > 0 || counters.particle_count > 0) {
+    sn_scene_set_error(W->err, SN_SCENE_ERR_UNREPRESENTABLE, SN_OK, 0, 0,
+                       "the world has %d soft bodies and %d particles: the scene writer does not save soft bodies "
+                       "yet; expected a world of rigid bodies",
+                       (int)counters.soft_body_count, (int)counters.particle_count);
+    return false;
+  }
   put(b, "{\n  \"sinew_scene\": 1,\n  \"gravity\": ");
   put_vec2(b, wd.gravity);
-  putf(b, ",\n  \"settings\": {\"substeps\": %d, \"sleep\": %s, \"continuous\": %s", (int)wd.substeps,
-       wd.enable_sleep ? "true" : "false", wd.enable_continuous ? "true" : "false");
+  putf(b,
+       ",\n  \"settings\": {\"substeps\": %d, \"position_iterations\": %d, \"soft_iterations\": %d, \"sleep\": %s, "
+       "\"continuous\": %s",
+       (int)wd.substeps, (int)wd.position_iterations, (int)wd.soft_iterations, wd.enable_sleep ? "true" : "false",
+       wd.enable_continuous ? "true" : "false");
   put_key(b, "contact_hertz");
   put_float(b, wd.contact_hertz);
   put_key(b, "contact_damping_ratio");

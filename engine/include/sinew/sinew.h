@@ -121,7 +121,7 @@ SN_API int32_t sn_world_get_body_count(sn_world *world);
 SN_API int32_t sn_world_get_bodies(sn_world *world, sn_body_id *bodies, int32_t capacity);
 
 /// A def that recreates the world's current settings (gravity, substeps,
-/// sleep, continuous, contact tuning, restitution threshold, maximum speed,
+/// position and soft iterations, sleep, continuous, contact tuning, restitution threshold, maximum speed,
 /// registry). The allocator fields are left NULL.
 SN_API sn_result sn_world_get_def(sn_world *world, sn_world_def *out);
 SN_API float sn_world_get_hit_event_threshold(sn_world *world);
@@ -321,8 +321,7 @@ SN_API const char *sn_constraint_get_type_name(sn_world *world, sn_constraint_id
 /// returns the type's body count; 0 if the id is stale.
 SN_API int32_t sn_constraint_get_bodies(sn_world *world, sn_constraint_id constraint,
                                         sn_body_id bodies[SN_MAX_CONSTRAINT_BODIES]);
-/// Break force (N, 0 = unbreakable) and collide_connected as created.
-SN_API float sn_constraint_get_break_force(sn_world *world, sn_constraint_id constraint);
+/// collide_connected as created.
 SN_API bool sn_constraint_get_collide_connected(sn_world *world, sn_constraint_id constraint);
 
 /* ------------------------------------------------------------------------ */

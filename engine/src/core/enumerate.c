@@ -28,6 +28,8 @@ sn_result sn_world_get_def(sn_world *w, sn_world_def *out) {
   sn_world_def def = sn_default_world_def();
   def.gravity = w->gravity;
   def.substeps = w->substeps;
+  def.position_iterations = w->position_iterations;
+  def.soft_iterations = w->soft_iterations;
   def.enable_sleep = w->enable_sleep;
   def.contact_hertz = w->contact_hertz;
   def.contact_damping_ratio = w->contact_damping_ratio;
@@ -179,11 +181,6 @@ int32_t sn_constraint_get_bodies(sn_world *w, sn_constraint_id id, sn_body_id bo
   for (int32_t i = 0; i < SN_MAX_CONSTRAINT_BODIES; ++i)
     bodies[i] = i < n ? sn_make_body_id(w, k->bodies[i]) : SN_NULL_BODY;
   return n;
-}
-
-float sn_constraint_get_break_force(sn_world *w, sn_constraint_id id) {
-  sn_constraint *k = sn_enum_get_constraint(w, id, NULL);
-  return k ? k->break_force : 0.0f;
 }
 
 bool sn_constraint_get_collide_connected(sn_world *w, sn_constraint_id id) {
