@@ -906,8 +906,8 @@ static bool parse_soft(loader *L, const cJSON *obj, int32_t index) {
 static bool soft_unsupported(loader *L, const soft_ir *s, const char *kind) {
   (void)s;
   return fail(L, SN_SCENE_ERR_UNSUPPORTED, SN_OK, s->node, false,
-              "soft bodies are not supported yet (this %s is valid, but the engine has no soft-body API); expected "
-              "an empty \"soft_bodies\" array",
+              "soft bodies are not supported yet (this %s is valid, but the scene loader does not build soft "
+              "bodies yet); expected an empty \"soft_bodies\" array",
               kind);
 }
 
