@@ -3,7 +3,7 @@
 # Used by README.md and .ci/run. Safe to run twice.
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config libcglm-dev check libsubunit-dev libsdl2-dev
-      clang libbox2d-dev libchipmunk-dev)
+      clang libbox2d-dev libchipmunk-dev libcjson-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

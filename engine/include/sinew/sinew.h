@@ -114,6 +114,20 @@ SN_API sn_contact_events sn_world_get_contact_events(sn_world *world);
 /// Counters: bodies, shapes, contacts, islands, memory.
 SN_API sn_world_counters sn_world_get_counters(sn_world *world);
 
+/// Number of live bodies, and up to capacity of their ids in slot order
+/// (the order they were created in, unless slots were reused); returns the
+/// number written.
+SN_API int32_t sn_world_get_body_count(sn_world *world);
+SN_API int32_t sn_world_get_bodies(sn_world *world, sn_body_id *bodies, int32_t capacity);
+
+/// A def that recreates the world's current settings (gravity, substeps,
+/// position and soft iterations, sleep, continuous, contact tuning, restitution threshold, maximum speed,
+/// registry). The allocator fields are left NULL.
+SN_API sn_result sn_world_get_def(sn_world *world, sn_world_def *out);
+SN_API float sn_world_get_hit_event_threshold(sn_world *world);
+/// The registry the world was created with (may be NULL).
+SN_API const struct sn_registry *sn_world_get_registry(sn_world *world);
+
 /* ------------------------------------------------------------------------ */
 /* Bodies                                                                    */
 
@@ -186,6 +200,17 @@ SN_API sn_vec2 sn_body_get_local_point(sn_world *world, sn_body_id body, sn_vec2
 SN_API int32_t sn_body_get_shape_count(sn_world *world, sn_body_id body);
 SN_API int32_t sn_body_get_shapes(sn_world *world, sn_body_id body, sn_shape_id *shapes, int32_t capacity);
 
+/// A def that recreates the body as it is now: type, pose, velocities,
+/// damping, gravity scale, bullet, awake, sleep and fixed-rotation flags, user
+/// data. def.angle is chosen so that sn_make_rot(angle) gives the body's
+/// rotation bit for bit whenever such an angle exists (always for a body
+/// placed by an angle in [-5 pi, 5 pi] and not rotated since); otherwise it
+/// is within an ulp or two of atan2, chosen so that def -> body -> def gives
+/// the same angle again. def.linear_velocity is the centre of mass's
+/// (sn_body_get_linear_velocity): adding shapes that move the centre of mass
+/// of a spinning body changes it, so set it again after the shapes.
+SN_API sn_result sn_body_get_def(sn_world *world, sn_body_id body, sn_body_def *out);
+
 /* ------------------------------------------------------------------------ */
 /* Shapes. Creating a shape on a dynamic body updates its mass from density.  */
 
@@ -239,6 +264,10 @@ SN_API sn_chain_id sn_create_chain(sn_world *world, sn_body_id body, const sn_ch
 SN_API sn_result sn_destroy_chain(sn_world *world, sn_chain_id chain);
 SN_API bool sn_chain_is_valid(sn_world *world, sn_chain_id chain);
 
+/// A def that recreates the shape's settings: density, friction,
+/// restitution, event flags, collision filter, user data.
+SN_API sn_result sn_shape_get_def(sn_world *world, sn_shape_id shape, sn_shape_def *out);
+
 /* ------------------------------------------------------------------------ */
 /* Queries (call between steps)                                              */
 
@@ -279,6 +308,21 @@ SN_API sn_result sn_constraint_get_reaction(sn_world *world, sn_constraint_id co
 SN_API sn_result sn_constraint_set_break_force(sn_world *world, sn_constraint_id constraint, float force);
 SN_API float sn_constraint_get_break_force(sn_world *world, sn_constraint_id constraint);
 SN_API int32_t sn_world_get_broken_constraints(sn_world *world, const sn_constraint_broken_event **events);
+
+/// Number of live constraints, and up to capacity of their ids in slot
+/// order; returns the number written.
+SN_API int32_t sn_world_get_constraint_count(sn_world *world);
+SN_API int32_t sn_world_get_constraints(sn_world *world, sn_constraint_id *constraints, int32_t capacity);
+/// The constraint's type (the registry's copy: name and parameter schema),
+/// or NULL if the id is stale; its name.
+SN_API const sn_constraint_type *sn_constraint_get_type(sn_world *world, sn_constraint_id constraint);
+SN_API const char *sn_constraint_get_type_name(sn_world *world, sn_constraint_id constraint);
+/// Writes the joined bodies into bodies[0..1] (unused slots null) and
+/// returns the type's body count; 0 if the id is stale.
+SN_API int32_t sn_constraint_get_bodies(sn_world *world, sn_constraint_id constraint,
+                                        sn_body_id bodies[SN_MAX_CONSTRAINT_BODIES]);
+/// collide_connected as created.
+SN_API bool sn_constraint_get_collide_connected(sn_world *world, sn_constraint_id constraint);
 
 /* ------------------------------------------------------------------------ */
 /* Constraint type registry and plugin loader                                 */

@@ -1,0 +1,62 @@
+/* Scene file library internals shared by the loader, the writer and the
+ * name table. */
+#ifndef SN_SCENE_INTERNAL_H
+#define SN_SCENE_INTERNAL_H
+
+#include <stdarg.h>
+
+#include "sinew/scene_file.h"
+
+/// Longest name, in bytes, without the terminating NUL.
+#define SN_SCENE_MAX_NAME 255
+
+/// Handles of bodies and constraints share this layout.
+typedef struct sn_name_id {
+  int32_t index1;
+  uint16_t world_tag;
+  uint16_t generation;
+} sn_name_id;
+
+typedef struct sn_name_entry {
+  char *name; ///< NULL: slot unused
+  uint32_t hash;
+  sn_name_id id;
+  int32_t next; ///< next slot in the same bucket, -1 at the end
+} sn_name_entry;
+
+/// One namespace: entries indexed by the id's slot (index1 - 1), chained by
+/// name hash for lookups by name.
+typedef struct sn_name_space {
+  sn_name_entry *slots;
+  int32_t slot_capacity;
+  int32_t *buckets; ///< first slot of each chain, -1 if empty
+  int32_t bucket_count;
+  int32_t live;
+} sn_name_space;
+
+struct sn_scene_names {
+  sn_name_space bodies;
+  sn_name_space constraints;
+};
+
+/// True if the name is acceptable (non-empty, <= SN_SCENE_MAX_NAME bytes, no control characters).
+bool sn_name_is_valid(const char *name);
+
+/// Sets (name != NULL) or clears (name == NULL) the name of id. Returns
+/// SN_SCENE_OK, SN_SCENE_ERR_DUPLICATE_NAME (another id has it; *other set if
+/// not NULL), SN_SCENE_ERR_ARGUMENT or SN_SCENE_ERR_OUT_OF_MEMORY.
+sn_scene_status sn_name_space_set(sn_name_space *ns, sn_name_id id, const char *name, sn_name_id *other);
+const char *sn_name_space_get(const sn_name_space *ns, sn_name_id id);
+/// The id with that name; false if none.
+bool sn_name_space_find(const sn_name_space *ns, const char *name, sn_name_id *out);
+void sn_name_space_free(sn_name_space *ns);
+
+/// Writes "<prefix>message" into error (if not NULL) with status and place.
+void sn_scene_set_error(sn_scene_error *error, sn_scene_status status, sn_result engine_result, int32_t line,
+                        int32_t column, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+
+#endif

@@ -1,0 +1,1689 @@
+/* Scene loader: text -> positions (json_text.c) + tree (cJSON) -> checked
+ * description (the *_ir structs, nothing built yet) -> plugins -> constraint
+ * parameters against their schemas -> world. Any failure before the world
+ * exists leaves nothing; a failure while building destroys what was built.
+ * The format is documented in docs/scene-format.md; the defaults below are
+ * the format's own (equal to today's engine defaults, but fixed here so that
+ * a file means the same thing if an engine default changes). */
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cJSON.h>
+
+#include "json_text.h"
+#include "scene_internal.h"
+
+#ifndef SINEW_INSTALLED_PLUGIN_DIR
+#define SINEW_INSTALLED_PLUGIN_DIR "/usr/local/lib/sinew/plugins"
+#endif
+
+/// Largest scene file read (bytes).
+#define SN_SCENE_MAX_FILE_BYTES (512u * 1024u * 1024u)
+
+/* ------------------------------------------------------------------------ */
+/* Checked description                                                       */
+
+typedef struct shape_ir {
+  const cJSON *node; ///< the shape object
+  const cJSON *geometry;
+  sn_shape_type type;
+  sn_shape_def def;
+  sn_circle circle;
+  sn_capsule capsule;
+  sn_segment segment;
+  sn_polygon polygon;
+} shape_ir;
+
+typedef struct body_ir {
+  const cJSON *node;
+  const cJSON *name_node;
+  const char *name;
+  sn_body_def def;
+  int32_t first_shape, shape_count;
+} body_ir;
+
+typedef enum soft_kind { SOFT_ROPE, SOFT_CLOTH, SOFT_RING, SOFT_LATTICE } soft_kind;
+
+/// A soft body as the file describes it. Builders take it once the engine
+/// has a soft-body API (see build_soft_body).
+typedef struct soft_ir {
+  const cJSON *node;
+  const cJSON *name_node;
+  const char *name;
+  soft_kind kind;
+  sn_vec2 start, end;       ///< rope
+  sn_vec2 origin;           ///< cloth, lattice: particle (0, 0), the lower left one
+  sn_vec2 center;           ///< ring
+  float radius;             ///< ring
+  float spacing;            ///< cloth, lattice
+  int32_t count;            ///< rope, ring: particles
+  int32_t columns, rows;    ///< cloth, lattice
+  float mass;               ///< total, kg
+  float compliance;         ///< m/N of the distance constraints (0 = rigid)
+  float bending_compliance; ///< cloth; < 0 = no bending constraints
+  float pressure;           ///< ring
+  float particle_radius;    ///< m
+  float friction;
+  const cJSON *pinned; ///< array of particle indices, or NULL
+} soft_ir;
+
+typedef struct param_ir {
+  const cJSON *node; ///< the value (its key is the parameter name)
+  bool top_level;    ///< given beside "type" rather than inside "params"
+} param_ir;
+
+typedef struct constraint_ir {
+  const cJSON *node;
+  const cJSON *type_node;
+  const cJSON *bodies_node;
+  const cJSON *body_nodes[SN_MAX_CONSTRAINT_BODIES];
+  const char *type;
+  const char *name;
+  const cJSON *name_node;
+  int32_t bodies[SN_MAX_CONSTRAINT_BODIES];
+  int32_t body_count;
+  float break_force;
+  bool collide_connected;
+  int32_t first_param, param_count;
+  sn_param_value *values; ///< param_count values, set by check_constraint_params
+} constraint_ir;
+
+typedef struct loader {
+  const char *text;
+  size_t length;
+  const char *source;
+  sn_json_map map;
+  sn_scene_error *err;
+  char path[512];
+  size_t path_len;
+  const sn_scene_load_options *opt;
+
+  sn_world_def world_def;
+  float hit_event_threshold;
+  const cJSON *settings_node;
+  const cJSON *plugins_node;
+
+  body_ir *bodies;
+  int32_t body_count;
+  shape_ir *shapes;
+  int32_t shape_count;
+  soft_ir *softs;
+  int32_t soft_count;
+  constraint_ir *constraints;
+  int32_t constraint_count;
+  param_ir *params;
+  int32_t param_count, param_capacity;
+  sn_param_value *values;
+
+  sn_name_space body_names;       ///< file order: body i is slot i, soft body j is slot body_count + j
+  sn_name_space constraint_names; ///< file order
+} loader;
+
+/* ------------------------------------------------------------------------ */
+/* Locations, paths and messages                                             */
+
+static size_t node_offset(const loader *L, const cJSON *node, bool at_key) {
+  const sn_json_pos *p = node ? sn_json_find(&L->map, node) : NULL;
+  if (p == NULL) return 0;
+  if (at_key && p->key != SN_JSON_NO_KEY) return p->key;
+  return p->value;
+}
+
+static size_t path_push_key(loader *L, const char *key) {
+  size_t mark = L->path_len;
+  int n = snprintf(L->path + mark, sizeof L->path - mark, "%s%s", mark ? "." : "", key);
+  if (n > 0) L->path_len = mark + (size_t)n < sizeof L->path ? mark + (size_t)n : sizeof L->path - 1;
+  return mark;
+}
+
+static size_t path_push_index(loader *L, int32_t index) {
+  size_t mark = L->path_len;
+  int n = snprintf(L->path + mark, sizeof L->path - mark, "[%d]", (int)index);
+  if (n > 0) L->path_len = mark + (size_t)n < sizeof L->path ? mark + (size_t)n : sizeof L->path - 1;
+  return mark;
+}
+
+static void path_pop(loader *L, size_t mark) {
+  L->path_len = mark;
+  L->path[mark] = '\0';
+}
+
+static void fail_at_offset(loader *L, sn_scene_status status, sn_result engine, size_t offset, const char *fmt,
+                           va_list args) {
+  int32_t line, column;
+  sn_json_line_column(L->text, L->length, offset, &line, &column);
+  char what[768];
+  vsnprintf(what, sizeof what, fmt, args);
+  if (L->path_len > 0)
+    sn_scene_set_error(L->err, status, engine, line, column, "%s:%d:%d: %s: %s", L->source, (int)line, (int)column,
+                       L->path, what);
+  else
+    sn_scene_set_error(L->err, status, engine, line, column, "%s:%d:%d: %s", L->source, (int)line, (int)column, what);
+}
+
+/// Records an error at node (its key if at_key) and returns false.
+#if defined(__GNUC__)
+__attribute__((format(printf, 6, 7)))
+#endif
+static bool
+fail(loader *L, sn_scene_status status, sn_result engine, const cJSON *node, bool at_key, const char *fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  fail_at_offset(L, status, engine, node_offset(L, node, at_key), fmt, args);
+  va_end(args);
+  return false;
+}
+
+/// Same, with the key of node appended to the path (for errors about a key).
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static bool
+fail_key(loader *L, sn_scene_status status, const cJSON *node, const char *fmt, ...) {
+  size_t mark = path_push_key(L, node->string);
+  va_list args;
+  va_start(args, fmt);
+  fail_at_offset(L, status, SN_OK, node_offset(L, node, true), fmt, args);
+  va_end(args);
+  path_pop(L, mark);
+  return false;
+}
+
+static bool out_of_memory(loader *L) {
+  sn_scene_set_error(L->err, SN_SCENE_ERR_OUT_OF_MEMORY, SN_ERR_OUT_OF_MEMORY, 0, 0, "%s: out of memory", L->source);
+  return false;
+}
+
+/// "a string", "-0.5", "an object"... for "got ..." in messages.
+static const char *describe(const loader *L, const cJSON *n, char *buf, size_t cap) {
+  if (cJSON_IsNumber(n)) {
+    size_t at = node_offset(L, n, false), len = 0;
+    while (at + len < L->length && len < 40 && strchr("0123456789+-.eE", L->text[at + len]) != NULL &&
+           L->text[at + len] != '\0')
+      len++;
+    snprintf(buf, cap, "%.*s", (int)len, L->text + at);
+    return buf;
+  }
+  if (cJSON_IsString(n)) {
+    snprintf(buf, cap, "the string \"%.40s\"%s", n->valuestring, strlen(n->valuestring) > 40 ? "..." : "");
+    return buf;
+  }
+  if (cJSON_IsBool(n)) return cJSON_IsTrue(n) ? "true" : "false";
+  if (cJSON_IsNull(n)) return "null";
+  if (cJSON_IsArray(n)) return "an array";
+  if (cJSON_IsObject(n)) return "an object";
+  return "an invalid value";
+}
+
+static const cJSON *member(const cJSON *obj, const char *key) {
+  for (const cJSON *c = obj->child; c != NULL; c = c->next) {
+    if (c->string != NULL && strcmp(c->string, key) == 0) return c;
+  }
+  return NULL;
+}
+
+static bool in_list(const char *key, const char *const *list) {
+  for (; *list != NULL; ++list) {
+    if (strcmp(key, *list) == 0) return true;
+  }
+  return false;
+}
+
+static void join_list(const char *const *list, char *buf, size_t cap) {
+  size_t n = 0;
+  buf[0] = '\0';
+  for (; *list != NULL && n < cap; ++list) {
+    int w = snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", *list);
+    if (w < 0) break;
+    n += (size_t)w;
+  }
+}
+
+/// A key given twice in one object.
+static bool check_duplicate_key(loader *L, const cJSON *obj, const cJSON *c) {
+  for (const cJSON *p = obj->child; p != c; p = p->next) {
+    if (strcmp(p->string, c->string) == 0) {
+      int32_t line, column;
+      sn_json_line_column(L->text, L->length, node_offset(L, p, true), &line, &column);
+      return fail_key(L, SN_SCENE_ERR_UNKNOWN_KEY, c, "key \"%s\" is given twice (first at %d:%d); expected it once",
+                      c->string, (int)line, (int)column);
+    }
+  }
+  return true;
+}
+
+/// Every key of obj is in allowed, and none is given twice.
+static bool check_keys(loader *L, const cJSON *obj, const char *const *allowed, const char *what) {
+  for (const cJSON *c = obj->child; c != NULL; c = c->next) {
+    if (!check_duplicate_key(L, obj, c)) return false;
+    if (!in_list(c->string, allowed)) {
+      char list[512];
+      join_list(allowed, list, sizeof list);
+      return fail_key(L, SN_SCENE_ERR_UNKNOWN_KEY, c, "unknown key \"%s\" in %s; expected one of: %s", c->string, what,
+                      list);
+    }
+  }
+  return true;
+}
+
+static bool missing(loader *L, const cJSON *obj, const char *key, const char *expected) {
+  return fail(L, SN_SCENE_ERR_MISSING_KEY, SN_OK, obj, false, "missing required key \"%s\"; expected %s", key,
+              expected);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Values                                                                    */
+
+typedef struct range {
+  double lo, hi;
+  bool lo_open;
+} range;
+
+static const range ANY = {-FLT_MAX, FLT_MAX, false};
+static const range NON_NEGATIVE = {0.0, FLT_MAX, false};
+static const range POSITIVE = {0.0, FLT_MAX, true};
+static const range UNIT = {0.0, 1.0, false};
+
+static void range_text(range r, bool whole, char *buf, size_t cap) {
+  const char *noun = whole ? "a whole number" : "a number";
+  if (r.lo <= -FLT_MAX && r.hi >= FLT_MAX)
+    snprintf(buf, cap, "a finite %s within float range (|x| <= 3.4e38)", whole ? "whole number" : "number");
+  else if (r.hi >= FLT_MAX)
+    snprintf(buf, cap, "%s %s %g", noun, r.lo_open ? ">" : ">=", r.lo);
+  else
+    snprintf(buf, cap, "%s in %s%g, %g]", noun, r.lo_open ? "(" : "[", r.lo, r.hi);
+}
+
+static bool check_number(loader *L, const cJSON *n, range r, bool whole, double *out) {
+  char expected[128], got[96];
+  range_text(r, whole, expected, sizeof expected);
+  if (!cJSON_IsNumber(n))
+    return fail(L, SN_SCENE_ERR_TYPE, SN_OK, n, false, "expected %s, got %s", expected,
+                describe(L, n, got, sizeof got));
+  double v = n->valuedouble;
+  bool ok = isfinite(v) && v <= r.hi && (r.lo_open ? v > r.lo : v >= r.lo) && (!whole || v == floor(v));
+  if (ok && !whole) ok = isfinite((float)v);
+  if (!ok)
+    return fail(L, SN_SCENE_ERR_RANGE, SN_OK, n, false, "expected %s, got %s", expected,
+                describe(L, n, got, sizeof got));
+  *out = v;
+  return true;
+}
+
+static bool read_float(loader *L, const cJSON *n, range r, float *out) {
+  double v;
+  if (!check_number(L, n, r, false, &v)) return false;
+  *out = (float)v;
+  return true;
+}
+
+static bool read_int(loader *L, const cJSON *n, int32_t lo, int32_t hi, int32_t *out) {
+  double v;
+  if (!check_number(L, n, (range){lo, hi, false}, true, &v)) return false;
+  *out = (int32_t)v;
+  return true;
+}
+
+static bool read_bool(loader *L, const cJSON *n, bool *out) {
+  char got[96];
+  if (!cJSON_IsBool(n))
+    return fail(L, SN_SCENE_ERR_TYPE, SN_OK, n, false, "expected true or false, got %s",
+                describe(L, n, got, sizeof got));
+  *out = cJSON_IsTrue(n);
+  return true;
+}
+
+static bool read_string(loader *L, const cJSON *n, const char *expected, const char **out) {
+  char got[96];
+  if (!cJSON_IsString(n))
+    return fail(L, SN_SCENE_ERR_TYPE, SN_OK, n, false, "expected %s, got %s", expected,
+                describe(L, n, got, sizeof got));
+  *out = n->valuestring;
+  return true;
+}
+
+static bool read_array(loader *L, const cJSON *n, const char *expected) {
+  char got[96];
+  if (!cJSON_IsArray(n))
+    return fail(L, SN_SCENE_ERR_TYPE, SN_OK, n, false, "expected %s, got %s", expected,
+                describe(L, n, got, sizeof got));
+  return true;
+}
+
+static bool read_object(loader *L, const cJSON *n, const char *expected) {
+  char got[96];
+  if (!cJSON_IsObject(n))
+    return fail(L, SN_SCENE_ERR_TYPE, SN_OK, n, false, "expected %s, got %s", expected,
+                describe(L, n, got, sizeof got));
+  return true;
+}
+
+/// [x, y]: exactly two numbers within r.
+static bool read_vec2_in(loader *L, const cJSON *n, range r, sn_vec2 *out) {
+  char got[96];
+  if (!cJSON_IsArray(n))
+    return fail(L, SN_SCENE_ERR_TYPE, SN_OK, n, false, "expected [x, y] (an array of 2 numbers), got %s",
+                describe(L, n, got, sizeof got));
+  if (cJSON_GetArraySize(n) != 2)
+    return fail(L, SN_SCENE_ERR_RANGE, SN_OK, n, false, "expected [x, y] (an array of 2 numbers), got %d values",
+                cJSON_GetArraySize(n));
+  float v[2];
+  int i = 0;
+  for (const cJSON *c = n->child; c != NULL; c = c->next, ++i) {
+    size_t mark = path_push_index(L, i);
+    bool ok = read_float(L, c, r, v + i);
+    path_pop(L, mark);
+    if (!ok) return false;
+  }
+  *out = (sn_vec2){v[0], v[1]};
+  return true;
+}
+
+static bool read_vec2(loader *L, const cJSON *n, sn_vec2 *out) { return read_vec2_in(L, n, ANY, out); }
+
+/* Optional members: read if present, else keep *out (the default). The
+ * member's key goes on the path while its value is read. */
+#define SN_OPT(L, obj, key, call)                                                                                      \
+  do {                                                                                                                 \
+    const cJSON *n_ = member((obj), (key));                                                                            \
+    if (n_ != NULL) {                                                                                                  \
+      size_t mark_ = path_push_key((L), (key));                                                                        \
+      bool ok_ = (call);                                                                                               \
+      path_pop((L), mark_);                                                                                            \
+      if (!ok_) return false;                                                                                          \
+    }                                                                                                                  \
+  } while (0)
+
+/// Same, but the member must be there.
+#define SN_REQ(L, obj, key, expected, call)                                                                            \
+  do {                                                                                                                 \
+    const cJSON *n_ = member((obj), (key));                                                                            \
+    if (n_ == NULL) return missing((L), (obj), (key), (expected));                                                     \
+    size_t mark_ = path_push_key((L), (key));                                                                          \
+    bool ok_ = (call);                                                                                                 \
+    path_pop((L), mark_);                                                                                              \
+    if (!ok_) return false;                                                                                            \
+  } while (0)
+
+static bool read_name(loader *L, const cJSON *n, const char **out) {
+  if (!read_string(L, n, "a name (a string)", out)) return false;
+  if (!sn_name_is_valid(*out))
+    return fail(L, SN_SCENE_ERR_RANGE, SN_OK, n, false,
+                "expected a name of 1 to %d bytes without control characters, got \"%.40s\"", SN_SCENE_MAX_NAME, *out);
+  return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Settings                                                                  */
+
+static bool parse_settings(loader *L, const cJSON *obj) {
+  static const char *const keys[] = {"substeps",
+                                     "position_iterations",
+                                     "soft_iterations",
+                                     "sleep",
+                                     "continuous",
+                                     "contact_hertz",
+                                     "contact_damping_ratio",
+                                     "contact_push_max_velocity",
+                                     "restitution_threshold",
+                                     "maximum_linear_speed",
+                                     "hit_event_threshold",
+                                     NULL};
+  if (!read_object(L, obj, "an object of world settings")) return false;
+  if (!check_keys(L, obj, keys, "settings")) return false;
+  sn_world_def *d = &L->world_def;
+  SN_OPT(L, obj, "substeps", read_int(L, n_, 1, 64, &d->substeps));
+  SN_OPT(L, obj, "position_iterations", read_int(L, n_, 0, 32, &d->position_iterations));
+  SN_OPT(L, obj, "soft_iterations", read_int(L, n_, 1, 32, &d->soft_iterations));
+  SN_OPT(L, obj, "sleep", read_bool(L, n_, &d->enable_sleep));
+  SN_OPT(L, obj, "continuous", read_bool(L, n_, &d->enable_continuous));
+  SN_OPT(L, obj, "contact_hertz", read_float(L, n_, NON_NEGATIVE, &d->contact_hertz));
+  SN_OPT(L, obj, "contact_damping_ratio", read_float(L, n_, NON_NEGATIVE, &d->contact_damping_ratio));
+  SN_OPT(L, obj, "contact_push_max_velocity", read_float(L, n_, NON_NEGATIVE, &d->contact_push_max_velocity));
+  SN_OPT(L, obj, "restitution_threshold", read_float(L, n_, NON_NEGATIVE, &d->restitution_threshold));
+  SN_OPT(L, obj, "maximum_linear_speed", read_float(L, n_, POSITIVE, &d->maximum_linear_speed));
+  SN_OPT(L, obj, "hit_event_threshold", read_float(L, n_, NON_NEGATIVE, &L->hit_event_threshold));
+  return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Shapes                                                                    */
+
+static const char *const geometry_keys[] = {"circle", "box", "polygon", "capsule", "segment", NULL};
+static const char *const shape_keys[] = {
+    "circle",  "box",      "polygon",     "capsule",        "segment",    "offset",        "radius",    "angle",
+    "density", "friction", "restitution", "contact_events", "hit_events", "category_bits", "mask_bits", NULL};
+
+/// Collision filter bits: a whole number in [0, 2^53] or a string "0x" + up to 16 hex digits.
+static bool read_bits(loader *L, const cJSON *n, uint64_t *out) {
+  char got[96];
+  if (cJSON_IsNumber(n)) {
+    double v = n->valuedouble;
+    if (!(v >= 0.0 && v <= 9007199254740992.0 && v == floor(v)))
+      return fail(L, SN_SCENE_ERR_RANGE, SN_OK, n, false,
+                  "expected a whole number in [0, 2^53] or a string \"0x...\" of up to 16 hex digits, got %s",
+                  describe(L, n, got, sizeof got));
+    *out = (uint64_t)v;
+    return true;
+  }
+  if (cJSON_IsString(n)) {
+    const char *s = n->valuestring;
+    size_t len = strlen(s);
+    bool ok = len > 2 && len <= 18 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    uint64_t v = 0;
+    for (size_t i = 2; ok && i < len; ++i) {
+      char c = s[i];
+      int h = c >= '0' && c <= '9'   ? c - '0'
+              : c >= 'a' && c <= 'f' ? c - 'a' + 10
+              : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                     : -1;
+      if (h < 0) ok = false;
+      v = (v << 4) | (uint64_t)(h < 0 ? 0 : h);
+    }
+    if (ok) {
+      *out = v;
+      return true;
+    }
+  }
+  return fail(L, cJSON_IsString(n) ? SN_SCENE_ERR_RANGE : SN_SCENE_ERR_TYPE, SN_OK, n, false,
+              "expected a whole number in [0, 2^53] or a string \"0x...\" of up to 16 hex digits, got %s",
+              describe(L, n, got, sizeof got));
+}
+
+/// What the engine wants instead, for a geometry refusal.
+static const char *geometry_expected(sn_result r) {
+  switch (r) {
+  case SN_ERR_DEGENERATE_POLYGON:
+    return "at least 3 points more than 0.5 mm apart, enclosing some area";
+  case SN_ERR_NON_CONVEX_POLYGON:
+    return "a convex outline with no three points in a line";
+  case SN_ERR_TOO_MANY_VERTICES:
+    return "at most 8 points";
+  case SN_ERR_WRONG_BODY_TYPE:
+    return "segments on static bodies only";
+  default:
+    return "finite values in range";
+  }
+}
+
+static bool geometry_error(loader *L, const cJSON *n, sn_result r, const char *what) {
+  return fail(L, SN_SCENE_ERR_GEOMETRY, r, n, false, "the engine refuses this %s: %s (%s); expected %s", what,
+              sn_result_name(r), sn_result_message(r), geometry_expected(r));
+}
+
+static bool parse_points(loader *L, const cJSON *n, int32_t min, int32_t max, sn_vec2 *points, int32_t *count,
+                         const char *expected) {
+  char got[96];
+  if (!cJSON_IsArray(n))
+    return fail(L, SN_SCENE_ERR_TYPE, SN_OK, n, false, "expected %s, got %s", expected,
+                describe(L, n, got, sizeof got));
+  int32_t k = cJSON_GetArraySize(n);
+  if (k < min || k > max)
+    return fail(L, SN_SCENE_ERR_RANGE, SN_OK, n, false, "expected %s, got %d points", expected, (int)k);
+  int32_t i = 0;
+  for (const cJSON *c = n->child; c != NULL; c = c->next, ++i) {
+    size_t mark = path_push_index(L, i);
+    bool ok = read_vec2(L, c, points + i);
+    path_pop(L, mark);
+    if (!ok) return false;
+  }
+  *count = k;
+  return true;
+}
+
+static bool parse_geometry(loader *L, shape_ir *s, const cJSON *obj, sn_body_type body_type) {
+  const cJSON *g = s->geometry;
+  const char *kind = g->string;
+  const cJSON *offset_node = member(obj, "offset");
+  sn_vec2 offset = {0.0f, 0.0f};
+  SN_OPT(L, obj, "offset", read_vec2(L, n_, &offset));
+  float radius = 0.0f, angle = 0.0f;
+  bool rounded = strcmp(kind, "box") == 0 || strcmp(kind, "polygon") == 0;
+  const cJSON *rn = member(obj, "radius"), *an = member(obj, "angle");
+  if (rn != NULL && !rounded)
+    return fail_key(L, SN_SCENE_ERR_UNKNOWN_KEY, rn,
+                    "\"radius\" (rounding) applies to box and polygon shapes only; expected no \"radius\" on a %s",
+                    kind);
+  if (an != NULL && strcmp(kind, "box") != 0)
+    return fail_key(L, SN_SCENE_ERR_UNKNOWN_KEY, an,
+                    "\"angle\" applies to box shapes only; expected no \"angle\" on a %s", kind);
+  SN_OPT(L, obj, "radius", read_float(L, n_, NON_NEGATIVE, &radius));
+  SN_OPT(L, obj, "angle", read_float(L, n_, ANY, &angle));
+  size_t mark = path_push_key(L, kind);
+  bool ok = true;
+  if (strcmp(kind, "circle") == 0) {
+    s->type = SN_SHAPE_CIRCLE;
+    ok = read_float(L, g, POSITIVE, &s->circle.radius);
+    s->circle.center = offset;
+  } else if (strcmp(kind, "box") == 0) {
+    s->type = SN_SHAPE_POLYGON;
+    sn_vec2 h;
+    ok = read_vec2_in(L, g, POSITIVE, &h);
+    if (ok) {
+      sn_result r = sn_make_offset_box(h.x, h.y, offset, angle, &s->polygon);
+      if (r != SN_OK) ok = geometry_error(L, g, r, "box");
+      s->polygon.radius = radius;
+    }
+  } else if (strcmp(kind, "polygon") == 0) {
+    s->type = SN_SHAPE_POLYGON;
+    sn_vec2 pts[SN_MAX_POLYGON_VERTICES];
+    int32_t count = 0;
+    ok = parse_points(L, g, 3, SN_MAX_POLYGON_VERTICES, pts, &count, "[[x, y], ...] with 3 to 8 points");
+    if (ok) {
+      if (offset_node != NULL) {
+        for (int32_t i = 0; i < count; ++i) pts[i] = (sn_vec2){pts[i].x + offset.x, pts[i].y + offset.y};
+      }
+      sn_result r = sn_make_polygon(pts, count, radius, &s->polygon);
+      if (r != SN_OK) ok = geometry_error(L, g, r, "polygon");
+    }
+  } else if (strcmp(kind, "capsule") == 0) {
+    s->type = SN_SHAPE_CAPSULE;
+    const char *expected = "[[x1, y1], [x2, y2], radius]";
+    char got[96];
+    if (!cJSON_IsArray(g) || cJSON_GetArraySize(g) != 3) {
+      ok = fail(L, cJSON_IsArray(g) ? SN_SCENE_ERR_RANGE : SN_SCENE_ERR_TYPE, SN_OK, g, false, "expected %s, got %s",
+                expected, cJSON_IsArray(g) ? "an array of another length" : describe(L, g, got, sizeof got));
+    } else {
+      const cJSON *c = g->child;
+      size_t m2 = path_push_index(L, 0);
+      ok = read_vec2(L, c, &s->capsule.center1);
+      path_pop(L, m2);
+      if (ok) {
+        m2 = path_push_index(L, 1);
+        ok = read_vec2(L, c->next, &s->capsule.center2);
+        path_pop(L, m2);
+      }
+      if (ok) {
+        m2 = path_push_index(L, 2);
+        ok = read_float(L, c->next->next, POSITIVE, &s->capsule.radius);
+        path_pop(L, m2);
+      }
+      if (ok && offset_node != NULL) {
+        s->capsule.center1 = (sn_vec2){s->capsule.center1.x + offset.x, s->capsule.center1.y + offset.y};
+        s->capsule.center2 = (sn_vec2){s->capsule.center2.x + offset.x, s->capsule.center2.y + offset.y};
+      }
+    }
+  } else { /* segment */
+    s->type = SN_SHAPE_SEGMENT;
+    sn_vec2 pts[2];
+    int32_t count = 0;
+    ok = parse_points(L, g, 2, 2, pts, &count, "[[x1, y1], [x2, y2]]");
+    if (ok) {
+      if (offset_node != NULL) {
+        for (int32_t i = 0; i < 2; ++i) pts[i] = (sn_vec2){pts[i].x + offset.x, pts[i].y + offset.y};
+      }
+      s->segment = (sn_segment){pts[0], pts[1]};
+      if (body_type != SN_BODY_STATIC)
+        ok = fail(L, SN_SCENE_ERR_GEOMETRY, SN_ERR_WRONG_BODY_TYPE, g, true,
+                  "a segment has no area: expected it on a static body, this body is %s",
+                  body_type == SN_BODY_DYNAMIC ? "dynamic" : "kinematic");
+    }
+  }
+  path_pop(L, mark);
+  return ok;
+}
+
+static bool parse_shape(loader *L, const cJSON *obj, sn_body_type body_type, shape_ir *s) {
+  if (!read_object(L, obj, "a shape object such as {\"circle\": 0.5}")) return false;
+  memset(s, 0, sizeof *s);
+  s->node = obj;
+  const cJSON *unknown = NULL;
+  for (const cJSON *c = obj->child; c != NULL; c = c->next) {
+    if (!check_duplicate_key(L, obj, c)) return false;
+    if (in_list(c->string, geometry_keys)) {
+      if (s->geometry != NULL)
+        return fail_key(L, SN_SCENE_ERR_UNKNOWN_SHAPE, c,
+                        "a shape has exactly one geometry, and this one already is a %s; expected one of circle, box, "
+                        "polygon, capsule, segment per shape",
+                        s->geometry->string);
+      s->geometry = c;
+    } else if (!in_list(c->string, shape_keys) && unknown == NULL) {
+      unknown = c;
+    }
+  }
+  if (unknown != NULL && s->geometry == NULL)
+    return fail_key(L, SN_SCENE_ERR_UNKNOWN_SHAPE, unknown,
+                    "unknown shape \"%s\"; expected one of: circle, box, polygon, capsule, segment", unknown->string);
+  if (unknown != NULL) {
+    char list[512];
+    join_list(shape_keys, list, sizeof list);
+    return fail_key(L, SN_SCENE_ERR_UNKNOWN_KEY, unknown, "unknown key \"%s\" in a shape; expected one of: %s",
+                    unknown->string, list);
+  }
+  if (s->geometry == NULL)
+    return fail(L, SN_SCENE_ERR_UNKNOWN_SHAPE, SN_OK, obj, false,
+                "a shape needs a geometry key; expected one of: circle, box, polygon, capsule, segment");
+  sn_shape_def *d = &s->def;
+  *d = sn_default_shape_def();
+  d->density = 1.0f;
+  d->friction = 0.6f;
+  d->restitution = 0.0f;
+  d->enable_contact_events = true;
+  d->enable_hit_events = false;
+  d->category_bits = 1;
+  d->mask_bits = UINT64_MAX;
+  SN_OPT(L, obj, "density", read_float(L, n_, NON_NEGATIVE, &d->density));
+  SN_OPT(L, obj, "friction", read_float(L, n_, NON_NEGATIVE, &d->friction));
+  SN_OPT(L, obj, "restitution", read_float(L, n_, UNIT, &d->restitution));
+  SN_OPT(L, obj, "contact_events", read_bool(L, n_, &d->enable_contact_events));
+  SN_OPT(L, obj, "hit_events", read_bool(L, n_, &d->enable_hit_events));
+  SN_OPT(L, obj, "category_bits", read_bits(L, n_, &d->category_bits));
+  SN_OPT(L, obj, "mask_bits", read_bits(L, n_, &d->mask_bits));
+  return parse_geometry(L, s, obj, body_type);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Bodies and names                                                          */
+
+/// Location "line:col" of the name node of file body/soft body slot.
+static void first_use(loader *L, int32_t slot, int32_t *line, int32_t *column) {
+  const cJSON *n = slot < L->body_count ? L->bodies[slot].name_node : L->softs[slot - L->body_count].name_node;
+  sn_json_line_column(L->text, L->length, node_offset(L, n, false), line, column);
+}
+
+static bool add_body_name(loader *L, const cJSON *name_node, const char *name, int32_t slot) {
+  sn_name_id other;
+  sn_scene_status st = sn_name_space_set(&L->body_names, (sn_name_id){slot + 1, 0, 0}, name, &other);
+  if (st == SN_SCENE_ERR_OUT_OF_MEMORY) return out_of_memory(L);
+  if (st == SN_SCENE_ERR_DUPLICATE_NAME) {
+    int32_t line, column;
+    first_use(L, other.index1 - 1, &line, &column);
+    return fail(L, SN_SCENE_ERR_DUPLICATE_NAME, SN_OK, name_node, false,
+                "duplicate body name \"%s\" (first used at %d:%d); expected every body and soft body to have its own "
+                "name",
+                name, (int)line, (int)column);
+  }
+  return true;
+}
+
+static bool parse_body(loader *L, const cJSON *obj, int32_t index) {
+  static const char *const keys[] = {"name",
+                                     "type",
+                                     "position",
+                                     "angle",
+                                     "velocity",
+                                     "angular_velocity",
+                                     "linear_damping",
+                                     "angular_damping",
+                                     "gravity_scale",
+                                     "bullet",
+                                     "awake",
+                                     "sleep",
+                                     "fixed_rotation",
+                                     "shapes",
+                                     NULL};
+  if (!read_object(L, obj, "a body object")) return false;
+  if (!check_keys(L, obj, keys, "a body")) return false;
+  body_ir *b = L->bodies + index;
+  b->node = obj;
+  b->name_node = member(obj, "name");
+  SN_OPT(L, obj, "name", read_name(L, n_, &b->name));
+  sn_body_def *d = &b->def;
+  *d = sn_default_body_def();
+  const char *type = NULL;
+  SN_REQ(L, obj, "type", "\"static\", \"kinematic\" or \"dynamic\"",
+         read_string(L, n_, "\"static\", \"kinematic\" or \"dynamic\"", &type));
+  if (strcmp(type, "static") == 0)
+    d->type = SN_BODY_STATIC;
+  else if (strcmp(type, "kinematic") == 0)
+    d->type = SN_BODY_KINEMATIC;
+  else if (strcmp(type, "dynamic") == 0)
+    d->type = SN_BODY_DYNAMIC;
+  else {
+    size_t mark = path_push_key(L, "type");
+    fail(L, SN_SCENE_ERR_RANGE, SN_OK, member(obj, "type"), false,
+         "expected \"static\", \"kinematic\" or \"dynamic\", got \"%.40s\"", type);
+    path_pop(L, mark);
+    return false;
+  }
+  d->position = (sn_vec2){0.0f, 0.0f};
+  d->angle = 0.0f;
+  d->linear_velocity = (sn_vec2){0.0f, 0.0f};
+  d->angular_velocity = 0.0f;
+  d->linear_damping = 0.0f;
+  d->angular_damping = 0.0f;
+  d->gravity_scale = 1.0f;
+  d->is_bullet = false;
+  d->is_awake = true;
+  d->enable_sleep = true;
+  d->fixed_rotation = false;
+  SN_OPT(L, obj, "position", read_vec2(L, n_, &d->position));
+  SN_OPT(L, obj, "angle", read_float(L, n_, ANY, &d->angle));
+  SN_OPT(L, obj, "velocity", read_vec2(L, n_, &d->linear_velocity));
+  SN_OPT(L, obj, "angular_velocity", read_float(L, n_, ANY, &d->angular_velocity));
+  SN_OPT(L, obj, "linear_damping", read_float(L, n_, NON_NEGATIVE, &d->linear_damping));
+  SN_OPT(L, obj, "angular_damping", read_float(L, n_, NON_NEGATIVE, &d->angular_damping));
+  SN_OPT(L, obj, "gravity_scale", read_float(L, n_, ANY, &d->gravity_scale));
+  SN_OPT(L, obj, "bullet", read_bool(L, n_, &d->is_bullet));
+  SN_OPT(L, obj, "awake", read_bool(L, n_, &d->is_awake));
+  SN_OPT(L, obj, "sleep", read_bool(L, n_, &d->enable_sleep));
+  SN_OPT(L, obj, "fixed_rotation", read_bool(L, n_, &d->fixed_rotation));
+  b->first_shape = L->shape_count;
+  const cJSON *shapes = member(obj, "shapes");
+  if (shapes != NULL) {
+    size_t mark = path_push_key(L, "shapes");
+    bool ok = read_array(L, shapes, "an array of shape objects");
+    int32_t i = 0;
+    for (const cJSON *c = ok ? shapes->child : NULL; c != NULL && ok; c = c->next, ++i) {
+      size_t m2 = path_push_index(L, i);
+      ok = parse_shape(L, c, d->type, L->shapes + L->shape_count);
+      if (ok) L->shape_count++;
+      path_pop(L, m2);
+    }
+    path_pop(L, mark);
+    if (!ok) return false;
+  }
+  b->shape_count = L->shape_count - b->first_shape;
+  if (b->name != NULL) {
+    size_t mark = path_push_key(L, "name");
+    bool ok = add_body_name(L, b->name_node, b->name, index);
+    path_pop(L, mark);
+    if (!ok) return false;
+  }
+  return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Soft bodies (checked now, built once the engine has them)                 */
+
+static bool parse_soft(loader *L, const cJSON *obj, int32_t index) {
+  static const char *const rope_keys[] = {
+      "name", "kind", "start", "end", "count", "mass", "compliance", "particle_radius", "friction", "pinned", NULL};
+  static const char *const cloth_keys[] = {"name",
+                                           "kind",
+                                           "origin",
+                                           "columns",
+                                           "rows",
+                                           "spacing",
+                                           "mass",
+                                           "compliance",
+                                           "bending_compliance",
+                                           "particle_radius",
+                                           "friction",
+                                           "pinned",
+                                           NULL};
+  static const char *const ring_keys[] = {"name",       "kind",     "center",          "radius",   "count",  "mass",
+                                          "compliance", "pressure", "particle_radius", "friction", "pinned", NULL};
+  static const char *const lattice_keys[] = {"name", "kind",       "origin",          "columns",  "rows",   "spacing",
+                                             "mass", "compliance", "particle_radius", "friction", "pinned", NULL};
+  if (!read_object(L, obj, "a soft body object")) return false;
+  soft_ir *s = L->softs + index;
+  memset(s, 0, sizeof *s);
+  s->node = obj;
+  const char *kind = NULL;
+  const char *expected_kind = "\"rope\", \"cloth\", \"ring\" or \"lattice\"";
+  SN_REQ(L, obj, "kind", expected_kind, read_string(L, n_, expected_kind, &kind));
+  const char *const *keys;
+  if (strcmp(kind, "rope") == 0) {
+    s->kind = SOFT_ROPE;
+    keys = rope_keys;
+  } else if (strcmp(kind, "cloth") == 0) {
+    s->kind = SOFT_CLOTH;
+    keys = cloth_keys;
+  } else if (strcmp(kind, "ring") == 0) {
+    s->kind = SOFT_RING;
+    keys = ring_keys;
+  } else if (strcmp(kind, "lattice") == 0) {
+    s->kind = SOFT_LATTICE;
+    keys = lattice_keys;
+  } else {
+    size_t mark = path_push_key(L, "kind");
+    fail(L, SN_SCENE_ERR_RANGE, SN_OK, member(obj, "kind"), false, "expected %s, got \"%.40s\"", expected_kind, kind);
+    path_pop(L, mark);
+    return false;
+  }
+  char what[64];
+  snprintf(what, sizeof what, "a %s soft body", kind);
+  if (!check_keys(L, obj, keys, what)) return false;
+  s->name_node = member(obj, "name");
+  SN_OPT(L, obj, "name", read_name(L, n_, &s->name));
+  s->mass = 1.0f;
+  s->compliance = 0.0f;
+  s->bending_compliance = -1.0f;
+  s->pressure = 1.0f;
+  s->particle_radius = 0.05f;
+  s->friction = 0.6f;
+  SN_OPT(L, obj, "mass", read_float(L, n_, POSITIVE, &s->mass));
+  SN_OPT(L, obj, "compliance", read_float(L, n_, NON_NEGATIVE, &s->compliance));
+  SN_OPT(L, obj, "particle_radius", read_float(L, n_, POSITIVE, &s->particle_radius));
+  SN_OPT(L, obj, "friction", read_float(L, n_, NON_NEGATIVE, &s->friction));
+  int32_t particles = 0;
+  switch (s->kind) {
+  case SOFT_ROPE:
+    SN_REQ(L, obj, "start", "[x, y]", read_vec2(L, n_, &s->start));
+    SN_REQ(L, obj, "end", "[x, y]", read_vec2(L, n_, &s->end));
+    SN_REQ(L, obj, "count", "the number of particles, >= 2", read_int(L, n_, 2, 1000000, &s->count));
+    particles = s->count;
+    break;
+  case SOFT_RING:
+    SN_REQ(L, obj, "center", "[x, y]", read_vec2(L, n_, &s->center));
+    SN_REQ(L, obj, "radius", "a number > 0", read_float(L, n_, POSITIVE, &s->radius));
+    SN_REQ(L, obj, "count", "the number of particles, >= 3", read_int(L, n_, 3, 1000000, &s->count));
+    SN_OPT(L, obj, "pressure", read_float(L, n_, NON_NEGATIVE, &s->pressure));
+    particles = s->count;
+    break;
+  case SOFT_CLOTH:
+  case SOFT_LATTICE:
+    SN_REQ(L, obj, "origin", "[x, y] of the lower left particle", read_vec2(L, n_, &s->origin));
+    SN_REQ(L, obj, "columns", "a whole number >= 2", read_int(L, n_, 2, 4096, &s->columns));
+    SN_REQ(L, obj, "rows", "a whole number >= 2", read_int(L, n_, 2, 4096, &s->rows));
+    SN_REQ(L, obj, "spacing", "a number > 0", read_float(L, n_, POSITIVE, &s->spacing));
+    if (s->kind == SOFT_CLOTH)
+      SN_OPT(L, obj, "bending_compliance", read_float(L, n_, NON_NEGATIVE, &s->bending_compliance));
+    particles = s->columns * s->rows;
+    break;
+  }
+  const cJSON *pinned = member(obj, "pinned");
+  if (pinned != NULL) {
+    size_t mark = path_push_key(L, "pinned");
+    bool ok = read_array(L, pinned, "an array of particle indices");
+    int32_t i = 0, v;
+    for (const cJSON *c = ok ? pinned->child : NULL; c != NULL && ok; c = c->next, ++i) {
+      size_t m2 = path_push_index(L, i);
+      ok = read_int(L, c, 0, particles - 1, &v);
+      path_pop(L, m2);
+    }
+    path_pop(L, mark);
+    if (!ok) return false;
+    s->pinned = pinned;
+  }
+  if (s->name != NULL) {
+    size_t mark = path_push_key(L, "name");
+    bool ok = add_body_name(L, s->name_node, s->name, L->body_count + index);
+    path_pop(L, mark);
+    if (!ok) return false;
+  }
+  return true;
+}
+
+/* One builder per kind. The engine has no soft-body API yet: each refuses
+ * with a clear message at the entry. Wiring one is local to its function. */
+static bool soft_unsupported(loader *L, const soft_ir *s, const char *kind) {
+  (void)s;
+  return fail(L, SN_SCENE_ERR_UNSUPPORTED, SN_OK, s->node, false,
+              "soft bodies are not supported yet (this %s is valid, but the scene loader does not build soft "
+              "bodies yet); expected an empty \"soft_bodies\" array",
+              kind);
+}
+
+static bool build_soft_rope(loader *L, sn_world *w, const soft_ir *s) {
+  (void)w;
+  return soft_unsupported(L, s, "rope");
+}
+
+static bool build_soft_cloth(loader *L, sn_world *w, const soft_ir *s) {
+  (void)w;
+  return soft_unsupported(L, s, "cloth");
+}
+
+static bool build_soft_ring(loader *L, sn_world *w, const soft_ir *s) {
+  (void)w;
+  return soft_unsupported(L, s, "ring");
+}
+
+static bool build_soft_lattice(loader *L, sn_world *w, const soft_ir *s) {
+  (void)w;
+  return soft_unsupported(L, s, "lattice");
+}
+
+static bool build_soft_body(loader *L, sn_world *w, const soft_ir *s) {
+  switch (s->kind) {
+  case SOFT_ROPE:
+    return build_soft_rope(L, w, s);
+  case SOFT_CLOTH:
+    return build_soft_cloth(L, w, s);
+  case SOFT_RING:
+    return build_soft_ring(L, w, s);
+  case SOFT_LATTICE:
+    return build_soft_lattice(L, w, s);
+  }
+  return false;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Constraints: structure and references now, parameters once the types are  */
+/* known                                                                      */
+
+static const char *const constraint_keys[] = {"type", "bodies", "params", "break_force", "collide_connected",
+                                              "name", NULL};
+
+static bool add_param(loader *L, const cJSON *node, bool top_level) {
+  if (L->param_count == L->param_capacity) {
+    int32_t cap = L->param_capacity ? 2 * L->param_capacity : 64;
+    param_ir *p = realloc(L->params, (size_t)cap * sizeof *p);
+    if (p == NULL) return out_of_memory(L);
+    L->params = p;
+    L->param_capacity = cap;
+  }
+  L->params[L->param_count++] = (param_ir){node, top_level};
+  return true;
+}
+
+static bool parse_constraint(loader *L, const cJSON *obj, int32_t index) {
+  if (!read_object(L, obj, "a constraint object")) return false;
+  constraint_ir *k = L->constraints + index;
+  memset(k, 0, sizeof *k);
+  k->node = obj;
+  k->first_param = L->param_count;
+  for (const cJSON *c = obj->child; c != NULL; c = c->next) {
+    if (!check_duplicate_key(L, obj, c)) return false;
+    if (!in_list(c->string, constraint_keys) && !add_param(L, c, true)) return false;
+  }
+  k->type_node = member(obj, "type");
+  SN_REQ(L, obj, "type", "a constraint type name such as \"revolute\"",
+         read_string(L, n_, "a constraint type name such as \"revolute\"", &k->type));
+  k->name_node = member(obj, "name");
+  SN_OPT(L, obj, "name", read_name(L, n_, &k->name));
+  SN_OPT(L, obj, "break_force", read_float(L, n_, NON_NEGATIVE, &k->break_force));
+  SN_OPT(L, obj, "collide_connected", read_bool(L, n_, &k->collide_connected));
+  const char *expected_bodies = "an array of 1 or 2 body names";
+  k->bodies_node = member(obj, "bodies");
+  if (k->bodies_node == NULL) return missing(L, obj, "bodies", expected_bodies);
+  size_t mark = path_push_key(L, "bodies");
+  if (!read_array(L, k->bodies_node, expected_bodies)) return false;
+  int32_t n = cJSON_GetArraySize(k->bodies_node);
+  if (n < 1 || n > SN_MAX_CONSTRAINT_BODIES)
+    return fail(L, SN_SCENE_ERR_RANGE, SN_OK, k->bodies_node, false, "expected %s, got %d", expected_bodies, (int)n);
+  int32_t i = 0;
+  for (const cJSON *c = k->bodies_node->child; c != NULL; c = c->next, ++i) {
+    size_t m2 = path_push_index(L, i);
+    const char *name = NULL;
+    if (!read_string(L, c, "a body name (a string)", &name)) return false;
+    sn_name_id id;
+    if (!sn_name_space_find(&L->body_names, name, &id))
+      return fail(L, SN_SCENE_ERR_DANGLING_REFERENCE, SN_OK, c, false,
+                  "no body named \"%.60s\"; expected the name of a body in \"bodies\"", name);
+    if (id.index1 - 1 >= L->body_count)
+      return fail(L, SN_SCENE_ERR_DANGLING_REFERENCE, SN_OK, c, false,
+                  "\"%.60s\" is a soft body; expected the name of a rigid body in \"bodies\"", name);
+    if (i == 1 && id.index1 - 1 == k->bodies[0])
+      return fail(L, SN_SCENE_ERR_RANGE, SN_OK, c, false,
+                  "a constraint cannot join body \"%.60s\" to itself; expected two different bodies", name);
+    k->bodies[i] = id.index1 - 1;
+    k->body_nodes[i] = c;
+    path_pop(L, m2);
+  }
+  k->body_count = n;
+  path_pop(L, mark);
+  const cJSON *params = member(obj, "params");
+  if (params != NULL) {
+    mark = path_push_key(L, "params");
+    if (!read_object(L, params, "an object of parameter values")) return false;
+    for (const cJSON *c = params->child; c != NULL; c = c->next) {
+      if (!check_duplicate_key(L, params, c)) return false;
+      if (!add_param(L, c, false)) return false;
+    }
+    path_pop(L, mark);
+  }
+  k->param_count = L->param_count - k->first_param;
+  if (k->name != NULL) {
+    sn_name_id other;
+    sn_scene_status st = sn_name_space_set(&L->constraint_names, (sn_name_id){index + 1, 0, 0}, k->name, &other);
+    if (st == SN_SCENE_ERR_OUT_OF_MEMORY) return out_of_memory(L);
+    if (st == SN_SCENE_ERR_DUPLICATE_NAME) {
+      int32_t line, column;
+      sn_json_line_column(L->text, L->length, node_offset(L, L->constraints[other.index1 - 1].name_node, false), &line,
+                          &column);
+      mark = path_push_key(L, "name");
+      fail(L, SN_SCENE_ERR_DUPLICATE_NAME, SN_OK, k->name_node, false,
+           "duplicate constraint name \"%s\" (first used at %d:%d); expected every constraint to have its own name",
+           k->name, (int)line, (int)column);
+      path_pop(L, mark);
+      return false;
+    }
+  }
+  return true;
+}
+
+static void schema_names(const sn_constraint_type *t, char *buf, size_t cap) {
+  size_t n = 0;
+  buf[0] = '\0';
+  for (uint32_t i = 0; i < t->param_count && n < cap; ++i) {
+    int w = snprintf(buf + n, cap - n, "%s%s", i ? ", " : "", t->params[i].name);
+    if (w < 0) break;
+    n += (size_t)w;
+  }
+  if (t->param_count == 0) snprintf(buf, cap, "(none)");
+}
+
+static bool read_param(loader *L, const sn_constraint_type *t, const sn_param_desc *p, const cJSON *n,
+                       sn_param_value *out) {
+  out->name = p->name;
+  out->x = out->y = 0.0;
+  range r = {p->min, p->max, false};
+  char got[96];
+  switch (p->kind) {
+  case SN_PARAM_FLOAT: {
+    float f;
+    if (!read_float(L, n, r, &f)) return false;
+    out->x = f;
+    return true;
+  }
+  case SN_PARAM_INT: {
+    double v;
+    if (!check_number(L, n, r, true, &v)) return false;
+    out->x = v;
+    return true;
+  }
+  case SN_PARAM_BOOL:
+    if (cJSON_IsBool(n)) {
+      out->x = cJSON_IsTrue(n) ? 1.0 : 0.0;
+      return true;
+    }
+    if (cJSON_IsNumber(n) && (n->valuedouble == 0.0 || n->valuedouble == 1.0)) {
+      out->x = n->valuedouble;
+      return true;
+    }
+    return fail(L, cJSON_IsNumber(n) ? SN_SCENE_ERR_RANGE : SN_SCENE_ERR_TYPE, SN_OK, n, false,
+                "%s.%s: expected true or false, got %s", t->name, p->name, describe(L, n, got, sizeof got));
+  case SN_PARAM_VEC2: {
+    sn_vec2 v;
+    if (!read_vec2_in(L, n, r, &v)) return false;
+    out->x = v.x;
+    out->y = v.y;
+    return true;
+  }
+  default:
+    return fail(L, SN_SCENE_ERR_UNSUPPORTED, SN_OK, n, false, "%s.%s has an unknown kind", t->name, p->name);
+  }
+}
+
+static bool check_constraint_params(loader *L, const sn_registry *reg, int32_t index) {
+  constraint_ir *k = L->constraints + index;
+  const sn_constraint_type *t = sn_registry_find_type(reg, k->type);
+  size_t mark = path_push_key(L, "type");
+  if (t == NULL) {
+    char list[512];
+    size_t n = 0;
+    list[0] = '\0';
+    for (int32_t i = 0; i < sn_registry_get_type_count(reg) && n < sizeof list; ++i) {
+      int w = snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", sn_registry_get_type(reg, i)->name);
+      if (w < 0) break;
+      n += (size_t)w;
+    }
+    return fail(L, SN_SCENE_ERR_UNKNOWN_TYPE, SN_OK, k->type_node, false,
+                "no constraint type \"%.60s\" in the registry (it has: %s); expected a type of a plugin listed in "
+                "\"plugins\"",
+                k->type, n ? list : "no types");
+  }
+  path_pop(L, mark);
+  if ((uint32_t)k->body_count != t->body_count) {
+    mark = path_push_key(L, "bodies");
+    return fail(L, SN_SCENE_ERR_RANGE, SN_OK, k->bodies_node, false, "expected %u body name%s for a %s, got %d",
+                t->body_count, t->body_count == 1 ? "" : "s", t->name, (int)k->body_count);
+  }
+  k->values = L->values + k->first_param;
+  for (int32_t i = 0; i < k->param_count; ++i) {
+    const param_ir *p = L->params + k->first_param + i;
+    const char *name = p->node->string;
+    const sn_param_desc *d = NULL;
+    for (uint32_t j = 0; j < t->param_count; ++j) {
+      if (strcmp(t->params[j].name, name) == 0) d = t->params + j;
+    }
+    size_t m1 = p->top_level ? L->path_len : path_push_key(L, "params");
+    if (d == NULL) {
+      char list[512];
+      schema_names(t, list, sizeof list);
+      if (p->top_level)
+        return fail_key(L, SN_SCENE_ERR_UNKNOWN_PARAM, p->node,
+                        "unknown key \"%s\"; expected a constraint key (type, bodies, params, break_force, "
+                        "collide_connected, name) or a parameter of %s (%s)",
+                        name, t->name, list);
+      return fail_key(L, SN_SCENE_ERR_UNKNOWN_PARAM, p->node, "%s has no parameter \"%s\"; expected one of: %s",
+                      t->name, name, list);
+    }
+    for (int32_t j = 0; j < i; ++j) {
+      const param_ir *q = L->params + k->first_param + j;
+      if (strcmp(q->node->string, name) == 0) {
+        int32_t line, column;
+        sn_json_line_column(L->text, L->length, node_offset(L, q->node, true), &line, &column);
+        return fail_key(L, SN_SCENE_ERR_UNKNOWN_KEY, p->node,
+                        "parameter \"%s\" is given twice (first at %d:%d); expected it once, either beside \"type\" or "
+                        "in \"params\"",
+                        name, (int)line, (int)column);
+      }
+    }
+    size_t m2 = path_push_key(L, name);
+    bool ok = read_param(L, t, d, p->node, k->values + i);
+    path_pop(L, m2);
+    path_pop(L, m1);
+    if (!ok) return false;
+  }
+  return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Plugins                                                                   */
+
+static bool plugin_name_ok(const char *s) {
+  if (s[0] == '\0' || s[0] == '.' || strlen(s) >= SN_MAX_TYPE_NAME) return false;
+  for (; *s; ++s) {
+    char c = *s;
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+          c == '-'))
+      return false;
+  }
+  return true;
+}
+
+static bool regular_file(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Tries dir/name.so; appends dir to the searched list. */
+static bool try_dir(const char *dir, size_t dir_len, const char *name, char *path, size_t cap, char *searched,
+                    size_t searched_cap) {
+  if (dir_len == 0) return false;
+  size_t n = strlen(searched);
+  if (n < searched_cap) snprintf(searched + n, searched_cap - n, "%s%.*s", n ? ", " : "", (int)dir_len, dir);
+  int w = snprintf(path, cap, "%.*s/%s.so", (int)dir_len, dir, name);
+  return w > 0 && (size_t)w < cap && regular_file(path);
+}
+
+static bool find_plugin(const sn_scene_load_options *opt, const char *name, char *path, size_t cap, char *searched,
+                        size_t searched_cap) {
+  searched[0] = '\0';
+  for (int32_t i = 0; i < opt->plugin_dir_count; ++i) {
+    const char *d = opt->plugin_dirs[i];
+    if (d != NULL && try_dir(d, strlen(d), name, path, cap, searched, searched_cap)) return true;
+  }
+  if (!opt->search_default_dirs) return false;
+  const char *env = getenv("SINEW_PLUGIN_PATH");
+  for (const char *p = env; p != NULL && *p;) {
+    const char *colon = strchr(p, ':');
+    size_t len = colon ? (size_t)(colon - p) : strlen(p);
+    if (try_dir(p, len, name, path, cap, searched, searched_cap)) return true;
+    p = colon ? colon + 1 : p + len;
+  }
+  return try_dir(SINEW_INSTALLED_PLUGIN_DIR, strlen(SINEW_INSTALLED_PLUGIN_DIR), name, path, cap, searched,
+                 searched_cap);
+}
+
+static bool parse_plugin_names(loader *L, const cJSON *arr) {
+  size_t mark = path_push_key(L, "plugins");
+  if (!read_array(L, arr, "an array of plugin names such as [\"revolute\"]")) return false;
+  int32_t i = 0;
+  for (const cJSON *c = arr->child; c != NULL; c = c->next, ++i) {
+    size_t m2 = path_push_index(L, i);
+    const char *name = NULL;
+    if (!read_string(L, c, "a plugin name (a string)", &name)) return false;
+    if (!plugin_name_ok(name))
+      return fail(L, SN_SCENE_ERR_UNKNOWN_PLUGIN, SN_OK, c, false,
+                  "invalid plugin name \"%.60s\"; expected a file name without \".so\" (letters, digits, '.', '_', "
+                  "'-', not starting with '.')",
+                  name);
+    path_pop(L, m2);
+  }
+  path_pop(L, mark);
+  return true;
+}
+
+/* The registry already has the plugin: a type of that name, or a type from
+ * a library file named <name>.so (wherever it was loaded from). */
+static bool registry_has_plugin(const sn_registry *reg, const char *name) {
+  if (sn_registry_find_type(reg, name) != NULL) return true;
+  size_t n = strlen(name);
+  for (int32_t i = 0; i < sn_registry_get_type_count(reg); ++i) {
+    const char *origin = sn_registry_get_type_origin(reg, sn_registry_get_type(reg, i)->name);
+    if (origin == NULL) continue;
+    const char *base = strrchr(origin, '/');
+    base = base ? base + 1 : origin;
+    if (strncmp(base, name, n) == 0 && strcmp(base + n, ".so") == 0) return true;
+  }
+  return false;
+}
+
+static bool load_plugins(loader *L, sn_registry *reg) {
+  if (L->plugins_node == NULL) return true;
+  size_t mark = path_push_key(L, "plugins");
+  int32_t i = 0;
+  for (const cJSON *c = L->plugins_node->child; c != NULL; c = c->next, ++i) {
+    size_t m2 = path_push_index(L, i);
+    const char *name = c->valuestring;
+    if (!registry_has_plugin(reg, name)) {
+      char path[4096], searched[2048], msg[768];
+      if (!find_plugin(L->opt, name, path, sizeof path, searched, sizeof searched))
+        return fail(L, SN_SCENE_ERR_UNKNOWN_PLUGIN, SN_OK, c, false,
+                    "plugin \"%s\" not found; expected %s.so in one of: %s", name, name,
+                    searched[0] ? searched : "(no folders: set plugin_dirs or SINEW_PLUGIN_PATH)");
+      msg[0] = '\0';
+      sn_result r = sn_registry_load_plugin(reg, path, msg, sizeof msg);
+      if (r != SN_OK)
+        return fail(L, SN_SCENE_ERR_PLUGIN_LOAD, r, c, false,
+                    "plugin \"%s\" (%s) failed to load: %s: %s; expected a Sinew constraint plugin (docs/plugins.md)",
+                    name, path, sn_result_name(r), msg);
+    }
+    path_pop(L, m2);
+  }
+  path_pop(L, mark);
+  return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Document                                                                  */
+
+static bool parse_array_of(loader *L, const cJSON *root, const char *key, const char *expected,
+                           bool (*each)(loader *, const cJSON *, int32_t)) {
+  const cJSON *arr = member(root, key);
+  if (arr == NULL) return true;
+  size_t mark = path_push_key(L, key);
+  if (!read_array(L, arr, expected)) return false;
+  int32_t i = 0;
+  for (const cJSON *c = arr->child; c != NULL; c = c->next, ++i) {
+    size_t m2 = path_push_index(L, i);
+    if (!each(L, c, i)) return false;
+    path_pop(L, m2);
+  }
+  path_pop(L, mark);
+  return true;
+}
+
+static int32_t array_size(const cJSON *root, const char *key) {
+  const cJSON *a = member(root, key);
+  return cJSON_IsArray(a) ? cJSON_GetArraySize(a) : 0;
+}
+
+static bool allocate(loader *L, const cJSON *root) {
+  int32_t bodies = array_size(root, "bodies"), shapes = 0;
+  const cJSON *arr = member(root, "bodies");
+  for (const cJSON *b = cJSON_IsArray(arr) ? arr->child : NULL; b != NULL; b = b->next) {
+    const cJSON *s = cJSON_IsObject(b) ? member(b, "shapes") : NULL;
+    if (cJSON_IsArray(s)) shapes += cJSON_GetArraySize(s);
+  }
+  int32_t softs = array_size(root, "soft_bodies"), constraints = array_size(root, "constraints");
+  L->bodies = calloc((size_t)bodies + 1, sizeof *L->bodies);
+  L->shapes = calloc((size_t)shapes + 1, sizeof *L->shapes);
+  L->softs = calloc((size_t)softs + 1, sizeof *L->softs);
+  L->constraints = calloc((size_t)constraints + 1, sizeof *L->constraints);
+  if (!L->bodies || !L->shapes || !L->softs || !L->constraints) return out_of_memory(L);
+  L->body_count = bodies; /* names of soft bodies use slots after the bodies */
+  L->soft_count = softs;
+  L->constraint_count = constraints;
+  return true;
+}
+
+static bool parse_document(loader *L, const cJSON *root) {
+  static const char *const keys[] = {"sinew_scene", "description", "gravity",     "settings", "plugins",
+                                     "bodies",      "soft_bodies", "constraints", NULL};
+  char got[96];
+  if (!cJSON_IsObject(root))
+    return fail(L, SN_SCENE_ERR_TYPE, SN_OK, root, false, "expected a JSON object at the top level, got %s",
+                describe(L, root, got, sizeof got));
+  const cJSON *version = member(root, "sinew_scene");
+  if (version == NULL)
+    return fail(L, SN_SCENE_ERR_VERSION, SN_OK, root, false,
+                "missing required key \"sinew_scene\" (the format version); expected \"sinew_scene\": %d",
+                SN_SCENE_FORMAT_VERSION);
+  if (!cJSON_IsNumber(version) || version->valuedouble != SN_SCENE_FORMAT_VERSION) {
+    size_t mark = path_push_key(L, "sinew_scene");
+    fail(L, SN_SCENE_ERR_VERSION, SN_OK, version, false,
+         "unsupported scene format version %s; expected %d (the version this library reads)",
+         describe(L, version, got, sizeof got), SN_SCENE_FORMAT_VERSION);
+    path_pop(L, mark);
+    return false;
+  }
+  if (!check_keys(L, root, keys, "a scene")) return false;
+  const char *description;
+  SN_OPT(L, root, "description", read_string(L, n_, "a string", &description));
+  SN_OPT(L, root, "gravity", read_vec2(L, n_, &L->world_def.gravity));
+  L->settings_node = member(root, "settings");
+  SN_OPT(L, root, "settings", parse_settings(L, n_));
+  L->plugins_node = member(root, "plugins");
+  if (L->plugins_node != NULL && !parse_plugin_names(L, L->plugins_node)) return false;
+  if (!allocate(L, root)) return false;
+  if (!parse_array_of(L, root, "bodies", "an array of body objects", parse_body)) return false;
+  if (!parse_array_of(L, root, "soft_bodies", "an array of soft body objects", parse_soft)) return false;
+  if (!parse_array_of(L, root, "constraints", "an array of constraint objects", parse_constraint)) return false;
+  return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Building                                                                  */
+
+/// Engine result code named at the start of a last-error message.
+static sn_result engine_code(const char *msg) {
+  for (int r = 1; r < 64; ++r) {
+    const char *name = sn_result_name((sn_result)r);
+    size_t n = strlen(name);
+    if (strncmp(msg, name, n) == 0 && msg[n] == ':') return (sn_result)r;
+  }
+  return SN_ERR_INVALID_ARGUMENT;
+}
+
+static bool engine_refused(loader *L, sn_world *w, const cJSON *node, const char *what) {
+  const char *msg = sn_world_last_error(w);
+  sn_result r = engine_code(msg);
+  sn_scene_status st = r == SN_ERR_DEGENERATE_POLYGON || r == SN_ERR_NON_CONVEX_POLYGON || r == SN_ERR_WRONG_BODY_TYPE
+                           ? SN_SCENE_ERR_GEOMETRY
+                           : SN_SCENE_ERR_ENGINE;
+  if (r == SN_ERR_OUT_OF_MEMORY) st = SN_SCENE_ERR_OUT_OF_MEMORY;
+  return fail(L, st, r, node, false, "the engine refused this %s: %s; expected %s", what, msg,
+              st == SN_SCENE_ERR_GEOMETRY ? geometry_expected(r) : "values the engine and the plugin accept");
+}
+
+static bool build_bodies(loader *L, sn_world *w, sn_scene_names *names, sn_body_id *ids);
+static bool build_constraint(loader *L, sn_world *w, sn_scene_names *names, const sn_body_id *ids, int32_t i);
+
+static bool build(loader *L, sn_registry *reg, sn_loaded_scene *out) {
+  sn_world_def wd = L->world_def;
+  wd.registry = reg;
+  wd.allocator = L->opt->allocator;
+  sn_result r;
+  sn_world *w = sn_create_world(&wd, &r);
+  if (w == NULL)
+    return fail(L, r == SN_ERR_OUT_OF_MEMORY ? SN_SCENE_ERR_OUT_OF_MEMORY : SN_SCENE_ERR_ENGINE, r, L->settings_node,
+                false, "the engine refused the world settings: %s (%s)", sn_result_name(r), sn_result_message(r));
+  out->world = w;
+  if (sn_world_set_hit_event_threshold(w, L->hit_event_threshold) != SN_OK)
+    return engine_refused(L, w, L->settings_node, "setting");
+  sn_scene_names *names = out->names;
+  sn_body_id *ids = malloc(((size_t)L->body_count + 1) * sizeof *ids);
+  if (ids == NULL) return out_of_memory(L);
+  bool ok = build_bodies(L, w, names, ids);
+  for (int32_t i = 0; ok && i < L->soft_count; ++i) {
+    size_t mark = path_push_key(L, "soft_bodies");
+    size_t m2 = path_push_index(L, i);
+    ok = build_soft_body(L, w, L->softs + i);
+    path_pop(L, m2);
+    path_pop(L, mark);
+  }
+  for (int32_t i = 0; ok && i < L->constraint_count; ++i) {
+    size_t mark = path_push_key(L, "constraints");
+    size_t m2 = path_push_index(L, i);
+    ok = build_constraint(L, w, names, ids, i);
+    path_pop(L, m2);
+    path_pop(L, mark);
+  }
+  free(ids);
+  return ok;
+}
+
+static bool build_bodies(loader *L, sn_world *w, sn_scene_names *names, sn_body_id *ids) {
+  /* bodies, each followed by its shapes: the order a program building the
+   * world body by body would use, so ids and broadphase match it */
+  for (int32_t i = 0; i < L->body_count; ++i) {
+    const body_ir *b = L->bodies + i;
+    size_t mark = path_push_key(L, "bodies");
+    size_t m2 = path_push_index(L, i);
+    sn_body_id id = sn_create_body(w, &b->def);
+    if (id.index1 == 0) return engine_refused(L, w, b->node, "body");
+    ids[i] = id;
+    if (b->name != NULL && sn_scene_names_set_body(names, id, b->name) != SN_SCENE_OK) return out_of_memory(L);
+    for (int32_t j = 0; j < b->shape_count; ++j) {
+      const shape_ir *s = L->shapes + b->first_shape + j;
+      size_t m3 = path_push_key(L, "shapes");
+      size_t m4 = path_push_index(L, j);
+      sn_shape_id sid = SN_NULL_SHAPE;
+      switch (s->type) {
+      case SN_SHAPE_CIRCLE:
+        sid = sn_create_circle_shape(w, id, &s->def, &s->circle);
+        break;
+      case SN_SHAPE_CAPSULE:
+        sid = sn_create_capsule_shape(w, id, &s->def, &s->capsule);
+        break;
+      case SN_SHAPE_SEGMENT:
+        sid = sn_create_segment_shape(w, id, &s->def, &s->segment);
+        break;
+      case SN_SHAPE_POLYGON:
+        sid = sn_create_polygon_shape(w, id, &s->def, &s->polygon);
+        break;
+      default:
+        break;
+      }
+      if (sid.index1 == 0) return engine_refused(L, w, s->geometry, "shape");
+      path_pop(L, m4);
+      path_pop(L, m3);
+    }
+    /* "velocity" is the centre of mass's: each shape that moves the centre
+     * of mass changes it by w x shift, so it is set again after the shapes */
+    sn_vec2 v = sn_body_get_linear_velocity(w, id);
+    if (b->def.type != SN_BODY_STATIC && memcmp(&v, &b->def.linear_velocity, sizeof v) != 0 &&
+        sn_body_set_linear_velocity(w, id, b->def.linear_velocity) != SN_OK)
+      return engine_refused(L, w, b->node, "velocity");
+    path_pop(L, m2);
+    path_pop(L, mark);
+  }
+  return true;
+}
+
+static bool build_constraint(loader *L, sn_world *w, sn_scene_names *names, const sn_body_id *ids, int32_t i) {
+  const constraint_ir *k = L->constraints + i;
+  sn_constraint_def cd = sn_default_constraint_def();
+  cd.type = k->type;
+  for (int32_t j = 0; j < k->body_count; ++j) cd.bodies[j] = ids[k->bodies[j]];
+  cd.params = k->values;
+  cd.param_count = k->param_count;
+  cd.break_force = k->break_force;
+  cd.collide_connected = k->collide_connected;
+  sn_constraint_id cid = sn_create_constraint(w, &cd);
+  if (cid.index1 == 0) return engine_refused(L, w, k->node, "constraint");
+  if (k->name != NULL && sn_scene_names_set_constraint(names, cid, k->name) != SN_SCENE_OK) return out_of_memory(L);
+  return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Entry points                                                              */
+
+sn_scene_load_options sn_default_scene_load_options(void) {
+  sn_scene_load_options o;
+  memset(&o, 0, sizeof o);
+  o.search_default_dirs = true;
+  o.cookie = SN_SCENE_OPTIONS_COOKIE;
+  return o;
+}
+
+void sn_scene_unload(sn_loaded_scene *scene) {
+  if (scene == NULL) return;
+  if (scene->world) sn_destroy_world(scene->world);
+  if (scene->owns_registry && scene->registry) sn_destroy_registry(scene->registry);
+  sn_destroy_scene_names(scene->names);
+  memset(scene, 0, sizeof *scene);
+}
+
+static void loader_free(loader *L) {
+  sn_json_map_free(&L->map);
+  free(L->bodies);
+  free(L->shapes);
+  free(L->softs);
+  free(L->constraints);
+  free(L->params);
+  free(L->values);
+  sn_name_space_free(&L->body_names);
+  sn_name_space_free(&L->constraint_names);
+}
+
+static sn_scene_status load(loader *L, sn_loaded_scene *out) {
+  size_t error_offset = 0;
+  while (L->length > 0 && L->text[L->length - 1] == '\0') L->length--; /* a length that counted the NUL */
+  char expected[160];
+  if (L->length > UINT32_MAX - 1) {
+    sn_scene_set_error(L->err, SN_SCENE_ERR_IO, SN_OK, 0, 0, "%s: the text is larger than 4 GiB", L->source);
+    return SN_SCENE_ERR_IO;
+  }
+  if (!sn_json_scan(L->text, L->length, &L->map, &error_offset, expected, sizeof expected)) {
+    if (L->map.out_of_memory) return out_of_memory(L), SN_SCENE_ERR_OUT_OF_MEMORY;
+    int32_t line, column;
+    sn_json_line_column(L->text, L->length, error_offset, &line, &column);
+    char found[48];
+    if (error_offset >= L->length)
+      snprintf(found, sizeof found, "the end of the text");
+    else if ((unsigned char)L->text[error_offset] >= 0x20 && (unsigned char)L->text[error_offset] < 0x7f)
+      snprintf(found, sizeof found, "'%c'", L->text[error_offset]);
+    else
+      snprintf(found, sizeof found, "byte 0x%02x", (unsigned)(unsigned char)L->text[error_offset]);
+    sn_scene_set_error(L->err, SN_SCENE_ERR_SYNTAX, SN_OK, line, column,
+                       "%s:%d:%d: syntax error: expected %s, found %s", L->source, (int)line, (int)column, expected,
+                       found);
+    return SN_SCENE_ERR_SYNTAX;
+  }
+  const char *end = NULL;
+  cJSON *root = cJSON_ParseWithLengthOpts(L->text, L->length, &end, 0);
+  if (root == NULL || !sn_json_bind(&L->map, root)) {
+    /* the recognizer accepted what cJSON did not (or memory ran out) */
+    size_t at = end != NULL && end >= L->text && end <= L->text + L->length ? (size_t)(end - L->text) : 0;
+    int32_t line, column;
+    sn_json_line_column(L->text, L->length, at, &line, &column);
+    cJSON_Delete(root);
+    if (L->map.out_of_memory || root != NULL) return out_of_memory(L), SN_SCENE_ERR_OUT_OF_MEMORY;
+    sn_scene_set_error(L->err, SN_SCENE_ERR_SYNTAX, SN_OK, line, column,
+                       "%s:%d:%d: syntax error: cJSON cannot read this (a number longer than 63 characters?)",
+                       L->source, (int)line, (int)column);
+    return SN_SCENE_ERR_SYNTAX;
+  }
+  L->world_def = sn_default_world_def();
+  L->world_def.gravity = (sn_vec2){0.0f, -10.0f};
+  L->world_def.substeps = 8;
+  L->world_def.position_iterations = 2;
+  L->world_def.soft_iterations = 1;
+  L->world_def.enable_sleep = true;
+  L->world_def.enable_continuous = true;
+  L->world_def.contact_hertz = 0.0f;
+  L->world_def.contact_damping_ratio = 10.0f;
+  L->world_def.contact_push_max_velocity = 3.0f;
+  L->world_def.restitution_threshold = 1.0f;
+  L->world_def.maximum_linear_speed = 400.0f;
+  L->hit_event_threshold = 1.0f;
+  bool ok = parse_document(L, root);
+  if (ok) {
+    L->values = calloc((size_t)L->param_count + 1, sizeof *L->values);
+    if (L->values == NULL) ok = out_of_memory(L);
+  }
+  sn_registry *reg = NULL;
+  bool owns = false;
+  if (ok) {
+    reg = L->opt->registry;
+    if (reg == NULL) {
+      reg = sn_create_registry(L->opt->allocator.alloc != NULL ? &L->opt->allocator : NULL);
+      owns = true;
+      if (reg == NULL) ok = out_of_memory(L);
+    }
+  }
+  if (ok) ok = load_plugins(L, reg);
+  for (int32_t i = 0; ok && i < L->constraint_count; ++i) {
+    size_t mark = path_push_key(L, "constraints");
+    size_t m2 = path_push_index(L, i);
+    ok = check_constraint_params(L, reg, i);
+    if (ok) {
+      path_pop(L, m2);
+      path_pop(L, mark);
+    }
+  }
+  if (ok) {
+    out->registry = reg;
+    out->owns_registry = owns;
+    out->names = sn_create_scene_names();
+    if (out->names == NULL) ok = out_of_memory(L);
+  }
+  if (ok) {
+    L->path_len = 0;
+    L->path[0] = '\0';
+    ok = build(L, reg, out);
+  }
+  cJSON_Delete(root);
+  if (!ok) {
+    if (out->world) sn_destroy_world(out->world);
+    sn_destroy_scene_names(out->names);
+    if (owns && reg) sn_destroy_registry(reg);
+    memset(out, 0, sizeof *out);
+    return L->err->status;
+  }
+  return SN_SCENE_OK;
+}
+
+static bool options_ok(const sn_scene_load_options *opt, sn_scene_error *err, const char *source) {
+  if (opt->cookie != SN_SCENE_OPTIONS_COOKIE) {
+    sn_scene_set_error(err, SN_SCENE_ERR_ARGUMENT, SN_ERR_UNINITIALIZED_DEF, 0, 0,
+                       "%s: load options not made by sn_default_scene_load_options()", source);
+    return false;
+  }
+  if (opt->plugin_dir_count < 0 || (opt->plugin_dir_count > 0 && opt->plugin_dirs == NULL)) {
+    sn_scene_set_error(err, SN_SCENE_ERR_ARGUMENT, SN_ERR_INVALID_ARGUMENT, 0, 0,
+                       "%s: plugin_dir_count without plugin_dirs", source);
+    return false;
+  }
+  return true;
+}
+
+sn_scene_status sn_scene_load_string(const char *text, size_t length, const char *source_name,
+                                     const sn_scene_load_options *options, sn_loaded_scene *out,
+                                     sn_scene_error *error) {
+  sn_scene_error local;
+  sn_scene_error *err = error ? error : &local;
+  memset(err, 0, sizeof *err);
+  const char *source = source_name ? source_name : "<string>";
+  if (out == NULL || (text == NULL && length > 0)) {
+    sn_scene_set_error(err, SN_SCENE_ERR_ARGUMENT, SN_ERR_NULL, 0, 0, "%s: text or out is NULL", source);
+    return SN_SCENE_ERR_ARGUMENT;
+  }
+  memset(out, 0, sizeof *out);
+  sn_scene_load_options defaults = sn_default_scene_load_options();
+  const sn_scene_load_options *opt = options ? options : &defaults;
+  if (!options_ok(opt, err, source)) return err->status;
+  loader L;
+  memset(&L, 0, sizeof L);
+  L.text = text ? text : "";
+  L.length = length;
+  L.source = source;
+  L.err = err;
+  L.opt = opt;
+  sn_scene_status st = load(&L, out);
+  loader_free(&L);
+  return st;
+}
+
+sn_scene_status sn_scene_load_file(const char *path, const sn_scene_load_options *options, sn_loaded_scene *out,
+                                   sn_scene_error *error) {
+  sn_scene_error local;
+  sn_scene_error *err = error ? error : &local;
+  memset(err, 0, sizeof *err);
+  if (path == NULL || out == NULL) {
+    sn_scene_set_error(err, SN_SCENE_ERR_ARGUMENT, SN_ERR_NULL, 0, 0, "path or out is NULL");
+    return SN_SCENE_ERR_ARGUMENT;
+  }
+  memset(out, 0, sizeof *out);
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) {
+    sn_scene_set_error(err, SN_SCENE_ERR_IO, SN_OK, 0, 0, "%s: cannot open: %s", path, strerror(errno));
+    return SN_SCENE_ERR_IO;
+  }
+  char *text = NULL;
+  size_t length = 0, capacity = 0;
+  bool ok = true;
+  for (;;) {
+    if (length == capacity) {
+      if (capacity >= SN_SCENE_MAX_FILE_BYTES) {
+        sn_scene_set_error(err, SN_SCENE_ERR_IO, SN_OK, 0, 0, "%s: larger than %u bytes", path,
+                           SN_SCENE_MAX_FILE_BYTES);
+        ok = false;
+        break;
+      }
+      capacity = capacity ? 2 * capacity : 65536;
+      char *t = realloc(text, capacity);
+      if (t == NULL) {
+        sn_scene_set_error(err, SN_SCENE_ERR_OUT_OF_MEMORY, SN_ERR_OUT_OF_MEMORY, 0, 0, "%s: out of memory", path);
+        ok = false;
+        break;
+      }
+      text = t;
+    }
+    size_t got = fread(text + length, 1, capacity - length, f);
+    length += got;
+    if (got == 0) {
+      if (ferror(f)) {
+        sn_scene_set_error(err, SN_SCENE_ERR_IO, SN_OK, 0, 0, "%s: read error: %s", path, strerror(errno));
+        ok = false;
+      }
+      break;
+    }
+  }
+  fclose(f);
+  sn_scene_status st = ok ? sn_scene_load_string(text, length, path, options, out, err) : err->status;
+  free(text);
+  return st;
+}

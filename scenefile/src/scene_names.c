@@ -1,0 +1,213 @@
+/* Name tables of bodies and constraints (see sn_scene_names in scene_file.h),
+ * status names and the error writer. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scene_internal.h"
+
+static const char *const sn_scene_status_names[] = {
+#define SN_X_NAME(name, id, msg) [id] = #name,
+    SN_SCENE_STATUS_TABLE(SN_X_NAME)
+#undef SN_X_NAME
+};
+
+static const char *const sn_scene_status_messages[] = {
+#define SN_X_MSG(name, id, msg) [id] = msg,
+    SN_SCENE_STATUS_TABLE(SN_X_MSG)
+#undef SN_X_MSG
+};
+
+const char *sn_scene_status_name(sn_scene_status status) {
+  size_t n = sizeof sn_scene_status_names / sizeof sn_scene_status_names[0];
+  if ((size_t)status >= n || sn_scene_status_names[status] == NULL) return "SN_SCENE_ERR_UNKNOWN";
+  return sn_scene_status_names[status];
+}
+
+const char *sn_scene_status_message(sn_scene_status status) {
+  size_t n = sizeof sn_scene_status_messages / sizeof sn_scene_status_messages[0];
+  if ((size_t)status >= n || sn_scene_status_messages[status] == NULL) return "unknown scene status";
+  return sn_scene_status_messages[status];
+}
+
+void sn_scene_set_error(sn_scene_error *error, sn_scene_status status, sn_result engine_result, int32_t line,
+                        int32_t column, const char *fmt, ...) {
+  if (error == NULL) return;
+  error->status = status;
+  error->engine_result = engine_result;
+  error->line = line;
+  error->column = column;
+  va_list args;
+  va_start(args, fmt);
+  vsnprintf(error->message, sizeof error->message, fmt, args);
+  va_end(args);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Name spaces                                                               */
+
+bool sn_name_is_valid(const char *name) {
+  if (name == NULL || name[0] == '\0') return false;
+  size_t n = 0;
+  for (const unsigned char *p = (const unsigned char *)name; *p; ++p, ++n) {
+    if (*p < 0x20 || *p == 0x7f || n >= SN_SCENE_MAX_NAME) return false;
+  }
+  return true;
+}
+
+/* FNV-1a */
+static uint32_t name_hash(const char *s) {
+  uint32_t h = 2166136261u;
+  for (; *s; ++s) h = (h ^ (uint8_t)*s) * 16777619u;
+  return h;
+}
+
+static bool same_id(sn_name_id a, sn_name_id b) {
+  return a.index1 == b.index1 && a.world_tag == b.world_tag && a.generation == b.generation;
+}
+
+static void unlink_slot(sn_name_space *ns, int32_t slot) {
+  sn_name_entry *e = ns->slots + slot;
+  int32_t *link = ns->buckets + (e->hash & (uint32_t)(ns->bucket_count - 1));
+  while (*link != slot) link = &ns->slots[*link].next;
+  *link = e->next;
+  free(e->name);
+  e->name = NULL;
+  ns->live--;
+}
+
+static bool grow_buckets(sn_name_space *ns) {
+  int32_t count = ns->bucket_count ? 2 * ns->bucket_count : 64;
+  int32_t *b = malloc((size_t)count * sizeof *b);
+  if (b == NULL) return false;
+  for (int32_t i = 0; i < count; ++i) b[i] = -1;
+  for (int32_t s = 0; s < ns->slot_capacity; ++s) {
+    sn_name_entry *e = ns->slots + s;
+    if (e->name == NULL) continue;
+    int32_t *head = b + (e->hash & (uint32_t)(count - 1));
+    e->next = *head;
+    *head = s;
+  }
+  free(ns->buckets);
+  ns->buckets = b;
+  ns->bucket_count = count;
+  return true;
+}
+
+static int32_t find_slot(const sn_name_space *ns, const char *name, uint32_t hash) {
+  if (ns->bucket_count == 0) return -1;
+  for (int32_t s = ns->buckets[hash & (uint32_t)(ns->bucket_count - 1)]; s >= 0; s = ns->slots[s].next) {
+    if (ns->slots[s].hash == hash && strcmp(ns->slots[s].name, name) == 0) return s;
+  }
+  return -1;
+}
+
+sn_scene_status sn_name_space_set(sn_name_space *ns, sn_name_id id, const char *name, sn_name_id *other) {
+  if (id.index1 < 1) return SN_SCENE_ERR_ARGUMENT;
+  int32_t slot = id.index1 - 1;
+  if (name == NULL) {
+    if (slot < ns->slot_capacity && ns->slots[slot].name != NULL && same_id(ns->slots[slot].id, id))
+      unlink_slot(ns, slot);
+    return SN_SCENE_OK;
+  }
+  if (!sn_name_is_valid(name)) return SN_SCENE_ERR_ARGUMENT;
+  uint32_t hash = name_hash(name);
+  int32_t holder = find_slot(ns, name, hash);
+  if (holder >= 0) {
+    if (same_id(ns->slots[holder].id, id)) return SN_SCENE_OK;
+    if (holder != slot) {
+      if (other) *other = ns->slots[holder].id;
+      return SN_SCENE_ERR_DUPLICATE_NAME;
+    }
+  }
+  if (slot >= ns->slot_capacity) {
+    int32_t cap = ns->slot_capacity ? ns->slot_capacity : 64;
+    while (cap <= slot) cap *= 2;
+    sn_name_entry *s = realloc(ns->slots, (size_t)cap * sizeof *s);
+    if (s == NULL) return SN_SCENE_ERR_OUT_OF_MEMORY;
+    memset(s + ns->slot_capacity, 0, (size_t)(cap - ns->slot_capacity) * sizeof *s);
+    ns->slots = s;
+    ns->slot_capacity = cap;
+  }
+  if (ns->live + 1 > ns->bucket_count && !grow_buckets(ns)) return SN_SCENE_ERR_OUT_OF_MEMORY;
+  size_t len = strlen(name);
+  char *copy = malloc(len + 1);
+  if (copy == NULL) return SN_SCENE_ERR_OUT_OF_MEMORY;
+  memcpy(copy, name, len + 1);
+  if (ns->slots[slot].name != NULL) unlink_slot(ns, slot); /* the slot's old name (this id or a stale one) */
+  sn_name_entry *e = ns->slots + slot;
+  e->name = copy;
+  e->hash = hash;
+  e->id = id;
+  int32_t *head = ns->buckets + (hash & (uint32_t)(ns->bucket_count - 1));
+  e->next = *head;
+  *head = slot;
+  ns->live++;
+  return SN_SCENE_OK;
+}
+
+const char *sn_name_space_get(const sn_name_space *ns, sn_name_id id) {
+  int32_t slot = id.index1 - 1;
+  if (slot < 0 || slot >= ns->slot_capacity || ns->slots[slot].name == NULL) return NULL;
+  return same_id(ns->slots[slot].id, id) ? ns->slots[slot].name : NULL;
+}
+
+bool sn_name_space_find(const sn_name_space *ns, const char *name, sn_name_id *out) {
+  if (name == NULL) return false;
+  int32_t s = find_slot(ns, name, name_hash(name));
+  if (s < 0) return false;
+  *out = ns->slots[s].id;
+  return true;
+}
+
+void sn_name_space_free(sn_name_space *ns) {
+  for (int32_t s = 0; s < ns->slot_capacity; ++s) free(ns->slots[s].name);
+  free(ns->slots);
+  free(ns->buckets);
+  memset(ns, 0, sizeof *ns);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Public table                                                              */
+
+sn_scene_names *sn_create_scene_names(void) { return calloc(1, sizeof(sn_scene_names)); }
+
+void sn_destroy_scene_names(sn_scene_names *names) {
+  if (names == NULL) return;
+  sn_name_space_free(&names->bodies);
+  sn_name_space_free(&names->constraints);
+  free(names);
+}
+
+static sn_name_id from_body(sn_body_id b) { return (sn_name_id){b.index1, b.world_tag, b.generation}; }
+static sn_name_id from_constraint(sn_constraint_id c) { return (sn_name_id){c.index1, c.world_tag, c.generation}; }
+
+sn_scene_status sn_scene_names_set_body(sn_scene_names *names, sn_body_id body, const char *name) {
+  if (names == NULL) return SN_SCENE_ERR_ARGUMENT;
+  return sn_name_space_set(&names->bodies, from_body(body), name, NULL);
+}
+
+const char *sn_scene_names_get_body(const sn_scene_names *names, sn_body_id body) {
+  return names ? sn_name_space_get(&names->bodies, from_body(body)) : NULL;
+}
+
+sn_body_id sn_scene_names_find_body(const sn_scene_names *names, const char *name) {
+  sn_name_id id;
+  if (names == NULL || !sn_name_space_find(&names->bodies, name, &id)) return SN_NULL_BODY;
+  return (sn_body_id){id.index1, id.world_tag, id.generation};
+}
+
+sn_scene_status sn_scene_names_set_constraint(sn_scene_names *names, sn_constraint_id constraint, const char *name) {
+  if (names == NULL) return SN_SCENE_ERR_ARGUMENT;
+  return sn_name_space_set(&names->constraints, from_constraint(constraint), name, NULL);
+}
+
+const char *sn_scene_names_get_constraint(const sn_scene_names *names, sn_constraint_id constraint) {
+  return names ? sn_name_space_get(&names->constraints, from_constraint(constraint)) : NULL;
+}
+
+sn_constraint_id sn_scene_names_find_constraint(const sn_scene_names *names, const char *name) {
+  sn_name_id id;
+  if (names == NULL || !sn_name_space_find(&names->constraints, name, &id)) return SN_NULL_CONSTRAINT;
+  return (sn_constraint_id){id.index1, id.world_tag, id.generation};
+}

@@ -1,0 +1,582 @@
+/* Scene writer: world -> scene text. Every float is printed with the fewest
+ * digits that read back (through strtod and a cast to float, as the loader
+ * does) to the same bits, so save -> load -> save is a fixed point. Keys
+ * equal to the format's default are left out, except the world settings,
+ * gravity and each body's name, type, position and angle, which are always
+ * written. One body or constraint per line keeps files diffable. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "scene_internal.h"
+
+typedef struct text_buffer {
+  char *data;
+  size_t length, capacity;
+  bool out_of_memory;
+} text_buffer;
+
+static void put_n(text_buffer *b, const char *s, size_t n) {
+  if (b->out_of_memory) return;
+  if (b->length + n + 1 > b->capacity) {
+    size_t cap = b->capacity ? b->capacity : 4096;
+    while (b->length + n + 1 > cap) cap *= 2;
+    char *d = realloc(b->data, cap);
+    if (d == NULL) {
+      b->out_of_memory = true;
+      return;
+    }
+    b->data = d;
+    b->capacity = cap;
+  }
+  memcpy(b->data + b->length, s, n);
+  b->length += n;
+  b->data[b->length] = '\0';
+}
+
+static void put(text_buffer *b, const char *s) { put_n(b, s, strlen(s)); }
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void
+putf(text_buffer *b, const char *fmt, ...) {
+  char tmp[256];
+  va_list args;
+  va_start(args, fmt);
+  int n = vsnprintf(tmp, sizeof tmp, fmt, args);
+  va_end(args);
+  if (n > 0) put_n(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+/// Shortest decimal that reads back to f (f finite).
+static bool reads_back(const char *s, float f) {
+  float back = (float)strtod(s, NULL);
+  return memcmp(&back, &f, sizeof f) == 0;
+}
+
+static void put_float(text_buffer *b, float f) {
+  char s[48];
+  int digits = 1;
+  for (; digits <= 17; ++digits) {
+    snprintf(s, sizeof s, "%.*g", digits, (double)f);
+    if (reads_back(s, f)) break;
+  }
+  /* 400 rather than 4e+02: enough digits for the integer part (up to 1e17) */
+  double mag = fabs((double)f);
+  int int_digits = mag >= 1.0 ? (int)floor(log10(mag)) + 1 : 0;
+  if (int_digits > digits && int_digits <= 17) {
+    char t[48];
+    snprintf(t, sizeof t, "%.*g", int_digits, (double)f);
+    if (reads_back(t, f)) memcpy(s, t, sizeof s);
+  }
+  /* the locale may print ',' for the decimal point; JSON wants '.' */
+  for (char *p = s; *p; ++p) {
+    if (strchr("0123456789eE+-", *p) == NULL) *p = '.';
+  }
+  put(b, s);
+}
+
+static void put_vec2(text_buffer *b, sn_vec2 v) {
+  put(b, "[");
+  put_float(b, v.x);
+  put(b, ", ");
+  put_float(b, v.y);
+  put(b, "]");
+}
+
+static void put_string(text_buffer *b, const char *s) {
+  put(b, "\"");
+  for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
+    if (*p == '"' || *p == '\\') {
+      char e[3] = {'\\', (char)*p, 0};
+      put(b, e);
+    } else if (*p < 0x20) {
+      putf(b, "\\u%04x", (unsigned)*p);
+    } else {
+      put_n(b, (const char *)p, 1);
+    }
+  }
+  put(b, "\"");
+}
+
+static void put_key(text_buffer *b, const char *key) {
+  put(b, ", \"");
+  put(b, key);
+  put(b, "\": ");
+}
+
+static bool same_float(float a, float b) { return memcmp(&a, &b, sizeof a) == 0; }
+static bool same_vec2(sn_vec2 a, sn_vec2 b) { return same_float(a.x, b.x) && same_float(a.y, b.y); }
+
+static void put_float_unless(text_buffer *b, const char *key, float v, float def) {
+  if (same_float(v, def)) return;
+  put_key(b, key);
+  put_float(b, v);
+}
+
+static void put_bool_unless(text_buffer *b, const char *key, bool v, bool def) {
+  if (v == def) return;
+  put_key(b, key);
+  put(b, v ? "true" : "false");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Geometry                                                                  */
+
+static bool same_polygon(const sn_polygon *a, const sn_polygon *b) {
+  if (a->count != b->count || !same_float(a->radius, b->radius) || !same_vec2(a->centroid, b->centroid)) return false;
+  for (int32_t i = 0; i < a->count; ++i) {
+    if (!same_vec2(a->vertices[i], b->vertices[i]) || !same_vec2(a->normals[i], b->normals[i])) return false;
+  }
+  return true;
+}
+
+/* An angle whose sn_make_rot() is q bit for bit, searched near atan2 (and a
+ * turn either way); false if none. Same search as sn_body_get_def's. */
+static bool exact_angle(sn_rot q, float *out) {
+  const float a = sn_rot_get_angle(q);
+  static const int turns[5] = {0, -1, 1, -2, 2};
+  for (int t = 0; t < 5; ++t) {
+    float lo = (float)((double)a + 6.283185307179586 * turns[t]), hi = lo;
+    for (int i = 0; i < 8; ++i) {
+      sn_rot r = sn_make_rot(lo);
+      if (same_float(r.c, q.c) && same_float(r.s, q.s)) return *out = lo, true;
+      r = sn_make_rot(hi);
+      if (same_float(r.c, q.c) && same_float(r.s, q.s)) return *out = hi, true;
+      lo = nextafterf(lo, -INFINITY);
+      hi = nextafterf(hi, INFINITY);
+    }
+  }
+  return false;
+}
+
+/* The box (half extents, centre, angle) the loader would rebuild p from, if
+ * one rebuilds it bit for bit. */
+static bool match_box(const sn_polygon *p, float *hx, float *hy, sn_vec2 *center, float *angle) {
+  if (p->count != 4) return false;
+  sn_rot q = {p->normals[1].x, p->normals[1].y};
+  float a;
+  if (!exact_angle(q, &a)) return false;
+  sn_vec2 c = p->centroid;
+  sn_vec2 d = {p->vertices[2].x - c.x, p->vertices[2].y - c.y};
+  float x0 = q.c * d.x + q.s * d.y, y0 = -q.s * d.x + q.c * d.y;
+  float x = x0;
+  for (int i = 0; i < 3; ++i) x = nextafterf(x, 0.0f);
+  for (int i = 0; i < 7; ++i, x = nextafterf(x, INFINITY)) {
+    float y = y0;
+    for (int j = 0; j < 3; ++j) y = nextafterf(y, 0.0f);
+    for (int j = 0; j < 7; ++j, y = nextafterf(y, INFINITY)) {
+      sn_polygon box;
+      if (sn_make_offset_box(x, y, c, a, &box) != SN_OK) continue;
+      box.radius = p->radius;
+      if (same_polygon(&box, p)) {
+        *hx = x;
+        *hy = y;
+        *center = c;
+        *angle = a;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+typedef struct writer {
+  sn_world *world;
+  text_buffer out;
+  sn_scene_error *err;
+} writer;
+
+static bool unrepresentable(writer *W, const char *body, int32_t shape, const char *what) {
+  sn_scene_set_error(W->err, SN_SCENE_ERR_UNREPRESENTABLE, SN_OK, 0, 0, "body \"%s\", shape %d: %s", body, (int)shape,
+                     what);
+  return false;
+}
+
+static bool put_shape(writer *W, sn_shape_id id, const char *body, int32_t index) {
+  text_buffer *b = &W->out;
+  put(b, "{");
+  switch (sn_shape_get_type(W->world, id)) {
+  case SN_SHAPE_CIRCLE: {
+    sn_circle c;
+    sn_shape_get_circle(W->world, id, &c);
+    put(b, "\"circle\": ");
+    put_float(b, c.radius);
+    if (!same_vec2(c.center, (sn_vec2){0.0f, 0.0f})) {
+      put_key(b, "offset");
+      put_vec2(b, c.center);
+    }
+    break;
+  }
+  case SN_SHAPE_CAPSULE: {
+    sn_capsule c;
+    sn_shape_get_capsule(W->world, id, &c);
+    put(b, "\"capsule\": [");
+    put_vec2(b, c.center1);
+    put(b, ", ");
+    put_vec2(b, c.center2);
+    put(b, ", ");
+    put_float(b, c.radius);
+    put(b, "]");
+    break;
+  }
+  case SN_SHAPE_SEGMENT: {
+    sn_segment s;
+    sn_shape_get_segment(W->world, id, &s);
+    put(b, "\"segment\": [");
+    put_vec2(b, s.point1);
+    put(b, ", ");
+    put_vec2(b, s.point2);
+    put(b, "]");
+    break;
+  }
+  case SN_SHAPE_POLYGON: {
+    sn_polygon p;
+    sn_shape_get_polygon(W->world, id, &p);
+    float hx, hy, angle;
+    sn_vec2 center;
+    if (match_box(&p, &hx, &hy, &center, &angle)) {
+      put(b, "\"box\": ");
+      put_vec2(b, (sn_vec2){hx, hy});
+      if (!same_vec2(center, (sn_vec2){0.0f, 0.0f})) {
+        put_key(b, "offset");
+        put_vec2(b, center);
+      }
+      put_float_unless(b, "angle", angle, 0.0f);
+    } else {
+      sn_polygon again;
+      if (sn_make_polygon(p.vertices, p.count, p.radius, &again) != SN_OK || !same_polygon(&again, &p))
+        return unrepresentable(W, body, index,
+                               "this polygon is not what sn_make_polygon makes of its own vertices, so it cannot be "
+                               "written exactly");
+      put(b, "\"polygon\": [");
+      for (int32_t i = 0; i < p.count; ++i) {
+        if (i) put(b, ", ");
+        put_vec2(b, p.vertices[i]);
+      }
+      put(b, "]");
+    }
+    put_float_unless(b, "radius", p.radius, 0.0f);
+    break;
+  }
+  default:
+    return unrepresentable(W, body, index,
+                           "chains (sn_create_chain) are not part of the scene format yet; expected circle, box, "
+                           "polygon, capsule or segment shapes");
+  }
+  sn_shape_def d;
+  sn_shape_get_def(W->world, id, &d);
+  put_float_unless(b, "density", d.density, 1.0f);
+  put_float_unless(b, "friction", d.friction, 0.6f);
+  put_float_unless(b, "restitution", d.restitution, 0.0f);
+  put_bool_unless(b, "contact_events", d.enable_contact_events, true);
+  put_bool_unless(b, "hit_events", d.enable_hit_events, false);
+  if (d.category_bits != 1) putf(b, ", \"category_bits\": \"0x%llx\"", (unsigned long long)d.category_bits);
+  if (d.mask_bits != UINT64_MAX) putf(b, ", \"mask_bits\": \"0x%llx\"", (unsigned long long)d.mask_bits);
+  put(b, "}");
+  return true;
+}
+
+static const char *body_type_name(sn_body_type t) {
+  return t == SN_BODY_STATIC ? "static" : t == SN_BODY_KINEMATIC ? "kinematic" : "dynamic";
+}
+
+static bool put_body(writer *W, sn_body_id id, const char *name) {
+  text_buffer *b = &W->out;
+  sn_body_def d;
+  sn_body_get_def(W->world, id, &d);
+  put(b, "    {\"name\": ");
+  put_string(b, name);
+  put(b, ", \"type\": ");
+  put_string(b, body_type_name(d.type));
+  put_key(b, "position");
+  put_vec2(b, d.position);
+  put_key(b, "angle");
+  put_float(b, d.angle);
+  if (!same_vec2(d.linear_velocity, (sn_vec2){0.0f, 0.0f})) {
+    put_key(b, "velocity");
+    put_vec2(b, d.linear_velocity);
+  }
+  put_float_unless(b, "angular_velocity", d.angular_velocity, 0.0f);
+  put_float_unless(b, "linear_damping", d.linear_damping, 0.0f);
+  put_float_unless(b, "angular_damping", d.angular_damping, 0.0f);
+  put_float_unless(b, "gravity_scale", d.gravity_scale, 1.0f);
+  put_bool_unless(b, "bullet", d.is_bullet, false);
+  put_bool_unless(b, "awake", d.is_awake || d.type == SN_BODY_STATIC, true);
+  put_bool_unless(b, "sleep", d.enable_sleep, true);
+  put_bool_unless(b, "fixed_rotation", d.fixed_rotation, false);
+  int32_t count = sn_body_get_shape_count(W->world, id);
+  if (count > 0) {
+    sn_shape_id *shapes = malloc((size_t)count * sizeof *shapes);
+    if (shapes == NULL) {
+      b->out_of_memory = true;
+      return true;
+    }
+    count = sn_body_get_shapes(W->world, id, shapes, count);
+    put(b, ", \"shapes\": [");
+    bool ok = true;
+    for (int32_t i = 0; i < count && ok; ++i) {
+      if (i) put(b, ", ");
+      ok = put_shape(W, shapes[i], name, i);
+    }
+    free(shapes);
+    if (!ok) return false;
+    put(b, "]");
+  }
+  put(b, "}");
+  return true;
+}
+
+static void put_param(text_buffer *b, const sn_param_desc *p, double x, double y) {
+  putf(b, "\"%s\": ", p->name);
+  switch (p->kind) {
+  case SN_PARAM_BOOL:
+    put(b, x != 0.0 ? "true" : "false");
+    break;
+  case SN_PARAM_INT:
+    putf(b, "%d", (int)x);
+    break;
+  case SN_PARAM_VEC2:
+    put_vec2(b, (sn_vec2){(float)x, (float)y});
+    break;
+  default:
+    put_float(b, (float)x);
+    break;
+  }
+}
+
+/// Plugin name of a type: its library's file name without ".so"; NULL for
+/// host types.
+static bool plugin_of(const char *origin, char *out, size_t cap) {
+  if (origin == NULL || origin[0] == '<') return false;
+  const char *base = strrchr(origin, '/');
+  base = base ? base + 1 : origin;
+  size_t n = strlen(base);
+  if (n > 3 && strcmp(base + n - 3, ".so") == 0) n -= 3;
+  if (n == 0 || n >= cap) return false;
+  memcpy(out, base, n);
+  out[n] = '\0';
+  return true;
+}
+
+static bool write_scene(writer *W, const sn_scene_names *names) {
+  sn_world *w = W->world;
+  text_buffer *b = &W->out;
+  sn_world_def wd;
+  if (sn_world_get_def(w, &wd) != SN_OK) {
+    sn_scene_set_error(W->err, SN_SCENE_ERR_ARGUMENT, SN_ERR_NULL, 0, 0, "the world is NULL");
+    return false;
+  }
+  sn_world_counters counters = sn_world_get_counters(w);
+  if (counters.soft_body_count > 0 || counters.particle_count > 0) {
+    sn_scene_set_error(W->err, SN_SCENE_ERR_UNREPRESENTABLE, SN_OK, 0, 0,
+                       "the world has %d soft bodies and %d particles: the scene writer does not save soft bodies "
+                       "yet; expected a world of rigid bodies",
+                       (int)counters.soft_body_count, (int)counters.particle_count);
+    return false;
+  }
+  put(b, "{\n  \"sinew_scene\": 1,\n  \"gravity\": ");
+  put_vec2(b, wd.gravity);
+  putf(b,
+       ",\n  \"settings\": {\"substeps\": %d, \"position_iterations\": %d, \"soft_iterations\": %d, \"sleep\": %s, "
+       "\"continuous\": %s",
+       (int)wd.substeps, (int)wd.position_iterations, (int)wd.soft_iterations, wd.enable_sleep ? "true" : "false",
+       wd.enable_continuous ? "true" : "false");
+  put_key(b, "contact_hertz");
+  put_float(b, wd.contact_hertz);
+  put_key(b, "contact_damping_ratio");
+  put_float(b, wd.contact_damping_ratio);
+  put_key(b, "contact_push_max_velocity");
+  put_float(b, wd.contact_push_max_velocity);
+  put_key(b, "restitution_threshold");
+  put_float(b, wd.restitution_threshold);
+  put_key(b, "maximum_linear_speed");
+  put_float(b, wd.maximum_linear_speed);
+  put_key(b, "hit_event_threshold");
+  put_float(b, sn_world_get_hit_event_threshold(w));
+  put(b, "},\n");
+
+  int32_t body_count = sn_world_get_body_count(w), constraint_count = sn_world_get_constraint_count(w);
+  sn_body_id *bodies = malloc(((size_t)body_count + 1) * sizeof *bodies);
+  sn_constraint_id *constraints = malloc(((size_t)constraint_count + 1) * sizeof *constraints);
+  char **body_names = calloc((size_t)body_count + 1, sizeof *body_names);
+  int32_t *saved_index = NULL; /* body slot -> position in the file */
+  sn_name_space taken;
+  memset(&taken, 0, sizeof taken);
+  bool ok = bodies && constraints && body_names;
+  if (ok) {
+    body_count = sn_world_get_bodies(w, bodies, body_count);
+    constraint_count = sn_world_get_constraints(w, constraints, constraint_count);
+    int32_t slots = body_count > 0 ? bodies[body_count - 1].index1 : 0;
+    saved_index = malloc(((size_t)slots + 1) * sizeof *saved_index);
+    ok = saved_index != NULL;
+    for (int32_t i = 0; ok && i < body_count; ++i) saved_index[bodies[i].index1 - 1] = i;
+  }
+  /* names: given ones first, then generated ones that clash with none */
+  for (int32_t i = 0; ok && i < body_count; ++i) {
+    const char *given = sn_scene_names_get_body(names, bodies[i]);
+    if (given == NULL) continue;
+    ok = sn_name_space_set(&taken, (sn_name_id){i + 1, 0, 0}, given, NULL) == SN_SCENE_OK;
+    body_names[i] = (char *)given;
+  }
+  char generated[64];
+  for (int32_t i = 0; ok && i < body_count; ++i) {
+    if (body_names[i] != NULL) continue;
+    sn_name_id other;
+    snprintf(generated, sizeof generated, "body%d", (int)i);
+    for (int k = 2; sn_name_space_find(&taken, generated, &other); ++k)
+      snprintf(generated, sizeof generated, "body%d_%d", (int)i, k);
+    ok = sn_name_space_set(&taken, (sn_name_id){i + 1, 0, 0}, generated, NULL) == SN_SCENE_OK;
+    if (ok) body_names[i] = (char *)sn_name_space_get(&taken, (sn_name_id){i + 1, 0, 0});
+  }
+  if (!ok) {
+    b->out_of_memory = true;
+  } else {
+    /* plugins of the constraint types used, in order of first use */
+    const sn_registry *reg = sn_world_get_registry(w);
+    put(b, "  \"plugins\": [");
+    char listed[64][SN_MAX_TYPE_NAME];
+    int32_t listed_count = 0;
+    for (int32_t i = 0; i < constraint_count; ++i) {
+      const char *type = sn_constraint_get_type_name(w, constraints[i]);
+      char plugin[SN_MAX_TYPE_NAME];
+      if (type == NULL || !plugin_of(sn_registry_get_type_origin(reg, type), plugin, sizeof plugin)) continue;
+      bool seen = false;
+      for (int32_t j = 0; j < listed_count && !seen; ++j) seen = strcmp(listed[j], plugin) == 0;
+      if (seen) continue;
+      if (listed_count == 64) {
+        sn_scene_set_error(W->err, SN_SCENE_ERR_UNREPRESENTABLE, SN_OK, 0, 0, "more than 64 plugins in use");
+        ok = false;
+        break;
+      }
+      memcpy(listed[listed_count++], plugin, sizeof plugin);
+      if (listed_count > 1) put(b, ", ");
+      put_string(b, plugin);
+    }
+    put(b, "],\n  \"bodies\": [");
+    for (int32_t i = 0; ok && i < body_count; ++i) {
+      put(b, i ? ",\n" : "\n");
+      ok = put_body(W, bodies[i], body_names[i]);
+    }
+    put(b, body_count > 0 ? "\n  ],\n  \"constraints\": [" : "],\n  \"constraints\": [");
+    for (int32_t i = 0; ok && i < constraint_count; ++i) {
+      sn_constraint_id k = constraints[i];
+      const sn_constraint_type *t = sn_constraint_get_type(w, k);
+      sn_body_id jb[SN_MAX_CONSTRAINT_BODIES];
+      int32_t n = sn_constraint_get_bodies(w, k, jb);
+      put(b, i ? ",\n    {" : "\n    {");
+      const char *name = sn_scene_names_get_constraint(names, k);
+      if (name != NULL) {
+        put(b, "\"name\": ");
+        put_string(b, name);
+        put(b, ", ");
+      }
+      put(b, "\"type\": ");
+      put_string(b, t->name);
+      put(b, ", \"bodies\": [");
+      for (int32_t j = 0; j < n; ++j) {
+        if (j) put(b, ", ");
+        put_string(b, body_names[saved_index[jb[j].index1 - 1]]);
+      }
+      put(b, "], \"params\": {");
+      for (uint32_t j = 0; j < t->param_count; ++j) {
+        double x = 0.0, y = 0.0;
+        sn_constraint_get_param(w, k, t->params[j].name, &x, &y);
+        if (j) put(b, ", ");
+        put_param(b, t->params + j, x, y);
+      }
+      put(b, "}");
+      put_float_unless(b, "break_force", sn_constraint_get_break_force(w, k), 0.0f);
+      put_bool_unless(b, "collide_connected", sn_constraint_get_collide_connected(w, k), false);
+      put(b, "}");
+    }
+    put(b, constraint_count > 0 ? "\n  ]\n}\n" : "]\n}\n");
+  }
+  sn_name_space_free(&taken);
+  free(bodies);
+  free(constraints);
+  free(body_names);
+  free(saved_index);
+  if (ok && b->out_of_memory) {
+    sn_scene_set_error(W->err, SN_SCENE_ERR_OUT_OF_MEMORY, SN_ERR_OUT_OF_MEMORY, 0, 0, "out of memory");
+    return false;
+  }
+  return ok;
+}
+
+char *sn_scene_save_string(sn_world *world, const sn_scene_names *names, sn_scene_error *error) {
+  sn_scene_error local;
+  writer W;
+  memset(&W, 0, sizeof W);
+  W.world = world;
+  W.err = error ? error : &local;
+  memset(W.err, 0, sizeof *W.err);
+  if (world == NULL) {
+    sn_scene_set_error(W.err, SN_SCENE_ERR_ARGUMENT, SN_ERR_NULL, 0, 0, "the world is NULL");
+    return NULL;
+  }
+  if (!write_scene(&W, names)) {
+    free(W.out.data);
+    return NULL;
+  }
+  return W.out.data;
+}
+
+void sn_scene_free_text(char *text) { free(text); }
+
+sn_scene_status sn_scene_save_file(const char *path, sn_world *world, const sn_scene_names *names,
+                                   sn_scene_error *error) {
+  sn_scene_error local;
+  sn_scene_error *err = error ? error : &local;
+  memset(err, 0, sizeof *err);
+  if (path == NULL) {
+    sn_scene_set_error(err, SN_SCENE_ERR_ARGUMENT, SN_ERR_NULL, 0, 0, "path is NULL");
+    return SN_SCENE_ERR_ARGUMENT;
+  }
+  char *text = sn_scene_save_string(world, names, err);
+  if (text == NULL) {
+    char why[sizeof err->message];
+    memcpy(why, err->message, sizeof why);
+    snprintf(err->message, sizeof err->message, "%s: %.700s", path, why);
+    return err->status;
+  }
+  char tmp[4096];
+  int n = snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+  if (n < 0 || (size_t)n >= sizeof tmp) {
+    free(text);
+    sn_scene_set_error(err, SN_SCENE_ERR_IO, SN_OK, 0, 0, "%s: path too long", path);
+    return SN_SCENE_ERR_IO;
+  }
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+  bool ok = fd >= 0;
+  size_t length = strlen(text), done = 0;
+  while (ok && done < length) {
+    ssize_t w = write(fd, text + done, length - done);
+    if (w < 0 && errno == EINTR) continue;
+    ok = w > 0;
+    if (ok) done += (size_t)w;
+  }
+  int saved = errno;
+  if (fd >= 0 && close(fd) != 0 && ok) {
+    ok = false;
+    saved = errno;
+  }
+  if (ok && rename(tmp, path) != 0) {
+    ok = false;
+    saved = errno;
+  }
+  free(text);
+  if (!ok) {
+    if (fd >= 0) unlink(tmp);
+    sn_scene_set_error(err, SN_SCENE_ERR_IO, SN_OK, 0, 0, "%s: cannot write: %s", path, strerror(saved));
+    return SN_SCENE_ERR_IO;
+  }
+  return SN_SCENE_OK;
+}
