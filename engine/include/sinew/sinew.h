@@ -319,4 +319,6 @@ SN_API const char *sn_registry_get_type_origin(const sn_registry *registry, cons
 #ifdef __cplusplus
 }
 #endif
+
+#include "sinew/draw.h" /* debug drawing: sn_world_draw */
 #endif /* SINEW_SINEW_H */
