@@ -17,7 +17,8 @@ typedef struct sb_options {
   const char *screenshot;
   const char *plugins[SB_MAX_PLUGINS];
   int32_t plugin_count;
-  int32_t steps; ///< 0: the scene's default
+  int32_t steps;  ///< 0: the scene's default
+  int32_t frames; ///< window: quit after this many frames of one step each (0 = run until closed)
   int width, height;
   uint32_t flags;
 } sb_options;
@@ -36,6 +37,7 @@ static void sb_usage(FILE *f) {
           "  --headless    no window: step, print a one-line summary, write the last frame as PNG\n"
           "                (default OUT: sandbox-SCENE.png in the current folder)\n"
           "  --steps N     steps of 1/60 s (default: the scene's own, e.g. 600)\n"
+          "  --frames N    window: N frames of one step each, then write --screenshot (if given) and quit\n"
           "  --json        print the benchmark's JSON line (SCENES.md fields) instead of the summary\n"
           "  --plugin PATH load a constraint plugin besides the plugin folder ($SINEW_PLUGIN_DIR or the build's)\n"
           "  --draw LIST   comma-separated debug-draw flags: shapes,aabbs,tree,points,normals,impulses,joints,\n"
@@ -112,6 +114,13 @@ static int sb_parse(int argc, char **argv, sb_options *o) {
         return 3;
       }
       o->steps = v;
+    } else if (strcmp(a, "--frames") == 0 && has) {
+      int v;
+      if (!sb_parse_int(argv[++i], 1, 1000000, &v)) {
+        fprintf(stderr, "sinew-sandbox: --frames wants a whole number in 1..1000000, not '%s'\n", argv[i]);
+        return 3;
+      }
+      o->frames = v;
     } else if ((strcmp(a, "--width") == 0 || strcmp(a, "--height") == 0) && has) {
       int v;
       if (!sb_parse_int(argv[++i], 16, 8192, &v)) {
@@ -551,6 +560,8 @@ static int sb_window(const sb_options *o, sn_registry *reg) {
     if (first == sb_scene_at(i)) index = i;
   sb_app_load(&app, index);
   Uint64 freq = SDL_GetPerformanceFrequency(), last = SDL_GetPerformanceCounter();
+  int32_t frames = 0;
+  int rc = 0;
   while (!app.quit) {
     SDL_Event e;
     int mx, my;
@@ -613,7 +624,9 @@ static int sb_window(const sb_options *o, sn_registry *reg) {
     double dt = (double)(now - last) / (double)freq;
     last = now;
     app.frame_ms = 0.9 * app.frame_ms + 0.1 * dt * 1e3;
-    if (app.run.scene.world) {
+    if (app.run.scene.world && o->frames > 0) {
+      sb_run_step(&app.run); /* scripted run: exactly one step a frame */
+    } else if (app.run.scene.world) {
       int budget = 4; /* at most 4 steps a frame: a slow scene slows down, it does not spiral */
       if (!app.paused) {
         app.accumulator += (app.slow ? 0.25 : 1.0) * (dt > 0.1 ? 0.1 : dt);
@@ -630,19 +643,34 @@ static int sb_window(const sb_options *o, sn_registry *reg) {
     sb_render_clear(&app.r);
     if (app.run.scene.world) sb_render_world(&app.r, app.run.scene.world, app.flags);
     sb_app_overlay(&app);
+    if (o->frames > 0 && ++frames >= o->frames) {
+      app.quit = true;
+      if (o->screenshot != NULL) {
+        char err[512];
+        if (!sb_render_write_png(&app.r, o->screenshot, err, sizeof err)) {
+          fprintf(stderr, "sinew-sandbox: screenshot: %s\n", err);
+          rc = 1;
+        }
+      }
+      printf("sinew-sandbox: window (%s driver): %s: %d frames, %d steps; screenshot %s (%dx%d)\n",
+             SDL_GetCurrentVideoDriver(), app.run.scene.name ? app.run.scene.name : "(none)", (int)frames,
+             (int)app.run.steps, o->screenshot ? o->screenshot : "none", app.r.camera.width, app.r.camera.height);
+    }
     SDL_RenderPresent(sdl);
   }
   if (app.run.scene.world) sn_scene_destroy(&app.run.scene);
   SDL_DestroyRenderer(sdl);
   SDL_DestroyWindow(app.window);
-  return 0;
+  return rc;
 }
 
 /* -------------------------------------------------------------------- main */
 
+/* A display, or a video driver chosen explicitly (SDL_VIDEODRIVER=offscreen
+ * renders a "window" without any display: the tests use it). */
 static bool sb_have_display(void) {
-  const char *x = getenv("DISPLAY"), *wl = getenv("WAYLAND_DISPLAY");
-  return (x != NULL && x[0] != '\0') || (wl != NULL && wl[0] != '\0');
+  const char *x = getenv("DISPLAY"), *wl = getenv("WAYLAND_DISPLAY"), *drv = getenv("SDL_VIDEODRIVER");
+  return (x != NULL && x[0] != '\0') || (wl != NULL && wl[0] != '\0') || (drv != NULL && drv[0] != '\0');
 }
 
 int main(int argc, char **argv) {

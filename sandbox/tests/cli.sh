@@ -3,6 +3,7 @@
 # screenshot, bad arguments (clear message, nonzero exit), scene files (not
 # in this build yet), and the fallback to headless without a display.
 # usage: cli.sh SANDBOX PNG_CHECK OUTDIR PLUGIN_DIR
+# shellcheck disable=SC2015 # "A && ok || bad": ok always succeeds
 set -uo pipefail
 sb=$1 check=$2 out=$3 plugins=$4
 mkdir -p "$out"
@@ -78,4 +79,15 @@ if [ $rc -eq 0 ] && grep -q "running headless" "$out/fallback.err" && grep -q "s
 else
   bad "no-display fallback: exit $rc, $fb, $(cat "$out/fallback.err")"
 fi
+# a window on SDL's dummy driver (no display): N frames of one step, then the screenshot
+win=$(cd "$out" && env -u DISPLAY -u WAYLAND_DISPLAY SDL_VIDEODRIVER=dummy "$sb" --scene demo-motor --frames 30 \
+  --screenshot "$out/window.png" 2>&1)
+rc=$?
+if [ $rc -eq 0 ] && grep -q "window (dummy driver): demo-motor: 30 frames, 30 steps; screenshot $out/window.png" <<<"$win" &&
+  "$check" "$out/window.png" 1280 720 >/dev/null; then
+  ok "window (dummy driver)"
+else
+  bad "window: exit $rc, $win"
+fi
+expect_fail "bad --frames" "--frames wants a whole number" -- "$sb" --frames -3
 exit $fail
