@@ -81,12 +81,18 @@ static sn_body_id sn_add_ball(sn_scene *s, float radius, sn_vec2 p) {
 }
 
 bool sn_scene_build(sn_scene *s, const char *name, int32_t size, int32_t substeps, bool sleep) {
+  return sn_scene_build_ex(s, name, size, substeps, sleep, NULL);
+}
+
+bool sn_scene_build_ex(sn_scene *s, const char *name, int32_t size, int32_t substeps, bool sleep,
+                       const sn_registry *registry) {
   memset(s, 0, sizeof(*s));
   s->ratio_small = s->ratio_big = -1;
   if (size <= 0) size = sn_scene_default_size(name);
   sn_world_def wd = sn_default_world_def();
   if (substeps > 0) wd.substeps = substeps;
   wd.enable_sleep = sleep;
+  wd.registry = registry;
   s->size = size;
   if (strcmp(name, "pyramid") == 0) {
     s->name = "pyramid";
@@ -139,14 +145,16 @@ bool sn_scene_build(sn_scene *s, const char *name, int32_t size, int32_t substep
     s->name = "chain";
     s->default_steps = 600;
     s->link_half = 0.25f;
-    s->registry = sn_create_registry(NULL);
-    char path[1024], msg[512];
-    snprintf(path, sizeof path, "%s/revolute.so", sn_scene_plugin_dir());
-    if (s->registry == NULL || sn_registry_load_plugin(s->registry, path, msg, sizeof msg) != SN_OK) {
-      fprintf(stderr, "chain scene: %s\n", msg);
-      return false;
+    if (registry == NULL || sn_registry_find_type(registry, "revolute") == NULL) {
+      s->registry = sn_create_registry(NULL);
+      char path[1024], msg[512];
+      snprintf(path, sizeof path, "%s/revolute.so", sn_scene_plugin_dir());
+      if (s->registry == NULL || sn_registry_load_plugin(s->registry, path, msg, sizeof msg) != SN_OK) {
+        fprintf(stderr, "chain scene: %s\n", msg);
+        return false;
+      }
+      wd.registry = s->registry;
     }
-    wd.registry = s->registry;
     s->world = sn_create_world(&wd, NULL);
     if (s->world == NULL || !sn_scene_reserve(s, size)) return false;
     sn_body_def gd = sn_default_body_def();

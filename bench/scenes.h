@@ -60,6 +60,11 @@ void sn_soft_scene_measure(const sn_scene *scene, sn_scene_metrics *out, uint64_
 /// Builds scene `name` of `size` (0 = its default) with `substeps` (0 = the world default)
 /// and sleep off unless `sleep`. Returns false for an unknown name.
 bool sn_scene_build(sn_scene *scene, const char *name, int32_t size, int32_t substeps, bool sleep);
+/// As sn_scene_build, with the worlds' constraint types taken from `registry`
+/// (not owned; it must outlive the scene) when not NULL: the sandbox passes
+/// one with every plugin so that any scene can use the mouse joint.
+bool sn_scene_build_ex(sn_scene *scene, const char *name, int32_t size, int32_t substeps, bool sleep,
+                       const sn_registry *registry);
 void sn_scene_destroy(sn_scene *scene);
 /// Folder with the shipped plugins (.so) for scenes that need them: the
 /// SINEW_PLUGIN_DIR environment variable if set, else the build tree's.

@@ -372,5 +372,6 @@ SN_API const char *sn_registry_get_type_origin(const sn_registry *registry, cons
 #endif
 
 #include "sinew/soft.h"
+#include "sinew/draw.h" /* debug drawing: sn_world_draw */
 
 #endif /* SINEW_SINEW_H */

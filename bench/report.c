@@ -1,0 +1,70 @@
+#define _POSIX_C_SOURCE 200809L
+/* Step timing, the JSON report line and the scene list (see report.h). */
+#include "report.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+double sn_scene_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static int sn_cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+sn_scene_timing sn_scene_timing_of(double *times, int32_t n) {
+  sn_scene_timing t = {0.0, 0.0, 0.0};
+  if (times == NULL || n <= 0) return t;
+  for (int32_t i = 0; i < n; ++i) t.total += times[i];
+  qsort(times, (size_t)n, sizeof(double), sn_cmp_double);
+  t.median = times[n / 2];
+  t.p95 = times[(int32_t)((double)(n - 1) * 0.95)];
+  return t;
+}
+
+void sn_scene_print_json(FILE *out, const sn_scene *s, int32_t steps, bool sleep, const sn_scene_timing *t) {
+  sn_scene_metrics m;
+  sn_scene_measure(s, &m);
+  char gap[32], link[32], strain[32], area[32];
+  snprintf(link, sizeof link, m.has_link_error ? "%.5f" : "null", m.link_error);
+  snprintf(gap, sizeof gap, m.has_min_y_gap ? "%.4f" : "null", m.min_y_gap);
+  snprintf(strain, sizeof strain, m.has_strain ? "%.5f" : "null", m.max_strain);
+  snprintf(area, sizeof area, m.has_area ? "%.5f" : "null", m.max_area_error);
+  fprintf(out,
+          "{\"engine\": \"sinew-%s\", \"scene\": \"%s\", \"size\": %d, \"steps\": %d, "
+          "\"bodies\": %d, \"particles\": %d, \"constraints\": %d, "
+          "\"settings\": \"substeps=%d soft_iterations=%d sleep=%s\", "
+          "\"ms_step_median\": %.4f, \"ms_step_p95\": %.4f, \"ms_total\": %.2f, "
+          "\"top_drift\": %.4f, \"max_dx\": %.4f, \"fallen\": %d, \"min_y_gap\": %s, \"ke_end\": %.3g, "
+          "\"max_strain\": %s, \"max_area_error\": %s, \"link_error\": %s, \"state_hash\": \"%016llx\"}\n",
+          sn_version_string(), s->name, (int)s->size, (int)steps, (int)s->body_count, (int)s->particle_count,
+          (int)s->constraint_count, (int)sn_world_get_substeps(s->world), (int)sn_world_get_soft_iterations(s->world),
+          sleep ? "on" : "off", t->median, t->p95, t->total, m.top_drift, m.max_dx, (int)m.fallen, gap, m.ke_end,
+          strain, area, link, (unsigned long long)m.state_hash);
+  fflush(out);
+}
+
+/* Lists of names sinew_scenes builds. */
+static const char *const *const sn_scene_lists[] = {sn_rigid_scene_names, sn_soft_scene_names};
+
+int32_t sn_scene_count(void) {
+  int32_t n = 0;
+  for (size_t l = 0; l < sizeof(sn_scene_lists) / sizeof(sn_scene_lists[0]); ++l) {
+    for (const char *const *p = sn_scene_lists[l]; *p != NULL; ++p) n++;
+  }
+  return n;
+}
+
+const char *sn_scene_name(int32_t i) {
+  if (i < 0) return NULL;
+  for (size_t l = 0; l < sizeof(sn_scene_lists) / sizeof(sn_scene_lists[0]); ++l) {
+    for (const char *const *p = sn_scene_lists[l]; *p != NULL; ++p) {
+      if (i-- == 0) return *p;
+    }
+  }
+  return NULL;
+}

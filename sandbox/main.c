@@ -1,0 +1,716 @@
+/* sinew-sandbox: an SDL2 window onto Sinew worlds (every standard scene and
+ * a demo per shipped plugin), and a headless mode that steps a scene, prints
+ * a summary or the benchmark's JSON line, and writes a PNG of the last frame.
+ * Worlds are seen only through the public API and sn_world_draw. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+
+#define SB_MAX_PLUGINS 32
+#define SB_FLAG_KEYS   10
+
+typedef struct sb_options {
+  bool headless, json, list_scenes, list_plugins, overlay, help;
+  const char *scene;
+  const char *screenshot;
+  const char *plugins[SB_MAX_PLUGINS];
+  int32_t plugin_count;
+  int32_t steps;  ///< 0: the scene's default
+  int32_t frames; ///< window: quit after this many frames of one step each (0 = run until closed)
+  int width, height;
+  uint32_t flags;
+} sb_options;
+
+/* Names of the debug-draw flags, in bit order (keys 1..9, 0). */
+static const char *const sb_flag_names[SB_FLAG_KEYS] = {"shapes",   "aabbs",  "tree",      "points", "normals",
+                                                        "impulses", "joints", "particles", "forces", "frames"};
+
+static void sb_usage(FILE *f) {
+  fprintf(f,
+          "usage: sinew-sandbox [--scene NAME|FILE.json] [--plugin PATH]... [--width N --height N]\n"
+          "       sinew-sandbox --headless [--scene NAME|FILE.json] [--steps N] [--screenshot OUT.png] [--json]\n"
+          "                     [--plugin PATH]... [--width N --height N] [--draw LIST] [--no-overlay]\n"
+          "       sinew-sandbox --list-scenes | --list-plugins [--plugin PATH]...\n"
+          "  --scene       a scene of --list-scenes (default: %s) or a scene file\n"
+          "  --headless    no window: step, print a one-line summary, write the last frame as PNG\n"
+          "                (default OUT: sandbox-SCENE.png in the current folder)\n"
+          "  --steps N     steps of 1/60 s (default: the scene's own, e.g. 600)\n"
+          "  --frames N    window: N frames of one step each, then write --screenshot (if given) and quit\n"
+          "  --json        print the benchmark's JSON line (SCENES.md fields) instead of the summary\n"
+          "  --plugin PATH load a constraint plugin besides the plugin folder ($SINEW_PLUGIN_DIR or the build's)\n"
+          "  --draw LIST   comma-separated debug-draw flags: shapes,aabbs,tree,points,normals,impulses,joints,\n"
+          "                particles,forces,frames,all (default shapes,joints,particles)\n"
+          "  --no-overlay  no text on the frame\n"
+          "Without a display (or if SDL cannot open a window) the sandbox runs headless.\n",
+          sb_default_scene());
+}
+
+static bool sb_parse_int(const char *s, int lo, int hi, int *out) {
+  char *end = NULL;
+  long v = strtol(s, &end, 10);
+  if (end == s || *end != '\0' || v < lo || v > hi) return false;
+  *out = (int)v;
+  return true;
+}
+
+static bool sb_parse_flags(const char *list, uint32_t *out) {
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", list);
+  uint32_t flags = 0;
+  for (char *tok = strtok(buf, ","); tok != NULL; tok = strtok(NULL, ",")) {
+    if (strcmp(tok, "all") == 0) {
+      flags |= SN_DRAW_ALL;
+      continue;
+    }
+    bool found = false;
+    for (int k = 0; k < SB_FLAG_KEYS; ++k) {
+      if (strcmp(tok, sb_flag_names[k]) == 0) {
+        flags |= 1u << k;
+        found = true;
+      }
+    }
+    if (!found) return false;
+  }
+  *out = flags;
+  return true;
+}
+
+/* Returns 0 to go on, else the exit code (+1: 1 = ok and stop, 3 = error). */
+static int sb_parse(int argc, char **argv, sb_options *o) {
+  memset(o, 0, sizeof(*o));
+  o->overlay = true;
+  o->flags = SN_DRAW_SHAPES | SN_DRAW_JOINTS | SN_DRAW_PARTICLES;
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    bool has = i + 1 < argc;
+    if (strcmp(a, "--headless") == 0)
+      o->headless = true;
+    else if (strcmp(a, "--json") == 0)
+      o->json = true;
+    else if (strcmp(a, "--list-scenes") == 0)
+      o->list_scenes = true;
+    else if (strcmp(a, "--list-plugins") == 0)
+      o->list_plugins = true;
+    else if (strcmp(a, "--no-overlay") == 0)
+      o->overlay = false;
+    else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
+      o->help = true;
+    else if (strcmp(a, "--scene") == 0 && has)
+      o->scene = argv[++i];
+    else if (strcmp(a, "--screenshot") == 0 && has)
+      o->screenshot = argv[++i];
+    else if (strcmp(a, "--plugin") == 0 && has) {
+      if (o->plugin_count == SB_MAX_PLUGINS) {
+        fprintf(stderr, "sinew-sandbox: at most %d --plugin options\n", SB_MAX_PLUGINS);
+        return 3;
+      }
+      o->plugins[o->plugin_count++] = argv[++i];
+    } else if (strcmp(a, "--steps") == 0 && has) {
+      int v;
+      if (!sb_parse_int(argv[++i], 1, 1000000, &v)) {
+        fprintf(stderr, "sinew-sandbox: --steps wants a whole number in 1..1000000, not '%s'\n", argv[i]);
+        return 3;
+      }
+      o->steps = v;
+    } else if (strcmp(a, "--frames") == 0 && has) {
+      int v;
+      if (!sb_parse_int(argv[++i], 1, 1000000, &v)) {
+        fprintf(stderr, "sinew-sandbox: --frames wants a whole number in 1..1000000, not '%s'\n", argv[i]);
+        return 3;
+      }
+      o->frames = v;
+    } else if ((strcmp(a, "--width") == 0 || strcmp(a, "--height") == 0) && has) {
+      int v;
+      if (!sb_parse_int(argv[++i], 16, 8192, &v)) {
+        fprintf(stderr, "sinew-sandbox: %s wants a whole number of pixels in 16..8192, not '%s'\n", a, argv[i]);
+        return 3;
+      }
+      *(a[2] == 'w' ? &o->width : &o->height) = v;
+    } else if (strcmp(a, "--draw") == 0 && has) {
+      if (!sb_parse_flags(argv[++i], &o->flags)) {
+        fprintf(stderr, "sinew-sandbox: --draw: unknown flag in '%s' (see --help)\n", argv[i]);
+        return 3;
+      }
+    } else {
+      fprintf(stderr, "sinew-sandbox: unknown or incomplete argument '%s'\n", a);
+      sb_usage(stderr);
+      return 3;
+    }
+  }
+  if (o->scene == NULL) o->scene = sb_default_scene();
+  if (o->width == 0) o->width = 1280;
+  if (o->height == 0) o->height = 720;
+  return 0;
+}
+
+/* ---------------------------------------------------------------- plugins */
+
+typedef struct sb_load_report {
+  bool quiet;
+  int failures;
+} sb_load_report;
+
+static void sb_on_plugin(const char *path, sn_result result, const char *message, void *ctx) {
+  sb_load_report *rep = ctx;
+  if (result == SN_OK) return;
+  rep->failures++;
+  if (!rep->quiet) fprintf(stderr, "sinew-sandbox: plugin %s not loaded: %s\n", path, message);
+}
+
+sn_registry *sb_load_plugins(bool quiet) {
+  sn_registry *reg = sn_create_registry(NULL);
+  if (reg == NULL) return NULL;
+  sb_load_report rep = {quiet, 0};
+  const char *dir = sn_scene_plugin_dir();
+  sn_result r = sn_registry_load_directory(reg, dir, sb_on_plugin, &rep);
+  if (r != SN_OK && !quiet)
+    fprintf(stderr, "sinew-sandbox: plugin folder %s not read (%s); set SINEW_PLUGIN_DIR\n", dir, sn_result_name(r));
+  return reg;
+}
+
+/* Explicit --plugin paths must load. */
+static bool sb_load_extra(sn_registry *reg, const sb_options *o) {
+  for (int32_t i = 0; i < o->plugin_count; ++i) {
+    char msg[512];
+    if (sn_registry_load_plugin(reg, o->plugins[i], msg, sizeof msg) != SN_OK) {
+      fprintf(stderr, "sinew-sandbox: --plugin %s: %s\n", o->plugins[i], msg);
+      return false;
+    }
+  }
+  return true;
+}
+
+static const char *sb_kind_name(uint32_t kind) {
+  switch (kind) {
+  case SN_PARAM_FLOAT:
+    return "float";
+  case SN_PARAM_INT:
+    return "int";
+  case SN_PARAM_BOOL:
+    return "bool";
+  case SN_PARAM_VEC2:
+    return "vec2";
+  default:
+    return "?";
+  }
+}
+
+static int sb_list_plugins(const sn_registry *reg) {
+  int32_t n = sn_registry_get_type_count(reg);
+  printf("%d constraint types (plugin folder: %s)\n", (int)n, sn_scene_plugin_dir());
+  for (int32_t i = 0; i < n; ++i) {
+    const sn_constraint_type *t = sn_registry_get_type(reg, i);
+    printf("%s  [%s%s, %u bod%s]  from %s\n", t->name, (t->flags & SN_CONSTRAINT_IMPULSE) ? "impulse" : "",
+           (t->flags & SN_CONSTRAINT_XPBD) ? ((t->flags & SN_CONSTRAINT_IMPULSE) ? "+xpbd" : "xpbd") : "",
+           (unsigned)t->body_count, t->body_count == 1 ? "y" : "ies", sn_registry_get_type_origin(reg, t->name));
+    for (uint32_t k = 0; k < t->param_count; ++k) {
+      const sn_param_desc *p = t->params + k;
+      printf("  %-18s %-5s default %-8g range [%g, %g]  %s%s%s\n", p->name, sb_kind_name(p->kind), p->def, p->min,
+             p->max, (p->flags & SN_PARAM_RUNTIME) ? "runtime" : "at creation", p->doc ? "  - " : "",
+             p->doc ? p->doc : "");
+    }
+  }
+  return 0;
+}
+
+static int sb_list_scenes(void) {
+  for (int32_t i = 0; i < sb_scene_count(); ++i) {
+    const sb_scene_info *s = sb_scene_at(i);
+    printf("%-16s %s%s\n", s->name, s->description, strcmp(s->name, sb_default_scene()) == 0 ? " [default]" : "");
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------------ scenes */
+
+/// The running scene.
+typedef struct sb_run {
+  const sb_scene_info *info; ///< NULL for a scene file
+  sn_scene scene;
+  sb_demo_state demo;
+  double time;
+  int32_t steps;
+  double step_ms_avg; ///< exponential average
+} sb_run;
+
+static bool sb_run_build(sb_run *run, const char *arg, const sn_registry *reg, char *err, size_t cap) {
+  memset(run, 0, sizeof(*run));
+  if (sb_is_scene_file(arg)) return sb_scene_file_load(arg, reg, &run->scene, err, cap);
+  run->info = sb_scene_find(arg);
+  if (run->info == NULL) {
+    snprintf(err, cap, "unknown scene '%s' (see --list-scenes)", arg);
+    return false;
+  }
+  return sb_scene_build(run->info, &run->scene, &run->demo, reg, err, cap);
+}
+
+static sn_result sb_run_step(sb_run *run) {
+  if (run->info != NULL && run->info->update != NULL) run->info->update(&run->scene, &run->demo, run->time);
+  double t0 = sn_scene_now_ms();
+  sn_result r = sn_world_step(run->scene.world, SB_DT);
+  double ms = sn_scene_now_ms() - t0;
+  run->step_ms_avg = run->steps == 0 ? ms : 0.95 * run->step_ms_avg + 0.05 * ms;
+  run->time += SB_DT;
+  run->steps++;
+  return r;
+}
+
+static void sb_counts_line(sn_world *w, char *buf, size_t cap) {
+  sn_debug_counts c;
+  sn_world_get_debug_counts(w, &c);
+  snprintf(buf, cap,
+           "bodies %d (dynamic %d, awake %d)  particles %d  contacts %d (touching %d, points %d)  constraints %d",
+           c.bodies, c.dynamic_bodies, c.awake_bodies, c.particles, c.contacts, c.touching_contacts, c.contact_points,
+           c.constraints);
+}
+
+/* ---------------------------------------------------------------- headless */
+
+static int sb_headless(const sb_options *o, sn_registry *reg, const char *why) {
+  char err[512];
+  sb_run run;
+  if (!sb_run_build(&run, o->scene, reg, err, sizeof err)) {
+    fprintf(stderr, "sinew-sandbox: %s\n", err);
+    return 2;
+  }
+  int32_t steps = o->steps > 0 ? o->steps : run.scene.default_steps;
+  double *times = malloc((size_t)steps * sizeof(double));
+  if (times == NULL) {
+    sn_scene_destroy(&run.scene);
+    return 1;
+  }
+  for (int32_t i = 0; i < steps; ++i) {
+    if (run.info != NULL && run.info->update != NULL) run.info->update(&run.scene, &run.demo, run.time);
+    double t0 = sn_scene_now_ms();
+    sn_result r = sn_world_step(run.scene.world, SB_DT);
+    times[i] = sn_scene_now_ms() - t0;
+    run.time += SB_DT;
+    if (r != SN_OK) {
+      fprintf(stderr, "sinew-sandbox: step %d failed: %s\n", (int)i, sn_world_last_error(run.scene.world));
+      free(times);
+      sn_scene_destroy(&run.scene);
+      return 1;
+    }
+  }
+  /* last frame on a software renderer: no window, no video driver needed */
+  char shot_default[256];
+  const char *shot = o->screenshot;
+  if (shot == NULL) {
+    snprintf(shot_default, sizeof shot_default, "sandbox-%s.png", run.scene.name);
+    shot = shot_default;
+  }
+  int rc = 0;
+  SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, o->width, o->height, 32, SDL_PIXELFORMAT_RGBA32);
+  SDL_Renderer *sdl = surface ? SDL_CreateSoftwareRenderer(surface) : NULL;
+  if (sdl == NULL) {
+    fprintf(stderr, "sinew-sandbox: no software renderer: %s\n", SDL_GetError());
+    rc = 1;
+  } else {
+    sb_renderer r = {sdl, {{0.0f, 0.0f}, 1.0f, o->width, o->height}, o->height >= 600 ? 2.0f : 1.0f};
+    sb_camera_fit(&r.camera, run.info, &run.scene);
+    sb_render_clear(&r);
+    sn_result dr = sb_render_world(&r, run.scene.world, o->flags);
+    if (dr != SN_OK) fprintf(stderr, "sinew-sandbox: draw: %s\n", sn_world_last_error(run.scene.world));
+    if (o->overlay) {
+      char line[512];
+      float y = 6.0f;
+      snprintf(line, sizeof line, "Sinew %s - %s - step %d", sn_version_string(), run.scene.name, (int)steps);
+      y += sb_render_text(&r, 8.0f, y, line, 0xffffffffu);
+      sb_counts_line(run.scene.world, line, sizeof line);
+      sb_render_text(&r, 8.0f, y, line, 0xc8d0e0ffu);
+    }
+    SDL_RenderPresent(sdl);
+    if (!sb_render_write_png(&r, shot, err, sizeof err)) {
+      fprintf(stderr, "sinew-sandbox: screenshot: %s\n", err);
+      rc = 1;
+    }
+  }
+  if (sdl) SDL_DestroyRenderer(sdl);
+  if (surface) SDL_FreeSurface(surface);
+
+  sn_scene_timing timing = sn_scene_timing_of(times, steps);
+  if (o->json) {
+    sn_scene_print_json(stdout, &run.scene, steps, false, &timing);
+  } else if (rc == 0) {
+    char counts[256];
+    sb_counts_line(run.scene.world, counts, sizeof counts);
+    printf("sinew-sandbox: %s%s%s: %d steps, %.3f ms/step median, %s; screenshot %s (%dx%d)\n", why ? why : "",
+           why ? " " : "", run.scene.name, (int)steps, timing.median, counts, shot, o->width, o->height);
+  }
+  fflush(stdout);
+  free(times);
+  sn_scene_destroy(&run.scene);
+  return rc;
+}
+
+/* ------------------------------------------------------------------ window */
+
+typedef struct sb_app {
+  SDL_Window *window;
+  sb_renderer r;
+  sn_registry *reg;
+  sb_run run;
+  int32_t scene_index;
+  bool paused, slow, help, quit, single_step;
+  uint32_t flags;
+  sn_constraint_id drag;
+  bool panning;
+  float pan_x, pan_y;
+  double frame_ms, accumulator;
+  char message[512];
+} sb_app;
+
+static void sb_app_load(sb_app *app, int32_t index) {
+  int32_t n = sb_scene_count();
+  index = ((index % n) + n) % n;
+  if (app->run.scene.world) sn_scene_destroy(&app->run.scene);
+  app->drag = SN_NULL_CONSTRAINT;
+  char err[512];
+  const sb_scene_info *info = sb_scene_at(index);
+  app->scene_index = index;
+  if (!sb_run_build(&app->run, info->name, app->reg, err, sizeof err)) {
+    snprintf(app->message, sizeof app->message, "%s", err);
+    fprintf(stderr, "sinew-sandbox: %s\n", err);
+    return;
+  }
+  app->message[0] = '\0';
+  sb_camera_fit(&app->r.camera, app->run.info, &app->run.scene);
+}
+
+typedef struct sb_pick {
+  sn_world *world;
+  sn_body_id body;
+} sb_pick;
+
+static bool sb_pick_fcn(sn_shape_id shape, void *ctx) {
+  sb_pick *p = ctx;
+  sn_body_id b = sn_shape_get_body(p->world, shape);
+  if (sn_body_get_type(p->world, b) != SN_BODY_DYNAMIC) return true;
+  p->body = b;
+  return false;
+}
+
+/* Grab the body under the cursor with a mouse joint. (Particles: when soft
+ * bodies land, pick the nearest particle here and drag it the same way.) */
+static void sb_drag_begin(sb_app *app, sn_vec2 p) {
+  sn_world *w = app->run.scene.world;
+  if (w == NULL) return;
+  if (sn_registry_find_type(app->reg, "mouse") == NULL) {
+    snprintf(app->message, sizeof app->message, "dragging needs the mouse plugin (not loaded)");
+    return;
+  }
+  sb_pick pick = {w, SN_NULL_BODY};
+  sn_world_query_point(w, p, sb_pick_fcn, &pick);
+  if (pick.body.index1 == 0) return;
+  float mass = sn_body_get_mass(w, pick.body);
+  sn_param_value v[4] = {{"anchor", p.x, p.y}, {"target", p.x, p.y}, {"max_force", 1000.0 * mass, 0}, {"hertz", 5, 0}};
+  sn_constraint_def cd = sn_default_constraint_def();
+  cd.type = "mouse";
+  cd.bodies[0] = pick.body;
+  cd.params = v;
+  cd.param_count = 4;
+  app->drag = sn_create_constraint(w, &cd);
+  if (app->drag.index1 == 0) snprintf(app->message, sizeof app->message, "%s", sn_world_last_error(w));
+}
+
+static void sb_drag_end(sb_app *app) {
+  if (app->drag.index1 != 0 && sn_constraint_is_valid(app->run.scene.world, app->drag))
+    sn_destroy_constraint(app->run.scene.world, app->drag);
+  app->drag = SN_NULL_CONSTRAINT;
+}
+
+static const char *const sb_help[] = {
+    "mouse: left drag a body, right/middle drag pan, wheel zoom",
+    "space pause   s / right single step   r reset   m slow motion (x1/4)",
+    "n / p (tab)  next / previous scene   home fit view   arrows pan",
+    "b box   c ball   j jelly  (at the cursor)",
+    "1 shapes 2 aabbs 3 tree 4 points 5 normals 6 impulses 7 joints 8 particles 9 forces 0 frames",
+    "h hide help   esc / q quit",
+};
+
+static void sb_app_overlay(sb_app *app) {
+  sb_renderer *r = &app->r;
+  char line[512];
+  float y = 6.0f;
+  const char *name = app->run.scene.name ? app->run.scene.name : "(none)";
+  snprintf(line, sizeof line, "Sinew %s  scene %d/%d: %s - %s", sn_version_string(), (int)app->scene_index + 1,
+           (int)sb_scene_count(), name, app->run.info ? app->run.info->description : "");
+  y += sb_render_text(r, 8.0f, y, line, 0xffffffffu);
+  snprintf(line, sizeof line, "frame %.2f ms   step %.3f ms   steps %d   t %.1f s%s%s", app->frame_ms,
+           app->run.step_ms_avg, (int)app->run.steps, app->run.time, app->paused ? "   PAUSED" : "",
+           app->slow ? "   SLOW x1/4" : "");
+  y += sb_render_text(r, 8.0f, y, line, 0xc8d0e0ffu);
+  if (app->run.scene.world) {
+    sb_counts_line(app->run.scene.world, line, sizeof line);
+    y += sb_render_text(r, 8.0f, y, line, 0xc8d0e0ffu);
+  }
+  int n = 0;
+  n += snprintf(line + n, sizeof line - (size_t)n, "draw:");
+  for (int k = 0; k < SB_FLAG_KEYS; ++k)
+    n += snprintf(line + n, sizeof line - (size_t)n, " %d%s%s", (k + 1) % 10, (app->flags & (1u << k)) ? "+" : "-",
+                  sb_flag_names[k]);
+  y += sb_render_text(r, 8.0f, y, line, 0x9fb0c8ffu);
+  if (app->message[0]) y += sb_render_text(r, 8.0f, y, app->message, 0xff8080ffu);
+  if (app->help) {
+    for (size_t i = 0; i < sizeof(sb_help) / sizeof(sb_help[0]); ++i)
+      y += sb_render_text(r, 8.0f, y, sb_help[i], 0xe0e080ffu);
+  } else {
+    sb_render_text(r, 8.0f, y, "h: help", 0xe0e080ffu);
+  }
+}
+
+static void sb_app_key(sb_app *app, SDL_Keycode key, sn_vec2 cursor) {
+  sn_world *w = app->run.scene.world;
+  switch (key) {
+  case SDLK_ESCAPE:
+  case SDLK_q:
+    app->quit = true;
+    break;
+  case SDLK_SPACE:
+    app->paused = !app->paused;
+    break;
+  case SDLK_s:
+  case SDLK_RIGHT:
+    if (key == SDLK_RIGHT && !app->paused) {
+      app->r.camera.center.x += 60.0f / app->r.camera.zoom;
+      break;
+    }
+    app->paused = true;
+    app->single_step = true;
+    break;
+  case SDLK_r:
+    sb_app_load(app, app->scene_index);
+    break;
+  case SDLK_m:
+    app->slow = !app->slow;
+    break;
+  case SDLK_n:
+  case SDLK_TAB:
+    sb_app_load(app, app->scene_index + ((SDL_GetModState() & KMOD_SHIFT) ? -1 : 1));
+    break;
+  case SDLK_p:
+    sb_app_load(app, app->scene_index - 1);
+    break;
+  case SDLK_HOME:
+    sb_camera_fit(&app->r.camera, app->run.info, &app->run.scene);
+    break;
+  case SDLK_LEFT:
+    app->r.camera.center.x -= 60.0f / app->r.camera.zoom;
+    break;
+  case SDLK_UP:
+    app->r.camera.center.y += 60.0f / app->r.camera.zoom;
+    break;
+  case SDLK_DOWN:
+    app->r.camera.center.y -= 60.0f / app->r.camera.zoom;
+    break;
+  case SDLK_h:
+    app->help = !app->help;
+    break;
+  case SDLK_b:
+    if (w) sb_spawn_box(w, cursor);
+    break;
+  case SDLK_c:
+    if (w) sb_spawn_ball(w, cursor);
+    break;
+  case SDLK_j:
+    if (w && !sb_spawn_jelly(w, cursor))
+      snprintf(app->message, sizeof app->message, "jelly needs the distance plugin: %s", sn_world_last_error(w));
+    break;
+  default:
+    if (key >= SDLK_0 && key <= SDLK_9) {
+      int k = key == SDLK_0 ? 9 : (int)(key - SDLK_1);
+      app->flags ^= 1u << k;
+    }
+    break;
+  }
+}
+
+static int sb_window(const sb_options *o, sn_registry *reg) {
+  sb_app app;
+  memset(&app, 0, sizeof app);
+  app.reg = reg;
+  app.flags = o->flags;
+  app.help = true;
+  const sb_scene_info *first = sb_is_scene_file(o->scene) ? NULL : sb_scene_find(o->scene);
+  if (first == NULL) {
+    char err[512];
+    sb_run probe;
+    if (!sb_run_build(&probe, o->scene, reg, err, sizeof err)) {
+      fprintf(stderr, "sinew-sandbox: %s\n", err);
+      return 2;
+    }
+    sn_scene_destroy(&probe.scene);
+  }
+  app.window = SDL_CreateWindow("Sinew sandbox", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, o->width, o->height,
+                                SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+  if (app.window == NULL) return -1;
+  SDL_Renderer *sdl = SDL_CreateRenderer(app.window, -1, SDL_RENDERER_ACCELERATED | SDL_RENDERER_PRESENTVSYNC);
+  if (sdl == NULL) sdl = SDL_CreateRenderer(app.window, -1, SDL_RENDERER_SOFTWARE);
+  if (sdl == NULL) {
+    SDL_DestroyWindow(app.window);
+    return -1;
+  }
+  app.r.sdl = sdl;
+  app.r.text_scale = 2.0f;
+  SDL_GetRendererOutputSize(sdl, &app.r.camera.width, &app.r.camera.height);
+  int32_t index = 0;
+  for (int32_t i = 0; i < sb_scene_count(); ++i)
+    if (first == sb_scene_at(i)) index = i;
+  sb_app_load(&app, index);
+  Uint64 freq = SDL_GetPerformanceFrequency(), last = SDL_GetPerformanceCounter();
+  int32_t frames = 0;
+  int rc = 0;
+  while (!app.quit) {
+    SDL_Event e;
+    int mx, my;
+    SDL_GetMouseState(&mx, &my);
+    int ww, wh;
+    SDL_GetWindowSize(app.window, &ww, &wh);
+    SDL_GetRendererOutputSize(sdl, &app.r.camera.width, &app.r.camera.height);
+    float sx = ww > 0 ? (float)app.r.camera.width / (float)ww : 1.0f,
+          sy = wh > 0 ? (float)app.r.camera.height / (float)wh : 1.0f;
+    sn_vec2 cursor = sb_screen_to_world(&app.r.camera, (float)mx * sx, (float)my * sy);
+    while (SDL_PollEvent(&e)) {
+      switch (e.type) {
+      case SDL_QUIT:
+        app.quit = true;
+        break;
+      case SDL_KEYDOWN:
+        sb_app_key(&app, e.key.keysym.sym, cursor);
+        break;
+      case SDL_MOUSEBUTTONDOWN:
+        if (e.button.button == SDL_BUTTON_LEFT) {
+          sb_drag_begin(&app, sb_screen_to_world(&app.r.camera, (float)e.button.x * sx, (float)e.button.y * sy));
+        } else {
+          app.panning = true;
+          app.pan_x = (float)e.button.x;
+          app.pan_y = (float)e.button.y;
+        }
+        break;
+      case SDL_MOUSEBUTTONUP:
+        if (e.button.button == SDL_BUTTON_LEFT)
+          sb_drag_end(&app);
+        else
+          app.panning = false;
+        break;
+      case SDL_MOUSEMOTION:
+        if (app.panning) {
+          app.r.camera.center.x -= ((float)e.motion.x - app.pan_x) * sx / app.r.camera.zoom;
+          app.r.camera.center.y += ((float)e.motion.y - app.pan_y) * sy / app.r.camera.zoom;
+          app.pan_x = (float)e.motion.x;
+          app.pan_y = (float)e.motion.y;
+        }
+        if (app.drag.index1 != 0 && sn_constraint_is_valid(app.run.scene.world, app.drag)) {
+          sn_vec2 t = sb_screen_to_world(&app.r.camera, (float)e.motion.x * sx, (float)e.motion.y * sy);
+          sn_constraint_set_param(app.run.scene.world, app.drag, "target", t.x, t.y);
+        }
+        break;
+      case SDL_MOUSEWHEEL: {
+        /* zoom about the cursor: the world point under it stays put */
+        float f = e.wheel.y > 0 ? 1.15f : (e.wheel.y < 0 ? 1.0f / 1.15f : 1.0f);
+        app.r.camera.zoom *= f;
+        sn_vec2 after = sb_screen_to_world(&app.r.camera, (float)mx * sx, (float)my * sy);
+        app.r.camera.center.x += cursor.x - after.x;
+        app.r.camera.center.y += cursor.y - after.y;
+        break;
+      }
+      default:
+        break;
+      }
+    }
+    Uint64 now = SDL_GetPerformanceCounter();
+    double dt = (double)(now - last) / (double)freq;
+    last = now;
+    app.frame_ms = 0.9 * app.frame_ms + 0.1 * dt * 1e3;
+    if (app.run.scene.world && o->frames > 0) {
+      sb_run_step(&app.run); /* scripted run: exactly one step a frame */
+    } else if (app.run.scene.world) {
+      int budget = 4; /* at most 4 steps a frame: a slow scene slows down, it does not spiral */
+      if (!app.paused) {
+        app.accumulator += (app.slow ? 0.25 : 1.0) * (dt > 0.1 ? 0.1 : dt);
+        while (app.accumulator >= SB_DT && budget-- > 0) {
+          sb_run_step(&app.run);
+          app.accumulator -= SB_DT;
+        }
+        if (budget < 0) app.accumulator = 0.0;
+      } else if (app.single_step) {
+        sb_run_step(&app.run);
+        app.single_step = false;
+      }
+    }
+    sb_render_clear(&app.r);
+    if (app.run.scene.world) sb_render_world(&app.r, app.run.scene.world, app.flags);
+    sb_app_overlay(&app);
+    if (o->frames > 0 && ++frames >= o->frames) {
+      app.quit = true;
+      if (o->screenshot != NULL) {
+        char err[512];
+        if (!sb_render_write_png(&app.r, o->screenshot, err, sizeof err)) {
+          fprintf(stderr, "sinew-sandbox: screenshot: %s\n", err);
+          rc = 1;
+        }
+      }
+      printf("sinew-sandbox: window (%s driver): %s: %d frames, %d steps; screenshot %s (%dx%d)\n",
+             SDL_GetCurrentVideoDriver(), app.run.scene.name ? app.run.scene.name : "(none)", (int)frames,
+             (int)app.run.steps, o->screenshot ? o->screenshot : "none", app.r.camera.width, app.r.camera.height);
+    }
+    SDL_RenderPresent(sdl);
+  }
+  if (app.run.scene.world) sn_scene_destroy(&app.run.scene);
+  SDL_DestroyRenderer(sdl);
+  SDL_DestroyWindow(app.window);
+  return rc;
+}
+
+/* -------------------------------------------------------------------- main */
+
+/* A display, or a video driver chosen explicitly (SDL_VIDEODRIVER=offscreen
+ * renders a "window" without any display: the tests use it). */
+static bool sb_have_display(void) {
+  const char *x = getenv("DISPLAY"), *wl = getenv("WAYLAND_DISPLAY"), *drv = getenv("SDL_VIDEODRIVER");
+  return (x != NULL && x[0] != '\0') || (wl != NULL && wl[0] != '\0') || (drv != NULL && drv[0] != '\0');
+}
+
+int main(int argc, char **argv) {
+  sb_options o;
+  int rc = sb_parse(argc, argv, &o);
+  if (rc != 0) return rc == 3 ? 2 : 0;
+  if (o.help) {
+    sb_usage(stdout);
+    return 0;
+  }
+  if (o.list_scenes) return sb_list_scenes();
+  sn_registry *reg = sb_load_plugins(!o.list_plugins);
+  if (reg == NULL) return 1;
+  if (!sb_load_extra(reg, &o)) {
+    sn_destroy_registry(reg);
+    return 2;
+  }
+  if (o.list_plugins) {
+    rc = sb_list_plugins(reg);
+  } else if (o.headless) {
+    rc = sb_headless(&o, reg, NULL);
+  } else {
+    /* a window if there is a display and SDL opens one; headless otherwise */
+    rc = -1;
+    const char *why = "no display ($DISPLAY / $WAYLAND_DISPLAY unset)";
+    if (sb_have_display()) {
+      if (SDL_Init(SDL_INIT_VIDEO) == 0) {
+        rc = sb_window(&o, reg);
+        if (rc < 0) why = "SDL could not open a window";
+        SDL_Quit();
+      } else {
+        why = "SDL video init failed";
+      }
+      if (rc < 0) fprintf(stderr, "sinew-sandbox: %s: %s\n", why, SDL_GetError());
+    }
+    if (rc < 0) {
+      fprintf(stderr, "sinew-sandbox: %s; running headless instead\n", why);
+      rc = sb_headless(&o, reg, "headless");
+    }
+  }
+  sn_destroy_registry(reg);
+  return rc;
+}

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# The sandbox's command line: listings, the JSON line, the summary and its
+# screenshot, bad arguments (clear message, nonzero exit), scene files (not
+# in this build yet), and the fallback to headless without a display.
+# usage: cli.sh SANDBOX PNG_CHECK OUTDIR PLUGIN_DIR
+# shellcheck disable=SC2015 # "A && ok || bad": ok always succeeds
+set -uo pipefail
+sb=$1 check=$2 out=$3 plugins=$4
+mkdir -p "$out"
+fail=0
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*" >&2; fail=1; }
+# expect_fail NAME EXPECTED_TEXT -- command...: nonzero exit and the text on stderr
+expect_fail() {
+  local name=$1 text=$2
+  shift 3
+  local err rc
+  err=$("$@" 2>&1 >/dev/null)
+  rc=$?
+  if [ $rc -ne 0 ] && grep -qF -- "$text" <<<"$err"; then ok "$name (exit $rc)"; else bad "$name: exit $rc, stderr: $err"; fi
+}
+
+# --list-scenes: every standard scene and every plugin demo, the default marked
+list=$("$sb" --list-scenes) || bad "--list-scenes exit"
+for s in pyramid tower rain ratio chain showcase demo-revolute demo-prismatic demo-wheel demo-distance demo-weld \
+  demo-motor demo-mouse demo-jelly; do
+  grep -q "^$s " <<<"$list" || bad "--list-scenes lacks $s"
+done
+grep -q "^showcase .*\[default\]" <<<"$list" && ok "--list-scenes" || bad "--list-scenes: showcase not the default"
+
+# --list-plugins: each shipped type with parameters, defaults and ranges
+list=$("$sb" --list-plugins) || bad "--list-plugins exit"
+for t in revolute prismatic wheel distance weld motor mouse; do
+  grep -q "^$t  \[impulse, [12] bod" <<<"$list" || bad "--list-plugins lacks type $t"
+done
+grep -qE "^  anchor +vec2 +default 0 +range \[-1e\+06, 1e\+06\] +at creation" <<<"$list" || bad "--list-plugins: no anchor row"
+grep -qE "^  max_force +float +default 1000 +range \[0, 1e\+09\] +runtime" <<<"$list" && ok "--list-plugins" ||
+  bad "--list-plugins: no mouse max_force row"
+
+# an explicit --plugin (loading the folder's file again is a no-op) and a missing one
+"$sb" --list-plugins --plugin "$plugins/revolute.so" >/dev/null && ok "--plugin PATH" || bad "--plugin PATH"
+expect_fail "--plugin missing" "/nonexistent/x.so" -- "$sb" --list-plugins --plugin /nonexistent/x.so
+
+# bad arguments
+expect_fail "unknown scene" "unknown scene 'no-such-scene'" -- "$sb" --headless --scene no-such-scene --steps 1
+expect_fail "unknown option" "unknown or incomplete argument '--frobnicate'" -- "$sb" --frobnicate
+expect_fail "bad --steps" "--steps wants a whole number" -- "$sb" --headless --steps ten
+expect_fail "bad --width" "--width wants a whole number" -- "$sb" --headless --width 0
+expect_fail "bad --draw" "--draw: unknown flag" -- "$sb" --headless --draw shapes,colour
+expect_fail "scene file" "scene files: not available in this build" -- "$sb" --headless --scene "$out/x.json"
+
+# --json: the benchmark's line with SCENES.md's field names
+json=$("$sb" --headless --scene pyramid --steps 60 --json --screenshot "$out/json.png") || bad "--json exit"
+for f in engine scene size steps bodies particles constraints settings ms_step_median ms_step_p95 ms_total top_drift \
+  max_dx fallen min_y_gap ke_end max_strain max_area_error state_hash; do
+  grep -q "\"$f\": " <<<"$json" || bad "--json lacks $f"
+done
+grep -q '^{"engine": "sinew-[0-9.]*", "scene": "pyramid", "size": 20, "steps": 60, "bodies": 210,' <<<"$json" &&
+  [ "$(wc -l <<<"$json")" -eq 1 ] && ok "--json" || bad "--json: $json"
+
+# the same scene and steps give the same state hash through the sandbox and the benchmark library
+json2=$("$sb" --headless --scene pyramid --steps 60 --json --screenshot "$out/json2.png")
+[ "$(grep -o '"state_hash": "[0-9a-f]*"' <<<"$json")" = "$(grep -o '"state_hash": "[0-9a-f]*"' <<<"$json2")" ] &&
+  ok "deterministic hash" || bad "hash differs between runs"
+
+# the summary line names the screenshot; default size 1280x720 with the overlay
+sum=$("$sb" --headless --scene showcase --steps 30 --screenshot "$out/showcase.png") || bad "summary exit"
+grep -q "showcase: 30 steps.*screenshot $out/showcase.png (1280x720)" <<<"$sum" && ok "summary" || bad "summary: $sum"
+"$check" "$out/showcase.png" 1280 720 >/dev/null || bad "showcase png"
+"$sb" --headless --scene demo-mouse --steps 30 --draw all --screenshot "$out/all.png" >/dev/null &&
+  "$check" "$out/all.png" 1280 720 >/dev/null && ok "--draw all" || bad "--draw all"
+
+# no display: the window command falls back to headless and says where the picture went
+fb=$(cd "$out" && env -u DISPLAY -u WAYLAND_DISPLAY "$sb" --scene ratio --steps 10 2>"$out/fallback.err")
+rc=$?
+if [ $rc -eq 0 ] && grep -q "running headless" "$out/fallback.err" && grep -q "screenshot sandbox-ratio.png" <<<"$fb" &&
+  "$check" "$out/sandbox-ratio.png" 1280 720 >/dev/null; then
+  ok "no-display fallback"
+else
+  bad "no-display fallback: exit $rc, $fb, $(cat "$out/fallback.err")"
+fi
+# a window on SDL's dummy driver (no display): N frames of one step, then the screenshot
+win=$(cd "$out" && env -u DISPLAY -u WAYLAND_DISPLAY SDL_VIDEODRIVER=dummy "$sb" --scene demo-motor --frames 30 \
+  --screenshot "$out/window.png" 2>&1)
+rc=$?
+if [ $rc -eq 0 ] && grep -q "window (dummy driver): demo-motor: 30 frames, 30 steps; screenshot $out/window.png" <<<"$win" &&
+  "$check" "$out/window.png" 1280 720 >/dev/null; then
+  ok "window (dummy driver)"
+else
+  bad "window: exit $rc, $win"
+fi
+expect_fail "bad --frames" "--frames wants a whole number" -- "$sb" --frames -3
+exit $fail
