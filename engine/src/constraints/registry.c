@@ -224,6 +224,9 @@ static sn_result sn_add(sn_registry *r, const sn_constraint_type *t, int32_t lib
   }
   if (!sn_array_reserve(&r->mem, r->types, r->types.count + 1))
     return sn_set_err(err, cap, "out of memory"), SN_ERR_OUT_OF_MEMORY;
+  /* each copy's name points at its own entry: after the array moved, point
+   * them again (12 shipped types outgrow the first capacity) */
+  for (int32_t i = 0; i < r->types.count; ++i) r->types.data[i].type.name = r->types.data[i].name;
   sn_registered_type *rt = r->types.data + r->types.count++;
   memset(rt, 0, sizeof(*rt));
   size_t n = t->struct_size < sizeof(sn_constraint_type) ? t->struct_size : sizeof(sn_constraint_type);
