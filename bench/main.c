@@ -21,10 +21,13 @@ static int sn_cmp_double(const void *a, const void *b) {
 }
 
 static void sn_usage(FILE *f) {
-  fprintf(f, "usage: sinew-bench [--scene NAME] [--size N] [--steps N] [--substeps N] [--sleep]\n"
-             "  scenes: pyramid (20, 50, 100), tower (20), rain (2000), ratio, chain (100 revolute links)\n"
-             "  no --scene: every rigid scene at its standard sizes\n");
+  fprintf(f, "usage: sinew-bench [--scene NAME] [--size N] [--steps N] [--substeps N] [--soft-iterations N] [--sleep]\n"
+             "  scenes: pyramid (20, 50, 100), tower (20), rain (2000), ratio, chain (100 revolute links),\n"
+             "          cloth (32, 64, 128), jelly (50), mixed\n"
+             "  no --scene: every scene at its standard sizes\n");
 }
+
+static int32_t sn_soft_iterations = 0;
 
 static int sn_run(const char *name, int32_t size, int32_t steps, int32_t substeps, bool sleep) {
   sn_scene scene;
@@ -33,6 +36,7 @@ static int sn_run(const char *name, int32_t size, int32_t steps, int32_t substep
     sn_scene_destroy(&scene);
     return 1;
   }
+  if (sn_soft_iterations > 0) sn_world_set_soft_iterations(scene.world, sn_soft_iterations);
   if (steps <= 0) steps = scene.default_steps;
   double *times = malloc((size_t)steps * sizeof(double));
   if (times == NULL) return 1;
@@ -55,23 +59,20 @@ static int sn_run(const char *name, int32_t size, int32_t steps, int32_t substep
   double p95 = times[(int32_t)((double)(steps - 1) * 0.95)];
   sn_scene_metrics m;
   sn_scene_measure(&scene, &m);
-  char gap[32], link[32];
-  if (m.has_link_error)
-    snprintf(link, sizeof link, "%.5f", m.link_error);
-  else
-    snprintf(link, sizeof link, "null");
-  if (m.has_min_y_gap)
-    snprintf(gap, sizeof gap, "%.4f", m.min_y_gap);
-  else
-    snprintf(gap, sizeof gap, "null");
+  char gap[32], link[32], strain[32], area[32];
+  snprintf(link, sizeof link, m.has_link_error ? "%.5f" : "null", m.link_error);
+  snprintf(gap, sizeof gap, m.has_min_y_gap ? "%.4f" : "null", m.min_y_gap);
+  snprintf(strain, sizeof strain, m.has_strain ? "%.5f" : "null", m.max_strain);
+  snprintf(area, sizeof area, m.has_area ? "%.5f" : "null", m.max_area_error);
   printf("{\"engine\": \"sinew-%s\", \"scene\": \"%s\", \"size\": %d, \"steps\": %d, "
-         "\"bodies\": %d, \"particles\": 0, \"constraints\": %d, \"settings\": \"substeps=%d sleep=%s\", "
+         "\"bodies\": %d, \"particles\": %d, \"constraints\": %d, \"settings\": \"substeps=%d soft_iterations=%d sleep=%s\", "
          "\"ms_step_median\": %.4f, \"ms_step_p95\": %.4f, \"ms_total\": %.2f, "
          "\"top_drift\": %.4f, \"max_dx\": %.4f, \"fallen\": %d, \"min_y_gap\": %s, \"ke_end\": %.3g, "
-         "\"max_strain\": null, \"max_area_error\": null, \"link_error\": %s, \"state_hash\": \"%016llx\"}\n",
+         "\"max_strain\": %s, \"max_area_error\": %s, \"link_error\": %s, \"state_hash\": \"%016llx\"}\n",
          sn_version_string(), scene.name, (int)scene.size, (int)steps, (int)scene.body_count,
-         (int)scene.constraint_count, (int)sn_world_get_substeps(scene.world), sleep ? "on" : "off", median, p95, total,
-         m.top_drift, m.max_dx, (int)m.fallen, gap, m.ke_end, link, (unsigned long long)m.state_hash);
+         (int)scene.particle_count, (int)scene.constraint_count, (int)sn_world_get_substeps(scene.world),
+         (int)sn_world_get_soft_iterations(scene.world), sleep ? "on" : "off", median, p95, total, m.top_drift, m.max_dx, (int)m.fallen, gap, m.ke_end, strain, area,
+         link, (unsigned long long)m.state_hash);
   fflush(stdout);
   free(times);
   sn_scene_destroy(&scene);
@@ -93,6 +94,8 @@ int main(int argc, char **argv) {
       steps = atoi(argv[++i]);
     else if (strcmp(a, "--substeps") == 0 && has_value)
       substeps = atoi(argv[++i]);
+    else if (strcmp(a, "--soft-iterations") == 0 && has_value)
+      sn_soft_iterations = atoi(argv[++i]);
     else if (strcmp(a, "--sleep") == 0)
       sleep = true;
     else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -116,5 +119,9 @@ int main(int argc, char **argv) {
   rc |= sn_run("rain", 2000, steps, substeps, sleep);
   rc |= sn_run("ratio", 1, steps, substeps, sleep);
   rc |= sn_run("chain", 100, steps, substeps, sleep);
+  static const int32_t cloth_sizes[] = {32, 64, 128};
+  for (int k = 0; k < 3; ++k) rc |= sn_run("cloth", cloth_sizes[k], steps, substeps, sleep);
+  rc |= sn_run("jelly", 50, steps, substeps, sleep);
+  rc |= sn_run("mixed", 1, steps, substeps, sleep);
   return rc;
 }

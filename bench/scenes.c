@@ -22,6 +22,8 @@ int32_t sn_scene_default_size(const char *name) {
   if (strcmp(name, "tower") == 0) return 20;
   if (strcmp(name, "rain") == 0) return 2000;
   if (strcmp(name, "chain") == 0) return 100;
+  if (strcmp(name, "cloth") == 0) return 32;
+  if (strcmp(name, "jelly") == 0) return 50;
   return 1;
 }
 
@@ -197,10 +199,11 @@ bool sn_scene_build(sn_scene *s, const char *name, int32_t size, int32_t substep
     s->ratio_big = 1;
     return true;
   }
-  return false;
+  return sn_soft_scene_build(s, name, size, &wd);
 }
 
 void sn_scene_destroy(sn_scene *s) {
+  sn_soft_scene_destroy(s);
   if (s->world) sn_destroy_world(s->world);
   if (s->registry) sn_destroy_registry(s->registry);
   free(s->bodies);
@@ -208,7 +211,7 @@ void sn_scene_destroy(sn_scene *s) {
   memset(s, 0, sizeof(*s));
 }
 
-static uint64_t sn_fnv(uint64_t h, const void *data, size_t n) {
+uint64_t sn_scene_hash_bytes(uint64_t h, const void *data, size_t n) {
   const unsigned char *p = data;
   for (size_t i = 0; i < n; ++i) {
     h ^= p[i];
@@ -237,8 +240,8 @@ void sn_scene_measure(const sn_scene *s, sn_scene_metrics *m) {
     }
     m->ke_end += 0.5 * mass * ((double)v.x * v.x + (double)v.y * v.y) + 0.5 * inertia * (double)w * w;
     float state[6] = {xf.p.x, xf.p.y, xf.q.c, xf.q.s, v.x, v.y};
-    h = sn_fnv(h, state, sizeof(state));
-    h = sn_fnv(h, &w, sizeof(w));
+    h = sn_scene_hash_bytes(h, state, sizeof(state));
+    h = sn_scene_hash_bytes(h, &w, sizeof(w));
   }
   if (s->ratio_big >= 0) {
     float big_y = sn_body_get_position(s->world, s->bodies[s->ratio_big]).y;
@@ -261,5 +264,6 @@ void sn_scene_measure(const sn_scene *s, sn_scene_metrics *m) {
     m->link_error = worst / (2.0 * s->link_half);
     m->has_link_error = true;
   }
+  sn_soft_scene_measure(s, m, &h);
   m->state_hash = h;
 }

@@ -20,6 +20,18 @@ typedef struct sn_scene {
   sn_registry *registry; ///< owned: constraint types (chain scene)
   float link_half;       ///< chain: half length of a link
   int32_t constraint_count;
+  /* soft scenes */
+  sn_soft_body_id *softs; ///< soft bodies, creation order
+  int32_t soft_count;
+  int32_t particle_count;
+  int32_t *links;        ///< distance constraints as particle slots (2 per link) into `particles`
+  float *rest;           ///< their rest lengths
+  int32_t link_count;
+  int32_t *rings;        ///< area constraints: ring_start[k]..ring_start[k+1] into ring_particles
+  int32_t *ring_start;
+  float *ring_area;      ///< target areas
+  int32_t ring_count;
+  sn_particle_id *particles; ///< every particle, in soft-body order
 } sn_scene;
 
 /// Scene metrics, the fields of SCENES.md.
@@ -29,11 +41,21 @@ typedef struct sn_scene_metrics {
   bool has_min_y_gap;
   double link_error; ///< chain: worst anchor separation / link length
   bool has_link_error;
+  double max_strain;     ///< soft: worst |length / rest - 1| of the distance constraints
+  double max_area_error; ///< soft: worst |area / target - 1| of the area constraints
+  bool has_strain, has_area;
   uint64_t state_hash;
 } sn_scene_metrics;
 
 /// Names of the rigid scenes, NULL-terminated.
 extern const char *const sn_rigid_scene_names[];
+/// Names of the soft and mixed scenes (cloth, jelly, mixed), NULL-terminated.
+extern const char *const sn_soft_scene_names[];
+
+/// Soft and mixed scenes (bench/soft_scenes.c); called by sn_scene_build.
+bool sn_soft_scene_build(sn_scene *scene, const char *name, int32_t size, const sn_world_def *def);
+void sn_soft_scene_destroy(sn_scene *scene);
+void sn_soft_scene_measure(const sn_scene *scene, sn_scene_metrics *out, uint64_t *hash);
 
 /// Builds scene `name` of `size` (0 = its default) with `substeps` (0 = the world default)
 /// and sleep off unless `sleep`. Returns false for an unknown name.
@@ -46,5 +68,7 @@ const char *sn_scene_plugin_dir(void);
 /// Default size of a scene (pyramid 20, tower 20, rain 2000, ratio 1).
 int32_t sn_scene_default_size(const char *name);
 void sn_scene_measure(const sn_scene *scene, sn_scene_metrics *out);
+/// FNV-1a over bytes, continuing from h (state hashes).
+uint64_t sn_scene_hash_bytes(uint64_t h, const void *data, size_t n);
 
 #endif

@@ -56,6 +56,8 @@ typedef struct distance_instance {
   float impulse;                      /* rigid or spring row */
   float lower_impulse, upper_impulse; /* range rows (both >= 0) */
   sn_vec2 axis;                       /* unit axis A -> B of the last solve (reactions) */
+  float step_impulse;                 /* rod: sum over the step of impulse + projection / h */
+  int32_t samples;                    /* substeps summed (0: no position stage ran) */
   /* per step */
   sn_vec2 ra, rb;       /* anchors from the centres of mass, world frame, step start */
   sn_vec2 delta_center; /* centre B - centre A at step start */
@@ -109,6 +111,8 @@ static void distance_prepare(const sn_step_info *info, sn_constraint_item *items
         p->length < 0.0f ? j->creation_length : sn_pm_clamp(p->length, DISTANCE_MIN_LENGTH, DISTANCE_MAX_LENGTH);
     j->min_length = sn_pm_clamp(p->min_length, 0.0f, DISTANCE_MAX_LENGTH);
     j->max_length = sn_pm_clamp(p->max_length, j->min_length, DISTANCE_MAX_LENGTH);
+    j->step_impulse = 0.0f;
+    j->samples = 0;
     j->joint_bias_rate = joint.bias_rate;
     j->joint_mass_scale = joint.mass_scale;
     j->joint_impulse_scale = joint.impulse_scale;
@@ -215,11 +219,39 @@ static void distance_solve(const sn_step_info *info, sn_constraint_item *items, 
   }
 }
 
+/* position stage (rod only): move the anchors to the rod's length */
+static void distance_project(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
+  for (int32_t i = 0; i < count; ++i) {
+    const distance_params *p = items[i].params;
+    distance_instance *j = items[i].instance;
+    if (p->enable_spring || p->enable_limit) continue;
+    const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
+    if (info->iteration == 0) {
+      j->step_impulse += j->impulse;
+      j->samples++;
+    }
+    sn_vec2 ra = sn_pm_rotate(a->state->dq, j->ra), rb = sn_pm_rotate(b->state->dq, j->rb);
+    sn_vec2 d = sn_pm_separation(a->state, b->state, ra, rb, j->delta_center);
+    float len = sqrtf(sn_pm_dot(d, d));
+    if (len <= 1e-6f) continue;
+    sn_vec2 axis = sn_pm_scale(1.0f / len, d);
+    float cra = sn_pm_cross(ra, axis), crb = sn_pm_cross(rb, axis);
+    float k = a->inv_mass + b->inv_mass + a->inv_inertia * cra * cra + b->inv_inertia * crb * crb;
+    if (k <= 0.0f) continue;
+    /* capped like the bias: the host turns the move into velocity */
+    float max = DISTANCE_MAX_BIAS_SPEED * info->h;
+    float l = -sn_pm_clamp(len - j->length, -max, max) / k;
+    sn_pm_project_point(a, b, ra, rb, sn_pm_scale(l, axis), 0.0f, info->inv_h);
+    j->step_impulse += info->inv_h * l;
+  }
+}
+
 static void distance_reaction(const sn_step_info *info, const sn_constraint_item *item, sn_vec2 *force, float *torque) {
   const distance_instance *j = item->instance;
   /* accumulated impulses are per substep: divide by h; the force acts along
    * the axis through the anchors, so there is no torque term */
-  *force = sn_pm_scale(info->inv_h * (j->impulse + j->lower_impulse - j->upper_impulse), j->axis);
+  float row = j->samples > 0 ? j->step_impulse / (float)j->samples : j->impulse; /* rod: the step's average */
+  *force = sn_pm_scale(info->inv_h * (row + j->lower_impulse - j->upper_impulse), j->axis);
   *torque = 0.0f;
 }
 
@@ -280,6 +312,7 @@ static const sn_constraint_type distance_type = {
     .solve_velocity = distance_solve,
     .get_reaction = distance_reaction,
     .debug_draw = distance_draw,
+    .project = distance_project,
 };
 
 static int distance_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {

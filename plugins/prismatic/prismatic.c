@@ -35,7 +35,9 @@ typedef struct prismatic_instance {
   sn_vec2 local_a, local_b; /* anchor in each body frame (from the origin) */
   sn_vec2 local_axis;       /* unit axis in body A's frame */
   float reference_angle;
-  sn_vec2 impulse; /* accumulated (perpendicular, angular) impulse */
+  sn_vec2 impulse;         /* accumulated (perpendicular, angular) impulse */
+  sn_vec2 step_impulse;    /* sum over the step of impulse + position-stage correction / h */
+  int32_t samples;         /* substeps summed (0: no position stage ran) */
   float motor_impulse, lower_impulse, upper_impulse;
   /* per step */
   sn_vec2 ra, rb;       /* anchors from the centres of mass, world frame, step start */
@@ -72,7 +74,8 @@ static int prismatic_create(const sn_host_api *host, const void *params, void *i
   j->local_b = sn_pm_local_point(b, p->anchor);
   j->local_axis = sn_pm_inv_rotate(a->q, sn_pm_scale(1.0f / len, p->axis));
   j->reference_angle = sn_pm_rel_angle(a->q, b->q);
-  j->impulse = (sn_vec2){0.0f, 0.0f};
+  j->impulse = j->step_impulse = (sn_vec2){0.0f, 0.0f};
+  j->samples = 0;
   j->motor_impulse = j->lower_impulse = j->upper_impulse = 0.0f;
   return 0;
 }
@@ -104,6 +107,8 @@ static void prismatic_prepare(const sn_step_info *info, sn_constraint_item *item
     j->bias_rate = soft.bias_rate;
     j->mass_scale = soft.mass_scale;
     j->impulse_scale = soft.impulse_scale;
+    j->step_impulse = (sn_vec2){0.0f, 0.0f};
+    j->samples = 0;
   }
 }
 
@@ -206,6 +211,32 @@ static void prismatic_solve(const sn_step_info *info, sn_constraint_item *items,
   }
 }
 
+/* position stage: project the perpendicular offset and the relative angle
+ * (the block of the velocity solve, on positions); the axis stays free */
+static void prismatic_project(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
+  for (int32_t i = 0; i < count; ++i) {
+    prismatic_instance *j = items[i].instance;
+    const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
+    const float ia = a->inv_inertia, ib = b->inv_inertia;
+    if (info->iteration == 0) {
+      j->step_impulse = sn_pm_add(j->step_impulse, j->impulse);
+      j->samples++;
+    }
+    prismatic_frame f = frame(j, a->state, b->state);
+    float s1 = sn_pm_cross(sn_pm_add(f.d, f.ra), f.perp), s2 = sn_pm_cross(f.rb, f.perp);
+    float k11 = a->inv_mass + b->inv_mass + ia * s1 * s1 + ib * s2 * s2, k12 = ia * s1 + ib * s2, k22 = ia + ib;
+    if (k22 == 0.0f) k22 = 1.0f;
+    const float max = SN_PM_MAX_PROJECTION_SPEED * info->h;
+    sn_vec2 c = {sn_pm_clamp(sn_pm_dot(f.perp, f.d), -max, max),
+                 sn_pm_clamp(j->delta_angle + sn_pm_rel_angle(a->state->dq, b->state->dq), -max, max)};
+    sn_vec2 x = sn_pm_neg(sn_pm_solve22((sn_pm_sym22){k11, k12, k22}, c));
+    sn_vec2 P = sn_pm_scale(x.x, f.perp);
+    sn_pm_project_body(a, sn_pm_neg(P), -(x.x * s1 + x.y), info->inv_h);
+    sn_pm_project_body(b, P, x.x * s2 + x.y, info->inv_h);
+    j->step_impulse = sn_pm_add(j->step_impulse, sn_pm_scale(info->inv_h, x));
+  }
+}
+
 static void prismatic_reaction(const sn_step_info *info, const sn_constraint_item *item, sn_vec2 *force,
                                float *torque) {
   const prismatic_instance *j = item->instance;
@@ -213,8 +244,10 @@ static void prismatic_reaction(const sn_step_info *info, const sn_constraint_ite
   /* accumulated impulses are per substep: divide by h */
   sn_vec2 axis = sn_pm_rotate(a->q, j->local_axis);
   float axial = j->motor_impulse + j->lower_impulse - j->upper_impulse;
-  *force = sn_pm_scale(info->inv_h, sn_pm_add(sn_pm_scale(axial, axis), sn_pm_scale(j->impulse.x, sn_pm_perp(axis))));
-  *torque = info->inv_h * j->impulse.y;
+  /* load shared with the position stage: the step's average */
+  sn_vec2 row = j->samples > 0 ? sn_pm_scale(1.0f / (float)j->samples, j->step_impulse) : j->impulse;
+  *force = sn_pm_scale(info->inv_h, sn_pm_add(sn_pm_scale(axial, axis), sn_pm_scale(row.x, sn_pm_perp(axis))));
+  *torque = info->inv_h * row.y;
 }
 
 static void prismatic_draw(const sn_constraint_item *item, const sn_draw_api *draw) {
@@ -263,6 +296,7 @@ static const sn_constraint_type prismatic_type = {
     .prepare = prismatic_prepare,
     .warm_start = prismatic_warm_start,
     .solve_velocity = prismatic_solve,
+    .project = prismatic_project,
     .get_reaction = prismatic_reaction,
     .debug_draw = prismatic_draw,
 };

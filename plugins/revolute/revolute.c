@@ -26,7 +26,8 @@ typedef struct revolute_instance {
   sn_vec2 local_a, local_b; /* anchor in each body frame (from the origin) */
   float reference_angle;
   sn_vec2 impulse;         /* accumulated point impulse */
-  sn_vec2 project_impulse; /* this substep's position-stage correction, as an impulse */
+  sn_vec2 step_impulse;    /* sum over the step's substeps of impulse + position-stage correction / h */
+  int32_t samples;         /* substeps summed in step_impulse (0: no position stage ran) */
   float motor_impulse, lower_impulse, upper_impulse;
   /* per step */
   sn_vec2 ra, rb;       /* anchors from the centres of mass, world frame, step start */
@@ -51,7 +52,8 @@ static int revolute_create(const sn_host_api *host, const void *params, void *in
   j->local_a = sn_pm_local_point(a, p->anchor);
   j->local_b = sn_pm_local_point(b, p->anchor);
   j->reference_angle = sn_pm_rel_angle(a->q, b->q);
-  j->impulse = j->project_impulse = (sn_vec2){0.0f, 0.0f};
+  j->impulse = j->step_impulse = (sn_vec2){0.0f, 0.0f};
+  j->samples = 0;
   j->motor_impulse = j->lower_impulse = j->upper_impulse = 0.0f;
   return 0;
 }
@@ -70,6 +72,8 @@ static void revolute_prepare(const sn_step_info *info, sn_constraint_item *items
     j->bias_rate = soft.bias_rate;
     j->mass_scale = soft.mass_scale;
     j->impulse_scale = soft.impulse_scale;
+    j->step_impulse = (sn_vec2){0.0f, 0.0f};
+    j->samples = 0;
   }
 }
 
@@ -79,7 +83,6 @@ static void revolute_warm_start(const sn_step_info *info, sn_constraint_item *it
     revolute_instance *j = items[i].instance;
     const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
     sn_vec2 ra = sn_pm_rotate(a->state->dq, j->ra), rb = sn_pm_rotate(b->state->dq, j->rb);
-    j->project_impulse = (sn_vec2){0.0f, 0.0f};
     sn_pm_apply_point(a, b, ra, rb, j->impulse, j->motor_impulse + j->lower_impulse - j->upper_impulse);
   }
 }
@@ -153,18 +156,27 @@ static void revolute_project(const sn_step_info *info, sn_constraint_item *items
     const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
     const sn_solver_body *sa = a->state, *sb = b->state;
     sn_vec2 ra = sn_pm_rotate(sa->dq, j->ra), rb = sn_pm_rotate(sb->dq, j->rb);
-    sn_vec2 sep = sn_pm_separation(sa, sb, ra, rb, j->delta_center);
+    sn_vec2 sep = sn_pm_clamp_length(sn_pm_separation(sa, sb, ra, rb, j->delta_center),
+                                     SN_PM_MAX_PROJECTION_SPEED * info->h);
     sn_pm_sym22 k = sn_pm_point_mass(a->inv_mass, b->inv_mass, a->inv_inertia, b->inv_inertia, ra, rb);
     sn_vec2 P = sn_pm_neg(sn_pm_solve22(k, sep));
-    sn_pm_move_point(a, b, ra, rb, P, 0.0f);
-    j->project_impulse = sn_pm_add(j->project_impulse, sn_pm_scale(info->inv_h, P));
+    sn_pm_project_point(a, b, ra, rb, P, 0.0f, info->inv_h);
+    if (info->iteration == 0) {
+      j->step_impulse = sn_pm_add(j->step_impulse, j->impulse);
+      j->samples++;
+    }
+    j->step_impulse = sn_pm_add(j->step_impulse, sn_pm_scale(info->inv_h, P));
   }
 }
 
 static void revolute_reaction(const sn_step_info *info, const sn_constraint_item *item, sn_vec2 *force, float *torque) {
   const revolute_instance *j = item->instance;
   /* accumulated impulses are per substep: divide by h */
-  *force = sn_pm_scale(info->inv_h, sn_pm_add(j->impulse, j->project_impulse));
+  /* with the position stage, the point load is shared between the impulse
+   * and the projection: average both over the step (steadier than the last
+   * substep's split) */
+  *force = j->samples > 0 ? sn_pm_scale(info->inv_h / (float)j->samples, j->step_impulse)
+                          : sn_pm_scale(info->inv_h, j->impulse);
   *torque = info->inv_h * (j->motor_impulse + j->lower_impulse - j->upper_impulse);
 }
 

@@ -35,6 +35,9 @@ typedef struct weld_instance {
   float reference_angle;
   sn_vec2 linear_impulse;
   float angular_impulse;
+  sn_vec2 step_impulse; /* sums over the step of impulse + position-stage correction / h */
+  float step_angular;
+  int32_t samples; /* substeps summed (0: no position stage ran) */
   /* per step */
   sn_vec2 ra, rb;       /* anchors from the centres of mass, world frame, step start */
   sn_vec2 delta_center; /* centre B - centre A at step start */
@@ -57,8 +60,9 @@ static int weld_create(const sn_host_api *host, const void *params, void *instan
   j->local_a = sn_pm_local_point(a, p->anchor);
   j->local_b = sn_pm_local_point(b, p->anchor);
   j->reference_angle = sn_pm_rel_angle(a->q, b->q);
-  j->linear_impulse = (sn_vec2){0.0f, 0.0f};
-  j->angular_impulse = 0.0f;
+  j->linear_impulse = j->step_impulse = (sn_vec2){0.0f, 0.0f};
+  j->angular_impulse = j->step_angular = 0.0f;
+  j->samples = 0;
   return 0;
 }
 
@@ -82,6 +86,9 @@ static void weld_prepare(const sn_step_info *info, sn_constraint_item *items, in
     j->angular_bias_rate = ang.bias_rate;
     j->angular_mass_scale = ang.mass_scale;
     j->angular_impulse_scale = ang.impulse_scale;
+    j->step_impulse = (sn_vec2){0.0f, 0.0f};
+    j->step_angular = 0.0f;
+    j->samples = 0;
   }
 }
 
@@ -142,9 +149,47 @@ static void weld_solve(const sn_step_info *info, sn_constraint_item *items, int3
   }
 }
 
+/* position stage: the rigid parts project their error away (angle, then
+ * point); spring parts do not */
+static void weld_project(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
+  for (int32_t i = 0; i < count; ++i) {
+    const weld_params *p = items[i].params;
+    weld_instance *j = items[i].instance;
+    const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
+    const sn_solver_body *sa = a->state, *sb = b->state;
+    if (info->iteration == 0) {
+      j->step_impulse = sn_pm_add(j->step_impulse, j->linear_impulse);
+      j->step_angular += j->angular_impulse;
+      j->samples++;
+    }
+    if (p->angular_hertz == 0.0f && j->axial_mass > 0.0f) {
+      float max = SN_PM_MAX_PROJECTION_SPEED * info->h;
+      float c = sn_pm_clamp(j->delta_angle + sn_pm_rel_angle(sa->dq, sb->dq), -max, max);
+      float l = -j->axial_mass * c;
+      sn_pm_project_body(a, (sn_vec2){0.0f, 0.0f}, -l, info->inv_h);
+      sn_pm_project_body(b, (sn_vec2){0.0f, 0.0f}, l, info->inv_h);
+      j->step_angular += info->inv_h * l;
+    }
+    if (p->linear_hertz == 0.0f) {
+      sn_vec2 ra = sn_pm_rotate(sa->dq, j->ra), rb = sn_pm_rotate(sb->dq, j->rb);
+      sn_vec2 sep = sn_pm_clamp_length(sn_pm_separation(sa, sb, ra, rb, j->delta_center),
+                                       SN_PM_MAX_PROJECTION_SPEED * info->h);
+      sn_pm_sym22 k = sn_pm_point_mass(a->inv_mass, b->inv_mass, a->inv_inertia, b->inv_inertia, ra, rb);
+      sn_vec2 P = sn_pm_neg(sn_pm_solve22(k, sep));
+      sn_pm_project_point(a, b, ra, rb, P, 0.0f, info->inv_h);
+      j->step_impulse = sn_pm_add(j->step_impulse, sn_pm_scale(info->inv_h, P));
+    }
+  }
+}
+
 static void weld_reaction(const sn_step_info *info, const sn_constraint_item *item, sn_vec2 *force, float *torque) {
   const weld_instance *j = item->instance;
   /* accumulated impulses are per substep: divide by h */
+  if (j->samples > 0) { /* load shared with the position stage: the step's average */
+    *force = sn_pm_scale(info->inv_h / (float)j->samples, j->step_impulse);
+    *torque = info->inv_h / (float)j->samples * j->step_angular;
+    return;
+  }
   *force = sn_pm_scale(info->inv_h, j->linear_impulse);
   *torque = info->inv_h * j->angular_impulse;
 }
@@ -183,6 +228,7 @@ static const sn_constraint_type weld_type = {
     .prepare = weld_prepare,
     .warm_start = weld_warm_start,
     .solve_velocity = weld_solve,
+    .project = weld_project,
     .get_reaction = weld_reaction,
     .debug_draw = weld_draw,
 };

@@ -38,6 +38,8 @@ typedef struct wheel_instance {
   sn_vec2 local_a, local_b; /* anchor in each body frame (from the origin) */
   sn_vec2 local_axis;       /* unit axis in body A's frame */
   float perp_impulse, spring_impulse, motor_impulse, lower_impulse, upper_impulse;
+  float step_perp;  /* sum over the step of perp_impulse + projection / h */
+  int32_t samples;  /* substeps summed (0: no position stage ran) */
   /* per step */
   sn_vec2 ra, rb;       /* anchors from the centres of mass, world frame, step start */
   sn_vec2 delta_center; /* centre B - centre A at step start */
@@ -106,6 +108,8 @@ static void wheel_prepare(const sn_step_info *info, sn_constraint_item *items, i
     j->bias_rate = joint.bias_rate;
     j->mass_scale = joint.mass_scale;
     j->impulse_scale = joint.impulse_scale;
+    j->step_perp = 0.0f;
+    j->samples = 0;
     const sn_pm_softness spring = softness(p->hertz, p->damping_ratio, info->h);
     j->spring_bias_rate = spring.bias_rate;
     j->spring_mass_scale = spring.mass_scale;
@@ -219,14 +223,37 @@ static void wheel_solve(const sn_step_info *info, sn_constraint_item *items, int
   }
 }
 
+/* position stage: project the perpendicular offset (the suspension axis and
+ * the rotation stay free) */
+static void wheel_project(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
+  for (int32_t i = 0; i < count; ++i) {
+    wheel_instance *j = items[i].instance;
+    const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
+    if (info->iteration == 0) {
+      j->step_perp += j->perp_impulse;
+      j->samples++;
+    }
+    wheel_frame f = frame(j, a->state, b->state);
+    float s1 = sn_pm_cross(sn_pm_add(f.d, f.ra), f.perp), s2 = sn_pm_cross(f.rb, f.perp);
+    float k = a->inv_mass + b->inv_mass + a->inv_inertia * s1 * s1 + b->inv_inertia * s2 * s2;
+    if (k <= 0.0f) continue;
+    float max = SN_PM_MAX_PROJECTION_SPEED * info->h;
+    float l = -sn_pm_clamp(sn_pm_dot(f.perp, f.d), -max, max) / k;
+    sn_vec2 P = sn_pm_scale(l, f.perp);
+    sn_pm_project_body(a, sn_pm_neg(P), -l * s1, info->inv_h);
+    sn_pm_project_body(b, P, l * s2, info->inv_h);
+    j->step_perp += info->inv_h * l;
+  }
+}
+
 static void wheel_reaction(const sn_step_info *info, const sn_constraint_item *item, sn_vec2 *force, float *torque) {
   const wheel_instance *j = item->instance;
   const sn_constraint_body *a = item->bodies[0];
   /* accumulated impulses are per substep: divide by h */
   sn_vec2 axis = sn_pm_rotate(a->q, j->local_axis);
   float axial = j->spring_impulse + j->lower_impulse - j->upper_impulse;
-  *force =
-      sn_pm_scale(info->inv_h, sn_pm_add(sn_pm_scale(axial, axis), sn_pm_scale(j->perp_impulse, sn_pm_perp(axis))));
+  float perp = j->samples > 0 ? j->step_perp / (float)j->samples : j->perp_impulse; /* the step's average */
+  *force = sn_pm_scale(info->inv_h, sn_pm_add(sn_pm_scale(axial, axis), sn_pm_scale(perp, sn_pm_perp(axis))));
   *torque = info->inv_h * j->motor_impulse;
 }
 
@@ -279,6 +306,7 @@ static const sn_constraint_type wheel_type = {
     .prepare = wheel_prepare,
     .warm_start = wheel_warm_start,
     .solve_velocity = wheel_solve,
+    .project = wheel_project,
     .get_reaction = wheel_reaction,
     .debug_draw = wheel_draw,
 };

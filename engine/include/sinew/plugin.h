@@ -203,10 +203,11 @@ typedef struct sn_constraint_type {
   void (*debug_draw)(const sn_constraint_item *item, const sn_draw_api *draw);
   /// [step] The position stage, every substep after the relax pass, run
   /// sn_world_get_position_iterations() times: optional projection of the
-  /// position error of rigid rows (non-linear Gauss-Seidel). Moves only
-  /// state->dp/dq (full correction; sn_pm_move_point helps); the host then
-  /// adds each body's displacement in this stage over h to its velocity, as
-  /// in XPBD. Soft rows (springs, motors) must not project. Optional.
+  /// position error of rigid rows (non-linear Gauss-Seidel). Moves
+  /// state->dp/dq by the correction and adds the same motion over h to the
+  /// velocities, as XPBD would (sn_pm_project_point does both). Clamp the
+  /// error to SN_PM_MAX_PROJECTION_SPEED * h. Soft rows (springs, motors)
+  /// must not project. Optional.
   void (*project)(const sn_step_info *info, sn_constraint_item *items, int32_t count);
   /// Particles the constraint joins after its body_count rigid bodies: a
   /// fixed number, or SN_ANY_PARTICLES (the creator decides, at least 1).

@@ -200,6 +200,12 @@ static inline void sn_pm_apply_point(const sn_constraint_body *a, const sn_const
 /* ------------------------------------------------------------------------ */
 /* Moving positions (position projection and XPBD stages)                    */
 
+/// Largest speed (m/s, rad/s) a position-stage projection should induce:
+/// the host turns the move into velocity, so a large error (a body
+/// teleported, a length changed at run time) is closed over several
+/// substeps instead of launching the bodies. Clamp C to this times h.
+#define SN_PM_MAX_PROJECTION_SPEED 10.0f
+
 /// Turns rotation q by a small angle (first order, renormalised).
 static inline sn_rot sn_pm_turn(sn_rot q, float angle) {
   sn_rot r = {q.c - angle * q.s, q.s + angle * q.c};
@@ -224,6 +230,24 @@ static inline void sn_pm_move_point(const sn_constraint_body *a, const sn_constr
                                     sn_vec2 P, float axial) {
   sn_pm_move_body(a, sn_pm_neg(P), -(sn_pm_cross(ra, P) + axial));
   sn_pm_move_body(b, P, sn_pm_cross(rb, P) + axial);
+}
+
+/// For the position stage (project): moves one body like sn_pm_move_body
+/// and gives it the same motion over the substep as velocity (v += m P / h,
+/// w += i l / h). Applying the velocity here, from the correction itself,
+/// keeps momentum exact to rounding (differencing positions would not).
+static inline void sn_pm_project_body(const sn_constraint_body *b, sn_vec2 P, float l, float inv_h) {
+  sn_pm_move_body(b, P, l);
+  b->state->v = sn_pm_add(b->state->v, sn_pm_scale(b->inv_mass * inv_h, P));
+  b->state->w += b->inv_inertia * inv_h * l;
+}
+
+/// sn_pm_move_point for the position stage (with the velocity, see
+/// sn_pm_project_body).
+static inline void sn_pm_project_point(const sn_constraint_body *a, const sn_constraint_body *b, sn_vec2 ra,
+                                       sn_vec2 rb, sn_vec2 P, float axial, float inv_h) {
+  sn_pm_project_body(a, sn_pm_neg(P), -(sn_pm_cross(ra, P) + axial), inv_h);
+  sn_pm_project_body(b, P, sn_pm_cross(rb, P) + axial, inv_h);
 }
 
 #ifdef __cplusplus

@@ -275,6 +275,9 @@ SN_API sn_result sn_constraint_get_param(sn_world *world, sn_constraint_id const
 SN_API sn_result sn_constraint_get_reaction(sn_world *world, sn_constraint_id constraint, sn_vec2 *force,
                                             float *torque);
 /// Constraints that broke in the last step.
+/// Changes the force (N) above which the constraint breaks; 0 = never.
+SN_API sn_result sn_constraint_set_break_force(sn_world *world, sn_constraint_id constraint, float force);
+SN_API float sn_constraint_get_break_force(sn_world *world, sn_constraint_id constraint);
 SN_API int32_t sn_world_get_broken_constraints(sn_world *world, const sn_constraint_broken_event **events);
 
 /* ------------------------------------------------------------------------ */

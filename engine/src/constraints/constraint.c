@@ -495,3 +495,19 @@ int32_t sn_constraint_get_particles(sn_world *w, sn_constraint_id id, sn_particl
   for (int32_t i = 0; i < n; ++i) particles[i] = sn_make_particle_id(w, k->particles[i]);
   return n;
 }
+
+sn_result sn_constraint_set_break_force(sn_world *w, sn_constraint_id id, float force) {
+  sn_result code;
+  sn_constraint *k = sn_get_constraint(w, id, &code);
+  if (k == NULL) return code;
+  if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_constraint_set_break_force during a step");
+  if (!isfinite(force)) return sn_world_error(w, SN_ERR_NOT_FINITE, "break force must be finite");
+  if (force < 0.0f) return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "break force must be >= 0");
+  k->break_force = force;
+  return SN_OK;
+}
+
+float sn_constraint_get_break_force(sn_world *w, sn_constraint_id id) {
+  sn_constraint *k = sn_get_constraint(w, id, NULL);
+  return k ? k->break_force : 0.0f;
+}

@@ -40,7 +40,9 @@ typedef struct sn_library {
 
 struct sn_registry {
   sn_mem mem;
-  SN_ARRAY(sn_registered_type) types;
+  /* each type in its own block: worlds and the type's name keep pointers
+   * into it, so it must not move when the array grows */
+  SN_ARRAY(sn_registered_type *) types;
   SN_ARRAY(sn_library) libraries;
 };
 
@@ -97,6 +99,7 @@ sn_result sn_destroy_registry(sn_registry *r) {
   for (int32_t i = 0; i < r->libraries.count; ++i) {
     if (r->libraries.data[i].handle != NULL) dlclose(r->libraries.data[i].handle);
   }
+  for (int32_t i = 0; i < r->types.count; ++i) sn_mem_free(&r->mem, r->types.data[i], sizeof(sn_registered_type));
   sn_array_free(&r->mem, r->types);
   sn_array_free(&r->mem, r->libraries);
   sn_mem mem = r->mem;
@@ -202,7 +205,7 @@ static sn_result sn_validate_type(const sn_constraint_type *t, char *err, size_t
 
 static int32_t sn_find_index(const sn_registry *r, const char *name) {
   for (int32_t i = 0; i < r->types.count; ++i) {
-    if (strcmp(r->types.data[i].name, name) == 0) return i;
+    if (strcmp(r->types.data[i]->name, name) == 0) return i;
   }
   return -1;
 }
@@ -219,16 +222,14 @@ static sn_result sn_add(sn_registry *r, const sn_constraint_type *t, int32_t lib
   int32_t other = sn_find_index(r, t->name);
   if (other >= 0) {
     sn_set_err(err, cap, "type '%s' from %s is already registered by %s", t->name, origin,
-               sn_origin(r, r->types.data[other].library));
+               sn_origin(r, r->types.data[other]->library));
     return SN_ERR_PLUGIN_DUPLICATE;
   }
   if (!sn_array_reserve(&r->mem, r->types, r->types.count + 1))
     return sn_set_err(err, cap, "out of memory"), SN_ERR_OUT_OF_MEMORY;
-  /* each copy's name points at its own entry: after the array moved, point
-   * them again (12 shipped types outgrow the first capacity) */
-  for (int32_t i = 0; i < r->types.count; ++i) r->types.data[i].type.name = r->types.data[i].name;
-  sn_registered_type *rt = r->types.data + r->types.count++;
-  memset(rt, 0, sizeof(*rt));
+  sn_registered_type *rt = sn_mem_calloc(&r->mem, sizeof(sn_registered_type));
+  if (rt == NULL) return sn_set_err(err, cap, "out of memory"), SN_ERR_OUT_OF_MEMORY;
+  r->types.data[r->types.count++] = rt;
   size_t n = t->struct_size < sizeof(sn_constraint_type) ? t->struct_size : sizeof(sn_constraint_type);
   memcpy(&rt->type, t, n);
   rt->type.struct_size = (uint32_t)sizeof(sn_constraint_type);
@@ -350,7 +351,8 @@ sn_result sn_registry_load_plugin(sn_registry *r, const char *path, char *err, s
                  entry->abi_major, entry->abi_minor, SN_PLUGIN_ABI_MAJOR, SN_PLUGIN_ABI_MINOR,
                  plugin_err[0] ? plugin_err : "(no message)");
     }
-    r->types.count = first; /* roll back every staged type */
+    /* roll back every staged type */
+    while (r->types.count > first) sn_mem_free(&r->mem, r->types.data[--r->types.count], sizeof(sn_registered_type));
     r->libraries.count--;
     dlclose(handle);
     return res;
@@ -408,17 +410,17 @@ int32_t sn_registry_get_type_count(const sn_registry *r) { return r ? r->types.c
 
 const sn_constraint_type *sn_registry_get_type(const sn_registry *r, int32_t index) {
   if (r == NULL || index < 0 || index >= r->types.count) return NULL;
-  return &r->types.data[index].type;
+  return &r->types.data[index]->type;
 }
 
 const sn_constraint_type *sn_registry_find_type(const sn_registry *r, const char *name) {
   if (r == NULL || name == NULL) return NULL;
   int32_t i = sn_find_index(r, name);
-  return i < 0 ? NULL : &r->types.data[i].type;
+  return i < 0 ? NULL : &r->types.data[i]->type;
 }
 
 const char *sn_registry_get_type_origin(const sn_registry *r, const char *name) {
   if (r == NULL || name == NULL) return NULL;
   int32_t i = sn_find_index(r, name);
-  return i < 0 ? NULL : sn_origin(r, r->types.data[i].library);
+  return i < 0 ? NULL : sn_origin(r, r->types.data[i]->library);
 }

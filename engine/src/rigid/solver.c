@@ -321,12 +321,15 @@ _Static_assert(sizeof(sn_body_state) == sizeof(sn_solver_body) &&
 
 /* The position stage of a substep (after relax), DESIGN.md 5f-g:
  * 1. rigid joint rows project their remaining position error away
- *    (non-linear Gauss-Seidel, position_iterations sweeps). Without it the
- *    soft rows leave a 100-link chain under its own weight 1.2 % open; with
- *    it 0.5 %, and a falling chain loses less energy.
+ *    (non-linear Gauss-Seidel, position_iterations sweeps) and give the
+ *    bodies that motion over h as velocity, as XPBD would (the plugin does
+ *    it from the correction: sn_pm_project_point). Without the projection
+ *    the soft rows leave a 100-link chain under its own weight 1.2 % open;
+ *    with it 0.5 %, and a falling chain loses less energy. Without the
+ *    velocity the next substep's soft rows re-open the gap (1.1 %).
  * 2. XPBD: position-type constraints (soft_iterations sweeps, lambda reset
  *    at sweep 0) and particle collisions.
- * 3. Every rigid body's velocity takes its displacement in this stage over h
+ * 3. Every rigid body's velocity takes its displacement in 2 over h
  *    (Delta x / h, Delta theta / h); particles take v = (p - x) / h, then
  *    the velocity pass (friction, restitution). */
 typedef struct sn_stage {
@@ -339,10 +342,6 @@ static void sn_position_stage(sn_world *w, sn_step_context *ctx, sn_soft_context
                               int32_t batch_count, sn_step_info *info, const sn_stage *stage) {
   const int32_t nb = ctx->body_count;
   sn_body_pose *pose0 = stage->pose0;
-  for (int32_t k = 0; k < nb; ++k) {
-    pose0[k].dp = ctx->states[k].dp;
-    pose0[k].dq = ctx->states[k].dq;
-  }
   if (stage->project_count > 0) {
     info->iterations = stage->position_iterations;
     for (int32_t it = 0; it < stage->position_iterations; ++it) {
@@ -352,6 +351,11 @@ static void sn_position_stage(sn_world *w, sn_step_context *ctx, sn_soft_context
           batches[b].type->project(info, batches[b].items, batches[b].count);
       }
     }
+  }
+  if (stage->xpbd_count == 0 && !soft->active) return;
+  for (int32_t k = 0; k < nb; ++k) {
+    pose0[k].dp = ctx->states[k].dp;
+    pose0[k].dq = ctx->states[k].dq;
   }
   info->iterations = stage->soft_iterations;
   for (int32_t it = 0; it < stage->soft_iterations; ++it) {
@@ -402,7 +406,7 @@ static void sn_wake_joined(sn_world *w) {
 /* Items grouped by type (in order of first appearance), arena memory. Rigid
  * endpoints get a view each; particles share their step view. */
 static int32_t sn_build_joint_batches(sn_world *w, sn_step_context *ctx, const sn_soft_context *soft,
-                                      sn_joint_batch *batches, int32_t nj, int32_t endpoints) {
+                                      sn_joint_batch *batches, int32_t nj, int32_t endpoints, int32_t *owners) {
   sn_constraint_item *items = sn_arena_alloc(&w->arena, (size_t)nj * sizeof(sn_constraint_item) + 1);
   sn_constraint_body *views = sn_arena_alloc(&w->arena, (size_t)nj * 2 * sizeof(sn_constraint_body) + 1);
   sn_constraint_body **ptrs = sn_arena_alloc(&w->arena, (size_t)endpoints * sizeof(sn_constraint_body *) + 1);
@@ -423,8 +427,20 @@ static int32_t sn_build_joint_batches(sn_world *w, sn_step_context *ctx, const s
       if (!k->in_use || k->type != first->type || !sn_constraint_active(w, k)) continue;
       sn_constraint_item *item = items + n;
       memset(item, 0, sizeof(*item));
-      item->params = k->params;
-      item->instance = k->instance;
+      /* pack params and instance of the step's constraints together, in
+       * solve order (the ABI lets the host move them): one type's batch then
+       * streams through contiguous memory; instances go back after the step */
+      const sn_constraint_type *t = k->type;
+      uintptr_t pp = (uintptr_t)sn_arena_alloc(&w->arena, t->params_size + t->params_align);
+      uintptr_t ip = (uintptr_t)sn_arena_alloc(&w->arena, t->instance_size + t->instance_align);
+      if (pp == 0 || ip == 0) return 0;
+      pp = (pp + t->params_align - 1) & ~(uintptr_t)(t->params_align - 1);
+      ip = (ip + t->instance_align - 1) & ~(uintptr_t)(t->instance_align - 1);
+      memcpy((void *)pp, k->params, t->params_size);
+      memcpy((void *)ip, k->instance, t->instance_size);
+      item->params = (const void *)pp;
+      item->instance = (void *)ip;
+      owners[n] = j;
       item->bodies = ptrs + used;
       item->body_count = (int32_t)k->type->body_count + k->particle_count;
       for (uint32_t m = 0; m < k->type->body_count; ++m) {
@@ -483,15 +499,18 @@ void sn_solve(sn_world *w, float dt) {
   if (!sn_array_reserve(&w->mem, w->contact_colors, nc) || !sn_array_reserve(&w->mem, w->body_color_masks, nb + 1))
     return;
   int32_t endpoints = 0;
+  size_t packed = 0;
   for (int32_t i = 0; i < w->constraints.count; ++i) {
     const sn_constraint *k = w->constraints.data + i;
-    if (k->in_use && sn_constraint_active(w, k)) endpoints += (int32_t)k->type->body_count + k->particle_count;
+    if (!k->in_use || !sn_constraint_active(w, k)) continue;
+    endpoints += (int32_t)k->type->body_count + k->particle_count;
+    packed += k->type->params_size + k->type->params_align + k->type->instance_size + k->type->instance_align + 32;
   }
   size_t bytes = (size_t)(nb + 1) * sizeof(sn_body_state) + (size_t)nb * sizeof(sn_body_motion) +
                  (size_t)nc * sizeof(sn_contact_constraint) + 3 * 16 + sn_wide_bytes(nc + 64) +
                  (size_t)nj * (sizeof(sn_constraint_item) + 2 * sizeof(sn_constraint_body) + sizeof(sn_joint_batch)) +
                  (size_t)endpoints * sizeof(sn_constraint_body *) + (size_t)nb * sizeof(sn_body_pose) +
-                 sn_soft_bytes(w) + 6 * 16;
+                 sn_soft_bytes(w) + packed + (size_t)nj * sizeof(int32_t) + 7 * 16;
   if (!sn_arena_reserve(&w->arena, &w->mem, bytes)) return;
   if (!sn_array_reserve(&w->mem, w->move_buffer, w->shapes.count)) return;
   sn_step_context ctx;
@@ -546,7 +565,9 @@ void sn_solve(sn_world *w, float dt) {
   if (!sn_soft_begin(w, &soft, dt, substeps, ctx.states, nb)) return;
   /* plugin constraints, batched per type */
   sn_joint_batch *batches = sn_arena_alloc(&w->arena, (size_t)nj * sizeof(sn_joint_batch) + 1);
-  int32_t batch_count = nj > 0 && batches ? sn_build_joint_batches(w, &ctx, &soft, batches, nj, endpoints) : 0;
+  int32_t *owners = sn_arena_alloc(&w->arena, (size_t)nj * sizeof(int32_t) + 1);
+  int32_t batch_count =
+      nj > 0 && batches && owners ? sn_build_joint_batches(w, &ctx, &soft, batches, nj, endpoints, owners) : 0;
   sn_step_info info;
   memset(&info, 0, sizeof(info));
   info.size = (uint32_t)sizeof(info);
@@ -602,6 +623,13 @@ void sn_solve(sn_world *w, float dt) {
   }
   sn_wide_store(&wide, ctx.constraints);
   sn_soft_end(w, &soft);
+  /* packed instances go home */
+  for (int32_t b = 0, n = 0; b < batch_count; ++b) {
+    for (int32_t i = 0; i < batches[b].count; ++i, ++n) {
+      sn_constraint *k = w->constraints.data + owners[n];
+      memcpy(k->instance, batches[b].items[i].instance, k->type->instance_size);
+    }
+  }
   sn_apply_restitution(&ctx);
   sn_store_impulses(w, &ctx);
 

@@ -74,7 +74,16 @@ void sn_soft_find_candidates(sn_world *w, float dt) {
     sn_tree_query(&w->static_tree, box, UINT64_MAX, sn_candidate_fcn, &q);
     sn_tree_query(&w->dynamic_tree, box, UINT64_MAX, sn_candidate_fcn, &q);
   }
-  if (!any_soft) return;
+  /* particle pairs need two soft bodies that collide, or self-collision */
+  int32_t colliding = 0;
+  bool self = false;
+  for (int32_t b = 0; b < w->soft_bodies.count; ++b) {
+    const sn_soft_body *sb = w->soft_bodies.data + b;
+    if (!sb->in_use || sb->particle_count == 0) continue;
+    colliding += sb->material.collide_soft ? 1 : 0;
+    self = self || sb->material.self_collision;
+  }
+  if (!any_soft || (colliding < 2 && !self)) return;
   /* particle pairs: spatial hash over every colliding particle */
   int32_t n = 0;
   for (int32_t i = 0; i < w->particles.count; ++i) n += w->particles.data[i].in_use ? 1 : 0;
@@ -198,7 +207,8 @@ int32_t sn_find_close_pairs(sn_mem *mem, const sn_vec2 *points, const float *rea
 
 size_t sn_soft_bytes(const sn_world *w) {
   size_t n = (size_t)w->particles.count;
-  return n * (sizeof(sn_solver_body) + sizeof(sn_constraint_body) + sizeof(sn_vec2)) + 3 * 64;
+  return n * (sizeof(sn_solver_body) + sizeof(sn_constraint_body) + sizeof(sn_vec2)) +
+         (size_t)(w->awake_bodies.capacity + 1) * sizeof(sn_vec2) + 4 * 64;
 }
 
 bool sn_soft_begin(sn_world *w, sn_soft_context *s, float dt, int32_t substeps, sn_body_state *rigid,
@@ -218,7 +228,8 @@ bool sn_soft_begin(sn_world *w, sn_soft_context *s, float dt, int32_t substeps, 
   s->states = sn_arena_alloc(&w->arena, (size_t)n * sizeof(sn_solver_body));
   s->views = sn_arena_alloc(&w->arena, (size_t)n * sizeof(sn_constraint_body));
   s->prev = sn_arena_alloc(&w->arena, (size_t)n * sizeof(sn_vec2));
-  if (s->states == NULL || s->views == NULL || s->prev == NULL) return false;
+  s->rigid_dp0 = sn_arena_alloc(&w->arena, (size_t)(rigid_count + 1) * sizeof(sn_vec2));
+  if (s->states == NULL || s->views == NULL || s->prev == NULL || s->rigid_dp0 == NULL) return false;
   for (int32_t i = 0; i < n; ++i) {
     const sn_particle *p = w->particles.data + i;
     sn_solver_body *st = s->states + i;
@@ -247,6 +258,8 @@ void sn_soft_predict(sn_world *w, sn_soft_context *s, int32_t substep) {
   const float h = s->h;
   const sn_vec2 gh = sn_scale(h, w->gravity);
   const float max_speed_sq = s->max_speed * s->max_speed;
+  /* rigid centres at the substep start (their positions move later in it) */
+  for (int32_t k = 0; k <= s->rigid_count; ++k) s->rigid_dp0[k] = s->rigid[k].dp;
   for (int32_t i = 0; i < s->count; ++i) {
     const sn_particle *p = w->particles.data + i;
     sn_solver_body *st = s->states + i;
@@ -399,7 +412,17 @@ static void sn_collide_shape(sn_world *w, sn_soft_context *s, sn_particle_pair *
   float C = c.distance - p->radius;
   if (C >= 0.0f) return;
   sn_vec2 n = sn_rotate(xf.q, c.normal);
-  sn_vec2 r = sn_sub(sn_transform_point(xf, c.point), center);
+  /* Lever arm from the body's centre to the particle's centre, both at the
+   * substep start. Through the particle's centre because the particle cannot
+   * spin (friction on any other line would create angular momentum; for the
+   * normal the moment is the same). At the substep start because velocities
+   * come from x_next - x_start: then x_next x v = x_start x v, and the moment
+   * of the correction about any point is exactly balanced. */
+  sn_vec2 r = sn_sub(pos, center);
+  if (b->solver_index >= 0) {
+    sn_vec2 c0 = sn_add(b->center0, s->rigid_dp0[b->solver_index]);
+    r = sn_sub(sn_add(x0, s->prev[pair->particle]), c0);
+  }
   float rn = sn_cross(r, n);
   float wp = s->views[pair->particle].inv_mass;
   float wsum = wp + mb + ib * rn * rn;
@@ -474,6 +497,11 @@ void sn_soft_finish_substep(sn_world *w, sn_soft_context *s) {
     float mb = moves ? b->inv_mass : 0.0f, ib = moves ? b->inv_inertia : 0.0f;
     float wp = s->views[pair->particle].inv_mass;
     sn_vec2 n = pair->normal, r = pair->r;
+    if (moves) {
+      /* velocity-level impulses act at the end-of-substep positions (the next
+       * substep starts from them), so take the lever there */
+      r = sn_sub(sn_add(p->x, ps->dp), sn_add(b->center0, bs->dp));
+    }
     sn_vec2 vrel = sn_sub(ps->v, sn_add(bs->v, sn_cross_sv(bs->w, r)));
     float vn = sn_dot(vrel, n);
     sn_vec2 vt = sn_mul_add(vrel, -vn, n);

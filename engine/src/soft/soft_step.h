@@ -13,6 +13,7 @@ typedef struct sn_soft_context {
   sn_solver_body *states;     ///< v, dp (w = 0, dq = identity)
   sn_constraint_body *views;  ///< what constraints see of each particle
   sn_vec2 *prev;              ///< dp at the start of the current substep
+  sn_vec2 *rigid_dp0;         ///< rigid dp at the start of the current substep
   sn_body_state *rigid;       ///< the rigid solver's states (dummy at rigid_count)
   int32_t rigid_count;
   float dt, h, inv_h;
