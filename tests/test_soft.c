@@ -206,8 +206,8 @@ START_TEST(test_pbd_stiffness) {
     sn_world_step(w, DT);
     double stretch = sn_particle_get_position(w, p[1]).x - 0.5;
     printf("measured: PBD stiffness 0.5, %d iterations: stretch 0.05 -> %.6f m\n", (int)iterations[k], stretch);
-    ck_assert_msg(fabs(stretch - 0.025) <= 1e-6, "%d iterations: stretch %.7f m, expected 0.025",
-                  (int)iterations[k], stretch);
+    ck_assert_msg(fabs(stretch - 0.025) <= 1e-6, "%d iterations: stretch %.7f m, expected 0.025", (int)iterations[k],
+                  stretch);
     sn_destroy_world(w);
   }
   sn_destroy_registry(r);
