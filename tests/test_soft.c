@@ -188,6 +188,32 @@ START_TEST(test_tearing) {
 }
 END_TEST
 
+/* Plain PBD stiffness mode (use_stiffness, k = 0.5): each sweep corrects
+ * k' = 1 - (1 - k)^(1/n) of the error, n = substeps x iterations, so over
+ * one step of 1 substep the stretch of a released link shrinks by exactly
+ * the factor 1 - k, whatever the iteration count (no gravity). */
+START_TEST(test_pbd_stiffness) {
+  sn_registry *r = ss_registry();
+  const int32_t iterations[3] = {1, 4, 10};
+  for (int k = 0; k < 3; ++k) {
+    sn_world *w = ss_world(r, 1, iterations[k]);
+    sn_world_set_gravity(w, (sn_vec2){0.0f, 0.0f});
+    sn_soft_body_id soft = ss_soft(w);
+    sn_particle_id p[2] = {ss_particle(w, soft, (sn_vec2){0.0f, 0.0f}, 0.0f),
+                           ss_particle(w, soft, (sn_vec2){0.55f, 0.0f}, 1.0f)};
+    sn_param_value v[3] = {{"rest_length", 0.5, 0.0}, {"use_stiffness", 1.0, 0.0}, {"stiffness", 0.5, 0.0}};
+    ss_constraint(w, "xpbd_distance", SN_NULL_BODY, p, 2, v, 3, 0.0f);
+    sn_world_step(w, DT);
+    double stretch = sn_particle_get_position(w, p[1]).x - 0.5;
+    printf("measured: PBD stiffness 0.5, %d iterations: stretch 0.05 -> %.6f m\n", (int)iterations[k], stretch);
+    ck_assert_msg(fabs(stretch - 0.025) <= 1e-6, "%d iterations: stretch %.7f m, expected 0.025", (int)iterations[k],
+                  stretch);
+    sn_destroy_world(w);
+  }
+  sn_destroy_registry(r);
+}
+END_TEST
+
 static Suite *soft_suite(void) {
   Suite *s = suite_create("soft");
   TCase *tc = tcase_create("xpbd_distance");
@@ -197,6 +223,7 @@ static Suite *soft_suite(void) {
   tcase_add_test(tc, test_small_steps);
   tcase_add_test(tc, test_oscillator_period);
   tcase_add_test(tc, test_tearing);
+  tcase_add_test(tc, test_pbd_stiffness);
   suite_add_tcase(s, tc);
   return s;
 }

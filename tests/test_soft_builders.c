@@ -195,8 +195,8 @@ START_TEST(test_builder_refusals) {
   const float nan = (float)NAN;
 #define REFUSE(call, code_text)                                                                                        \
   do {                                                                                                                 \
-    ck_assert_msg(!sn_soft_body_is_valid(w, (call)), "%s was accepted", #call);                                       \
-    ck_assert_msg(strstr(sn_world_last_error(w), code_text) != NULL, "%s: '%s' lacks '%s'", #call,                    \
+    ck_assert_msg(!sn_soft_body_is_valid(w, (call)), "%s was accepted", #call);                                        \
+    ck_assert_msg(strstr(sn_world_last_error(w), code_text) != NULL, "%s: '%s' lacks '%s'", #call,                     \
                   sn_world_last_error(w), code_text);                                                                  \
     assert_empty(w);                                                                                                   \
   } while (0)

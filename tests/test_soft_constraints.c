@@ -71,8 +71,8 @@ START_TEST(test_tether_limit) {
     sn_constraint_get_reaction(w, t, &f, &tq);
     if (hypot(f.x, f.y) > max_pull) max_pull = hypot(f.x, f.y);
   }
-  printf("measured: tether: %d slack steps, longest %.7f m, over by at most %.2e m, largest pull %.2f N\n",
-         slack_steps, longest, worst, max_pull);
+  printf("measured: tether: %d slack steps, longest %.7f m, over by at most %.2e m, largest pull %.2f N\n", slack_steps,
+         longest, worst, max_pull);
   ck_assert_int_ge(slack_steps, 20); /* falls 0.866 m: 0.42 s */
   ck_assert_msg(worst <= 1e-6, "the tether let the particle go %g m past its length", worst);
   ck_assert_msg(longest >= 0.999, "the tether never became taut");
@@ -134,8 +134,8 @@ START_TEST(test_attach_momentum) {
   for (int k = 0; k < 2; ++k) {
     double lin, ang;
     attach_momentum(compliances[k], &lin, &ang);
-    printf("measured: attach (alpha %g) momentum drift: linear %.2e, angular %.2e (relative)\n",
-           (double)compliances[k], lin, ang);
+    printf("measured: attach (alpha %g) momentum drift: linear %.2e, angular %.2e (relative)\n", (double)compliances[k],
+           lin, ang);
     ck_assert_msg(lin <= 1e-5, "linear momentum drifts by %g (alpha %g)", lin, (double)compliances[k]);
     ck_assert_msg(ang <= 2e-2, "angular momentum drifts by %g (alpha %g)", ang, (double)compliances[k]);
   }

@@ -116,8 +116,7 @@ static void xb_solve(const sn_step_info *info, sn_constraint_item *items, int32_
     sn_vec2 g0 = sn_pm_scale(1.0f / l1, sn_pm_perp(e1));
     sn_vec2 g2 = sn_pm_scale(1.0f / l2, sn_pm_perp(e2));
     sn_vec2 g1 = sn_pm_neg(sn_pm_add(g0, g2));
-    float wsum = b0->inv_mass * sn_pm_dot(g0, g0) + b1->inv_mass * sn_pm_dot(g1, g1) +
-                 b2->inv_mass * sn_pm_dot(g2, g2);
+    float wsum = b0->inv_mass * sn_pm_dot(g0, g0) + b1->inv_mass * sn_pm_dot(g1, g1) + b2->inv_mass * sn_pm_dot(g2, g2);
     if (wsum <= 0.0f) continue;
     float dl;
     if (p->use_stiffness) {

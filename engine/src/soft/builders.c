@@ -297,9 +297,9 @@ static sn_soft_body_id sn_build_end(sn_build *b) {
   do {                                                                                                                 \
     if ((w) == NULL) return SN_NULL_SOFT_BODY;                                                                         \
     if ((w)->locked) return sn_world_error((w), SN_ERR_WORLD_LOCKED, "%s during a step", fn), SN_NULL_SOFT_BODY;       \
-    if ((def) == NULL) return sn_world_error((w), SN_ERR_NULL, "%s: def is NULL", fn), SN_NULL_SOFT_BODY;            \
+    if ((def) == NULL) return sn_world_error((w), SN_ERR_NULL, "%s: def is NULL", fn), SN_NULL_SOFT_BODY;              \
     if ((def)->cookie != SN_DEF_COOKIE)                                                                                \
-      return sn_world_error((w), SN_ERR_UNINITIALIZED_DEF, "%s: start from its sn_default_*_def()", fn),              \
+      return sn_world_error((w), SN_ERR_UNINITIALIZED_DEF, "%s: start from its sn_default_*_def()", fn),               \
              SN_NULL_SOFT_BODY;                                                                                        \
   } while (0)
 
@@ -312,15 +312,14 @@ sn_soft_body_id sn_create_rope(sn_world *w, const sn_rope_def *def) {
   const sn_soft_material *m = &def->material;
   if (!sn_check_count(w, fn, "count", def->count, 2, SN_BUILDER_MAX_PARTICLES) ||
       !sn_check_vec2(w, fn, "start", def->start) || !sn_check_vec2(w, fn, "end", def->end) ||
-      !sn_check_positive(w, fn, "mass", def->mass) ||
-      !sn_check_range(w, fn, "radius", def->radius, 0.0f, INFINITY) || !sn_check_material(w, fn, m))
+      !sn_check_positive(w, fn, "mass", def->mass) || !sn_check_range(w, fn, "radius", def->radius, 0.0f, INFINITY) ||
+      !sn_check_material(w, fn, m))
     return SN_NULL_SOFT_BODY;
   sn_vec2 span = {def->end.x - def->start.x, def->end.y - def->start.y};
   if (!(span.x * span.x + span.y * span.y > 0.0f))
     return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "%s: start and end coincide", fn), SN_NULL_SOFT_BODY;
   if (def->tethers && !def->pin_start && !def->pin_end)
-    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "%s: tethers need pin_start or pin_end", fn),
-           SN_NULL_SOFT_BODY;
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "%s: tethers need pin_start or pin_end", fn), SN_NULL_SOFT_BODY;
   const bool bend = m->bend_compliance >= 0.0f && def->count >= 3;
   if (!sn_check_type(w, fn, "xpbd_distance") || (bend && !sn_check_type(w, fn, "xpbd_bend")) ||
       (def->tethers && !sn_check_type(w, fn, "xpbd_tether")))
@@ -375,7 +374,7 @@ static bool sn_check_grid(sn_world *w, const char *fn, int32_t columns, int32_t 
 /* Structural links, optional shear diagonals and bending along rows and
  * columns of a columns x rows grid indexed r * columns + c. */
 static void sn_build_grid(sn_build *b, const sn_soft_material *m, int32_t columns, int32_t rows) {
-#define SN_AT(c, r) ((r) * columns + (c))
+#define SN_AT(c, r) ((r)*columns + (c))
   for (int32_t r = 0; r < rows; ++r)
     for (int32_t c = 0; c + 1 < columns; ++c) sn_build_link(b, m, SN_AT(c, r), SN_AT(c + 1, r), m->compliance);
   for (int32_t r = 0; r + 1 < rows; ++r)
@@ -422,8 +421,7 @@ sn_soft_body_id sn_create_cloth(sn_world *w, const sn_cloth_def *def) {
   const float share = def->mass / (float)n;
   for (int32_t r = 0; r < rows; ++r) {
     for (int32_t c = 0; c < cols; ++c) {
-      bool pinned = (r == 0 && (def->pins & SN_PIN_TOP_ROW)) ||
-                    (r == 0 && c == 0 && (def->pins & SN_PIN_TOP_LEFT)) ||
+      bool pinned = (r == 0 && (def->pins & SN_PIN_TOP_ROW)) || (r == 0 && c == 0 && (def->pins & SN_PIN_TOP_LEFT)) ||
                     (r == 0 && c == cols - 1 && (def->pins & SN_PIN_TOP_RIGHT)) ||
                     (r == rows - 1 && c == 0 && (def->pins & SN_PIN_BOTTOM_LEFT)) ||
                     (r == rows - 1 && c == cols - 1 && (def->pins & SN_PIN_BOTTOM_RIGHT));
@@ -493,9 +491,8 @@ sn_soft_body_id sn_create_ring(sn_world *w, const sn_ring_def *def) {
       b.failed = true;
     } else {
       for (int32_t i = 0; i < n; ++i) all[i] = i;
-      const sn_param_value v[3] = {{"pressure", def->pressure, 0.0},
-                                   {"compliance", def->area_compliance, 0.0},
-                                   {"damping", m->damping, 0.0}};
+      const sn_param_value v[3] = {
+          {"pressure", def->pressure, 0.0}, {"compliance", def->area_compliance, 0.0}, {"damping", m->damping, 0.0}};
       sn_build_constraint(&b, "xpbd_area", all, n, v, 3, 0.0f);
       sn_mem_free(&w->mem, all, (size_t)n * sizeof(int32_t));
     }
