@@ -131,6 +131,7 @@ static sn_ring_def sn_jelly_def(sn_vec2 center) {
   d.mass = 1.0f;
   d.particle_radius = 0.05f;
   d.body.friction = 0.6f;
+  d.body.rigid_damping = 0.05f; /* a jelly's internal damping: it settles instead of wobbling forever */
   return d;
 }
 
