@@ -85,12 +85,14 @@ START_TEST(test_hash_matches_brute_force) {
   sn_mem mem;
   sn_mem_init(&mem, NULL);
   int32_t *pairs = NULL, cap = 0;
-  int32_t n = sn_find_close_pairs(&mem, pts, reach, N, &pairs, &cap);
+  sn_scratch scratch = {NULL, 0};
+  int32_t n = sn_find_close_pairs(&mem, pts, reach, N, &pairs, &cap, &scratch);
   ck_assert_int_eq(n, nb);
   qsort(pairs, (size_t)n, 2 * sizeof(int32_t), pair_cmp);
   qsort(brute, (size_t)nb, 2 * sizeof(int32_t), pair_cmp);
   ck_assert_int_eq(memcmp(pairs, brute, (size_t)n * 2 * sizeof(int32_t)), 0);
   sn_mem_free(&mem, pairs, (size_t)cap * sizeof(int32_t));
+  sn_scratch_free(&mem, &scratch);
   ck_assert_uint_eq(mem.live_bytes, 0);
   free(brute);
 }

@@ -91,3 +91,20 @@ void *sn_arena_alloc(sn_arena *arena, size_t size) {
   if (arena->used > arena->high_water) arena->high_water = arena->used;
   return p;
 }
+
+bool sn_scratch_reserve(sn_mem *mem, sn_scratch *s, size_t bytes) {
+  if (bytes <= s->bytes) return true;
+  size_t want = bytes + bytes / 2 + 64;
+  void *p = sn_mem_alloc(mem, want);
+  if (p == NULL) return false;
+  sn_mem_free(mem, s->data, s->bytes);
+  s->data = p;
+  s->bytes = want;
+  return true;
+}
+
+void sn_scratch_free(sn_mem *mem, sn_scratch *s) {
+  sn_mem_free(mem, s->data, s->bytes);
+  s->data = NULL;
+  s->bytes = 0;
+}

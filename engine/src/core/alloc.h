@@ -25,6 +25,16 @@ void sn_mem_free(sn_mem *mem, void *ptr, size_t size);
 /// Grows or shrinks; on failure returns NULL and keeps the old block.
 void *sn_mem_realloc(sn_mem *mem, void *ptr, size_t old_size, size_t new_size);
 
+/// A grow-only scratch block kept between steps (no allocation once warm).
+typedef struct sn_scratch {
+  void *data;
+  size_t bytes;
+} sn_scratch;
+
+/// Makes s at least `bytes` long (contents not kept). False on OOM.
+bool sn_scratch_reserve(sn_mem *mem, sn_scratch *s, size_t bytes);
+void sn_scratch_free(sn_mem *mem, sn_scratch *s);
+
 /// Bump arena for per-step scratch. Grows only between steps (sn_arena_reserve).
 typedef struct sn_arena {
   char *data;

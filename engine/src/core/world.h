@@ -199,6 +199,9 @@ typedef struct sn_world {
   SN_ARRAY(sn_particle_pair) particle_pairs;       ///< per-step particle-particle candidates
   SN_ARRAY(sn_particle_pair) edge_pairs;           ///< per-step particle-edge candidates (other, body = edge ends)
   int32_t particle_contact_count;                  ///< touching in the last substep
+  sn_scratch hash_scratch;                         ///< spatial hash: cell entries (kept between steps)
+  sn_scratch hash_input;                           ///< spatial hash: points, reaches, owners
+  SN_ARRAY(int32_t) hash_pairs;                    ///< spatial hash: pairs found
   SN_ARRAY(sn_constraint) constraints;
   int32_t constraint_free;
   int32_t constraint_count;

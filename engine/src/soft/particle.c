@@ -152,6 +152,9 @@ void sn_soft_destroy_all(sn_world *w) {
     sn_mem_free(&w->mem, s->edges, (size_t)s->edge_capacity * 2 * sizeof(int32_t));
   }
   sn_array_free(&w->mem, w->edge_pairs);
+  sn_array_free(&w->mem, w->hash_pairs);
+  sn_scratch_free(&w->mem, &w->hash_scratch);
+  sn_scratch_free(&w->mem, &w->hash_input);
   sn_array_free(&w->mem, w->soft_bodies);
   sn_array_free(&w->mem, w->particles);
   sn_array_free(&w->mem, w->particle_shape_pairs);

@@ -96,9 +96,8 @@ void sn_soft_find_candidates(sn_world *w, float dt) {
   }
   int32_t total = n + ne;
   size_t bytes = (size_t)total * (sizeof(sn_vec2) + sizeof(float) + 3 * sizeof(int32_t));
-  void *block = sn_mem_alloc(&w->mem, bytes + 1);
-  if (block == NULL) return;
-  sn_vec2 *pts = block;
+  if (!sn_scratch_reserve(&w->mem, &w->hash_input, bytes + 1)) return;
+  sn_vec2 *pts = w->hash_input.data;
   float *reach = (float *)(pts + total);
   int32_t *index = (int32_t *)(reach + total); /* particle index, or edge end a */
   int32_t *index_b = index + total;            /* edge end b, or -1 for a particle */
@@ -128,8 +127,9 @@ void sn_soft_find_candidates(sn_world *w, float dt) {
       owner[m++] = b;
     }
   }
-  int32_t *pairs = NULL, capacity = 0;
-  int32_t found = sn_find_close_pairs(&w->mem, pts, reach, m, &pairs, &capacity);
+  int32_t found = sn_find_close_pairs(&w->mem, pts, reach, m, &w->hash_pairs.data, &w->hash_pairs.capacity,
+                                      &w->hash_scratch);
+  const int32_t *pairs = w->hash_pairs.data;
   for (int32_t k = 0; k < found; ++k) {
     int32_t i = pairs[2 * k], j = pairs[2 * k + 1]; /* i < j: particles come first */
     if (i >= particles_end) continue;              /* edge-edge */
@@ -153,8 +153,6 @@ void sn_soft_find_candidates(sn_world *w, float dt) {
       if (!sn_array_push(&w->mem, w->edge_pairs, pair)) break;
     }
   }
-  sn_mem_free(&w->mem, pairs, (size_t)capacity * sizeof(int32_t));
-  sn_mem_free(&w->mem, block, bytes + 1);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -194,16 +192,15 @@ static int32_t sn_lower_bound(const sn_cell_entry *e, int32_t n, uint64_t key) {
 }
 
 int32_t sn_find_close_pairs(sn_mem *mem, const sn_vec2 *points, const float *reach, int32_t count, int32_t **pairs,
-                            int32_t *capacity) {
+                            int32_t *capacity, sn_scratch *scratch) {
   if (count < 2) return 0;
   /* one cell per point, cells as large as the largest interaction distance:
    * every partner then sits in the 3x3 block around a point's cell */
   float max_reach = 0.0f;
   for (int32_t i = 0; i < count; ++i) max_reach = sn_maxf(max_reach, reach[i]);
   float cell = sn_maxf(2.0f * max_reach, 1e-6f), inv_cell = 1.0f / cell;
-  size_t bytes = (size_t)count * sizeof(sn_cell_entry);
-  sn_cell_entry *e = sn_mem_alloc(mem, bytes);
-  if (e == NULL) return -1;
+  if (!sn_scratch_reserve(mem, scratch, (size_t)count * sizeof(sn_cell_entry))) return -1;
+  sn_cell_entry *e = scratch->data;
   for (int32_t i = 0; i < count; ++i) {
     e[i].key = sn_cell_key(sn_cell_coord(points[i].x, inv_cell), sn_cell_coord(points[i].y, inv_cell));
     e[i].index = i;
@@ -221,10 +218,7 @@ int32_t sn_find_close_pairs(sn_mem *mem, const sn_vec2 *points, const float *rea
           float d = reach[i] + reach[j];
           if (sn_length_sq(sn_sub(points[i], points[j])) >= d * d) continue;
           if (2 * found + 2 > *capacity) {
-            if (!sn_array_grow(mem, (void **)pairs, capacity, sizeof(int32_t), 2 * found + 2)) {
-              sn_mem_free(mem, e, bytes);
-              return -1;
-            }
+            if (!sn_array_grow(mem, (void **)pairs, capacity, sizeof(int32_t), 2 * found + 2)) return -1;
           }
           (*pairs)[2 * found] = i;
           (*pairs)[2 * found + 1] = j;
@@ -233,7 +227,6 @@ int32_t sn_find_close_pairs(sn_mem *mem, const sn_vec2 *points, const float *rea
       }
     }
   }
-  sn_mem_free(mem, e, bytes);
   return found;
 }
 

@@ -44,8 +44,9 @@ void sn_soft_end(sn_world *w, sn_soft_context *s);
 /// Pairs (i < j) of points whose reach discs overlap: |p_i - p_j| <
 /// reach_i + reach_j, found with a sorted spatial hash. Appends to *pairs
 /// (grown with mem; pairs[2k], pairs[2k+1]); deterministic order. Returns
-/// the number of pairs, or -1 when out of memory.
+/// the number of pairs, or -1 when out of memory. scratch holds the cell
+/// entries (grown as needed, kept by the caller).
 int32_t sn_find_close_pairs(sn_mem *mem, const sn_vec2 *points, const float *reach, int32_t count, int32_t **pairs,
-                            int32_t *capacity);
+                            int32_t *capacity, sn_scratch *scratch);
 
 #endif /* SN_SOFT_STEP_H */
