@@ -164,6 +164,16 @@ typedef struct sn_constraint_broken_event {
   float force; ///< N, the reaction that broke it
 } sn_constraint_broken_event;
 
+/// A body or particle whose state went non-finite during the last step (a
+/// plugin bug, a user force of NaN, ...): it was put back where the step
+/// found it, stopped and frozen (no longer simulated) so the rest of the
+/// world keeps stepping. One of the two ids is null. Teleporting it
+/// (sn_body_set_transform, sn_particle_set_position) unfreezes it.
+typedef struct sn_frozen_event {
+  sn_body_id body;
+  sn_particle_id particle;
+} sn_frozen_event;
+
 /* ------------------------------------------------------------------------ */
 /* Geometry values. Coordinates are local to the body that owns the shape.   */
 

@@ -140,6 +140,7 @@ sn_result sn_destroy_world(sn_world *w) {
   sn_soft_destroy_all(w);
   sn_array_free(&w->mem, w->constraints);
   sn_array_free(&w->mem, w->broken_events);
+  sn_array_free(&w->mem, w->frozen_events);
   for (int32_t i = 0; i < w->chains.count; ++i) {
     sn_chain *c = w->chains.data + i;
     if (c->in_use) sn_mem_free(&w->mem, c->shapes, (size_t)c->shape_count * sizeof(int32_t));
@@ -289,6 +290,7 @@ sn_result sn_world_step(sn_world *w, float dt) {
   w->begin_events.count = 0;
   w->hit_events.count = 0;
   w->broken_events.count = 0;
+  w->frozen_events.count = 0;
   /* End events raised between steps (a touching body or shape destroyed, a
    * body type changed) follow the last step's: keep them for this step's
    * report, drop only the ones the last step already reported. */
@@ -307,4 +309,10 @@ sn_result sn_world_step(sn_world *w, float dt) {
   w->stepped_end_events = w->end_events.count;
   w->locked = false;
   return SN_OK;
+}
+
+int32_t sn_world_get_frozen_events(sn_world *w, const sn_frozen_event **events) {
+  if (w == NULL) return 0;
+  if (events) *events = w->frozen_events.data;
+  return w->frozen_events.count;
 }

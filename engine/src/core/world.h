@@ -29,6 +29,7 @@ typedef struct sn_body {
   bool is_bullet;
   bool fixed_rotation;
   bool is_fast; ///< moved far this step: continuous collision candidate
+  bool frozen;  ///< state went non-finite: kept out of the solver until teleported
 
   sn_transform xf;      ///< body origin
   sn_vec2 center;       ///< world centre of mass
@@ -137,6 +138,7 @@ typedef struct sn_particle {
   bool in_use;
   bool kinematic;
   bool has_target;
+  bool frozen; ///< state went non-finite: fixed until teleported
 } sn_particle;
 
 /// A soft body: a material and its particles (indices, creation order).
@@ -207,6 +209,7 @@ typedef struct sn_world {
   int32_t constraint_count;
   const sn_registry *registry;
   SN_ARRAY(sn_constraint_broken_event) broken_events;
+  SN_ARRAY(sn_frozen_event) frozen_events;
 
   sn_tree static_tree;
   sn_tree dynamic_tree;

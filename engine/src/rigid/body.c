@@ -318,11 +318,17 @@ sn_result sn_body_set_transform(sn_world *w, sn_body_id id, sn_vec2 position, fl
   b->center = sn_transform_point(b->xf, b->local_center);
   b->center0 = b->center;
   b->q0 = b->xf.q;
+  b->frozen = false; /* a fresh, finite pose */
   for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
     sn_shape_update_aabb(w, s, b->xf, true);
   }
   sn_body_wake(w, index);
   return SN_OK;
+}
+
+bool sn_body_is_frozen(sn_world *w, sn_body_id id) {
+  sn_body *b = sn_get_body(w, id, NULL);
+  return b ? b->frozen : false;
 }
 
 sn_vec2 sn_body_get_world_center_of_mass(sn_world *w, sn_body_id id) {

@@ -478,7 +478,7 @@ void sn_solve(sn_world *w, float dt) {
   for (int32_t i = 0; i < w->bodies.count; ++i) {
     sn_body *b = w->bodies.data + i;
     b->solver_index = SN_NULL_INDEX;
-    if (!b->in_use || b->type == SN_BODY_STATIC || !b->is_awake) continue;
+    if (!b->in_use || b->type == SN_BODY_STATIC || !b->is_awake || b->frozen) continue;
     b->solver_index = w->awake_bodies.count;
     w->awake_bodies.data[w->awake_bodies.count++] = i;
   }
@@ -644,6 +644,22 @@ void sn_solve(sn_world *w, float dt) {
     int32_t bi = w->awake_bodies.data[k];
     sn_body *b = w->bodies.data + bi;
     const sn_body_state *s = ctx.states + k;
+    if (!sn_vec2_is_finite(s->v) || !sn_is_finite(s->w) || !sn_vec2_is_finite(s->dp) || !sn_is_finite(s->dq.c) ||
+        !sn_is_finite(s->dq.s)) {
+      /* containment: back where the step found it, stopped, frozen */
+      b->v = (sn_vec2){0.0f, 0.0f};
+      b->w = 0.0f;
+      b->center = b->center0;
+      b->xf.q = b->q0;
+      b->xf.p = sn_sub(b->center, sn_rotate(b->xf.q, b->local_center));
+      b->force = (sn_vec2){0.0f, 0.0f};
+      b->torque = 0.0f;
+      b->frozen = true;
+      b->is_fast = false;
+      sn_frozen_event e = {sn_make_body_id(w, bi), SN_NULL_PARTICLE};
+      sn_array_push(&w->mem, w->frozen_events, e);
+      continue;
+    }
     b->v = s->v;
     b->w = s->w;
     b->center = sn_add(b->center0, s->dp);

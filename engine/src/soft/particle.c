@@ -366,7 +366,13 @@ sn_result sn_particle_set_position(sn_world *w, sn_particle_id id, sn_vec2 posit
   p->x = position;
   p->target = position;
   p->has_target = false;
+  p->frozen = false; /* a fresh, finite position */
   return SN_OK;
+}
+
+bool sn_particle_is_frozen(sn_world *w, sn_particle_id id) {
+  sn_particle *p = sn_get_particle(w, id, NULL);
+  return p ? p->frozen : false;
 }
 
 sn_vec2 sn_particle_get_velocity(sn_world *w, sn_particle_id id) {

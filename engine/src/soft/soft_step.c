@@ -270,7 +270,7 @@ bool sn_soft_begin(sn_world *w, sn_soft_context *s, float dt, int32_t substeps, 
     s->prev[i] = st->dp;
     sn_constraint_body *v = s->views + i;
     v->state = st;
-    v->inv_mass = p->in_use ? p->inv_mass : 0.0f;
+    v->inv_mass = p->in_use && !p->frozen ? p->inv_mass : 0.0f;
     v->inv_inertia = 0.0f;
     v->center = p->x;
     v->q = (sn_rot){1.0f, 0.0f};
@@ -306,7 +306,7 @@ void sn_soft_predict(sn_world *w, sn_soft_context *s, int32_t substep) {
       st->dp = sn_scale(1.0f / (float)(s->substeps - substep), sn_sub(p->target, view->center));
       continue;
     }
-    if (p->inv_mass == 0.0f) continue;
+    if (p->inv_mass == 0.0f || p->frozen) continue;
     float damping = w->soft_bodies.data[p->soft].material.damping;
     sn_vec2 v = sn_scale(1.0f / (1.0f + h * damping), sn_add(st->v, gh));
     if (sn_length_sq(v) > max_speed_sq) v = sn_scale(sqrtf(max_speed_sq / sn_length_sq(v)), v);
@@ -631,8 +631,18 @@ void sn_soft_end(sn_world *w, sn_soft_context *s) {
   for (int32_t i = 0; i < s->count; ++i) {
     sn_particle *p = w->particles.data + i;
     if (!p->in_use) continue;
+    if (p->frozen) continue; /* stays put until teleported */
     const sn_solver_body *st = s->states + i;
-    p->x = sn_add(s->views[i].center, st->dp);
+    sn_vec2 x = sn_add(s->views[i].center, st->dp);
+    if (!sn_vec2_is_finite(x) || !sn_vec2_is_finite(st->v)) {
+      /* containment: stays where the step found it, stopped, frozen */
+      p->v = (sn_vec2){0.0f, 0.0f};
+      p->frozen = true;
+      sn_frozen_event e = {SN_NULL_BODY, sn_make_particle_id(w, i)};
+      sn_array_push(&w->mem, w->frozen_events, e);
+      continue;
+    }
+    p->x = x;
     p->v = st->v;
     if (p->kinematic) {
       p->x = p->target; /* exactly, whatever rounding did */
