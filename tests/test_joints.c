@@ -260,6 +260,33 @@ START_TEST(test_chain_link_error) {
 }
 END_TEST
 
+/* A cantilever of 10 boxes (1 m x 0.2 m, 0.2 kg each) welded end to end to
+ * a wall: the root weld carries the beam's whole moment (about 100 N m on a
+ * 0.2 kg box). After 5 s the tip sags less than 0.25 m (measured 0.155 m),
+ * at least 3x less than with the position stage off (0.648 m). */
+START_TEST(test_weld_cantilever) {
+  sn_registry *r = js_registry((const char *const[]){"weld", NULL});
+  double sag[2];
+  for (int pass = 0; pass < 2; ++pass) {
+    sn_world *w = world_with(r);
+    if (pass == 1) ck_assert_int_eq(sn_world_set_position_iterations(w, 0), SN_OK);
+    sn_body_id prev = js_ground(w), tip = prev;
+    for (int k = 0; k < 10; ++k) {
+      tip = js_box(w, (sn_vec2){0.5f + (float)k, 0.0f}, 0.0f, 0.5f, 0.1f, (sn_vec2){0.0f, 0.0f}, 1.0f);
+      sn_param_value v[1] = {{"anchor", (double)k, 0.0}};
+      ck_assert(sn_constraint_is_valid(w, js_joint(w, "weld", prev, tip, v, 1)));
+      prev = tip;
+    }
+    for (int i = 0; i < 300; ++i) ck_assert_int_eq(sn_world_step(w, 1.0f / 60.0f), SN_OK);
+    sag[pass] = -sn_body_get_position(w, tip).y;
+    sn_destroy_world(w);
+  }
+  ck_assert_msg(sag[0] < 0.25, "tip sag %g m", sag[0]);
+  ck_assert_msg(sag[1] > 3.0 * sag[0], "without the position stage %g m, with %g m", sag[1], sag[0]);
+  sn_destroy_registry(r);
+}
+END_TEST
+
 static Suite *joints_suite(void) {
   Suite *s = suite_create("joints");
   TCase *tc = tcase_create("revolute");
@@ -270,6 +297,7 @@ static Suite *joints_suite(void) {
   tcase_add_test(tc, test_joined_bodies_do_not_collide);
   tcase_add_test(tc, test_break_at_limit);
   tcase_add_test(tc, test_chain_link_error);
+  tcase_add_test(tc, test_weld_cantilever);
   suite_add_tcase(s, tc);
   return s;
 }
