@@ -47,8 +47,7 @@ int32_t sb_world_soft_bodies(sn_world *w, const sn_soft_body_id *extra, int32_t 
   return n;
 }
 
-sn_particle_id sb_pick_particle(sn_world *w, sn_vec2 p, float slop, const sn_soft_body_id *extra,
-                                int32_t extra_count) {
+sn_particle_id sb_pick_particle(sn_world *w, sn_vec2 p, float slop, const sn_soft_body_id *extra, int32_t extra_count) {
   sn_particle_id best = SN_NULL_PARTICLE;
   if (w == NULL) return best;
   int32_t n = sb_world_soft_bodies(w, extra, extra_count, NULL, 0);
@@ -92,12 +91,13 @@ bool sb_particle_drag_begin(sb_particle_drag *d, sn_world *w, sn_particle_id par
     snprintf(err, cap, "dragging particles needs the xpbd_distance plugin (not in this world's registry)");
     return false;
   }
-  float mass = sn_soft_body_get_mass(w, sn_particle_get_soft_body(w, particle));
-  if (!(mass > 0.0f)) mass = sn_particle_get_mass(w, particle);
-  if (!(mass > 0.0f)) {
-    snprintf(err, cap, "the particle is fixed");
+  if (sn_particle_is_kinematic(w, particle) || !(sn_particle_get_mass(w, particle) > 0.0f)) {
+    snprintf(err, cap, "the particle is fixed or kinematic: it moves only as its owner says");
     return false;
   }
+  /* the spring acts on the whole soft body (fixed particles excluded) */
+  float mass = sn_soft_body_get_mass(w, sn_particle_get_soft_body(w, particle));
+  if (!(mass > 0.0f)) mass = sn_particle_get_mass(w, particle);
   const float omega = 2.0f * SB_DRAG_PI * SB_DRAG_HERTZ;
   const float compliance = 1.0f / (mass * omega * omega);
   const float damping = 2.0f * SB_DRAG_DAMPING / omega; /* beta = c / k, c = 2 zeta M omega */
