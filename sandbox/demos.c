@@ -149,14 +149,16 @@ static bool sb_soft(sn_scene *s, sn_soft_body_id soft) {
 }
 
 /* A jelly: SCENES.md's pressure ring (24 particles, incompressible area,
- * soft edges), scaled to radius r. */
+ * soft edges), scaled to radius r (40 particles above 0.7 m). */
 static sn_ring_def sb_jelly_def(sn_vec2 center, float r) {
   sn_ring_def d = sn_default_ring_def();
   d.center = center;
   d.radius = r;
-  d.count = r > 0.7f ? 32 : 24;
+  d.count = r > 0.7f ? 40 : 24;
   d.mass = 1.0f * r * r / 0.25f; /* 1 kg at r = 0.5 */
-  d.particle_radius = 0.1f * r;
+  /* particles overlap along the rim: a box corner cannot slip between two
+   * of them into the ring (rim edges stop only other soft bodies) */
+  d.particle_radius = 0.6f * 2.0f * SB_PI * r / (float)d.count;
   d.material.compliance = 1e-3f / d.mass; /* as stiff, for its mass, as SCENES.md's */
   d.body.friction = 0.6f;
   d.body.rigid_damping = 0.02f;
@@ -231,6 +233,8 @@ static bool sb_build_showcase(sn_scene *s, const sn_registry *reg, sb_demo_state
   /* jelly on a (flat-topped) pyramid */
   sb_pyramid_levels(s, 6, 4, -12.5f, 0.5f);
   sn_ring_def jd = sb_jelly_def((sn_vec2){-12.5f, 10.0f}, 1.0f);
+  jd.mass = 1.5f; /* light for its size: 4 kg would slowly wedge the top boxes apart */
+  jd.material.compliance = 1e-3f / jd.mass;
   if (!sb_soft(s, sn_create_ring(w, &jd))) return false;
   /* rope bridge between two posts, with crates and a soft box on it */
   sb_static_box(w, 0.3f, 2.5f, (sn_vec2){-8.3f, 2.5f}, 0.0f);
