@@ -56,6 +56,11 @@ extern const char *const sn_soft_scene_names[];
 bool sn_soft_scene_build(sn_scene *scene, const char *name, int32_t size, const sn_world_def *def);
 void sn_soft_scene_destroy(sn_scene *scene);
 void sn_soft_scene_measure(const sn_scene *scene, sn_scene_metrics *out, uint64_t *hash);
+/// Tracks a soft body in scene (its particles, distance links and area
+/// constraints, for the metrics; its constraints are counted): for scenes
+/// built outside this library (the sandbox's demos). False with a message on
+/// stderr if soft is not valid, or out of memory.
+bool sn_scene_add_soft(sn_scene *scene, sn_soft_body_id soft);
 
 /// Builds scene `name` of `size` (0 = its default) with `substeps` (0 = the world default)
 /// and sleep off unless `sleep`. Returns false for an unknown name.

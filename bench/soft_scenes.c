@@ -12,7 +12,14 @@ const char *const sn_soft_scene_names[] = {"cloth", "jelly", "mixed", NULL};
 
 static const char *const sn_soft_plugins[] = {"xpbd_distance", "xpbd_area", "xpbd_bend", "xpbd_tether", "attach"};
 
-static bool sn_load_soft_plugins(sn_scene *s) {
+/* The caller's registry (sn_scene_build_ex: the sandbox passes one with every
+ * plugin, so its mouse joint works here too) if it has every type the soft
+ * scenes need; else a registry of the scene's own from the plugin folder. */
+static bool sn_load_soft_plugins(sn_scene *s, sn_world_def *wd) {
+  bool have_all = wd->registry != NULL;
+  for (size_t i = 0; have_all && i < sizeof(sn_soft_plugins) / sizeof(sn_soft_plugins[0]); ++i)
+    have_all = sn_registry_find_type(wd->registry, sn_soft_plugins[i]) != NULL;
+  if (have_all) return true;
   s->registry = sn_create_registry(NULL);
   if (s->registry == NULL) return false;
   for (size_t i = 0; i < sizeof(sn_soft_plugins) / sizeof(sn_soft_plugins[0]); ++i) {
@@ -23,6 +30,7 @@ static bool sn_load_soft_plugins(sn_scene *s) {
       return false;
     }
   }
+  wd->registry = s->registry;
   return true;
 }
 
@@ -140,8 +148,7 @@ bool sn_soft_scene_build(sn_scene *s, const char *name, int32_t size, const sn_w
   if (strcmp(name, "cloth") == 0) {
     s->name = "cloth";
     s->default_steps = 600;
-    if (!sn_load_soft_plugins(s)) return false;
-    wd.registry = s->registry;
+    if (!sn_load_soft_plugins(s, &wd)) return false;
     s->world = sn_create_world(&wd, NULL);
     if (s->world == NULL) return false;
     sn_static_box(s->world, 200.0f, 1.0f, (sn_vec2){0.0f, -1.0f});
@@ -158,8 +165,7 @@ bool sn_soft_scene_build(sn_scene *s, const char *name, int32_t size, const sn_w
   if (strcmp(name, "jelly") == 0) {
     s->name = "jelly";
     s->default_steps = 600;
-    if (!sn_load_soft_plugins(s)) return false;
-    wd.registry = s->registry;
+    if (!sn_load_soft_plugins(s, &wd)) return false;
     s->world = sn_create_world(&wd, NULL);
     if (s->world == NULL) return false;
     sn_static_box(s->world, 20.0f, 0.5f, (sn_vec2){0.0f, 0.5f});
@@ -176,8 +182,7 @@ bool sn_soft_scene_build(sn_scene *s, const char *name, int32_t size, const sn_w
     s->name = "mixed";
     s->default_steps = 900;
     s->size = 1;
-    if (!sn_load_soft_plugins(s)) return false;
-    wd.registry = s->registry;
+    if (!sn_load_soft_plugins(s, &wd)) return false;
     s->world = sn_create_world(&wd, NULL);
     if (s->world == NULL) return false;
     s->bodies = calloc(15 + 55, sizeof(sn_body_id));
@@ -263,3 +268,5 @@ void sn_soft_scene_measure(const sn_scene *s, sn_scene_metrics *m, uint64_t *has
     m->has_area = true;
   }
 }
+
+bool sn_scene_add_soft(sn_scene *s, sn_soft_body_id soft) { return sn_record_soft(s, soft); }

@@ -49,7 +49,8 @@ const char *sb_default_scene(void);
 bool sb_scene_build(const sb_scene_info *info, sn_scene *scene, sb_demo_state *state, const sn_registry *registry,
                     char *err, size_t err_capacity);
 
-/// Spawning at a world point. Jelly: see demos.c.
+/// Spawning at a world point. Jelly: a soft pressure ring (needs the
+/// xpbd_distance and xpbd_area plugins in the world's registry).
 bool sb_spawn_box(sn_world *world, sn_vec2 p);
 bool sb_spawn_ball(sn_world *world, sn_vec2 p);
 bool sb_spawn_jelly(sn_world *world, sn_vec2 p);
@@ -82,6 +83,8 @@ void sb_camera_fit(sb_camera *cam, const sb_scene_info *info, const sn_scene *sc
 void sb_render_clear(sb_renderer *r);
 /// Draws the world with the given sn_debug_draw flags.
 sn_result sb_render_world(sb_renderer *r, sn_world *world, uint32_t flags);
+/// A world segment (e.g. from a dragged particle to the cursor).
+void sb_render_segment(sb_renderer *r, sn_vec2 a, sn_vec2 b, uint32_t rgba);
 /// Text at a screen position (top-left), in pixels; returns the line height.
 float sb_render_text(sb_renderer *r, float x, float y, const char *text, uint32_t rgba);
 /// Reads the renderer's pixels and writes an RGB PNG. False with a message.

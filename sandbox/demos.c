@@ -99,8 +99,9 @@ static sn_constraint_id sb_joint(sn_scene *s, const char *type, sn_body_id a, sn
   return id;
 }
 
-static void sb_pyramid(sn_scene *s, int rows, float x0, float half) {
-  for (int i = 0; i < rows; ++i) {
+/* A pyramid of boxes with rows at the base; levels < rows cuts it flat. */
+static void sb_pyramid_levels(sn_scene *s, int rows, int levels, float x0, float half) {
+  for (int i = 0; i < levels && i < rows; ++i) {
     for (int j = i; j < rows; ++j) {
       float x = x0 + ((float)(i + 1) * 0.5f + (float)(j - i) - 0.5f * (float)rows) * 2.0f * half;
       float y = (float)(2 * i + 1) * half;
@@ -108,6 +109,8 @@ static void sb_pyramid(sn_scene *s, int rows, float x0, float half) {
     }
   }
 }
+
+static void sb_pyramid(sn_scene *s, int rows, float x0, float half) { sb_pyramid_levels(s, rows, rows, x0, half); }
 
 /* A car: chassis box with two wheels on wheel joints (spring suspension, rear
  * motor). Returns the rear wheel joint. */
@@ -136,80 +139,66 @@ static sn_constraint_id sb_car(sn_scene *s, sn_vec2 p, float motor_speed) {
   return rear;
 }
 
-/* A rope bridge of revolute-joined planks between two static points (each
- * end pinned to a shapeless static body there, so joints draw short). */
-static void sb_bridge(sn_scene *s, sn_vec2 left, int planks, float plank_len) {
-  sn_body_def ad = sn_default_body_def();
-  ad.position = left;
-  sn_body_id prev = sn_create_body(s->world, &ad);
-  ad.position = (sn_vec2){left.x + plank_len * (float)planks, left.y};
-  sn_body_id right = sn_create_body(s->world, &ad);
-  for (int k = 0; k < planks; ++k) {
-    sn_vec2 c = {left.x + plank_len * ((float)k + 0.5f), left.y};
-    sn_body_id plank = sb_box(s, 0.5f * plank_len, 0.1f, c, 2.0f);
-    sn_param_value v[1] = {{"anchor", left.x + plank_len * (float)k, left.y}};
-    sb_joint(s, "revolute", prev, plank, v, 1);
-    prev = plank;
-  }
-  sn_param_value v[1] = {{"anchor", left.x + plank_len * (float)planks, left.y}};
-  sb_joint(s, "revolute", prev, right, v, 1);
+/* -------------------------------------------------------------- soft bodies */
+
+/* Tracks a soft body made by a builder in the scene (particles and links
+ * for the metrics, its constraints counted); false if the builder failed. */
+static bool sb_soft(sn_scene *s, sn_soft_body_id soft) {
+  if (!sn_soft_body_is_valid(s->world, soft)) return false;
+  return sn_scene_add_soft(s, soft);
 }
 
-/* ------------------------------------------------------------------- jelly */
-
-/* Jelly at the cursor. Until the engine has soft bodies (XPBD particles with
- * area constraints, being added), a jelly is a ring of 12 small balls joined
- * to their neighbours and to a core ball by soft distance springs: the
- * shipped `distance` plugin makes it wobble. When soft bodies land, replace
- * this with an sn soft ball of SCENES.md's `jelly` (ring of 24 particles). */
-static bool sb_jelly(sn_world *w, sn_scene *track, sn_vec2 p) {
-  const int n = 12;
-  const float ring = 0.6f, r = 0.13f;
-  sn_body_id core = sb_dynamic(w, p, 0.0f);
-  sn_circle cc = {{0.0f, 0.0f}, 0.25f};
-  sn_shape_def sd = sn_default_shape_def();
-  sd.friction = 0.8f;
-  if (sn_create_circle_shape(w, core, &sd, &cc).index1 == 0) return false;
-  if (track) sb_track(track, core);
-  sn_body_id beads[12];
-  for (int k = 0; k < n; ++k) {
-    float a = 2.0f * SB_PI * (float)k / (float)n;
-    sn_vec2 q = {p.x + ring * cosf(a), p.y + ring * sinf(a)};
-    beads[k] = sb_dynamic(w, q, 0.0f);
-    sn_circle bc = {{0.0f, 0.0f}, r};
-    sn_create_circle_shape(w, beads[k], &sd, &bc);
-    if (track) sb_track(track, beads[k]);
-  }
-  for (int k = 0; k < n; ++k) {
-    sn_vec2 a = sn_body_get_position(w, beads[k]), b = sn_body_get_position(w, beads[(k + 1) % n]);
-    sn_param_value rim[5] = {{"anchor_a", a.x, a.y},
-                             {"anchor_b", b.x, b.y},
-                             {"enable_spring", 1.0, 0.0},
-                             {"hertz", 12.0, 0.0},
-                             {"damping_ratio", 0.4, 0.0}};
-    sn_param_value spoke[5] = {{"anchor_a", p.x, p.y},
-                               {"anchor_b", a.x, a.y},
-                               {"enable_spring", 1.0, 0.0},
-                               {"hertz", 4.0, 0.0},
-                               {"damping_ratio", 0.3, 0.0}};
-    sn_constraint_def cd = sn_default_constraint_def();
-    cd.type = "distance";
-    cd.bodies[0] = beads[k];
-    cd.bodies[1] = beads[(k + 1) % n];
-    cd.params = rim;
-    cd.param_count = 5;
-    cd.collide_connected = true;
-    if (sn_create_constraint(w, &cd).index1 == 0) return false;
-    cd.bodies[0] = core;
-    cd.bodies[1] = beads[k];
-    cd.params = spoke;
-    if (sn_create_constraint(w, &cd).index1 == 0) return false;
-    if (track) track->constraint_count += 2;
-  }
-  return true;
+/* A jelly: SCENES.md's pressure ring (24 particles, incompressible area,
+ * soft edges), scaled to radius r (40 particles above 0.7 m). */
+static sn_ring_def sb_jelly_def(sn_vec2 center, float r) {
+  sn_ring_def d = sn_default_ring_def();
+  d.center = center;
+  d.radius = r;
+  d.count = r > 0.7f ? 40 : 24;
+  d.mass = 1.0f * r * r / 0.25f; /* 1 kg at r = 0.5 */
+  /* particles overlap along the rim: a box corner cannot slip between two
+   * of them into the ring (rim edges stop only other soft bodies) */
+  d.particle_radius = 0.6f * 2.0f * SB_PI * r / (float)d.count;
+  d.material.compliance = 1e-3f / d.mass; /* as stiff, for its mass, as SCENES.md's */
+  d.body.friction = 0.6f;
+  d.body.rigid_damping = 0.02f;
+  return d;
 }
 
-bool sb_spawn_jelly(sn_world *world, sn_vec2 p) { return sb_jelly(world, NULL, p); }
+/* A rope of count particles from a to b (radius r), pinned as asked. */
+static sn_rope_def sb_rope_def(sn_vec2 a, sn_vec2 b, int32_t count, float r, float mass) {
+  sn_rope_def d = sn_default_rope_def();
+  d.start = a;
+  d.end = b;
+  d.count = count;
+  d.radius = r;
+  d.mass = mass;
+  d.body.friction = 0.6f;
+  return d;
+}
+
+/* A soft lattice box of columns x rows particles at spacing h. */
+static sn_lattice_def sb_lattice_def(sn_vec2 center, int32_t columns, int32_t rows, float h, float mass) {
+  sn_lattice_def d = sn_default_lattice_def();
+  d.center = center;
+  d.columns = columns;
+  d.rows = rows;
+  d.spacing = h;
+  d.mass = mass;
+  d.material.compliance = 1e-4f;
+  d.material.shear_compliance = 1e-3f;
+  d.area_compliance = 1e-4f;
+  d.body.friction = 0.6f;
+  d.body.rigid_damping = 0.05f;
+  return d;
+}
+
+/* Jelly at the cursor: a pressure ring of radius 0.6 m (the world's
+ * registry needs xpbd_distance and xpbd_area). */
+bool sb_spawn_jelly(sn_world *world, sn_vec2 p) {
+  sn_ring_def d = sb_jelly_def(p, 0.6f);
+  return sn_soft_body_is_valid(world, sn_create_ring(world, &d));
+}
 
 bool sb_spawn_box(sn_world *world, sn_vec2 p) {
   sn_body_id b = sb_dynamic(world, p, 0.0f);
@@ -229,32 +218,73 @@ bool sb_spawn_ball(sn_world *world, sn_vec2 p) {
 
 /* ------------------------------------------------------------------- demos */
 
-/* The default scene: rigid bodies and (soon) soft bodies together. */
+/* The default scene: rigid and soft bodies together. From the left: a jelly
+ * dropped on a box pyramid; a rope bridge pinned to two posts carrying
+ * crates and a soft lattice box; a cloth curtain hanging from a bar, hit by
+ * a rigid pendulum (distance joint); a see-saw (revolute) with a soft box on
+ * one end and a jelly landing on the other. */
 static bool sb_build_showcase(sn_scene *s, const sn_registry *reg, sb_demo_state *st) {
+  (void)st;
   if (!sb_track_init(s, "showcase", reg)) return false;
   sn_world *w = s->world;
-  sb_ground(w, 60.0f);
-  sb_static_box(w, 0.5f, 6.0f, (sn_vec2){27.0f, 6.0f}, 0.0f); /* end wall */
-  sb_pyramid(s, 10, -13.0f, 0.5f);
-  /* bridge between two pillars */
-  sb_static_box(w, 0.5f, 2.0f, (sn_vec2){-3.5f, 2.0f}, 0.0f);
-  sb_static_box(w, 0.5f, 2.0f, (sn_vec2){9.5f, 2.0f}, 0.0f);
-  sb_bridge(s, (sn_vec2){-3.0f, 4.0f}, 20, 0.6f);
-  for (int k = 0; k < 4; ++k) sb_box(s, 0.35f, 0.35f, (sn_vec2){-1.0f + 2.5f * (float)k, 6.0f + (float)k}, 1.0f);
-  /* a car driving right over small bumps */
-  for (int k = 0; k < 3; ++k) {
-    sn_body_def bd = sn_default_body_def();
-    bd.position = (sn_vec2){15.0f + 3.0f * (float)k, 0.0f};
-    sn_body_id bump = sn_create_body(w, &bd);
-    sn_capsule cap = {{-0.6f, 0.0f}, {0.6f, 0.0f}, 0.15f};
-    sn_shape_def sd = sn_default_shape_def();
-    sn_create_capsule_shape(w, bump, &sd, &cap);
-  }
-  st->joints[0] = sb_car(s, (sn_vec2){12.5f, 1.3f}, -3.0);
-  /* soft side of the showcase. Until soft bodies land these are the rigid
-   * stand-in jellies of sb_jelly; then: SCENES.md's jelly balls and a cloth
-   * banner hanging from the pillars. */
-  if (!sb_jelly(w, s, (sn_vec2){3.0f, 9.0f}) || !sb_jelly(w, s, (sn_vec2){-13.0f, 13.0f})) return false;
+  sn_body_id ground = sb_ground(w, 60.0f);
+  sb_static_box(w, 0.3f, 3.0f, (sn_vec2){-16.6f, 3.0f}, 0.0f); /* end walls: what rolls stays in view */
+  sb_static_box(w, 0.3f, 3.0f, (sn_vec2){16.6f, 3.0f}, 0.0f);
+  /* jelly on a (flat-topped) pyramid */
+  sb_pyramid_levels(s, 6, 4, -12.5f, 0.5f);
+  sn_ring_def jd = sb_jelly_def((sn_vec2){-12.5f, 10.0f}, 1.0f);
+  jd.mass = 1.5f; /* light for its size: 4 kg would slowly wedge the top boxes apart */
+  jd.material.compliance = 1e-3f / jd.mass;
+  if (!sb_soft(s, sn_create_ring(w, &jd))) return false;
+  /* rope bridge between two posts, with crates and a soft box on it */
+  sb_static_box(w, 0.3f, 2.5f, (sn_vec2){-8.3f, 2.5f}, 0.0f);
+  sb_static_box(w, 0.3f, 2.5f, (sn_vec2){-0.7f, 2.5f}, 0.0f);
+  sn_rope_def rd = sb_rope_def((sn_vec2){-8.0f, 5.0f}, (sn_vec2){-1.0f, 5.0f}, 36, 0.1f, 2.0f);
+  rd.pin_start = rd.pin_end = true;
+  rd.material.compliance = 1e-5f;
+  rd.body.damping = 1.0f; /* the whole bridge bounces: damp that, not just its deformation */
+  if (!sb_soft(s, sn_create_rope(w, &rd))) return false;
+  sb_box(s, 0.35f, 0.35f, (sn_vec2){-6.8f, 7.0f}, 1.0f);
+  sb_box(s, 0.35f, 0.35f, (sn_vec2){-5.6f, 8.0f}, 1.0f);
+  jd = sb_jelly_def((sn_vec2){-4.2f, 8.5f}, 0.6f);
+  if (!sb_soft(s, sn_create_ring(w, &jd))) return false;
+  sn_lattice_def ld = sb_lattice_def((sn_vec2){-2.4f, 7.5f}, 5, 5, 0.2f, 1.0f);
+  if (!sb_soft(s, sn_create_lattice(w, &ld))) return false;
+  /* cloth curtain on a bar, and a pendulum swinging into it */
+  sb_static_box(w, 3.3f, 0.1f, (sn_vec2){4.9f, 12.2f}, 0.0f);
+  sn_cloth_def cd = sn_default_cloth_def();
+  cd.top_left = (sn_vec2){2.0f, 12.0f};
+  cd.columns = 25;
+  cd.rows = 15;
+  cd.spacing = 0.24f;
+  cd.mass = 1.5f;
+  cd.radius = 0.06f;
+  cd.pins = SN_PIN_TOP_ROW;
+  cd.tethers = false;
+  cd.material.compliance = 1e-5f;
+  cd.material.shear_compliance = 0.02f; /* soft shear: a curtain, not a plate */
+  cd.body.friction = 0.5f;
+  cd.body.rigid_damping = 0.01f;
+  if (!sb_soft(s, sn_create_cloth(w, &cd))) return false;
+  sn_body_id bob = sb_ball(s, 0.6f, (sn_vec2){14.0f, 12.5f}, 2.0f);
+  sn_param_value rod[2] = {{"anchor_a", 9.0, 12.5}, {"anchor_b", 14.0, 12.5}};
+  sb_joint(s, "distance", ground, bob, rod, 2);
+  /* see-saw with a soft box and a jelly */
+  sn_body_def fd = sn_default_body_def();
+  fd.position = (sn_vec2){12.5f, 0.0f};
+  sn_body_id fulcrum = sn_create_body(w, &fd);
+  sn_vec2 tri[3] = {{-0.7f, 0.0f}, {0.7f, 0.0f}, {0.0f, 1.0f}};
+  sn_polygon tp;
+  sn_compute_hull(tri, 3, 0.0f, &tp);
+  sn_shape_def sd = sn_default_shape_def();
+  sn_create_polygon_shape(w, fulcrum, &sd, &tp);
+  sn_body_id plank = sb_box(s, 3.0f, 0.12f, (sn_vec2){12.5f, 1.12f}, 1.0f);
+  sn_param_value pivot[1] = {{"anchor", 12.5, 1.12}};
+  sb_joint(s, "revolute", fulcrum, plank, pivot, 1);
+  ld = sb_lattice_def((sn_vec2){10.4f, 1.75f}, 5, 5, 0.2f, 1.5f);
+  if (!sb_soft(s, sn_create_lattice(w, &ld))) return false;
+  jd = sb_jelly_def((sn_vec2){14.4f, 2.2f}, 0.7f);
+  if (!sb_soft(s, sn_create_ring(w, &jd))) return false;
   return true;
 }
 
@@ -444,11 +474,11 @@ static void sb_update_mouse(sn_scene *s, sb_demo_state *st, double t) {
   sn_constraint_set_param(s->world, st->joints[0], "target", -1.0 + 5.0 * sin(a), 5.0 + 2.5 * sin(2.0 * a));
 }
 
+/* Mixed: jellies and soft boxes dropped on a rigid pyramid in a box. */
 static bool sb_build_jelly(sn_scene *s, const sn_registry *reg, sb_demo_state *st) {
   (void)st;
   if (!sb_track_init(s, "demo-jelly", reg)) return false;
   sn_world *w = s->world;
-  /* the rain container with a rigid pyramid, jellies dropped on it */
   sb_static_box(w, 10.0f, 0.5f, (sn_vec2){0.0f, 0.5f}, 0.0f);
   sb_static_box(w, 0.5f, 8.0f, (sn_vec2){-10.5f, 8.0f}, 0.0f);
   sb_static_box(w, 0.5f, 8.0f, (sn_vec2){10.5f, 8.0f}, 0.0f);
@@ -458,20 +488,337 @@ static bool sb_build_jelly(sn_scene *s, const sn_registry *reg, sb_demo_state *s
     }
   }
   for (int k = 0; k < 8; ++k) {
-    if (!sb_jelly(w, s, (sn_vec2){-7.5f + 2.1f * (float)k, 9.0f + 1.5f * (float)(k % 3)})) return false;
+    sn_vec2 c = {-7.5f + 2.1f * (float)k, 9.0f + 1.6f * (float)(k % 3)};
+    if (k % 3 == 2) {
+      sn_lattice_def ld = sb_lattice_def(c, 4, 4, 0.25f, 1.0f);
+      if (!sb_soft(s, sn_create_lattice(w, &ld))) return false;
+    } else {
+      sn_ring_def d = sb_jelly_def(c, 0.6f + 0.1f * (float)(k % 2));
+      if (!sb_soft(s, sn_create_ring(w, &d))) return false;
+    }
+  }
+  return true;
+}
+
+/* xpbd_distance: a soft chain swinging from a pin; two cloth hammocks with
+ * a tear force, a light crate resting in one, a heavy crate tearing through
+ * the other; a stretchy (compliant) rope with a soft box at its end. */
+static bool sb_build_xpbd_distance(sn_scene *s, const sn_registry *reg, sb_demo_state *st) {
+  (void)st;
+  if (!sb_track_init(s, "demo-xpbd_distance", reg)) return false;
+  sn_world *w = s->world;
+  sb_ground(w, 40.0f);
+  /* chain: inextensible links, swings down from the horizontal */
+  sb_static_box(w, 0.2f, 0.2f, (sn_vec2){-7.5f, 11.7f}, 0.0f);
+  sn_rope_def rd = sb_rope_def((sn_vec2){-7.5f, 11.5f}, (sn_vec2){-1.5f, 11.5f}, 31, 0.08f, 1.0f);
+  rd.pin_start = true;
+  if (!sb_soft(s, sn_create_rope(w, &rd))) return false;
+  /* hammocks between two posts each: pinned at the four corners, tearing */
+  for (int k = 0; k < 2; ++k) {
+    float x0 = -4.0f + 6.0f * (float)k;
+    sb_static_box(w, 0.2f, 3.0f, (sn_vec2){x0 - 0.3f, 3.0f}, 0.0f);
+    sb_static_box(w, 0.2f, 3.0f, (sn_vec2){x0 + 4.3f, 3.0f}, 0.0f);
+    sn_cloth_def cd = sn_default_cloth_def();
+    cd.top_left = (sn_vec2){x0, 6.0f};
+    cd.columns = 21;
+    cd.rows = 3;
+    cd.spacing = 0.2f;
+    cd.mass = 0.6f;
+    cd.radius = 0.08f;
+    cd.pins = SN_PIN_TOP_LEFT | SN_PIN_TOP_RIGHT | SN_PIN_BOTTOM_LEFT | SN_PIN_BOTTOM_RIGHT;
+    cd.tethers = false;
+    cd.material.compliance = 1e-5f;
+    cd.material.shear_compliance = 1e-4f;
+    cd.material.tear_force = 60.0f;
+    cd.body.friction = 0.6f;
+    if (!sb_soft(s, sn_create_cloth(w, &cd))) return false;
+    float half = k == 0 ? 0.4f : 0.5f;
+    sb_box(s, half, half, (sn_vec2){x0 + 2.0f, 8.0f}, k == 0 ? 1.0f : 30.0f);
+  }
+  /* bungee: a compliant rope with a soft box hanging from its end */
+  sb_static_box(w, 0.2f, 0.2f, (sn_vec2){10.0f, 11.7f}, 0.0f);
+  rd = sb_rope_def((sn_vec2){10.0f, 11.5f}, (sn_vec2){10.0f, 8.5f}, 16, 0.05f, 0.2f);
+  rd.pin_start = true;
+  rd.material.compliance = 5e-3f;
+  rd.body.collide_soft = false;
+  sn_soft_body_id bungee = sn_create_rope(w, &rd);
+  if (!sb_soft(s, bungee)) return false;
+  /* the box: a lattice whose top-middle particle joins the rope's end */
+  sn_lattice_def ld = sb_lattice_def((sn_vec2){10.0f, 8.1f}, 3, 3, 0.3f, 1.0f);
+  sn_soft_body_id box = sn_create_lattice(w, &ld);
+  if (!sb_soft(s, box)) return false;
+  sn_particle_id end[16], corner[9];
+  int32_t ne = sn_soft_body_get_particles(w, bungee, end, 16);
+  sn_soft_body_get_particles(w, box, corner, 9);
+  /* lattice particles in rows; the middle of the top row is 7 or 1 */
+  sn_particle_id top = corner[1];
+  sn_vec2 p1 = sn_particle_get_position(w, corner[1]), p7 = sn_particle_get_position(w, corner[7]);
+  if (p7.y > p1.y) top = corner[7];
+  sn_particle_id pair[2] = {end[ne - 1], top};
+  sn_param_value v[1] = {{"compliance", 5e-3, 0.0}};
+  sn_constraint_def cd = sn_default_constraint_def();
+  cd.type = "xpbd_distance";
+  cd.particles = pair;
+  cd.particle_count = 2;
+  cd.params = v;
+  cd.param_count = 1;
+  if (!sn_constraint_is_valid(w, sn_create_constraint(w, &cd))) return false;
+  s->constraint_count++;
+  return true;
+}
+
+/* The area constraint of a ring made by sn_create_ring. */
+static sn_constraint_id sb_area_constraint(sn_world *w, sn_soft_body_id ring) {
+  sn_constraint_id ids[64];
+  int32_t n = sn_soft_body_get_constraints(w, ring, ids, 64);
+  for (int32_t i = 0; i < n; ++i) {
+    double x, y;
+    if (sn_constraint_get_param(w, ids[i], "pressure", &x, &y) == SN_OK) return ids[i];
+  }
+  return SN_NULL_CONSTRAINT;
+}
+
+static const float sb_area_pressure[4] = {0.8f, 1.0f, 1.5f, 2.5f};
+
+/* xpbd_area: pressure rings at 0.8, 1, 1.5 and 2.5 times their rest area,
+ * each with a crate on top; and a soft (compliant) one next to a stiff one. */
+static bool sb_build_xpbd_area(sn_scene *s, const sn_registry *reg, sb_demo_state *st) {
+  if (!sb_track_init(s, "demo-xpbd_area", reg)) return false;
+  sn_world *w = s->world;
+  sb_ground(w, 40.0f);
+  /* six cups (walls 2.1 m apart), each with a ring of radius 0.9 m and a
+   * piston (a crate as wide as the cup) resting on it */
+  for (int k = 0; k < 6; ++k) {
+    float x = -7.5f + 3.0f * (float)k;
+    sb_static_box(w, 0.15f, 2.0f, (sn_vec2){x - 1.2f, 2.0f}, 0.0f);
+    sb_static_box(w, 0.15f, 2.0f, (sn_vec2){x + 1.2f, 2.0f}, 0.0f);
+    sn_soft_body_id ring;
+    if (k < 4) {
+      /* made at pressure 1 and the radius that inflates (or deflates) to
+       * 0.9 m; the update ramps the pressure over the first second */
+      float r = 0.9f / sqrtf(sb_area_pressure[k]);
+      sn_ring_def d = sb_jelly_def((sn_vec2){x, r + 0.1f}, r);
+      ring = sn_create_ring(w, &d);
+      if (!sb_soft(s, ring)) return false;
+      st->joints[k] = sb_area_constraint(w, ring);
+    } else {
+      /* pressure 1: incompressible, and compliant */
+      sn_ring_def d = sb_jelly_def((sn_vec2){x, 1.0f}, 0.9f);
+      d.area_compliance = k == 4 ? 0.0f : 0.01f;
+      if (!sb_soft(s, sn_create_ring(w, &d))) return false;
+    }
+    sb_box(s, 0.95f, 0.25f, (sn_vec2){x, 3.0f}, 2.0f);
+  }
+  return true;
+}
+
+static void sb_update_xpbd_area(sn_scene *s, sb_demo_state *st, double t) {
+  double f = t < 1.0 ? t : 1.0;
+  for (int k = 0; k < 4; ++k) {
+    if (sn_constraint_is_valid(s->world, st->joints[k]))
+      sn_constraint_set_param(s->world, st->joints[k], "pressure", 1.0 + f * (sb_area_pressure[k] - 1.0), 0.0);
+  }
+}
+
+/* xpbd_bend: cantilevers clamped in a wall (their first two particles fixed)
+ * from stiff to without bending; a stiff and a floppy rope dropped over a
+ * box. */
+static bool sb_build_xpbd_bend(sn_scene *s, const sn_registry *reg, sb_demo_state *st) {
+  (void)st;
+  if (!sb_track_init(s, "demo-xpbd_bend", reg)) return false;
+  sn_world *w = s->world;
+  sb_ground(w, 40.0f);
+  /* stiff material wants XPBD sweeps: 4 per substep in this world */
+  if (sn_world_set_soft_iterations(w, 4) != SN_OK) return false;
+  const float bend[4] = {0.0f, 4e-2f, 1.5e-1f, -1.0f};
+  for (int k = 0; k < 4; ++k) {
+    /* a rope of 3.5 m from the top of a pillar, its first two particles
+     * fixed (clamped), bending compliance from 0 (rigid angles) to none */
+    float x = -11.0f + 4.5f * (float)k;
+    sb_static_box(w, 0.3f, 4.5f, (sn_vec2){x - 0.2f, 4.5f}, 0.0f);
+    sn_rope_def rd = sb_rope_def((sn_vec2){x, 9.1f}, (sn_vec2){x + 3.5f, 9.1f}, 19, 0.08f, 0.4f);
+    rd.pin_start = true;
+    rd.material.bend_compliance = bend[k];
+    sn_soft_body_id rope = sn_create_rope(w, &rd);
+    if (!sb_soft(s, rope)) return false;
+    sn_particle_id first[2];
+    sn_soft_body_get_particles(w, rope, first, 2);
+    sn_particle_set_mass(w, first[1], 0.0f); /* clamp: the second particle fixed too */
+  }
+  /* two ropes dropped across a post: the stiff one balances, the floppy one drapes */
+  for (int k = 0; k < 2; ++k) {
+    float x = 9.0f + 4.5f * (float)k;
+    sb_static_box(w, 0.4f, 1.5f, (sn_vec2){x, 1.5f}, 0.0f);
+    sn_rope_def rd = sb_rope_def((sn_vec2){x - 2.0f, 4.0f}, (sn_vec2){x + 2.0f, 4.0f}, 21, 0.08f, 0.4f);
+    rd.material.bend_compliance = k == 0 ? 1e-3f : -1.0f;
+    if (!sb_soft(s, sn_create_rope(w, &rd))) return false;
+  }
+  return true;
+}
+
+/* xpbd_tether: the same long rope and the same cloth without tethers (left
+ * of each pair) and with them (right), hanging from pins in a world of 1
+ * substep: without tethers the links stretch, with them each particle stays
+ * within its rest distance of the pins. The marks show the rest length (the
+ * soft bodies do not collide with them). */
+static bool sb_build_xpbd_tether(sn_scene *s, const sn_registry *reg, sb_demo_state *st) {
+  (void)st;
+  if (!sb_track_init(s, "demo-xpbd_tether", reg)) return false;
+  sn_world *w = s->world;
+  sb_ground(w, 40.0f);
+  if (sn_world_set_substeps(w, 1) != SN_OK) return false;
+  for (int k = 0; k < 2; ++k) {
+    float x = -8.0f + 3.0f * (float)k;
+    sb_static_box(w, 0.2f, 0.2f, (sn_vec2){x, 13.2f}, 0.0f);
+    sn_rope_def rd = sb_rope_def((sn_vec2){x, 13.0f}, (sn_vec2){x, 3.0f}, 61, 0.05f, 2.0f);
+    rd.pin_start = true;
+    rd.tethers = k == 1;
+    rd.body.collide_rigid = false;
+    if (!sb_soft(s, sn_create_rope(w, &rd))) return false;
+    sb_static_box(w, 0.5f, 0.04f, (sn_vec2){x, 2.96f}, 0.0f); /* 10 m below the pin */
+  }
+  for (int k = 0; k < 2; ++k) {
+    float x = 0.0f + 5.0f * (float)k;
+    sb_static_box(w, 1.8f, 0.1f, (sn_vec2){x + 1.65f, 12.1f}, 0.0f);
+    sn_cloth_def cd = sn_default_cloth_def();
+    cd.top_left = (sn_vec2){x, 12.0f};
+    cd.columns = 12;
+    cd.rows = 25;
+    cd.spacing = 0.3f;
+    cd.mass = 3.0f;
+    cd.radius = 0.05f;
+    cd.pins = SN_PIN_TOP_ROW;
+    cd.tethers = k == 1;
+    cd.material.shear_compliance = 1e-3f;
+    cd.body.collide_rigid = false;
+    if (!sb_soft(s, sn_create_cloth(w, &cd))) return false;
+    sb_static_box(w, 1.8f, 0.04f, (sn_vec2){x + 1.65f, 4.76f}, 0.0f); /* the rest bottom */
+  }
+  return true;
+}
+
+/* attach: a rope tied between two crates over a round bar (a soft pulley);
+ * a rigid pendulum with a soft tail; a cloth flag on a motorised turning bar. */
+static bool sb_build_attach(sn_scene *s, const sn_registry *reg, sb_demo_state *st) {
+  (void)st;
+  if (!sb_track_init(s, "demo-attach", reg)) return false;
+  sn_world *w = s->world;
+  sn_body_id ground = sb_ground(w, 40.0f);
+  /* pulley: a static disc, a frictionless rope over it, a crate at each
+   * end; the heavier one lands before the lighter one reaches the disc */
+  const sn_vec2 hub = {-7.0f, 6.5f};
+  sn_body_def pd = sn_default_body_def();
+  pd.position = hub;
+  sn_body_id pulley = sn_create_body(w, &pd);
+  sn_circle disc = {{0.0f, 0.0f}, 0.8f};
+  sn_shape_def sd = sn_default_shape_def();
+  sn_create_circle_shape(w, pulley, &sd, &disc);
+  enum { ARC = 21, SIDE = 28 }; /* particles over the top, and down each side */
+  sn_soft_body_def sb = sn_default_soft_body_def();
+  sb.friction = 0.0f;
+  sn_soft_body_id rope = sn_create_soft_body(w, &sb);
+  sn_particle_id ids[ARC + 2 * SIDE];
+  int32_t np = 0;
+  for (int32_t i = -SIDE; i < ARC + SIDE; ++i) {
+    /* up the left side, over the top (half circle of radius 0.9), down the right */
+    sn_particle_def q = sn_default_particle_def();
+    q.mass = 0.005f; /* a light rope: its own weight barely pulls it over */
+    q.radius = 0.06f;
+    if (i < 0) {
+      q.position = (sn_vec2){hub.x - 0.9f, hub.y + 0.14f * (float)i};
+    } else if (i >= ARC) {
+      q.position = (sn_vec2){hub.x + 0.9f, hub.y - 0.14f * (float)(i - ARC + 1)};
+    } else {
+      float a = SB_PI * (1.0f - (float)i / (float)(ARC - 1));
+      q.position = (sn_vec2){hub.x + 0.9f * cosf(a), hub.y + 0.9f * sinf(a)};
+    }
+    ids[np] = sn_create_particle(w, rope, &q);
+    if (!sn_particle_is_valid(w, ids[np++])) return false;
+  }
+  for (int32_t i = 0; i + 1 < np; ++i) {
+    sn_particle_id pair[2] = {ids[i], ids[i + 1]};
+    sn_constraint_def cd = sn_default_constraint_def();
+    cd.type = "xpbd_distance";
+    cd.particles = pair;
+    cd.particle_count = 2;
+    if (!sn_constraint_is_valid(w, sn_create_constraint(w, &cd))) return false;
+    sn_soft_body_add_edge(w, rope, ids[i], ids[i + 1]);
+  }
+  if (!sb_soft(s, rope)) return false;
+  for (int k = 0; k < 2; ++k) {
+    sn_particle_id end = ids[k == 0 ? 0 : np - 1];
+    sn_vec2 e = sn_particle_get_position(w, end);
+    float half = k == 0 ? 0.4f : 0.5f;
+    sn_body_id crate = sb_box(s, half, half, (sn_vec2){e.x, e.y - half - 0.1f}, 1.0f);
+    sn_constraint_def cd = sn_default_constraint_def();
+    cd.type = "attach";
+    cd.bodies[0] = crate;
+    cd.particles = &end;
+    cd.particle_count = 1;
+    if (!sn_constraint_is_valid(w, sn_create_constraint(w, &cd))) return false;
+    s->constraint_count++;
+  }
+  /* pendulum with a soft tail */
+  sn_body_id bob = sb_ball(s, 0.5f, (sn_vec2){4.0f, 10.0f}, 2.0f);
+  sn_param_value rod[2] = {{"anchor_a", 0.0, 10.0}, {"anchor_b", 4.0, 10.0}};
+  sb_joint(s, "distance", ground, bob, rod, 2);
+  sn_rope_def rd = sb_rope_def((sn_vec2){4.5f, 10.0f}, (sn_vec2){7.5f, 10.0f}, 16, 0.05f, 0.3f);
+  rd.body.collide_rigid = false;
+  sn_soft_body_id tail = sn_create_rope(w, &rd);
+  if (!sb_soft(s, tail)) return false;
+  sn_particle_id head;
+  sn_soft_body_get_particles(w, tail, &head, 1);
+  sn_constraint_def cd = sn_default_constraint_def();
+  cd.type = "attach";
+  cd.bodies[0] = bob;
+  cd.particles = &head;
+  cd.particle_count = 1;
+  if (!sn_constraint_is_valid(w, sn_create_constraint(w, &cd))) return false;
+  s->constraint_count++;
+  /* flag on a turning bar: the bar on a motorised revolute, the cloth's
+   * left column attached along it */
+  sn_body_def hd = sn_default_body_def(); /* a shapeless static hub: the joint draws short */
+  hd.position = (sn_vec2){11.0f, 6.0f};
+  sn_body_id hub2 = sn_create_body(w, &hd);
+  sn_body_id bar = sb_box(s, 0.1f, 1.5f, (sn_vec2){11.0f, 6.0f}, 1.0f);
+  sn_param_value m[4] = {
+      {"anchor", 11.0, 6.0}, {"enable_motor", 1, 0}, {"motor_speed", 0.8, 0}, {"max_motor_torque", 2000, 0}};
+  sb_joint(s, "revolute", hub2, bar, m, 4);
+  sn_cloth_def fd = sn_default_cloth_def();
+  fd.top_left = (sn_vec2){11.1f, 7.4f};
+  fd.columns = 12;
+  fd.rows = 8;
+  fd.spacing = 0.25f;
+  fd.mass = 0.5f;
+  fd.radius = 0.04f;
+  fd.tethers = false;
+  fd.material.shear_compliance = -1.0f; /* no diagonals: in 2D shear links make a plate, a flag shears */
+  fd.body.collide_rigid = false;
+  sn_soft_body_id flag = sn_create_cloth(w, &fd);
+  if (!sb_soft(s, flag)) return false;
+  sn_particle_id fp[96];
+  sn_soft_body_get_particles(w, flag, fp, 96);
+  for (int r = 0; r < 8; ++r) {
+    sn_constraint_def ad = sn_default_constraint_def();
+    ad.type = "attach";
+    ad.bodies[0] = bar;
+    ad.particles = &fp[r * 12];
+    ad.particle_count = 1;
+    if (!sn_constraint_is_valid(w, sn_create_constraint(w, &ad))) return false;
+    s->constraint_count++;
   }
   return true;
 }
 
 static const sb_scene_info sb_demos[] = {
     {"showcase",
-     "default: pyramid, revolute rope bridge, wheel car and jellies (rigid + soft)",
+     "default: rigid + soft: jelly on a pyramid, rope bridge, cloth and pendulum, see-saw",
      false,
      sb_build_showcase,
      NULL,
-     "revolute wheel distance",
-     {4.5f, 6.5f},
-     26.0f},
+     "revolute distance xpbd_distance xpbd_area xpbd_tether",
+     {0.0f, 7.5f},
+     19.0f},
     {"demo-revolute",
      "revolute: pendulum chain, motorised spinner, limited door",
      false,
@@ -522,13 +869,53 @@ static const sb_scene_info sb_demos[] = {
      {0.0f, 3.5f},
      10.0f},
     {"demo-jelly",
-     "mixed: jellies (soft stand-ins) dropped on a rigid pyramid in a box",
+     "mixed: jellies and soft boxes dropped on a rigid pyramid in a box",
      false,
      sb_build_jelly,
      NULL,
-     "distance",
-     {0.0f, 7.0f},
-     17.0f},
+     "xpbd_distance xpbd_area",
+     {0.0f, 5.6f},
+     12.6f},
+    {"demo-xpbd_distance",
+     "xpbd_distance: soft chain, hammocks with a tear force (a heavy crate tears one), bungee",
+     false,
+     sb_build_xpbd_distance,
+     NULL,
+     "xpbd_distance xpbd_area",
+     {1.5f, 6.8f},
+     14.0f},
+    {"demo-xpbd_area",
+     "xpbd_area: pistons on rings at pressure 0.8, 1, 1.5, 2.5; then incompressible and compliant",
+     false,
+     sb_build_xpbd_area,
+     sb_update_xpbd_area,
+     "xpbd_distance xpbd_area",
+     {0.0f, 2.6f},
+     10.5f},
+    {"demo-xpbd_bend",
+     "xpbd_bend: clamped ropes from rigid to no bending; a stiff and a floppy rope over posts",
+     false,
+     sb_build_xpbd_bend,
+     NULL,
+     "xpbd_distance xpbd_bend",
+     {2.1f, 6.0f},
+     15.5f},
+    {"demo-xpbd_tether",
+     "xpbd_tether: ropes and cloths at 1 substep without (left) and with tethers (right)",
+     false,
+     sb_build_xpbd_tether,
+     NULL,
+     "xpbd_distance xpbd_tether",
+     {-0.5f, 7.9f},
+     14.0f},
+    {"demo-attach",
+     "attach: rope over a pulley tying two crates, pendulum with a soft tail, flag on a turning bar",
+     false,
+     sb_build_attach,
+     NULL,
+     "attach xpbd_distance distance revolute",
+     {2.0f, 6.5f},
+     13.0f},
 };
 #define SB_DEMO_COUNT ((int32_t)(sizeof(sb_demos) / sizeof(sb_demos[0])))
 
@@ -540,6 +927,9 @@ static const char *sb_standard_description(const char *name) {
   if (strcmp(name, "rain") == 0) return "standard: 2000 balls and boxes into a container (SCENES.md 3)";
   if (strcmp(name, "ratio") == 0) return "standard: 1600:1 mass ratio stack (SCENES.md 4)";
   if (strcmp(name, "chain") == 0) return "standard: 100-link revolute chain";
+  if (strcmp(name, "cloth") == 0) return "standard: 32 x 32 cloth pinned at two corners (SCENES.md 5)";
+  if (strcmp(name, "jelly") == 0) return "standard: 50 pressure-ring jellies in a box (SCENES.md 6)";
+  if (strcmp(name, "mixed") == 0) return "standard: rope trampoline with boxes, pyramid and a jelly (SCENES.md 7)";
   return "standard scene";
 }
 
@@ -550,6 +940,10 @@ static void sb_standard_view(const char *name, sn_vec2 *center, float *height) {
   if (strcmp(name, "chain") == 0) {
     *center = (sn_vec2){0.0f, 34.0f};
     *height = 56.0f;
+  }
+  if (strcmp(name, "jelly") == 0) { /* the left end of the 40 m box: jellies big enough to see */
+    *center = (sn_vec2){-12.0f, 3.8f};
+    *height = 10.0f;
   }
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "drag.h"
 
 #define SB_MAX_PLUGINS 32
 #define SB_FLAG_KEYS   10
@@ -257,13 +258,23 @@ static sn_result sb_run_step(sb_run *run) {
   return r;
 }
 
-static void sb_counts_line(sn_world *w, char *buf, size_t cap) {
+/* The overlay's counts: rigid (bodies, contacts) and soft (soft bodies,
+ * particles, particle contacts) with the constraints of both. */
+static void sb_counts_lines(sn_world *w, char *rigid, size_t rigid_cap, char *soft, size_t soft_cap) {
   sn_debug_counts c;
   sn_world_get_debug_counts(w, &c);
-  snprintf(buf, cap,
-           "bodies %d (dynamic %d, awake %d)  particles %d  contacts %d (touching %d, points %d)  constraints %d",
-           c.bodies, c.dynamic_bodies, c.awake_bodies, c.particles, c.contacts, c.touching_contacts, c.contact_points,
-           c.constraints);
+  sn_world_counters k = sn_world_get_counters(w);
+  snprintf(rigid, rigid_cap, "bodies %d (dynamic %d, awake %d)  contacts %d (touching %d, points %d)", c.bodies,
+           c.dynamic_bodies, c.awake_bodies, c.contacts, c.touching_contacts, c.contact_points);
+  snprintf(soft, soft_cap, "soft bodies %d  particles %d (contacts %d)  constraints %d", k.soft_body_count,
+           k.particle_count, k.particle_contact_count, c.constraints);
+}
+
+/* Both on one line (the headless summary). */
+static void sb_counts_line(sn_world *w, char *buf, size_t cap) {
+  char rigid[200], soft[200];
+  sb_counts_lines(w, rigid, sizeof rigid, soft, sizeof soft);
+  snprintf(buf, cap, "%s  %s", rigid, soft);
 }
 
 /* ---------------------------------------------------------------- headless */
@@ -318,8 +329,10 @@ static int sb_headless(const sb_options *o, sn_registry *reg, const char *why) {
       float y = 6.0f;
       snprintf(line, sizeof line, "Sinew %s - %s - step %d", sn_version_string(), run.scene.name, (int)steps);
       y += sb_render_text(&r, 8.0f, y, line, 0xffffffffu);
-      sb_counts_line(run.scene.world, line, sizeof line);
-      sb_render_text(&r, 8.0f, y, line, 0xc8d0e0ffu);
+      char soft[256];
+      sb_counts_lines(run.scene.world, line, sizeof line, soft, sizeof soft);
+      y += sb_render_text(&r, 8.0f, y, line, 0xc8d0e0ffu);
+      sb_render_text(&r, 8.0f, y, soft, 0xc8d0e0ffu);
     }
     SDL_RenderPresent(sdl);
     if (!sb_render_write_png(&r, shot, err, sizeof err)) {
@@ -334,7 +347,7 @@ static int sb_headless(const sb_options *o, sn_registry *reg, const char *why) {
   if (o->json) {
     sn_scene_print_json(stdout, &run.scene, steps, false, &timing);
   } else if (rc == 0) {
-    char counts[256];
+    char counts[512];
     sb_counts_line(run.scene.world, counts, sizeof counts);
     printf("sinew-sandbox: %s%s%s: %d steps, %.3f ms/step median, %s; screenshot %s (%dx%d)\n", why ? why : "",
            why ? " " : "", run.scene.name, (int)steps, timing.median, counts, shot, o->width, o->height);
@@ -355,7 +368,8 @@ typedef struct sb_app {
   int32_t scene_index;
   bool paused, slow, help, quit, single_step;
   uint32_t flags;
-  sn_constraint_id drag;
+  sn_constraint_id drag;   ///< mouse joint on a body
+  sb_particle_drag pdrag;  ///< or a particle's hand (drag.h)
   bool panning;
   float pan_x, pan_y;
   double frame_ms, accumulator;
@@ -365,6 +379,7 @@ typedef struct sb_app {
 static void sb_app_load(sb_app *app, int32_t index) {
   int32_t n = sb_scene_count();
   index = ((index % n) + n) % n;
+  sb_particle_drag_end(&app->pdrag, NULL); /* its world goes with the scene */
   if (app->run.scene.world) sn_scene_destroy(&app->run.scene);
   app->drag = SN_NULL_CONSTRAINT;
   char err[512];
@@ -392,11 +407,22 @@ static bool sb_pick_fcn(sn_shape_id shape, void *ctx) {
   return false;
 }
 
-/* Grab the body under the cursor with a mouse joint. (Particles: when soft
- * bodies land, pick the nearest particle here and drag it the same way.) */
+/* Pixels around a particle's radius that still grab it. */
+#define SB_PICK_PIXELS 6.0f
+
+/* Grab what is under the cursor: the nearest particle within its radius
+ * plus a few pixels (a hand on an xpbd_distance, drag.h), else the body
+ * there (a mouse joint). */
 static void sb_drag_begin(sb_app *app, sn_vec2 p) {
   sn_world *w = app->run.scene.world;
   if (w == NULL) return;
+  sn_particle_id particle = sb_pick_particle(w, p, SB_PICK_PIXELS / app->r.camera.zoom, app->run.scene.softs,
+                                             app->run.scene.soft_count);
+  if (particle.index1 != 0) {
+    if (!sb_particle_drag_begin(&app->pdrag, w, particle, p, app->message, sizeof app->message))
+      fprintf(stderr, "sinew-sandbox: %s\n", app->message);
+    return;
+  }
   if (sn_registry_find_type(app->reg, "mouse") == NULL) {
     snprintf(app->message, sizeof app->message, "dragging needs the mouse plugin (not loaded)");
     return;
@@ -416,16 +442,23 @@ static void sb_drag_begin(sb_app *app, sn_vec2 p) {
 }
 
 static void sb_drag_end(sb_app *app) {
+  sb_particle_drag_end(&app->pdrag, app->run.scene.world);
   if (app->drag.index1 != 0 && sn_constraint_is_valid(app->run.scene.world, app->drag))
     sn_destroy_constraint(app->run.scene.world, app->drag);
   app->drag = SN_NULL_CONSTRAINT;
 }
 
+/* One step, the particle drag's hand moved first. */
+static void sb_app_step(sb_app *app) {
+  sb_particle_drag_update(&app->pdrag, app->run.scene.world);
+  sb_run_step(&app->run);
+}
+
 static const char *const sb_help[] = {
-    "mouse: left drag a body, right/middle drag pan, wheel zoom",
+    "mouse: left drag a body or a particle, right/middle drag pan, wheel zoom",
     "space pause   s / right single step   r reset   m slow motion (x1/4)",
     "n / p (tab)  next / previous scene   home fit view   arrows pan",
-    "b box   c ball   j jelly  (at the cursor)",
+    "b box   c ball   j jelly (soft ring)  at the cursor",
     "1 shapes 2 aabbs 3 tree 4 points 5 normals 6 impulses 7 joints 8 particles 9 forces 0 frames",
     "h hide help   esc / q quit",
 };
@@ -443,8 +476,10 @@ static void sb_app_overlay(sb_app *app) {
            app->slow ? "   SLOW x1/4" : "");
   y += sb_render_text(r, 8.0f, y, line, 0xc8d0e0ffu);
   if (app->run.scene.world) {
-    sb_counts_line(app->run.scene.world, line, sizeof line);
+    char soft[256];
+    sb_counts_lines(app->run.scene.world, line, sizeof line, soft, sizeof soft);
     y += sb_render_text(r, 8.0f, y, line, 0xc8d0e0ffu);
+    y += sb_render_text(r, 8.0f, y, soft, 0xc8d0e0ffu);
   }
   int n = 0;
   n += snprintf(line + n, sizeof line - (size_t)n, "draw:");
@@ -516,7 +551,7 @@ static void sb_app_key(sb_app *app, SDL_Keycode key, sn_vec2 cursor) {
     break;
   case SDLK_j:
     if (w && !sb_spawn_jelly(w, cursor))
-      snprintf(app->message, sizeof app->message, "jelly needs the distance plugin: %s", sn_world_last_error(w));
+      snprintf(app->message, sizeof app->message, "jelly: %s", sn_world_last_error(w));
     break;
   default:
     if (key >= SDLK_0 && key <= SDLK_9) {
@@ -606,6 +641,9 @@ static int sb_window(const sb_options *o, sn_registry *reg) {
           sn_vec2 t = sb_screen_to_world(&app.r.camera, (float)e.motion.x * sx, (float)e.motion.y * sy);
           sn_constraint_set_param(app.run.scene.world, app.drag, "target", t.x, t.y);
         }
+        if (sb_particle_drag_active(&app.pdrag))
+          sb_particle_drag_set_target(&app.pdrag,
+                                      sb_screen_to_world(&app.r.camera, (float)e.motion.x * sx, (float)e.motion.y * sy));
         break;
       case SDL_MOUSEWHEEL: {
         /* zoom about the cursor: the world point under it stays put */
@@ -625,23 +663,26 @@ static int sb_window(const sb_options *o, sn_registry *reg) {
     last = now;
     app.frame_ms = 0.9 * app.frame_ms + 0.1 * dt * 1e3;
     if (app.run.scene.world && o->frames > 0) {
-      sb_run_step(&app.run); /* scripted run: exactly one step a frame */
+      sb_app_step(&app); /* scripted run: exactly one step a frame */
     } else if (app.run.scene.world) {
       int budget = 4; /* at most 4 steps a frame: a slow scene slows down, it does not spiral */
       if (!app.paused) {
         app.accumulator += (app.slow ? 0.25 : 1.0) * (dt > 0.1 ? 0.1 : dt);
         while (app.accumulator >= SB_DT && budget-- > 0) {
-          sb_run_step(&app.run);
+          sb_app_step(&app);
           app.accumulator -= SB_DT;
         }
         if (budget < 0) app.accumulator = 0.0;
       } else if (app.single_step) {
-        sb_run_step(&app.run);
+        sb_app_step(&app);
         app.single_step = false;
       }
     }
     sb_render_clear(&app.r);
     if (app.run.scene.world) sb_render_world(&app.r, app.run.scene.world, app.flags);
+    if (sb_particle_drag_active(&app.pdrag) && sn_particle_is_valid(app.run.scene.world, app.pdrag.grabbed))
+      sb_render_segment(&app.r, sn_particle_get_position(app.run.scene.world, app.pdrag.grabbed), app.pdrag.target,
+                        0xffd060ffu);
     sb_app_overlay(&app);
     if (o->frames > 0 && ++frames >= o->frames) {
       app.quit = true;

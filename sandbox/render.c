@@ -39,8 +39,8 @@ void sb_camera_fit(sb_camera *cam, const sb_scene_info *info, const sn_scene *sc
   if (info != NULL && info->view_height > 0.0f) {
     center = info->view_center;
     height = info->view_height;
-  } else if (scene != NULL && scene->body_count > 0) {
-    /* fit the tracked (dynamic) bodies' shapes, and the ground line y = 0 */
+  } else if (scene != NULL && (scene->body_count > 0 || scene->particle_count > 0)) {
+    /* fit the tracked (dynamic) bodies' shapes and particles, and the ground line y = 0 */
     sn_aabb box = {{1e9f, 0.0f}, {-1e9f, 0.0f}};
     for (int32_t i = 0; i < scene->body_count; ++i) {
       sn_shape_id shapes[8];
@@ -52,6 +52,15 @@ void sb_camera_fit(sb_camera *cam, const sb_scene_info *info, const sn_scene *sc
         box.upper.x = fmaxf(box.upper.x, a.upper.x);
         box.upper.y = fmaxf(box.upper.y, a.upper.y);
       }
+    }
+    for (int32_t i = 0; i < scene->particle_count; ++i) {
+      /* and the tracked particles (soft scenes) */
+      sn_vec2 p = sn_particle_get_position(scene->world, scene->particles[i]);
+      float r = sn_particle_get_radius(scene->world, scene->particles[i]);
+      box.lower.x = fminf(box.lower.x, p.x - r);
+      box.lower.y = fminf(box.lower.y, p.y - r);
+      box.upper.x = fmaxf(box.upper.x, p.x + r);
+      box.upper.y = fmaxf(box.upper.y, p.y + r);
     }
     if (box.upper.x >= box.lower.x) {
       float aspect = (float)cam->width / (float)(cam->height > 0 ? cam->height : 1);
@@ -156,6 +165,8 @@ static void sb_cb_segment(sn_vec2 a, sn_vec2 b, uint32_t rgba, void *ctx) {
   SDL_FPoint p = sb_to_screen(&r->camera, a), q = sb_to_screen(&r->camera, b);
   SDL_RenderDrawLineF(r->sdl, p.x, p.y, q.x, q.y);
 }
+
+void sb_render_segment(sb_renderer *r, sn_vec2 a, sn_vec2 b, uint32_t rgba) { sb_cb_segment(a, b, rgba, r); }
 
 static void sb_cb_point(sn_vec2 p, float size, uint32_t rgba, void *ctx) {
   sb_renderer *r = ctx;

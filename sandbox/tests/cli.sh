@@ -22,8 +22,9 @@ expect_fail() {
 
 # --list-scenes: every standard scene and every plugin demo, the default marked
 list=$("$sb" --list-scenes) || bad "--list-scenes exit"
-for s in pyramid tower rain ratio chain showcase demo-revolute demo-prismatic demo-wheel demo-distance demo-weld \
-  demo-motor demo-mouse demo-jelly; do
+for s in pyramid tower rain ratio chain cloth jelly mixed showcase demo-revolute demo-prismatic demo-wheel \
+  demo-distance demo-weld demo-motor demo-mouse demo-jelly demo-xpbd_distance demo-xpbd_area demo-xpbd_bend \
+  demo-xpbd_tether demo-attach; do
   grep -q "^$s " <<<"$list" || bad "--list-scenes lacks $s"
 done
 grep -q "^showcase .*\[default\]" <<<"$list" && ok "--list-scenes" || bad "--list-scenes: showcase not the default"
@@ -34,6 +35,10 @@ for t in revolute prismatic wheel distance weld motor mouse; do
   grep -q "^$t  \[impulse, [12] bod" <<<"$list" || bad "--list-plugins lacks type $t"
 done
 grep -qE "^  anchor +vec2 +default 0 +range \[-1e\+06, 1e\+06\] +at creation" <<<"$list" || bad "--list-plugins: no anchor row"
+for t in xpbd_distance xpbd_area xpbd_bend xpbd_tether; do
+  grep -q "^$t  \[xpbd, 0 bodies\]" <<<"$list" || bad "--list-plugins lacks type $t"
+done
+grep -q "^attach  \[xpbd, 1 body\]" <<<"$list" || bad "--list-plugins lacks type attach"
 grep -qE "^  max_force +float +default 1000 +range \[0, 1e\+09\] +runtime" <<<"$list" && ok "--list-plugins" ||
   bad "--list-plugins: no mouse max_force row"
 
@@ -62,6 +67,22 @@ grep -q '^{"engine": "sinew-[0-9.]*", "scene": "pyramid", "size": 20, "steps": 6
 json2=$("$sb" --headless --scene pyramid --steps 60 --json --screenshot "$out/json2.png")
 [ "$(grep -o '"state_hash": "[0-9a-f]*"' <<<"$json")" = "$(grep -o '"state_hash": "[0-9a-f]*"' <<<"$json2")" ] &&
   ok "deterministic hash" || bad "hash differs between runs"
+
+# the showcase (default scene) mixes rigid and soft bodies and stays sane for 600 steps:
+# bodies and particles tracked, a finite and small kinetic energy at the end, no body farther than
+# 25 m from where it started (the pendulum swings about 10 m)
+json=$("$sb" --headless --steps 600 --json --screenshot "$out/showcase600.png") || bad "showcase 600 steps exit"
+bodies=$(grep -o '"bodies": [0-9]*' <<<"$json" | grep -o '[0-9]*$')
+particles=$(grep -o '"particles": [0-9]*' <<<"$json" | grep -o '[0-9]*$')
+ke=$(grep -o '"ke_end": [^,]*' <<<"$json" | sed 's/"ke_end": //')
+dx=$(grep -o '"max_dx": [^,]*' <<<"$json" | sed 's/"max_dx": //')
+if grep -q '"scene": "showcase"' <<<"$json" && [ "${bodies:-0}" -gt 0 ] && [ "${particles:-0}" -gt 0 ] &&
+  grep -qE '^[0-9]+(\.[0-9]+)?(e[-+][0-9]+)?$' <<<"$ke" && awk -v k="$ke" -v d="$dx" 'BEGIN { exit !(k < 100 && d < 25) }'; then
+  ok "showcase 600 steps (bodies $bodies, particles $particles, ke_end $ke, max_dx $dx)"
+else
+  bad "showcase 600 steps: $json"
+fi
+"$check" "$out/showcase600.png" 1280 720 >/dev/null || bad "showcase 600 png"
 
 # the summary line names the screenshot; default size 1280x720 with the overlay
 sum=$("$sb" --headless --scene showcase --steps 30 --screenshot "$out/showcase.png") || bad "summary exit"
