@@ -114,6 +114,12 @@ SN_API sn_scene_status sn_scene_names_set_constraint(sn_scene_names *names, sn_c
                                                      const char *name);
 SN_API const char *sn_scene_names_get_constraint(const sn_scene_names *names, sn_constraint_id constraint);
 SN_API sn_constraint_id sn_scene_names_find_constraint(const sn_scene_names *names, const char *name);
+/// Soft body names. Bodies and soft bodies share one namespace (a file
+/// refers to either by name): setting a body's name that a soft body has,
+/// or the reverse, gives SN_SCENE_ERR_DUPLICATE_NAME.
+SN_API sn_scene_status sn_scene_names_set_soft_body(sn_scene_names *names, sn_soft_body_id soft, const char *name);
+SN_API const char *sn_scene_names_get_soft_body(const sn_scene_names *names, sn_soft_body_id soft);
+SN_API sn_soft_body_id sn_scene_names_find_soft_body(const sn_scene_names *names, const char *name);
 
 /* ------------------------------------------------------------------------ */
 /* Loading                                                                   */
