@@ -308,6 +308,10 @@ static const range UNIT = {0.0, 1.0, false};
 
 static void range_text(range r, bool whole, char *buf, size_t cap) {
   const char *noun = whole ? "a whole number" : "a number";
+  if (whole && r.lo > -FLT_MAX && r.hi < FLT_MAX) { /* whole bounds in full: [2, 1048576] */
+    snprintf(buf, cap, "%s in [%.0f, %.0f]", noun, r.lo, r.hi);
+    return;
+  }
   if (r.lo <= -FLT_MAX && r.hi >= FLT_MAX)
     snprintf(buf, cap, "a finite %s within float range (|x| <= 3.4e38)", whole ? "whole number" : "number");
   else if (r.hi >= FLT_MAX)
