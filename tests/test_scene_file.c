@@ -627,7 +627,10 @@ START_TEST(test_docs_example_loads) {
   ck_assert_msg(sn_scene_load_string(start, (size_t)(end - start), "scene-format.md", &o, &s, &e) == SN_SCENE_OK, "%s",
                 e.message);
   ck_assert_int_eq(sn_world_get_body_count(s.world), 3);
-  ck_assert_int_eq(sn_world_get_constraint_count(s.world), 2);
+  ck_assert_int_eq(sn_world_get_soft_body_count(s.world), 2);
+  ck_assert(sn_soft_body_is_valid(s.world, sn_scene_names_find_soft_body(s.names, "jelly")));
+  /* revolute, distance, attach; the ring's 24 links and area; the rope's 9 links */
+  ck_assert_int_eq(sn_world_get_constraint_count(s.world), 3 + 25 + 9);
   sn_body_id plank = sn_scene_names_find_body(s.names, "plank");
   ck_assert_int_eq(sn_body_get_shape_count(s.world, plank), 3);
   for (int i = 0; i < 60; ++i) ck_assert_int_eq(sn_world_step(s.world, DT), SN_OK);
