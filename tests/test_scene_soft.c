@@ -923,6 +923,66 @@ START_TEST(test_soft_names) {
 }
 END_TEST
 
+START_TEST(test_soft_mutations) {
+  /* every prefix of a document with each kind of soft entry and reference is
+   * refused; random byte edits give any status, never a crash or a leak */
+  static const char doc[] =
+      "{\"sinew_scene\": 1, \"plugins\": [\"attach\", \"xpbd_distance\"],\n"
+      " \"bodies\": [{\"name\": \"box\", \"type\": \"dynamic\", \"shapes\": [{\"box\": [0.5, 0.5]}]}],\n"
+      " \"soft_bodies\": [\n"
+      "  {\"name\": \"r\", \"kind\": \"rope\", \"count\": 4, \"pin_start\": true, \"tethers\": true},\n"
+      "  {\"name\": \"c\", \"kind\": \"cloth\", \"columns\": 3, \"rows\": 2, \"pins\": [\"top_row\"]},\n"
+      "  {\"name\": \"j\", \"kind\": \"ring\", \"count\": 6},\n"
+      "  {\"name\": \"l\", \"kind\": \"lattice\", \"columns\": 2, \"rows\": 2},\n"
+      "  {\"name\": \"x\", \"kind\": \"custom\", \"particles\": [{\"position\": [0, 0]}, {\"position\": [1, 0], "
+      "\"mass\": 0}],\n"
+      "   \"edges\": [[0, 1]], \"constraints\": [{\"type\": \"xpbd_distance\", \"particles\": [[0, 1]]}]}],\n"
+      " \"constraints\": [{\"type\": \"attach\", \"bodies\": [\"box\"], \"particles\": [[\"r\", 3]]},\n"
+      "  {\"type\": \"xpbd_distance\", \"particles\": [[\"j\", 0], [\"x\", 1]]}]}\n";
+  const size_t n = sizeof doc - 1;
+  sn_registry *reg = soft_registry();
+  sn_scene_load_options o = test_options();
+  o.registry = reg;
+  sn_loaded_scene s;
+  sn_scene_error e;
+  ck_assert_msg(sn_scene_load_string(doc, n, "doc.json", &o, &s, &e) == SN_SCENE_OK, "%s", e.message);
+  sn_scene_unload(&s);
+  for (size_t k = 0; k + 1 < n; k += 7) {
+    sn_scene_status st = sn_scene_load_string(doc, k, "cut.json", &o, &s, &e);
+    ck_assert_msg(st == SN_SCENE_ERR_SYNTAX, "prefix %zu: %s", k, e.message);
+  }
+  char *text = malloc(n);
+  uint32_t seed = 777u;
+  int loaded = 0;
+  for (int round = 0; round < 2000; ++round) {
+    memcpy(text, doc, n);
+    int edits = 1 + round % 3;
+    for (int j = 0; j < edits; ++j) {
+      seed = seed * 1664525u + 1013904223u;
+      size_t at = (seed >> 8) % n;
+      seed = seed * 1664525u + 1013904223u;
+      static const char pool[] = "{}[]\",:0123456789.-+eE \ntfnaxyz\\";
+      text[at] = pool[(seed >> 8) % (sizeof pool - 1)];
+    }
+    counting mem = {0, 0};
+    o.allocator = (sn_allocator){count_alloc, count_free, &mem};
+    sn_scene_status st = sn_scene_load_string(text, n, "fuzz.json", &o, &s, &e);
+    if (st == SN_SCENE_OK) {
+      loaded++;
+      sn_world_step(s.world, DT);
+      sn_scene_unload(&s);
+    } else {
+      ck_assert_msg(strncmp(e.message, "fuzz.json:", 10) == 0, "%s", e.message);
+      ck_assert_ptr_null(s.world);
+    }
+    ck_assert_msg(mem.live_bytes == 0, "round %d: %lld bytes left", round, mem.live_bytes);
+  }
+  ck_assert_int_gt(loaded, 0);
+  free(text);
+  sn_destroy_registry(reg);
+}
+END_TEST
+
 static Suite *soft_suite(void) {
   Suite *s = suite_create("scene_soft");
   TCase *load = tcase_create("load_save");
@@ -938,6 +998,7 @@ static Suite *soft_suite(void) {
   tcase_set_timeout(bad, 300);
   tcase_add_loop_test(bad, test_malformed_soft, 0, (int)(sizeof fixtures / sizeof fixtures[0]));
   tcase_add_test(bad, test_missing_xpbd_plugin);
+  tcase_add_test(bad, test_soft_mutations);
   suite_add_tcase(s, bad);
   return s;
 }
