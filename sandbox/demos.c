@@ -1027,11 +1027,44 @@ bool sb_is_scene_file(const char *arg) {
   return strchr(arg, '/') != NULL || (n > 5 && strcmp(arg + n - 5, ".json") == 0);
 }
 
-/* The one place the scene-file library (branch scenefile) plugs in: load
- * path into a world built with registry, tracked in *scene. */
+#include "sinew/scene_file.h" /* here, beside its only user, to keep the scene-file hook in one place */
+
+/* The one place the scene-file library plugs in: load path (docs/scene-format.md)
+ * into a world that uses the sandbox's registry (so the mouse joint and every
+ * plugin of the folder are there; plugins the file lists that the registry
+ * lacks are loaded into it from the plugin folder), tracked in *scene. */
 bool sb_scene_file_load(const char *path, const sn_registry *registry, sn_scene *scene, char *err, size_t cap) {
-  (void)registry;
   memset(scene, 0, sizeof(*scene));
-  snprintf(err, cap, "%s: scene files: not available in this build", path);
-  return false;
+  const char *dirs[1] = {sn_scene_plugin_dir()};
+  sn_scene_load_options opt = sn_default_scene_load_options();
+  opt.plugin_dirs = dirs;
+  opt.plugin_dir_count = 1;
+  opt.registry = (sn_registry *)registry; /* made by sn_create_registry in main: not const underneath */
+  sn_loaded_scene loaded;
+  sn_scene_error e;
+  if (sn_scene_load_file(path, &opt, &loaded, &e) != SN_SCENE_OK) {
+    snprintf(err, cap, "%s", e.message);
+    return false;
+  }
+  sn_destroy_scene_names(loaded.names);
+  scene->world = loaded.world;
+  scene->name = path;
+  scene->size = 1;
+  scene->default_steps = 600;
+  scene->ratio_small = scene->ratio_big = -1;
+  scene->bodies = calloc(SB_MAX_TRACKED, sizeof(sn_body_id));
+  scene->initial = calloc(SB_MAX_TRACKED, sizeof(sn_vec2));
+  int32_t n = sn_world_get_body_count(loaded.world);
+  sn_body_id *ids = malloc(((size_t)n + 1) * sizeof(sn_body_id));
+  if (scene->bodies == NULL || scene->initial == NULL || ids == NULL) {
+    free(ids);
+    sn_scene_destroy(scene);
+    snprintf(err, cap, "%s: out of memory", path);
+    return false;
+  }
+  n = sn_world_get_bodies(loaded.world, ids, n);
+  for (int32_t i = 0; i < n; ++i)
+    if (sn_body_get_type(loaded.world, ids[i]) == SN_BODY_DYNAMIC) sb_track(scene, ids[i]);
+  free(ids);
+  return true;
 }

@@ -6,7 +6,8 @@
  * its own canonical save); every class of malformed file is refused with its
  * status, file:line:column and an "expected ..." message, leaves nothing
  * behind (no world, no live bytes) and never crashes; name tables, plugin
- * search paths and the caller's registry behave as documented. */
+ * search paths and the caller's registry behave as documented. Soft bodies
+ * in scene files: test_scene_soft.c. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <check.h>
@@ -626,7 +627,10 @@ START_TEST(test_docs_example_loads) {
   ck_assert_msg(sn_scene_load_string(start, (size_t)(end - start), "scene-format.md", &o, &s, &e) == SN_SCENE_OK, "%s",
                 e.message);
   ck_assert_int_eq(sn_world_get_body_count(s.world), 3);
-  ck_assert_int_eq(sn_world_get_constraint_count(s.world), 2);
+  ck_assert_int_eq(sn_world_get_soft_body_count(s.world), 2);
+  ck_assert(sn_soft_body_is_valid(s.world, sn_scene_names_find_soft_body(s.names, "jelly")));
+  /* revolute, distance, attach; the ring's 24 links and area; the rope's 9 links */
+  ck_assert_int_eq(sn_world_get_constraint_count(s.world), 3 + 25 + 9);
   sn_body_id plank = sn_scene_names_find_body(s.names, "plank");
   ck_assert_int_eq(sn_body_get_shape_count(s.world, plank), 3);
   for (int i = 0; i < 60; ++i) ck_assert_int_eq(sn_world_step(s.world, DT), SN_OK);
@@ -779,7 +783,8 @@ static const fixture fixtures[] = {
      SN_OK},
     {"param_unknown_top_level", JOINT("\"bodies\": [\"ground\", \"ball\"], `\"anchr\": [0, 6]"),
      SN_SCENE_ERR_UNKNOWN_PARAM,
-     "constraints[0].anchr: unknown key \"anchr\"; expected a constraint key (type, bodies, params", SN_OK},
+     "constraints[0].anchr: unknown key \"anchr\"; expected a constraint key (type, bodies, particles, params",
+     SN_OK},
     {"param_wrong_type", JOINT("\"bodies\": [\"ground\", \"ball\"], \"enable_motor\": `\"yes\""), SN_SCENE_ERR_TYPE,
      "revolute.enable_motor: expected true or false, got the string \"yes\"", SN_OK},
     {"param_twice", JOINT("\"bodies\": [\"ground\", \"ball\"], \"anchor\": [0, 6], \"params\": {`\"anchor\": [0, 6]}"),
@@ -788,24 +793,13 @@ static const fixture fixtures[] = {
      HEAD BODIES ",\n \"constraints\": [`{\"type\": \"distance\", \"bodies\": [\"ground\", \"ball\"], \"params\": "
                  "{\"enable_limit\": true, \"min_length\": 3, \"max_length\": 1}}]}",
      SN_SCENE_ERR_ENGINE, "min_length 3 > max_length 1", SN_ERR_PLUGIN_INIT_FAILED},
-    /* soft bodies: checked, then refused while the engine has none */
-    {"soft_unsupported",
-     HEAD BODIES ",\n \"soft_bodies\": [ `{ \"name\": \"jelly\", \"kind\": \"ring\", \"center\": [3, 5], \"radius\": "
-                 "0.5, \"count\": 24, \"mass\": 1, \"compliance\": 0, \"pressure\": 1 } ]}",
-     SN_SCENE_ERR_UNSUPPORTED, "soft_bodies[0]: soft bodies are not supported yet", SN_OK},
+    /* soft bodies: the classes of malformed entries are in test_scene_soft.c */
     {"soft_bad_kind", "{\"sinew_scene\": 1, \"soft_bodies\": [{\"kind\": `\"blob\"}]}", SN_SCENE_ERR_RANGE,
-     "expected \"rope\", \"cloth\", \"ring\" or \"lattice\", got \"blob\"", SN_OK},
-    {"soft_missing_key",
-     "{\"sinew_scene\": 1, \"soft_bodies\": [`{\"kind\": \"ring\", \"center\": [0, 0], \"count\": 8}]}",
-     SN_SCENE_ERR_MISSING_KEY, "missing required key \"radius\"", SN_OK},
+     "expected \"rope\", \"cloth\", \"ring\", \"lattice\" or \"custom\", got \"blob\"", SN_OK},
     {"soft_key_of_other_kind",
      "{\"sinew_scene\": 1, \"soft_bodies\": [{\"kind\": \"rope\", \"start\": [0, 0], \"end\": [1, 0], \"count\": 8, "
-     "`\"radius\": 1}]}",
-     SN_SCENE_ERR_UNKNOWN_KEY, "unknown key \"radius\" in a rope soft body", SN_OK},
-    {"soft_pin_out_of_range",
-     "{\"sinew_scene\": 1, \"soft_bodies\": [{\"kind\": \"cloth\", \"origin\": [0, 0], \"columns\": 4, \"rows\": 4, "
-     "\"spacing\": 0.1, \"pinned\": [12, `16]}]}",
-     SN_SCENE_ERR_RANGE, "soft_bodies[0].pinned[1]: expected a whole number in [0, 15], got 16", SN_OK},
+     "`\"pressure\": 1}]}",
+     SN_SCENE_ERR_UNKNOWN_KEY, "unknown key \"pressure\" in a rope soft body", SN_OK},
 };
 
 /// Line and column (1-based, ASCII) of offset in text.
@@ -999,13 +993,17 @@ START_TEST(test_save_refusals) {
   ck_assert_int_eq(sn_scene_save_file("/tmp/never-written.json", w, NULL, &e), SN_SCENE_ERR_UNREPRESENTABLE);
   ck_assert_int_ne(access("/tmp/never-written.json", F_OK), 0);
   sn_destroy_world(w);
-  /* soft bodies are not written yet */
+  /* an empty soft body saves (as an explicit soft body without particles) and loads */
   w = sn_create_world(&wd, NULL);
   sn_soft_body_def sbd = sn_default_soft_body_def();
   ck_assert(sn_soft_body_is_valid(w, sn_create_soft_body(w, &sbd)));
-  ck_assert_ptr_null(sn_scene_save_string(w, NULL, &e));
-  ck_assert_int_eq(e.status, SN_SCENE_ERR_UNREPRESENTABLE);
-  ck_assert_ptr_nonnull(strstr(e.message, "soft bodies"));
+  char *soft_text = save_or_fail(w, NULL);
+  ck_assert_ptr_nonnull(strstr(soft_text, "{\"name\": \"soft0\", \"kind\": \"custom\"}"));
+  sn_loaded_scene soft_scene;
+  load_or_fail(soft_text, "soft.json", &soft_scene);
+  ck_assert_int_eq(sn_world_get_soft_body_count(soft_scene.world), 1);
+  sn_scene_unload(&soft_scene);
+  sn_scene_free_text(soft_text);
   sn_destroy_world(w);
   /* an empty world saves and loads */
   w = sn_create_world(&wd, NULL);

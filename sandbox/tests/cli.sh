@@ -52,7 +52,9 @@ expect_fail "unknown option" "unknown or incomplete argument '--frobnicate'" -- 
 expect_fail "bad --steps" "--steps wants a whole number" -- "$sb" --headless --steps ten
 expect_fail "bad --width" "--width wants a whole number" -- "$sb" --headless --width 0
 expect_fail "bad --draw" "--draw: unknown flag" -- "$sb" --headless --draw shapes,colour
-expect_fail "scene file" "scene files: not available in this build" -- "$sb" --headless --scene "$out/x.json"
+expect_fail "scene file missing" "$out/x.json: cannot open" -- "$sb" --headless --scene "$out/x.json"
+"$sb" --headless --scene "$(dirname "$0")/../../scenes/mixed.json" --steps 60 --screenshot "$out/mixed.png" >/dev/null &&
+  "$check" "$out/mixed.png" 1280 720 >/dev/null && ok "scene file (scenes/mixed.json)" || bad "scene file mixed.json"
 
 # --json: the benchmark's line with SCENES.md's field names
 json=$("$sb" --headless --scene pyramid --steps 60 --json --screenshot "$out/json.png") || bad "--json exit"

@@ -37,6 +37,7 @@ typedef struct sn_name_space {
 struct sn_scene_names {
   sn_name_space bodies;
   sn_name_space constraints;
+  sn_name_space soft_bodies; ///< shares the body namespace in files (the setters keep names unique across both)
 };
 
 /// True if the name is acceptable (non-empty, <= SN_SCENE_MAX_NAME bytes, no control characters).

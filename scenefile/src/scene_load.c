@@ -47,29 +47,31 @@ typedef struct body_ir {
   int32_t first_shape, shape_count;
 } body_ir;
 
-typedef enum soft_kind { SOFT_ROPE, SOFT_CLOTH, SOFT_RING, SOFT_LATTICE } soft_kind;
+typedef enum soft_kind { SOFT_ROPE, SOFT_CLOTH, SOFT_RING, SOFT_LATTICE, SOFT_CUSTOM } soft_kind;
 
-/// A soft body as the file describes it. Builders take it once the engine
-/// has a soft-body API (see build_soft_body).
+/// A soft body as the file describes it: a builder def (rope ... lattice)
+/// or explicit particles, edges and constraint groups (custom).
 typedef struct soft_ir {
   const cJSON *node;
   const cJSON *name_node;
   const char *name;
   soft_kind kind;
-  sn_vec2 start, end;       ///< rope
-  sn_vec2 origin;           ///< cloth, lattice: particle (0, 0), the lower left one
-  sn_vec2 center;           ///< ring
-  float radius;             ///< ring
-  float spacing;            ///< cloth, lattice
-  int32_t count;            ///< rope, ring: particles
-  int32_t columns, rows;    ///< cloth, lattice
-  float mass;               ///< total, kg
-  float compliance;         ///< m/N of the distance constraints (0 = rigid)
-  float bending_compliance; ///< cloth; < 0 = no bending constraints
-  float pressure;           ///< ring
-  float particle_radius;    ///< m
-  float friction;
-  const cJSON *pinned; ///< array of particle indices, or NULL
+  const char *kind_name;
+  sn_soft_body_def body;     ///< material of the soft body (every kind)
+  sn_soft_material material; ///< builder kinds
+  sn_rope_def rope;
+  sn_cloth_def cloth;
+  sn_ring_def ring;
+  sn_lattice_def lattice;
+  int32_t particle_count; ///< what the entry makes (builders: from the def)
+  int32_t first_particle; ///< into loader.particle_ids, while building
+  /* custom */
+  sn_particle_def *particles; ///< particle_count defs (malloc)
+  const cJSON **particle_nodes;
+  int32_t *edges; ///< edge_count pairs of local indices (malloc)
+  const cJSON **edge_nodes;
+  int32_t edge_count;
+  int32_t first_group, group_count; ///< into loader.groups
 } soft_ir;
 
 typedef struct param_ir {
@@ -77,6 +79,8 @@ typedef struct param_ir {
   bool top_level;    ///< given beside "type" rather than inside "params"
 } param_ir;
 
+/// A constraint entry, or a constraint group of a custom soft body (one
+/// type, one set of parameters, one or more particle lists).
 typedef struct constraint_ir {
   const cJSON *node;
   const cJSON *type_node;
@@ -91,6 +95,16 @@ typedef struct constraint_ir {
   bool collide_connected;
   int32_t first_param, param_count;
   sn_param_value *values; ///< param_count values, set by check_constraint_params
+  int32_t soft; ///< group: the soft body it belongs to; -1 for an entry of "constraints"
+  const cJSON *particles_node;
+  /* entry: particle_count references (soft body, index), 2 ints each;
+   * group: tuple_count particle lists, list j is indices[start[j] .. start[j + 1]) */
+  int32_t particle_count;
+  int32_t *refs;
+  int32_t tuple_count;
+  int32_t *start;
+  int32_t *indices;
+  const cJSON **tuple_nodes;
 } constraint_ir;
 
 typedef struct loader {
@@ -116,12 +130,15 @@ typedef struct loader {
   int32_t soft_count;
   constraint_ir *constraints;
   int32_t constraint_count;
+  constraint_ir *groups; ///< constraint groups of custom soft bodies
+  int32_t group_count, group_capacity;
+  sn_particle_id *particle_ids; ///< every soft body's particles, while building
   param_ir *params;
   int32_t param_count, param_capacity;
   sn_param_value *values;
 
   sn_name_space body_names;       ///< file order: body i is slot i, soft body j is slot body_count + j
-  sn_name_space constraint_names; ///< file order
+  sn_name_space constraint_names; ///< slot i: constraints[i]; slot constraint_count + g: groups[g]
 } loader;
 
 /* ------------------------------------------------------------------------ */
@@ -291,10 +308,16 @@ static const range UNIT = {0.0, 1.0, false};
 
 static void range_text(range r, bool whole, char *buf, size_t cap) {
   const char *noun = whole ? "a whole number" : "a number";
+  if (whole && r.lo > -FLT_MAX && r.hi < FLT_MAX) { /* whole bounds in full: [2, 1048576] */
+    snprintf(buf, cap, "%s in [%.0f, %.0f]", noun, r.lo, r.hi);
+    return;
+  }
   if (r.lo <= -FLT_MAX && r.hi >= FLT_MAX)
     snprintf(buf, cap, "a finite %s within float range (|x| <= 3.4e38)", whole ? "whole number" : "number");
   else if (r.hi >= FLT_MAX)
     snprintf(buf, cap, "%s %s %g", noun, r.lo_open ? ">" : ">=", r.lo);
+  else if (r.lo <= -FLT_MAX)
+    snprintf(buf, cap, "%s <= %g", noun, r.hi);
   else
     snprintf(buf, cap, "%s in %s%g, %g]", noun, r.lo_open ? "(" : "[", r.lo, r.hi);
 }
@@ -789,108 +812,435 @@ static bool parse_body(loader *L, const cJSON *obj, int32_t index) {
 }
 
 /* ------------------------------------------------------------------------ */
-/* Soft bodies (checked now, built once the engine has them)                 */
+/* Soft bodies                                                               */
+
+/* Ranges of the builders and the xpbd plugins' parameters. */
+#define SOFT_MAX_PARTICLES (1 << 20)
+static const range COMPLIANCE = {0.0, 1e6, false};
+static const range OPTIONAL_COMPLIANCE = {-FLT_MAX, 1e6, false}; /* negative = none */
+static const range XPBD_DAMPING = {0.0, 1e3, false};
+static const range PRESSURE = {0.0, 100.0, false};
+
+static const char *const soft_kinds = "\"rope\", \"cloth\", \"ring\", \"lattice\" or \"custom\"";
+
+#define SOFT_COMMON_KEYS                                                                                               \
+  "name", "kind", "friction", "restitution", "linear_damping", "rigid_damping", "collide_rigid", "collide_soft",        \
+      "self_collision"
+#define SOFT_MATERIAL_KEYS "compliance", "damping", "bend_compliance", "tear_force"
+
+static const char *const rope_keys[] = {SOFT_COMMON_KEYS, SOFT_MATERIAL_KEYS, "start",   "end",     "count", "mass",
+                                        "radius",         "pin_start",        "pin_end", "tethers", NULL};
+static const char *const cloth_keys[] = {SOFT_COMMON_KEYS, SOFT_MATERIAL_KEYS, "shear_compliance", "top_left",
+                                         "columns",        "rows",             "spacing",          "mass",
+                                         "radius",         "pins",             "tethers",          NULL};
+static const char *const ring_keys[] = {
+    SOFT_COMMON_KEYS,  SOFT_MATERIAL_KEYS, "center", "radius", "count", "mass", "particle_radius",
+    "pressure",        "area_compliance",  NULL};
+static const char *const lattice_keys[] = {SOFT_COMMON_KEYS, SOFT_MATERIAL_KEYS, "shear_compliance", "center",
+                                           "columns",        "rows",             "spacing",          "mass",
+                                           "radius",         "area_compliance",  NULL};
+static const char *const custom_keys[] = {SOFT_COMMON_KEYS, "particle_mass", "particle_radius", "particles",
+                                          "edges",          "constraints",   NULL};
+static const char *const particle_keys[] = {"position", "velocity", "mass", "radius", "kinematic", NULL};
+static const char *const group_keys[] = {"type", "particles", "params", "break_force", "name", NULL};
+static const char *const constraint_keys[] = {"type",        "bodies",            "particles", "params",
+                                              "break_force", "collide_connected", "name",      NULL};
+
+/* The format's defaults: equal to sn_default_soft_body_def and the
+ * sn_default_*_def of each builder today (a test compares them), fixed here
+ * so that a file keeps its meaning if an engine default changes. */
+static sn_soft_body_def format_soft_body(void) {
+  sn_soft_body_def d = sn_default_soft_body_def();
+  d.friction = 0.4f;
+  d.restitution = 0.0f;
+  d.damping = 0.0f;
+  d.rigid_damping = 0.0f;
+  d.collide_rigid = true;
+  d.collide_soft = true;
+  d.self_collision = false;
+  d.user_data = NULL;
+  return d;
+}
+
+static sn_soft_material format_material(soft_kind kind) {
+  sn_soft_material m = sn_default_soft_material();
+  m.compliance = kind == SOFT_RING ? 1e-3f : 0.0f;
+  m.damping = 0.0f;
+  m.shear_compliance = kind == SOFT_LATTICE ? 0.0f : -1.0f;
+  m.bend_compliance = -1.0f;
+  m.tear_force = 0.0f;
+  return m;
+}
+
+static void format_builder_defaults(soft_ir *s) {
+  s->rope = sn_default_rope_def();
+  s->rope.start = (sn_vec2){0.0f, 0.0f};
+  s->rope.end = (sn_vec2){1.0f, 0.0f};
+  s->rope.count = 11;
+  s->rope.mass = 1.0f;
+  s->rope.radius = 0.05f;
+  s->rope.pin_start = s->rope.pin_end = s->rope.tethers = false;
+  s->cloth = sn_default_cloth_def();
+  s->cloth.top_left = (sn_vec2){0.0f, 0.0f};
+  s->cloth.columns = s->cloth.rows = 10;
+  s->cloth.spacing = 0.1f;
+  s->cloth.mass = 1.0f;
+  s->cloth.radius = 0.02f;
+  s->cloth.pins = 0u;
+  s->cloth.tethers = true;
+  s->ring = sn_default_ring_def();
+  s->ring.center = (sn_vec2){0.0f, 0.0f};
+  s->ring.radius = 0.5f;
+  s->ring.count = 24;
+  s->ring.mass = 1.0f;
+  s->ring.particle_radius = 0.05f;
+  s->ring.pressure = 1.0f;
+  s->ring.area_compliance = 0.0f;
+  s->lattice = sn_default_lattice_def();
+  s->lattice.center = (sn_vec2){0.0f, 0.0f};
+  s->lattice.columns = s->lattice.rows = 5;
+  s->lattice.spacing = 0.1f;
+  s->lattice.mass = 1.0f;
+  s->lattice.radius = 0.0f;
+  s->lattice.area_compliance = 0.0f;
+}
+
+/// A particle index of a soft body with count particles.
+static bool read_index(loader *L, const cJSON *n, int32_t count, int32_t *out) {
+  char got[96];
+  if (!cJSON_IsNumber(n))
+    return fail(L, SN_SCENE_ERR_TYPE, SN_OK, n, false, "expected a particle index (a whole number), got %s",
+                describe(L, n, got, sizeof got));
+  if (count == 0)
+    return fail(L, SN_SCENE_ERR_RANGE, SN_OK, n, false,
+                "the soft body has no particles; expected no particle index, got %s", describe(L, n, got, sizeof got));
+  return read_int(L, n, 0, count - 1, out);
+}
+
+/// Columns and rows of a grid: each 2..2^20, at most 2^20 particles in all.
+static bool read_grid(loader *L, const cJSON *obj, int32_t *columns, int32_t *rows) {
+  SN_OPT(L, obj, "columns", read_int(L, n_, 2, SOFT_MAX_PARTICLES, columns));
+  SN_OPT(L, obj, "rows", read_int(L, n_, 2, SOFT_MAX_PARTICLES, rows));
+  if ((int64_t)*columns * *rows > SOFT_MAX_PARTICLES) {
+    const cJSON *at = member(obj, "rows") ? member(obj, "rows") : member(obj, "columns");
+    size_t mark = path_push_key(L, at->string);
+    fail(L, SN_SCENE_ERR_RANGE, SN_OK, at, false, "columns x rows = %lld particles; expected at most %d",
+         (long long)*columns * *rows, SOFT_MAX_PARTICLES);
+    path_pop(L, mark);
+    return false;
+  }
+  return true;
+}
+
+/// Cloth pins: an array of distinct words.
+static bool read_pins(loader *L, const cJSON *arr, uint32_t *pins) {
+  static const char *const words[] = {"top_left", "top_right", "top_row", "bottom_left", "bottom_right", NULL};
+  static const uint32_t flags[] = {SN_PIN_TOP_LEFT, SN_PIN_TOP_RIGHT, SN_PIN_TOP_ROW, SN_PIN_BOTTOM_LEFT,
+                                   SN_PIN_BOTTOM_RIGHT};
+  const char *expected = "an array of pins: \"top_left\", \"top_right\", \"top_row\", \"bottom_left\", \"bottom_right\"";
+  if (!read_array(L, arr, expected)) return false;
+  *pins = 0u;
+  int32_t i = 0;
+  for (const cJSON *c = arr->child; c != NULL; c = c->next, ++i) {
+    size_t mark = path_push_index(L, i);
+    const char *word = NULL;
+    if (!read_string(L, c, expected, &word)) return false;
+    int32_t k = 0;
+    while (words[k] != NULL && strcmp(words[k], word) != 0) ++k;
+    if (words[k] == NULL)
+      return fail(L, SN_SCENE_ERR_RANGE, SN_OK, c, false,
+                  "expected one of \"top_left\", \"top_right\", \"top_row\", \"bottom_left\", \"bottom_right\", got "
+                  "\"%.40s\"",
+                  word);
+    if (*pins & flags[k])
+      return fail(L, SN_SCENE_ERR_RANGE, SN_OK, c, false, "pin \"%s\" is listed twice; expected each pin once", word);
+    *pins |= flags[k];
+    path_pop(L, mark);
+  }
+  return true;
+}
+
+static bool parse_particle(loader *L, const cJSON *obj, float mass, float radius, sn_particle_def *d) {
+  if (!read_object(L, obj, "a particle object such as {\"position\": [0, 1]}")) return false;
+  if (!check_keys(L, obj, particle_keys, "a particle")) return false;
+  *d = sn_default_particle_def();
+  d->position = (sn_vec2){0.0f, 0.0f};
+  d->velocity = (sn_vec2){0.0f, 0.0f};
+  d->mass = mass;
+  d->radius = radius;
+  d->kinematic = false;
+  SN_REQ(L, obj, "position", "[x, y]", read_vec2(L, n_, &d->position));
+  SN_OPT(L, obj, "velocity", read_vec2(L, n_, &d->velocity));
+  SN_OPT(L, obj, "mass", read_float(L, n_, NON_NEGATIVE, &d->mass));
+  SN_OPT(L, obj, "radius", read_float(L, n_, NON_NEGATIVE, &d->radius));
+  SN_OPT(L, obj, "kinematic", read_bool(L, n_, &d->kinematic));
+  return true;
+}
+
+/// [a, b]: two different particle indices.
+static bool parse_edge(loader *L, const cJSON *n, int32_t count, int32_t *pair) {
+  char got[96];
+  if (!cJSON_IsArray(n) || cJSON_GetArraySize(n) != 2)
+    return fail(L, cJSON_IsArray(n) ? SN_SCENE_ERR_RANGE : SN_SCENE_ERR_TYPE, SN_OK, n, false,
+                "expected an edge [a, b] (two particle indices), got %s",
+                cJSON_IsArray(n) ? "an array of another length" : describe(L, n, got, sizeof got));
+  int32_t i = 0;
+  for (const cJSON *c = n->child; c != NULL; c = c->next, ++i) {
+    size_t mark = path_push_index(L, i);
+    bool ok = read_index(L, c, count, pair + i);
+    path_pop(L, mark);
+    if (!ok) return false;
+  }
+  if (pair[0] == pair[1])
+    return fail(L, SN_SCENE_ERR_RANGE, SN_OK, n, false, "edge [%d, %d] joins a particle to itself; expected two "
+                "different particles", (int)pair[0], (int)pair[1]);
+  return true;
+}
+
+static bool add_param(loader *L, const cJSON *node, bool top_level);
+static bool parse_constraint_head(loader *L, const cJSON *obj, constraint_ir *k, const char *const *keys);
+static bool parse_constraint_tail(loader *L, const cJSON *obj, constraint_ir *k, int32_t slot);
+
+static constraint_ir *new_group(loader *L) {
+  if (L->group_count == L->group_capacity) {
+    int32_t cap = L->group_capacity ? 2 * L->group_capacity : 16;
+    constraint_ir *g = realloc(L->groups, (size_t)cap * sizeof *g);
+    if (g == NULL) return NULL;
+    L->groups = g;
+    L->group_capacity = cap;
+  }
+  constraint_ir *k = L->groups + L->group_count++;
+  memset(k, 0, sizeof *k);
+  return k;
+}
+
+/// A constraint group: {"type": ..., "particles": [[i, j], ...], "params": {...}}.
+static bool parse_group(loader *L, const cJSON *obj, int32_t soft, int32_t count) {
+  if (!read_object(L, obj, "a constraint group such as {\"type\": \"xpbd_distance\", \"particles\": [[0, 1]]}"))
+    return false;
+  constraint_ir *k = new_group(L);
+  if (k == NULL) return out_of_memory(L);
+  int32_t g = L->group_count - 1;
+  k->soft = soft;
+  if (!parse_constraint_head(L, obj, k, group_keys)) return false;
+  const char *expected = "an array of particle lists such as [[0, 1], [1, 2]]";
+  k->particles_node = member(obj, "particles");
+  if (k->particles_node == NULL) return missing(L, obj, "particles", expected);
+  size_t mark = path_push_key(L, "particles");
+  const cJSON *arr = k->particles_node;
+  if (!read_array(L, arr, expected)) return false;
+  int32_t tuples = cJSON_GetArraySize(arr);
+  if (tuples < 1) return fail(L, SN_SCENE_ERR_RANGE, SN_OK, arr, false, "expected %s, got an empty array", expected);
+  int64_t total = 0;
+  int32_t i = 0;
+  for (const cJSON *c = arr->child; c != NULL; c = c->next, ++i) {
+    size_t m2 = path_push_index(L, i);
+    if (!read_array(L, c, "a particle list such as [0, 1]")) return false;
+    int32_t n = cJSON_GetArraySize(c);
+    if (n < 1 || n > SN_MAX_CONSTRAINT_PARTICLES)
+      return fail(L, SN_SCENE_ERR_RANGE, SN_OK, c, false, "expected a list of 1 to %d particle indices, got %d",
+                  SN_MAX_CONSTRAINT_PARTICLES, (int)n);
+    total += n;
+    path_pop(L, m2);
+  }
+  /* L->groups may not move under k below: nothing adds groups until this one is done */
+  k->tuple_count = tuples;
+  k->start = malloc(((size_t)tuples + 1) * sizeof *k->start);
+  k->indices = malloc(((size_t)total + 1) * sizeof *k->indices);
+  k->tuple_nodes = malloc(((size_t)tuples + 1) * sizeof *k->tuple_nodes);
+  if (k->start == NULL || k->indices == NULL || k->tuple_nodes == NULL) return out_of_memory(L);
+  int32_t at = 0;
+  i = 0;
+  for (const cJSON *c = arr->child; c != NULL; c = c->next, ++i) {
+    size_t m2 = path_push_index(L, i);
+    k->start[i] = at;
+    k->tuple_nodes[i] = c;
+    int32_t j = 0;
+    for (const cJSON *x = c->child; x != NULL; x = x->next, ++j) {
+      size_t m3 = path_push_index(L, j);
+      if (!read_index(L, x, count, k->indices + at)) return false;
+      at++;
+      path_pop(L, m3);
+    }
+    path_pop(L, m2);
+  }
+  k->start[tuples] = at;
+  path_pop(L, mark);
+  if (k->name != NULL && tuples != 1) {
+    mark = path_push_key(L, "name");
+    fail(L, SN_SCENE_ERR_RANGE, SN_OK, k->name_node, false,
+         "a named group is one constraint; expected exactly one particle list, got %d", (int)tuples);
+    path_pop(L, mark);
+    return false;
+  }
+  return parse_constraint_tail(L, obj, k, L->constraint_count + g);
+}
+
+static bool parse_custom(loader *L, const cJSON *obj, soft_ir *s, int32_t index) {
+  float mass = 0.01f, radius = 0.02f; /* sn_default_particle_def */
+  SN_OPT(L, obj, "particle_mass", read_float(L, n_, NON_NEGATIVE, &mass));
+  SN_OPT(L, obj, "particle_radius", read_float(L, n_, NON_NEGATIVE, &radius));
+  const cJSON *arr = member(obj, "particles");
+  if (arr != NULL) {
+    size_t mark = path_push_key(L, "particles");
+    if (!read_array(L, arr, "an array of particle objects")) return false;
+    int32_t n = cJSON_GetArraySize(arr);
+    if (n > SOFT_MAX_PARTICLES)
+      return fail(L, SN_SCENE_ERR_RANGE, SN_OK, arr, false, "expected at most %d particles, got %d",
+                  SOFT_MAX_PARTICLES, (int)n);
+    s->particles = malloc(((size_t)n + 1) * sizeof *s->particles);
+    s->particle_nodes = malloc(((size_t)n + 1) * sizeof *s->particle_nodes);
+    if (s->particles == NULL || s->particle_nodes == NULL) return out_of_memory(L);
+    int32_t i = 0;
+    for (const cJSON *c = arr->child; c != NULL; c = c->next, ++i) {
+      size_t m2 = path_push_index(L, i);
+      s->particle_nodes[i] = c;
+      if (!parse_particle(L, c, mass, radius, s->particles + i)) return false;
+      path_pop(L, m2);
+    }
+    s->particle_count = n;
+    path_pop(L, mark);
+  }
+  arr = member(obj, "edges");
+  if (arr != NULL) {
+    size_t mark = path_push_key(L, "edges");
+    if (!read_array(L, arr, "an array of edges such as [[0, 1], [1, 2]]")) return false;
+    int32_t n = cJSON_GetArraySize(arr);
+    s->edges = malloc(((size_t)n + 1) * 2 * sizeof *s->edges);
+    s->edge_nodes = malloc(((size_t)n + 1) * sizeof *s->edge_nodes);
+    if (s->edges == NULL || s->edge_nodes == NULL) return out_of_memory(L);
+    int32_t i = 0;
+    for (const cJSON *c = arr->child; c != NULL; c = c->next, ++i) {
+      size_t m2 = path_push_index(L, i);
+      s->edge_nodes[i] = c;
+      if (!parse_edge(L, c, s->particle_count, s->edges + 2 * i)) return false;
+      path_pop(L, m2);
+    }
+    s->edge_count = n;
+    path_pop(L, mark);
+  }
+  s->first_group = L->group_count;
+  arr = member(obj, "constraints");
+  if (arr != NULL) {
+    size_t mark = path_push_key(L, "constraints");
+    if (!read_array(L, arr, "an array of constraint groups")) return false;
+    int32_t i = 0;
+    for (const cJSON *c = arr->child; c != NULL; c = c->next, ++i) {
+      size_t m2 = path_push_index(L, i);
+      if (!parse_group(L, c, index, s->particle_count)) return false;
+      path_pop(L, m2);
+    }
+    path_pop(L, mark);
+  }
+  s->group_count = L->group_count - s->first_group;
+  return true;
+}
 
 static bool parse_soft(loader *L, const cJSON *obj, int32_t index) {
-  static const char *const rope_keys[] = {
-      "name", "kind", "start", "end", "count", "mass", "compliance", "particle_radius", "friction", "pinned", NULL};
-  static const char *const cloth_keys[] = {"name",
-                                           "kind",
-                                           "origin",
-                                           "columns",
-                                           "rows",
-                                           "spacing",
-                                           "mass",
-                                           "compliance",
-                                           "bending_compliance",
-                                           "particle_radius",
-                                           "friction",
-                                           "pinned",
-                                           NULL};
-  static const char *const ring_keys[] = {"name",       "kind",     "center",          "radius",   "count",  "mass",
-                                          "compliance", "pressure", "particle_radius", "friction", "pinned", NULL};
-  static const char *const lattice_keys[] = {"name", "kind",       "origin",          "columns",  "rows",   "spacing",
-                                             "mass", "compliance", "particle_radius", "friction", "pinned", NULL};
   if (!read_object(L, obj, "a soft body object")) return false;
   soft_ir *s = L->softs + index;
   memset(s, 0, sizeof *s);
   s->node = obj;
   const char *kind = NULL;
-  const char *expected_kind = "\"rope\", \"cloth\", \"ring\" or \"lattice\"";
-  SN_REQ(L, obj, "kind", expected_kind, read_string(L, n_, expected_kind, &kind));
-  const char *const *keys;
-  if (strcmp(kind, "rope") == 0) {
-    s->kind = SOFT_ROPE;
-    keys = rope_keys;
-  } else if (strcmp(kind, "cloth") == 0) {
-    s->kind = SOFT_CLOTH;
-    keys = cloth_keys;
-  } else if (strcmp(kind, "ring") == 0) {
-    s->kind = SOFT_RING;
-    keys = ring_keys;
-  } else if (strcmp(kind, "lattice") == 0) {
-    s->kind = SOFT_LATTICE;
-    keys = lattice_keys;
-  } else {
+  SN_REQ(L, obj, "kind", soft_kinds, read_string(L, n_, soft_kinds, &kind));
+  static const char *const names[] = {"rope", "cloth", "ring", "lattice", "custom"};
+  static const char *const *const keys[] = {rope_keys, cloth_keys, ring_keys, lattice_keys, custom_keys};
+  int32_t k = 0;
+  while (k < 5 && strcmp(names[k], kind) != 0) ++k;
+  if (k == 5) {
     size_t mark = path_push_key(L, "kind");
-    fail(L, SN_SCENE_ERR_RANGE, SN_OK, member(obj, "kind"), false, "expected %s, got \"%.40s\"", expected_kind, kind);
+    fail(L, SN_SCENE_ERR_RANGE, SN_OK, member(obj, "kind"), false, "expected %s, got \"%.40s\"", soft_kinds, kind);
     path_pop(L, mark);
     return false;
   }
+  s->kind = (soft_kind)k;
+  s->kind_name = names[k];
   char what[64];
   snprintf(what, sizeof what, "a %s soft body", kind);
-  if (!check_keys(L, obj, keys, what)) return false;
+  if (!check_keys(L, obj, keys[k], what)) return false;
   s->name_node = member(obj, "name");
   SN_OPT(L, obj, "name", read_name(L, n_, &s->name));
-  s->mass = 1.0f;
-  s->compliance = 0.0f;
-  s->bending_compliance = -1.0f;
-  s->pressure = 1.0f;
-  s->particle_radius = 0.05f;
-  s->friction = 0.6f;
-  SN_OPT(L, obj, "mass", read_float(L, n_, POSITIVE, &s->mass));
-  SN_OPT(L, obj, "compliance", read_float(L, n_, NON_NEGATIVE, &s->compliance));
-  SN_OPT(L, obj, "particle_radius", read_float(L, n_, POSITIVE, &s->particle_radius));
-  SN_OPT(L, obj, "friction", read_float(L, n_, NON_NEGATIVE, &s->friction));
-  int32_t particles = 0;
+
+  sn_soft_body_def *b = &s->body;
+  *b = format_soft_body();
+  SN_OPT(L, obj, "friction", read_float(L, n_, NON_NEGATIVE, &b->friction));
+  SN_OPT(L, obj, "restitution", read_float(L, n_, UNIT, &b->restitution));
+  SN_OPT(L, obj, "linear_damping", read_float(L, n_, NON_NEGATIVE, &b->damping));
+  SN_OPT(L, obj, "rigid_damping", read_float(L, n_, UNIT, &b->rigid_damping));
+  SN_OPT(L, obj, "collide_rigid", read_bool(L, n_, &b->collide_rigid));
+  SN_OPT(L, obj, "collide_soft", read_bool(L, n_, &b->collide_soft));
+  SN_OPT(L, obj, "self_collision", read_bool(L, n_, &b->self_collision));
+
+  sn_soft_material *m = &s->material;
+  *m = format_material(s->kind);
+  format_builder_defaults(s);
+  if (s->kind != SOFT_CUSTOM) {
+    SN_OPT(L, obj, "compliance", read_float(L, n_, COMPLIANCE, &m->compliance));
+    SN_OPT(L, obj, "damping", read_float(L, n_, XPBD_DAMPING, &m->damping));
+    SN_OPT(L, obj, "shear_compliance", read_float(L, n_, OPTIONAL_COMPLIANCE, &m->shear_compliance));
+    SN_OPT(L, obj, "bend_compliance", read_float(L, n_, OPTIONAL_COMPLIANCE, &m->bend_compliance));
+    SN_OPT(L, obj, "tear_force", read_float(L, n_, NON_NEGATIVE, &m->tear_force));
+  }
   switch (s->kind) {
-  case SOFT_ROPE:
-    SN_REQ(L, obj, "start", "[x, y]", read_vec2(L, n_, &s->start));
-    SN_REQ(L, obj, "end", "[x, y]", read_vec2(L, n_, &s->end));
-    SN_REQ(L, obj, "count", "the number of particles, >= 2", read_int(L, n_, 2, 1000000, &s->count));
-    particles = s->count;
-    break;
-  case SOFT_RING:
-    SN_REQ(L, obj, "center", "[x, y]", read_vec2(L, n_, &s->center));
-    SN_REQ(L, obj, "radius", "a number > 0", read_float(L, n_, POSITIVE, &s->radius));
-    SN_REQ(L, obj, "count", "the number of particles, >= 3", read_int(L, n_, 3, 1000000, &s->count));
-    SN_OPT(L, obj, "pressure", read_float(L, n_, NON_NEGATIVE, &s->pressure));
-    particles = s->count;
-    break;
-  case SOFT_CLOTH:
-  case SOFT_LATTICE:
-    SN_REQ(L, obj, "origin", "[x, y] of the lower left particle", read_vec2(L, n_, &s->origin));
-    SN_REQ(L, obj, "columns", "a whole number >= 2", read_int(L, n_, 2, 4096, &s->columns));
-    SN_REQ(L, obj, "rows", "a whole number >= 2", read_int(L, n_, 2, 4096, &s->rows));
-    SN_REQ(L, obj, "spacing", "a number > 0", read_float(L, n_, POSITIVE, &s->spacing));
-    if (s->kind == SOFT_CLOTH)
-      SN_OPT(L, obj, "bending_compliance", read_float(L, n_, NON_NEGATIVE, &s->bending_compliance));
-    particles = s->columns * s->rows;
+  case SOFT_ROPE: {
+    sn_rope_def *d = &s->rope;
+    SN_OPT(L, obj, "start", read_vec2(L, n_, &d->start));
+    SN_OPT(L, obj, "end", read_vec2(L, n_, &d->end));
+    SN_OPT(L, obj, "count", read_int(L, n_, 2, SOFT_MAX_PARTICLES, &d->count));
+    SN_OPT(L, obj, "mass", read_float(L, n_, POSITIVE, &d->mass));
+    SN_OPT(L, obj, "radius", read_float(L, n_, NON_NEGATIVE, &d->radius));
+    SN_OPT(L, obj, "pin_start", read_bool(L, n_, &d->pin_start));
+    SN_OPT(L, obj, "pin_end", read_bool(L, n_, &d->pin_end));
+    SN_OPT(L, obj, "tethers", read_bool(L, n_, &d->tethers));
+    d->body = *b;
+    d->material = *m;
+    s->particle_count = d->count;
     break;
   }
-  const cJSON *pinned = member(obj, "pinned");
-  if (pinned != NULL) {
-    size_t mark = path_push_key(L, "pinned");
-    bool ok = read_array(L, pinned, "an array of particle indices");
-    int32_t i = 0, v;
-    for (const cJSON *c = ok ? pinned->child : NULL; c != NULL && ok; c = c->next, ++i) {
-      size_t m2 = path_push_index(L, i);
-      ok = read_int(L, c, 0, particles - 1, &v);
-      path_pop(L, m2);
-    }
-    path_pop(L, mark);
-    if (!ok) return false;
-    s->pinned = pinned;
+  case SOFT_CLOTH: {
+    sn_cloth_def *d = &s->cloth;
+    SN_OPT(L, obj, "top_left", read_vec2(L, n_, &d->top_left));
+    if (!read_grid(L, obj, &d->columns, &d->rows)) return false;
+    SN_OPT(L, obj, "spacing", read_float(L, n_, POSITIVE, &d->spacing));
+    SN_OPT(L, obj, "mass", read_float(L, n_, POSITIVE, &d->mass));
+    SN_OPT(L, obj, "radius", read_float(L, n_, NON_NEGATIVE, &d->radius));
+    SN_OPT(L, obj, "pins", read_pins(L, n_, &d->pins));
+    SN_OPT(L, obj, "tethers", read_bool(L, n_, &d->tethers));
+    d->body = *b;
+    d->material = *m;
+    s->particle_count = d->columns * d->rows;
+    break;
+  }
+  case SOFT_RING: {
+    sn_ring_def *d = &s->ring;
+    SN_OPT(L, obj, "center", read_vec2(L, n_, &d->center));
+    SN_OPT(L, obj, "radius", read_float(L, n_, POSITIVE, &d->radius));
+    SN_OPT(L, obj, "count", read_int(L, n_, 3, SN_MAX_CONSTRAINT_PARTICLES, &d->count));
+    SN_OPT(L, obj, "mass", read_float(L, n_, POSITIVE, &d->mass));
+    SN_OPT(L, obj, "particle_radius", read_float(L, n_, NON_NEGATIVE, &d->particle_radius));
+    SN_OPT(L, obj, "pressure", read_float(L, n_, PRESSURE, &d->pressure));
+    SN_OPT(L, obj, "area_compliance", read_float(L, n_, COMPLIANCE, &d->area_compliance));
+    d->body = *b;
+    d->material = *m;
+    s->particle_count = d->count;
+    break;
+  }
+  case SOFT_LATTICE: {
+    sn_lattice_def *d = &s->lattice;
+    SN_OPT(L, obj, "center", read_vec2(L, n_, &d->center));
+    if (!read_grid(L, obj, &d->columns, &d->rows)) return false;
+    SN_OPT(L, obj, "spacing", read_float(L, n_, POSITIVE, &d->spacing));
+    SN_OPT(L, obj, "mass", read_float(L, n_, POSITIVE, &d->mass));
+    SN_OPT(L, obj, "radius", read_float(L, n_, NON_NEGATIVE, &d->radius));
+    SN_OPT(L, obj, "area_compliance", read_float(L, n_, OPTIONAL_COMPLIANCE, &d->area_compliance));
+    d->body = *b;
+    d->material = *m;
+    s->particle_count = d->columns * d->rows;
+    break;
+  }
+  case SOFT_CUSTOM:
+    if (!parse_custom(L, obj, s, index)) return false;
+    break;
   }
   if (s->name != NULL) {
     size_t mark = path_push_key(L, "name");
@@ -901,56 +1251,56 @@ static bool parse_soft(loader *L, const cJSON *obj, int32_t index) {
   return true;
 }
 
-/* One builder per kind. The engine has no soft-body API yet: each refuses
- * with a clear message at the entry. Wiring one is local to its function. */
-static bool soft_unsupported(loader *L, const soft_ir *s, const char *kind) {
-  (void)s;
-  return fail(L, SN_SCENE_ERR_UNSUPPORTED, SN_OK, s->node, false,
-              "soft bodies are not supported yet (this %s is valid, but the scene loader does not build soft "
-              "bodies yet); expected an empty \"soft_bodies\" array",
-              kind);
-}
-
-static bool build_soft_rope(loader *L, sn_world *w, const soft_ir *s) {
-  (void)w;
-  return soft_unsupported(L, s, "rope");
-}
-
-static bool build_soft_cloth(loader *L, sn_world *w, const soft_ir *s) {
-  (void)w;
-  return soft_unsupported(L, s, "cloth");
-}
-
-static bool build_soft_ring(loader *L, sn_world *w, const soft_ir *s) {
-  (void)w;
-  return soft_unsupported(L, s, "ring");
-}
-
-static bool build_soft_lattice(loader *L, sn_world *w, const soft_ir *s) {
-  (void)w;
-  return soft_unsupported(L, s, "lattice");
-}
-
-static bool build_soft_body(loader *L, sn_world *w, const soft_ir *s) {
+/// Constraint types a builder entry needs (the builders' own rule).
+static int32_t soft_needs(const soft_ir *s, const char **types) {
+  int32_t n = 0;
+  const sn_soft_material *m = &s->material;
+  const bool bend = m->bend_compliance >= 0.0f;
   switch (s->kind) {
   case SOFT_ROPE:
-    return build_soft_rope(L, w, s);
+    types[n++] = "xpbd_distance";
+    if (bend && s->rope.count >= 3) types[n++] = "xpbd_bend";
+    if (s->rope.tethers && (s->rope.pin_start || s->rope.pin_end)) types[n++] = "xpbd_tether";
+    break;
   case SOFT_CLOTH:
-    return build_soft_cloth(L, w, s);
+    types[n++] = "xpbd_distance";
+    if (bend) types[n++] = "xpbd_bend";
+    if (s->cloth.tethers && s->cloth.pins != 0u) types[n++] = "xpbd_tether";
+    break;
   case SOFT_RING:
-    return build_soft_ring(L, w, s);
+    types[n++] = "xpbd_distance";
+    types[n++] = "xpbd_area";
+    if (bend) types[n++] = "xpbd_bend";
+    break;
   case SOFT_LATTICE:
-    return build_soft_lattice(L, w, s);
+    types[n++] = "xpbd_distance";
+    if (s->lattice.area_compliance >= 0.0f) types[n++] = "xpbd_area";
+    if (bend) types[n++] = "xpbd_bend";
+    break;
+  case SOFT_CUSTOM:
+    break;
   }
-  return false;
+  return n;
+}
+
+static void free_softs(loader *L) {
+  for (int32_t i = 0; L->softs != NULL && i < L->soft_count; ++i) {
+    free(L->softs[i].particles);
+    free(L->softs[i].particle_nodes);
+    free(L->softs[i].edges);
+    free(L->softs[i].edge_nodes);
+  }
+  for (int32_t i = 0; i < L->group_count; ++i) {
+    free(L->groups[i].start);
+    free(L->groups[i].indices);
+    free(L->groups[i].tuple_nodes);
+  }
+  for (int32_t i = 0; L->constraints != NULL && i < L->constraint_count; ++i) free(L->constraints[i].refs);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Constraints: structure and references now, parameters once the types are  */
 /* known                                                                      */
-
-static const char *const constraint_keys[] = {"type", "bodies", "params", "break_force", "collide_connected",
-                                              "name", NULL};
 
 static bool add_param(loader *L, const cJSON *node, bool top_level) {
   if (L->param_count == L->param_capacity) {
@@ -964,15 +1314,14 @@ static bool add_param(loader *L, const cJSON *node, bool top_level) {
   return true;
 }
 
-static bool parse_constraint(loader *L, const cJSON *obj, int32_t index) {
-  if (!read_object(L, obj, "a constraint object")) return false;
-  constraint_ir *k = L->constraints + index;
-  memset(k, 0, sizeof *k);
+/* Keys (the unknown ones are parameters), type, name, break_force and
+ * collide_connected of a constraint entry or group. */
+static bool parse_constraint_head(loader *L, const cJSON *obj, constraint_ir *k, const char *const *keys) {
   k->node = obj;
   k->first_param = L->param_count;
   for (const cJSON *c = obj->child; c != NULL; c = c->next) {
     if (!check_duplicate_key(L, obj, c)) return false;
-    if (!in_list(c->string, constraint_keys) && !add_param(L, c, true)) return false;
+    if (!in_list(c->string, keys) && !add_param(L, c, true)) return false;
   }
   k->type_node = member(obj, "type");
   SN_REQ(L, obj, "type", "a constraint type name such as \"revolute\"",
@@ -980,39 +1329,21 @@ static bool parse_constraint(loader *L, const cJSON *obj, int32_t index) {
   k->name_node = member(obj, "name");
   SN_OPT(L, obj, "name", read_name(L, n_, &k->name));
   SN_OPT(L, obj, "break_force", read_float(L, n_, NON_NEGATIVE, &k->break_force));
-  SN_OPT(L, obj, "collide_connected", read_bool(L, n_, &k->collide_connected));
-  const char *expected_bodies = "an array of 1 or 2 body names";
-  k->bodies_node = member(obj, "bodies");
-  if (k->bodies_node == NULL) return missing(L, obj, "bodies", expected_bodies);
-  size_t mark = path_push_key(L, "bodies");
-  if (!read_array(L, k->bodies_node, expected_bodies)) return false;
-  int32_t n = cJSON_GetArraySize(k->bodies_node);
-  if (n < 1 || n > SN_MAX_CONSTRAINT_BODIES)
-    return fail(L, SN_SCENE_ERR_RANGE, SN_OK, k->bodies_node, false, "expected %s, got %d", expected_bodies, (int)n);
-  int32_t i = 0;
-  for (const cJSON *c = k->bodies_node->child; c != NULL; c = c->next, ++i) {
-    size_t m2 = path_push_index(L, i);
-    const char *name = NULL;
-    if (!read_string(L, c, "a body name (a string)", &name)) return false;
-    sn_name_id id;
-    if (!sn_name_space_find(&L->body_names, name, &id))
-      return fail(L, SN_SCENE_ERR_DANGLING_REFERENCE, SN_OK, c, false,
-                  "no body named \"%.60s\"; expected the name of a body in \"bodies\"", name);
-    if (id.index1 - 1 >= L->body_count)
-      return fail(L, SN_SCENE_ERR_DANGLING_REFERENCE, SN_OK, c, false,
-                  "\"%.60s\" is a soft body; expected the name of a rigid body in \"bodies\"", name);
-    if (i == 1 && id.index1 - 1 == k->bodies[0])
-      return fail(L, SN_SCENE_ERR_RANGE, SN_OK, c, false,
-                  "a constraint cannot join body \"%.60s\" to itself; expected two different bodies", name);
-    k->bodies[i] = id.index1 - 1;
-    k->body_nodes[i] = c;
-    path_pop(L, m2);
-  }
-  k->body_count = n;
-  path_pop(L, mark);
+  if (in_list("collide_connected", keys))
+    SN_OPT(L, obj, "collide_connected", read_bool(L, n_, &k->collide_connected));
+  return true;
+}
+
+static const cJSON *constraint_name_node(const loader *L, int32_t slot) {
+  return slot < L->constraint_count ? L->constraints[slot].name_node
+                                    : L->groups[slot - L->constraint_count].name_node;
+}
+
+/* "params" and the name (slot in the constraint namespace). */
+static bool parse_constraint_tail(loader *L, const cJSON *obj, constraint_ir *k, int32_t slot) {
   const cJSON *params = member(obj, "params");
   if (params != NULL) {
-    mark = path_push_key(L, "params");
+    size_t mark = path_push_key(L, "params");
     if (!read_object(L, params, "an object of parameter values")) return false;
     for (const cJSON *c = params->child; c != NULL; c = c->next) {
       if (!check_duplicate_key(L, params, c)) return false;
@@ -1023,13 +1354,13 @@ static bool parse_constraint(loader *L, const cJSON *obj, int32_t index) {
   k->param_count = L->param_count - k->first_param;
   if (k->name != NULL) {
     sn_name_id other;
-    sn_scene_status st = sn_name_space_set(&L->constraint_names, (sn_name_id){index + 1, 0, 0}, k->name, &other);
+    sn_scene_status st = sn_name_space_set(&L->constraint_names, (sn_name_id){slot + 1, 0, 0}, k->name, &other);
     if (st == SN_SCENE_ERR_OUT_OF_MEMORY) return out_of_memory(L);
     if (st == SN_SCENE_ERR_DUPLICATE_NAME) {
       int32_t line, column;
-      sn_json_line_column(L->text, L->length, node_offset(L, L->constraints[other.index1 - 1].name_node, false), &line,
+      sn_json_line_column(L->text, L->length, node_offset(L, constraint_name_node(L, other.index1 - 1), false), &line,
                           &column);
-      mark = path_push_key(L, "name");
+      size_t mark = path_push_key(L, "name");
       fail(L, SN_SCENE_ERR_DUPLICATE_NAME, SN_OK, k->name_node, false,
            "duplicate constraint name \"%s\" (first used at %d:%d); expected every constraint to have its own name",
            k->name, (int)line, (int)column);
@@ -1038,6 +1369,97 @@ static bool parse_constraint(loader *L, const cJSON *obj, int32_t index) {
     }
   }
   return true;
+}
+
+/// "particles": [["jelly", 3], ...] of a constraint entry.
+static bool parse_particle_refs(loader *L, constraint_ir *k) {
+  const char *expected = "an array of particle references such as [[\"rope\", 0]]";
+  const cJSON *arr = k->particles_node;
+  size_t mark = path_push_key(L, "particles");
+  if (!read_array(L, arr, expected)) return false;
+  int32_t n = cJSON_GetArraySize(arr);
+  if (n < 1 || n > SN_MAX_CONSTRAINT_PARTICLES)
+    return fail(L, SN_SCENE_ERR_RANGE, SN_OK, arr, false, "expected 1 to %d particle references, got %d",
+                SN_MAX_CONSTRAINT_PARTICLES, (int)n);
+  k->refs = malloc((size_t)n * 2 * sizeof *k->refs);
+  if (k->refs == NULL) return out_of_memory(L);
+  int32_t i = 0;
+  char got[96];
+  for (const cJSON *c = arr->child; c != NULL; c = c->next, ++i) {
+    size_t m2 = path_push_index(L, i);
+    if (!cJSON_IsArray(c) || cJSON_GetArraySize(c) != 2)
+      return fail(L, cJSON_IsArray(c) ? SN_SCENE_ERR_RANGE : SN_SCENE_ERR_TYPE, SN_OK, c, false,
+                  "expected a particle reference [\"soft body name\", index], got %s",
+                  cJSON_IsArray(c) ? "an array of another length" : describe(L, c, got, sizeof got));
+    const cJSON *name_node = c->child, *index_node = c->child->next;
+    size_t m3 = path_push_index(L, 0);
+    const char *name = NULL;
+    if (!read_string(L, name_node, "a soft body name (a string)", &name)) return false;
+    sn_name_id id;
+    if (!sn_name_space_find(&L->body_names, name, &id))
+      return fail(L, SN_SCENE_ERR_DANGLING_REFERENCE, SN_OK, name_node, false,
+                  "no soft body named \"%.60s\"; expected the name of a soft body in \"particles\"", name);
+    if (id.index1 - 1 < L->body_count)
+      return fail(L, SN_SCENE_ERR_DANGLING_REFERENCE, SN_OK, name_node, false,
+                  "\"%.60s\" is a rigid body; expected the name of a soft body in \"particles\" (rigid bodies go in "
+                  "\"bodies\")",
+                  name);
+    path_pop(L, m3);
+    int32_t soft = id.index1 - 1 - L->body_count;
+    m3 = path_push_index(L, 1);
+    if (!read_index(L, index_node, L->softs[soft].particle_count, k->refs + 2 * i + 1)) return false;
+    path_pop(L, m3);
+    k->refs[2 * i] = soft;
+    path_pop(L, m2);
+  }
+  k->particle_count = n;
+  path_pop(L, mark);
+  return true;
+}
+
+static bool parse_constraint(loader *L, const cJSON *obj, int32_t index) {
+  if (!read_object(L, obj, "a constraint object")) return false;
+  constraint_ir *k = L->constraints + index;
+  memset(k, 0, sizeof *k);
+  k->soft = -1;
+  if (!parse_constraint_head(L, obj, k, constraint_keys)) return false;
+  const char *expected_bodies = "an array of 1 or 2 body names";
+  k->bodies_node = member(obj, "bodies");
+  k->particles_node = member(obj, "particles");
+  if (k->bodies_node == NULL && k->particles_node == NULL) return missing(L, obj, "bodies", expected_bodies);
+  if (k->bodies_node != NULL) {
+    size_t mark = path_push_key(L, "bodies");
+    if (!read_array(L, k->bodies_node, expected_bodies)) return false;
+    int32_t n = cJSON_GetArraySize(k->bodies_node);
+    if (n > SN_MAX_CONSTRAINT_BODIES || (n < 1 && k->particles_node == NULL))
+      return fail(L, SN_SCENE_ERR_RANGE, SN_OK, k->bodies_node, false, "expected %s, got %d", expected_bodies,
+                  (int)n);
+    int32_t i = 0;
+    for (const cJSON *c = k->bodies_node->child; c != NULL; c = c->next, ++i) {
+      size_t m2 = path_push_index(L, i);
+      const char *name = NULL;
+      if (!read_string(L, c, "a body name (a string)", &name)) return false;
+      sn_name_id id;
+      if (!sn_name_space_find(&L->body_names, name, &id))
+        return fail(L, SN_SCENE_ERR_DANGLING_REFERENCE, SN_OK, c, false,
+                    "no body named \"%.60s\"; expected the name of a body in \"bodies\"", name);
+      if (id.index1 - 1 >= L->body_count)
+        return fail(L, SN_SCENE_ERR_DANGLING_REFERENCE, SN_OK, c, false,
+                    "\"%.60s\" is a soft body; expected the name of a rigid body in \"bodies\" (particles go in "
+                    "\"particles\")",
+                    name);
+      if (i == 1 && id.index1 - 1 == k->bodies[0])
+        return fail(L, SN_SCENE_ERR_RANGE, SN_OK, c, false,
+                    "a constraint cannot join body \"%.60s\" to itself; expected two different bodies", name);
+      k->bodies[i] = id.index1 - 1;
+      k->body_nodes[i] = c;
+      path_pop(L, m2);
+    }
+    k->body_count = n;
+    path_pop(L, mark);
+  }
+  if (k->particles_node != NULL && !parse_particle_refs(L, k)) return false;
+  return parse_constraint_tail(L, obj, k, index);
 }
 
 static void schema_names(const sn_constraint_type *t, char *buf, size_t cap) {
@@ -1093,8 +1515,25 @@ static bool read_param(loader *L, const sn_constraint_type *t, const sn_param_de
   }
 }
 
-static bool check_constraint_params(loader *L, const sn_registry *reg, int32_t index) {
-  constraint_ir *k = L->constraints + index;
+/// The number of particles a type joins against what an entry gives.
+static bool check_particle_count(loader *L, const sn_constraint_type *t, const cJSON *node, int32_t got) {
+  uint32_t want = t->particle_count;
+  if (want == SN_ANY_PARTICLES) {
+    if (got >= 1 && got <= SN_MAX_CONSTRAINT_PARTICLES) return true;
+    return fail(L, SN_SCENE_ERR_RANGE, SN_OK, node, false, "expected 1 to %d particles for a %s, got %d",
+                SN_MAX_CONSTRAINT_PARTICLES, t->name, (int)got);
+  }
+  if (want == 0)
+    return fail(L, SN_SCENE_ERR_RANGE, SN_OK, node, false,
+                "a %s joins rigid bodies only; expected no \"particles\" for it", t->name);
+  if ((uint32_t)got == want) return true;
+  return fail(L, SN_SCENE_ERR_RANGE, SN_OK, node, false, "expected %u particle%s for a %s, got %d", want,
+              want == 1 ? "" : "s", t->name, (int)got);
+}
+
+/// The type exists, joins what the entry (or group) gives, and every
+/// parameter is in its schema and range.
+static bool check_constraint_params(loader *L, const sn_registry *reg, constraint_ir *k) {
   const sn_constraint_type *t = sn_registry_find_type(reg, k->type);
   size_t mark = path_push_key(L, "type");
   if (t == NULL) {
@@ -1111,11 +1550,40 @@ static bool check_constraint_params(loader *L, const sn_registry *reg, int32_t i
                 "\"plugins\"",
                 k->type, n ? list : "no types");
   }
+  if (k->soft >= 0 && t->body_count != 0)
+    return fail(L, SN_SCENE_ERR_RANGE, SN_OK, k->type_node, false,
+                "a %s joins %u rigid bod%s; expected a type that joins particles only (constraints with rigid bodies "
+                "go in the top-level \"constraints\", with \"particles\" references)",
+                t->name, t->body_count, t->body_count == 1 ? "y" : "ies");
   path_pop(L, mark);
-  if ((uint32_t)k->body_count != t->body_count) {
+  if (k->soft < 0 && (uint32_t)k->body_count != t->body_count) {
+    if (k->bodies_node == NULL) {
+      char expected[64];
+      snprintf(expected, sizeof expected, "%u body name%s for a %s", t->body_count, t->body_count == 1 ? "" : "s",
+               t->name);
+      return missing(L, k->node, "bodies", expected);
+    }
     mark = path_push_key(L, "bodies");
     return fail(L, SN_SCENE_ERR_RANGE, SN_OK, k->bodies_node, false, "expected %u body name%s for a %s, got %d",
                 t->body_count, t->body_count == 1 ? "" : "s", t->name, (int)k->body_count);
+  }
+  if (k->soft < 0 && k->particles_node == NULL && t->particle_count != 0) {
+    char expected[96];
+    snprintf(expected, sizeof expected, "the particles a %s joins, as [[\"soft body\", index], ...]", t->name);
+    return missing(L, k->node, "particles", expected);
+  }
+  if (k->particles_node != NULL) {
+    mark = path_push_key(L, "particles");
+    if (k->soft < 0) {
+      if (!check_particle_count(L, t, k->particles_node, k->particle_count)) return false;
+    } else {
+      for (int32_t j = 0; j < k->tuple_count; ++j) {
+        size_t m2 = path_push_index(L, j);
+        if (!check_particle_count(L, t, k->tuple_nodes[j], k->start[j + 1] - k->start[j])) return false;
+        path_pop(L, m2);
+      }
+    }
+    path_pop(L, mark);
   }
   k->values = L->values + k->first_param;
   for (int32_t i = 0; i < k->param_count; ++i) {
@@ -1131,9 +1599,10 @@ static bool check_constraint_params(loader *L, const sn_registry *reg, int32_t i
       schema_names(t, list, sizeof list);
       if (p->top_level)
         return fail_key(L, SN_SCENE_ERR_UNKNOWN_PARAM, p->node,
-                        "unknown key \"%s\"; expected a constraint key (type, bodies, params, break_force, "
-                        "collide_connected, name) or a parameter of %s (%s)",
-                        name, t->name, list);
+                        "unknown key \"%s\"; expected a constraint key (%s) or a parameter of %s (%s)", name,
+                        k->soft < 0 ? "type, bodies, particles, params, break_force, collide_connected, name"
+                                    : "type, particles, params, break_force, name",
+                        t->name, list);
       return fail_key(L, SN_SCENE_ERR_UNKNOWN_PARAM, p->node, "%s has no parameter \"%s\"; expected one of: %s",
                       t->name, name, list);
     }
@@ -1265,6 +1734,39 @@ static bool load_plugins(loader *L, sn_registry *reg) {
   return true;
 }
 
+/* The constraint types the builder entries need, loaded implicitly: the
+ * plugin of the same name (xpbd_area.so for xpbd_area) from the search path,
+ * unless the registry has it already. */
+static bool load_soft_plugins(loader *L, sn_registry *reg) {
+  for (int32_t i = 0; i < L->soft_count; ++i) {
+    const soft_ir *s = L->softs + i;
+    const char *types[4];
+    int32_t n = soft_needs(s, types);
+    for (int32_t j = 0; j < n; ++j) {
+      if (registry_has_plugin(reg, types[j])) continue;
+      size_t mark = path_push_key(L, "soft_bodies");
+      size_t m2 = path_push_index(L, i);
+      char path[4096], searched[2048], msg[768];
+      if (!find_plugin(L->opt, types[j], path, sizeof path, searched, sizeof searched))
+        return fail(L, SN_SCENE_ERR_UNKNOWN_PLUGIN, SN_OK, s->node, false,
+                    "a %s needs the constraint type \"%s\", which no listed plugin provides, and plugin \"%s\" is "
+                    "not found; expected %s.so in one of: %s",
+                    s->kind_name, types[j], types[j], types[j],
+                    searched[0] ? searched : "(no folders: set plugin_dirs or SINEW_PLUGIN_PATH)");
+      msg[0] = '\0';
+      sn_result r = sn_registry_load_plugin(reg, path, msg, sizeof msg);
+      if (r != SN_OK)
+        return fail(L, SN_SCENE_ERR_PLUGIN_LOAD, r, s->node, false,
+                    "a %s needs the constraint type \"%s\"; plugin %s failed to load: %s: %s; expected a Sinew "
+                    "constraint plugin (docs/plugins.md)",
+                    s->kind_name, types[j], path, sn_result_name(r), msg);
+      path_pop(L, m2);
+      path_pop(L, mark);
+    }
+  }
+  return true;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Document                                                                  */
 
@@ -1369,6 +1871,7 @@ static bool engine_refused(loader *L, sn_world *w, const cJSON *node, const char
 
 static bool build_bodies(loader *L, sn_world *w, sn_scene_names *names, sn_body_id *ids);
 static bool build_constraint(loader *L, sn_world *w, sn_scene_names *names, const sn_body_id *ids, int32_t i);
+static bool build_soft_body(loader *L, sn_world *w, sn_scene_names *names, soft_ir *s);
 
 static bool build(loader *L, sn_registry *reg, sn_loaded_scene *out) {
   sn_world_def wd = L->world_def;
@@ -1385,11 +1888,26 @@ static bool build(loader *L, sn_registry *reg, sn_loaded_scene *out) {
   sn_scene_names *names = out->names;
   sn_body_id *ids = malloc(((size_t)L->body_count + 1) * sizeof *ids);
   if (ids == NULL) return out_of_memory(L);
+  int64_t particles = 0;
+  for (int32_t i = 0; i < L->soft_count; ++i) {
+    L->softs[i].first_particle = (int32_t)particles;
+    particles += L->softs[i].particle_count;
+  }
+  if (particles > INT32_MAX) {
+    free(ids);
+    return fail(L, SN_SCENE_ERR_RANGE, SN_OK, L->softs[L->soft_count - 1].node, false,
+                "the soft bodies have %lld particles in all; expected at most %d", (long long)particles, INT32_MAX);
+  }
+  L->particle_ids = malloc(((size_t)particles + 1) * sizeof *L->particle_ids);
+  if (L->particle_ids == NULL) {
+    free(ids);
+    return out_of_memory(L);
+  }
   bool ok = build_bodies(L, w, names, ids);
   for (int32_t i = 0; ok && i < L->soft_count; ++i) {
     size_t mark = path_push_key(L, "soft_bodies");
     size_t m2 = path_push_index(L, i);
-    ok = build_soft_body(L, w, L->softs + i);
+    ok = build_soft_body(L, w, names, L->softs + i);
     path_pop(L, m2);
     path_pop(L, mark);
   }
@@ -1452,16 +1970,113 @@ static bool build_bodies(loader *L, sn_world *w, sn_scene_names *names, sn_body_
   return true;
 }
 
-static bool build_constraint(loader *L, sn_world *w, sn_scene_names *names, const sn_body_id *ids, int32_t i) {
-  const constraint_ir *k = L->constraints + i;
+/* A constraint of a group (its tuple t) or an entry (t < 0) over particles. */
+static sn_constraint_id create_constraint(loader *L, sn_world *w, const constraint_ir *k, const sn_body_id *ids,
+                                          int32_t t, sn_particle_id *scratch) {
   sn_constraint_def cd = sn_default_constraint_def();
   cd.type = k->type;
   for (int32_t j = 0; j < k->body_count; ++j) cd.bodies[j] = ids[k->bodies[j]];
+  if (t >= 0) {
+    const soft_ir *s = L->softs + k->soft;
+    int32_t n = k->start[t + 1] - k->start[t];
+    for (int32_t j = 0; j < n; ++j) scratch[j] = L->particle_ids[s->first_particle + k->indices[k->start[t] + j]];
+    cd.particles = scratch;
+    cd.particle_count = n;
+  } else if (k->particle_count > 0) {
+    for (int32_t j = 0; j < k->particle_count; ++j)
+      scratch[j] = L->particle_ids[L->softs[k->refs[2 * j]].first_particle + k->refs[2 * j + 1]];
+    cd.particles = scratch;
+    cd.particle_count = k->particle_count;
+  }
   cd.params = k->values;
   cd.param_count = k->param_count;
   cd.break_force = k->break_force;
   cd.collide_connected = k->collide_connected;
-  sn_constraint_id cid = sn_create_constraint(w, &cd);
+  return sn_create_constraint(w, &cd);
+}
+
+static bool build_custom(loader *L, sn_world *w, sn_scene_names *names, const soft_ir *s, sn_soft_body_id id) {
+  sn_particle_id *pid = L->particle_ids + s->first_particle;
+  for (int32_t i = 0; i < s->particle_count; ++i) {
+    pid[i] = sn_create_particle(w, id, s->particles + i);
+    if (pid[i].index1 == 0) { /* the path is left as is: the load ends here */
+      path_push_key(L, "particles");
+      path_push_index(L, i);
+      return engine_refused(L, w, s->particle_nodes[i], "particle");
+    }
+  }
+  for (int32_t i = 0; i < s->edge_count; ++i) {
+    if (sn_soft_body_add_edge(w, id, pid[s->edges[2 * i]], pid[s->edges[2 * i + 1]]) != SN_OK) {
+      path_push_key(L, "edges");
+      path_push_index(L, i);
+      return engine_refused(L, w, s->edge_nodes[i], "edge");
+    }
+  }
+  sn_particle_id *scratch = malloc(SN_MAX_CONSTRAINT_PARTICLES * sizeof *scratch);
+  if (scratch == NULL) return out_of_memory(L);
+  for (int32_t g = 0; g < s->group_count; ++g) {
+    const constraint_ir *k = L->groups + s->first_group + g;
+    for (int32_t t = 0; t < k->tuple_count; ++t) {
+      sn_constraint_id cid = create_constraint(L, w, k, NULL, t, scratch);
+      if (cid.index1 == 0) {
+        free(scratch);
+        path_push_key(L, "constraints");
+        path_push_index(L, g);
+        path_push_key(L, "particles");
+        path_push_index(L, t);
+        return engine_refused(L, w, k->tuple_nodes[t], "constraint");
+      }
+      if (k->name != NULL && sn_scene_names_set_constraint(names, cid, k->name) != SN_SCENE_OK) {
+        free(scratch);
+        return out_of_memory(L);
+      }
+    }
+  }
+  free(scratch);
+  return true;
+}
+
+static bool build_soft_body(loader *L, sn_world *w, sn_scene_names *names, soft_ir *s) {
+  sn_soft_body_id id = SN_NULL_SOFT_BODY;
+  switch (s->kind) {
+  case SOFT_ROPE:
+    id = sn_create_rope(w, &s->rope);
+    break;
+  case SOFT_CLOTH:
+    id = sn_create_cloth(w, &s->cloth);
+    break;
+  case SOFT_RING:
+    id = sn_create_ring(w, &s->ring);
+    break;
+  case SOFT_LATTICE:
+    id = sn_create_lattice(w, &s->lattice);
+    break;
+  case SOFT_CUSTOM:
+    id = sn_create_soft_body(w, &s->body);
+    break;
+  }
+  if (id.index1 == 0) {
+    char what[64];
+    snprintf(what, sizeof what, "%s soft body", s->kind_name);
+    return engine_refused(L, w, s->node, what);
+  }
+  if (s->name != NULL && sn_scene_names_set_soft_body(names, id, s->name) != SN_SCENE_OK) return out_of_memory(L);
+  if (s->kind == SOFT_CUSTOM) return build_custom(L, w, names, s, id);
+  int32_t got = sn_soft_body_get_particles(w, id, L->particle_ids + s->first_particle, s->particle_count);
+  if (got != s->particle_count || sn_soft_body_get_particle_count(w, id) != s->particle_count)
+    return fail(L, SN_SCENE_ERR_ENGINE, SN_OK, s->node, false,
+                "the %s builder made %d particles; expected %d (the format's particle numbering)", s->kind_name,
+                (int)sn_soft_body_get_particle_count(w, id), (int)s->particle_count);
+  return true;
+}
+
+static bool build_constraint(loader *L, sn_world *w, sn_scene_names *names, const sn_body_id *ids, int32_t i) {
+  const constraint_ir *k = L->constraints + i;
+  sn_particle_id scratch_local[8];
+  sn_particle_id *scratch = k->particle_count <= 8 ? scratch_local : malloc((size_t)k->particle_count * sizeof *scratch);
+  if (scratch == NULL) return out_of_memory(L);
+  sn_constraint_id cid = create_constraint(L, w, k, ids, -1, scratch);
+  if (scratch != scratch_local) free(scratch);
   if (cid.index1 == 0) return engine_refused(L, w, k->node, "constraint");
   if (k->name != NULL && sn_scene_names_set_constraint(names, cid, k->name) != SN_SCENE_OK) return out_of_memory(L);
   return true;
@@ -1488,6 +2103,9 @@ void sn_scene_unload(sn_loaded_scene *scene) {
 
 static void loader_free(loader *L) {
   sn_json_map_free(&L->map);
+  free_softs(L);
+  free(L->groups);
+  free(L->particle_ids);
   free(L->bodies);
   free(L->shapes);
   free(L->softs);
@@ -1565,10 +2183,27 @@ static sn_scene_status load(loader *L, sn_loaded_scene *out) {
     }
   }
   if (ok) ok = load_plugins(L, reg);
+  if (ok) ok = load_soft_plugins(L, reg);
+  for (int32_t i = 0; ok && i < L->soft_count; ++i) {
+    const soft_ir *s = L->softs + i;
+    for (int32_t g = 0; ok && g < s->group_count; ++g) {
+      size_t mark = path_push_key(L, "soft_bodies");
+      size_t m2 = path_push_index(L, i);
+      size_t m3 = path_push_key(L, "constraints");
+      size_t m4 = path_push_index(L, g);
+      ok = check_constraint_params(L, reg, L->groups + s->first_group + g);
+      if (ok) {
+        path_pop(L, m4);
+        path_pop(L, m3);
+        path_pop(L, m2);
+        path_pop(L, mark);
+      }
+    }
+  }
   for (int32_t i = 0; ok && i < L->constraint_count; ++i) {
     size_t mark = path_push_key(L, "constraints");
     size_t m2 = path_push_index(L, i);
-    ok = check_constraint_params(L, reg, i);
+    ok = check_constraint_params(L, reg, L->constraints + i);
     if (ok) {
       path_pop(L, m2);
       path_pop(L, mark);

@@ -176,14 +176,25 @@ void sn_destroy_scene_names(sn_scene_names *names) {
   if (names == NULL) return;
   sn_name_space_free(&names->bodies);
   sn_name_space_free(&names->constraints);
+  sn_name_space_free(&names->soft_bodies);
   free(names);
 }
 
 static sn_name_id from_body(sn_body_id b) { return (sn_name_id){b.index1, b.world_tag, b.generation}; }
 static sn_name_id from_constraint(sn_constraint_id c) { return (sn_name_id){c.index1, c.world_tag, c.generation}; }
 
+static sn_name_id from_soft(sn_soft_body_id s) { return (sn_name_id){s.index1, s.world_tag, s.generation}; }
+
+/* Bodies and soft bodies share one namespace in files: a name in the other
+ * table is taken. */
+static bool taken_by(const sn_name_space *other, const char *name) {
+  sn_name_id id;
+  return name != NULL && sn_name_space_find(other, name, &id);
+}
+
 sn_scene_status sn_scene_names_set_body(sn_scene_names *names, sn_body_id body, const char *name) {
   if (names == NULL) return SN_SCENE_ERR_ARGUMENT;
+  if (taken_by(&names->soft_bodies, name)) return SN_SCENE_ERR_DUPLICATE_NAME;
   return sn_name_space_set(&names->bodies, from_body(body), name, NULL);
 }
 
@@ -210,4 +221,20 @@ sn_constraint_id sn_scene_names_find_constraint(const sn_scene_names *names, con
   sn_name_id id;
   if (names == NULL || !sn_name_space_find(&names->constraints, name, &id)) return SN_NULL_CONSTRAINT;
   return (sn_constraint_id){id.index1, id.world_tag, id.generation};
+}
+
+sn_scene_status sn_scene_names_set_soft_body(sn_scene_names *names, sn_soft_body_id soft, const char *name) {
+  if (names == NULL) return SN_SCENE_ERR_ARGUMENT;
+  if (taken_by(&names->bodies, name)) return SN_SCENE_ERR_DUPLICATE_NAME;
+  return sn_name_space_set(&names->soft_bodies, from_soft(soft), name, NULL);
+}
+
+const char *sn_scene_names_get_soft_body(const sn_scene_names *names, sn_soft_body_id soft) {
+  return names ? sn_name_space_get(&names->soft_bodies, from_soft(soft)) : NULL;
+}
+
+sn_soft_body_id sn_scene_names_find_soft_body(const sn_scene_names *names, const char *name) {
+  sn_name_id id;
+  if (names == NULL || !sn_name_space_find(&names->soft_bodies, name, &id)) return SN_NULL_SOFT_BODY;
+  return (sn_soft_body_id){id.index1, id.world_tag, id.generation};
 }

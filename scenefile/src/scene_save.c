@@ -192,6 +192,7 @@ typedef struct writer {
   sn_world *world;
   text_buffer out;
   sn_scene_error *err;
+  bool failed; ///< err is set
 } writer;
 
 static bool unrepresentable(writer *W, const char *body, int32_t shape, const char *what) {
@@ -366,20 +367,201 @@ static bool plugin_of(const char *origin, char *out, size_t cap) {
   return true;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Soft bodies                                                               */
+
+/// Where each particle is: its soft body (position in the file) and its
+/// index in that body, by particle slot (index1 - 1).
+typedef struct particle_map {
+  int32_t *soft, *local;
+  int32_t slots;
+} particle_map;
+
+static bool same_param_values(sn_world *w, sn_constraint_id a, sn_constraint_id b, const sn_constraint_type *t) {
+  for (uint32_t j = 0; j < t->param_count; ++j) {
+    double xa = 0.0, ya = 0.0, xb = 0.0, yb = 0.0;
+    sn_constraint_get_param(w, a, t->params[j].name, &xa, &ya);
+    sn_constraint_get_param(w, b, t->params[j].name, &xb, &yb);
+    if (memcmp(&xa, &xb, sizeof xa) != 0 || memcmp(&ya, &yb, sizeof ya) != 0) return false;
+  }
+  return true;
+}
+
+static void put_params(writer *W, sn_constraint_id k, const sn_constraint_type *t) {
+  text_buffer *b = &W->out;
+  put(b, "\"params\": {");
+  for (uint32_t j = 0; j < t->param_count; ++j) {
+    double x = 0.0, y = 0.0;
+    sn_constraint_get_param(W->world, k, t->params[j].name, &x, &y);
+    if (j) put(b, ", ");
+    put_param(b, t->params + j, x, y);
+  }
+  put(b, "}");
+}
+
+/// The most frequent value (by bits) of n floats; fallback if n is 0.
+static float most_frequent(float *v, int32_t n, float fallback) {
+  if (n <= 0) return fallback;
+  uint32_t *bits = malloc((size_t)n * sizeof *bits);
+  if (bits == NULL) return v[0];
+  for (int32_t i = 0; i < n; ++i) memcpy(bits + i, v + i, sizeof *bits);
+  /* sort the bit patterns (shell sort) and take the longest run */
+  for (int32_t gap = n / 2; gap > 0; gap /= 2) {
+    for (int32_t i = gap; i < n; ++i) {
+      uint32_t x = bits[i];
+      int32_t j = i;
+      for (; j >= gap && bits[j - gap] > x; j -= gap) bits[j] = bits[j - gap];
+      bits[j] = x;
+    }
+  }
+  uint32_t best;
+  memcpy(&best, v, sizeof best);
+  int32_t best_run = 0;
+  for (int32_t i = 0; i < n;) {
+    int32_t j = i;
+    while (j < n && bits[j] == bits[i]) ++j;
+    if (j - i > best_run) {
+      best_run = j - i;
+      best = bits[i];
+    }
+    i = j;
+  }
+  free(bits);
+  float f;
+  memcpy(&f, &best, sizeof f);
+  return f;
+}
+
+/* One soft body in the explicit ("custom") form: material, particles, edges
+ * and its constraints (owner[c] == index), grouped by runs of the same type,
+ * parameters and break force. */
+static bool put_soft_body(writer *W, sn_soft_body_id soft, int32_t index, const char *name, const particle_map *map,
+                          const sn_constraint_id *constraints, const int32_t *owner, int32_t constraint_count,
+                          const sn_scene_names *names, sn_particle_id *scratch) {
+  sn_world *w = W->world;
+  text_buffer *b = &W->out;
+  sn_soft_body_def d = sn_soft_body_get_material(w, soft);
+  put(b, "    {\"name\": ");
+  put_string(b, name);
+  put(b, ", \"kind\": \"custom\"");
+  put_float_unless(b, "friction", d.friction, 0.4f);
+  put_float_unless(b, "restitution", d.restitution, 0.0f);
+  put_float_unless(b, "linear_damping", d.damping, 0.0f);
+  put_float_unless(b, "rigid_damping", d.rigid_damping, 0.0f);
+  put_bool_unless(b, "collide_rigid", d.collide_rigid, true);
+  put_bool_unless(b, "collide_soft", d.collide_soft, true);
+  put_bool_unless(b, "self_collision", d.self_collision, false);
+
+  int32_t n = sn_soft_body_get_particle_count(w, soft);
+  sn_particle_id *ids = malloc(((size_t)n + 1) * sizeof *ids);
+  float *values = malloc(((size_t)n + 1) * sizeof *values);
+  if (ids == NULL || values == NULL) {
+    free(ids);
+    free(values);
+    b->out_of_memory = true;
+    return true;
+  }
+  n = sn_soft_body_get_particles(w, soft, ids, n);
+  for (int32_t i = 0; i < n; ++i) values[i] = sn_particle_get_mass(w, ids[i]);
+  float mass = most_frequent(values, n, 0.01f);
+  for (int32_t i = 0; i < n; ++i) values[i] = sn_particle_get_radius(w, ids[i]);
+  float radius = most_frequent(values, n, 0.02f);
+  free(values);
+  put_float_unless(b, "particle_mass", mass, 0.01f);
+  put_float_unless(b, "particle_radius", radius, 0.02f);
+  if (n > 0) {
+    put(b, ",\n     \"particles\": [");
+    for (int32_t i = 0; i < n; ++i) {
+      put(b, i ? ",\n      {\"position\": " : "\n      {\"position\": ");
+      put_vec2(b, sn_particle_get_position(w, ids[i]));
+      sn_vec2 v = sn_particle_get_velocity(w, ids[i]);
+      if (!same_vec2(v, (sn_vec2){0.0f, 0.0f})) {
+        put_key(b, "velocity");
+        put_vec2(b, v);
+      }
+      put_float_unless(b, "mass", sn_particle_get_mass(w, ids[i]), mass);
+      put_float_unless(b, "radius", sn_particle_get_radius(w, ids[i]), radius);
+      put_bool_unless(b, "kinematic", sn_particle_is_kinematic(w, ids[i]), false);
+      put(b, "}");
+    }
+    put(b, "\n     ]");
+  }
+  free(ids);
+
+  int32_t edges = sn_soft_body_get_edge_count(w, soft);
+  if (edges > 0) {
+    sn_particle_id *pairs = malloc((size_t)edges * 2 * sizeof *pairs);
+    if (pairs == NULL) {
+      b->out_of_memory = true;
+      return true;
+    }
+    edges = sn_soft_body_get_edges(w, soft, pairs, edges);
+    put(b, ",\n     \"edges\": [");
+    for (int32_t i = 0; i < edges; ++i) {
+      putf(b, "%s[%d, %d]", i ? ", " : "", (int)map->local[pairs[2 * i].index1 - 1],
+           (int)map->local[pairs[2 * i + 1].index1 - 1]);
+    }
+    put(b, "]");
+    free(pairs);
+  }
+
+  bool any = false;
+  for (int32_t c = 0; c < constraint_count;) {
+    if (owner[c] != index) {
+      ++c;
+      continue;
+    }
+    sn_constraint_id k = constraints[c];
+    const sn_constraint_type *t = sn_constraint_get_type(w, k);
+    const char *cname = sn_scene_names_get_constraint(names, k);
+    float brk = sn_constraint_get_break_force(w, k);
+    put(b, any ? ",\n      {" : ",\n     \"constraints\": [\n      {");
+    any = true;
+    if (cname != NULL) {
+      put(b, "\"name\": ");
+      put_string(b, cname);
+      put(b, ", ");
+    }
+    put(b, "\"type\": ");
+    put_string(b, t->name);
+    put(b, ", ");
+    put_params(W, k, t);
+    put_float_unless(b, "break_force", brk, 0.0f);
+    put(b, ", \"particles\": [");
+    /* this constraint and the following ones of the same kind (a named one stands alone) */
+    int32_t written = 0;
+    for (int32_t e = c; e < constraint_count; ++e) {
+      if (owner[e] != index) continue;
+      sn_constraint_id q = constraints[e];
+      if (written > 0) {
+        float qb = sn_constraint_get_break_force(w, q);
+        if (cname != NULL || sn_constraint_get_type(w, q) != t || !same_float(qb, brk) ||
+            sn_scene_names_get_constraint(names, q) != NULL || !same_param_values(w, k, q, t))
+          break;
+      }
+      int32_t pc = sn_constraint_get_particles(w, q, scratch, SN_MAX_CONSTRAINT_PARTICLES);
+      put(b, written ? ", [" : "[");
+      for (int32_t j = 0; j < pc; ++j) putf(b, "%s%d", j ? ", " : "", (int)map->local[scratch[j].index1 - 1]);
+      put(b, "]");
+      written++;
+      c = e + 1;
+    }
+    put(b, "]}");
+  }
+  if (any) put(b, "\n     ]");
+  put(b, "}");
+  return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The scene                                                                 */
+
 static bool write_scene(writer *W, const sn_scene_names *names) {
   sn_world *w = W->world;
   text_buffer *b = &W->out;
   sn_world_def wd;
   if (sn_world_get_def(w, &wd) != SN_OK) {
     sn_scene_set_error(W->err, SN_SCENE_ERR_ARGUMENT, SN_ERR_NULL, 0, 0, "the world is NULL");
-    return false;
-  }
-  sn_world_counters counters = sn_world_get_counters(w);
-  if (counters.soft_body_count > 0 || counters.particle_count > 0) {
-    sn_scene_set_error(W->err, SN_SCENE_ERR_UNREPRESENTABLE, SN_OK, 0, 0,
-                       "the world has %d soft bodies and %d particles: the scene writer does not save soft bodies "
-                       "yet; expected a world of rigid bodies",
-                       (int)counters.soft_body_count, (int)counters.particle_count);
     return false;
   }
   put(b, "{\n  \"sinew_scene\": 1,\n  \"gravity\": ");
@@ -404,40 +586,100 @@ static bool write_scene(writer *W, const sn_scene_names *names) {
   put(b, "},\n");
 
   int32_t body_count = sn_world_get_body_count(w), constraint_count = sn_world_get_constraint_count(w);
+  int32_t soft_count = sn_world_get_soft_body_count(w);
   sn_body_id *bodies = malloc(((size_t)body_count + 1) * sizeof *bodies);
   sn_constraint_id *constraints = malloc(((size_t)constraint_count + 1) * sizeof *constraints);
-  char **body_names = calloc((size_t)body_count + 1, sizeof *body_names);
+  sn_soft_body_id *softs = malloc(((size_t)soft_count + 1) * sizeof *softs);
+  char **body_names = calloc((size_t)body_count + (size_t)soft_count + 1, sizeof *body_names);
+  int32_t *owner = malloc(((size_t)constraint_count + 1) * sizeof *owner); /* soft body, or -1: top level */
+  sn_particle_id *scratch = malloc(SN_MAX_CONSTRAINT_PARTICLES * sizeof *scratch);
   int32_t *saved_index = NULL; /* body slot -> position in the file */
+  particle_map map = {NULL, NULL, 0};
   sn_name_space taken;
   memset(&taken, 0, sizeof taken);
-  bool ok = bodies && constraints && body_names;
+  bool ok = bodies && constraints && softs && body_names && owner && scratch;
   if (ok) {
     body_count = sn_world_get_bodies(w, bodies, body_count);
     constraint_count = sn_world_get_constraints(w, constraints, constraint_count);
+    soft_count = sn_world_get_soft_bodies(w, softs, soft_count);
     int32_t slots = body_count > 0 ? bodies[body_count - 1].index1 : 0;
     saved_index = malloc(((size_t)slots + 1) * sizeof *saved_index);
     ok = saved_index != NULL;
     for (int32_t i = 0; ok && i < body_count; ++i) saved_index[bodies[i].index1 - 1] = i;
   }
-  /* names: given ones first, then generated ones that clash with none */
-  for (int32_t i = 0; ok && i < body_count; ++i) {
-    const char *given = sn_scene_names_get_body(names, bodies[i]);
+  /* particles: slot -> (soft body, index in it) */
+  for (int32_t j = 0; ok && j < soft_count; ++j) {
+    int32_t n = sn_soft_body_get_particle_count(w, softs[j]);
+    sn_particle_id *ids = malloc(((size_t)n + 1) * sizeof *ids);
+    ok = ids != NULL;
+    if (!ok) break;
+    n = sn_soft_body_get_particles(w, softs[j], ids, n);
+    for (int32_t i = 0; i < n; ++i) {
+      if (ids[i].index1 > map.slots) map.slots = ids[i].index1;
+    }
+    free(ids);
+  }
+  if (ok && soft_count > 0) {
+    map.soft = malloc(((size_t)map.slots + 1) * sizeof *map.soft);
+    map.local = malloc(((size_t)map.slots + 1) * sizeof *map.local);
+    ok = map.soft != NULL && map.local != NULL;
+    for (int32_t j = 0; ok && j < soft_count; ++j) {
+      int32_t n = sn_soft_body_get_particle_count(w, softs[j]);
+      sn_particle_id *ids = malloc(((size_t)n + 1) * sizeof *ids);
+      ok = ids != NULL;
+      if (!ok) break;
+      n = sn_soft_body_get_particles(w, softs[j], ids, n);
+      for (int32_t i = 0; i < n; ++i) {
+        map.soft[ids[i].index1 - 1] = j;
+        map.local[ids[i].index1 - 1] = i;
+      }
+      free(ids);
+    }
+  }
+  /* constraints joining only particles of one soft body are saved with it */
+  for (int32_t c = 0; ok && c < constraint_count; ++c) {
+    sn_body_id jb[SN_MAX_CONSTRAINT_BODIES];
+    int32_t nb = sn_constraint_get_bodies(w, constraints[c], jb);
+    int32_t pc = sn_constraint_get_particles(w, constraints[c], scratch, SN_MAX_CONSTRAINT_PARTICLES);
+    owner[c] = -1;
+    if (nb != 0 || pc == 0) continue;
+    int32_t s0 = map.soft[scratch[0].index1 - 1];
+    bool one = true;
+    for (int32_t j = 1; j < pc && one; ++j) one = map.soft[scratch[j].index1 - 1] == s0;
+    if (one) owner[c] = s0;
+  }
+  /* names: given ones first, then generated ones that clash with none;
+   * bodies are slots 1..body_count of the shared namespace, soft bodies follow */
+  const int32_t total = body_count + soft_count;
+  for (int32_t i = 0; ok && i < total; ++i) {
+    const char *given = i < body_count ? sn_scene_names_get_body(names, bodies[i])
+                                       : sn_scene_names_get_soft_body(names, softs[i - body_count]);
     if (given == NULL) continue;
-    ok = sn_name_space_set(&taken, (sn_name_id){i + 1, 0, 0}, given, NULL) == SN_SCENE_OK;
+    sn_scene_status st = sn_name_space_set(&taken, (sn_name_id){i + 1, 0, 0}, given, NULL);
+    if (st == SN_SCENE_ERR_DUPLICATE_NAME) {
+      sn_scene_set_error(W->err, SN_SCENE_ERR_UNREPRESENTABLE, SN_OK, 0, 0,
+                         "the name \"%.100s\" is given to two bodies or soft bodies; expected unique names", given);
+      ok = false;
+      W->failed = true;
+      break;
+    }
+    ok = st == SN_SCENE_OK;
     body_names[i] = (char *)given;
   }
   char generated[64];
-  for (int32_t i = 0; ok && i < body_count; ++i) {
+  for (int32_t i = 0; ok && i < total; ++i) {
     if (body_names[i] != NULL) continue;
     sn_name_id other;
-    snprintf(generated, sizeof generated, "body%d", (int)i);
+    const char *stem = i < body_count ? "body" : "soft";
+    int32_t at = i < body_count ? i : i - body_count;
+    snprintf(generated, sizeof generated, "%s%d", stem, (int)at);
     for (int k = 2; sn_name_space_find(&taken, generated, &other); ++k)
-      snprintf(generated, sizeof generated, "body%d_%d", (int)i, k);
+      snprintf(generated, sizeof generated, "%s%d_%d", stem, (int)at, k);
     ok = sn_name_space_set(&taken, (sn_name_id){i + 1, 0, 0}, generated, NULL) == SN_SCENE_OK;
     if (ok) body_names[i] = (char *)sn_name_space_get(&taken, (sn_name_id){i + 1, 0, 0});
   }
   if (!ok) {
-    b->out_of_memory = true;
+    if (!W->failed) b->out_of_memory = true;
   } else {
     /* plugins of the constraint types used, in order of first use */
     const sn_registry *reg = sn_world_get_registry(w);
@@ -465,13 +707,26 @@ static bool write_scene(writer *W, const sn_scene_names *names) {
       put(b, i ? ",\n" : "\n");
       ok = put_body(W, bodies[i], body_names[i]);
     }
-    put(b, body_count > 0 ? "\n  ],\n  \"constraints\": [" : "],\n  \"constraints\": [");
+    put(b, body_count > 0 ? "\n  ],\n" : "],\n");
+    if (soft_count > 0) {
+      put(b, "  \"soft_bodies\": [");
+      for (int32_t j = 0; ok && j < soft_count; ++j) {
+        put(b, j ? ",\n" : "\n");
+        ok = put_soft_body(W, softs[j], j, body_names[body_count + j], &map, constraints, owner, constraint_count,
+                           names, scratch);
+      }
+      put(b, "\n  ],\n");
+    }
+    put(b, "  \"constraints\": [");
+    int32_t written = 0;
     for (int32_t i = 0; ok && i < constraint_count; ++i) {
+      if (owner[i] >= 0) continue;
       sn_constraint_id k = constraints[i];
       const sn_constraint_type *t = sn_constraint_get_type(w, k);
       sn_body_id jb[SN_MAX_CONSTRAINT_BODIES];
       int32_t n = sn_constraint_get_bodies(w, k, jb);
-      put(b, i ? ",\n    {" : "\n    {");
+      int32_t pc = sn_constraint_get_particles(w, k, scratch, SN_MAX_CONSTRAINT_PARTICLES);
+      put(b, written++ ? ",\n    {" : "\n    {");
       const char *name = sn_scene_names_get_constraint(names, k);
       if (name != NULL) {
         put(b, "\"name\": ");
@@ -480,34 +735,48 @@ static bool write_scene(writer *W, const sn_scene_names *names) {
       }
       put(b, "\"type\": ");
       put_string(b, t->name);
-      put(b, ", \"bodies\": [");
-      for (int32_t j = 0; j < n; ++j) {
-        if (j) put(b, ", ");
-        put_string(b, body_names[saved_index[jb[j].index1 - 1]]);
+      if (n > 0) {
+        put(b, ", \"bodies\": [");
+        for (int32_t j = 0; j < n; ++j) {
+          if (j) put(b, ", ");
+          put_string(b, body_names[saved_index[jb[j].index1 - 1]]);
+        }
+        put(b, "]");
       }
-      put(b, "], \"params\": {");
-      for (uint32_t j = 0; j < t->param_count; ++j) {
-        double x = 0.0, y = 0.0;
-        sn_constraint_get_param(w, k, t->params[j].name, &x, &y);
-        if (j) put(b, ", ");
-        put_param(b, t->params + j, x, y);
+      if (pc > 0) {
+        put(b, ", \"particles\": [");
+        for (int32_t j = 0; j < pc; ++j) {
+          int32_t slot = scratch[j].index1 - 1;
+          put(b, j ? ", [" : "[");
+          put_string(b, body_names[body_count + map.soft[slot]]);
+          putf(b, ", %d]", (int)map.local[slot]);
+        }
+        put(b, "]");
       }
-      put(b, "}");
+      put(b, ", ");
+      put_params(W, k, t);
       put_float_unless(b, "break_force", sn_constraint_get_break_force(w, k), 0.0f);
       put_bool_unless(b, "collide_connected", sn_constraint_get_collide_connected(w, k), false);
       put(b, "}");
     }
-    put(b, constraint_count > 0 ? "\n  ]\n}\n" : "]\n}\n");
+    put(b, written > 0 ? "\n  ]\n}\n" : "]\n}\n");
   }
   sn_name_space_free(&taken);
   free(bodies);
   free(constraints);
+  free(softs);
   free(body_names);
+  free(owner);
+  free(scratch);
   free(saved_index);
+  free(map.soft);
+  free(map.local);
   if (ok && b->out_of_memory) {
     sn_scene_set_error(W->err, SN_SCENE_ERR_OUT_OF_MEMORY, SN_ERR_OUT_OF_MEMORY, 0, 0, "out of memory");
     return false;
   }
+  if (!ok && !W->failed && W->err->status == SN_SCENE_OK)
+    sn_scene_set_error(W->err, SN_SCENE_ERR_OUT_OF_MEMORY, SN_ERR_OUT_OF_MEMORY, 0, 0, "out of memory");
   return ok;
 }
 

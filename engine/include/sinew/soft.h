@@ -101,6 +101,19 @@ SN_API sn_soft_body_id sn_create_lattice(sn_world *world, const sn_lattice_def *
 SN_API int32_t sn_constraint_get_particles(sn_world *world, sn_constraint_id constraint, sn_particle_id *particles,
                                            int32_t capacity);
 
+/* Enumeration (soft/soft_enumerate.c) ------------------------------------ */
+
+/// Live soft bodies of the world.
+SN_API int32_t sn_world_get_soft_body_count(sn_world *world);
+/// Copies up to capacity soft body ids in slot order (creation order unless
+/// slots were reused); returns how many.
+SN_API int32_t sn_world_get_soft_bodies(sn_world *world, sn_soft_body_id *soft_bodies, int32_t capacity);
+/// Copies up to capacity collision edges (sn_soft_body_add_edge) in the
+/// order they were added, as pairs: pairs[2 i] and pairs[2 i + 1] are the
+/// two particles of edge i (pairs holds 2 * capacity ids). Returns how many
+/// edges were copied (0 for a stale id).
+SN_API int32_t sn_soft_body_get_edges(sn_world *world, sn_soft_body_id soft, sn_particle_id *pairs, int32_t capacity);
+
 #ifdef __cplusplus
 }
 #endif

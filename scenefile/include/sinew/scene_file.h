@@ -9,7 +9,9 @@
  *     "plugins": ["revolute"],
  *     "bodies": [{"name": "ball", "type": "dynamic", "position": [0, 4],
  *                 "shapes": [{"circle": 0.5, "density": 1}]}],
- *     "constraints": [{"type": "revolute", "bodies": ["ground", "ball"], ...}] }
+ *     "soft_bodies": [{"name": "jelly", "kind": "ring", "center": [3, 5], "radius": 0.5}],
+ *     "constraints": [{"type": "revolute", "bodies": ["ground", "ball"], ...},
+ *                     {"type": "attach", "bodies": ["ball"], "particles": [["jelly", 0]]}] }
  *
  * Loading is all or nothing: the whole file is checked first (JSON syntax,
  * keys, types, ranges, names and references, plugins, constraint parameters
@@ -17,7 +19,8 @@
  * if anything fails, everything built is destroyed and the error names
  * file:line:column and what was expected there.
  *
- * Saving writes every setting, body, shape and constraint of a world with
+ * Saving writes every setting, body, shape, soft body (as explicit
+ * particles, edges and constraints) and constraint of a world with
  * floats printed so they read back to the same bits: save, load, save gives
  * the same text, and a world saved before its first step and loaded back
  * steps bit for bit like the original (see the format page for what is not
@@ -91,9 +94,9 @@ typedef struct sn_scene_error {
 /* ------------------------------------------------------------------------ */
 /* Names                                                                     */
 
-/// Names of bodies and constraints of a world, as scene files refer to them
-/// (constraints name their bodies). Bodies and constraints have separate
-/// namespaces. Names are non-empty UTF-8 strings of at most 255 bytes without
+/// Names of bodies, soft bodies and constraints of a world, as scene files
+/// refer to them (constraints name their bodies and soft bodies). Bodies and
+/// soft bodies share one namespace; constraints have their own. Names are non-empty UTF-8 strings of at most 255 bytes without
 /// control characters. Entries are keyed by id (generation included), so a
 /// destroyed object's name is simply never looked up again.
 typedef struct sn_scene_names sn_scene_names;
@@ -114,6 +117,12 @@ SN_API sn_scene_status sn_scene_names_set_constraint(sn_scene_names *names, sn_c
                                                      const char *name);
 SN_API const char *sn_scene_names_get_constraint(const sn_scene_names *names, sn_constraint_id constraint);
 SN_API sn_constraint_id sn_scene_names_find_constraint(const sn_scene_names *names, const char *name);
+/// Soft body names. Bodies and soft bodies share one namespace (a file
+/// refers to either by name): setting a body's name that a soft body has,
+/// or the reverse, gives SN_SCENE_ERR_DUPLICATE_NAME.
+SN_API sn_scene_status sn_scene_names_set_soft_body(sn_scene_names *names, sn_soft_body_id soft, const char *name);
+SN_API const char *sn_scene_names_get_soft_body(const sn_scene_names *names, sn_soft_body_id soft);
+SN_API sn_soft_body_id sn_scene_names_find_soft_body(const sn_scene_names *names, const char *name);
 
 /* ------------------------------------------------------------------------ */
 /* Loading                                                                   */
@@ -148,7 +157,7 @@ typedef struct sn_loaded_scene {
   sn_world *world;
   sn_registry *registry; ///< the world's registry (never NULL after a load)
   bool owns_registry;    ///< the registry was created by the loader
-  sn_scene_names *names; ///< names of the file's bodies and constraints
+  sn_scene_names *names; ///< names of the file's bodies, soft bodies and constraints
 } sn_loaded_scene;
 
 /// Loads a scene file. On success fills *out and returns SN_SCENE_OK; on
@@ -171,9 +180,11 @@ SN_API void sn_scene_unload(sn_loaded_scene *scene);
 /* Saving                                                                    */
 
 /// Writes the world as scene text (NUL-terminated, ends with a newline).
-/// Bodies and constraints are named from names (may be NULL); unnamed ones
-/// get generated names ("body7", "constraint2", never clashing with given
-/// ones). Plugins are listed by the file name of the library each used
+/// Bodies, soft bodies and constraints are named from names (may be NULL);
+/// unnamed bodies and soft bodies get generated names ("body7", "soft2",
+/// never clashing with given ones); unnamed constraints stay unnamed. Soft
+/// bodies are written in the explicit form ("kind": "custom": particles,
+/// edges, constraint groups) whatever made them. Plugins are listed by the file name of the library each used
 /// constraint type came from ("revolute" for .../revolute.so); types
 /// registered by the host program (sn_registry_add_type) are not listed, so
 /// loading such a file needs a registry that has them. Returns NULL on
