@@ -36,8 +36,9 @@ SN_API int32_t sn_soft_body_get_particle_count(sn_world *world, sn_soft_body_id 
 /// Copies up to capacity particle ids in creation order; returns how many.
 SN_API int32_t sn_soft_body_get_particles(sn_world *world, sn_soft_body_id soft, sn_particle_id *particles,
                                           int32_t capacity);
-/// Constraints whose particles all belong to this body (as created by a
-/// builder, in creation order); returns how many were copied.
+/// Constraints whose particles all belong to this body, in creation order:
+/// what its builder made, and any others on its particles only (an attach
+/// to a rigid body counts); returns how many were copied.
 SN_API int32_t sn_soft_body_get_constraints(sn_world *world, sn_soft_body_id soft, sn_constraint_id *constraints,
                                             int32_t capacity);
 /// The material (as in the def, user_data and cookie included).
