@@ -8,15 +8,21 @@
  * So all engines sample the same stretches of a noisy shared machine, while
  * each keeps its caches warm within a turn (only the first step of a turn
  * starts cold: one sample in `block`, which leaves the median alone). Every
- * step is timed on its own with a monotonic clock; medians are quoted.
+ * step is timed on its own with a monotonic clock (the JSON lines' fields);
+ * the thread's CPU time is taken too, and the ratio line gives the ratios
+ * of both medians: on a machine with more runnable jobs than cores a step
+ * of a few ms is now and then descheduled for a whole time slice, which the
+ * monotonic clock counts and the CPU clock does not.
  * The metrics of the peers are computed here from their bodies' states with
  * the same definitions as Sinew's (bench/scenes.c). */
+#define _POSIX_C_SOURCE 200809L
 #include "peers.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "peers/peer.h"
 #include "report.h"
@@ -155,7 +161,7 @@ static bool sn_desc_matches(const sn_peer_desc *d, const sn_scene *s) {
 typedef struct sn_peer_row {
   const char *engine;
   const char *settings;
-  sn_scene_timing timing;
+  sn_scene_timing timing, cpu; /* monotonic clock, thread CPU time */
   sn_scene_metrics m;
   int32_t bodies, constraints;
 } sn_peer_row;
@@ -252,11 +258,28 @@ static void sn_peer_print_ratios(const sn_peer_run *run, int32_t block) {
     double peer = run->rows[e].timing.median, sinew = run->rows[0].timing.median;
     printf(", \"speedup_%s\": %.2f", key, sinew > 0.0 ? peer / sinew : 0.0);
   }
+  for (int32_t e = 1; e < run->engine_count; ++e) {
+    char key[32];
+    sn_engine_key(run->rows[e].engine, key, sizeof key);
+    double peer = run->rows[e].cpu.median, sinew = run->rows[0].cpu.median;
+    printf(", \"cpu_ratio_%s\": %.4f", key, peer > 0.0 ? sinew / peer : 0.0);
+  }
+  printf(", \"cpu_ms_step_median\": {");
+  for (int32_t e = 0; e < run->engine_count; ++e)
+    printf("%s\"%s\": %.4f", e ? ", " : "", run->rows[e].engine, run->rows[e].cpu.median);
+  printf("}");
   printf("}\n");
   fflush(stdout);
 }
 
 /* ---- one scene on every engine, interleaved ---- */
+
+/* CPU time of the calling thread, ms. */
+static double sn_thread_cpu_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
 
 static int sn_peers_scene(sn_peer_run *run, const char *name, int32_t size, const sn_peers_options *o) {
   const int32_t block = o->block > 0 ? o->block : 10;
@@ -294,17 +317,18 @@ static int sn_peers_scene(sn_peer_run *run, const char *name, int32_t size, cons
     }
     n++;
   }
-  double *times = rc == 0 ? malloc((size_t)steps * (size_t)n * sizeof(double)) : NULL;
+  double *times = rc == 0 ? malloc(2 * (size_t)steps * (size_t)n * sizeof(double)) : NULL;
   if (times == NULL) rc = 1;
+  double *cpu_times = times + (size_t)steps * (size_t)n;
 
   const float dt = 1.0f / 60.0f;
   for (int32_t start = 0, round = 0; rc == 0 && start < steps; start += block, ++round) {
     int32_t end = start + block < steps ? start + block : steps;
     for (int32_t t = 0; t < n && rc == 0; ++t) {
       int32_t e = (round + t) % n;
-      double *out = times + (size_t)e * (size_t)steps;
+      double *out = times + (size_t)e * (size_t)steps, *cpu_out = cpu_times + (size_t)e * (size_t)steps;
       for (int32_t i = start; i < end; ++i) {
-        double t0 = sn_scene_now_ms();
+        double t0 = sn_scene_now_ms(), c0 = sn_thread_cpu_ms();
         if (e == 0) {
           if (sn_world_step(scene.world, dt) != SN_OK) {
             fprintf(stderr, "sinew-bench: step failed: %s\n", sn_world_last_error(scene.world));
@@ -314,6 +338,7 @@ static int sn_peers_scene(sn_peer_run *run, const char *name, int32_t size, cons
         } else {
           peers[e]->step(worlds[e], dt);
         }
+        cpu_out[i] = sn_thread_cpu_ms() - c0;
         out[i] = sn_scene_now_ms() - t0;
       }
     }
@@ -324,6 +349,7 @@ static int sn_peers_scene(sn_peer_run *run, const char *name, int32_t size, cons
     for (int32_t e = 0; e < n; ++e) {
       sn_peer_row *r = &run->rows[e];
       r->timing = sn_scene_timing_of(times + (size_t)e * (size_t)steps, steps);
+      r->cpu = sn_scene_timing_of(cpu_times + (size_t)e * (size_t)steps, steps);
       r->bodies = scene.body_count;
       if (e == 0) {
         static char sinew_engine[32], sinew_settings[64];
@@ -473,16 +499,17 @@ static int sn_write_table(const char *path, const sn_peer_run *runs, int32_t run
     fprintf(stderr, "sinew-bench --table: cannot write %s\n", path);
     return 1;
   }
-  fprintf(f, "| scene | bodies | engine | ms/step median | p95 | Sinew ÷ engine | top_drift (m) | max_dx (m) | "
-             "fallen | min_y_gap (m) | ke_end (J) | link_error |\n"
-             "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  fprintf(f, "| scene | bodies | engine | ms/step median | p95 | CPU ms/step median | Sinew ÷ engine | "
+             "(CPU time) | top_drift (m) | max_dx (m) | fallen | min_y_gap (m) | ke_end (J) | link_error |\n"
+             "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (int32_t k = 0; k < run_count; ++k) {
     const sn_peer_run *run = &runs[k];
     for (int32_t e = 0; e < run->engine_count; ++e) {
       const sn_peer_row *r = &run->rows[e];
-      char ratio[32], gap[32], link[32], drift[32], dx[32];
+      char ratio[32], cpu_ratio[32], gap[32], link[32], drift[32], dx[32];
       bool rigid_pile = strcmp(run->scene, "rain") != 0 && strcmp(run->scene, "chain") != 0;
       sn_fmt(ratio, sizeof ratio, e > 0 && r->timing.median > 0.0, "%.2f", run->rows[0].timing.median / r->timing.median);
+      sn_fmt(cpu_ratio, sizeof cpu_ratio, e > 0 && r->cpu.median > 0.0, "%.2f", run->rows[0].cpu.median / r->cpu.median);
       sn_fmt(gap, sizeof gap, r->m.has_min_y_gap, "%.3f", r->m.min_y_gap);
       sn_fmt(link, sizeof link, r->m.has_link_error, "%.4f", r->m.link_error);
       sn_fmt(drift, sizeof drift, rigid_pile, "%.3f", r->m.top_drift);
@@ -492,9 +519,9 @@ static int sn_write_table(const char *path, const sn_peer_run *runs, int32_t run
         snprintf(label, sizeof label, "ratio 1600:1");
       else
         snprintf(label, sizeof label, "%s %d", run->scene, (int)run->size);
-      fprintf(f, "| %s | %d | %s | %.3f | %.3f | %s | %s | %s | %d | %s | %.2g | %s |\n", e == 0 ? label : "",
-              (int)r->bodies, r->engine, r->timing.median, r->timing.p95, ratio, drift, dx, (int)r->m.fallen, gap,
-              r->m.ke_end, link);
+      fprintf(f, "| %s | %d | %s | %.3f | %.3f | %.3f | %s | %s | %s | %s | %d | %s | %.2g | %s |\n",
+              e == 0 ? label : "", (int)r->bodies, r->engine, r->timing.median, r->timing.p95, r->cpu.median, ratio,
+              cpu_ratio, drift, dx, (int)r->m.fallen, gap, r->m.ke_end, link);
     }
   }
   int rc = ferror(f) ? 1 : 0;
@@ -510,8 +537,8 @@ int sn_peers_run(const sn_peers_options *o) {
     if (sn_peer_known[k].built) {
       built++;
     } else {
-      printf("sinew-bench: peer not built: %s (%s was not found when sinew-bench was configured; install it and "
-             "reconfigure)\n",
+      printf("sinew-bench: peer not built: %s (%s was not found when sinew-bench was configured, or "
+             "SINEW_BENCH_PEERS was OFF; install it and reconfigure)\n",
              sn_peer_known[k].engine, sn_peer_known[k].package);
     }
   }
