@@ -457,10 +457,18 @@ static int sn_write_svg(const char *path, const sn_peer_run *runs, int32_t run_c
           L, T, pw, ph, L + 0.5 * pw, H - 15, T + 0.5 * ph, T + 0.5 * ph);
   for (int32_t e = 0; e < engines; ++e) {
     const char *color = sn_plot_colors[e % 3];
+    /* solid: monotonic clock; dashed: thread CPU time */
     fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", color);
     for (int32_t k = 0; k < np; ++k) {
       if (e < pts[k]->engine_count)
         fprintf(f, "%s%.1f,%.1f", k ? " " : "", SN_PX(pts[k]->rows[0].bodies), SN_PY(pts[k]->rows[e].timing.median));
+    }
+    fprintf(f, "\"/>\n");
+    fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\" points=\"",
+            color);
+    for (int32_t k = 0; k < np; ++k) {
+      if (e < pts[k]->engine_count)
+        fprintf(f, "%s%.1f,%.1f", k ? " " : "", SN_PX(pts[k]->rows[0].bodies), SN_PY(pts[k]->rows[e].cpu.median));
     }
     fprintf(f, "\"/>\n");
     for (int32_t k = 0; k < np; ++k) {
@@ -475,9 +483,18 @@ static int sn_write_svg(const char *path, const sn_peer_run *runs, int32_t run_c
             "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n",
             L + pw + 15, ly, L + pw + 40, ly, color, L + pw + 46, ly + 4, pts[0]->rows[e].engine);
   }
+  double ly = T + 20 + 24 * engines;
+  fprintf(f,
+          "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\" stroke-width=\"2\"/>\n"
+          "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">monotonic clock</text>\n"
+          "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\" stroke-width=\"1.5\" "
+          "stroke-dasharray=\"6 4\"/>\n"
+          "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">thread CPU time</text>\n",
+          L + pw + 15, ly, L + pw + 40, ly, L + pw + 46, ly + 4, L + pw + 15, ly + 20, L + pw + 40, ly + 20,
+          L + pw + 46, ly + 24);
   fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#555\">peers: Debian builds,</text>\n"
              "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#555\">assertions on</text>\n",
-          L + pw + 15, T + 20 + 24 * engines + 10, L + pw + 15, T + 20 + 24 * engines + 24);
+          L + pw + 15, ly + 50, L + pw + 15, ly + 64);
 #undef SN_PX
 #undef SN_PY
   fprintf(f, "</svg>\n");
