@@ -57,8 +57,9 @@ user gets, not the best each can do: builds with \`-DNDEBUG\` would be faster.
 
 ## Machine
 
-- Run: $started, load average $load_before before and $load_after after (the machine is shared;
-  ratios come from interleaved runs, so load hits every engine alike)
+- Run: $started, load average $load_before before and $load_after after (the machine is shared:
+  the engines run interleaved so that load falls on each alike, but time slicing still inflates
+  the clock's medians unevenly: compare the CPU-time ratios)
 - CPU: $cpu ($(nproc) logical cores available, $avx2${cache:+, cache $cache})
 - OS: $os; kernel \`$(uname -srmo)\`
 - Compilers: $cc_version; C++ (the Box2D driver): $cxx_version
