@@ -4,14 +4,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "peers.h"
 #include "report.h"
 #include "scenes.h"
 
 static void sn_usage(FILE *f) {
   fprintf(f, "usage: sinew-bench [--scene NAME] [--size N] [--steps N] [--substeps N] [--soft-iterations N] [--sleep]\n"
+             "       sinew-bench --peers [--scene NAME] [--size N] [--steps N] [--substeps N] [--block N]\n"
+             "                   [--svg FILE] [--table FILE]\n"
              "  scenes: pyramid (20, 50, 100), tower (20), rain (2000), ratio, chain (100 revolute links),\n"
              "          cloth (32, 64, 128), jelly (50), mixed\n"
-             "  no --scene: every scene at its standard sizes\n");
+             "  no --scene: every scene at its standard sizes\n"
+             "  --peers: the rigid scenes on Sinew and on Box2D 2.4 / Chipmunk 7 (if built in), interleaved\n"
+             "           in turns of --block steps (10); one JSON line per engine and a ratio line per scene\n"
+             "  --svg FILE: with --peers, plot ms/step against bodies (no --scene: pyramid 10..100)\n"
+             "  --table FILE: with --peers, a Markdown table of the runs\n");
 }
 
 static int32_t sn_soft_iterations = 0;
@@ -49,7 +56,8 @@ static int sn_run(const char *name, int32_t size, int32_t steps, int32_t substep
 int main(int argc, char **argv) {
   const char *scene = NULL;
   int32_t size = 0, steps = 0, substeps = 0;
-  bool sleep = false;
+  bool sleep = false, peers = false;
+  sn_peers_options po = {0};
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     bool has_value = i + 1 < argc;
@@ -65,6 +73,14 @@ int main(int argc, char **argv) {
       sn_soft_iterations = atoi(argv[++i]);
     else if (strcmp(a, "--sleep") == 0)
       sleep = true;
+    else if (strcmp(a, "--peers") == 0)
+      peers = true;
+    else if (strcmp(a, "--block") == 0 && has_value)
+      po.block = atoi(argv[++i]);
+    else if (strcmp(a, "--svg") == 0 && has_value)
+      po.svg_path = argv[++i];
+    else if (strcmp(a, "--table") == 0 && has_value)
+      po.table_path = argv[++i];
     else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       sn_usage(stdout);
       return 0;
@@ -76,6 +92,21 @@ int main(int argc, char **argv) {
   }
   if (size < 0 || steps < 0 || substeps < 0 || substeps > 64) {
     fprintf(stderr, "sinew-bench: --size, --steps must be >= 0 and --substeps in 1..64\n");
+    return 2;
+  }
+  if (peers) {
+    if (sleep || po.block < 0) {
+      fprintf(stderr, "sinew-bench: --peers runs with sleeping off and --block >= 1\n");
+      return 2;
+    }
+    po.scene = scene;
+    po.size = size;
+    po.steps = steps;
+    po.substeps = substeps;
+    return sn_peers_run(&po);
+  }
+  if (po.svg_path != NULL || po.table_path != NULL || po.block != 0) {
+    fprintf(stderr, "sinew-bench: --svg, --table and --block go with --peers\n");
     return 2;
   }
   if (scene != NULL) return sn_run(scene, size, steps, substeps, sleep);
