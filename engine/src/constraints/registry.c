@@ -198,6 +198,12 @@ static sn_result sn_validate_type(const sn_constraint_type *t, char *err, size_t
       if (t->params[j].id == p->id || strcmp(t->params[j].name, p->name) == 0)
         return sn_set_err(err, cap, "type '%s': parameters %u and %u share an id or name", n, j, i),
                SN_ERR_PLUGIN_BAD_DESCRIPTOR;
+      /* overlapping parameters would overwrite each other's values */
+      uint32_t q = t->params[j].offset, q_bytes = sn_param_bytes(t->params[j].kind);
+      if (p->offset < q + q_bytes && q < p->offset + bytes)
+        return sn_set_err(err, cap, "type '%s': parameters '%s' and '%s' overlap in the params blob", n,
+                          t->params[j].name, p->name),
+               SN_ERR_PLUGIN_BAD_DESCRIPTOR;
     }
   }
   return SN_OK;

@@ -162,6 +162,9 @@ sn_result sn_make_polygon(const sn_vec2 *points, int32_t count, float radius, sn
   if (!is_strictly_convex(p.vertices, n, SN_WELD_DISTANCE)) return SN_ERR_NON_CONVEX_POLYGON;
 
   finish_polygon(&p, n, radius);
+  // finite points far from the origin (~1e19 m) can overflow the centroid's
+  // products: refuse what sn_polygon_validate (and so every shape) would refuse
+  if (!sn_vec2_is_finite(p.centroid) || !points_are_finite(p.normals, n)) return SN_ERR_NOT_FINITE;
   *out = p;
   return SN_OK;
 }
@@ -264,6 +267,16 @@ static void fill_box(float hx, float hy, sn_vec2 center, sn_rot q, float radius,
   *out = p;
 }
 
+/// Fills a box and checks it as a shape would: a box far from the origin
+/// (or tiny) can lose its area to rounding.
+static sn_result make_checked_box(float hx, float hy, sn_vec2 center, sn_rot q, float radius, sn_polygon *out) {
+  sn_polygon p;
+  fill_box(hx, hy, center, q, radius, &p);
+  sn_result r = sn_polygon_validate(&p);
+  if (r == SN_OK) *out = p;
+  return r;
+}
+
 static sn_result check_half_extents(float hx, float hy) {
   if (!sn_is_finite(hx) || !sn_is_finite(hy)) return SN_ERR_NOT_FINITE;
   if (!(hx > 0.0f) || !(hy > 0.0f)) return SN_ERR_INVALID_ARGUMENT;
@@ -274,8 +287,7 @@ sn_result sn_make_box(float hx, float hy, sn_polygon *out) {
   if (out == NULL) return SN_ERR_NULL;
   sn_result r = check_half_extents(hx, hy);
   if (r != SN_OK) return r;
-  fill_box(hx, hy, sn_v2(0.0f, 0.0f), sn_rot_identity(), 0.0f, out);
-  return SN_OK;
+  return make_checked_box(hx, hy, sn_v2(0.0f, 0.0f), sn_rot_identity(), 0.0f, out);
 }
 
 sn_result sn_make_offset_box(float hx, float hy, sn_vec2 center, float angle, sn_polygon *out) {
@@ -283,8 +295,7 @@ sn_result sn_make_offset_box(float hx, float hy, sn_vec2 center, float angle, sn
   sn_result r = check_half_extents(hx, hy);
   if (r != SN_OK) return r;
   if (!sn_vec2_is_finite(center) || !sn_is_finite(angle)) return SN_ERR_NOT_FINITE;
-  fill_box(hx, hy, center, sn_make_rot(angle), 0.0f, out);
-  return SN_OK;
+  return make_checked_box(hx, hy, center, sn_make_rot(angle), 0.0f, out);
 }
 
 sn_result sn_make_rounded_box(float hx, float hy, float radius, sn_polygon *out) {
@@ -293,8 +304,7 @@ sn_result sn_make_rounded_box(float hx, float hy, float radius, sn_polygon *out)
   if (r != SN_OK) return r;
   r = check_radius(radius);
   if (r != SN_OK) return r;
-  fill_box(hx, hy, sn_v2(0.0f, 0.0f), sn_rot_identity(), radius, out);
-  return SN_OK;
+  return make_checked_box(hx, hy, sn_v2(0.0f, 0.0f), sn_rot_identity(), radius, out);
 }
 
 sn_polygon sn_make_capsule_polygon(sn_vec2 p1, sn_vec2 p2, float radius) {
