@@ -20,6 +20,9 @@
  * Every API call must also return without crashing, leaking or touching
  * freed memory, whatever it is given (ASan, UBSan, LeakSanitizer).
  * SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE
+#include <fenv.h>
+
 #include "fuzz_common.h"
 
 #include "core/world.h"
@@ -32,7 +35,7 @@
 #define MAX_SOFTS     12
 #define MAX_PARTICLES 128
 #define MAX_LIVE_BODIES    64
-#define MAX_LIVE_PARTICLES 600
+#define MAX_LIVE_PARTICLES 300
 #define SLOT_TRACK         1024
 #define CALM_STEPS         240
 #define CALM_SPEED         20.0f
@@ -66,6 +69,16 @@ static void count_free(void *memory, size_t size, void *context) {
 
 static sn_registry *g_registry;
 
+/* FUZZ_WORLD_STATS=1 prints how often each invariant was checked (tuning aid). */
+static struct {
+  long long steps, calm_worlds, pairs_checked, inputs;
+} g_stats;
+
+static void print_stats(void) {
+  fprintf(stderr, "fuzz_world: %lld inputs, %lld steps, %lld steps under calm settings, %lld calm shape pairs checked\n",
+          g_stats.inputs, g_stats.steps, g_stats.calm_worlds, g_stats.pairs_checked);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc, (void)argv;
@@ -75,6 +88,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     fprintf(stderr, "fuzz_world: cannot load the plugins from %s\n", SN_PLUGIN_DIR);
     abort();
   }
+  if (getenv("FUZZ_WORLD_STATS") != NULL) atexit(print_stats);
+  /* FUZZ_WORLD_TRAP_NAN=1: stop at the operation that makes the first NaN (debugging aid) */
+  if (getenv("FUZZ_WORLD_TRAP_NAN") != NULL) feenableexcept(FE_INVALID);
   return 0;
 }
 
@@ -681,6 +697,17 @@ static void check_finite(fuzz_state *s) {
   for (int32_t i = 0; i < w->particles.count; ++i) {
     const sn_particle *p = &w->particles.data[i];
     if (!p->in_use) continue;
+    if (!(finite2(p->x) && finite2(p->v))) {
+      const sn_soft_body_def *m = &w->soft_bodies.data[p->soft].material;
+      fprintf(stderr, "particle %d: mass %g inv_mass %g radius %g kinematic %d target %d (%g, %g); material friction %g "
+              "restitution %g damping %g rigid_damping %g; %d constraints, gravity (%g, %g), dt %g, substeps %d\n",
+              (int)i, (double)p->mass, (double)p->inv_mass, (double)p->radius, (int)p->kinematic, (int)p->has_target,
+              (double)p->target.x, (double)p->target.y, (double)m->friction, (double)m->restitution,
+              (double)m->damping, (double)m->rigid_damping, (int)w->constraint_count, (double)w->gravity.x,
+              (double)w->gravity.y, (double)s->dt, (int)w->substeps);
+      for (int32_t k = 0; k < w->constraints.count; ++k)
+        if (w->constraints.data[k].in_use) fprintf(stderr, "  constraint %s\n", w->constraints.data[k].type->name);
+    }
     FZ_CHECK(finite2(p->x) && finite2(p->v), "particle %d: x (%g, %g) v (%g, %g) after step %lld", (int)i,
              (double)p->x.x, (double)p->x.y, (double)p->v.x, (double)p->v.y, (long long)s->step_no);
   }
@@ -740,6 +767,7 @@ static float min_separation(const sn_shape *a, sn_transform xa, const sn_shape *
 static void check_penetration(fuzz_state *s) {
   sn_world *w = s->w;
   if (!calm_world(s)) return;
+  g_stats.calm_worlds++;
   static uint8_t constrained[SLOT_TRACK];
   memset(constrained, 0, sizeof constrained);
   for (int32_t i = 0; i < w->constraints.count; ++i) {
@@ -764,6 +792,7 @@ static void check_penetration(fuzz_state *s) {
           const sn_shape *sa = &w->shapes.data[ka], *sb = &w->shapes.data[kb];
           if (!sn_should_shapes_collide(w, sa, sb)) continue;
           float sep = min_separation(sa, a->xf, sb, b->xf);
+          g_stats.pairs_checked++;
           FZ_CHECK(!(sep < -bound),
                    "bodies %d and %d (shapes %d, %d) overlap by %g m > %g after %lld calm steps (step %lld)", (int)i,
                    (int)j, (int)ka, (int)kb, -(double)sep, (double)bound,
@@ -775,7 +804,9 @@ static void check_penetration(fuzz_state *s) {
 }
 
 static void op_step(fuzz_state *s) {
-  int32_t n = fz_range(&s->r, 1, 64);
+  /* mostly a few steps; sometimes long enough for bodies to come to rest */
+  uint8_t len = fz_u8(&s->r);
+  int32_t n = len < 224 ? 1 + len % 4 : 32 + 2 * (len - 224);
   bool calm_dt = s->dt >= 1.0f / 240.0f && s->dt <= 1.0f / 30.0f;
   for (int32_t k = 0; k < n; ++k) {
     sn_result res = sn_world_step(s->w, s->dt);
@@ -785,6 +816,7 @@ static void op_step(fuzz_state *s) {
       return;
     }
     s->step_no++;
+    g_stats.steps++;
     if (!calm_dt) s->world_calm_since = s->step_no;
     /* fast bodies are not calm */
     for (int32_t i = 0; i < s->w->bodies.count && i < SLOT_TRACK; ++i) {
@@ -806,6 +838,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static fuzz_state st;
   fuzz_state *s = &st;
   memset(s, 0, sizeof *s);
+  g_stats.inputs++;
   s->r = fz_reader_make(data, size);
   s->dt = 1.0f / 60.0f;
 

@@ -23,6 +23,13 @@ extern "C" {
 /// Most vertices a convex polygon may have.
 #define SN_MAX_POLYGON_VERTICES 8
 
+/// Largest coordinate (m) the API accepts for positions (bodies, particles,
+/// kinematic targets) and shape geometry: |x|, |y| <= 1e6 m, the range of the
+/// shipped joints' anchor parameters. Floats resolve 6 cm there already; far
+/// beyond it products of coordinates overflow. Larger values are refused with
+/// SN_ERR_INVALID_ARGUMENT.
+#define SN_MAX_COORDINATE 1.0e6f
+
 /// A 2D vector (metres, or metres per second).
 typedef struct sn_vec2 {
   float x, y;

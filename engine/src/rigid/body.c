@@ -45,6 +45,8 @@ static bool sn_body_def_ok(sn_world *w, const sn_body_def *def) {
       !sn_is_finite(def->angular_velocity) || !sn_is_finite(def->linear_damping) ||
       !sn_is_finite(def->angular_damping) || !sn_is_finite(def->gravity_scale))
     return sn_world_error(w, SN_ERR_NOT_FINITE, "body def has a NaN or infinite value"), false;
+  if (!sn_vec2_within_limit(def->position))
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "body position beyond +-SN_MAX_COORDINATE (1e6 m)"), false;
   if ((int)def->type < SN_BODY_STATIC || (int)def->type > SN_BODY_DYNAMIC)
     return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "unknown body type %d", (int)def->type), false;
   if (def->linear_damping < 0.0f || def->angular_damping < 0.0f)
@@ -312,6 +314,8 @@ sn_result sn_body_set_transform(sn_world *w, sn_body_id id, sn_vec2 position, fl
   SN_BODY_MUT(w, id);
   if (!sn_vec2_is_finite(position) || !sn_is_finite(angle))
     return sn_world_error(w, SN_ERR_NOT_FINITE, "position and angle must be finite");
+  if (!sn_vec2_within_limit(position))
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "position beyond +-SN_MAX_COORDINATE (1e6 m)");
   int32_t index = id.index1 - 1;
   b->xf.p = position;
   b->xf.q = sn_make_rot(angle);

@@ -248,6 +248,10 @@ sn_result sn_soft_body_translate(sn_world *w, sn_soft_body_id id, sn_vec2 delta)
   if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_soft_body_translate during a step");
   if (!sn_vec2_is_finite(delta)) return sn_world_error(w, SN_ERR_NOT_FINITE, "translation must be finite");
   for (int32_t i = 0; i < s->particle_count; ++i) {
+    if (!sn_vec2_within_limit(sn_add(w->particles.data[s->particles[i]].x, delta)))
+      return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "translation moves particles beyond +-SN_MAX_COORDINATE (1e6 m)");
+  }
+  for (int32_t i = 0; i < s->particle_count; ++i) {
     sn_particle *p = w->particles.data + s->particles[i];
     p->x = sn_add(p->x, delta);
     p->target = sn_add(p->target, delta);
@@ -268,6 +272,9 @@ sn_particle_id sn_create_particle(sn_world *w, sn_soft_body_id soft, const sn_pa
   if (!sn_vec2_is_finite(def->position) || !sn_vec2_is_finite(def->velocity) || !sn_is_finite(def->mass) ||
       !sn_is_finite(def->radius))
     return sn_world_error(w, SN_ERR_NOT_FINITE, "particle position, velocity, mass and radius must be finite"),
+           SN_NULL_PARTICLE;
+  if (!sn_vec2_within_limit(def->position) || !sn_within_limit(def->radius))
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "particle position or radius beyond SN_MAX_COORDINATE (1e6 m)"),
            SN_NULL_PARTICLE;
   if (def->mass < 0.0f || def->radius < 0.0f)
     return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "particle mass and radius must be >= 0"), SN_NULL_PARTICLE;
@@ -360,6 +367,8 @@ sn_result sn_particle_set_position(sn_world *w, sn_particle_id id, sn_vec2 posit
   if (p == NULL) return code;
   SN_CHECK(w);
   if (!sn_vec2_is_finite(position)) return sn_world_error(w, SN_ERR_NOT_FINITE, "position must be finite");
+  if (!sn_vec2_within_limit(position))
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "position beyond +-SN_MAX_COORDINATE (1e6 m)");
   p->x = position;
   p->target = position;
   p->has_target = false;
@@ -416,6 +425,8 @@ sn_result sn_particle_set_target(sn_world *w, sn_particle_id id, sn_vec2 target)
   if (p == NULL) return code;
   SN_CHECK(w);
   if (!sn_vec2_is_finite(target)) return sn_world_error(w, SN_ERR_NOT_FINITE, "target must be finite");
+  if (!sn_vec2_within_limit(target))
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "target beyond +-SN_MAX_COORDINATE (1e6 m)");
   if (!p->kinematic) return sn_world_error(w, SN_ERR_WRONG_BODY_TYPE, "only kinematic particles take a target");
   p->target = target;
   p->has_target = true;

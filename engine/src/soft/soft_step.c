@@ -316,7 +316,7 @@ void sn_soft_predict(sn_world *w, sn_soft_context *s, int32_t substep) {
     if (p->inv_mass == 0.0f) continue;
     float damping = w->soft_bodies.data[p->soft].material.damping;
     sn_vec2 v = sn_scale(1.0f / (1.0f + h * damping), sn_add(st->v, gh));
-    if (sn_length_sq(v) > max_speed_sq) v = sn_scale(sqrtf(max_speed_sq / sn_length_sq(v)), v);
+    v = sn_clamp_length(v, max_speed_sq);
     st->v = v;
     st->dp = sn_mul_add(st->dp, h, v);
   }
