@@ -85,8 +85,9 @@ SN_API sn_world *sn_create_world(const sn_world_def *def, sn_result *result);
 /// Destroys a world and everything in it; all its ids become stale.
 SN_API sn_result sn_destroy_world(sn_world *world);
 
-/// Advances the world by dt seconds (dt > 0 and finite), in the world's
-/// number of substeps. Events of this step are readable until the next step.
+/// Advances the world by dt seconds (SN_MIN_TIME_STEP <= dt <= SN_MAX_TIME_STEP,
+/// 1e-6 .. 10 s; else SN_ERR_INVALID_ARGUMENT, NaN/Inf SN_ERR_NOT_FINITE), in
+/// the world's number of substeps. Events of this step are readable until the next step.
 SN_API sn_result sn_world_step(sn_world *world, float dt);
 
 /// Message of the last error raised by a call on this world (empty if none).

@@ -30,6 +30,11 @@ extern "C" {
 /// SN_ERR_INVALID_ARGUMENT.
 #define SN_MAX_COORDINATE 1.0e6f
 
+/// Range of dt sn_world_step accepts (s). Outside it 1 / dt or dt * v
+/// overflow (a denormal dt, or 3e38 s), so it is refused.
+#define SN_MIN_TIME_STEP 1.0e-6f
+#define SN_MAX_TIME_STEP 10.0f
+
 /// A 2D vector (metres, or metres per second).
 typedef struct sn_vec2 {
   float x, y;
