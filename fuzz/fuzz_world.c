@@ -76,11 +76,14 @@ static bool g_trap_nan;
 /* FUZZ_WORLD_STATS=1 prints how often each invariant was checked (tuning aid). */
 static struct {
   long long steps, calm_worlds, pairs_checked, inputs;
+  double deepest; /* largest overlap among the checked pairs (m) */
 } g_stats;
 
 static void print_stats(void) {
-  fprintf(stderr, "fuzz_world: %lld inputs, %lld steps, %lld steps under calm settings, %lld calm shape pairs checked\n",
-          g_stats.inputs, g_stats.steps, g_stats.calm_worlds, g_stats.pairs_checked);
+  fprintf(stderr,
+          "fuzz_world: %lld inputs, %lld steps, %lld steps under calm settings, %lld calm shape pairs checked, "
+          "deepest overlap %.4f m\n",
+          g_stats.inputs, g_stats.steps, g_stats.calm_worlds, g_stats.pairs_checked, g_stats.deepest);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -796,6 +799,7 @@ static void check_penetration(fuzz_state *s) {
           if (!sn_should_shapes_collide(w, sa, sb)) continue;
           float sep = min_separation(sa, a->xf, sb, b->xf);
           g_stats.pairs_checked++;
+          if (-(double)sep > g_stats.deepest) g_stats.deepest = -(double)sep;
           FZ_CHECK(!(sep < -bound),
                    "bodies %d and %d (shapes %d, %d) overlap by %g m > %g after %lld calm steps (step %lld)", (int)i,
                    (int)j, (int)ka, (int)kb, -(double)sep, (double)bound,
