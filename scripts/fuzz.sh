@@ -22,7 +22,8 @@ for t in $targets; do
   echo "fuzz: $t for ${seconds} s"
   if ! build/fuzz/fuzz/fuzz_$t "$work" "fuzz/corpus/$t" "${extra[@]}" -max_total_time="$seconds" -timeout=60 \
     -artifact_prefix="build/fuzz/artifacts/$t-" -print_final_stats=1 >"$log" 2>&1; then
-    tail -n 60 "$log"
+    grep -E -A12 "invariant failed|ERROR: |runtime error" "$log" | head -n 60 || true
+    grep -E "Test unit written|SUMMARY" "$log" || true
     echo "fuzz: $t FAILED; reproduce with build/fuzz/fuzz/fuzz_$t <the artifact above>," \
       "then fix and add the file to fuzz/corpus/$t/ (docs/fuzzing.md)" >&2
     exit 1

@@ -175,7 +175,9 @@ static bool point_less(sn_vec2 a, sn_vec2 b) { return a.x < b.x || (a.x == b.x &
 /// Convex hull of distinct points by Andrew's monotone chain (a sorted variant
 /// of gift wrapping). Exactly collinear points are dropped; near-collinear
 /// ones are removed afterwards. Writes the hull counter-clockwise and returns
-/// its size (may be < 3 for collinear input).
+/// its size (may be < 3 for collinear input), or -1 if the orientation tests
+/// contradict each other (cross products that overflow to infinity or NaN for
+/// points ~1e19 apart), which would make a "hull" of more points than given.
 static int32_t monotone_chain(const sn_vec2 *points, int32_t count, sn_vec2 *hull) {
   sn_vec2 sorted[SN_MAX_POLYGON_VERTICES];
   for (int32_t i = 0; i < count; ++i) {
@@ -206,6 +208,7 @@ static int32_t monotone_chain(const sn_vec2 *points, int32_t count, sn_vec2 *hul
   // the last point repeats the first
   int32_t n = k - 1;
   if (n < 0) n = 0;
+  if (n > count) return -1;
   for (int32_t i = 0; i < n; ++i) hull[i] = stack[i];
   return n;
 }
@@ -242,6 +245,7 @@ sn_result sn_compute_hull(const sn_vec2 *points, int32_t count, float radius, sn
 
   sn_vec2 hull[SN_MAX_POLYGON_VERTICES];
   n = monotone_chain(welded, n, hull);
+  if (n < 0) return SN_ERR_NOT_FINITE;
   if (n < 3) return SN_ERR_DEGENERATE_POLYGON;
   n = remove_collinear(hull, n, SN_WELD_DISTANCE);
   if (n < 3 || area_is_degenerate(hull, n)) return SN_ERR_DEGENERATE_POLYGON;
