@@ -41,8 +41,8 @@ SN_API const char *sn_result_message(sn_result result);
 /// Validates a convex polygon given counter-clockwise or clockwise and fills
 /// *out (counter-clockwise, normals, centroid). Points closer than 0.5 mm are
 /// welded. Refuses NaN/Inf, or coordinates so large (~1e19) that the centroid
-/// overflows (SN_ERR_NOT_FINITE), fewer than 3 distinct points or
-/// no area (SN_ERR_DEGENERATE_POLYGON), a non-convex outline or collinear
+/// overflows (SN_ERR_NOT_FINITE), fewer than 3 distinct points, no area, or an
+/// outline too thin for float precision (SN_ERR_DEGENERATE_POLYGON), a non-convex outline or collinear
 /// middle points (SN_ERR_NON_CONVEX_POLYGON), count > 8 (SN_ERR_TOO_MANY_VERTICES),
 /// radius < 0 (SN_ERR_INVALID_ARGUMENT). *out is untouched on error.
 SN_API sn_result sn_make_polygon(const sn_vec2 *points, int32_t count, float radius, sn_polygon *out);

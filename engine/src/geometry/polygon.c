@@ -162,9 +162,12 @@ sn_result sn_make_polygon(const sn_vec2 *points, int32_t count, float radius, sn
   if (!is_strictly_convex(p.vertices, n, SN_WELD_DISTANCE)) return SN_ERR_NON_CONVEX_POLYGON;
 
   finish_polygon(&p, n, radius);
-  // finite points far from the origin (~1e19 m) can overflow the centroid's
-  // products: refuse what sn_polygon_validate (and so every shape) would refuse
-  if (!sn_vec2_is_finite(p.centroid) || !points_are_finite(p.normals, n)) return SN_ERR_NOT_FINITE;
+  // Return only what sn_polygon_validate (and so every shape) accepts. Finite
+  // points far from the origin can overflow the centroid's products
+  // (SN_ERR_NOT_FINITE), and a needle (say 1e17 m long, 20 m wide) can round
+  // its centroid onto an edge (refused as degenerate: too thin for floats).
+  r = sn_polygon_validate(&p);
+  if (r != SN_OK) return r == SN_ERR_NOT_FINITE ? r : SN_ERR_DEGENERATE_POLYGON;
   *out = p;
   return SN_OK;
 }
