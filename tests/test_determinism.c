@@ -45,8 +45,8 @@ static const pinned_scene pinned[] = {
     {"rain", 200, 240, 0xae015b1ce9554a52ull},
     {"chain", 20, 240, 0x77cae453cb49efcdull},
     {"cloth", 16, 240, 0x6a80767782d1ad65ull},
-    {"jelly", 5, 240, 0x9d0f131bb30c4703ull},
-    {"mixed", 1, 240, 0xed58858f1ffe56b1ull},
+    {"jelly", 5, 240, 0xa2c52d88efcd2cd1ull},
+    {"mixed", 1, 240, 0x253f722a4b39777cull},
 };
 #define PINNED_COUNT ((int)(sizeof pinned / sizeof pinned[0]))
 

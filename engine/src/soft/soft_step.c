@@ -657,11 +657,13 @@ void sn_soft_end(sn_world *w, sn_soft_context *s) {
     for (int32_t i = 0; i < sb->particle_count; ++i) {
       const sn_particle *p = w->particles.data + sb->particles[i];
       if (p->inv_mass == 0.0f) continue;
+      /* products in double, like the sums: m x in float overflows for a
+       * particle of 1e38 kg (found by fuzz_world) */
       m += p->mass;
-      cx += p->mass * p->x.x;
-      cy += p->mass * p->x.y;
-      vx += p->mass * p->v.x;
-      vy += p->mass * p->v.y;
+      cx += (double)p->mass * p->x.x;
+      cy += (double)p->mass * p->x.y;
+      vx += (double)p->mass * p->v.x;
+      vy += (double)p->mass * p->v.y;
     }
     if (m <= 0.0) continue;
     cx /= m, cy /= m, vx /= m, vy /= m;
