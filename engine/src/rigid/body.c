@@ -164,7 +164,9 @@ void sn_body_update_mass(sn_world *w, sn_body *b) {
     moment = sn_mul_add(moment, md.mass, md.center);
     rot_inertia += md.rotational_inertia + md.mass * sn_dot(md.center, md.center);
   }
-  if (mass > 0.0f) {
+  /* a mass or inertia so small (below ~3e-39) that its inverse overflows
+   * counts as none, like zero density */
+  if (mass > 0.0f && sn_is_finite(1.0f / mass)) {
     b->mass = mass;
     b->inv_mass = 1.0f / mass;
     b->local_center = sn_scale(b->inv_mass, moment);
@@ -172,7 +174,7 @@ void sn_body_update_mass(sn_world *w, sn_body *b) {
   if (rot_inertia > 0.0f && !b->fixed_rotation) {
     /* shift to the centre of mass (parallel axis theorem) */
     b->inertia = rot_inertia - mass * sn_dot(b->local_center, b->local_center);
-    b->inv_inertia = b->inertia > 0.0f ? 1.0f / b->inertia : 0.0f;
+    b->inv_inertia = b->inertia > 0.0f && sn_is_finite(1.0f / b->inertia) ? 1.0f / b->inertia : 0.0f;
   }
   /* keep the origin where it is: move the centre of mass, and keep the
    * velocity of the origin's material point unchanged is not needed here */

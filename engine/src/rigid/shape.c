@@ -198,12 +198,31 @@ static int32_t sn_shape_alloc(sn_world *w, int32_t body_index) {
   return index;
 }
 
+/// Largest mass (kg) and rotational inertia about the body origin (kg m^2)
+/// one shape may add: a body's sums of them then stay finite (found by
+/// fuzz_world: density 3e38 on a 4 m^2 box made an infinite mass, then NaN).
+#define SN_MAX_SHAPE_MASS 1.0e30
+
+static bool sn_mass_fits(sn_world *w, const sn_geometry *g, float density) {
+  if (density == 0.0f) return true;
+  sn_mass_data md = sn_geometry_compute_mass(g, density);
+  double inertia = (double)md.rotational_inertia + (double)md.mass * ((double)md.center.x * md.center.x +
+                                                                       (double)md.center.y * md.center.y);
+  if (md.mass <= SN_MAX_SHAPE_MASS && inertia <= SN_MAX_SHAPE_MASS && isfinite(md.center.x) && isfinite(md.center.y))
+    return true;
+  sn_world_error(w, SN_ERR_INVALID_ARGUMENT,
+                 "density %g is too large for the shape's size: its mass or inertia would exceed 1e30",
+                 (double)density);
+  return false;
+}
+
 static sn_shape_id sn_create_shape(sn_world *w, sn_body_id body_id, const sn_shape_def *def, const sn_geometry *g) {
   sn_result code;
   sn_body *b = sn_get_body(w, body_id, &code);
   if (b == NULL) return SN_NULL_SHAPE;
   if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "creating a shape during a step"), SN_NULL_SHAPE;
   if (!sn_shape_def_ok(w, def)) return SN_NULL_SHAPE;
+  if (!sn_mass_fits(w, g, def->density)) return SN_NULL_SHAPE;
   int32_t body_index = body_id.index1 - 1;
   int32_t index = sn_shape_alloc(w, body_index);
   if (index == SN_NULL_INDEX) return SN_NULL_SHAPE;
@@ -407,6 +426,7 @@ sn_result sn_shape_set_density(sn_world *w, sn_shape_id id, float density, bool 
   SN_SHAPE_MUT(w, id);
   if (!sn_is_finite(density)) return sn_world_error(w, SN_ERR_NOT_FINITE, "density must be finite");
   if (density < 0.0f) return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "density must be >= 0");
+  if (!sn_mass_fits(w, &s->geom, density)) return SN_ERR_INVALID_ARGUMENT;
   s->density = density;
   if (update_mass) sn_body_update_mass(w, w->bodies.data + s->body);
   return SN_OK;
