@@ -278,6 +278,10 @@ sn_particle_id sn_create_particle(sn_world *w, sn_soft_body_id soft, const sn_pa
            SN_NULL_PARTICLE;
   if (def->mass < 0.0f || def->radius < 0.0f)
     return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "particle mass and radius must be >= 0"), SN_NULL_PARTICLE;
+  if (def->mass > 0.0f && !sn_is_finite(1.0f / def->mass))
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "particle mass %g is too small: its inverse overflows",
+                          (double)def->mass),
+           SN_NULL_PARTICLE;
   if (!sn_array_reserve(&w->mem, w->particles, w->particles.count + 1))
     return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow particles"), SN_NULL_PARTICLE;
   if (s->particle_count == s->particle_capacity) {
@@ -403,6 +407,8 @@ sn_result sn_particle_set_mass(sn_world *w, sn_particle_id id, float mass) {
   SN_CHECK(w);
   if (!sn_is_finite(mass)) return sn_world_error(w, SN_ERR_NOT_FINITE, "mass must be finite");
   if (mass < 0.0f) return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "mass must be >= 0");
+  if (mass > 0.0f && !sn_is_finite(1.0f / mass))
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "mass %g is too small: its inverse overflows", (double)mass);
   p->mass = mass;
   p->inv_mass = mass > 0.0f && !p->kinematic ? 1.0f / mass : 0.0f;
   if (p->inv_mass == 0.0f) p->v = (sn_vec2){0.0f, 0.0f};
