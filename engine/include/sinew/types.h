@@ -258,7 +258,7 @@ typedef struct sn_world_def {
   float contact_damping_ratio;        ///< contact damping ratio, default 10
   float contact_push_max_velocity;    ///< max speed (m/s) at which overlap is resolved, default 3
   float restitution_threshold;        ///< approach speed (m/s) below which no bounce, default 1
-  float maximum_linear_speed;         ///< m/s, default 400
+  float maximum_linear_speed;         ///< m/s, default 400; bounds bodies' and particles' motion per substep
   bool enable_continuous;             ///< time of impact for fast bodies vs static, default true
   sn_allocator allocator;             ///< all fields NULL = malloc/free
   const struct sn_registry *registry; ///< constraint types for sn_create_constraint; must outlive the world

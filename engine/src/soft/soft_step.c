@@ -555,10 +555,28 @@ void sn_soft_collide(sn_world *w, sn_soft_context *s, bool first_sweep) {
 void sn_soft_finish_substep(sn_world *w, sn_soft_context *s) {
   if (!s->active) return;
   const float inv_h = s->inv_h;
+  const float max_motion = s->max_speed * s->h;
+  const float max_motion_sq = max_motion * max_motion;
   for (int32_t i = 0; i < s->count; ++i) {
-    if (!w->particles.data[i].in_use) continue;
+    const sn_particle *p = w->particles.data + i;
+    if (!p->in_use) continue;
     sn_solver_body *st = s->states + i;
-    st->v = sn_scale(inv_h, sn_sub(st->dp, s->prev[i]));
+    /* The world's speed limit bounds a particle's whole motion in the
+     * substep, as it bounds a rigid body's: constraints may not move it
+     * farther than maximum_linear_speed * h either. Without this an
+     * ill-posed structure (bend constraints with no links, whose linearised
+     * corrections lengthen the edges) driven at the speed limit grew
+     * geometrically until positions overflowed (found by fuzz_world).
+     * Motion within the limit is untouched, bit for bit. */
+    sn_vec2 motion = sn_sub(st->dp, s->prev[i]);
+    if (!p->kinematic) {
+      sn_vec2 limited = sn_clamp_length(motion, max_motion_sq);
+      if (limited.x != motion.x || limited.y != motion.y) {
+        motion = limited;
+        st->dp = sn_add(s->prev[i], limited);
+      }
+    }
+    st->v = sn_scale(inv_h, motion);
   }
   int32_t touching = 0;
   /* velocity pass: friction bounded by mu lambda / h, restitution from the
