@@ -75,8 +75,8 @@ static inline float fz_raw_float(fz_reader *r) {
 
 /// A special value: what a careless caller or a diverging simulation hands over.
 static inline float fz_special(uint8_t k) {
-  static const float table[] = {0.0f, -0.0f, 1.0f, -1.0f, 1e-30f, -1e-30f, 1e-45f, 1e30f, -1e30f, FLT_MAX, -FLT_MAX,
-                                1e6f, -1e6f, 1e12f, 3.0e38f, 0.5f};
+  static const float table[] = {0.0f,   -0.0f,   1.0f,     -1.0f, 1e-30f, -1e-30f, 1e-45f,  1e30f,
+                                -1e30f, FLT_MAX, -FLT_MAX, 1e6f,  -1e6f,  1e12f,   3.0e38f, 0.5f};
   if (k % 20 == 16) return NAN;
   if (k % 20 == 17) return INFINITY;
   if (k % 20 == 18) return -INFINITY;

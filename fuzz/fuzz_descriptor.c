@@ -82,17 +82,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   sn_constraint_type t;
   memset(&t, 0, sizeof t);
 
-  static const uint32_t sizes[] = {sizeof(sn_constraint_type), offsetof(sn_constraint_type, debug_draw) + sizeof(void *),
-                                   offsetof(sn_constraint_type, particle_count), sizeof(sn_constraint_type) + 8, 0, 8};
+  static const uint32_t sizes[] = {sizeof(sn_constraint_type),
+                                   offsetof(sn_constraint_type, debug_draw) + sizeof(void *),
+                                   offsetof(sn_constraint_type, particle_count),
+                                   sizeof(sn_constraint_type) + 8,
+                                   0,
+                                   8};
   t.struct_size = read_u32_biased(&r, sizes, sizeof sizes / sizeof sizes[0]);
   t.name = read_name(&r, type_name, sizeof type_name - 1);
-  static const uint32_t flags[] = {SN_CONSTRAINT_IMPULSE, SN_CONSTRAINT_XPBD, SN_CONSTRAINT_IMPULSE | SN_CONSTRAINT_XPBD,
-                                   0, 4};
+  static const uint32_t flags[] = {SN_CONSTRAINT_IMPULSE, SN_CONSTRAINT_XPBD,
+                                   SN_CONSTRAINT_IMPULSE | SN_CONSTRAINT_XPBD, 0, 4};
   t.flags = read_u32_biased(&r, flags, sizeof flags / sizeof flags[0]);
   static const uint32_t small[] = {0, 1, 2, 3, 4, 8, 16, 64, 128};
   t.body_count = read_u32_biased(&r, small, sizeof small / sizeof small[0]);
-  static const uint32_t particles[] = {0, 1, 2, 3, SN_ANY_PARTICLES, SN_MAX_CONSTRAINT_PARTICLES,
-                                       SN_MAX_CONSTRAINT_PARTICLES + 1};
+  static const uint32_t particles[] = {
+      0, 1, 2, 3, SN_ANY_PARTICLES, SN_MAX_CONSTRAINT_PARTICLES, SN_MAX_CONSTRAINT_PARTICLES + 1};
   t.particle_count = read_u32_biased(&r, particles, sizeof particles / sizeof particles[0]);
   static const uint32_t bytes[] = {0, 4, 8, 12, 16, 24, 32, 100, 1u << 20, (1u << 20) + 1};
   t.params_size = read_u32_biased(&r, bytes, sizeof bytes / sizeof bytes[0]);

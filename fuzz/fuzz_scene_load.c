@@ -20,8 +20,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc, (void)argv;
   /* Keep the plugins resident: each load opens them in a registry of its own
    * and closes them again, which would otherwise map and unmap them per input. */
-  static const char *const names[] = {"revolute", "prismatic", "wheel", "motor", "mouse", "distance", "weld",
-                                      "xpbd_distance", "xpbd_area", "xpbd_bend", "xpbd_tether", "attach"};
+  static const char *const names[] = {"revolute", "prismatic",     "wheel",     "motor",     "mouse",       "distance",
+                                      "weld",     "xpbd_distance", "xpbd_area", "xpbd_bend", "xpbd_tether", "attach"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s.so", SN_PLUGIN_DIR, names[i]);
@@ -93,8 +93,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
              c1.shape_count, c2.shape_count, c1.constraint_count, c2.constraint_count);
     char *text2 = sn_scene_save_string(again.world, again.names, &err2);
     FZ_CHECK(text2 != NULL, "the reloaded scene does not save: %s", err2.message);
-    FZ_CHECK(strcmp(text1, text2) == 0, "save -> load -> save changed the text\n--- first:\n%s\n--- second:\n%s",
-             text1, text2);
+    FZ_CHECK(strcmp(text1, text2) == 0, "save -> load -> save changed the text\n--- first:\n%s\n--- second:\n%s", text1,
+             text2);
     sn_scene_free_text(text2);
     sn_scene_unload(&again);
     sn_scene_free_text(text1);

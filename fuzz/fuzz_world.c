@@ -28,12 +28,12 @@
 #include "core/world.h"
 #include "sinew/sinew.h"
 
-#define MAX_BODIES    48
-#define MAX_SHAPES    96
-#define MAX_CHAINS    8
-#define MAX_CONSTR    48
-#define MAX_SOFTS     12
-#define MAX_PARTICLES 128
+#define MAX_BODIES         48
+#define MAX_SHAPES         96
+#define MAX_CHAINS         8
+#define MAX_CONSTR         48
+#define MAX_SOFTS          12
+#define MAX_PARTICLES      128
 #define MAX_LIVE_BODIES    64
 #define MAX_LIVE_PARTICLES 300
 #define SLOT_TRACK         1024
@@ -114,7 +114,7 @@ typedef struct fuzz_state {
   sn_particle_id particles[MAX_PARTICLES];
   int nb, ns, nc, nk, nsoft, np; /* next slot of each pool (ring buffers) */
   int64_t step_no;
-  int64_t world_calm_since;           /* last step with unusual settings or dt */
+  int64_t world_calm_since;            /* last step with unusual settings or dt */
   int64_t body_calm_since[SLOT_TRACK]; /* by body slot: last user action or fast motion */
   float dt;
 } fuzz_state;
@@ -130,7 +130,7 @@ typedef struct fuzz_state {
       id.world_tag = fz_u16(&s->r);                                                                                    \
       id.generation = fz_u16(&s->r);                                                                                   \
     } else if (k != 254) {                                                                                             \
-      id = s->pool[k % (sizeof(s->pool) / sizeof(s->pool[0]))];                                                       \
+      id = s->pool[k % (sizeof(s->pool) / sizeof(s->pool[0]))];                                                        \
     }                                                                                                                  \
     return id;                                                                                                         \
   }
@@ -244,8 +244,7 @@ static void op_create_shape(fuzz_state *s) {
     else if (b == 1) {
       sn_vec2 c = rd_vec(s, -2.0f, 2.0f);
       res = sn_make_offset_box(hx, hy, c, fz_float(&s->r, -4.0f, 4.0f), &p);
-    }
-    else
+    } else
       res = sn_make_rounded_box(hx, hy, fz_float(&s->r, 0.0f, 0.5f), &p);
     if (res == SN_OK) id = sn_create_polygon_shape(s->w, body, &sd, &p);
   } else if (kind == 4) {
@@ -430,12 +429,10 @@ static void op_world_set(fuzz_state *s) {
     sn_world_enable_sleeping(s->w, fz_bool(&s->r));
     sn_world_enable_continuous(s->w, fz_bool(&s->r));
     break;
-  case 4:
-  {
+  case 4: {
     float hertz = fz_float(&s->r, 0.0f, 240.0f), ratio = fz_float(&s->r, 0.0f, 20.0f);
     sn_world_set_contact_tuning(s->w, hertz, ratio, fz_float(&s->r, 0.0f, 10.0f));
-  }
-    break;
+  } break;
   case 5:
     sn_world_set_hit_event_threshold(s->w, fz_float(&s->r, 0.0f, 10.0f));
     break;
@@ -601,19 +598,15 @@ static void op_soft(fuzz_state *s) {
     sn_soft_body_set_material(s->w, b, &d);
     break;
   }
-  case 4:
-  {
+  case 4: {
     sn_soft_body_id soft = pick_soft(s);
     sn_particle_id a = pick_particle(s);
     sn_soft_body_add_edge(s->w, soft, a, pick_particle(s));
-  }
-    break;
-  case 5:
-  {
+  } break;
+  case 5: {
     sn_soft_body_id soft = pick_soft(s);
     sn_soft_body_translate(s->w, soft, rd_vec(s, -5.0f, 5.0f));
-  }
-    break;
+  } break;
   case 6: {
     sn_rope_def d = sn_default_rope_def();
     d.body = rd_soft_def(s);
@@ -705,12 +698,13 @@ static void check_finite(fuzz_state *s) {
     if (!p->in_use) continue;
     if (!(finite2(p->x) && finite2(p->v))) {
       const sn_soft_body_def *m = &w->soft_bodies.data[p->soft].material;
-      fprintf(stderr, "particle %d: mass %g inv_mass %g radius %g kinematic %d target %d (%g, %g); material friction %g "
+      fprintf(stderr,
+              "particle %d: mass %g inv_mass %g radius %g kinematic %d target %d (%g, %g); material friction %g "
               "restitution %g damping %g rigid_damping %g; %d constraints, gravity (%g, %g), dt %g, substeps %d\n",
               (int)i, (double)p->mass, (double)p->inv_mass, (double)p->radius, (int)p->kinematic, (int)p->has_target,
-              (double)p->target.x, (double)p->target.y, (double)m->friction, (double)m->restitution,
-              (double)m->damping, (double)m->rigid_damping, (int)w->constraint_count, (double)w->gravity.x,
-              (double)w->gravity.y, (double)s->dt, (int)w->substeps);
+              (double)p->target.x, (double)p->target.y, (double)m->friction, (double)m->restitution, (double)m->damping,
+              (double)m->rigid_damping, (int)w->constraint_count, (double)w->gravity.x, (double)w->gravity.y,
+              (double)s->dt, (int)w->substeps);
       for (int32_t k = 0; k < w->constraints.count; ++k)
         if (w->constraints.data[k].in_use) fprintf(stderr, "  constraint %s\n", w->constraints.data[k].type->name);
     }
@@ -830,7 +824,8 @@ static void op_step(fuzz_state *s) {
     /* fast bodies are not calm */
     for (int32_t i = 0; i < s->w->bodies.count && i < SLOT_TRACK; ++i) {
       const sn_body *b = &s->w->bodies.data[i];
-      if (b->in_use && !(b->v.x * b->v.x + b->v.y * b->v.y <= CALM_SPEED * CALM_SPEED)) s->body_calm_since[i] = s->step_no;
+      if (b->in_use && !(b->v.x * b->v.x + b->v.y * b->v.y <= CALM_SPEED * CALM_SPEED))
+        s->body_calm_since[i] = s->step_no;
     }
     check_finite(s);
     check_memory(s);

@@ -41,12 +41,9 @@ typedef struct pinned_scene {
 /* Update deliberately (see above). Rigid, soft, mixed, with plugins:
  * chain = revolute joints; cloth, jelly, mixed = the XPBD plugins. */
 static const pinned_scene pinned[] = {
-    {"pyramid", 20, 240, 0x0a683a47186c9bc1ull},
-    {"rain", 200, 240, 0xae015b1ce9554a52ull},
-    {"chain", 20, 240, 0x77cae453cb49efcdull},
-    {"cloth", 16, 240, 0x6a80767782d1ad65ull},
-    {"jelly", 5, 240, 0xa2c52d88efcd2cd1ull},
-    {"mixed", 1, 240, 0x253f722a4b39777cull},
+    {"pyramid", 20, 240, 0x0a683a47186c9bc1ull}, {"rain", 200, 240, 0xae015b1ce9554a52ull},
+    {"chain", 20, 240, 0x77cae453cb49efcdull},   {"cloth", 16, 240, 0x6a80767782d1ad65ull},
+    {"jelly", 5, 240, 0xa2c52d88efcd2cd1ull},    {"mixed", 1, 240, 0x253f722a4b39777cull},
 };
 #define PINNED_COUNT ((int)(sizeof pinned / sizeof pinned[0]))
 
@@ -55,8 +52,7 @@ static uint64_t run_scene(const pinned_scene *p, int force_sse2) {
   ck_assert_msg(sn_scene_build(&scene, p->name, p->size, 0, false), "cannot build %s %d (plugins in %s?)", p->name,
                 (int)p->size, sn_scene_plugin_dir());
   if (force_sse2) scene.world->use_avx2 = false;
-  for (int32_t i = 0; i < p->steps; ++i)
-    ck_assert_int_eq(sn_world_step(scene.world, 1.0f / 60.0f), SN_OK);
+  for (int32_t i = 0; i < p->steps; ++i) ck_assert_int_eq(sn_world_step(scene.world, 1.0f / 60.0f), SN_OK);
   sn_scene_metrics m;
   sn_scene_measure(&scene, &m);
   sn_scene_destroy(&scene);
@@ -67,8 +63,7 @@ START_TEST(test_pinned_hash) {
   const pinned_scene *p = &pinned[_i];
   uint64_t sse2 = run_scene(p, 1);
   uint64_t native = run_scene(p, 0);
-  if (getenv("SINEW_PRINT_HASHES") != NULL)
-  {
+  if (getenv("SINEW_PRINT_HASHES") != NULL) {
     printf("    {\"%s\", %d, %d, 0x%016" PRIx64 "ull},\n", p->name, (int)p->size, (int)p->steps, sse2);
     fflush(stdout);
   }
@@ -87,8 +82,7 @@ START_TEST(test_bench_line_hash) {
 #ifdef SN_BENCH_EXE
   const pinned_scene *p = &pinned[0];
   char cmd[2048];
-  snprintf(cmd, sizeof cmd, "'%s' --scene %s --size %d --steps %d", SN_BENCH_EXE, p->name, (int)p->size,
-           (int)p->steps);
+  snprintf(cmd, sizeof cmd, "'%s' --scene %s --size %d --steps %d", SN_BENCH_EXE, p->name, (int)p->size, (int)p->steps);
   FILE *f = popen(cmd, "r");
   ck_assert_ptr_nonnull(f);
   char line[4096] = "";

@@ -196,8 +196,8 @@ static sn_result sn_validate_type(const sn_constraint_type *t, char *err, size_t
     bool is_int = p->kind == SN_PARAM_INT || p->kind == SN_PARAM_BOOL;
     double limit = is_int ? 2147483647.0 : (double)FLT_MAX;
     if (p->min < (is_int ? -2147483648.0 : -limit) || p->max > limit)
-      return sn_set_err(err, cap, "type '%s': parameter '%s' range [%g, %g] exceeds its %s storage", n, p->name,
-                        p->min, p->max, is_int ? "int32" : "float"),
+      return sn_set_err(err, cap, "type '%s': parameter '%s' range [%g, %g] exceeds its %s storage", n, p->name, p->min,
+                        p->max, is_int ? "int32" : "float"),
              SN_ERR_PLUGIN_BAD_DESCRIPTOR;
     if (is_int && p->def != floor(p->def))
       return sn_set_err(err, cap, "type '%s': parameter '%s' default %g is not a whole number", n, p->name, p->def),

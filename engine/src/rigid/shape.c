@@ -206,8 +206,8 @@ static int32_t sn_shape_alloc(sn_world *w, int32_t body_index) {
 static bool sn_mass_fits(sn_world *w, const sn_geometry *g, float density) {
   if (density == 0.0f) return true;
   sn_mass_data md = sn_geometry_compute_mass(g, density);
-  double inertia = (double)md.rotational_inertia + (double)md.mass * ((double)md.center.x * md.center.x +
-                                                                       (double)md.center.y * md.center.y);
+  double inertia = (double)md.rotational_inertia +
+                   (double)md.mass * ((double)md.center.x * md.center.x + (double)md.center.y * md.center.y);
   if (md.mass <= SN_MAX_SHAPE_MASS && inertia <= SN_MAX_SHAPE_MASS && isfinite(md.center.x) && isfinite(md.center.y))
     return true;
   sn_world_error(w, SN_ERR_INVALID_ARGUMENT,

@@ -249,7 +249,8 @@ sn_result sn_soft_body_translate(sn_world *w, sn_soft_body_id id, sn_vec2 delta)
   if (!sn_vec2_is_finite(delta)) return sn_world_error(w, SN_ERR_NOT_FINITE, "translation must be finite");
   for (int32_t i = 0; i < s->particle_count; ++i) {
     if (!sn_vec2_within_limit(sn_add(w->particles.data[s->particles[i]].x, delta)))
-      return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "translation moves particles beyond +-SN_MAX_COORDINATE (1e6 m)");
+      return sn_world_error(w, SN_ERR_INVALID_ARGUMENT,
+                            "translation moves particles beyond +-SN_MAX_COORDINATE (1e6 m)");
   }
   for (int32_t i = 0; i < s->particle_count; ++i) {
     sn_particle *p = w->particles.data + s->particles[i];
