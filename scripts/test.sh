@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: installs dependencies, builds Release and runs the Check
-# suites through CTest, then builds again with ASan+UBSan and runs them again.
+# suites through CTest, then builds again with ASan+UBSan and runs them again,
+# then runs every fuzz target for FUZZ_SECONDS (default 30) s (scripts/fuzz.sh,
+# docs/fuzzing.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -11,3 +13,4 @@ ctest --test-dir build/release --output-on-failure -j "$jobs"
 cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSINEW_SANITIZE=ON -DSINEW_WERROR=ON >/dev/null
 cmake --build build/asan -j "$jobs"
 ctest --test-dir build/asan --output-on-failure -j "$jobs"
+scripts/fuzz.sh

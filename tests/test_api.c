@@ -495,6 +495,15 @@ START_TEST(test_step_refuses_bad_dt) {
   expect_refused(s.w, &snap, sn_world_step(s.w, -0.0f), SN_ERR_INVALID_ARGUMENT, "dt");
   expect_refused(s.w, &snap, sn_world_step(s.w, -1.0f), SN_ERR_INVALID_ARGUMENT, "dt");
   expect_refused(s.w, &snap, sn_world_step(s.w, -1e-30f), SN_ERR_INVALID_ARGUMENT, "dt");
+  /* outside [SN_MIN_TIME_STEP, SN_MAX_TIME_STEP]: 1 / dt or dt * v would overflow (found by fuzz_world) */
+  expect_refused(s.w, &snap, sn_world_step(s.w, 1e-30f), SN_ERR_INVALID_ARGUMENT, "dt");
+  expect_refused(s.w, &snap, sn_world_step(s.w, 3e38f), SN_ERR_INVALID_ARGUMENT, "dt");
+  expect_refused(s.w, &snap, sn_world_step(s.w, 11.0f), SN_ERR_INVALID_ARGUMENT, "dt");
+  /* positions beyond SN_MAX_COORDINATE */
+  expect_refused(s.w, &snap, sn_body_set_transform(s.w, s.box, (sn_vec2){2e6f, 0.0f}, 0.0f), SN_ERR_INVALID_ARGUMENT,
+                 "SN_MAX_COORDINATE");
+  /* a density that makes the mass overflow (3e38 on a box: infinite mass, then NaN) */
+  expect_refused(s.w, &snap, sn_shape_set_density(s.w, s.box_shape, 3e38f, true), SN_ERR_INVALID_ARGUMENT, "density");
   for (int k = 0; k < N_BAD; ++k)
     expect_refused(s.w, &snap, sn_world_step(s.w, bad_floats[k]), SN_ERR_NOT_FINITE, "dt");
   body_state after = get_body_state(s.w, s.box);

@@ -23,10 +23,11 @@ static void poison_solve(const sn_step_info *info, sn_constraint_item *items, in
   (void)info, (void)use_bias;
   for (int32_t i = 0; i < count; ++i) items[i].bodies[0]->state->v.x = NAN;
 }
-/* an XPBD type that writes infinity into its particle's motion */
+/* an XPBD type that writes NaN into its particle's motion (an infinity would be
+ * clamped to the speed limit like any motion: the particle moves at it) */
 static void poison_position(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
   (void)info;
-  for (int32_t i = 0; i < count; ++i) items[i].bodies[0]->state->dp.y = INFINITY;
+  for (int32_t i = 0; i < count; ++i) items[i].bodies[0]->state->dp.y = NAN;
 }
 
 static sn_registry *poison_registry(void) {

@@ -40,8 +40,9 @@ SN_API const char *sn_result_message(sn_result result);
 
 /// Validates a convex polygon given counter-clockwise or clockwise and fills
 /// *out (counter-clockwise, normals, centroid). Points closer than 0.5 mm are
-/// welded. Refuses NaN/Inf (SN_ERR_NOT_FINITE), fewer than 3 distinct points or
-/// no area (SN_ERR_DEGENERATE_POLYGON), a non-convex outline or collinear
+/// welded. Refuses NaN/Inf, or coordinates so large (~1e19) that the centroid
+/// overflows (SN_ERR_NOT_FINITE), fewer than 3 distinct points, no area, or an
+/// outline too thin for float precision (SN_ERR_DEGENERATE_POLYGON), a non-convex outline or collinear
 /// middle points (SN_ERR_NON_CONVEX_POLYGON), count > 8 (SN_ERR_TOO_MANY_VERTICES),
 /// radius < 0 (SN_ERR_INVALID_ARGUMENT). *out is untouched on error.
 SN_API sn_result sn_make_polygon(const sn_vec2 *points, int32_t count, float radius, sn_polygon *out);
@@ -51,6 +52,9 @@ SN_API sn_result sn_make_polygon(const sn_vec2 *points, int32_t count, float rad
 SN_API sn_result sn_compute_hull(const sn_vec2 *points, int32_t count, float radius, sn_polygon *out);
 
 /// Axis-aligned box centred on the origin with half-extents (hx, hy) > 0.
+/// The box helpers validate their result like sn_create_polygon_shape does:
+/// a box so small (or, offset, so far from the origin) that rounding leaves it
+/// no area or a bad normal is refused with that code.
 SN_API sn_result sn_make_box(float hx, float hy, sn_polygon *out);
 
 /// Box with half-extents (hx, hy) centred at center, rotated by angle.
@@ -81,8 +85,9 @@ SN_API sn_world *sn_create_world(const sn_world_def *def, sn_result *result);
 /// Destroys a world and everything in it; all its ids become stale.
 SN_API sn_result sn_destroy_world(sn_world *world);
 
-/// Advances the world by dt seconds (dt > 0 and finite), in the world's
-/// number of substeps. Events of this step are readable until the next step.
+/// Advances the world by dt seconds (SN_MIN_TIME_STEP <= dt <= SN_MAX_TIME_STEP,
+/// 1e-6 .. 10 s; else SN_ERR_INVALID_ARGUMENT, NaN/Inf SN_ERR_NOT_FINITE), in
+/// the world's number of substeps. Events of this step are readable until the next step.
 SN_API sn_result sn_world_step(sn_world *world, float dt);
 
 /// Message of the last error raised by a call on this world (empty if none).

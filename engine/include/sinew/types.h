@@ -23,6 +23,18 @@ extern "C" {
 /// Most vertices a convex polygon may have.
 #define SN_MAX_POLYGON_VERTICES 8
 
+/// Largest coordinate (m) the API accepts for positions (bodies, particles,
+/// kinematic targets) and shape geometry: |x|, |y| <= 1e6 m, the range of the
+/// shipped joints' anchor parameters. Floats resolve 6 cm there already; far
+/// beyond it products of coordinates overflow. Larger values are refused with
+/// SN_ERR_INVALID_ARGUMENT.
+#define SN_MAX_COORDINATE 1.0e6f
+
+/// Range of dt sn_world_step accepts (s). Outside it 1 / dt or dt * v
+/// overflow (a denormal dt, or 3e38 s), so it is refused.
+#define SN_MIN_TIME_STEP 1.0e-6f
+#define SN_MAX_TIME_STEP 10.0f
+
 /// A 2D vector (metres, or metres per second).
 typedef struct sn_vec2 {
   float x, y;
@@ -256,7 +268,7 @@ typedef struct sn_world_def {
   float contact_damping_ratio;        ///< contact damping ratio, default 10
   float contact_push_max_velocity;    ///< max speed (m/s) at which overlap is resolved, default 3
   float restitution_threshold;        ///< approach speed (m/s) below which no bounce, default 1
-  float maximum_linear_speed;         ///< m/s, default 400
+  float maximum_linear_speed;         ///< m/s, default 400; bounds bodies' and particles' motion per substep
   bool enable_continuous;             ///< time of impact for fast bodies vs static, default true
   sn_allocator allocator;             ///< all fields NULL = malloc/free
   const struct sn_registry *registry; ///< constraint types for sn_create_constraint; must outlive the world

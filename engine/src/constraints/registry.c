@@ -9,6 +9,7 @@
 #define _DEFAULT_SOURCE
 #include <dirent.h>
 #include <dlfcn.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -190,6 +191,17 @@ static sn_result sn_validate_type(const sn_constraint_type *t, char *err, size_t
     if (!isfinite(p->min) || !isfinite(p->max) || !isfinite(p->def) || p->min > p->max)
       return sn_set_err(err, cap, "type '%s': parameter '%s' needs finite min <= max", n, p->name),
              SN_ERR_PLUGIN_BAD_DESCRIPTOR;
+    /* every value in [min, max] must fit the parameter's storage: a float
+     * (finite), or an int32_t (converting 1e30 to int is undefined) */
+    bool is_int = p->kind == SN_PARAM_INT || p->kind == SN_PARAM_BOOL;
+    double limit = is_int ? 2147483647.0 : (double)FLT_MAX;
+    if (p->min < (is_int ? -2147483648.0 : -limit) || p->max > limit)
+      return sn_set_err(err, cap, "type '%s': parameter '%s' range [%g, %g] exceeds its %s storage", n, p->name, p->min,
+                        p->max, is_int ? "int32" : "float"),
+             SN_ERR_PLUGIN_BAD_DESCRIPTOR;
+    if (is_int && p->def != floor(p->def))
+      return sn_set_err(err, cap, "type '%s': parameter '%s' default %g is not a whole number", n, p->name, p->def),
+             SN_ERR_PLUGIN_BAD_DESCRIPTOR;
     if (p->def < p->min || p->def > p->max)
       return sn_set_err(err, cap, "type '%s': parameter '%s' default %g outside [%g, %g]", n, p->name, p->def, p->min,
                         p->max),
@@ -197,6 +209,12 @@ static sn_result sn_validate_type(const sn_constraint_type *t, char *err, size_t
     for (uint32_t j = 0; j < i; ++j) {
       if (t->params[j].id == p->id || strcmp(t->params[j].name, p->name) == 0)
         return sn_set_err(err, cap, "type '%s': parameters %u and %u share an id or name", n, j, i),
+               SN_ERR_PLUGIN_BAD_DESCRIPTOR;
+      /* overlapping parameters would overwrite each other's values */
+      uint32_t q = t->params[j].offset, q_bytes = sn_param_bytes(t->params[j].kind);
+      if (p->offset < q + q_bytes && q < p->offset + bytes)
+        return sn_set_err(err, cap, "type '%s': parameters '%s' and '%s' overlap in the params blob", n,
+                          t->params[j].name, p->name),
                SN_ERR_PLUGIN_BAD_DESCRIPTOR;
     }
   }

@@ -21,6 +21,8 @@ static inline float sn_clampf(float a, float lo, float hi) { return glm_clamp(a,
 static inline int sn_mini(int a, int b) { return a < b ? a : b; }
 static inline int sn_maxi(int a, int b) { return a > b ? a : b; }
 static inline bool sn_is_finite(float a) { return isfinite(a) != 0; }
+/// Finite and within +-SN_MAX_COORDINATE (false for NaN).
+static inline bool sn_within_limit(float a) { return fabsf(a) <= SN_MAX_COORDINATE; }
 static inline bool sn_vec2_is_finite(sn_vec2 a) { return isfinite(a.x) && isfinite(a.y); }
 
 static inline sn_vec2 sn_v2(float x, float y) { return (sn_vec2){x, y}; }
@@ -46,7 +48,27 @@ static inline sn_vec2 sn_right_perp(sn_vec2 v) { return (sn_vec2){v.y, -v.x}; }
 static inline float sn_length(sn_vec2 v) { return sqrtf(v.x * v.x + v.y * v.y); }
 static inline float sn_length_sq(sn_vec2 v) { return v.x * v.x + v.y * v.y; }
 static inline float sn_distance(sn_vec2 a, sn_vec2 b) { return sn_length(sn_sub(b, a)); }
+static inline bool sn_vec2_within_limit(sn_vec2 v) { return sn_within_limit(v.x) && sn_within_limit(v.y); }
 static inline float sn_distance_sq(sn_vec2 a, sn_vec2 b) { return sn_length_sq(sn_sub(b, a)); }
+
+/// v limited to length sqrtf(max_sq) (the speed clamp of the integrators).
+/// The plain formula when |v|^2 is finite (bit for bit as always); when it
+/// overflows (components beyond ~1.8e19, or infinite) the direction is taken
+/// from v scaled down, instead of sqrtf(max_sq / inf) = 0 stopping the body
+/// dead (or 0 * inf = NaN).
+static inline sn_vec2 sn_clamp_length(sn_vec2 v, float max_sq) {
+  float len_sq = sn_length_sq(v);
+  if (!(len_sq > max_sq)) return v;
+  if (isfinite(len_sq)) return sn_scale(sqrtf(max_sq / len_sq), v);
+  if (isinf(v.x) || isinf(v.y)) {
+    v.x = isinf(v.x) ? copysignf(1.0f, v.x) : 0.0f;
+    v.y = isinf(v.y) ? copysignf(1.0f, v.y) : 0.0f;
+  } else {
+    float m = fmaxf(fabsf(v.x), fabsf(v.y));
+    v = sn_scale(1.0f / m, v);
+  }
+  return sn_scale(sqrtf(max_sq / sn_length_sq(v)), v);
+}
 static inline sn_vec2 sn_lerp(sn_vec2 a, sn_vec2 b, float t) {
   return (sn_vec2){a.x + t * (b.x - a.x), a.y + t * (b.y - a.y)};
 }

@@ -285,7 +285,8 @@ sn_world_counters sn_world_get_counters(sn_world *w) {
 sn_result sn_world_step(sn_world *w, float dt) {
   SN_CHECK_WORLD(w);
   if (!sn_is_finite(dt)) return sn_world_error(w, SN_ERR_NOT_FINITE, "dt must be finite");
-  if (dt <= 0.0f) return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "dt must be > 0 (got %g)", (double)dt);
+  if (!(dt >= SN_MIN_TIME_STEP && dt <= SN_MAX_TIME_STEP))
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "dt must be in [1e-6, 10] s (got %g)", (double)dt);
   w->locked = true;
   w->begin_events.count = 0;
   w->hit_events.count = 0;

@@ -162,6 +162,12 @@ sn_result sn_make_polygon(const sn_vec2 *points, int32_t count, float radius, sn
   if (!is_strictly_convex(p.vertices, n, SN_WELD_DISTANCE)) return SN_ERR_NON_CONVEX_POLYGON;
 
   finish_polygon(&p, n, radius);
+  // Return only what sn_polygon_validate (and so every shape) accepts. Finite
+  // points far from the origin can overflow the centroid's products
+  // (SN_ERR_NOT_FINITE), and a needle (say 1e17 m long, 20 m wide) can round
+  // its centroid onto an edge (refused as degenerate: too thin for floats).
+  r = sn_polygon_validate(&p);
+  if (r != SN_OK) return r == SN_ERR_NOT_FINITE ? r : SN_ERR_DEGENERATE_POLYGON;
   *out = p;
   return SN_OK;
 }
@@ -172,7 +178,9 @@ static bool point_less(sn_vec2 a, sn_vec2 b) { return a.x < b.x || (a.x == b.x &
 /// Convex hull of distinct points by Andrew's monotone chain (a sorted variant
 /// of gift wrapping). Exactly collinear points are dropped; near-collinear
 /// ones are removed afterwards. Writes the hull counter-clockwise and returns
-/// its size (may be < 3 for collinear input).
+/// its size (may be < 3 for collinear input), or -1 if the orientation tests
+/// contradict each other (cross products that overflow to infinity or NaN for
+/// points ~1e19 apart), which would make a "hull" of more points than given.
 static int32_t monotone_chain(const sn_vec2 *points, int32_t count, sn_vec2 *hull) {
   sn_vec2 sorted[SN_MAX_POLYGON_VERTICES];
   for (int32_t i = 0; i < count; ++i) {
@@ -203,6 +211,7 @@ static int32_t monotone_chain(const sn_vec2 *points, int32_t count, sn_vec2 *hul
   // the last point repeats the first
   int32_t n = k - 1;
   if (n < 0) n = 0;
+  if (n > count) return -1;
   for (int32_t i = 0; i < n; ++i) hull[i] = stack[i];
   return n;
 }
@@ -239,6 +248,7 @@ sn_result sn_compute_hull(const sn_vec2 *points, int32_t count, float radius, sn
 
   sn_vec2 hull[SN_MAX_POLYGON_VERTICES];
   n = monotone_chain(welded, n, hull);
+  if (n < 0) return SN_ERR_NOT_FINITE;
   if (n < 3) return SN_ERR_DEGENERATE_POLYGON;
   n = remove_collinear(hull, n, SN_WELD_DISTANCE);
   if (n < 3 || area_is_degenerate(hull, n)) return SN_ERR_DEGENERATE_POLYGON;
@@ -264,6 +274,16 @@ static void fill_box(float hx, float hy, sn_vec2 center, sn_rot q, float radius,
   *out = p;
 }
 
+/// Fills a box and checks it as a shape would: a box far from the origin
+/// (or tiny) can lose its area to rounding.
+static sn_result make_checked_box(float hx, float hy, sn_vec2 center, sn_rot q, float radius, sn_polygon *out) {
+  sn_polygon p;
+  fill_box(hx, hy, center, q, radius, &p);
+  sn_result r = sn_polygon_validate(&p);
+  if (r == SN_OK) *out = p;
+  return r;
+}
+
 static sn_result check_half_extents(float hx, float hy) {
   if (!sn_is_finite(hx) || !sn_is_finite(hy)) return SN_ERR_NOT_FINITE;
   if (!(hx > 0.0f) || !(hy > 0.0f)) return SN_ERR_INVALID_ARGUMENT;
@@ -274,8 +294,7 @@ sn_result sn_make_box(float hx, float hy, sn_polygon *out) {
   if (out == NULL) return SN_ERR_NULL;
   sn_result r = check_half_extents(hx, hy);
   if (r != SN_OK) return r;
-  fill_box(hx, hy, sn_v2(0.0f, 0.0f), sn_rot_identity(), 0.0f, out);
-  return SN_OK;
+  return make_checked_box(hx, hy, sn_v2(0.0f, 0.0f), sn_rot_identity(), 0.0f, out);
 }
 
 sn_result sn_make_offset_box(float hx, float hy, sn_vec2 center, float angle, sn_polygon *out) {
@@ -283,8 +302,7 @@ sn_result sn_make_offset_box(float hx, float hy, sn_vec2 center, float angle, sn
   sn_result r = check_half_extents(hx, hy);
   if (r != SN_OK) return r;
   if (!sn_vec2_is_finite(center) || !sn_is_finite(angle)) return SN_ERR_NOT_FINITE;
-  fill_box(hx, hy, center, sn_make_rot(angle), 0.0f, out);
-  return SN_OK;
+  return make_checked_box(hx, hy, center, sn_make_rot(angle), 0.0f, out);
 }
 
 sn_result sn_make_rounded_box(float hx, float hy, float radius, sn_polygon *out) {
@@ -293,8 +311,7 @@ sn_result sn_make_rounded_box(float hx, float hy, float radius, sn_polygon *out)
   if (r != SN_OK) return r;
   r = check_radius(radius);
   if (r != SN_OK) return r;
-  fill_box(hx, hy, sn_v2(0.0f, 0.0f), sn_rot_identity(), radius, out);
-  return SN_OK;
+  return make_checked_box(hx, hy, sn_v2(0.0f, 0.0f), sn_rot_identity(), radius, out);
 }
 
 sn_polygon sn_make_capsule_polygon(sn_vec2 p1, sn_vec2 p2, float radius) {

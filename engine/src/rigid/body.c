@@ -45,6 +45,8 @@ static bool sn_body_def_ok(sn_world *w, const sn_body_def *def) {
       !sn_is_finite(def->angular_velocity) || !sn_is_finite(def->linear_damping) ||
       !sn_is_finite(def->angular_damping) || !sn_is_finite(def->gravity_scale))
     return sn_world_error(w, SN_ERR_NOT_FINITE, "body def has a NaN or infinite value"), false;
+  if (!sn_vec2_within_limit(def->position))
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "body position beyond +-SN_MAX_COORDINATE (1e6 m)"), false;
   if ((int)def->type < SN_BODY_STATIC || (int)def->type > SN_BODY_DYNAMIC)
     return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "unknown body type %d", (int)def->type), false;
   if (def->linear_damping < 0.0f || def->angular_damping < 0.0f)
@@ -162,7 +164,9 @@ void sn_body_update_mass(sn_world *w, sn_body *b) {
     moment = sn_mul_add(moment, md.mass, md.center);
     rot_inertia += md.rotational_inertia + md.mass * sn_dot(md.center, md.center);
   }
-  if (mass > 0.0f) {
+  /* a mass or inertia so small (below ~3e-39) that its inverse overflows
+   * counts as none, like zero density */
+  if (mass > 0.0f && sn_is_finite(1.0f / mass)) {
     b->mass = mass;
     b->inv_mass = 1.0f / mass;
     b->local_center = sn_scale(b->inv_mass, moment);
@@ -170,7 +174,7 @@ void sn_body_update_mass(sn_world *w, sn_body *b) {
   if (rot_inertia > 0.0f && !b->fixed_rotation) {
     /* shift to the centre of mass (parallel axis theorem) */
     b->inertia = rot_inertia - mass * sn_dot(b->local_center, b->local_center);
-    b->inv_inertia = b->inertia > 0.0f ? 1.0f / b->inertia : 0.0f;
+    b->inv_inertia = b->inertia > 0.0f && sn_is_finite(1.0f / b->inertia) ? 1.0f / b->inertia : 0.0f;
   }
   /* keep the origin where it is: move the centre of mass, and keep the
    * velocity of the origin's material point unchanged is not needed here */
@@ -312,6 +316,8 @@ sn_result sn_body_set_transform(sn_world *w, sn_body_id id, sn_vec2 position, fl
   SN_BODY_MUT(w, id);
   if (!sn_vec2_is_finite(position) || !sn_is_finite(angle))
     return sn_world_error(w, SN_ERR_NOT_FINITE, "position and angle must be finite");
+  if (!sn_vec2_within_limit(position))
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "position beyond +-SN_MAX_COORDINATE (1e6 m)");
   int32_t index = id.index1 - 1;
   b->xf.p = position;
   b->xf.q = sn_make_rot(angle);

@@ -38,7 +38,6 @@ static inline f4 f4_gt(f4 a, f4 b) { return _mm_cmpgt_ps(a, b); }
 static inline f4 f4_ge(f4 a, f4 b) { return _mm_cmpge_ps(a, b); }
 static inline f4 f4_lt(f4 a, f4 b) { return _mm_cmplt_ps(a, b); }
 static inline f4 f4_and(f4 a, f4 b) { return _mm_and_ps(a, b); }
-static inline f4 f4_or(f4 a, f4 b) { return _mm_or_ps(a, b); }
 /// mask ? a : b
 static inline f4 f4_select(f4 mask, f4 a, f4 b) { return _mm_or_ps(_mm_and_ps(mask, a), _mm_andnot_ps(mask, b)); }
 static inline f4 f4_load(const float *p) { return _mm_loadu_ps(p); }
@@ -69,7 +68,6 @@ static inline f4 f4_gt(f4 a, f4 b) { F4_MAP(f4_mask(a.v[i] > b.v[i])); }
 static inline f4 f4_ge(f4 a, f4 b) { F4_MAP(f4_mask(a.v[i] >= b.v[i])); }
 static inline f4 f4_lt(f4 a, f4 b) { F4_MAP(f4_mask(a.v[i] < b.v[i])); }
 static inline f4 f4_and(f4 a, f4 b) { F4_MAP(f4_mask(a.v[i] != 0.0f && b.v[i] != 0.0f)); }
-static inline f4 f4_or(f4 a, f4 b) { F4_MAP(f4_mask(a.v[i] != 0.0f || b.v[i] != 0.0f)); }
 static inline f4 f4_select(f4 m, f4 a, f4 b) { F4_MAP(m.v[i] != 0.0f ? a.v[i] : b.v[i]); }
 static inline f4 f4_load(const float *p) { F4_MAP(p[i]); }
 static inline void f4_store(float *p, f4 a) {

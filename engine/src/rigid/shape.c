@@ -198,12 +198,31 @@ static int32_t sn_shape_alloc(sn_world *w, int32_t body_index) {
   return index;
 }
 
+/// Largest mass (kg) and rotational inertia about the body origin (kg m^2)
+/// one shape may add: a body's sums of them then stay finite (found by
+/// fuzz_world: density 3e38 on a 4 m^2 box made an infinite mass, then NaN).
+#define SN_MAX_SHAPE_MASS 1.0e30
+
+static bool sn_mass_fits(sn_world *w, const sn_geometry *g, float density) {
+  if (density == 0.0f) return true;
+  sn_mass_data md = sn_geometry_compute_mass(g, density);
+  double inertia = (double)md.rotational_inertia +
+                   (double)md.mass * ((double)md.center.x * md.center.x + (double)md.center.y * md.center.y);
+  if (md.mass <= SN_MAX_SHAPE_MASS && inertia <= SN_MAX_SHAPE_MASS && isfinite(md.center.x) && isfinite(md.center.y))
+    return true;
+  sn_world_error(w, SN_ERR_INVALID_ARGUMENT,
+                 "density %g is too large for the shape's size: its mass or inertia would exceed 1e30",
+                 (double)density);
+  return false;
+}
+
 static sn_shape_id sn_create_shape(sn_world *w, sn_body_id body_id, const sn_shape_def *def, const sn_geometry *g) {
   sn_result code;
   sn_body *b = sn_get_body(w, body_id, &code);
   if (b == NULL) return SN_NULL_SHAPE;
   if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "creating a shape during a step"), SN_NULL_SHAPE;
   if (!sn_shape_def_ok(w, def)) return SN_NULL_SHAPE;
+  if (!sn_mass_fits(w, g, def->density)) return SN_NULL_SHAPE;
   int32_t body_index = body_id.index1 - 1;
   int32_t index = sn_shape_alloc(w, body_index);
   if (index == SN_NULL_INDEX) return SN_NULL_SHAPE;
@@ -235,11 +254,19 @@ static bool sn_check_vec(sn_world *w, sn_vec2 v, const char *what) {
   return true;
 }
 
+/// Finite geometry beyond SN_MAX_COORDINATE (local points, radii): refused.
+static sn_shape_id sn_beyond_limit(sn_world *w, const char *what) {
+  sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "%s beyond SN_MAX_COORDINATE (1e6 m)", what);
+  return SN_NULL_SHAPE;
+}
+
 sn_shape_id sn_create_circle_shape(sn_world *w, sn_body_id body, const sn_shape_def *def, const sn_circle *circle) {
   if (w == NULL) return SN_NULL_SHAPE;
   if (circle == NULL) return sn_world_error(w, SN_ERR_NULL, "circle is NULL"), SN_NULL_SHAPE;
   if (!sn_check_vec(w, circle->center, "circle center") || !sn_is_finite(circle->radius))
     return sn_world_error(w, SN_ERR_NOT_FINITE, "circle must be finite"), SN_NULL_SHAPE;
+  if (!sn_vec2_within_limit(circle->center) || !sn_within_limit(circle->radius))
+    return sn_beyond_limit(w, "circle center or radius");
   if (circle->radius <= 0.0f)
     return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "circle radius %g must be > 0", (double)circle->radius),
            SN_NULL_SHAPE;
@@ -252,6 +279,9 @@ sn_shape_id sn_create_capsule_shape(sn_world *w, sn_body_id body, const sn_shape
   if (capsule == NULL) return sn_world_error(w, SN_ERR_NULL, "capsule is NULL"), SN_NULL_SHAPE;
   if (!sn_vec2_is_finite(capsule->center1) || !sn_vec2_is_finite(capsule->center2) || !sn_is_finite(capsule->radius))
     return sn_world_error(w, SN_ERR_NOT_FINITE, "capsule must be finite"), SN_NULL_SHAPE;
+  if (!sn_vec2_within_limit(capsule->center1) || !sn_vec2_within_limit(capsule->center2) ||
+      !sn_within_limit(capsule->radius))
+    return sn_beyond_limit(w, "capsule centre or radius");
   if (capsule->radius <= 0.0f)
     return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "capsule radius must be > 0"), SN_NULL_SHAPE;
   if (sn_distance_sq(capsule->center1, capsule->center2) <= SN_LINEAR_SLOP * SN_LINEAR_SLOP) {
@@ -271,6 +301,10 @@ sn_shape_id sn_create_polygon_shape(sn_world *w, sn_body_id body, const sn_shape
                    (int)polygon->count);
     return SN_NULL_SHAPE;
   }
+  for (int32_t i = 0; i < polygon->count; ++i) {
+    if (!sn_vec2_within_limit(polygon->vertices[i])) return sn_beyond_limit(w, "polygon vertex");
+  }
+  if (!sn_within_limit(polygon->radius)) return sn_beyond_limit(w, "polygon radius");
   sn_geometry g = {.type = SN_SHAPE_POLYGON, .polygon = *polygon};
   return sn_create_shape(w, body, def, &g);
 }
@@ -280,6 +314,8 @@ sn_shape_id sn_create_segment_shape(sn_world *w, sn_body_id body, const sn_shape
   if (segment == NULL) return sn_world_error(w, SN_ERR_NULL, "segment is NULL"), SN_NULL_SHAPE;
   if (!sn_vec2_is_finite(segment->point1) || !sn_vec2_is_finite(segment->point2))
     return sn_world_error(w, SN_ERR_NOT_FINITE, "segment must be finite"), SN_NULL_SHAPE;
+  if (!sn_vec2_within_limit(segment->point1) || !sn_vec2_within_limit(segment->point2))
+    return sn_beyond_limit(w, "segment point");
   if (sn_distance_sq(segment->point1, segment->point2) <= SN_LINEAR_SLOP * SN_LINEAR_SLOP)
     return sn_world_error(w, SN_ERR_DEGENERATE_POLYGON, "segment is shorter than the linear slop"), SN_NULL_SHAPE;
   sn_body *b = sn_get_body(w, body, NULL);
@@ -390,6 +426,7 @@ sn_result sn_shape_set_density(sn_world *w, sn_shape_id id, float density, bool 
   SN_SHAPE_MUT(w, id);
   if (!sn_is_finite(density)) return sn_world_error(w, SN_ERR_NOT_FINITE, "density must be finite");
   if (density < 0.0f) return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "density must be >= 0");
+  if (!sn_mass_fits(w, &s->geom, density)) return SN_ERR_INVALID_ARGUMENT;
   s->density = density;
   if (update_mass) sn_body_update_mass(w, w->bodies.data + s->body);
   return SN_OK;
@@ -478,6 +515,9 @@ sn_chain_id sn_create_chain(sn_world *w, sn_body_id body_id, const sn_chain_def 
   for (int32_t i = 0; i < n; ++i) {
     if (!sn_vec2_is_finite(def->points[i]))
       return sn_world_error(w, SN_ERR_NOT_FINITE, "chain point %d is not finite", (int)i), SN_NULL_CHAIN;
+    if (!sn_vec2_within_limit(def->points[i]))
+      return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "chain point %d beyond SN_MAX_COORDINATE (1e6 m)", (int)i),
+             SN_NULL_CHAIN;
     int32_t j = i + 1 < n ? i + 1 : 0;
     if ((j != 0 || def->is_loop) && sn_distance_sq(def->points[i], def->points[j]) <= SN_LINEAR_SLOP * SN_LINEAR_SLOP)
       return sn_world_error(w, SN_ERR_DEGENERATE_POLYGON, "chain points %d and %d coincide", (int)i, (int)j),

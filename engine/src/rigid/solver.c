@@ -64,7 +64,7 @@ static void sn_integrate_velocities(sn_step_context *ctx) {
     const sn_body_motion *m = motions + i;
     sn_vec2 v = sn_scale(m->lin_damp, sn_add(s->v, m->dv));
     float w = m->ang_damp * (s->w + m->dw);
-    if (sn_length_sq(v) > m->max_speed_sq) v = sn_scale(sqrtf(m->max_speed_sq / sn_length_sq(v)), v);
+    v = sn_clamp_length(v, m->max_speed_sq);
     s->v = v;
     s->w = w;
   }

@@ -251,6 +251,11 @@ sn_result sn_soft_body_translate(sn_world *w, sn_soft_body_id id, sn_vec2 delta)
   if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_soft_body_translate during a step");
   if (!sn_vec2_is_finite(delta)) return sn_world_error(w, SN_ERR_NOT_FINITE, "translation must be finite");
   for (int32_t i = 0; i < s->particle_count; ++i) {
+    if (!sn_vec2_within_limit(sn_add(w->particles.data[s->particles[i]].x, delta)))
+      return sn_world_error(w, SN_ERR_INVALID_ARGUMENT,
+                            "translation moves particles beyond +-SN_MAX_COORDINATE (1e6 m)");
+  }
+  for (int32_t i = 0; i < s->particle_count; ++i) {
     sn_particle *p = w->particles.data + s->particles[i];
     p->x = sn_add(p->x, delta);
     p->target = sn_add(p->target, delta);
@@ -272,8 +277,15 @@ sn_particle_id sn_create_particle(sn_world *w, sn_soft_body_id soft, const sn_pa
       !sn_is_finite(def->radius))
     return sn_world_error(w, SN_ERR_NOT_FINITE, "particle position, velocity, mass and radius must be finite"),
            SN_NULL_PARTICLE;
+  if (!sn_vec2_within_limit(def->position) || !sn_within_limit(def->radius))
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "particle position or radius beyond SN_MAX_COORDINATE (1e6 m)"),
+           SN_NULL_PARTICLE;
   if (def->mass < 0.0f || def->radius < 0.0f)
     return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "particle mass and radius must be >= 0"), SN_NULL_PARTICLE;
+  if (def->mass > 0.0f && !sn_is_finite(1.0f / def->mass))
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "particle mass %g is too small: its inverse overflows",
+                          (double)def->mass),
+           SN_NULL_PARTICLE;
   if (!sn_array_reserve(&w->mem, w->particles, w->particles.count + 1))
     return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow particles"), SN_NULL_PARTICLE;
   if (s->particle_count == s->particle_capacity) {
@@ -363,6 +375,8 @@ sn_result sn_particle_set_position(sn_world *w, sn_particle_id id, sn_vec2 posit
   if (p == NULL) return code;
   SN_CHECK(w);
   if (!sn_vec2_is_finite(position)) return sn_world_error(w, SN_ERR_NOT_FINITE, "position must be finite");
+  if (!sn_vec2_within_limit(position))
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "position beyond +-SN_MAX_COORDINATE (1e6 m)");
   p->x = position;
   p->target = position;
   p->has_target = false;
@@ -403,6 +417,8 @@ sn_result sn_particle_set_mass(sn_world *w, sn_particle_id id, float mass) {
   SN_CHECK(w);
   if (!sn_is_finite(mass)) return sn_world_error(w, SN_ERR_NOT_FINITE, "mass must be finite");
   if (mass < 0.0f) return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "mass must be >= 0");
+  if (mass > 0.0f && !sn_is_finite(1.0f / mass))
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "mass %g is too small: its inverse overflows", (double)mass);
   p->mass = mass;
   p->inv_mass = mass > 0.0f && !p->kinematic ? 1.0f / mass : 0.0f;
   if (p->inv_mass == 0.0f) p->v = (sn_vec2){0.0f, 0.0f};
@@ -425,6 +441,8 @@ sn_result sn_particle_set_target(sn_world *w, sn_particle_id id, sn_vec2 target)
   if (p == NULL) return code;
   SN_CHECK(w);
   if (!sn_vec2_is_finite(target)) return sn_world_error(w, SN_ERR_NOT_FINITE, "target must be finite");
+  if (!sn_vec2_within_limit(target))
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "target beyond +-SN_MAX_COORDINATE (1e6 m)");
   if (!p->kinematic) return sn_world_error(w, SN_ERR_WRONG_BODY_TYPE, "only kinematic particles take a target");
   p->target = target;
   p->has_target = true;

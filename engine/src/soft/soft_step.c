@@ -309,7 +309,7 @@ void sn_soft_predict(sn_world *w, sn_soft_context *s, int32_t substep) {
     if (p->inv_mass == 0.0f || p->frozen) continue;
     float damping = w->soft_bodies.data[p->soft].material.damping;
     sn_vec2 v = sn_scale(1.0f / (1.0f + h * damping), sn_add(st->v, gh));
-    if (sn_length_sq(v) > max_speed_sq) v = sn_scale(sqrtf(max_speed_sq / sn_length_sq(v)), v);
+    v = sn_clamp_length(v, max_speed_sq);
     st->v = v;
     st->dp = sn_mul_add(st->dp, h, v);
   }
@@ -548,10 +548,28 @@ void sn_soft_collide(sn_world *w, sn_soft_context *s, bool first_sweep) {
 void sn_soft_finish_substep(sn_world *w, sn_soft_context *s) {
   if (!s->active) return;
   const float inv_h = s->inv_h;
+  const float max_motion = s->max_speed * s->h;
+  const float max_motion_sq = max_motion * max_motion;
   for (int32_t i = 0; i < s->count; ++i) {
-    if (!w->particles.data[i].in_use) continue;
+    const sn_particle *p = w->particles.data + i;
+    if (!p->in_use) continue;
     sn_solver_body *st = s->states + i;
-    st->v = sn_scale(inv_h, sn_sub(st->dp, s->prev[i]));
+    /* The world's speed limit bounds a particle's whole motion in the
+     * substep, as it bounds a rigid body's: constraints may not move it
+     * farther than maximum_linear_speed * h either. Without this an
+     * ill-posed structure (bend constraints with no links, whose linearised
+     * corrections lengthen the edges) driven at the speed limit grew
+     * geometrically until positions overflowed (found by fuzz_world).
+     * Motion within the limit is untouched, bit for bit. */
+    sn_vec2 motion = sn_sub(st->dp, s->prev[i]);
+    if (!p->kinematic) {
+      sn_vec2 limited = sn_clamp_length(motion, max_motion_sq);
+      if (limited.x != motion.x || limited.y != motion.y) {
+        motion = limited;
+        st->dp = sn_add(s->prev[i], limited);
+      }
+    }
+    st->v = sn_scale(inv_h, motion);
   }
   int32_t touching = 0;
   /* velocity pass: friction bounded by mu lambda / h, restitution from the
@@ -660,11 +678,13 @@ void sn_soft_end(sn_world *w, sn_soft_context *s) {
     for (int32_t i = 0; i < sb->particle_count; ++i) {
       const sn_particle *p = w->particles.data + sb->particles[i];
       if (p->inv_mass == 0.0f) continue;
+      /* products in double, like the sums: m x in float overflows for a
+       * particle of 1e38 kg (found by fuzz_world) */
       m += p->mass;
-      cx += p->mass * p->x.x;
-      cy += p->mass * p->x.y;
-      vx += p->mass * p->v.x;
-      vy += p->mass * p->v.y;
+      cx += (double)p->mass * p->x.x;
+      cy += (double)p->mass * p->x.y;
+      vx += (double)p->mass * p->v.x;
+      vy += (double)p->mass * p->v.y;
     }
     if (m <= 0.0) continue;
     cx /= m, cy /= m, vx /= m, vy /= m;

@@ -1,0 +1,914 @@
+/* fuzz_world: the input is a program of API calls on one world. Each op byte
+ * picks a call (create/destroy bodies, shapes, chains, constraints of every
+ * plugin type, soft bodies, particles, builders; setters of every kind; world
+ * settings; queries; steps), the following bytes its arguments: ids from
+ * pools of live, destroyed and made-up handles, numbers mostly in range but
+ * often NaN, infinite, huge, tiny or negative.
+ *
+ * After every step the world must satisfy:
+ * 1. no NaN or Inf anywhere in its state (bodies: pose, centre, velocities,
+ *    forces; shapes' bounding boxes; particles), and unit rotations;
+ * 2. the allocator count matches the world's counter, and after
+ *    sn_destroy_world every byte and block is given back;
+ * 3. no body inside another by more than a bound, for pairs that had the
+ *    chance to separate: both bodies left alone by the program (and slower
+ *    than 20 m/s) for the last CALM_STEPS steps, under ordinary settings, not
+ *    kinematic, not joined by a constraint, moderate sizes and densities, no
+ *    heavy particles around (see calm_pair). The bound is 0.02 m plus half the
+ *    smaller body's inner radius: the centre of a body never sinks halfway
+ *    into another.
+ * Every API call must also return without crashing, leaking or touching
+ * freed memory, whatever it is given (ASan, UBSan, LeakSanitizer).
+ * SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE
+#include <fenv.h>
+
+#include "fuzz_common.h"
+
+#include "core/world.h"
+#include "sinew/sinew.h"
+
+#define MAX_BODIES         48
+#define MAX_SHAPES         96
+#define MAX_CHAINS         8
+#define MAX_CONSTR         48
+#define MAX_SOFTS          12
+#define MAX_PARTICLES      128
+#define MAX_LIVE_BODIES    64
+#define MAX_LIVE_PARTICLES 300
+#define SLOT_TRACK         1024
+#define CALM_STEPS         240
+#define CALM_SPEED         20.0f
+
+/* ---- counting allocator ------------------------------------------------- */
+
+typedef struct counting {
+  size_t live_bytes, live_blocks;
+} counting;
+
+static void *count_alloc(size_t size, void *context) {
+  counting *c = context;
+  void *p = malloc(size); /* glibc: 16-byte aligned on x86-64 */
+  if (p == NULL) return NULL;
+  FZ_CHECK(((uintptr_t)p & 15u) == 0, "malloc is not 16-byte aligned here");
+  c->live_bytes += size;
+  c->live_blocks += 1;
+  return p;
+}
+
+static void count_free(void *memory, size_t size, void *context) {
+  counting *c = context;
+  if (memory == NULL) return;
+  FZ_CHECK(c->live_blocks > 0 && c->live_bytes >= size, "free of %zu bytes with %zu live", size, c->live_bytes);
+  c->live_bytes -= size;
+  c->live_blocks -= 1;
+  free(memory);
+}
+
+/* ---- the registry: every shipped plugin, loaded once ---------------------- */
+
+static sn_registry *g_registry;
+/* FUZZ_WORLD_TRAP_NAN=1: SIGFPE at the operation of a step that makes the
+ * first NaN, with its stack (a debugging aid: NaN outside steps, from
+ * refused input, is expected). */
+static bool g_trap_nan;
+
+/* FUZZ_WORLD_STATS=1 prints how often each invariant was checked (tuning aid). */
+static struct {
+  long long steps, calm_worlds, pairs_checked, inputs;
+  double deepest; /* largest overlap among the checked pairs (m) */
+} g_stats;
+
+static void print_stats(void) {
+  fprintf(stderr,
+          "fuzz_world: %lld inputs, %lld steps, %lld steps under calm settings, %lld calm shape pairs checked, "
+          "deepest overlap %.4f m\n",
+          g_stats.inputs, g_stats.steps, g_stats.calm_worlds, g_stats.pairs_checked, g_stats.deepest);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+  (void)argc, (void)argv;
+  g_registry = sn_create_registry(NULL);
+  if (g_registry == NULL || sn_registry_load_directory(g_registry, SN_PLUGIN_DIR, NULL, NULL) != SN_OK ||
+      sn_registry_get_type_count(g_registry) < 12) {
+    fprintf(stderr, "fuzz_world: cannot load the plugins from %s\n", SN_PLUGIN_DIR);
+    abort();
+  }
+  if (getenv("FUZZ_WORLD_STATS") != NULL) atexit(print_stats);
+  g_trap_nan = getenv("FUZZ_WORLD_TRAP_NAN") != NULL;
+  return 0;
+}
+
+/* ---- the program's state ------------------------------------------------ */
+
+typedef struct fuzz_state {
+  fz_reader r;
+  sn_world *w;
+  counting mem;
+  sn_body_id bodies[MAX_BODIES];
+  sn_shape_id shapes[MAX_SHAPES];
+  sn_chain_id chains[MAX_CHAINS];
+  sn_constraint_id constraints[MAX_CONSTR];
+  sn_soft_body_id softs[MAX_SOFTS];
+  sn_particle_id particles[MAX_PARTICLES];
+  int nb, ns, nc, nk, nsoft, np; /* next slot of each pool (ring buffers) */
+  int64_t step_no;
+  int64_t world_calm_since;            /* last step with unusual settings or dt */
+  int64_t body_calm_since[SLOT_TRACK]; /* by body slot: last user action or fast motion */
+  float dt;
+} fuzz_state;
+
+/* A handle from a pool (live or stale), a null one, or made-up bits. */
+#define DEFINE_PICK(fn, type, pool)                                                                                    \
+  static type fn(fuzz_state *s) {                                                                                      \
+    uint8_t k = fz_u8(&s->r);                                                                                          \
+    type id;                                                                                                           \
+    memset(&id, 0, sizeof id);                                                                                         \
+    if (k == 255) {                                                                                                    \
+      id.index1 = (int32_t)fz_u32(&s->r);                                                                              \
+      id.world_tag = fz_u16(&s->r);                                                                                    \
+      id.generation = fz_u16(&s->r);                                                                                   \
+    } else if (k != 254) {                                                                                             \
+      id = s->pool[k % (sizeof(s->pool) / sizeof(s->pool[0]))];                                                        \
+    }                                                                                                                  \
+    return id;                                                                                                         \
+  }
+DEFINE_PICK(pick_body, sn_body_id, bodies)
+DEFINE_PICK(pick_shape, sn_shape_id, shapes)
+DEFINE_PICK(pick_chain, sn_chain_id, chains)
+DEFINE_PICK(pick_constraint, sn_constraint_id, constraints)
+DEFINE_PICK(pick_soft, sn_soft_body_id, softs)
+DEFINE_PICK(pick_particle, sn_particle_id, particles)
+
+static void disturb(fuzz_state *s, sn_body_id id) {
+  if (id.index1 >= 1 && id.index1 <= SLOT_TRACK) s->body_calm_since[id.index1 - 1] = s->step_no;
+}
+
+static void disturb_all(fuzz_state *s) {
+  for (int i = 0; i < SLOT_TRACK; ++i) s->body_calm_since[i] = s->step_no;
+}
+
+static sn_vec2 rd_vec(fuzz_state *s, float lo, float hi) {
+  sn_vec2 v;
+  v.x = fz_float(&s->r, lo, hi);
+  v.y = fz_float(&s->r, lo, hi);
+  return v;
+}
+
+/// A count: mostly small, sometimes nonsense.
+static int32_t rd_count(fuzz_state *s, int32_t lo, int32_t hi) {
+  uint8_t k = fz_u8(&s->r);
+  if (k < 240) return fz_range(&s->r, lo, hi);
+  static const int32_t odd[] = {0, 1, -1, -1000, INT32_MIN, INT32_MAX, 2, 3};
+  return odd[k % 8];
+}
+
+/* ---- ops ---------------------------------------------------------------- */
+
+static void op_create_body(fuzz_state *s) {
+  sn_body_def bd = sn_default_body_def();
+  uint8_t t = fz_u8(&s->r);
+  bd.type = t < 200 ? (sn_body_type)(t % 3) : (sn_body_type)(int8_t)t;
+  bd.position = rd_vec(s, -20.0f, 20.0f);
+  bd.angle = fz_float(&s->r, -7.0f, 7.0f);
+  if (fz_bool(&s->r)) {
+    bd.linear_velocity = rd_vec(s, -10.0f, 10.0f);
+    bd.angular_velocity = fz_float(&s->r, -10.0f, 10.0f);
+    bd.linear_damping = fz_float(&s->r, 0.0f, 2.0f);
+    bd.angular_damping = fz_float(&s->r, 0.0f, 2.0f);
+    bd.gravity_scale = fz_float(&s->r, -2.0f, 2.0f);
+    uint8_t f = fz_u8(&s->r);
+    bd.is_bullet = f & 1;
+    bd.is_awake = !(f & 2);
+    bd.enable_sleep = !(f & 4);
+    bd.fixed_rotation = f & 8;
+  }
+  if (fz_u8(&s->r) == 0) bd.cookie = 0;
+  if (sn_world_get_body_count(s->w) >= MAX_LIVE_BODIES) return;
+  sn_body_id id = sn_create_body(s->w, &bd);
+  if (id.index1 != 0) {
+    s->bodies[s->nb++ % MAX_BODIES] = id;
+    disturb(s, id);
+  }
+}
+
+static sn_shape_def rd_shape_def(fuzz_state *s) {
+  sn_shape_def sd = sn_default_shape_def();
+  if (fz_bool(&s->r)) {
+    sd.density = fz_float(&s->r, 0.0f, 10.0f);
+    sd.friction = fz_float(&s->r, 0.0f, 1.0f);
+    sd.restitution = fz_float(&s->r, 0.0f, 1.0f);
+    uint8_t f = fz_u8(&s->r);
+    sd.enable_contact_events = f & 1;
+    sd.enable_hit_events = f & 2;
+    sd.is_sensor = f == 255;
+    sd.category_bits = f & 4 ? fz_u32(&s->r) : 1u;
+    sd.mask_bits = UINT64_MAX;
+    if (f & 8) {
+      uint64_t hi = fz_u32(&s->r);
+      sd.mask_bits = hi << 32 | fz_u32(&s->r);
+    }
+  }
+  return sd;
+}
+
+static void op_create_shape(fuzz_state *s) {
+  sn_body_id body = pick_body(s);
+  sn_shape_def sd = rd_shape_def(s);
+  uint8_t kind = fz_u8(&s->r) % 6;
+  sn_shape_id id = SN_NULL_SHAPE;
+  if (kind == 0) {
+    sn_circle c;
+    c.center = rd_vec(s, -1.0f, 1.0f);
+    c.radius = fz_float(&s->r, 0.0f, 2.0f);
+    id = sn_create_circle_shape(s->w, body, &sd, &c);
+  } else if (kind == 1) {
+    sn_capsule c;
+    c.center1 = rd_vec(s, -1.0f, 1.0f);
+    c.center2 = rd_vec(s, -1.0f, 1.0f);
+    c.radius = fz_float(&s->r, 0.0f, 1.0f);
+    id = sn_create_capsule_shape(s->w, body, &sd, &c);
+  } else if (kind == 2) {
+    sn_segment g;
+    g.point1 = rd_vec(s, -10.0f, 10.0f);
+    g.point2 = rd_vec(s, -10.0f, 10.0f);
+    id = sn_create_segment_shape(s->w, body, &sd, &g);
+  } else if (kind == 3) {
+    sn_polygon p;
+    sn_result res;
+    uint8_t b = fz_u8(&s->r) % 3;
+    float hx = fz_float(&s->r, 0.0f, 2.0f), hy = fz_float(&s->r, 0.0f, 2.0f);
+    if (b == 0)
+      res = sn_make_box(hx, hy, &p);
+    else if (b == 1) {
+      sn_vec2 c = rd_vec(s, -2.0f, 2.0f);
+      res = sn_make_offset_box(hx, hy, c, fz_float(&s->r, -4.0f, 4.0f), &p);
+    } else
+      res = sn_make_rounded_box(hx, hy, fz_float(&s->r, 0.0f, 0.5f), &p);
+    if (res == SN_OK) id = sn_create_polygon_shape(s->w, body, &sd, &p);
+  } else if (kind == 4) {
+    sn_vec2 pts[SN_MAX_POLYGON_VERTICES];
+    int32_t n = fz_range(&s->r, 3, SN_MAX_POLYGON_VERTICES);
+    for (int32_t i = 0; i < n; ++i) pts[i] = rd_vec(s, -2.0f, 2.0f);
+    sn_polygon p;
+    if (sn_compute_hull(pts, n, fz_bool(&s->r) ? 0.0f : fz_float(&s->r, 0.0f, 0.3f), &p) == SN_OK)
+      id = sn_create_polygon_shape(s->w, body, &sd, &p);
+  } else {
+    /* a hand-filled polygon: the engine validates it again */
+    sn_polygon p;
+    memset(&p, 0, sizeof p);
+    p.count = fz_range(&s->r, 0, 9);
+    for (int32_t i = 0; i < SN_MAX_POLYGON_VERTICES; ++i) {
+      p.vertices[i] = rd_vec(s, -2.0f, 2.0f);
+      p.normals[i] = rd_vec(s, -1.0f, 1.0f);
+    }
+    p.centroid = rd_vec(s, -1.0f, 1.0f);
+    p.radius = fz_float(&s->r, 0.0f, 0.5f);
+    id = sn_create_polygon_shape(s->w, body, &sd, &p);
+  }
+  if (id.index1 != 0) {
+    s->shapes[s->ns++ % MAX_SHAPES] = id;
+    disturb(s, body);
+  }
+}
+
+static void op_destroy(fuzz_state *s) {
+  switch (fz_u8(&s->r) % 6) {
+  case 0: {
+    sn_body_id b = pick_body(s);
+    sn_destroy_body(s->w, b);
+    break;
+  }
+  case 1: {
+    sn_shape_id sh = pick_shape(s);
+    disturb(s, sn_shape_get_body(s->w, sh));
+    sn_destroy_shape(s->w, sh, fz_bool(&s->r));
+    break;
+  }
+  case 2:
+    sn_destroy_chain(s->w, pick_chain(s));
+    break;
+  case 3: {
+    sn_constraint_id c = pick_constraint(s);
+    sn_body_id bs[SN_MAX_CONSTRAINT_BODIES];
+    int32_t n = sn_constraint_get_bodies(s->w, c, bs);
+    for (int32_t i = 0; i < n; ++i) disturb(s, bs[i]);
+    sn_destroy_constraint(s->w, c);
+    break;
+  }
+  case 4:
+    sn_destroy_soft_body(s->w, pick_soft(s));
+    break;
+  default:
+    sn_destroy_particle(s->w, pick_particle(s));
+    break;
+  }
+}
+
+static void op_create_chain(fuzz_state *s) {
+  sn_chain_def cd = sn_default_chain_def();
+  sn_vec2 pts[12];
+  int32_t n = fz_range(&s->r, 0, 12);
+  for (int32_t i = 0; i < n; ++i) pts[i] = rd_vec(s, -20.0f, 20.0f);
+  cd.points = fz_u8(&s->r) == 0 ? NULL : pts;
+  cd.count = fz_u8(&s->r) == 0 ? rd_count(s, -2, 20) : n;
+  if (cd.count > n) cd.count = n;
+  cd.is_loop = fz_bool(&s->r);
+  cd.friction = fz_float(&s->r, 0.0f, 1.0f);
+  cd.restitution = fz_float(&s->r, 0.0f, 1.0f);
+  sn_chain_id id = sn_create_chain(s->w, pick_body(s), &cd);
+  if (id.index1 != 0) {
+    s->chains[s->nc++ % MAX_CHAINS] = id;
+    disturb_all(s);
+  }
+}
+
+static void op_body_set(fuzz_state *s) {
+  sn_body_id b = pick_body(s);
+  disturb(s, b);
+  bool wake = fz_bool(&s->r);
+  sn_vec2 v1 = rd_vec(s, -20.0f, 20.0f), v2 = rd_vec(s, -1000.0f, 1000.0f);
+  switch (fz_u8(&s->r) % 16) {
+  case 0:
+    sn_body_set_transform(s->w, b, v1, fz_float(&s->r, -7.0f, 7.0f));
+    break;
+  case 1:
+    sn_body_set_linear_velocity(s->w, b, rd_vec(s, -20.0f, 20.0f));
+    break;
+  case 2:
+    sn_body_set_angular_velocity(s->w, b, fz_float(&s->r, -20.0f, 20.0f));
+    break;
+  case 3:
+    sn_body_apply_force(s->w, b, v2, v1, wake);
+    break;
+  case 4:
+    sn_body_apply_force_to_center(s->w, b, rd_vec(s, -1000.0f, 1000.0f), wake);
+    break;
+  case 5:
+    sn_body_apply_torque(s->w, b, fz_float(&s->r, -1000.0f, 1000.0f), wake);
+    break;
+  case 6:
+    sn_body_apply_linear_impulse(s->w, b, v2, v1, wake);
+    break;
+  case 7:
+    sn_body_apply_angular_impulse(s->w, b, fz_float(&s->r, -100.0f, 100.0f), wake);
+    break;
+  case 8: {
+    uint8_t t = fz_u8(&s->r);
+    sn_body_set_type(s->w, b, t < 200 ? (sn_body_type)(t % 3) : (sn_body_type)(int8_t)t);
+    break;
+  }
+  case 9:
+    sn_body_set_linear_damping(s->w, b, fz_float(&s->r, 0.0f, 5.0f));
+    sn_body_set_angular_damping(s->w, b, fz_float(&s->r, 0.0f, 5.0f));
+    break;
+  case 10:
+    sn_body_set_gravity_scale(s->w, b, fz_float(&s->r, -2.0f, 2.0f));
+    break;
+  case 11:
+    sn_body_set_bullet(s->w, b, wake);
+    sn_body_enable_sleep(s->w, b, fz_bool(&s->r));
+    break;
+  case 12:
+    sn_body_set_awake(s->w, b, wake);
+    break;
+  case 13: { /* clone through get_def */
+    sn_body_def def;
+    if (sn_body_get_def(s->w, b, &def) == SN_OK && sn_world_get_body_count(s->w) < MAX_LIVE_BODIES) {
+      def.position.x += fz_float(&s->r, -5.0f, 5.0f);
+      sn_body_id id = sn_create_body(s->w, &def);
+      if (id.index1 != 0) {
+        s->bodies[s->nb++ % MAX_BODIES] = id;
+        disturb(s, id);
+      }
+    }
+    break;
+  }
+  case 14: { /* shape setters */
+    sn_shape_id sh = pick_shape(s);
+    disturb(s, sn_shape_get_body(s->w, sh));
+    sn_shape_set_friction(s->w, sh, fz_float(&s->r, 0.0f, 1.0f));
+    sn_shape_set_restitution(s->w, sh, fz_float(&s->r, 0.0f, 1.0f));
+    float density = fz_float(&s->r, 0.0f, 10.0f);
+    sn_shape_set_density(s->w, sh, density, fz_bool(&s->r));
+    break;
+  }
+  default: { /* readers must cope with anything */
+    sn_shape_id sh = pick_shape(s);
+    sn_polygon p;
+    sn_circle c;
+    sn_shape_def sd;
+    (void)sn_shape_get_polygon(s->w, sh, &p);
+    (void)sn_shape_get_circle(s->w, sh, &c);
+    (void)sn_shape_get_def(s->w, sh, &sd);
+    (void)sn_shape_test_point(s->w, sh, rd_vec(s, -20.0f, 20.0f));
+    (void)sn_body_get_mass_data(s->w, b);
+    (void)sn_body_get_local_point(s->w, b, rd_vec(s, -20.0f, 20.0f));
+    sn_shape_id list[4];
+    (void)sn_body_get_shapes(s->w, b, list, fz_range(&s->r, -1, 4));
+    break;
+  }
+  }
+}
+
+static void op_world_set(fuzz_state *s) {
+  s->world_calm_since = s->step_no;
+  switch (fz_u8(&s->r) % 8) {
+  case 0:
+    sn_world_set_gravity(s->w, rd_vec(s, -30.0f, 30.0f));
+    break;
+  case 1:
+    sn_world_set_substeps(s->w, rd_count(s, 1, 16));
+    break;
+  case 2:
+    sn_world_set_position_iterations(s->w, rd_count(s, 0, 4));
+    sn_world_set_soft_iterations(s->w, rd_count(s, 1, 4));
+    break;
+  case 3:
+    sn_world_enable_sleeping(s->w, fz_bool(&s->r));
+    sn_world_enable_continuous(s->w, fz_bool(&s->r));
+    break;
+  case 4: {
+    float hertz = fz_float(&s->r, 0.0f, 240.0f), ratio = fz_float(&s->r, 0.0f, 20.0f);
+    sn_world_set_contact_tuning(s->w, hertz, ratio, fz_float(&s->r, 0.0f, 10.0f));
+  } break;
+  case 5:
+    sn_world_set_hit_event_threshold(s->w, fz_float(&s->r, 0.0f, 10.0f));
+    break;
+  case 6: {
+    sn_aabb box;
+    box.lower = rd_vec(s, -30.0f, 0.0f);
+    box.upper = rd_vec(s, 0.0f, 30.0f);
+    (void)sn_world_overlap_aabb(s->w, box, NULL, NULL);
+    sn_ray_result rr;
+    sn_vec2 origin = rd_vec(s, -30.0f, 30.0f);
+    (void)sn_world_cast_ray_closest(s->w, origin, rd_vec(s, -60.0f, 60.0f), &rr);
+    break;
+  }
+  default:
+    s->dt = fz_float(&s->r, 0.0f, 0.1f);
+    break;
+  }
+}
+
+static void op_create_constraint(fuzz_state *s) {
+  int32_t nt = sn_registry_get_type_count(g_registry);
+  const sn_constraint_type *t = sn_registry_get_type(g_registry, fz_u8(&s->r) % nt);
+  sn_constraint_def cd = sn_default_constraint_def();
+  cd.type = fz_u8(&s->r) == 0 ? "no_such_type" : t->name;
+  cd.bodies[0] = pick_body(s);
+  cd.bodies[1] = pick_body(s);
+  sn_particle_id ps[16];
+  int32_t pc = t->particle_count == SN_ANY_PARTICLES ? fz_range(&s->r, 1, 16) : (int32_t)t->particle_count;
+  if (fz_u8(&s->r) == 0) pc = rd_count(s, 0, 16);
+  if (pc > 16) pc = 16;
+  for (int32_t i = 0; i < pc && i < 16; ++i) ps[i] = pick_particle(s);
+  cd.particles = pc > 0 ? ps : NULL;
+  cd.particle_count = pc;
+  sn_param_value vals[8];
+  int32_t nv = fz_range(&s->r, 0, t->param_count < 8 ? (int32_t)t->param_count : 8);
+  for (int32_t i = 0; i < nv; ++i) {
+    const sn_param_desc *p = &t->params[fz_u8(&s->r) % t->param_count];
+    double span = p->max - p->min;
+    vals[i].name = fz_u8(&s->r) == 0 ? "no_such_param" : p->name;
+    vals[i].x = fz_double(&s->r, p->min - 0.05 * span, p->max + 0.05 * span);
+    vals[i].y = fz_double(&s->r, p->min - 0.05 * span, p->max + 0.05 * span);
+  }
+  cd.params = vals;
+  cd.param_count = nv;
+  cd.break_force = fz_bool(&s->r) ? 0.0f : fz_float(&s->r, 0.0f, 1000.0f);
+  cd.collide_connected = fz_bool(&s->r);
+  sn_constraint_id id = sn_create_constraint(s->w, &cd);
+  if (id.index1 != 0) {
+    s->constraints[s->nk++ % MAX_CONSTR] = id;
+    disturb(s, cd.bodies[0]);
+    disturb(s, cd.bodies[1]);
+  }
+}
+
+static void op_constraint_set(fuzz_state *s) {
+  sn_constraint_id c = pick_constraint(s);
+  const sn_constraint_type *t = sn_constraint_get_type(s->w, c);
+  sn_body_id bs[SN_MAX_CONSTRAINT_BODIES];
+  int32_t n = sn_constraint_get_bodies(s->w, c, bs);
+  for (int32_t i = 0; i < n; ++i) disturb(s, bs[i]);
+  if (fz_bool(&s->r)) {
+    sn_constraint_set_break_force(s->w, c, fz_float(&s->r, 0.0f, 1000.0f));
+    return;
+  }
+  if (t == NULL || t->param_count == 0) {
+    sn_constraint_set_param(s->w, c, "anchor", 0.0, 0.0);
+    return;
+  }
+  const sn_param_desc *p = &t->params[fz_u8(&s->r) % t->param_count];
+  double span = p->max - p->min;
+  double x = fz_double(&s->r, p->min - 0.05 * span, p->max + 0.05 * span);
+  double y = fz_double(&s->r, p->min - 0.05 * span, p->max + 0.05 * span);
+  sn_constraint_set_param(s->w, c, p->name, x, y);
+  double gx, gy;
+  (void)sn_constraint_get_param(s->w, c, p->name, &gx, &gy);
+  sn_vec2 f;
+  float torque;
+  (void)sn_constraint_get_reaction(s->w, c, &f, &torque);
+}
+
+static sn_soft_body_def rd_soft_def(fuzz_state *s) {
+  sn_soft_body_def d = sn_default_soft_body_def();
+  if (fz_bool(&s->r)) {
+    d.friction = fz_float(&s->r, 0.0f, 1.0f);
+    d.restitution = fz_float(&s->r, 0.0f, 1.0f);
+    d.damping = fz_float(&s->r, 0.0f, 2.0f);
+    d.rigid_damping = fz_float(&s->r, 0.0f, 1.0f);
+    uint8_t f = fz_u8(&s->r);
+    d.collide_rigid = !(f & 1);
+    d.collide_soft = !(f & 2);
+    d.self_collision = f & 4;
+  }
+  return d;
+}
+
+static sn_soft_material rd_material(fuzz_state *s) {
+  sn_soft_material m = {0.0f, 0.0f, -1.0f, -1.0f, 0.0f};
+  if (fz_bool(&s->r)) {
+    m.compliance = fz_float(&s->r, 0.0f, 0.01f);
+    m.damping = fz_float(&s->r, 0.0f, 0.1f);
+    m.shear_compliance = fz_float(&s->r, -1.0f, 0.01f);
+    m.bend_compliance = fz_float(&s->r, -1.0f, 1.0f);
+    m.tear_force = fz_float(&s->r, 0.0f, 100.0f);
+  }
+  return m;
+}
+
+static void record_soft(fuzz_state *s, sn_soft_body_id id) {
+  if (id.index1 == 0) return;
+  s->softs[s->nsoft++ % MAX_SOFTS] = id;
+  sn_particle_id ps[16];
+  int32_t n = sn_soft_body_get_particles(s->w, id, ps, 16);
+  for (int32_t i = 0; i < n; i += 1 + i / 4) s->particles[s->np++ % MAX_PARTICLES] = ps[i];
+}
+
+static void op_soft(fuzz_state *s) {
+  sn_world_counters c = sn_world_get_counters(s->w);
+  bool room = c.particle_count < MAX_LIVE_PARTICLES;
+  switch (fz_u8(&s->r) % 10) {
+  case 0: {
+    sn_soft_body_def d = rd_soft_def(s);
+    if (fz_u8(&s->r) == 0) d.cookie = 0;
+    record_soft(s, sn_create_soft_body(s->w, &d));
+    break;
+  }
+  case 1: {
+    sn_particle_def pd = sn_default_particle_def();
+    pd.position = rd_vec(s, -20.0f, 20.0f);
+    pd.velocity = rd_vec(s, -10.0f, 10.0f);
+    pd.mass = fz_float(&s->r, 0.0f, 0.2f);
+    pd.radius = fz_float(&s->r, 0.0f, 0.2f);
+    pd.kinematic = fz_u8(&s->r) < 32;
+    if (!room) break;
+    sn_particle_id id = sn_create_particle(s->w, pick_soft(s), &pd);
+    if (id.index1 != 0) s->particles[s->np++ % MAX_PARTICLES] = id;
+    break;
+  }
+  case 2: {
+    sn_particle_id p = pick_particle(s);
+    switch (fz_u8(&s->r) % 5) {
+    case 0:
+      sn_particle_set_position(s->w, p, rd_vec(s, -20.0f, 20.0f));
+      break;
+    case 1:
+      sn_particle_set_velocity(s->w, p, rd_vec(s, -20.0f, 20.0f));
+      break;
+    case 2:
+      sn_particle_set_mass(s->w, p, fz_float(&s->r, 0.0f, 0.5f));
+      break;
+    case 3:
+      sn_particle_set_target(s->w, p, rd_vec(s, -20.0f, 20.0f));
+      break;
+    default:
+      (void)sn_particle_get_soft_body(s->w, p);
+      (void)sn_particle_get_position(s->w, p);
+      break;
+    }
+    break;
+  }
+  case 3: {
+    sn_soft_body_id b = pick_soft(s);
+    sn_soft_body_def d = rd_soft_def(s);
+    sn_soft_body_set_material(s->w, b, &d);
+    break;
+  }
+  case 4: {
+    sn_soft_body_id soft = pick_soft(s);
+    sn_particle_id a = pick_particle(s);
+    sn_soft_body_add_edge(s->w, soft, a, pick_particle(s));
+  } break;
+  case 5: {
+    sn_soft_body_id soft = pick_soft(s);
+    sn_soft_body_translate(s->w, soft, rd_vec(s, -5.0f, 5.0f));
+  } break;
+  case 6: {
+    sn_rope_def d = sn_default_rope_def();
+    d.body = rd_soft_def(s);
+    d.material = rd_material(s);
+    d.start = rd_vec(s, -20.0f, 20.0f);
+    d.end = rd_vec(s, -20.0f, 20.0f);
+    d.count = rd_count(s, 2, 40);
+    d.mass = fz_float(&s->r, 0.0f, 2.0f);
+    d.radius = fz_float(&s->r, 0.0f, 0.2f);
+    uint8_t f = fz_u8(&s->r);
+    d.pin_start = f & 1;
+    d.pin_end = f & 2;
+    d.tethers = f & 4;
+    if (room) record_soft(s, sn_create_rope(s->w, &d));
+    break;
+  }
+  case 7: {
+    sn_cloth_def d = sn_default_cloth_def();
+    d.body = rd_soft_def(s);
+    d.material = rd_material(s);
+    d.top_left = rd_vec(s, -20.0f, 20.0f);
+    d.columns = rd_count(s, 2, 10);
+    d.rows = rd_count(s, 2, 10);
+    d.spacing = fz_float(&s->r, 0.0f, 0.3f);
+    d.mass = fz_float(&s->r, 0.0f, 2.0f);
+    d.radius = fz_float(&s->r, 0.0f, 0.1f);
+    d.pins = fz_u8(&s->r);
+    d.tethers = fz_bool(&s->r);
+    if (room) record_soft(s, sn_create_cloth(s->w, &d));
+    break;
+  }
+  case 8: {
+    sn_ring_def d = sn_default_ring_def();
+    d.body = rd_soft_def(s);
+    d.material = rd_material(s);
+    d.center = rd_vec(s, -20.0f, 20.0f);
+    d.radius = fz_float(&s->r, 0.0f, 2.0f);
+    d.count = rd_count(s, 3, 40);
+    d.mass = fz_float(&s->r, 0.0f, 2.0f);
+    d.particle_radius = fz_float(&s->r, 0.0f, 0.2f);
+    d.pressure = fz_float(&s->r, 0.0f, 3.0f);
+    d.area_compliance = fz_float(&s->r, 0.0f, 0.01f);
+    if (room) record_soft(s, sn_create_ring(s->w, &d));
+    break;
+  }
+  default: {
+    sn_lattice_def d = sn_default_lattice_def();
+    d.body = rd_soft_def(s);
+    d.material = rd_material(s);
+    d.center = rd_vec(s, -20.0f, 20.0f);
+    d.columns = rd_count(s, 2, 8);
+    d.rows = rd_count(s, 2, 8);
+    d.spacing = fz_float(&s->r, 0.0f, 0.3f);
+    d.mass = fz_float(&s->r, 0.0f, 2.0f);
+    d.radius = fz_float(&s->r, 0.0f, 0.15f);
+    d.area_compliance = fz_float(&s->r, -1.0f, 0.01f);
+    if (room) record_soft(s, sn_create_lattice(s->w, &d));
+    break;
+  }
+  }
+}
+
+/* ---- invariants --------------------------------------------------------- */
+
+static bool finite2(sn_vec2 v) { return isfinite(v.x) && isfinite(v.y); }
+
+static void check_finite(fuzz_state *s) {
+  sn_world *w = s->w;
+  for (int32_t i = 0; i < w->bodies.count; ++i) {
+    const sn_body *b = &w->bodies.data[i];
+    if (!b->in_use) continue;
+    FZ_CHECK(finite2(b->xf.p) && isfinite(b->xf.q.c) && isfinite(b->xf.q.s) && finite2(b->center) && finite2(b->v) &&
+                 isfinite(b->w) && finite2(b->force) && isfinite(b->torque),
+             "body %d: p (%g, %g) q (%g, %g) v (%g, %g) w %g after step %lld", (int)i, (double)b->xf.p.x,
+             (double)b->xf.p.y, (double)b->xf.q.c, (double)b->xf.q.s, (double)b->v.x, (double)b->v.y, (double)b->w,
+             (long long)s->step_no);
+    FZ_CHECK(isfinite(b->mass) && isfinite(b->inv_mass) && isfinite(b->inertia) && isfinite(b->inv_inertia),
+             "body %d: mass %g inertia %g", (int)i, (double)b->mass, (double)b->inertia);
+    float len = b->xf.q.c * b->xf.q.c + b->xf.q.s * b->xf.q.s;
+    FZ_CHECK(fabsf(len - 1.0f) < 1e-3f, "body %d: rotation not unit (|q|^2 = %g)", (int)i, (double)len);
+  }
+  for (int32_t i = 0; i < w->shapes.count; ++i) {
+    const sn_shape *sh = &w->shapes.data[i];
+    if (!sh->in_use) continue;
+    FZ_CHECK(finite2(sh->aabb.lower) && finite2(sh->aabb.upper), "shape %d: bounding box not finite", (int)i);
+  }
+  for (int32_t i = 0; i < w->particles.count; ++i) {
+    const sn_particle *p = &w->particles.data[i];
+    if (!p->in_use) continue;
+    if (!(finite2(p->x) && finite2(p->v))) {
+      const sn_soft_body_def *m = &w->soft_bodies.data[p->soft].material;
+      fprintf(stderr,
+              "particle %d: mass %g inv_mass %g radius %g kinematic %d target %d (%g, %g); material friction %g "
+              "restitution %g damping %g rigid_damping %g; %d constraints, gravity (%g, %g), dt %g, substeps %d\n",
+              (int)i, (double)p->mass, (double)p->inv_mass, (double)p->radius, (int)p->kinematic, (int)p->has_target,
+              (double)p->target.x, (double)p->target.y, (double)m->friction, (double)m->restitution, (double)m->damping,
+              (double)m->rigid_damping, (int)w->constraint_count, (double)w->gravity.x, (double)w->gravity.y,
+              (double)s->dt, (int)w->substeps);
+      for (int32_t k = 0; k < w->constraints.count; ++k)
+        if (w->constraints.data[k].in_use) fprintf(stderr, "  constraint %s\n", w->constraints.data[k].type->name);
+    }
+    FZ_CHECK(finite2(p->x) && finite2(p->v), "particle %d: x (%g, %g) v (%g, %g) after step %lld", (int)i,
+             (double)p->x.x, (double)p->x.y, (double)p->v.x, (double)p->v.y, (long long)s->step_no);
+  }
+}
+
+static void check_memory(fuzz_state *s) {
+  sn_world_counters c = sn_world_get_counters(s->w);
+  FZ_CHECK(c.allocated_bytes == s->mem.live_bytes, "world counts %zu bytes, the allocator %zu", c.allocated_bytes,
+           s->mem.live_bytes);
+}
+
+/// Ordinary settings: what the penetration bound is promised for.
+static bool calm_world(fuzz_state *s) {
+  const sn_world *w = s->w;
+  float g = sqrtf(w->gravity.x * w->gravity.x + w->gravity.y * w->gravity.y);
+  if (!(g <= 30.0f) || w->substeps < 2) return false;
+  if (!(w->contact_push_max_velocity >= 1.0f) || !(w->contact_damping_ratio >= 1.0f)) return false;
+  if (!(w->contact_hertz == 0.0f || w->contact_hertz >= 30.0f)) return false;
+  if (s->step_no - s->world_calm_since < CALM_STEPS) return false;
+  /* heavy particles can crush light bodies */
+  for (int32_t i = 0; i < w->particles.count; ++i) {
+    const sn_particle *p = &w->particles.data[i];
+    if (p->in_use && (p->kinematic || p->mass > 0.5f)) return false;
+  }
+  return true;
+}
+
+/// A body the bound applies to: not kinematic, moderate size and density,
+/// no constraint on it, calm for CALM_STEPS.
+static bool calm_body(fuzz_state *s, int32_t index, const uint8_t *constrained) {
+  const sn_body *b = &s->w->bodies.data[index];
+  if (b->type == SN_BODY_KINEMATIC || constrained[index]) return false;
+  if (index >= SLOT_TRACK || s->step_no - s->body_calm_since[index] < CALM_STEPS) return false;
+  if (b->type == SN_BODY_STATIC) return true;
+  if (!(b->min_extent >= 0.05f) || !(b->max_extent <= 5.0f) || !(fabsf(b->gravity_scale) <= 2.0f)) return false;
+  for (int32_t k = b->shape_list; k != SN_NULL_INDEX; k = s->w->shapes.data[k].next) {
+    float d = s->w->shapes.data[k].density;
+    if (!(d >= 0.1f && d <= 10.0f)) return false;
+  }
+  return true;
+}
+
+static float min_separation(const sn_shape *a, sn_transform xa, const sn_shape *b, sn_transform xb) {
+  if (a->geom.type == SN_SHAPE_CHAIN_SEGMENT || b->geom.type == SN_SHAPE_CHAIN_SEGMENT) return INFINITY;
+  sn_manifold m;
+  if (sn_collide_supported(a->geom.type, b->geom.type))
+    m = sn_collide(&a->geom, xa, &b->geom, xb, NULL);
+  else if (sn_collide_supported(b->geom.type, a->geom.type))
+    m = sn_collide(&b->geom, xb, &a->geom, xa, NULL);
+  else
+    return INFINITY;
+  float sep = INFINITY;
+  for (int32_t i = 0; i < m.point_count; ++i) sep = fminf(sep, m.points[i].separation);
+  return sep;
+}
+
+static void check_penetration(fuzz_state *s) {
+  sn_world *w = s->w;
+  if (!calm_world(s)) return;
+  g_stats.calm_worlds++;
+  static uint8_t constrained[SLOT_TRACK];
+  memset(constrained, 0, sizeof constrained);
+  for (int32_t i = 0; i < w->constraints.count; ++i) {
+    const sn_constraint *k = &w->constraints.data[i];
+    if (!k->in_use) continue;
+    for (int32_t j = 0; j < SN_MAX_CONSTRAINT_BODIES; ++j)
+      if (k->bodies[j] >= 0 && k->bodies[j] < SLOT_TRACK) constrained[k->bodies[j]] = 1;
+  }
+  int32_t n = w->bodies.count < SLOT_TRACK ? w->bodies.count : SLOT_TRACK;
+  for (int32_t i = 0; i < n; ++i) {
+    const sn_body *a = &w->bodies.data[i];
+    if (!a->in_use || !calm_body(s, i, constrained)) continue;
+    for (int32_t j = i + 1; j < n; ++j) {
+      const sn_body *b = &w->bodies.data[j];
+      if (!b->in_use || (a->type != SN_BODY_DYNAMIC && b->type != SN_BODY_DYNAMIC)) continue;
+      if (!calm_body(s, j, constrained)) continue;
+      float inner = fminf(a->type == SN_BODY_DYNAMIC ? a->min_extent : INFINITY,
+                          b->type == SN_BODY_DYNAMIC ? b->min_extent : INFINITY);
+      float bound = 0.02f + 0.5f * inner;
+      for (int32_t ka = a->shape_list; ka != SN_NULL_INDEX; ka = w->shapes.data[ka].next) {
+        for (int32_t kb = b->shape_list; kb != SN_NULL_INDEX; kb = w->shapes.data[kb].next) {
+          const sn_shape *sa = &w->shapes.data[ka], *sb = &w->shapes.data[kb];
+          if (!sn_should_shapes_collide(w, sa, sb)) continue;
+          float sep = min_separation(sa, a->xf, sb, b->xf);
+          g_stats.pairs_checked++;
+          if (-(double)sep > g_stats.deepest) g_stats.deepest = -(double)sep;
+          FZ_CHECK(!(sep < -bound),
+                   "bodies %d and %d (shapes %d, %d) overlap by %g m > %g after %lld calm steps (step %lld)", (int)i,
+                   (int)j, (int)ka, (int)kb, -(double)sep, (double)bound,
+                   (long long)(s->step_no - s->body_calm_since[i]), (long long)s->step_no);
+        }
+      }
+    }
+  }
+}
+
+static void op_step(fuzz_state *s) {
+  /* mostly a few steps; sometimes long enough for bodies to come to rest */
+  uint8_t len = fz_u8(&s->r);
+  int32_t n = len < 224 ? 1 + len % 4 : 32 + 2 * (len - 224);
+  bool calm_dt = s->dt >= 1.0f / 240.0f && s->dt <= 1.0f / 30.0f;
+  for (int32_t k = 0; k < n; ++k) {
+    if (g_trap_nan) feenableexcept(FE_INVALID);
+    sn_result res = sn_world_step(s->w, s->dt);
+    if (g_trap_nan) fedisableexcept(FE_INVALID);
+    if (res != SN_OK) {
+      FZ_CHECK(!(s->dt >= SN_MIN_TIME_STEP && s->dt <= SN_MAX_TIME_STEP), "step refused a good dt %g: %s",
+               (double)s->dt, sn_world_last_error(s->w));
+      return;
+    }
+    s->step_no++;
+    g_stats.steps++;
+    if (!calm_dt) s->world_calm_since = s->step_no;
+    /* fast bodies are not calm */
+    for (int32_t i = 0; i < s->w->bodies.count && i < SLOT_TRACK; ++i) {
+      const sn_body *b = &s->w->bodies.data[i];
+      if (b->in_use && !(b->v.x * b->v.x + b->v.y * b->v.y <= CALM_SPEED * CALM_SPEED))
+        s->body_calm_since[i] = s->step_no;
+    }
+    check_finite(s);
+    check_memory(s);
+    check_penetration(s);
+    (void)sn_world_get_contact_events(s->w);
+    const sn_constraint_broken_event *ev;
+    (void)sn_world_get_broken_constraints(s->w, &ev);
+  }
+}
+
+/* ---- driver ------------------------------------------------------------- */
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  static fuzz_state st;
+  fuzz_state *s = &st;
+  memset(s, 0, sizeof *s);
+  g_stats.inputs++;
+  s->r = fz_reader_make(data, size);
+  s->dt = 1.0f / 60.0f;
+
+  sn_world_def wd = sn_default_world_def();
+  wd.allocator = (sn_allocator){count_alloc, count_free, &s->mem};
+  wd.registry = g_registry;
+  uint8_t setup = fz_u8(&s->r);
+  if (setup & 1) wd.substeps = fz_range(&s->r, 1, 8);
+  if (setup & 2) wd.enable_sleep = false;
+  if (setup & 4) wd.gravity = rd_vec(s, -20.0f, 20.0f);
+  s->w = sn_create_world(&wd, NULL);
+  if (s->w == NULL) {
+    FZ_CHECK(s->mem.live_bytes == 0 && s->mem.live_blocks == 0, "failed world creation leaked %zu bytes",
+             s->mem.live_bytes);
+    return 0;
+  }
+  if (setup & 8) { /* a ground to land on */
+    sn_body_def gd = sn_default_body_def();
+    sn_body_id ground = sn_create_body(s->w, &gd);
+    sn_polygon box;
+    sn_make_offset_box(30.0f, 1.0f, (sn_vec2){0.0f, -1.0f}, 0.0f, &box);
+    sn_shape_def sd = sn_default_shape_def();
+    sn_create_polygon_shape(s->w, ground, &sd, &box);
+    s->bodies[s->nb++] = ground;
+  }
+
+  int ops = 0;
+  while (!fz_empty(&s->r) && ops++ < 2000) {
+    switch (fz_u8(&s->r) % 12) {
+    case 0:
+      op_create_body(s);
+      break;
+    case 1:
+    case 2:
+      op_create_shape(s);
+      break;
+    case 3:
+      op_destroy(s);
+      break;
+    case 4:
+      op_create_chain(s);
+      break;
+    case 5:
+      op_body_set(s);
+      break;
+    case 6:
+      op_world_set(s);
+      break;
+    case 7:
+      op_create_constraint(s);
+      break;
+    case 8:
+      op_constraint_set(s);
+      break;
+    case 9:
+      op_soft(s);
+      break;
+    default:
+      op_step(s);
+      break;
+    }
+  }
+  op_step(s);
+
+  FZ_CHECK(sn_destroy_world(s->w) == SN_OK, "destroy failed");
+  FZ_CHECK(s->mem.live_bytes == 0 && s->mem.live_blocks == 0, "after sn_destroy_world: %zu bytes in %zu blocks live",
+           s->mem.live_bytes, s->mem.live_blocks);
+  return 0;
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""Writes fuzz/corpus/world/stack: a ground, a few boxes and circles dropped
+on it, then ~380 steps, so the penetration invariant of fuzz_world has calm
+pairs to check from the first run on. The byte layout follows fuzz_world.c's
+decoder (op byte, then the op's arguments)."""
+import os
+import struct
+
+out = bytearray()
+
+
+def u8(v):
+    out.append(v & 0xFF)
+
+
+def fl(lo, hi, v):  # fz_float: tag < 224, then a u16 fraction of [lo, hi]
+    u8(0)
+    out.extend(struct.pack("<H", round((v - lo) / (hi - lo) * 65535)))
+
+
+u8(8)  # setup: a static ground box (30 x 1 m, top at y = 0) in bodies[0]
+body = 1
+for i, (x, y, kind) in enumerate([(0, 0.5, 0), (0, 1.6, 0), (0.2, 2.7, 1), (3, 0.6, 0), (3.1, 1.8, 1), (-3, 3, 0)]):
+    u8(0)  # op_create_body
+    u8(2)  # dynamic
+    fl(-20, 20, x)
+    fl(-20, 20, y)
+    fl(-7, 7, 0.0)
+    u8(0)  # no extra settings
+    u8(1)  # keep the cookie
+    u8(1)  # op_create_shape
+    u8(body)  # bodies[body]
+    u8(0)  # default shape def
+    if kind == 0:
+        u8(3)  # polygon from a box helper
+        u8(0)  # sn_make_box
+        fl(0, 2, 0.5)
+        fl(0, 2, 0.5)
+    else:
+        u8(0)  # circle
+        fl(-1, 1, 0.0)
+        fl(-1, 1, 0.0)
+        fl(0, 2, 0.5)
+    body += 1
+for _ in range(4):
+    u8(10)  # op_step
+    u8(255)  # 94 steps
+path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "world", "stack")
+with open(path, "wb") as f:
+    f.write(out)
+print(path, len(out), "bytes")
