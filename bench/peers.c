@@ -29,7 +29,7 @@
 #include "scenes.h"
 
 #define SN_PEERS_MAX_ENGINES 3
-#define SN_PEERS_MAX_RUNS 32
+#define SN_PEERS_MAX_RUNS    32
 
 static const sn_peer *const sn_peer_list[] = {
 #ifdef SINEW_HAVE_BOX2D
@@ -244,8 +244,8 @@ static void sn_engine_key(const char *engine, char *out, size_t n) {
 }
 
 static void sn_peer_print_ratios(const sn_peer_run *run, int32_t block) {
-  printf("{\"scene\": \"%s\", \"size\": %d, \"steps\": %d, \"block\": %d", run->scene, (int)run->size,
-         (int)run->steps, (int)block);
+  printf("{\"scene\": \"%s\", \"size\": %d, \"steps\": %d, \"block\": %d", run->scene, (int)run->size, (int)run->steps,
+         (int)block);
   for (int32_t e = 1; e < run->engine_count; ++e) {
     char key[32];
     sn_engine_key(run->rows[e].engine, key, sizeof key);
@@ -464,8 +464,7 @@ static int sn_write_svg(const char *path, const sn_peer_run *runs, int32_t run_c
         fprintf(f, "%s%.1f,%.1f", k ? " " : "", SN_PX(pts[k]->rows[0].bodies), SN_PY(pts[k]->rows[e].timing.median));
     }
     fprintf(f, "\"/>\n");
-    fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\" points=\"",
-            color);
+    fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\" points=\"", color);
     for (int32_t k = 0; k < np; ++k) {
       if (e < pts[k]->engine_count)
         fprintf(f, "%s%.1f,%.1f", k ? " " : "", SN_PX(pts[k]->rows[0].bodies), SN_PY(pts[k]->rows[e].cpu.median));
@@ -473,9 +472,10 @@ static int sn_write_svg(const char *path, const sn_peer_run *runs, int32_t run_c
     fprintf(f, "\"/>\n");
     for (int32_t k = 0; k < np; ++k) {
       if (e < pts[k]->engine_count)
-        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>%s pyramid %d: %.3f ms</title></circle>\n",
-                SN_PX(pts[k]->rows[0].bodies), SN_PY(pts[k]->rows[e].timing.median), color, pts[k]->rows[e].engine,
-                (int)pts[k]->size, pts[k]->rows[e].timing.median);
+        fprintf(
+            f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>%s pyramid %d: %.3f ms</title></circle>\n",
+            SN_PX(pts[k]->rows[0].bodies), SN_PY(pts[k]->rows[e].timing.median), color, pts[k]->rows[e].engine,
+            (int)pts[k]->size, pts[k]->rows[e].timing.median);
     }
     double ly = T + 20 + 24 * e;
     fprintf(f,
@@ -492,8 +492,9 @@ static int sn_write_svg(const char *path, const sn_peer_run *runs, int32_t run_c
           "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">thread CPU time</text>\n",
           L + pw + 15, ly, L + pw + 40, ly, L + pw + 46, ly + 4, L + pw + 15, ly + 20, L + pw + 40, ly + 20,
           L + pw + 46, ly + 24);
-  fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#555\">peers: Debian builds,</text>\n"
-             "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#555\">assertions on</text>\n",
+  fprintf(f,
+          "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#555\">peers: Debian builds,</text>\n"
+          "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#555\">assertions on</text>\n",
           L + pw + 15, ly + 50, L + pw + 15, ly + 64);
 #undef SN_PX
 #undef SN_PY
@@ -525,8 +526,10 @@ static int sn_write_table(const char *path, const sn_peer_run *runs, int32_t run
       const sn_peer_row *r = &run->rows[e];
       char ratio[32], cpu_ratio[32], gap[32], link[32], drift[32], dx[32];
       bool rigid_pile = strcmp(run->scene, "rain") != 0 && strcmp(run->scene, "chain") != 0;
-      sn_fmt(ratio, sizeof ratio, e > 0 && r->timing.median > 0.0, "%.2f", run->rows[0].timing.median / r->timing.median);
-      sn_fmt(cpu_ratio, sizeof cpu_ratio, e > 0 && r->cpu.median > 0.0, "%.2f", run->rows[0].cpu.median / r->cpu.median);
+      sn_fmt(ratio, sizeof ratio, e > 0 && r->timing.median > 0.0, "%.2f",
+             run->rows[0].timing.median / r->timing.median);
+      sn_fmt(cpu_ratio, sizeof cpu_ratio, e > 0 && r->cpu.median > 0.0, "%.2f",
+             run->rows[0].cpu.median / r->cpu.median);
       sn_fmt(gap, sizeof gap, r->m.has_min_y_gap, "%.3f", r->m.min_y_gap);
       sn_fmt(link, sizeof link, r->m.has_link_error, "%.4f", r->m.link_error);
       sn_fmt(drift, sizeof drift, rigid_pile, "%.3f", r->m.top_drift);

@@ -24,12 +24,12 @@ typedef struct sn_scene {
   sn_soft_body_id *softs; ///< soft bodies, creation order
   int32_t soft_count;
   int32_t particle_count;
-  int32_t *links;        ///< distance constraints as particle slots (2 per link) into `particles`
-  float *rest;           ///< their rest lengths
+  int32_t *links; ///< distance constraints as particle slots (2 per link) into `particles`
+  float *rest;    ///< their rest lengths
   int32_t link_count;
-  int32_t *rings;        ///< area constraints: ring_start[k]..ring_start[k+1] into ring_particles
+  int32_t *rings; ///< area constraints: ring_start[k]..ring_start[k+1] into ring_particles
   int32_t *ring_start;
-  float *ring_area;      ///< target areas
+  float *ring_area; ///< target areas
   int32_t ring_count;
   sn_particle_id *particles; ///< every particle, in soft-body order
 } sn_scene;

@@ -368,8 +368,8 @@ typedef struct sb_app {
   int32_t scene_index;
   bool paused, slow, help, quit, single_step;
   uint32_t flags;
-  sn_constraint_id drag;   ///< mouse joint on a body
-  sb_particle_drag pdrag;  ///< or a particle's hand (drag.h)
+  sn_constraint_id drag;  ///< mouse joint on a body
+  sb_particle_drag pdrag; ///< or a particle's hand (drag.h)
   bool panning;
   float pan_x, pan_y;
   double frame_ms, accumulator;
@@ -416,8 +416,8 @@ static bool sb_pick_fcn(sn_shape_id shape, void *ctx) {
 static void sb_drag_begin(sb_app *app, sn_vec2 p) {
   sn_world *w = app->run.scene.world;
   if (w == NULL) return;
-  sn_particle_id particle = sb_pick_particle(w, p, SB_PICK_PIXELS / app->r.camera.zoom, app->run.scene.softs,
-                                             app->run.scene.soft_count);
+  sn_particle_id particle =
+      sb_pick_particle(w, p, SB_PICK_PIXELS / app->r.camera.zoom, app->run.scene.softs, app->run.scene.soft_count);
   if (particle.index1 != 0) {
     if (!sb_particle_drag_begin(&app->pdrag, w, particle, p, app->message, sizeof app->message))
       fprintf(stderr, "sinew-sandbox: %s\n", app->message);
@@ -642,8 +642,8 @@ static int sb_window(const sb_options *o, sn_registry *reg) {
           sn_constraint_set_param(app.run.scene.world, app.drag, "target", t.x, t.y);
         }
         if (sb_particle_drag_active(&app.pdrag))
-          sb_particle_drag_set_target(&app.pdrag,
-                                      sb_screen_to_world(&app.r.camera, (float)e.motion.x * sx, (float)e.motion.y * sy));
+          sb_particle_drag_set_target(
+              &app.pdrag, sb_screen_to_world(&app.r.camera, (float)e.motion.x * sx, (float)e.motion.y * sy));
         break;
       case SDL_MOUSEWHEEL: {
         /* zoom about the cursor: the world point under it stays put */

@@ -151,7 +151,6 @@ START_TEST(test_every_type) {
 }
 END_TEST
 
-
 /* Particle types (XPBD): the type's rigid bodies (free boxes) and particles
  * (0.2 kg each, a ring of n around the origin, counter-clockwise, so area
  * types accept them) with random velocities, no gravity, random valid

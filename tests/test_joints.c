@@ -211,7 +211,6 @@ START_TEST(test_joined_bodies_do_not_collide) {
 }
 END_TEST
 
-
 /* Link error of a chain: worst distance between the joined ends of
  * consecutive links (and of link 0 and the pin), over the link length. */
 static double chain_error(sn_world *w, const sn_body_id *links, int n, float half) {
@@ -241,8 +240,8 @@ START_TEST(test_chain_link_error) {
     if (pass == 1) ck_assert_int_eq(sn_world_set_position_iterations(w, 0), SN_OK);
     sn_body_id links[100], prev = js_ground(w);
     for (int k = 0; k < 100; ++k) {
-      links[k] = js_box(w, (sn_vec2){0.0f, -0.25f - 0.5f * (float)k}, -1.57079633f, 0.25f, 0.05f,
-                        (sn_vec2){0.0f, 0.0f}, 20.0f);
+      links[k] = js_box(w, (sn_vec2){0.0f, -0.25f - 0.5f * (float)k}, -1.57079633f, 0.25f, 0.05f, (sn_vec2){0.0f, 0.0f},
+                        20.0f);
       ck_assert(sn_constraint_is_valid(w, pin(w, prev, links[k], (sn_vec2){0.0f, -0.5f * (float)k})));
       prev = links[k];
     }
@@ -251,7 +250,8 @@ START_TEST(test_chain_link_error) {
       ck_assert_int_eq(sn_world_step(w, 1.0f / 60.0f), SN_OK);
       worst[pass] = fmax(worst[pass], chain_error(w, links, 100, 0.25f));
     }
-    if (pass == 0) ck_assert_msg(chain_error(w, links, 100, 0.25f) < 0.005, "error at rest %g", chain_error(w, links, 100, 0.25f));
+    if (pass == 0)
+      ck_assert_msg(chain_error(w, links, 100, 0.25f) < 0.005, "error at rest %g", chain_error(w, links, 100, 0.25f));
     sn_destroy_world(w);
   }
   ck_assert_msg(worst[0] < 0.01, "worst link error %g of the link length", worst[0]);

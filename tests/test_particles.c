@@ -142,12 +142,12 @@ START_TEST(test_particle_hits_box_momentum) {
   float wb = sn_body_get_angular_velocity(w, box);
   sn_vec2 vp = sn_particle_get_velocity(w, p), xp = sn_particle_get_position(w, p);
   double px = mp * vp.x + mb * vb.x, py = mp * vp.y + mb * vb.y;
-  double L = mp * ((double)xp.x * vp.y - (double)xp.y * vp.x) + mb * ((double)cb.x * vb.y - (double)cb.y * vb.x) +
-             ib * wb;
+  double L =
+      mp * ((double)xp.x * vp.y - (double)xp.y * vp.x) + mb * ((double)cb.x * vb.y - (double)cb.y * vb.x) + ib * wb;
   ck_assert_msg(fabs(px - px0) < 1e-5 * 2.0 && fabs(py - py0) < 1e-5 * 2.0, "momentum (%g, %g)", px, py);
   ck_assert_msg(fabs(L - L0) < 1e-5 * 2.0, "angular momentum %g, was %g", L, L0);
-  ck_assert_float_gt(vb.x, 0.5f);       /* pushed */
-  ck_assert_float_lt(wb, -0.1f);         /* hit above the centre: turns clockwise */
+  ck_assert_float_gt(vb.x, 0.5f);         /* pushed */
+  ck_assert_float_lt(wb, -0.1f);          /* hit above the centre: turns clockwise */
   ck_assert_float_lt(vp.x, 10.0f * 0.9f); /* slowed */
   sn_destroy_world(w);
 }
@@ -270,7 +270,6 @@ START_TEST(test_kinematic_particle) {
   sn_destroy_world(w);
 }
 END_TEST
-
 
 /* A particle falls onto the edge between two fixed particles of another
  * soft body, 1 m apart (no particle there to hit): it rests on the edge at

@@ -130,8 +130,9 @@ static void assert_same_world(sn_world *a, sn_world *b, const char *when, bool r
     ck_assert_int_eq(sn_soft_body_get_particles(b, sb[i], pb, pc), pc);
     for (int32_t j = 0; j < pc; ++j) {
       sn_vec2 xa = sn_particle_get_position(a, pa[j]), xb = sn_particle_get_position(b, pb[j]);
-      ck_assert_msg(same_bits(&xa, &xb, sizeof xa), "%s: soft body %d particle %d position (%.9g, %.9g) vs (%.9g, %.9g)",
-                    when, (int)i, (int)j, (double)xa.x, (double)xa.y, (double)xb.x, (double)xb.y);
+      ck_assert_msg(same_bits(&xa, &xb, sizeof xa),
+                    "%s: soft body %d particle %d position (%.9g, %.9g) vs (%.9g, %.9g)", when, (int)i, (int)j,
+                    (double)xa.x, (double)xa.y, (double)xb.x, (double)xb.y);
       sn_vec2 va = sn_particle_get_velocity(a, pa[j]), vb = sn_particle_get_velocity(b, pb[j]);
       ck_assert_msg(same_bits(&va, &vb, sizeof va), "%s: soft body %d particle %d velocity", when, (int)i, (int)j);
       float fa = sn_particle_get_mass(a, pa[j]), fb = sn_particle_get_mass(b, pb[j]);
@@ -158,7 +159,8 @@ static void assert_same_world(sn_world *a, sn_world *b, const char *when, bool r
     }
     ck_assert_int_eq(sn_soft_body_get_constraints(a, sa[i], NULL, 0), 0);
     sn_constraint_id ka[4096], kb[4096];
-    ck_assert_int_eq(sn_soft_body_get_constraints(a, sa[i], ka, 4096), sn_soft_body_get_constraints(b, sb[i], kb, 4096));
+    ck_assert_int_eq(sn_soft_body_get_constraints(a, sa[i], ka, 4096),
+                     sn_soft_body_get_constraints(b, sb[i], kb, 4096));
     free(pa);
     free(pb);
     free(ea);
@@ -267,13 +269,14 @@ START_TEST(test_builder_keys) {
   rope.body.collide_rigid = false;
   rope.body.collide_soft = false;
   rope.body.self_collision = true;
-  check_entry(reg,
-              "{\"name\": \"s\", \"kind\": \"rope\", \"start\": [1, 2], \"end\": [3, 2.5], \"count\": 9, \"mass\": 2.5, "
-              "\"radius\": 0.07, \"pin_start\": true, \"pin_end\": true, \"tethers\": true, \"compliance\": 1e-4, "
-              "\"damping\": 0.01, \"bend_compliance\": 0.5, \"tear_force\": 300, \"friction\": 0.7, "
-              "\"restitution\": 0.25, \"linear_damping\": 0.1, \"rigid_damping\": 0.05, \"collide_rigid\": false, "
-              "\"collide_soft\": false, \"self_collision\": true}",
-              ROPE, &rope, "rope keys");
+  check_entry(
+      reg,
+      "{\"name\": \"s\", \"kind\": \"rope\", \"start\": [1, 2], \"end\": [3, 2.5], \"count\": 9, \"mass\": 2.5, "
+      "\"radius\": 0.07, \"pin_start\": true, \"pin_end\": true, \"tethers\": true, \"compliance\": 1e-4, "
+      "\"damping\": 0.01, \"bend_compliance\": 0.5, \"tear_force\": 300, \"friction\": 0.7, "
+      "\"restitution\": 0.25, \"linear_damping\": 0.1, \"rigid_damping\": 0.05, \"collide_rigid\": false, "
+      "\"collide_soft\": false, \"self_collision\": true}",
+      ROPE, &rope, "rope keys");
   sn_cloth_def cloth = sn_default_cloth_def();
   cloth.top_left = (sn_vec2){-1.0f, 4.0f};
   cloth.columns = 6;
@@ -295,8 +298,8 @@ START_TEST(test_builder_keys) {
   cloth.columns = 3;
   cloth.rows = 3;
   cloth.pins = SN_PIN_TOP_ROW;
-  check_entry(reg, "{\"name\": \"s\", \"kind\": \"cloth\", \"columns\": 3, \"rows\": 3, \"pins\": [\"top_row\"]}", CLOTH,
-              &cloth, "cloth top row");
+  check_entry(reg, "{\"name\": \"s\", \"kind\": \"cloth\", \"columns\": 3, \"rows\": 3, \"pins\": [\"top_row\"]}",
+              CLOTH, &cloth, "cloth top row");
   sn_ring_def ring = sn_default_ring_def();
   ring.center = (sn_vec2){2.0f, 1.0f};
   ring.radius = 0.8f;
@@ -607,13 +610,12 @@ START_TEST(test_mixed_file) {
   for (int i = 0; i < 180; ++i) ck_assert_int_eq(sn_world_step(s.world, DT), SN_OK);
   /* the jelly rests on the pyramid (top at y = 2), the bridge hangs between its posts */
   sn_vec2 c = sn_soft_body_get_center(s.world, jelly);
-  ck_assert_msg(c.y > 2.0f && c.y < 3.0f && c.x > -4.0f && c.x < -2.0f, "jelly at (%g, %g)", (double)c.x,
-                (double)c.y);
+  ck_assert_msg(c.y > 2.0f && c.y < 3.0f && c.x > -4.0f && c.x < -2.0f, "jelly at (%g, %g)", (double)c.x, (double)c.y);
   sn_vec2 first = sn_particle_get_position(s.world, nth_particle(s.world, bridge, 0));
   sn_vec2 mid = sn_particle_get_position(s.world, nth_particle(s.world, bridge, n / 2));
   sn_vec2 last = sn_particle_get_position(s.world, nth_particle(s.world, bridge, n - 1));
-  ck_assert_msg(fabsf(first.x - 0.8f) < 0.02f && fabsf(first.y - 2.0f) < 0.02f, "left end at (%g, %g)",
-                (double)first.x, (double)first.y);
+  ck_assert_msg(fabsf(first.x - 0.8f) < 0.02f && fabsf(first.y - 2.0f) < 0.02f, "left end at (%g, %g)", (double)first.x,
+                (double)first.y);
   ck_assert_msg(fabsf(last.x - 3.2f) < 0.02f && fabsf(last.y - 2.0f) < 0.02f, "right end at (%g, %g)", (double)last.x,
                 (double)last.y);
   ck_assert_msg(mid.y < 2.0f && mid.y > 0.5f, "bridge middle at (%g, %g)", (double)mid.x, (double)mid.y);
@@ -638,12 +640,13 @@ END_TEST
 #define HEAD                                                                                                           \
   "{\"sinew_scene\": 1,\n \"plugins\": [\"attach\", \"revolute\"],\n"                                                  \
   " \"bodies\": [{\"name\": \"ground\", \"type\": \"static\", \"shapes\": [{\"box\": [20, 1]}]},\n"                    \
-  "            {\"name\": \"box\", \"type\": \"dynamic\", \"position\": [0, 4], \"shapes\": [{\"box\": [0.5, 0.5]}]}],\n"
-#define SOFT(entry) HEAD " \"soft_bodies\": [\n  " entry "\n ]}\n"
-#define JELLY "{\"name\": \"jelly\", \"kind\": \"ring\", \"center\": [3, 5], \"radius\": 0.5, \"count\": 24}"
+  "            {\"name\": \"box\", \"type\": \"dynamic\", \"position\": [0, 4], \"shapes\": [{\"box\": [0.5, "         \
+  "0.5]}]}],\n"
+#define SOFT(entry)     HEAD " \"soft_bodies\": [\n  " entry "\n ]}\n"
+#define JELLY           "{\"name\": \"jelly\", \"kind\": \"ring\", \"center\": [3, 5], \"radius\": 0.5, \"count\": 24}"
 #define REF(constraint) HEAD " \"soft_bodies\": [" JELLY "],\n \"constraints\": [\n  " constraint "\n ]}\n"
 #define CUSTOM(rest)                                                                                                   \
-  "{\"sinew_scene\": 1, \"plugins\": [\"xpbd_distance\", \"xpbd_area\", \"attach\"],\n \"soft_bodies\": [{\"name\": " \
+  "{\"sinew_scene\": 1, \"plugins\": [\"xpbd_distance\", \"xpbd_area\", \"attach\"],\n \"soft_bodies\": [{\"name\": "  \
   "\"c\", \"kind\": \"custom\",\n  \"particles\": [{\"position\": [0, 0]}, {\"position\": [1, 0]}, {\"position\": "    \
   "[0, 1]}]" rest "}]}\n"
 
@@ -736,16 +739,15 @@ static const fixture fixtures[] = {
      SN_SCENE_ERR_DANGLING_REFERENCE, "\"jelly\" is a soft body; expected the name of a rigid body", SN_OK},
     {"particle_index_high", REF("{\"type\": \"attach\", \"bodies\": [\"box\"], \"particles\": [[\"jelly\", `24]]}"),
      SN_SCENE_ERR_RANGE, "constraints[0].particles[0][1]: expected a whole number in [0, 23], got 24", SN_OK},
-    {"particle_index_negative",
-     REF("{\"type\": \"attach\", \"bodies\": [\"box\"], \"particles\": [[\"jelly\", `-1]]}"), SN_SCENE_ERR_RANGE,
-     "expected a whole number in [0, 23], got -1", SN_OK},
+    {"particle_index_negative", REF("{\"type\": \"attach\", \"bodies\": [\"box\"], \"particles\": [[\"jelly\", `-1]]}"),
+     SN_SCENE_ERR_RANGE, "expected a whole number in [0, 23], got -1", SN_OK},
     {"particle_index_string",
      REF("{\"type\": \"attach\", \"bodies\": [\"box\"], \"particles\": [[\"jelly\", `\"3\"]]}"), SN_SCENE_ERR_TYPE,
      "expected a particle index (a whole number), got the string \"3\"", SN_OK},
     {"particle_ref_shape", REF("{\"type\": \"attach\", \"bodies\": [\"box\"], \"particles\": [`\"jelly\"]}"),
      SN_SCENE_ERR_TYPE, "expected a particle reference [\"soft body name\", index], got the string", SN_OK},
-    {"particles_not_array", REF("{\"type\": \"attach\", \"bodies\": [\"box\"], \"particles\": `{}}"),
-     SN_SCENE_ERR_TYPE, "expected an array of particle references", SN_OK},
+    {"particles_not_array", REF("{\"type\": \"attach\", \"bodies\": [\"box\"], \"particles\": `{}}"), SN_SCENE_ERR_TYPE,
+     "expected an array of particle references", SN_OK},
     {"attach_two_particles",
      REF("{\"type\": \"attach\", \"bodies\": [\"box\"], \"particles\": `[[\"jelly\", 1], [\"jelly\", 2]]}"),
      SN_SCENE_ERR_RANGE, "constraints[0].particles: expected 1 particle for a attach, got 2", SN_OK},

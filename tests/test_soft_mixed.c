@@ -57,34 +57,34 @@ static double spin(sn_world *w, const sn_particle_id *p, int n) {
  * particles on the ground. */
 START_TEST(test_jelly_no_drift_no_spin) {
   for (int rough = 0; rough < 2; ++rough) {
-  sn_registry *r = ss_registry();
-  sn_world *w = ss_world(r, 8, 1);
-  sn_body_id g = ground(w);
-  sn_shape_id gs;
-  ck_assert_int_eq(sn_body_get_shapes(w, g, &gs, 1), 1);
-  sn_particle_id p[24];
-  sn_soft_body_id s = jelly(w, (sn_vec2){0.0f, 1.5f}, p);
-  if (!rough) {
-    sn_shape_set_friction(w, gs, 0.0f);
-    sn_soft_body_def m = sn_soft_body_get_material(w, s);
-    m.friction = 0.0f;
-    ck_assert_int_eq(sn_soft_body_set_material(w, s, &m), SN_OK);
-  }
-  double worst_drift = 0.0;
-  for (int i = 0; i < 300; ++i) {
-    ck_assert_int_eq(sn_world_step(w, 1.0f / 60.0f), SN_OK);
-    worst_drift = fmax(worst_drift, fabs(sn_soft_body_get_center(w, s).x));
-  }
-  double omega = spin(w, p, 24);
-  printf("measured: jelly on %s ground: drift %.2e m, spin %.2e rad/s\n", rough ? "rough" : "smooth", worst_drift,
-         omega);
-  ck_assert_msg(worst_drift < 1e-3, "centre drifted %g m", worst_drift);
-  ck_assert_msg(fabs(omega) < 1e-3, "spins at %g rad/s", omega);
-  float lowest = 10.0f;
-  for (int i = 0; i < 24; ++i) lowest = fminf(lowest, sn_particle_get_position(w, p[i]).y);
-  ck_assert_float_eq_tol(lowest, 0.05f, 5e-3f);
-  sn_destroy_world(w);
-  sn_destroy_registry(r);
+    sn_registry *r = ss_registry();
+    sn_world *w = ss_world(r, 8, 1);
+    sn_body_id g = ground(w);
+    sn_shape_id gs;
+    ck_assert_int_eq(sn_body_get_shapes(w, g, &gs, 1), 1);
+    sn_particle_id p[24];
+    sn_soft_body_id s = jelly(w, (sn_vec2){0.0f, 1.5f}, p);
+    if (!rough) {
+      sn_shape_set_friction(w, gs, 0.0f);
+      sn_soft_body_def m = sn_soft_body_get_material(w, s);
+      m.friction = 0.0f;
+      ck_assert_int_eq(sn_soft_body_set_material(w, s, &m), SN_OK);
+    }
+    double worst_drift = 0.0;
+    for (int i = 0; i < 300; ++i) {
+      ck_assert_int_eq(sn_world_step(w, 1.0f / 60.0f), SN_OK);
+      worst_drift = fmax(worst_drift, fabs(sn_soft_body_get_center(w, s).x));
+    }
+    double omega = spin(w, p, 24);
+    printf("measured: jelly on %s ground: drift %.2e m, spin %.2e rad/s\n", rough ? "rough" : "smooth", worst_drift,
+           omega);
+    ck_assert_msg(worst_drift < 1e-3, "centre drifted %g m", worst_drift);
+    ck_assert_msg(fabs(omega) < 1e-3, "spins at %g rad/s", omega);
+    float lowest = 10.0f;
+    for (int i = 0; i < 24; ++i) lowest = fminf(lowest, sn_particle_get_position(w, p[i]).y);
+    ck_assert_float_eq_tol(lowest, 0.05f, 5e-3f);
+    sn_destroy_world(w);
+    sn_destroy_registry(r);
   }
 }
 END_TEST

@@ -92,4 +92,7 @@ extern "C" const sn_peer sn_peer_box2d = {
     "box2d-2.4.1",
     "velocity_iterations=8 position_iterations=3 warm_starting=on continuous=on sleep=off "
     "(Debian build: assertions on)",
-    box2d_build, box2d_step, box2d_state, box2d_destroy};
+    box2d_build,
+    box2d_step,
+    box2d_state,
+    box2d_destroy};

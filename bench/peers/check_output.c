@@ -19,7 +19,9 @@ static void fail(const char *what, const char *line) {
   failures++;
 }
 
-static bool is_number(const cJSON *o, const char *key) { return cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, key)); }
+static bool is_number(const cJSON *o, const char *key) {
+  return cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, key));
+}
 
 static bool is_number_or_null(const cJSON *o, const char *key) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -27,7 +29,7 @@ static bool is_number_or_null(const cJSON *o, const char *key) {
 }
 
 static void check_engine_line(const cJSON *o, const char *line) {
-  static const char *const numbers[] = {"size",  "steps",     "bodies", "ms_step_median", "ms_step_p95",
+  static const char *const numbers[] = {"size",     "steps",     "bodies", "ms_step_median", "ms_step_p95",
                                         "ms_total", "top_drift", "max_dx", "fallen",         "ke_end"};
   for (size_t k = 0; k < sizeof(numbers) / sizeof(numbers[0]); ++k) {
     if (!is_number(o, numbers[k])) {

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #define SN_CHIPMUNK_ITERATIONS 30
-#define SN_CHIPMUNK_SLOP 0.005
+#define SN_CHIPMUNK_SLOP       0.005
 
 typedef struct sn_chipmunk_world {
   cpSpace *space;
@@ -134,4 +134,7 @@ const sn_peer sn_peer_chipmunk = {
     "chipmunk-7.0.3",
     "iterations=30 collision_slop=0.005 collision_bias=default spatial_index=bbtree sleep=off "
     "(Debian build: assertions on)",
-    sn_chipmunk_build, sn_chipmunk_step, sn_chipmunk_state, sn_chipmunk_destroy};
+    sn_chipmunk_build,
+    sn_chipmunk_step,
+    sn_chipmunk_state,
+    sn_chipmunk_destroy};

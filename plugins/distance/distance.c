@@ -75,8 +75,7 @@ static int distance_check(const distance_params *p, char *err, size_t cap) {
 }
 
 static int distance_create(const sn_host_api *host, const void *params, void *instance,
-                           const sn_constraint_body *const *bodies, int32_t count,
-                          char *err, size_t cap) {
+                           const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
   (void)count;
   (void)host;
   const distance_params *p = params;

@@ -47,8 +47,7 @@ typedef struct motor_instance {
 } motor_instance;
 
 static int motor_create(const sn_host_api *host, const void *params, void *instance,
-                        const sn_constraint_body *const *bodies, int32_t count,
-                          char *err, size_t cap) {
+                        const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
   (void)count;
   (void)host;
   (void)params;

@@ -43,8 +43,7 @@ typedef struct mouse_instance {
 } mouse_instance;
 
 static int mouse_create(const sn_host_api *host, const void *params, void *instance,
-                        const sn_constraint_body *const *bodies, int32_t count,
-                          char *err, size_t cap) {
+                        const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
   (void)count;
   (void)host;
   (void)err;

@@ -35,9 +35,9 @@ typedef struct prismatic_instance {
   sn_vec2 local_a, local_b; /* anchor in each body frame (from the origin) */
   sn_vec2 local_axis;       /* unit axis in body A's frame */
   float reference_angle;
-  sn_vec2 impulse;         /* accumulated (perpendicular, angular) impulse */
-  sn_vec2 step_impulse;    /* sum over the step of impulse + position-stage correction / h */
-  int32_t samples;         /* substeps summed (0: no position stage ran) */
+  sn_vec2 impulse;      /* accumulated (perpendicular, angular) impulse */
+  sn_vec2 step_impulse; /* sum over the step of impulse + position-stage correction / h */
+  int32_t samples;      /* substeps summed (0: no position stage ran) */
   float motor_impulse, lower_impulse, upper_impulse;
   /* per step */
   sn_vec2 ra, rb;       /* anchors from the centres of mass, world frame, step start */
@@ -57,8 +57,7 @@ static int prismatic_check(const prismatic_params *p, char *err, size_t cap) {
 }
 
 static int prismatic_create(const sn_host_api *host, const void *params, void *instance,
-                            const sn_constraint_body *const *bodies, int32_t count,
-                          char *err, size_t cap) {
+                            const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
   (void)count;
   (void)host;
   const prismatic_params *p = params;

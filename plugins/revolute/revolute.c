@@ -25,9 +25,9 @@ typedef struct revolute_params {
 typedef struct revolute_instance {
   sn_vec2 local_a, local_b; /* anchor in each body frame (from the origin) */
   float reference_angle;
-  sn_vec2 impulse;         /* accumulated point impulse */
-  sn_vec2 step_impulse;    /* sum over the step's substeps of impulse + position-stage correction / h */
-  int32_t samples;         /* substeps summed in step_impulse (0: no position stage ran) */
+  sn_vec2 impulse;      /* accumulated point impulse */
+  sn_vec2 step_impulse; /* sum over the step's substeps of impulse + position-stage correction / h */
+  int32_t samples;      /* substeps summed in step_impulse (0: no position stage ran) */
   float motor_impulse, lower_impulse, upper_impulse;
   /* per step */
   sn_vec2 ra, rb;       /* anchors from the centres of mass, world frame, step start */
@@ -38,8 +38,7 @@ typedef struct revolute_instance {
 } revolute_instance;
 
 static int revolute_create(const sn_host_api *host, const void *params, void *instance,
-                           const sn_constraint_body *const *bodies, int32_t count,
-                          char *err, size_t cap) {
+                           const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
   (void)count;
   (void)host;
   const revolute_params *p = params;
@@ -153,14 +152,7 @@ static void revolute_solve(const sn_step_info *info, sn_constraint_item *items, 
 static void revolute_project(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
   for (int32_t i = 0; i < count; ++i) {
     revolute_instance *j = items[i].instance;
-    const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
-    const sn_solver_body *sa = a->state, *sb = b->state;
-    sn_vec2 ra = sn_pm_rotate(sa->dq, j->ra), rb = sn_pm_rotate(sb->dq, j->rb);
-    sn_vec2 sep = sn_pm_clamp_length(sn_pm_separation(sa, sb, ra, rb, j->delta_center),
-                                     SN_PM_MAX_PROJECTION_SPEED * info->h);
-    sn_pm_sym22 k = sn_pm_point_mass(a->inv_mass, b->inv_mass, a->inv_inertia, b->inv_inertia, ra, rb);
-    sn_vec2 P = sn_pm_neg(sn_pm_solve22(k, sep));
-    sn_pm_project_point(a, b, ra, rb, P, 0.0f, info->inv_h);
+    sn_vec2 P = sn_pm_project_anchors(info, items[i].bodies[0], items[i].bodies[1], j->ra, j->rb, j->delta_center);
     if (info->iteration == 0) {
       j->step_impulse = sn_pm_add(j->step_impulse, j->impulse);
       j->samples++;

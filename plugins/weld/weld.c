@@ -48,8 +48,7 @@ typedef struct weld_instance {
 } weld_instance;
 
 static int weld_create(const sn_host_api *host, const void *params, void *instance,
-                       const sn_constraint_body *const *bodies, int32_t count,
-                          char *err, size_t cap) {
+                       const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
   (void)count;
   (void)host;
   (void)err;
@@ -171,12 +170,7 @@ static void weld_project(const sn_step_info *info, sn_constraint_item *items, in
       j->step_angular += info->inv_h * l;
     }
     if (p->linear_hertz == 0.0f) {
-      sn_vec2 ra = sn_pm_rotate(sa->dq, j->ra), rb = sn_pm_rotate(sb->dq, j->rb);
-      sn_vec2 sep = sn_pm_clamp_length(sn_pm_separation(sa, sb, ra, rb, j->delta_center),
-                                       SN_PM_MAX_PROJECTION_SPEED * info->h);
-      sn_pm_sym22 k = sn_pm_point_mass(a->inv_mass, b->inv_mass, a->inv_inertia, b->inv_inertia, ra, rb);
-      sn_vec2 P = sn_pm_neg(sn_pm_solve22(k, sep));
-      sn_pm_project_point(a, b, ra, rb, P, 0.0f, info->inv_h);
+      sn_vec2 P = sn_pm_project_anchors(info, a, b, j->ra, j->rb, j->delta_center);
       j->step_impulse = sn_pm_add(j->step_impulse, sn_pm_scale(info->inv_h, P));
     }
   }

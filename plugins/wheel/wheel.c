@@ -38,8 +38,8 @@ typedef struct wheel_instance {
   sn_vec2 local_a, local_b; /* anchor in each body frame (from the origin) */
   sn_vec2 local_axis;       /* unit axis in body A's frame */
   float perp_impulse, spring_impulse, motor_impulse, lower_impulse, upper_impulse;
-  float step_perp;  /* sum over the step of perp_impulse + projection / h */
-  int32_t samples;  /* substeps summed (0: no position stage ran) */
+  float step_perp; /* sum over the step of perp_impulse + projection / h */
+  int32_t samples; /* substeps summed (0: no position stage ran) */
   /* per step */
   sn_vec2 ra, rb;       /* anchors from the centres of mass, world frame, step start */
   sn_vec2 delta_center; /* centre B - centre A at step start */
@@ -57,8 +57,7 @@ static sn_pm_softness softness(float hertz, float zeta, float h) {
 }
 
 static int wheel_create(const sn_host_api *host, const void *params, void *instance,
-                        const sn_constraint_body *const *bodies, int32_t count,
-                          char *err, size_t cap) {
+                        const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
   (void)count;
   (void)host;
   const wheel_params *p = params;

@@ -95,7 +95,7 @@ typedef struct constraint_ir {
   bool collide_connected;
   int32_t first_param, param_count;
   sn_param_value *values; ///< param_count values, set by check_constraint_params
-  int32_t soft; ///< group: the soft body it belongs to; -1 for an entry of "constraints"
+  int32_t soft;           ///< group: the soft body it belongs to; -1 for an entry of "constraints"
   const cJSON *particles_node;
   /* entry: particle_count references (soft body, index), 2 ints each;
    * group: tuple_count particle lists, list j is indices[start[j] .. start[j + 1]) */
@@ -824,27 +824,29 @@ static const range PRESSURE = {0.0, 100.0, false};
 static const char *const soft_kinds = "\"rope\", \"cloth\", \"ring\", \"lattice\" or \"custom\"";
 
 #define SOFT_COMMON_KEYS                                                                                               \
-  "name", "kind", "friction", "restitution", "linear_damping", "rigid_damping", "collide_rigid", "collide_soft",        \
+  "name", "kind", "friction", "restitution", "linear_damping", "rigid_damping", "collide_rigid", "collide_soft",       \
       "self_collision"
 #define SOFT_MATERIAL_KEYS "compliance", "damping", "bend_compliance", "tear_force"
 
 static const char *const rope_keys[] = {SOFT_COMMON_KEYS, SOFT_MATERIAL_KEYS, "start",   "end",     "count", "mass",
                                         "radius",         "pin_start",        "pin_end", "tethers", NULL};
-static const char *const cloth_keys[] = {SOFT_COMMON_KEYS, SOFT_MATERIAL_KEYS, "shear_compliance", "top_left",
-                                         "columns",        "rows",             "spacing",          "mass",
-                                         "radius",         "pins",             "tethers",          NULL};
-static const char *const ring_keys[] = {
-    SOFT_COMMON_KEYS,  SOFT_MATERIAL_KEYS, "center", "radius", "count", "mass", "particle_radius",
-    "pressure",        "area_compliance",  NULL};
-static const char *const lattice_keys[] = {SOFT_COMMON_KEYS, SOFT_MATERIAL_KEYS, "shear_compliance", "center",
-                                           "columns",        "rows",             "spacing",          "mass",
-                                           "radius",         "area_compliance",  NULL};
-static const char *const custom_keys[] = {SOFT_COMMON_KEYS, "particle_mass", "particle_radius", "particles",
-                                          "edges",          "constraints",   NULL};
+static const char *const cloth_keys[] = {SOFT_COMMON_KEYS,   SOFT_MATERIAL_KEYS,
+                                         "shear_compliance", "top_left",
+                                         "columns",          "rows",
+                                         "spacing",          "mass",
+                                         "radius",           "pins",
+                                         "tethers",          NULL};
+static const char *const ring_keys[] = {SOFT_COMMON_KEYS, SOFT_MATERIAL_KEYS, "center",   "radius",          "count",
+                                        "mass",           "particle_radius",  "pressure", "area_compliance", NULL};
+static const char *const lattice_keys[] = {
+    SOFT_COMMON_KEYS, SOFT_MATERIAL_KEYS, "shear_compliance", "center", "columns", "rows", "spacing",
+    "mass",           "radius",           "area_compliance",  NULL};
+static const char *const custom_keys[] = {
+    SOFT_COMMON_KEYS, "particle_mass", "particle_radius", "particles", "edges", "constraints", NULL};
 static const char *const particle_keys[] = {"position", "velocity", "mass", "radius", "kinematic", NULL};
 static const char *const group_keys[] = {"type", "particles", "params", "break_force", "name", NULL};
-static const char *const constraint_keys[] = {"type",        "bodies",            "particles", "params",
-                                              "break_force", "collide_connected", "name",      NULL};
+static const char *const constraint_keys[] = {
+    "type", "bodies", "particles", "params", "break_force", "collide_connected", "name", NULL};
 
 /* The format's defaults: equal to sn_default_soft_body_def and the
  * sn_default_*_def of each builder today (a test compares them), fixed here
@@ -937,7 +939,8 @@ static bool read_pins(loader *L, const cJSON *arr, uint32_t *pins) {
   static const char *const words[] = {"top_left", "top_right", "top_row", "bottom_left", "bottom_right", NULL};
   static const uint32_t flags[] = {SN_PIN_TOP_LEFT, SN_PIN_TOP_RIGHT, SN_PIN_TOP_ROW, SN_PIN_BOTTOM_LEFT,
                                    SN_PIN_BOTTOM_RIGHT};
-  const char *expected = "an array of pins: \"top_left\", \"top_right\", \"top_row\", \"bottom_left\", \"bottom_right\"";
+  const char *expected =
+      "an array of pins: \"top_left\", \"top_right\", \"top_row\", \"bottom_left\", \"bottom_right\"";
   if (!read_array(L, arr, expected)) return false;
   *pins = 0u;
   int32_t i = 0;
@@ -992,8 +995,10 @@ static bool parse_edge(loader *L, const cJSON *n, int32_t count, int32_t *pair) 
     if (!ok) return false;
   }
   if (pair[0] == pair[1])
-    return fail(L, SN_SCENE_ERR_RANGE, SN_OK, n, false, "edge [%d, %d] joins a particle to itself; expected two "
-                "different particles", (int)pair[0], (int)pair[1]);
+    return fail(L, SN_SCENE_ERR_RANGE, SN_OK, n, false,
+                "edge [%d, %d] joins a particle to itself; expected two "
+                "different particles",
+                (int)pair[0], (int)pair[1]);
   return true;
 }
 
@@ -1086,8 +1091,8 @@ static bool parse_custom(loader *L, const cJSON *obj, soft_ir *s, int32_t index)
     if (!read_array(L, arr, "an array of particle objects")) return false;
     int32_t n = cJSON_GetArraySize(arr);
     if (n > SOFT_MAX_PARTICLES)
-      return fail(L, SN_SCENE_ERR_RANGE, SN_OK, arr, false, "expected at most %d particles, got %d",
-                  SOFT_MAX_PARTICLES, (int)n);
+      return fail(L, SN_SCENE_ERR_RANGE, SN_OK, arr, false, "expected at most %d particles, got %d", SOFT_MAX_PARTICLES,
+                  (int)n);
     s->particles = malloc(((size_t)n + 1) * sizeof *s->particles);
     s->particle_nodes = malloc(((size_t)n + 1) * sizeof *s->particle_nodes);
     if (s->particles == NULL || s->particle_nodes == NULL) return out_of_memory(L);
@@ -1329,14 +1334,12 @@ static bool parse_constraint_head(loader *L, const cJSON *obj, constraint_ir *k,
   k->name_node = member(obj, "name");
   SN_OPT(L, obj, "name", read_name(L, n_, &k->name));
   SN_OPT(L, obj, "break_force", read_float(L, n_, NON_NEGATIVE, &k->break_force));
-  if (in_list("collide_connected", keys))
-    SN_OPT(L, obj, "collide_connected", read_bool(L, n_, &k->collide_connected));
+  if (in_list("collide_connected", keys)) SN_OPT(L, obj, "collide_connected", read_bool(L, n_, &k->collide_connected));
   return true;
 }
 
 static const cJSON *constraint_name_node(const loader *L, int32_t slot) {
-  return slot < L->constraint_count ? L->constraints[slot].name_node
-                                    : L->groups[slot - L->constraint_count].name_node;
+  return slot < L->constraint_count ? L->constraints[slot].name_node : L->groups[slot - L->constraint_count].name_node;
 }
 
 /* "params" and the name (slot in the constraint namespace). */
@@ -1432,8 +1435,7 @@ static bool parse_constraint(loader *L, const cJSON *obj, int32_t index) {
     if (!read_array(L, k->bodies_node, expected_bodies)) return false;
     int32_t n = cJSON_GetArraySize(k->bodies_node);
     if (n > SN_MAX_CONSTRAINT_BODIES || (n < 1 && k->particles_node == NULL))
-      return fail(L, SN_SCENE_ERR_RANGE, SN_OK, k->bodies_node, false, "expected %s, got %d", expected_bodies,
-                  (int)n);
+      return fail(L, SN_SCENE_ERR_RANGE, SN_OK, k->bodies_node, false, "expected %s, got %d", expected_bodies, (int)n);
     int32_t i = 0;
     for (const cJSON *c = k->bodies_node->child; c != NULL; c = c->next, ++i) {
       size_t m2 = path_push_index(L, i);
@@ -2073,7 +2075,8 @@ static bool build_soft_body(loader *L, sn_world *w, sn_scene_names *names, soft_
 static bool build_constraint(loader *L, sn_world *w, sn_scene_names *names, const sn_body_id *ids, int32_t i) {
   const constraint_ir *k = L->constraints + i;
   sn_particle_id scratch_local[8];
-  sn_particle_id *scratch = k->particle_count <= 8 ? scratch_local : malloc((size_t)k->particle_count * sizeof *scratch);
+  sn_particle_id *scratch =
+      k->particle_count <= 8 ? scratch_local : malloc((size_t)k->particle_count * sizeof *scratch);
   if (scratch == NULL) return out_of_memory(L);
   sn_constraint_id cid = create_constraint(L, w, k, ids, -1, scratch);
   if (scratch != scratch_local) free(scratch);

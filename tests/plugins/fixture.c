@@ -42,8 +42,7 @@ typedef struct fixture_instance {
 } fixture_instance;
 
 static int fixture_create(const sn_host_api *host, const void *params, void *instance,
-                          const sn_constraint_body *const *bodies, int32_t count,
-                          char *err, size_t cap) {
+                          const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
   (void)count;
   (void)host;
   (void)bodies;

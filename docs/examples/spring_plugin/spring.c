@@ -16,8 +16,7 @@ typedef struct spring_state {
 } spring_state;
 
 static int spring_create(const sn_host_api *host, const void *params, void *instance,
-                         const sn_constraint_body *const *bodies, int32_t count,
-                          char *err, size_t cap) {
+                         const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
   (void)count;
   (void)host, (void)params, (void)bodies, (void)err, (void)cap;
   ((spring_state *)instance)->impulse = (sn_vec2){0.0f, 0.0f};

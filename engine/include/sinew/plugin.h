@@ -91,9 +91,9 @@ typedef struct sn_step_info {
   int32_t substeps;
   float contact_hertz, contact_damping_ratio; ///< the world's contact softness, for reference
   float joint_hertz, joint_damping_ratio;     ///< suggested stiffness of rigid joints' position feedback
-  int32_t substep;    ///< index of the current substep
-  int32_t iterations; ///< sweeps of the current stage per substep (position or XPBD stage)
-  int32_t iteration;  ///< index of the current sweep: 0 starts a substep (reset XPBD lambda there)
+  int32_t substep;                            ///< index of the current substep
+  int32_t iterations;                         ///< sweeps of the current stage per substep (position or XPBD stage)
+  int32_t iteration; ///< index of the current sweep: 0 starts a substep (reset XPBD lambda there)
 } sn_step_info;
 
 /// One constraint handed to a callback: its parameters (read-only during a

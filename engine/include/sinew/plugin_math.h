@@ -244,10 +244,27 @@ static inline void sn_pm_project_body(const sn_constraint_body *b, sn_vec2 P, fl
 
 /// sn_pm_move_point for the position stage (with the velocity, see
 /// sn_pm_project_body).
-static inline void sn_pm_project_point(const sn_constraint_body *a, const sn_constraint_body *b, sn_vec2 ra,
-                                       sn_vec2 rb, sn_vec2 P, float axial, float inv_h) {
+static inline void sn_pm_project_point(const sn_constraint_body *a, const sn_constraint_body *b, sn_vec2 ra, sn_vec2 rb,
+                                       sn_vec2 P, float axial, float inv_h) {
   sn_pm_project_body(a, sn_pm_neg(P), -(sn_pm_cross(ra, P) + axial), inv_h);
   sn_pm_project_body(b, P, sn_pm_cross(rb, P) + axial, inv_h);
+}
+
+/// The position stage of a point row (pin): with step-start arms ra0, rb0
+/// and centre B - centre A at step start delta_center, moves both anchors
+/// together (error clamped to SN_PM_MAX_PROJECTION_SPEED * h) with the
+/// velocity that goes with it; returns the positional impulse applied to B.
+static inline sn_vec2 sn_pm_project_anchors(const sn_step_info *info, const sn_constraint_body *a,
+                                            const sn_constraint_body *b, sn_vec2 ra0, sn_vec2 rb0,
+                                            sn_vec2 delta_center) {
+  const sn_solver_body *sa = a->state, *sb = b->state;
+  sn_vec2 ra = sn_pm_rotate(sa->dq, ra0), rb = sn_pm_rotate(sb->dq, rb0);
+  sn_vec2 sep =
+      sn_pm_clamp_length(sn_pm_separation(sa, sb, ra, rb, delta_center), SN_PM_MAX_PROJECTION_SPEED * info->h);
+  sn_pm_sym22 k = sn_pm_point_mass(a->inv_mass, b->inv_mass, a->inv_inertia, b->inv_inertia, ra, rb);
+  sn_vec2 P = sn_pm_neg(sn_pm_solve22(k, sep));
+  sn_pm_project_point(a, b, ra, rb, P, 0.0f, info->inv_h);
+  return P;
 }
 
 #ifdef __cplusplus

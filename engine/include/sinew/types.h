@@ -157,8 +157,8 @@ typedef struct sn_param_value {
 
 /// Constraint settings.
 typedef struct sn_constraint_def {
-  const char *type;             ///< registered type name, e.g. "revolute"
-  sn_body_id bodies[2];         ///< the type's body_count rigid bodies
+  const char *type;                ///< registered type name, e.g. "revolute"
+  sn_body_id bodies[2];            ///< the type's body_count rigid bodies
   const sn_particle_id *particles; ///< the type's particles (after the bodies), if it joins any
   int32_t particle_count;
   const sn_param_value *params; ///< values for some parameters; the rest keep their defaults
@@ -425,12 +425,12 @@ typedef struct sn_rope_def {
   sn_soft_body_def body;
   sn_soft_material material;
   sn_vec2 start, end;
-  int32_t count;      ///< particles, >= 2
-  float mass;         ///< total kg, spread evenly, default 1
-  float radius;       ///< particle radius, default 0.05
-  bool pin_start;     ///< first particle fixed
-  bool pin_end;       ///< last particle fixed
-  bool tethers;       ///< long-range attachments to the pinned ends (needs a pin)
+  int32_t count;  ///< particles, >= 2
+  float mass;     ///< total kg, spread evenly, default 1
+  float radius;   ///< particle radius, default 0.05
+  bool pin_start; ///< first particle fixed
+  bool pin_end;   ///< last particle fixed
+  bool tethers;   ///< long-range attachments to the pinned ends (needs a pin)
   int32_t cookie;
 } sn_rope_def;
 
@@ -440,12 +440,12 @@ typedef struct sn_cloth_def {
   sn_soft_material material;
   sn_vec2 top_left; ///< position of particle (0, 0); columns go +x, rows go -y
   int32_t columns, rows;
-  float spacing;    ///< m, default 0.1
-  float mass;       ///< total kg, default 1
-  float radius;     ///< particle radius, default 0.02
-  uint32_t pins;    ///< SN_PIN_* flags
-  bool tethers;     ///< long-range attachments from every free particle to each pinned one
-                    ///< (keeps a hanging cloth inextensible at few substeps), default true
+  float spacing; ///< m, default 0.1
+  float mass;    ///< total kg, default 1
+  float radius;  ///< particle radius, default 0.02
+  uint32_t pins; ///< SN_PIN_* flags
+  bool tethers;  ///< long-range attachments from every free particle to each pinned one
+                 ///< (keeps a hanging cloth inextensible at few substeps), default true
   int32_t cookie;
 } sn_cloth_def;
 #define SN_PIN_TOP_LEFT     1u

@@ -211,8 +211,7 @@ sn_constraint_id sn_create_constraint(sn_world *w, const sn_constraint_def *def)
     if (sn_get_particle(w, def->particles[i], &code) == NULL) return SN_NULL_CONSTRAINT;
     for (int32_t j = 0; j < i && np <= 64; ++j) {
       if (def->particles[j].index1 == def->particles[i].index1)
-        return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "%s joins particle %d twice", t->name, i),
-               SN_NULL_CONSTRAINT;
+        return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "%s joins particle %d twice", t->name, i), SN_NULL_CONSTRAINT;
     }
   }
   for (int32_t i = 0; i < def->param_count; ++i) {

@@ -150,9 +150,8 @@ static sn_result sn_validate_type(const sn_constraint_type *t, char *err, size_t
     return sn_set_err(err, cap, "type '%s': flags 0x%x must be IMPULSE and/or XPBD", n, t->flags),
            SN_ERR_PLUGIN_BAD_DESCRIPTOR;
   /* particle_count arrived after the first 1.0 fields: read it only if the plugin's struct has it */
-  uint32_t particles = t->struct_size >= offsetof(sn_constraint_type, particle_count) + sizeof(uint32_t)
-                           ? t->particle_count
-                           : 0u;
+  uint32_t particles =
+      t->struct_size >= offsetof(sn_constraint_type, particle_count) + sizeof(uint32_t) ? t->particle_count : 0u;
   if (t->body_count > SN_MAX_CONSTRAINT_BODIES || (t->body_count == 0 && particles == 0))
     return sn_set_err(err, cap, "type '%s': body_count %u must be 1 or 2 (or 0 with particles)", n, t->body_count),
            SN_ERR_PLUGIN_BAD_DESCRIPTOR;

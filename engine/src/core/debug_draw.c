@@ -15,22 +15,22 @@
 #include "sinew/draw.h"
 
 /* Colours (0xRRGGBBAA). */
-#define SN_COLOR_STATIC      0x7fb27fffu
-#define SN_COLOR_KINEMATIC   0x7f7fe5ffu
-#define SN_COLOR_DYNAMIC     0xe5b27fffu
-#define SN_COLOR_SLEEPING    0x999999ffu
-#define SN_COLOR_BULLET      0xe5e54cffu
-#define SN_COLOR_CHAIN       0x66cc99ffu
-#define SN_COLOR_AABB        0xe533e5ffu
-#define SN_COLOR_TREE        0x4cb2e5ffu
-#define SN_COLOR_TOUCHING    0x4ce54cffu
-#define SN_COLOR_NEW         0x4c4cffffu
-#define SN_COLOR_SPECULATIVE 0x808080ffu
-#define SN_COLOR_NORMAL      0xe5e5e5ffu
-#define SN_COLOR_IMPULSE     0xff4c4cffu
-#define SN_COLOR_FRICTION    0xffcc4cffu
-#define SN_COLOR_FORCE       0xff66ccffu
-#define SN_COLOR_PARTICLE    0x66ccffffu
+#define SN_COLOR_STATIC          0x7fb27fffu
+#define SN_COLOR_KINEMATIC       0x7f7fe5ffu
+#define SN_COLOR_DYNAMIC         0xe5b27fffu
+#define SN_COLOR_SLEEPING        0x999999ffu
+#define SN_COLOR_BULLET          0xe5e54cffu
+#define SN_COLOR_CHAIN           0x66cc99ffu
+#define SN_COLOR_AABB            0xe533e5ffu
+#define SN_COLOR_TREE            0x4cb2e5ffu
+#define SN_COLOR_TOUCHING        0x4ce54cffu
+#define SN_COLOR_NEW             0x4c4cffffu
+#define SN_COLOR_SPECULATIVE     0x808080ffu
+#define SN_COLOR_NORMAL          0xe5e5e5ffu
+#define SN_COLOR_IMPULSE         0xff4c4cffu
+#define SN_COLOR_FRICTION        0xffcc4cffu
+#define SN_COLOR_FORCE           0xff66ccffu
+#define SN_COLOR_PARTICLE        0x66ccffffu
 #define SN_COLOR_STATIC_PARTICLE 0xff8040ffu
 
 sn_debug_draw sn_default_debug_draw(void) {

@@ -70,10 +70,9 @@ static sn_result sn_validate_world_def(const sn_world_def *def) {
       !sn_is_finite(def->restitution_threshold) || !sn_is_finite(def->maximum_linear_speed))
     return SN_ERR_NOT_FINITE;
   if (def->substeps < 1 || def->substeps > 64 || def->position_iterations < 0 || def->position_iterations > 32 ||
-      def->soft_iterations < 1 || def->soft_iterations > 32 ||
-      def->contact_hertz < 0.0f || def->contact_damping_ratio < 0.0f ||
-      def->contact_push_max_velocity < 0.0f || def->restitution_threshold < 0.0f || def->maximum_linear_speed <= 0.0f ||
-      def->body_capacity < 0 || def->shape_capacity < 0)
+      def->soft_iterations < 1 || def->soft_iterations > 32 || def->contact_hertz < 0.0f ||
+      def->contact_damping_ratio < 0.0f || def->contact_push_max_velocity < 0.0f || def->restitution_threshold < 0.0f ||
+      def->maximum_linear_speed <= 0.0f || def->body_capacity < 0 || def->shape_capacity < 0)
     return SN_ERR_INVALID_ARGUMENT;
   if ((def->allocator.alloc == NULL) != (def->allocator.free == NULL)) return SN_ERR_INVALID_ARGUMENT;
   return SN_OK;

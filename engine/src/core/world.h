@@ -131,7 +131,7 @@ typedef struct sn_particle {
   sn_vec2 v;      ///< velocity
   sn_vec2 target; ///< kinematic target for the next step
   float mass, inv_mass, radius;
-  int32_t soft;   ///< owning soft body
+  int32_t soft; ///< owning soft body
   int32_t next_free;
   void *user_data;
   uint16_t generation;

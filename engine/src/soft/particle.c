@@ -400,7 +400,8 @@ sn_result sn_particle_set_velocity(sn_world *w, sn_particle_id id, sn_vec2 veloc
   if (p == NULL) return code;
   SN_CHECK(w);
   if (!sn_vec2_is_finite(velocity)) return sn_world_error(w, SN_ERR_NOT_FINITE, "velocity must be finite");
-  if (p->kinematic) return sn_world_error(w, SN_ERR_WRONG_BODY_TYPE, "kinematic particles move by sn_particle_set_target");
+  if (p->kinematic)
+    return sn_world_error(w, SN_ERR_WRONG_BODY_TYPE, "kinematic particles move by sn_particle_set_target");
   p->v = velocity;
   return SN_OK;
 }

@@ -121,18 +121,19 @@ void sn_soft_find_candidates(sn_world *w, float dt) {
     for (int32_t e = 0; e < sb->edge_count; ++e) {
       const sn_particle *pa = w->particles.data + sb->edges[2 * e], *pb = w->particles.data + sb->edges[2 * e + 1];
       pts[m] = sn_scale(0.5f, sn_add(pa->x, pb->x));
-      reach[m] = 0.5f * sn_length(sn_sub(pa->x, pb->x)) + sn_maxf(sn_particle_reach(pa, dt, g), sn_particle_reach(pb, dt, g));
+      reach[m] =
+          0.5f * sn_length(sn_sub(pa->x, pb->x)) + sn_maxf(sn_particle_reach(pa, dt, g), sn_particle_reach(pb, dt, g));
       index[m] = sb->edges[2 * e];
       index_b[m] = sb->edges[2 * e + 1];
       owner[m++] = b;
     }
   }
-  int32_t found = sn_find_close_pairs(&w->mem, pts, reach, m, &w->hash_pairs.data, &w->hash_pairs.capacity,
-                                      &w->hash_scratch);
+  int32_t found =
+      sn_find_close_pairs(&w->mem, pts, reach, m, &w->hash_pairs.data, &w->hash_pairs.capacity, &w->hash_scratch);
   const int32_t *pairs = w->hash_pairs.data;
   for (int32_t k = 0; k < found; ++k) {
     int32_t i = pairs[2 * k], j = pairs[2 * k + 1]; /* i < j: particles come first */
-    if (i >= particles_end) continue;              /* edge-edge */
+    if (i >= particles_end) continue;               /* edge-edge */
     const sn_particle *pa = w->particles.data + index[i];
     const sn_soft_body *sa = w->soft_bodies.data + owner[i], *sb = w->soft_bodies.data + owner[j];
     sn_particle_pair pair;
@@ -142,8 +143,8 @@ void sn_soft_find_candidates(sn_world *w, float dt) {
     if (j < particles_end) {
       const sn_particle *pb = w->particles.data + index[j];
       if (pa->inv_mass == 0.0f && pb->inv_mass == 0.0f) continue;
-      bool ok = owner[i] == owner[j] ? sa->material.self_collision
-                                     : sa->material.collide_soft && sb->material.collide_soft;
+      bool ok =
+          owner[i] == owner[j] ? sa->material.self_collision : sa->material.collide_soft && sb->material.collide_soft;
       if (!ok) continue;
       if (!sn_array_push(&w->mem, w->particle_pairs, pair)) break;
     } else {
@@ -633,10 +634,10 @@ void sn_soft_finish_substep(sn_world *w, sn_soft_context *s) {
     float vt_len = sn_length(vt);
     float mu = sqrtf(ma->friction * mbm->friction);
     sn_vec2 J = {0.0f, 0.0f};
-    if (vt_len > 1e-9f && mu > 0.0f)
-      J = sn_scale(-sn_minf(vt_len / (wa + wb), mu * pair->lambda * inv_h) / vt_len, vt);
+    if (vt_len > 1e-9f && mu > 0.0f) J = sn_scale(-sn_minf(vt_len / (wa + wb), mu * pair->lambda * inv_h) / vt_len, vt);
     float e = sn_maxf(ma->restitution, mbm->restitution);
-    if (e > 0.0f && pair->vn_pre < -s->restitution_threshold) J = sn_mul_add(J, (-e * pair->vn_pre - vn) / (wa + wb), n);
+    if (e > 0.0f && pair->vn_pre < -s->restitution_threshold)
+      J = sn_mul_add(J, (-e * pair->vn_pre - vn) / (wa + wb), n);
     sa->v = sn_mul_add(sa->v, wa, J);
     sb->v = sn_mul_add(sb->v, -wb, J);
   }

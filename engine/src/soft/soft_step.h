@@ -9,18 +9,18 @@
 
 /// Particle state of one step (arena memory, indexed by particle slot).
 typedef struct sn_soft_context {
-  int32_t count;              ///< particle slots (w->particles.count)
-  sn_solver_body *states;     ///< v, dp (w = 0, dq = identity)
-  sn_constraint_body *views;  ///< what constraints see of each particle
-  sn_vec2 *prev;              ///< dp at the start of the current substep
-  sn_vec2 *rigid_dp0;         ///< rigid dp at the start of the current substep
-  sn_body_state *rigid;       ///< the rigid solver's states (dummy at rigid_count)
+  int32_t count;             ///< particle slots (w->particles.count)
+  sn_solver_body *states;    ///< v, dp (w = 0, dq = identity)
+  sn_constraint_body *views; ///< what constraints see of each particle
+  sn_vec2 *prev;             ///< dp at the start of the current substep
+  sn_vec2 *rigid_dp0;        ///< rigid dp at the start of the current substep
+  sn_body_state *rigid;      ///< the rigid solver's states (dummy at rigid_count)
   int32_t rigid_count;
   float dt, h, inv_h;
   int32_t substeps;
   float restitution_threshold;
   float max_speed;
-  bool active;                ///< there are particles
+  bool active; ///< there are particles
 } sn_soft_context;
 
 /// Finds particle-shape and particle-particle candidate pairs for the step
