@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: installs dependencies, builds Release and runs the Check
-# suites through CTest, then builds again with ASan+UBSan and runs them again,
+# suites through CTest (with a valgrind run of the headless sandbox), then
+# builds again with ASan+UBSan and runs them again,
 # then runs every fuzz target for FUZZ_SECONDS (default 30) s (scripts/fuzz.sh,
 # docs/fuzzing.md).
 set -euo pipefail
