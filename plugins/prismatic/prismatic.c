@@ -112,18 +112,8 @@ static void prismatic_prepare(const sn_step_info *info, sn_constraint_item *item
 }
 
 /* Current geometry inside a substep: anchors and axis turned by dq, gap d. */
-typedef struct prismatic_frame {
-  sn_vec2 ra, rb, d, axis, perp;
-} prismatic_frame;
-
-static prismatic_frame frame(const prismatic_instance *j, const sn_solver_body *sa, const sn_solver_body *sb) {
-  prismatic_frame f;
-  f.ra = sn_pm_rotate(sa->dq, j->ra);
-  f.rb = sn_pm_rotate(sb->dq, j->rb);
-  f.d = sn_pm_separation(sa, sb, f.ra, f.rb, j->delta_center);
-  f.axis = sn_pm_rotate(sa->dq, j->axis);
-  f.perp = sn_pm_perp(f.axis);
-  return f;
+static sn_pm_line_frame frame(const prismatic_instance *j, const sn_solver_body *sa, const sn_solver_body *sb) {
+  return sn_pm_line_frame_at(sa, sb, j->ra, j->rb, j->delta_center, j->axis);
 }
 
 static void prismatic_warm_start(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
@@ -131,7 +121,7 @@ static void prismatic_warm_start(const sn_step_info *info, sn_constraint_item *i
   for (int32_t i = 0; i < count; ++i) {
     prismatic_instance *j = items[i].instance;
     const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
-    prismatic_frame f = frame(j, a->state, b->state);
+    sn_pm_line_frame f = frame(j, a->state, b->state);
     float a1 = sn_pm_cross(sn_pm_add(f.d, f.ra), f.axis), a2 = sn_pm_cross(f.rb, f.axis);
     float s1 = sn_pm_cross(sn_pm_add(f.d, f.ra), f.perp), s2 = sn_pm_cross(f.rb, f.perp);
     float axial = j->motor_impulse + j->lower_impulse - j->upper_impulse;
@@ -149,7 +139,7 @@ static void prismatic_solve(const sn_step_info *info, sn_constraint_item *items,
     const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
     sn_solver_body *sa = a->state, *sb = b->state;
     const float ia = a->inv_inertia, ib = b->inv_inertia, ma = a->inv_mass, mb = b->inv_mass;
-    prismatic_frame f = frame(j, sa, sb);
+    sn_pm_line_frame f = frame(j, sa, sb);
     float translation = sn_pm_dot(f.axis, f.d);
     float a1 = sn_pm_cross(sn_pm_add(f.d, f.ra), f.axis), a2 = sn_pm_cross(f.rb, f.axis);
     float k_axial = ma + mb + ia * a1 * a1 + ib * a2 * a2;
@@ -221,7 +211,7 @@ static void prismatic_project(const sn_step_info *info, sn_constraint_item *item
       j->step_impulse = sn_pm_add(j->step_impulse, j->impulse);
       j->samples++;
     }
-    prismatic_frame f = frame(j, a->state, b->state);
+    sn_pm_line_frame f = frame(j, a->state, b->state);
     float s1 = sn_pm_cross(sn_pm_add(f.d, f.ra), f.perp), s2 = sn_pm_cross(f.rb, f.perp);
     float k11 = a->inv_mass + b->inv_mass + ia * s1 * s1 + ib * s2 * s2, k12 = ia * s1 + ib * s2, k22 = ia + ib;
     if (k22 == 0.0f) k22 = 1.0f;

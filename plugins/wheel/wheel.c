@@ -117,18 +117,8 @@ static void wheel_prepare(const sn_step_info *info, sn_constraint_item *items, i
 }
 
 /* Current geometry inside a substep: anchors and axis turned by dq, gap d. */
-typedef struct wheel_frame {
-  sn_vec2 ra, rb, d, axis, perp;
-} wheel_frame;
-
-static wheel_frame frame(const wheel_instance *j, const sn_solver_body *sa, const sn_solver_body *sb) {
-  wheel_frame f;
-  f.ra = sn_pm_rotate(sa->dq, j->ra);
-  f.rb = sn_pm_rotate(sb->dq, j->rb);
-  f.d = sn_pm_separation(sa, sb, f.ra, f.rb, j->delta_center);
-  f.axis = sn_pm_rotate(sa->dq, j->axis);
-  f.perp = sn_pm_perp(f.axis);
-  return f;
+static sn_pm_line_frame frame(const wheel_instance *j, const sn_solver_body *sa, const sn_solver_body *sb) {
+  return sn_pm_line_frame_at(sa, sb, j->ra, j->rb, j->delta_center, j->axis);
 }
 
 static void wheel_warm_start(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
@@ -136,7 +126,7 @@ static void wheel_warm_start(const sn_step_info *info, sn_constraint_item *items
   for (int32_t i = 0; i < count; ++i) {
     wheel_instance *j = items[i].instance;
     const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
-    wheel_frame f = frame(j, a->state, b->state);
+    sn_pm_line_frame f = frame(j, a->state, b->state);
     float a1 = sn_pm_cross(sn_pm_add(f.d, f.ra), f.axis), a2 = sn_pm_cross(f.rb, f.axis);
     float s1 = sn_pm_cross(sn_pm_add(f.d, f.ra), f.perp), s2 = sn_pm_cross(f.rb, f.perp);
     float axial = j->spring_impulse + j->lower_impulse - j->upper_impulse;
@@ -154,7 +144,7 @@ static void wheel_solve(const sn_step_info *info, sn_constraint_item *items, int
     const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
     sn_solver_body *sa = a->state, *sb = b->state;
     const float ia = a->inv_inertia, ib = b->inv_inertia, ma = a->inv_mass, mb = b->inv_mass;
-    wheel_frame f = frame(j, sa, sb);
+    sn_pm_line_frame f = frame(j, sa, sb);
     float translation = sn_pm_dot(f.axis, f.d);
     float a1 = sn_pm_cross(sn_pm_add(f.d, f.ra), f.axis), a2 = sn_pm_cross(f.rb, f.axis);
     float k_axial = ma + mb + ia * a1 * a1 + ib * a2 * a2;
@@ -232,7 +222,7 @@ static void wheel_project(const sn_step_info *info, sn_constraint_item *items, i
       j->step_perp += j->perp_impulse;
       j->samples++;
     }
-    wheel_frame f = frame(j, a->state, b->state);
+    sn_pm_line_frame f = frame(j, a->state, b->state);
     float s1 = sn_pm_cross(sn_pm_add(f.d, f.ra), f.perp), s2 = sn_pm_cross(f.rb, f.perp);
     float k = a->inv_mass + b->inv_mass + a->inv_inertia * s1 * s1 + b->inv_inertia * s2 * s2;
     if (k <= 0.0f) continue;

@@ -250,6 +250,26 @@ static inline void sn_pm_project_point(const sn_constraint_body *a, const sn_con
   sn_pm_project_body(b, P, sn_pm_cross(rb, P) + axial, inv_h);
 }
 
+/// Current geometry of a point-on-line joint (prismatic, wheel) inside a
+/// substep: arms ra, rb and the line axis (fixed in A) turned by dq, the gap
+/// d between the anchors, and perp = the axis turned a quarter.
+typedef struct sn_pm_line_frame {
+  sn_vec2 ra, rb, d, axis, perp;
+} sn_pm_line_frame;
+
+/// The line frame from step-start arms ra0, rb0, centre B - centre A at step
+/// start delta_center and the step-start world axis axis0.
+static inline sn_pm_line_frame sn_pm_line_frame_at(const sn_solver_body *sa, const sn_solver_body *sb, sn_vec2 ra0,
+                                                   sn_vec2 rb0, sn_vec2 delta_center, sn_vec2 axis0) {
+  sn_pm_line_frame f;
+  f.ra = sn_pm_rotate(sa->dq, ra0);
+  f.rb = sn_pm_rotate(sb->dq, rb0);
+  f.d = sn_pm_separation(sa, sb, f.ra, f.rb, delta_center);
+  f.axis = sn_pm_rotate(sa->dq, axis0);
+  f.perp = sn_pm_perp(f.axis);
+  return f;
+}
+
 /// The position stage of a point row (pin): with step-start arms ra0, rb0
 /// and centre B - centre A at step start delta_center, moves both anchors
 /// together (error clamped to SN_PM_MAX_PROJECTION_SPEED * h) with the
