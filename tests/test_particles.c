@@ -331,6 +331,21 @@ START_TEST(test_bad_input) {
   sn_particle_id p2 = particle(w2, s2, (sn_vec2){0.0f, 0.0f}, (sn_vec2){0.0f, 0.0f}, 1.0f, 0.1f);
   ck_assert_int_eq(sn_particle_set_velocity(w, p2, (sn_vec2){1.0f, 0.0f}), SN_ERR_FOREIGN_ID);
   ck_assert_int_eq(sn_world_step(w, 1.0f / 60.0f), SN_OK);
+  /* stage settings out of range are refused and leave the setting alone */
+  ck_assert_int_eq(sn_world_set_soft_iterations(w, 0), SN_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(sn_world_set_soft_iterations(w, 33), SN_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(sn_world_get_soft_iterations(w), 1);
+  ck_assert_int_eq(sn_world_set_position_iterations(w, -1), SN_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(sn_world_set_position_iterations(w, 33), SN_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(sn_world_get_position_iterations(w), 2);
+  sn_world_def bad_def = sn_default_world_def();
+  bad_def.soft_iterations = 0;
+  ck_assert_ptr_null(sn_create_world(&bad_def, NULL));
+  bad_def = sn_default_world_def();
+  bad_def.position_iterations = -1;
+  sn_result why = SN_OK;
+  ck_assert_ptr_null(sn_create_world(&bad_def, &why));
+  ck_assert_int_eq(why, SN_ERR_INVALID_ARGUMENT);
   sn_destroy_world(w2);
   sn_destroy_world(w);
 }
