@@ -198,6 +198,55 @@ START_TEST(test_make_polygon_welds) {
 }
 END_TEST
 
+static uint32_t lcg(uint32_t *s) {
+  *s = *s * 1664525u + 1013904223u;
+  return *s >> 8;
+}
+static float unit_rand(uint32_t *s) { return (float)lcg(s) / (float)(1u << 24) * 2.0f - 1.0f; }
+
+/// 1 if the points build and the built polygon's own vertices rebuild it
+/// exactly; 0 if refused. Fails the test if a built polygon does not rebuild.
+static int rebuild_matches(const sn_vec2 *pts, int32_t n) {
+  sn_polygon a, b;
+  if (sn_make_polygon(pts, n, 0.0f, &a) != SN_OK) return 0; /* refusing is fine; flip-flopping is not */
+  ck_assert_int_eq(sn_make_polygon(a.vertices, a.count, a.radius, &b), SN_OK);
+  ck_assert_int_eq(b.count, a.count);
+  for (int32_t i = 0; i < a.count; ++i)
+    ck_assert(b.vertices[i].x == a.vertices[i].x && b.vertices[i].y == a.vertices[i].y);
+  return 1;
+}
+
+/* A built polygon is a fixed point of sn_make_polygon. These clockwise
+ * needles sit at the degenerate-area threshold: the area test once ran on the
+ * input order (fan from the first point) and passed, then failed on the
+ * rebuilt counter-clockwise order (fan from the last point). Found by
+ * fuzz_polygon in CI. */
+START_TEST(test_make_polygon_rebuild_is_fixed_point) {
+  static const sn_vec2 cases[3][3] = {
+      {{0x1.8041ep+9f, -0x1.344b6p+9f}, {-0x1.895d3cp+7f, 0x1.3bf718p+7f}, {-0x1.0710dap+9f, 0x1.a65dfap+8f}},
+      {{-0x1.80463ap+6f, -0x1.17be9cp+5f}, {-0x1.3c22bp+5f, -0x1.cc47a8p+3f}, {0x1.381b6ap+6f, 0x1.c66482p+4f}},
+      {{0x1.ae788ap+5f, 0x1.465f92p+5f}, {0x1.28bf3p+0f, 0x1.c2e40ep-1f}, {-0x1.cd1e82p+4f, -0x1.5d8ca8p+4f}},
+  };
+  int built = 0;
+  for (int c = 0; c < 3; ++c) built += rebuild_matches(cases[c], 3);
+  /* and a deterministic sweep of thin outlines of 3..5 points near a line,
+   * at scales 0.1 m .. 1 km, both orientations */
+  uint32_t seed = 12345u;
+  for (int it = 0; it < 200000; ++it) {
+    sn_vec2 pts[5];
+    int32_t n = 3 + (int32_t)(lcg(&seed) % 3u);
+    float scale = powf(10.0f, (float)(lcg(&seed) % 5u) - 1.0f);
+    float slope = unit_rand(&seed), offset = unit_rand(&seed) * 1e-3f * scale;
+    for (int32_t i = 0; i < n; ++i) {
+      float x = unit_rand(&seed) * scale;
+      pts[i] = (sn_vec2){x, slope * x + unit_rand(&seed) * offset};
+    }
+    built += rebuild_matches(pts, n);
+  }
+  ck_assert_int_gt(built, 1000); /* the sweep does reach polygons that build */
+}
+END_TEST
+
 START_TEST(test_make_polygon_errors) {
   const float nan = NAN, inf = INFINITY;
   sn_vec2 square[4] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
@@ -867,6 +916,7 @@ static Suite *geometry_suite(void) {
   tcase_add_test(tc, test_make_polygon_cw_is_reversed);
   tcase_add_test(tc, test_make_polygon_triangle_centroid);
   tcase_add_test(tc, test_make_polygon_welds);
+  tcase_add_test(tc, test_make_polygon_rebuild_is_fixed_point);
   tcase_add_test(tc, test_make_polygon_errors);
   tcase_add_test(tc, test_hull_square_interior_collinear);
   tcase_add_test(tc, test_hull_welds_and_near_collinear);

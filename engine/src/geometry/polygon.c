@@ -149,7 +149,7 @@ sn_result sn_make_polygon(const sn_vec2 *points, int32_t count, float radius, sn
 
   sn_vec2 welded[SN_MAX_POLYGON_VERTICES];
   int32_t n = weld_points(points, count, welded);
-  if (n < 3 || area_is_degenerate(welded, n)) return SN_ERR_DEGENERATE_POLYGON;
+  if (n < 3) return SN_ERR_DEGENERATE_POLYGON;
 
   sn_polygon p;
   memset(&p, 0, sizeof p);
@@ -159,6 +159,11 @@ sn_result sn_make_polygon(const sn_vec2 *points, int32_t count, float radius, sn
   } else {
     for (int32_t i = 0; i < n; ++i) p.vertices[i] = welded[i];
   }
+  // The area test runs on the final counter-clockwise order: the fan's
+  // rounding depends on its first vertex, and a polygon must pass again when
+  // its own vertices are given back (a clockwise outline near the threshold
+  // once passed from welded[0] and failed from welded[n-1]).
+  if (area_is_degenerate(p.vertices, n)) return SN_ERR_DEGENERATE_POLYGON;
   if (!is_strictly_convex(p.vertices, n, SN_WELD_DISTANCE)) return SN_ERR_NON_CONVEX_POLYGON;
 
   finish_polygon(&p, n, radius);
