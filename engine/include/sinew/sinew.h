@@ -102,6 +102,12 @@ SN_API int32_t sn_world_get_substeps(sn_world *world);
 /// away the drift the soft velocity rows leave (0 disables; default 2).
 SN_API sn_result sn_world_set_position_iterations(sn_world *world, int32_t iterations);
 SN_API int32_t sn_world_get_position_iterations(sn_world *world);
+/// Threads for the step (as sn_world_def.worker_count, enqueue_task,
+/// finish_task, user_task_context): worker_count 1..SN_MAX_WORKERS, callbacks
+/// required above 1. Results are bit-identical for every worker count.
+SN_API sn_result sn_world_set_task_system(sn_world *world, int32_t worker_count, sn_enqueue_task_callback *enqueue_task,
+                                          sn_finish_task_callback *finish_task, void *user_task_context);
+SN_API int32_t sn_world_get_worker_count(sn_world *world);
 SN_API sn_result sn_world_enable_sleeping(sn_world *world, bool flag);
 SN_API bool sn_world_is_sleeping_enabled(sn_world *world);
 SN_API sn_result sn_world_enable_continuous(sn_world *world, bool flag);

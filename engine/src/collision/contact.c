@@ -5,6 +5,7 @@
 
 #include "core/constants.h"
 #include "core/math.h"
+#include "core/tasks.h"
 #include "core/world.h"
 
 bool sn_should_shapes_collide(const sn_world *w, const sn_shape *a, const sn_shape *b) {
@@ -169,20 +170,61 @@ static bool sn_update_manifold(sn_world *w, sn_contact *c) {
   return m->point_count > 0;
 }
 
+/* Narrowphase result of a contact (contact_status). */
+enum {
+  SN_NARROW_SKIPPED = 0, /* free slot, or both bodies asleep or static when the pass began */
+  SN_NARROW_SEPARATED,   /* fat boxes apart: destroy */
+  SN_NARROW_TOUCHING,    /* manifold has points */
+  SN_NARROW_APART        /* manifold empty */
+};
+
+static uint8_t sn_narrow_one(sn_world *w, int32_t ci) {
+  sn_contact *c = w->contacts.data + ci;
+  if (!c->in_use) return SN_NARROW_SKIPPED;
+  const sn_shape *sa = w->shapes.data + c->shape_a, *sb = w->shapes.data + c->shape_b;
+  const sn_body *ba = w->bodies.data + sa->body, *bb = w->bodies.data + sb->body;
+  if (!sn_body_active(ba) && !sn_body_active(bb)) return SN_NARROW_SKIPPED; /* asleep or static: frozen */
+  if (!sn_aabb_overlaps(sa->fat_aabb, sb->fat_aabb)) return SN_NARROW_SEPARATED;
+  return sn_update_manifold(w, c) ? SN_NARROW_TOUCHING : SN_NARROW_APART;
+}
+
+static void sn_narrow_stage(void *context, const sn_stage *stage, int32_t begin, int32_t end) {
+  (void)stage;
+  sn_world *w = context;
+  for (int32_t ci = begin; ci < end; ++ci) w->contact_status.data[ci] = sn_narrow_one(w, ci);
+}
+
+/* Manifolds are computed in parallel (each contact reads shapes and bodies
+ * and writes only itself); destruction, wake-ups and events follow in one
+ * pass in contact order. A contact skipped because both bodies slept, whose
+ * body an earlier contact of that pass woke, is computed there, as a serial
+ * loop would have: the results do not depend on the worker count. */
 void sn_update_contacts(sn_world *w) {
   sn_update_pairs(w);
-  for (int32_t ci = 0; ci < w->contacts.count; ++ci) {
+  int32_t count = w->contacts.count;
+  bool parallel = sn_array_reserve(&w->mem, w->contact_status, count) &&
+                  sn_arena_reserve(&w->arena, &w->mem, sn_stage_runner_bytes(1));
+  sn_stage_runner runner;
+  if (parallel) parallel = sn_stage_runner_init(&runner, &w->arena, 1, w->worker_count, sn_narrow_stage, w);
+  if (parallel) {
+    sn_stage_add(&runner, 0, 0, 0, count, 32, 1);
+    sn_stage_run(w, &runner);
+    sn_arena_reset(&w->arena);
+  }
+  for (int32_t ci = 0; ci < count; ++ci) {
     sn_contact *c = w->contacts.data + ci;
     if (!c->in_use) continue;
-    const sn_shape *sa = w->shapes.data + c->shape_a, *sb = w->shapes.data + c->shape_b;
-    const sn_body *ba = w->bodies.data + sa->body, *bb = w->bodies.data + sb->body;
-    if (!sn_body_active(ba) && !sn_body_active(bb)) continue; /* asleep or static: frozen */
-    if (!sn_aabb_overlaps(sa->fat_aabb, sb->fat_aabb)) {
+    uint8_t status = parallel ? w->contact_status.data[ci] : SN_NARROW_SKIPPED;
+    if (status == SN_NARROW_SKIPPED) status = sn_narrow_one(w, ci); /* woken in this pass, or no memory */
+    if (status == SN_NARROW_SKIPPED) continue;
+    if (status == SN_NARROW_SEPARATED) {
       sn_contact_destroy(w, ci, false);
       continue;
     }
+    const sn_shape *sa = w->shapes.data + c->shape_a, *sb = w->shapes.data + c->shape_b;
+    const sn_body *ba = w->bodies.data + sa->body, *bb = w->bodies.data + sb->body;
     bool was_touching = (c->flags & SN_CONTACT_TOUCHING) != 0;
-    bool touching = sn_update_manifold(w, c);
+    bool touching = status == SN_NARROW_TOUCHING;
     if (touching)
       c->flags |= SN_CONTACT_TOUCHING;
     else

@@ -38,6 +38,10 @@ sn_result sn_world_get_def(sn_world *w, sn_world_def *out) {
   def.maximum_linear_speed = w->max_linear_speed;
   def.enable_continuous = w->enable_continuous;
   def.registry = w->registry;
+  def.worker_count = w->worker_count;
+  def.enqueue_task = w->enqueue_task;
+  def.finish_task = w->finish_task;
+  def.user_task_context = w->user_task_context;
   *out = def;
   return SN_OK;
 }

@@ -208,6 +208,10 @@ typedef struct sn_world {
   int32_t constraint_free;
   int32_t constraint_count;
   const sn_registry *registry;
+  int32_t worker_count; ///< threads a step may use (core/tasks.c)
+  sn_enqueue_task_callback *enqueue_task;
+  sn_finish_task_callback *finish_task;
+  void *user_task_context;
   SN_ARRAY(sn_constraint_broken_event) broken_events;
   SN_ARRAY(sn_frozen_event) frozen_events;
 
@@ -224,6 +228,7 @@ typedef struct sn_world {
   SN_ARRAY(int32_t) solver_contacts;   ///< touching contacts solved this step
   SN_ARRAY(int32_t) contact_colors;    ///< graph colour of each solver contact
   SN_ARRAY(uint64_t) body_color_masks; ///< colours used by each solver body
+  SN_ARRAY(uint8_t) contact_status;    ///< narrowphase result per contact (contact.c)
 
   /* events of the last step */
   SN_ARRAY(sn_contact_begin_event) begin_events;

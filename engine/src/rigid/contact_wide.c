@@ -270,13 +270,18 @@ bool sn_wide_build(sn_wide_set *set, sn_arena *arena, const sn_contact_constrain
     set->lane_constraint[cursor[c]] = k;
     cursor[c] += c == SN_MAX_COLORS ? 4 : 1;
   }
-  for (int32_t g = 0; g < group_count; ++g) {
+  (void)cs;
+  (void)dummy;
+  return true;
+}
+
+void sn_wide_fill(const sn_wide_set *set, const sn_contact_constraint *cs, int32_t begin, int32_t end, int32_t dummy) {
+  for (int32_t g = begin; g < end; ++g) {
     for (int l = 0; l < 4; ++l) {
       int32_t k = set->lane_constraint[4 * g + l];
       sn_wide_set_lane(set->groups + g, l, k >= 0 ? cs + k : NULL, dummy);
     }
   }
-  return true;
 }
 
 /* Gathers v.x, v.y, w of four bodies (pad keeps the fourth float as is). */
@@ -412,35 +417,51 @@ bool sn_wide_cpu_has_avx2(void) {
 #endif
 }
 
-/* Runs fn over every group: pairs of groups of one colour go 8 lanes wide
- * where allowed, the rest 4 lanes; overflow groups one at a time. */
-void sn_wide_warm_start(const sn_wide_set *set, sn_body_state *states) {
-  for (int32_t c = 0; c <= SN_MAX_COLORS; ++c) {
-    int32_t g = set->color_first[c], end = set->color_first[c + 1];
+_Static_assert(SN_WIDE_COLORS == SN_MAX_COLORS + 1 && SN_WIDE_OVERFLOW == SN_MAX_COLORS, "colour counts");
+
+/* Groups [g, end) of one colour: pairs go 8 lanes wide where allowed, the
+ * rest 4 lanes; overflow groups one at a time. Pairs are counted from the
+ * colour's first group, so a range must start at an even offset from it. */
+void sn_wide_warm_range(const sn_wide_set *set, sn_body_state *states, int32_t color, int32_t g, int32_t end) {
 #if SN_HAVE_AVX2
-    if (set->use_avx2 && c < SN_MAX_COLORS) {
-      for (; g + 1 < end; g += 2) sn_wide8_warm_group(states, set->groups + g, set->groups + g + 1);
-    }
-#endif
-    for (; g < end; ++g) sn_wide4_warm_group(states, set->groups + g, NULL);
+  if (set->use_avx2 && color < SN_MAX_COLORS) {
+    for (; g + 1 < end; g += 2) sn_wide8_warm_group(states, set->groups + g, set->groups + g + 1);
   }
+#else
+  (void)color;
+#endif
+  for (; g < end; ++g) sn_wide4_warm_group(states, set->groups + g, NULL);
+}
+
+void sn_wide_solve_range(const sn_wide_set *set, sn_body_state *states, int32_t color, int32_t g, int32_t end,
+                         float inv_h, float push, bool use_bias) {
+#if SN_HAVE_AVX2
+  if (set->use_avx2 && color < SN_MAX_COLORS) {
+    for (; g + 1 < end; g += 2)
+      sn_wide8_solve_group(states, set->groups + g, set->groups + g + 1, use_bias, inv_h, push);
+  }
+#else
+  (void)color;
+#endif
+  for (; g < end; ++g) sn_wide4_solve_group(states, set->groups + g, NULL, use_bias, inv_h, push);
+}
+
+void sn_wide_warm_start(const sn_wide_set *set, sn_body_state *states) {
+  for (int32_t c = 0; c <= SN_MAX_COLORS; ++c)
+    sn_wide_warm_range(set, states, c, set->color_first[c], set->color_first[c + 1]);
 }
 
 void sn_wide_solve(const sn_wide_set *set, sn_body_state *states, float inv_h, float push, bool use_bias) {
-  for (int32_t c = 0; c <= SN_MAX_COLORS; ++c) {
-    int32_t g = set->color_first[c], end = set->color_first[c + 1];
-#if SN_HAVE_AVX2
-    if (set->use_avx2 && c < SN_MAX_COLORS) {
-      for (; g + 1 < end; g += 2)
-        sn_wide8_solve_group(states, set->groups + g, set->groups + g + 1, use_bias, inv_h, push);
-    }
-#endif
-    for (; g < end; ++g) sn_wide4_solve_group(states, set->groups + g, NULL, use_bias, inv_h, push);
-  }
+  for (int32_t c = 0; c <= SN_MAX_COLORS; ++c)
+    sn_wide_solve_range(set, states, c, set->color_first[c], set->color_first[c + 1], inv_h, push, use_bias);
 }
 
 void sn_wide_store(const sn_wide_set *set, sn_contact_constraint *cs) {
-  for (int32_t gi = 0; gi < set->group_count; ++gi) {
+  sn_wide_store_range(set, cs, 0, set->group_count);
+}
+
+void sn_wide_store_range(const sn_wide_set *set, sn_contact_constraint *cs, int32_t begin, int32_t end) {
+  for (int32_t gi = begin; gi < end; ++gi) {
     const sn_wide_group *g = set->groups + gi;
     for (int l = 0; l < 4; ++l) {
       int32_t k = set->lane_constraint[4 * gi + l];
