@@ -23,7 +23,7 @@
 #define SN_POOL_PAUSE() ((void)0)
 #endif
 
-#define SN_POOL_TASKS 64
+#define SN_POOL_TASKS  64
 #define SN_POOL_RANGES (SN_POOL_TASKS * 4)
 /// Pauses an idle thread spins for new work before it sleeps (~50 us).
 #define SN_POOL_IDLE_SPINS 20000
@@ -42,8 +42,8 @@ typedef struct sn_pool_range {
 
 struct sn_thread_pool {
   pthread_mutex_t lock;
-  pthread_cond_t work;  ///< a range was queued, or the pool stops
-  pthread_cond_t done;  ///< a task's last range finished
+  pthread_cond_t work; ///< a range was queued, or the pool stops
+  pthread_cond_t done; ///< a task's last range finished
   sn_pool_task tasks[SN_POOL_TASKS];
   sn_pool_range queue[SN_POOL_RANGES]; ///< ring buffer
   int32_t head, size;
@@ -55,7 +55,7 @@ struct sn_thread_pool {
   struct sn_pool_start {
     sn_thread_pool *pool;
     uint32_t index;
-  } *starts;
+  } * starts;
 };
 
 /* Takes the first queued range (of task `only`, or any if only < 0). Lock held. */

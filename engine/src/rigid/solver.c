@@ -693,8 +693,8 @@ void sn_solve(sn_world *w, float dt) {
                  (size_t)nc * sizeof(sn_contact_constraint) + 3 * 16 + sn_wide_bytes(nc + 64) +
                  (size_t)nj * (sizeof(sn_constraint_item) + 2 * sizeof(sn_constraint_body) + sizeof(sn_joint_batch)) +
                  (size_t)endpoints * sizeof(sn_constraint_body *) + (size_t)nb * sizeof(sn_body_pose) +
-                 sn_soft_bytes(w) + packed + (size_t)nj * sizeof(int32_t) + 7 * 16 +
-                 sn_stage_runner_bytes(1) + sn_stage_runner_bytes(sn_stage_capacity(w->substeps));
+                 sn_soft_bytes(w) + packed + (size_t)nj * sizeof(int32_t) + 7 * 16 + sn_stage_runner_bytes(1) +
+                 sn_stage_runner_bytes(sn_stage_capacity(w->substeps));
   if (!sn_arena_reserve(&w->arena, &w->mem, bytes)) return;
   if (!sn_array_reserve(&w->mem, w->move_buffer, w->shapes.count)) return;
   sn_step_context ctx;
