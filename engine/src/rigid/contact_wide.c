@@ -91,6 +91,10 @@ static inline float f4_lane(f4 a, int i) { return a.v[i]; }
 
 struct sn_wide_group {
   int32_t ia[4], ib[4];
+  /* lanes whose body the contact may change (bit l): only those are written
+   * back. Static and kinematic bodies may sit in several groups of a colour,
+   * and groups of a colour run on different threads. */
+  int32_t ia_write, ib_write;
   f4 nx, ny;
   f4 ma, mb, iia, iib;
   f4 friction;
@@ -146,6 +150,7 @@ static void sn_wide_set_lane(sn_wide_group *g, int l, const sn_contact_constrain
     F = (float *)&g->field;                                                                                            \
     F[l] = (value);                                                                                                    \
   } while (0)
+  if (l == 0) g->ia_write = g->ib_write = 0;
   if (c == NULL) {
     g->ia[l] = dummy;
     g->ib[l] = dummy;
@@ -193,6 +198,9 @@ static void sn_wide_set_lane(sn_wide_group *g, int l, const sn_contact_constrain
   bool two = c->point_count == 2;
   g->ia[l] = c->ia;
   g->ib[l] = c->ib;
+  /* the colouring's test of a body the contact can change */
+  if (c->ia < dummy && (c->ma > 0.0f || c->ia_inv > 0.0f)) g->ia_write |= 1 << l;
+  if (c->ib < dummy && (c->mb > 0.0f || c->ib_inv > 0.0f)) g->ib_write |= 1 << l;
   LANE(nx, c->normal.x);
   LANE(ny, c->normal.y);
   LANE(ma, c->ma);
@@ -301,12 +309,12 @@ static inline void sn_gather_d(const sn_body_state *s, const int32_t *idx, f4 *d
   f4_transpose(dx, dy, qc, qs);
 }
 
-static inline void sn_scatter_v(sn_body_state *s, const int32_t *idx, f4 vx, f4 vy, f4 w, f4 pad) {
+static inline void sn_scatter_v(sn_body_state *s, const int32_t *idx, int32_t write, f4 vx, f4 vy, f4 w, f4 pad) {
   f4_transpose(&vx, &vy, &w, &pad);
-  f4_store(&s[idx[0]].v.x, vx);
-  f4_store(&s[idx[1]].v.x, vy);
-  f4_store(&s[idx[2]].v.x, w);
-  f4_store(&s[idx[3]].v.x, pad);
+  if (write & 1) f4_store(&s[idx[0]].v.x, vx);
+  if (write & 2) f4_store(&s[idx[1]].v.x, vy);
+  if (write & 4) f4_store(&s[idx[2]].v.x, w);
+  if (write & 8) f4_store(&s[idx[3]].v.x, pad);
 }
 
 /* ---- 4 lanes: one group ---- */
@@ -326,7 +334,7 @@ static inline void sn_scatter_v(sn_body_state *s, const int32_t *idx, f4 vx, f4 
 #define ST(f, x)                    (g0->f = (x))
 #define GATHER_V(side, a, b, c, d)  sn_gather_v(states, g0->side, &a, &b, &c, &d)
 #define GATHER_D(side, a, b, c, d)  sn_gather_d(states, g0->side, &a, &b, &c, &d)
-#define SCATTER_V(side, a, b, c, d) sn_scatter_v(states, g0->side, a, b, c, d)
+#define SCATTER_V(side, a, b, c, d) sn_scatter_v(states, g0->side, g0->side##_write, a, b, c, d)
 #define KFN(name)                   sn_wide4_##name
 #define KATTR
 #include "rigid/contact_wide_kernel.inc"
@@ -401,8 +409,8 @@ SN_AVX2 static inline f4 f8_hi(f8 a) { return _mm256_extractf128_ps(a, 1); }
 #define GATHER_D(side, a, b, c, d) SN_GATHER8(sn_gather_d, side, a, b, c, d)
 #define SCATTER_V(side, a, b, c, d)                                                                                    \
   do {                                                                                                                 \
-    sn_scatter_v(states, g0->side, f8_lo(a), f8_lo(b), f8_lo(c), f8_lo(d));                                            \
-    sn_scatter_v(states, g1->side, f8_hi(a), f8_hi(b), f8_hi(c), f8_hi(d));                                            \
+    sn_scatter_v(states, g0->side, g0->side##_write, f8_lo(a), f8_lo(b), f8_lo(c), f8_lo(d));                          \
+    sn_scatter_v(states, g1->side, g1->side##_write, f8_hi(a), f8_hi(b), f8_hi(c), f8_hi(d));                          \
   } while (0)
 #define KFN(name) sn_wide8_##name
 #define KATTR     SN_AVX2
