@@ -311,6 +311,13 @@ static inline void sn_gather_d(const sn_body_state *s, const int32_t *idx, f4 *d
 
 static inline void sn_scatter_v(sn_body_state *s, const int32_t *idx, int32_t write, f4 vx, f4 vy, f4 w, f4 pad) {
   f4_transpose(&vx, &vy, &w, &pad);
+  if (write == 15) { /* the common case: four dynamic bodies */
+    f4_store(&s[idx[0]].v.x, vx);
+    f4_store(&s[idx[1]].v.x, vy);
+    f4_store(&s[idx[2]].v.x, w);
+    f4_store(&s[idx[3]].v.x, pad);
+    return;
+  }
   if (write & 1) f4_store(&s[idx[0]].v.x, vx);
   if (write & 2) f4_store(&s[idx[1]].v.x, vy);
   if (write & 4) f4_store(&s[idx[2]].v.x, w);

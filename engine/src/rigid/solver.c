@@ -18,6 +18,7 @@
  * The relax pass uses mass_scale 1, impulse_scale 0 and no bias, so the
  * velocity that pushed bodies apart does not survive as kinetic energy.
  * A speculative point (s > 0) allows the approach speed s / h. */
+#include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -193,13 +194,12 @@ static void sn_prepare_contacts(sn_world *w, sn_step_context *ctx, float h, int3
   }
 }
 
-static void sn_store_impulses(sn_world *w, const sn_step_context *ctx) {
-  for (int32_t k = 0; k < ctx->constraint_count; ++k) {
+/* Accumulated impulses of constraints [begin, end) go back to their
+ * manifolds (warm starting next step); one contact each. */
+static void sn_store_impulses(sn_world *w, const sn_step_context *ctx, int32_t begin, int32_t end) {
+  for (int32_t k = begin; k < end; ++k) {
     const sn_contact_constraint *cc = ctx->constraints + k;
-    sn_contact *c = w->contacts.data + cc->contact;
-    sn_manifold *m = &c->manifold;
-    float fastest = 0.0f;
-    int32_t fastest_j = -1;
+    sn_manifold *m = &w->contacts.data[cc->contact].manifold;
     for (int32_t j = cc->point_count; j < m->point_count; ++j) {
       m->points[j].normal_impulse = 0.0f;
       m->points[j].tangent_impulse = 0.0f;
@@ -210,18 +210,31 @@ static void sn_store_impulses(sn_world *w, const sn_step_context *ctx) {
       m->points[j].tangent_impulse = cc->points[j].tangent_impulse;
       m->points[j].max_normal_impulse = cc->points[j].max_normal_impulse;
       m->points[j].normal_velocity = cc->points[j].relative_velocity;
+    }
+  }
+}
+
+/* Hit events, in constraint order: the fastest approaching point that pushed. */
+static void sn_report_hits(sn_world *w, const sn_step_context *ctx) {
+  for (int32_t k = 0; k < ctx->constraint_count; ++k) {
+    const sn_contact_constraint *cc = ctx->constraints + k;
+    sn_contact *c = w->contacts.data + cc->contact;
+    if (!(c->flags & SN_CONTACT_ENABLE_HIT)) continue;
+    float fastest = 0.0f;
+    int32_t fastest_j = -1;
+    for (int32_t j = 0; j < cc->point_count; ++j) {
       float approach = -cc->points[j].relative_velocity;
       if (cc->points[j].max_normal_impulse > 0.0f && approach > fastest) {
         fastest = approach;
         fastest_j = j;
       }
     }
-    if ((c->flags & SN_CONTACT_ENABLE_HIT) && fastest_j >= 0 && fastest > w->hit_event_threshold) {
+    if (fastest_j >= 0 && fastest > w->hit_event_threshold) {
       sn_contact_hit_event e;
       e.shape_a = sn_make_shape_id(w, c->shape_a);
       e.shape_b = sn_make_shape_id(w, c->shape_b);
-      e.point = m->points[fastest_j].point;
-      e.normal = m->normal;
+      e.point = c->manifold.points[fastest_j].point;
+      e.normal = c->manifold.normal;
       e.approach_speed = fastest;
       sn_array_push(&w->mem, w->hit_events, e);
     }
@@ -479,7 +492,8 @@ static bool sn_state_is_finite(const sn_body_state *s) {
  * flag for continuous collision. A state that is not finite is contained:
  * the body goes back where the step found it, stopped and frozen (the event
  * is recorded after the stage, in body order). */
-static void sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int32_t begin, int32_t end) {
+static bool sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int32_t begin, int32_t end) {
+  bool frozen = false;
   for (int32_t k = begin; k < end; ++k) {
     int32_t bi = w->awake_bodies.data[k];
     sn_body *b = w->bodies.data + bi;
@@ -495,6 +509,7 @@ static void sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int
       b->torque = 0.0f;
       b->frozen = true;
       b->is_fast = false;
+      frozen = true;
       continue;
     }
     b->v = s->v;
@@ -515,6 +530,7 @@ static void sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int
       b->is_fast = b->is_bullet ? motion > 0.25f * b->min_extent : motion > 0.5f * b->min_extent;
     }
   }
+  return frozen;
 }
 
 /* ---------------------------------------------------------- stage list */
@@ -537,7 +553,8 @@ enum {
   SN_STAGE_POSITION,    /* main: joint projection, XPBD, particle collisions */
   SN_STAGE_FILL,        /* groups: pack the coloured contacts into SoA lanes */
   SN_STAGE_STORE,       /* groups: accumulated impulses back to the constraints */
-  SN_STAGE_POST,        /* main: particles, plugin instances, restitution, manifolds */
+  SN_STAGE_POST,        /* main: particles, plugin instances, restitution */
+  SN_STAGE_IMPULSES,    /* contact constraints: impulses back to the manifolds */
   SN_STAGE_WRITE_BACK   /* bodies */
 };
 
@@ -557,10 +574,11 @@ typedef struct sn_solver_run {
   const sn_position_setup *position;
   const int32_t *owners; ///< constraint index of each packed item
   float h, dt;
+  atomic_int frozen; ///< a body state was not finite (events after the run)
 } sn_solver_run;
 
 /* After the substeps, on the calling thread: particles write back, packed
- * plugin instances go home, restitution, impulses to the manifolds. */
+ * plugin instances go home, restitution. */
 static void sn_post_substeps(sn_solver_run *run) {
   sn_world *w = run->w;
   sn_soft_end(w, run->soft);
@@ -571,7 +589,6 @@ static void sn_post_substeps(sn_solver_run *run) {
     }
   }
   sn_apply_restitution(run->ctx);
-  sn_store_impulses(w, run->ctx);
 }
 
 static void sn_run_joints(const sn_solver_run *run, int32_t kind) {
@@ -630,8 +647,11 @@ static void sn_solver_stage(void *context, const sn_stage *st, int32_t begin, in
   case SN_STAGE_POST:
     sn_post_substeps(run);
     break;
+  case SN_STAGE_IMPULSES:
+    sn_store_impulses(run->w, ctx, begin, end);
+    break;
   default: /* SN_STAGE_WRITE_BACK */
-    sn_write_back(run->w, ctx, run->dt, begin, end);
+    if (sn_write_back(run->w, ctx, run->dt, begin, end)) atomic_store_explicit(&run->frozen, 1, memory_order_relaxed);
     break;
   }
 }
@@ -802,6 +822,7 @@ void sn_solve(sn_world *w, float dt) {
   run.position = &stage;
   run.owners = owners;
   run.dt = dt;
+  atomic_init(&run.frozen, 0);
   if (!sn_stage_runner_init(&runner, &w->arena, sn_stage_capacity(substeps), w->worker_count, sn_solver_stage, &run))
     return;
   sn_stage_add(&runner, SN_STAGE_FILL, 0, 0, wide.group_count, SN_BLOCK_GROUPS, 1);
@@ -819,11 +840,13 @@ void sn_solve(sn_world *w, float dt) {
   }
   sn_stage_add(&runner, SN_STAGE_STORE, 0, 0, wide.group_count, SN_BLOCK_GROUPS, 1);
   sn_stage_add_main(&runner, SN_STAGE_POST, 0);
+  sn_stage_add(&runner, SN_STAGE_IMPULSES, 0, 0, nc, SN_BLOCK_CONTACTS, 1);
   sn_stage_add(&runner, SN_STAGE_WRITE_BACK, 0, 0, nb, SN_BLOCK_BODIES, 1);
   sn_stage_run(w, &runner);
+  sn_report_hits(w, &ctx);
 
   /* (write back ran as the last stage: sn_write_back) */
-  for (int32_t k = 0; k < nb; ++k) {
+  for (int32_t k = 0; k < nb && atomic_load_explicit(&run.frozen, memory_order_relaxed); ++k) {
     if (!sn_state_is_finite(ctx.states + k)) {
       sn_frozen_event e = {sn_make_body_id(w, w->awake_bodies.data[k]), SN_NULL_PARTICLE};
       sn_array_push(&w->mem, w->frozen_events, e);
