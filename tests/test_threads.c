@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -98,12 +99,17 @@ static void late_finish(void *handle, void *user) {
 typedef struct scene_case {
   const char *name;
   int32_t size, steps;
+  bool sleep;
+  float drop_height; ///< with sleep: a box dropped on the sleeping pile from here
 } scene_case;
 
-/* rigid (pyramid, rain), joints (chain), XPBD (cloth, jelly), all of it (mixed) */
+/* rigid (pyramid, rain), joints (chain), XPBD (cloth, jelly), all of it
+ * (mixed); with sleeping on, rain's boxes fall asleep and later ones wake
+ * them (wake-ups happen in the narrowphase's ordered pass) */
 static const scene_case cases[] = {
-    {"pyramid", 20, 120}, {"rain", 200, 120}, {"chain", 20, 120},
-    {"cloth", 16, 120},   {"jelly", 5, 120},  {"mixed", 1, 120},
+    {"pyramid", 20, 120, false, 0.0f}, {"rain", 200, 120, false, 0.0f},   {"chain", 20, 120, false, 0.0f},
+    {"cloth", 16, 120, false, 0.0f},   {"jelly", 5, 120, false, 0.0f},    {"mixed", 1, 120, false, 0.0f},
+    {"rain", 200, 500, true, 3.0f},    {"pyramid", 20, 400, true, 22.0f},
 };
 #define CASE_COUNT ((int)(sizeof cases / sizeof cases[0]))
 
@@ -113,7 +119,7 @@ static const char *const sched_names[SCHED_COUNT] = {"1 worker", "pool of 2", "p
 
 static uint64_t run_case(const scene_case *c, int sched, int32_t *stage_helpers_ran) {
   sn_scene scene;
-  ck_assert_msg(sn_scene_build(&scene, c->name, c->size, 0, false), "cannot build %s", c->name);
+  ck_assert_msg(sn_scene_build(&scene, c->name, c->size, 0, c->sleep), "cannot build %s", c->name);
   sn_thread_pool *pool = NULL;
   deferred d;
   memset(&d, 0, sizeof d);
@@ -141,7 +147,32 @@ static uint64_t run_case(const scene_case *c, int sched, int32_t *stage_helpers_
     break;
   }
   ck_assert_int_eq(r, SN_OK);
-  for (int32_t i = 0; i < c->steps; ++i) ck_assert_int_eq(sn_world_step(scene.world, 1.0f / 60.0f), SN_OK);
+  int32_t fewest_awake = INT32_MAX, woken = 0;
+  for (int32_t i = 0; i < c->steps; ++i) {
+    if (c->sleep && i == c->steps - 100) {
+      /* once the pile sleeps, drop a box on it */
+      sn_body_def bd = sn_default_body_def();
+      bd.type = SN_BODY_DYNAMIC;
+      bd.position = (sn_vec2){0.3f, c->drop_height};
+      sn_body_id b = sn_create_body(scene.world, &bd);
+      sn_polygon box;
+      ck_assert_int_eq(sn_make_box(0.5f, 0.5f, &box), SN_OK);
+      sn_shape_def sd = sn_default_shape_def();
+      ck_assert_int_ne(sn_create_polygon_shape(scene.world, b, &sd, &box).index1, 0);
+    }
+    ck_assert_int_eq(sn_world_step(scene.world, 1.0f / 60.0f), SN_OK);
+    sn_debug_counts dc;
+    sn_world_get_debug_counts(scene.world, &dc);
+    if (dc.awake_bodies > fewest_awake) woken = 1;
+    if (dc.awake_bodies < fewest_awake) fewest_awake = dc.awake_bodies;
+  }
+  if (c->sleep) {
+    /* the case does what it is for: bodies slept, and some woke again */
+    sn_debug_counts dc;
+    sn_world_get_debug_counts(scene.world, &dc);
+    ck_assert_msg(fewest_awake < dc.dynamic_bodies && woken, "%s: no sleep (%d of %d awake) or no wake-up", c->name,
+                  (int)fewest_awake, (int)dc.dynamic_bodies);
+  }
   if (stage_helpers_ran) *stage_helpers_ran = d.ranges_run;
   sn_scene_metrics m;
   sn_scene_measure(&scene, &m);

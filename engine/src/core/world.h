@@ -68,6 +68,7 @@ typedef struct sn_shape {
   bool in_use;
   bool is_static_tree; ///< proxy lives in the static tree
   bool enlarged;       ///< proxy moved: look for new pairs next step
+  bool escaped;        ///< the step's write back found the AABB outside the fat one
   bool enable_contact_events;
   bool enable_hit_events;
   float density, friction, restitution;
@@ -282,6 +283,12 @@ void sn_shape_destroy_proxy(sn_world *w, int32_t shape_index);
 bool sn_shape_move_proxies(sn_world *w, int32_t body_index, bool to_static);
 /// Recomputes tight AABB from the body transform; re-fattens the proxy if needed.
 void sn_shape_update_aabb(sn_world *w, int32_t shape_index, sn_transform xf, bool force_move);
+/// The first half of sn_shape_update_aabb, safe on many shapes at once: the
+/// tight AABB only; true if it left the fat one (then sn_shape_move_proxy).
+bool sn_shape_compute_aabb(sn_world *w, int32_t shape_index, sn_transform xf);
+/// The second half: re-fattens the proxy, moves it in its tree, queues it
+/// for new pairs (one thread).
+void sn_shape_move_proxy(sn_world *w, int32_t shape_index);
 void sn_shape_destroy_internal(sn_world *w, int32_t shape_index, bool wake);
 
 /* contact.c */

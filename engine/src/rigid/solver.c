@@ -529,6 +529,12 @@ static bool sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int
       float motion = sn_length(s->dp) + sn_absf(sn_relative_angle(b->q0, b->xf.q)) * b->max_extent;
       b->is_fast = b->is_bullet ? motion > 0.25f * b->min_extent : motion > 0.5f * b->min_extent;
     }
+    /* shapes of a body that continuous collision will not move get their
+     * final AABB here; moving proxies in the tree waits for one thread */
+    if (!b->is_fast) {
+      for (int32_t si = b->shape_list; si != SN_NULL_INDEX; si = w->shapes.data[si].next)
+        w->shapes.data[si].escaped = sn_shape_compute_aabb(w, si, b->xf);
+    }
   }
   return frozen;
 }
@@ -858,11 +864,18 @@ void sn_solve(sn_world *w, float dt) {
       if (w->bodies.data[bi].is_fast) sn_solve_continuous(w, bi);
     }
   }
+  /* proxies move in body order (the tree, and so the pair order, does not
+   * depend on the worker count) */
   for (int32_t k = 0; k < nb; ++k) {
     int32_t bi = w->awake_bodies.data[k];
     sn_body *b = w->bodies.data + bi;
     for (int32_t si = b->shape_list; si != SN_NULL_INDEX; si = w->shapes.data[si].next) {
-      sn_shape_update_aabb(w, si, b->xf, false);
+      if (b->is_fast) {
+        sn_shape_update_aabb(w, si, b->xf, false);
+      } else if (w->shapes.data[si].escaped) {
+        w->shapes.data[si].escaped = false;
+        sn_shape_move_proxy(w, si);
+      }
     }
   }
 }
