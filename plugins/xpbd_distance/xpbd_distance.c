@@ -49,6 +49,10 @@ typedef struct xd_params {
   int32_t use_stiffness;
   float stiffness; /* 0..1 per step */
   int32_t max_only;
+  /* pinned definition (export_params writes it): with pinned 1,
+   * creation_length stands for the distance at creation */
+  int32_t pinned;
+  float creation_length; /* m */
 } xd_params;
 
 typedef struct xd_instance {
@@ -70,7 +74,7 @@ static void xd_separation(const sn_constraint_body *a, const sn_constraint_body 
 static int xd_create(const sn_host_api *host, const void *params, void *instance,
                      const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
   (void)host;
-  (void)params;
+  const xd_params *p = params;
   xd_instance *j = instance;
   if (count != 2) {
     snprintf(err, cap, "xpbd_distance joins 2 particles, got %d", (int)count);
@@ -78,10 +82,23 @@ static int xd_create(const sn_host_api *host, const void *params, void *instance
   }
   sn_vec2 d = sn_pm_sub(bodies[1]->center, bodies[0]->center);
   float len = sqrtf(sn_pm_dot(d, d));
-  j->creation_length = len;
+  j->creation_length = p->pinned ? p->creation_length : len;
   j->axis = len > XD_MIN_LENGTH ? sn_pm_scale(1.0f / len, d) : sn_pm_vec2(1.0f, 0.0f);
   j->lambda = j->c_start = 0.0f;
   j->force = sn_pm_vec2(0.0f, 0.0f);
+  return 0;
+}
+
+/* the rest length create() measured, pinned: recreates the link from any positions */
+static int xd_export(const void *params, const void *instance, const sn_constraint_body *const *bodies, int32_t count,
+                     void *out_params) {
+  (void)params;
+  (void)bodies;
+  (void)count;
+  const xd_instance *j = instance;
+  xd_params *out = out_params;
+  out->pinned = 1;
+  out->creation_length = j->creation_length;
   return 0;
 }
 
@@ -163,6 +180,10 @@ static const sn_param_desc xd_param_desc[] = {
      "PBD stiffness k per step (k' = 1 - (1 - k)^(1 / (substeps iterations)) per sweep)"},
     {6, SN_PARAM_BOOL, "max_only", offsetof(xd_params, max_only), SN_PARAM_RUNTIME, 0, 1, 0,
      "rope: resist stretching only (slack when shorter than the rest length)"},
+    {7, SN_PARAM_BOOL, "pinned", offsetof(xd_params, pinned), 0, 0, 1, 0,
+     "1 = creation_length is what rest_length < 0 stands for, instead of the particles' distance at creation"},
+    {8, SN_PARAM_FLOAT, "creation_length", offsetof(xd_params, creation_length), 0, 0.0, 1e9, 0.0,
+     "the rest length that rest_length < 0 stands for (m, with pinned)"},
 };
 
 static const sn_constraint_type xd_type = {
@@ -180,6 +201,7 @@ static const sn_constraint_type xd_type = {
     .solve_position = xd_solve,
     .get_reaction = xd_reaction,
     .debug_draw = xd_draw,
+    .export_params = xd_export,
     .particle_count = 2,
 };
 

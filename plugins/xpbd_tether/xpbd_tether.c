@@ -26,6 +26,10 @@
 typedef struct xt_params {
   float max_length; /* < 0 = the distance at creation */
   float compliance; /* m/N */
+  /* pinned definition (export_params writes it): with pinned 1,
+   * creation_length stands for the distance at creation */
+  int32_t pinned;
+  float creation_length; /* m */
 } xt_params;
 
 typedef struct xt_instance {
@@ -43,16 +47,29 @@ static void xt_separation(const sn_constraint_body *a, const sn_constraint_body 
 static int xt_create(const sn_host_api *host, const void *params, void *instance,
                      const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
   (void)host;
-  (void)params;
+  const xt_params *p = params;
   xt_instance *j = instance;
   if (count != 2) {
     snprintf(err, cap, "xpbd_tether joins 2 particles, got %d", (int)count);
     return 1;
   }
   sn_vec2 d = sn_pm_sub(bodies[1]->center, bodies[0]->center);
-  j->creation_length = sqrtf(sn_pm_dot(d, d));
+  j->creation_length = p->pinned ? p->creation_length : sqrtf(sn_pm_dot(d, d));
   j->lambda = 0.0f;
   j->force = sn_pm_vec2(0.0f, 0.0f);
+  return 0;
+}
+
+/* the length create() measured, pinned: recreates the tether from any positions */
+static int xt_export(const void *params, const void *instance, const sn_constraint_body *const *bodies, int32_t count,
+                     void *out_params) {
+  (void)params;
+  (void)bodies;
+  (void)count;
+  const xt_instance *j = instance;
+  xt_params *out = out_params;
+  out->pinned = 1;
+  out->creation_length = j->creation_length;
   return 0;
 }
 
@@ -107,6 +124,10 @@ static const sn_param_desc xt_param_desc[] = {
      "longest allowed distance (m); negative (default -1) = the distance at creation"},
     {2, SN_PARAM_FLOAT, "compliance", offsetof(xt_params, compliance), SN_PARAM_RUNTIME, 0.0, 1e6, 0.0,
      "alpha (m/N) once taut; 0 = hard limit"},
+    {3, SN_PARAM_BOOL, "pinned", offsetof(xt_params, pinned), 0, 0, 1, 0,
+     "1 = creation_length is what max_length < 0 stands for, instead of the particles' distance at creation"},
+    {4, SN_PARAM_FLOAT, "creation_length", offsetof(xt_params, creation_length), 0, 0.0, 1e9, 0.0,
+     "the longest distance that max_length < 0 stands for (m, with pinned)"},
 };
 
 static const sn_constraint_type xt_type = {
@@ -124,6 +145,7 @@ static const sn_constraint_type xt_type = {
     .solve_position = xt_solve,
     .get_reaction = xt_reaction,
     .debug_draw = xt_draw,
+    .export_params = xt_export,
     .particle_count = 2,
 };
 

@@ -305,6 +305,20 @@ SN_API sn_result sn_constraint_set_param(sn_world *world, sn_constraint_id const
 /// Reads a parameter (y is 0 for scalars).
 SN_API sn_result sn_constraint_get_param(sn_world *world, sn_constraint_id constraint, const char *name, double *x,
                                          double *y);
+/// Writes into out (size bytes, at least the type's params_size; any
+/// alignment) a params blob that recreates this constraint as it is defined
+/// now, whatever its bodies' poses when it is created again: the type's
+/// export_params callback pins what create() derived from the poses at
+/// creation (local anchors, reference angle, rest lengths, ...; see
+/// docs/plugins.md), a type without the callback gives a copy of its
+/// parameters. The blob follows the type's schema (sn_constraint_get_type:
+/// each parameter's offset and kind) and every value is within its range,
+/// so setting each by name in a sn_constraint_def recreates the constraint.
+/// Accumulated impulses and other solver state are not part of it. Call
+/// between steps. SN_ERR_INVALID_ARGUMENT if size is too small,
+/// SN_ERR_PLUGIN_INIT_FAILED if the callback refuses or writes an
+/// out-of-range value (out is then left unchanged).
+SN_API sn_result sn_constraint_export_params(sn_world *world, sn_constraint_id constraint, void *out, size_t size);
 /// Reaction force (N) and torque (N m) on the second body over the last step.
 SN_API sn_result sn_constraint_get_reaction(sn_world *world, sn_constraint_id constraint, sn_vec2 *force,
                                             float *torque);
