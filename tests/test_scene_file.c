@@ -367,21 +367,24 @@ START_TEST(test_round_trip_bit_identical) {
 
   /* the loaded world is the original, bit for bit, and stays so */
   assert_same_world(original, s.world, "after load");
+  /* the same constraints: each is defined as the original (exported params
+   * bit for bit: pinned local anchors and reference angle), and its user
+   * settings are the original's */
+  ck_assert_int_eq(assert_same_definitions(original, s.world, "after load"), 2);
   sn_constraint_id ka[2], kb[2];
   ck_assert_int_eq(sn_world_get_constraints(original, ka, 2), 2);
   ck_assert_int_eq(sn_world_get_constraints(s.world, kb, 2), 2);
   for (int i = 0; i < 2; ++i) {
     const sn_constraint_type *t = sn_constraint_get_type(original, ka[i]);
-    ck_assert_str_eq(t->name, sn_constraint_get_type_name(s.world, kb[i]));
     for (uint32_t j = 0; j < t->param_count; ++j) {
+      if (strcmp(t->params[j].name, "pinned") == 0 || strncmp(t->params[j].name, "local_", 6) == 0 ||
+          strcmp(t->params[j].name, "reference_angle") == 0 || strcmp(t->params[j].name, "creation_length") == 0)
+        continue; /* the pinning parameters: the original derived them at creation */
       double x1, y1, x2, y2;
       sn_constraint_get_param(original, ka[i], t->params[j].name, &x1, &y1);
       sn_constraint_get_param(s.world, kb[i], t->params[j].name, &x2, &y2);
       ck_assert_msg(x1 == x2 && y1 == y2, "%s.%s", t->name, t->params[j].name);
     }
-    ck_assert(sn_constraint_get_break_force(original, ka[i]) == sn_constraint_get_break_force(s.world, kb[i]));
-    ck_assert(sn_constraint_get_collide_connected(original, ka[i]) ==
-              sn_constraint_get_collide_connected(s.world, kb[i]));
   }
   for (int step = 1; step <= 120; ++step) {
     ck_assert_int_eq(sn_world_step(original, DT), SN_OK);
