@@ -74,23 +74,18 @@ static void load_or_fail(const char *text, sn_loaded_scene *out) {
   ck_assert_msg(st == SN_SCENE_OK, "load: %s", e.message);
 }
 
-/// Bodies and particles: the same bits in a and b, except body rotations
-/// within max_angle radians of each other (a scene file saves an angle, and
-/// not every rotation is sn_make_rot of a float); returns how many
-/// rotations are not bit for bit.
-static int32_t assert_same_state(sn_world *a, sn_world *b, double max_angle, const char *when) {
-  int32_t n = sn_world_get_body_count(a), rotations_off = 0;
+/// Bodies and particles: the same bits in a and b (poses, velocities).
+static void assert_same_state(sn_world *a, sn_world *b, const char *when) {
+  int32_t n = sn_world_get_body_count(a);
   ck_assert_int_eq(sn_world_get_body_count(b), n);
   sn_body_id *ba = malloc(((size_t)n + 1) * sizeof *ba), *bb = malloc(((size_t)n + 1) * sizeof *bb);
   ck_assert_int_eq(sn_world_get_bodies(a, ba, n), n);
   ck_assert_int_eq(sn_world_get_bodies(b, bb, n), n);
   for (int32_t i = 0; i < n; ++i) {
     sn_transform xa = sn_body_get_transform(a, ba[i]), xb = sn_body_get_transform(b, bb[i]);
-    ck_assert_msg(same_bits(&xa.p, &xb.p, sizeof xa.p), "%s: body %d position", when, (int)i);
-    if (!same_bits(&xa.q, &xb.q, sizeof xa.q)) rotations_off++;
-    double turn =
-        atan2((double)xa.q.c * xb.q.s - (double)xa.q.s * xb.q.c, (double)xa.q.c * xb.q.c + (double)xa.q.s * xb.q.s);
-    ck_assert_msg(fabs(turn) <= max_angle, "%s: body %d rotations %.3g rad apart", when, (int)i, turn);
+    ck_assert_msg(same_bits(&xa, &xb, sizeof xa), "%s: body %d pose", when, (int)i);
+    sn_vec2 ca = sn_body_get_world_center_of_mass(a, ba[i]), cb = sn_body_get_world_center_of_mass(b, bb[i]);
+    ck_assert_msg(same_bits(&ca, &cb, sizeof ca), "%s: body %d centre of mass", when, (int)i);
     sn_vec2 va = sn_body_get_linear_velocity(a, ba[i]), vb = sn_body_get_linear_velocity(b, bb[i]);
     ck_assert_msg(same_bits(&va, &vb, sizeof va), "%s: body %d velocity", when, (int)i);
     float wa = sn_body_get_angular_velocity(a, ba[i]), wb = sn_body_get_angular_velocity(b, bb[i]);
@@ -115,7 +110,6 @@ static int32_t assert_same_state(sn_world *a, sn_world *b, double max_angle, con
                     "%s: soft body %d particle %d state", when, (int)i, (int)j);
     }
   }
-  return rotations_off;
 }
 
 /// Largest distance between the bodies' positions (and the particles') of a and b.
@@ -496,6 +490,57 @@ START_TEST(test_pinned_values_checked) {
 END_TEST
 
 /* ------------------------------------------------------------------------ */
+/* body defs carry a rotation no float angle makes                           */
+
+START_TEST(test_body_def_rotation) {
+  sn_world_def wd = sn_default_world_def();
+  wd.gravity = (sn_vec2){0.0f, 0.0f};
+  sn_world *w = sn_create_world(&wd, NULL);
+  /* a body placed by an angle: def.rotation stays {0, 0} */
+  sn_body_id b = js_box(w, (sn_vec2){1.0f, 2.0f}, 0.7f, 0.5f, 0.2f, (sn_vec2){0.3f, 0.1f}, 1.0f);
+  sn_body_def d;
+  ck_assert_int_eq(sn_body_get_def(w, b, &d), SN_OK);
+  ck_assert(d.angle == 0.7f && d.rotation.c == 0.0f && d.rotation.s == 0.0f);
+  /* spun by the solver until its rotation is no sn_make_rot of a float */
+  ck_assert_int_eq(sn_body_set_angular_velocity(w, b, 3.3f), SN_OK);
+  int steps = 0;
+  for (; steps < 200; ++steps) {
+    ck_assert_int_eq(sn_world_step(w, DT), SN_OK);
+    ck_assert_int_eq(sn_body_get_def(w, b, &d), SN_OK);
+    if (d.rotation.c != 0.0f || d.rotation.s != 0.0f) break;
+  }
+  ck_assert_int_lt(steps, 200);
+  sn_rot q = sn_body_get_rotation(w, b), from_angle = sn_make_rot(d.angle);
+  ck_assert(same_bits(&d.rotation, &q, sizeof q));
+  ck_assert(!same_bits(&from_angle, &q, sizeof q));
+  /* the def recreates the pose bit for bit, centre of mass included */
+  sn_body_id c = sn_create_body(w, &d);
+  sn_polygon poly;
+  ck_assert_int_eq(sn_make_offset_box(0.5f, 0.2f, (sn_vec2){0.3f, 0.1f}, 0.0f, &poly), SN_OK);
+  sn_shape_def sd = sn_default_shape_def();
+  ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, c, &sd, &poly)));
+  sn_transform xb = sn_body_get_transform(w, b), xc = sn_body_get_transform(w, c);
+  ck_assert(same_bits(&xb, &xc, sizeof xb));
+  sn_vec2 cb = sn_body_get_world_center_of_mass(w, b), cc = sn_body_get_world_center_of_mass(w, c);
+  ck_assert(same_bits(&cb, &cc, sizeof cb));
+  sn_body_def again;
+  ck_assert_int_eq(sn_body_get_def(w, c, &again), SN_OK);
+  ck_assert(same_bits(&again.rotation, &q, sizeof q) && again.angle == d.angle);
+  /* refused: not unit, not finite; the world unchanged */
+  int32_t count = sn_world_get_body_count(w);
+  sn_body_def bad = sn_default_body_def();
+  bad.rotation = (sn_rot){0.6f, 0.9f};
+  ck_assert(!sn_body_is_valid(w, sn_create_body(w, &bad)));
+  ck_assert_ptr_nonnull(strstr(sn_world_last_error(w), "rotation (0.6, 0.9) is not a unit vector"));
+  bad.rotation = (sn_rot){NAN, 0.0f};
+  ck_assert(!sn_body_is_valid(w, sn_create_body(w, &bad)));
+  ck_assert_ptr_nonnull(strstr(sn_world_last_error(w), "rotation has a NaN"));
+  ck_assert_int_eq(sn_world_get_body_count(w), count);
+  sn_destroy_world(w);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
 /* stepped: a world of every joint and two soft bodies                      */
 
 typedef struct rig {
@@ -671,10 +716,10 @@ START_TEST(test_stepped_world_round_trip) {
   sn_loaded_scene s1, s2;
   load_or_fail(text, &s1);
   load_or_fail(text, &s2);
-  /* (a) the state, bit for bit (rotations within an ulp: see the format page) */
-  int32_t off = assert_same_state(r.w, s1.world, 1e-6, "after load");
-  printf("stepped round trip: %d of %d body rotations not bit-exact (angle-only format)\n", (int)off,
-         (int)sn_world_get_body_count(r.w));
+  /* (a) the state, bit for bit, the solver's rotations too (saved as "rotation"
+   * where no float angle makes them) */
+  assert_same_state(r.w, s1.world, "after load");
+  ck_assert_ptr_nonnull(strstr(text, "\"rotation\": ["));
   /* (b) the same constraints, and the text is a fixed point */
   ck_assert_int_eq(assert_same_definitions(r.w, s1.world, "after load"), sn_world_get_constraint_count(r.w));
   char *again = save_or_fail(s1.world, s1.names);
@@ -748,7 +793,7 @@ START_TEST(test_stepped_world_round_trip) {
     ck_assert_int_eq(sn_world_step(s1.world, DT), SN_OK);
     ck_assert_int_eq(sn_world_step(s2.world, DT), SN_OK);
   }
-  ck_assert_int_eq(assert_same_state(s1.world, s2.world, 0.0, "two loads, 60 steps"), 0);
+  assert_same_state(s1.world, s2.world, "two loads, 60 steps");
   /* ... and stay near the original, which differs only by the state a
    * scene file does not carry (warm starts, contacts, rotation ulps) */
   sn_loaded_scene s3;
@@ -798,6 +843,7 @@ static Suite *stepped_suite(void) {
   tcase_add_test(ex, test_export_api);
   tcase_add_test(ex, test_pinned_recreation_every_plugin);
   tcase_add_test(ex, test_pinned_values_checked);
+  tcase_add_test(ex, test_body_def_rotation);
   suite_add_tcase(s, ex);
   TCase *st = tcase_create("stepped");
   tcase_set_timeout(st, 120);

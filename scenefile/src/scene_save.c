@@ -301,6 +301,11 @@ static bool put_body(writer *W, sn_body_id id, const char *name) {
   put_vec2(b, d.position);
   put_key(b, "angle");
   put_float(b, d.angle);
+  if (d.rotation.c != 0.0f || d.rotation.s != 0.0f) {
+    /* a rotation the solver integrated, which no float angle makes exactly */
+    put_key(b, "rotation");
+    put_vec2(b, (sn_vec2){d.rotation.c, d.rotation.s});
+  }
   if (!same_vec2(d.linear_velocity, (sn_vec2){0.0f, 0.0f})) {
     put_key(b, "velocity");
     put_vec2(b, d.linear_velocity);

@@ -211,7 +211,8 @@ SN_API int32_t sn_body_get_shapes(sn_world *world, sn_body_id body, sn_shape_id 
 /// rotation bit for bit whenever such an angle exists (always for a body
 /// placed by an angle in [-5 pi, 5 pi] and not rotated since); otherwise it
 /// is within an ulp or two of atan2, chosen so that def -> body -> def gives
-/// the same angle again. def.linear_velocity is the centre of mass's
+/// the same angle again, and def.rotation holds the rotation exactly (so the
+/// body created from the def has it bit for bit). def.linear_velocity is the centre of mass's
 /// (sn_body_get_linear_velocity): adding shapes that move the centre of mass
 /// of a spinning body changes it, so set it again after the shapes.
 SN_API sn_result sn_body_get_def(sn_world *world, sn_body_id body, sn_body_def *out);
