@@ -83,7 +83,7 @@ typedef struct sn_aabb {
   X(SN_ERR_PLUGIN_FINGERPRINT, 19, "the plugin was built with other float or pointer sizes")                           \
   X(SN_ERR_PLUGIN_BAD_DESCRIPTOR, 20, "a constraint type descriptor is invalid")                                       \
   X(SN_ERR_PLUGIN_DUPLICATE, 21, "a constraint type with this name is already registered")                             \
-  X(SN_ERR_PLUGIN_INIT_FAILED, 22, "a plugin's register_types, create or export_params callback failed")               \
+  X(SN_ERR_PLUGIN_INIT_FAILED, 22, "the plugin's register_types or create callback failed")                            \
   X(SN_ERR_PLUGIN_INSECURE_PATH, 23, "the plugin file or its folder is writable by others, or the path is bare")
 
 /// Result of every fallible call. SN_OK is zero.
