@@ -74,7 +74,7 @@ static void xd_separation(const sn_constraint_body *a, const sn_constraint_body 
 static int xd_create(const sn_host_api *host, const void *params, void *instance,
                      const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
   (void)host;
-  const xd_params *p = params;
+  (void)params;
   xd_instance *j = instance;
   if (count != 2) {
     snprintf(err, cap, "xpbd_distance joins 2 particles, got %d", (int)count);
@@ -82,23 +82,12 @@ static int xd_create(const sn_host_api *host, const void *params, void *instance
   }
   sn_vec2 d = sn_pm_sub(bodies[1]->center, bodies[0]->center);
   float len = sqrtf(sn_pm_dot(d, d));
-  j->creation_length = p->pinned ? p->creation_length : len;
+  j->creation_length = len;
   j->axis = len > XD_MIN_LENGTH ? sn_pm_scale(1.0f / len, d) : sn_pm_vec2(1.0f, 0.0f);
   j->lambda = j->c_start = 0.0f;
   j->force = sn_pm_vec2(0.0f, 0.0f);
-  return 0;
-}
-
-/* the rest length create() measured, pinned: recreates the link from any positions */
-static int xd_export(const void *params, const void *instance, const sn_constraint_body *const *bodies, int32_t count,
-                     void *out_params) {
-  (void)params;
-  (void)bodies;
-  (void)count;
-  const xd_instance *j = instance;
-  xd_params *out = out_params;
-  out->pinned = 1;
-  out->creation_length = j->creation_length;
+  const xd_params *p = params;
+  if (p->pinned) j->creation_length = p->creation_length; /* as exported */
   return 0;
 }
 
@@ -167,6 +156,19 @@ static void xd_draw(const sn_constraint_item *item, const sn_draw_api *draw) {
   draw->segment(a, b, color, draw->context);
 }
 
+/* the rest length create() measured, pinned: recreates the link from any positions */
+static int xd_export(const void *params, const void *instance, const sn_constraint_body *const *bodies, int32_t count,
+                     void *out_params) {
+  (void)params;
+  (void)bodies;
+  (void)count;
+  const xd_instance *j = instance;
+  xd_params *out = out_params;
+  out->pinned = 1;
+  out->creation_length = j->creation_length;
+  return 0;
+}
+
 static const sn_param_desc xd_param_desc[] = {
     {1, SN_PARAM_FLOAT, "rest_length", offsetof(xd_params, rest_length), SN_PARAM_RUNTIME, -1.0, 1e6, -1.0,
      "rest length L (m); negative (default -1) = the distance at creation"},
@@ -198,10 +200,10 @@ static const sn_constraint_type xd_type = {
     .param_count = sizeof(xd_param_desc) / sizeof(xd_param_desc[0]),
     .params = xd_param_desc,
     .create = xd_create,
+    .export_params = xd_export,
     .solve_position = xd_solve,
     .get_reaction = xd_reaction,
     .debug_draw = xd_draw,
-    .export_params = xd_export,
     .particle_count = 2,
 };
 

@@ -47,29 +47,18 @@ static void xt_separation(const sn_constraint_body *a, const sn_constraint_body 
 static int xt_create(const sn_host_api *host, const void *params, void *instance,
                      const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
   (void)host;
-  const xt_params *p = params;
+  (void)params;
   xt_instance *j = instance;
   if (count != 2) {
     snprintf(err, cap, "xpbd_tether joins 2 particles, got %d", (int)count);
     return 1;
   }
   sn_vec2 d = sn_pm_sub(bodies[1]->center, bodies[0]->center);
-  j->creation_length = p->pinned ? p->creation_length : sqrtf(sn_pm_dot(d, d));
+  j->creation_length = sqrtf(sn_pm_dot(d, d));
   j->lambda = 0.0f;
   j->force = sn_pm_vec2(0.0f, 0.0f);
-  return 0;
-}
-
-/* the length create() measured, pinned: recreates the tether from any positions */
-static int xt_export(const void *params, const void *instance, const sn_constraint_body *const *bodies, int32_t count,
-                     void *out_params) {
-  (void)params;
-  (void)bodies;
-  (void)count;
-  const xt_instance *j = instance;
-  xt_params *out = out_params;
-  out->pinned = 1;
-  out->creation_length = j->creation_length;
+  const xt_params *p = params;
+  if (p->pinned) j->creation_length = p->creation_length; /* as exported */
   return 0;
 }
 
@@ -119,6 +108,19 @@ static void xt_draw(const sn_constraint_item *item, const sn_draw_api *draw) {
   draw->segment(item->bodies[0]->center, item->bodies[1]->center, 0x80ff80a0u, draw->context);
 }
 
+/* the length create() measured, pinned: recreates the tether from any positions */
+static int xt_export(const void *params, const void *instance, const sn_constraint_body *const *bodies, int32_t count,
+                     void *out_params) {
+  (void)params;
+  (void)bodies;
+  (void)count;
+  const xt_instance *j = instance;
+  xt_params *out = out_params;
+  out->pinned = 1;
+  out->creation_length = j->creation_length;
+  return 0;
+}
+
 static const sn_param_desc xt_param_desc[] = {
     {1, SN_PARAM_FLOAT, "max_length", offsetof(xt_params, max_length), SN_PARAM_RUNTIME, -1.0, 1e6, -1.0,
      "longest allowed distance (m); negative (default -1) = the distance at creation"},
@@ -142,10 +144,10 @@ static const sn_constraint_type xt_type = {
     .param_count = sizeof(xt_param_desc) / sizeof(xt_param_desc[0]),
     .params = xt_param_desc,
     .create = xt_create,
+    .export_params = xt_export,
     .solve_position = xt_solve,
     .get_reaction = xt_reaction,
     .debug_draw = xt_draw,
-    .export_params = xt_export,
     .particle_count = 2,
 };
 
