@@ -322,6 +322,11 @@ typedef struct sn_body_def {
   bool fixed_rotation;     ///< default false
   void *user_data;
   int32_t cookie;
+  /// The exact rotation (cosine, sine), used instead of angle when not
+  /// {0, 0} (the default); finite, c^2 + s^2 within 1e-4 of 1.
+  /// sn_body_get_def sets it when no float angle gives the body's rotation
+  /// bit for bit (a rotation the solver integrated), else leaves it {0, 0}.
+  sn_rot rotation;
 } sn_body_def;
 
 /// Shape settings (material and collision filter).

@@ -98,6 +98,8 @@ sn_result sn_body_get_def(sn_world *w, sn_body_id id, sn_body_def *out) {
   def.type = b->type;
   def.position = b->xf.p;
   def.angle = sn_exact_angle(b->xf.q);
+  /* a rotation no float angle makes: give it as is */
+  if (sn_exact_search(b->xf.q) == SN_NO_EXACT_ANGLE) def.rotation = b->xf.q;
   def.linear_velocity = b->v;
   def.angular_velocity = b->w;
   def.linear_damping = b->linear_damping;
