@@ -539,6 +539,35 @@ static bool sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int
   return frozen;
 }
 
+/* Solver state of bodies [begin, end): velocities, step-start pose, the
+ * per-substep velocity change from gravity and forces, damping factors. */
+static void sn_init_bodies(sn_world *w, sn_step_context *ctx, float h, int32_t begin, int32_t end) {
+  for (int32_t k = begin; k < end; ++k) {
+    sn_body *b = w->bodies.data + w->awake_bodies.data[k];
+    b->center0 = b->center;
+    b->q0 = b->xf.q;
+    sn_body_state *s = ctx->states + k;
+    s->v = b->v;
+    s->w = b->w;
+    s->pad = 0.0f;
+    s->dp = (sn_vec2){0.0f, 0.0f};
+    s->dq = sn_rot_identity();
+    sn_body_motion *m = ctx->motions + k;
+    if (b->type == SN_BODY_DYNAMIC) {
+      m->dv = sn_scale(h, sn_add(sn_scale(b->inv_mass, b->force), sn_scale(b->gravity_scale, w->gravity)));
+      m->dw = h * b->inv_inertia * b->torque;
+      m->lin_damp = 1.0f / (1.0f + h * b->linear_damping);
+      m->ang_damp = 1.0f / (1.0f + h * b->angular_damping);
+    } else {
+      m->dv = (sn_vec2){0.0f, 0.0f};
+      m->dw = 0.0f;
+      m->lin_damp = 1.0f;
+      m->ang_damp = 1.0f;
+    }
+    m->max_speed_sq = w->max_linear_speed * w->max_linear_speed;
+  }
+}
+
 /* ---------------------------------------------------------- stage list */
 
 /* The substep loop as stages (core/tasks.h): parallel stages cut bodies,
@@ -546,6 +575,7 @@ static bool sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int
  * position stage run on the calling thread. The list is the serial order of
  * the passes, so every worker count gives the same bits. */
 enum {
+  SN_STAGE_INIT,        /* bodies: solver state and motion */
   SN_STAGE_PREPARE,     /* contact constraints [begin, end) */
   SN_STAGE_INTEGRATE_V, /* bodies */
   SN_STAGE_SUBSTEP,     /* main: step info, particle prediction (arg = substep) */
@@ -613,6 +643,9 @@ static void sn_solver_stage(void *context, const sn_stage *st, int32_t begin, in
   sn_solver_run *run = context;
   sn_step_context *ctx = run->ctx;
   switch (st->kind) {
+  case SN_STAGE_INIT:
+    sn_init_bodies(run->w, ctx, run->h, begin, end);
+    break;
   case SN_STAGE_PREPARE:
     sn_prepare_contacts(run->w, ctx, run->h, begin, end);
     break;
@@ -719,7 +752,7 @@ void sn_solve(sn_world *w, float dt) {
                  (size_t)nc * sizeof(sn_contact_constraint) + 3 * 16 + sn_wide_bytes(nc + 64) +
                  (size_t)nj * (sizeof(sn_constraint_item) + 2 * sizeof(sn_constraint_body) + sizeof(sn_joint_batch)) +
                  (size_t)endpoints * sizeof(sn_constraint_body *) + (size_t)nb * sizeof(sn_body_pose) +
-                 sn_soft_bytes(w) + packed + (size_t)nj * sizeof(int32_t) + 7 * 16 + sn_stage_runner_bytes(1) +
+                 sn_soft_bytes(w) + packed + (size_t)nj * sizeof(int32_t) + 7 * 16 + sn_stage_runner_bytes(2) +
                  sn_stage_runner_bytes(sn_stage_capacity(w->substeps));
   if (!sn_arena_reserve(&w->arena, &w->mem, bytes)) return;
   if (!sn_array_reserve(&w->mem, w->move_buffer, w->shapes.count)) return;
@@ -737,30 +770,6 @@ void sn_solve(sn_world *w, float dt) {
   ctx.restitution_threshold = w->restitution_threshold;
   ctx.max_rotation = SN_MAX_ROTATION;
 
-  for (int32_t k = 0; k < nb; ++k) {
-    sn_body *b = w->bodies.data + w->awake_bodies.data[k];
-    b->center0 = b->center;
-    b->q0 = b->xf.q;
-    sn_body_state *s = ctx.states + k;
-    s->v = b->v;
-    s->w = b->w;
-    s->pad = 0.0f;
-    s->dp = (sn_vec2){0.0f, 0.0f};
-    s->dq = sn_rot_identity();
-    sn_body_motion *m = ctx.motions + k;
-    if (b->type == SN_BODY_DYNAMIC) {
-      m->dv = sn_scale(h, sn_add(sn_scale(b->inv_mass, b->force), sn_scale(b->gravity_scale, w->gravity)));
-      m->dw = h * b->inv_inertia * b->torque;
-      m->lin_damp = 1.0f / (1.0f + h * b->linear_damping);
-      m->ang_damp = 1.0f / (1.0f + h * b->angular_damping);
-    } else {
-      m->dv = (sn_vec2){0.0f, 0.0f};
-      m->dw = 0.0f;
-      m->lin_damp = 1.0f;
-      m->ang_damp = 1.0f;
-    }
-    m->max_speed_sq = w->max_linear_speed * w->max_linear_speed;
-  }
   ctx.states[nb] = (sn_body_state){{0.0f, 0.0f}, 0.0f, 0.0f, {0.0f, 0.0f}, {1.0f, 0.0f}};
 
   sn_solver_run run;
@@ -769,7 +778,8 @@ void sn_solve(sn_world *w, float dt) {
   run.ctx = &ctx;
   run.h = h;
   sn_stage_runner runner;
-  if (!sn_stage_runner_init(&runner, &w->arena, 1, w->worker_count, sn_solver_stage, &run)) return;
+  if (!sn_stage_runner_init(&runner, &w->arena, 2, w->worker_count, sn_solver_stage, &run)) return;
+  sn_stage_add(&runner, SN_STAGE_INIT, 0, 0, nb, SN_BLOCK_BODIES, 1);
   sn_stage_add(&runner, SN_STAGE_PREPARE, 0, 0, nc, SN_BLOCK_CONTACTS, 1);
   sn_stage_run(w, &runner);
   /* colour and pack the contacts four to a group (see contact_wide.c) */
