@@ -48,6 +48,7 @@ typedef struct sn_body_motion {
 
 typedef struct sn_step_context {
   sn_body_state *states;
+  uint8_t *post; ///< per solver body: SN_POST_* flags from the write back
   sn_body_motion *motions;
   sn_contact_constraint *constraints;
   int32_t body_count;
@@ -195,10 +196,14 @@ static void sn_prepare_contacts(sn_world *w, sn_step_context *ctx, float h, int3
 }
 
 /* Accumulated impulses of constraints [begin, end) go back to their
- * manifolds (warm starting next step); one contact each. */
-static void sn_store_impulses(sn_world *w, const sn_step_context *ctx, int32_t begin, int32_t end) {
+ * manifolds (warm starting next step); one contact each. True if one of them
+ * reports hit events. */
+static bool sn_store_impulses(sn_world *w, const sn_step_context *ctx, int32_t begin, int32_t end) {
+  bool hits = false;
   for (int32_t k = begin; k < end; ++k) {
     const sn_contact_constraint *cc = ctx->constraints + k;
+    const sn_contact *c = w->contacts.data + cc->contact;
+    hits = hits || (c->flags & SN_CONTACT_ENABLE_HIT) != 0;
     sn_manifold *m = &w->contacts.data[cc->contact].manifold;
     for (int32_t j = cc->point_count; j < m->point_count; ++j) {
       m->points[j].normal_impulse = 0.0f;
@@ -212,6 +217,7 @@ static void sn_store_impulses(sn_world *w, const sn_step_context *ctx, int32_t b
       m->points[j].normal_velocity = cc->points[j].relative_velocity;
     }
   }
+  return hits;
 }
 
 /* Hit events, in constraint order: the fastest approaching point that pushed. */
@@ -492,6 +498,9 @@ static bool sn_state_is_finite(const sn_body_state *s) {
  * flag for continuous collision. A state that is not finite is contained:
  * the body goes back where the step found it, stopped and frozen (the event
  * is recorded after the stage, in body order). */
+/// What a body needs after the parallel write back (sn_step_context.post).
+enum { SN_POST_FAST = 1, SN_POST_ESCAPED = 2 };
+
 static bool sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int32_t begin, int32_t end) {
   bool frozen = false;
   for (int32_t k = begin; k < end; ++k) {
@@ -510,6 +519,14 @@ static bool sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int
       b->frozen = true;
       b->is_fast = false;
       frozen = true;
+      /* its shapes go back to where the step found them */
+      uint8_t post = 0;
+      for (int32_t si = b->shape_list; si != SN_NULL_INDEX; si = w->shapes.data[si].next) {
+        bool escaped = sn_shape_compute_aabb(w, si, b->xf);
+        w->shapes.data[si].escaped = escaped;
+        if (escaped) post |= SN_POST_ESCAPED;
+      }
+      ctx->post[k] = post;
       continue;
     }
     b->v = s->v;
@@ -531,10 +548,15 @@ static bool sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int
     }
     /* shapes of a body that continuous collision will not move get their
      * final AABB here; moving proxies in the tree waits for one thread */
+    uint8_t post = b->is_fast ? SN_POST_FAST : 0;
     if (!b->is_fast) {
-      for (int32_t si = b->shape_list; si != SN_NULL_INDEX; si = w->shapes.data[si].next)
-        w->shapes.data[si].escaped = sn_shape_compute_aabb(w, si, b->xf);
+      for (int32_t si = b->shape_list; si != SN_NULL_INDEX; si = w->shapes.data[si].next) {
+        bool escaped = sn_shape_compute_aabb(w, si, b->xf);
+        w->shapes.data[si].escaped = escaped;
+        if (escaped) post |= SN_POST_ESCAPED;
+      }
     }
+    ctx->post[k] = post;
   }
   return frozen;
 }
@@ -611,6 +633,7 @@ typedef struct sn_solver_run {
   const int32_t *owners; ///< constraint index of each packed item
   float h, dt;
   atomic_int frozen; ///< a body state was not finite (events after the run)
+  atomic_int hits;   ///< a contact reports hit events (after the run)
 } sn_solver_run;
 
 /* After the substeps, on the calling thread: particles write back, packed
@@ -687,7 +710,7 @@ static void sn_solver_stage(void *context, const sn_stage *st, int32_t begin, in
     sn_post_substeps(run);
     break;
   case SN_STAGE_IMPULSES:
-    sn_store_impulses(run->w, ctx, begin, end);
+    if (sn_store_impulses(run->w, ctx, begin, end)) atomic_store_explicit(&run->hits, 1, memory_order_relaxed);
     break;
   default: /* SN_STAGE_WRITE_BACK */
     if (sn_write_back(run->w, ctx, run->dt, begin, end)) atomic_store_explicit(&run->frozen, 1, memory_order_relaxed);
@@ -752,14 +775,15 @@ void sn_solve(sn_world *w, float dt) {
                  (size_t)nc * sizeof(sn_contact_constraint) + 3 * 16 + sn_wide_bytes(nc + 64) +
                  (size_t)nj * (sizeof(sn_constraint_item) + 2 * sizeof(sn_constraint_body) + sizeof(sn_joint_batch)) +
                  (size_t)endpoints * sizeof(sn_constraint_body *) + (size_t)nb * sizeof(sn_body_pose) +
-                 sn_soft_bytes(w) + packed + (size_t)nj * sizeof(int32_t) + 7 * 16 + sn_stage_runner_bytes(2) +
-                 sn_stage_runner_bytes(sn_stage_capacity(w->substeps));
+                 sn_soft_bytes(w) + packed + (size_t)nj * sizeof(int32_t) + 8 * 16 + (size_t)nb +
+                 sn_stage_runner_bytes(2) + sn_stage_runner_bytes(sn_stage_capacity(w->substeps));
   if (!sn_arena_reserve(&w->arena, &w->mem, bytes)) return;
   if (!sn_array_reserve(&w->mem, w->move_buffer, w->shapes.count)) return;
   sn_step_context ctx;
   ctx.states = sn_arena_alloc(&w->arena, (size_t)(nb + 1) * sizeof(sn_body_state));
   ctx.motions = sn_arena_alloc(&w->arena, (size_t)nb * sizeof(sn_body_motion) + 1);
   ctx.constraints = sn_arena_alloc(&w->arena, (size_t)nc * sizeof(sn_contact_constraint) + 1);
+  ctx.post = sn_arena_alloc(&w->arena, (size_t)nb + 1);
   ctx.body_count = nb;
   ctx.constraint_count = nc;
   int32_t substeps = w->substeps;
@@ -839,6 +863,7 @@ void sn_solve(sn_world *w, float dt) {
   run.owners = owners;
   run.dt = dt;
   atomic_init(&run.frozen, 0);
+  atomic_init(&run.hits, 0);
   if (!sn_stage_runner_init(&runner, &w->arena, sn_stage_capacity(substeps), w->worker_count, sn_solver_stage, &run))
     return;
   sn_stage_add(&runner, SN_STAGE_FILL, 0, 0, wide.group_count, SN_BLOCK_GROUPS, 1);
@@ -859,7 +884,7 @@ void sn_solve(sn_world *w, float dt) {
   sn_stage_add(&runner, SN_STAGE_IMPULSES, 0, 0, nc, SN_BLOCK_CONTACTS, 1);
   sn_stage_add(&runner, SN_STAGE_WRITE_BACK, 0, 0, nb, SN_BLOCK_BODIES, 1);
   sn_stage_run(w, &runner);
-  sn_report_hits(w, &ctx);
+  if (atomic_load_explicit(&run.hits, memory_order_relaxed)) sn_report_hits(w, &ctx);
 
   /* (write back ran as the last stage: sn_write_back) */
   for (int32_t k = 0; k < nb && atomic_load_explicit(&run.frozen, memory_order_relaxed); ++k) {
@@ -868,19 +893,19 @@ void sn_solve(sn_world *w, float dt) {
       sn_array_push(&w->mem, w->frozen_events, e);
     }
   }
+  /* continuous collision, then proxies move, in body order (the tree, and so
+   * the pair order, does not depend on the worker count); the write back
+   * flagged the bodies with something to do */
   if (w->enable_continuous) {
     for (int32_t k = 0; k < nb; ++k) {
-      int32_t bi = w->awake_bodies.data[k];
-      if (w->bodies.data[bi].is_fast) sn_solve_continuous(w, bi);
+      if (ctx.post[k] & SN_POST_FAST) sn_solve_continuous(w, w->awake_bodies.data[k]);
     }
   }
-  /* proxies move in body order (the tree, and so the pair order, does not
-   * depend on the worker count) */
   for (int32_t k = 0; k < nb; ++k) {
-    int32_t bi = w->awake_bodies.data[k];
-    sn_body *b = w->bodies.data + bi;
+    if (ctx.post[k] == 0) continue;
+    sn_body *b = w->bodies.data + w->awake_bodies.data[k];
     for (int32_t si = b->shape_list; si != SN_NULL_INDEX; si = w->shapes.data[si].next) {
-      if (b->is_fast) {
+      if (ctx.post[k] & SN_POST_FAST) {
         sn_shape_update_aabb(w, si, b->xf, false);
       } else if (w->shapes.data[si].escaped) {
         w->shapes.data[si].escaped = false;
