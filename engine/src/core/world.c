@@ -138,6 +138,16 @@ sn_result sn_destroy_world(sn_world *w) {
   sn_constraints_destroy_all(w);
   sn_soft_destroy_all(w);
   sn_array_free(&w->mem, w->constraints);
+  sn_array_free(&w->mem, w->xpbd.fixed);
+  sn_array_free(&w->mem, w->xpbd.order);
+  sn_array_free(&w->mem, w->xpbd.indices);
+  sn_array_free(&w->mem, w->xpbd.index_start);
+  sn_array_free(&w->mem, w->xpbd.level_start);
+  sn_array_free(&w->mem, w->xpbd.ranges);
+  sn_array_free(&w->mem, w->xpbd.last);
+  sn_array_free(&w->mem, w->xpbd.level);
+  sn_scratch_free(&w->mem, &w->xpbd.params_pack);
+  sn_scratch_free(&w->mem, &w->xpbd.instance_pack);
   sn_array_free(&w->mem, w->broken_events);
   sn_array_free(&w->mem, w->frozen_events);
   for (int32_t i = 0; i < w->chains.count; ++i) {
