@@ -106,7 +106,8 @@ static inline void xd_project(const sn_step_info *info, const xd_params *p, xd_i
     j->c_start = (float)(sqrt(dnx * dnx + dny * dny) - length);
   }
   float wsum = wa + wb;
-  if (len < XD_MIN_LENGTH || wsum <= 0.0f) return;
+  /* the guard on the float length: the SIMD lanes compare floats too */
+  if ((float)len < XD_MIN_LENGTH || wsum <= 0.0f) return;
   float nx = (float)(d0 / len), ny = (float)(d1 / len);
   float dl;
   if (p->use_stiffness) {

@@ -71,7 +71,7 @@ static inline void xt_project(const sn_step_info *info, const xt_params *p, xt_i
   float c = (float)(len - max_length);
   float wsum = wa + wb;
   /* slack and not pulling: nothing to do (the common case, kept cheap) */
-  if ((c <= 0.0f && j->lambda == 0.0f) || len < 1e-9f || wsum <= 0.0f) return;
+  if ((c <= 0.0f && j->lambda == 0.0f) || (float)len < 1e-9f || wsum <= 0.0f) return;
   float nx = (float)(d0 / len), ny = (float)(d1 / len);
   float at = p->compliance * inv_h2;
   float dl = (-c - at * j->lambda) / (wsum + at);
