@@ -146,8 +146,8 @@ sn_result sn_destroy_world(sn_world *w) {
   sn_array_free(&w->mem, w->xpbd.ranges);
   sn_array_free(&w->mem, w->xpbd.last);
   sn_array_free(&w->mem, w->xpbd.level);
-  sn_scratch_free(&w->mem, &w->xpbd.params_pack);
-  sn_scratch_free(&w->mem, &w->xpbd.instance_pack);
+  sn_mem_free(&w->mem, w->xpbd.params_block, w->xpbd.params_bytes);
+  sn_mem_free(&w->mem, w->xpbd.instance_block, w->xpbd.instance_bytes);
   sn_array_free(&w->mem, w->broken_events);
   sn_array_free(&w->mem, w->frozen_events);
   for (int32_t i = 0; i < w->chains.count; ++i) {

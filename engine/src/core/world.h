@@ -193,8 +193,13 @@ typedef struct sn_xpbd_schedule {
   SN_ARRAY(sn_xpbd_range) ranges; ///< one per batched type, in order of first appearance
   SN_ARRAY(int32_t) last;         ///< build scratch: per particle slot, level of its last constraint + 1
   SN_ARRAY(int32_t) level;        ///< build scratch: per constraint slot, its level
-  sn_scratch params_pack;         ///< each step: the ranges' params in colour order
-  sn_scratch instance_pack;       ///< each step: their instances (copied home after it)
+  /* The batched constraints' params and instances live here, in colour
+   * order at a fixed stride per range (64-byte aligned ranges): their
+   * constraints' params/instance pointers point in (the ABI lets the host
+   * move instances between steps), so a step copies nothing. */
+  void *params_block, *instance_block;
+  size_t params_bytes, instance_bytes;
+  char *params_base, *instance_base; ///< 64-byte aligned inside the blocks
 } sn_xpbd_schedule;
 
 typedef struct sn_world {

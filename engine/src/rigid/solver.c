@@ -434,6 +434,66 @@ static bool sn_xpbd_batched(const sn_world *w, const sn_constraint_type *t) {
   return !w->xpbd_batch_off && t->solve_particles != NULL;
 }
 
+static bool sn_in_block(const void *p, const char *base, size_t bytes) {
+  return base != NULL && (const char *)p >= base && (const char *)p < base + bytes;
+}
+
+/* Moves the batched constraints' params and instances into new blocks in the
+ * schedule's order (ranges and order already built), and those of
+ * constraints no longer batched back into their own blocks. Frees the old
+ * blocks; on failure nothing moved. */
+static bool sn_xpbd_move_resident(sn_world *w, size_t params_bytes, size_t instance_bytes) {
+  sn_xpbd_schedule *x = &w->xpbd;
+  size_t pb = params_bytes + 64, ib = instance_bytes + 64;
+  void *pblock = sn_mem_alloc(&w->mem, pb), *iblock = sn_mem_alloc(&w->mem, ib);
+  if (pblock == NULL || iblock == NULL) {
+    sn_mem_free(&w->mem, pblock, pb);
+    sn_mem_free(&w->mem, iblock, ib);
+    return false;
+  }
+  char *pbase = (char *)(((uintptr_t)pblock + 63u) & ~(uintptr_t)63u);
+  char *ibase = (char *)(((uintptr_t)iblock + 63u) & ~(uintptr_t)63u);
+  for (int32_t r = 0; r < x->ranges.count; ++r) {
+    const sn_xpbd_range *range = x->ranges.data + r;
+    const sn_constraint_type *t = range->type;
+    for (int32_t j = 0; j < range->count; ++j) {
+      sn_constraint *k = w->constraints.data + x->order.data[range->first + j];
+      char *p = pbase + range->params_offset + (size_t)j * range->params_stride;
+      char *q = ibase + range->instance_offset + (size_t)j * range->instance_stride;
+      memcpy(p, k->params, t->params_size);
+      memcpy(q, k->instance, t->instance_size);
+      k->params = p;
+      k->instance = q;
+    }
+  }
+  /* the rest still in the old blocks go home */
+  for (int32_t i = 0; i < w->constraints.count; ++i) {
+    sn_constraint *k = w->constraints.data + i;
+    if (!k->in_use) continue;
+    const sn_constraint_type *t = k->type;
+    if (sn_in_block(k->params, x->params_base, x->params_bytes)) {
+      void *home = (void *)(((uintptr_t)k->params_block + (t->params_align - 1)) & ~(uintptr_t)(t->params_align - 1));
+      memcpy(home, k->params, t->params_size);
+      k->params = home;
+    }
+    if (sn_in_block(k->instance, x->instance_base, x->instance_bytes)) {
+      void *home =
+          (void *)(((uintptr_t)k->instance_block + (t->instance_align - 1)) & ~(uintptr_t)(t->instance_align - 1));
+      memcpy(home, k->instance, t->instance_size);
+      k->instance = home;
+    }
+  }
+  sn_mem_free(&w->mem, x->params_block, x->params_bytes);
+  sn_mem_free(&w->mem, x->instance_block, x->instance_bytes);
+  x->params_block = pblock;
+  x->instance_block = iblock;
+  x->params_bytes = pb;
+  x->instance_bytes = ib;
+  x->params_base = pbase;
+  x->instance_base = ibase;
+  return true;
+}
+
 /* The colours of the batched XPBD types, rebuilt (before the substeps) when
  * a constraint came or went or a particle's inverse mass turned zero or
  * nonzero. Per type, in slot (creation) order, a constraint's level is one
@@ -537,10 +597,8 @@ static bool sn_xpbd_schedule_update(sn_world *w, const sn_soft_context *soft) {
       for (int32_t m = 0; m < k->particle_count; ++m) x->indices.data[x->indices.count++] = k->particles[m];
     }
   }
-  if (!sn_scratch_reserve(&w->mem, &x->params_pack, params_bytes + 64) ||
-      !sn_scratch_reserve(&w->mem, &x->instance_pack, instance_bytes + 64))
-    return false;
   x->order.count = total;
+  if (!sn_xpbd_move_resident(w, params_bytes, instance_bytes)) return false;
   x->index_start.count = x->ranges.count;
   x->batch_off = w->xpbd_batch_off;
   x->topology = w->xpbd_topology;
@@ -550,8 +608,8 @@ static bool sn_xpbd_schedule_update(sn_world *w, const sn_soft_context *soft) {
   return true;
 }
 
-/* A batched type's constraints in colour order: params and instances packed
- * at a fixed stride (the schedule's packs; instances go home after the step). */
+/* A batched type's constraints in colour order: their params and instances
+ * are resident in the schedule's blocks (nothing to copy). */
 static bool sn_build_particle_batch(sn_world *w, const sn_soft_context *soft, sn_joint_batch *batch, int32_t *owners) {
   const sn_xpbd_schedule *x = &w->xpbd;
   const sn_constraint_type *t = batch->type;
@@ -560,16 +618,9 @@ static bool sn_build_particle_batch(sn_world *w, const sn_soft_context *soft, sn
   if (r == x->ranges.count) return false;
   const sn_xpbd_range *range = x->ranges.data + r;
   const uint32_t ps = range->params_stride, is = range->instance_stride;
-  uintptr_t pp = ((uintptr_t)x->params_pack.data + 63u) & ~(uintptr_t)63u;
-  uintptr_t ip = ((uintptr_t)x->instance_pack.data + 63u) & ~(uintptr_t)63u;
-  pp += range->params_offset;
-  ip += range->instance_offset;
-  for (int32_t j = 0; j < range->count; ++j) {
-    const sn_constraint *k = w->constraints.data + x->order.data[range->first + j];
-    memcpy((char *)pp + (size_t)j * ps, k->params, t->params_size);
-    memcpy((char *)ip + (size_t)j * is, k->instance, t->instance_size);
-    owners[j] = x->order.data[range->first + j];
-  }
+  char *pp = x->params_base + range->params_offset;
+  char *ip = x->instance_base + range->instance_offset;
+  for (int32_t j = 0; j < range->count; ++j) owners[j] = x->order.data[range->first + j];
   sn_particle_batch *pb = &batch->particles;
   memset(pb, 0, sizeof(*pb));
   pb->size = (uint32_t)sizeof(*pb);
@@ -579,8 +630,8 @@ static bool sn_build_particle_batch(sn_world *w, const sn_soft_context *soft, sn
   pb->count = range->count;
   pb->particles_per = (int32_t)t->particle_count;
   pb->indices = x->indices.data + x->index_start.data[r];
-  pb->params = (const void *)pp;
-  pb->instances = (void *)ip;
+  pb->params = pp;
+  pb->instances = ip;
   pb->params_stride = ps;
   pb->instance_stride = is;
   pb->colour_count = range->level_count;
@@ -821,14 +872,15 @@ void sn_solve(sn_world *w, float dt) {
   }
   sn_wide_store(&wide, ctx.constraints);
   sn_soft_end(w, &soft);
-  /* packed instances go home */
+  /* packed instances go home (batched ones live in the schedule's block) */
   for (int32_t b = 0, n = 0; b < batch_count; ++b) {
-    const sn_particle_batch *pb = &batches[b].particles;
+    if (batches[b].batched) {
+      n += batches[b].count;
+      continue;
+    }
     for (int32_t i = 0; i < batches[b].count; ++i, ++n) {
       sn_constraint *k = w->constraints.data + owners[n];
-      const void *from = batches[b].batched ? (const char *)pb->instances + (size_t)i * pb->instance_stride
-                                            : batches[b].items[i].instance;
-      memcpy(k->instance, from, k->type->instance_size);
+      memcpy(k->instance, batches[b].items[i].instance, k->type->instance_size);
     }
   }
   sn_apply_restitution(&ctx);
