@@ -100,10 +100,14 @@ static inline void xd_project(const sn_step_info *info, const xd_params *p, xd_i
   float c = (float)(len - length);
   if (info->iteration == 0) {
     j->lambda = 0.0f;
-    /* C at the substep start: x^n = x - h v for both particles */
-    double dnx = d0 - (double)h * ((double)vb[0] - va[0]);
-    double dny = d1 - (double)h * ((double)vb[1] - va[1]);
-    j->c_start = (float)(sqrt(dnx * dnx + dny * dny) - length);
+    /* C at the substep start: x^n = x - h v for both particles; only
+     * damped links use it (gamma = 0 otherwise) */
+    j->c_start = 0.0f;
+    if (p->compliance > 0.0f && p->damping > 0.0f) {
+      double dnx = d0 - (double)h * ((double)vb[0] - va[0]);
+      double dny = d1 - (double)h * ((double)vb[1] - va[1]);
+      j->c_start = (float)(sqrt(dnx * dnx + dny * dny) - length);
+    }
   }
   float wsum = wa + wb;
   /* the guard on the float length: the SIMD lanes compare floats too */
