@@ -737,21 +737,20 @@ void sn_solve(sn_world *w, float dt) {
     w->solver_contacts.data[w->solver_contacts.count++] = ci;
   }
   int32_t nb = w->awake_bodies.count, nc = w->solver_contacts.count;
-  int32_t nj = 0;
-  for (int32_t i = 0; i < w->constraints.count; ++i) {
-    if (w->constraints.data[i].in_use && sn_constraint_active(w, w->constraints.data + i)) nj++;
-  }
-  /* all step memory up front: nothing is allocated inside the substeps */
-  if (!sn_array_reserve(&w->mem, w->contact_colors, nc) || !sn_array_reserve(&w->mem, w->body_color_masks, nb + 1))
-    return;
-  int32_t endpoints = 0;
+  /* active plugin constraints, their endpoints and packed bytes (one pass:
+   * a cloth has 10^5 of them) */
+  int32_t nj = 0, endpoints = 0;
   size_t packed = 0;
   for (int32_t i = 0; i < w->constraints.count; ++i) {
     const sn_constraint *k = w->constraints.data + i;
     if (!k->in_use || !sn_constraint_active(w, k)) continue;
+    nj++;
     endpoints += (int32_t)k->type->body_count + k->particle_count;
     packed += k->type->params_size + k->type->params_align + k->type->instance_size + k->type->instance_align + 32;
   }
+  /* all step memory up front: nothing is allocated inside the substeps */
+  if (!sn_array_reserve(&w->mem, w->contact_colors, nc) || !sn_array_reserve(&w->mem, w->body_color_masks, nb + 1))
+    return;
   size_t bytes = (size_t)(nb + 1) * sizeof(sn_body_state) + (size_t)nb * sizeof(sn_body_motion) +
                  (size_t)nc * sizeof(sn_contact_constraint) + 3 * 16 + sn_wide_bytes(nc + 64) +
                  (size_t)nj * (sizeof(sn_constraint_item) + 2 * sizeof(sn_constraint_body) + sizeof(sn_joint_batch)) +
