@@ -191,9 +191,9 @@ static void xd_solve_scalar(const sn_step_info *info, const sn_particle_batch *b
 
 static void xd_solve_batch(const sn_step_info *info, const sn_particle_batch *batch, int32_t begin, int32_t end) {
 #if XD_SIMD
-  if (__builtin_cpu_supports("avx2"))
+  if (batch->simd >= 2 && __builtin_cpu_supports("avx2"))
     begin = xd_lanes8(info, batch, begin, end);
-  else
+  else if (batch->simd >= 1)
     begin = xd_lanes4(info, batch, begin, end);
 #endif
   xd_solve_scalar(info, batch, begin, end);

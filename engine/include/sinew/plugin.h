@@ -139,6 +139,9 @@ typedef struct sn_particle_batch {
   uint32_t params_stride, instance_stride;
   int32_t colour_count;
   const int32_t *colour_start; ///< colour_count + 1 offsets into the constraints
+  /// Widest vector instructions the host allows (the plugin still checks the
+  /// CPU): 0 plain C, 1 SSE2, 2 AVX2. Every level must give the same result.
+  int32_t simd;
 } sn_particle_batch;
 
 /* ------------------------------------------------------------------------ */

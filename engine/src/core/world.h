@@ -248,6 +248,7 @@ typedef struct sn_world {
   uint32_t xpbd_topology; ///< bumped when a constraint comes or goes (the XPBD schedule follows)
   sn_xpbd_schedule xpbd;  ///< colours of the batched XPBD types
   bool xpbd_batch_off;    ///< internal (tests): solve every XPBD type per item
+  bool xpbd_scalar;       ///< internal (tests): batch kernels without SIMD
   SN_ARRAY(sn_constraint_broken_event) broken_events;
   SN_ARRAY(sn_frozen_event) frozen_events;
 

@@ -636,6 +636,7 @@ static bool sn_build_particle_batch(sn_world *w, const sn_soft_context *soft, sn
   pb->instance_stride = is;
   pb->colour_count = range->level_count;
   pb->colour_start = x->level_start.data + range->level_first;
+  pb->simd = w->xpbd_scalar ? 0 : w->use_avx2 ? 2 : 1;
   batch->batched = true;
   batch->items = NULL;
   batch->count = range->count;
