@@ -331,8 +331,10 @@ typedef struct sn_body_pose {
 typedef struct sn_joint_batch {
   const sn_constraint_type *type;
   bool impulse, xpbd; /* runs in the velocity passes / the XPBD stage */
+  bool batched;       /* the XPBD stage calls solve_particles (no items) */
   sn_constraint_item *items;
   int32_t count;
+  sn_particle_batch particles; /* batched: the type's constraints and the particles */
 } sn_joint_batch;
 
 _Static_assert(sizeof(sn_body_state) == sizeof(sn_solver_body) &&
@@ -381,12 +383,31 @@ static void sn_position_stage(sn_world *w, sn_step_context *ctx, sn_soft_context
   for (int32_t it = 0; it < stage->soft_iterations; ++it) {
     info->iteration = it;
     /* Gauss-Seidel in creation order. (Backwards sweeps on odd substeps and
-     * graph colouring were tried for symmetry: both wreck the propagation
-     * along chains built from their anchor, 0.13 % -> 5 % and 99 % strain.) */
+     * greedy graph colouring were tried for symmetry: both wreck the
+     * propagation along chains built from their anchor, 0.13 % -> 5 % and
+     * 99 % strain.) Batched types run colour by colour, their colours being
+     * levels of the creation order: the same sweep, bit for bit. Their
+     * particle arrays are filled before the first of them and copied back
+     * before any per-item type or the collisions. */
+    bool packed = false;
     for (int32_t b = 0; b < batch_count; ++b) {
-      if (batches[b].xpbd && batches[b].count)
-        batches[b].type->solve_position(info, batches[b].items, batches[b].count);
+      const sn_joint_batch *batch = batches + b;
+      if (!batch->xpbd || batch->count == 0) continue;
+      if (batch->batched) {
+        if (!packed) sn_soft_pack(soft, it == 0);
+        packed = true;
+        const sn_particle_batch *pb = &batch->particles;
+        for (int32_t c = 0; c < pb->colour_count; ++c) {
+          int32_t begin = pb->colour_start[c], end = pb->colour_start[c + 1];
+          if (end > begin) batch->type->solve_particles(info, pb, begin, end);
+        }
+        continue;
+      }
+      if (packed) sn_soft_unpack(soft);
+      packed = false;
+      batch->type->solve_position(info, batch->items, batch->count);
     }
+    if (packed) sn_soft_unpack(soft);
     sn_soft_collide(w, soft, it == 0);
   }
   const float inv_h = ctx->inv_h;
@@ -427,8 +448,224 @@ static void sn_wake_joined(sn_world *w) {
   }
 }
 
+/* ---------------------------------------------------- batched XPBD types */
+
+static bool sn_xpbd_batched(const sn_world *w, const sn_constraint_type *t) {
+  return !w->xpbd_batch_off && t->solve_particles != NULL;
+}
+
+static bool sn_in_block(const void *p, const char *base, size_t bytes) {
+  return base != NULL && (const char *)p >= base && (const char *)p < base + bytes;
+}
+
+/* Moves the batched constraints' params and instances into new blocks in the
+ * schedule's order (ranges and order already built), and those of
+ * constraints no longer batched back into their own blocks. Frees the old
+ * blocks; on failure nothing moved. */
+static bool sn_xpbd_move_resident(sn_world *w, size_t params_bytes, size_t instance_bytes) {
+  sn_xpbd_schedule *x = &w->xpbd;
+  size_t pb = params_bytes + 64, ib = instance_bytes + 64;
+  void *pblock = sn_mem_alloc(&w->mem, pb), *iblock = sn_mem_alloc(&w->mem, ib);
+  if (pblock == NULL || iblock == NULL) {
+    sn_mem_free(&w->mem, pblock, pb);
+    sn_mem_free(&w->mem, iblock, ib);
+    return false;
+  }
+  char *pbase = (char *)(((uintptr_t)pblock + 63u) & ~(uintptr_t)63u);
+  char *ibase = (char *)(((uintptr_t)iblock + 63u) & ~(uintptr_t)63u);
+  for (int32_t r = 0; r < x->ranges.count; ++r) {
+    const sn_xpbd_range *range = x->ranges.data + r;
+    const sn_constraint_type *t = range->type;
+    for (int32_t j = 0; j < range->count; ++j) {
+      sn_constraint *k = w->constraints.data + x->order.data[range->first + j];
+      char *p = pbase + range->params_offset + (size_t)j * range->params_stride;
+      char *q = ibase + range->instance_offset + (size_t)j * range->instance_stride;
+      memcpy(p, k->params, t->params_size);
+      memcpy(q, k->instance, t->instance_size);
+      k->params = p;
+      k->instance = q;
+    }
+  }
+  /* the rest still in the old blocks go home */
+  for (int32_t i = 0; i < w->constraints.count; ++i) {
+    sn_constraint *k = w->constraints.data + i;
+    if (!k->in_use) continue;
+    const sn_constraint_type *t = k->type;
+    if (sn_in_block(k->params, x->params_base, x->params_bytes)) {
+      void *home = (void *)(((uintptr_t)k->params_block + (t->params_align - 1)) & ~(uintptr_t)(t->params_align - 1));
+      memcpy(home, k->params, t->params_size);
+      k->params = home;
+    }
+    if (sn_in_block(k->instance, x->instance_base, x->instance_bytes)) {
+      void *home =
+          (void *)(((uintptr_t)k->instance_block + (t->instance_align - 1)) & ~(uintptr_t)(t->instance_align - 1));
+      memcpy(home, k->instance, t->instance_size);
+      k->instance = home;
+    }
+  }
+  sn_mem_free(&w->mem, x->params_block, x->params_bytes);
+  sn_mem_free(&w->mem, x->instance_block, x->instance_bytes);
+  x->params_block = pblock;
+  x->instance_block = iblock;
+  x->params_bytes = pb;
+  x->instance_bytes = ib;
+  x->params_base = pbase;
+  x->instance_base = ibase;
+  return true;
+}
+
+/* The colours of the batched XPBD types, rebuilt (before the substeps) when
+ * a constraint came or went or a particle's inverse mass turned zero or
+ * nonzero. Per type, in slot (creation) order, a constraint's level is one
+ * past the highest level of the earlier constraints sharing a movable
+ * particle with it; a colour is a level. Constraints of one level share no
+ * movable particle, and any two that do keep their creation order, so a
+ * sweep level by level is the creation-order Gauss-Seidel sweep exactly
+ * (updates of disjoint particles commute; fixed particles never move). A
+ * cloth 128 gets 383 levels of about 170 links, its tethers 2. */
+static bool sn_xpbd_schedule_update(sn_world *w, const sn_soft_context *soft) {
+  sn_xpbd_schedule *x = &w->xpbd;
+  const int32_t np = soft->active ? soft->count : 0, nk = w->constraints.count;
+  bool stale =
+      !x->valid || x->topology != w->xpbd_topology || x->particle_slots != np || x->batch_off != w->xpbd_batch_off;
+  if (!sn_array_reserve(&w->mem, x->fixed, np)) return false;
+  for (int32_t i = 0; i < np; ++i) {
+    uint8_t f = soft->views[i].inv_mass == 0.0f ? 1u : 0u;
+    stale = stale || x->fixed.data[i] != f;
+    x->fixed.data[i] = f;
+  }
+  if (!stale) return true;
+  x->valid = false;
+  x->ranges.count = x->order.count = x->indices.count = x->index_start.count = x->level_start.count = 0;
+  /* the types, in order of first appearance, and their sizes */
+  int32_t total = 0, total_indices = 0;
+  for (int32_t i = 0; i < nk; ++i) {
+    const sn_constraint *k = w->constraints.data + i;
+    if (!k->in_use || !sn_xpbd_batched(w, k->type)) continue;
+    int32_t r = 0;
+    while (r < x->ranges.count && x->ranges.data[r].type != k->type) r++;
+    if (r == x->ranges.count) {
+      sn_xpbd_range range;
+      memset(&range, 0, sizeof(range));
+      range.type = k->type;
+      if (!sn_array_push(&w->mem, x->ranges, range)) return false;
+    }
+    x->ranges.data[r].count++;
+    total++;
+    total_indices += k->particle_count;
+  }
+  if (!sn_array_reserve(&w->mem, x->order, total) || !sn_array_reserve(&w->mem, x->indices, total_indices) ||
+      !sn_array_reserve(&w->mem, x->index_start, x->ranges.count) || !sn_array_reserve(&w->mem, x->last, np) ||
+      !sn_array_reserve(&w->mem, x->level, nk))
+    return false;
+  size_t params_bytes = 0, instance_bytes = 0;
+  for (int32_t r = 0, first = 0; r < x->ranges.count; ++r) {
+    sn_xpbd_range *range = x->ranges.data + r;
+    const sn_constraint_type *t = range->type;
+    range->first = first;
+    first += range->count;
+    /* packs: 64-byte aligned per range, a fixed stride per constraint */
+    range->params_stride = (t->params_size + t->params_align - 1) & ~(t->params_align - 1);
+    range->instance_stride = (t->instance_size + t->instance_align - 1) & ~(t->instance_align - 1);
+    range->params_offset = params_bytes;
+    range->instance_offset = instance_bytes;
+    params_bytes += ((size_t)range->params_stride * (size_t)range->count + 63u) & ~(size_t)63u;
+    instance_bytes += ((size_t)range->instance_stride * (size_t)range->count + 63u) & ~(size_t)63u;
+    /* levels */
+    for (int32_t i = 0; i < np; ++i) x->last.data[i] = 0;
+    int32_t levels = 0;
+    for (int32_t i = 0; i < nk; ++i) {
+      const sn_constraint *k = w->constraints.data + i;
+      if (!k->in_use || k->type != range->type) continue;
+      int32_t l = 0;
+      for (int32_t m = 0; m < k->particle_count; ++m) {
+        int32_t p = k->particles[m];
+        if (!x->fixed.data[p] && x->last.data[p] > l) l = x->last.data[p];
+      }
+      for (int32_t m = 0; m < k->particle_count; ++m) {
+        if (!x->fixed.data[k->particles[m]]) x->last.data[k->particles[m]] = l + 1;
+      }
+      x->level.data[i] = l;
+      if (l + 1 > levels) levels = l + 1;
+    }
+    /* level_start: counts, then offsets; then place in level order */
+    range->level_first = x->level_start.count;
+    range->level_count = levels;
+    if (!sn_array_reserve(&w->mem, x->level_start, x->level_start.count + levels + 1)) return false;
+    int32_t *start = x->level_start.data + range->level_first;
+    for (int32_t l = 0; l <= levels; ++l) start[l] = 0;
+    for (int32_t i = 0; i < nk; ++i) {
+      const sn_constraint *k = w->constraints.data + i;
+      if (k->in_use && k->type == range->type) start[x->level.data[i] + 1]++;
+    }
+    for (int32_t l = 0; l < levels; ++l) start[l + 1] += start[l];
+    x->level_start.count += levels + 1;
+    /* start[l] is now where level l begins; use last as the fill cursor */
+    for (int32_t i = 0; i < nk; ++i) {
+      const sn_constraint *k = w->constraints.data + i;
+      if (!k->in_use || k->type != range->type) continue;
+      int32_t l = x->level.data[i];
+      x->order.data[range->first + start[l]] = i;
+      start[l]++;
+    }
+    /* undo the cursor shift: start[l] now holds start[l + 1] */
+    for (int32_t l = levels; l > 0; --l) start[l] = start[l - 1];
+    start[0] = 0;
+    x->index_start.data[r] = x->indices.count;
+    for (int32_t j = 0; j < range->count; ++j) {
+      const sn_constraint *k = w->constraints.data + x->order.data[range->first + j];
+      for (int32_t m = 0; m < k->particle_count; ++m) x->indices.data[x->indices.count++] = k->particles[m];
+    }
+  }
+  x->order.count = total;
+  if (!sn_xpbd_move_resident(w, params_bytes, instance_bytes)) return false;
+  x->index_start.count = x->ranges.count;
+  x->batch_off = w->xpbd_batch_off;
+  x->topology = w->xpbd_topology;
+  x->particle_slots = np;
+  x->builds++;
+  x->valid = true;
+  return true;
+}
+
+/* A batched type's constraints in colour order: their params and instances
+ * are resident in the schedule's blocks (nothing to copy). */
+static bool sn_build_particle_batch(sn_world *w, const sn_soft_context *soft, sn_joint_batch *batch, int32_t *owners) {
+  const sn_xpbd_schedule *x = &w->xpbd;
+  const sn_constraint_type *t = batch->type;
+  int32_t r = 0;
+  while (r < x->ranges.count && x->ranges.data[r].type != t) r++;
+  if (r == x->ranges.count) return false;
+  const sn_xpbd_range *range = x->ranges.data + r;
+  const uint32_t ps = range->params_stride, is = range->instance_stride;
+  char *pp = x->params_base + range->params_offset;
+  char *ip = x->instance_base + range->instance_offset;
+  for (int32_t j = 0; j < range->count; ++j) owners[j] = x->order.data[range->first + j];
+  sn_particle_batch *pb = &batch->particles;
+  memset(pb, 0, sizeof(*pb));
+  pb->size = (uint32_t)sizeof(*pb);
+  pb->position = soft->position;
+  pb->mass_velocity = soft->mass_velocity;
+  pb->particle_count = soft->count;
+  pb->count = range->count;
+  pb->particles_per = (int32_t)t->particle_count;
+  pb->indices = x->indices.data + x->index_start.data[r];
+  pb->params = pp;
+  pb->instances = ip;
+  pb->params_stride = ps;
+  pb->instance_stride = is;
+  pb->colour_count = range->level_count;
+  pb->colour_start = x->level_start.data + range->level_first;
+  pb->simd = w->xpbd_scalar ? 0 : w->use_avx2 ? 2 : 1;
+  batch->batched = true;
+  batch->items = NULL;
+  batch->count = range->count;
+  return true;
+}
+
 /* Items grouped by type (in order of first appearance), arena memory. Rigid
- * endpoints get a view each; particles share their step view. */
+ * endpoints get a view each; particles share their step view. Batched XPBD
+ * types get a particle batch instead of items. */
 static int32_t sn_build_joint_batches(sn_world *w, sn_step_context *ctx, const sn_soft_context *soft,
                                       sn_joint_batch *batches, int32_t nj, int32_t endpoints, int32_t *owners) {
   sn_constraint_item *items = sn_arena_alloc(&w->arena, (size_t)nj * sizeof(sn_constraint_item) + 1);
@@ -446,6 +683,12 @@ static int32_t sn_build_joint_batches(sn_world *w, sn_step_context *ctx, const s
     batch->type = first->type;
     batch->items = items + n;
     batch->count = 0;
+    batch->batched = false;
+    if (soft->active && w->xpbd.valid && sn_xpbd_batched(w, first->type)) {
+      if (!sn_build_particle_batch(w, soft, batch, owners + n)) return 0;
+      n += batch->count;
+      continue;
+    }
     for (int32_t j = i; j < w->constraints.count; ++j) {
       sn_constraint *k = w->constraints.data + j;
       if (!k->in_use || k->type != first->type || !sn_constraint_active(w, k)) continue;
@@ -641,7 +884,12 @@ typedef struct sn_solver_run {
 static void sn_post_substeps(sn_solver_run *run) {
   sn_world *w = run->w;
   sn_soft_end(w, run->soft);
+  /* packed instances go home (batched ones live in the schedule's block) */
   for (int32_t b = 0, n = 0; b < run->batch_count; ++b) {
+    if (run->batches[b].batched) {
+      n += run->batches[b].count;
+      continue;
+    }
     for (int32_t i = 0; i < run->batches[b].count; ++i, ++n) {
       sn_constraint *k = w->constraints.data + run->owners[n];
       memcpy(k->instance, run->batches[b].items[i].instance, k->type->instance_size);
@@ -756,21 +1004,20 @@ void sn_solve(sn_world *w, float dt) {
     w->solver_contacts.data[w->solver_contacts.count++] = ci;
   }
   int32_t nb = w->awake_bodies.count, nc = w->solver_contacts.count;
-  int32_t nj = 0;
-  for (int32_t i = 0; i < w->constraints.count; ++i) {
-    if (w->constraints.data[i].in_use && sn_constraint_active(w, w->constraints.data + i)) nj++;
-  }
-  /* all step memory up front: nothing is allocated inside the substeps */
-  if (!sn_array_reserve(&w->mem, w->contact_colors, nc) || !sn_array_reserve(&w->mem, w->body_color_masks, nb + 1))
-    return;
-  int32_t endpoints = 0;
+  /* active plugin constraints, their endpoints and packed bytes (one pass:
+   * a cloth has 10^5 of them) */
+  int32_t nj = 0, endpoints = 0;
   size_t packed = 0;
   for (int32_t i = 0; i < w->constraints.count; ++i) {
     const sn_constraint *k = w->constraints.data + i;
     if (!k->in_use || !sn_constraint_active(w, k)) continue;
+    nj++;
     endpoints += (int32_t)k->type->body_count + k->particle_count;
     packed += k->type->params_size + k->type->params_align + k->type->instance_size + k->type->instance_align + 32;
   }
+  /* all step memory up front: nothing is allocated inside the substeps */
+  if (!sn_array_reserve(&w->mem, w->contact_colors, nc) || !sn_array_reserve(&w->mem, w->body_color_masks, nb + 1))
+    return;
   size_t bytes = (size_t)(nb + 1) * sizeof(sn_body_state) + (size_t)nb * sizeof(sn_body_motion) +
                  (size_t)nc * sizeof(sn_contact_constraint) + 3 * 16 + sn_wide_bytes(nc + 64) +
                  (size_t)nj * (sizeof(sn_constraint_item) + 2 * sizeof(sn_constraint_body) + sizeof(sn_joint_batch)) +
@@ -818,6 +1065,7 @@ void sn_solve(sn_world *w, float dt) {
   /* plugin constraints, batched per type */
   sn_joint_batch *batches = sn_arena_alloc(&w->arena, (size_t)nj * sizeof(sn_joint_batch) + 1);
   int32_t *owners = sn_arena_alloc(&w->arena, (size_t)nj * sizeof(int32_t) + 1);
+  if (nj > 0 && !sn_xpbd_schedule_update(w, &soft)) return;
   int32_t batch_count =
       nj > 0 && batches && owners ? sn_build_joint_batches(w, &ctx, &soft, batches, nj, endpoints, owners) : 0;
   sn_step_info info;
