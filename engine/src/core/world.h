@@ -13,6 +13,7 @@
 #include "core/alloc.h"
 #include "core/array.h"
 #include "core/pair_set.h"
+#include "core/tasks.h"
 #include "geometry/geometry.h"
 
 #define SN_NULL_INDEX (-1)
@@ -271,6 +272,7 @@ typedef struct sn_world {
   SN_ARRAY(int32_t) contact_colors;    ///< graph colour of each solver contact
   SN_ARRAY(uint64_t) body_color_masks; ///< colours used by each solver body
   SN_ARRAY(uint8_t) contact_status;    ///< narrowphase result per contact (contact.c)
+  SN_ARRAY(sn_stage) stages;           ///< the substep loop's stage list (solver.c)
 
   /* events of the last step */
   SN_ARRAY(sn_contact_begin_event) begin_events;

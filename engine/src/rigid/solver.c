@@ -360,10 +360,14 @@ typedef struct sn_position_setup {
   int32_t position_iterations, soft_iterations;
 } sn_position_setup;
 
-static void sn_position_stage(sn_world *w, sn_step_context *ctx, sn_soft_context *soft, const sn_joint_batch *batches,
+/* The position stage as pieces the stage list strings together (see
+ * sn_add_position_stages): begin (joint projection, the rigid poses before
+ * XPBD), then per sweep the XPBD types in order (a batched type colour by
+ * colour, each colour a parallel stage; the others per item on the calling
+ * thread) and the particle collisions, then end (velocities from the
+ * motion, the velocity pass). The order is the serial one: the same bits. */
+static void sn_position_begin(sn_step_context *ctx, const sn_soft_context *soft, const sn_joint_batch *batches,
                               int32_t batch_count, sn_step_info *info, const sn_position_setup *stage) {
-  const int32_t nb = ctx->body_count;
-  sn_body_pose *pose0 = stage->pose0;
   if (stage->project_count > 0) {
     info->iterations = stage->position_iterations;
     for (int32_t it = 0; it < stage->position_iterations; ++it) {
@@ -375,46 +379,19 @@ static void sn_position_stage(sn_world *w, sn_step_context *ctx, sn_soft_context
     }
   }
   if (stage->xpbd_count == 0 && !soft->active) return;
-  for (int32_t k = 0; k < nb; ++k) {
-    pose0[k].dp = ctx->states[k].dp;
-    pose0[k].dq = ctx->states[k].dq;
+  for (int32_t k = 0; k < ctx->body_count; ++k) {
+    stage->pose0[k].dp = ctx->states[k].dp;
+    stage->pose0[k].dq = ctx->states[k].dq;
   }
   info->iterations = stage->soft_iterations;
-  for (int32_t it = 0; it < stage->soft_iterations; ++it) {
-    info->iteration = it;
-    /* Gauss-Seidel in creation order. (Backwards sweeps on odd substeps and
-     * greedy graph colouring were tried for symmetry: both wreck the
-     * propagation along chains built from their anchor, 0.13 % -> 5 % and
-     * 99 % strain.) Batched types run colour by colour, their colours being
-     * levels of the creation order: the same sweep, bit for bit. Their
-     * particle arrays are filled before the first of them and copied back
-     * before any per-item type or the collisions. */
-    bool packed = false;
-    for (int32_t b = 0; b < batch_count; ++b) {
-      const sn_joint_batch *batch = batches + b;
-      if (!batch->xpbd || batch->count == 0) continue;
-      if (batch->batched) {
-        if (!packed) sn_soft_pack(soft, it == 0);
-        packed = true;
-        const sn_particle_batch *pb = &batch->particles;
-        for (int32_t c = 0; c < pb->colour_count; ++c) {
-          int32_t begin = pb->colour_start[c], end = pb->colour_start[c + 1];
-          if (end > begin) batch->type->solve_particles(info, pb, begin, end);
-        }
-        continue;
-      }
-      if (packed) sn_soft_unpack(soft);
-      packed = false;
-      batch->type->solve_position(info, batch->items, batch->count);
-    }
-    if (packed) sn_soft_unpack(soft);
-    sn_soft_collide(w, soft, it == 0);
-  }
+}
+
+static void sn_position_end(sn_world *w, sn_step_context *ctx, sn_soft_context *soft, const sn_position_setup *stage) {
   const float inv_h = ctx->inv_h;
-  for (int32_t k = 0; k < nb; ++k) {
+  for (int32_t k = 0; k < ctx->body_count; ++k) {
     sn_body_state *s = ctx->states + k;
-    s->v = sn_mul_add(s->v, inv_h, sn_sub(s->dp, pose0[k].dp));
-    s->w += inv_h * sn_relative_angle(pose0[k].dq, s->dq);
+    s->v = sn_mul_add(s->v, inv_h, sn_sub(s->dp, stage->pose0[k].dp));
+    s->w += inv_h * sn_relative_angle(stage->pose0[k].dq, s->dq);
   }
   sn_soft_finish_substep(w, soft);
 }
@@ -851,7 +828,14 @@ enum {
   SN_STAGE_INTEGRATE_P, /* bodies */
   SN_STAGE_RELAX,       /* groups of colour arg, no bias */
   SN_STAGE_JOINT_RELAX, /* main */
-  SN_STAGE_POSITION,    /* main: joint projection, XPBD, particle collisions */
+  SN_STAGE_POS_BEGIN,   /* main: joint projection, rigid poses before XPBD */
+  SN_STAGE_POS_SWEEP,   /* main: info->iteration = arg */
+  SN_STAGE_POS_PACK,    /* main: particle arrays for batched types (arg: first sweep) */
+  SN_STAGE_POS_UNPACK,  /* main: their motion back to the particle states */
+  SN_STAGE_POS_ITEMS,   /* main: per-item XPBD type arg */
+  SN_STAGE_POS_COLOUR,  /* constraints of one colour of batched type arg */
+  SN_STAGE_POS_COLLIDE, /* main: particle collisions (arg: first sweep) */
+  SN_STAGE_POS_END,     /* main: velocities from the motion, velocity pass */
   SN_STAGE_FILL,        /* groups: pack the coloured contacts into SoA lanes */
   SN_STAGE_STORE,       /* groups: accumulated impulses back to the constraints */
   SN_STAGE_POST,        /* main: particles, plugin instances, restitution */
@@ -860,9 +844,10 @@ enum {
 };
 
 /// Minimum items per block: enough work to pay for claiming a block.
-#define SN_BLOCK_BODIES   128
-#define SN_BLOCK_CONTACTS 64
-#define SN_BLOCK_GROUPS   8
+#define SN_BLOCK_BODIES               128
+#define SN_BLOCK_CONTACTS             64
+#define SN_BLOCK_GROUPS               8
+#define SN_BLOCK_PARTICLE_CONSTRAINTS 64
 
 typedef struct sn_solver_run {
   sn_world *w;
@@ -945,8 +930,33 @@ static void sn_solver_stage(void *context, const sn_stage *st, int32_t begin, in
   case SN_STAGE_INTEGRATE_P:
     sn_integrate_positions(ctx, begin, end);
     break;
-  case SN_STAGE_POSITION:
-    sn_position_stage(run->w, ctx, run->soft, run->batches, run->batch_count, run->info, run->position);
+  case SN_STAGE_POS_BEGIN:
+    sn_position_begin(ctx, run->soft, run->batches, run->batch_count, run->info, run->position);
+    break;
+  case SN_STAGE_POS_SWEEP:
+    run->info->iteration = st->arg;
+    break;
+  case SN_STAGE_POS_PACK:
+    sn_soft_pack(run->soft, st->arg != 0);
+    break;
+  case SN_STAGE_POS_UNPACK:
+    sn_soft_unpack(run->soft);
+    break;
+  case SN_STAGE_POS_ITEMS: {
+    const sn_joint_batch *batch = run->batches + st->arg;
+    batch->type->solve_position(run->info, batch->items, batch->count);
+    break;
+  }
+  case SN_STAGE_POS_COLOUR: {
+    const sn_joint_batch *batch = run->batches + st->arg;
+    batch->type->solve_particles(run->info, &batch->particles, begin, end);
+    break;
+  }
+  case SN_STAGE_POS_COLLIDE:
+    sn_soft_collide(run->w, run->soft, st->arg != 0);
+    break;
+  case SN_STAGE_POS_END:
+    sn_position_end(run->w, ctx, run->soft, run->position);
     break;
   case SN_STAGE_FILL:
     sn_wide_fill(run->wide, ctx->constraints, begin, end, ctx->body_count);
@@ -973,6 +983,47 @@ static void sn_add_color_stages(sn_stage_runner *r, const sn_wide_set *wide, int
     int32_t min_block = c == SN_WIDE_OVERFLOW ? count : SN_BLOCK_GROUPS;
     sn_stage_add(r, kind, c, first, count, min_block, 2);
   }
+}
+
+/* The position stage of one substep (the serial order of the old loop). */
+static void sn_add_position_stages(sn_stage_runner *r, const sn_joint_batch *batches, int32_t batch_count,
+                                   const sn_position_setup *stage, bool soft_active, int32_t substep) {
+  sn_stage_add_main(r, SN_STAGE_POS_BEGIN, substep);
+  if (stage->xpbd_count == 0 && !soft_active) return;
+  for (int32_t it = 0; it < stage->soft_iterations; ++it) {
+    sn_stage_add_main(r, SN_STAGE_POS_SWEEP, it);
+    bool packed = false;
+    for (int32_t b = 0; b < batch_count; ++b) {
+      const sn_joint_batch *batch = batches + b;
+      if (!batch->xpbd || batch->count == 0) continue;
+      if (batch->batched) {
+        if (!packed) sn_stage_add_main(r, SN_STAGE_POS_PACK, it == 0);
+        packed = true;
+        const sn_particle_batch *pb = &batch->particles;
+        for (int32_t c = 0; c < pb->colour_count; ++c) {
+          int32_t first = pb->colour_start[c], count = pb->colour_start[c + 1] - first;
+          sn_stage_add(r, SN_STAGE_POS_COLOUR, b, first, count, SN_BLOCK_PARTICLE_CONSTRAINTS, 8);
+        }
+        continue;
+      }
+      if (packed) sn_stage_add_main(r, SN_STAGE_POS_UNPACK, 0);
+      packed = false;
+      sn_stage_add_main(r, SN_STAGE_POS_ITEMS, b);
+    }
+    if (packed) sn_stage_add_main(r, SN_STAGE_POS_UNPACK, 0);
+    sn_stage_add_main(r, SN_STAGE_POS_COLLIDE, it == 0);
+  }
+  sn_stage_add_main(r, SN_STAGE_POS_END, substep);
+}
+
+/* Stages of the position stage of one substep: an upper bound. */
+static int32_t sn_position_stage_capacity(const sn_joint_batch *batches, int32_t batch_count, int32_t sweeps) {
+  int32_t per_sweep = 3;
+  for (int32_t b = 0; b < batch_count; ++b) {
+    per_sweep += 2;
+    if (batches[b].batched) per_sweep += batches[b].particles.colour_count;
+  }
+  return 2 + sweeps * per_sweep;
 }
 
 /// Stages of the substep loop: an upper bound for the arena.
@@ -1023,7 +1074,7 @@ void sn_solve(sn_world *w, float dt) {
                  (size_t)nj * (sizeof(sn_constraint_item) + 2 * sizeof(sn_constraint_body) + sizeof(sn_joint_batch)) +
                  (size_t)endpoints * sizeof(sn_constraint_body *) + (size_t)nb * sizeof(sn_body_pose) +
                  sn_soft_bytes(w) + packed + (size_t)nj * sizeof(int32_t) + 8 * 16 + (size_t)nb +
-                 sn_stage_runner_bytes(2) + sn_stage_runner_bytes(sn_stage_capacity(w->substeps));
+                 sn_stage_runner_bytes(2);
   if (!sn_arena_reserve(&w->arena, &w->mem, bytes)) return;
   if (!sn_array_reserve(&w->mem, w->move_buffer, w->shapes.count)) return;
   sn_step_context ctx;
@@ -1112,8 +1163,10 @@ void sn_solve(sn_world *w, float dt) {
   run.dt = dt;
   atomic_init(&run.frozen, 0);
   atomic_init(&run.hits, 0);
-  if (!sn_stage_runner_init(&runner, &w->arena, sn_stage_capacity(substeps), w->worker_count, sn_solver_stage, &run))
-    return;
+  int32_t capacity = sn_stage_capacity(substeps);
+  if (position_stage) capacity += substeps * sn_position_stage_capacity(batches, batch_count, w->soft_iterations);
+  if (!sn_array_reserve(&w->mem, w->stages, capacity)) return;
+  sn_stage_runner_init_on(&runner, w->stages.data, capacity, w->worker_count, sn_solver_stage, &run);
   sn_stage_add(&runner, SN_STAGE_FILL, 0, 0, wide.group_count, SN_BLOCK_GROUPS, 1);
   for (int32_t i = 0; i < substeps; ++i) {
     sn_stage_add(&runner, SN_STAGE_INTEGRATE_V, i, 0, nb, SN_BLOCK_BODIES, 1);
@@ -1125,7 +1178,7 @@ void sn_solve(sn_world *w, float dt) {
     sn_stage_add(&runner, SN_STAGE_INTEGRATE_P, i, 0, nb, SN_BLOCK_BODIES, 1);
     sn_add_color_stages(&runner, &wide, SN_STAGE_RELAX);
     if (joints) sn_stage_add_main(&runner, SN_STAGE_JOINT_RELAX, i);
-    if (position_stage) sn_stage_add_main(&runner, SN_STAGE_POSITION, i);
+    if (position_stage) sn_add_position_stages(&runner, batches, batch_count, &stage, soft.active, i);
   }
   sn_stage_add(&runner, SN_STAGE_STORE, 0, 0, wide.group_count, SN_BLOCK_GROUPS, 1);
   sn_stage_add_main(&runner, SN_STAGE_POST, 0);
