@@ -386,6 +386,7 @@ static void sn_position_begin(sn_step_context *ctx, const sn_soft_context *soft,
   info->iterations = stage->soft_iterations;
 }
 
+/* (particle velocities ran as a parallel stage before: independent data) */
 static void sn_position_end(sn_world *w, sn_step_context *ctx, sn_soft_context *soft, const sn_position_setup *stage) {
   const float inv_h = ctx->inv_h;
   for (int32_t k = 0; k < ctx->body_count; ++k) {
@@ -393,7 +394,7 @@ static void sn_position_end(sn_world *w, sn_step_context *ctx, sn_soft_context *
     s->v = sn_mul_add(s->v, inv_h, sn_sub(s->dp, stage->pose0[k].dp));
     s->w += inv_h * sn_relative_angle(stage->pose0[k].dq, s->dq);
   }
-  sn_soft_finish_substep(w, soft);
+  sn_soft_velocity_pass(w, soft);
 }
 
 static bool sn_constraint_active(const sn_world *w, const sn_constraint *k) {
@@ -817,30 +818,32 @@ static void sn_init_bodies(sn_world *w, sn_step_context *ctx, float h, int32_t b
  * position stage run on the calling thread. The list is the serial order of
  * the passes, so every worker count gives the same bits. */
 enum {
-  SN_STAGE_INIT,        /* bodies: solver state and motion */
-  SN_STAGE_PREPARE,     /* contact constraints [begin, end) */
-  SN_STAGE_INTEGRATE_V, /* bodies */
-  SN_STAGE_SUBSTEP,     /* main: step info, particle prediction (arg = substep) */
-  SN_STAGE_WARM,        /* groups of colour arg */
-  SN_STAGE_JOINT_WARM,  /* main */
-  SN_STAGE_SOLVE,       /* groups of colour arg, with bias */
-  SN_STAGE_JOINT_SOLVE, /* main */
-  SN_STAGE_INTEGRATE_P, /* bodies */
-  SN_STAGE_RELAX,       /* groups of colour arg, no bias */
-  SN_STAGE_JOINT_RELAX, /* main */
-  SN_STAGE_POS_BEGIN,   /* main: joint projection, rigid poses before XPBD */
-  SN_STAGE_POS_SWEEP,   /* main: info->iteration = arg */
-  SN_STAGE_POS_PACK,    /* main: particle arrays for batched types (arg: first sweep) */
-  SN_STAGE_POS_UNPACK,  /* main: their motion back to the particle states */
-  SN_STAGE_POS_ITEMS,   /* main: per-item XPBD type arg */
-  SN_STAGE_POS_COLOUR,  /* constraints of one colour of batched type arg */
-  SN_STAGE_POS_COLLIDE, /* main: particle collisions (arg: first sweep) */
-  SN_STAGE_POS_END,     /* main: velocities from the motion, velocity pass */
-  SN_STAGE_FILL,        /* groups: pack the coloured contacts into SoA lanes */
-  SN_STAGE_STORE,       /* groups: accumulated impulses back to the constraints */
-  SN_STAGE_POST,        /* main: particles, plugin instances, restitution */
-  SN_STAGE_IMPULSES,    /* contact constraints: impulses back to the manifolds */
-  SN_STAGE_WRITE_BACK   /* bodies */
+  SN_STAGE_INIT,           /* bodies: solver state and motion */
+  SN_STAGE_PREPARE,        /* contact constraints [begin, end) */
+  SN_STAGE_INTEGRATE_V,    /* bodies */
+  SN_STAGE_SUBSTEP,        /* main: step info, rigid centres for particle contacts (arg = substep) */
+  SN_STAGE_PREDICT,        /* particles: prediction (arg = substep) */
+  SN_STAGE_WARM,           /* groups of colour arg */
+  SN_STAGE_JOINT_WARM,     /* main */
+  SN_STAGE_SOLVE,          /* groups of colour arg, with bias */
+  SN_STAGE_JOINT_SOLVE,    /* main */
+  SN_STAGE_INTEGRATE_P,    /* bodies */
+  SN_STAGE_RELAX,          /* groups of colour arg, no bias */
+  SN_STAGE_JOINT_RELAX,    /* main */
+  SN_STAGE_POS_BEGIN,      /* main: joint projection, rigid poses before XPBD */
+  SN_STAGE_POS_SWEEP,      /* main: info->iteration = arg */
+  SN_STAGE_POS_PACK,       /* particles: arrays for batched types (arg: first sweep) */
+  SN_STAGE_POS_UNPACK,     /* particles: their motion back to the states */
+  SN_STAGE_POS_ITEMS,      /* main: per-item XPBD type arg */
+  SN_STAGE_POS_COLOUR,     /* constraints of one colour of batched type arg */
+  SN_STAGE_POS_COLLIDE,    /* main: particle collisions (arg: first sweep) */
+  SN_STAGE_POS_VELOCITIES, /* particles: v = (p - x) / h */
+  SN_STAGE_POS_END,        /* main: rigid velocities from the motion, velocity pass */
+  SN_STAGE_FILL,           /* groups: pack the coloured contacts into SoA lanes */
+  SN_STAGE_STORE,          /* groups: accumulated impulses back to the constraints */
+  SN_STAGE_POST,           /* main: particles, plugin instances, restitution */
+  SN_STAGE_IMPULSES,       /* contact constraints: impulses back to the manifolds */
+  SN_STAGE_WRITE_BACK      /* bodies */
 };
 
 /// Minimum items per block: enough work to pay for claiming a block.
@@ -848,6 +851,7 @@ enum {
 #define SN_BLOCK_CONTACTS             64
 #define SN_BLOCK_GROUPS               8
 #define SN_BLOCK_PARTICLE_CONSTRAINTS 64
+#define SN_BLOCK_PARTICLES            256
 
 typedef struct sn_solver_run {
   sn_world *w;
@@ -912,7 +916,13 @@ static void sn_solver_stage(void *context, const sn_stage *st, int32_t begin, in
     run->info->substep = st->arg;
     run->info->iterations = 1;
     run->info->iteration = 0;
-    sn_soft_predict(run->w, run->soft, st->arg);
+    sn_soft_predict_rigid(run->soft);
+    break;
+  case SN_STAGE_PREDICT:
+    sn_soft_predict_range(run->w, run->soft, st->arg, begin, end);
+    break;
+  case SN_STAGE_POS_VELOCITIES:
+    sn_soft_velocities_range(run->w, run->soft, begin, end);
     break;
   case SN_STAGE_WARM:
     sn_wide_warm_range(run->wide, ctx->states, st->arg, begin, end);
@@ -937,10 +947,10 @@ static void sn_solver_stage(void *context, const sn_stage *st, int32_t begin, in
     run->info->iteration = st->arg;
     break;
   case SN_STAGE_POS_PACK:
-    sn_soft_pack(run->soft, st->arg != 0);
+    sn_soft_pack_range(run->soft, st->arg != 0, begin, end);
     break;
   case SN_STAGE_POS_UNPACK:
-    sn_soft_unpack(run->soft);
+    sn_soft_unpack_range(run->soft, begin, end);
     break;
   case SN_STAGE_POS_ITEMS: {
     const sn_joint_batch *batch = run->batches + st->arg;
@@ -987,7 +997,9 @@ static void sn_add_color_stages(sn_stage_runner *r, const sn_wide_set *wide, int
 
 /* The position stage of one substep (the serial order of the old loop). */
 static void sn_add_position_stages(sn_stage_runner *r, const sn_joint_batch *batches, int32_t batch_count,
-                                   const sn_position_setup *stage, bool soft_active, int32_t substep) {
+                                   const sn_position_setup *stage, const sn_soft_context *soft, int32_t substep) {
+  const bool soft_active = soft->active;
+  const int32_t np = soft->active ? soft->count : 0;
   sn_stage_add_main(r, SN_STAGE_POS_BEGIN, substep);
   if (stage->xpbd_count == 0 && !soft_active) return;
   for (int32_t it = 0; it < stage->soft_iterations; ++it) {
@@ -997,7 +1009,7 @@ static void sn_add_position_stages(sn_stage_runner *r, const sn_joint_batch *bat
       const sn_joint_batch *batch = batches + b;
       if (!batch->xpbd || batch->count == 0) continue;
       if (batch->batched) {
-        if (!packed) sn_stage_add_main(r, SN_STAGE_POS_PACK, it == 0);
+        if (!packed) sn_stage_add(r, SN_STAGE_POS_PACK, it == 0, 0, np, SN_BLOCK_PARTICLES, 1);
         packed = true;
         const sn_particle_batch *pb = &batch->particles;
         for (int32_t c = 0; c < pb->colour_count; ++c) {
@@ -1006,13 +1018,14 @@ static void sn_add_position_stages(sn_stage_runner *r, const sn_joint_batch *bat
         }
         continue;
       }
-      if (packed) sn_stage_add_main(r, SN_STAGE_POS_UNPACK, 0);
+      if (packed) sn_stage_add(r, SN_STAGE_POS_UNPACK, 0, 0, np, SN_BLOCK_PARTICLES, 1);
       packed = false;
       sn_stage_add_main(r, SN_STAGE_POS_ITEMS, b);
     }
-    if (packed) sn_stage_add_main(r, SN_STAGE_POS_UNPACK, 0);
+    if (packed) sn_stage_add(r, SN_STAGE_POS_UNPACK, 0, 0, np, SN_BLOCK_PARTICLES, 1);
     sn_stage_add_main(r, SN_STAGE_POS_COLLIDE, it == 0);
   }
+  sn_stage_add(r, SN_STAGE_POS_VELOCITIES, substep, 0, np, SN_BLOCK_PARTICLES, 1);
   sn_stage_add_main(r, SN_STAGE_POS_END, substep);
 }
 
@@ -1023,11 +1036,11 @@ static int32_t sn_position_stage_capacity(const sn_joint_batch *batches, int32_t
     per_sweep += 2;
     if (batches[b].batched) per_sweep += batches[b].particles.colour_count;
   }
-  return 2 + sweeps * per_sweep;
+  return 3 + sweeps * per_sweep;
 }
 
 /// Stages of the substep loop: an upper bound for the arena.
-static int32_t sn_stage_capacity(int32_t substeps) { return 4 + substeps * (6 + 3 * SN_WIDE_COLORS); }
+static int32_t sn_stage_capacity(int32_t substeps) { return 4 + substeps * (7 + 3 * SN_WIDE_COLORS); }
 
 void sn_solve(sn_world *w, float dt) {
   if (w->constraint_count > 0) sn_wake_joined(w);
@@ -1171,6 +1184,7 @@ void sn_solve(sn_world *w, float dt) {
   for (int32_t i = 0; i < substeps; ++i) {
     sn_stage_add(&runner, SN_STAGE_INTEGRATE_V, i, 0, nb, SN_BLOCK_BODIES, 1);
     sn_stage_add_main(&runner, SN_STAGE_SUBSTEP, i);
+    if (soft.active) sn_stage_add(&runner, SN_STAGE_PREDICT, i, 0, soft.count, SN_BLOCK_PARTICLES, 1);
     sn_add_color_stages(&runner, &wide, SN_STAGE_WARM);
     if (joints) sn_stage_add_main(&runner, SN_STAGE_JOINT_WARM, i);
     sn_add_color_stages(&runner, &wide, SN_STAGE_SOLVE);
@@ -1178,7 +1192,7 @@ void sn_solve(sn_world *w, float dt) {
     sn_stage_add(&runner, SN_STAGE_INTEGRATE_P, i, 0, nb, SN_BLOCK_BODIES, 1);
     sn_add_color_stages(&runner, &wide, SN_STAGE_RELAX);
     if (joints) sn_stage_add_main(&runner, SN_STAGE_JOINT_RELAX, i);
-    if (position_stage) sn_add_position_stages(&runner, batches, batch_count, &stage, soft.active, i);
+    if (position_stage) sn_add_position_stages(&runner, batches, batch_count, &stage, &soft, i);
   }
   sn_stage_add(&runner, SN_STAGE_STORE, 0, 0, wide.group_count, SN_BLOCK_GROUPS, 1);
   sn_stage_add_main(&runner, SN_STAGE_POST, 0);

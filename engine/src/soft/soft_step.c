@@ -287,13 +287,22 @@ bool sn_soft_begin(sn_world *w, sn_soft_context *s, float dt, int32_t substeps, 
 }
 
 void sn_soft_predict(sn_world *w, sn_soft_context *s, int32_t substep) {
+  sn_soft_predict_rigid(s);
+  sn_soft_predict_range(w, s, substep, 0, s->count);
+}
+
+void sn_soft_predict_rigid(sn_soft_context *s) {
+  if (!s->active) return;
+  /* rigid centres at the substep start (their positions move later in it) */
+  for (int32_t k = 0; k <= s->rigid_count; ++k) s->rigid_dp0[k] = s->rigid[k].dp;
+}
+
+void sn_soft_predict_range(sn_world *w, sn_soft_context *s, int32_t substep, int32_t begin, int32_t end) {
   if (!s->active) return;
   const float h = s->h;
   const sn_vec2 gh = sn_scale(h, w->gravity);
   const float max_speed_sq = s->max_speed * s->max_speed;
-  /* rigid centres at the substep start (their positions move later in it) */
-  for (int32_t k = 0; k <= s->rigid_count; ++k) s->rigid_dp0[k] = s->rigid[k].dp;
-  for (int32_t i = 0; i < s->count; ++i) {
+  for (int32_t i = begin; i < end; ++i) {
     const sn_particle *p = w->particles.data + i;
     sn_solver_body *st = s->states + i;
     /* Rebase: a particle's view centre is its position at the substep start
@@ -320,11 +329,13 @@ void sn_soft_predict(sn_world *w, sn_soft_context *s, int32_t substep) {
   }
 }
 
-void sn_soft_pack(sn_soft_context *s, bool full) {
+void sn_soft_pack(sn_soft_context *s, bool full) { sn_soft_pack_range(s, full, 0, s->count); }
+
+void sn_soft_pack_range(sn_soft_context *s, bool full, int32_t begin, int32_t end) {
   if (!s->active) return;
   float *x = s->position, *m = s->mass_velocity;
   if (full) {
-    for (int32_t i = 0; i < s->count; ++i) {
+    for (int32_t i = begin; i < end; ++i) {
       const sn_constraint_body *v = s->views + i;
       const sn_solver_body *st = s->states + i;
       x[4 * i] = v->center.x;
@@ -338,16 +349,18 @@ void sn_soft_pack(sn_soft_context *s, bool full) {
     }
     return;
   }
-  for (int32_t i = 0; i < s->count; ++i) {
+  for (int32_t i = begin; i < end; ++i) {
     x[4 * i + 2] = s->states[i].dp.x;
     x[4 * i + 3] = s->states[i].dp.y;
   }
 }
 
-void sn_soft_unpack(sn_soft_context *s) {
+void sn_soft_unpack(sn_soft_context *s) { sn_soft_unpack_range(s, 0, s->count); }
+
+void sn_soft_unpack_range(sn_soft_context *s, int32_t begin, int32_t end) {
   if (!s->active) return;
   const float *x = s->position;
-  for (int32_t i = 0; i < s->count; ++i) {
+  for (int32_t i = begin; i < end; ++i) {
     s->states[i].dp.x = x[4 * i + 2];
     s->states[i].dp.y = x[4 * i + 3];
   }
@@ -584,11 +597,16 @@ void sn_soft_collide(sn_world *w, sn_soft_context *s, bool first_sweep) {
 }
 
 void sn_soft_finish_substep(sn_world *w, sn_soft_context *s) {
+  sn_soft_velocities_range(w, s, 0, s->count);
+  sn_soft_velocity_pass(w, s);
+}
+
+void sn_soft_velocities_range(sn_world *w, sn_soft_context *s, int32_t begin, int32_t end) {
   if (!s->active) return;
   const float inv_h = s->inv_h;
   const float max_motion = s->max_speed * s->h;
   const float max_motion_sq = max_motion * max_motion;
-  for (int32_t i = 0; i < s->count; ++i) {
+  for (int32_t i = begin; i < end; ++i) {
     const sn_particle *p = w->particles.data + i;
     if (!p->in_use) continue;
     sn_solver_body *st = s->states + i;
@@ -609,6 +627,11 @@ void sn_soft_finish_substep(sn_world *w, sn_soft_context *s) {
     }
     st->v = sn_scale(inv_h, motion);
   }
+}
+
+void sn_soft_velocity_pass(sn_world *w, sn_soft_context *s) {
+  if (!s->active) return;
+  const float inv_h = s->inv_h;
   int32_t touching = 0;
   /* velocity pass: friction bounded by mu lambda / h, restitution from the
    * approach speed before the substep */

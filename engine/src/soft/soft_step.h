@@ -39,16 +39,26 @@ bool sn_soft_begin(sn_world *w, sn_soft_context *s, float dt, int32_t substeps, 
                    int32_t rigid_count);
 /// Step 5a for particles: v += g h (damped), remember dp, dp += v h.
 void sn_soft_predict(sn_world *w, sn_soft_context *s, int32_t substep);
+/// The two parts of sn_soft_predict: rigid centres at the substep start (one
+/// thread), then particles [begin, end) (any split).
+void sn_soft_predict_rigid(sn_soft_context *s);
+void sn_soft_predict_range(sn_world *w, sn_soft_context *s, int32_t substep, int32_t begin, int32_t end);
 /// Fills the batched types' particle arrays: dx, dy from the states, and
 /// with `full` (first sweep of a substep) the centres, inverse masses and
 /// velocities too.
 void sn_soft_pack(sn_soft_context *s, bool full);
+void sn_soft_pack_range(sn_soft_context *s, bool full, int32_t begin, int32_t end);
 /// Copies the batched types' dx, dy back into the states.
 void sn_soft_unpack(sn_soft_context *s);
+void sn_soft_unpack_range(sn_soft_context *s, int32_t begin, int32_t end);
 /// Collisions of one sweep of the XPBD stage (first sweep resets lambdas).
 void sn_soft_collide(sn_world *w, sn_soft_context *s, bool first_sweep);
 /// v = (p - x) / h, then friction and restitution of the touching pairs.
 void sn_soft_finish_substep(sn_world *w, sn_soft_context *s);
+/// Its two parts: v = (p - x) / h of particles [begin, end) (any split),
+/// then the velocity pass over the touching pairs (one thread, in order).
+void sn_soft_velocities_range(sn_world *w, sn_soft_context *s, int32_t begin, int32_t end);
+void sn_soft_velocity_pass(sn_world *w, sn_soft_context *s);
 /// Writes positions and velocities back; rigid-mode damping.
 void sn_soft_end(sn_world *w, sn_soft_context *s);
 
