@@ -147,6 +147,8 @@ static uint64_t run_case(const scene_case *c, int sched, int32_t *stage_helpers_
     break;
   }
   ck_assert_int_eq(r, SN_OK);
+  /* these scenes are small: split them anyway (white box) */
+  scene.world->parallel_min_items = 0;
   int32_t fewest_awake = INT32_MAX, woken = 0;
   for (int32_t i = 0; i < c->steps; ++i) {
     if (c->sleep && i == c->steps - 100) {
@@ -191,6 +193,24 @@ START_TEST(test_same_bits_any_schedule) {
                   sched_names[s], h, single);
     if (s == SCHED_DEFERRED) ck_assert_int_gt(ran, 0); /* the engine did enqueue, and went on without them */
   }
+}
+END_TEST
+
+/* A small world stays on the calling thread: handing its stages between
+ * cores costs more than it saves (SN_PARALLEL_MIN_ITEMS). */
+START_TEST(test_small_world_stays_on_caller) {
+  sn_scene scene;
+  ck_assert(sn_scene_build(&scene, "pyramid", 10, 0, false)); /* 55 boxes */
+  deferred d;
+  memset(&d, 0, sizeof d);
+  ck_assert_int_eq(sn_world_set_task_system(scene.world, 2, deferred_enqueue, deferred_finish, &d), SN_OK);
+  ck_assert_int_eq(scene.world->parallel_min_items, SN_PARALLEL_MIN_ITEMS);
+  for (int i = 0; i < 30; ++i) ck_assert_int_eq(sn_world_step(scene.world, 1.0f / 60.0f), SN_OK);
+  ck_assert_int_eq(d.ranges_run, 0); /* never enqueued */
+  scene.world->parallel_min_items = 0;
+  ck_assert_int_eq(sn_world_step(scene.world, 1.0f / 60.0f), SN_OK);
+  ck_assert_int_gt(d.ranges_run, 0);
+  sn_scene_destroy(&scene);
 }
 END_TEST
 
@@ -373,6 +393,7 @@ static Suite *threads_suite(void) {
   TCase *tc = tcase_create("threads");
   tcase_set_timeout(tc, 600);
   tcase_add_loop_test(tc, test_same_bits_any_schedule, 0, CASE_COUNT);
+  tcase_add_test(tc, test_small_world_stays_on_caller);
   tcase_add_test(tc, test_def_and_setter_validation);
   tcase_add_test(tc, test_stage_runner_order_and_coverage);
   tcase_add_test(tc, test_pool_covers_each_item_once);

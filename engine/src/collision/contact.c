@@ -210,7 +210,8 @@ void sn_update_contacts(sn_world *w) {
   bool parallel = sn_array_reserve(&w->mem, w->contact_status, count) &&
                   sn_arena_reserve(&w->arena, &w->mem, sn_stage_runner_bytes(1));
   sn_stage_runner runner;
-  if (parallel) parallel = sn_stage_runner_init(&runner, &w->arena, 1, w->worker_count, sn_narrow_stage, w);
+  int32_t workers = count >= w->parallel_min_items ? w->worker_count : 1;
+  if (parallel) parallel = sn_stage_runner_init(&runner, &w->arena, 1, workers, sn_narrow_stage, w);
   if (parallel) {
     sn_stage_add(&runner, 0, 0, 0, count, 32, 1);
     sn_stage_run(w, &runner);

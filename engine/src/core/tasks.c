@@ -80,6 +80,9 @@ void sn_stage_add(sn_stage_runner *r, int32_t kind, int32_t arg, int32_t first, 
   }
   s->block_size = block;
   s->block_count = (count + block - 1) / block;
+  /* one block: the caller runs it (handing it to a helper only adds a trip
+   * of the data between cores) */
+  s->main_only = s->block_count == 1;
 }
 
 void sn_stage_add_main(sn_stage_runner *r, int32_t kind, int32_t arg) {

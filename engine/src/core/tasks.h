@@ -64,11 +64,17 @@ void sn_stage_runner_init_on(sn_stage_runner *r, sn_stage *stages, int32_t capac
 
 /// Appends a stage of count items in blocks of at least min_block items
 /// (rounded up to a multiple of `multiple`); one block when the runner has
-/// one worker. Stages of zero items are skipped.
+/// one worker. Stages of zero items are skipped; a stage of one block is
+/// run by the caller.
 void sn_stage_add(sn_stage_runner *r, int32_t kind, int32_t arg, int32_t first, int32_t count, int32_t min_block,
                   int32_t multiple);
 /// Appends a main-only stage (one block, the calling thread).
 void sn_stage_add_main(sn_stage_runner *r, int32_t kind, int32_t arg);
+
+/// Work (bodies, contacts, particle constraints, ...) below which a step
+/// runs on the calling thread only: small worlds lose more to handing
+/// stages between cores than they gain.
+#define SN_PARALLEL_MIN_ITEMS 2048
 
 /// Runs every stage on the world's workers; returns when all are done.
 void sn_stage_run(sn_world *w, sn_stage_runner *r);

@@ -123,6 +123,7 @@ sn_world *sn_create_world(const sn_world_def *def, sn_result *result) {
   w->soft_iterations = def->soft_iterations;
   w->registry = def->registry;
   w->worker_count = def->worker_count;
+  w->parallel_min_items = SN_PARALLEL_MIN_ITEMS;
   w->enqueue_task = def->enqueue_task;
   w->finish_task = def->finish_task;
   w->user_task_context = def->user_task_context;

@@ -1113,7 +1113,8 @@ void sn_solve(sn_world *w, float dt) {
   run.ctx = &ctx;
   run.h = h;
   sn_stage_runner runner;
-  if (!sn_stage_runner_init(&runner, &w->arena, 2, w->worker_count, sn_solver_stage, &run)) return;
+  int32_t workers = nb + nc + nj + w->particle_count >= w->parallel_min_items ? w->worker_count : 1;
+  if (!sn_stage_runner_init(&runner, &w->arena, 2, workers, sn_solver_stage, &run)) return;
   sn_stage_add(&runner, SN_STAGE_INIT, 0, 0, nb, SN_BLOCK_BODIES, 1);
   sn_stage_add(&runner, SN_STAGE_PREPARE, 0, 0, nc, SN_BLOCK_CONTACTS, 1);
   sn_stage_run(w, &runner);
@@ -1179,7 +1180,7 @@ void sn_solve(sn_world *w, float dt) {
   int32_t capacity = sn_stage_capacity(substeps);
   if (position_stage) capacity += substeps * sn_position_stage_capacity(batches, batch_count, w->soft_iterations);
   if (!sn_array_reserve(&w->mem, w->stages, capacity)) return;
-  sn_stage_runner_init_on(&runner, w->stages.data, capacity, w->worker_count, sn_solver_stage, &run);
+  sn_stage_runner_init_on(&runner, w->stages.data, capacity, workers, sn_solver_stage, &run);
   sn_stage_add(&runner, SN_STAGE_FILL, 0, 0, wide.group_count, SN_BLOCK_GROUPS, 1);
   for (int32_t i = 0; i < substeps; ++i) {
     sn_stage_add(&runner, SN_STAGE_INTEGRATE_V, i, 0, nb, SN_BLOCK_BODIES, 1);
