@@ -98,18 +98,29 @@ static bool sn_record_soft(sn_scene *s, sn_soft_body_id soft) {
   int32_t nc = 1 << 20;
   sn_constraint_id *ids = malloc((size_t)nc * sizeof(sn_constraint_id));
   sn_particle_id *ring = malloc(4096 * sizeof(sn_particle_id));
-  if (ids == NULL || ring == NULL) return false;
+  /* slot of each particle of this body by handle index (a linear search per
+   * link made building cloth 128 take seconds) */
+  int32_t max_index = 0;
+  for (int32_t i = s->particle_count - np; i < s->particle_count; ++i)
+    max_index = s->particles[i].index1 > max_index ? s->particles[i].index1 : max_index;
+  int32_t *slot_of = malloc((size_t)(max_index + 1) * sizeof(int32_t));
+  if (ids == NULL || ring == NULL || slot_of == NULL) return false;
+  for (int32_t i = 0; i <= max_index; ++i) slot_of[i] = -1;
+  for (int32_t i = s->particle_count - np; i < s->particle_count; ++i) slot_of[s->particles[i].index1] = i;
+#define SN_SLOT(id)                                                                                                    \
+  ((id).index1 <= max_index && slot_of[(id).index1] >= 0 ? slot_of[(id).index1] : sn_particle_slot(s, id))
   nc = sn_soft_body_get_constraints(w, soft, ids, nc);
+  /* room for every constraint as a link: no realloc per link */
+  s->links = realloc(s->links, (size_t)(s->link_count + nc + 1) * 2 * sizeof(int32_t));
+  s->rest = realloc(s->rest, (size_t)(s->link_count + nc + 1) * sizeof(float));
+  if (s->links == NULL || s->rest == NULL) return false;
   for (int32_t k = 0; k < nc; ++k) {
     double x, y;
     int32_t n = sn_constraint_get_particles(w, ids[k], ring, 4096);
     if (n == 2 && sn_constraint_get_param(w, ids[k], "rest_length", &x, &y) == SN_OK) {
-      s->links = realloc(s->links, (size_t)(s->link_count + 1) * 2 * sizeof(int32_t));
-      s->rest = realloc(s->rest, (size_t)(s->link_count + 1) * sizeof(float));
-      if (s->links == NULL || s->rest == NULL) return false;
       sn_vec2 a = sn_particle_get_position(w, ring[0]), b = sn_particle_get_position(w, ring[1]);
-      s->links[2 * s->link_count] = sn_particle_slot(s, ring[0]);
-      s->links[2 * s->link_count + 1] = sn_particle_slot(s, ring[1]);
+      s->links[2 * s->link_count] = SN_SLOT(ring[0]);
+      s->links[2 * s->link_count + 1] = SN_SLOT(ring[1]);
       s->rest[s->link_count] = x >= 0.0 ? (float)x : hypotf(a.x - b.x, a.y - b.y);
       s->link_count++;
     } else if (n >= 3 && sn_constraint_get_param(w, ids[k], "pressure", &x, &y) == SN_OK) {
@@ -118,7 +129,7 @@ static bool sn_record_soft(sn_scene *s, sn_soft_body_id soft) {
       s->ring_start = realloc(s->ring_start, (size_t)(s->ring_count + 2) * sizeof(int32_t));
       s->ring_area = realloc(s->ring_area, (size_t)(s->ring_count + 1) * sizeof(float));
       if (s->rings == NULL || s->ring_start == NULL || s->ring_area == NULL) return false;
-      for (int32_t i = 0; i < n; ++i) s->rings[start + i] = sn_particle_slot(s, ring[i]);
+      for (int32_t i = 0; i < n; ++i) s->rings[start + i] = SN_SLOT(ring[i]);
       s->ring_start[s->ring_count] = start;
       s->ring_start[s->ring_count + 1] = start + n;
       s->ring_area[s->ring_count] = (float)x * sn_ring_area(w, ring, n);
@@ -126,6 +137,8 @@ static bool sn_record_soft(sn_scene *s, sn_soft_body_id soft) {
     }
   }
   s->constraint_count += nc;
+#undef SN_SLOT
+  free(slot_of);
   free(ids);
   free(ring);
   return true;
