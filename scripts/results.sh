@@ -19,6 +19,33 @@ mkdir -p docs/images
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 started=$(date -u '+%Y-%m-%d %H:%M UTC')
 "$bench" --peers --svg docs/images/results.svg --table "$tmp/table.md" >"$tmp/lines.jsonl" 2>"$tmp/stderr.txt"
+# Threads: the same scene on 1 and 2 workers (sinew::threads pool), turn
+# about, twice each; the state hash must not change.
+field() { grep -o "\"$1\": [^,}]*" "$2" | head -1 | sed 's/.*: //; s/"//g'; }
+threads_table="$tmp/threads.md"
+echo "| scene | workers | ms/step median: best (runs) | speedup | state_hash |" >"$threads_table"
+echo "|---|---:|---|---:|---|" >>"$threads_table"
+for spec in "pyramid 100 300" "cloth 128 120"; do
+  set -- $spec
+  for round in 1 2; do
+    for t in 1 2; do
+      "$bench" --scene "$1" --size "$2" --steps "$3" --threads "$t" >"$tmp/t_$1_${t}_$round.json"
+    done
+  done
+  for t in 1 2; do
+    a=$(field ms_step_median "$tmp/t_$1_${t}_1.json")
+    b=$(field ms_step_median "$tmp/t_$1_${t}_2.json")
+    best=$(printf '%s\n%s\n' "$a" "$b" | sort -g | head -1)
+    h1=$(field state_hash "$tmp/t_$1_${t}_1.json")
+    h2=$(field state_hash "$tmp/t_$1_${t}_2.json")
+    [ "$h1" = "$h2" ] || { echo "results.sh: $1 $2 on $t workers: hash $h1 then $h2" >&2; exit 1; }
+    eval "best_$t=$best; hash_$t=$h1; runs_$t=\"$a, $b\""
+  done
+  [ "$hash_1" = "$hash_2" ] || { echo "results.sh: $1 $2: 1 worker $hash_1, 2 workers $hash_2" >&2; exit 1; }
+  speedup=$(awk -v a="$best_1" -v b="$best_2" 'BEGIN { printf "%.2f", a / b }')
+  echo "| $1 $2 | 1 | $best_1 ($runs_1) | — | $hash_1 |" >>"$threads_table"
+  echo "| $1 $2 | 2 | $best_2 ($runs_2) | $speedup | $hash_2 |" >>"$threads_table"
+done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 if grep -q "peer not built" "$tmp/lines.jsonl"; then
   echo "results.sh: a peer engine is not built in (install libbox2d-dev libchipmunk-dev):" >&2
@@ -76,6 +103,17 @@ EOF
 top_drift, max_dx, fallen, min_y_gap and ke_end are the stability fields of `shared/SCENES.md`
 (for rain and chain top_drift and max_dx measure flow, not collapse, and are left out);
 link_error is the chain's worst joint separation over the link length.
+
+## Two threads
+
+Not a peer comparison (the peers run on one thread): Sinew's own scaling, `sinew-bench --scene S
+--threads N` with the `sinew::threads` pool, 1 and 2 workers turn about, two runs each (the
+best median counts; both are shown). The state hash is the same on every run: threads never change
+a result. On a 2-core machine shared with other jobs, the second worker competes with them.
+
+EOF
+  cat "$threads_table"
+  cat <<'EOF'
 
 ## ms per step against body count (pyramid N)
 
