@@ -173,6 +173,7 @@ sn_result sn_destroy_world(sn_world *w) {
   sn_array_free(&w->mem, w->contact_colors);
   sn_array_free(&w->mem, w->contact_status);
   sn_array_free(&w->mem, w->stages);
+  sn_array_free(&w->mem, w->list_counts);
   sn_array_free(&w->mem, w->body_color_masks);
   sn_array_free(&w->mem, w->begin_events);
   sn_array_free(&w->mem, w->end_events);

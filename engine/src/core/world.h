@@ -274,6 +274,7 @@ typedef struct sn_world {
   SN_ARRAY(uint64_t) body_color_masks; ///< colours used by each solver body
   SN_ARRAY(uint8_t) contact_status;    ///< narrowphase result per contact (contact.c)
   SN_ARRAY(sn_stage) stages;           ///< the substep loop's stage list (solver.c)
+  SN_ARRAY(int32_t) list_counts;       ///< per block: solver contacts found (solver.c)
 
   /* events of the last step */
   SN_ARRAY(sn_contact_begin_event) begin_events;

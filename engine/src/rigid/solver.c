@@ -1042,6 +1042,71 @@ static int32_t sn_position_stage_capacity(const sn_joint_batch *batches, int32_t
 /// Stages of the substep loop: an upper bound for the arena.
 static int32_t sn_stage_capacity(int32_t substeps) { return 4 + substeps * (7 + 3 * SN_WIDE_COLORS); }
 
+/* ------------------------------------------------- solver contact list */
+
+/* The touching contacts with an awake body, in contact order, found in
+ * parallel: each block of contacts counts its own, one prefix sum gives each
+ * block its first slot, and the blocks write their indices there. */
+enum { SN_LIST_COUNT, SN_LIST_PREFIX, SN_LIST_FILL };
+
+typedef struct sn_list_run {
+  sn_world *w;
+  int32_t *block_counts; ///< matches per block, then (after the prefix) first slot
+  int32_t block_size, block_count;
+} sn_list_run;
+
+static bool sn_solver_contact(const sn_world *w, int32_t ci) {
+  const sn_contact *c = w->contacts.data + ci;
+  if (!c->in_use || !(c->flags & SN_CONTACT_TOUCHING)) return false;
+  const sn_body *ba = w->bodies.data + w->shapes.data[c->shape_a].body;
+  const sn_body *bb = w->bodies.data + w->shapes.data[c->shape_b].body;
+  return ba->solver_index >= 0 || bb->solver_index >= 0;
+}
+
+static void sn_list_stage(void *context, const sn_stage *st, int32_t begin, int32_t end) {
+  sn_list_run *run = context;
+  sn_world *w = run->w;
+  int32_t block = (begin - st->first) / (st->block_size > 0 ? st->block_size : 1);
+  if (st->kind == SN_LIST_COUNT) {
+    int32_t n = 0;
+    for (int32_t ci = begin; ci < end; ++ci) n += sn_solver_contact(w, ci) ? 1 : 0;
+    run->block_counts[block] = n;
+  } else if (st->kind == SN_LIST_PREFIX) {
+    int32_t total = 0;
+    for (int32_t b = 0; b < run->block_count; ++b) {
+      int32_t n = run->block_counts[b];
+      run->block_counts[b] = total;
+      total += n;
+    }
+    w->solver_contacts.count = total;
+  } else {
+    int32_t at = run->block_counts[block];
+    for (int32_t ci = begin; ci < end; ++ci) {
+      if (sn_solver_contact(w, ci)) w->solver_contacts.data[at++] = ci;
+    }
+  }
+}
+
+static bool sn_list_solver_contacts(sn_world *w) {
+  int32_t count = w->contacts.count;
+  w->solver_contacts.count = 0;
+  if (!sn_array_reserve(&w->mem, w->solver_contacts, count) || !sn_array_reserve(&w->mem, w->stages, 3)) return false;
+  sn_list_run run = {w, NULL, 0, 0};
+  sn_stage_runner r;
+  int32_t workers = count >= w->parallel_min_items ? w->worker_count : 1;
+  sn_stage_runner_init_on(&r, w->stages.data, 3, workers, sn_list_stage, &run);
+  sn_stage_add(&r, SN_LIST_COUNT, 0, 0, count, SN_BLOCK_CONTACTS * 4, 1);
+  if (r.count == 0) return true; /* no contacts */
+  run.block_size = r.stages[0].block_size;
+  run.block_count = r.stages[0].block_count;
+  if (!sn_array_reserve(&w->mem, w->list_counts, run.block_count)) return false;
+  run.block_counts = w->list_counts.data;
+  sn_stage_add_main(&r, SN_LIST_PREFIX, 0);
+  sn_stage_add(&r, SN_LIST_FILL, 0, 0, count, SN_BLOCK_CONTACTS * 4, 1);
+  sn_stage_run(w, &r);
+  return true;
+}
+
 void sn_solve(sn_world *w, float dt) {
   if (w->constraint_count > 0) sn_wake_joined(w);
   sn_soft_find_candidates(w, dt);
@@ -1057,16 +1122,7 @@ void sn_solve(sn_world *w, float dt) {
   }
   w->awake_body_count = w->awake_bodies.count;
   /* touching contacts with an awake body, in contact order (deterministic) */
-  w->solver_contacts.count = 0;
-  if (!sn_array_reserve(&w->mem, w->solver_contacts, w->contacts.count)) return;
-  for (int32_t ci = 0; ci < w->contacts.count; ++ci) {
-    const sn_contact *c = w->contacts.data + ci;
-    if (!c->in_use || !(c->flags & SN_CONTACT_TOUCHING)) continue;
-    const sn_body *ba = w->bodies.data + w->shapes.data[c->shape_a].body;
-    const sn_body *bb = w->bodies.data + w->shapes.data[c->shape_b].body;
-    if (ba->solver_index < 0 && bb->solver_index < 0) continue;
-    w->solver_contacts.data[w->solver_contacts.count++] = ci;
-  }
+  if (!sn_list_solver_contacts(w)) return;
   int32_t nb = w->awake_bodies.count, nc = w->solver_contacts.count;
   /* active plugin constraints, their endpoints and packed bytes (one pass:
    * a cloth has 10^5 of them) */
