@@ -38,8 +38,10 @@ bad() {
 pause() { sleep "${1:-0.3}"; }
 
 # 640x480 at about 60 frames a second (vsync, or the sandbox's own cap): the
-# bound is far more frames than the script needs; q ends the run before.
-timeout 90 "$sb" --scene "$scene" --width 640 --height 480 --frames 3600 --log-input --screenshot "$shot" \
+# bound is far more frames than the script needs; q ends the run before. One
+# thread: the step's pool waits for descheduled workers when the machine is
+# oversubscribed (ctest -j on 2 cores), and frames then take up to a second.
+timeout 90 "$sb" --scene "$scene" --width 640 --height 480 --frames 3600 --threads 1 --log-input --screenshot "$shot" \
   >"$log" 2>"$out/window_x11.err" &
 pid=$!
 finish() {
@@ -63,6 +65,16 @@ read -r cx cy zoom w h < <(sed -E 's/^view: center \(([^,]+), ([^)]+)\) zoom ([^
 # screen X Y: the window pixel of world point (X, Y) under the first view
 screen() { awk -v x="$1" -v y="$2" -v cx="$cx" -v cy="$cy" -v z="$zoom" -v w="$w" -v h="$h" \
   'BEGIN { printf "%d %d\n", w / 2 + (x - cx) * z + 0.5, h / 2 - (y - cy) * z + 0.5 }'; }
+# expect N PATTERN: wait (at most 20 s) until the log has N lines matching PATTERN, so that
+# slow frames do not merge actions that the checks need in separate frames
+expect() {
+  for _ in $(seq 200); do
+    [ "$(grep -cE "$2" "$log")" -ge "$1" ] && return 0
+    pause 0.1
+  done
+  bad "after 20 s, fewer than $1 log lines match '$2'"
+  finish
+}
 move() {
   local px py
   read -r px py < <(screen "$1" "$2")
@@ -77,42 +89,46 @@ pause
 
 # pause, two single steps, run again
 key space
+expect 1 '^input: pause on'
 pause 0.6
 key s
+expect 1 '^input: step'
 pause
 key s
+expect 2 '^input: step'
 pause
 key space
+expect 1 '^input: pause off'
 pause
 
 # a box, a ball and a jelly at the cursor, 3 m up between the crates
-move -1.5 3 && pause 0.2 && key b && pause 0.2
-move 0 3 && pause 0.2 && key c && pause 0.2
-move 1.5 3 && pause 0.2 && key j && pause 0.2
+move -1.5 3 && pause 0.2 && key b && expect 1 '^input: spawn box'
+move 0 3 && pause 0.2 && key c && expect 1 '^input: spawn ball'
+move 1.5 3 && pause 0.2 && key j && expect 1 '^input: spawn jelly'
 # debug draw: AABBs
 key 2
-pause
+expect 1 '^input: flag aabbs'
 
 # drag the left crate (resting at (-4, 0.5)) 3 m up, in small moves, and hold it there
 move -4 0.5
 pause 0.2
 xdotool mousedown 1
-pause 0.2
+expect 1 '^input: drag (start|nothing|failed)'
 for y in 1 1.5 2 2.5 3 3.5; do
   move -4 "$y"
   pause 0.1
 done
 pause 1.2
 xdotool mouseup 1
-pause
+expect 1 '^input: drag end'
 
 # zoom in twice about the right crate (4, 0.5)
 move 4 0.5
 pause 0.2
 xdotool click 4
-pause 0.2
+expect 1 '^input: zoom'
 xdotool click 4
-pause
+expect 2 '^input: zoom'
 
 key q
 wait "$pid"
