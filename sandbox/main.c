@@ -3,6 +3,7 @@
  * a summary or the benchmark's JSON line, and writes a PNG of the last frame.
  * Worlds are seen only through the public API and sn_world_draw. */
 #define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 
 typedef struct sb_options {
   bool headless, json, list_scenes, list_plugins, overlay, help;
+  bool log_input; ///< window: print each handled input and the world's counts (--log-input)
   const char *scene;
   const char *screenshot;
   const char *plugins[SB_MAX_PLUGINS];
@@ -35,6 +37,7 @@ static const char *const sb_flag_names[SB_FLAG_KEYS] = {"shapes",   "aabbs",  "t
 static void sb_usage(FILE *f) {
   fprintf(f,
           "usage: sinew-sandbox [--scene NAME|FILE.json] [--plugin PATH]... [--width N --height N]\n"
+          "                     [--frames N] [--screenshot OUT.png] [--log-input] [--draw LIST] [--threads N]\n"
           "       sinew-sandbox --headless [--scene NAME|FILE.json] [--steps N] [--screenshot OUT.png] [--json]\n"
           "                     [--plugin PATH]... [--width N --height N] [--draw LIST] [--no-overlay]\n"
           "       sinew-sandbox --list-scenes | --list-plugins [--plugin PATH]...\n"
@@ -42,7 +45,10 @@ static void sb_usage(FILE *f) {
           "  --headless    no window: step, print a one-line summary, write the last frame as PNG\n"
           "                (default OUT: sandbox-SCENE.png in the current folder)\n"
           "  --steps N     steps of 1/60 s (default: the scene's own, e.g. 600)\n"
-          "  --frames N    window: N frames of one step each, then write --screenshot (if given) and quit\n"
+          "  --frames N    window: at most N frames of one step each (none while paused), then quit\n"
+          "  --screenshot OUT.png  window: the last frame when the window closes\n"
+          "  --log-input   window: one line per handled key or mouse action, the view, and the world's counts\n"
+          "                at the start and at exit (on stdout, for scripted tests)\n"
           "  --json        print the benchmark's JSON line (SCENES.md fields) instead of the summary\n"
           "  --plugin PATH load a constraint plugin besides the plugin folder ($SINEW_PLUGIN_DIR or the build's)\n"
           "  --draw LIST   comma-separated debug-draw flags: shapes,aabbs,tree,points,normals,impulses,joints,\n"
@@ -99,6 +105,8 @@ static int sb_parse(int argc, char **argv, sb_options *o) {
       o->list_scenes = true;
     else if (strcmp(a, "--list-plugins") == 0)
       o->list_plugins = true;
+    else if (strcmp(a, "--log-input") == 0)
+      o->log_input = true;
     else if (strcmp(a, "--no-overlay") == 0)
       o->overlay = false;
     else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
@@ -383,15 +391,23 @@ static int sb_headless(const sb_options *o, sn_registry *reg, const char *why) {
 
 /* ------------------------------------------------------------------ window */
 
+/* Frames a second at most when the renderer has no vsync (no busy loop). */
+#define SB_MAX_FPS 120.0
+
+/* A scene_index for the scene file given with --scene (not a built-in scene). */
+#define SB_SCENE_FILE (-1)
+
 typedef struct sb_app {
   SDL_Window *window;
   sb_renderer r;
   sn_registry *reg;
   sb_run run;
-  int32_t scene_index;
-  bool paused, slow, help, quit, single_step;
+  const char *file;    ///< --scene FILE.json, or NULL
+  int32_t scene_index; ///< built-in scene, or SB_SCENE_FILE
+  bool paused, slow, help, quit, single_step, log;
   uint32_t flags;
   sn_constraint_id drag;  ///< mouse joint on a body
+  sn_body_id drag_body;   ///< its body
   sb_particle_drag pdrag; ///< or a particle's hand (drag.h)
   bool panning;
   float pan_x, pan_y;
@@ -399,22 +415,72 @@ typedef struct sb_app {
   char message[512];
 } sb_app;
 
+#if defined(__GNUC__) || defined(__clang__)
+#define SB_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define SB_PRINTF(f, a)
+#endif
+
+/* --log-input: one line on stdout, flushed at once (a test reads the log
+ * while the window runs). Nothing without the option. */
+SB_PRINTF(2, 3) static void sb_log(const sb_app *app, const char *fmt, ...) {
+  if (!app->log) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vprintf(fmt, ap);
+  va_end(ap);
+  putchar('\n');
+  fflush(stdout);
+}
+
+/* The camera: a world point (x, y) is on screen at
+ * (width / 2 + (x - cx) zoom, height / 2 - (y - cy) zoom). */
+static void sb_log_view(const sb_app *app) {
+  const sb_camera *c = &app->r.camera;
+  sb_log(app, "view: center (%.3f, %.3f) zoom %.3f px/m size %dx%d", c->center.x, c->center.y, c->zoom, c->width,
+         c->height);
+}
+
+/* The world's counts after "what" (the scene's name, "exit"). */
+static void sb_log_world(const sb_app *app, const char *what) {
+  sn_world *w = app->run.scene.world;
+  if (!app->log || w == NULL) return;
+  sn_debug_counts c;
+  sn_world_get_debug_counts(w, &c);
+  sn_world_counters k = sn_world_get_counters(w);
+  sb_log(app, "world: %s: steps %d, bodies %d, soft bodies %d, particles %d, constraints %d", what, (int)app->run.steps,
+         c.bodies, k.soft_body_count, k.particle_count, c.constraints);
+}
+
+/* Loads the built-in scene at index (wrapped), or the scene file for SB_SCENE_FILE. */
 static void sb_app_load(sb_app *app, int32_t index) {
   int32_t n = sb_scene_count();
-  index = ((index % n) + n) % n;
+  if (index != SB_SCENE_FILE || app->file == NULL) index = ((index % n) + n) % n;
   sb_particle_drag_end(&app->pdrag, NULL); /* its world goes with the scene */
   if (app->run.scene.world) sn_scene_destroy(&app->run.scene);
   app->drag = SN_NULL_CONSTRAINT;
+  app->drag_body = SN_NULL_BODY;
   char err[512];
-  const sb_scene_info *info = sb_scene_at(index);
+  const char *arg = index == SB_SCENE_FILE ? app->file : sb_scene_at(index)->name;
   app->scene_index = index;
-  if (!sb_run_build(&app->run, info->name, app->reg, err, sizeof err)) {
+  if (!sb_run_build(&app->run, arg, app->reg, err, sizeof err)) {
     snprintf(app->message, sizeof app->message, "%s", err);
     fprintf(stderr, "sinew-sandbox: %s\n", err);
+    sb_log(app, "input: scene %s failed: %s", arg, err);
     return;
   }
   app->message[0] = '\0';
   sb_camera_fit(&app->r.camera, app->run.info, &app->run.scene);
+  sb_log_world(app, app->run.scene.name);
+  sb_log_view(app);
+}
+
+/* n / p: the next or previous built-in scene (from a scene file: the first or the last). */
+static void sb_app_next(sb_app *app, int32_t dir) {
+  if (app->scene_index == SB_SCENE_FILE)
+    sb_app_load(app, dir > 0 ? 0 : sb_scene_count() - 1);
+  else
+    sb_app_load(app, app->scene_index + dir);
 }
 
 typedef struct sb_pick {
@@ -442,17 +508,27 @@ static void sb_drag_begin(sb_app *app, sn_vec2 p) {
   sn_particle_id particle =
       sb_pick_particle(w, p, SB_PICK_PIXELS / app->r.camera.zoom, app->run.scene.softs, app->run.scene.soft_count);
   if (particle.index1 != 0) {
-    if (!sb_particle_drag_begin(&app->pdrag, w, particle, p, app->message, sizeof app->message))
+    if (!sb_particle_drag_begin(&app->pdrag, w, particle, p, app->message, sizeof app->message)) {
       fprintf(stderr, "sinew-sandbox: %s\n", app->message);
+      sb_log(app, "input: drag failed: %s", app->message);
+      return;
+    }
+    sn_vec2 at = sn_particle_get_position(w, particle);
+    sb_log(app, "input: drag start particle %u at (%.3f, %.3f) (steps %d)", (unsigned)particle.index1, at.x, at.y,
+           (int)app->run.steps);
     return;
   }
   if (sn_registry_find_type(app->reg, "mouse") == NULL) {
     snprintf(app->message, sizeof app->message, "dragging needs the mouse plugin (not loaded)");
+    sb_log(app, "input: drag failed: %s", app->message);
     return;
   }
   sb_pick pick = {w, SN_NULL_BODY};
   sn_world_query_point(w, p, sb_pick_fcn, &pick);
-  if (pick.body.index1 == 0) return;
+  if (pick.body.index1 == 0) {
+    sb_log(app, "input: drag nothing at (%.3f, %.3f)", p.x, p.y);
+    return;
+  }
   float mass = sn_body_get_mass(w, pick.body);
   sn_param_value v[4] = {{"anchor", p.x, p.y}, {"target", p.x, p.y}, {"max_force", 1000.0 * mass, 0}, {"hertz", 5, 0}};
   sn_constraint_def cd = sn_default_constraint_def();
@@ -461,14 +537,38 @@ static void sb_drag_begin(sb_app *app, sn_vec2 p) {
   cd.params = v;
   cd.param_count = 4;
   app->drag = sn_create_constraint(w, &cd);
-  if (app->drag.index1 == 0) snprintf(app->message, sizeof app->message, "%s", sn_world_last_error(w));
+  if (app->drag.index1 == 0) {
+    snprintf(app->message, sizeof app->message, "%s", sn_world_last_error(w));
+    sb_log(app, "input: drag failed: %s", app->message);
+    return;
+  }
+  app->drag_body = pick.body;
+  sn_vec2 at = sn_body_get_position(w, pick.body);
+  sb_log(app, "input: drag start body %u at (%.3f, %.3f) (steps %d)", (unsigned)pick.body.index1, at.x, at.y,
+         (int)app->run.steps);
 }
 
 static void sb_drag_end(sb_app *app) {
-  sb_particle_drag_end(&app->pdrag, app->run.scene.world);
-  if (app->drag.index1 != 0 && sn_constraint_is_valid(app->run.scene.world, app->drag))
-    sn_destroy_constraint(app->run.scene.world, app->drag);
+  sn_world *w = app->run.scene.world;
+  if (sb_particle_drag_active(&app->pdrag)) {
+    sn_particle_id grabbed = app->pdrag.grabbed;
+    if (sn_particle_is_valid(w, grabbed)) {
+      sn_vec2 at = sn_particle_get_position(w, grabbed);
+      sb_log(app, "input: drag end particle %u at (%.3f, %.3f) (steps %d)", (unsigned)grabbed.index1, at.x, at.y,
+             (int)app->run.steps);
+    }
+  }
+  sb_particle_drag_end(&app->pdrag, w);
+  if (app->drag.index1 != 0 && sn_constraint_is_valid(w, app->drag)) {
+    sn_destroy_constraint(w, app->drag);
+    if (sn_body_is_valid(w, app->drag_body)) {
+      sn_vec2 at = sn_body_get_position(w, app->drag_body);
+      sb_log(app, "input: drag end body %u at (%.3f, %.3f) (steps %d)", (unsigned)app->drag_body.index1, at.x, at.y,
+             (int)app->run.steps);
+    }
+  }
   app->drag = SN_NULL_CONSTRAINT;
+  app->drag_body = SN_NULL_BODY;
 }
 
 /* One step, the particle drag's hand moved first. */
@@ -491,8 +591,11 @@ static void sb_app_overlay(sb_app *app) {
   char line[512];
   float y = 6.0f;
   const char *name = app->run.scene.name ? app->run.scene.name : "(none)";
-  snprintf(line, sizeof line, "Sinew %s  scene %d/%d: %s - %s", sn_version_string(), (int)app->scene_index + 1,
-           (int)sb_scene_count(), name, app->run.info ? app->run.info->description : "");
+  if (app->scene_index == SB_SCENE_FILE)
+    snprintf(line, sizeof line, "Sinew %s  scene file %s", sn_version_string(), app->file);
+  else
+    snprintf(line, sizeof line, "Sinew %s  scene %d/%d: %s - %s", sn_version_string(), (int)app->scene_index + 1,
+             (int)sb_scene_count(), name, app->run.info ? app->run.info->description : "");
   y += sb_render_text(r, 8.0f, y, line, 0xffffffffu);
   snprintf(line, sizeof line, "frame %.2f ms   step %.3f ms   steps %d   t %.1f s%s%s", app->frame_ms,
            app->run.step_ms_avg, (int)app->run.steps, app->run.time, app->paused ? "   PAUSED" : "",
@@ -519,70 +622,117 @@ static void sb_app_overlay(sb_app *app) {
   }
 }
 
-static void sb_app_key(sb_app *app, SDL_Keycode key, sn_vec2 cursor) {
+/* Spawns with spawn (sb_spawn_box, ...) at p and logs it under the name kind. */
+static void sb_app_spawn(sb_app *app, const char *kind, bool (*spawn)(sn_world *, sn_vec2), sn_vec2 p) {
   sn_world *w = app->run.scene.world;
+  if (w == NULL) return;
+  if (!spawn(w, p)) {
+    snprintf(app->message, sizeof app->message, "%s: %s", kind, sn_world_last_error(w));
+    sb_log(app, "input: spawn %s at (%.3f, %.3f) failed: %s", kind, p.x, p.y, sn_world_last_error(w));
+    return;
+  }
+  sb_log(app, "input: spawn %s at (%.3f, %.3f)", kind, p.x, p.y);
+}
+
+/* Moves the camera by (dx, dy) pixels (arrow keys). */
+static void sb_app_pan(sb_app *app, float dx, float dy) {
+  app->r.camera.center.x += dx / app->r.camera.zoom;
+  app->r.camera.center.y += dy / app->r.camera.zoom;
+  sb_log(app, "input: pan");
+  sb_log_view(app);
+}
+
+static void sb_app_key(sb_app *app, SDL_Keycode key, sn_vec2 cursor) {
   switch (key) {
   case SDLK_ESCAPE:
   case SDLK_q:
     app->quit = true;
+    sb_log(app, "input: quit");
     break;
   case SDLK_SPACE:
     app->paused = !app->paused;
+    sb_log(app, "input: pause %s (steps %d)", app->paused ? "on" : "off", (int)app->run.steps);
     break;
   case SDLK_s:
   case SDLK_RIGHT:
     if (key == SDLK_RIGHT && !app->paused) {
-      app->r.camera.center.x += 60.0f / app->r.camera.zoom;
+      sb_app_pan(app, 60.0f, 0.0f);
       break;
     }
     app->paused = true;
     app->single_step = true;
+    sb_log(app, "input: step (steps %d)", (int)app->run.steps);
     break;
   case SDLK_r:
+    sb_log(app, "input: reset");
     sb_app_load(app, app->scene_index);
     break;
   case SDLK_m:
     app->slow = !app->slow;
+    sb_log(app, "input: slow %s", app->slow ? "on" : "off");
     break;
   case SDLK_n:
   case SDLK_TAB:
-    sb_app_load(app, app->scene_index + ((SDL_GetModState() & KMOD_SHIFT) ? -1 : 1));
+    sb_log(app, "input: %s scene", (SDL_GetModState() & KMOD_SHIFT) ? "previous" : "next");
+    sb_app_next(app, (SDL_GetModState() & KMOD_SHIFT) ? -1 : 1);
     break;
   case SDLK_p:
-    sb_app_load(app, app->scene_index - 1);
+    sb_log(app, "input: previous scene");
+    sb_app_next(app, -1);
     break;
   case SDLK_HOME:
     sb_camera_fit(&app->r.camera, app->run.info, &app->run.scene);
+    sb_log(app, "input: fit view");
+    sb_log_view(app);
     break;
   case SDLK_LEFT:
-    app->r.camera.center.x -= 60.0f / app->r.camera.zoom;
+    sb_app_pan(app, -60.0f, 0.0f);
     break;
   case SDLK_UP:
-    app->r.camera.center.y += 60.0f / app->r.camera.zoom;
+    sb_app_pan(app, 0.0f, 60.0f);
     break;
   case SDLK_DOWN:
-    app->r.camera.center.y -= 60.0f / app->r.camera.zoom;
+    sb_app_pan(app, 0.0f, -60.0f);
     break;
   case SDLK_h:
     app->help = !app->help;
+    sb_log(app, "input: help %s", app->help ? "on" : "off");
     break;
   case SDLK_b:
-    if (w) sb_spawn_box(w, cursor);
+    sb_app_spawn(app, "box", sb_spawn_box, cursor);
     break;
   case SDLK_c:
-    if (w) sb_spawn_ball(w, cursor);
+    sb_app_spawn(app, "ball", sb_spawn_ball, cursor);
     break;
   case SDLK_j:
-    if (w && !sb_spawn_jelly(w, cursor))
-      snprintf(app->message, sizeof app->message, "jelly: %s", sn_world_last_error(w));
+    sb_app_spawn(app, "jelly", sb_spawn_jelly, cursor);
     break;
   default:
     if (key >= SDLK_0 && key <= SDLK_9) {
       int k = key == SDLK_0 ? 9 : (int)(key - SDLK_1);
       app->flags ^= 1u << k;
+      sb_log(app, "input: flag %s %s", sb_flag_names[k], (app->flags & (1u << k)) ? "on" : "off");
     }
     break;
   }
+}
+
+/* Writes --screenshot (if given) and prints the run's summary line. */
+static int sb_app_finish(sb_app *app, const sb_options *o, int32_t frames) {
+  int rc = 0;
+  if (o->screenshot != NULL) {
+    char err[512];
+    if (!sb_render_write_png(&app->r, o->screenshot, err, sizeof err)) {
+      fprintf(stderr, "sinew-sandbox: screenshot: %s\n", err);
+      rc = 1;
+    }
+  }
+  sb_log_world(app, "exit");
+  printf("sinew-sandbox: window (%s driver): %s: %d frames, %d steps; screenshot %s (%dx%d)\n",
+         SDL_GetCurrentVideoDriver(), app->run.scene.name ? app->run.scene.name : "(none)", (int)frames,
+         (int)app->run.steps, o->screenshot ? o->screenshot : "none", app->r.camera.width, app->r.camera.height);
+  fflush(stdout);
+  return rc;
 }
 
 static int sb_window(const sb_options *o, sn_registry *reg) {
@@ -591,8 +741,10 @@ static int sb_window(const sb_options *o, sn_registry *reg) {
   app.reg = reg;
   app.flags = o->flags;
   app.help = true;
-  const sb_scene_info *first = sb_is_scene_file(o->scene) ? NULL : sb_scene_find(o->scene);
-  if (first == NULL) {
+  app.log = o->log_input;
+  const sb_scene_info *first = NULL;
+  if (sb_is_scene_file(o->scene)) {
+    /* a bad file fails here, before any window opens */
     char err[512];
     sb_run probe;
     if (!sb_run_build(&probe, o->scene, reg, err, sizeof err)) {
@@ -600,6 +752,13 @@ static int sb_window(const sb_options *o, sn_registry *reg) {
       return 2;
     }
     sn_scene_destroy(&probe.scene);
+    app.file = o->scene;
+  } else {
+    first = sb_scene_find(o->scene);
+    if (first == NULL) {
+      fprintf(stderr, "sinew-sandbox: unknown scene '%s' (see --list-scenes)\n", o->scene);
+      return 2;
+    }
   }
   app.window = SDL_CreateWindow("Sinew sandbox", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, o->width, o->height,
                                 SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
@@ -613,7 +772,12 @@ static int sb_window(const sb_options *o, sn_registry *reg) {
   app.r.sdl = sdl;
   app.r.text_scale = 2.0f;
   SDL_GetRendererOutputSize(sdl, &app.r.camera.width, &app.r.camera.height);
-  int32_t index = 0;
+  SDL_RendererInfo ri;
+  if (SDL_GetRendererInfo(sdl, &ri) != 0) memset(&ri, 0, sizeof ri);
+  bool vsync = (ri.flags & SDL_RENDERER_PRESENTVSYNC) != 0;
+  sb_log(&app, "window: %s driver, %s renderer%s, %dx%d", SDL_GetCurrentVideoDriver(), ri.name ? ri.name : "?",
+         vsync ? " (vsync)" : "", app.r.camera.width, app.r.camera.height);
+  int32_t index = SB_SCENE_FILE;
   for (int32_t i = 0; i < sb_scene_count(); ++i)
     if (first == sb_scene_at(i)) index = i;
   sb_app_load(&app, index);
@@ -629,14 +793,14 @@ static int sb_window(const sb_options *o, sn_registry *reg) {
     SDL_GetRendererOutputSize(sdl, &app.r.camera.width, &app.r.camera.height);
     float sx = ww > 0 ? (float)app.r.camera.width / (float)ww : 1.0f,
           sy = wh > 0 ? (float)app.r.camera.height / (float)wh : 1.0f;
-    sn_vec2 cursor = sb_screen_to_world(&app.r.camera, (float)mx * sx, (float)my * sy);
     while (SDL_PollEvent(&e)) {
       switch (e.type) {
       case SDL_QUIT:
         app.quit = true;
+        sb_log(&app, "input: quit (window closed)");
         break;
       case SDL_KEYDOWN:
-        sb_app_key(&app, e.key.keysym.sym, cursor);
+        sb_app_key(&app, e.key.keysym.sym, sb_screen_to_world(&app.r.camera, (float)mx * sx, (float)my * sy));
         break;
       case SDL_MOUSEBUTTONDOWN:
         if (e.button.button == SDL_BUTTON_LEFT) {
@@ -648,12 +812,17 @@ static int sb_window(const sb_options *o, sn_registry *reg) {
         }
         break;
       case SDL_MOUSEBUTTONUP:
-        if (e.button.button == SDL_BUTTON_LEFT)
+        if (e.button.button == SDL_BUTTON_LEFT) {
           sb_drag_end(&app);
-        else
+        } else if (app.panning) {
           app.panning = false;
+          sb_log(&app, "input: pan");
+          sb_log_view(&app);
+        }
         break;
       case SDL_MOUSEMOTION:
+        mx = e.motion.x; /* keys and the wheel later in this batch act at the new cursor */
+        my = e.motion.y;
         if (app.panning) {
           app.r.camera.center.x -= ((float)e.motion.x - app.pan_x) * sx / app.r.camera.zoom;
           app.r.camera.center.y += ((float)e.motion.y - app.pan_y) * sy / app.r.camera.zoom;
@@ -670,11 +839,14 @@ static int sb_window(const sb_options *o, sn_registry *reg) {
         break;
       case SDL_MOUSEWHEEL: {
         /* zoom about the cursor: the world point under it stays put */
-        float f = e.wheel.y > 0 ? 1.15f : (e.wheel.y < 0 ? 1.0f / 1.15f : 1.0f);
-        app.r.camera.zoom *= f;
+        if (e.wheel.y == 0) break;
+        sn_vec2 cursor = sb_screen_to_world(&app.r.camera, (float)mx * sx, (float)my * sy);
+        app.r.camera.zoom *= e.wheel.y > 0 ? 1.15f : 1.0f / 1.15f;
         sn_vec2 after = sb_screen_to_world(&app.r.camera, (float)mx * sx, (float)my * sy);
         app.r.camera.center.x += cursor.x - after.x;
         app.r.camera.center.y += cursor.y - after.y;
+        sb_log(&app, "input: zoom %s at (%.3f, %.3f)", e.wheel.y > 0 ? "in" : "out", cursor.x, cursor.y);
+        sb_log_view(&app);
         break;
       }
       default:
@@ -686,7 +858,9 @@ static int sb_window(const sb_options *o, sn_registry *reg) {
     last = now;
     app.frame_ms = 0.9 * app.frame_ms + 0.1 * dt * 1e3;
     if (app.run.scene.world && o->frames > 0) {
-      sb_app_step(&app); /* scripted run: exactly one step a frame */
+      /* scripted run: exactly one step a frame, none while paused but the single step */
+      if (!app.paused || app.single_step) sb_app_step(&app);
+      app.single_step = false;
     } else if (app.run.scene.world) {
       int budget = 4; /* at most 4 steps a frame: a slow scene slows down, it does not spiral */
       if (!app.paused) {
@@ -707,20 +881,14 @@ static int sb_window(const sb_options *o, sn_registry *reg) {
       sb_render_segment(&app.r, sn_particle_get_position(app.run.scene.world, app.pdrag.grabbed), app.pdrag.target,
                         0xffd060ffu);
     sb_app_overlay(&app);
-    if (o->frames > 0 && ++frames >= o->frames) {
-      app.quit = true;
-      if (o->screenshot != NULL) {
-        char err[512];
-        if (!sb_render_write_png(&app.r, o->screenshot, err, sizeof err)) {
-          fprintf(stderr, "sinew-sandbox: screenshot: %s\n", err);
-          rc = 1;
-        }
-      }
-      printf("sinew-sandbox: window (%s driver): %s: %d frames, %d steps; screenshot %s (%dx%d)\n",
-             SDL_GetCurrentVideoDriver(), app.run.scene.name ? app.run.scene.name : "(none)", (int)frames,
-             (int)app.run.steps, o->screenshot ? o->screenshot : "none", app.r.camera.width, app.r.camera.height);
-    }
+    ++frames;
+    if (o->frames > 0 && frames >= o->frames) app.quit = true;
+    if (app.quit) rc = sb_app_finish(&app, o, frames); /* reads this frame before it is presented */
     SDL_RenderPresent(sdl);
+    if (!vsync) { /* nothing paces the loop (dummy driver, some renderers): at most SB_MAX_FPS */
+      double spent = (double)(SDL_GetPerformanceCounter() - now) / (double)freq;
+      if (spent < 1.0 / SB_MAX_FPS) SDL_Delay((Uint32)((1.0 / SB_MAX_FPS - spent) * 1e3));
+    }
   }
   if (app.run.scene.world) sn_scene_destroy(&app.run.scene);
   SDL_DestroyRenderer(sdl);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The sandbox's command line: listings, the JSON line, the summary and its
 # screenshot, bad arguments (clear message, nonzero exit), scene files (not
-# in this build yet), and the fallback to headless without a display.
+# in this build yet), the fallback to headless without a display, and windows on the dummy driver.
 # usage: cli.sh SANDBOX PNG_CHECK OUTDIR PLUGIN_DIR
 # shellcheck disable=SC2015 # "A && ok || bad": ok always succeeds
 set -uo pipefail
@@ -111,6 +111,19 @@ if [ $rc -eq 0 ] && grep -q "window (dummy driver): demo-motor: 30 frames, 30 st
   ok "window (dummy driver)"
 else
   bad "window: exit $rc, $win"
+fi
+# a scene file in a window (it used to show the first built-in scene instead), with --log-input's
+# start and exit lines
+scenes=$(cd "$(dirname "$0")/../../scenes" && pwd)
+win=$(cd "$out" && env -u DISPLAY -u WAYLAND_DISPLAY SDL_VIDEODRIVER=dummy "$sb" --scene "$scenes/mixed.json" --frames 5 \
+  --log-input 2>&1)
+rc=$?
+if [ $rc -eq 0 ] && grep -q "^world: $scenes/mixed.json: steps 0, bodies 18, soft bodies 3, particles 54," <<<"$win" &&
+  grep -q "^world: exit: steps 5, bodies 18, soft bodies 3, particles 54," <<<"$win" &&
+  grep -q "window (dummy driver): $scenes/mixed.json: 5 frames, 5 steps" <<<"$win"; then
+  ok "window (dummy driver): scene file, --log-input"
+else
+  bad "window scene file: exit $rc, $win"
 fi
 expect_fail "bad --frames" "--frames wants a whole number" -- "$sb" --frames -3
 exit $fail
