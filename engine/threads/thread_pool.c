@@ -25,8 +25,9 @@
 
 #define SN_POOL_TASKS  64
 #define SN_POOL_RANGES (SN_POOL_TASKS * 4)
-/// Pauses an idle thread spins for new work before it sleeps (~50 us).
-#define SN_POOL_IDLE_SPINS 20000
+/// Pauses an idle thread spins for new work before it sleeps (tens of
+/// microseconds: a pause is 10 to 150 cycles depending on the CPU).
+#define SN_POOL_IDLE_SPINS 2000
 
 typedef struct sn_pool_task {
   sn_task_callback *fn;

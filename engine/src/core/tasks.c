@@ -22,7 +22,13 @@
 /// Spins before a waiting thread starts yielding its core: long enough to
 /// cover a stage of a few microseconds, short enough that a helper that
 /// shares its core with the caller gets out of the way.
-#define SN_SPINS_BEFORE_YIELD 4096
+#define SN_SPINS_BEFORE_YIELD 1024
+/// Waits of the caller for a stage's last blocks after which it decides a
+/// helper lost its core (an oversubscribed machine): the rest of the run goes
+/// solo, and the world's next runs too, for a backoff that doubles with each
+/// stall (up to SN_MAX_SOLO_RUNS) and halves with each clean parallel run.
+#define SN_STALL_SPINS   (SN_SPINS_BEFORE_YIELD + 512)
+#define SN_MAX_SOLO_RUNS 256
 /// Waits a helper makes for the caller to start driving (see sn_stage_helper).
 #define SN_SPINS_BEFORE_GIVING_UP (SN_SPINS_BEFORE_YIELD + 256)
 
@@ -50,6 +56,7 @@ void sn_stage_runner_init_on(sn_stage_runner *r, sn_stage *stages, int32_t capac
   r->context = context;
   atomic_init(&r->current, 0);
   atomic_init(&r->state, SN_RUNNER_STARTING);
+  atomic_init(&r->solo, 0);
 }
 
 static sn_stage *sn_stage_push(sn_stage_runner *r) {
@@ -102,6 +109,7 @@ static void sn_stage_work(sn_stage_runner *r, int32_t index, bool is_main) {
   sn_stage *s = r->stages + index;
   if (s->main_only && !is_main) return;
   for (;;) {
+    if (!is_main && atomic_load_explicit(&r->solo, memory_order_relaxed)) return;
     int32_t b = atomic_fetch_add_explicit(&s->claimed, 1, memory_order_relaxed);
     if (b >= s->block_count) return;
     int32_t begin = s->first + b * s->block_size;
@@ -136,7 +144,7 @@ static void sn_stage_helper(int32_t begin, int32_t end, uint32_t worker, void *c
     int32_t spins = 0;
     for (;;) {
       int32_t current = atomic_load_explicit(&r->current, memory_order_acquire);
-      if (current >= r->count) break;
+      if (current >= r->count || atomic_load_explicit(&r->solo, memory_order_relaxed)) break;
       if (current != last) {
         sn_stage_work(r, current, false);
         last = current;
@@ -156,6 +164,13 @@ void sn_stage_run(sn_world *w, sn_stage_runner *r) {
   void *handle = NULL;
   bool started = false;
   int32_t helpers = r->workers - 1;
+  if (helpers > 0 && w->solo_runs > 0) {
+    /* a helper stalled recently: stay solo for a while */
+    w->solo_runs--;
+    helpers = 0;
+  }
+  bool stalled = false;
+  atomic_store_explicit(&r->solo, helpers > 0 ? 0 : 1, memory_order_relaxed);
   atomic_store_explicit(&r->current, 0, memory_order_release);
   atomic_store_explicit(&r->state, SN_RUNNER_STARTING, memory_order_release);
   if (helpers > 0 && r->count > 0 && w->enqueue_task != NULL) {
@@ -174,9 +189,22 @@ void sn_stage_run(sn_world *w, sn_stage_runner *r) {
       } else {
         SN_YIELD();
       }
+      if (spins == SN_STALL_SPINS && !stalled) {
+        /* a helper holds a block and has lost its core: it finishes that
+         * block when it runs again, but takes no more */
+        stalled = true;
+        atomic_store_explicit(&r->solo, 1, memory_order_relaxed);
+      }
     }
   }
   atomic_store_explicit(&r->current, r->count, memory_order_release);
   atomic_store_explicit(&r->state, SN_RUNNER_FINISHED, memory_order_release);
   if (started && handle != NULL) w->finish_task(handle, w->user_task_context);
+  if (stalled) {
+    w->solo_backoff = w->solo_backoff == 0 ? 1 : w->solo_backoff * 2;
+    if (w->solo_backoff > SN_MAX_SOLO_RUNS) w->solo_backoff = SN_MAX_SOLO_RUNS;
+    w->solo_runs = w->solo_backoff;
+  } else if (helpers > 0) {
+    w->solo_backoff /= 2;
+  }
 }

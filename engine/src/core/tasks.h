@@ -16,7 +16,14 @@
  * Synchronisation: a block is claimed with an atomic counter of its stage
  * and counted done with a release increment; the caller waits (acquire) for
  * every block of a stage, then publishes the next stage (release), which the
- * helpers read with acquire. Waiting spins with a pause, then yields. */
+ * helpers read with acquire. Waiting spins with a pause, then yields.
+ *
+ * Oversubscription: a helper that claimed a block and then lost its core
+ * (more runnable threads than cores) holds up the stage until the OS runs
+ * it again, a whole time slice. When the caller has waited SN_STALL_SPINS
+ * for a stage, the rest of the run goes solo (helpers take no more blocks)
+ * and the world stays solo for a backoff of runs that doubles with each
+ * stall. Results do not change: which thread runs a block never matters. */
 #ifndef SN_CORE_TASKS_H
 #define SN_CORE_TASKS_H
 
@@ -51,6 +58,7 @@ typedef struct sn_stage_runner {
   void *context;
   atomic_int current;
   atomic_int state; ///< starting, driving, finished (tasks.c)
+  atomic_int solo;  ///< helpers take no more blocks (none launched, or one stalled)
 } sn_stage_runner;
 
 /// Stage list of up to capacity stages in arena memory; false if the arena
