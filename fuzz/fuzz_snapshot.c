@@ -163,7 +163,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   uint8_t *bytes = malloc(g_snapshot_size);
   FZ_CHECK(bytes != NULL, "malloc");
   memcpy(bytes, g_snapshot, g_snapshot_size);
-  size_t n = g_snapshot_size, last = n;
+  size_t n = g_snapshot_size, last = 0;
   while (r.size - r.pos >= 3) {
     uint16_t at = fz_u16(&r);
     uint8_t x = fz_u8(&r);

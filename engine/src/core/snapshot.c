@@ -1110,8 +1110,8 @@ static sn_result sn_check_world(sn_loader *l, sn_world *w, uint8_t *marks) {
     const sn_constraint *k = w->constraints.data + i;
     if (!k->in_use) continue;
     const sn_constraint_type *t = k->type;
-    for (uint32_t b = 0; b < t->body_count; ++b) {
-      if (!sn_body_ok(w, k->bodies[b]))
+    for (uint32_t b = 0; b < SN_MAX_CONSTRAINT_BODIES; ++b) {
+      if (b >= t->body_count ? k->bodies[b] != SN_NULL_INDEX : !sn_body_ok(w, k->bodies[b]))
         return sn_load_fail(l, SN_ERR_SNAPSHOT_CORRUPT, "constraint %d (%s): body out of range", (int)i, t->name);
     }
     if (t->body_count == 2 && k->bodies[0] == k->bodies[1])
