@@ -458,6 +458,16 @@ START_TEST(test_structure_checks) {
   copy[30] = (uint8_t)(copy[30] == 8 ? 4 : 8);
   reseal(copy, n);
   ck_assert_int_eq(load_counted(copy, n, reg, -1), SN_ERR_SNAPSHOT_VERSION);
+  /* the header's reserved fields (offset 32) are for a later format */
+  memcpy(copy, s, n);
+  copy[32] = 1;
+  reseal(copy, n);
+  ck_assert_int_eq(load_counted(copy, n, reg, -1), SN_ERR_SNAPSHOT_VERSION);
+  /* the writer's engine version (offsets 24-26) is informational */
+  memcpy(copy, s, n);
+  copy[26] ^= 0x10;
+  reseal(copy, n);
+  ck_assert_int_eq(load_counted(copy, n, reg, -1), SN_OK);
   /* not a snapshot at all */
   memcpy(copy, s, n);
   copy[0] = 'X';

@@ -1428,6 +1428,8 @@ sn_result sn_world_load_snapshot(const void *bytes, size_t size, const sn_world_
   uint32_t reserved[2];
   io_u32(&io, reserved);
   io_u32(&io, reserved + 1);
+  if (reserved[0] != 0 || reserved[1] != 0)
+    return sn_load_fail(&l, SN_ERR_SNAPSHOT_VERSION, "the header's reserved fields are set: a newer writer?");
   io.end = size - SN_SNAPSHOT_TRAILER_BYTES;
 
   /* 3. world settings, then a new world made from them */
