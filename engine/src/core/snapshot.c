@@ -1125,10 +1125,16 @@ static sn_result sn_check_world(sn_loader *l, sn_world *w, uint8_t *marks) {
       if (!sn_particle_ok(w, k->particles[p]))
         return sn_load_fail(l, SN_ERR_SNAPSHOT_CORRUPT, "constraint %d (%s): particle out of range", (int)i, t->name);
     }
+    if (k->break_force < 0.0f)
+      return sn_load_fail(l, SN_ERR_SNAPSHOT_CORRUPT, "constraint %d (%s): negative break force", (int)i, t->name);
+    /* behind a valid checksum, a value outside the registry's range means the
+     * registered schema's ranges are not the writer's */
     const char *bad = NULL;
-    if (k->break_force < 0.0f || !sn_params_valid(t, k->params, &bad))
-      return sn_load_fail(l, SN_ERR_SNAPSHOT_CORRUPT, "constraint %d (%s): %s out of range", (int)i, t->name,
-                          bad ? bad : "break force");
+    if (!sn_params_valid(t, k->params, &bad))
+      return sn_load_fail(l, SN_ERR_SNAPSHOT_TYPE_MISMATCH,
+                          "constraint %d (%s): parameter '%s' is outside the registered type's range (another "
+                          "version of its plugin?)",
+                          (int)i, t->name, bad);
   }
   return SN_OK;
 }
