@@ -690,7 +690,12 @@ START_TEST(test_files) {
   sn_world *w = small_world(&wd, NULL);
   size_t n;
   uint8_t *s = save(w, &n);
+  mode_t old_mask = umask(022);
   ck_assert_msg(sn_world_write_snapshot(w, path) == SN_OK, "%s", sn_world_last_error(w));
+  umask(old_mask);
+  struct stat st;
+  ck_assert_int_eq(stat(path, &st), 0);
+  ck_assert_int_eq(st.st_mode & 0777, 0644); /* as any new file under umask 022, not mkstemp's 0600 */
   size_t fn;
   char *file = read_all(path, &fn);
   ck_assert_uint_eq(fn, n);

@@ -169,8 +169,8 @@ SN_API sn_result sn_world_load_snapshot(const void *bytes, size_t size, const sn
                                         char *err, size_t err_capacity);
 
 /// Saves a snapshot to a file, atomically: the bytes go to a temporary file
-/// next to path (path + ".tmp-XXXXXX"), which is flushed to disk (fsync) and
-/// renamed over path. On any failure (SN_ERR_IO, with the step and the
+/// next to path (path + ".tmp-<pid>-<n>", created exclusively, permissions
+/// from the umask), which is flushed to disk (fsync) and renamed over path. On any failure (SN_ERR_IO, with the step and the
 /// system's reason in sn_world_last_error) the temporary file is removed and
 /// an existing file at path is left as it was.
 SN_API sn_result sn_world_write_snapshot(sn_world *world, const char *path);

@@ -1570,20 +1570,24 @@ sn_result sn_snapshot_write_file(sn_world *w, const char *path, sn_snapshot_faul
     sn_mem_free(&w->mem, bytes, size);
     return r;
   }
-  /* temporary file next to path (same file system, so rename is atomic) */
-  size_t n = strlen(path);
-  const char suffix[] = ".tmp-XXXXXX";
-  char *tmp = sn_mem_alloc(&w->mem, n + sizeof(suffix));
+  /* temporary file next to path (same file system, so rename is atomic):
+   * path.tmp-<pid>-<n>, created exclusively with mode 0666 so the process's
+   * umask applies as for any new file (mkstemp would make it 0600) */
+  size_t n = strlen(path), tmp_bytes = n + 48;
+  char *tmp = sn_mem_alloc(&w->mem, tmp_bytes);
   if (tmp == NULL) {
     sn_mem_free(&w->mem, bytes, size);
     return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot allocate the temporary file name");
   }
-  memcpy(tmp, path, n);
-  memcpy(tmp + n, suffix, sizeof(suffix));
   const char *step = "create";
-  int fd = mkstemp(tmp);
+  int fd = -1, saved_errno = 0;
+  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+    snprintf(tmp, tmp_bytes, "%s.tmp-%ld-%d", path, (long)getpid(), attempt);
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    saved_errno = fd < 0 ? errno : 0;
+    if (fd < 0 && saved_errno != EEXIST) break; /* another file of that name: try the next */
+  }
   bool ok = fd >= 0;
-  int saved_errno = ok ? 0 : errno;
   if (ok) {
     step = "write";
     size_t first = fault == SN_SNAPSHOT_FAULT_WRITE ? size / 2 : size;
@@ -1626,11 +1630,14 @@ sn_result sn_snapshot_write_file(sn_world *w, const char *path, sn_snapshot_faul
       sn_mem_free(&w->mem, dir, dn + 1);
     }
   }
-  sn_mem_free(&w->mem, tmp, n + sizeof(suffix));
+  sn_mem_free(&w->mem, tmp, tmp_bytes);
   sn_mem_free(&w->mem, bytes, size);
-  if (!ok)
+  if (!ok) {
+    char reason[128];
+    if (strerror_r(saved_errno, reason, sizeof reason) != 0) snprintf(reason, sizeof reason, "errno %d", saved_errno);
     return sn_world_error(w, SN_ERR_IO, "cannot %s the snapshot file for %s: %s (the old file, if any, is unchanged)",
-                          step, path, strerror(saved_errno));
+                          step, path, reason);
+  }
   return SN_OK;
 }
 
@@ -1650,7 +1657,12 @@ sn_result sn_world_read_snapshot(const char *path, const sn_world_def *def, sn_w
   sn_mem mem;
   sn_mem_init(&mem, def != NULL ? &def->allocator : NULL);
   FILE *f = fopen(path, "rb");
-  if (f == NULL) return sn_load_fail(&l, SN_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+  if (f == NULL) {
+    int e = errno;
+    char reason[128];
+    if (strerror_r(e, reason, sizeof reason) != 0) snprintf(reason, sizeof reason, "errno %d", e);
+    return sn_load_fail(&l, SN_ERR_IO, "cannot open %s: %s", path, reason);
+  }
   struct stat st;
   if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
     fclose(f);
