@@ -499,6 +499,93 @@ START_TEST(test_structure_checks) {
 }
 END_TEST
 
+/* White-box: break one invariant of a live world, save it (the writer copies
+ * what it finds) and check the loader names what is broken. */
+static void expect_refused(sn_world *w, const sn_registry *reg, const char *needle) {
+  size_t n;
+  uint8_t *s = save(w, &n);
+  sn_world_def wd = sn_default_world_def();
+  wd.registry = reg;
+  sn_world *out = NULL;
+  char err[256];
+  ck_assert_int_eq(sn_world_load_snapshot(s, n, &wd, &out, err, sizeof err), SN_ERR_SNAPSHOT_CORRUPT);
+  ck_assert_ptr_null(out);
+  ck_assert_msg(strstr(err, needle) != NULL, "expected '%s' in '%s'", needle, err);
+  ck_assert_int_eq(load_counted(s, n, reg, -1), SN_ERR_SNAPSHOT_CORRUPT);
+  free(s);
+}
+
+START_TEST(test_broken_invariants) {
+  sn_registry *reg = small_registry();
+  sn_world_def wd = sn_default_world_def();
+  wd.registry = reg;
+  sn_world *w = small_world(&wd, NULL);
+  /* two dynamic bodies, a live contact and a soft body to break */
+  int32_t a = -1, b = -1, c = -1, s = -1;
+  for (int32_t i = 0; i < w->bodies.count; ++i) {
+    if (!w->bodies.data[i].in_use || w->bodies.data[i].type != SN_BODY_DYNAMIC) continue;
+    if (a < 0)
+      a = i;
+    else if (b < 0)
+      b = i;
+  }
+  for (int32_t i = 0; i < w->contacts.count && c < 0; ++i) c = w->contacts.data[i].in_use ? i : -1;
+  for (int32_t i = 0; i < w->soft_bodies.count && s < 0; ++i)
+    s = w->soft_bodies.data[i].in_use && w->soft_bodies.data[i].particle_count > 1 ? i : -1;
+  ck_assert(a >= 0 && b >= 0 && c >= 0 && s >= 0);
+  sn_body *ba = w->bodies.data + a, *bb = w->bodies.data + b;
+
+  /* a sleep link that does not come back (waking would walk off it) */
+  ba->sleep_next = b;
+  expect_refused(w, reg, "not a cycle");
+  bb->sleep_next = a; /* a real cycle is fine */
+  size_t n;
+  uint8_t *ok = save(w, &n);
+  ck_assert_int_eq(load_counted(ok, n, reg, -1), SN_OK);
+  free(ok);
+  ba->sleep_next = bb->sleep_next = SN_NULL_INDEX;
+
+  /* a shape list longer than its count, a contact edge of another body */
+  ba->shape_count += 1;
+  expect_refused(w, reg, "shape list");
+  ba->shape_count -= 1;
+  sn_contact *ct = w->contacts.data + c;
+  int32_t body0 = ct->edges[0].body;
+  ct->edges[0].body = ct->edges[1].body;
+  expect_refused(w, reg, "contact list");
+  ct->edges[0].body = body0;
+
+  /* a tree node linked as its own child */
+  sn_tree *t = &w->dynamic_tree;
+  ck_assert_int_gt(t->nodes[t->root].height, 0);
+  int32_t child = t->nodes[t->root].child1;
+  t->nodes[t->root].child1 = t->root;
+  expect_refused(w, reg, "dynamic tree");
+  t->nodes[t->root].child1 = child;
+
+  /* a particle listed twice by its soft body */
+  sn_soft_body *sb = w->soft_bodies.data + s;
+  int32_t p1 = sb->particles[1];
+  sb->particles[1] = sb->particles[0];
+  expect_refused(w, reg, "particle list");
+  sb->particles[1] = p1;
+
+  /* a free list that skips a free slot */
+  int32_t head = w->body_free;
+  ck_assert_int_ge(head, 0);
+  w->body_free = SN_NULL_INDEX;
+  expect_refused(w, reg, "free list");
+  w->body_free = head;
+
+  /* and untouched again, it loads */
+  ok = save(w, &n);
+  ck_assert_int_eq(load_counted(ok, n, reg, -1), SN_OK);
+  free(ok);
+  sn_destroy_world(w);
+  sn_destroy_registry(reg);
+}
+END_TEST
+
 START_TEST(test_out_of_memory_every_allocation) {
   sn_registry *reg = small_registry();
   sn_world_def wd = sn_default_world_def();
@@ -776,6 +863,7 @@ static Suite *snapshot_suite(void) {
   tcase_add_test(tc, test_byte_flips);
   tcase_add_test(tc, test_resealed_flips_never_crash);
   tcase_add_test(tc, test_structure_checks);
+  tcase_add_test(tc, test_broken_invariants);
   tcase_add_test(tc, test_out_of_memory_every_allocation);
   tcase_add_test(tc, test_plugin_types);
   suite_add_tcase(s, tc);
