@@ -32,7 +32,7 @@ for t in $targets; do
     polygon) runs=500000 ;;
     descriptor) runs=300000 ;;
     world) runs=1500 ;;
-    snapshot) runs=20000 ;;
+    snapshot) runs=15000 ;;
     *) runs=10000 ;;
     esac
     rm -rf "$work" && mkdir -p "$work"
