@@ -1037,6 +1037,10 @@ static sn_result sn_check_world(sn_loader *l, sn_world *w, uint8_t *marks) {
       return sn_load_fail(l, SN_ERR_SNAPSHOT_CORRUPT, "shape %d: chain out of range", (int)i);
     if (s->geom.type == SN_SHAPE_POLYGON && sn_polygon_validate(&s->geom.polygon) != SN_OK)
       return sn_load_fail(l, SN_ERR_SNAPSHOT_CORRUPT, "shape %d: invalid polygon", (int)i);
+    if ((s->geom.type == SN_SHAPE_CIRCLE && s->geom.circle.radius < 0.0f) ||
+        (s->geom.type == SN_SHAPE_CAPSULE && s->geom.capsule.radius < 0.0f) || s->density < 0.0f ||
+        s->friction < 0.0f || s->restitution < 0.0f)
+      return sn_load_fail(l, SN_ERR_SNAPSHOT_CORRUPT, "shape %d: negative radius or material", (int)i);
     if (s->geom.type == SN_SHAPE_CHAIN_SEGMENT && s->geom.chain_segment.chain_id != s->chain)
       return sn_load_fail(l, SN_ERR_SNAPSHOT_CORRUPT, "shape %d: chain segment of another chain", (int)i);
     if (s->proxy != SN_NULL_NODE) {
