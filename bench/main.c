@@ -7,6 +7,7 @@
 #include "peers.h"
 #include "report.h"
 #include "scenes.h"
+#include "sinew/thread_pool.h"
 
 static void sn_usage(FILE *f) {
   fprintf(f, "usage: sinew-bench [--scene NAME] [--size N] [--steps N] [--substeps N] [--soft-iterations N] [--sleep]\n"
@@ -18,10 +19,12 @@ static void sn_usage(FILE *f) {
              "  --peers: the rigid scenes on Sinew and on Box2D 2.4 / Chipmunk 7 (if built in), interleaved\n"
              "           in turns of --block steps (10); one JSON line per engine and a ratio line per scene\n"
              "  --svg FILE: with --peers, plot ms/step against bodies (no --scene: pyramid 10..100)\n"
-             "  --table FILE: with --peers, a Markdown table of the runs\n");
+             "  --table FILE: with --peers, a Markdown table of the runs\n"
+             "  --threads N: step Sinew's worlds on N workers (sinew::threads pool; default 1)\n");
 }
 
 static int32_t sn_soft_iterations = 0;
+static sn_thread_pool *sn_pool = NULL;
 
 static int sn_run(const char *name, int32_t size, int32_t steps, int32_t substeps, bool sleep) {
   sn_scene scene;
@@ -31,6 +34,9 @@ static int sn_run(const char *name, int32_t size, int32_t steps, int32_t substep
     return 1;
   }
   if (sn_soft_iterations > 0) sn_world_set_soft_iterations(scene.world, sn_soft_iterations);
+  if (sn_pool != NULL)
+    sn_world_set_task_system(scene.world, sn_thread_pool_worker_count(sn_pool), sn_thread_pool_enqueue,
+                             sn_thread_pool_finish, sn_pool);
   if (steps <= 0) steps = scene.default_steps;
   double *times = malloc((size_t)steps * sizeof(double));
   if (times == NULL) return 1;
@@ -57,6 +63,7 @@ int main(int argc, char **argv) {
   const char *scene = NULL;
   int32_t size = 0, steps = 0, substeps = 0;
   bool sleep = false, peers = false;
+  int32_t threads = 1;
   sn_peers_options po = {0};
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
@@ -73,6 +80,8 @@ int main(int argc, char **argv) {
       sn_soft_iterations = atoi(argv[++i]);
     else if (strcmp(a, "--sleep") == 0)
       sleep = true;
+    else if (strcmp(a, "--threads") == 0 && has_value)
+      threads = atoi(argv[++i]);
     else if (strcmp(a, "--peers") == 0)
       peers = true;
     else if (strcmp(a, "--block") == 0 && has_value)
@@ -109,8 +118,23 @@ int main(int argc, char **argv) {
     fprintf(stderr, "sinew-bench: --svg, --table and --block go with --peers\n");
     return 2;
   }
-  if (scene != NULL) return sn_run(scene, size, steps, substeps, sleep);
+  if (threads < 1 || threads > SN_MAX_WORKERS) {
+    fprintf(stderr, "sinew-bench: --threads must be in 1..%d\n", SN_MAX_WORKERS);
+    return 2;
+  }
+  if (threads > 1) {
+    sn_pool = sn_thread_pool_create(threads);
+    if (sn_pool == NULL) {
+      fprintf(stderr, "sinew-bench: cannot start %d threads\n", (int)threads);
+      return 1;
+    }
+  }
   int rc = 0;
+  if (scene != NULL) {
+    rc = sn_run(scene, size, steps, substeps, sleep);
+    sn_thread_pool_destroy(sn_pool);
+    return rc;
+  }
   static const int32_t pyramid_sizes[] = {20, 50, 100};
   for (int k = 0; k < 3; ++k) rc |= sn_run("pyramid", pyramid_sizes[k], steps, substeps, sleep);
   rc |= sn_run("tower", 20, steps, substeps, sleep);
@@ -121,5 +145,6 @@ int main(int argc, char **argv) {
   for (int k = 0; k < 3; ++k) rc |= sn_run("cloth", cloth_sizes[k], steps, substeps, sleep);
   rc |= sn_run("jelly", 50, steps, substeps, sleep);
   rc |= sn_run("mixed", 1, steps, substeps, sleep);
+  sn_thread_pool_destroy(sn_pool);
   return rc;
 }

@@ -2,12 +2,15 @@
  * a demo per shipped plugin), and a headless mode that steps a scene, prints
  * a summary or the benchmark's JSON line, and writes a PNG of the last frame.
  * Worlds are seen only through the public API and sn_world_draw. */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "app.h"
 #include "drag.h"
+#include "sinew/thread_pool.h"
 
 #define SB_MAX_PLUGINS 32
 #define SB_FLAG_KEYS   10
@@ -18,8 +21,9 @@ typedef struct sb_options {
   const char *screenshot;
   const char *plugins[SB_MAX_PLUGINS];
   int32_t plugin_count;
-  int32_t steps;  ///< 0: the scene's default
-  int32_t frames; ///< window: quit after this many frames of one step each (0 = run until closed)
+  int32_t steps;   ///< 0: the scene's default
+  int32_t frames;  ///< window: quit after this many frames of one step each (0 = run until closed)
+  int32_t threads; ///< workers for the step (0 = the machine's cores, at most 4)
   int width, height;
   uint32_t flags;
 } sb_options;
@@ -44,6 +48,7 @@ static void sb_usage(FILE *f) {
           "  --draw LIST   comma-separated debug-draw flags: shapes,aabbs,tree,points,normals,impulses,joints,\n"
           "                particles,forces,frames,all (default shapes,joints,particles)\n"
           "  --no-overlay  no text on the frame\n"
+          "  --threads N   step on N workers (default: the machine's cores, at most 4; results do not change)\n"
           "Without a display (or if SDL cannot open a window) the sandbox runs headless.\n",
           sb_default_scene());
 }
@@ -115,6 +120,13 @@ static int sb_parse(int argc, char **argv, sb_options *o) {
         return 3;
       }
       o->steps = v;
+    } else if (strcmp(a, "--threads") == 0 && has) {
+      int v;
+      if (!sb_parse_int(argv[++i], 1, SN_MAX_WORKERS, &v)) {
+        fprintf(stderr, "sinew-sandbox: --threads wants a whole number in 1..%d, not '%s'\n", SN_MAX_WORKERS, argv[i]);
+        return 3;
+      }
+      o->threads = v;
     } else if (strcmp(a, "--frames") == 0 && has) {
       int v;
       if (!sb_parse_int(argv[++i], 1, 1000000, &v)) {
@@ -226,6 +238,9 @@ static int sb_list_scenes(void) {
 
 /* ------------------------------------------------------------------ scenes */
 
+/* The step's workers (sinew::threads), shared by every scene the app builds. */
+static sn_thread_pool *sb_pool = NULL;
+
 /// The running scene.
 typedef struct sb_run {
   const sb_scene_info *info; ///< NULL for a scene file
@@ -238,13 +253,21 @@ typedef struct sb_run {
 
 static bool sb_run_build(sb_run *run, const char *arg, const sn_registry *reg, char *err, size_t cap) {
   memset(run, 0, sizeof(*run));
-  if (sb_is_scene_file(arg)) return sb_scene_file_load(arg, reg, &run->scene, err, cap);
-  run->info = sb_scene_find(arg);
-  if (run->info == NULL) {
-    snprintf(err, cap, "unknown scene '%s' (see --list-scenes)", arg);
-    return false;
+  bool ok;
+  if (sb_is_scene_file(arg)) {
+    ok = sb_scene_file_load(arg, reg, &run->scene, err, cap);
+  } else {
+    run->info = sb_scene_find(arg);
+    if (run->info == NULL) {
+      snprintf(err, cap, "unknown scene '%s' (see --list-scenes)", arg);
+      return false;
+    }
+    ok = sb_scene_build(run->info, &run->scene, &run->demo, reg, err, cap);
   }
-  return sb_scene_build(run->info, &run->scene, &run->demo, reg, err, cap);
+  if (ok && sb_pool != NULL)
+    sn_world_set_task_system(run->scene.world, sn_thread_pool_worker_count(sb_pool), sn_thread_pool_enqueue,
+                             sn_thread_pool_finish, sb_pool);
+  return ok;
 }
 
 static sn_result sb_run_step(sb_run *run) {
@@ -729,6 +752,11 @@ int main(int argc, char **argv) {
     sn_destroy_registry(reg);
     return 2;
   }
+  if (!o.list_plugins) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int32_t threads = o.threads > 0 ? o.threads : (int32_t)(cores < 1 ? 1 : cores > 4 ? 4 : cores);
+    if (threads > 1) sb_pool = sn_thread_pool_create(threads); /* NULL: one thread, still correct */
+  }
   if (o.list_plugins) {
     rc = sb_list_plugins(reg);
   } else if (o.headless) {
@@ -752,6 +780,7 @@ int main(int argc, char **argv) {
       rc = sb_headless(&o, reg, "headless");
     }
   }
+  sn_thread_pool_destroy(sb_pool);
   sn_destroy_registry(reg);
   return rc;
 }

@@ -27,6 +27,65 @@ static sn_scene_load_options test_options(void) {
 static bool same_bits(const void *a, const void *b, size_t n) { return memcmp(a, b, n) == 0; }
 
 /* ------------------------------------------------------------------------ */
+/* Constraint definitions: what sn_constraint_export_params says            */
+
+/// Parameter j of constraint k as sn_constraint_export_params exports it
+/// (the definition that recreates k: pinned local anchors, rest values...).
+static void exported_param(sn_world *w, sn_constraint_id k, uint32_t j, double *x, double *y) {
+  const sn_constraint_type *t = sn_constraint_get_type(w, k);
+  ck_assert_ptr_nonnull(t);
+  unsigned char *blob = malloc(t->params_size + 1);
+  ck_assert_ptr_nonnull(blob);
+  ck_assert_msg(sn_constraint_export_params(w, k, blob, t->params_size) == SN_OK, "export %s: %s", t->name,
+                sn_world_last_error(w));
+  const sn_param_desc *p = t->params + j;
+  *y = 0.0;
+  if (p->kind == SN_PARAM_FLOAT) {
+    float f;
+    memcpy(&f, blob + p->offset, sizeof f);
+    *x = f;
+  } else if (p->kind == SN_PARAM_VEC2) {
+    sn_vec2 v;
+    memcpy(&v, blob + p->offset, sizeof v);
+    *x = v.x;
+    *y = v.y;
+  } else {
+    int32_t i;
+    memcpy(&i, blob + p->offset, sizeof i);
+    *x = i;
+  }
+  free(blob);
+}
+
+/// Every constraint of a and of b (same order) has the same type and
+/// exports the same parameters bit for bit; returns the constraint count.
+static int32_t assert_same_definitions(sn_world *a, sn_world *b, const char *when) {
+  int32_t n = sn_world_get_constraint_count(a);
+  ck_assert_int_eq(sn_world_get_constraint_count(b), n);
+  sn_constraint_id *ka = malloc(((size_t)n + 1) * sizeof *ka), *kb = malloc(((size_t)n + 1) * sizeof *kb);
+  ck_assert(ka != NULL && kb != NULL);
+  ck_assert_int_eq(sn_world_get_constraints(a, ka, n), n);
+  ck_assert_int_eq(sn_world_get_constraints(b, kb, n), n);
+  for (int32_t i = 0; i < n; ++i) {
+    const sn_constraint_type *t = sn_constraint_get_type(a, ka[i]);
+    ck_assert_str_eq(t->name, sn_constraint_get_type_name(b, kb[i]));
+    for (uint32_t j = 0; j < t->param_count; ++j) {
+      double xa, ya, xb, yb;
+      exported_param(a, ka[i], j, &xa, &ya);
+      exported_param(b, kb[i], j, &xb, &yb);
+      ck_assert_msg(same_bits(&xa, &xb, sizeof xa) && same_bits(&ya, &yb, sizeof ya),
+                    "%s: constraint %d (%s).%s exports (%.9g, %.9g), the copy (%.9g, %.9g)", when, (int)i, t->name,
+                    t->params[j].name, xa, ya, xb, yb);
+    }
+    ck_assert(sn_constraint_get_break_force(a, ka[i]) == sn_constraint_get_break_force(b, kb[i]));
+    ck_assert(sn_constraint_get_collide_connected(a, ka[i]) == sn_constraint_get_collide_connected(b, kb[i]));
+  }
+  free(ka);
+  free(kb);
+  return n;
+}
+
+/* ------------------------------------------------------------------------ */
 /* A counting allocator: failed loads must give every byte back             */
 
 typedef struct counting {

@@ -78,6 +78,7 @@ START_TEST(test_coloring_invariants) {
   ck_assert(sn_arena_reserve(&arena, &mem, sn_wide_bytes(groups)));
   sn_wide_set set;
   ck_assert(sn_wide_build(&set, &arena, cs, NC, colors, groups, dummy));
+  sn_wide_fill(&set, cs, 0, set.group_count, dummy);
   int *seen = calloc(NC, sizeof(int));
   for (int32_t g = 0; g < groups; ++g) {
     int32_t bodies[8];
@@ -137,6 +138,7 @@ START_TEST(test_block_solve_symmetric) {
   ck_assert(sn_arena_reserve(&arena, &mem, sn_wide_bytes(groups)));
   sn_wide_set set;
   ck_assert(sn_wide_build(&set, &arena, cs, 2, colors, groups, dummy));
+  sn_wide_fill(&set, cs, 0, set.group_count, dummy);
   sn_wide_solve(&set, states, 240.0f, 3.0f, false);
   sn_wide_store(&set, cs);
   /* stopped, no spin, no drift */

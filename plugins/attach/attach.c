@@ -33,6 +33,10 @@
 typedef struct at_params {
   float compliance; /* m/N */
   float damping;    /* s */
+  /* pinned definition (export_params writes it): with pinned 1,
+   * local_anchor replaces the particle's place on the body at creation */
+  int32_t pinned;
+  sn_vec2 local_anchor; /* body frame, from the origin */
 } at_params;
 
 typedef struct at_instance {
@@ -45,15 +49,28 @@ typedef struct at_instance {
 static int at_create(const sn_host_api *host, const void *params, void *instance,
                      const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
   (void)host;
-  (void)params;
+  const at_params *p = params;
   at_instance *j = instance;
   if (count != 2) {
     snprintf(err, cap, "attach joins 1 body and 1 particle, got %d in all", (int)count);
     return 1;
   }
-  j->local_anchor = sn_pm_local_point(bodies[0], bodies[1]->center);
+  j->local_anchor = p->pinned ? p->local_anchor : sn_pm_local_point(bodies[0], bodies[1]->center);
   j->lambda = j->c_start = 0.0f;
   j->force = sn_pm_vec2(0.0f, 0.0f);
+  return 0;
+}
+
+/* the anchor create() derived, pinned: recreates the pin from any poses */
+static int at_export(const void *params, const void *instance, const sn_constraint_body *const *bodies, int32_t count,
+                     void *out_params) {
+  (void)params;
+  (void)bodies;
+  (void)count;
+  const at_instance *j = instance;
+  at_params *out = out_params;
+  out->pinned = 1;
+  out->local_anchor = j->local_anchor;
   return 0;
 }
 
@@ -122,6 +139,10 @@ static const sn_param_desc at_param_desc[] = {
      "alpha (m/N) of the pin; 0 = rigid"},
     {2, SN_PARAM_FLOAT, "damping", offsetof(at_params, damping), SN_PARAM_RUNTIME, 0.0, 1e3, 0.0,
      "beta (s): force -(C + beta dC/dt) / alpha; no effect when compliance is 0"},
+    {3, SN_PARAM_BOOL, "pinned", offsetof(at_params, pinned), 0, 0, 1, 0,
+     "1 = local_anchor is the pin point on the body, instead of where the particle is at creation"},
+    {4, SN_PARAM_VEC2, "local_anchor", offsetof(at_params, local_anchor), 0, -1e9, 1e9, 0.0,
+     "pin point in the body frame (with pinned)"},
 };
 
 static const sn_constraint_type at_type = {
@@ -139,6 +160,7 @@ static const sn_constraint_type at_type = {
     .solve_position = at_solve,
     .get_reaction = at_reaction,
     .debug_draw = at_draw,
+    .export_params = at_export,
     .particle_count = 1,
 };
 

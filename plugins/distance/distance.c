@@ -48,6 +48,11 @@ typedef struct distance_params {
   float min_length, max_length;
   int32_t enable_spring;
   float hertz, damping_ratio;
+  /* pinned definition (export_params writes it): used instead of
+   * anchor_a/b and the bodies' poses when pinned is 1 */
+  int32_t pinned;
+  sn_vec2 local_anchor_a, local_anchor_b; /* body frames, from the origins */
+  float creation_length;                  /* what length < 0 stands for */
 } distance_params;
 
 typedef struct distance_instance {
@@ -82,13 +87,36 @@ static int distance_create(const sn_host_api *host, const void *params, void *in
   distance_instance *j = instance;
   if (distance_check(p, err, cap)) return 1;
   const sn_constraint_body *a = bodies[0], *b = bodies[1];
-  j->local_a = sn_pm_local_point(a, p->anchor_a);
-  j->local_b = sn_pm_local_point(b, p->anchor_b);
-  sn_vec2 d = sn_pm_sub(p->anchor_b, p->anchor_a);
+  sn_vec2 d;
+  if (p->pinned) {
+    j->local_a = p->local_anchor_a;
+    j->local_b = p->local_anchor_b;
+    j->creation_length = sn_pm_clamp(p->creation_length, DISTANCE_MIN_LENGTH, DISTANCE_MAX_LENGTH);
+    d = sn_pm_sub(sn_pm_world_point(b, j->local_b), sn_pm_world_point(a, j->local_a));
+  } else {
+    j->local_a = sn_pm_local_point(a, p->anchor_a);
+    j->local_b = sn_pm_local_point(b, p->anchor_b);
+    d = sn_pm_sub(p->anchor_b, p->anchor_a);
+    j->creation_length = sn_pm_clamp(sqrtf(sn_pm_dot(d, d)), DISTANCE_MIN_LENGTH, DISTANCE_MAX_LENGTH);
+  }
   float len = sqrtf(sn_pm_dot(d, d));
-  j->creation_length = sn_pm_clamp(len, DISTANCE_MIN_LENGTH, DISTANCE_MAX_LENGTH);
   j->axis = len > 0.0f ? sn_pm_scale(1.0f / len, d) : (sn_vec2){1.0f, 0.0f};
   j->impulse = j->lower_impulse = j->upper_impulse = 0.0f;
+  return 0;
+}
+
+/* the definition create() derived, pinned: recreates this joint from any poses */
+static int distance_export(const void *params, const void *instance, const sn_constraint_body *const *bodies,
+                           int32_t count, void *out_params) {
+  (void)params;
+  (void)bodies;
+  (void)count;
+  const distance_instance *j = instance;
+  distance_params *out = out_params;
+  out->pinned = 1;
+  out->local_anchor_a = j->local_a;
+  out->local_anchor_b = j->local_b;
+  out->creation_length = j->creation_length;
   return 0;
 }
 
@@ -291,6 +319,14 @@ static const sn_param_desc distance_param_desc[] = {
      "spring frequency for the effective mass (Hz); 0 = no spring force"},
     {9, SN_PARAM_FLOAT, "damping_ratio", offsetof(distance_params, damping_ratio), SN_PARAM_RUNTIME, 0, 1e4, 0,
      "spring damping ratio (1 = critical)"},
+    {10, SN_PARAM_BOOL, "pinned", offsetof(distance_params, pinned), 0, 0, 1, 0,
+     "1 = local_anchor_a/b and creation_length define the joint instead of anchor_a/b and the bodies' poses"},
+    {11, SN_PARAM_VEC2, "local_anchor_a", offsetof(distance_params, local_anchor_a), 0, -1e9, 1e9, 0.0,
+     "anchor in body A's frame (with pinned)"},
+    {12, SN_PARAM_VEC2, "local_anchor_b", offsetof(distance_params, local_anchor_b), 0, -1e9, 1e9, 0.0,
+     "anchor in body B's frame (with pinned)"},
+    {13, SN_PARAM_FLOAT, "creation_length", offsetof(distance_params, creation_length), 0, 0.0, 1e6, 0.0,
+     "the length that length < 0 stands for (m, with pinned; at least 0.005)"},
 };
 
 static const sn_constraint_type distance_type = {
@@ -312,6 +348,7 @@ static const sn_constraint_type distance_type = {
     .get_reaction = distance_reaction,
     .debug_draw = distance_draw,
     .project = distance_project,
+    .export_params = distance_export,
 };
 
 static int distance_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {

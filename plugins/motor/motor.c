@@ -60,6 +60,18 @@ static int motor_create(const sn_host_api *host, const void *params, void *insta
   return 0;
 }
 
+/* Nothing is derived at creation (the targets are parameters): the params
+ * already recreate the joint, and out_params holds a copy of them. */
+static int motor_export(const void *params, const void *instance, const sn_constraint_body *const *bodies,
+                        int32_t count, void *out_params) {
+  (void)params;
+  (void)instance;
+  (void)bodies;
+  (void)count;
+  (void)out_params;
+  return 0;
+}
+
 static void motor_prepare(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
   for (int32_t i = 0; i < count; ++i) {
     const motor_params *p = items[i].params;
@@ -164,6 +176,7 @@ static const sn_constraint_type motor_type = {
     .solve_velocity = motor_solve,
     .get_reaction = motor_reaction,
     .debug_draw = motor_draw,
+    .export_params = motor_export,
 };
 
 static int motor_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {

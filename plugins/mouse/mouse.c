@@ -29,6 +29,10 @@ typedef struct mouse_params {
   float hertz;         /* spring frequency */
   float damping_ratio; /* 1 = critical */
   float max_force;     /* N */
+  /* pinned definition (export_params writes it): used instead of anchor and
+   * the body's pose when pinned is 1 */
+  int32_t pinned;
+  sn_vec2 local_anchor; /* grab point in the body frame, from the origin */
 } mouse_params;
 
 typedef struct mouse_instance {
@@ -50,9 +54,22 @@ static int mouse_create(const sn_host_api *host, const void *params, void *insta
   (void)cap;
   const mouse_params *p = params;
   mouse_instance *j = instance;
-  j->local = sn_pm_local_point(bodies[0], p->anchor);
+  j->local = p->pinned ? p->local_anchor : sn_pm_local_point(bodies[0], p->anchor);
   j->impulse = (sn_vec2){0.0f, 0.0f};
   j->angular_impulse = 0.0f;
+  return 0;
+}
+
+/* the grab point create() derived, pinned: recreates this joint from any pose */
+static int mouse_export(const void *params, const void *instance, const sn_constraint_body *const *bodies,
+                        int32_t count, void *out_params) {
+  (void)params;
+  (void)bodies;
+  (void)count;
+  const mouse_instance *j = instance;
+  mouse_params *out = out_params;
+  out->pinned = 1;
+  out->local_anchor = j->local;
   return 0;
 }
 
@@ -153,6 +170,10 @@ static const sn_param_desc mouse_param_desc[] = {
      "1 = critical"},
     {5, SN_PARAM_FLOAT, "max_force", offsetof(mouse_params, max_force), SN_PARAM_RUNTIME, 0, 1e9, 1000.0,
      "bound on the spring force (N)"},
+    {6, SN_PARAM_BOOL, "pinned", offsetof(mouse_params, pinned), 0, 0, 1, 0,
+     "1 = local_anchor is the grab point instead of anchor and the body's pose"},
+    {7, SN_PARAM_VEC2, "local_anchor", offsetof(mouse_params, local_anchor), 0, -1e9, 1e9, 0.0,
+     "grab point in the body frame (with pinned)"},
 };
 
 static const sn_constraint_type mouse_type = {
@@ -172,6 +193,7 @@ static const sn_constraint_type mouse_type = {
     .solve_velocity = mouse_solve,
     .get_reaction = mouse_reaction,
     .debug_draw = mouse_draw,
+    .export_params = mouse_export,
 };
 
 static int mouse_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {

@@ -29,6 +29,12 @@ typedef struct prismatic_params {
   float max_motor_force; /* N */
   int32_t enable_limit;
   float lower_translation, upper_translation; /* m, from the anchor along the axis */
+  /* pinned definition (export_params writes it): used instead of anchor,
+   * axis and the bodies' poses when pinned is 1 */
+  int32_t pinned;
+  sn_vec2 local_anchor_a, local_anchor_b; /* body frames, from the origins */
+  sn_vec2 local_axis;                     /* in body A's frame; normalised unless unit already */
+  float reference_angle;                  /* angle B - angle A held by the joint */
 } prismatic_params;
 
 typedef struct prismatic_instance {
@@ -62,20 +68,46 @@ static int prismatic_create(const sn_host_api *host, const void *params, void *i
   (void)host;
   const prismatic_params *p = params;
   prismatic_instance *j = instance;
-  float len = sqrtf(sn_pm_dot(p->axis, p->axis));
+  const sn_vec2 axis = p->pinned ? p->local_axis : p->axis;
+  float len = sqrtf(sn_pm_dot(axis, axis));
   if (!(len > 1e-6f)) {
-    snprintf(err, cap, "axis (%g, %g) has no direction; give a nonzero vector", (double)p->axis.x, (double)p->axis.y);
+    snprintf(err, cap, "%s (%g, %g) has no direction; give a nonzero vector", p->pinned ? "local_axis" : "axis",
+             (double)axis.x, (double)axis.y);
     return 1;
   }
   if (prismatic_check(p, err, cap)) return 1;
   const sn_constraint_body *a = bodies[0], *b = bodies[1];
-  j->local_a = sn_pm_local_point(a, p->anchor);
-  j->local_b = sn_pm_local_point(b, p->anchor);
-  j->local_axis = sn_pm_inv_rotate(a->q, sn_pm_scale(1.0f / len, p->axis));
-  j->reference_angle = sn_pm_rel_angle(a->q, b->q);
+  if (p->pinned) {
+    j->local_a = p->local_anchor_a;
+    j->local_b = p->local_anchor_b;
+    /* an exported axis is unit to rounding: keep its bits */
+    j->local_axis = fabsf(len - 1.0f) <= 1e-5f ? axis : sn_pm_scale(1.0f / len, axis);
+    j->reference_angle = p->reference_angle;
+  } else {
+    j->local_a = sn_pm_local_point(a, p->anchor);
+    j->local_b = sn_pm_local_point(b, p->anchor);
+    j->local_axis = sn_pm_inv_rotate(a->q, sn_pm_scale(1.0f / len, axis));
+    j->reference_angle = sn_pm_rel_angle(a->q, b->q);
+  }
   j->impulse = j->step_impulse = (sn_vec2){0.0f, 0.0f};
   j->samples = 0;
   j->motor_impulse = j->lower_impulse = j->upper_impulse = 0.0f;
+  return 0;
+}
+
+/* the definition create() derived, pinned: recreates this joint from any poses */
+static int prismatic_export(const void *params, const void *instance, const sn_constraint_body *const *bodies,
+                            int32_t count, void *out_params) {
+  (void)params;
+  (void)bodies;
+  (void)count;
+  const prismatic_instance *j = instance;
+  prismatic_params *out = out_params;
+  out->pinned = 1;
+  out->local_anchor_a = j->local_a;
+  out->local_anchor_b = j->local_b;
+  out->local_axis = j->local_axis;
+  out->reference_angle = j->reference_angle;
   return 0;
 }
 
@@ -267,6 +299,16 @@ static const sn_param_desc prismatic_param_desc[] = {
      0, "m along the axis from the anchor"},
     {8, SN_PARAM_FLOAT, "upper_translation", offsetof(prismatic_params, upper_translation), SN_PARAM_RUNTIME, -1e6, 1e6,
      0, "m along the axis from the anchor"},
+    {9, SN_PARAM_BOOL, "pinned", offsetof(prismatic_params, pinned), 0, 0, 1, 0,
+     "1 = local_anchor_a/b, local_axis and reference_angle define the joint instead of anchor, axis and the poses"},
+    {10, SN_PARAM_VEC2, "local_anchor_a", offsetof(prismatic_params, local_anchor_a), 0, -1e9, 1e9, 0.0,
+     "anchor in body A's frame (with pinned)"},
+    {11, SN_PARAM_VEC2, "local_anchor_b", offsetof(prismatic_params, local_anchor_b), 0, -1e9, 1e9, 0.0,
+     "anchor in body B's frame (with pinned)"},
+    {12, SN_PARAM_VEC2, "local_axis", offsetof(prismatic_params, local_axis), 0, -1e6, 1e6, 0.0,
+     "slide direction in body A's frame (with pinned; nonzero; normalised)"},
+    {13, SN_PARAM_FLOAT, "reference_angle", offsetof(prismatic_params, reference_angle), 0, -6.3, 6.3, 0.0,
+     "angle B - angle A the joint holds (with pinned)"},
 };
 
 static const sn_constraint_type prismatic_type = {
@@ -288,6 +330,7 @@ static const sn_constraint_type prismatic_type = {
     .project = prismatic_project,
     .get_reaction = prismatic_reaction,
     .debug_draw = prismatic_draw,
+    .export_params = prismatic_export,
 };
 
 static int prismatic_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {

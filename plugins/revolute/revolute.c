@@ -19,7 +19,12 @@ typedef struct revolute_params {
   float motor_speed;      /* rad/s of body B relative to body A */
   float max_motor_torque; /* N m */
   int32_t enable_limit;
-  float lower_angle, upper_angle; /* rad, relative to the angle at creation */
+  float lower_angle, upper_angle; /* rad, relative to the reference angle */
+  /* pinned definition (export_params writes it): used instead of anchor and
+   * the bodies' poses when pinned is 1 */
+  int32_t pinned;
+  sn_vec2 local_anchor_a, local_anchor_b; /* body frames, from the origins */
+  float reference_angle;                  /* angle B - angle A of the unloaded joint */
 } revolute_params;
 
 typedef struct revolute_instance {
@@ -48,12 +53,33 @@ static int revolute_create(const sn_host_api *host, const void *params, void *in
     return 1;
   }
   const sn_constraint_body *a = bodies[0], *b = bodies[1];
-  j->local_a = sn_pm_local_point(a, p->anchor);
-  j->local_b = sn_pm_local_point(b, p->anchor);
-  j->reference_angle = sn_pm_rel_angle(a->q, b->q);
+  if (p->pinned) {
+    j->local_a = p->local_anchor_a;
+    j->local_b = p->local_anchor_b;
+    j->reference_angle = p->reference_angle;
+  } else {
+    j->local_a = sn_pm_local_point(a, p->anchor);
+    j->local_b = sn_pm_local_point(b, p->anchor);
+    j->reference_angle = sn_pm_rel_angle(a->q, b->q);
+  }
   j->impulse = j->step_impulse = (sn_vec2){0.0f, 0.0f};
   j->samples = 0;
   j->motor_impulse = j->lower_impulse = j->upper_impulse = 0.0f;
+  return 0;
+}
+
+/* the definition create() derived, pinned: recreates this joint from any poses */
+static int revolute_export(const void *params, const void *instance, const sn_constraint_body *const *bodies,
+                           int32_t count, void *out_params) {
+  (void)params;
+  (void)bodies;
+  (void)count;
+  const revolute_instance *j = instance;
+  revolute_params *out = out_params;
+  out->pinned = 1;
+  out->local_anchor_a = j->local_a;
+  out->local_anchor_b = j->local_b;
+  out->reference_angle = j->reference_angle;
   return 0;
 }
 
@@ -193,6 +219,14 @@ static const sn_param_desc revolute_param_desc[] = {
      "rad, relative to the angle at creation"},
     {7, SN_PARAM_FLOAT, "upper_angle", offsetof(revolute_params, upper_angle), SN_PARAM_RUNTIME, -6.3, 6.3, 0,
      "rad, relative to the angle at creation"},
+    {8, SN_PARAM_BOOL, "pinned", offsetof(revolute_params, pinned), 0, 0, 1, 0,
+     "1 = local_anchor_a/b and reference_angle define the joint instead of anchor and the bodies' poses"},
+    {9, SN_PARAM_VEC2, "local_anchor_a", offsetof(revolute_params, local_anchor_a), 0, -1e9, 1e9, 0.0,
+     "pivot in body A's frame (with pinned)"},
+    {10, SN_PARAM_VEC2, "local_anchor_b", offsetof(revolute_params, local_anchor_b), 0, -1e9, 1e9, 0.0,
+     "pivot in body B's frame (with pinned)"},
+    {11, SN_PARAM_FLOAT, "reference_angle", offsetof(revolute_params, reference_angle), 0, -6.3, 6.3, 0.0,
+     "angle B - angle A at which the joint angle is 0 (with pinned; the limits are relative to it)"},
 };
 
 static const sn_constraint_type revolute_type = {
@@ -213,6 +247,7 @@ static const sn_constraint_type revolute_type = {
     .project = revolute_project,
     .get_reaction = revolute_reaction,
     .debug_draw = revolute_draw,
+    .export_params = revolute_export,
 };
 
 static int revolute_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {

@@ -28,6 +28,11 @@ typedef struct weld_params {
   float linear_hertz;  /* 0 = rigid */
   float angular_hertz; /* 0 = rigid */
   float damping_ratio; /* of the soft parts */
+  /* pinned definition (export_params writes it): used instead of anchor and
+   * the bodies' poses when pinned is 1 */
+  int32_t pinned;
+  sn_vec2 local_anchor_a, local_anchor_b; /* body frames, from the origins */
+  float reference_angle;                  /* angle B - angle A held by the weld */
 } weld_params;
 
 typedef struct weld_instance {
@@ -56,12 +61,33 @@ static int weld_create(const sn_host_api *host, const void *params, void *instan
   const weld_params *p = params;
   weld_instance *j = instance;
   const sn_constraint_body *a = bodies[0], *b = bodies[1];
-  j->local_a = sn_pm_local_point(a, p->anchor);
-  j->local_b = sn_pm_local_point(b, p->anchor);
-  j->reference_angle = sn_pm_rel_angle(a->q, b->q);
+  if (p->pinned) {
+    j->local_a = p->local_anchor_a;
+    j->local_b = p->local_anchor_b;
+    j->reference_angle = p->reference_angle;
+  } else {
+    j->local_a = sn_pm_local_point(a, p->anchor);
+    j->local_b = sn_pm_local_point(b, p->anchor);
+    j->reference_angle = sn_pm_rel_angle(a->q, b->q);
+  }
   j->linear_impulse = j->step_impulse = (sn_vec2){0.0f, 0.0f};
   j->angular_impulse = j->step_angular = 0.0f;
   j->samples = 0;
+  return 0;
+}
+
+/* the definition create() derived, pinned: recreates this weld from any poses */
+static int weld_export(const void *params, const void *instance, const sn_constraint_body *const *bodies, int32_t count,
+                       void *out_params) {
+  (void)params;
+  (void)bodies;
+  (void)count;
+  const weld_instance *j = instance;
+  weld_params *out = out_params;
+  out->pinned = 1;
+  out->local_anchor_a = j->local_a;
+  out->local_anchor_b = j->local_b;
+  out->reference_angle = j->reference_angle;
   return 0;
 }
 
@@ -205,6 +231,14 @@ static const sn_param_desc weld_param_desc[] = {
      "stiffness of the angle (Hz, for the effective inertia); 0 = rigid"},
     {4, SN_PARAM_FLOAT, "damping_ratio", offsetof(weld_params, damping_ratio), SN_PARAM_RUNTIME, 0, 1e4, 1,
      "damping ratio of the soft parts (1 = critical)"},
+    {5, SN_PARAM_BOOL, "pinned", offsetof(weld_params, pinned), 0, 0, 1, 0,
+     "1 = local_anchor_a/b and reference_angle define the weld instead of anchor and the bodies' poses"},
+    {6, SN_PARAM_VEC2, "local_anchor_a", offsetof(weld_params, local_anchor_a), 0, -1e9, 1e9, 0.0,
+     "weld point in body A's frame (with pinned)"},
+    {7, SN_PARAM_VEC2, "local_anchor_b", offsetof(weld_params, local_anchor_b), 0, -1e9, 1e9, 0.0,
+     "weld point in body B's frame (with pinned)"},
+    {8, SN_PARAM_FLOAT, "reference_angle", offsetof(weld_params, reference_angle), 0, -6.3, 6.3, 0.0,
+     "angle B - angle A the weld holds (with pinned)"},
 };
 
 static const sn_constraint_type weld_type = {
@@ -225,6 +259,7 @@ static const sn_constraint_type weld_type = {
     .project = weld_project,
     .get_reaction = weld_reaction,
     .debug_draw = weld_draw,
+    .export_params = weld_export,
 };
 
 static int weld_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {

@@ -32,6 +32,11 @@ typedef struct wheel_params {
   float max_motor_torque; /* N m */
   int32_t enable_limit;
   float lower_translation, upper_translation; /* m, from the anchor along the axis */
+  /* pinned definition (export_params writes it): used instead of anchor,
+   * axis and the bodies' poses when pinned is 1 */
+  int32_t pinned;
+  sn_vec2 local_anchor_a, local_anchor_b; /* body frames, from the origins */
+  sn_vec2 local_axis;                     /* in body A's frame; normalised unless unit already */
 } wheel_params;
 
 typedef struct wheel_instance {
@@ -62,9 +67,11 @@ static int wheel_create(const sn_host_api *host, const void *params, void *insta
   (void)host;
   const wheel_params *p = params;
   wheel_instance *j = instance;
-  float len = sqrtf(sn_pm_dot(p->axis, p->axis));
+  const sn_vec2 axis = p->pinned ? p->local_axis : p->axis;
+  float len = sqrtf(sn_pm_dot(axis, axis));
   if (!(len > 1e-6f)) {
-    snprintf(err, cap, "axis (%g, %g) has no direction; give a nonzero vector", (double)p->axis.x, (double)p->axis.y);
+    snprintf(err, cap, "%s (%g, %g) has no direction; give a nonzero vector", p->pinned ? "local_axis" : "axis",
+             (double)axis.x, (double)axis.y);
     return 1;
   }
   if (p->enable_limit && p->lower_translation > p->upper_translation) {
@@ -73,10 +80,32 @@ static int wheel_create(const sn_host_api *host, const void *params, void *insta
     return 1;
   }
   const sn_constraint_body *a = bodies[0], *b = bodies[1];
-  j->local_a = sn_pm_local_point(a, p->anchor);
-  j->local_b = sn_pm_local_point(b, p->anchor);
-  j->local_axis = sn_pm_inv_rotate(a->q, sn_pm_scale(1.0f / len, p->axis));
+  if (p->pinned) {
+    j->local_a = p->local_anchor_a;
+    j->local_b = p->local_anchor_b;
+    /* an exported axis is unit to rounding: keep its bits */
+    j->local_axis = fabsf(len - 1.0f) <= 1e-5f ? axis : sn_pm_scale(1.0f / len, axis);
+  } else {
+    j->local_a = sn_pm_local_point(a, p->anchor);
+    j->local_b = sn_pm_local_point(b, p->anchor);
+    j->local_axis = sn_pm_inv_rotate(a->q, sn_pm_scale(1.0f / len, axis));
+  }
   j->perp_impulse = j->spring_impulse = j->motor_impulse = j->lower_impulse = j->upper_impulse = 0.0f;
+  return 0;
+}
+
+/* the definition create() derived, pinned: recreates this joint from any poses */
+static int wheel_export(const void *params, const void *instance, const sn_constraint_body *const *bodies,
+                        int32_t count, void *out_params) {
+  (void)params;
+  (void)bodies;
+  (void)count;
+  const wheel_instance *j = instance;
+  wheel_params *out = out_params;
+  out->pinned = 1;
+  out->local_anchor_a = j->local_a;
+  out->local_anchor_b = j->local_b;
+  out->local_axis = j->local_axis;
   return 0;
 }
 
@@ -277,6 +306,14 @@ static const sn_param_desc wheel_param_desc[] = {
      "m along the axis from the anchor"},
     {11, SN_PARAM_FLOAT, "upper_translation", offsetof(wheel_params, upper_translation), SN_PARAM_RUNTIME, -1e6, 1e6, 0,
      "m along the axis from the anchor"},
+    {12, SN_PARAM_BOOL, "pinned", offsetof(wheel_params, pinned), 0, 0, 1, 0,
+     "1 = local_anchor_a/b and local_axis define the joint instead of anchor, axis and the bodies' poses"},
+    {13, SN_PARAM_VEC2, "local_anchor_a", offsetof(wheel_params, local_anchor_a), 0, -1e9, 1e9, 0.0,
+     "anchor in body A's frame (with pinned)"},
+    {14, SN_PARAM_VEC2, "local_anchor_b", offsetof(wheel_params, local_anchor_b), 0, -1e9, 1e9, 0.0,
+     "anchor in body B's frame (with pinned)"},
+    {15, SN_PARAM_VEC2, "local_axis", offsetof(wheel_params, local_axis), 0, -1e6, 1e6, 0.0,
+     "suspension direction in body A's frame (with pinned; nonzero; normalised)"},
 };
 
 static const sn_constraint_type wheel_type = {
@@ -298,6 +335,7 @@ static const sn_constraint_type wheel_type = {
     .project = wheel_project,
     .get_reaction = wheel_reaction,
     .debug_draw = wheel_draw,
+    .export_params = wheel_export,
 };
 
 static int wheel_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {

@@ -37,6 +37,10 @@ typedef struct xa_params {
   float damping;    /* s */
   int32_t use_stiffness;
   float stiffness;
+  /* pinned definition (export_params writes it): with pinned 1, rest_area
+   * replaces the ring's area at creation */
+  int32_t pinned;
+  float rest_area; /* m^2, > 0 */
 } xa_params;
 
 typedef struct xa_instance {
@@ -69,13 +73,18 @@ static float xa_area2_centers(const sn_constraint_body *const *b, int32_t n) {
 static int xa_create(const sn_host_api *host, const void *params, void *instance,
                      const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
   (void)host;
-  (void)params;
+  const xa_params *p = params;
   xa_instance *j = instance;
   if (count < 3) {
     snprintf(err, cap, "xpbd_area needs a ring of at least 3 particles, got %d", (int)count);
     return 1;
   }
-  float a = 0.5f * xa_area2_centers(bodies, count);
+  if (p->pinned && !(p->rest_area > 0.0f)) {
+    snprintf(err, cap, "xpbd_area: pinned rest_area is %g m^2; expected > 0", (double)p->rest_area);
+    return 1;
+  }
+  /* a ring pinned to its rest area may be squashed or turned inside out now */
+  float a = p->pinned ? p->rest_area : 0.5f * xa_area2_centers(bodies, count);
   if (!(a > 0.0f)) {
     snprintf(err, cap, "xpbd_area: the ring's area is %g m^2; list its particles counter-clockwise", (double)a);
     return 1;
@@ -83,6 +92,19 @@ static int xa_create(const sn_host_api *host, const void *params, void *instance
   j->rest_area = a;
   j->lambda = j->c_start = j->line_pressure = 0.0f;
   j->force = sn_pm_vec2(0.0f, 0.0f);
+  return 0;
+}
+
+/* the rest area create() measured, pinned: recreates the constraint from any shape */
+static int xa_export(const void *params, const void *instance, const sn_constraint_body *const *bodies, int32_t count,
+                     void *out_params) {
+  (void)params;
+  (void)bodies;
+  (void)count;
+  const xa_instance *j = instance;
+  xa_params *out = out_params;
+  out->pinned = 1;
+  out->rest_area = j->rest_area;
   return 0;
 }
 
@@ -192,6 +214,10 @@ static const sn_param_desc xa_param_desc[] = {
      "plain PBD: correct by stiffness per step instead of compliance"},
     {5, SN_PARAM_FLOAT, "stiffness", offsetof(xa_params, stiffness), SN_PARAM_RUNTIME, 0.0, 1.0, 1.0,
      "PBD stiffness k per step (k' = 1 - (1 - k)^(1 / (substeps iterations)) per sweep)"},
+    {6, SN_PARAM_BOOL, "pinned", offsetof(xa_params, pinned), 0, 0, 1, 0,
+     "1 = rest_area is the rest area, instead of the ring's area at creation"},
+    {7, SN_PARAM_FLOAT, "rest_area", offsetof(xa_params, rest_area), 0, 0.0, 1e18, 0.0,
+     "area A0 the pressure multiplies (m^2, with pinned; > 0)"},
 };
 
 static const sn_constraint_type xa_type = {
@@ -209,6 +235,7 @@ static const sn_constraint_type xa_type = {
     .solve_position = xa_solve,
     .get_reaction = xa_reaction,
     .debug_draw = xa_draw,
+    .export_params = xa_export,
     .particle_count = SN_ANY_PARTICLES,
 };
 

@@ -37,6 +37,10 @@ typedef struct xb_params {
   float damping;          /* s */
   int32_t use_stiffness;
   float stiffness;
+  /* pinned definition (export_params writes it): with pinned 1,
+   * creation_angle stands for the angle at creation */
+  int32_t pinned;
+  float creation_angle; /* rad */
 } xb_params;
 
 typedef struct xb_instance {
@@ -71,7 +75,7 @@ static float xb_angle(sn_vec2 e1, sn_vec2 e2) { return atan2f(sn_pm_cross(e1, e2
 static int xb_create(const sn_host_api *host, const void *params, void *instance,
                      const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
   (void)host;
-  (void)params;
+  const xb_params *p = params;
   xb_instance *j = instance;
   if (count != 3) {
     snprintf(err, cap, "xpbd_bend joins 3 particles, got %d", (int)count);
@@ -79,13 +83,27 @@ static int xb_create(const sn_host_api *host, const void *params, void *instance
   }
   sn_vec2 e1 = sn_pm_sub(bodies[1]->center, bodies[0]->center);
   sn_vec2 e2 = sn_pm_sub(bodies[2]->center, bodies[1]->center);
-  if (sn_pm_dot(e1, e1) < XB_MIN_LENGTH_SQ || sn_pm_dot(e2, e2) < XB_MIN_LENGTH_SQ) {
+  /* the angle is undefined there; a pinned angle does not need it */
+  if (!p->pinned && (sn_pm_dot(e1, e1) < XB_MIN_LENGTH_SQ || sn_pm_dot(e2, e2) < XB_MIN_LENGTH_SQ)) {
     snprintf(err, cap, "xpbd_bend: two of its particles coincide");
     return 1;
   }
-  j->creation_angle = xb_angle(e1, e2);
+  j->creation_angle = p->pinned ? p->creation_angle : xb_angle(e1, e2);
   j->lambda = j->c_start = j->moment = 0.0f;
   j->force = sn_pm_vec2(0.0f, 0.0f);
+  return 0;
+}
+
+/* the angle create() measured, pinned: recreates the constraint from any positions */
+static int xb_export(const void *params, const void *instance, const sn_constraint_body *const *bodies, int32_t count,
+                     void *out_params) {
+  (void)params;
+  (void)bodies;
+  (void)count;
+  const xb_instance *j = instance;
+  xb_params *out = out_params;
+  out->pinned = 1;
+  out->creation_angle = j->creation_angle;
   return 0;
 }
 
@@ -166,6 +184,10 @@ static const sn_param_desc xb_param_desc[] = {
      "plain PBD: correct by stiffness per step instead of compliance"},
     {6, SN_PARAM_FLOAT, "stiffness", offsetof(xb_params, stiffness), SN_PARAM_RUNTIME, 0.0, 1.0, 1.0,
      "PBD stiffness k per step (k' = 1 - (1 - k)^(1 / (substeps iterations)) per sweep)"},
+    {7, SN_PARAM_BOOL, "pinned", offsetof(xb_params, pinned), 0, 0, 1, 0,
+     "1 = creation_angle is the rest angle when use_rest_angle is 0, instead of the angle at creation"},
+    {8, SN_PARAM_FLOAT, "creation_angle", offsetof(xb_params, creation_angle), 0, -6.3, 6.3, 0.0,
+     "the rest turn angle that use_rest_angle 0 stands for (rad, with pinned)"},
 };
 
 static const sn_constraint_type xb_type = {
@@ -183,6 +205,7 @@ static const sn_constraint_type xb_type = {
     .solve_position = xb_solve,
     .get_reaction = xb_reaction,
     .debug_draw = xb_draw,
+    .export_params = xb_export,
     .particle_count = 3,
 };
 

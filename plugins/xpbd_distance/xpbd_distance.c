@@ -49,6 +49,10 @@ typedef struct xd_params {
   int32_t use_stiffness;
   float stiffness; /* 0..1 per step */
   int32_t max_only;
+  /* pinned definition (export_params writes it): with pinned 1,
+   * creation_length stands for the distance at creation */
+  int32_t pinned;
+  float creation_length; /* m */
 } xd_params;
 
 typedef struct xd_instance {
@@ -82,6 +86,8 @@ static int xd_create(const sn_host_api *host, const void *params, void *instance
   j->axis = len > XD_MIN_LENGTH ? sn_pm_scale(1.0f / len, d) : sn_pm_vec2(1.0f, 0.0f);
   j->lambda = j->c_start = 0.0f;
   j->force = sn_pm_vec2(0.0f, 0.0f);
+  const xd_params *p = params;
+  if (p->pinned) j->creation_length = p->creation_length; /* as exported */
   return 0;
 }
 
@@ -150,6 +156,19 @@ static void xd_draw(const sn_constraint_item *item, const sn_draw_api *draw) {
   draw->segment(a, b, color, draw->context);
 }
 
+/* the rest length create() measured, pinned: recreates the link from any positions */
+static int xd_export(const void *params, const void *instance, const sn_constraint_body *const *bodies, int32_t count,
+                     void *out_params) {
+  (void)params;
+  (void)bodies;
+  (void)count;
+  const xd_instance *j = instance;
+  xd_params *out = out_params;
+  out->pinned = 1;
+  out->creation_length = j->creation_length;
+  return 0;
+}
+
 static const sn_param_desc xd_param_desc[] = {
     {1, SN_PARAM_FLOAT, "rest_length", offsetof(xd_params, rest_length), SN_PARAM_RUNTIME, -1.0, 1e6, -1.0,
      "rest length L (m); negative (default -1) = the distance at creation"},
@@ -163,6 +182,10 @@ static const sn_param_desc xd_param_desc[] = {
      "PBD stiffness k per step (k' = 1 - (1 - k)^(1 / (substeps iterations)) per sweep)"},
     {6, SN_PARAM_BOOL, "max_only", offsetof(xd_params, max_only), SN_PARAM_RUNTIME, 0, 1, 0,
      "rope: resist stretching only (slack when shorter than the rest length)"},
+    {7, SN_PARAM_BOOL, "pinned", offsetof(xd_params, pinned), 0, 0, 1, 0,
+     "1 = creation_length is what rest_length < 0 stands for, instead of the particles' distance at creation"},
+    {8, SN_PARAM_FLOAT, "creation_length", offsetof(xd_params, creation_length), 0, 0.0, 1e9, 0.0,
+     "the rest length that rest_length < 0 stands for (m, with pinned)"},
 };
 
 static const sn_constraint_type xd_type = {
@@ -177,6 +200,7 @@ static const sn_constraint_type xd_type = {
     .param_count = sizeof(xd_param_desc) / sizeof(xd_param_desc[0]),
     .params = xd_param_desc,
     .create = xd_create,
+    .export_params = xd_export,
     .solve_position = xd_solve,
     .get_reaction = xd_reaction,
     .debug_draw = xd_draw,

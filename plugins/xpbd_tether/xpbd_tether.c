@@ -26,6 +26,10 @@
 typedef struct xt_params {
   float max_length; /* < 0 = the distance at creation */
   float compliance; /* m/N */
+  /* pinned definition (export_params writes it): with pinned 1,
+   * creation_length stands for the distance at creation */
+  int32_t pinned;
+  float creation_length; /* m */
 } xt_params;
 
 typedef struct xt_instance {
@@ -53,6 +57,8 @@ static int xt_create(const sn_host_api *host, const void *params, void *instance
   j->creation_length = sqrtf(sn_pm_dot(d, d));
   j->lambda = 0.0f;
   j->force = sn_pm_vec2(0.0f, 0.0f);
+  const xt_params *p = params;
+  if (p->pinned) j->creation_length = p->creation_length; /* as exported */
   return 0;
 }
 
@@ -102,11 +108,28 @@ static void xt_draw(const sn_constraint_item *item, const sn_draw_api *draw) {
   draw->segment(item->bodies[0]->center, item->bodies[1]->center, 0x80ff80a0u, draw->context);
 }
 
+/* the length create() measured, pinned: recreates the tether from any positions */
+static int xt_export(const void *params, const void *instance, const sn_constraint_body *const *bodies, int32_t count,
+                     void *out_params) {
+  (void)params;
+  (void)bodies;
+  (void)count;
+  const xt_instance *j = instance;
+  xt_params *out = out_params;
+  out->pinned = 1;
+  out->creation_length = j->creation_length;
+  return 0;
+}
+
 static const sn_param_desc xt_param_desc[] = {
     {1, SN_PARAM_FLOAT, "max_length", offsetof(xt_params, max_length), SN_PARAM_RUNTIME, -1.0, 1e6, -1.0,
      "longest allowed distance (m); negative (default -1) = the distance at creation"},
     {2, SN_PARAM_FLOAT, "compliance", offsetof(xt_params, compliance), SN_PARAM_RUNTIME, 0.0, 1e6, 0.0,
      "alpha (m/N) once taut; 0 = hard limit"},
+    {3, SN_PARAM_BOOL, "pinned", offsetof(xt_params, pinned), 0, 0, 1, 0,
+     "1 = creation_length is what max_length < 0 stands for, instead of the particles' distance at creation"},
+    {4, SN_PARAM_FLOAT, "creation_length", offsetof(xt_params, creation_length), 0, 0.0, 1e9, 0.0,
+     "the longest distance that max_length < 0 stands for (m, with pinned)"},
 };
 
 static const sn_constraint_type xt_type = {
@@ -121,6 +144,7 @@ static const sn_constraint_type xt_type = {
     .param_count = sizeof(xt_param_desc) / sizeof(xt_param_desc[0]),
     .params = xt_param_desc,
     .create = xt_create,
+    .export_params = xt_export,
     .solve_position = xt_solve,
     .get_reaction = xt_reaction,
     .debug_draw = xt_draw,

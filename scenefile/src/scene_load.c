@@ -724,11 +724,23 @@ static bool add_body_name(loader *L, const cJSON *name_node, const char *name, i
   return true;
 }
 
+/// [cos, sin] of a body's exact rotation: c^2 + s^2 within 1e-4 of 1.
+static bool read_rotation(loader *L, const cJSON *n, sn_rot *out) {
+  sn_vec2 v;
+  if (!read_vec2(L, n, &v)) return false;
+  if (!(fabsf(v.x * v.x + v.y * v.y - 1.0f) <= 1e-4f))
+    return fail(L, SN_SCENE_ERR_RANGE, SN_OK, n, false,
+                "expected a rotation [cos, sin] of unit length (within 1e-4), got [%g, %g]", (double)v.x, (double)v.y);
+  *out = (sn_rot){v.x, v.y};
+  return true;
+}
+
 static bool parse_body(loader *L, const cJSON *obj, int32_t index) {
   static const char *const keys[] = {"name",
                                      "type",
                                      "position",
                                      "angle",
+                                     "rotation",
                                      "velocity",
                                      "angular_velocity",
                                      "linear_damping",
@@ -777,6 +789,7 @@ static bool parse_body(loader *L, const cJSON *obj, int32_t index) {
   d->fixed_rotation = false;
   SN_OPT(L, obj, "position", read_vec2(L, n_, &d->position));
   SN_OPT(L, obj, "angle", read_float(L, n_, ANY, &d->angle));
+  SN_OPT(L, obj, "rotation", read_rotation(L, n_, &d->rotation));
   SN_OPT(L, obj, "velocity", read_vec2(L, n_, &d->linear_velocity));
   SN_OPT(L, obj, "angular_velocity", read_float(L, n_, ANY, &d->angular_velocity));
   SN_OPT(L, obj, "linear_damping", read_float(L, n_, NON_NEGATIVE, &d->linear_damping));

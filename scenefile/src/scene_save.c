@@ -301,6 +301,11 @@ static bool put_body(writer *W, sn_body_id id, const char *name) {
   put_vec2(b, d.position);
   put_key(b, "angle");
   put_float(b, d.angle);
+  if (d.rotation.c != 0.0f || d.rotation.s != 0.0f) {
+    /* a rotation the solver integrated, which no float angle makes exactly */
+    put_key(b, "rotation");
+    put_vec2(b, (sn_vec2){d.rotation.c, d.rotation.s});
+  }
   if (!same_vec2(d.linear_velocity, (sn_vec2){0.0f, 0.0f})) {
     put_key(b, "velocity");
     put_vec2(b, d.linear_velocity);
@@ -377,26 +382,88 @@ typedef struct particle_map {
   int32_t slots;
 } particle_map;
 
-static bool same_param_values(sn_world *w, sn_constraint_id a, sn_constraint_id b, const sn_constraint_type *t) {
-  for (uint32_t j = 0; j < t->param_count; ++j) {
-    double xa = 0.0, ya = 0.0, xb = 0.0, yb = 0.0;
-    sn_constraint_get_param(w, a, t->params[j].name, &xa, &ya);
-    sn_constraint_get_param(w, b, t->params[j].name, &xb, &yb);
-    if (memcmp(&xa, &xb, sizeof xa) != 0 || memcmp(&ya, &yb, sizeof ya) != 0) return false;
+/* A constraint's parameters as saved: sn_constraint_export_params, which
+ * pins what the type derived at creation (local anchors, reference angle,
+ * rest lengths, ...), so the file recreates the constraint as it is now
+ * even after its bodies moved or its soft body deformed. */
+typedef struct exported {
+  void *blob;
+  size_t size;
+} exported;
+
+static bool export_constraint(writer *W, sn_constraint_id k, const sn_constraint_type *t, exported *e) {
+  e->size = t->params_size > 0 ? t->params_size : 1;
+  e->blob = malloc(e->size);
+  if (e->blob == NULL) {
+    W->out.out_of_memory = true;
+    return false;
+  }
+  sn_result r = sn_constraint_export_params(W->world, k, e->blob, e->size);
+  if (r != SN_OK) {
+    free(e->blob);
+    e->blob = NULL;
+    sn_scene_set_error(W->err, SN_SCENE_ERR_UNREPRESENTABLE, r, 0, 0, "a %s constraint cannot describe itself: %.300s",
+                       t->name, sn_world_last_error(W->world));
+    W->failed = true;
+    return false;
   }
   return true;
 }
 
-static void put_params(writer *W, sn_constraint_id k, const sn_constraint_type *t) {
+/* value of parameter p in an exported blob (any alignment) */
+static void blob_param(const exported *e, const sn_param_desc *p, double *x, double *y) {
+  const char *at = (const char *)e->blob + p->offset;
+  *y = 0.0;
+  if (p->kind == SN_PARAM_FLOAT) {
+    float f;
+    memcpy(&f, at, sizeof f);
+    *x = f;
+  } else if (p->kind == SN_PARAM_VEC2) {
+    sn_vec2 v;
+    memcpy(&v, at, sizeof v);
+    *x = v.x;
+    *y = v.y;
+  } else {
+    int32_t i;
+    memcpy(&i, at, sizeof i);
+    *x = i;
+  }
+}
+
+/* 1: same saved parameter values, 0: not, -1: failed (W's error is set) */
+static int same_param_values(writer *W, sn_constraint_id a, sn_constraint_id b, const sn_constraint_type *t) {
+  exported ea, eb;
+  if (!export_constraint(W, a, t, &ea)) return -1;
+  if (!export_constraint(W, b, t, &eb)) {
+    free(ea.blob);
+    return -1;
+  }
+  int same = 1;
+  for (uint32_t j = 0; j < t->param_count && same; ++j) {
+    double xa, ya, xb, yb;
+    blob_param(&ea, t->params + j, &xa, &ya);
+    blob_param(&eb, t->params + j, &xb, &yb);
+    if (memcmp(&xa, &xb, sizeof xa) != 0 || memcmp(&ya, &yb, sizeof ya) != 0) same = 0;
+  }
+  free(ea.blob);
+  free(eb.blob);
+  return same;
+}
+
+static bool put_params(writer *W, sn_constraint_id k, const sn_constraint_type *t) {
+  exported e;
+  if (!export_constraint(W, k, t, &e)) return false;
   text_buffer *b = &W->out;
   put(b, "\"params\": {");
   for (uint32_t j = 0; j < t->param_count; ++j) {
     double x = 0.0, y = 0.0;
-    sn_constraint_get_param(W->world, k, t->params[j].name, &x, &y);
+    blob_param(&e, t->params + j, &x, &y);
     if (j) put(b, ", ");
     put_param(b, t->params + j, x, y);
   }
   put(b, "}");
+  free(e.blob);
+  return true;
 }
 
 /// The most frequent value (by bits) of n floats; fallback if n is 0.
@@ -525,7 +592,7 @@ static bool put_soft_body(writer *W, sn_soft_body_id soft, int32_t index, const 
     put(b, "\"type\": ");
     put_string(b, t->name);
     put(b, ", ");
-    put_params(W, k, t);
+    if (!put_params(W, k, t)) return false;
     put_float_unless(b, "break_force", brk, 0.0f);
     put(b, ", \"particles\": [");
     /* this constraint and the following ones of the same kind (a named one stands alone) */
@@ -536,8 +603,11 @@ static bool put_soft_body(writer *W, sn_soft_body_id soft, int32_t index, const 
       if (written > 0) {
         float qb = sn_constraint_get_break_force(w, q);
         if (cname != NULL || sn_constraint_get_type(w, q) != t || !same_float(qb, brk) ||
-            sn_scene_names_get_constraint(names, q) != NULL || !same_param_values(w, k, q, t))
+            sn_scene_names_get_constraint(names, q) != NULL)
           break;
+        int same = same_param_values(W, k, q, t);
+        if (same < 0) return false;
+        if (same == 0) break;
       }
       int32_t pc = sn_constraint_get_particles(w, q, scratch, SN_MAX_CONSTRAINT_PARTICLES);
       put(b, written ? ", [" : "[");
@@ -754,7 +824,7 @@ static bool write_scene(writer *W, const sn_scene_names *names) {
         put(b, "]");
       }
       put(b, ", ");
-      put_params(W, k, t);
+      ok = put_params(W, k, t);
       put_float_unless(b, "break_force", sn_constraint_get_break_force(w, k), 0.0f);
       put_bool_unless(b, "collide_connected", sn_constraint_get_collide_connected(w, k), false);
       put(b, "}");

@@ -109,6 +109,7 @@ static const sn_constraint_type fixture_type = {
     NULL,
     NULL,
     0,
+    NULL,
 };
 
 #if THIS == KIND_two_types

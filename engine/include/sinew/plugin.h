@@ -214,6 +214,19 @@ typedef struct sn_constraint_type {
   /// body_count may be 0 when particles are joined.
   uint32_t particle_count;
   /* ABI 1.0 ends here; append new fields below only. */
+  /// [main, between steps] Writes into out_params the parameters that
+  /// recreate exactly this instance from any poses of its bodies: what
+  /// create() derived from the poses (local anchors, reference angles, rest
+  /// lengths, ...) copied bit for bit into the type's pinning parameters
+  /// (see "Pinning parameters" in docs/plugins.md). out_params (params_size
+  /// bytes, aligned as params) holds a copy of params on entry, so only the
+  /// pinning parameters need writing; every written value must lie within
+  /// its schema's range. bodies are views as in create() (state NULL).
+  /// Return 0, or nonzero if the instance cannot be described. Optional:
+  /// without it (or from a plugin built before it existed, whose
+  /// struct_size ends before it) sn_constraint_export_params copies params.
+  int (*export_params)(const void *params, const void *instance, const sn_constraint_body *const *bodies, int32_t count,
+                       void *out_params);
 } sn_constraint_type;
 
 /* ------------------------------------------------------------------------ */

@@ -102,6 +102,12 @@ SN_API int32_t sn_world_get_substeps(sn_world *world);
 /// away the drift the soft velocity rows leave (0 disables; default 2).
 SN_API sn_result sn_world_set_position_iterations(sn_world *world, int32_t iterations);
 SN_API int32_t sn_world_get_position_iterations(sn_world *world);
+/// Threads for the step (as sn_world_def.worker_count, enqueue_task,
+/// finish_task, user_task_context): worker_count 1..SN_MAX_WORKERS, callbacks
+/// required above 1. Results are bit-identical for every worker count.
+SN_API sn_result sn_world_set_task_system(sn_world *world, int32_t worker_count, sn_enqueue_task_callback *enqueue_task,
+                                          sn_finish_task_callback *finish_task, void *user_task_context);
+SN_API int32_t sn_world_get_worker_count(sn_world *world);
 SN_API sn_result sn_world_enable_sleeping(sn_world *world, bool flag);
 SN_API bool sn_world_is_sleeping_enabled(sn_world *world);
 SN_API sn_result sn_world_enable_continuous(sn_world *world, bool flag);
@@ -258,7 +264,8 @@ SN_API int32_t sn_body_get_shapes(sn_world *world, sn_body_id body, sn_shape_id 
 /// rotation bit for bit whenever such an angle exists (always for a body
 /// placed by an angle in [-5 pi, 5 pi] and not rotated since); otherwise it
 /// is within an ulp or two of atan2, chosen so that def -> body -> def gives
-/// the same angle again. def.linear_velocity is the centre of mass's
+/// the same angle again, and def.rotation holds the rotation exactly (so the
+/// body created from the def has it bit for bit). def.linear_velocity is the centre of mass's
 /// (sn_body_get_linear_velocity): adding shapes that move the centre of mass
 /// of a spinning body changes it, so set it again after the shapes.
 SN_API sn_result sn_body_get_def(sn_world *world, sn_body_id body, sn_body_def *out);
@@ -352,6 +359,20 @@ SN_API sn_result sn_constraint_set_param(sn_world *world, sn_constraint_id const
 /// Reads a parameter (y is 0 for scalars).
 SN_API sn_result sn_constraint_get_param(sn_world *world, sn_constraint_id constraint, const char *name, double *x,
                                          double *y);
+/// Writes into out (size bytes, at least the type's params_size; any
+/// alignment) a params blob that recreates this constraint as it is defined
+/// now, whatever its bodies' poses when it is created again: the type's
+/// export_params callback pins what create() derived from the poses at
+/// creation (local anchors, reference angle, rest lengths, ...; see
+/// docs/plugins.md), a type without the callback gives a copy of its
+/// parameters. The blob follows the type's schema (sn_constraint_get_type:
+/// each parameter's offset and kind) and every value is within its range,
+/// so setting each by name in a sn_constraint_def recreates the constraint.
+/// Accumulated impulses and other solver state are not part of it. Call
+/// between steps. SN_ERR_INVALID_ARGUMENT if size is too small,
+/// SN_ERR_PLUGIN_INIT_FAILED if the callback refuses or writes an
+/// out-of-range value (out is then left unchanged).
+SN_API sn_result sn_constraint_export_params(sn_world *world, sn_constraint_id constraint, void *out, size_t size);
 /// Reaction force (N) and torque (N m) on the second body over the last step.
 SN_API sn_result sn_constraint_get_reaction(sn_world *world, sn_constraint_id constraint, sn_vec2 *force,
                                             float *torque);

@@ -262,6 +262,25 @@ typedef struct sn_allocator {
   void *context;
 } sn_allocator;
 
+/// A task's work: items [begin, end) of it, run on worker `worker`
+/// (0 .. worker_count - 1; the thread that called sn_world_step is one of
+/// them). The engine makes no assumption about which worker runs what.
+typedef void sn_task_callback(int32_t begin, int32_t end, uint32_t worker, void *task_context);
+
+/// Supplied by the application (a game engine's job system, or
+/// sinew/thread_pool.h): run `task` over items [0, item_count), cut into
+/// ranges of at least min_range items, possibly on other threads and in any
+/// order. Return a handle for finish_task, or NULL after running the whole
+/// task before returning (for example when no thread is free). The engine
+/// never needs the ranges to run at the same time: any schedule, down to
+/// one thread running them one after another, gives the same results.
+typedef void *sn_enqueue_task_callback(sn_task_callback *task, int32_t item_count, int32_t min_range,
+                                       void *task_context, void *user_context);
+
+/// Supplied by the application: return once every range of the task behind
+/// `user_task` (a handle enqueue_task returned) has run.
+typedef void sn_finish_task_callback(void *user_task, void *user_context);
+
 /// World settings.
 typedef struct sn_world_def {
   sn_vec2 gravity;                    ///< m/s^2, default (0, -10)
@@ -279,8 +298,18 @@ typedef struct sn_world_def {
   const struct sn_registry *registry; ///< constraint types for sn_create_constraint; must outlive the world
   int32_t body_capacity;              ///< initial capacity hint, default 0
   int32_t shape_capacity;             ///< initial capacity hint, default 0
-  int32_t cookie;                     ///< set by sn_default_world_def
+  /// Threads the step may use, counting the caller's: default 1; range
+  /// 1..SN_MAX_WORKERS. Above 1, enqueue_task and finish_task are required.
+  /// Results are bit-identical for every worker count.
+  int32_t worker_count;
+  sn_enqueue_task_callback *enqueue_task; ///< default NULL (single thread)
+  sn_finish_task_callback *finish_task;   ///< default NULL
+  void *user_task_context;                ///< passed to both callbacks
+  int32_t cookie;                         ///< set by sn_default_world_def
 } sn_world_def;
+
+/// Largest sn_world_def.worker_count.
+#define SN_MAX_WORKERS 64
 
 /// Body settings.
 typedef struct sn_body_def {
@@ -298,6 +327,11 @@ typedef struct sn_body_def {
   bool fixed_rotation;     ///< default false
   void *user_data;
   int32_t cookie;
+  /// The exact rotation (cosine, sine), used instead of angle when not
+  /// {0, 0} (the default); finite, c^2 + s^2 within 1e-4 of 1.
+  /// sn_body_get_def sets it when no float angle gives the body's rotation
+  /// bit for bit (a rotation the solver integrated), else leaves it {0, 0}.
+  sn_rot rotation;
 } sn_body_def;
 
 /// Shape settings (material and collision filter).

@@ -5,6 +5,7 @@
 
 #include "core/constants.h"
 #include "core/math.h"
+#include "core/tasks.h"
 #include "core/world.h"
 
 bool sn_should_shapes_collide(const sn_world *w, const sn_shape *a, const sn_shape *b) {
@@ -169,35 +170,89 @@ static bool sn_update_manifold(sn_world *w, sn_contact *c) {
   return m->point_count > 0;
 }
 
+/* Narrowphase result of a contact (contact_status). */
+enum {
+  SN_NARROW_SKIPPED = 0, /* free slot, or both bodies asleep or static when the pass began */
+  SN_NARROW_SEPARATED,   /* fat boxes apart: destroy */
+  SN_NARROW_STAYS,       /* touching as before, or apart as before: nothing to report */
+  SN_NARROW_BEGINS,      /* touches now, did not before */
+  SN_NARROW_ENDS         /* touched before, does not now */
+};
+
+static uint8_t sn_narrow_one(sn_world *w, int32_t ci) {
+  sn_contact *c = w->contacts.data + ci;
+  if (!c->in_use) return SN_NARROW_SKIPPED;
+  const sn_shape *sa = w->shapes.data + c->shape_a, *sb = w->shapes.data + c->shape_b;
+  const sn_body *ba = w->bodies.data + sa->body, *bb = w->bodies.data + sb->body;
+  if (!sn_body_active(ba) && !sn_body_active(bb)) return SN_NARROW_SKIPPED; /* asleep or static: frozen */
+  if (!sn_aabb_overlaps(sa->fat_aabb, sb->fat_aabb)) return SN_NARROW_SEPARATED;
+  bool was_touching = (c->flags & SN_CONTACT_TOUCHING) != 0;
+  bool touching = sn_update_manifold(w, c);
+  if (touching == was_touching) return SN_NARROW_STAYS;
+  return touching ? SN_NARROW_BEGINS : SN_NARROW_ENDS;
+}
+
+static void sn_narrow_stage(void *context, const sn_stage *stage, int32_t begin, int32_t end) {
+  (void)stage;
+  sn_world *w = context;
+  for (int32_t ci = begin; ci < end; ++ci) w->contact_status.data[ci] = sn_narrow_one(w, ci);
+}
+
+/* Manifolds are computed in parallel (each contact reads shapes and bodies
+ * and writes only itself); destruction, wake-ups and events follow in one
+ * pass in contact order, which visits only contacts with something to do. A
+ * contact skipped because both bodies slept, whose body an earlier contact of
+ * that pass woke, is computed there, as a serial loop would have: the results
+ * do not depend on the worker count. */
 void sn_update_contacts(sn_world *w) {
   sn_update_pairs(w);
-  for (int32_t ci = 0; ci < w->contacts.count; ++ci) {
+  int32_t count = w->contacts.count;
+  bool parallel = sn_array_reserve(&w->mem, w->contact_status, count) &&
+                  sn_arena_reserve(&w->arena, &w->mem, sn_stage_runner_bytes(1));
+  sn_stage_runner runner;
+  if (parallel) parallel = sn_stage_runner_init(&runner, &w->arena, 1, w->worker_count, sn_narrow_stage, w);
+  if (parallel) {
+    sn_stage_add(&runner, 0, 0, 0, count, 32, 1);
+    sn_stage_run(w, &runner);
+    sn_arena_reset(&w->arena);
+  }
+  bool woke = !parallel; /* without the parallel pass every contact is computed here */
+  for (int32_t ci = 0; ci < count; ++ci) {
+    uint8_t status = parallel ? w->contact_status.data[ci] : SN_NARROW_SKIPPED;
+    if (status == SN_NARROW_STAYS) continue;
+    if (status == SN_NARROW_SKIPPED) {
+      if (!woke) continue; /* nothing woke yet: still asleep */
+      status = sn_narrow_one(w, ci);
+      if (status == SN_NARROW_SKIPPED || status == SN_NARROW_STAYS) continue;
+    }
     sn_contact *c = w->contacts.data + ci;
-    if (!c->in_use) continue;
-    const sn_shape *sa = w->shapes.data + c->shape_a, *sb = w->shapes.data + c->shape_b;
-    const sn_body *ba = w->bodies.data + sa->body, *bb = w->bodies.data + sb->body;
-    if (!sn_body_active(ba) && !sn_body_active(bb)) continue; /* asleep or static: frozen */
-    if (!sn_aabb_overlaps(sa->fat_aabb, sb->fat_aabb)) {
+    if (status == SN_NARROW_SEPARATED) {
       sn_contact_destroy(w, ci, false);
       continue;
     }
-    bool was_touching = (c->flags & SN_CONTACT_TOUCHING) != 0;
-    bool touching = sn_update_manifold(w, c);
-    if (touching)
+    const sn_shape *sa = w->shapes.data + c->shape_a, *sb = w->shapes.data + c->shape_b;
+    const sn_body *ba = w->bodies.data + sa->body, *bb = w->bodies.data + sb->body;
+    if (status == SN_NARROW_BEGINS) {
       c->flags |= SN_CONTACT_TOUCHING;
-    else
-      c->flags &= ~(uint32_t)SN_CONTACT_TOUCHING;
-    if (touching && !was_touching) {
       /* an awake body touching a sleeping one wakes its island */
-      if (!sn_body_active(ba) && ba->type != SN_BODY_STATIC) sn_body_wake(w, sa->body);
-      if (!sn_body_active(bb) && bb->type != SN_BODY_STATIC) sn_body_wake(w, sb->body);
+      if (!sn_body_active(ba) && ba->type != SN_BODY_STATIC) {
+        sn_body_wake(w, sa->body);
+        woke = true;
+      }
+      if (!sn_body_active(bb) && bb->type != SN_BODY_STATIC) {
+        sn_body_wake(w, sb->body);
+        woke = true;
+      }
       if (c->flags & SN_CONTACT_ENABLE_EVENTS) {
         sn_contact_begin_event e = {sn_make_shape_id(w, c->shape_a), sn_make_shape_id(w, c->shape_b)};
         sn_array_push(&w->mem, w->begin_events, e);
       }
-    } else if (!touching && was_touching && (c->flags & SN_CONTACT_ENABLE_EVENTS)) {
-      sn_contact_end_event e = {sn_make_shape_id(w, c->shape_a), sn_make_shape_id(w, c->shape_b)};
-      sn_array_push(&w->mem, w->end_events, e);
+    } else { /* SN_NARROW_ENDS */
+      c->flags &= ~(uint32_t)SN_CONTACT_TOUCHING;
+      if (c->flags & SN_CONTACT_ENABLE_EVENTS) {
+        sn_contact_end_event e = {sn_make_shape_id(w, c->shape_a), sn_make_shape_id(w, c->shape_b)};
+        sn_array_push(&w->mem, w->end_events, e);
+      }
     }
   }
 }

@@ -376,6 +376,57 @@ sn_result sn_constraint_get_param(sn_world *w, sn_constraint_id id, const char *
   return SN_OK;
 }
 
+sn_result sn_constraint_export_params(sn_world *w, sn_constraint_id id, void *out, size_t size) {
+  sn_result code;
+  sn_constraint *k = sn_get_constraint(w, id, &code);
+  if (k == NULL) return code;
+  if (out == NULL) return sn_world_error(w, SN_ERR_NULL, "out must not be NULL");
+  if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_constraint_export_params during a step");
+  const sn_constraint_type *t = k->type;
+  if (size < t->params_size)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "%s params take %u bytes, out has %zu", t->name, t->params_size,
+                          size);
+  if (t->export_params == NULL) {
+    memcpy(out, k->params, t->params_size);
+    return SN_OK;
+  }
+  /* the plugin writes an aligned copy; out changes only if all went well */
+  void *block = NULL, *views_block = NULL;
+  size_t block_bytes = 0;
+  void *blob = sn_aligned_alloc(&w->mem, t->params_size, t->params_align, &block, &block_bytes);
+  int32_t nv = (int32_t)t->body_count + k->particle_count;
+  size_t view_bytes = (size_t)nv * (sizeof(sn_constraint_body) + sizeof(sn_constraint_body *));
+  views_block = sn_mem_alloc(&w->mem, view_bytes + 1);
+  if (blob == NULL || views_block == NULL) {
+    sn_mem_free(&w->mem, block, block_bytes);
+    sn_mem_free(&w->mem, views_block, view_bytes + 1);
+    return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot export %s params", t->name);
+  }
+  memcpy(blob, k->params, t->params_size);
+  sn_constraint_body *views = views_block;
+  const sn_constraint_body **ptrs = (const sn_constraint_body **)(views + nv);
+  sn_fill_views(w, t, k->bodies, k->particles, k->particle_count, views, ptrs);
+  sn_result r = SN_OK;
+  if (t->export_params(k->params, k->instance, ptrs, nv, blob) != 0) {
+    r = sn_world_error(w, SN_ERR_PLUGIN_INIT_FAILED, "%s export_params() failed", t->name);
+  } else {
+    /* a value the schema refuses could not be loaded back */
+    for (uint32_t i = 0; i < t->param_count && r == SN_OK; ++i) {
+      const sn_param_desc *p = t->params + i;
+      double x, y;
+      sn_read_param(blob, p, &x, &y);
+      bool vec = p->kind == SN_PARAM_VEC2;
+      if (!isfinite(x) || !isfinite(y) || x < p->min || x > p->max || (vec && (y < p->min || y > p->max)))
+        r = sn_world_error(w, SN_ERR_PLUGIN_INIT_FAILED, "%s export_params() wrote %s = %g%s outside [%g, %g]", t->name,
+                           p->name, x, vec ? " (or y)" : "", p->min, p->max);
+    }
+  }
+  if (r == SN_OK) memcpy(out, blob, t->params_size);
+  sn_mem_free(&w->mem, block, block_bytes);
+  sn_mem_free(&w->mem, views_block, view_bytes + 1);
+  return r;
+}
+
 static void sn_reaction(sn_world *w, const sn_constraint *k, float dt, sn_vec2 *force, float *torque) {
   *force = (sn_vec2){0.0f, 0.0f};
   *torque = 0.0f;

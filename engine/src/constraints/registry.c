@@ -249,6 +249,11 @@ static sn_result sn_add(sn_registry *r, const sn_constraint_type *t, int32_t lib
   r->types.data[r->types.count++] = rt;
   size_t n = t->struct_size < sizeof(sn_constraint_type) ? t->struct_size : sizeof(sn_constraint_type);
   memcpy(&rt->type, t, n);
+  /* fields appended after ABI 1.0 count only if the plugin's struct holds
+   * them whole (a struct_size ending inside a field leaves it unset) */
+  if (t->struct_size < offsetof(sn_constraint_type, particle_count) + sizeof(uint32_t)) rt->type.particle_count = 0u;
+  if (t->struct_size < offsetof(sn_constraint_type, export_params) + sizeof(rt->type.export_params))
+    rt->type.export_params = NULL;
   rt->type.struct_size = (uint32_t)sizeof(sn_constraint_type);
   snprintf(rt->name, sizeof(rt->name), "%s", t->name);
   rt->type.name = rt->name;

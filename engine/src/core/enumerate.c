@@ -38,6 +38,10 @@ sn_result sn_world_get_def(sn_world *w, sn_world_def *out) {
   def.maximum_linear_speed = w->max_linear_speed;
   def.enable_continuous = w->enable_continuous;
   def.registry = w->registry;
+  def.worker_count = w->worker_count;
+  def.enqueue_task = w->enqueue_task;
+  def.finish_task = w->finish_task;
+  def.user_task_context = w->user_task_context;
   *out = def;
   return SN_OK;
 }
@@ -94,6 +98,8 @@ sn_result sn_body_get_def(sn_world *w, sn_body_id id, sn_body_def *out) {
   def.type = b->type;
   def.position = b->xf.p;
   def.angle = sn_exact_angle(b->xf.q);
+  /* a rotation no float angle makes: give it as is */
+  if (sn_exact_search(b->xf.q) == SN_NO_EXACT_ANGLE) def.rotation = b->xf.q;
   def.linear_velocity = b->v;
   def.angular_velocity = b->w;
   def.linear_damping = b->linear_damping;

@@ -306,6 +306,7 @@ static void io_shape(sn_io *io, sn_shape *s) {
   io_i32(io, &s->chain);
   io_bool(io, &s->is_static_tree);
   io_bool(io, &s->enlarged);
+  io_bool(io, &s->escaped);
   io_bool(io, &s->enable_contact_events);
   io_bool(io, &s->enable_hit_events);
   io_f32(io, &s->density);

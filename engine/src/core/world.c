@@ -59,6 +59,7 @@ sn_world_def sn_default_world_def(void) {
   def.restitution_threshold = 1.0f;
   def.maximum_linear_speed = 400.0f;
   def.enable_continuous = true;
+  def.worker_count = 1;
   def.cookie = SN_DEF_COOKIE;
   return def;
 }
@@ -75,6 +76,8 @@ static sn_result sn_validate_world_def(const sn_world_def *def) {
       def->maximum_linear_speed <= 0.0f || def->body_capacity < 0 || def->shape_capacity < 0)
     return SN_ERR_INVALID_ARGUMENT;
   if ((def->allocator.alloc == NULL) != (def->allocator.free == NULL)) return SN_ERR_INVALID_ARGUMENT;
+  if (def->worker_count < 1 || def->worker_count > SN_MAX_WORKERS) return SN_ERR_INVALID_ARGUMENT;
+  if (def->worker_count > 1 && (def->enqueue_task == NULL || def->finish_task == NULL)) return SN_ERR_INVALID_ARGUMENT;
   return SN_OK;
 }
 
@@ -119,6 +122,10 @@ sn_world *sn_create_world(const sn_world_def *def, sn_result *result) {
   w->soft_free = SN_NULL_INDEX;
   w->soft_iterations = def->soft_iterations;
   w->registry = def->registry;
+  w->worker_count = def->worker_count;
+  w->enqueue_task = def->enqueue_task;
+  w->finish_task = def->finish_task;
+  w->user_task_context = def->user_task_context;
   sn_arena_init(&w->arena);
   bool ok = sn_tree_init(&w->static_tree, &w->mem, 16) && sn_tree_init(&w->dynamic_tree, &w->mem, 16) &&
             sn_array_reserve(&w->mem, w->bodies, def->body_capacity) &&
@@ -153,6 +160,7 @@ sn_result sn_destroy_world(sn_world *w) {
   sn_array_free(&w->mem, w->active_contacts);
   sn_array_free(&w->mem, w->solver_contacts);
   sn_array_free(&w->mem, w->contact_colors);
+  sn_array_free(&w->mem, w->contact_status);
   sn_array_free(&w->mem, w->body_color_masks);
   sn_array_free(&w->mem, w->begin_events);
   sn_array_free(&w->mem, w->end_events);
@@ -193,6 +201,24 @@ sn_result sn_world_set_substeps(sn_world *w, int32_t substeps) {
 }
 
 int32_t sn_world_get_substeps(sn_world *w) { return w ? w->substeps : 0; }
+
+sn_result sn_world_set_task_system(sn_world *w, int32_t worker_count, sn_enqueue_task_callback *enqueue_task,
+                                   sn_finish_task_callback *finish_task, void *user_task_context) {
+  SN_CHECK_WORLD(w);
+  if (worker_count < 1 || worker_count > SN_MAX_WORKERS)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "worker count %d outside 1..%d", (int)worker_count,
+                          SN_MAX_WORKERS);
+  if (worker_count > 1 && (enqueue_task == NULL || finish_task == NULL))
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "%d workers need enqueue_task and finish_task",
+                          (int)worker_count);
+  w->worker_count = worker_count;
+  w->enqueue_task = enqueue_task;
+  w->finish_task = finish_task;
+  w->user_task_context = user_task_context;
+  return SN_OK;
+}
+
+int32_t sn_world_get_worker_count(sn_world *w) { return w ? w->worker_count : 0; }
 
 sn_result sn_world_set_position_iterations(sn_world *w, int32_t iterations) {
   SN_CHECK_WORLD(w);

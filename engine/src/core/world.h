@@ -68,6 +68,7 @@ typedef struct sn_shape {
   bool in_use;
   bool is_static_tree; ///< proxy lives in the static tree
   bool enlarged;       ///< proxy moved: look for new pairs next step
+  bool escaped;        ///< the step's write back found the AABB outside the fat one
   bool enable_contact_events;
   bool enable_hit_events;
   float density, friction, restitution;
@@ -208,6 +209,10 @@ typedef struct sn_world {
   int32_t constraint_free;
   int32_t constraint_count;
   const sn_registry *registry;
+  int32_t worker_count; ///< threads a step may use (core/tasks.c)
+  sn_enqueue_task_callback *enqueue_task;
+  sn_finish_task_callback *finish_task;
+  void *user_task_context;
   SN_ARRAY(sn_constraint_broken_event) broken_events;
   SN_ARRAY(sn_frozen_event) frozen_events;
 
@@ -224,6 +229,7 @@ typedef struct sn_world {
   SN_ARRAY(int32_t) solver_contacts;   ///< touching contacts solved this step
   SN_ARRAY(int32_t) contact_colors;    ///< graph colour of each solver contact
   SN_ARRAY(uint64_t) body_color_masks; ///< colours used by each solver body
+  SN_ARRAY(uint8_t) contact_status;    ///< narrowphase result per contact (contact.c)
 
   /* events of the last step */
   SN_ARRAY(sn_contact_begin_event) begin_events;
@@ -277,6 +283,12 @@ void sn_shape_destroy_proxy(sn_world *w, int32_t shape_index);
 bool sn_shape_move_proxies(sn_world *w, int32_t body_index, bool to_static);
 /// Recomputes tight AABB from the body transform; re-fattens the proxy if needed.
 void sn_shape_update_aabb(sn_world *w, int32_t shape_index, sn_transform xf, bool force_move);
+/// The first half of sn_shape_update_aabb, safe on many shapes at once: the
+/// tight AABB only; true if it left the fat one (then sn_shape_move_proxy).
+bool sn_shape_compute_aabb(sn_world *w, int32_t shape_index, sn_transform xf);
+/// The second half: re-fattens the proxy, moves it in its tree, queues it
+/// for new pairs (one thread).
+void sn_shape_move_proxy(sn_world *w, int32_t shape_index);
 void sn_shape_destroy_internal(sn_world *w, int32_t shape_index, bool wake);
 
 /* contact.c */

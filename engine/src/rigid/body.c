@@ -51,6 +51,15 @@ static bool sn_body_def_ok(sn_world *w, const sn_body_def *def) {
     return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "unknown body type %d", (int)def->type), false;
   if (def->linear_damping < 0.0f || def->angular_damping < 0.0f)
     return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "damping must be >= 0"), false;
+  if (def->rotation.c != 0.0f || def->rotation.s != 0.0f) {
+    const sn_rot q = def->rotation;
+    if (!sn_is_finite(q.c) || !sn_is_finite(q.s))
+      return sn_world_error(w, SN_ERR_NOT_FINITE, "body def rotation has a NaN or infinite value"), false;
+    if (!(fabsf(q.c * q.c + q.s * q.s - 1.0f) <= 1e-4f))
+      return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "body def rotation (%g, %g) is not a unit vector", (double)q.c,
+                            (double)q.s),
+             false;
+  }
   return true;
 }
 
@@ -80,7 +89,7 @@ sn_body_id sn_create_body(sn_world *w, const sn_body_def *def) {
   b->is_bullet = def->is_bullet;
   b->fixed_rotation = def->fixed_rotation;
   b->xf.p = def->position;
-  b->xf.q = sn_make_rot(def->angle);
+  b->xf.q = def->rotation.c != 0.0f || def->rotation.s != 0.0f ? def->rotation : sn_make_rot(def->angle);
   b->center = def->position;
   b->center0 = def->position;
   b->q0 = b->xf.q;

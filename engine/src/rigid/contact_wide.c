@@ -91,6 +91,10 @@ static inline float f4_lane(f4 a, int i) { return a.v[i]; }
 
 struct sn_wide_group {
   int32_t ia[4], ib[4];
+  /* lanes whose body the contact may change (bit l): only those are written
+   * back. Static and kinematic bodies may sit in several groups of a colour,
+   * and groups of a colour run on different threads. */
+  int32_t ia_write, ib_write;
   f4 nx, ny;
   f4 ma, mb, iia, iib;
   f4 friction;
@@ -146,6 +150,7 @@ static void sn_wide_set_lane(sn_wide_group *g, int l, const sn_contact_constrain
     F = (float *)&g->field;                                                                                            \
     F[l] = (value);                                                                                                    \
   } while (0)
+  if (l == 0) g->ia_write = g->ib_write = 0;
   if (c == NULL) {
     g->ia[l] = dummy;
     g->ib[l] = dummy;
@@ -193,6 +198,9 @@ static void sn_wide_set_lane(sn_wide_group *g, int l, const sn_contact_constrain
   bool two = c->point_count == 2;
   g->ia[l] = c->ia;
   g->ib[l] = c->ib;
+  /* the colouring's test of a body the contact can change */
+  if (c->ia < dummy && (c->ma > 0.0f || c->ia_inv > 0.0f)) g->ia_write |= 1 << l;
+  if (c->ib < dummy && (c->mb > 0.0f || c->ib_inv > 0.0f)) g->ib_write |= 1 << l;
   LANE(nx, c->normal.x);
   LANE(ny, c->normal.y);
   LANE(ma, c->ma);
@@ -270,13 +278,18 @@ bool sn_wide_build(sn_wide_set *set, sn_arena *arena, const sn_contact_constrain
     set->lane_constraint[cursor[c]] = k;
     cursor[c] += c == SN_MAX_COLORS ? 4 : 1;
   }
-  for (int32_t g = 0; g < group_count; ++g) {
+  (void)cs;
+  (void)dummy;
+  return true;
+}
+
+void sn_wide_fill(const sn_wide_set *set, const sn_contact_constraint *cs, int32_t begin, int32_t end, int32_t dummy) {
+  for (int32_t g = begin; g < end; ++g) {
     for (int l = 0; l < 4; ++l) {
       int32_t k = set->lane_constraint[4 * g + l];
       sn_wide_set_lane(set->groups + g, l, k >= 0 ? cs + k : NULL, dummy);
     }
   }
-  return true;
 }
 
 /* Gathers v.x, v.y, w of four bodies (pad keeps the fourth float as is). */
@@ -296,12 +309,19 @@ static inline void sn_gather_d(const sn_body_state *s, const int32_t *idx, f4 *d
   f4_transpose(dx, dy, qc, qs);
 }
 
-static inline void sn_scatter_v(sn_body_state *s, const int32_t *idx, f4 vx, f4 vy, f4 w, f4 pad) {
+static inline void sn_scatter_v(sn_body_state *s, const int32_t *idx, int32_t write, f4 vx, f4 vy, f4 w, f4 pad) {
   f4_transpose(&vx, &vy, &w, &pad);
-  f4_store(&s[idx[0]].v.x, vx);
-  f4_store(&s[idx[1]].v.x, vy);
-  f4_store(&s[idx[2]].v.x, w);
-  f4_store(&s[idx[3]].v.x, pad);
+  if (write == 15) { /* the common case: four dynamic bodies */
+    f4_store(&s[idx[0]].v.x, vx);
+    f4_store(&s[idx[1]].v.x, vy);
+    f4_store(&s[idx[2]].v.x, w);
+    f4_store(&s[idx[3]].v.x, pad);
+    return;
+  }
+  if (write & 1) f4_store(&s[idx[0]].v.x, vx);
+  if (write & 2) f4_store(&s[idx[1]].v.x, vy);
+  if (write & 4) f4_store(&s[idx[2]].v.x, w);
+  if (write & 8) f4_store(&s[idx[3]].v.x, pad);
 }
 
 /* ---- 4 lanes: one group ---- */
@@ -321,7 +341,7 @@ static inline void sn_scatter_v(sn_body_state *s, const int32_t *idx, f4 vx, f4 
 #define ST(f, x)                    (g0->f = (x))
 #define GATHER_V(side, a, b, c, d)  sn_gather_v(states, g0->side, &a, &b, &c, &d)
 #define GATHER_D(side, a, b, c, d)  sn_gather_d(states, g0->side, &a, &b, &c, &d)
-#define SCATTER_V(side, a, b, c, d) sn_scatter_v(states, g0->side, a, b, c, d)
+#define SCATTER_V(side, a, b, c, d) sn_scatter_v(states, g0->side, g0->side##_write, a, b, c, d)
 #define KFN(name)                   sn_wide4_##name
 #define KATTR
 #include "rigid/contact_wide_kernel.inc"
@@ -396,8 +416,8 @@ SN_AVX2 static inline f4 f8_hi(f8 a) { return _mm256_extractf128_ps(a, 1); }
 #define GATHER_D(side, a, b, c, d) SN_GATHER8(sn_gather_d, side, a, b, c, d)
 #define SCATTER_V(side, a, b, c, d)                                                                                    \
   do {                                                                                                                 \
-    sn_scatter_v(states, g0->side, f8_lo(a), f8_lo(b), f8_lo(c), f8_lo(d));                                            \
-    sn_scatter_v(states, g1->side, f8_hi(a), f8_hi(b), f8_hi(c), f8_hi(d));                                            \
+    sn_scatter_v(states, g0->side, g0->side##_write, f8_lo(a), f8_lo(b), f8_lo(c), f8_lo(d));                          \
+    sn_scatter_v(states, g1->side, g1->side##_write, f8_hi(a), f8_hi(b), f8_hi(c), f8_hi(d));                          \
   } while (0)
 #define KFN(name) sn_wide8_##name
 #define KATTR     SN_AVX2
@@ -412,35 +432,51 @@ bool sn_wide_cpu_has_avx2(void) {
 #endif
 }
 
-/* Runs fn over every group: pairs of groups of one colour go 8 lanes wide
- * where allowed, the rest 4 lanes; overflow groups one at a time. */
-void sn_wide_warm_start(const sn_wide_set *set, sn_body_state *states) {
-  for (int32_t c = 0; c <= SN_MAX_COLORS; ++c) {
-    int32_t g = set->color_first[c], end = set->color_first[c + 1];
+_Static_assert(SN_WIDE_COLORS == SN_MAX_COLORS + 1 && SN_WIDE_OVERFLOW == SN_MAX_COLORS, "colour counts");
+
+/* Groups [g, end) of one colour: pairs go 8 lanes wide where allowed, the
+ * rest 4 lanes; overflow groups one at a time. Pairs are counted from the
+ * colour's first group, so a range must start at an even offset from it. */
+void sn_wide_warm_range(const sn_wide_set *set, sn_body_state *states, int32_t color, int32_t g, int32_t end) {
 #if SN_HAVE_AVX2
-    if (set->use_avx2 && c < SN_MAX_COLORS) {
-      for (; g + 1 < end; g += 2) sn_wide8_warm_group(states, set->groups + g, set->groups + g + 1);
-    }
-#endif
-    for (; g < end; ++g) sn_wide4_warm_group(states, set->groups + g, NULL);
+  if (set->use_avx2 && color < SN_MAX_COLORS) {
+    for (; g + 1 < end; g += 2) sn_wide8_warm_group(states, set->groups + g, set->groups + g + 1);
   }
+#else
+  (void)color;
+#endif
+  for (; g < end; ++g) sn_wide4_warm_group(states, set->groups + g, NULL);
+}
+
+void sn_wide_solve_range(const sn_wide_set *set, sn_body_state *states, int32_t color, int32_t g, int32_t end,
+                         float inv_h, float push, bool use_bias) {
+#if SN_HAVE_AVX2
+  if (set->use_avx2 && color < SN_MAX_COLORS) {
+    for (; g + 1 < end; g += 2)
+      sn_wide8_solve_group(states, set->groups + g, set->groups + g + 1, use_bias, inv_h, push);
+  }
+#else
+  (void)color;
+#endif
+  for (; g < end; ++g) sn_wide4_solve_group(states, set->groups + g, NULL, use_bias, inv_h, push);
+}
+
+void sn_wide_warm_start(const sn_wide_set *set, sn_body_state *states) {
+  for (int32_t c = 0; c <= SN_MAX_COLORS; ++c)
+    sn_wide_warm_range(set, states, c, set->color_first[c], set->color_first[c + 1]);
 }
 
 void sn_wide_solve(const sn_wide_set *set, sn_body_state *states, float inv_h, float push, bool use_bias) {
-  for (int32_t c = 0; c <= SN_MAX_COLORS; ++c) {
-    int32_t g = set->color_first[c], end = set->color_first[c + 1];
-#if SN_HAVE_AVX2
-    if (set->use_avx2 && c < SN_MAX_COLORS) {
-      for (; g + 1 < end; g += 2)
-        sn_wide8_solve_group(states, set->groups + g, set->groups + g + 1, use_bias, inv_h, push);
-    }
-#endif
-    for (; g < end; ++g) sn_wide4_solve_group(states, set->groups + g, NULL, use_bias, inv_h, push);
-  }
+  for (int32_t c = 0; c <= SN_MAX_COLORS; ++c)
+    sn_wide_solve_range(set, states, c, set->color_first[c], set->color_first[c + 1], inv_h, push, use_bias);
 }
 
 void sn_wide_store(const sn_wide_set *set, sn_contact_constraint *cs) {
-  for (int32_t gi = 0; gi < set->group_count; ++gi) {
+  sn_wide_store_range(set, cs, 0, set->group_count);
+}
+
+void sn_wide_store_range(const sn_wide_set *set, sn_contact_constraint *cs, int32_t begin, int32_t end) {
+  for (int32_t gi = begin; gi < end; ++gi) {
     const sn_wide_group *g = set->groups + gi;
     for (int l = 0; l < 4; ++l) {
       int32_t k = set->lane_constraint[4 * gi + l];

@@ -65,10 +65,24 @@ int32_t sn_wide_color(const sn_contact_constraint *cs, int32_t count, int32_t bo
                       uint64_t *masks);
 /// Bytes of arena memory sn_wide_build needs for group_count groups.
 size_t sn_wide_bytes(int32_t group_count);
-/// Packs coloured constraints into groups (arena memory). dummy is the
-/// static slot of the state array.
+/// Assigns coloured constraints to groups and lanes (arena memory); the
+/// groups are filled by sn_wide_fill. dummy is the static slot of the state
+/// array.
 bool sn_wide_build(sn_wide_set *set, sn_arena *arena, const sn_contact_constraint *cs, int32_t count,
                    const int32_t *colors, int32_t group_count, int32_t dummy);
+/// Packs the constraints of groups [begin, end) into their SoA lanes.
+void sn_wide_fill(const sn_wide_set *set, const sn_contact_constraint *cs, int32_t begin, int32_t end, int32_t dummy);
+/// Number of colours in color_first (the last one, SN_WIDE_OVERFLOW, holds
+/// contacts that found no colour: its groups share bodies and must run in
+/// order, on one thread).
+#define SN_WIDE_COLORS   65
+#define SN_WIDE_OVERFLOW 64
+/// Warm start / solve groups [begin, end) of colour `color`; begin must be an
+/// even offset from the colour's first group (pairs run 8 lanes wide), so any
+/// such cut of a colour gives the same bits as one pass over it.
+void sn_wide_warm_range(const sn_wide_set *set, sn_body_state *states, int32_t color, int32_t begin, int32_t end);
+void sn_wide_solve_range(const sn_wide_set *set, sn_body_state *states, int32_t color, int32_t begin, int32_t end,
+                         float inv_h, float push, bool use_bias);
 void sn_wide_warm_start(const sn_wide_set *set, sn_body_state *states);
 /// One Gauss-Seidel pass over all groups in colour order. (Fusing the warm
 /// start into the first pass was tried: later colours then see velocities
@@ -76,5 +90,7 @@ void sn_wide_warm_start(const sn_wide_set *set, sn_body_state *states);
 void sn_wide_solve(const sn_wide_set *set, sn_body_state *states, float inv_h, float push, bool use_bias);
 /// Copies accumulated impulses, peak impulses and approach speeds back.
 void sn_wide_store(const sn_wide_set *set, sn_contact_constraint *cs);
+/// The same for groups [begin, end) (each lane is one constraint: any cut is safe).
+void sn_wide_store_range(const sn_wide_set *set, sn_contact_constraint *cs, int32_t begin, int32_t end);
 
 #endif /* SN_RIGID_CONTACT_WIDE_H */

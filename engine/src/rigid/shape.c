@@ -128,6 +128,17 @@ void sn_shape_update_aabb(sn_world *w, int32_t shape_index, sn_transform xf, boo
   s->aabb = sn_geometry_compute_aabb(&s->geom, xf);
   if (s->proxy == SN_NULL_NODE) return;
   if (!force_move && sn_aabb_contains(s->fat_aabb, s->aabb)) return;
+  sn_shape_move_proxy(w, shape_index);
+}
+
+bool sn_shape_compute_aabb(sn_world *w, int32_t shape_index, sn_transform xf) {
+  sn_shape *s = w->shapes.data + shape_index;
+  s->aabb = sn_geometry_compute_aabb(&s->geom, xf);
+  return s->proxy != SN_NULL_NODE && !sn_aabb_contains(s->fat_aabb, s->aabb);
+}
+
+void sn_shape_move_proxy(sn_world *w, int32_t shape_index) {
+  sn_shape *s = w->shapes.data + shape_index;
   sn_tree *tree = s->is_static_tree ? &w->static_tree : &w->dynamic_tree;
   s->fat_aabb = s->is_static_tree ? s->aabb : sn_fatten(s->aabb, SN_AABB_MARGIN);
   sn_tree_move_proxy(tree, s->proxy, s->fat_aabb);

@@ -18,11 +18,13 @@
  * The relax pass uses mass_scale 1, impulse_scale 0 and no bias, so the
  * velocity that pushed bodies apart does not survive as kinetic energy.
  * A speculative point (s > 0) allows the approach speed s / h. */
+#include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
 
 #include "core/constants.h"
 #include "core/math.h"
+#include "core/tasks.h"
 #include "core/world.h"
 #include "collision/distance.h"
 #include "rigid/contact_wide.h"
@@ -56,10 +58,10 @@ typedef struct sn_step_context {
   float max_rotation;
 } sn_step_context;
 
-static void sn_integrate_velocities(sn_step_context *ctx) {
+static void sn_integrate_velocities(sn_step_context *ctx, int32_t begin, int32_t end) {
   sn_body_state *states = ctx->states;
   const sn_body_motion *motions = ctx->motions;
-  for (int32_t i = 0; i < ctx->body_count; ++i) {
+  for (int32_t i = begin; i < end; ++i) {
     sn_body_state *s = states + i;
     const sn_body_motion *m = motions + i;
     sn_vec2 v = sn_scale(m->lin_damp, sn_add(s->v, m->dv));
@@ -70,10 +72,10 @@ static void sn_integrate_velocities(sn_step_context *ctx) {
   }
 }
 
-static void sn_integrate_positions(sn_step_context *ctx) {
+static void sn_integrate_positions(sn_step_context *ctx, int32_t begin, int32_t end) {
   float h = ctx->h;
   sn_body_state *states = ctx->states;
-  for (int32_t i = 0; i < ctx->body_count; ++i) {
+  for (int32_t i = begin; i < end; ++i) {
     sn_body_state *s = states + i;
     /* bound the rotation per substep so the linearised rotation stays sane */
     float dtheta = h * s->w;
@@ -120,7 +122,7 @@ static void sn_apply_restitution(sn_step_context *ctx) {
   }
 }
 
-static void sn_prepare_contacts(sn_world *w, sn_step_context *ctx, float h) {
+static void sn_prepare_contacts(sn_world *w, sn_step_context *ctx, float h, int32_t begin, int32_t end) {
   float substep_rate = 1.0f / h;
   /* stiffness: the user's, else a quarter of the substep rate (the stable
    * limit of the soft step); static contacts are twice as stiff */
@@ -128,7 +130,7 @@ static void sn_prepare_contacts(sn_world *w, sn_step_context *ctx, float h) {
   sn_softness soft = sn_make_soft(hertz, w->contact_damping_ratio, h);
   sn_softness static_soft = sn_make_soft(2.0f * hertz, w->contact_damping_ratio, h);
   int32_t dummy = ctx->body_count;
-  for (int32_t k = 0; k < ctx->constraint_count; ++k) {
+  for (int32_t k = begin; k < end; ++k) {
     int32_t ci = w->solver_contacts.data[k];
     sn_contact *c = w->contacts.data + ci;
     const sn_shape *sa = w->shapes.data + c->shape_a, *sb = w->shapes.data + c->shape_b;
@@ -192,13 +194,12 @@ static void sn_prepare_contacts(sn_world *w, sn_step_context *ctx, float h) {
   }
 }
 
-static void sn_store_impulses(sn_world *w, const sn_step_context *ctx) {
-  for (int32_t k = 0; k < ctx->constraint_count; ++k) {
+/* Accumulated impulses of constraints [begin, end) go back to their
+ * manifolds (warm starting next step); one contact each. */
+static void sn_store_impulses(sn_world *w, const sn_step_context *ctx, int32_t begin, int32_t end) {
+  for (int32_t k = begin; k < end; ++k) {
     const sn_contact_constraint *cc = ctx->constraints + k;
-    sn_contact *c = w->contacts.data + cc->contact;
-    sn_manifold *m = &c->manifold;
-    float fastest = 0.0f;
-    int32_t fastest_j = -1;
+    sn_manifold *m = &w->contacts.data[cc->contact].manifold;
     for (int32_t j = cc->point_count; j < m->point_count; ++j) {
       m->points[j].normal_impulse = 0.0f;
       m->points[j].tangent_impulse = 0.0f;
@@ -209,18 +210,31 @@ static void sn_store_impulses(sn_world *w, const sn_step_context *ctx) {
       m->points[j].tangent_impulse = cc->points[j].tangent_impulse;
       m->points[j].max_normal_impulse = cc->points[j].max_normal_impulse;
       m->points[j].normal_velocity = cc->points[j].relative_velocity;
+    }
+  }
+}
+
+/* Hit events, in constraint order: the fastest approaching point that pushed. */
+static void sn_report_hits(sn_world *w, const sn_step_context *ctx) {
+  for (int32_t k = 0; k < ctx->constraint_count; ++k) {
+    const sn_contact_constraint *cc = ctx->constraints + k;
+    sn_contact *c = w->contacts.data + cc->contact;
+    if (!(c->flags & SN_CONTACT_ENABLE_HIT)) continue;
+    float fastest = 0.0f;
+    int32_t fastest_j = -1;
+    for (int32_t j = 0; j < cc->point_count; ++j) {
       float approach = -cc->points[j].relative_velocity;
       if (cc->points[j].max_normal_impulse > 0.0f && approach > fastest) {
         fastest = approach;
         fastest_j = j;
       }
     }
-    if ((c->flags & SN_CONTACT_ENABLE_HIT) && fastest_j >= 0 && fastest > w->hit_event_threshold) {
+    if (fastest_j >= 0 && fastest > w->hit_event_threshold) {
       sn_contact_hit_event e;
       e.shape_a = sn_make_shape_id(w, c->shape_a);
       e.shape_b = sn_make_shape_id(w, c->shape_b);
-      e.point = m->points[fastest_j].point;
-      e.normal = m->normal;
+      e.point = c->manifold.points[fastest_j].point;
+      e.normal = c->manifold.normal;
       e.approach_speed = fastest;
       sn_array_push(&w->mem, w->hit_events, e);
     }
@@ -332,14 +346,14 @@ _Static_assert(sizeof(sn_body_state) == sizeof(sn_solver_body) &&
  * 3. Every rigid body's velocity takes its displacement in 2 over h
  *    (Delta x / h, Delta theta / h); particles take v = (p - x) / h, then
  *    the velocity pass (friction, restitution). */
-typedef struct sn_stage {
+typedef struct sn_position_setup {
   sn_body_pose *pose0;
   int32_t project_count, xpbd_count;
   int32_t position_iterations, soft_iterations;
-} sn_stage;
+} sn_position_setup;
 
 static void sn_position_stage(sn_world *w, sn_step_context *ctx, sn_soft_context *soft, const sn_joint_batch *batches,
-                              int32_t batch_count, sn_step_info *info, const sn_stage *stage) {
+                              int32_t batch_count, sn_step_info *info, const sn_position_setup *stage) {
   const int32_t nb = ctx->body_count;
   sn_body_pose *pose0 = stage->pose0;
   if (stage->project_count > 0) {
@@ -469,6 +483,230 @@ static int32_t sn_build_joint_batches(sn_world *w, sn_step_context *ctx, const s
   return batch_count;
 }
 
+static bool sn_state_is_finite(const sn_body_state *s) {
+  return sn_vec2_is_finite(s->v) && sn_is_finite(s->w) && sn_vec2_is_finite(s->dp) && sn_is_finite(s->dq.c) &&
+         sn_is_finite(s->dq.s);
+}
+
+/* Bodies [begin, end) take their solver state; sleep timers and the fast
+ * flag for continuous collision. A state that is not finite is contained:
+ * the body goes back where the step found it, stopped and frozen (the event
+ * is recorded after the stage, in body order). */
+static bool sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int32_t begin, int32_t end) {
+  bool frozen = false;
+  for (int32_t k = begin; k < end; ++k) {
+    int32_t bi = w->awake_bodies.data[k];
+    sn_body *b = w->bodies.data + bi;
+    const sn_body_state *s = ctx->states + k;
+    if (!sn_state_is_finite(s)) {
+      /* containment: back where the step found it, stopped, frozen */
+      b->v = (sn_vec2){0.0f, 0.0f};
+      b->w = 0.0f;
+      b->center = b->center0;
+      b->xf.q = b->q0;
+      b->xf.p = sn_sub(b->center, sn_rotate(b->xf.q, b->local_center));
+      b->force = (sn_vec2){0.0f, 0.0f};
+      b->torque = 0.0f;
+      b->frozen = true;
+      b->is_fast = false;
+      frozen = true;
+      continue;
+    }
+    b->v = s->v;
+    b->w = s->w;
+    b->center = sn_add(b->center0, s->dp);
+    b->xf.q = sn_normalize_rot(sn_mul_rot(s->dq, b->q0));
+    b->xf.p = sn_sub(b->center, sn_rotate(b->xf.q, b->local_center));
+    b->force = (sn_vec2){0.0f, 0.0f};
+    b->torque = 0.0f;
+    if (w->enable_sleep) {
+      bool slow = b->enable_sleep && sn_length_sq(b->v) < SN_LINEAR_SLEEP_TOLERANCE * SN_LINEAR_SLEEP_TOLERANCE &&
+                  b->w * b->w < SN_ANGULAR_SLEEP_TOLERANCE * SN_ANGULAR_SLEEP_TOLERANCE;
+      b->sleep_time = slow ? b->sleep_time + dt : 0.0f;
+    }
+    b->is_fast = false;
+    if (w->enable_continuous && b->type == SN_BODY_DYNAMIC) {
+      float motion = sn_length(s->dp) + sn_absf(sn_relative_angle(b->q0, b->xf.q)) * b->max_extent;
+      b->is_fast = b->is_bullet ? motion > 0.25f * b->min_extent : motion > 0.5f * b->min_extent;
+    }
+    /* shapes of a body that continuous collision will not move get their
+     * final AABB here; moving proxies in the tree waits for one thread */
+    if (!b->is_fast) {
+      for (int32_t si = b->shape_list; si != SN_NULL_INDEX; si = w->shapes.data[si].next)
+        w->shapes.data[si].escaped = sn_shape_compute_aabb(w, si, b->xf);
+    }
+  }
+  return frozen;
+}
+
+/* Solver state of bodies [begin, end): velocities, step-start pose, the
+ * per-substep velocity change from gravity and forces, damping factors. */
+static void sn_init_bodies(sn_world *w, sn_step_context *ctx, float h, int32_t begin, int32_t end) {
+  for (int32_t k = begin; k < end; ++k) {
+    sn_body *b = w->bodies.data + w->awake_bodies.data[k];
+    b->center0 = b->center;
+    b->q0 = b->xf.q;
+    sn_body_state *s = ctx->states + k;
+    s->v = b->v;
+    s->w = b->w;
+    s->pad = 0.0f;
+    s->dp = (sn_vec2){0.0f, 0.0f};
+    s->dq = sn_rot_identity();
+    sn_body_motion *m = ctx->motions + k;
+    if (b->type == SN_BODY_DYNAMIC) {
+      m->dv = sn_scale(h, sn_add(sn_scale(b->inv_mass, b->force), sn_scale(b->gravity_scale, w->gravity)));
+      m->dw = h * b->inv_inertia * b->torque;
+      m->lin_damp = 1.0f / (1.0f + h * b->linear_damping);
+      m->ang_damp = 1.0f / (1.0f + h * b->angular_damping);
+    } else {
+      m->dv = (sn_vec2){0.0f, 0.0f};
+      m->dw = 0.0f;
+      m->lin_damp = 1.0f;
+      m->ang_damp = 1.0f;
+    }
+    m->max_speed_sq = w->max_linear_speed * w->max_linear_speed;
+  }
+}
+
+/* ---------------------------------------------------------- stage list */
+
+/* The substep loop as stages (core/tasks.h): parallel stages cut bodies,
+ * contacts or one colour's groups into blocks; plugin callbacks and the
+ * position stage run on the calling thread. The list is the serial order of
+ * the passes, so every worker count gives the same bits. */
+enum {
+  SN_STAGE_INIT,        /* bodies: solver state and motion */
+  SN_STAGE_PREPARE,     /* contact constraints [begin, end) */
+  SN_STAGE_INTEGRATE_V, /* bodies */
+  SN_STAGE_SUBSTEP,     /* main: step info, particle prediction (arg = substep) */
+  SN_STAGE_WARM,        /* groups of colour arg */
+  SN_STAGE_JOINT_WARM,  /* main */
+  SN_STAGE_SOLVE,       /* groups of colour arg, with bias */
+  SN_STAGE_JOINT_SOLVE, /* main */
+  SN_STAGE_INTEGRATE_P, /* bodies */
+  SN_STAGE_RELAX,       /* groups of colour arg, no bias */
+  SN_STAGE_JOINT_RELAX, /* main */
+  SN_STAGE_POSITION,    /* main: joint projection, XPBD, particle collisions */
+  SN_STAGE_FILL,        /* groups: pack the coloured contacts into SoA lanes */
+  SN_STAGE_STORE,       /* groups: accumulated impulses back to the constraints */
+  SN_STAGE_POST,        /* main: particles, plugin instances, restitution */
+  SN_STAGE_IMPULSES,    /* contact constraints: impulses back to the manifolds */
+  SN_STAGE_WRITE_BACK   /* bodies */
+};
+
+/// Minimum items per block: enough work to pay for claiming a block.
+#define SN_BLOCK_BODIES   128
+#define SN_BLOCK_CONTACTS 64
+#define SN_BLOCK_GROUPS   8
+
+typedef struct sn_solver_run {
+  sn_world *w;
+  sn_step_context *ctx;
+  sn_wide_set *wide;
+  sn_soft_context *soft;
+  sn_joint_batch *batches;
+  int32_t batch_count;
+  sn_step_info *info;
+  const sn_position_setup *position;
+  const int32_t *owners; ///< constraint index of each packed item
+  float h, dt;
+  atomic_int frozen; ///< a body state was not finite (events after the run)
+} sn_solver_run;
+
+/* After the substeps, on the calling thread: particles write back, packed
+ * plugin instances go home, restitution. */
+static void sn_post_substeps(sn_solver_run *run) {
+  sn_world *w = run->w;
+  sn_soft_end(w, run->soft);
+  for (int32_t b = 0, n = 0; b < run->batch_count; ++b) {
+    for (int32_t i = 0; i < run->batches[b].count; ++i, ++n) {
+      sn_constraint *k = w->constraints.data + run->owners[n];
+      memcpy(k->instance, run->batches[b].items[i].instance, k->type->instance_size);
+    }
+  }
+  sn_apply_restitution(run->ctx);
+}
+
+static void sn_run_joints(const sn_solver_run *run, int32_t kind) {
+  for (int32_t b = 0; b < run->batch_count; ++b) {
+    const sn_joint_batch *batch = run->batches + b;
+    if (!batch->impulse || batch->count == 0) continue;
+    if (kind == SN_STAGE_JOINT_WARM) {
+      if (batch->type->warm_start) batch->type->warm_start(run->info, batch->items, batch->count);
+    } else {
+      batch->type->solve_velocity(run->info, batch->items, batch->count, kind == SN_STAGE_JOINT_SOLVE ? 1 : 0);
+    }
+  }
+}
+
+static void sn_solver_stage(void *context, const sn_stage *st, int32_t begin, int32_t end) {
+  sn_solver_run *run = context;
+  sn_step_context *ctx = run->ctx;
+  switch (st->kind) {
+  case SN_STAGE_INIT:
+    sn_init_bodies(run->w, ctx, run->h, begin, end);
+    break;
+  case SN_STAGE_PREPARE:
+    sn_prepare_contacts(run->w, ctx, run->h, begin, end);
+    break;
+  case SN_STAGE_INTEGRATE_V:
+    sn_integrate_velocities(ctx, begin, end);
+    break;
+  case SN_STAGE_SUBSTEP:
+    run->info->substep = st->arg;
+    run->info->iterations = 1;
+    run->info->iteration = 0;
+    sn_soft_predict(run->w, run->soft, st->arg);
+    break;
+  case SN_STAGE_WARM:
+    sn_wide_warm_range(run->wide, ctx->states, st->arg, begin, end);
+    break;
+  case SN_STAGE_SOLVE:
+  case SN_STAGE_RELAX:
+    sn_wide_solve_range(run->wide, ctx->states, st->arg, begin, end, ctx->inv_h, ctx->push_max_velocity,
+                        st->kind == SN_STAGE_SOLVE);
+    break;
+  case SN_STAGE_JOINT_WARM:
+  case SN_STAGE_JOINT_SOLVE:
+  case SN_STAGE_JOINT_RELAX:
+    sn_run_joints(run, st->kind);
+    break;
+  case SN_STAGE_INTEGRATE_P:
+    sn_integrate_positions(ctx, begin, end);
+    break;
+  case SN_STAGE_POSITION:
+    sn_position_stage(run->w, ctx, run->soft, run->batches, run->batch_count, run->info, run->position);
+    break;
+  case SN_STAGE_FILL:
+    sn_wide_fill(run->wide, ctx->constraints, begin, end, ctx->body_count);
+    break;
+  case SN_STAGE_STORE:
+    sn_wide_store_range(run->wide, ctx->constraints, begin, end);
+    break;
+  case SN_STAGE_POST:
+    sn_post_substeps(run);
+    break;
+  case SN_STAGE_IMPULSES:
+    sn_store_impulses(run->w, ctx, begin, end);
+    break;
+  default: /* SN_STAGE_WRITE_BACK */
+    if (sn_write_back(run->w, ctx, run->dt, begin, end)) atomic_store_explicit(&run->frozen, 1, memory_order_relaxed);
+    break;
+  }
+}
+
+/* One pass over every colour's groups (the overflow colour as one block). */
+static void sn_add_color_stages(sn_stage_runner *r, const sn_wide_set *wide, int32_t kind) {
+  for (int32_t c = 0; c < SN_WIDE_COLORS; ++c) {
+    int32_t first = wide->color_first[c], count = wide->color_first[c + 1] - first;
+    int32_t min_block = c == SN_WIDE_OVERFLOW ? count : SN_BLOCK_GROUPS;
+    sn_stage_add(r, kind, c, first, count, min_block, 2);
+  }
+}
+
+/// Stages of the substep loop: an upper bound for the arena.
+static int32_t sn_stage_capacity(int32_t substeps) { return 4 + substeps * (6 + 3 * SN_WIDE_COLORS); }
+
 void sn_solve(sn_world *w, float dt) {
   if (w->constraint_count > 0) sn_wake_joined(w);
   sn_soft_find_candidates(w, dt);
@@ -514,7 +752,8 @@ void sn_solve(sn_world *w, float dt) {
                  (size_t)nc * sizeof(sn_contact_constraint) + 3 * 16 + sn_wide_bytes(nc + 64) +
                  (size_t)nj * (sizeof(sn_constraint_item) + 2 * sizeof(sn_constraint_body) + sizeof(sn_joint_batch)) +
                  (size_t)endpoints * sizeof(sn_constraint_body *) + (size_t)nb * sizeof(sn_body_pose) +
-                 sn_soft_bytes(w) + packed + (size_t)nj * sizeof(int32_t) + 7 * 16;
+                 sn_soft_bytes(w) + packed + (size_t)nj * sizeof(int32_t) + 7 * 16 + sn_stage_runner_bytes(2) +
+                 sn_stage_runner_bytes(sn_stage_capacity(w->substeps));
   if (!sn_arena_reserve(&w->arena, &w->mem, bytes)) return;
   if (!sn_array_reserve(&w->mem, w->move_buffer, w->shapes.count)) return;
   sn_step_context ctx;
@@ -531,33 +770,18 @@ void sn_solve(sn_world *w, float dt) {
   ctx.restitution_threshold = w->restitution_threshold;
   ctx.max_rotation = SN_MAX_ROTATION;
 
-  for (int32_t k = 0; k < nb; ++k) {
-    sn_body *b = w->bodies.data + w->awake_bodies.data[k];
-    b->center0 = b->center;
-    b->q0 = b->xf.q;
-    sn_body_state *s = ctx.states + k;
-    s->v = b->v;
-    s->w = b->w;
-    s->pad = 0.0f;
-    s->dp = (sn_vec2){0.0f, 0.0f};
-    s->dq = sn_rot_identity();
-    sn_body_motion *m = ctx.motions + k;
-    if (b->type == SN_BODY_DYNAMIC) {
-      m->dv = sn_scale(h, sn_add(sn_scale(b->inv_mass, b->force), sn_scale(b->gravity_scale, w->gravity)));
-      m->dw = h * b->inv_inertia * b->torque;
-      m->lin_damp = 1.0f / (1.0f + h * b->linear_damping);
-      m->ang_damp = 1.0f / (1.0f + h * b->angular_damping);
-    } else {
-      m->dv = (sn_vec2){0.0f, 0.0f};
-      m->dw = 0.0f;
-      m->lin_damp = 1.0f;
-      m->ang_damp = 1.0f;
-    }
-    m->max_speed_sq = w->max_linear_speed * w->max_linear_speed;
-  }
   ctx.states[nb] = (sn_body_state){{0.0f, 0.0f}, 0.0f, 0.0f, {0.0f, 0.0f}, {1.0f, 0.0f}};
 
-  sn_prepare_contacts(w, &ctx, h);
+  sn_solver_run run;
+  memset(&run, 0, sizeof(run));
+  run.w = w;
+  run.ctx = &ctx;
+  run.h = h;
+  sn_stage_runner runner;
+  if (!sn_stage_runner_init(&runner, &w->arena, 2, w->worker_count, sn_solver_stage, &run)) return;
+  sn_stage_add(&runner, SN_STAGE_INIT, 0, 0, nb, SN_BLOCK_BODIES, 1);
+  sn_stage_add(&runner, SN_STAGE_PREPARE, 0, 0, nc, SN_BLOCK_CONTACTS, 1);
+  sn_stage_run(w, &runner);
   /* colour and pack the contacts four to a group (see contact_wide.c) */
   int32_t groups = sn_wide_color(ctx.constraints, nc, nb, w->contact_colors.data, w->body_color_masks.data);
   sn_wide_set wide;
@@ -585,7 +809,7 @@ void sn_solve(sn_world *w, float dt) {
   info.joint_hertz = 0.25f * ctx.inv_h;
   info.joint_damping_ratio = 2.0f;
   info.iterations = 1;
-  sn_stage stage = {NULL, 0, 0, w->position_iterations, w->soft_iterations};
+  sn_position_setup stage = {NULL, 0, 0, w->position_iterations, w->soft_iterations};
   for (int32_t b = 0; b < batch_count; ++b) {
     sn_joint_batch *batch = batches + b;
     batch->impulse = (batch->type->flags & SN_CONSTRAINT_IMPULSE) != 0;
@@ -603,79 +827,45 @@ void sn_solve(sn_world *w, float dt) {
     if (stage.pose0 == NULL) return;
   }
 
+  /* the substep loop as stages (serial order; see sn_solver_stage) */
+  bool joints = false;
+  for (int32_t b = 0; b < batch_count; ++b) joints = joints || (batches[b].impulse && batches[b].count > 0);
+  run.wide = &wide;
+  run.soft = &soft;
+  run.batches = batches;
+  run.batch_count = batch_count;
+  run.info = &info;
+  run.position = &stage;
+  run.owners = owners;
+  run.dt = dt;
+  atomic_init(&run.frozen, 0);
+  if (!sn_stage_runner_init(&runner, &w->arena, sn_stage_capacity(substeps), w->worker_count, sn_solver_stage, &run))
+    return;
+  sn_stage_add(&runner, SN_STAGE_FILL, 0, 0, wide.group_count, SN_BLOCK_GROUPS, 1);
   for (int32_t i = 0; i < substeps; ++i) {
-    info.substep = i;
-    info.iterations = 1;
-    info.iteration = 0;
-    sn_integrate_velocities(&ctx);
-    sn_soft_predict(w, &soft, i);
-    sn_wide_warm_start(&wide, ctx.states);
-    for (int32_t b = 0; b < batch_count; ++b) {
-      if (batches[b].impulse && batches[b].count && batches[b].type->warm_start)
-        batches[b].type->warm_start(&info, batches[b].items, batches[b].count);
-    }
-    sn_wide_solve(&wide, ctx.states, ctx.inv_h, ctx.push_max_velocity, true);
-    for (int32_t b = 0; b < batch_count; ++b) {
-      if (batches[b].impulse && batches[b].count)
-        batches[b].type->solve_velocity(&info, batches[b].items, batches[b].count, 1);
-    }
-    sn_integrate_positions(&ctx);
-    sn_wide_solve(&wide, ctx.states, ctx.inv_h, ctx.push_max_velocity, false);
-    for (int32_t b = 0; b < batch_count; ++b) {
-      if (batches[b].impulse && batches[b].count)
-        batches[b].type->solve_velocity(&info, batches[b].items, batches[b].count, 0);
-    }
-    if (position_stage) sn_position_stage(w, &ctx, &soft, batches, batch_count, &info, &stage);
+    sn_stage_add(&runner, SN_STAGE_INTEGRATE_V, i, 0, nb, SN_BLOCK_BODIES, 1);
+    sn_stage_add_main(&runner, SN_STAGE_SUBSTEP, i);
+    sn_add_color_stages(&runner, &wide, SN_STAGE_WARM);
+    if (joints) sn_stage_add_main(&runner, SN_STAGE_JOINT_WARM, i);
+    sn_add_color_stages(&runner, &wide, SN_STAGE_SOLVE);
+    if (joints) sn_stage_add_main(&runner, SN_STAGE_JOINT_SOLVE, i);
+    sn_stage_add(&runner, SN_STAGE_INTEGRATE_P, i, 0, nb, SN_BLOCK_BODIES, 1);
+    sn_add_color_stages(&runner, &wide, SN_STAGE_RELAX);
+    if (joints) sn_stage_add_main(&runner, SN_STAGE_JOINT_RELAX, i);
+    if (position_stage) sn_stage_add_main(&runner, SN_STAGE_POSITION, i);
   }
-  sn_wide_store(&wide, ctx.constraints);
-  sn_soft_end(w, &soft);
-  /* packed instances go home */
-  for (int32_t b = 0, n = 0; b < batch_count; ++b) {
-    for (int32_t i = 0; i < batches[b].count; ++i, ++n) {
-      sn_constraint *k = w->constraints.data + owners[n];
-      memcpy(k->instance, batches[b].items[i].instance, k->type->instance_size);
-    }
-  }
-  sn_apply_restitution(&ctx);
-  sn_store_impulses(w, &ctx);
+  sn_stage_add(&runner, SN_STAGE_STORE, 0, 0, wide.group_count, SN_BLOCK_GROUPS, 1);
+  sn_stage_add_main(&runner, SN_STAGE_POST, 0);
+  sn_stage_add(&runner, SN_STAGE_IMPULSES, 0, 0, nc, SN_BLOCK_CONTACTS, 1);
+  sn_stage_add(&runner, SN_STAGE_WRITE_BACK, 0, 0, nb, SN_BLOCK_BODIES, 1);
+  sn_stage_run(w, &runner);
+  sn_report_hits(w, &ctx);
 
-  /* write back, detect fast bodies, update broadphase */
-  for (int32_t k = 0; k < nb; ++k) {
-    int32_t bi = w->awake_bodies.data[k];
-    sn_body *b = w->bodies.data + bi;
-    const sn_body_state *s = ctx.states + k;
-    if (!sn_vec2_is_finite(s->v) || !sn_is_finite(s->w) || !sn_vec2_is_finite(s->dp) || !sn_is_finite(s->dq.c) ||
-        !sn_is_finite(s->dq.s)) {
-      /* containment: back where the step found it, stopped, frozen */
-      b->v = (sn_vec2){0.0f, 0.0f};
-      b->w = 0.0f;
-      b->center = b->center0;
-      b->xf.q = b->q0;
-      b->xf.p = sn_sub(b->center, sn_rotate(b->xf.q, b->local_center));
-      b->force = (sn_vec2){0.0f, 0.0f};
-      b->torque = 0.0f;
-      b->frozen = true;
-      b->is_fast = false;
-      sn_frozen_event e = {sn_make_body_id(w, bi), SN_NULL_PARTICLE};
+  /* (write back ran as the last stage: sn_write_back) */
+  for (int32_t k = 0; k < nb && atomic_load_explicit(&run.frozen, memory_order_relaxed); ++k) {
+    if (!sn_state_is_finite(ctx.states + k)) {
+      sn_frozen_event e = {sn_make_body_id(w, w->awake_bodies.data[k]), SN_NULL_PARTICLE};
       sn_array_push(&w->mem, w->frozen_events, e);
-      continue;
-    }
-    b->v = s->v;
-    b->w = s->w;
-    b->center = sn_add(b->center0, s->dp);
-    b->xf.q = sn_normalize_rot(sn_mul_rot(s->dq, b->q0));
-    b->xf.p = sn_sub(b->center, sn_rotate(b->xf.q, b->local_center));
-    b->force = (sn_vec2){0.0f, 0.0f};
-    b->torque = 0.0f;
-    if (w->enable_sleep) {
-      bool slow = b->enable_sleep && sn_length_sq(b->v) < SN_LINEAR_SLEEP_TOLERANCE * SN_LINEAR_SLEEP_TOLERANCE &&
-                  b->w * b->w < SN_ANGULAR_SLEEP_TOLERANCE * SN_ANGULAR_SLEEP_TOLERANCE;
-      b->sleep_time = slow ? b->sleep_time + dt : 0.0f;
-    }
-    b->is_fast = false;
-    if (w->enable_continuous && b->type == SN_BODY_DYNAMIC) {
-      float motion = sn_length(s->dp) + sn_absf(sn_relative_angle(b->q0, b->xf.q)) * b->max_extent;
-      b->is_fast = b->is_bullet ? motion > 0.25f * b->min_extent : motion > 0.5f * b->min_extent;
     }
   }
   if (w->enable_continuous) {
@@ -684,11 +874,18 @@ void sn_solve(sn_world *w, float dt) {
       if (w->bodies.data[bi].is_fast) sn_solve_continuous(w, bi);
     }
   }
+  /* proxies move in body order (the tree, and so the pair order, does not
+   * depend on the worker count) */
   for (int32_t k = 0; k < nb; ++k) {
     int32_t bi = w->awake_bodies.data[k];
     sn_body *b = w->bodies.data + bi;
     for (int32_t si = b->shape_list; si != SN_NULL_INDEX; si = w->shapes.data[si].next) {
-      sn_shape_update_aabb(w, si, b->xf, false);
+      if (b->is_fast) {
+        sn_shape_update_aabb(w, si, b->xf, false);
+      } else if (w->shapes.data[si].escaped) {
+        w->shapes.data[si].escaped = false;
+        sn_shape_move_proxy(w, si);
+      }
     }
   }
 }

@@ -1,0 +1,174 @@
+/* Stage runner (see tasks.h). */
+#include "core/tasks.h"
+
+#include <stddef.h>
+
+#include "core/world.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define SN_PAUSE() _mm_pause()
+#else
+#define SN_PAUSE() ((void)0)
+#endif
+
+#if !defined(__STDC_NO_THREADS__)
+#include <threads.h>
+#define SN_YIELD() thrd_yield()
+#else
+#define SN_YIELD() ((void)0)
+#endif
+
+/// Spins before a waiting thread starts yielding its core: long enough to
+/// cover a stage of a few microseconds, short enough that a helper that
+/// shares its core with the caller gets out of the way.
+#define SN_SPINS_BEFORE_YIELD 4096
+/// Waits a helper makes for the caller to start driving (see sn_stage_helper).
+#define SN_SPINS_BEFORE_GIVING_UP (SN_SPINS_BEFORE_YIELD + 256)
+
+enum { SN_RUNNER_STARTING = 0, SN_RUNNER_DRIVING = 1, SN_RUNNER_FINISHED = 2 };
+
+size_t sn_stage_runner_bytes(int32_t capacity) { return (size_t)capacity * sizeof(sn_stage) + 64; }
+
+bool sn_stage_runner_init(sn_stage_runner *r, sn_arena *arena, int32_t capacity, int32_t workers, sn_stage_fn *fn,
+                          void *context) {
+  uintptr_t p = (uintptr_t)sn_arena_alloc(arena, (size_t)capacity * sizeof(sn_stage) + 64);
+  if (p == 0) return false;
+  /* own cache line for the counters of the first stage */
+  p = (p + 63) & ~(uintptr_t)63;
+  r->stages = (sn_stage *)p;
+  r->count = 0;
+  r->capacity = capacity;
+  r->workers = workers < 1 ? 1 : workers;
+  r->fn = fn;
+  r->context = context;
+  atomic_init(&r->current, 0);
+  atomic_init(&r->state, SN_RUNNER_STARTING);
+  return true;
+}
+
+static sn_stage *sn_stage_push(sn_stage_runner *r) {
+  if (r->count >= r->capacity) return NULL; /* sized by the caller: never */
+  sn_stage *s = r->stages + r->count++;
+  atomic_init(&s->claimed, 0);
+  atomic_init(&s->done, 0);
+  return s;
+}
+
+void sn_stage_add(sn_stage_runner *r, int32_t kind, int32_t arg, int32_t first, int32_t count, int32_t min_block,
+                  int32_t multiple) {
+  if (count <= 0) return;
+  sn_stage *s = sn_stage_push(r);
+  if (s == NULL) return;
+  s->kind = kind;
+  s->arg = arg;
+  s->first = first;
+  s->count = count;
+  s->main_only = false;
+  int32_t block = count;
+  if (r->workers > 1) {
+    /* about four blocks per worker, so a late or slow worker costs little */
+    int32_t target = (count + 4 * r->workers - 1) / (4 * r->workers);
+    block = target > min_block ? target : min_block;
+    if (multiple > 1) block = (block + multiple - 1) / multiple * multiple;
+    if (block > count) block = count;
+  }
+  s->block_size = block;
+  s->block_count = (count + block - 1) / block;
+}
+
+void sn_stage_add_main(sn_stage_runner *r, int32_t kind, int32_t arg) {
+  sn_stage *s = sn_stage_push(r);
+  if (s == NULL) return;
+  s->kind = kind;
+  s->arg = arg;
+  s->first = 0;
+  s->count = 1;
+  s->block_size = 1;
+  s->block_count = 1;
+  s->main_only = true;
+}
+
+/* Claims and runs blocks of stage index until none is left. */
+static void sn_stage_work(sn_stage_runner *r, int32_t index, bool is_main) {
+  sn_stage *s = r->stages + index;
+  if (s->main_only && !is_main) return;
+  for (;;) {
+    int32_t b = atomic_fetch_add_explicit(&s->claimed, 1, memory_order_relaxed);
+    if (b >= s->block_count) return;
+    int32_t begin = s->first + b * s->block_size;
+    int32_t end = begin + s->block_size;
+    if (end > s->first + s->count) end = s->first + s->count;
+    r->fn(r->context, s, begin, end);
+    atomic_fetch_add_explicit(&s->done, 1, memory_order_release);
+  }
+}
+
+/* A helper: works on whatever stage is current until the runner ends. */
+static void sn_stage_helper(int32_t begin, int32_t end, uint32_t worker, void *context) {
+  (void)worker;
+  sn_stage_runner *r = context;
+  /* The caller starts driving once enqueue_task has returned. A helper run
+   * inline by enqueue_task itself (allowed: it then returns NULL) would wait
+   * for a caller that is blocked in enqueue_task, so a helper that does not
+   * see the caller drive within a bounded wait leaves: nothing is lost, the
+   * caller does every block. */
+  for (int32_t spins = 0;; ++spins) {
+    int32_t state = atomic_load_explicit(&r->state, memory_order_acquire);
+    if (state == SN_RUNNER_DRIVING) break;
+    if (state == SN_RUNNER_FINISHED || spins >= SN_SPINS_BEFORE_GIVING_UP) return;
+    if (spins < SN_SPINS_BEFORE_YIELD) {
+      SN_PAUSE();
+    } else {
+      SN_YIELD();
+    }
+  }
+  for (int32_t item = begin; item < end; ++item) {
+    int32_t last = -1;
+    int32_t spins = 0;
+    for (;;) {
+      int32_t current = atomic_load_explicit(&r->current, memory_order_acquire);
+      if (current >= r->count) break;
+      if (current != last) {
+        sn_stage_work(r, current, false);
+        last = current;
+        spins = 0;
+        continue;
+      }
+      if (++spins < SN_SPINS_BEFORE_YIELD) {
+        SN_PAUSE();
+      } else {
+        SN_YIELD();
+      }
+    }
+  }
+}
+
+void sn_stage_run(sn_world *w, sn_stage_runner *r) {
+  void *handle = NULL;
+  bool started = false;
+  int32_t helpers = r->workers - 1;
+  atomic_store_explicit(&r->current, 0, memory_order_release);
+  atomic_store_explicit(&r->state, SN_RUNNER_STARTING, memory_order_release);
+  if (helpers > 0 && r->count > 0 && w->enqueue_task != NULL) {
+    handle = w->enqueue_task(sn_stage_helper, helpers, 1, r, w->user_task_context);
+    started = true;
+  }
+  atomic_store_explicit(&r->state, SN_RUNNER_DRIVING, memory_order_release);
+  for (int32_t i = 0; i < r->count; ++i) {
+    sn_stage *s = r->stages + i;
+    atomic_store_explicit(&r->current, i, memory_order_release);
+    sn_stage_work(r, i, true);
+    int32_t spins = 0;
+    while (atomic_load_explicit(&s->done, memory_order_acquire) < s->block_count) {
+      if (++spins < SN_SPINS_BEFORE_YIELD) {
+        SN_PAUSE();
+      } else {
+        SN_YIELD();
+      }
+    }
+  }
+  atomic_store_explicit(&r->current, r->count, memory_order_release);
+  atomic_store_explicit(&r->state, SN_RUNNER_FINISHED, memory_order_release);
+  if (started && handle != NULL) w->finish_task(handle, w->user_task_context);
+}

@@ -1,0 +1,73 @@
+/* Stage runner: a step's parallel work as a list of stages (internal).
+ *
+ * A stage is a range of items cut into blocks. Stages run strictly one after
+ * the other; the blocks of one stage may run on any worker in any order, so a
+ * stage's blocks must touch disjoint data (bodies of one graph colour, one
+ * contact each, ...). A main-only stage is one block that only the calling
+ * thread runs (plugin callbacks, serial passes).
+ *
+ * The caller is worker 0 and drives the stages; worker_count - 1 helpers are
+ * started through the application's enqueue_task once per run and join
+ * whatever stage is current when they start. The caller never waits for a
+ * helper to start: if none ever runs, it does every block itself. So the
+ * results cannot depend on the schedule, and a job system that runs tasks
+ * late, inline or one at a time cannot deadlock the step.
+ *
+ * Synchronisation: a block is claimed with an atomic counter of its stage
+ * and counted done with a release increment; the caller waits (acquire) for
+ * every block of a stage, then publishes the next stage (release), which the
+ * helpers read with acquire. Waiting spins with a pause, then yields. */
+#ifndef SN_CORE_TASKS_H
+#define SN_CORE_TASKS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/alloc.h"
+
+typedef struct sn_world sn_world;
+
+typedef struct sn_stage {
+  int32_t kind;  ///< what to run (meaning is the caller's)
+  int32_t arg;   ///< e.g. a colour or a substep
+  int32_t first; ///< first item of the stage
+  int32_t count; ///< items in the stage
+  int32_t block_size;
+  int32_t block_count;
+  bool main_only;
+  atomic_int claimed;
+  atomic_int done;
+} sn_stage;
+
+/// Runs items [begin, end) of a stage.
+typedef void sn_stage_fn(void *context, const sn_stage *stage, int32_t begin, int32_t end);
+
+typedef struct sn_stage_runner {
+  sn_stage *stages;
+  int32_t count, capacity;
+  int32_t workers;
+  sn_stage_fn *fn;
+  void *context;
+  atomic_int current;
+  atomic_int state; ///< starting, driving, finished (tasks.c)
+} sn_stage_runner;
+
+/// Stage list of up to capacity stages in arena memory; false if the arena
+/// is short (reserve first: sn_stage_runner_bytes).
+bool sn_stage_runner_init(sn_stage_runner *r, sn_arena *arena, int32_t capacity, int32_t workers, sn_stage_fn *fn,
+                          void *context);
+size_t sn_stage_runner_bytes(int32_t capacity);
+
+/// Appends a stage of count items in blocks of at least min_block items
+/// (rounded up to a multiple of `multiple`); one block when the runner has
+/// one worker. Stages of zero items are skipped.
+void sn_stage_add(sn_stage_runner *r, int32_t kind, int32_t arg, int32_t first, int32_t count, int32_t min_block,
+                  int32_t multiple);
+/// Appends a main-only stage (one block, the calling thread).
+void sn_stage_add_main(sn_stage_runner *r, int32_t kind, int32_t arg);
+
+/// Runs every stage on the world's workers; returns when all are done.
+void sn_stage_run(sn_world *w, sn_stage_runner *r);
+
+#endif /* SN_CORE_TASKS_H */

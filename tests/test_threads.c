@@ -1,0 +1,389 @@
+/* Threads: the world def's task callbacks, the stage runner and the default
+ * pool (sinew/thread_pool.h).
+ *
+ * The contract under test: results are bit-identical for every worker count
+ * and every schedule a job system may choose (ranges run in parallel, late,
+ * inline, in reverse, one after another on one thread), and a step never
+ * waits on a helper that has not started. Timing is the benchmark's business
+ * (sinew-bench --threads N); nothing here measures speed. */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/tasks.h"
+#include "core/world.h"
+#include "report.h"
+#include "scenes.h"
+#include "sinew/thread_pool.h"
+
+/* ---------------------------------------------------------- schedulers */
+
+/* Runs the whole task before returning (allowed: returns NULL). */
+static void *inline_enqueue(sn_task_callback *task, int32_t count, int32_t min_range, void *task_context, void *user) {
+  (void)min_range, (void)user;
+  task(0, count, 0, task_context);
+  return NULL;
+}
+static void inline_finish(void *task, void *user) { (void)task, (void)user; }
+
+/* Defers every range to finish_task, which runs them in reverse order on the
+ * caller: helpers start only after the step has done all the work. */
+typedef struct deferred {
+  sn_task_callback *task;
+  void *context;
+  int32_t count;
+  int used;
+  int ranges_run;
+} deferred;
+
+static void *deferred_enqueue(sn_task_callback *task, int32_t count, int32_t min_range, void *task_context,
+                              void *user) {
+  (void)min_range;
+  deferred *d = user;
+  ck_assert_int_eq(d->used, 0); /* the engine finishes a task before it enqueues the next */
+  d->task = task;
+  d->context = task_context;
+  d->count = count;
+  d->used = 1;
+  return d;
+}
+static void deferred_finish(void *handle, void *user) {
+  deferred *d = user;
+  ck_assert_ptr_eq(handle, d);
+  for (int32_t i = d->count - 1; i >= 0; --i) {
+    d->task(i, i + 1, (uint32_t)i + 1, d->context);
+    d->ranges_run++;
+  }
+  d->used = 0;
+}
+
+/* One extra thread runs the ranges one after another, after a short sleep:
+ * helpers join late, in the middle of the stages. */
+typedef struct late_thread {
+  pthread_t thread;
+  sn_task_callback *task;
+  void *context;
+  int32_t count;
+} late_thread;
+
+static void *late_main(void *arg) {
+  late_thread *t = arg;
+  struct timespec pause = {0, 200000}; /* 0.2 ms */
+  nanosleep(&pause, NULL);
+  for (int32_t i = 0; i < t->count; ++i) t->task(i, i + 1, (uint32_t)i + 1, t->context);
+  return NULL;
+}
+static void *late_enqueue(sn_task_callback *task, int32_t count, int32_t min_range, void *task_context, void *user) {
+  (void)min_range;
+  late_thread *t = user;
+  t->task = task;
+  t->context = task_context;
+  t->count = count;
+  ck_assert_int_eq(pthread_create(&t->thread, NULL, late_main, t), 0);
+  return t;
+}
+static void late_finish(void *handle, void *user) {
+  (void)user;
+  late_thread *t = handle;
+  pthread_join(t->thread, NULL);
+}
+
+/* ------------------------------------------------ same bits, any schedule */
+
+typedef struct scene_case {
+  const char *name;
+  int32_t size, steps;
+  bool sleep;
+  float drop_height; ///< with sleep: a box dropped on the sleeping pile from here
+} scene_case;
+
+/* rigid (pyramid, rain), joints (chain), XPBD (cloth, jelly), all of it
+ * (mixed); with sleeping on, rain's boxes fall asleep and later ones wake
+ * them (wake-ups happen in the narrowphase's ordered pass) */
+static const scene_case cases[] = {
+    {"pyramid", 20, 120, false, 0.0f}, {"rain", 200, 120, false, 0.0f},   {"chain", 20, 120, false, 0.0f},
+    {"cloth", 16, 120, false, 0.0f},   {"jelly", 5, 120, false, 0.0f},    {"mixed", 1, 120, false, 0.0f},
+    {"rain", 200, 500, true, 3.0f},    {"pyramid", 20, 400, true, 22.0f},
+};
+#define CASE_COUNT ((int)(sizeof cases / sizeof cases[0]))
+
+enum { SCHED_SINGLE, SCHED_POOL2, SCHED_POOL4, SCHED_INLINE, SCHED_DEFERRED, SCHED_LATE, SCHED_COUNT };
+static const char *const sched_names[SCHED_COUNT] = {"1 worker", "pool of 2", "pool of 4",
+                                                     "inline",   "deferred",  "late thread"};
+
+static uint64_t run_case(const scene_case *c, int sched, int32_t *stage_helpers_ran) {
+  sn_scene scene;
+  ck_assert_msg(sn_scene_build(&scene, c->name, c->size, 0, c->sleep), "cannot build %s", c->name);
+  sn_thread_pool *pool = NULL;
+  deferred d;
+  memset(&d, 0, sizeof d);
+  late_thread late;
+  memset(&late, 0, sizeof late);
+  sn_result r = SN_OK;
+  switch (sched) {
+  case SCHED_POOL2:
+  case SCHED_POOL4:
+    pool = sn_thread_pool_create(sched == SCHED_POOL2 ? 2 : 4);
+    ck_assert_ptr_nonnull(pool);
+    r = sn_world_set_task_system(scene.world, sn_thread_pool_worker_count(pool), sn_thread_pool_enqueue,
+                                 sn_thread_pool_finish, pool);
+    break;
+  case SCHED_INLINE:
+    r = sn_world_set_task_system(scene.world, 3, inline_enqueue, inline_finish, NULL);
+    break;
+  case SCHED_DEFERRED:
+    r = sn_world_set_task_system(scene.world, 3, deferred_enqueue, deferred_finish, &d);
+    break;
+  case SCHED_LATE:
+    r = sn_world_set_task_system(scene.world, 2, late_enqueue, late_finish, &late);
+    break;
+  default:
+    break;
+  }
+  ck_assert_int_eq(r, SN_OK);
+  int32_t fewest_awake = INT32_MAX, woken = 0;
+  for (int32_t i = 0; i < c->steps; ++i) {
+    if (c->sleep && i == c->steps - 100) {
+      /* once the pile sleeps, drop a box on it */
+      sn_body_def bd = sn_default_body_def();
+      bd.type = SN_BODY_DYNAMIC;
+      bd.position = (sn_vec2){0.3f, c->drop_height};
+      sn_body_id b = sn_create_body(scene.world, &bd);
+      sn_polygon box;
+      ck_assert_int_eq(sn_make_box(0.5f, 0.5f, &box), SN_OK);
+      sn_shape_def sd = sn_default_shape_def();
+      ck_assert_int_ne(sn_create_polygon_shape(scene.world, b, &sd, &box).index1, 0);
+    }
+    ck_assert_int_eq(sn_world_step(scene.world, 1.0f / 60.0f), SN_OK);
+    sn_debug_counts dc;
+    sn_world_get_debug_counts(scene.world, &dc);
+    if (dc.awake_bodies > fewest_awake) woken = 1;
+    if (dc.awake_bodies < fewest_awake) fewest_awake = dc.awake_bodies;
+  }
+  if (c->sleep) {
+    /* the case does what it is for: bodies slept, and some woke again */
+    sn_debug_counts dc;
+    sn_world_get_debug_counts(scene.world, &dc);
+    ck_assert_msg(fewest_awake < dc.dynamic_bodies && woken, "%s: no sleep (%d of %d awake) or no wake-up", c->name,
+                  (int)fewest_awake, (int)dc.dynamic_bodies);
+  }
+  if (stage_helpers_ran) *stage_helpers_ran = d.ranges_run;
+  sn_scene_metrics m;
+  sn_scene_measure(&scene, &m);
+  sn_scene_destroy(&scene);
+  sn_thread_pool_destroy(pool);
+  return m.state_hash;
+}
+
+START_TEST(test_same_bits_any_schedule) {
+  const scene_case *c = &cases[_i];
+  uint64_t single = run_case(c, SCHED_SINGLE, NULL);
+  for (int s = SCHED_POOL2; s < SCHED_COUNT; ++s) {
+    int32_t ran = 0;
+    uint64_t h = run_case(c, s, &ran);
+    ck_assert_msg(h == single, "%s %d: %s gives 0x%016" PRIx64 ", one worker 0x%016" PRIx64, c->name, (int)c->size,
+                  sched_names[s], h, single);
+    if (s == SCHED_DEFERRED) ck_assert_int_gt(ran, 0); /* the engine did enqueue, and went on without them */
+  }
+}
+END_TEST
+
+/* ------------------------------------------------------------ the API */
+
+START_TEST(test_def_and_setter_validation) {
+  sn_world_def def = sn_default_world_def();
+  ck_assert_int_eq(def.worker_count, 1);
+  sn_result r;
+  def.worker_count = 0;
+  ck_assert_ptr_null(sn_create_world(&def, &r));
+  ck_assert_int_eq(r, SN_ERR_INVALID_ARGUMENT);
+  def.worker_count = SN_MAX_WORKERS + 1;
+  ck_assert_ptr_null(sn_create_world(&def, &r));
+  ck_assert_int_eq(r, SN_ERR_INVALID_ARGUMENT);
+  def.worker_count = 2; /* no callbacks */
+  ck_assert_ptr_null(sn_create_world(&def, &r));
+  ck_assert_int_eq(r, SN_ERR_INVALID_ARGUMENT);
+
+  sn_thread_pool *pool = sn_thread_pool_create(2);
+  ck_assert_ptr_nonnull(pool);
+  def = sn_default_world_def();
+  sn_thread_pool_apply(pool, &def);
+  ck_assert_int_eq(def.worker_count, 2);
+  sn_world *w = sn_create_world(&def, &r);
+  ck_assert_ptr_nonnull(w);
+  ck_assert_int_eq(sn_world_get_worker_count(w), 2);
+  sn_world_def back;
+  ck_assert_int_eq(sn_world_get_def(w, &back), SN_OK);
+  ck_assert_int_eq(back.worker_count, 2);
+  ck_assert(back.enqueue_task == sn_thread_pool_enqueue && back.finish_task == sn_thread_pool_finish);
+  ck_assert_ptr_eq(back.user_task_context, pool);
+  /* refused settings leave the world as it was */
+  ck_assert_int_eq(sn_world_set_task_system(w, 0, NULL, NULL, NULL), SN_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(sn_world_set_task_system(w, 3, sn_thread_pool_enqueue, NULL, pool), SN_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(sn_world_set_task_system(w, SN_MAX_WORKERS + 1, sn_thread_pool_enqueue, sn_thread_pool_finish, pool),
+                   SN_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(sn_world_get_worker_count(w), 2);
+  ck_assert_int_eq(sn_world_set_task_system(w, 1, NULL, NULL, NULL), SN_OK);
+  ck_assert_int_eq(sn_world_get_worker_count(w), 1);
+  ck_assert_int_eq(sn_world_set_task_system(NULL, 1, NULL, NULL, NULL), SN_ERR_NULL);
+  sn_destroy_world(w);
+  sn_thread_pool_destroy(pool);
+
+  ck_assert_ptr_null(sn_thread_pool_create(0));
+  ck_assert_ptr_null(sn_thread_pool_create(SN_MAX_WORKERS + 1));
+  sn_thread_pool_destroy(NULL); /* no-op */
+}
+END_TEST
+
+/* --------------------------------------------------------- stage runner */
+
+#define RUN_ITEMS  1000
+#define RUN_STAGES 40
+
+typedef struct runner_probe {
+  int32_t value[RUN_ITEMS]; ///< stage k sets value[i] = value[i] + k + 1 (each item once per stage)
+  atomic_int visits[RUN_STAGES];
+  atomic_int order_errors;
+  atomic_int main_only_off_main;
+  pthread_t main_thread;
+} runner_probe;
+
+static void probe_stage(void *context, const sn_stage *stage, int32_t begin, int32_t end) {
+  runner_probe *p = context;
+  int32_t k = stage->arg;
+  if (stage->main_only) {
+    if (!pthread_equal(pthread_self(), p->main_thread)) atomic_fetch_add(&p->main_only_off_main, 1);
+    begin = 0; /* one block standing for every item */
+    end = RUN_ITEMS;
+  }
+  for (int32_t i = begin; i < end; ++i) {
+    /* every item must have seen every earlier stage: value = sum of 1..k */
+    if (p->value[i] != k * (k + 1) / 2) atomic_fetch_add(&p->order_errors, 1);
+    p->value[i] += k + 1;
+    atomic_fetch_add(&p->visits[k], 1);
+  }
+}
+
+START_TEST(test_stage_runner_order_and_coverage) {
+  static runner_probe probe;
+  for (int workers = 1; workers <= 4; workers += 3) {
+    memset(&probe, 0, sizeof probe);
+    probe.main_thread = pthread_self();
+    sn_thread_pool *pool = sn_thread_pool_create(workers);
+    ck_assert_ptr_nonnull(pool);
+    sn_world_def def = sn_default_world_def();
+    sn_thread_pool_apply(pool, &def);
+    sn_world *w = sn_create_world(&def, NULL);
+    ck_assert_ptr_nonnull(w);
+    ck_assert(sn_arena_reserve(&w->arena, &w->mem, sn_stage_runner_bytes(RUN_STAGES)));
+    sn_stage_runner r;
+    ck_assert(sn_stage_runner_init(&r, &w->arena, RUN_STAGES, workers, probe_stage, &probe));
+    for (int32_t k = 0; k < RUN_STAGES; ++k) {
+      if (k % 7 == 3) {
+        sn_stage_add_main(&r, 0, k);
+        continue;
+      }
+      sn_stage_add(&r, 0, k, 0, RUN_ITEMS, 1 + k % 5, k % 3 == 0 ? 2 : 1);
+    }
+    sn_stage_add(&r, 0, 0, 0, 0, 1, 1); /* empty: skipped */
+    ck_assert_int_eq(r.count, RUN_STAGES);
+    sn_stage_run(w, &r);
+    ck_assert_int_eq(atomic_load(&probe.main_only_off_main), 0);
+    ck_assert_int_eq(atomic_load(&probe.order_errors), 0);
+    for (int32_t i = 0; i < RUN_ITEMS; ++i) ck_assert_int_eq(probe.value[i], RUN_STAGES * (RUN_STAGES + 1) / 2);
+    for (int32_t k = 0; k < RUN_STAGES; ++k) ck_assert_int_eq(atomic_load(&probe.visits[k]), RUN_ITEMS);
+    /* blocks: multiples honoured, at least min_block, cover the range */
+    for (int32_t k = 0; k < r.count; ++k) {
+      const sn_stage *s = r.stages + k;
+      if (s->main_only) continue;
+      ck_assert_int_ge(s->block_count * s->block_size, s->count);
+      ck_assert_int_lt((s->block_count - 1) * s->block_size, s->count);
+      if (workers > 1 && s->block_size < s->count) {
+        ck_assert_int_ge(s->block_size, 1 + s->arg % 5);
+        if (s->arg % 3 == 0) ck_assert_int_eq(s->block_size % 2, 0);
+      }
+      if (workers == 1) ck_assert_int_eq(s->block_count, 1);
+    }
+    sn_destroy_world(w);
+    sn_thread_pool_destroy(pool);
+  }
+}
+END_TEST
+
+/* ------------------------------------------------------------- the pool */
+
+typedef struct cover_probe {
+  atomic_int hits[4096];
+  atomic_int ranges;
+  atomic_int too_small;
+  int32_t min_range;
+  int32_t count;
+} cover_probe;
+
+static void cover_task(int32_t begin, int32_t end, uint32_t worker, void *context) {
+  cover_probe *p = context;
+  (void)worker;
+  atomic_fetch_add(&p->ranges, 1);
+  if (end - begin < p->min_range && end != p->count) atomic_fetch_add(&p->too_small, 1);
+  for (int32_t i = begin; i < end; ++i) atomic_fetch_add(&p->hits[i], 1);
+}
+
+START_TEST(test_pool_covers_each_item_once) {
+  static cover_probe p;
+  sn_thread_pool *pool = sn_thread_pool_create(3);
+  ck_assert_ptr_nonnull(pool);
+  ck_assert_int_eq(sn_thread_pool_worker_count(pool), 3);
+  static const int32_t counts[] = {1, 2, 3, 7, 100, 4096};
+  static const int32_t mins[] = {1, 1, 2, 3, 40, 1};
+  for (int c = 0; c < 6; ++c) {
+    memset(&p, 0, sizeof p);
+    p.count = counts[c];
+    p.min_range = mins[c];
+    void *h = sn_thread_pool_enqueue(cover_task, counts[c], mins[c], &p, pool);
+    sn_thread_pool_finish(h, pool);
+    for (int32_t i = 0; i < counts[c]; ++i) ck_assert_int_eq(atomic_load(&p.hits[i]), 1);
+    ck_assert_int_le(atomic_load(&p.ranges), 3); /* at most one range per worker */
+    ck_assert_int_eq(atomic_load(&p.too_small), 0);
+  }
+  /* many tasks in flight at once, finished in reverse */
+  static cover_probe many[8];
+  void *handles[8];
+  for (int t = 0; t < 8; ++t) {
+    memset(&many[t], 0, sizeof many[t]);
+    many[t].count = 500;
+    many[t].min_range = 1;
+    handles[t] = sn_thread_pool_enqueue(cover_task, 500, 1, &many[t], pool);
+  }
+  for (int t = 7; t >= 0; --t) sn_thread_pool_finish(handles[t], pool);
+  for (int t = 0; t < 8; ++t) {
+    for (int32_t i = 0; i < 500; ++i) ck_assert_int_eq(atomic_load(&many[t].hits[i]), 1);
+  }
+  sn_thread_pool_destroy(pool);
+}
+END_TEST
+
+static Suite *threads_suite(void) {
+  Suite *s = suite_create("threads");
+  TCase *tc = tcase_create("threads");
+  tcase_set_timeout(tc, 600);
+  tcase_add_loop_test(tc, test_same_bits_any_schedule, 0, CASE_COUNT);
+  tcase_add_test(tc, test_def_and_setter_validation);
+  tcase_add_test(tc, test_stage_runner_order_and_coverage);
+  tcase_add_test(tc, test_pool_covers_each_item_once);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(threads_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
