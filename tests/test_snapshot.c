@@ -19,6 +19,7 @@
 #include "core/world.h"
 #include "joint_support.h"
 #include "scenes.h"
+#include "sinew/thread_pool.h"
 
 #define DT (1.0f / 60.0f)
 
@@ -213,6 +214,42 @@ START_TEST(test_resume_sleeping) {
   int32_t asleep = 0;
   check_resume("pyramid", 6, true, 240, 120, &asleep, push_top);
   ck_assert_int_gt(asleep, 0);
+}
+END_TEST
+
+/* The task system comes from the def, not the snapshot: a world saved on one
+ * thread and restored onto a pool of 3 workers steps on bit for bit (results
+ * do not depend on the worker count). */
+START_TEST(test_resume_on_threads) {
+  sn_scene scene;
+  ck_assert(sn_scene_build(&scene, "mixed", 1, 0, false));
+  sn_world *w = scene.world;
+  for (int i = 0; i < 60; ++i) ck_assert_int_eq(sn_world_step(w, DT), SN_OK);
+  size_t n;
+  uint8_t *s = save(w, &n);
+  sn_thread_pool *pool = sn_thread_pool_create(3);
+  ck_assert_ptr_nonnull(pool);
+  sn_world_def wd = sn_default_world_def();
+  wd.registry = sn_world_get_registry(w);
+  sn_thread_pool_apply(pool, &wd);
+  sn_world *r = NULL;
+  char err[256];
+  ck_assert_msg(sn_world_load_snapshot(s, n, &wd, &r, err, sizeof err) == SN_OK, "%s", err);
+  ck_assert_int_eq(r->worker_count, 3);
+  for (int i = 0; i < 120; ++i) {
+    ck_assert_int_eq(sn_world_step(w, DT), SN_OK);
+    ck_assert_int_eq(sn_world_step(r, DT), SN_OK);
+  }
+  size_t n2, n3;
+  uint8_t *s2 = save(w, &n2), *s3 = save(r, &n3);
+  ck_assert(n2 == n3 && memcmp(s2, s3, n2) == 0);
+  ck_assert_uint_eq(scene_hash(&scene, w), scene_hash(&scene, r));
+  free(s);
+  free(s2);
+  free(s3);
+  sn_destroy_world(r);
+  sn_thread_pool_destroy(pool);
+  sn_scene_destroy(&scene);
 }
 END_TEST
 
@@ -855,6 +892,7 @@ static Suite *snapshot_suite(void) {
   tcase_add_test(tc, test_resume_jelly);
   tcase_add_test(tc, test_resume_mixed);
   tcase_add_test(tc, test_resume_sleeping);
+  tcase_add_test(tc, test_resume_on_threads);
   tcase_add_test(tc, test_ids_survive);
   suite_add_tcase(s, tc);
   tc = tcase_create("refusals");

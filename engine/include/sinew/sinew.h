@@ -150,8 +150,8 @@ SN_API const struct sn_registry *sn_world_get_registry(sn_world *world);
  * keyed by type name and schema), with free slots and generations, so every
  * id of the original names the same object in the restored world and future
  * creations get the same ids. Not saved: user data pointers (NULL after
- * restore), the events of the last step, the allocator and the registry
- * (the caller supplies them). Call between steps. */
+ * restore), the events of the last step, the allocator, the registry and
+ * the task system (the caller supplies them). Call between steps. */
 
 /// Writes the snapshot into buffer (capacity bytes) and its size into
 /// *out_size. buffer NULL: only measures (*out_size = the bytes needed).
@@ -163,8 +163,9 @@ SN_API sn_result sn_world_save_snapshot(sn_world *world, void *buffer, size_t ca
 
 /// Builds a new world from a snapshot; *out is NULL on failure, and nothing
 /// else is created (the half-built world is destroyed). def (NULL = defaults)
-/// supplies only the allocator and the registry: the settings come from the
-/// snapshot. Every constraint type the snapshot uses must be in def->registry
+/// supplies only the allocator, the registry and the task system (worker
+/// count and callbacks; results do not depend on them): the settings come
+/// from the snapshot. Every constraint type the snapshot uses must be in def->registry
 /// with the same schema (sizes, alignments, parameter ids, kinds and
 /// offsets): missing SN_ERR_NOT_FOUND, different SN_ERR_SNAPSHOT_TYPE_MISMATCH.
 /// Truncated, damaged (checksum) or inconsistent bytes: SN_ERR_SNAPSHOT_CORRUPT;
