@@ -165,9 +165,11 @@ SN_API sn_result sn_world_save_snapshot(sn_world *world, void *buffer, size_t ca
 /// else is created (the half-built world is destroyed). def (NULL = defaults)
 /// supplies only the allocator, the registry and the task system (worker
 /// count and callbacks; results do not depend on them): the settings come
-/// from the snapshot. Every constraint type the snapshot uses must be in def->registry
-/// with the same schema (sizes, alignments, parameter ids, kinds and
-/// offsets): missing SN_ERR_NOT_FOUND, different SN_ERR_SNAPSHOT_TYPE_MISMATCH.
+/// from the snapshot. Every constraint type the snapshot uses must be in
+/// def->registry with the same schema (sizes, alignments, parameter ids,
+/// kinds and offsets): missing SN_ERR_NOT_FOUND, different
+/// SN_ERR_SNAPSHOT_TYPE_MISMATCH (also for a parameter outside the
+/// registered range).
 /// Truncated, damaged (checksum) or inconsistent bytes: SN_ERR_SNAPSHOT_CORRUPT;
 /// another format version or platform: SN_ERR_SNAPSHOT_VERSION. err (may be
 /// NULL) receives a one-line reason. The restored world uses the original's
@@ -177,9 +179,10 @@ SN_API sn_result sn_world_load_snapshot(const void *bytes, size_t size, const sn
 
 /// Saves a snapshot to a file, atomically: the bytes go to a temporary file
 /// next to path (path + ".tmp-<pid>-<n>", created exclusively, permissions
-/// from the umask), which is flushed to disk (fsync) and renamed over path. On any failure (SN_ERR_IO, with the step and the
-/// system's reason in sn_world_last_error) the temporary file is removed and
-/// an existing file at path is left as it was.
+/// from the umask), which is flushed to disk (fsync) and renamed over path.
+/// On any failure (SN_ERR_IO, with the step and the system's reason in
+/// sn_world_last_error) the temporary file is removed and an existing file at
+/// path is left as it was.
 SN_API sn_result sn_world_write_snapshot(sn_world *world, const char *path);
 
 /// Reads a snapshot file and builds a new world from it (as
