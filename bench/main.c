@@ -1,9 +1,11 @@
+#define _POSIX_C_SOURCE 200809L
 /* sinew-bench: runs the standard scenes and prints one JSON line per run
  * with the field names of shared/SCENES.md. Timing is a monotonic clock
  * around each step; quote medians. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "peers.h"
 #include "report.h"
 #include "scenes.h"
@@ -26,6 +28,13 @@ static void sn_usage(FILE *f) {
 static int32_t sn_soft_iterations = 0;
 static sn_thread_pool *sn_pool = NULL;
 
+/* CPU time of the calling thread (ms). */
+static double sn_thread_cpu_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
 static int sn_run(const char *name, int32_t size, int32_t steps, int32_t substeps, bool sleep) {
   sn_scene scene;
   if (!sn_scene_build(&scene, name, size, substeps, sleep)) {
@@ -38,12 +47,14 @@ static int sn_run(const char *name, int32_t size, int32_t steps, int32_t substep
     sn_world_set_task_system(scene.world, sn_thread_pool_worker_count(sn_pool), sn_thread_pool_enqueue,
                              sn_thread_pool_finish, sn_pool);
   if (steps <= 0) steps = scene.default_steps;
-  double *times = malloc((size_t)steps * sizeof(double));
+  double *times = malloc((size_t)steps * 2 * sizeof(double));
   if (times == NULL) return 1;
+  double *cpu = times + steps;
   for (int32_t i = 0; i < steps; ++i) {
-    double t0 = sn_scene_now_ms();
+    double t0 = sn_scene_now_ms(), c0 = sn_thread_cpu_ms();
     sn_result r = sn_world_step(scene.world, 1.0f / 60.0f);
     double t1 = sn_scene_now_ms();
+    cpu[i] = sn_thread_cpu_ms() - c0;
     if (r != SN_OK) {
       fprintf(stderr, "sinew-bench: step failed: %s\n", sn_world_last_error(scene.world));
       free(times);
@@ -53,6 +64,7 @@ static int sn_run(const char *name, int32_t size, int32_t steps, int32_t substep
     times[i] = t1 - t0;
   }
   sn_scene_timing timing = sn_scene_timing_of(times, steps);
+  timing.cpu_median = sn_scene_timing_of(cpu, steps).median;
   sn_scene_print_json(stdout, &scene, steps, sleep, &timing);
   free(times);
   sn_scene_destroy(&scene);

@@ -17,7 +17,7 @@ static int sn_cmp_double(const void *a, const void *b) {
 }
 
 sn_scene_timing sn_scene_timing_of(double *times, int32_t n) {
-  sn_scene_timing t = {0.0, 0.0, 0.0};
+  sn_scene_timing t = {0.0, 0.0, 0.0, 0.0};
   if (times == NULL || n <= 0) return t;
   for (int32_t i = 0; i < n; ++i) t.total += times[i];
   qsort(times, (size_t)n, sizeof(double), sn_cmp_double);
@@ -34,17 +34,30 @@ void sn_scene_print_json(FILE *out, const sn_scene *s, int32_t steps, bool sleep
   snprintf(gap, sizeof gap, m.has_min_y_gap ? "%.4f" : "null", m.min_y_gap);
   snprintf(strain, sizeof strain, m.has_strain ? "%.5f" : "null", m.max_strain);
   snprintf(area, sizeof area, m.has_area ? "%.5f" : "null", m.max_area_error);
+  /* soft scenes: constraint projections (constraints x XPBD sweeps x
+   * substeps) per second of the median step (the whole step, so collisions
+   * and the rest of the step count against it) */
+  char proj[32], cpu[32], cpu_proj[32];
+  double sweeps = (double)sn_world_get_substeps(s->world) * (double)sn_world_get_soft_iterations(s->world);
+  snprintf(proj, sizeof proj, s->particle_count > 0 && t->median > 0.0 ? "%.4g" : "null",
+           (double)s->constraint_count * sweeps / (t->median * 1e-3));
+  /* the same over the thread's CPU time per step (robust on a loaded machine) */
+  snprintf(cpu, sizeof cpu, t->cpu_median > 0.0 ? "%.4f" : "null", t->cpu_median);
+  snprintf(cpu_proj, sizeof cpu_proj, s->particle_count > 0 && t->cpu_median > 0.0 ? "%.4g" : "null",
+           (double)s->constraint_count * sweeps / (t->cpu_median * 1e-3));
   fprintf(out,
           "{\"engine\": \"sinew-%s\", \"scene\": \"%s\", \"size\": %d, \"steps\": %d, "
           "\"bodies\": %d, \"particles\": %d, \"constraints\": %d, "
           "\"settings\": \"substeps=%d soft_iterations=%d sleep=%s\", "
           "\"ms_step_median\": %.4f, \"ms_step_p95\": %.4f, \"ms_total\": %.2f, "
           "\"top_drift\": %.4f, \"max_dx\": %.4f, \"fallen\": %d, \"min_y_gap\": %s, \"ke_end\": %.3g, "
-          "\"max_strain\": %s, \"max_area_error\": %s, \"link_error\": %s, \"state_hash\": \"%016llx\"}\n",
+          "\"max_strain\": %s, \"max_area_error\": %s, \"link_error\": %s, \"proj_per_s\": %s, "
+          "\"cpu_ms_step_median\": %s, \"cpu_proj_per_s\": %s, "
+          "\"state_hash\": \"%016llx\"}\n",
           sn_version_string(), s->name, (int)s->size, (int)steps, (int)s->body_count, (int)s->particle_count,
           (int)s->constraint_count, (int)sn_world_get_substeps(s->world), (int)sn_world_get_soft_iterations(s->world),
           sleep ? "on" : "off", t->median, t->p95, t->total, m.top_drift, m.max_dx, (int)m.fallen, gap, m.ke_end,
-          strain, area, link, (unsigned long long)m.state_hash);
+          strain, area, link, proj, cpu, cpu_proj, (unsigned long long)m.state_hash);
   fflush(out);
 }
 

@@ -14,6 +14,7 @@ double sn_scene_now_ms(void);
 /// Median, 95th percentile and sum of step times (ms).
 typedef struct sn_scene_timing {
   double median, p95, total;
+  double cpu_median; ///< median thread CPU time per step (ms), 0 = not measured
 } sn_scene_timing;
 
 /// Timing of n step times; sorts times in place. Zeros if n <= 0.

@@ -56,20 +56,13 @@ typedef struct xd_params {
 } xd_params;
 
 typedef struct xd_instance {
-  float creation_length;
   float lambda;  /* this substep's multiplier (N s^2) */
   float c_start; /* C at the start of the substep (damping) */
-  sn_vec2 axis;  /* unit x0 -> x1 of the last solve */
-  sn_vec2 force; /* on particle 1, last solve: lambda / h^2 n */
+  float creation_length;
+  float reserved; /* keeps the first four floats one 16-byte record (batch kernel) */
+  sn_vec2 axis;   /* unit x0 -> x1 of the last solve */
+  sn_vec2 force;  /* on particle 1, last solve: lambda / h^2 n */
 } xd_instance;
-
-/* x1 - x0 in double: the centres' difference plus the substep motion, so the
- * small differences C - C^n (damping) keep their digits at any distance
- * from the origin */
-static void xd_separation(const sn_constraint_body *a, const sn_constraint_body *b, double d[2]) {
-  d[0] = ((double)b->center.x - a->center.x) + ((double)b->state->dp.x - a->state->dp.x);
-  d[1] = ((double)b->center.y - a->center.y) + ((double)b->state->dp.y - a->state->dp.y);
-}
 
 static int xd_create(const sn_host_api *host, const void *params, void *instance,
                      const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
@@ -83,6 +76,7 @@ static int xd_create(const sn_host_api *host, const void *params, void *instance
   sn_vec2 d = sn_pm_sub(bodies[1]->center, bodies[0]->center);
   float len = sqrtf(sn_pm_dot(d, d));
   j->creation_length = len;
+  j->reserved = 0.0f;
   j->axis = len > XD_MIN_LENGTH ? sn_pm_scale(1.0f / len, d) : sn_pm_vec2(1.0f, 0.0f);
   j->lambda = j->c_start = 0.0f;
   j->force = sn_pm_vec2(0.0f, 0.0f);
@@ -91,50 +85,124 @@ static int xd_create(const sn_host_api *host, const void *params, void *instance
   return 0;
 }
 
-static void xd_solve(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
+/* min(x, 0) as the batch kernel computes it (no fminf: one definition for
+ * every path, so the paths agree bit for bit) */
+static inline float xd_min0(float x) { return x < 0.0f ? x : 0.0f; }
+
+/* One projection, shared by the item path, the batch's scalar path and (as
+ * the reference the SIMD lanes reproduce operation for operation) the batch
+ * kernel. a, b: centre x, y and motion dx, dy (4 floats each; dx, dy move),
+ * inverse masses, velocities (read at iteration 0). outputs: write axis and
+ * force. x1 - x0 in double: the centres' difference plus the substep motion,
+ * so the small differences C - C^n (damping) keep their digits at any
+ * distance from the origin. */
+static inline void xd_project(const sn_step_info *info, const xd_params *p, xd_instance *j, float *a, float wa,
+                              const float *va, float *b, float wb, const float *vb, int outputs) {
   const float h = info->h, inv_h2 = info->inv_h * info->inv_h;
-  const float sweeps = (float)(info->substeps * (info->iterations > 0 ? info->iterations : 1));
-  for (int32_t i = 0; i < count; ++i) {
-    const xd_params *p = items[i].params;
-    xd_instance *j = items[i].instance;
-    const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
-    const float length = p->rest_length < 0.0f ? j->creation_length : p->rest_length;
-    double d[2];
-    xd_separation(a, b, d);
-    double len = sqrt(d[0] * d[0] + d[1] * d[1]);
-    float c = (float)(len - length);
-    if (info->iteration == 0) {
-      j->lambda = 0.0f;
-      /* C at the substep start: x^n = x - h v for both particles */
-      double dnx = d[0] - (double)h * ((double)b->state->v.x - a->state->v.x);
-      double dny = d[1] - (double)h * ((double)b->state->v.y - a->state->v.y);
+  const float length = p->rest_length < 0.0f ? j->creation_length : p->rest_length;
+  double d0 = ((double)b[0] - a[0]) + ((double)b[2] - a[2]);
+  double d1 = ((double)b[1] - a[1]) + ((double)b[3] - a[3]);
+  double len = sqrt(d0 * d0 + d1 * d1);
+  float c = (float)(len - length);
+  if (info->iteration == 0) {
+    j->lambda = 0.0f;
+    /* C at the substep start: x^n = x - h v for both particles; only
+     * damped links use it (gamma = 0 otherwise) */
+    j->c_start = 0.0f;
+    if (p->compliance > 0.0f && p->damping > 0.0f) {
+      double dnx = d0 - (double)h * ((double)vb[0] - va[0]);
+      double dny = d1 - (double)h * ((double)vb[1] - va[1]);
       j->c_start = (float)(sqrt(dnx * dnx + dny * dny) - length);
     }
-    float wsum = a->inv_mass + b->inv_mass;
-    if (len < XD_MIN_LENGTH || wsum <= 0.0f) continue;
-    sn_vec2 n = sn_pm_vec2((float)(d[0] / len), (float)(d[1] / len));
-    float dl;
-    if (p->use_stiffness) {
-      float k = 1.0f - powf(1.0f - p->stiffness, 1.0f / sweeps);
-      dl = -k * c / wsum;
-    } else {
-      float at = p->compliance * inv_h2;
-      float gamma = p->compliance > 0.0f ? p->damping / h : 0.0f;
-      dl = (-c - at * j->lambda - gamma * (c - j->c_start)) / ((1.0f + gamma) * wsum + at);
-    }
-    if (p->max_only) {
-      /* a rope pulls only: lambda stays <= 0 */
-      float next = fminf(j->lambda + dl, 0.0f);
-      dl = next - j->lambda;
-    }
-    j->lambda += dl;
-    j->axis = n;
-    j->force = sn_pm_scale(j->lambda * inv_h2, n);
-    if (dl == 0.0f) continue;
-    sn_vec2 P = sn_pm_scale(dl, n);
-    a->state->dp = sn_pm_sub(a->state->dp, sn_pm_scale(a->inv_mass, P));
-    b->state->dp = sn_pm_add(b->state->dp, sn_pm_scale(b->inv_mass, P));
   }
+  float wsum = wa + wb;
+  /* the guard on the float length: the SIMD lanes compare floats too */
+  if ((float)len < XD_MIN_LENGTH || wsum <= 0.0f) return;
+  float nx = (float)(d0 / len), ny = (float)(d1 / len);
+  float dl;
+  if (p->use_stiffness) {
+    const float sweeps = (float)(info->substeps * (info->iterations > 0 ? info->iterations : 1));
+    float k = 1.0f - powf(1.0f - p->stiffness, 1.0f / sweeps);
+    dl = -k * c / wsum;
+  } else {
+    float at = p->compliance * inv_h2;
+    float gamma = p->compliance > 0.0f ? p->damping / h : 0.0f;
+    dl = (-c - at * j->lambda - gamma * (c - j->c_start)) / ((1.0f + gamma) * wsum + at);
+  }
+  if (p->max_only) {
+    /* a rope pulls only: lambda stays <= 0 */
+    float next = xd_min0(j->lambda + dl);
+    dl = next - j->lambda;
+  }
+  j->lambda += dl;
+  if (outputs) {
+    j->axis = sn_pm_vec2(nx, ny);
+    j->force = sn_pm_vec2(j->lambda * inv_h2 * nx, j->lambda * inv_h2 * ny);
+  }
+  if (dl == 0.0f) return;
+  float px = dl * nx, py = dl * ny;
+  a[2] = a[2] - wa * px;
+  a[3] = a[3] - wa * py;
+  b[2] = b[2] + wb * px;
+  b[3] = b[3] + wb * py;
+}
+
+static void xd_solve(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
+  for (int32_t i = 0; i < count; ++i) {
+    const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
+    float pa[4] = {a->center.x, a->center.y, a->state->dp.x, a->state->dp.y};
+    float pb[4] = {b->center.x, b->center.y, b->state->dp.x, b->state->dp.y};
+    float va[2] = {a->state->v.x, a->state->v.y}, vb[2] = {b->state->v.x, b->state->v.y};
+    xd_project(info, items[i].params, items[i].instance, pa, a->inv_mass, va, pb, b->inv_mass, vb, 1);
+    a->state->dp = sn_pm_vec2(pa[2], pa[3]);
+    b->state->dp = sn_pm_vec2(pb[2], pb[3]);
+  }
+}
+
+/* The batch: constraints [begin, end) of one colour, one after another. */
+static void xd_solve_scalar(const sn_step_info *info, const sn_particle_batch *batch, int32_t begin, int32_t end) {
+  const int outputs = info->substep == info->substeps - 1;
+  for (int32_t k = begin; k < end; ++k) {
+    const xd_params *p =
+        (const xd_params *)(const void *)((const char *)batch->params + (size_t)k * batch->params_stride);
+    xd_instance *j = (xd_instance *)(void *)((char *)batch->instances + (size_t)k * batch->instance_stride);
+    int32_t ia = batch->indices[2 * k], ib = batch->indices[2 * k + 1];
+    float *pa = batch->position + 4 * ia, *pb = batch->position + 4 * ib;
+    const float *ma = batch->mass_velocity + 4 * ia, *mb = batch->mass_velocity + 4 * ib;
+    xd_project(info, p, j, pa, ma[0], ma + 1, pb, mb[0], mb + 1, outputs);
+  }
+}
+
+#if defined(__GNUC__) && defined(__SSE2__) && (defined(__x86_64__) || defined(__i386__))
+#define XD_SIMD 1
+#include <immintrin.h>
+/* 4 lanes with SSE2, 8 with AVX2: the same kernel twice */
+#define XD_W       4
+#define XD_ATTR    static
+#define XD_NAME(x) x##4
+#include "xpbd_distance_kernel.inc"
+#undef XD_W
+#undef XD_ATTR
+#undef XD_NAME
+#define XD_W       8
+#define XD_ATTR    __attribute__((target("avx2"))) static
+#define XD_NAME(x) x##8
+#include "xpbd_distance_kernel.inc"
+#undef XD_W
+#undef XD_ATTR
+#undef XD_NAME
+#else
+#define XD_SIMD 0
+#endif
+
+static void xd_solve_batch(const sn_step_info *info, const sn_particle_batch *batch, int32_t begin, int32_t end) {
+#if XD_SIMD
+  if (batch->simd >= 2 && __builtin_cpu_supports("avx2"))
+    begin = xd_lanes8(info, batch, begin, end);
+  else if (batch->simd >= 1)
+    begin = xd_lanes4(info, batch, begin, end);
+#endif
+  xd_solve_scalar(info, batch, begin, end);
 }
 
 static void xd_reaction(const sn_step_info *info, const sn_constraint_item *item, sn_vec2 *force, float *torque) {
@@ -205,6 +273,7 @@ static const sn_constraint_type xd_type = {
     .get_reaction = xd_reaction,
     .debug_draw = xd_draw,
     .particle_count = 2,
+    .solve_particles = xd_solve_batch,
 };
 
 static int xd_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {

@@ -33,16 +33,10 @@ typedef struct xt_params {
 } xt_params;
 
 typedef struct xt_instance {
-  float creation_length;
   float lambda;
+  float creation_length;
   sn_vec2 force; /* on the free particle, last solve */
 } xt_instance;
-
-/* x1 - x0 in double: the centres' difference plus the step's motion */
-static void xt_separation(const sn_constraint_body *a, const sn_constraint_body *b, double d[2]) {
-  d[0] = ((double)b->center.x - a->center.x) + ((double)b->state->dp.x - a->state->dp.x);
-  d[1] = ((double)b->center.y - a->center.y) + ((double)b->state->dp.y - a->state->dp.y);
-}
 
 static int xt_create(const sn_host_api *host, const void *params, void *instance,
                      const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
@@ -62,36 +56,99 @@ static int xt_create(const sn_host_api *host, const void *params, void *instance
   return 0;
 }
 
-static void xt_solve(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
+/* min(x, 0), one definition for every path (no fminf) */
+static inline float xt_min0(float x) { return x < 0.0f ? x : 0.0f; }
+
+/* One projection, shared by the item path and the batch (whose SIMD lanes
+ * repeat it operation for operation). a, b: centre x, y and motion dx, dy
+ * (4 floats each; dx, dy move). outputs: keep force. x1 - x0 in double: the
+ * centres' difference plus the step's motion. */
+static inline void xt_project(const sn_step_info *info, const xt_params *p, xt_instance *j, float *a, float wa,
+                              float *b, float wb, int outputs) {
   const float inv_h2 = info->inv_h * info->inv_h;
-  for (int32_t i = 0; i < count; ++i) {
-    const xt_params *p = items[i].params;
-    xt_instance *j = items[i].instance;
-    const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
-    if (info->iteration == 0) {
-      j->lambda = 0.0f;
-      j->force = sn_pm_vec2(0.0f, 0.0f);
-    }
-    const float max_length = p->max_length < 0.0f ? j->creation_length : p->max_length;
-    double d[2];
-    xt_separation(a, b, d);
-    double len = sqrt(d[0] * d[0] + d[1] * d[1]);
-    float c = (float)(len - max_length);
-    float wsum = a->inv_mass + b->inv_mass;
-    /* slack and not pulling: nothing to do (the common case, kept cheap) */
-    if ((c <= 0.0f && j->lambda == 0.0f) || len < 1e-9f || wsum <= 0.0f) continue;
-    sn_vec2 n = sn_pm_vec2((float)(d[0] / len), (float)(d[1] / len));
-    float at = p->compliance * inv_h2;
-    float dl = (-c - at * j->lambda) / (wsum + at);
-    float next = fminf(j->lambda + dl, 0.0f);
-    dl = next - j->lambda;
-    j->lambda = next;
-    j->force = sn_pm_scale(next * inv_h2, n);
-    if (dl == 0.0f) continue;
-    sn_vec2 P = sn_pm_scale(dl, n);
-    a->state->dp = sn_pm_sub(a->state->dp, sn_pm_scale(a->inv_mass, P));
-    b->state->dp = sn_pm_add(b->state->dp, sn_pm_scale(b->inv_mass, P));
+  if (info->iteration == 0) {
+    j->lambda = 0.0f;
+    if (outputs) j->force = sn_pm_vec2(0.0f, 0.0f);
   }
+  const float max_length = p->max_length < 0.0f ? j->creation_length : p->max_length;
+  double d0 = ((double)b[0] - a[0]) + ((double)b[2] - a[2]);
+  double d1 = ((double)b[1] - a[1]) + ((double)b[3] - a[3]);
+  double len = sqrt(d0 * d0 + d1 * d1);
+  float c = (float)(len - max_length);
+  float wsum = wa + wb;
+  /* slack and not pulling: nothing to do (the common case, kept cheap) */
+  if ((c <= 0.0f && j->lambda == 0.0f) || (float)len < 1e-9f || wsum <= 0.0f) return;
+  float nx = (float)(d0 / len), ny = (float)(d1 / len);
+  float at = p->compliance * inv_h2;
+  float dl = (-c - at * j->lambda) / (wsum + at);
+  float next = xt_min0(j->lambda + dl);
+  dl = next - j->lambda;
+  j->lambda = next;
+  if (outputs) j->force = sn_pm_vec2(next * inv_h2 * nx, next * inv_h2 * ny);
+  if (dl == 0.0f) return;
+  float px = dl * nx, py = dl * ny;
+  a[2] = a[2] - wa * px;
+  a[3] = a[3] - wa * py;
+  b[2] = b[2] + wb * px;
+  b[3] = b[3] + wb * py;
+}
+
+static void xt_solve(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
+  for (int32_t i = 0; i < count; ++i) {
+    const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
+    float pa[4] = {a->center.x, a->center.y, a->state->dp.x, a->state->dp.y};
+    float pb[4] = {b->center.x, b->center.y, b->state->dp.x, b->state->dp.y};
+    xt_project(info, items[i].params, items[i].instance, pa, a->inv_mass, pb, b->inv_mass, 1);
+    a->state->dp = sn_pm_vec2(pa[2], pa[3]);
+    b->state->dp = sn_pm_vec2(pb[2], pb[3]);
+  }
+}
+
+/* The batch: constraints [begin, end) of one colour, one after another. The
+ * reaction force is kept in the step's last substep only (it is reset at
+ * every substep's first sweep, so the result is the item path's). */
+static void xt_solve_scalar(const sn_step_info *info, const sn_particle_batch *batch, int32_t begin, int32_t end) {
+  const int outputs = info->substep == info->substeps - 1;
+  for (int32_t k = begin; k < end; ++k) {
+    const xt_params *p =
+        (const xt_params *)(const void *)((const char *)batch->params + (size_t)k * batch->params_stride);
+    xt_instance *j = (xt_instance *)(void *)((char *)batch->instances + (size_t)k * batch->instance_stride);
+    int32_t ia = batch->indices[2 * k], ib = batch->indices[2 * k + 1];
+    xt_project(info, p, j, batch->position + 4 * ia, batch->mass_velocity[4 * ia], batch->position + 4 * ib,
+               batch->mass_velocity[4 * ib], outputs);
+  }
+}
+
+#if defined(__GNUC__) && defined(__SSE2__) && (defined(__x86_64__) || defined(__i386__))
+#define XT_SIMD 1
+#include <immintrin.h>
+/* 4 lanes with SSE2, 8 with AVX2: the same kernel twice */
+#define XT_W       4
+#define XT_ATTR    static
+#define XT_NAME(x) x##4
+#include "xpbd_tether_kernel.inc"
+#undef XT_W
+#undef XT_ATTR
+#undef XT_NAME
+#define XT_W       8
+#define XT_ATTR    __attribute__((target("avx2"))) static
+#define XT_NAME(x) x##8
+#include "xpbd_tether_kernel.inc"
+#undef XT_W
+#undef XT_ATTR
+#undef XT_NAME
+#else
+#define XT_SIMD 0
+#endif
+
+static void xt_solve_batch(const sn_step_info *info, const sn_particle_batch *batch, int32_t begin, int32_t end) {
+#if XT_SIMD
+  if (batch->simd >= 2 && __builtin_cpu_supports("avx2"))
+    begin = xt_lanes8(info, batch, begin, end);
+  else if (batch->simd >= 1)
+    begin = xt_lanes4(info, batch, begin, end);
+#endif
+  xt_solve_scalar(info, batch, begin, end);
 }
 
 static void xt_reaction(const sn_step_info *info, const sn_constraint_item *item, sn_vec2 *force, float *torque) {
@@ -149,6 +206,7 @@ static const sn_constraint_type xt_type = {
     .get_reaction = xt_reaction,
     .debug_draw = xt_draw,
     .particle_count = 2,
+    .solve_particles = xt_solve_batch,
 };
 
 static int xt_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {

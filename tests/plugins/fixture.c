@@ -9,7 +9,8 @@
  *   bad_default a parameter default outside [min, max]
  *   duplicate   registers "fixture.good" again
  *   init_fail   register_types fails with a message
- *   two_types   registers a good type, then a broken one (must roll back both) */
+ *   two_types   registers a good type, then a broken one (must roll back both)
+ *   bad_batch   the good (impulse, one-body) type with a solve_particles */
 #include <stddef.h>
 #include <stdio.h>
 
@@ -28,6 +29,7 @@
 #define KIND_duplicate   8
 #define KIND_init_fail   9
 #define KIND_two_types   10
+#define KIND_bad_batch   11
 #define CAT(a, b)        a##b
 #define KIND(k)          CAT(KIND_, k)
 #define THIS             KIND(FIXTURE_KIND)
@@ -79,6 +81,12 @@ static const sn_param_desc fixture_params_desc[] = {
     {2, SN_PARAM_BOOL, "enabled", offsetof(fixture_params, enabled), 0, 0.0, 1.0, 1.0, NULL},
 };
 
+#if THIS == KIND_bad_batch
+static void fixture_batch(const sn_step_info *info, const sn_particle_batch *batch, int32_t begin, int32_t end) {
+  (void)info, (void)batch, (void)begin, (void)end;
+}
+#endif
+
 static const sn_constraint_type fixture_type = {
     sizeof(sn_constraint_type),
 #if THIS == KIND_two_types
@@ -109,7 +117,12 @@ static const sn_constraint_type fixture_type = {
     NULL,
     NULL,
     0,
-    NULL,
+    NULL, /* export_params */
+#if THIS == KIND_bad_batch
+    fixture_batch, /* only for particle-only XPBD types: refused */
+#else
+    NULL, /* solve_particles */
+#endif
 };
 
 #if THIS == KIND_two_types

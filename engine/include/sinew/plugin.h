@@ -106,6 +106,44 @@ typedef struct sn_constraint_item {
   int32_t body_count;
 } sn_constraint_item;
 
+/// The particles of the soft stage and one particle-only XPBD type's
+/// constraints, for solve_particles (below). Host memory, valid for one call.
+///
+/// Particles are indexed as in the world (slots; free slots have inverse
+/// mass 0). Constraints are in the host's solve order and cut into colours:
+/// colour c is [colour_start[c], colour_start[c + 1]), and no two constraints
+/// of one colour share a particle of nonzero inverse mass. The host runs the
+/// colours in order; inside one it may hand out any sub-ranges (to threads),
+/// so a plugin may solve a range in any order or several lanes at a time:
+/// the result is exactly that of solving it one constraint after another.
+/// The host builds the colours by levels in creation order (a constraint goes
+/// one level after the last earlier constraint it shares a movable particle
+/// with), so a sweep in colour order gives bit for bit the result of the
+/// per-item sweep in creation order.
+typedef struct sn_particle_batch {
+  uint32_t size; ///< sizeof(sn_particle_batch) as built by the host
+  /// Per particle, 16-byte aligned, 4 floats: x, y = the centre at the
+  /// substep start (read-only), dx, dy = its motion in the substep so far
+  /// (the item path's state->dp): move these.
+  float *position;
+  /// Per particle, 16-byte aligned, 4 floats, read-only: inverse mass (0 =
+  /// fixed: a constraint must not move it), vx, vy = the velocity the substep
+  /// was predicted with (the item path's state->v), 0.
+  const float *mass_velocity;
+  int32_t particle_count; ///< entries in position and mass_velocity
+  int32_t count;          ///< constraints of this type in the batch
+  int32_t particles_per;  ///< the type's particle_count
+  const int32_t *indices; ///< particles_per particle indices per constraint, in solve order
+  const void *params;     ///< the constraints' params, params_stride bytes apart (16-byte aligned start)
+  void *instances;        ///< their instances, instance_stride bytes apart (16-byte aligned start)
+  uint32_t params_stride, instance_stride;
+  int32_t colour_count;
+  const int32_t *colour_start; ///< colour_count + 1 offsets into the constraints
+  /// Widest vector instructions the host allows (the plugin still checks the
+  /// CPU): 0 plain C, 1 SSE2, 2 AVX2. Every level must give the same result.
+  int32_t simd;
+} sn_particle_batch;
+
 /* ------------------------------------------------------------------------ */
 /* Parameters: a schema the host validates, so scene files, the sandbox and
  * sn_create_constraint can set them by name with range checks.             */
@@ -227,6 +265,16 @@ typedef struct sn_constraint_type {
   /// struct_size ends before it) sn_constraint_export_params copies params.
   int (*export_params)(const void *params, const void *instance, const sn_constraint_body *const *bodies, int32_t count,
                        void *out_params);
+  /// [step] Optional batched form of solve_position for particle-only types
+  /// (body_count 0, a fixed particle_count): solves constraints [begin, end)
+  /// of batch, a range inside one colour, with the semantics of
+  /// solve_position (info->iteration 0 resets lambda). The host uses it
+  /// instead of solve_position in the XPBD stage and still calls
+  /// solve_position when it does not batch. Must touch only the constraints
+  /// of the range and their particles' dx, dy; ranges of one colour may run
+  /// concurrently. Instances need not hold per-solve outputs (reaction
+  /// force) until the last substep of the step.
+  void (*solve_particles)(const sn_step_info *info, const sn_particle_batch *batch, int32_t begin, int32_t end);
 } sn_constraint_type;
 
 /* ------------------------------------------------------------------------ */

@@ -168,6 +168,7 @@ static void sn_free_constraint(sn_world *w, int32_t index) {
   k->particles = NULL;
   k->particle_count = 0;
   k->in_use = false;
+  w->xpbd_topology++;
   k->next_free = w->constraint_free;
   w->constraint_free = index;
   w->constraint_count -= 1;
@@ -302,6 +303,7 @@ sn_constraint_id sn_create_constraint(sn_world *w, const sn_constraint_def *def)
   k.user_data = def->user_data;
   w->constraints.data[index] = k;
   w->constraint_count += 1;
+  w->xpbd_topology++;
   for (uint32_t i = 0; i < t->body_count; ++i) sn_body_wake(w, bodies[i]);
   return (sn_constraint_id){index + 1, w->tag, k.generation};
 }

@@ -169,6 +169,12 @@ static sn_result sn_validate_type(const sn_constraint_type *t, char *err, size_t
                                                                                    : NULL;
   if (missing != NULL)
     return sn_set_err(err, cap, "type '%s': required callback %s is NULL", n, missing), SN_ERR_PLUGIN_BAD_DESCRIPTOR;
+  /* solve_particles arrived after 1.0 too: batched XPBD for particle-only types */
+  bool batched = t->struct_size >= offsetof(sn_constraint_type, solve_particles) + sizeof(t->solve_particles) &&
+                 t->solve_particles != NULL;
+  if (batched && (!(t->flags & SN_CONSTRAINT_XPBD) || t->body_count != 0 || particles == SN_ANY_PARTICLES))
+    return sn_set_err(err, cap, "type '%s': solve_particles needs XPBD, body_count 0 and a fixed particle_count", n),
+           SN_ERR_PLUGIN_BAD_DESCRIPTOR;
   if (t->param_count > 0 && t->params == NULL)
     return sn_set_err(err, cap, "type '%s': param_count %u but params is NULL", n, t->param_count),
            SN_ERR_PLUGIN_BAD_DESCRIPTOR;

@@ -36,7 +36,13 @@ bool sn_stage_runner_init(sn_stage_runner *r, sn_arena *arena, int32_t capacity,
   if (p == 0) return false;
   /* own cache line for the counters of the first stage */
   p = (p + 63) & ~(uintptr_t)63;
-  r->stages = (sn_stage *)p;
+  sn_stage_runner_init_on(r, (sn_stage *)p, capacity, workers, fn, context);
+  return true;
+}
+
+void sn_stage_runner_init_on(sn_stage_runner *r, sn_stage *stages, int32_t capacity, int32_t workers, sn_stage_fn *fn,
+                             void *context) {
+  r->stages = stages;
   r->count = 0;
   r->capacity = capacity;
   r->workers = workers < 1 ? 1 : workers;
@@ -44,7 +50,6 @@ bool sn_stage_runner_init(sn_stage_runner *r, sn_arena *arena, int32_t capacity,
   r->context = context;
   atomic_init(&r->current, 0);
   atomic_init(&r->state, SN_RUNNER_STARTING);
-  return true;
 }
 
 static sn_stage *sn_stage_push(sn_stage_runner *r) {

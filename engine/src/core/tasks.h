@@ -58,6 +58,9 @@ typedef struct sn_stage_runner {
 bool sn_stage_runner_init(sn_stage_runner *r, sn_arena *arena, int32_t capacity, int32_t workers, sn_stage_fn *fn,
                           void *context);
 size_t sn_stage_runner_bytes(int32_t capacity);
+/// The same on caller memory (capacity stages).
+void sn_stage_runner_init_on(sn_stage_runner *r, sn_stage *stages, int32_t capacity, int32_t workers, sn_stage_fn *fn,
+                             void *context);
 
 /// Appends a stage of count items in blocks of at least min_block items
 /// (rounded up to a multiple of `multiple`); one block when the runner has

@@ -145,6 +145,16 @@ sn_result sn_destroy_world(sn_world *w) {
   sn_constraints_destroy_all(w);
   sn_soft_destroy_all(w);
   sn_array_free(&w->mem, w->constraints);
+  sn_array_free(&w->mem, w->xpbd.fixed);
+  sn_array_free(&w->mem, w->xpbd.order);
+  sn_array_free(&w->mem, w->xpbd.indices);
+  sn_array_free(&w->mem, w->xpbd.index_start);
+  sn_array_free(&w->mem, w->xpbd.level_start);
+  sn_array_free(&w->mem, w->xpbd.ranges);
+  sn_array_free(&w->mem, w->xpbd.last);
+  sn_array_free(&w->mem, w->xpbd.level);
+  sn_mem_free(&w->mem, w->xpbd.params_block, w->xpbd.params_bytes);
+  sn_mem_free(&w->mem, w->xpbd.instance_block, w->xpbd.instance_bytes);
   sn_array_free(&w->mem, w->broken_events);
   sn_array_free(&w->mem, w->frozen_events);
   for (int32_t i = 0; i < w->chains.count; ++i) {
@@ -161,6 +171,7 @@ sn_result sn_destroy_world(sn_world *w) {
   sn_array_free(&w->mem, w->solver_contacts);
   sn_array_free(&w->mem, w->contact_colors);
   sn_array_free(&w->mem, w->contact_status);
+  sn_array_free(&w->mem, w->stages);
   sn_array_free(&w->mem, w->body_color_masks);
   sn_array_free(&w->mem, w->begin_events);
   sn_array_free(&w->mem, w->end_events);

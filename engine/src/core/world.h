@@ -13,6 +13,7 @@
 #include "core/alloc.h"
 #include "core/array.h"
 #include "core/pair_set.h"
+#include "core/tasks.h"
 #include "geometry/geometry.h"
 
 #define SN_NULL_INDEX (-1)
@@ -166,6 +167,43 @@ typedef struct sn_particle_pair {
   int32_t body;   ///< solver index of the rigid body, or the dummy
 } sn_particle_pair;
 
+/// One particle-only XPBD type in the XPBD schedule: its constraints are
+/// order[first .. first + count) and its colours (levels) the level_start
+/// entries [level_first, level_first + level_count].
+typedef struct sn_xpbd_range {
+  const sn_constraint_type *type;
+  int32_t first, count;
+  int32_t level_first, level_count;
+  size_t params_offset, instance_offset; ///< into the schedule's packs
+  uint32_t params_stride, instance_stride;
+} sn_xpbd_range;
+
+/// Colours of the batched XPBD types (those with solve_particles), kept
+/// between steps and rebuilt (outside the substeps) when constraints come or
+/// go or a particle turns fixed or movable (solver.c, sn_xpbd_schedule_update).
+typedef struct sn_xpbd_schedule {
+  bool valid;
+  bool batch_off;                 ///< w->xpbd_batch_off it was built for
+  uint32_t topology;              ///< w->xpbd_topology it was built for
+  int32_t particle_slots;         ///< w->particles.count it was built for
+  int32_t builds;                 ///< times it was (re)built (tests)
+  SN_ARRAY(uint8_t) fixed;        ///< per particle slot: 1 = zero inverse mass when built
+  SN_ARRAY(int32_t) order;        ///< constraint slots by type, then colour, then creation
+  SN_ARRAY(int32_t) indices;      ///< particle indices of order's constraints (particles_per each)
+  SN_ARRAY(int32_t) index_start;  ///< per range: first entry in indices
+  SN_ARRAY(int32_t) level_start;  ///< per range: level_count + 1 offsets (relative to first)
+  SN_ARRAY(sn_xpbd_range) ranges; ///< one per batched type, in order of first appearance
+  SN_ARRAY(int32_t) last;         ///< build scratch: per particle slot, level of its last constraint + 1
+  SN_ARRAY(int32_t) level;        ///< build scratch: per constraint slot, its level
+  /* The batched constraints' params and instances live here, in colour
+   * order at a fixed stride per range (64-byte aligned ranges): their
+   * constraints' params/instance pointers point in (the ABI lets the host
+   * move instances between steps), so a step copies nothing. */
+  void *params_block, *instance_block;
+  size_t params_bytes, instance_bytes;
+  char *params_base, *instance_base; ///< 64-byte aligned inside the blocks
+} sn_xpbd_schedule;
+
 typedef struct sn_world {
   sn_mem mem;
   uint16_t tag;
@@ -213,6 +251,10 @@ typedef struct sn_world {
   sn_enqueue_task_callback *enqueue_task;
   sn_finish_task_callback *finish_task;
   void *user_task_context;
+  uint32_t xpbd_topology; ///< bumped when a constraint comes or goes (the XPBD schedule follows)
+  sn_xpbd_schedule xpbd;  ///< colours of the batched XPBD types
+  bool xpbd_batch_off;    ///< internal (tests): solve every XPBD type per item
+  bool xpbd_scalar;       ///< internal (tests): batch kernels without SIMD
   SN_ARRAY(sn_constraint_broken_event) broken_events;
   SN_ARRAY(sn_frozen_event) frozen_events;
 
@@ -230,6 +272,7 @@ typedef struct sn_world {
   SN_ARRAY(int32_t) contact_colors;    ///< graph colour of each solver contact
   SN_ARRAY(uint64_t) body_color_masks; ///< colours used by each solver body
   SN_ARRAY(uint8_t) contact_status;    ///< narrowphase result per contact (contact.c)
+  SN_ARRAY(sn_stage) stages;           ///< the substep loop's stage list (solver.c)
 
   /* events of the last step */
   SN_ARRAY(sn_contact_begin_event) begin_events;

@@ -110,6 +110,17 @@ struct sn_wide_group {
   f4 mni1, mni2, rv1, rv2;
 };
 
+/* Index of the lowest clear bit of a word that has one. */
+static inline int32_t sn_lowest_zero_bit(uint64_t used) {
+#if defined(__GNUC__) || defined(__clang__)
+  return (int32_t)__builtin_ctzll(~used);
+#else
+  int32_t bit = 0;
+  while (used & (1ull << bit)) ++bit;
+  return bit;
+#endif
+}
+
 int32_t sn_wide_color(const sn_contact_constraint *cs, int32_t count, int32_t body_count, int32_t *colors,
                       uint64_t *masks) {
   memset(masks, 0, (size_t)body_count * sizeof(uint64_t));
@@ -123,8 +134,7 @@ int32_t sn_wide_color(const sn_contact_constraint *cs, int32_t count, int32_t bo
     uint64_t used = (dyn_a ? masks[c->ia] : 0u) | (dyn_b ? masks[c->ib] : 0u);
     int32_t color = SN_MAX_COLORS;
     if (used != UINT64_MAX) {
-      color = 0;
-      while (used & (1ull << color)) ++color;
+      color = sn_lowest_zero_bit(used);
       if (dyn_a) masks[c->ia] |= 1ull << color;
       if (dyn_b) masks[c->ib] |= 1ull << color;
       per_color[color]++;

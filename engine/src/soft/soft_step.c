@@ -236,7 +236,7 @@ int32_t sn_find_close_pairs(sn_mem *mem, const sn_vec2 *points, const float *rea
 
 size_t sn_soft_bytes(const sn_world *w) {
   size_t n = (size_t)w->particles.count;
-  return n * (sizeof(sn_solver_body) + sizeof(sn_constraint_body) + sizeof(sn_vec2)) +
+  return n * (sizeof(sn_solver_body) + sizeof(sn_constraint_body) + sizeof(sn_vec2) + 8 * sizeof(float)) +
          (size_t)(w->awake_bodies.capacity + 1) * sizeof(sn_vec2) + 4 * 64;
 }
 
@@ -258,7 +258,11 @@ bool sn_soft_begin(sn_world *w, sn_soft_context *s, float dt, int32_t substeps, 
   s->views = sn_arena_alloc(&w->arena, (size_t)n * sizeof(sn_constraint_body));
   s->prev = sn_arena_alloc(&w->arena, (size_t)n * sizeof(sn_vec2));
   s->rigid_dp0 = sn_arena_alloc(&w->arena, (size_t)(rigid_count + 1) * sizeof(sn_vec2));
-  if (s->states == NULL || s->views == NULL || s->prev == NULL || s->rigid_dp0 == NULL) return false;
+  s->position = sn_arena_alloc(&w->arena, (size_t)n * 4 * sizeof(float));
+  s->mass_velocity = sn_arena_alloc(&w->arena, (size_t)n * 4 * sizeof(float));
+  if (s->states == NULL || s->views == NULL || s->prev == NULL || s->rigid_dp0 == NULL || s->position == NULL ||
+      s->mass_velocity == NULL)
+    return false;
   for (int32_t i = 0; i < n; ++i) {
     const sn_particle *p = w->particles.data + i;
     sn_solver_body *st = s->states + i;
@@ -313,6 +317,39 @@ void sn_soft_predict(sn_world *w, sn_soft_context *s, int32_t substep) {
     v = sn_clamp_length(v, max_speed_sq);
     st->v = v;
     st->dp = sn_mul_add(st->dp, h, v);
+  }
+}
+
+void sn_soft_pack(sn_soft_context *s, bool full) {
+  if (!s->active) return;
+  float *x = s->position, *m = s->mass_velocity;
+  if (full) {
+    for (int32_t i = 0; i < s->count; ++i) {
+      const sn_constraint_body *v = s->views + i;
+      const sn_solver_body *st = s->states + i;
+      x[4 * i] = v->center.x;
+      x[4 * i + 1] = v->center.y;
+      x[4 * i + 2] = st->dp.x;
+      x[4 * i + 3] = st->dp.y;
+      m[4 * i] = v->inv_mass;
+      m[4 * i + 1] = st->v.x;
+      m[4 * i + 2] = st->v.y;
+      m[4 * i + 3] = 0.0f;
+    }
+    return;
+  }
+  for (int32_t i = 0; i < s->count; ++i) {
+    x[4 * i + 2] = s->states[i].dp.x;
+    x[4 * i + 3] = s->states[i].dp.y;
+  }
+}
+
+void sn_soft_unpack(sn_soft_context *s) {
+  if (!s->active) return;
+  const float *x = s->position;
+  for (int32_t i = 0; i < s->count; ++i) {
+    s->states[i].dp.x = x[4 * i + 2];
+    s->states[i].dp.y = x[4 * i + 3];
   }
 }
 

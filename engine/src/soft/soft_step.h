@@ -21,6 +21,11 @@ typedef struct sn_soft_context {
   float restitution_threshold;
   float max_speed;
   bool active; ///< there are particles
+  /* the batched XPBD types' view (sn_particle_batch): 4 floats per particle
+   * each, filled from states and views by sn_soft_pack, dx, dy copied back by
+   * sn_soft_unpack */
+  float *position;      ///< x, y (centre at the substep start), dx, dy
+  float *mass_velocity; ///< inverse mass, vx, vy, 0
 } sn_soft_context;
 
 /// Finds particle-shape and particle-particle candidate pairs for the step
@@ -34,6 +39,12 @@ bool sn_soft_begin(sn_world *w, sn_soft_context *s, float dt, int32_t substeps, 
                    int32_t rigid_count);
 /// Step 5a for particles: v += g h (damped), remember dp, dp += v h.
 void sn_soft_predict(sn_world *w, sn_soft_context *s, int32_t substep);
+/// Fills the batched types' particle arrays: dx, dy from the states, and
+/// with `full` (first sweep of a substep) the centres, inverse masses and
+/// velocities too.
+void sn_soft_pack(sn_soft_context *s, bool full);
+/// Copies the batched types' dx, dy back into the states.
+void sn_soft_unpack(sn_soft_context *s);
 /// Collisions of one sweep of the XPBD stage (first sweep resets lambdas).
 void sn_soft_collide(sn_world *w, sn_soft_context *s, bool first_sweep);
 /// v = (p - x) / h, then friction and restitution of the touching pairs.
