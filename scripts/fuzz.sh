@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-30}
-targets=${FUZZ_TARGETS:-scene_load polygon descriptor world}
+targets=${FUZZ_TARGETS:-scene_load polygon descriptor world snapshot}
 cmake -S . -B build/fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSINEW_FUZZ=ON \
   -DSINEW_BUILD_TESTS=OFF -DSINEW_BUILD_BENCH=OFF -DSINEW_BUILD_SANDBOX=OFF -DSINEW_WERROR=ON >/dev/null
 cmake --build build/fuzz --target fuzz_all -j "$(nproc)"
@@ -32,6 +32,7 @@ for t in $targets; do
     polygon) runs=500000 ;;
     descriptor) runs=300000 ;;
     world) runs=1500 ;;
+    snapshot) runs=15000 ;;
     *) runs=10000 ;;
     esac
     rm -rf "$work" && mkdir -p "$work"

@@ -140,6 +140,57 @@ SN_API float sn_world_get_hit_event_threshold(sn_world *world);
 SN_API const struct sn_registry *sn_world_get_registry(sn_world *world);
 
 /* ------------------------------------------------------------------------ */
+/* Snapshots: the whole state of a running world as bytes or a file, restored
+ * into a new world that steps bit for bit like the original (docs/user-guide.md,
+ * "Snapshots"; the format is in docs/architecture.md).
+ *
+ * Saved: settings, every body, shape, chain, contact (manifolds with feature
+ * ids and accumulated impulses), the broadphase trees, sleeping islands,
+ * particles, soft bodies and constraints (parameters and instance bytes,
+ * keyed by type name and schema), with free slots and generations, so every
+ * id of the original names the same object in the restored world and future
+ * creations get the same ids. Not saved: user data pointers (NULL after
+ * restore), the events of the last step, the allocator, the registry and
+ * the task system (the caller supplies them). Call between steps. */
+
+/// Writes the snapshot into buffer (capacity bytes) and its size into
+/// *out_size. buffer NULL: only measures (*out_size = the bytes needed).
+/// A buffer too small: SN_ERR_CAPACITY, *out_size = the bytes needed,
+/// buffer untouched. A constraint type with a destroy callback (its instances
+/// own memory elsewhere, so bytes cannot copy them): SN_ERR_SNAPSHOT_UNSUPPORTED.
+/// The bytes are a pure function of the world's state.
+SN_API sn_result sn_world_save_snapshot(sn_world *world, void *buffer, size_t capacity, size_t *out_size);
+
+/// Builds a new world from a snapshot; *out is NULL on failure, and nothing
+/// else is created (the half-built world is destroyed). def (NULL = defaults)
+/// supplies only the allocator, the registry and the task system (worker
+/// count and callbacks; results do not depend on them): the settings come
+/// from the snapshot. Every constraint type the snapshot uses must be in
+/// def->registry with the same schema (sizes, alignments, parameter ids,
+/// kinds and offsets): missing SN_ERR_NOT_FOUND, different
+/// SN_ERR_SNAPSHOT_TYPE_MISMATCH (also for a parameter outside the
+/// registered range).
+/// Truncated, damaged (checksum) or inconsistent bytes: SN_ERR_SNAPSHOT_CORRUPT;
+/// another format version or platform: SN_ERR_SNAPSHOT_VERSION. err (may be
+/// NULL) receives a one-line reason. The restored world uses the original's
+/// handle tag: ids of the original are valid in it.
+SN_API sn_result sn_world_load_snapshot(const void *bytes, size_t size, const sn_world_def *def, sn_world **out,
+                                        char *err, size_t err_capacity);
+
+/// Saves a snapshot to a file, atomically: the bytes go to a temporary file
+/// next to path (path + ".tmp-<pid>-<n>", created exclusively, permissions
+/// from the umask), which is flushed to disk (fsync) and renamed over path.
+/// On any failure (SN_ERR_IO, with the step and the system's reason in
+/// sn_world_last_error) the temporary file is removed and an existing file at
+/// path is left as it was.
+SN_API sn_result sn_world_write_snapshot(sn_world *world, const char *path);
+
+/// Reads a snapshot file and builds a new world from it (as
+/// sn_world_load_snapshot). A file that cannot be opened or read: SN_ERR_IO.
+SN_API sn_result sn_world_read_snapshot(const char *path, const sn_world_def *def, sn_world **out, char *err,
+                                        size_t err_capacity);
+
+/* ------------------------------------------------------------------------ */
 /* Bodies                                                                    */
 
 /// Default body settings: static, at the origin, gravity scale 1, awake.

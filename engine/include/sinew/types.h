@@ -84,7 +84,12 @@ typedef struct sn_aabb {
   X(SN_ERR_PLUGIN_BAD_DESCRIPTOR, 20, "a constraint type descriptor is invalid")                                       \
   X(SN_ERR_PLUGIN_DUPLICATE, 21, "a constraint type with this name is already registered")                             \
   X(SN_ERR_PLUGIN_INIT_FAILED, 22, "the plugin's register_types or create callback failed")                            \
-  X(SN_ERR_PLUGIN_INSECURE_PATH, 23, "the plugin file or its folder is writable by others, or the path is bare")
+  X(SN_ERR_PLUGIN_INSECURE_PATH, 23, "the plugin file or its folder is writable by others, or the path is bare")       \
+  X(SN_ERR_SNAPSHOT_CORRUPT, 24, "the snapshot is truncated, damaged or not a snapshot at all")                        \
+  X(SN_ERR_SNAPSHOT_VERSION, 25, "the snapshot has another format version, byte order or float/pointer size")          \
+  X(SN_ERR_SNAPSHOT_TYPE_MISMATCH, 26, "a constraint type of the snapshot has another schema in the registry")         \
+  X(SN_ERR_SNAPSHOT_UNSUPPORTED, 27, "a constraint type owns memory outside its instance (destroy callback)")          \
+  X(SN_ERR_IO, 28, "a file could not be opened, read, written, synced or renamed")
 
 /// Result of every fallible call. SN_OK is zero.
 typedef enum sn_result {

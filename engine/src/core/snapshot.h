@@ -1,0 +1,29 @@
+/* Snapshots (internal): the file writer with a failure hook for the tests.
+ * The public API is in sinew/sinew.h (sn_world_save_snapshot and friends). */
+#ifndef SN_CORE_SNAPSHOT_H
+#define SN_CORE_SNAPSHOT_H
+
+#include "sinew/sinew.h"
+
+/// Where sn_snapshot_write_file pretends to fail (tests only).
+typedef enum sn_snapshot_fault {
+  SN_SNAPSHOT_FAULT_NONE = 0,
+  SN_SNAPSHOT_FAULT_WRITE = 1, ///< after half of the bytes reached the temporary file
+  SN_SNAPSHOT_FAULT_SYNC = 2,  ///< at fsync of the temporary file
+  SN_SNAPSHOT_FAULT_RENAME = 3 ///< at the rename over path
+} sn_snapshot_fault;
+
+/// sn_world_write_snapshot with an injected failure: the temporary file is
+/// removed and path left as it was, as for a real failure at that point.
+sn_result sn_snapshot_write_file(sn_world *world, const char *path, sn_snapshot_fault fault);
+
+/// FNV-1a (64 bit) over bytes, continuing from h (start with
+/// SN_SNAPSHOT_FNV_BASIS): the snapshot's checksum.
+#define SN_SNAPSHOT_FNV_BASIS 0xcbf29ce484222325ull
+uint64_t sn_snapshot_fnv1a(uint64_t h, const void *bytes, size_t n);
+
+/// Byte offset of the checksum trailer: the last 8 bytes of a snapshot
+/// (little-endian FNV-1a of everything before it).
+#define SN_SNAPSHOT_TRAILER_BYTES 8
+
+#endif /* SN_CORE_SNAPSHOT_H */
