@@ -336,6 +336,65 @@ START_TEST(test_stage_runner_order_and_coverage) {
 }
 END_TEST
 
+/* A helper that loses its core in the middle of a block (here: sleeps 20 ms
+ * in its first block) sends the run solo: the caller does the remaining
+ * blocks, the values are right, and the world backs off for later runs. */
+typedef struct stall_probe {
+  atomic_int helper_blocks, main_blocks, slept;
+  int32_t value[RUN_ITEMS];
+  pthread_t main_thread;
+} stall_probe;
+
+static void stall_stage(void *context, const sn_stage *stage, int32_t begin, int32_t end) {
+  stall_probe *p = context;
+  bool on_main = pthread_equal(pthread_self(), p->main_thread) != 0;
+  atomic_fetch_add(on_main ? &p->main_blocks : &p->helper_blocks, 1);
+  if (on_main && stage->arg == 0 && !atomic_load(&p->slept)) {
+    struct timespec pause = {0, 2000000}; /* leave the helper time to start and take a block */
+    nanosleep(&pause, NULL);
+  }
+  if (!on_main && atomic_exchange(&p->slept, 1) == 0) {
+    struct timespec pause = {0, 20000000}; /* 20 ms: a lost time slice */
+    nanosleep(&pause, NULL);
+  }
+  for (int32_t i = begin; i < end; ++i) p->value[i] += stage->arg + 1;
+}
+
+START_TEST(test_stalled_helper_goes_solo) {
+  static stall_probe probe;
+  memset(&probe, 0, sizeof probe);
+  probe.main_thread = pthread_self();
+  sn_thread_pool *pool = sn_thread_pool_create(2);
+  ck_assert_ptr_nonnull(pool);
+  sn_world_def def = sn_default_world_def();
+  sn_thread_pool_apply(pool, &def);
+  sn_world *w = sn_create_world(&def, NULL);
+  ck_assert_ptr_nonnull(w);
+  ck_assert(sn_array_reserve(&w->mem, w->stages, 8));
+  sn_stage_runner r;
+  sn_stage_runner_init_on(&r, w->stages.data, 8, 2, stall_stage, &probe);
+  for (int32_t k = 0; k < 8; ++k) sn_stage_add(&r, 0, k, 0, RUN_ITEMS, 1, 1);
+  sn_stage_run(w, &r);
+  for (int32_t i = 0; i < RUN_ITEMS; ++i) ck_assert_int_eq(probe.value[i], 8 * 9 / 2);
+  ck_assert_int_eq(atomic_load(&probe.slept), 1); /* the helper did start, and stalled */
+  {
+    /* the helper took at most its sleeping block after the stall... */
+    ck_assert_int_gt(w->solo_runs, 0);
+    ck_assert_int_gt(atomic_load(&probe.main_blocks), atomic_load(&probe.helper_blocks));
+    /* ...and the next run starts no helper */
+    int32_t before = atomic_load(&probe.helper_blocks);
+    int32_t solo = w->solo_runs;
+    sn_stage_runner_init_on(&r, w->stages.data, 8, 2, stall_stage, &probe);
+    sn_stage_add(&r, 0, 0, 0, RUN_ITEMS, 1, 1);
+    sn_stage_run(w, &r);
+    ck_assert_int_eq(atomic_load(&probe.helper_blocks), before);
+    ck_assert_int_eq(w->solo_runs, solo - 1);
+  }
+  sn_destroy_world(w);
+  sn_thread_pool_destroy(pool);
+}
+END_TEST
+
 /* ------------------------------------------------------------- the pool */
 
 typedef struct cover_probe {
@@ -396,6 +455,7 @@ static Suite *threads_suite(void) {
   tcase_add_test(tc, test_small_world_stays_on_caller);
   tcase_add_test(tc, test_def_and_setter_validation);
   tcase_add_test(tc, test_stage_runner_order_and_coverage);
+  tcase_add_test(tc, test_stalled_helper_goes_solo);
   tcase_add_test(tc, test_pool_covers_each_item_once);
   suite_add_tcase(s, tc);
   return s;

@@ -2,6 +2,7 @@
 #include "core/tasks.h"
 
 #include <stddef.h>
+#include <time.h>
 
 #include "core/world.h"
 
@@ -23,12 +24,22 @@
 /// cover a stage of a few microseconds, short enough that a helper that
 /// shares its core with the caller gets out of the way.
 #define SN_SPINS_BEFORE_YIELD 1024
-/// Waits of the caller for a stage's last blocks after which it decides a
-/// helper lost its core (an oversubscribed machine): the rest of the run goes
-/// solo, and the world's next runs too, for a backoff that doubles with each
-/// stall (up to SN_MAX_SOLO_RUNS) and halves with each clean parallel run.
-#define SN_STALL_SPINS   (SN_SPINS_BEFORE_YIELD + 512)
+/// When the caller has waited for a helper's block this long, and more than
+/// SN_STALL_FACTOR times what its own blocks of the stage took, it decides
+/// the helper lost its core (an oversubscribed machine): the rest of the run
+/// goes solo, and the world's next runs too, for a backoff that doubles with
+/// each stall (up to SN_MAX_SOLO_RUNS) and halves with each clean parallel
+/// run. Checked every SN_STALL_CHECK spins (a clock read).
+#define SN_STALL_MIN_NS  300000.0
+#define SN_STALL_FACTOR  8.0
+#define SN_STALL_CHECK   64
 #define SN_MAX_SOLO_RUNS 256
+
+static double sn_now_ns(void) {
+  struct timespec t;
+  if (timespec_get(&t, TIME_UTC) != TIME_UTC) return 0.0;
+  return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
 /// Waits a helper makes for the caller to start driving (see sn_stage_helper).
 #define SN_SPINS_BEFORE_GIVING_UP (SN_SPINS_BEFORE_YIELD + 256)
 
@@ -104,14 +115,15 @@ void sn_stage_add_main(sn_stage_runner *r, int32_t kind, int32_t arg) {
   s->main_only = true;
 }
 
-/* Claims and runs blocks of stage index until none is left. */
-static void sn_stage_work(sn_stage_runner *r, int32_t index, bool is_main) {
+/* Claims and runs blocks of stage index until none is left; returns how many. */
+static int32_t sn_stage_work(sn_stage_runner *r, int32_t index, bool is_main) {
   sn_stage *s = r->stages + index;
-  if (s->main_only && !is_main) return;
-  for (;;) {
-    if (!is_main && atomic_load_explicit(&r->solo, memory_order_relaxed)) return;
+  int32_t ran = 0;
+  if (s->main_only && !is_main) return 0;
+  for (;; ++ran) {
+    if (!is_main && atomic_load_explicit(&r->solo, memory_order_relaxed)) return ran;
     int32_t b = atomic_fetch_add_explicit(&s->claimed, 1, memory_order_relaxed);
-    if (b >= s->block_count) return;
+    if (b >= s->block_count) return ran;
     int32_t begin = s->first + b * s->block_size;
     int32_t end = begin + s->block_size;
     if (end > s->first + s->count) end = s->first + s->count;
@@ -181,7 +193,13 @@ void sn_stage_run(sn_world *w, sn_stage_runner *r) {
   for (int32_t i = 0; i < r->count; ++i) {
     sn_stage *s = r->stages + i;
     atomic_store_explicit(&r->current, i, memory_order_release);
-    sn_stage_work(r, i, true);
+    bool watch = helpers > 0 && !stalled && s->block_count > 1;
+    double t0 = watch ? sn_now_ns() : 0.0;
+    int32_t ran = sn_stage_work(r, i, true);
+    if (atomic_load_explicit(&s->done, memory_order_acquire) >= s->block_count) continue;
+    double t1 = watch ? sn_now_ns() : 0.0;
+    double limit = ran > 0 ? SN_STALL_FACTOR * (t1 - t0) / (double)ran : 0.0;
+    if (limit < SN_STALL_MIN_NS) limit = SN_STALL_MIN_NS;
     int32_t spins = 0;
     while (atomic_load_explicit(&s->done, memory_order_acquire) < s->block_count) {
       if (++spins < SN_SPINS_BEFORE_YIELD) {
@@ -189,7 +207,7 @@ void sn_stage_run(sn_world *w, sn_stage_runner *r) {
       } else {
         SN_YIELD();
       }
-      if (spins == SN_STALL_SPINS && !stalled) {
+      if (watch && !stalled && spins % SN_STALL_CHECK == 0 && sn_now_ns() - t1 > limit) {
         /* a helper holds a block and has lost its core: it finishes that
          * block when it runs again, but takes no more */
         stalled = true;
