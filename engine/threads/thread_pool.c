@@ -172,7 +172,7 @@ void *sn_thread_pool_enqueue(sn_task_callback *task, int32_t item_count, int32_t
   int32_t ranges = item_count / min_range; /* every range at least min_range */
   if (ranges < 1) ranges = 1;
   if (ranges > p->worker_count) ranges = p->worker_count;
-  if (p->thread_count == 0 || ranges <= 1) {
+  if (p->thread_count == 0) {
     task(0, item_count, 0, task_context);
     return NULL;
   }

@@ -68,6 +68,7 @@ void sn_stage_runner_init_on(sn_stage_runner *r, sn_stage *stages, int32_t capac
   atomic_init(&r->current, 0);
   atomic_init(&r->state, SN_RUNNER_STARTING);
   atomic_init(&r->solo, 0);
+  atomic_init(&r->helper_blocks, 0);
 }
 
 static sn_stage *sn_stage_push(sn_stage_runner *r) {
@@ -128,6 +129,7 @@ static int32_t sn_stage_work(sn_stage_runner *r, int32_t index, bool is_main) {
     int32_t end = begin + s->block_size;
     if (end > s->first + s->count) end = s->first + s->count;
     r->fn(r->context, s, begin, end);
+    if (!is_main) atomic_fetch_add_explicit(&r->helper_blocks, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->done, 1, memory_order_release);
   }
 }
@@ -218,6 +220,7 @@ void sn_stage_run(sn_world *w, sn_stage_runner *r) {
   atomic_store_explicit(&r->current, r->count, memory_order_release);
   atomic_store_explicit(&r->state, SN_RUNNER_FINISHED, memory_order_release);
   if (started && handle != NULL) w->finish_task(handle, w->user_task_context);
+  w->helper_blocks += atomic_load_explicit(&r->helper_blocks, memory_order_relaxed);
   if (stalled) {
     w->solo_backoff = w->solo_backoff == 0 ? 1 : w->solo_backoff * 2;
     if (w->solo_backoff > SN_MAX_SOLO_RUNS) w->solo_backoff = SN_MAX_SOLO_RUNS;

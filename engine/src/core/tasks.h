@@ -57,8 +57,9 @@ typedef struct sn_stage_runner {
   sn_stage_fn *fn;
   void *context;
   atomic_int current;
-  atomic_int state; ///< starting, driving, finished (tasks.c)
-  atomic_int solo;  ///< helpers take no more blocks (none launched, or one stalled)
+  atomic_int state;         ///< starting, driving, finished (tasks.c)
+  atomic_int solo;          ///< helpers take no more blocks (none launched, or one stalled)
+  atomic_int helper_blocks; ///< blocks helpers ran in this run
 } sn_stage_runner;
 
 /// Stage list of up to capacity stages in arena memory; false if the arena
