@@ -176,11 +176,6 @@ static uint64_t run_case(const scene_case *c, int sched, int32_t *stage_helpers_
                   (int)fewest_awake, (int)dc.dynamic_bodies);
   }
   if (stage_helpers_ran) *stage_helpers_ran = d.ranges_run;
-  if ((sched == SCHED_POOL2 || sched == SCHED_POOL4) && c->size >= 16 && strcmp(c->name, "chain") != 0) {
-    /* real threads did part of the work (scenes with stages of more than one
-     * block: smaller ones run every stage on the caller) */
-    ck_assert_msg(scene.world->helper_blocks > 0, "%s: helpers ran no block", sched_names[sched]);
-  }
   sn_scene_metrics m;
   sn_scene_measure(&scene, &m);
   sn_scene_destroy(&scene);
@@ -354,12 +349,14 @@ static void stall_stage(void *context, const sn_stage *stage, int32_t begin, int
   stall_probe *p = context;
   bool on_main = pthread_equal(pthread_self(), p->main_thread) != 0;
   atomic_fetch_add(on_main ? &p->main_blocks : &p->helper_blocks, 1);
-  if (on_main && stage->arg == 0 && !atomic_load(&p->slept)) {
-    struct timespec pause = {0, 2000000}; /* leave the helper time to start and take a block */
+  if (on_main) {
+    /* the caller's blocks take 1 ms: the helper has time to join every stage,
+     * and a stall is a wait of more than 8 ms */
+    struct timespec pause = {0, 1000000};
     nanosleep(&pause, NULL);
-  }
-  if (!on_main && atomic_exchange(&p->slept, 1) == 0) {
-    struct timespec pause = {0, 20000000}; /* 20 ms: a lost time slice */
+  } else if (stage->arg >= 2 && atomic_exchange(&p->slept, 1) == 0) {
+    /* a lost time slice: 40 ms */
+    struct timespec pause = {0, 40000000};
     nanosleep(&pause, NULL);
   }
   for (int32_t i = begin; i < end; ++i) p->value[i] += stage->arg + 1;
@@ -367,34 +364,43 @@ static void stall_stage(void *context, const sn_stage *stage, int32_t begin, int
 
 START_TEST(test_stalled_helper_goes_solo) {
   static stall_probe probe;
-  memset(&probe, 0, sizeof probe);
-  probe.main_thread = pthread_self();
   sn_thread_pool *pool = sn_thread_pool_create(2);
   ck_assert_ptr_nonnull(pool);
   sn_world_def def = sn_default_world_def();
   sn_thread_pool_apply(pool, &def);
-  sn_world *w = sn_create_world(&def, NULL);
-  ck_assert_ptr_nonnull(w);
-  ck_assert(sn_array_reserve(&w->mem, w->stages, 8));
+  /* On a loaded machine the helper may not get a core in time at all (then
+   * the caller rightly does everything): try a few fresh worlds. */
+  int attempt = 0;
+  sn_world *w = NULL;
   sn_stage_runner r;
-  sn_stage_runner_init_on(&r, w->stages.data, 8, 2, stall_stage, &probe);
-  for (int32_t k = 0; k < 8; ++k) sn_stage_add(&r, 0, k, 0, RUN_ITEMS, 1, 1);
-  sn_stage_run(w, &r);
-  for (int32_t i = 0; i < RUN_ITEMS; ++i) ck_assert_int_eq(probe.value[i], 8 * 9 / 2);
-  ck_assert_int_eq(atomic_load(&probe.slept), 1); /* the helper did start, and stalled */
-  {
-    /* the helper took at most its sleeping block after the stall... */
-    ck_assert_int_gt(w->solo_runs, 0);
-    ck_assert_int_gt(atomic_load(&probe.main_blocks), atomic_load(&probe.helper_blocks));
-    /* ...and the next run starts no helper */
-    int32_t before = atomic_load(&probe.helper_blocks);
-    int32_t solo = w->solo_runs;
+  for (; attempt < 8; ++attempt) {
+    memset(&probe, 0, sizeof probe);
+    probe.main_thread = pthread_self();
+    if (w != NULL) sn_destroy_world(w);
+    w = sn_create_world(&def, NULL);
+    ck_assert_ptr_nonnull(w);
+    ck_assert(sn_array_reserve(&w->mem, w->stages, 8));
     sn_stage_runner_init_on(&r, w->stages.data, 8, 2, stall_stage, &probe);
-    sn_stage_add(&r, 0, 0, 0, RUN_ITEMS, 1, 1);
+    for (int32_t k = 0; k < 8; ++k) sn_stage_add(&r, 0, k, 0, RUN_ITEMS, 1, 1);
     sn_stage_run(w, &r);
-    ck_assert_int_eq(atomic_load(&probe.helper_blocks), before);
-    ck_assert_int_eq(w->solo_runs, solo - 1);
+    /* whoever ran what, every item saw every stage once */
+    for (int32_t i = 0; i < RUN_ITEMS; ++i) ck_assert_int_eq(probe.value[i], 8 * 9 / 2);
+    if (atomic_load(&probe.slept)) break;
   }
+  /* the pool's helper did start and take a block (with 2 workers the pool
+   * once ran the step's only helper inline, which then gave up), and stalled */
+  ck_assert_msg(atomic_load(&probe.slept) == 1, "the helper never ran a block of stage 2+ in %d tries", attempt);
+  /* the caller then did the rest alone and the world backs off... */
+  ck_assert_int_gt(w->solo_runs, 0);
+  ck_assert_int_gt(atomic_load(&probe.main_blocks), atomic_load(&probe.helper_blocks));
+  /* ...so the next run starts no helper */
+  int32_t before = atomic_load(&probe.helper_blocks);
+  int32_t solo = w->solo_runs;
+  sn_stage_runner_init_on(&r, w->stages.data, 8, 2, stall_stage, &probe);
+  sn_stage_add(&r, 0, 0, 0, RUN_ITEMS, 1, 1);
+  sn_stage_run(w, &r);
+  ck_assert_int_eq(atomic_load(&probe.helper_blocks), before);
+  ck_assert_int_eq(w->solo_runs, solo - 1);
   sn_destroy_world(w);
   sn_thread_pool_destroy(pool);
 }
