@@ -341,6 +341,7 @@ END_TEST
  * blocks, the values are right, and the world backs off for later runs. */
 typedef struct stall_probe {
   atomic_int helper_blocks, main_blocks, slept;
+  sn_stage_runner *runner;
   int32_t value[RUN_ITEMS];
   pthread_t main_thread;
 } stall_probe;
@@ -351,13 +352,16 @@ static void stall_stage(void *context, const sn_stage *stage, int32_t begin, int
   atomic_fetch_add(on_main ? &p->main_blocks : &p->helper_blocks, 1);
   if (on_main) {
     /* the caller's blocks take 1 ms: the helper has time to join every stage,
-     * and a stall is a wait of more than 8 ms */
+     * and a stall is a wait of more than 8 of them */
     struct timespec pause = {0, 1000000};
     nanosleep(&pause, NULL);
   } else if (stage->arg >= 2 && atomic_exchange(&p->slept, 1) == 0) {
-    /* a lost time slice: 40 ms */
-    struct timespec pause = {0, 40000000};
-    nanosleep(&pause, NULL);
+    /* a lost time slice: hold the block until the caller gives up on this
+     * helper (it must, after 8x its own block time), at most 5 s */
+    for (int i = 0; i < 5000 && !atomic_load(&p->runner->solo); ++i) {
+      struct timespec pause = {0, 1000000};
+      nanosleep(&pause, NULL);
+    }
   }
   for (int32_t i = begin; i < end; ++i) p->value[i] += stage->arg + 1;
 }
@@ -381,6 +385,7 @@ START_TEST(test_stalled_helper_goes_solo) {
     ck_assert_ptr_nonnull(w);
     ck_assert(sn_array_reserve(&w->mem, w->stages, 8));
     sn_stage_runner_init_on(&r, w->stages.data, 8, 2, stall_stage, &probe);
+    probe.runner = &r;
     for (int32_t k = 0; k < 8; ++k) sn_stage_add(&r, 0, k, 0, RUN_ITEMS, 1, 1);
     sn_stage_run(w, &r);
     /* whoever ran what, every item saw every stage once */
