@@ -21,10 +21,11 @@ static void sn_usage(FILE *f) {
              "  --svg FILE: with --peers, plot ms/step against bodies (no --scene: pyramid 10..100)\n"
              "  --table FILE: with --peers, a Markdown table of the runs\n"
              "       sinew-bench --soak SECONDS | --soak-steps N [--scene rain|jelly|mixed|all] [--seed N]\n"
-             "                   [--world-steps N] [--json]\n"
+             "                   [--world-steps N] [--json] [--soak-fault]\n"
              "  --soak: the rain, jelly and mixed scenes in turn, each world living --world-steps steps (3600),\n"
              "          with seeded spawning and deleting and invariant checks (docs/benchmark.md); a summary\n"
-             "          on stderr, one JSON line with --json; exit 1 on any invariant failure\n");
+             "          on stderr, one JSON line with --json; exit 1 on any invariant failure\n"
+             "  --soak-fault: destroy a body behind the driver's back at step 100 of each world (tests the checks)\n");
 }
 
 static int32_t sn_soft_iterations = 0;
@@ -100,7 +101,9 @@ int main(int argc, char **argv) {
     else if (strcmp(a, "--seed") == 0 && has_value) {
       so.seed = strtoull(argv[++i], NULL, 10);
       seeded = true;
-    } else if (strcmp(a, "--json") == 0)
+    } else if (strcmp(a, "--soak-fault") == 0)
+      so.fault = true;
+    else if (strcmp(a, "--json") == 0)
       json = true;
     else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       sn_usage(stdout);
@@ -128,8 +131,8 @@ int main(int argc, char **argv) {
     if (!seeded) so.seed = 1;
     return sn_soak_run(&so);
   }
-  if (json || seeded || so.world_steps != 0) {
-    fprintf(stderr, "sinew-bench: --json, --seed and --world-steps go with --soak\n");
+  if (json || seeded || so.world_steps != 0 || so.fault) {
+    fprintf(stderr, "sinew-bench: --json, --seed, --world-steps and --soak-fault go with --soak\n");
     return 2;
   }
   if (peers) {

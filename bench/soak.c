@@ -1204,6 +1204,8 @@ static void sk_destroy(sk_state *S) {
 
 static void sk_step(sk_state *S) {
   sk_schedule(S);
+  if (S->opt.fault && S->world_step == 100 && S->body_count > 0) /* the counts must catch this */
+    sn_destroy_body(S->w, S->bodies[0].id);
   double t0 = sn_scene_now_ms();
   sn_result r = sn_world_step(S->w, SK_DT);
   double ms = sn_scene_now_ms() - t0;

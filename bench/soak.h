@@ -15,6 +15,7 @@ typedef struct sn_soak_options {
   const char *scene;   ///< "rain", "jelly", "mixed" or NULL / "all" (cycle through the three)
   uint64_t seed;       ///< schedule seed
   bool json;           ///< one JSON line on stdout (else the human summary only, on stderr)
+  bool fault;          ///< test of the checks: destroy one body behind the driver's back at step 100 of each world
 } sn_soak_options;
 
 /// Runs the soak; returns 0 if every invariant held, 1 on any failure, 2 on

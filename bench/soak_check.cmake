@@ -1,0 +1,45 @@
+# ctest driver for sinew-bench's soak mode (tests/CMakeLists.txt):
+#   cmake -DBENCH=<sinew-bench> [-DFAULT=ON] -P soak_check.cmake
+# Runs a step-counted soak (not a timed one: the test never depends on the
+# machine's speed) and checks its JSON line. Without FAULT: exit code 0, no
+# invariant failure, every scene stepped, and spawns and deletes of each kind
+# happened. With FAULT (--soak-fault: a body destroyed behind the driver's
+# back): exit code 1 and the body-count check among the failures.
+cmake_minimum_required(VERSION 3.19)
+set(args --soak-steps 1500 --world-steps 500 --seed 7 --json)
+if(FAULT)
+  set(args --soak-steps 300 --world-steps 300 --seed 7 --json --soak-fault)
+endif()
+execute_process(COMMAND ${BENCH} ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message(STATUS "sinew-bench ${args}\n${err}")
+string(JSON failures ERROR_VARIABLE json_error GET "${out}" invariant_failures)
+if(json_error)
+  message(FATAL_ERROR "no JSON line (${json_error}): ${out}")
+endif()
+if(FAULT)
+  string(JSON first GET "${out}" first_failures 0)
+  if(NOT rc EQUAL 1 OR failures LESS 1 OR NOT first MATCHES "counters: [0-9]+ bodies, driver")
+    message(FATAL_ERROR "the injected fault was not caught: exit ${rc}, ${failures} failures, first: ${first}")
+  endif()
+  return()
+endif()
+if(NOT rc EQUAL 0 OR NOT failures EQUAL 0)
+  message(FATAL_ERROR "exit ${rc}, ${failures} invariant failures: ${out}")
+endif()
+foreach(key steps_rain steps_jelly steps_mixed)
+  string(JSON n GET "${out}" ${key})
+  if(NOT n EQUAL 500)
+    message(FATAL_ERROR "${key} is ${n}, expected 500")
+  endif()
+endforeach()
+string(JSON worlds GET "${out}" worlds)
+if(NOT worlds EQUAL 3)
+  message(FATAL_ERROR "${worlds} worlds, expected 3")
+endif()
+foreach(key spawned_bodies spawned_soft_bodies spawned_joints spawned_attaches deleted_bodies deleted_soft_bodies
+            deleted_constraints stale_checks penetration_checks)
+  string(JSON n GET "${out}" ${key})
+  if(NOT n GREATER 0)
+    message(FATAL_ERROR "${key} is ${n}: the schedule did not exercise it")
+  endif()
+endforeach()
