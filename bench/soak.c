@@ -48,6 +48,7 @@
 #define SK_RESTING_PENETRATION 0.10 /* m */
 #define SK_RESTING_CHECKS      4
 #define SK_SUSPECTS            256
+#define SK_NEAR                0.05f  /* m between bounding boxes: touching */
 #define SK_PEN_EVERY           10     /* steps between penetration checks */
 #define SK_SWEEP_EVERY         60     /* steps between stale-handle and enumeration sweeps */
 #define SK_STALE_RING          256    /* deleted handles remembered */
@@ -156,6 +157,7 @@ typedef struct sk_item {
 typedef struct sk_suspect {
   int32_t a, b, checks;
   double depth;
+  sn_vec2 at; /* a core point of the first */
 } sk_suspect;
 
 typedef struct sk_stats {
@@ -169,7 +171,7 @@ typedef struct sk_stats {
   double ms_max, ms_total, max_penetration, max_speed_ratio;
   double max_penetration_particle, max_penetration_constrained;
   int64_t failures;
-  char first[SK_FIRST_FAILURES][300];
+  char first[SK_FIRST_FAILURES][360];
 } sk_stats;
 
 typedef struct sk_state {
@@ -212,7 +214,7 @@ typedef struct sk_state {
 } sk_state;
 
 static void sk_fail(sk_state *S, const char *fmt, ...) {
-  char msg[240];
+  char msg[300];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
@@ -1061,8 +1063,32 @@ static void sk_check_penetration(sk_state *S) {
     }
   }
   qsort(S->items, (size_t)n, sizeof(sk_item), sk_cmp_items);
-  /* free pairs (no joint or attach on either side, none released in the last
-   * SK_GRACE steps): the deepest of this check, and those deeper than
+  /* a body or soft body touching a constrained one is not free either: a
+   * joined pair can act as tongs and crush a third body between its two */
+  int32_t keys = 1;
+  for (int32_t i = 0; i < n; ++i) keys = S->items[i].body + 1 > keys ? S->items[i].body + 1 : keys;
+  int32_t soft_keys = 1;
+  for (int32_t i = 0; i < n; ++i) soft_keys = S->items[i].soft + 1 > soft_keys ? S->items[i].soft + 1 : soft_keys;
+  bool *near = calloc((size_t)(keys + soft_keys), sizeof(bool));
+  if (near == NULL) return;
+  for (int32_t i = 0; i < n; ++i) {
+    const sk_item *a = S->items + i;
+    for (int32_t j = i + 1; j < n && S->items[j].box.lower.x <= a->box.upper.x + SK_NEAR; ++j) {
+      const sk_item *b = S->items + j;
+      if (a->constrained == b->constrained || b->box.lower.y > a->box.upper.y + SK_NEAR ||
+          b->box.upper.y + SK_NEAR < a->box.lower.y)
+        continue;
+      const sk_item *other = a->constrained ? b : a;
+      if (!other->is_static) near[other->body ? other->body : keys + other->soft] = true;
+    }
+  }
+  for (int32_t i = 0; i < n; ++i) {
+    sk_item *it = S->items + i;
+    if (near[it->body ? it->body : keys + it->soft]) it->constrained = true;
+  }
+  free(near);
+  /* free pairs (no joint or attach on either side or on anything they touch,
+   * none released in the last SK_GRACE steps): the deepest of this check, and those deeper than
    * SK_RESTING_PENETRATION, matched against the previous checks' */
   double worst = 0.0, worst_constrained = 0.0;
   const sk_item *wa = NULL, *wb = NULL;
@@ -1094,7 +1120,7 @@ static void sk_check_penetration(sk_state *S) {
       }
       if (d > SK_RESTING_PENETRATION && suspects < SK_SUSPECTS) {
         int32_t ka = a->body ? a->body : -a->soft, kb = b->body ? b->body : -b->soft;
-        sk_suspect x = {ka < kb ? ka : kb, ka < kb ? kb : ka, 1, d};
+        sk_suspect x = {ka < kb ? ka : kb, ka < kb ? kb : ka, 1, d, a->v[0]};
         for (int32_t k = 0; k < S->suspect_count; ++k) {
           if (S->suspects[k].a == x.a && S->suspects[k].b == x.b) x.checks = S->suspects[k].checks + 1;
         }
@@ -1124,10 +1150,13 @@ static void sk_check_penetration(sk_state *S) {
   for (int32_t k = 0; k < suspects; ++k) {
     const sk_suspect *x = S->suspects + k;
     if (x->checks == SK_RESTING_CHECKS) /* once per episode */
-      sk_fail(S, "%s %d and %s %d have overlapped by more than %.2f m for %d checks (%d steps), now %.3f m",
+      sk_fail(S,
+              "%s %d and %s %d have overlapped by more than %.2f m for %d checks (%d steps), now %.3f m, at (%.2f, "
+              "%.2f), %.2f and %.2f m/s",
               x->a > 0 ? "body" : "soft body", (int)(x->a > 0 ? x->a : -x->a), x->b > 0 ? "body" : "soft body",
               (int)(x->b > 0 ? x->b : -x->b), (double)SK_RESTING_PENETRATION, (int)x->checks,
-              (int)((x->checks - 1) * SK_PEN_EVERY), x->depth);
+              (int)((x->checks - 1) * SK_PEN_EVERY), x->depth, (double)x->at.x, (double)x->at.y,
+              sk_speed_of(S, x->a > 0 ? x->a : 0), sk_speed_of(S, x->b > 0 ? x->b : 0));
   }
 }
 
