@@ -1,12 +1,16 @@
 # ctest driver for sinew-bench's soak mode (tests/CMakeLists.txt):
-#   cmake -DBENCH=<sinew-bench> [-DFAULT=ON] -P soak_check.cmake
+#   cmake -DBENCH=<sinew-bench> [-DWORLD_STEPS=N] [-DFAULT=ON] -P soak_check.cmake
 # Runs a step-counted soak (not a timed one: the test never depends on the
 # machine's speed) and checks its JSON line. Without FAULT: exit code 0, no
 # invariant failure, every scene stepped, and spawns and deletes of each kind
 # happened. With FAULT (--soak-fault: a body destroyed behind the driver's
 # back): exit code 1 and the body-count check among the failures.
 cmake_minimum_required(VERSION 3.19)
-set(args --soak-steps 1500 --world-steps 500 --seed 7 --json)
+if(NOT WORLD_STEPS)
+  set(WORLD_STEPS 500) # 200 in sanitizer builds (tests/CMakeLists.txt)
+endif()
+math(EXPR total "3 * ${WORLD_STEPS}")
+set(args --soak-steps ${total} --world-steps ${WORLD_STEPS} --seed 7 --json)
 if(FAULT)
   set(args --soak-steps 300 --world-steps 300 --seed 7 --json --soak-fault)
 endif()
@@ -28,8 +32,8 @@ if(NOT rc EQUAL 0 OR NOT failures EQUAL 0)
 endif()
 foreach(key steps_rain steps_jelly steps_mixed)
   string(JSON n GET "${out}" ${key})
-  if(NOT n EQUAL 500)
-    message(FATAL_ERROR "${key} is ${n}, expected 500")
+  if(NOT n EQUAL WORLD_STEPS)
+    message(FATAL_ERROR "${key} is ${n}, expected ${WORLD_STEPS}")
   endif()
 endforeach()
 string(JSON worlds GET "${out}" worlds)
