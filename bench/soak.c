@@ -1018,6 +1018,14 @@ static bool sk_excluded(const sk_state *S, const sk_item *a, const sk_item *b) {
   return false;
 }
 
+/* shapes of the tracked body in slot index1 (0 if none: a static body or a soft body) */
+static int32_t sk_shapes_of(const sk_state *S, int32_t index1) {
+  for (int32_t k = 0; k < S->body_count; ++k) {
+    if (S->bodies[k].id.index1 == index1) return S->bodies[k].shapes;
+  }
+  return 0;
+}
+
 /* speed of the tracked body in slot index1 (0 if none: a static body) */
 static double sk_speed_of(const sk_state *S, int32_t index1) {
   for (int32_t k = 0; k < S->body_count; ++k) {
@@ -1152,11 +1160,12 @@ static void sk_check_penetration(sk_state *S) {
     if (x->checks == SK_RESTING_CHECKS) /* once per episode */
       sk_fail(S,
               "%s %d and %s %d have overlapped by more than %.2f m for %d checks (%d steps), now %.3f m, at (%.2f, "
-              "%.2f), %.2f and %.2f m/s",
+              "%.2f), %.2f and %.2f m/s, %d and %d shapes",
               x->a > 0 ? "body" : "soft body", (int)(x->a > 0 ? x->a : -x->a), x->b > 0 ? "body" : "soft body",
               (int)(x->b > 0 ? x->b : -x->b), (double)SK_RESTING_PENETRATION, (int)x->checks,
               (int)((x->checks - 1) * SK_PEN_EVERY), x->depth, (double)x->at.x, (double)x->at.y,
-              sk_speed_of(S, x->a > 0 ? x->a : 0), sk_speed_of(S, x->b > 0 ? x->b : 0));
+              sk_speed_of(S, x->a > 0 ? x->a : 0), sk_speed_of(S, x->b > 0 ? x->b : 0),
+              (int)sk_shapes_of(S, x->a > 0 ? x->a : 0), (int)sk_shapes_of(S, x->b > 0 ? x->b : 0));
   }
 }
 
