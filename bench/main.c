@@ -123,7 +123,7 @@ int main(int argc, char **argv) {
         so.steps < 0 || so.world_steps < 0 || (so.seconds <= 0.0 && so.steps <= 0) || po.svg_path != NULL ||
         po.table_path != NULL || po.block != 0) {
       fprintf(stderr, "sinew-bench: --soak SECONDS > 0 or --soak-steps N > 0, with only --scene, --seed,\n"
-                      "             --world-steps N >= 0 and --json\n");
+                      "             --world-steps N >= 0, --json and --soak-fault\n");
       return 2;
     }
     so.scene = scene;

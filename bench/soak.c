@@ -720,7 +720,6 @@ static void sk_check_states(sk_state *S) {
     sk_speed(S, v, "body", id.index1);
     if (xf.p.y < SK_ARENA_BOTTOM || fabsf(xf.p.x) > SK_ARENA_HALF_WIDTH) sk_delete_body(S, k, true);
   }
-  int64_t particles = 0;
   for (int32_t k = S->soft_count - 1; k >= 0; --k) {
     sn_soft_body_id id = S->softs[k].id;
     int32_t np = S->softs[k].particles;
@@ -737,12 +736,8 @@ static void sk_check_states(sk_state *S) {
       sk_speed(S, v, "particle", S->pbuf[i].index1);
     }
     sn_vec2 c = sn_soft_body_get_center(w, id);
-    if (!finite || c.y < SK_ARENA_BOTTOM || fabsf(c.x) > SK_ARENA_HALF_WIDTH)
-      sk_delete_soft(S, k, true);
-    else
-      particles += np;
+    if (!finite || c.y < SK_ARENA_BOTTOM || fabsf(c.x) > SK_ARENA_HALF_WIDTH) sk_delete_soft(S, k, true);
   }
-  (void)particles;
 }
 
 static void sk_check_counts(sk_state *S) {
