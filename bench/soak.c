@@ -15,9 +15,13 @@
  *                live bytes; no frozen event; no broken constraint (none is
  *                breakable); every step returns SN_OK
  *   each delete  the deleted handle is refused at once (is_valid false)
- *   every 10     bounded penetration: every pair of shapes and particles that
- *                can collide overlaps by at most SK_MAX_PENETRATION, measured
- *                with the public geometry (shapes, transforms, particles)
+ *   every 10     bounded penetration, measured with the public geometry
+ *                (shapes, transforms, particles) over the pairs that can
+ *                collide: a free pair (no joint or attach on either body or
+ *                on anything it touches) overlaps by at most
+ *                SK_MAX_PENETRATION at any check, and by more than
+ *                SK_RESTING_PENETRATION at fewer than SK_RESTING_CHECKS
+ *                checks in a row (see sk_check_penetration)
  *   every 60     the last SK_STALE_RING deleted handles (bodies, shapes, soft
  *                bodies, particles, constraints) are refused with
  *                SN_ERR_STALE_ID; every tracked handle is valid and the
