@@ -164,6 +164,22 @@ typedef struct sk_suspect {
   sn_vec2 at; /* a core point of the first */
 } sk_suspect;
 
+/* what a failure broke (the report counts each) */
+typedef enum sk_check {
+  SK_F_API,         /* a call on valid input refused, or a step failed */
+  SK_F_HANDLES,     /* deleted handles not stale, tracked ones invalid, enumerations */
+  SK_F_COUNTS,      /* counters against the driver's counts */
+  SK_F_MEMORY,      /* allocated_bytes against the allocator, leaks, wrong free sizes */
+  SK_F_FINITE,      /* NaN or Inf in a body or particle */
+  SK_F_SPEED,       /* over maximum_linear_speed */
+  SK_F_EVENTS,      /* frozen or broken */
+  SK_F_PENETRATION, /* a free pair deeper than SK_MAX_PENETRATION */
+  SK_F_RESTING,     /* a free pair deeper than SK_RESTING_PENETRATION for SK_RESTING_CHECKS checks */
+  SK_F_COUNT
+} sk_check;
+static const char *const sk_check_names[SK_F_COUNT] = {"api",   "handles", "counts",      "memory",         "finite",
+                                                       "speed", "events",  "penetration", "resting_overlap"};
+
 typedef struct sk_stats {
   int64_t steps, scene_steps[SK_SCENES];
   int32_t worlds, scene_worlds[SK_SCENES];
@@ -174,7 +190,7 @@ typedef struct sk_stats {
   int64_t peak_bodies, peak_particles, peak_constraints;
   double ms_max, ms_total, max_penetration, max_speed_ratio;
   double max_penetration_particle, max_penetration_constrained;
-  int64_t failures;
+  int64_t failures, failures_by[SK_F_COUNT];
   char first[SK_FIRST_FAILURES][360];
 } sk_stats;
 
@@ -217,7 +233,8 @@ typedef struct sk_state {
   int32_t item_cap;
 } sk_state;
 
-static void sk_fail(sk_state *S, const char *fmt, ...) {
+static void sk_fail(sk_state *S, sk_check check, const char *fmt, ...) {
+  S->st.failures_by[check]++;
   char msg[300];
   va_list ap;
   va_start(ap, fmt);
@@ -295,7 +312,8 @@ static void sk_deleted(sk_state *S, sk_kind kind, int32_t index1, uint16_t tag, 
   sk_remember(S, kind, index1, tag, generation);
   sk_stale e = {kind, index1, tag, generation};
   if (!sk_is_stale(S, &e, false))
-    sk_fail(S, "deleted %s %d (generation %u) is still valid", sk_kind_names[kind], (int)index1, (unsigned)generation);
+    sk_fail(S, SK_F_HANDLES, "deleted %s %d (generation %u) is still valid", sk_kind_names[kind], (int)index1,
+            (unsigned)generation);
 }
 
 /* ---- deletion ------------------------------------------------------------ */
@@ -340,7 +358,7 @@ static void sk_delete_joint(sk_state *S, int32_t j) {
   sk_release(S, S->joints + j);
   sn_constraint_id id = S->joints[j].id;
   sn_result r = sn_destroy_constraint(S->w, id);
-  if (r != SN_OK) sk_fail(S, "sn_destroy_constraint: %s", sn_result_name(r));
+  if (r != SN_OK) sk_fail(S, SK_F_API, "sn_destroy_constraint: %s", sn_result_name(r));
   S->joints[j] = S->joints[--S->joint_count];
   sk_deleted(S, SK_KIND_CONSTRAINT, id.index1, id.world_tag, id.generation);
   S->st.deleted_joints++;
@@ -351,12 +369,12 @@ static void sk_delete_body(sk_state *S, int32_t k, bool culled) {
   sn_shape_id shapes[8];
   int32_t ns = sn_body_get_shapes(S->w, id, shapes, 8);
   if (ns != S->bodies[k].shapes)
-    sk_fail(S, "body %d has %d shapes, expected %d", (int)id.index1, (int)ns, (int)S->bodies[k].shapes);
+    sk_fail(S, SK_F_COUNTS, "body %d has %d shapes, expected %d", (int)id.index1, (int)ns, (int)S->bodies[k].shapes);
   /* its joints and attaches go with it */
   sn_constraint_id dropped[64];
   int32_t nd = sk_drop_joints(S, id, SN_NULL_SOFT_BODY, dropped, 64);
   sn_result r = sn_destroy_body(S->w, id);
-  if (r != SN_OK) sk_fail(S, "sn_destroy_body: %s", sn_result_name(r));
+  if (r != SN_OK) sk_fail(S, SK_F_API, "sn_destroy_body: %s", sn_result_name(r));
   S->bodies[k] = S->bodies[--S->body_count];
   for (int32_t i = 0; i < ns; ++i)
     sk_deleted(S, SK_KIND_SHAPE, shapes[i].index1, shapes[i].world_tag, shapes[i].generation);
@@ -375,7 +393,7 @@ static void sk_delete_shape(sk_state *S, int32_t k) {
   if (ns < 2) return;
   sn_shape_id id = shapes[sk_below(&S->rng, ns)];
   sn_result r = sn_destroy_shape(S->w, id, true);
-  if (r != SN_OK) sk_fail(S, "sn_destroy_shape: %s", sn_result_name(r));
+  if (r != SN_OK) sk_fail(S, SK_F_API, "sn_destroy_shape: %s", sn_result_name(r));
   S->bodies[k].shapes--;
   sk_deleted(S, SK_KIND_SHAPE, id.index1, id.world_tag, id.generation);
   S->st.deleted_shapes++;
@@ -386,14 +404,15 @@ static void sk_delete_soft(sk_state *S, int32_t k, bool culled) {
   int32_t np = S->softs[k].particles;
   if (!sk_pbuf(S, np)) return;
   int32_t got = sn_soft_body_get_particles(S->w, id, S->pbuf, np);
-  if (got != np) sk_fail(S, "soft body %d has %d particles, expected %d", (int)id.index1, (int)got, (int)np);
+  if (got != np)
+    sk_fail(S, SK_F_COUNTS, "soft body %d has %d particles, expected %d", (int)id.index1, (int)got, (int)np);
   int32_t nc = sn_world_get_constraint_count(S->w);
   if (!sk_cbuf(S, nc + 1)) return;
   int32_t own = sn_soft_body_get_constraints(S->w, id, S->cbuf, nc + 1);
   sn_constraint_id dropped[64];
   int32_t nd = sk_drop_joints(S, SN_NULL_BODY, id, dropped, 64);
   sn_result r = sn_destroy_soft_body(S->w, id);
-  if (r != SN_OK) sk_fail(S, "sn_destroy_soft_body: %s", sn_result_name(r));
+  if (r != SN_OK) sk_fail(S, SK_F_API, "sn_destroy_soft_body: %s", sn_result_name(r));
   S->softs[k] = S->softs[--S->soft_count];
   /* a few of its particles and constraints: the first and the last */
   if (got > 0) {
@@ -506,7 +525,7 @@ static void sk_spawn_body(sk_state *S) {
   }
   sn_body_id id = sn_create_body(S->w, &bd);
   if (!sn_body_is_valid(S->w, id)) {
-    sk_fail(S, "sn_create_body refused a valid def: %s", sn_world_last_error(S->w));
+    sk_fail(S, SK_F_API, "sn_create_body refused a valid def: %s", sn_world_last_error(S->w));
     return;
   }
   float size = sk_range(&S->rng, 0.15f, 0.5f);
@@ -515,7 +534,7 @@ static void sk_spawn_body(sk_state *S) {
   if (sk_unit(&S->rng) < 0.15 &&
       sn_shape_is_valid(S->w, sk_add_shape(S, id, sk_below(&S->rng, 4), 0.25f, (sn_vec2){0.45f, 0.0f})))
     shapes++;
-  if (shapes == 0) sk_fail(S, "no shape created: %s", sn_world_last_error(S->w));
+  if (shapes == 0) sk_fail(S, SK_F_API, "no shape created: %s", sn_world_last_error(S->w));
   if (!sk_grow((void **)&S->bodies, &S->body_cap, S->body_count + 1, sizeof(sk_body))) return;
   S->bodies[S->body_count++] = (sk_body){id, shapes};
   S->st.spawned_bodies++;
@@ -561,7 +580,7 @@ static void sk_spawn_soft(sk_state *S) {
     id = sn_create_rope(S->w, &d);
   }
   if (!sk_track_soft(S, id)) {
-    sk_fail(S, "soft body builder refused a valid def: %s", sn_world_last_error(S->w));
+    sk_fail(S, SK_F_API, "soft body builder refused a valid def: %s", sn_world_last_error(S->w));
     return;
   }
   S->st.spawned_softs++;
@@ -630,7 +649,7 @@ static void sk_spawn_joint(sk_state *S) {
   cd.params = v;
   sn_constraint_id id = sn_create_constraint(S->w, &cd);
   if (!sn_constraint_is_valid(S->w, id)) {
-    sk_fail(S, "%s refused: %s", cd.type, sn_world_last_error(S->w));
+    sk_fail(S, SK_F_API, "%s refused: %s", cd.type, sn_world_last_error(S->w));
     return;
   }
   if (sk_add_joint(S, id, kind, a, b, SN_NULL_SOFT_BODY)) S->st.spawned_joints++;
@@ -654,7 +673,7 @@ static void sk_spawn_attach(sk_state *S) {
   cd.particle_count = 1;
   sn_constraint_id id = sn_create_constraint(S->w, &cd);
   if (!sn_constraint_is_valid(S->w, id)) {
-    sk_fail(S, "attach refused: %s", sn_world_last_error(S->w));
+    sk_fail(S, SK_F_API, "attach refused: %s", sn_world_last_error(S->w));
     return;
   }
   if (sk_add_joint(S, id, SK_ATTACH, S->bodies[kb].id, SN_NULL_BODY, soft->id)) S->st.spawned_attaches++;
@@ -704,8 +723,8 @@ static void sk_speed(sk_state *S, sn_vec2 v, const char *what, int32_t index1) {
   double ratio = hypot((double)v.x, (double)v.y) / SK_MAX_SPEED;
   if (ratio > S->st.max_speed_ratio) S->st.max_speed_ratio = ratio;
   if (ratio > 1.0 + SK_SPEED_TOLERANCE)
-    sk_fail(S, "%s %d moves at %.2f m/s > maximum_linear_speed %.1f", what, (int)index1, ratio * SK_MAX_SPEED,
-            (double)SK_MAX_SPEED);
+    sk_fail(S, SK_F_SPEED, "%s %d moves at %.2f m/s > maximum_linear_speed %.1f", what, (int)index1,
+            ratio * SK_MAX_SPEED, (double)SK_MAX_SPEED);
 }
 
 /* NaN, speed, arena; culls what left the arena */
@@ -717,7 +736,7 @@ static void sk_check_states(sk_state *S) {
     sn_vec2 v = sn_body_get_linear_velocity(w, id);
     float om = sn_body_get_angular_velocity(w, id);
     if (!sk_finite2(xf.p) || !isfinite(xf.q.c) || !isfinite(xf.q.s) || !sk_finite2(v) || !isfinite(om)) {
-      sk_fail(S, "body %d has a non-finite state", (int)id.index1);
+      sk_fail(S, SK_F_FINITE, "body %d has a non-finite state", (int)id.index1);
       sk_delete_body(S, k, true);
       continue;
     }
@@ -733,7 +752,7 @@ static void sk_check_states(sk_state *S) {
     for (int32_t i = 0; i < np; ++i) {
       sn_vec2 x = sn_particle_get_position(w, S->pbuf[i]), v = sn_particle_get_velocity(w, S->pbuf[i]);
       if (!sk_finite2(x) || !sk_finite2(v)) {
-        sk_fail(S, "particle %d has a non-finite state", (int)S->pbuf[i].index1);
+        sk_fail(S, SK_F_FINITE, "particle %d has a non-finite state", (int)S->pbuf[i].index1);
         finite = false;
         break;
       }
@@ -753,18 +772,20 @@ static void sk_check_counts(sk_state *S) {
     constraints += S->softs[k].constraints;
   }
   int64_t bodies = (int64_t)S->static_bodies + S->body_count;
-  if (c.body_count != bodies) sk_fail(S, "counters: %d bodies, driver %lld", (int)c.body_count, (long long)bodies);
-  if (c.shape_count != shapes) sk_fail(S, "counters: %d shapes, driver %lld", (int)c.shape_count, (long long)shapes);
+  if (c.body_count != bodies)
+    sk_fail(S, SK_F_COUNTS, "counters: %d bodies, driver %lld", (int)c.body_count, (long long)bodies);
+  if (c.shape_count != shapes)
+    sk_fail(S, SK_F_COUNTS, "counters: %d shapes, driver %lld", (int)c.shape_count, (long long)shapes);
   if (c.soft_body_count != S->soft_count)
-    sk_fail(S, "counters: %d soft bodies, driver %d", (int)c.soft_body_count, (int)S->soft_count);
+    sk_fail(S, SK_F_COUNTS, "counters: %d soft bodies, driver %d", (int)c.soft_body_count, (int)S->soft_count);
   if (c.particle_count != particles)
-    sk_fail(S, "counters: %d particles, driver %lld", (int)c.particle_count, (long long)particles);
+    sk_fail(S, SK_F_COUNTS, "counters: %d particles, driver %lld", (int)c.particle_count, (long long)particles);
   if (c.constraint_count != constraints)
-    sk_fail(S, "counters: %d constraints, driver %lld", (int)c.constraint_count, (long long)constraints);
+    sk_fail(S, SK_F_COUNTS, "counters: %d constraints, driver %lld", (int)c.constraint_count, (long long)constraints);
   if (c.allocated_bytes != S->alloc.live)
-    sk_fail(S, "counters: %zu allocated bytes, allocator %zu", c.allocated_bytes, S->alloc.live);
+    sk_fail(S, SK_F_MEMORY, "counters: %zu allocated bytes, allocator %zu", c.allocated_bytes, S->alloc.live);
   if (S->alloc.size_mismatches != 0) {
-    sk_fail(S, "%lld frees with a size other than the allocation's", (long long)S->alloc.size_mismatches);
+    sk_fail(S, SK_F_MEMORY, "%lld frees with a size other than the allocation's", (long long)S->alloc.size_mismatches);
     S->alloc.size_mismatches = 0;
   }
   if (c.allocated_bytes > S->st.peak_world_bytes) S->st.peak_world_bytes = c.allocated_bytes;
@@ -778,15 +799,15 @@ static void sk_check_events(sk_state *S) {
   int32_t nf = sn_world_get_frozen_events(S->w, &fe);
   for (int32_t i = 0; i < nf; ++i) {
     if (fe[i].body.index1 != 0)
-      sk_fail(S, "frozen event: body %d", (int)fe[i].body.index1);
+      sk_fail(S, SK_F_EVENTS, "frozen event: body %d", (int)fe[i].body.index1);
     else
-      sk_fail(S, "frozen event: particle %d", (int)fe[i].particle.index1);
+      sk_fail(S, SK_F_EVENTS, "frozen event: particle %d", (int)fe[i].particle.index1);
   }
   S->st.frozen_events += nf;
   const sn_constraint_broken_event *be = NULL;
   int32_t nb = sn_world_get_broken_constraints(S->w, &be);
   for (int32_t i = 0; i < nb; ++i) {
-    sk_fail(S, "constraint %d broke (none is breakable)", (int)be[i].constraint.index1);
+    sk_fail(S, SK_F_EVENTS, "constraint %d broke (none is breakable)", (int)be[i].constraint.index1);
     for (int32_t j = S->joint_count - 1; j >= 0; --j) {
       if (SK_SAME(S->joints[j].id, be[i].constraint)) S->joint_count--, S->joints[j] = S->joints[S->joint_count];
     }
@@ -808,27 +829,29 @@ static void sk_check_handles(sk_state *S) {
     const sk_stale *e = S->stale + i;
     S->st.stale_checks++;
     if (!sk_is_stale(S, e, true))
-      sk_fail(S, "deleted %s %d (generation %u) is not refused with SN_ERR_STALE_ID", sk_kind_names[e->kind],
-              (int)e->index1, (unsigned)e->generation);
+      sk_fail(S, SK_F_HANDLES, "deleted %s %d (generation %u) is not refused with SN_ERR_STALE_ID",
+              sk_kind_names[e->kind], (int)e->index1, (unsigned)e->generation);
   }
   for (int32_t k = 0; k < S->body_count; ++k) {
-    if (!sn_body_is_valid(S->w, S->bodies[k].id)) sk_fail(S, "tracked body %d is invalid", (int)S->bodies[k].id.index1);
+    if (!sn_body_is_valid(S->w, S->bodies[k].id))
+      sk_fail(S, SK_F_HANDLES, "tracked body %d is invalid", (int)S->bodies[k].id.index1);
   }
   for (int32_t k = 0; k < S->soft_count; ++k) {
     if (!sn_soft_body_is_valid(S->w, S->softs[k].id))
-      sk_fail(S, "tracked soft body %d is invalid", (int)S->softs[k].id.index1);
+      sk_fail(S, SK_F_HANDLES, "tracked soft body %d is invalid", (int)S->softs[k].id.index1);
   }
   for (int32_t j = 0; j < S->joint_count; ++j) {
     if (!sn_constraint_is_valid(S->w, S->joints[j].id))
-      sk_fail(S, "tracked constraint %d is invalid", (int)S->joints[j].id.index1);
+      sk_fail(S, SK_F_HANDLES, "tracked constraint %d is invalid", (int)S->joints[j].id.index1);
   }
   int32_t nb = sn_world_get_body_count(S->w), ns = sn_world_get_soft_body_count(S->w);
   int32_t nc = sn_world_get_constraint_count(S->w);
   if (nb != S->static_bodies + S->body_count)
-    sk_fail(S, "sn_world_get_body_count %d, driver %d", (int)nb, (int)(S->static_bodies + S->body_count));
-  if (ns != S->soft_count) sk_fail(S, "sn_world_get_soft_body_count %d, driver %d", (int)ns, (int)S->soft_count);
+    sk_fail(S, SK_F_HANDLES, "sn_world_get_body_count %d, driver %d", (int)nb, (int)(S->static_bodies + S->body_count));
+  if (ns != S->soft_count)
+    sk_fail(S, SK_F_HANDLES, "sn_world_get_soft_body_count %d, driver %d", (int)ns, (int)S->soft_count);
   if (sk_cbuf(S, nc + 1) && sn_world_get_constraints(S->w, S->cbuf, nc + 1) != nc)
-    sk_fail(S, "sn_world_get_constraints disagrees with sn_world_get_constraint_count (%d)", (int)nc);
+    sk_fail(S, SK_F_HANDLES, "sn_world_get_constraints disagrees with sn_world_get_constraint_count (%d)", (int)nc);
 }
 
 /* -- penetration: exact for rounded convex pieces (SAT when cores overlap) -- */
@@ -1147,7 +1170,7 @@ static void sk_check_penetration(sk_state *S) {
   memcpy(S->suspects, next, (size_t)suspects * sizeof(sk_suspect));
   S->suspect_count = suspects;
   if (worst > SK_MAX_PENETRATION)
-    sk_fail(S,
+    sk_fail(S, SK_F_PENETRATION,
             "penetration %.3f m > %.2f m between %s %d (%d-point core, r %.2f, %.1f m/s) and %s %d (%d-point core, r "
             "%.2f, %.1f m/s) at (%.2f, %.2f)",
             worst, (double)SK_MAX_PENETRATION, wa->body ? "body" : "soft body", (int)(wa->body ? wa->body : wa->soft),
@@ -1157,7 +1180,7 @@ static void sk_check_penetration(sk_state *S) {
   for (int32_t k = 0; k < suspects; ++k) {
     const sk_suspect *x = S->suspects + k;
     if (x->checks == SK_RESTING_CHECKS) /* once per episode */
-      sk_fail(S,
+      sk_fail(S, SK_F_RESTING,
               "%s %d and %s %d have overlapped by more than %.2f m for %d checks (%d steps), now %.3f m, at (%.2f, "
               "%.2f), %.2f and %.2f m/s, %d and %d shapes",
               x->a > 0 ? "body" : "soft body", (int)(x->a > 0 ? x->a : -x->a), x->b > 0 ? "body" : "soft body",
@@ -1233,10 +1256,10 @@ static void sk_destroy(sk_state *S) {
   sn_scene_destroy(&S->sc);
   S->w = NULL;
   if (S->alloc.live != 0 || S->alloc.blocks != 0)
-    sk_fail(S, "after sn_destroy_world the allocator still holds %zu bytes in %lld blocks", S->alloc.live,
+    sk_fail(S, SK_F_MEMORY, "after sn_destroy_world the allocator still holds %zu bytes in %lld blocks", S->alloc.live,
             (long long)S->alloc.blocks);
   if (S->alloc.size_mismatches != 0)
-    sk_fail(S, "%lld frees with a size other than the allocation's", (long long)S->alloc.size_mismatches);
+    sk_fail(S, SK_F_MEMORY, "%lld frees with a size other than the allocation's", (long long)S->alloc.size_mismatches);
 }
 
 static void sk_step(sk_state *S) {
@@ -1251,7 +1274,7 @@ static void sk_step(sk_state *S) {
   S->st.scene_steps[S->scene]++;
   S->st.ms_total += ms;
   if (ms > S->st.ms_max) S->st.ms_max = ms;
-  if (r != SN_OK) sk_fail(S, "sn_world_step: %s (%s)", sn_result_name(r), sn_world_last_error(S->w));
+  if (r != SN_OK) sk_fail(S, SK_F_API, "sn_world_step: %s (%s)", sn_result_name(r), sn_world_last_error(S->w));
   sk_check_events(S);
   sk_check_states(S);
   sk_check_counts(S);
@@ -1321,7 +1344,10 @@ static void sk_report(const sk_state *S, double seconds) {
       if (i > 0) printf(", ");
       sk_json_string(stdout, t->first[i]);
     }
-    printf("], \"verdict\": \"%s\"}\n", verdict);
+    printf("], \"failures_by_check\": {");
+    for (int32_t c = 0; c < SK_F_COUNT; ++c)
+      printf("%s\"%s\": %lld", c > 0 ? ", " : "", sk_check_names[c], (long long)t->failures_by[c]);
+    printf("}, \"verdict\": \"%s\"}\n", verdict);
     fflush(stdout);
   }
   fprintf(stderr,
@@ -1342,6 +1368,9 @@ static void sk_report(const sk_state *S, double seconds) {
           hwm, t->ms_max, mean, t->max_penetration, t->max_penetration_particle, (double)SK_MAX_PENETRATION,
           SK_RESTING_PENETRATION, t->max_penetration_constrained, t->max_speed_ratio, (long long)t->frozen_events,
           (long long)t->broken_events, (long long)t->stale_checks, (long long)t->failures, verdict);
+  for (int32_t c = 0; c < SK_F_COUNT; ++c) {
+    if (t->failures_by[c] > 0) fprintf(stderr, "soak:   %s: %lld\n", sk_check_names[c], (long long)t->failures_by[c]);
+  }
   for (int64_t i = 0; i < t->failures && i < SK_FIRST_FAILURES; ++i) fprintf(stderr, "soak:   %s\n", t->first[i]);
 }
 
