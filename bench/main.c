@@ -10,6 +10,7 @@
 #include "report.h"
 #include "scenes.h"
 #include "sinew/thread_pool.h"
+#include "soak.h"
 
 static void sn_usage(FILE *f) {
   fprintf(f, "usage: sinew-bench [--scene NAME] [--size N] [--steps N] [--substeps N] [--soft-iterations N] [--sleep]\n"
@@ -22,7 +23,13 @@ static void sn_usage(FILE *f) {
              "           in turns of --block steps (10); one JSON line per engine and a ratio line per scene\n"
              "  --svg FILE: with --peers, plot ms/step against bodies (no --scene: pyramid 10..100)\n"
              "  --table FILE: with --peers, a Markdown table of the runs\n"
-             "  --threads N: step Sinew's worlds on N workers (sinew::threads pool; default 1)\n");
+             "  --threads N: step Sinew's worlds on N workers (sinew::threads pool; default 1)\n"
+             "       sinew-bench --soak SECONDS | --soak-steps N [--scene rain|jelly|mixed|all] [--seed N]\n"
+             "                   [--world-steps N] [--json] [--soak-fault]\n"
+             "  --soak: the rain, jelly and mixed scenes in turn, each world living --world-steps steps (3600),\n"
+             "          with seeded spawning and deleting and invariant checks (docs/benchmark.md); a summary\n"
+             "          on stderr, one JSON line with --json; exit 1 on any invariant failure\n"
+             "  --soak-fault: destroy a body behind the driver's back at step 100 of each world (tests the checks)\n");
 }
 
 static int32_t sn_soft_iterations = 0;
@@ -77,6 +84,8 @@ int main(int argc, char **argv) {
   bool sleep = false, peers = false;
   int32_t threads = 1;
   sn_peers_options po = {0};
+  sn_soak_options so = {0};
+  bool soak = false, json = false, seeded = false;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     bool has_value = i + 1 < argc;
@@ -102,6 +111,21 @@ int main(int argc, char **argv) {
       po.svg_path = argv[++i];
     else if (strcmp(a, "--table") == 0 && has_value)
       po.table_path = argv[++i];
+    else if (strcmp(a, "--soak") == 0 && has_value) {
+      soak = true;
+      so.seconds = atof(argv[++i]);
+    } else if (strcmp(a, "--soak-steps") == 0 && has_value) {
+      soak = true;
+      so.steps = atoll(argv[++i]);
+    } else if (strcmp(a, "--world-steps") == 0 && has_value)
+      so.world_steps = atoi(argv[++i]);
+    else if (strcmp(a, "--seed") == 0 && has_value) {
+      so.seed = strtoull(argv[++i], NULL, 10);
+      seeded = true;
+    } else if (strcmp(a, "--soak-fault") == 0)
+      so.fault = true;
+    else if (strcmp(a, "--json") == 0)
+      json = true;
     else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       sn_usage(stdout);
       return 0;
@@ -113,6 +137,23 @@ int main(int argc, char **argv) {
   }
   if (size < 0 || steps < 0 || substeps < 0 || substeps > 64) {
     fprintf(stderr, "sinew-bench: --size, --steps must be >= 0 and --substeps in 1..64\n");
+    return 2;
+  }
+  if (soak) {
+    if (peers || sleep || size != 0 || steps != 0 || substeps != 0 || sn_soft_iterations != 0 || so.seconds < 0.0 ||
+        so.steps < 0 || so.world_steps < 0 || (so.seconds <= 0.0 && so.steps <= 0) || po.svg_path != NULL ||
+        po.table_path != NULL || po.block != 0) {
+      fprintf(stderr, "sinew-bench: --soak SECONDS > 0 or --soak-steps N > 0, with only --scene, --seed,\n"
+                      "             --world-steps N >= 0, --json and --soak-fault\n");
+      return 2;
+    }
+    so.scene = scene;
+    so.json = json;
+    if (!seeded) so.seed = 1;
+    return sn_soak_run(&so);
+  }
+  if (json || seeded || so.world_steps != 0 || so.fault) {
+    fprintf(stderr, "sinew-bench: --json, --seed, --world-steps and --soak-fault go with --soak\n");
     return 2;
   }
   if (peers) {

@@ -86,13 +86,19 @@ bool sn_scene_build(sn_scene *s, const char *name, int32_t size, int32_t substep
 
 bool sn_scene_build_ex(sn_scene *s, const char *name, int32_t size, int32_t substeps, bool sleep,
                        const sn_registry *registry) {
-  memset(s, 0, sizeof(*s));
-  s->ratio_small = s->ratio_big = -1;
-  if (size <= 0) size = sn_scene_default_size(name);
   sn_world_def wd = sn_default_world_def();
   if (substeps > 0) wd.substeps = substeps;
   wd.enable_sleep = sleep;
   wd.registry = registry;
+  return sn_scene_build_def(s, name, size, &wd);
+}
+
+bool sn_scene_build_def(sn_scene *s, const char *name, int32_t size, const sn_world_def *base) {
+  memset(s, 0, sizeof(*s));
+  s->ratio_small = s->ratio_big = -1;
+  if (size <= 0) size = sn_scene_default_size(name);
+  sn_world_def wd = *base;
+  const sn_registry *registry = base->registry;
   s->size = size;
   if (strcmp(name, "pyramid") == 0) {
     s->name = "pyramid";

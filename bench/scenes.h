@@ -70,6 +70,11 @@ bool sn_scene_build(sn_scene *scene, const char *name, int32_t size, int32_t sub
 /// one with every plugin so that any scene can use the mouse joint.
 bool sn_scene_build_ex(sn_scene *scene, const char *name, int32_t size, int32_t substeps, bool sleep,
                        const sn_registry *registry);
+/// As sn_scene_build_ex, with every world setting taken from `def` (made by
+/// sn_default_world_def: its allocator, maximum speed, sleep, registry, ...;
+/// the scene sets only its capacity hints): the soak mode passes a counting
+/// allocator this way.
+bool sn_scene_build_def(sn_scene *scene, const char *name, int32_t size, const sn_world_def *def);
 void sn_scene_destroy(sn_scene *scene);
 /// Folder with the shipped plugins (.so) for scenes that need them: the
 /// SINEW_PLUGIN_DIR environment variable if set, else the build tree's.

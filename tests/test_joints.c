@@ -211,6 +211,46 @@ START_TEST(test_joined_bodies_do_not_collide) {
 }
 END_TEST
 
+/* Once the last joint keeping two overlapping bodies apart is gone (destroyed,
+ * destroyed while both sleep, or broken), their contact comes back and pushes
+ * them apart: two discs of radius 0.5 pinned 0.6 apart (no gravity) end at
+ * least 0.99 apart, touching. Before, the pair was never found again because
+ * pair finding looks only at proxies that moved (found by sinew-bench --soak). */
+START_TEST(test_unjoined_bodies_collide_again) {
+  sn_registry *r = registry();
+  for (int mode = 0; mode < 3; ++mode) {
+    sn_world *w = world_with(r);
+    sn_world_set_gravity(w, (sn_vec2){0.0f, 0.0f});
+    if (mode == 1) ck_assert_int_eq(sn_world_enable_sleeping(w, true), SN_OK);
+    sn_body_id a = ball(w, (sn_vec2){0.0f, 0.0f}, 0.5f, 1.0f);
+    sn_body_id b = ball(w, (sn_vec2){0.6f, 0.0f}, 0.5f, 1.0f);
+    sn_constraint_id j = pin(w, a, b, (sn_vec2){0.3f, 0.0f});
+    ck_assert(sn_constraint_is_valid(w, j));
+    for (int i = 0; i < 120; ++i) ck_assert_int_eq(sn_world_step(w, DT), SN_OK);
+    ck_assert_int_eq(sn_world_get_counters(w).touching_contact_count, 0);
+    ck_assert_float_eq_tol(sn_body_get_position(w, b).x - sn_body_get_position(w, a).x, 0.6f, 1e-4f);
+    if (mode == 1) ck_assert(!sn_body_is_awake(w, a) && !sn_body_is_awake(w, b));
+    if (mode < 2) {
+      ck_assert_int_eq(sn_destroy_constraint(w, j), SN_OK);
+    } else { /* squeeze the pin with 10 N; it breaks at 5 N */
+      ck_assert_int_eq(sn_constraint_set_break_force(w, j, 5.0f), SN_OK);
+      for (int i = 0; i < 10 && sn_constraint_is_valid(w, j); ++i) {
+        sn_body_apply_force_to_center(w, a, (sn_vec2){10.0f, 0.0f}, true);
+        sn_body_apply_force_to_center(w, b, (sn_vec2){-10.0f, 0.0f}, true);
+        ck_assert_int_eq(sn_world_step(w, DT), SN_OK);
+      }
+      ck_assert(!sn_constraint_is_valid(w, j));
+    }
+    for (int i = 0; i < 60; ++i) ck_assert_int_eq(sn_world_step(w, DT), SN_OK);
+    float gap = sn_body_get_position(w, b).x - sn_body_get_position(w, a).x;
+    ck_assert_msg(gap > 0.99f, "mode %d: centres %g apart", mode, (double)gap);
+    ck_assert_int_eq(sn_world_get_counters(w).touching_contact_count, 1);
+    sn_destroy_world(w);
+  }
+  sn_destroy_registry(r);
+}
+END_TEST
+
 /* Link error of a chain: worst distance between the joined ends of
  * consecutive links (and of link 0 and the pin), over the link length. */
 static double chain_error(sn_world *w, const sn_body_id *links, int n, float half) {
@@ -295,6 +335,7 @@ static Suite *joints_suite(void) {
   tcase_add_test(tc, test_reaction);
   tcase_add_test(tc, test_motor_speed);
   tcase_add_test(tc, test_joined_bodies_do_not_collide);
+  tcase_add_test(tc, test_unjoined_bodies_collide_again);
   tcase_add_test(tc, test_break_at_limit);
   tcase_add_test(tc, test_chain_link_error);
   tcase_add_test(tc, test_weld_cantilever);

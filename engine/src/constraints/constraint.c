@@ -158,9 +158,40 @@ static bool sn_join(sn_world *w, int32_t a, int32_t b, int delta) {
   return true;
 }
 
-static void sn_free_constraint(sn_world *w, int32_t index) {
+/* Move-buffer slots sn_free_constraint(.., true) may need for constraint k. */
+static int32_t sn_repair_slots(const sn_world *w, const sn_constraint *k) {
+  if (k->type->body_count != 2 || k->collide_connected) return 0;
+  return w->bodies.data[k->bodies[0]].shape_count + w->bodies.data[k->bodies[1]].shape_count;
+}
+
+/* The last constraint keeping bodies a and b from colliding is gone: queue
+ * the shapes of the non-static ones for the next step's pair search, which
+ * only looks at moved proxies; two bodies at rest (or overlapping inside
+ * their fat boxes) would otherwise never get their contact back. The move
+ * buffer has room: sn_destroy_constraint reserves it, and during a step it
+ * holds every shape. */
+static void sn_repair_pair(sn_world *w, int32_t a, int32_t b) {
+  int32_t ends[2] = {a, b};
+  for (int i = 0; i < 2; ++i) {
+    const sn_body *body = w->bodies.data + ends[i];
+    if (body->type == SN_BODY_STATIC) continue;
+    for (int32_t s = body->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
+      sn_shape *shape = w->shapes.data + s;
+      if (shape->proxy == SN_NULL_NODE || shape->enlarged) continue;
+      if (sn_array_push(&w->mem, w->move_buffer, s)) shape->enlarged = true;
+    }
+  }
+}
+
+/* repair: the bodies stay (not a body or world destruction), so a pair that
+ * may collide again is queued for pair finding */
+static void sn_free_constraint(sn_world *w, int32_t index, bool repair) {
   sn_constraint *k = w->constraints.data + index;
-  if (k->type->body_count == 2 && !k->collide_connected) sn_join(w, k->bodies[0], k->bodies[1], -1);
+  if (k->type->body_count == 2 && !k->collide_connected) {
+    sn_join(w, k->bodies[0], k->bodies[1], -1);
+    if (repair && sn_pair_set_find(&w->joined, sn_pair_key(k->bodies[0], k->bodies[1])) <= 0)
+      sn_repair_pair(w, k->bodies[0], k->bodies[1]);
+  }
   if (k->type->destroy) k->type->destroy(k->instance);
   sn_mem_free(&w->mem, k->params_block, k->params_bytes);
   sn_mem_free(&w->mem, k->instance_block, k->instance_bytes);
@@ -313,14 +344,16 @@ sn_result sn_destroy_constraint(sn_world *w, sn_constraint_id id) {
   sn_constraint *k = sn_get_constraint(w, id, &code);
   if (k == NULL) return code;
   if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_destroy_constraint during a step");
+  if (!sn_array_reserve(&w->mem, w->move_buffer, w->move_buffer.count + sn_repair_slots(w, k)))
+    return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow the move buffer");
   for (uint32_t i = 0; i < k->type->body_count; ++i) sn_body_wake(w, k->bodies[i]);
-  sn_free_constraint(w, id.index1 - 1);
+  sn_free_constraint(w, id.index1 - 1, true);
   return SN_OK;
 }
 
 void sn_constraints_destroy_all(sn_world *w) {
   for (int32_t i = 0; i < w->constraints.count; ++i) {
-    if (w->constraints.data[i].in_use) sn_free_constraint(w, i);
+    if (w->constraints.data[i].in_use) sn_free_constraint(w, i, false);
   }
 }
 
@@ -331,7 +364,7 @@ void sn_constraints_destroy_for_body(sn_world *w, int32_t body_index) {
     for (uint32_t j = 0; j < k->type->body_count; ++j) {
       if (k->bodies[j] == body_index) {
         for (uint32_t m = 0; m < k->type->body_count; ++m) sn_body_wake(w, k->bodies[m]);
-        sn_free_constraint(w, i);
+        sn_free_constraint(w, i, false);
         break;
       }
     }
@@ -484,7 +517,7 @@ void sn_constraints_check_breaking(sn_world *w, float dt) {
       sn_constraint_broken_event e = {{i + 1, w->tag, k->generation}, k->user_data, mag};
       sn_array_push(&w->mem, w->broken_events, e);
       for (uint32_t j = 0; j < k->type->body_count; ++j) sn_body_wake(w, k->bodies[j]);
-      sn_free_constraint(w, i);
+      sn_free_constraint(w, i, true);
     }
   }
 }
@@ -533,7 +566,7 @@ void sn_constraints_destroy_for_particles(sn_world *w, const uint8_t *mark) {
     for (int32_t j = 0; j < k->particle_count; ++j) {
       if (mark[k->particles[j]]) {
         for (uint32_t m = 0; m < k->type->body_count; ++m) sn_body_wake(w, k->bodies[m]);
-        sn_free_constraint(w, i);
+        sn_free_constraint(w, i, true);
         break;
       }
     }
