@@ -283,18 +283,19 @@ typedef void sn_finish_task_callback(void *user_task, void *user_context);
 
 /// World settings.
 typedef struct sn_world_def {
-  sn_vec2 gravity;                    ///< m/s^2, default (0, -10)
-  int32_t substeps;                   ///< substeps per step, default 8, range 1..64
-  int32_t position_iterations;        ///< joint position projection sweeps per substep, default 2, range 0..32
-  int32_t soft_iterations;            ///< XPBD sweeps per substep, default 1, range 1..32
-  bool enable_sleep;                  ///< islands fall asleep when at rest, default true
-  float contact_hertz;                ///< contact stiffness (Hz); default 0 = derived from the substep rate
-  float contact_damping_ratio;        ///< contact damping ratio, default 10
-  float contact_push_max_velocity;    ///< max speed (m/s) at which overlap is resolved, default 3
-  float restitution_threshold;        ///< approach speed (m/s) below which no bounce, default 1
-  float maximum_linear_speed;         ///< m/s, default 400; bounds bodies' and particles' motion per substep
-  bool enable_continuous;             ///< time of impact for fast bodies vs static, default true
-  sn_allocator allocator;             ///< all fields NULL = malloc/free
+  sn_vec2 gravity;                 ///< m/s^2, default (0, -10)
+  int32_t substeps;                ///< substeps per step, default 8, range 1..64
+  int32_t position_iterations;     ///< joint position projection sweeps per substep, default 2, range 0..32
+  int32_t soft_iterations;         ///< XPBD sweeps per substep, default 1, range 1..32
+  bool enable_sleep;               ///< islands fall asleep when at rest, default true
+  float contact_hertz;             ///< contact stiffness (Hz); default 0 = derived from the substep rate
+  float contact_damping_ratio;     ///< contact damping ratio, default 10
+  float contact_push_max_velocity; ///< max speed (m/s) at which overlap is resolved, default 3
+  float restitution_threshold;     ///< approach speed (m/s) below which no bounce, default 1
+  float maximum_linear_speed; ///< m/s, default 400; bounds bodies' and particles' motion per substep and bodies' speed
+                              ///< after a step
+  bool enable_continuous;     ///< time of impact for fast bodies vs static, default true
+  sn_allocator allocator;     ///< all fields NULL = malloc/free
   const struct sn_registry *registry; ///< constraint types for sn_create_constraint; must outlive the world
   int32_t body_capacity;              ///< initial capacity hint, default 0
   int32_t shape_capacity;             ///< initial capacity hint, default 0

@@ -85,6 +85,9 @@ static void sn_integrate_positions(sn_step_context *ctx, int32_t begin, int32_t 
       dtheta = h * s->w;
     }
     s->dq = sn_integrate_rotation(s->dq, dtheta);
+    /* the speed limit bounds the motion of the substep: the warm start and
+     * the solve may have pushed past what the velocity integration clamped */
+    s->v = sn_clamp_length(s->v, ctx->motions[i].max_speed_sq);
     s->dp = sn_mul_add(s->dp, h, s->v);
   }
 }
@@ -750,7 +753,9 @@ static bool sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int
       ctx->post[k] = post;
       continue;
     }
-    b->v = s->v;
+    /* and the velocity the step hands on (relax, joints and XPBD act after
+     * the last position integration) */
+    b->v = sn_clamp_length(s->v, ctx->motions[k].max_speed_sq);
     b->w = s->w;
     b->center = sn_add(b->center0, s->dp);
     b->xf.q = sn_normalize_rot(sn_mul_rot(s->dq, b->q0));
