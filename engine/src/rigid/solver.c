@@ -855,7 +855,7 @@ enum {
 #define SN_BLOCK_BODIES               128
 #define SN_BLOCK_CONTACTS             64
 #define SN_BLOCK_GROUPS               8
-#define SN_BLOCK_PARTICLE_CONSTRAINTS 64
+#define SN_BLOCK_PARTICLE_CONSTRAINTS 512
 #define SN_BLOCK_PARTICLES            256
 
 typedef struct sn_solver_run {
