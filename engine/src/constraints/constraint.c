@@ -23,23 +23,7 @@ static void *sn_aligned_alloc(sn_mem *mem, size_t size, size_t align, void **blo
 }
 
 static sn_constraint *sn_get_constraint(sn_world *w, sn_constraint_id id, sn_result *code) {
-  sn_result c = SN_OK;
-  sn_constraint *k = NULL;
-  if (w == NULL)
-    c = SN_ERR_NULL;
-  else if (id.index1 == 0)
-    c = sn_world_error(w, SN_ERR_STALE_ID, "null constraint id");
-  else if (id.world_tag != w->tag || id.index1 < 1 || id.index1 > w->constraints.count)
-    c = sn_world_error(w, SN_ERR_FOREIGN_ID, "constraint id does not belong to this world");
-  else {
-    k = w->constraints.data + (id.index1 - 1);
-    if (!k->in_use || k->generation != id.generation) {
-      c = sn_world_error(w, SN_ERR_STALE_ID, "constraint was destroyed");
-      k = NULL;
-    }
-  }
-  if (code) *code = c;
-  return k;
+  return SN_RESOLVE(w, constraints, sn_constraint, "constraint", id, code);
 }
 
 bool sn_constraint_is_valid(sn_world *w, sn_constraint_id id) {

@@ -45,6 +45,33 @@ sn_result sn_world_error(sn_world *w, sn_result code, const char *fmt, ...) {
   return code;
 }
 
+void *sn_resolve_handle(sn_world *w, const char *kind, int32_t index1, uint16_t tag, uint16_t generation, void *data,
+                        int32_t count, size_t elem_size, size_t in_use_offset, size_t generation_offset,
+                        sn_result *code) {
+  sn_result c = SN_OK;
+  char *slot = NULL;
+  if (w == NULL) {
+    c = SN_ERR_NULL;
+  } else if (index1 == 0) {
+    c = sn_world_error(w, SN_ERR_STALE_ID, "null %s id", kind);
+  } else if (tag != w->tag || index1 < 1 || index1 > count) {
+    c = sn_world_error(w, SN_ERR_FOREIGN_ID, "%s id %d does not belong to this world", kind, (int)index1);
+  } else {
+    slot = (char *)data + (size_t)(index1 - 1) * elem_size;
+    bool in_use;
+    uint16_t slot_generation;
+    memcpy(&in_use, slot + in_use_offset, sizeof in_use);
+    memcpy(&slot_generation, slot + generation_offset, sizeof slot_generation);
+    if (!in_use || slot_generation != generation) {
+      c = sn_world_error(w, SN_ERR_STALE_ID, "%s id %d (generation %u) was destroyed", kind, (int)index1,
+                         (unsigned)generation);
+      slot = NULL;
+    }
+  }
+  if (code) *code = c;
+  return slot;
+}
+
 sn_world_def sn_default_world_def(void) {
   sn_world_def def;
   memset(&def, 0, sizeof(def));

@@ -5,6 +5,7 @@
 #define SN_CORE_WORLD_H
 
 #include <stdarg.h>
+#include <stddef.h>
 
 #include "sinew/sinew.h"
 
@@ -296,6 +297,20 @@ sn_result sn_world_error(sn_world *w, sn_result code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+
+/// The slot a handle names in an array of count elements of elem_size
+/// bytes whose in_use (bool) and generation (uint16_t) sit at the given
+/// offsets; NULL with *code set and the error recorded (naming `kind`) for a
+/// NULL world (SN_ERR_NULL), a null or stale handle (SN_ERR_STALE_ID) or one
+/// of another world or out of range (SN_ERR_FOREIGN_ID). One check for every
+/// kind of handle; use SN_RESOLVE.
+void *sn_resolve_handle(sn_world *w, const char *kind, int32_t index1, uint16_t tag, uint16_t generation, void *data,
+                        int32_t count, size_t elem_size, size_t in_use_offset, size_t generation_offset,
+                        sn_result *code);
+#define SN_RESOLVE(w, array, type, kind, id, code)                                                                     \
+  ((type *)sn_resolve_handle((w), (kind), (id).index1, (id).world_tag, (id).generation,                                \
+                             (w) != NULL ? (void *)(w)->array.data : NULL, (w) != NULL ? (w)->array.count : 0,         \
+                             sizeof(type), offsetof(type, in_use), offsetof(type, generation), (code)))
 
 /// Resolves handles; NULL (with the error recorded) if stale or foreign.
 sn_body *sn_get_body(sn_world *w, sn_body_id id, sn_result *code);

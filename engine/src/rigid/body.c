@@ -17,24 +17,7 @@ sn_body_def sn_default_body_def(void) {
 }
 
 sn_body *sn_get_body(sn_world *w, sn_body_id id, sn_result *code) {
-  sn_result c = SN_OK;
-  sn_body *b = NULL;
-  if (w == NULL) {
-    c = SN_ERR_NULL;
-  } else if (id.index1 == 0) {
-    c = sn_world_error(w, SN_ERR_STALE_ID, "null body id");
-  } else if (id.world_tag != w->tag || id.index1 < 1 || id.index1 > w->bodies.count) {
-    c = sn_world_error(w, SN_ERR_FOREIGN_ID, "body id %d does not belong to this world", (int)id.index1);
-  } else {
-    b = w->bodies.data + (id.index1 - 1);
-    if (!b->in_use || b->generation != id.generation) {
-      c = sn_world_error(w, SN_ERR_STALE_ID, "body id %d (generation %u) was destroyed", (int)id.index1,
-                         (unsigned)id.generation);
-      b = NULL;
-    }
-  }
-  if (code) *code = c;
-  return b;
+  return SN_RESOLVE(w, bodies, sn_body, "body", id, code);
 }
 
 static bool sn_body_def_ok(sn_world *w, const sn_body_def *def) {

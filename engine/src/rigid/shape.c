@@ -30,24 +30,7 @@ sn_chain_def sn_default_chain_def(void) {
 }
 
 sn_shape *sn_get_shape(sn_world *w, sn_shape_id id, sn_result *code) {
-  sn_result c = SN_OK;
-  sn_shape *s = NULL;
-  if (w == NULL) {
-    c = SN_ERR_NULL;
-  } else if (id.index1 == 0) {
-    c = sn_world_error(w, SN_ERR_STALE_ID, "null shape id");
-  } else if (id.world_tag != w->tag || id.index1 < 1 || id.index1 > w->shapes.count) {
-    c = sn_world_error(w, SN_ERR_FOREIGN_ID, "shape id %d does not belong to this world", (int)id.index1);
-  } else {
-    s = w->shapes.data + (id.index1 - 1);
-    if (!s->in_use || s->generation != id.generation) {
-      c = sn_world_error(w, SN_ERR_STALE_ID, "shape id %d (generation %u) was destroyed", (int)id.index1,
-                         (unsigned)id.generation);
-      s = NULL;
-    }
-  }
-  if (code) *code = c;
-  return s;
+  return SN_RESOLVE(w, shapes, sn_shape, "shape", id, code);
 }
 
 static sn_aabb sn_fatten(sn_aabb a, float margin) {
@@ -611,15 +594,7 @@ sn_chain_id sn_create_chain(sn_world *w, sn_body_id body_id, const sn_chain_def 
 }
 
 static sn_chain *sn_get_chain(sn_world *w, sn_chain_id id, sn_result *code) {
-  if (w == NULL) return *code = SN_ERR_NULL, NULL;
-  if (id.index1 == 0) return *code = sn_world_error(w, SN_ERR_STALE_ID, "null chain id"), NULL;
-  if (id.world_tag != w->tag || id.index1 < 1 || id.index1 > w->chains.count)
-    return *code = sn_world_error(w, SN_ERR_FOREIGN_ID, "chain id does not belong to this world"), NULL;
-  sn_chain *c = w->chains.data + (id.index1 - 1);
-  if (!c->in_use || c->generation != id.generation)
-    return *code = sn_world_error(w, SN_ERR_STALE_ID, "chain was destroyed"), NULL;
-  *code = SN_OK;
-  return c;
+  return SN_RESOLVE(w, chains, sn_chain, "chain", id, code);
 }
 
 sn_result sn_destroy_chain(sn_world *w, sn_chain_id id) {

@@ -31,43 +31,11 @@ sn_particle_def sn_default_particle_def(void) {
 }
 
 sn_particle *sn_get_particle(sn_world *w, sn_particle_id id, sn_result *code) {
-  sn_result c = SN_OK;
-  sn_particle *p = NULL;
-  if (w == NULL)
-    c = SN_ERR_NULL;
-  else if (id.index1 == 0)
-    c = sn_world_error(w, SN_ERR_STALE_ID, "null particle id");
-  else if (id.world_tag != w->tag || id.index1 < 1 || id.index1 > w->particles.count)
-    c = sn_world_error(w, SN_ERR_FOREIGN_ID, "particle id %d does not belong to this world", (int)id.index1);
-  else {
-    p = w->particles.data + (id.index1 - 1);
-    if (!p->in_use || p->generation != id.generation) {
-      c = sn_world_error(w, SN_ERR_STALE_ID, "particle id %d was destroyed", (int)id.index1);
-      p = NULL;
-    }
-  }
-  if (code) *code = c;
-  return p;
+  return SN_RESOLVE(w, particles, sn_particle, "particle", id, code);
 }
 
 static sn_soft_body *sn_get_soft(sn_world *w, sn_soft_body_id id, sn_result *code) {
-  sn_result c = SN_OK;
-  sn_soft_body *s = NULL;
-  if (w == NULL)
-    c = SN_ERR_NULL;
-  else if (id.index1 == 0)
-    c = sn_world_error(w, SN_ERR_STALE_ID, "null soft body id");
-  else if (id.world_tag != w->tag || id.index1 < 1 || id.index1 > w->soft_bodies.count)
-    c = sn_world_error(w, SN_ERR_FOREIGN_ID, "soft body id %d does not belong to this world", (int)id.index1);
-  else {
-    s = w->soft_bodies.data + (id.index1 - 1);
-    if (!s->in_use || s->generation != id.generation) {
-      c = sn_world_error(w, SN_ERR_STALE_ID, "soft body id %d was destroyed", (int)id.index1);
-      s = NULL;
-    }
-  }
-  if (code) *code = c;
-  return s;
+  return SN_RESOLVE(w, soft_bodies, sn_soft_body, "soft body", id, code);
 }
 
 static bool sn_soft_def_ok(sn_world *w, const sn_soft_body_def *d) {
