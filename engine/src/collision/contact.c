@@ -145,23 +145,31 @@ static void sn_update_pairs(sn_world *w) {
 
 static inline bool sn_body_active(const sn_body *b) { return b->type != SN_BODY_STATIC && b->is_awake; }
 
-/* Narrowphase for one contact; returns true if it touches. */
+/* Narrowphase for one contact; returns true if it touches. The manifold is
+ * rebuilt in place; last step's ids and impulses are kept aside first. */
 static bool sn_update_manifold(sn_world *w, sn_contact *c) {
   const sn_shape *sa = w->shapes.data + c->shape_a, *sb = w->shapes.data + c->shape_b;
   const sn_body *ba = w->bodies.data + sa->body, *bb = w->bodies.data + sb->body;
-  sn_manifold old = c->manifold;
-  c->manifold = sn_collide(&sa->geom, ba->xf, &sb->geom, bb->xf, &c->cache);
   sn_manifold *m = &c->manifold;
+  const int32_t old_count = m->point_count;
+  uint16_t old_id[2] = {0, 0};
+  float old_normal[2] = {0.0f, 0.0f}, old_tangent[2] = {0.0f, 0.0f};
+  for (int32_t j = 0; j < old_count; ++j) {
+    old_id[j] = m->points[j].id;
+    old_normal[j] = m->points[j].normal_impulse;
+    old_tangent[j] = m->points[j].tangent_impulse;
+  }
+  sn_collide_into(&sa->geom, ba->xf, &sb->geom, bb->xf, &c->cache, m);
   /* warm starting: carry impulses over by feature id */
   for (int32_t i = 0; i < m->point_count; ++i) {
     sn_manifold_point *p = m->points + i;
     p->normal_impulse = 0.0f;
     p->tangent_impulse = 0.0f;
     p->persisted = false;
-    for (int32_t j = 0; j < old.point_count; ++j) {
-      if (old.points[j].id == p->id) {
-        p->normal_impulse = old.points[j].normal_impulse;
-        p->tangent_impulse = old.points[j].tangent_impulse;
+    for (int32_t j = 0; j < old_count; ++j) {
+      if (old_id[j] == p->id) {
+        p->normal_impulse = old_normal[j];
+        p->tangent_impulse = old_tangent[j];
         p->persisted = true;
         break;
       }

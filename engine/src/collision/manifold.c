@@ -31,6 +31,124 @@
 #include "core/constants.h"
 #include "core/math.h"
 
+/* Four lanes for the box pair's SAT: one lane per edge of a quadrilateral.
+ * Every lane performs the scalar code's operations in the scalar code's
+ * order (a product sum, then a running minimum starting from FLT_MAX), so a
+ * lane's result equals the scalar result bit for bit; the fallback is the
+ * same lane by lane. */
+#if defined(__SSE2__) && (defined(__GNUC__) || defined(__clang__))
+#include <emmintrin.h>
+typedef __m128 sn_f4;
+static inline sn_f4 f4_set(float a) { return _mm_set1_ps(a); }
+static inline sn_f4 f4_add(sn_f4 a, sn_f4 b) { return _mm_add_ps(a, b); }
+static inline sn_f4 f4_sub(sn_f4 a, sn_f4 b) { return _mm_sub_ps(a, b); }
+static inline sn_f4 f4_mul(sn_f4 a, sn_f4 b) { return _mm_mul_ps(a, b); }
+/// a < b ? a : b per lane, as sn_minf(a, b)
+static inline sn_f4 f4_min(sn_f4 a, sn_f4 b) { return _mm_min_ps(a, b); }
+/// Lane k of a in every lane (k a constant).
+#define F4_SPLAT(a, k) _mm_shuffle_ps((a), (a), _MM_SHUFFLE((k), (k), (k), (k)))
+/// x and y of four points, one point per lane.
+static inline void f4_load_points(const sn_vec2 *p, sn_f4 *x, sn_f4 *y) {
+  sn_f4 lo = _mm_loadu_ps(&p[0].x), hi = _mm_loadu_ps(&p[2].x);
+  *x = _mm_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0));
+  *y = _mm_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1));
+}
+/// Four points back to sn_vec2.
+static inline void f4_store_points(sn_vec2 *p, sn_f4 x, sn_f4 y) {
+  _mm_storeu_ps(&p[0].x, _mm_unpacklo_ps(x, y));
+  _mm_storeu_ps(&p[2].x, _mm_unpackhi_ps(x, y));
+}
+static inline void f4_store(float *p, sn_f4 a) { _mm_storeu_ps(p, a); }
+#define SN_F4_SSE 1
+#else
+typedef struct sn_f4 {
+  float v[4];
+} sn_f4;
+#define F4_MAP(expr)                                                                                                   \
+  sn_f4 r;                                                                                                             \
+  for (int i = 0; i < 4; ++i) r.v[i] = (expr);                                                                         \
+  return r
+static inline sn_f4 f4_set(float a) { F4_MAP(a); }
+static inline sn_f4 f4_add(sn_f4 a, sn_f4 b) { F4_MAP(a.v[i] + b.v[i]); }
+static inline sn_f4 f4_sub(sn_f4 a, sn_f4 b) { F4_MAP(a.v[i] - b.v[i]); }
+static inline sn_f4 f4_mul(sn_f4 a, sn_f4 b) { F4_MAP(a.v[i] * b.v[i]); }
+static inline sn_f4 f4_min(sn_f4 a, sn_f4 b) { F4_MAP(sn_minf(a.v[i], b.v[i])); }
+#define F4_SPLAT(a, k) f4_set((a).v[(k)])
+static inline void f4_load_points(const sn_vec2 *p, sn_f4 *x, sn_f4 *y) {
+  for (int i = 0; i < 4; ++i) {
+    x->v[i] = p[i].x;
+    y->v[i] = p[i].y;
+  }
+}
+static inline void f4_store_points(sn_vec2 *p, sn_f4 x, sn_f4 y) {
+  for (int i = 0; i < 4; ++i) p[i] = (sn_vec2){x.v[i], y.v[i]};
+}
+static inline void f4_store(float *p, sn_f4 a) {
+  for (int i = 0; i < 4; ++i) p[i] = a.v[i];
+}
+#endif
+
+/// The first index of the largest of four values, and that value, as the
+/// loop `if (x[i] > best)` from best = -FLT_MAX finds them (x[0] and
+/// -FLT_MAX if none beats it).
+static inline int32_t first_max4(const float *x, float *value) {
+  int32_t k = 0;
+  float best = -FLT_MAX;
+  for (int32_t i = 0; i < 4; ++i) {
+    if (x[i] > best) {
+      best = x[i];
+      k = i;
+    }
+  }
+  *value = best;
+  return k;
+}
+
+/// The first index of the smallest of four values, as the loop
+/// `if (x[i] < lowest)` from lowest = FLT_MAX finds it.
+static inline int32_t first_min4(const float *x) {
+  int32_t k = 0;
+  float lowest = FLT_MAX;
+  for (int32_t i = 0; i < 4; ++i) {
+    if (x[i] < lowest) {
+      lowest = x[i];
+      k = i;
+    }
+  }
+  return k;
+}
+
+/// first_max4 on the lanes of v, without the loop when no lane is NaN and
+/// the largest beats -FLT_MAX (then the first lane equal to the largest is
+/// the loop's answer).
+static inline int32_t f4_first_max(sn_f4 v, float *value) {
+  float x[4];
+  f4_store(x, v);
+#ifdef SN_F4_SSE
+  sn_f4 t = _mm_max_ps(v, _mm_shuffle_ps(v, v, _MM_SHUFFLE(2, 3, 0, 1)));
+  t = _mm_max_ps(t, _mm_shuffle_ps(t, t, _MM_SHUFFLE(1, 0, 3, 2)));
+  if (_mm_movemask_ps(_mm_cmpunord_ps(v, v)) == 0 && _mm_cvtss_f32(t) > -FLT_MAX) {
+    int32_t k = __builtin_ctz((unsigned)_mm_movemask_ps(_mm_cmpeq_ps(v, t)));
+    *value = x[k];
+    return k;
+  }
+#endif
+  return first_max4(x, value);
+}
+
+/// first_min4 on the lanes of v (the same shortcut).
+static inline int32_t f4_first_min(sn_f4 v) {
+#ifdef SN_F4_SSE
+  sn_f4 t = _mm_min_ps(v, _mm_shuffle_ps(v, v, _MM_SHUFFLE(2, 3, 0, 1)));
+  t = _mm_min_ps(t, _mm_shuffle_ps(t, t, _MM_SHUFFLE(1, 0, 3, 2)));
+  if (_mm_movemask_ps(_mm_cmpunord_ps(v, v)) == 0 && _mm_cvtss_f32(t) < FLT_MAX)
+    return __builtin_ctz((unsigned)_mm_movemask_ps(_mm_cmpeq_ps(v, t)));
+#endif
+  float x[4];
+  f4_store(x, v);
+  return first_min4(x);
+}
+
 /// Cores closer than this are "touching": polygons use SAT. Rounded shapes
 /// whose cores are farther apart use the GJK closest features.
 #define SN_CORE_APART (0.1f * SN_LINEAR_SLOP)
@@ -255,17 +373,24 @@ typedef struct sn_poly_view {
   float radius;
 } sn_poly_view;
 
-/// Largest over p1's edges of the smallest signed distance of p2's vertices
-/// from the edge: the SAT separation on p1's normals. Stops early once an
-/// edge separates by more than limit.
-static float max_separation(const sn_poly_view *p1, const sn_poly_view *p2, float limit, int32_t *edge) {
+/// Forces inlining into callers that pass constant vertex counts, so the
+/// loops over a box's four vertices unroll. The arithmetic and its order are
+/// those of the general call: results are the same bit for bit.
+#define SN_INLINE static inline __attribute__((always_inline))
+
+/// Largest over p1's edges (normals n1, vertices v1, c1 of them) of the
+/// smallest signed distance of p2's vertices (v2, c2) from the edge: the SAT
+/// separation on p1's normals. Stops early once an edge separates by more
+/// than limit.
+SN_INLINE float max_separation(const sn_vec2 *n1, const sn_vec2 *v1, int32_t c1, const sn_vec2 *v2, int32_t c2,
+                               float limit, int32_t *edge) {
   int32_t best = 0;
   float best_sep = -FLT_MAX;
-  for (int32_t i = 0; i < p1->count; ++i) {
-    const sn_vec2 n = p1->n[i];
-    const float offset = sn_dot(n, p1->v[i]);
+  for (int32_t i = 0; i < c1; ++i) {
+    const sn_vec2 n = n1[i];
+    const float offset = sn_dot(n, v1[i]);
     float s = FLT_MAX;
-    for (int32_t j = 0; j < p2->count; ++j) s = sn_minf(s, sn_dot(n, p2->v[j]));
+    for (int32_t j = 0; j < c2; ++j) s = sn_minf(s, sn_dot(n, v2[j]));
     s -= offset;
     if (s > best_sep) {
       best_sep = s;
@@ -284,54 +409,47 @@ typedef enum sn_clip_mode {
   SN_CLIP_APART     ///< polygons apart: also detect a corner against a corner (closest points)
 } sn_clip_mode;
 
-/// Reference edge `edge` of ref against the incident edge of inc (the edge
-/// whose normal is most anti-parallel to the reference normal). The incident
-/// edge is clipped to the side planes of the reference edge; its two ends
-/// become points if their separation is below the speculative distance.
-/// flip: ref is shape B (the normal is reversed to point from A to B).
-/// SN_CLIP_APART: if the closest points of the two edges put the reference
-/// edge's end against the incident edge away from the face normal, the
-/// shapes meet corner to corner: one point along the true direction instead
+/// SN_CLIP_APART's corner test: if the closest points of the reference edge
+/// v1-v2 (vertices r1, r2) and the incident edge w1-w2 (j1, j2) put an end of
+/// the reference edge against the incident edge away from the face normal n,
+/// the shapes meet corner to corner: one point along the true direction
 /// (SAT alone would report the face normal and clip the closest corner away).
-static void clip_reference(sn_manifold *m, const sn_poly_view *ref, int32_t edge, const sn_poly_view *inc, bool flip,
-                           sn_clip_mode mode) {
-  const sn_vec2 n = ref->n[edge];
-  const sn_vec2 v1 = ref->v[edge];
-  const sn_vec2 v2 = ref->v[edge + 1 < ref->count ? edge + 1 : 0];
-
-  int32_t j1 = 0;
-  float lowest = FLT_MAX;
-  for (int32_t j = 0; j < inc->count; ++j) {
-    float d = sn_dot(n, inc->n[j]);
-    if (d < lowest) {
-      lowest = d;
-      j1 = j;
-    }
-  }
-  const int32_t j2 = j1 + 1 < inc->count ? j1 + 1 : 0;
-  const sn_vec2 w1 = inc->v[j1], w2 = inc->v[j2];
-
-  const int32_t r1 = edge, r2 = edge + 1 < ref->count ? edge + 1 : 0;
-  const float rr = ref->radius, ri = inc->radius;
-
-  if (mode == SN_CLIP_APART) {
-    sn_segment_distance_result sd = sn_segment_distance(v1, v2, w1, w2);
-    float dist = sqrtf(sd.distance_squared);
-    if ((sd.fraction1 == 0.0f || sd.fraction1 == 1.0f) && dist > FLT_EPSILON) {
-      sn_vec2 nc = sn_scale(1.0f / dist, sn_sub(sd.closest2, sd.closest1));
-      if (sn_dot(nc, n) < SN_FACE_COS) {
-        float separation = dist - rr - ri;
-        if (separation < SN_SPECULATIVE_DISTANCE) {
-          sn_vec2 point = sn_lerp(sn_mul_add(sd.closest1, rr, nc), sn_mul_sub(sd.closest2, ri, nc), 0.5f);
-          int32_t rid = sd.fraction1 == 0.0f ? r1 : r2, iid = sd.fraction2 < 0.5f ? j1 : j2;
-          add_point(m, point, separation, flip ? SN_MAKE_ID(iid, rid) : SN_MAKE_ID(rid, iid));
-        }
-        m->normal = flip ? sn_neg(nc) : nc;
-        return;
+/// True if it wrote the manifold.
+static bool clip_corner(sn_manifold *m, sn_vec2 v1, sn_vec2 v2, sn_vec2 w1, sn_vec2 w2, sn_vec2 n, float rr, float ri,
+                        int32_t r1, int32_t r2, int32_t j1, int32_t j2, bool flip) {
+  sn_segment_distance_result sd = sn_segment_distance(v1, v2, w1, w2);
+  float dist = sqrtf(sd.distance_squared);
+  if ((sd.fraction1 == 0.0f || sd.fraction1 == 1.0f) && dist > FLT_EPSILON) {
+    sn_vec2 nc = sn_scale(1.0f / dist, sn_sub(sd.closest2, sd.closest1));
+    if (sn_dot(nc, n) < SN_FACE_COS) {
+      float separation = dist - rr - ri;
+      if (separation < SN_SPECULATIVE_DISTANCE) {
+        sn_vec2 point = sn_lerp(sn_mul_add(sd.closest1, rr, nc), sn_mul_sub(sd.closest2, ri, nc), 0.5f);
+        int32_t rid = sd.fraction1 == 0.0f ? r1 : r2, iid = sd.fraction2 < 0.5f ? j1 : j2;
+        add_point(m, point, separation, flip ? SN_MAKE_ID(iid, rid) : SN_MAKE_ID(rid, iid));
       }
+      m->normal = flip ? sn_neg(nc) : nc;
+      return true;
     }
   }
+  return false;
+}
 
+/// The ends of the clipped incident edge (clip_reference), before the
+/// speculative distance test: each with the reference vertex and the
+/// incident vertex at its end.
+typedef struct sn_clip_ends {
+  sn_vec2 point[2];
+  int32_t ref_id[2], inc_id[2];
+  int32_t count;
+} sn_clip_ends;
+
+/// The clipping step of clip_reference: the incident edge w1-w2 (vertices
+/// j1, j2 of inc) against the side planes of the reference edge v1-v2
+/// (vertices r1, r2 of ref, normal n). False if SN_CLIP_STRICT finds the
+/// incident edge wholly beyond a side plane (no contact, normal untouched).
+SN_INLINE bool clip_ends(sn_clip_ends *e, sn_vec2 n, sn_vec2 v1, sn_vec2 v2, sn_vec2 w1, sn_vec2 w2, int32_t r1,
+                         int32_t r2, int32_t j1, int32_t j2, sn_clip_mode mode) {
   // Coordinates along the reference edge (t runs from v1 to v2). The
   // incident edge runs the other way: w2 is the low end, w1 the high end.
   const sn_vec2 t = sn_left_perp(n);
@@ -340,45 +458,90 @@ static void clip_reference(sn_manifold *m, const sn_poly_view *ref, int32_t edge
   const float s_lo = sn_dot(sn_sub(w2, v1), t);
   const float span = s_hi - s_lo;
 
-  // each point: its position, the reference vertex and the incident vertex at its end
-  sn_vec2 points[2];
-  int32_t ref_ids[2], inc_ids[2];
-  int32_t count = 2;
   if (s_hi < 0.0f || s_lo > upper) {
-    if (mode == SN_CLIP_STRICT) return;
+    if (mode == SN_CLIP_STRICT) return false;
     // wholly beyond one end (a corner against a corner): the deeper end of
     // the incident edge, whose separation is the SAT separation
-    count = 1;
+    e->count = 1;
     bool first = sn_dot(n, w1) <= sn_dot(n, w2);
-    points[0] = first ? w1 : w2;
-    ref_ids[0] = s_hi < 0.0f ? r1 : r2;
-    inc_ids[0] = first ? j1 : j2;
+    e->point[0] = first ? w1 : w2;
+    e->ref_id[0] = s_hi < 0.0f ? r1 : r2;
+    e->inc_id[0] = first ? j1 : j2;
   } else if (span > FLT_EPSILON * (1.0f + sn_absf(upper))) {
-    points[0] = s_lo < 0.0f ? sn_lerp(w2, w1, -s_lo / span) : w2;
-    points[1] = s_hi > upper ? sn_lerp(w2, w1, (upper - s_lo) / span) : w1;
-    ref_ids[0] = r1;
-    inc_ids[0] = j2;
-    ref_ids[1] = r2;
-    inc_ids[1] = j1;
+    e->count = 2;
+    e->point[0] = s_lo < 0.0f ? sn_lerp(w2, w1, -s_lo / span) : w2;
+    e->point[1] = s_hi > upper ? sn_lerp(w2, w1, (upper - s_lo) / span) : w1;
+    e->ref_id[0] = r1;
+    e->inc_id[0] = j2;
+    e->ref_id[1] = r2;
+    e->inc_id[1] = j1;
   } else {
     // incident edge perpendicular to the reference edge: its deeper end
-    count = 1;
+    e->count = 1;
     bool first = sn_dot(n, w1) <= sn_dot(n, w2);
-    points[0] = first ? w1 : w2;
-    ref_ids[0] = sn_dot(sn_sub(points[0], v1), t) <= 0.5f * upper ? r1 : r2;
-    inc_ids[0] = first ? j1 : j2;
+    e->point[0] = first ? w1 : w2;
+    e->ref_id[0] = sn_dot(sn_sub(e->point[0], v1), t) <= 0.5f * upper ? r1 : r2;
+    e->inc_id[0] = first ? j1 : j2;
   }
+  return true;
+}
 
-  m->normal = flip ? sn_neg(n) : n;
-  for (int32_t k = 0; k < count; ++k) {
-    float core = sn_dot(sn_sub(points[k], v1), n);
-    float separation = core - rr - ri;
-    if (separation >= SN_SPECULATIVE_DISTANCE) continue;
-    // midway between the reference surface and the incident surface
-    sn_vec2 point = sn_mul_add(points[k], 0.5f * (rr - core - ri), n);
-    uint16_t id = flip ? SN_MAKE_ID(inc_ids[k], ref_ids[k]) : SN_MAKE_ID(ref_ids[k], inc_ids[k]);
-    add_point(m, point, separation, id);
+/// One clipped end as a contact point (A's frame): its separation and the
+/// point midway between the reference surface and the incident surface.
+/// False if it is beyond the speculative distance.
+SN_INLINE bool clip_end_point(const sn_clip_ends *e, int32_t k, sn_vec2 n, sn_vec2 v1, float rr, float ri, bool flip,
+                              sn_vec2 *point, float *separation, uint16_t *id) {
+  const float core = sn_dot(sn_sub(e->point[k], v1), n);
+  *separation = core - rr - ri;
+  if (*separation >= SN_SPECULATIVE_DISTANCE) return false;
+  *point = sn_mul_add(e->point[k], 0.5f * (rr - core - ri), n);
+  *id = flip ? SN_MAKE_ID(e->inc_id[k], e->ref_id[k]) : SN_MAKE_ID(e->ref_id[k], e->inc_id[k]);
+  return true;
+}
+
+/// Reference edge `edge` of ref against the incident edge of inc (the edge
+/// whose normal is most anti-parallel to the reference normal). The incident
+/// edge is clipped to the side planes of the reference edge; its two ends
+/// become points if their separation is below the speculative distance.
+/// flip: ref is shape B (the normal is reversed to point from A to B).
+/// SN_CLIP_APART: first the corner test (clip_corner). ref_count and
+/// inc_count are ref->count and inc->count (constants in the box path).
+SN_INLINE void clip_reference_n(sn_manifold *m, const sn_poly_view *ref, int32_t edge, const sn_poly_view *inc,
+                                bool flip, sn_clip_mode mode, int32_t ref_count, int32_t inc_count) {
+  const sn_vec2 n = ref->n[edge];
+  const int32_t r1 = edge, r2 = edge + 1 < ref_count ? edge + 1 : 0;
+  const sn_vec2 v1 = ref->v[r1];
+  const sn_vec2 v2 = ref->v[r2];
+
+  int32_t j1 = 0;
+  float lowest = FLT_MAX;
+  for (int32_t j = 0; j < inc_count; ++j) {
+    float d = sn_dot(n, inc->n[j]);
+    if (d < lowest) {
+      lowest = d;
+      j1 = j;
+    }
   }
+  const int32_t j2 = j1 + 1 < inc_count ? j1 + 1 : 0;
+  const sn_vec2 w1 = inc->v[j1], w2 = inc->v[j2];
+  const float rr = ref->radius, ri = inc->radius;
+
+  if (mode == SN_CLIP_APART && clip_corner(m, v1, v2, w1, w2, n, rr, ri, r1, r2, j1, j2, flip)) return;
+
+  sn_clip_ends e;
+  if (!clip_ends(&e, n, v1, v2, w1, w2, r1, r2, j1, j2, mode)) return;
+  m->normal = flip ? sn_neg(n) : n;
+  for (int32_t k = 0; k < e.count; ++k) {
+    sn_vec2 point;
+    float separation;
+    uint16_t id;
+    if (clip_end_point(&e, k, n, v1, rr, ri, flip, &point, &separation, &id)) add_point(m, point, separation, id);
+  }
+}
+
+static void clip_reference(sn_manifold *m, const sn_poly_view *ref, int32_t edge, const sn_poly_view *inc, bool flip,
+                           sn_clip_mode mode) {
+  clip_reference_n(m, ref, edge, inc, flip, mode, ref->count, inc->count);
 }
 
 /// Index of the normal of p most aligned with d, and that cosine.
@@ -437,15 +600,17 @@ static bool polygons_apart(sn_manifold *m, const sn_poly_view *a, const sn_poly_
   return true;
 }
 
-/// Polygon against polygon, both in A's frame.
-static void polygons_local(sn_manifold *m, const sn_poly_view *a, const sn_poly_view *b, sn_simplex_cache *cache) {
+/// Polygon against polygon, both in A's frame; ca and cb are a->count and
+/// b->count (constants in the box path).
+SN_INLINE void polygons_local_n(sn_manifold *m, const sn_poly_view *a, const sn_poly_view *b, sn_simplex_cache *cache,
+                                int32_t ca, int32_t cb) {
   const float radius = a->radius + b->radius;
   const float limit = SN_SPECULATIVE_DISTANCE + radius;
 
   int32_t edge_a = 0, edge_b = 0;
-  float sep_a = max_separation(a, b, limit, &edge_a);
+  float sep_a = max_separation(a->n, a->v, ca, b->v, cb, limit, &edge_a);
   if (sep_a > limit) return;
-  float sep_b = max_separation(b, a, limit, &edge_b);
+  float sep_b = max_separation(b->n, b->v, cb, a->v, ca, limit, &edge_b);
   if (sep_b > limit) return;
 
   if (radius > 0.0f && sn_maxf(sep_a, sep_b) > SN_CORE_APART) {
@@ -456,30 +621,162 @@ static void polygons_local(sn_manifold *m, const sn_poly_view *a, const sn_poly_
   bool flip = sep_b > sep_a + SN_REFERENCE_ABS_TOL + SN_REFERENCE_REL_TOL * sn_absf(sep_a);
   sn_clip_mode mode = sn_maxf(sep_a, sep_b) > SN_CORE_APART ? SN_CLIP_APART : SN_CLIP_TOUCHING;
   if (flip) {
-    clip_reference(m, b, edge_b, a, true, mode);
+    clip_reference_n(m, b, edge_b, a, true, mode, cb, ca);
   } else {
-    clip_reference(m, a, edge_a, b, false, mode);
+    clip_reference_n(m, a, edge_a, b, false, mode, ca, cb);
   }
 }
 
-/// B's vertices and normals in A's frame.
-static void bring_polygon(const sn_polygon *p, sn_transform xf, sn_vec2 *v, sn_vec2 *n) {
-  for (int32_t i = 0; i < p->count; ++i) {
+/// B's vertices and normals in A's frame (count of them).
+SN_INLINE void bring_polygon_n(const sn_polygon *p, sn_transform xf, sn_vec2 *v, sn_vec2 *n, int32_t count) {
+  for (int32_t i = 0; i < count; ++i) {
     v[i] = sn_transform_point(xf, p->vertices[i]);
     n[i] = sn_rotate(xf.q, p->normals[i]);
   }
 }
 
-static sn_manifold collide_polygons_cached(const sn_polygon *a, sn_transform xf_a, const sn_polygon *b,
-                                           sn_transform xf_b, sn_simplex_cache *cache) {
+static void bring_polygon(const sn_polygon *p, sn_transform xf, sn_vec2 *v, sn_vec2 *n) {
+  bring_polygon_n(p, xf, v, n, p->count);
+}
+
+/// Polygon pair with the counts ca, cb: B brought into A's frame on the
+/// stack, SAT, clipping, then world points. Writes point_count, normal and
+/// the points below point_count.
+SN_INLINE void polygons_n(sn_manifold *m, const sn_polygon *a, sn_transform xf_a, const sn_polygon *b,
+                          sn_transform xf_b, sn_simplex_cache *cache, int32_t ca, int32_t cb) {
   sn_transform xf = sn_inv_mul_transforms(xf_a, xf_b);
   sn_vec2 bv[SN_MAX_POLYGON_VERTICES], bn[SN_MAX_POLYGON_VERTICES];
-  bring_polygon(b, xf, bv, bn);
-  sn_poly_view va = {a->vertices, a->normals, a->count, a->radius};
-  sn_poly_view vb = {bv, bn, b->count, b->radius};
+  bring_polygon_n(b, xf, bv, bn, cb);
+  sn_poly_view va = {a->vertices, a->normals, ca, a->radius};
+  sn_poly_view vb = {bv, bn, cb, b->radius};
+  m->point_count = 0;
+  polygons_local_n(m, &va, &vb, cache, ca, cb);
+  to_world(m, xf_a, xf_b);
+}
+
+/// max_separation for two quadrilaterals, four edges at a time: the edge
+/// normals (nx, ny) and one vertex per edge (vx, vy) of the first, the
+/// vertices (wx, wy) of the second. The lanes compute what the scalar loop
+/// computes; the best edge is then picked in the scalar loop's order (the
+/// early stop only changes the edge when the result exceeds limit, and the
+/// caller then drops the pair).
+static inline float max_separation_quad(sn_f4 nx, sn_f4 ny, sn_f4 vx, sn_f4 vy, sn_f4 wx, sn_f4 wy, float limit,
+                                        int32_t *edge) {
+  const sn_f4 offset = f4_add(f4_mul(nx, vx), f4_mul(ny, vy));
+  sn_f4 s = f4_set(FLT_MAX);
+  s = f4_min(s, f4_add(f4_mul(nx, F4_SPLAT(wx, 0)), f4_mul(ny, F4_SPLAT(wy, 0))));
+  s = f4_min(s, f4_add(f4_mul(nx, F4_SPLAT(wx, 1)), f4_mul(ny, F4_SPLAT(wy, 1))));
+  s = f4_min(s, f4_add(f4_mul(nx, F4_SPLAT(wx, 2)), f4_mul(ny, F4_SPLAT(wy, 2))));
+  s = f4_min(s, f4_add(f4_mul(nx, F4_SPLAT(wx, 3)), f4_mul(ny, F4_SPLAT(wy, 3))));
+  float best_sep = 0.0f;
+  *edge = f4_first_max(f4_sub(s, offset), &best_sep);
+  (void)limit;
+  return best_sep;
+}
+
+/// add_point followed by to_world for one point (local: in A's frame;
+/// offset: xf_a.p - xf_b.p).
+SN_INLINE void write_world_point(sn_manifold_point *p, sn_vec2 local, float separation, uint16_t id, sn_transform xf_a,
+                                 sn_vec2 offset) {
+  const sn_vec2 r = sn_rotate(xf_a.q, local);
+  p->point = sn_add(xf_a.p, r);
+  p->anchor_a = r;
+  p->anchor_b = sn_add(r, offset);
+  p->separation = separation;
+  p->normal_impulse = 0.0f;
+  p->tangent_impulse = 0.0f;
+  p->max_normal_impulse = 0.0f;
+  p->normal_velocity = 0.0f;
+  p->id = id;
+  p->persisted = false;
+}
+
+/// Two quadrilaterals (boxes): polygons_n with the bringing of B, the SAT
+/// and the incident edge search four lanes wide, and the clipped points
+/// written straight to world coordinates. The same results bit for bit.
+static void polygons_quad(sn_manifold *m, const sn_polygon *a, sn_transform xf_a, const sn_polygon *b,
+                          sn_transform xf_b, sn_simplex_cache *cache) {
+  const sn_transform xf = sn_inv_mul_transforms(xf_a, xf_b);
+  const sn_f4 c = f4_set(xf.q.c), s = f4_set(xf.q.s);
+  sn_f4 ax, ay, anx, any, bx, by, bnx, bny;
+  f4_load_points(a->vertices, &ax, &ay);
+  f4_load_points(a->normals, &anx, &any);
+  f4_load_points(b->vertices, &bx, &by);
+  f4_load_points(b->normals, &bnx, &bny);
+  // sn_transform_point and sn_rotate, lane by lane
+  const sn_f4 tx = f4_add(f4_sub(f4_mul(c, bx), f4_mul(s, by)), f4_set(xf.p.x));
+  const sn_f4 ty = f4_add(f4_add(f4_mul(s, bx), f4_mul(c, by)), f4_set(xf.p.y));
+  const sn_f4 tnx = f4_sub(f4_mul(c, bnx), f4_mul(s, bny));
+  const sn_f4 tny = f4_add(f4_mul(s, bnx), f4_mul(c, bny));
+
+  const float radius = a->radius + b->radius;
+  const float limit = SN_SPECULATIVE_DISTANCE + radius;
+  int32_t edge_a = 0, edge_b = 0;
+  const float sep_a = max_separation_quad(anx, any, ax, ay, tx, ty, limit, &edge_a);
+  const float sep_b = sep_a > limit ? 0.0f : max_separation_quad(tnx, tny, tx, ty, ax, ay, limit, &edge_b);
+  if (sep_a > limit || sep_b > limit) {
+    m->point_count = 0;
+    m->normal = sn_v2(0.0f, 0.0f);
+    return;
+  }
+  const bool apart = sn_maxf(sep_a, sep_b) > SN_CORE_APART;
+  if (radius > 0.0f && apart) {
+    // rounded boxes whose cores are apart: GJK, in the general code
+    polygons_n(m, a, xf_a, b, xf_b, cache, 4, 4);
+    return;
+  }
+
+  sn_vec2 bv[4], bn[4];
+  f4_store_points(bv, tx, ty);
+  f4_store_points(bn, tnx, tny);
+  const bool flip = sep_b > sep_a + SN_REFERENCE_ABS_TOL + SN_REFERENCE_REL_TOL * sn_absf(sep_a);
+  const sn_vec2 *ref_v = flip ? bv : a->vertices, *ref_n = flip ? bn : a->normals, *inc_v = flip ? a->vertices : bv;
+  const sn_f4 inc_nx = flip ? anx : tnx, inc_ny = flip ? any : tny;
+  const float rr = flip ? b->radius : a->radius, ri = flip ? a->radius : b->radius;
+  const int32_t r1 = flip ? edge_b : edge_a, r2 = (r1 + 1) & 3;
+  const sn_vec2 n = ref_n[r1], v1 = ref_v[r1], v2 = ref_v[r2];
+  // incident edge: the normal most anti-parallel to n (clip_reference_n)
+  const int32_t j1 = f4_first_min(f4_add(f4_mul(f4_set(n.x), inc_nx), f4_mul(f4_set(n.y), inc_ny)));
+  const int32_t j2 = (j1 + 1) & 3;
+  const sn_vec2 w1 = inc_v[j1], w2 = inc_v[j2];
+
+  m->point_count = 0;
+  const sn_clip_mode mode = apart ? SN_CLIP_APART : SN_CLIP_TOUCHING;
+  if (mode == SN_CLIP_APART && clip_corner(m, v1, v2, w1, w2, n, rr, ri, r1, r2, j1, j2, flip)) {
+    to_world(m, xf_a, xf_b);
+    return;
+  }
+  sn_clip_ends e;
+  clip_ends(&e, n, v1, v2, w1, w2, r1, r2, j1, j2, mode); // never rejects outside SN_CLIP_STRICT
+  // add_point and to_world in one go
+  const sn_vec2 offset = sn_sub(xf_a.p, xf_b.p);
+  int32_t count = 0;
+  sn_vec2 point;
+  float separation;
+  uint16_t id;
+  if (clip_end_point(&e, 0, n, v1, rr, ri, flip, &point, &separation, &id))
+    write_world_point(m->points + count++, point, separation, id, xf_a, offset);
+  if (e.count == 2 && clip_end_point(&e, 1, n, v1, rr, ri, flip, &point, &separation, &id))
+    write_world_point(m->points + count++, point, separation, id, xf_a, offset);
+  m->point_count = count;
+  m->normal = count > 0 ? sn_rotate(xf_a.q, flip ? sn_neg(n) : n) : sn_v2(0.0f, 0.0f);
+}
+
+/// Polygon pair into *m: two quadrilaterals (boxes) take the four-lane
+/// path, everything else the general one.
+static void collide_polygons_into(const sn_polygon *a, sn_transform xf_a, const sn_polygon *b, sn_transform xf_b,
+                                  sn_simplex_cache *cache, sn_manifold *m) {
+  if (a->count == 4 && b->count == 4) {
+    polygons_quad(m, a, xf_a, b, xf_b, cache);
+  } else {
+    polygons_n(m, a, xf_a, b, xf_b, cache, a->count, b->count);
+  }
+}
+
+static sn_manifold collide_polygons_cached(const sn_polygon *a, sn_transform xf_a, const sn_polygon *b,
+                                           sn_transform xf_b, sn_simplex_cache *cache) {
   sn_manifold m = empty_manifold();
-  polygons_local(&m, &va, &vb, cache);
-  to_world(&m, xf_a, xf_b);
+  collide_polygons_into(a, xf_a, b, xf_b, cache, &m);
   return m;
 }
 
@@ -817,4 +1114,17 @@ sn_manifold sn_collide(const sn_geometry *a, sn_transform xf_a, const sn_geometr
     break;
   }
   return empty_manifold();
+}
+
+void sn_collide_into(const sn_geometry *a, sn_transform xf_a, const sn_geometry *b, sn_transform xf_b,
+                     sn_simplex_cache *cache, sn_manifold *m) {
+  if (a->type == SN_SHAPE_POLYGON && b->type == SN_SHAPE_POLYGON) {
+    if (a->polygon.count == 4 && b->polygon.count == 4) {
+      polygons_quad(m, &a->polygon, xf_a, &b->polygon, xf_b, cache);
+    } else {
+      collide_polygons_into(&a->polygon, xf_a, &b->polygon, xf_b, cache, m);
+    }
+  } else {
+    *m = sn_collide(a, xf_a, b, xf_b, cache);
+  }
 }

@@ -65,6 +65,13 @@ sn_manifold sn_collide_chain_segment_and_polygon(const sn_chain_segment *a, sn_t
 sn_manifold sn_collide(const sn_geometry *a, sn_transform xf_a, const sn_geometry *b, sn_transform xf_b,
                        sn_simplex_cache *cache);
 
+/// sn_collide writing into *m, for the narrowphase: the same normal,
+/// point_count and points below point_count (impulse fields zero); points
+/// at and above point_count are left as they were. Polygon pairs are built
+/// in place (two boxes take a four-lane SAT), other pairs are copied.
+void sn_collide_into(const sn_geometry *a, sn_transform xf_a, const sn_geometry *b, sn_transform xf_b,
+                     sn_simplex_cache *cache, sn_manifold *m);
+
 /// True if sn_collide handles (type_a, type_b) in this order.
 bool sn_collide_supported(sn_shape_type type_a, sn_shape_type type_b);
 
