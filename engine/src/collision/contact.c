@@ -1,6 +1,7 @@
 /* Contacts: pair finding from the broadphase move buffer, contact lifetime,
  * narrowphase update with feature-id matching (warm starting), and the
  * begin/end events. */
+#include <assert.h>
 #include <string.h>
 
 #include "core/constants.h"
@@ -145,12 +146,44 @@ static void sn_update_pairs(sn_world *w) {
 
 static inline bool sn_body_active(const sn_body *b) { return b->type != SN_BODY_STATIC && b->is_awake; }
 
+/* True if the pair is a disc against a disc or a polygon whose tight boxes
+ * are farther apart along x or y than the speculative distance, plus a
+ * rounding allowance (a slop, and 1e-4 of the coordinates' size: hundreds of
+ * float steps). Those collide functions measure the true distance between
+ * the shapes (to a vertex, or along a face whose Voronoi region holds the
+ * centre), which is at least the gap between the boxes, so they would
+ * return no points: the pair is skipped with the same result. The tight
+ * boxes are those of the bodies' current transforms (the solver's write
+ * back, shape creation and sn_body_set_transform keep them so); debug
+ * builds check every skip against the full test. Polygon pairs are not
+ * skipped: SAT can report less than the true distance for sharp corners. */
+static bool sn_pair_far_apart(const sn_shape *sa, const sn_shape *sb) {
+  /* pairs are ordered: the circle is B */
+  if (sb->geom.type != SN_SHAPE_CIRCLE) return false;
+  if (sa->geom.type != SN_SHAPE_CIRCLE && sa->geom.type != SN_SHAPE_POLYGON) return false;
+  const sn_aabb a = sa->aabb, b = sb->aabb;
+  float gap = sn_maxf(sn_maxf(b.lower.x - a.upper.x, a.lower.x - b.upper.x),
+                      sn_maxf(b.lower.y - a.upper.y, a.lower.y - b.upper.y));
+  float size =
+      sn_maxf(sn_maxf(sn_absf(a.lower.x), sn_absf(a.upper.x)), sn_maxf(sn_absf(a.lower.y), sn_absf(a.upper.y)));
+  return gap > SN_SPECULATIVE_DISTANCE + SN_LINEAR_SLOP + 1.0e-4f * size;
+}
+
 /* Narrowphase for one contact; returns true if it touches. The manifold is
  * rebuilt in place; last step's ids and impulses are kept aside first. */
 static bool sn_update_manifold(sn_world *w, sn_contact *c) {
   const sn_shape *sa = w->shapes.data + c->shape_a, *sb = w->shapes.data + c->shape_b;
   const sn_body *ba = w->bodies.data + sa->body, *bb = w->bodies.data + sb->body;
   sn_manifold *m = &c->manifold;
+  if (sn_pair_far_apart(sa, sb)) {
+#ifndef NDEBUG
+    sn_manifold full = sn_collide(&sa->geom, ba->xf, &sb->geom, bb->xf, NULL);
+    assert(full.point_count == 0 && "shape AABB out of date with its body's transform");
+#endif
+    m->point_count = 0;
+    m->normal = (sn_vec2){0.0f, 0.0f};
+    return false;
+  }
   const int32_t old_count = m->point_count;
   uint16_t old_id[2] = {0, 0};
   float old_normal[2] = {0.0f, 0.0f}, old_tangent[2] = {0.0f, 0.0f};
@@ -159,7 +192,7 @@ static bool sn_update_manifold(sn_world *w, sn_contact *c) {
     old_normal[j] = m->points[j].normal_impulse;
     old_tangent[j] = m->points[j].tangent_impulse;
   }
-  sn_collide_into(&sa->geom, ba->xf, &sb->geom, bb->xf, &c->cache, m);
+  sn_collide_into(&sa->geom, &ba->xf, &sb->geom, &bb->xf, &c->cache, m);
   /* warm starting: carry impulses over by feature id */
   for (int32_t i = 0; i < m->point_count; ++i) {
     sn_manifold_point *p = m->points + i;

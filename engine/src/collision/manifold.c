@@ -31,6 +31,12 @@
 #include "core/constants.h"
 #include "core/math.h"
 
+/// Forces inlining, so that callers passing constant vertex counts get the
+/// loops unrolled and in-place writers get their helpers in registers. The
+/// arithmetic and its order are those of the general code: the same results
+/// bit for bit.
+#define SN_INLINE static inline __attribute__((always_inline))
+
 /* Four lanes for the box pair's SAT: one lane per edge of a quadrilateral.
  * Every lane performs the scalar code's operations in the scalar code's
  * order (a product sum, then a running minimum starting from FLT_MAX), so a
@@ -205,6 +211,38 @@ static void to_world(sn_manifold *m, sn_transform xf_a, sn_transform xf_b) {
   }
 }
 
+/// add_point followed by to_world for one point (local: in A's frame;
+/// offset: xf_a.p - xf_b.p).
+SN_INLINE void write_world_point(sn_manifold_point *p, sn_vec2 local, float separation, uint16_t id, sn_transform xf_a,
+                                 sn_vec2 offset) {
+  const sn_vec2 r = sn_rotate(xf_a.q, local);
+  p->point = sn_add(xf_a.p, r);
+  p->anchor_a = r;
+  p->anchor_b = sn_add(r, offset);
+  p->separation = separation;
+  p->normal_impulse = 0.0f;
+  p->tangent_impulse = 0.0f;
+  p->max_normal_impulse = 0.0f;
+  p->normal_velocity = 0.0f;
+  p->id = id;
+  p->persisted = false;
+}
+
+/// A manifold of one point given in A's frame (local point, normal n),
+/// written in world terms as add_point + to_world would.
+SN_INLINE void write_one_point(sn_manifold *m, sn_vec2 local, float separation, sn_vec2 n, sn_transform xf_a,
+                               sn_transform xf_b) {
+  m->normal = sn_rotate(xf_a.q, n);
+  write_world_point(m->points, local, separation, 0, xf_a, sn_sub(xf_a.p, xf_b.p));
+  m->point_count = 1;
+}
+
+/// No contact: what to_world leaves of an empty manifold.
+SN_INLINE void write_empty(sn_manifold *m) {
+  m->point_count = 0;
+  m->normal = sn_v2(0.0f, 0.0f);
+}
+
 /// The same contact seen from the other shape: normal reversed, anchors swapped.
 static sn_manifold swap_roles(sn_manifold m) {
   m.normal = sn_neg(m.normal);
@@ -219,16 +257,28 @@ static sn_manifold swap_roles(sn_manifold m) {
 /* -------------------------------------------------- circles and capsules */
 
 /// Two discs (A's frame). fallback: normal used when the centres coincide.
-static sn_manifold discs_local(sn_vec2 ca, float ra, sn_vec2 cb, float rb, sn_vec2 fallback) {
-  sn_manifold m = empty_manifold();
+/// The point of discs_local: false if the discs are farther apart than the
+/// speculative distance.
+SN_INLINE bool disc_contact(sn_vec2 ca, float ra, sn_vec2 cb, float rb, sn_vec2 fallback, sn_vec2 *point,
+                            float *separation, sn_vec2 *normal) {
   float dist = 0.0f;
   sn_vec2 n = sn_get_length_and_normalize(&dist, sn_sub(cb, ca));
-  float separation = dist - ra - rb;
-  if (separation >= SN_SPECULATIVE_DISTANCE) return m;
+  *separation = dist - ra - rb;
+  if (*separation >= SN_SPECULATIVE_DISTANCE) return false;
   if (dist == 0.0f || (n.x == 0.0f && n.y == 0.0f)) n = fallback;
   sn_vec2 surface_a = sn_mul_add(ca, ra, n);
   sn_vec2 surface_b = sn_mul_sub(cb, rb, n);
-  add_point(&m, sn_lerp(surface_a, surface_b, 0.5f), separation, 0);
+  *point = sn_lerp(surface_a, surface_b, 0.5f);
+  *normal = n;
+  return true;
+}
+
+static sn_manifold discs_local(sn_vec2 ca, float ra, sn_vec2 cb, float rb, sn_vec2 fallback) {
+  sn_manifold m = empty_manifold();
+  sn_vec2 point, n;
+  float separation;
+  if (!disc_contact(ca, ra, cb, rb, fallback, &point, &separation, &n)) return m;
+  add_point(&m, point, separation, 0);
   m.normal = n;
   return m;
 }
@@ -319,11 +369,24 @@ static sn_manifold capsules_local(sn_vec2 p1, sn_vec2 q1, float ra, sn_vec2 p2, 
   return m;
 }
 
-sn_manifold sn_collide_circles(const sn_circle *a, sn_transform xf_a, const sn_circle *b, sn_transform xf_b) {
+/// Two circles into *m.
+static void circles_into(sn_manifold *m, const sn_circle *a, const sn_transform *xf_a_ptr, const sn_circle *b,
+                         const sn_transform *xf_b_ptr) {
+  const sn_transform xf_a = *xf_a_ptr, xf_b = *xf_b_ptr;
   sn_transform xf = sn_inv_mul_transforms(xf_a, xf_b);
   sn_vec2 cb = sn_transform_point(xf, b->center);
-  sn_manifold m = discs_local(a->center, a->radius, cb, b->radius, sn_v2(0.0f, 1.0f));
-  to_world(&m, xf_a, xf_b);
+  sn_vec2 point, n;
+  float separation;
+  if (disc_contact(a->center, a->radius, cb, b->radius, sn_v2(0.0f, 1.0f), &point, &separation, &n)) {
+    write_one_point(m, point, separation, n, xf_a, xf_b);
+  } else {
+    write_empty(m);
+  }
+}
+
+sn_manifold sn_collide_circles(const sn_circle *a, sn_transform xf_a, const sn_circle *b, sn_transform xf_b) {
+  sn_manifold m = empty_manifold();
+  circles_into(&m, a, &xf_a, b, &xf_b);
   return m;
 }
 
@@ -372,11 +435,6 @@ typedef struct sn_poly_view {
   int32_t count;
   float radius;
 } sn_poly_view;
-
-/// Forces inlining into callers that pass constant vertex counts, so the
-/// loops over a box's four vertices unroll. The arithmetic and its order are
-/// those of the general call: results are the same bit for bit.
-#define SN_INLINE static inline __attribute__((always_inline))
 
 /// Largest over p1's edges (normals n1, vertices v1, c1 of them) of the
 /// smallest signed distance of p2's vertices (v2, c2) from the edge: the SAT
@@ -674,28 +732,12 @@ static inline float max_separation_quad(sn_f4 nx, sn_f4 ny, sn_f4 vx, sn_f4 vy, 
   return best_sep;
 }
 
-/// add_point followed by to_world for one point (local: in A's frame;
-/// offset: xf_a.p - xf_b.p).
-SN_INLINE void write_world_point(sn_manifold_point *p, sn_vec2 local, float separation, uint16_t id, sn_transform xf_a,
-                                 sn_vec2 offset) {
-  const sn_vec2 r = sn_rotate(xf_a.q, local);
-  p->point = sn_add(xf_a.p, r);
-  p->anchor_a = r;
-  p->anchor_b = sn_add(r, offset);
-  p->separation = separation;
-  p->normal_impulse = 0.0f;
-  p->tangent_impulse = 0.0f;
-  p->max_normal_impulse = 0.0f;
-  p->normal_velocity = 0.0f;
-  p->id = id;
-  p->persisted = false;
-}
-
 /// Two quadrilaterals (boxes): polygons_n with the bringing of B, the SAT
 /// and the incident edge search four lanes wide, and the clipped points
 /// written straight to world coordinates. The same results bit for bit.
-static void polygons_quad(sn_manifold *m, const sn_polygon *a, sn_transform xf_a, const sn_polygon *b,
-                          sn_transform xf_b, sn_simplex_cache *cache) {
+static void polygons_quad(sn_manifold *m, const sn_polygon *a, const sn_transform *xf_a_ptr, const sn_polygon *b,
+                          const sn_transform *xf_b_ptr, sn_simplex_cache *cache) {
+  const sn_transform xf_a = *xf_a_ptr, xf_b = *xf_b_ptr;
   const sn_transform xf = sn_inv_mul_transforms(xf_a, xf_b);
   const sn_f4 c = f4_set(xf.q.c), s = f4_set(xf.q.s);
   sn_f4 ax, ay, anx, any, bx, by, bnx, bny;
@@ -767,7 +809,7 @@ static void polygons_quad(sn_manifold *m, const sn_polygon *a, sn_transform xf_a
 static void collide_polygons_into(const sn_polygon *a, sn_transform xf_a, const sn_polygon *b, sn_transform xf_b,
                                   sn_simplex_cache *cache, sn_manifold *m) {
   if (a->count == 4 && b->count == 4) {
-    polygons_quad(m, a, xf_a, b, xf_b, cache);
+    polygons_quad(m, a, &xf_a, b, &xf_b, cache);
   } else {
     polygons_n(m, a, xf_a, b, xf_b, cache, a->count, b->count);
   }
@@ -789,9 +831,11 @@ static bool capsule_has_axis(const sn_capsule *c) {
   return sn_distance_sq(c->center1, c->center2) > FLT_EPSILON * FLT_EPSILON;
 }
 
-sn_manifold sn_collide_polygon_and_circle(const sn_polygon *a, sn_transform xf_a, const sn_circle *b,
-                                          sn_transform xf_b) {
-  sn_manifold m = empty_manifold();
+/// Polygon and circle into *m. A quadrilateral's edges are tested four lanes
+/// wide (the same values, and the first largest, as the loop).
+static void polygon_circle_into(sn_manifold *m, const sn_polygon *a, const sn_transform *xf_a_ptr, const sn_circle *b,
+                                const sn_transform *xf_b_ptr) {
+  const sn_transform xf_a = *xf_a_ptr, xf_b = *xf_b_ptr;
   sn_transform xf = sn_inv_mul_transforms(xf_a, xf_b);
   const sn_vec2 c = sn_transform_point(xf, b->center);
   const float ra = a->radius, rb = b->radius;
@@ -800,14 +844,25 @@ sn_manifold sn_collide_polygon_and_circle(const sn_polygon *a, sn_transform xf_a
   // edge of largest separation from the centre
   int32_t edge = 0;
   float sep = -FLT_MAX;
-  for (int32_t i = 0; i < a->count; ++i) {
-    float s = sn_dot(a->normals[i], sn_sub(c, a->vertices[i]));
-    if (s > sep) {
-      sep = s;
-      edge = i;
+  if (a->count == 4) {
+    sn_f4 vx, vy, nx, ny;
+    f4_load_points(a->vertices, &vx, &vy);
+    f4_load_points(a->normals, &nx, &ny);
+    const sn_f4 s = f4_add(f4_mul(nx, f4_sub(f4_set(c.x), vx)), f4_mul(ny, f4_sub(f4_set(c.y), vy)));
+    edge = f4_first_max(s, &sep);
+  } else {
+    for (int32_t i = 0; i < a->count; ++i) {
+      float s = sn_dot(a->normals[i], sn_sub(c, a->vertices[i]));
+      if (s > sep) {
+        sep = s;
+        edge = i;
+      }
     }
   }
-  if (sep - radius >= SN_SPECULATIVE_DISTANCE) return m;
+  if (sep - radius >= SN_SPECULATIVE_DISTANCE) {
+    write_empty(m);
+    return;
+  }
 
   // Voronoi region of the edge, or of one of its vertices
   const sn_vec2 v1 = a->vertices[edge];
@@ -821,7 +876,10 @@ sn_manifold sn_collide_polygon_and_circle(const sn_polygon *a, sn_transform xf_a
     float dist = 0.0f;
     n = sn_get_length_and_normalize(&dist, sn_sub(c, closest));
     separation = dist - radius;
-    if (separation >= SN_SPECULATIVE_DISTANCE) return m;
+    if (separation >= SN_SPECULATIVE_DISTANCE) {
+      write_empty(m);
+      return;
+    }
   } else {
     n = a->normals[edge];
     closest = sn_mul_sub(c, sep, n);
@@ -829,9 +887,13 @@ sn_manifold sn_collide_polygon_and_circle(const sn_polygon *a, sn_transform xf_a
   }
   sn_vec2 surface_a = sn_mul_add(closest, ra, n);
   sn_vec2 surface_b = sn_mul_sub(c, rb, n);
-  add_point(&m, sn_lerp(surface_a, surface_b, 0.5f), separation, 0);
-  m.normal = n;
-  to_world(&m, xf_a, xf_b);
+  write_one_point(m, sn_lerp(surface_a, surface_b, 0.5f), separation, n, xf_a, xf_b);
+}
+
+sn_manifold sn_collide_polygon_and_circle(const sn_polygon *a, sn_transform xf_a, const sn_circle *b,
+                                          sn_transform xf_b) {
+  sn_manifold m = empty_manifold();
+  polygon_circle_into(&m, a, &xf_a, b, &xf_b);
   return m;
 }
 
@@ -1116,15 +1178,19 @@ sn_manifold sn_collide(const sn_geometry *a, sn_transform xf_a, const sn_geometr
   return empty_manifold();
 }
 
-void sn_collide_into(const sn_geometry *a, sn_transform xf_a, const sn_geometry *b, sn_transform xf_b,
+void sn_collide_into(const sn_geometry *a, const sn_transform *xf_a, const sn_geometry *b, const sn_transform *xf_b,
                      sn_simplex_cache *cache, sn_manifold *m) {
   if (a->type == SN_SHAPE_POLYGON && b->type == SN_SHAPE_POLYGON) {
     if (a->polygon.count == 4 && b->polygon.count == 4) {
       polygons_quad(m, &a->polygon, xf_a, &b->polygon, xf_b, cache);
     } else {
-      collide_polygons_into(&a->polygon, xf_a, &b->polygon, xf_b, cache, m);
+      collide_polygons_into(&a->polygon, *xf_a, &b->polygon, *xf_b, cache, m);
     }
+  } else if (a->type == SN_SHAPE_POLYGON && b->type == SN_SHAPE_CIRCLE) {
+    polygon_circle_into(m, &a->polygon, xf_a, &b->circle, xf_b);
+  } else if (a->type == SN_SHAPE_CIRCLE && b->type == SN_SHAPE_CIRCLE) {
+    circles_into(m, &a->circle, xf_a, &b->circle, xf_b);
   } else {
-    *m = sn_collide(a, xf_a, b, xf_b, cache);
+    *m = sn_collide(a, *xf_a, b, *xf_b, cache);
   }
 }

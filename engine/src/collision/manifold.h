@@ -69,7 +69,7 @@ sn_manifold sn_collide(const sn_geometry *a, sn_transform xf_a, const sn_geometr
 /// point_count and points below point_count (impulse fields zero); points
 /// at and above point_count are left as they were. Polygon pairs are built
 /// in place (two boxes take a four-lane SAT), other pairs are copied.
-void sn_collide_into(const sn_geometry *a, sn_transform xf_a, const sn_geometry *b, sn_transform xf_b,
+void sn_collide_into(const sn_geometry *a, const sn_transform *xf_a, const sn_geometry *b, const sn_transform *xf_b,
                      sn_simplex_cache *cache, sn_manifold *m);
 
 /// True if sn_collide handles (type_a, type_b) in this order.
