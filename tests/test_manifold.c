@@ -4,6 +4,7 @@
  * Tolerance: 1e-5 m on unit-sized shapes unless a check says otherwise. */
 #include <check.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -956,6 +957,196 @@ START_TEST(test_random_pairs_are_sane) {
 }
 END_TEST
 
+/* ------------------------------------- fast paths against the general code */
+
+/// True if the two floats have the same bits (the fast paths promise
+/// identical results, not merely close ones: tolerance zero).
+static bool same_bits(float a, float b) {
+  uint32_t x, y;
+  memcpy(&x, &a, sizeof x);
+  memcpy(&y, &b, sizeof y);
+  return x == y;
+}
+
+/// Fails unless got and want have the same count, normal and points below
+/// the count, field by field and bit for bit.
+static void check_same_manifold(const sn_manifold *got, const sn_manifold *want, const char *what, int k) {
+  ck_assert_msg(got->point_count == want->point_count, "%s #%d: %d points, expected %d", what, k, got->point_count,
+                want->point_count);
+  ck_assert_msg(same_bits(got->normal.x, want->normal.x) && same_bits(got->normal.y, want->normal.y),
+                "%s #%d: normal (%.9g, %.9g), expected (%.9g, %.9g)", what, k, (double)got->normal.x,
+                (double)got->normal.y, (double)want->normal.x, (double)want->normal.y);
+  for (int i = 0; i < want->point_count; ++i) {
+    const sn_manifold_point *p = got->points + i, *q = want->points + i;
+    ck_assert_msg(p->id == q->id, "%s #%d point %d: id 0x%04x, expected 0x%04x", what, k, i, p->id, q->id);
+    const float gf[] = {p->point.x,        p->point.y,    p->anchor_a.x,     p->anchor_a.y,      p->anchor_b.x,
+                        p->anchor_b.y,     p->separation, p->normal_impulse, p->tangent_impulse, p->max_normal_impulse,
+                        p->normal_velocity};
+    const float wf[] = {q->point.x,        q->point.y,    q->anchor_a.x,     q->anchor_a.y,      q->anchor_b.x,
+                        q->anchor_b.y,     q->separation, q->normal_impulse, q->tangent_impulse, q->max_normal_impulse,
+                        q->normal_velocity};
+    for (size_t f = 0; f < sizeof gf / sizeof gf[0]; ++f) {
+      ck_assert_msg(same_bits(gf[f], wf[f]), "%s #%d point %d field %d: %.9g, expected %.9g", what, k, i, (int)f,
+                    (double)gf[f], (double)wf[f]);
+    }
+    ck_assert_msg(p->persisted == q->persisted, "%s #%d point %d: persisted differs", what, k, i);
+  }
+}
+
+/// A random quadrilateral about a metre across: a box, an offset and turned
+/// box, a rounded box, or a random convex quad (sharp or rounded).
+static sn_polygon random_quad(void) {
+  sn_polygon p;
+  float hx = frand(0.05f, 0.8f), hy = frand(0.05f, 0.8f);
+  switch (rand() % 4) {
+  case 0:
+    ck_assert_int_eq(sn_make_box(hx, hy, &p), SN_OK);
+    break;
+  case 1:
+    ck_assert_int_eq(sn_make_offset_box(hx, hy, sn_v2(frand(-0.3f, 0.3f), frand(-0.3f, 0.3f)), frand(-3.2f, 3.2f), &p),
+                     SN_OK);
+    break;
+  case 2:
+    ck_assert_int_eq(sn_make_rounded_box(hx, hy, frand(0.01f, 0.15f), &p), SN_OK);
+    break;
+  default: {
+    sn_vec2 pts[4];
+    for (int i = 0; i < 4; ++i) {
+      float ang = 6.2831853f * ((float)i + frand(0.15f, 0.85f)) / 4.0f;
+      float r = frand(0.2f, 0.8f);
+      pts[i] = sn_v2(r * cosf(ang), r * sinf(ang));
+    }
+    float radius = rand() % 3 == 0 ? frand(0.01f, 0.1f) : 0.0f;
+    if (sn_compute_hull(pts, 4, radius, &p) != SN_OK || p.count != 4) ck_assert_int_eq(sn_make_box(hx, hy, &p), SN_OK);
+    break;
+  }
+  }
+  ck_assert_int_eq(p.count, 4);
+  return p;
+}
+
+/// B's pose near A: anywhere around it, stacked on one of A's faces (a box
+/// on a box, slightly apart, touching or sunk, level or tilted, so that
+/// both faces tie or nearly tie), or slid along the closest direction into
+/// the speculative band.
+static sn_transform near_pose(const sn_geometry *a, sn_transform xa, const sn_geometry *b, int kind) {
+  sn_transform xb = xf_make(xa.p.x + frand(-1.6f, 1.6f), xa.p.y + frand(-1.6f, 1.6f), frand(-3.2f, 3.2f));
+  if (kind == 1 && a->type == SN_SHAPE_POLYGON) {
+    // on face f of A: B's angle is A's plus a quarter turn or a small tilt
+    const sn_polygon *pa = &a->polygon;
+    int f = rand() % pa->count;
+    sn_vec2 n = sn_rotate(xa.q, pa->normals[f]);
+    sn_vec2 mid = sn_transform_point(xa, sn_lerp(pa->vertices[f], pa->vertices[(f + 1) % pa->count], 0.5f));
+    float turn = 1.5707963f * (float)(rand() % 4) + (rand() % 3 == 0 ? 0.0f : frand(-0.05f, 0.05f));
+    float angle = atan2f(xa.q.s, xa.q.c) + turn;
+    xb = xf_make(0.0f, 0.0f, angle);
+    // B's extent along -n from its origin, then the gap
+    float reach = 0.0f;
+    if (b->type == SN_SHAPE_POLYGON) {
+      for (int i = 0; i < b->polygon.count; ++i)
+        reach = sn_maxf(reach, -sn_dot(sn_rotate(xb.q, b->polygon.vertices[i]), n));
+      reach += b->polygon.radius + (a->type == SN_SHAPE_POLYGON ? pa->radius : 0.0f);
+    } else if (b->type == SN_SHAPE_CIRCLE) {
+      reach = b->circle.radius - sn_dot(sn_rotate(xb.q, b->circle.center), n) + pa->radius;
+    }
+    sn_vec2 t = sn_left_perp(n);
+    xb.p = sn_add(sn_mul_add(mid, reach + frand(-0.03f, 0.03f), n), sn_scale(frand(-0.4f, 0.4f), t));
+  } else if (kind == 2) {
+    sn_distance_input in;
+    in.proxy_a = sn_make_proxy(a);
+    in.proxy_b = sn_make_proxy(b);
+    in.transform_a = xa;
+    in.transform_b = xb;
+    in.use_radii = false;
+    sn_distance_output core = sn_shape_distance(&in, NULL);
+    float target = frand(-0.03f, 0.03f) + in.proxy_a.radius + in.proxy_b.radius;
+    if (core.distance > 1.0e-3f && target > 0.0f) xb.p = sn_mul_sub(xb.p, core.distance - target, core.normal);
+  }
+  return xb;
+}
+
+START_TEST(test_quad_path_matches_general) {
+  // Two quadrilaterals take a four-lane path; on 20000 random poses it gives
+  // exactly (bit for bit) what the general polygon code gives: count,
+  // normal, points, anchors, separations and feature ids.
+  srand(77);
+  int touching = 0, two = 0, one = 0;
+  for (int k = 0; k < 20000; ++k) {
+    sn_geometry a = {.type = SN_SHAPE_POLYGON}, b = {.type = SN_SHAPE_POLYGON};
+    a.polygon = random_quad();
+    b.polygon = k % 5 == 0 ? a.polygon : random_quad(); // equal boxes: exact ties between the faces
+    sn_transform xa = xf_make(frand(-50.0f, 50.0f), frand(-50.0f, 50.0f), frand(-3.2f, 3.2f));
+    sn_transform xb = near_pose(&a, xa, &b, k % 3);
+    sn_simplex_cache c1 = {0, {0, 0, 0}, {0, 0, 0}}, c2 = c1;
+    sn_manifold fast = sn_collide_polygons(&a.polygon, xa, &b.polygon, xb);
+    sn_manifold fast_cached = sn_collide(&a, xa, &b, xb, &c1);
+    sn_manifold general = sn_collide_polygons_general(&a.polygon, xa, &b.polygon, xb, &c2);
+    check_same_manifold(&fast, &general, "quad pair", k);
+    check_same_manifold(&fast_cached, &general, "quad pair (cached)", k);
+    ck_assert(memcmp(&c1, &c2, sizeof c1) == 0);
+    touching += general.point_count > 0;
+    two += general.point_count == 2;
+    one += general.point_count == 1;
+  }
+  // the poses cover every outcome
+  ck_assert_int_gt(touching, 8000);
+  ck_assert_int_gt(two, 3000);
+  ck_assert_int_gt(one, 3000);
+}
+END_TEST
+
+START_TEST(test_polygon_circle_lanes_match_loop) {
+  // A quadrilateral tests its edges against a circle four lanes wide: the
+  // same manifold bit for bit as the edge loop, on 15000 random poses.
+  srand(78);
+  int touching = 0;
+  for (int k = 0; k < 15000; ++k) {
+    sn_geometry a = {.type = SN_SHAPE_POLYGON}, b = random_geometry(SN_SHAPE_CIRCLE);
+    a.polygon = random_quad();
+    sn_transform xa = xf_make(frand(-50.0f, 50.0f), frand(-50.0f, 50.0f), frand(-3.2f, 3.2f));
+    sn_transform xb = near_pose(&a, xa, &b, k % 3);
+    sn_manifold lanes = sn_collide_polygon_and_circle(&a.polygon, xa, &b.circle, xb);
+    sn_manifold loop = sn_collide_polygon_and_circle_loop(&a.polygon, xa, &b.circle, xb);
+    check_same_manifold(&lanes, &loop, "polygon-circle", k);
+    touching += loop.point_count > 0;
+  }
+  ck_assert_int_gt(touching, 6000);
+}
+END_TEST
+
+START_TEST(test_collide_into_matches_collide) {
+  // The narrowphase builds manifolds in place (sn_collide_into) over last
+  // step's: for every supported pair on random poses it must leave the same
+  // count, normal and points as sn_collide returns, whatever was there.
+  srand(79);
+  int checked = 0, touching = 0;
+  for (int ta = 0; ta < SN_SHAPE_TYPE_COUNT; ++ta) {
+    for (int tb = 0; tb < SN_SHAPE_TYPE_COUNT; ++tb) {
+      if (!sn_collide_supported((sn_shape_type)ta, (sn_shape_type)tb)) continue;
+      for (int k = 0; k < 3000; ++k) {
+        sn_geometry a = random_geometry((sn_shape_type)ta), b = random_geometry((sn_shape_type)tb);
+        if (ta == SN_SHAPE_POLYGON && k % 2 == 0) a.polygon = random_quad();
+        if (tb == SN_SHAPE_POLYGON && k % 2 == 0) b.polygon = random_quad();
+        sn_transform xa = xf_make(frand(-1.0f, 1.0f), frand(-1.0f, 1.0f), frand(-3.2f, 3.2f));
+        if (ta == SN_SHAPE_CHAIN_SEGMENT) xa = xf_make(frand(-1.0f, 1.0f), frand(-1.0f, 1.0f), 0.0f);
+        sn_transform xb = near_pose(&a, xa, &b, k % 3);
+        sn_simplex_cache c1 = {0, {0, 0, 0}, {0, 0, 0}}, c2 = c1;
+        sn_manifold want = sn_collide(&a, xa, &b, xb, &c1);
+        sn_manifold got;
+        memset(&got, 0xA5, sizeof got); // last step's leftovers
+        got.point_count = k % 3;
+        sn_collide_into(&a, &xa, &b, &xb, &c2, &got);
+        check_same_manifold(&got, &want, "in place", k);
+        ck_assert(memcmp(&c1, &c2, sizeof c1) == 0);
+        touching += want.point_count > 0;
+        ++checked;
+      }
+    }
+  }
+  ck_assert_int_gt(touching, checked / 5);
+}
+END_TEST
+
 static Suite *manifold_suite(void) {
   Suite *s = suite_create("manifold");
   TCase *tc = tcase_create("core");
@@ -985,6 +1176,9 @@ static Suite *manifold_suite(void) {
   tcase_add_test(tc, test_dispatch_table);
   tcase_add_test(tc, test_large_coordinates);
   tcase_add_test(tc, test_random_pairs_are_sane);
+  tcase_add_test(tc, test_quad_path_matches_general);
+  tcase_add_test(tc, test_polygon_circle_lanes_match_loop);
+  tcase_add_test(tc, test_collide_into_matches_collide);
   suite_add_tcase(s, tc);
   return s;
 }

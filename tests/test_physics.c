@@ -4,9 +4,11 @@
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sinew/sinew.h"
 
+#include "collision/manifold.h"
 #include "core/math.h"
 #include "core/world.h"
 #include "scenes.h"
@@ -463,6 +465,119 @@ START_TEST(test_speed_limit_after_contacts) {
 }
 END_TEST
 
+static bool same_float_bits(float a, float b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+/* The narrowphase leaves in every contact what sn_collide computes for its
+ * shapes at the bodies' transforms, bit for bit (count, normal, points,
+ * anchors, separations, ids): the in-place writers, the four-lane box path
+ * and the skipped disc pairs (tight boxes farther apart than the
+ * speculative distance) change nothing. A cloud of circles and boxes
+ * drifting and spinning without gravity, checked after the narrowphase of
+ * each of 120 steps. */
+START_TEST(test_narrowphase_matches_collide) {
+  sn_world *w = make_world(0, false);
+  sn_world_set_gravity(w, (sn_vec2){0.0f, 0.0f});
+  srand(91);
+  for (int i = 0; i < 14; ++i) {
+    for (int j = 0; j < 14; ++j) {
+      sn_body_def bd = sn_default_body_def();
+      bd.type = SN_BODY_DYNAMIC;
+      bd.position = (sn_vec2){0.9f * (float)i + 0.1f * (float)rand() / (float)RAND_MAX,
+                              0.9f * (float)j + 0.1f * (float)rand() / (float)RAND_MAX};
+      bd.angle = 6.28f * (float)rand() / (float)RAND_MAX;
+      bd.linear_velocity =
+          (sn_vec2){2.0f * (float)rand() / (float)RAND_MAX - 1.0f, 2.0f * (float)rand() / (float)RAND_MAX - 1.0f};
+      bd.angular_velocity = 4.0f * (float)rand() / (float)RAND_MAX - 2.0f;
+      sn_body_id b = sn_create_body(w, &bd);
+      sn_shape_def sd = sn_default_shape_def();
+      float size = 0.15f + 0.25f * (float)rand() / (float)RAND_MAX;
+      if ((i + j) % 2 == 0) {
+        sn_circle c = {{0.0f, 0.0f}, size};
+        ck_assert(sn_shape_is_valid(w, sn_create_circle_shape(w, b, &sd, &c)));
+      } else {
+        sn_polygon box;
+        ck_assert_int_eq(sn_make_box(size, 0.8f * size, &box), SN_OK);
+        ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, b, &sd, &box)));
+      }
+    }
+  }
+  int compared = 0, far_discs = 0, touching = 0;
+  for (int step = 0; step < 120; ++step) {
+    sn_update_contacts(w);
+    for (int32_t k = 0; k < w->contacts.count; ++k) {
+      const sn_contact *c = w->contacts.data + k;
+      if (!c->in_use) continue;
+      const sn_shape *sa = w->shapes.data + c->shape_a, *sb = w->shapes.data + c->shape_b;
+      sn_transform xa = w->bodies.data[sa->body].xf, xb = w->bodies.data[sb->body].xf;
+      sn_manifold want = sn_collide(&sa->geom, xa, &sb->geom, xb, NULL);
+      const sn_manifold *got = &c->manifold;
+      ck_assert_int_eq(got->point_count, want.point_count);
+      ck_assert(same_float_bits(got->normal.x, want.normal.x) && same_float_bits(got->normal.y, want.normal.y));
+      for (int32_t i = 0; i < want.point_count; ++i) {
+        const sn_manifold_point *p = got->points + i, *q = want.points + i;
+        ck_assert_uint_eq(p->id, q->id);
+        ck_assert(same_float_bits(p->point.x, q->point.x) && same_float_bits(p->point.y, q->point.y));
+        ck_assert(same_float_bits(p->anchor_a.x, q->anchor_a.x) && same_float_bits(p->anchor_a.y, q->anchor_a.y));
+        ck_assert(same_float_bits(p->anchor_b.x, q->anchor_b.x) && same_float_bits(p->anchor_b.y, q->anchor_b.y));
+        ck_assert(same_float_bits(p->separation, q->separation));
+      }
+      ck_assert_int_eq((c->flags & SN_CONTACT_TOUCHING) != 0, want.point_count > 0);
+      float gap = sn_maxf(sn_maxf(sb->aabb.lower.x - sa->aabb.upper.x, sa->aabb.lower.x - sb->aabb.upper.x),
+                          sn_maxf(sb->aabb.lower.y - sa->aabb.upper.y, sa->aabb.lower.y - sb->aabb.upper.y));
+      if (sb->geom.type == SN_SHAPE_CIRCLE && gap > 0.03f) ++far_discs;
+      touching += want.point_count > 0;
+      ++compared;
+    }
+    ck_assert_int_eq(sn_world_step(w, dt), SN_OK);
+  }
+  // the cloud exercised both the skip and real contacts
+  ck_assert_int_gt(far_discs, 1000);
+  ck_assert_int_gt(touching, 1000);
+  ck_assert_int_gt(compared, 5000);
+  sn_destroy_world(w);
+}
+END_TEST
+
+/* A circle beside a static box: 30 mm apart (the narrowphase skips the pair:
+ * beyond the speculative distance of 20 mm plus allowance) there is a
+ * contact without points; 15 mm apart a speculative point with separation
+ * 15 mm (1e-5 m); overlapping 10 mm, a point at -10 mm. */
+START_TEST(test_disc_gap_speculative) {
+  const float gaps[] = {0.03f, 0.015f, -0.01f};
+  for (int g = 0; g < 3; ++g) {
+    sn_world *w = make_world(0, false);
+    sn_world_set_gravity(w, (sn_vec2){0.0f, 0.0f});
+    sn_body_def bd = sn_default_body_def();
+    sn_body_id wall = sn_create_body(w, &bd);
+    sn_polygon box;
+    ck_assert_int_eq(sn_make_box(1.0f, 1.0f, &box), SN_OK);
+    sn_shape_def sd = sn_default_shape_def();
+    ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, wall, &sd, &box)));
+    bd.type = SN_BODY_DYNAMIC;
+    bd.position = (sn_vec2){1.5f + gaps[g], 0.3f};
+    sn_body_id ball = sn_create_body(w, &bd);
+    sn_circle c = {{0.0f, 0.0f}, 0.5f};
+    ck_assert(sn_shape_is_valid(w, sn_create_circle_shape(w, ball, &sd, &c)));
+    sn_update_contacts(w); // pairs, then the narrowphase
+    sn_update_contacts(w); // the narrowphase of the new contact
+    const sn_contact *ct = NULL;
+    for (int32_t k = 0; k < w->contacts.count; ++k)
+      if (w->contacts.data[k].in_use) ct = w->contacts.data + k;
+    ck_assert_ptr_nonnull(ct);
+    if (g == 0) {
+      ck_assert_int_eq(ct->manifold.point_count, 0);
+      ck_assert(!(ct->flags & SN_CONTACT_TOUCHING));
+    } else {
+      ck_assert_int_eq(ct->manifold.point_count, 1);
+      ck_assert_double_eq_tol(ct->manifold.points[0].separation, gaps[g], 1e-5);
+      ck_assert_double_eq_tol(ct->manifold.normal.x, 1.0, 1e-6);
+      ck_assert(ct->flags & SN_CONTACT_TOUCHING);
+    }
+    sn_destroy_world(w);
+  }
+}
+END_TEST
+
 static Suite *physics_suite(void) {
   Suite *s = suite_create("physics");
   TCase *tc = tcase_create("rigid");
@@ -478,6 +593,8 @@ static Suite *physics_suite(void) {
   tcase_add_test(tc, test_pyramid_20);
   tcase_add_test(tc, test_determinism);
   tcase_add_test(tc, test_speed_limit_after_contacts);
+  tcase_add_test(tc, test_narrowphase_matches_collide);
+  tcase_add_test(tc, test_disc_gap_speculative);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -184,28 +184,29 @@ static bool sn_update_manifold(sn_world *w, sn_contact *c) {
     m->normal = (sn_vec2){0.0f, 0.0f};
     return false;
   }
+  /* last step's points: ids and impulses (at most two) */
   const int32_t old_count = m->point_count;
-  uint16_t old_id[2] = {0, 0};
-  float old_normal[2] = {0.0f, 0.0f}, old_tangent[2] = {0.0f, 0.0f};
-  for (int32_t j = 0; j < old_count; ++j) {
-    old_id[j] = m->points[j].id;
-    old_normal[j] = m->points[j].normal_impulse;
-    old_tangent[j] = m->points[j].tangent_impulse;
-  }
+  const uint16_t id0 = old_count > 0 ? m->points[0].id : 0, id1 = old_count > 1 ? m->points[1].id : 0;
+  const float normal0 = old_count > 0 ? m->points[0].normal_impulse : 0.0f;
+  const float tangent0 = old_count > 0 ? m->points[0].tangent_impulse : 0.0f;
+  const float normal1 = old_count > 1 ? m->points[1].normal_impulse : 0.0f;
+  const float tangent1 = old_count > 1 ? m->points[1].tangent_impulse : 0.0f;
   sn_collide_into(&sa->geom, &ba->xf, &sb->geom, &bb->xf, &c->cache, m);
-  /* warm starting: carry impulses over by feature id */
+  /* warm starting: carry impulses over by feature id (the first match) */
   for (int32_t i = 0; i < m->point_count; ++i) {
     sn_manifold_point *p = m->points + i;
-    p->normal_impulse = 0.0f;
-    p->tangent_impulse = 0.0f;
-    p->persisted = false;
-    for (int32_t j = 0; j < old_count; ++j) {
-      if (old_id[j] == p->id) {
-        p->normal_impulse = old_normal[j];
-        p->tangent_impulse = old_tangent[j];
-        p->persisted = true;
-        break;
-      }
+    if (old_count > 0 && p->id == id0) {
+      p->normal_impulse = normal0;
+      p->tangent_impulse = tangent0;
+      p->persisted = true;
+    } else if (old_count > 1 && p->id == id1) {
+      p->normal_impulse = normal1;
+      p->tangent_impulse = tangent1;
+      p->persisted = true;
+    } else {
+      p->normal_impulse = 0.0f;
+      p->tangent_impulse = 0.0f;
+      p->persisted = false;
     }
   }
   return m->point_count > 0;

@@ -822,6 +822,13 @@ static sn_manifold collide_polygons_cached(const sn_polygon *a, sn_transform xf_
   return m;
 }
 
+sn_manifold sn_collide_polygons_general(const sn_polygon *a, sn_transform xf_a, const sn_polygon *b, sn_transform xf_b,
+                                        sn_simplex_cache *cache) {
+  sn_manifold m = empty_manifold();
+  polygons_n(&m, a, xf_a, b, xf_b, cache, a->count, b->count);
+  return m;
+}
+
 sn_manifold sn_collide_polygons(const sn_polygon *a, sn_transform xf_a, const sn_polygon *b, sn_transform xf_b) {
   return collide_polygons_cached(a, xf_a, b, xf_b, NULL);
 }
@@ -833,8 +840,8 @@ static bool capsule_has_axis(const sn_capsule *c) {
 
 /// Polygon and circle into *m. A quadrilateral's edges are tested four lanes
 /// wide (the same values, and the first largest, as the loop).
-static void polygon_circle_into(sn_manifold *m, const sn_polygon *a, const sn_transform *xf_a_ptr, const sn_circle *b,
-                                const sn_transform *xf_b_ptr) {
+SN_INLINE void polygon_circle_into_ex(sn_manifold *m, const sn_polygon *a, const sn_transform *xf_a_ptr,
+                                      const sn_circle *b, const sn_transform *xf_b_ptr, bool lanes) {
   const sn_transform xf_a = *xf_a_ptr, xf_b = *xf_b_ptr;
   sn_transform xf = sn_inv_mul_transforms(xf_a, xf_b);
   const sn_vec2 c = sn_transform_point(xf, b->center);
@@ -844,7 +851,7 @@ static void polygon_circle_into(sn_manifold *m, const sn_polygon *a, const sn_tr
   // edge of largest separation from the centre
   int32_t edge = 0;
   float sep = -FLT_MAX;
-  if (a->count == 4) {
+  if (lanes && a->count == 4) {
     sn_f4 vx, vy, nx, ny;
     f4_load_points(a->vertices, &vx, &vy);
     f4_load_points(a->normals, &nx, &ny);
@@ -888,6 +895,18 @@ static void polygon_circle_into(sn_manifold *m, const sn_polygon *a, const sn_tr
   sn_vec2 surface_a = sn_mul_add(closest, ra, n);
   sn_vec2 surface_b = sn_mul_sub(c, rb, n);
   write_one_point(m, sn_lerp(surface_a, surface_b, 0.5f), separation, n, xf_a, xf_b);
+}
+
+static void polygon_circle_into(sn_manifold *m, const sn_polygon *a, const sn_transform *xf_a, const sn_circle *b,
+                                const sn_transform *xf_b) {
+  polygon_circle_into_ex(m, a, xf_a, b, xf_b, true);
+}
+
+sn_manifold sn_collide_polygon_and_circle_loop(const sn_polygon *a, sn_transform xf_a, const sn_circle *b,
+                                               sn_transform xf_b) {
+  sn_manifold m = empty_manifold();
+  polygon_circle_into_ex(&m, a, &xf_a, b, &xf_b, false);
+  return m;
 }
 
 sn_manifold sn_collide_polygon_and_circle(const sn_polygon *a, sn_transform xf_a, const sn_circle *b,

@@ -72,6 +72,15 @@ sn_manifold sn_collide(const sn_geometry *a, sn_transform xf_a, const sn_geometr
 void sn_collide_into(const sn_geometry *a, const sn_transform *xf_a, const sn_geometry *b, const sn_transform *xf_b,
                      sn_simplex_cache *cache, sn_manifold *m);
 
+/// For tests: the general polygon pair code, which two quadrilaterals
+/// otherwise bypass for their four-lane path (same results bit for bit).
+sn_manifold sn_collide_polygons_general(const sn_polygon *a, sn_transform xf_a, const sn_polygon *b, sn_transform xf_b,
+                                        sn_simplex_cache *cache);
+/// For tests: sn_collide_polygon_and_circle with the edge loop for every
+/// vertex count (a quadrilateral otherwise tests its edges four lanes wide).
+sn_manifold sn_collide_polygon_and_circle_loop(const sn_polygon *a, sn_transform xf_a, const sn_circle *b,
+                                               sn_transform xf_b);
+
 /// True if sn_collide handles (type_a, type_b) in this order.
 bool sn_collide_supported(sn_shape_type type_a, sn_shape_type type_b);
 
