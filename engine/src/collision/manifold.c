@@ -15,6 +15,16 @@
  *   the part of the outline's normal cone that this segment owns, so a shape
  *   sliding over a seam never hits the neighbour's end vertex.
  *
+ * Speed (the narrowphase runs this for every contact every step): the
+ * narrowphase rebuilds manifolds in place (sn_collide_into) and the hot
+ * pairs write world points directly instead of add_point + to_world. Two
+ * quadrilaterals (boxes) bring B over, run both SAT directions and find the
+ * incident edge four lanes wide (SSE2, or a lane-by-lane fallback); a
+ * quadrilateral against a circle tests its edges the same way. Each lane
+ * performs the scalar code's operations in its order and the argmax/argmin
+ * keep the loops' first-index rule, so these paths give the general code's
+ * results bit for bit (tests/test_manifold.c checks it on random poses).
+ *
  * Feature ids: SN_MAKE_ID(vertex of A, vertex of B). A clipped point lies
  * at one end of the reference edge; its id pairs the reference vertex at that
  * end with the incident vertex at that end, whether or not the point was
@@ -256,9 +266,9 @@ static sn_manifold swap_roles(sn_manifold m) {
 
 /* -------------------------------------------------- circles and capsules */
 
-/// Two discs (A's frame). fallback: normal used when the centres coincide.
-/// The point of discs_local: false if the discs are farther apart than the
-/// speculative distance.
+/// The contact of two discs (A's frame): point, separation and normal;
+/// false if they are farther apart than the speculative distance. fallback:
+/// normal used when the centres coincide.
 SN_INLINE bool disc_contact(sn_vec2 ca, float ra, sn_vec2 cb, float rb, sn_vec2 fallback, sn_vec2 *point,
                             float *separation, sn_vec2 *normal) {
   float dist = 0.0f;
@@ -273,6 +283,7 @@ SN_INLINE bool disc_contact(sn_vec2 ca, float ra, sn_vec2 cb, float rb, sn_vec2 
   return true;
 }
 
+/// Two discs (A's frame), as a manifold.
 static sn_manifold discs_local(sn_vec2 ca, float ra, sn_vec2 cb, float rb, sn_vec2 fallback) {
   sn_manifold m = empty_manifold();
   sn_vec2 point, n;
@@ -715,11 +726,10 @@ SN_INLINE void polygons_n(sn_manifold *m, const sn_polygon *a, sn_transform xf_a
 /// max_separation for two quadrilaterals, four edges at a time: the edge
 /// normals (nx, ny) and one vertex per edge (vx, vy) of the first, the
 /// vertices (wx, wy) of the second. The lanes compute what the scalar loop
-/// computes; the best edge is then picked in the scalar loop's order (the
-/// early stop only changes the edge when the result exceeds limit, and the
-/// caller then drops the pair).
-static inline float max_separation_quad(sn_f4 nx, sn_f4 ny, sn_f4 vx, sn_f4 vy, sn_f4 wx, sn_f4 wy, float limit,
-                                        int32_t *edge) {
+/// computes and the best edge is the first largest, as the loop picks it.
+/// There is no early stop: the loop's only changes the result when it
+/// exceeds the limit, and the caller then drops the pair either way.
+static inline float max_separation_quad(sn_f4 nx, sn_f4 ny, sn_f4 vx, sn_f4 vy, sn_f4 wx, sn_f4 wy, int32_t *edge) {
   const sn_f4 offset = f4_add(f4_mul(nx, vx), f4_mul(ny, vy));
   sn_f4 s = f4_set(FLT_MAX);
   s = f4_min(s, f4_add(f4_mul(nx, F4_SPLAT(wx, 0)), f4_mul(ny, F4_SPLAT(wy, 0))));
@@ -728,7 +738,6 @@ static inline float max_separation_quad(sn_f4 nx, sn_f4 ny, sn_f4 vx, sn_f4 vy, 
   s = f4_min(s, f4_add(f4_mul(nx, F4_SPLAT(wx, 3)), f4_mul(ny, F4_SPLAT(wy, 3))));
   float best_sep = 0.0f;
   *edge = f4_first_max(f4_sub(s, offset), &best_sep);
-  (void)limit;
   return best_sep;
 }
 
@@ -754,8 +763,8 @@ static void polygons_quad(sn_manifold *m, const sn_polygon *a, const sn_transfor
   const float radius = a->radius + b->radius;
   const float limit = SN_SPECULATIVE_DISTANCE + radius;
   int32_t edge_a = 0, edge_b = 0;
-  const float sep_a = max_separation_quad(anx, any, ax, ay, tx, ty, limit, &edge_a);
-  const float sep_b = sep_a > limit ? 0.0f : max_separation_quad(tnx, tny, tx, ty, ax, ay, limit, &edge_b);
+  const float sep_a = max_separation_quad(anx, any, ax, ay, tx, ty, &edge_a);
+  const float sep_b = sep_a > limit ? 0.0f : max_separation_quad(tnx, tny, tx, ty, ax, ay, &edge_b);
   if (sep_a > limit || sep_b > limit) {
     m->point_count = 0;
     m->normal = sn_v2(0.0f, 0.0f);
@@ -838,8 +847,9 @@ static bool capsule_has_axis(const sn_capsule *c) {
   return sn_distance_sq(c->center1, c->center2) > FLT_EPSILON * FLT_EPSILON;
 }
 
-/// Polygon and circle into *m. A quadrilateral's edges are tested four lanes
-/// wide (the same values, and the first largest, as the loop).
+/// Polygon and circle into *m. With lanes, a quadrilateral's edges are
+/// tested four lanes wide (the same values, and the first largest, as the
+/// loop).
 SN_INLINE void polygon_circle_into_ex(sn_manifold *m, const sn_polygon *a, const sn_transform *xf_a_ptr,
                                       const sn_circle *b, const sn_transform *xf_b_ptr, bool lanes) {
   const sn_transform xf_a = *xf_a_ptr, xf_b = *xf_b_ptr;
