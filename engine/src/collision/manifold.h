@@ -66,9 +66,10 @@ sn_manifold sn_collide(const sn_geometry *a, sn_transform xf_a, const sn_geometr
                        sn_simplex_cache *cache);
 
 /// sn_collide writing into *m, for the narrowphase: the same normal,
-/// point_count and points below point_count (impulse fields zero); points
-/// at and above point_count are left as they were. Polygon pairs are built
-/// in place (two boxes take a four-lane SAT), other pairs are copied.
+/// point_count and points below point_count, bit for bit (impulse fields
+/// zero); points at and above point_count may be left as they were. Polygon
+/// pairs (two boxes take a four-lane SAT), polygon-circle and circle pairs
+/// are built in place, the other pairs computed by sn_collide and copied.
 void sn_collide_into(const sn_geometry *a, const sn_transform *xf_a, const sn_geometry *b, const sn_transform *xf_b,
                      sn_simplex_cache *cache, sn_manifold *m);
 
