@@ -13,6 +13,7 @@
 #include "collision/manifold.h"
 #include "core/constants.h"
 #include "core/math.h"
+#include "rigid/contact_wide.h"
 
 #define TOL   1.0e-5f
 #define SQRT2 1.41421356f
@@ -1066,10 +1067,12 @@ static sn_transform near_pose(const sn_geometry *a, sn_transform xa, const sn_ge
 }
 
 START_TEST(test_quad_path_matches_general) {
-  // Two quadrilaterals take a four-lane path; on 20000 random poses it gives
-  // exactly (bit for bit) what the general polygon code gives: count,
-  // normal, points, anchors, separations and feature ids.
+  // Two quadrilaterals take a four-lane path (compiled for SSE2 and, used
+  // where the CPU has it, for AVX2); on 20000 random poses it gives exactly
+  // (bit for bit) what the general polygon code gives: count, normal,
+  // points, anchors, separations and feature ids.
   srand(77);
+  const bool avx2 = sn_wide_cpu_has_avx2();
   int touching = 0, two = 0, one = 0;
   for (int k = 0; k < 20000; ++k) {
     sn_geometry a = {.type = SN_SHAPE_POLYGON}, b = {.type = SN_SHAPE_POLYGON};
@@ -1084,6 +1087,14 @@ START_TEST(test_quad_path_matches_general) {
     check_same_manifold(&fast, &general, "quad pair", k);
     check_same_manifold(&fast_cached, &general, "quad pair (cached)", k);
     ck_assert(memcmp(&c1, &c2, sizeof c1) == 0);
+    // in place, over leftovers, in the SSE2 build and (where the CPU has it) the AVX2 one
+    for (int wide = 0; wide < (avx2 ? 2 : 1); ++wide) {
+      sn_simplex_cache c3 = {0, {0, 0, 0}, {0, 0, 0}};
+      sn_manifold into;
+      memset(&into, 0x5A, sizeof into);
+      sn_collide_into(&a, &xa, &b, &xb, &c3, wide == 1, &into);
+      check_same_manifold(&into, &general, wide ? "quad pair (in place, AVX2)" : "quad pair (in place)", k);
+    }
     touching += general.point_count > 0;
     two += general.point_count == 2;
     one += general.point_count == 1;
@@ -1119,6 +1130,7 @@ START_TEST(test_collide_into_matches_collide) {
   // step's: for every supported pair on random poses it must leave the same
   // count, normal and points as sn_collide returns, whatever was there.
   srand(79);
+  const bool avx2 = sn_wide_cpu_has_avx2(); // every other pair on the AVX2 build where the CPU has it
   int checked = 0, touching = 0;
   for (int ta = 0; ta < SN_SHAPE_TYPE_COUNT; ++ta) {
     for (int tb = 0; tb < SN_SHAPE_TYPE_COUNT; ++tb) {
@@ -1135,7 +1147,7 @@ START_TEST(test_collide_into_matches_collide) {
         sn_manifold got;
         memset(&got, 0xA5, sizeof got); // last step's leftovers
         got.point_count = k % 3;
-        sn_collide_into(&a, &xa, &b, &xb, &c2, &got);
+        sn_collide_into(&a, &xa, &b, &xb, &c2, k % 2 == 1 && avx2, &got);
         check_same_manifold(&got, &want, "in place", k);
         ck_assert(memcmp(&c1, &c2, sizeof c1) == 0);
         touching += want.point_count > 0;

@@ -191,7 +191,7 @@ static bool sn_update_manifold(sn_world *w, sn_contact *c) {
   const float tangent0 = old_count > 0 ? m->points[0].tangent_impulse : 0.0f;
   const float normal1 = old_count > 1 ? m->points[1].normal_impulse : 0.0f;
   const float tangent1 = old_count > 1 ? m->points[1].tangent_impulse : 0.0f;
-  sn_collide_into(&sa->geom, &ba->xf, &sb->geom, &bb->xf, &c->cache, m);
+  sn_collide_into(&sa->geom, &ba->xf, &sb->geom, &bb->xf, &c->cache, w->use_avx2, m);
   /* warm starting: carry impulses over by feature id (the first match) */
   for (int32_t i = 0; i < m->point_count; ++i) {
     sn_manifold_point *p = m->points + i;

@@ -19,7 +19,8 @@
  * narrowphase rebuilds manifolds in place (sn_collide_into) and the hot
  * pairs write world points directly instead of add_point + to_world. Two
  * quadrilaterals (boxes) bring B over, run both SAT directions and find the
- * incident edge four lanes wide (SSE2, or a lane-by-lane fallback); a
+ * incident edge four lanes wide (SSE2, or a lane-by-lane fallback; also
+ * compiled for AVX2, used when the world's use_avx2 says the CPU has it); a
  * quadrilateral against a circle tests its edges the same way. Each lane
  * performs the scalar code's operations in its order and the argmax/argmin
  * keep the loops' first-index rule, so these paths give the general code's
@@ -76,6 +77,9 @@ static inline void f4_store_points(sn_vec2 *p, sn_f4 x, sn_f4 y) {
 }
 static inline void f4_store(float *p, sn_f4 a) { _mm_storeu_ps(p, a); }
 #define SN_F4_SSE 1
+#if defined(__x86_64__) || defined(__i386__)
+#define SN_MANIFOLD_AVX2 1 /* the box path also compiled for AVX2 (sn_collide_into's use_avx2) */
+#endif
 #else
 typedef struct sn_f4 {
   float v[4];
@@ -744,8 +748,8 @@ static inline float max_separation_quad(sn_f4 nx, sn_f4 ny, sn_f4 vx, sn_f4 vy, 
 /// Two quadrilaterals (boxes): polygons_n with the bringing of B, the SAT
 /// and the incident edge search four lanes wide, and the clipped points
 /// written straight to world coordinates. The same results bit for bit.
-static void polygons_quad(sn_manifold *m, const sn_polygon *a, const sn_transform *xf_a_ptr, const sn_polygon *b,
-                          const sn_transform *xf_b_ptr, sn_simplex_cache *cache) {
+SN_INLINE void polygons_quad_body(sn_manifold *m, const sn_polygon *a, const sn_transform *xf_a_ptr,
+                                  const sn_polygon *b, const sn_transform *xf_b_ptr, sn_simplex_cache *cache) {
   const sn_transform xf_a = *xf_a_ptr, xf_b = *xf_b_ptr;
   const sn_transform xf = sn_inv_mul_transforms(xf_a, xf_b);
   const sn_f4 c = f4_set(xf.q.c), s = f4_set(xf.q.s);
@@ -812,6 +816,23 @@ static void polygons_quad(sn_manifold *m, const sn_polygon *a, const sn_transfor
   m->point_count = count;
   m->normal = count > 0 ? sn_rotate(xf_a.q, flip ? sn_neg(n) : n) : sn_v2(0.0f, 0.0f);
 }
+
+static void polygons_quad(sn_manifold *m, const sn_polygon *a, const sn_transform *xf_a, const sn_polygon *b,
+                          const sn_transform *xf_b, sn_simplex_cache *cache) {
+  polygons_quad_body(m, a, xf_a, b, xf_b, cache);
+}
+
+#if SN_MANIFOLD_AVX2
+/// The same code compiled for AVX2 CPUs: the VEX encoding's three-operand
+/// instructions spare the register copies of the SSE2 build. The operations
+/// are the same IEEE operations in the same order (no contraction into FMA:
+/// -ffp-contract=off), so the results are too.
+__attribute__((target("avx2"))) static void polygons_quad_avx2(sn_manifold *m, const sn_polygon *a,
+                                                               const sn_transform *xf_a, const sn_polygon *b,
+                                                               const sn_transform *xf_b, sn_simplex_cache *cache) {
+  polygons_quad_body(m, a, xf_a, b, xf_b, cache);
+}
+#endif
 
 /// Polygon pair into *m: two quadrilaterals (boxes) take the four-lane
 /// path, everything else the general one.
@@ -1208,9 +1229,17 @@ sn_manifold sn_collide(const sn_geometry *a, sn_transform xf_a, const sn_geometr
 }
 
 void sn_collide_into(const sn_geometry *a, const sn_transform *xf_a, const sn_geometry *b, const sn_transform *xf_b,
-                     sn_simplex_cache *cache, sn_manifold *m) {
+                     sn_simplex_cache *cache, bool use_avx2, sn_manifold *m) {
   if (a->type == SN_SHAPE_POLYGON && b->type == SN_SHAPE_POLYGON) {
     if (a->polygon.count == 4 && b->polygon.count == 4) {
+#if SN_MANIFOLD_AVX2
+      if (use_avx2) {
+        polygons_quad_avx2(m, &a->polygon, xf_a, &b->polygon, xf_b, cache);
+        return;
+      }
+#else
+      (void)use_avx2;
+#endif
       polygons_quad(m, &a->polygon, xf_a, &b->polygon, xf_b, cache);
     } else {
       collide_polygons_into(&a->polygon, *xf_a, &b->polygon, *xf_b, cache, m);

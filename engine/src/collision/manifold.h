@@ -70,8 +70,10 @@ sn_manifold sn_collide(const sn_geometry *a, sn_transform xf_a, const sn_geometr
 /// zero); points at and above point_count may be left as they were. Polygon
 /// pairs (two boxes take a four-lane SAT), polygon-circle and circle pairs
 /// are built in place, the other pairs computed by sn_collide and copied.
+/// use_avx2: the CPU has AVX2 (the world's use_avx2): two boxes then run a
+/// build of their path for it, with the same results.
 void sn_collide_into(const sn_geometry *a, const sn_transform *xf_a, const sn_geometry *b, const sn_transform *xf_b,
-                     sn_simplex_cache *cache, sn_manifold *m);
+                     sn_simplex_cache *cache, bool use_avx2, sn_manifold *m);
 
 /// For tests: the general polygon pair code, which two quadrilaterals
 /// otherwise bypass for their four-lane path (same results bit for bit).
