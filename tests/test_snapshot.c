@@ -477,6 +477,53 @@ START_TEST(test_resealed_flips_never_crash) {
 }
 END_TEST
 
+/* Loading recomputes every shape's tight AABB from its body's transform,
+ * because the narrowphase skips far disc pairs by these boxes: an undamaged
+ * snapshot keeps its bits (the same computation the step's write back made),
+ * a damaged one (a box or a transform changed behind a valid checksum) gets
+ * boxes that match its transforms. Exact: the bits are compared. */
+START_TEST(test_aabbs_follow_transforms) {
+  sn_registry *reg = small_registry();
+  sn_world_def wd = sn_default_world_def();
+  wd.registry = reg;
+  sn_world *w = small_world(&wd, NULL);
+  for (int i = 0; i < 10; ++i) ck_assert_int_eq(sn_world_step(w, DT), SN_OK);
+  for (int damaged = 0; damaged < 2; ++damaged) {
+    if (damaged) {
+      /* a dynamic body moved without its boxes, another shape's box garbage */
+      int32_t moved = -1, garbled = -1;
+      for (int32_t i = 0; i < w->bodies.count && moved < 0; ++i)
+        if (w->bodies.data[i].in_use && w->bodies.data[i].type == SN_BODY_DYNAMIC) moved = i;
+      for (int32_t i = 0; i < w->shapes.count && garbled < 0; ++i)
+        if (w->shapes.data[i].in_use && w->shapes.data[i].body != moved) garbled = i;
+      ck_assert(moved >= 0 && garbled >= 0);
+      w->bodies.data[moved].xf.p.x += 0.5f;
+      w->shapes.data[garbled].aabb = (sn_aabb){{-100.0f, -100.0f}, {-99.0f, -99.0f}};
+    }
+    size_t n;
+    uint8_t *s = save(w, &n);
+    sn_world *out = NULL;
+    char err[256];
+    ck_assert_msg(sn_world_load_snapshot(s, n, &wd, &out, err, sizeof err) == SN_OK, "%s", err);
+    int checked = 0;
+    for (int32_t i = 0; i < out->shapes.count; ++i) {
+      const sn_shape *sh = out->shapes.data + i;
+      if (!sh->in_use) continue;
+      sn_aabb want = sn_geometry_compute_aabb(&sh->geom, out->bodies.data[sh->body].xf);
+      ck_assert(memcmp(&sh->aabb, &want, sizeof want) == 0);
+      if (!damaged) ck_assert(memcmp(&sh->aabb, &w->shapes.data[i].aabb, sizeof want) == 0);
+      ++checked;
+    }
+    ck_assert_int_gt(checked, 3);
+    ck_assert_int_eq(sn_world_step(out, DT), SN_OK);
+    sn_destroy_world(out);
+    free(s);
+  }
+  sn_destroy_world(w);
+  sn_destroy_registry(reg);
+}
+END_TEST
+
 START_TEST(test_structure_checks) {
   sn_registry *reg = small_registry();
   sn_world_def wd = sn_default_world_def();
@@ -901,6 +948,7 @@ static Suite *snapshot_suite(void) {
   tcase_add_test(tc, test_byte_flips);
   tcase_add_test(tc, test_resealed_flips_never_crash);
   tcase_add_test(tc, test_structure_checks);
+  tcase_add_test(tc, test_aabbs_follow_transforms);
   tcase_add_test(tc, test_broken_invariants);
   tcase_add_test(tc, test_out_of_memory_every_allocation);
   tcase_add_test(tc, test_plugin_types);

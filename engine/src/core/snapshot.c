@@ -1512,6 +1512,16 @@ sn_result sn_world_load_snapshot(const void *bytes, size_t size, const sn_world_
     }
   }
   if (sn_check_world(&l, w, marks) != SN_OK) goto fail;
+  /* tight AABBs from the bodies' transforms, as the step's write back leaves
+   * them (the same bits for an undamaged snapshot): the narrowphase skips
+   * far disc pairs by these boxes, so they must match even when damage
+   * behind a valid checksum changed a transform or a box */
+  for (int32_t i = 0; i < w->bodies.count; ++i) {
+    const sn_body *b = w->bodies.data + i;
+    if (!b->in_use) continue;
+    for (int32_t k = b->shape_list; k != SN_NULL_INDEX; k = w->shapes.data[k].next)
+      w->shapes.data[k].aabb = sn_geometry_compute_aabb(&w->shapes.data[k].geom, b->xf);
+  }
 
   /* 5. the lookup tables: contacts by shape pair, bodies joined by constraints */
   for (int32_t i = 0; i < w->contacts.count; ++i) {
