@@ -101,6 +101,14 @@ enum {
   SN_CONTACT_ENABLE_HIT = 1u << 2,
 };
 
+/// What the contact colouring needs of a solver contact (solver.c,
+/// rigid/contact_wide.c): its solver bodies (the static slot for bodies that
+/// are not awake) and which of them the contact can change.
+typedef struct sn_wide_key {
+  int32_t ia, ib;
+  uint32_t dynamic; ///< bit 0: body a can move, bit 1: body b
+} sn_wide_key;
+
 typedef struct sn_contact {
   int32_t shape_a, shape_b;
   sn_contact_edge edges[2];
@@ -273,6 +281,7 @@ typedef struct sn_world {
   SN_ARRAY(int32_t) awake_bodies;      ///< body indices in solver order
   SN_ARRAY(int32_t) active_contacts;   ///< contacts with an awake body
   SN_ARRAY(int32_t) solver_contacts;   ///< touching contacts solved this step
+  SN_ARRAY(sn_wide_key) solver_keys;   ///< their bodies, for the colouring
   SN_ARRAY(int32_t) contact_colors;    ///< graph colour of each solver contact
   SN_ARRAY(uint64_t) body_color_masks; ///< colours used by each solver body
   SN_ARRAY(uint8_t) contact_status;    ///< narrowphase result per contact (contact.c)

@@ -1,13 +1,14 @@
-/* Wide contact kernel: graph-coloured contacts solved four at a time.
+/* Wide contact kernel: graph-coloured contacts solved eight at a time.
  *
  * Colouring: contacts are coloured greedily in contact order so that no two
  * contacts of one colour share a dynamic body (static and kinematic bodies
  * are never changed by a contact, so they may repeat). Each colour is cut
- * into groups of four lanes; a group gathers its bodies' states, solves all
- * lanes with 4-wide arithmetic and scatters them back. Because the lanes of a
- * group touch distinct dynamic bodies, this is exactly a Gauss-Seidel sweep
- * in colour order. Contacts that find no free colour (a body with more than
- * 64 contacts) get a group of their own.
+ * into groups of eight lanes (SoA, 32-byte aligned); a group gathers its
+ * bodies' states, solves all lanes with 8-wide arithmetic (AVX2) or as two
+ * halves of four (SSE2) and scatters them back. Because the lanes of a group
+ * touch distinct dynamic bodies, this is exactly a Gauss-Seidel sweep in
+ * colour order, and both widths give the same bits. Contacts that find no
+ * free colour (a body with more than 64 contacts) get a group of their own.
  *
  * Every contact is solved as a two-point block (see solver.c for the soft
  * step and the 2x2 LCP): a one-point contact carries a phantom second point
@@ -16,7 +17,11 @@
  * order (no FMA, no reciprocal approximations): results are deterministic. */
 #include "rigid/contact_wide.h"
 
+#include <stddef.h>
+#include <stdint.h>
 #include <string.h>
+
+#include "core/math.h"
 
 #if defined(__SSE2__) && (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
 #define SN_HAVE_AVX2 1
@@ -43,11 +48,6 @@ static inline f4 f4_select(f4 mask, f4 a, f4 b) { return _mm_or_ps(_mm_and_ps(ma
 static inline f4 f4_load(const float *p) { return _mm_loadu_ps(p); }
 static inline void f4_store(float *p, f4 a) { _mm_storeu_ps(p, a); }
 static inline void f4_transpose(f4 *a, f4 *b, f4 *c, f4 *d) { _MM_TRANSPOSE4_PS(*a, *b, *c, *d); }
-static inline float f4_lane(f4 a, int i) {
-  float t[4];
-  _mm_storeu_ps(t, a);
-  return t[i];
-}
 #else
 /* Portable fallback with the same semantics lane by lane. */
 typedef struct f4 {
@@ -82,32 +82,36 @@ static inline void f4_transpose(f4 *a, f4 *b, f4 *c, f4 *d) {
     d->v[i] = m[i].v[3];
   }
 }
-static inline float f4_lane(f4 a, int i) { return a.v[i]; }
 #endif
 
 /// Separation given to phantom points and padding lanes: never touching.
 #define SN_WIDE_FAR   1.0e6f
 #define SN_MAX_COLORS 64
+#define L             SN_WIDE_LANES
 
 struct sn_wide_group {
-  int32_t ia[4], ib[4];
+  _Alignas(32) float nx[L];
+  float ny[L];
+  float ma[L], mb[L], iia[L], iib[L];
+  float friction[L];
+  float bias_rate[L], mass_scale[L], impulse_scale[L];
+  float k11[L], k12[L], k22[L]; /* block normal mass matrix */
+  float n11[L], n12[L], n22[L]; /* its inverse */
+  float nm1[L], nm2[L];         /* 1 / k11, 1 / k22 */
+  float tm1[L], tm2[L];         /* tangent masses */
+  float r1ax[L], r1ay[L], r1bx[L], r1by[L];
+  float r2ax[L], r2ay[L], r2bx[L], r2by[L];
+  float base1[L], base2[L];
+  float ni1[L], ni2[L], ti1[L], ti2[L];
+  float mni1[L], mni2[L], rv1[L], rv2[L];
+  float restitution[L];
+  int32_t ia[L], ib[L];
   /* lanes whose body the contact may change (bit l): only those are written
    * back. Static and kinematic bodies may sit in several groups of a colour,
    * and groups of a colour run on different threads. */
   int32_t ia_write, ib_write;
-  f4 nx, ny;
-  f4 ma, mb, iia, iib;
-  f4 friction;
-  f4 bias_rate, mass_scale, impulse_scale;
-  f4 k11, k12, k22; /* block normal mass matrix */
-  f4 n11, n12, n22; /* its inverse */
-  f4 nm1, nm2;      /* 1 / k11, 1 / k22 */
-  f4 tm1, tm2;      /* tangent masses */
-  f4 r1ax, r1ay, r1bx, r1by;
-  f4 r2ax, r2ay, r2bx, r2by;
-  f4 base1, base2;
-  f4 ni1, ni2, ti1, ti2;
-  f4 mni1, mni2, rv1, rv2;
+  int32_t lanes; /* lanes in use (the rest is padding) */
+  int8_t points[L];
 };
 
 /* Index of the lowest clear bit of a word that has one. */
@@ -121,16 +125,21 @@ static inline int32_t sn_lowest_zero_bit(uint64_t used) {
 #endif
 }
 
-int32_t sn_wide_color(const sn_contact_constraint *cs, int32_t count, int32_t body_count, int32_t *colors,
-                      uint64_t *masks) {
+sn_wide_key sn_wide_key_of(const sn_contact_constraint *c, int32_t dummy) {
+  sn_wide_key k = {c->ia, c->ib, 0u};
+  if (c->ia < dummy && (c->ma > 0.0f || c->ia_inv > 0.0f)) k.dynamic |= 1u;
+  if (c->ib < dummy && (c->mb > 0.0f || c->ib_inv > 0.0f)) k.dynamic |= 2u;
+  return k;
+}
+
+int32_t sn_wide_color(const sn_wide_key *keys, int32_t count, int32_t body_count, int32_t *colors, uint64_t *masks) {
   memset(masks, 0, (size_t)body_count * sizeof(uint64_t));
   int32_t per_color[SN_MAX_COLORS] = {0};
   int32_t overflow = 0;
   for (int32_t k = 0; k < count; ++k) {
-    const sn_contact_constraint *c = cs + k;
+    const sn_wide_key *c = keys + k;
     /* only bodies a contact can change need exclusivity */
-    bool dyn_a = c->ia < body_count && (c->ma > 0.0f || c->ia_inv > 0.0f);
-    bool dyn_b = c->ib < body_count && (c->mb > 0.0f || c->ib_inv > 0.0f);
+    bool dyn_a = (c->dynamic & 1u) != 0, dyn_b = (c->dynamic & 2u) != 0;
     uint64_t used = (dyn_a ? masks[c->ia] : 0u) | (dyn_b ? masks[c->ib] : 0u);
     int32_t color = SN_MAX_COLORS;
     if (used != UINT64_MAX) {
@@ -144,160 +153,138 @@ int32_t sn_wide_color(const sn_contact_constraint *cs, int32_t count, int32_t bo
     colors[k] = color;
   }
   int32_t groups = overflow;
-  for (int32_t c = 0; c < SN_MAX_COLORS; ++c) groups += (per_color[c] + 3) / 4;
+  for (int32_t c = 0; c < SN_MAX_COLORS; ++c) groups += (per_color[c] + L - 1) / L;
   return groups;
 }
 
 size_t sn_wide_bytes(int32_t group_count) {
-  return (size_t)group_count * (sizeof(sn_wide_group) + 4 * sizeof(int32_t)) + 64;
+  return (size_t)group_count * (sizeof(sn_wide_group) + L * sizeof(int32_t)) + 128;
 }
 
-/* Lane l of group g from constraint c (NULL = padding). */
-static void sn_wide_set_lane(sn_wide_group *g, int l, const sn_contact_constraint *c, int32_t dummy) {
-  float *F = NULL;
-#define LANE(field, value)                                                                                             \
-  do {                                                                                                                 \
-    F = (float *)&g->field;                                                                                            \
-    F[l] = (value);                                                                                                    \
-  } while (0)
-  if (l == 0) g->ia_write = g->ib_write = 0;
+void sn_wide_set_lane(const sn_wide_set *set, int32_t group, int l, const sn_contact_constraint *c, int32_t dummy) {
+  sn_wide_group *g = set->groups + group;
+  if (l == 0) g->ia_write = g->ib_write = g->lanes = 0;
   if (c == NULL) {
     g->ia[l] = dummy;
     g->ib[l] = dummy;
-    LANE(nx, 0.0f);
-    LANE(ny, 1.0f);
-    LANE(ma, 0.0f);
-    LANE(mb, 0.0f);
-    LANE(iia, 0.0f);
-    LANE(iib, 0.0f);
-    LANE(friction, 0.0f);
-    LANE(bias_rate, 0.0f);
-    LANE(mass_scale, 1.0f);
-    LANE(impulse_scale, 0.0f);
-    LANE(k11, 1.0f);
-    LANE(k12, 0.0f);
-    LANE(k22, 1.0f);
-    LANE(n11, 1.0f);
-    LANE(n12, 0.0f);
-    LANE(n22, 1.0f);
-    LANE(nm1, 0.0f);
-    LANE(nm2, 0.0f);
-    LANE(tm1, 0.0f);
-    LANE(tm2, 0.0f);
-    LANE(r1ax, 0.0f);
-    LANE(r1ay, 0.0f);
-    LANE(r1bx, 0.0f);
-    LANE(r1by, 0.0f);
-    LANE(r2ax, 0.0f);
-    LANE(r2ay, 0.0f);
-    LANE(r2bx, 0.0f);
-    LANE(r2by, 0.0f);
-    LANE(base1, SN_WIDE_FAR);
-    LANE(base2, SN_WIDE_FAR);
-    LANE(ni1, 0.0f);
-    LANE(ni2, 0.0f);
-    LANE(ti1, 0.0f);
-    LANE(ti2, 0.0f);
-    LANE(mni1, 0.0f);
-    LANE(mni2, 0.0f);
-    LANE(rv1, 0.0f);
-    LANE(rv2, 0.0f);
+    g->points[l] = 0;
+    g->nx[l] = 0.0f;
+    g->ny[l] = 1.0f;
+    g->ma[l] = g->mb[l] = g->iia[l] = g->iib[l] = 0.0f;
+    g->friction[l] = 0.0f;
+    g->bias_rate[l] = 0.0f;
+    g->mass_scale[l] = 1.0f;
+    g->impulse_scale[l] = 0.0f;
+    g->k11[l] = 1.0f;
+    g->k12[l] = 0.0f;
+    g->k22[l] = 1.0f;
+    g->n11[l] = 1.0f;
+    g->n12[l] = 0.0f;
+    g->n22[l] = 1.0f;
+    g->nm1[l] = g->nm2[l] = g->tm1[l] = g->tm2[l] = 0.0f;
+    g->r1ax[l] = g->r1ay[l] = g->r1bx[l] = g->r1by[l] = 0.0f;
+    g->r2ax[l] = g->r2ay[l] = g->r2bx[l] = g->r2by[l] = 0.0f;
+    g->base1[l] = g->base2[l] = SN_WIDE_FAR;
+    g->ni1[l] = g->ni2[l] = g->ti1[l] = g->ti2[l] = 0.0f;
+    g->mni1[l] = g->mni2[l] = g->rv1[l] = g->rv2[l] = 0.0f;
+    g->restitution[l] = 0.0f;
     return;
   }
   const sn_constraint_point *p1 = c->points, *p2 = c->points + 1;
   bool two = c->point_count == 2;
+  g->lanes = l + 1;
+  g->points[l] = (int8_t)c->point_count;
   g->ia[l] = c->ia;
   g->ib[l] = c->ib;
   /* the colouring's test of a body the contact can change */
-  if (c->ia < dummy && (c->ma > 0.0f || c->ia_inv > 0.0f)) g->ia_write |= 1 << l;
-  if (c->ib < dummy && (c->mb > 0.0f || c->ib_inv > 0.0f)) g->ib_write |= 1 << l;
-  LANE(nx, c->normal.x);
-  LANE(ny, c->normal.y);
-  LANE(ma, c->ma);
-  LANE(mb, c->mb);
-  LANE(iia, c->ia_inv);
-  LANE(iib, c->ib_inv);
-  LANE(friction, c->friction);
-  LANE(bias_rate, c->soft.bias_rate);
-  LANE(mass_scale, c->soft.mass_scale);
-  LANE(impulse_scale, c->soft.impulse_scale);
+  sn_wide_key key = sn_wide_key_of(c, dummy);
+  if (key.dynamic & 1u) g->ia_write |= 1 << l;
+  if (key.dynamic & 2u) g->ib_write |= 1 << l;
+  g->nx[l] = c->normal.x;
+  g->ny[l] = c->normal.y;
+  g->ma[l] = c->ma;
+  g->mb[l] = c->mb;
+  g->iia[l] = c->ia_inv;
+  g->iib[l] = c->ib_inv;
+  g->friction[l] = c->friction;
+  g->restitution[l] = c->restitution;
+  g->bias_rate[l] = c->soft.bias_rate;
+  g->mass_scale[l] = c->soft.mass_scale;
+  g->impulse_scale[l] = c->soft.impulse_scale;
   if (two) {
-    LANE(k11, c->k11);
-    LANE(k12, c->k12);
-    LANE(k22, c->k22);
-    LANE(n11, c->n11);
-    LANE(n12, c->n12);
-    LANE(n22, c->n22);
+    g->k11[l] = c->k11;
+    g->k12[l] = c->k12;
+    g->k22[l] = c->k22;
+    g->n11[l] = c->n11;
+    g->n12[l] = c->n12;
+    g->n22[l] = c->n22;
   } else {
     /* phantom second point: K = diag(k11, 1) */
-    float k11 = p1->normal_mass > 0.0f ? 1.0f / p1->normal_mass : 1.0f;
-    LANE(k11, k11);
-    LANE(k12, 0.0f);
-    LANE(k22, 1.0f);
-    LANE(n11, p1->normal_mass > 0.0f ? p1->normal_mass : 0.0f);
-    LANE(n12, 0.0f);
-    LANE(n22, 1.0f);
+    g->k11[l] = p1->normal_mass > 0.0f ? 1.0f / p1->normal_mass : 1.0f;
+    g->k12[l] = 0.0f;
+    g->k22[l] = 1.0f;
+    g->n11[l] = p1->normal_mass > 0.0f ? p1->normal_mass : 0.0f;
+    g->n12[l] = 0.0f;
+    g->n22[l] = 1.0f;
   }
-  LANE(nm1, p1->normal_mass);
-  LANE(nm2, two ? p2->normal_mass : 1.0f);
-  LANE(tm1, p1->tangent_mass);
-  LANE(tm2, two ? p2->tangent_mass : 0.0f);
-  LANE(r1ax, p1->ra.x);
-  LANE(r1ay, p1->ra.y);
-  LANE(r1bx, p1->rb.x);
-  LANE(r1by, p1->rb.y);
-  LANE(r2ax, two ? p2->ra.x : 0.0f);
-  LANE(r2ay, two ? p2->ra.y : 0.0f);
-  LANE(r2bx, two ? p2->rb.x : 0.0f);
-  LANE(r2by, two ? p2->rb.y : 0.0f);
-  LANE(base1, p1->base_separation);
-  LANE(base2, two ? p2->base_separation : SN_WIDE_FAR);
-  LANE(ni1, p1->normal_impulse);
-  LANE(ni2, two ? p2->normal_impulse : 0.0f);
-  LANE(ti1, p1->tangent_impulse);
-  LANE(ti2, two ? p2->tangent_impulse : 0.0f);
-  LANE(mni1, 0.0f);
-  LANE(mni2, 0.0f);
-  LANE(rv1, p1->relative_velocity);
-  LANE(rv2, two ? p2->relative_velocity : 0.0f);
-#undef LANE
+  g->nm1[l] = p1->normal_mass;
+  g->nm2[l] = two ? p2->normal_mass : 1.0f;
+  g->tm1[l] = p1->tangent_mass;
+  g->tm2[l] = two ? p2->tangent_mass : 0.0f;
+  g->r1ax[l] = p1->ra.x;
+  g->r1ay[l] = p1->ra.y;
+  g->r1bx[l] = p1->rb.x;
+  g->r1by[l] = p1->rb.y;
+  g->r2ax[l] = two ? p2->ra.x : 0.0f;
+  g->r2ay[l] = two ? p2->ra.y : 0.0f;
+  g->r2bx[l] = two ? p2->rb.x : 0.0f;
+  g->r2by[l] = two ? p2->rb.y : 0.0f;
+  g->base1[l] = p1->base_separation;
+  g->base2[l] = two ? p2->base_separation : SN_WIDE_FAR;
+  g->ni1[l] = p1->normal_impulse;
+  g->ni2[l] = two ? p2->normal_impulse : 0.0f;
+  g->ti1[l] = p1->tangent_impulse;
+  g->ti2[l] = two ? p2->tangent_impulse : 0.0f;
+  g->mni1[l] = 0.0f;
+  g->mni2[l] = 0.0f;
+  g->rv1[l] = p1->relative_velocity;
+  g->rv2[l] = two ? p2->relative_velocity : 0.0f;
 }
 
-bool sn_wide_build(sn_wide_set *set, sn_arena *arena, const sn_contact_constraint *cs, int32_t count,
-                   const int32_t *colors, int32_t group_count, int32_t dummy) {
+bool sn_wide_build(sn_wide_set *set, sn_arena *arena, int32_t count, const int32_t *colors, int32_t group_count) {
   set->group_count = group_count;
   set->use_avx2 = false;
-  set->groups = sn_arena_alloc(arena, (size_t)group_count * sizeof(sn_wide_group) + 1);
-  set->lane_constraint = sn_arena_alloc(arena, (size_t)group_count * 4 * sizeof(int32_t) + 1);
-  if (set->groups == NULL || set->lane_constraint == NULL) return false;
+  /* 32-byte aligned groups: every lane row is one aligned 8-float load */
+  char *raw = sn_arena_alloc(arena, (size_t)group_count * sizeof(sn_wide_group) + 32);
+  set->lane_constraint = sn_arena_alloc(arena, (size_t)group_count * L * sizeof(int32_t) + 1);
+  if (raw == NULL || set->lane_constraint == NULL) return false;
+  set->groups = (sn_wide_group *)(void *)(raw + ((32u - ((uintptr_t)raw & 31u)) & 31u));
   int32_t per_color[SN_MAX_COLORS + 1] = {0};
   for (int32_t k = 0; k < count; ++k) per_color[colors[k]]++;
   /* first lane of each colour; overflow contacts get one group each */
   int32_t cursor[SN_MAX_COLORS + 1];
   int32_t group = 0;
   for (int32_t c = 0; c < SN_MAX_COLORS; ++c) {
-    cursor[c] = 4 * group;
-    group += (per_color[c] + 3) / 4;
+    cursor[c] = L * group;
+    group += (per_color[c] + L - 1) / L;
   }
-  cursor[SN_MAX_COLORS] = 4 * group;
-  for (int32_t c = 0; c <= SN_MAX_COLORS; ++c) set->color_first[c] = cursor[c] / 4;
+  cursor[SN_MAX_COLORS] = L * group;
+  for (int32_t c = 0; c <= SN_MAX_COLORS; ++c) set->color_first[c] = cursor[c] / L;
   set->color_first[SN_MAX_COLORS + 1] = group_count;
-  for (int32_t i = 0; i < 4 * group_count; ++i) set->lane_constraint[i] = -1;
+  for (int32_t i = 0; i < L * group_count; ++i) set->lane_constraint[i] = -1;
   for (int32_t k = 0; k < count; ++k) {
     int32_t c = colors[k];
     set->lane_constraint[cursor[c]] = k;
-    cursor[c] += c == SN_MAX_COLORS ? 4 : 1;
+    cursor[c] += c == SN_MAX_COLORS ? L : 1;
   }
-  (void)cs;
-  (void)dummy;
   return true;
 }
 
 void sn_wide_fill(const sn_wide_set *set, const sn_contact_constraint *cs, int32_t begin, int32_t end, int32_t dummy) {
   for (int32_t g = begin; g < end; ++g) {
-    for (int l = 0; l < 4; ++l) {
-      int32_t k = set->lane_constraint[4 * g + l];
-      sn_wide_set_lane(set->groups + g, l, k >= 0 ? cs + k : NULL, dummy);
+    for (int l = 0; l < L; ++l) {
+      int32_t k = set->lane_constraint[L * g + l];
+      sn_wide_set_lane(set, g, l, k >= 0 ? cs + k : NULL, dummy);
     }
   }
 }
@@ -334,7 +321,7 @@ static inline void sn_scatter_v(sn_body_state *s, const int32_t *idx, int32_t wr
   if (write & 8) f4_store(&s[idx[3]].v.x, pad);
 }
 
-/* ---- 4 lanes: one group ---- */
+/* ---- 4 lanes: half `off` (0 or 4) of a group ---- */
 #define V                           f4
 #define v_set                       f4_set
 #define v_add                       f4_add
@@ -347,11 +334,11 @@ static inline void sn_scatter_v(sn_body_state *s, const int32_t *idx, int32_t wr
 #define v_lt                        f4_lt
 #define v_and                       f4_and
 #define v_select                    f4_select
-#define LD(f)                       (g0->f)
-#define ST(f, x)                    (g0->f = (x))
-#define GATHER_V(side, a, b, c, d)  sn_gather_v(states, g0->side, &a, &b, &c, &d)
-#define GATHER_D(side, a, b, c, d)  sn_gather_d(states, g0->side, &a, &b, &c, &d)
-#define SCATTER_V(side, a, b, c, d) sn_scatter_v(states, g0->side, g0->side##_write, a, b, c, d)
+#define LD(f)                       f4_load(g->f + off)
+#define ST(f, x)                    f4_store(g->f + off, (x))
+#define GATHER_V(side, a, b, c, d)  sn_gather_v(states, g->side + off, &a, &b, &c, &d)
+#define GATHER_D(side, a, b, c, d)  sn_gather_d(states, g->side + off, &a, &b, &c, &d)
+#define SCATTER_V(side, a, b, c, d) sn_scatter_v(states, g->side + off, (g->side##_write >> off) & 15, a, b, c, d)
 #define KFN(name)                   sn_wide4_##name
 #define KATTR
 #include "rigid/contact_wide_kernel.inc"
@@ -376,7 +363,7 @@ static inline void sn_scatter_v(sn_body_state *s, const int32_t *idx, int32_t wr
 #undef KATTR
 
 #if SN_HAVE_AVX2
-/* ---- 8 lanes: two groups of one colour, with AVX2 ---- */
+/* ---- 8 lanes: a whole group, with AVX2 ---- */
 #define SN_AVX2 __attribute__((target("avx2")))
 typedef __m256 f8;
 SN_AVX2 static inline f8 f8_set(float a) { return _mm256_set1_ps(a); }
@@ -405,18 +392,13 @@ SN_AVX2 static inline f4 f8_hi(f8 a) { return _mm256_extractf128_ps(a, 1); }
 #define v_lt     f8_lt
 #define v_and    f8_and
 #define v_select f8_select
-#define LD(f)    f8_join(g0->f, g1->f)
-#define ST(f, x)                                                                                                       \
-  do {                                                                                                                 \
-    f8 st_ = (x);                                                                                                      \
-    g0->f = f8_lo(st_);                                                                                                \
-    g1->f = f8_hi(st_);                                                                                                \
-  } while (0)
+#define LD(f)    _mm256_load_ps(g->f)
+#define ST(f, x) _mm256_store_ps(g->f, (x))
 #define SN_GATHER8(fn, side, a, b, c, d)                                                                               \
   do {                                                                                                                 \
     f4 a0_, b0_, c0_, d0_, a1_, b1_, c1_, d1_;                                                                         \
-    fn(states, g0->side, &a0_, &b0_, &c0_, &d0_);                                                                      \
-    fn(states, g1->side, &a1_, &b1_, &c1_, &d1_);                                                                      \
+    fn(states, g->side, &a0_, &b0_, &c0_, &d0_);                                                                       \
+    fn(states, g->side + 4, &a1_, &b1_, &c1_, &d1_);                                                                   \
     a = f8_join(a0_, a1_);                                                                                             \
     b = f8_join(b0_, b1_);                                                                                             \
     c = f8_join(c0_, c1_);                                                                                             \
@@ -426,8 +408,8 @@ SN_AVX2 static inline f4 f8_hi(f8 a) { return _mm256_extractf128_ps(a, 1); }
 #define GATHER_D(side, a, b, c, d) SN_GATHER8(sn_gather_d, side, a, b, c, d)
 #define SCATTER_V(side, a, b, c, d)                                                                                    \
   do {                                                                                                                 \
-    sn_scatter_v(states, g0->side, g0->side##_write, f8_lo(a), f8_lo(b), f8_lo(c), f8_lo(d));                          \
-    sn_scatter_v(states, g1->side, g1->side##_write, f8_hi(a), f8_hi(b), f8_hi(c), f8_hi(d));                          \
+    sn_scatter_v(states, g->side, g->side##_write & 15, f8_lo(a), f8_lo(b), f8_lo(c), f8_lo(d));                       \
+    sn_scatter_v(states, g->side + 4, (g->side##_write >> 4) & 15, f8_hi(a), f8_hi(b), f8_hi(c), f8_hi(d));            \
   } while (0)
 #define KFN(name) sn_wide8_##name
 #define KATTR     SN_AVX2
@@ -443,64 +425,114 @@ bool sn_wide_cpu_has_avx2(void) {
 }
 
 _Static_assert(SN_WIDE_COLORS == SN_MAX_COLORS + 1 && SN_WIDE_OVERFLOW == SN_MAX_COLORS, "colour counts");
+_Static_assert(L == 8 && offsetof(sn_wide_group, ia) % 32 == 0 && sizeof(sn_wide_group) % 32 == 0 && sizeof(float[L]) == 32, "lane rows are 32 bytes");
 
-/* Groups [g, end) of one colour: pairs go 8 lanes wide where allowed, the
- * rest 4 lanes; overflow groups one at a time. Pairs are counted from the
- * colour's first group, so a range must start at an even offset from it. */
-void sn_wide_warm_range(const sn_wide_set *set, sn_body_state *states, int32_t color, int32_t g, int32_t end) {
+/* Groups [g, end): 8 lanes at once with AVX2, else two halves of 4 (the
+ * second only if it has a contact). */
+void sn_wide_warm_range(const sn_wide_set *set, sn_body_state *states, int32_t g, int32_t end) {
 #if SN_HAVE_AVX2
-  if (set->use_avx2 && color < SN_MAX_COLORS) {
-    for (; g + 1 < end; g += 2) sn_wide8_warm_group(states, set->groups + g, set->groups + g + 1);
+  if (set->use_avx2) {
+    for (; g < end; ++g) sn_wide8_warm_group(states, set->groups + g, 0);
+    return;
   }
-#else
-  (void)color;
 #endif
-  for (; g < end; ++g) sn_wide4_warm_group(states, set->groups + g, NULL);
+  for (; g < end; ++g) {
+    sn_wide4_warm_group(states, set->groups + g, 0);
+    if (set->groups[g].lanes > 4) sn_wide4_warm_group(states, set->groups + g, 4);
+  }
 }
 
-void sn_wide_solve_range(const sn_wide_set *set, sn_body_state *states, int32_t color, int32_t g, int32_t end,
-                         float inv_h, float push, bool use_bias) {
+void sn_wide_solve_range(const sn_wide_set *set, sn_body_state *states, int32_t g, int32_t end, float inv_h, float push,
+                         bool use_bias) {
 #if SN_HAVE_AVX2
-  if (set->use_avx2 && color < SN_MAX_COLORS) {
-    for (; g + 1 < end; g += 2)
-      sn_wide8_solve_group(states, set->groups + g, set->groups + g + 1, use_bias, inv_h, push);
+  if (set->use_avx2) {
+    for (; g < end; ++g) sn_wide8_solve_group(states, set->groups + g, 0, use_bias, inv_h, push);
+    return;
   }
-#else
-  (void)color;
 #endif
-  for (; g < end; ++g) sn_wide4_solve_group(states, set->groups + g, NULL, use_bias, inv_h, push);
+  for (; g < end; ++g) {
+    sn_wide4_solve_group(states, set->groups + g, 0, use_bias, inv_h, push);
+    if (set->groups[g].lanes > 4) sn_wide4_solve_group(states, set->groups + g, 4, use_bias, inv_h, push);
+  }
 }
 
 void sn_wide_warm_start(const sn_wide_set *set, sn_body_state *states) {
-  for (int32_t c = 0; c <= SN_MAX_COLORS; ++c)
-    sn_wide_warm_range(set, states, c, set->color_first[c], set->color_first[c + 1]);
+  sn_wide_warm_range(set, states, 0, set->group_count);
 }
 
 void sn_wide_solve(const sn_wide_set *set, sn_body_state *states, float inv_h, float push, bool use_bias) {
-  for (int32_t c = 0; c <= SN_MAX_COLORS; ++c)
-    sn_wide_solve_range(set, states, c, set->color_first[c], set->color_first[c + 1], inv_h, push, use_bias);
+  sn_wide_solve_range(set, states, 0, set->group_count, inv_h, push, use_bias);
+}
+
+void sn_wide_restitution(const sn_wide_set *set, sn_body_state *states, float threshold) {
+  for (int32_t gi = 0; gi < set->group_count; ++gi) {
+    sn_wide_group *g = set->groups + gi;
+    for (int l = 0; l < g->lanes; ++l) {
+      float e = g->restitution[l];
+      if (e == 0.0f || g->points[l] == 0) continue;
+      sn_body_state *a = states + g->ia[l], *b = states + g->ib[l];
+      sn_vec2 va = a->v, vb = b->v;
+      float wa = a->w, wb = b->w;
+      sn_vec2 n = {g->nx[l], g->ny[l]};
+      for (int j = 0; j < g->points[l]; ++j) {
+        float *rv = j == 0 ? g->rv1 : g->rv2, *mni = j == 0 ? g->mni1 : g->mni2, *ni = j == 0 ? g->ni1 : g->ni2;
+        const float *nm = j == 0 ? g->nm1 : g->nm2;
+        sn_vec2 ra = j == 0 ? (sn_vec2){g->r1ax[l], g->r1ay[l]} : (sn_vec2){g->r2ax[l], g->r2ay[l]};
+        sn_vec2 rb = j == 0 ? (sn_vec2){g->r1bx[l], g->r1by[l]} : (sn_vec2){g->r2bx[l], g->r2by[l]};
+        /* bounce only points that approached fast enough and actually pushed */
+        if (rv[l] > -threshold || mni[l] == 0.0f) continue;
+        sn_vec2 dv = sn_sub(sn_add(vb, sn_cross_sv(wb, rb)), sn_add(va, sn_cross_sv(wa, ra)));
+        float vn = sn_dot(dv, n);
+        float impulse = -nm[l] * (vn + e * rv[l]);
+        float new_impulse = sn_maxf(ni[l] + impulse, 0.0f);
+        impulse = new_impulse - ni[l];
+        ni[l] = new_impulse;
+        mni[l] = sn_maxf(mni[l], impulse);
+        sn_vec2 P = sn_scale(impulse, n);
+        va = sn_mul_sub(va, g->ma[l], P);
+        wa -= g->iia[l] * sn_cross(ra, P);
+        vb = sn_mul_add(vb, g->mb[l], P);
+        wb += g->iib[l] * sn_cross(rb, P);
+      }
+      /* only bodies the contact can change (the static slot stays still) */
+      if (g->ia_write & (1 << l)) {
+        a->v = va;
+        a->w = wa;
+      }
+      if (g->ib_write & (1 << l)) {
+        b->v = vb;
+        b->w = wb;
+      }
+    }
+  }
+}
+
+void sn_wide_get_result(const sn_wide_set *set, int32_t group, int l, sn_wide_result *out) {
+  const sn_wide_group *g = set->groups + group;
+  out->point_count = g->points[l];
+  out->normal_impulse[0] = g->ni1[l];
+  out->normal_impulse[1] = g->ni2[l];
+  out->tangent_impulse[0] = g->ti1[l];
+  out->tangent_impulse[1] = g->ti2[l];
+  out->max_normal_impulse[0] = g->mni1[l];
+  out->max_normal_impulse[1] = g->mni2[l];
+  out->relative_velocity[0] = g->rv1[l];
+  out->relative_velocity[1] = g->rv2[l];
 }
 
 void sn_wide_store(const sn_wide_set *set, sn_contact_constraint *cs) {
-  sn_wide_store_range(set, cs, 0, set->group_count);
-}
-
-void sn_wide_store_range(const sn_wide_set *set, sn_contact_constraint *cs, int32_t begin, int32_t end) {
-  for (int32_t gi = begin; gi < end; ++gi) {
-    const sn_wide_group *g = set->groups + gi;
-    for (int l = 0; l < 4; ++l) {
-      int32_t k = set->lane_constraint[4 * gi + l];
+  for (int32_t gi = 0; gi < set->group_count; ++gi) {
+    for (int l = 0; l < L; ++l) {
+      int32_t k = set->lane_constraint[L * gi + l];
       if (k < 0) continue;
-      sn_constraint_point *p1 = cs[k].points, *p2 = cs[k].points + 1;
-      p1->normal_impulse = f4_lane(g->ni1, l);
-      p1->tangent_impulse = f4_lane(g->ti1, l);
-      p1->max_normal_impulse = f4_lane(g->mni1, l);
-      p1->relative_velocity = f4_lane(g->rv1, l);
-      if (cs[k].point_count == 2) {
-        p2->normal_impulse = f4_lane(g->ni2, l);
-        p2->tangent_impulse = f4_lane(g->ti2, l);
-        p2->max_normal_impulse = f4_lane(g->mni2, l);
-        p2->relative_velocity = f4_lane(g->rv2, l);
+      sn_wide_result r;
+      sn_wide_get_result(set, gi, l, &r);
+      for (int j = 0; j < r.point_count; ++j) {
+        sn_constraint_point *p = cs[k].points + j;
+        p->normal_impulse = r.normal_impulse[j];
+        p->tangent_impulse = r.tangent_impulse[j];
+        p->max_normal_impulse = r.max_normal_impulse[j];
+        p->relative_velocity = r.relative_velocity[j];
       }
     }
   }

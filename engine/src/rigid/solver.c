@@ -50,7 +50,6 @@ typedef struct sn_step_context {
   sn_body_state *states;
   uint8_t *post; ///< per solver body: SN_POST_* flags from the write back
   sn_body_motion *motions;
-  sn_contact_constraint *constraints;
   int32_t body_count;
   int32_t constraint_count;
   float h, inv_h;
@@ -92,54 +91,12 @@ static void sn_integrate_positions(sn_step_context *ctx, int32_t begin, int32_t 
   }
 }
 
-static void sn_apply_restitution(sn_step_context *ctx) {
-  sn_body_state *states = ctx->states;
-  const float threshold = ctx->restitution_threshold;
-  for (int32_t c = 0; c < ctx->constraint_count; ++c) {
-    sn_contact_constraint *cc = ctx->constraints + c;
-    if (cc->restitution == 0.0f) continue;
-    sn_body_state *a = states + cc->ia, *b = states + cc->ib;
-    sn_vec2 va = a->v, vb = b->v;
-    float wa = a->w, wb = b->w;
-    sn_vec2 n = cc->normal;
-    for (int32_t j = 0; j < cc->point_count; ++j) {
-      sn_constraint_point *cp = cc->points + j;
-      /* bounce only points that approached fast enough and actually pushed */
-      if (cp->relative_velocity > -threshold || cp->max_normal_impulse == 0.0f) continue;
-      sn_vec2 dv = sn_sub(sn_add(vb, sn_cross_sv(wb, cp->rb)), sn_add(va, sn_cross_sv(wa, cp->ra)));
-      float vn = sn_dot(dv, n);
-      float impulse = -cp->normal_mass * (vn + cc->restitution * cp->relative_velocity);
-      float new_impulse = sn_maxf(cp->normal_impulse + impulse, 0.0f);
-      impulse = new_impulse - cp->normal_impulse;
-      cp->normal_impulse = new_impulse;
-      cp->max_normal_impulse = sn_maxf(cp->max_normal_impulse, impulse);
-      sn_vec2 P = sn_scale(impulse, n);
-      va = sn_mul_sub(va, cc->ma, P);
-      wa -= cc->ia_inv * sn_cross(cp->ra, P);
-      vb = sn_mul_add(vb, cc->mb, P);
-      wb += cc->ib_inv * sn_cross(cp->rb, P);
-    }
-    a->v = va;
-    a->w = wa;
-    b->v = vb;
-    b->w = wb;
-  }
-}
-
-static void sn_prepare_contacts(sn_world *w, sn_step_context *ctx, float h, int32_t begin, int32_t end) {
-  float substep_rate = 1.0f / h;
-  /* stiffness: the user's, else a quarter of the substep rate (the stable
-   * limit of the soft step); static contacts are twice as stiff */
-  float hertz = w->contact_hertz > 0.0f ? sn_minf(w->contact_hertz, 0.25f * substep_rate) : 0.25f * substep_rate;
-  sn_softness soft = sn_make_soft(hertz, w->contact_damping_ratio, h);
-  sn_softness static_soft = sn_make_soft(2.0f * hertz, w->contact_damping_ratio, h);
-  int32_t dummy = ctx->body_count;
-  for (int32_t k = begin; k < end; ++k) {
-    int32_t ci = w->solver_contacts.data[k];
-    sn_contact *c = w->contacts.data + ci;
-    const sn_shape *sa = w->shapes.data + c->shape_a, *sb = w->shapes.data + c->shape_b;
-    const sn_body *ba = w->bodies.data + sa->body, *bb = w->bodies.data + sb->body;
-    sn_contact_constraint *cc = ctx->constraints + k;
+/* The constraint of contact ci: anchors, effective masses, softness. */
+static void sn_prepare_one(const sn_world *w, int32_t ci, int32_t dummy, const sn_softness *soft,
+                           const sn_softness *static_soft, sn_contact_constraint *cc) {
+  {
+    const sn_contact *c = w->contacts.data + ci;
+    const sn_body *ba = w->bodies.data + c->edges[0].body, *bb = w->bodies.data + c->edges[1].body;
     cc->contact = ci;
     cc->ia = ba->solver_index >= 0 ? ba->solver_index : dummy;
     cc->ib = bb->solver_index >= 0 ? bb->solver_index : dummy;
@@ -149,7 +106,7 @@ static void sn_prepare_contacts(sn_world *w, sn_step_context *ctx, float h, int3
     cc->ib_inv = bb->inv_inertia;
     cc->friction = c->friction;
     cc->restitution = c->restitution;
-    cc->soft = (cc->ma == 0.0f || cc->mb == 0.0f) ? static_soft : soft;
+    cc->soft = (cc->ma == 0.0f || cc->mb == 0.0f) ? *static_soft : *soft;
     const sn_manifold *m = &c->manifold;
     cc->normal = m->normal;
     cc->point_count = m->point_count;
@@ -198,42 +155,67 @@ static void sn_prepare_contacts(sn_world *w, sn_step_context *ctx, float h, int3
   }
 }
 
-/* Accumulated impulses of constraints [begin, end) go back to their
- * manifolds (warm starting next step); one contact each. True if one of them
- * reports hit events. */
-static bool sn_store_impulses(sn_world *w, const sn_step_context *ctx, int32_t begin, int32_t end) {
-  bool hits = false;
-  for (int32_t k = begin; k < end; ++k) {
-    const sn_contact_constraint *cc = ctx->constraints + k;
-    const sn_contact *c = w->contacts.data + cc->contact;
-    hits = hits || (c->flags & SN_CONTACT_ENABLE_HIT) != 0;
-    sn_manifold *m = &w->contacts.data[cc->contact].manifold;
-    for (int32_t j = cc->point_count; j < m->point_count; ++j) {
-      m->points[j].normal_impulse = 0.0f;
-      m->points[j].tangent_impulse = 0.0f;
-      m->points[j].max_normal_impulse = 0.0f;
+/* Groups [begin, end): each lane's contact prepared straight into its lane. */
+static void sn_prepare_groups(const sn_world *w, const sn_step_context *ctx, const sn_wide_set *wide, int32_t begin,
+                              int32_t end) {
+  float h = ctx->h, substep_rate = ctx->inv_h;
+  /* stiffness: the user's, else a quarter of the substep rate (the stable
+   * limit of the soft step); static contacts are twice as stiff */
+  float hertz = w->contact_hertz > 0.0f ? sn_minf(w->contact_hertz, 0.25f * substep_rate) : 0.25f * substep_rate;
+  sn_softness soft = sn_make_soft(hertz, w->contact_damping_ratio, h);
+  sn_softness static_soft = sn_make_soft(2.0f * hertz, w->contact_damping_ratio, h);
+  int32_t dummy = ctx->body_count;
+  for (int32_t g = begin; g < end; ++g) {
+    for (int l = 0; l < SN_WIDE_LANES; ++l) {
+      int32_t k = wide->lane_constraint[SN_WIDE_LANES * g + l];
+      if (k < 0) {
+        sn_wide_set_lane(wide, g, l, NULL, dummy);
+        continue;
+      }
+      sn_contact_constraint cc;
+      sn_prepare_one(w, w->solver_contacts.data[k], dummy, &soft, &static_soft, &cc);
+      sn_wide_set_lane(wide, g, l, &cc, dummy);
     }
-    for (int32_t j = 0; j < cc->point_count; ++j) {
-      m->points[j].normal_impulse = cc->points[j].normal_impulse;
-      m->points[j].tangent_impulse = cc->points[j].tangent_impulse;
-      m->points[j].max_normal_impulse = cc->points[j].max_normal_impulse;
-      m->points[j].normal_velocity = cc->points[j].relative_velocity;
+  }
+}
+
+/* The accumulated impulses of groups [begin, end) go back to their
+ * manifolds (warm starting next step), with the peak impulses and approach
+ * speeds hit events read. True if one of them reports hit events. */
+static bool sn_store_impulses(sn_world *w, const sn_wide_set *wide, int32_t begin, int32_t end) {
+  bool hits = false;
+  for (int32_t g = begin; g < end; ++g) {
+    for (int l = 0; l < SN_WIDE_LANES; ++l) {
+      int32_t k = wide->lane_constraint[SN_WIDE_LANES * g + l];
+      if (k < 0) continue;
+      sn_contact *c = w->contacts.data + w->solver_contacts.data[k];
+      hits = hits || (c->flags & SN_CONTACT_ENABLE_HIT) != 0;
+      sn_wide_result r;
+      sn_wide_get_result(wide, g, l, &r);
+      sn_manifold *m = &c->manifold;
+      for (int32_t j = 0; j < m->point_count; ++j) {
+        bool kept = j < r.point_count;
+        m->points[j].normal_impulse = kept ? r.normal_impulse[j] : 0.0f;
+        m->points[j].tangent_impulse = kept ? r.tangent_impulse[j] : 0.0f;
+        m->points[j].max_normal_impulse = kept ? r.max_normal_impulse[j] : 0.0f;
+        if (kept) m->points[j].normal_velocity = r.relative_velocity[j];
+      }
     }
   }
   return hits;
 }
 
-/* Hit events, in constraint order: the fastest approaching point that pushed. */
-static void sn_report_hits(sn_world *w, const sn_step_context *ctx) {
-  for (int32_t k = 0; k < ctx->constraint_count; ++k) {
-    const sn_contact_constraint *cc = ctx->constraints + k;
-    sn_contact *c = w->contacts.data + cc->contact;
+/* Hit events, in contact order: the fastest approaching point that pushed. */
+static void sn_report_hits(sn_world *w) {
+  for (int32_t k = 0; k < w->solver_contacts.count; ++k) {
+    sn_contact *c = w->contacts.data + w->solver_contacts.data[k];
     if (!(c->flags & SN_CONTACT_ENABLE_HIT)) continue;
     float fastest = 0.0f;
     int32_t fastest_j = -1;
-    for (int32_t j = 0; j < cc->point_count; ++j) {
-      float approach = -cc->points[j].relative_velocity;
-      if (cc->points[j].max_normal_impulse > 0.0f && approach > fastest) {
+    for (int32_t j = 0; j < c->manifold.point_count; ++j) {
+      const sn_manifold_point *mp = c->manifold.points + j;
+      float approach = -mp->normal_velocity;
+      if (mp->max_normal_impulse > 0.0f && approach > fastest) {
         fastest = approach;
         fastest_j = j;
       }
@@ -824,7 +806,7 @@ static void sn_init_bodies(sn_world *w, sn_step_context *ctx, float h, int32_t b
  * the passes, so every worker count gives the same bits. */
 enum {
   SN_STAGE_INIT,           /* bodies: solver state and motion */
-  SN_STAGE_PREPARE,        /* contact constraints [begin, end) */
+  SN_STAGE_PREPARE,        /* groups: contacts prepared into their SoA lanes */
   SN_STAGE_INTEGRATE_V,    /* bodies */
   SN_STAGE_SUBSTEP,        /* main: step info, rigid centres for particle contacts (arg = substep) */
   SN_STAGE_PREDICT,        /* particles: prediction (arg = substep) */
@@ -844,17 +826,15 @@ enum {
   SN_STAGE_POS_COLLIDE,    /* main: particle collisions (arg: first sweep) */
   SN_STAGE_POS_VELOCITIES, /* particles: v = (p - x) / h */
   SN_STAGE_POS_END,        /* main: rigid velocities from the motion, velocity pass */
-  SN_STAGE_FILL,           /* groups: pack the coloured contacts into SoA lanes */
-  SN_STAGE_STORE,          /* groups: accumulated impulses back to the constraints */
   SN_STAGE_POST,           /* main: particles, plugin instances, restitution */
-  SN_STAGE_IMPULSES,       /* contact constraints: impulses back to the manifolds */
+  SN_STAGE_STORE,          /* groups: impulses back to the manifolds */
   SN_STAGE_WRITE_BACK      /* bodies */
 };
 
 /// Minimum items per block: enough work to pay for claiming a block.
 #define SN_BLOCK_BODIES               128
 #define SN_BLOCK_CONTACTS             64
-#define SN_BLOCK_GROUPS               8
+#define SN_BLOCK_GROUPS               4
 #define SN_BLOCK_PARTICLE_CONSTRAINTS 512
 #define SN_BLOCK_PARTICLES            256
 
@@ -889,7 +869,7 @@ static void sn_post_substeps(sn_solver_run *run) {
       memcpy(k->instance, run->batches[b].items[i].instance, k->type->instance_size);
     }
   }
-  sn_apply_restitution(run->ctx);
+  sn_wide_restitution(run->wide, run->ctx->states, run->ctx->restitution_threshold);
 }
 
 static void sn_run_joints(const sn_solver_run *run, int32_t kind) {
@@ -912,7 +892,7 @@ static void sn_solver_stage(void *context, const sn_stage *st, int32_t begin, in
     sn_init_bodies(run->w, ctx, run->h, begin, end);
     break;
   case SN_STAGE_PREPARE:
-    sn_prepare_contacts(run->w, ctx, run->h, begin, end);
+    sn_prepare_groups(run->w, ctx, run->wide, begin, end);
     break;
   case SN_STAGE_INTEGRATE_V:
     sn_integrate_velocities(ctx, begin, end);
@@ -930,11 +910,11 @@ static void sn_solver_stage(void *context, const sn_stage *st, int32_t begin, in
     sn_soft_velocities_range(run->w, run->soft, begin, end);
     break;
   case SN_STAGE_WARM:
-    sn_wide_warm_range(run->wide, ctx->states, st->arg, begin, end);
+    sn_wide_warm_range(run->wide, ctx->states, begin, end);
     break;
   case SN_STAGE_SOLVE:
   case SN_STAGE_RELAX:
-    sn_wide_solve_range(run->wide, ctx->states, st->arg, begin, end, ctx->inv_h, ctx->push_max_velocity,
+    sn_wide_solve_range(run->wide, ctx->states, begin, end, ctx->inv_h, ctx->push_max_velocity,
                         st->kind == SN_STAGE_SOLVE);
     break;
   case SN_STAGE_JOINT_WARM:
@@ -973,17 +953,11 @@ static void sn_solver_stage(void *context, const sn_stage *st, int32_t begin, in
   case SN_STAGE_POS_END:
     sn_position_end(run->w, ctx, run->soft, run->position);
     break;
-  case SN_STAGE_FILL:
-    sn_wide_fill(run->wide, ctx->constraints, begin, end, ctx->body_count);
-    break;
-  case SN_STAGE_STORE:
-    sn_wide_store_range(run->wide, ctx->constraints, begin, end);
-    break;
   case SN_STAGE_POST:
     sn_post_substeps(run);
     break;
-  case SN_STAGE_IMPULSES:
-    if (sn_store_impulses(run->w, ctx, begin, end)) atomic_store_explicit(&run->hits, 1, memory_order_relaxed);
+  case SN_STAGE_STORE:
+    if (sn_store_impulses(run->w, run->wide, begin, end)) atomic_store_explicit(&run->hits, 1, memory_order_relaxed);
     break;
   default: /* SN_STAGE_WRITE_BACK */
     if (sn_write_back(run->w, ctx, run->dt, begin, end)) atomic_store_explicit(&run->frozen, 1, memory_order_relaxed);
@@ -996,7 +970,7 @@ static void sn_add_color_stages(sn_stage_runner *r, const sn_wide_set *wide, int
   for (int32_t c = 0; c < SN_WIDE_COLORS; ++c) {
     int32_t first = wide->color_first[c], count = wide->color_first[c + 1] - first;
     int32_t min_block = c == SN_WIDE_OVERFLOW ? count : SN_BLOCK_GROUPS;
-    sn_stage_add(r, kind, c, first, count, min_block, 2);
+    sn_stage_add(r, kind, c, first, count, min_block, 1);
   }
 }
 
@@ -1063,9 +1037,19 @@ typedef struct sn_list_run {
 static bool sn_solver_contact(const sn_world *w, int32_t ci) {
   const sn_contact *c = w->contacts.data + ci;
   if (!c->in_use || !(c->flags & SN_CONTACT_TOUCHING)) return false;
-  const sn_body *ba = w->bodies.data + w->shapes.data[c->shape_a].body;
-  const sn_body *bb = w->bodies.data + w->shapes.data[c->shape_b].body;
+  const sn_body *ba = w->bodies.data + c->edges[0].body, *bb = w->bodies.data + c->edges[1].body;
   return ba->solver_index >= 0 || bb->solver_index >= 0;
+}
+
+/* The colouring key of solver contact ci (dummy: the static slot). */
+static sn_wide_key sn_solver_key(const sn_world *w, int32_t ci, int32_t dummy) {
+  const sn_contact *c = w->contacts.data + ci;
+  const sn_body *ba = w->bodies.data + c->edges[0].body, *bb = w->bodies.data + c->edges[1].body;
+  sn_wide_key k = {ba->solver_index >= 0 ? ba->solver_index : dummy, bb->solver_index >= 0 ? bb->solver_index : dummy,
+                   0u};
+  if (ba->solver_index >= 0 && (ba->inv_mass > 0.0f || ba->inv_inertia > 0.0f)) k.dynamic |= 1u;
+  if (bb->solver_index >= 0 && (bb->inv_mass > 0.0f || bb->inv_inertia > 0.0f)) k.dynamic |= 2u;
+  return k;
 }
 
 static void sn_list_stage(void *context, const sn_stage *st, int32_t begin, int32_t end) {
@@ -1085,9 +1069,11 @@ static void sn_list_stage(void *context, const sn_stage *st, int32_t begin, int3
     }
     w->solver_contacts.count = total;
   } else {
-    int32_t at = run->block_counts[block];
+    int32_t at = run->block_counts[block], dummy = w->awake_bodies.count;
     for (int32_t ci = begin; ci < end; ++ci) {
-      if (sn_solver_contact(w, ci)) w->solver_contacts.data[at++] = ci;
+      if (!sn_solver_contact(w, ci)) continue;
+      w->solver_keys.data[at] = sn_solver_key(w, ci, dummy);
+      w->solver_contacts.data[at++] = ci;
     }
   }
 }
@@ -1095,7 +1081,9 @@ static void sn_list_stage(void *context, const sn_stage *st, int32_t begin, int3
 static bool sn_list_solver_contacts(sn_world *w) {
   int32_t count = w->contacts.count;
   w->solver_contacts.count = 0;
-  if (!sn_array_reserve(&w->mem, w->solver_contacts, count) || !sn_array_reserve(&w->mem, w->stages, 3)) return false;
+  if (!sn_array_reserve(&w->mem, w->solver_contacts, count) || !sn_array_reserve(&w->mem, w->solver_keys, count) ||
+      !sn_array_reserve(&w->mem, w->stages, 3))
+    return false;
   sn_list_run run = {w, NULL, 0, 0};
   sn_stage_runner r;
   int32_t workers = count >= w->parallel_min_items ? w->worker_count : 1;
@@ -1143,18 +1131,18 @@ void sn_solve(sn_world *w, float dt) {
   /* all step memory up front: nothing is allocated inside the substeps */
   if (!sn_array_reserve(&w->mem, w->contact_colors, nc) || !sn_array_reserve(&w->mem, w->body_color_masks, nb + 1))
     return;
-  size_t bytes = (size_t)(nb + 1) * sizeof(sn_body_state) + (size_t)nb * sizeof(sn_body_motion) +
-                 (size_t)nc * sizeof(sn_contact_constraint) + 3 * 16 + sn_wide_bytes(nc + 64) +
-                 (size_t)nj * (sizeof(sn_constraint_item) + 2 * sizeof(sn_constraint_body) + sizeof(sn_joint_batch)) +
-                 (size_t)endpoints * sizeof(sn_constraint_body *) + (size_t)nb * sizeof(sn_body_pose) +
-                 sn_soft_bytes(w) + packed + (size_t)nj * sizeof(int32_t) + 8 * 16 + (size_t)nb +
-                 sn_stage_runner_bytes(2);
+  /* colour the contacts (see contact_wide.c): the group count sizes the step */
+  int32_t groups = sn_wide_color(w->solver_keys.data, nc, nb, w->contact_colors.data, w->body_color_masks.data);
+  size_t bytes =
+      (size_t)(nb + 1) * sizeof(sn_body_state) + (size_t)nb * sizeof(sn_body_motion) + 3 * 16 + sn_wide_bytes(groups) +
+      (size_t)nj * (sizeof(sn_constraint_item) + 2 * sizeof(sn_constraint_body) + sizeof(sn_joint_batch)) +
+      (size_t)endpoints * sizeof(sn_constraint_body *) + (size_t)nb * sizeof(sn_body_pose) + sn_soft_bytes(w) + packed +
+      (size_t)nj * sizeof(int32_t) + 8 * 16 + (size_t)nb + sn_stage_runner_bytes(2);
   if (!sn_arena_reserve(&w->arena, &w->mem, bytes)) return;
   if (!sn_array_reserve(&w->mem, w->move_buffer, w->shapes.count)) return;
   sn_step_context ctx;
   ctx.states = sn_arena_alloc(&w->arena, (size_t)(nb + 1) * sizeof(sn_body_state));
   ctx.motions = sn_arena_alloc(&w->arena, (size_t)nb * sizeof(sn_body_motion) + 1);
-  ctx.constraints = sn_arena_alloc(&w->arena, (size_t)nc * sizeof(sn_contact_constraint) + 1);
   ctx.post = sn_arena_alloc(&w->arena, (size_t)nb + 1);
   ctx.body_count = nb;
   ctx.constraint_count = nc;
@@ -1173,17 +1161,17 @@ void sn_solve(sn_world *w, float dt) {
   run.w = w;
   run.ctx = &ctx;
   run.h = h;
+  /* the contacts eight to a group, prepared straight into their lanes */
+  sn_wide_set wide;
+  if (!sn_wide_build(&wide, &w->arena, nc, w->contact_colors.data, groups)) return;
+  wide.use_avx2 = w->use_avx2;
+  run.wide = &wide;
   sn_stage_runner runner;
   int32_t workers = nb + nc + nj + w->particle_count >= w->parallel_min_items ? w->worker_count : 1;
   if (!sn_stage_runner_init(&runner, &w->arena, 2, workers, sn_solver_stage, &run)) return;
   sn_stage_add(&runner, SN_STAGE_INIT, 0, 0, nb, SN_BLOCK_BODIES, 1);
-  sn_stage_add(&runner, SN_STAGE_PREPARE, 0, 0, nc, SN_BLOCK_CONTACTS, 1);
+  sn_stage_add(&runner, SN_STAGE_PREPARE, 0, 0, wide.group_count, SN_BLOCK_GROUPS, 1);
   sn_stage_run(w, &runner);
-  /* colour and pack the contacts four to a group (see contact_wide.c) */
-  int32_t groups = sn_wide_color(ctx.constraints, nc, nb, w->contact_colors.data, w->body_color_masks.data);
-  sn_wide_set wide;
-  if (!sn_wide_build(&wide, &w->arena, ctx.constraints, nc, w->contact_colors.data, groups, nb)) return;
-  wide.use_avx2 = w->use_avx2;
 
   /* particles (their views are what particle constraints see) */
   sn_soft_context soft;
@@ -1228,7 +1216,6 @@ void sn_solve(sn_world *w, float dt) {
   /* the substep loop as stages (serial order; see sn_solver_stage) */
   bool joints = false;
   for (int32_t b = 0; b < batch_count; ++b) joints = joints || (batches[b].impulse && batches[b].count > 0);
-  run.wide = &wide;
   run.soft = &soft;
   run.batches = batches;
   run.batch_count = batch_count;
@@ -1242,7 +1229,6 @@ void sn_solve(sn_world *w, float dt) {
   if (position_stage) capacity += substeps * sn_position_stage_capacity(batches, batch_count, w->soft_iterations);
   if (!sn_array_reserve(&w->mem, w->stages, capacity)) return;
   sn_stage_runner_init_on(&runner, w->stages.data, capacity, workers, sn_solver_stage, &run);
-  sn_stage_add(&runner, SN_STAGE_FILL, 0, 0, wide.group_count, SN_BLOCK_GROUPS, 1);
   for (int32_t i = 0; i < substeps; ++i) {
     sn_stage_add(&runner, SN_STAGE_INTEGRATE_V, i, 0, nb, SN_BLOCK_BODIES, 1);
     sn_stage_add_main(&runner, SN_STAGE_SUBSTEP, i);
@@ -1256,12 +1242,11 @@ void sn_solve(sn_world *w, float dt) {
     if (joints) sn_stage_add_main(&runner, SN_STAGE_JOINT_RELAX, i);
     if (position_stage) sn_add_position_stages(&runner, batches, batch_count, &stage, &soft, i);
   }
-  sn_stage_add(&runner, SN_STAGE_STORE, 0, 0, wide.group_count, SN_BLOCK_GROUPS, 1);
   sn_stage_add_main(&runner, SN_STAGE_POST, 0);
-  sn_stage_add(&runner, SN_STAGE_IMPULSES, 0, 0, nc, SN_BLOCK_CONTACTS, 1);
+  sn_stage_add(&runner, SN_STAGE_STORE, 0, 0, wide.group_count, SN_BLOCK_GROUPS, 1);
   sn_stage_add(&runner, SN_STAGE_WRITE_BACK, 0, 0, nb, SN_BLOCK_BODIES, 1);
   sn_stage_run(w, &runner);
-  if (atomic_load_explicit(&run.hits, memory_order_relaxed)) sn_report_hits(w, &ctx);
+  if (atomic_load_explicit(&run.hits, memory_order_relaxed)) sn_report_hits(w);
 
   /* (write back ran as the last stage: sn_write_back) */
   for (int32_t k = 0; k < nb && atomic_load_explicit(&run.frozen, memory_order_relaxed); ++k) {
