@@ -322,22 +322,26 @@ static inline void sn_scatter_v(sn_body_state *s, const int32_t *idx, int32_t wr
 }
 
 /* ---- 4 lanes: half `off` (0 or 4) of a group ---- */
-#define V                           f4
-#define v_set                       f4_set
-#define v_add                       f4_add
-#define v_sub                       f4_sub
-#define v_mul                       f4_mul
-#define v_max                       f4_max
-#define v_min                       f4_min
-#define v_gt                        f4_gt
-#define v_ge                        f4_ge
-#define v_lt                        f4_lt
-#define v_and                       f4_and
-#define v_select                    f4_select
-#define LD(f)                       f4_load(g->f + off)
-#define ST(f, x)                    f4_store(g->f + off, (x))
-#define GATHER_V(side, a, b, c, d)  sn_gather_v(states, g->side + off, &a, &b, &c, &d)
-#define GATHER_D(side, a, b, c, d)  sn_gather_d(states, g->side + off, &a, &b, &c, &d)
+#define V                          f4
+#define v_set                      f4_set
+#define v_add                      f4_add
+#define v_sub                      f4_sub
+#define v_mul                      f4_mul
+#define v_max                      f4_max
+#define v_min                      f4_min
+#define v_gt                       f4_gt
+#define v_ge                       f4_ge
+#define v_lt                       f4_lt
+#define v_and                      f4_and
+#define v_select                   f4_select
+#define LD(f)                      f4_load(g->f + off)
+#define ST(f, x)                   f4_store(g->f + off, (x))
+#define GATHER_V(side, a, b, c, d) sn_gather_v(states, g->side + off, &a, &b, &c, &d)
+#define GATHER_ALL(side, a, b, c, d, e, f, q, r)                                                                       \
+  do {                                                                                                                 \
+    sn_gather_v(states, g->side + off, &a, &b, &c, &d);                                                                \
+    sn_gather_d(states, g->side + off, &e, &f, &q, &r);                                                                \
+  } while (0)
 #define SCATTER_V(side, a, b, c, d) sn_scatter_v(states, g->side + off, (g->side##_write >> off) & 15, a, b, c, d)
 #define KFN(name)                   sn_wide4_##name
 #define KATTR
@@ -357,7 +361,7 @@ static inline void sn_scatter_v(sn_body_state *s, const int32_t *idx, int32_t wr
 #undef LD
 #undef ST
 #undef GATHER_V
-#undef GATHER_D
+#undef GATHER_ALL
 #undef SCATTER_V
 #undef KFN
 #undef KATTR
@@ -394,25 +398,94 @@ SN_AVX2 static inline f4 f8_hi(f8 a) { return _mm256_extractf128_ps(a, 1); }
 #define v_select f8_select
 #define LD(f)    _mm256_load_ps(g->f)
 #define ST(f, x) _mm256_store_ps(g->f, (x))
-#define SN_GATHER8(fn, side, a, b, c, d)                                                                               \
+/* v.x, v.y, w, pad of eight bodies: rows l and l + 4 share a register,
+ * then the inverse of the scatter's 4x8 transpose. */
+SN_AVX2 __attribute__((always_inline)) static inline void sn_gather8_v(const sn_body_state *s, const int32_t *idx,
+                                                                       f8 *vx, f8 *vy, f8 *w, f8 *pad) {
+  f8 u0 = f8_join(f4_load(&s[idx[0]].v.x), f4_load(&s[idx[4]].v.x));
+  f8 u1 = f8_join(f4_load(&s[idx[1]].v.x), f4_load(&s[idx[5]].v.x));
+  f8 u2 = f8_join(f4_load(&s[idx[2]].v.x), f4_load(&s[idx[6]].v.x));
+  f8 u3 = f8_join(f4_load(&s[idx[3]].v.x), f4_load(&s[idx[7]].v.x));
+  f8 t0 = _mm256_unpacklo_ps(u0, u1), t1 = _mm256_unpackhi_ps(u0, u1);
+  f8 t2 = _mm256_unpacklo_ps(u2, u3), t3 = _mm256_unpackhi_ps(u2, u3);
+  *vx = _mm256_shuffle_ps(t0, t2, 0x44);
+  *vy = _mm256_shuffle_ps(t0, t2, 0xEE);
+  *w = _mm256_shuffle_ps(t1, t3, 0x44);
+  *pad = _mm256_shuffle_ps(t1, t3, 0xEE);
+}
+#define GATHER_V(side, a, b, c, d) sn_gather8_v(states, g->side, &a, &b, &c, &d)
+/* The whole 32-byte states of eight bodies, transposed: eight loads and
+ * 24 shuffles instead of two 4x4 transposes per half and kind. */
+SN_AVX2 __attribute__((always_inline)) static inline void sn_gather8_all(const sn_body_state *s, const int32_t *idx,
+                                                                         f8 *out) {
+  f8 r0 = _mm256_loadu_ps(&s[idx[0]].v.x), r1 = _mm256_loadu_ps(&s[idx[1]].v.x);
+  f8 r2 = _mm256_loadu_ps(&s[idx[2]].v.x), r3 = _mm256_loadu_ps(&s[idx[3]].v.x);
+  f8 r4 = _mm256_loadu_ps(&s[idx[4]].v.x), r5 = _mm256_loadu_ps(&s[idx[5]].v.x);
+  f8 r6 = _mm256_loadu_ps(&s[idx[6]].v.x), r7 = _mm256_loadu_ps(&s[idx[7]].v.x);
+  f8 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+  f8 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+  f8 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
+  f8 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+  f8 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+  f8 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+  f8 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+  f8 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+  out[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
+  out[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
+  out[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
+  out[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
+  out[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
+  out[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
+  out[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
+  out[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
+}
+#define GATHER_ALL(side, a, b, c, d, e, f, q, r)                                                                       \
   do {                                                                                                                 \
-    f4 a0_, b0_, c0_, d0_, a1_, b1_, c1_, d1_;                                                                         \
-    fn(states, g->side, &a0_, &b0_, &c0_, &d0_);                                                                       \
-    fn(states, g->side + 4, &a1_, &b1_, &c1_, &d1_);                                                                   \
-    a = f8_join(a0_, a1_);                                                                                             \
-    b = f8_join(b0_, b1_);                                                                                             \
-    c = f8_join(c0_, c1_);                                                                                             \
-    d = f8_join(d0_, d1_);                                                                                             \
+    f8 all_[8];                                                                                                        \
+    sn_gather8_all(states, g->side, all_);                                                                             \
+    a = all_[0];                                                                                                       \
+    b = all_[1];                                                                                                       \
+    c = all_[2];                                                                                                       \
+    d = all_[3];                                                                                                       \
+    e = all_[4];                                                                                                       \
+    f = all_[5];                                                                                                       \
+    q = all_[6];                                                                                                       \
+    r = all_[7];                                                                                                       \
   } while (0)
-#define GATHER_V(side, a, b, c, d) SN_GATHER8(sn_gather_v, side, a, b, c, d)
-#define GATHER_D(side, a, b, c, d) SN_GATHER8(sn_gather_d, side, a, b, c, d)
-#define SCATTER_V(side, a, b, c, d)                                                                                    \
-  do {                                                                                                                 \
-    sn_scatter_v(states, g->side, g->side##_write & 15, f8_lo(a), f8_lo(b), f8_lo(c), f8_lo(d));                       \
-    sn_scatter_v(states, g->side + 4, (g->side##_write >> 4) & 15, f8_hi(a), f8_hi(b), f8_hi(c), f8_hi(d));            \
-  } while (0)
-#define KFN(name) sn_wide8_##name
-#define KATTR     SN_AVX2
+/* Velocities of eight bodies back (lanes whose bit is clear in `write`
+ * are left alone): 4x8 transposed into eight 16-byte rows. */
+SN_AVX2 __attribute__((always_inline)) static inline void sn_scatter8_v(sn_body_state *s, const int32_t *idx,
+                                                                        int32_t write, f8 vx, f8 vy, f8 w, f8 pad) {
+  f8 t0 = _mm256_unpacklo_ps(vx, vy), t1 = _mm256_unpackhi_ps(vx, vy);
+  f8 t2 = _mm256_unpacklo_ps(w, pad), t3 = _mm256_unpackhi_ps(w, pad);
+  f8 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+  f8 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+  /* u0 holds bodies 0 and 4, u1 1 and 5, u2 2 and 6, u3 3 and 7 */
+  f4 r0 = f8_lo(u0), r1 = f8_lo(u1), r2 = f8_lo(u2), r3 = f8_lo(u3);
+  f4 r4 = f8_hi(u0), r5 = f8_hi(u1), r6 = f8_hi(u2), r7 = f8_hi(u3);
+  if (write == 0xFF) {
+    f4_store(&s[idx[0]].v.x, r0);
+    f4_store(&s[idx[1]].v.x, r1);
+    f4_store(&s[idx[2]].v.x, r2);
+    f4_store(&s[idx[3]].v.x, r3);
+    f4_store(&s[idx[4]].v.x, r4);
+    f4_store(&s[idx[5]].v.x, r5);
+    f4_store(&s[idx[6]].v.x, r6);
+    f4_store(&s[idx[7]].v.x, r7);
+    return;
+  }
+  if (write & 1) f4_store(&s[idx[0]].v.x, r0);
+  if (write & 2) f4_store(&s[idx[1]].v.x, r1);
+  if (write & 4) f4_store(&s[idx[2]].v.x, r2);
+  if (write & 8) f4_store(&s[idx[3]].v.x, r3);
+  if (write & 16) f4_store(&s[idx[4]].v.x, r4);
+  if (write & 32) f4_store(&s[idx[5]].v.x, r5);
+  if (write & 64) f4_store(&s[idx[6]].v.x, r6);
+  if (write & 128) f4_store(&s[idx[7]].v.x, r7);
+}
+#define SCATTER_V(side, a, b, c, d) sn_scatter8_v(states, g->side, g->side##_write, a, b, c, d)
+#define KFN(name)                   sn_wide8_##name
+#define KATTR                       SN_AVX2
 #include "rigid/contact_wide_kernel.inc"
 #endif
 
@@ -425,7 +498,9 @@ bool sn_wide_cpu_has_avx2(void) {
 }
 
 _Static_assert(SN_WIDE_COLORS == SN_MAX_COLORS + 1 && SN_WIDE_OVERFLOW == SN_MAX_COLORS, "colour counts");
-_Static_assert(L == 8 && offsetof(sn_wide_group, ia) % 32 == 0 && sizeof(sn_wide_group) % 32 == 0 && sizeof(float[L]) == 32, "lane rows are 32 bytes");
+_Static_assert(L == 8 && offsetof(sn_wide_group, ia) % 32 == 0 && sizeof(sn_wide_group) % 32 == 0 &&
+                   sizeof(float[L]) == 32,
+               "lane rows are 32 bytes");
 
 /* Groups [g, end): 8 lanes at once with AVX2, else two halves of 4 (the
  * second only if it has a contact). */
