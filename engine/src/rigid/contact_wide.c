@@ -251,6 +251,133 @@ void sn_wide_set_lane(const sn_wide_set *set, int32_t group, int l, const sn_con
   g->rv2[l] = two ? p2->relative_velocity : 0.0f;
 }
 
+/* Lane l of group g from contact ci of world w: sn_prepare-then-set_lane
+ * in one pass, with the same arithmetic (the results are the same bits). */
+static void sn_wide_prepare_lane(sn_wide_group *g, int l, const sn_world *w, int32_t ci, int32_t dummy,
+                                 const sn_softness *soft, const sn_softness *static_soft) {
+  const sn_contact *c = w->contacts.data + ci;
+  const sn_body *ba = w->bodies.data + c->edges[0].body, *bb = w->bodies.data + c->edges[1].body;
+  const sn_manifold *m = &c->manifold;
+  int32_t ia = ba->solver_index >= 0 ? ba->solver_index : dummy;
+  int32_t ib = bb->solver_index >= 0 ? bb->solver_index : dummy;
+  float ma = ba->inv_mass, mb = bb->inv_mass, iia = ba->inv_inertia, iib = bb->inv_inertia;
+  g->lanes = l + 1;
+  g->ia[l] = ia;
+  g->ib[l] = ib;
+  if (ia < dummy && (ma > 0.0f || iia > 0.0f)) g->ia_write |= 1 << l;
+  if (ib < dummy && (mb > 0.0f || iib > 0.0f)) g->ib_write |= 1 << l;
+  const sn_softness *sf = (ma == 0.0f || mb == 0.0f) ? static_soft : soft;
+  sn_vec2 n = m->normal, t = sn_right_perp(n);
+  g->nx[l] = n.x;
+  g->ny[l] = n.y;
+  g->ma[l] = ma;
+  g->mb[l] = mb;
+  g->iia[l] = iia;
+  g->iib[l] = iib;
+  g->friction[l] = c->friction;
+  g->restitution[l] = c->restitution;
+  g->bias_rate[l] = sf->bias_rate;
+  g->mass_scale[l] = sf->mass_scale;
+  g->impulse_scale[l] = sf->impulse_scale;
+  sn_vec2 offset_a = sn_sub(ba->center, ba->xf.p), offset_b = sn_sub(bb->center, bb->xf.p);
+  float msum = ma + mb;
+  sn_vec2 ra[2], rb[2];
+  float nm[2], rn_a[2], rn_b[2];
+  int32_t count = m->point_count;
+  for (int32_t j = 0; j < count; ++j) {
+    const sn_manifold_point *mp = m->points + j;
+    ra[j] = sn_sub(mp->anchor_a, offset_a);
+    rb[j] = sn_sub(mp->anchor_b, offset_b);
+    float rna = sn_cross(ra[j], n), rnb = sn_cross(rb[j], n);
+    rn_a[j] = rna;
+    rn_b[j] = rnb;
+    float kn = ma + mb + iia * rna * rna + iib * rnb * rnb;
+    nm[j] = kn > 0.0f ? 1.0f / kn : 0.0f;
+    float rta = sn_cross(ra[j], t), rtb = sn_cross(rb[j], t);
+    float kt = ma + mb + iia * rta * rta + iib * rtb * rtb;
+    float tm = kt > 0.0f ? 1.0f / kt : 0.0f;
+    sn_vec2 vrel = sn_sub(sn_add(bb->v, sn_cross_sv(bb->w, rb[j])), sn_add(ba->v, sn_cross_sv(ba->w, ra[j])));
+    float base = mp->separation - sn_dot(sn_sub(rb[j], ra[j]), n);
+    float rv = sn_dot(n, vrel);
+    if (j == 0) {
+      g->tm1[l] = tm;
+      g->base1[l] = base;
+      g->ni1[l] = mp->normal_impulse;
+      g->ti1[l] = mp->tangent_impulse;
+      g->rv1[l] = rv;
+    } else {
+      g->tm2[l] = tm;
+      g->base2[l] = base;
+      g->ni2[l] = mp->normal_impulse;
+      g->ti2[l] = mp->tangent_impulse;
+      g->rv2[l] = rv;
+    }
+  }
+  bool two = false;
+  if (count == 2) {
+    float k11 = msum + iia * rn_a[0] * rn_a[0] + iib * rn_b[0] * rn_b[0];
+    float k22 = msum + iia * rn_a[1] * rn_a[1] + iib * rn_b[1] * rn_b[1];
+    float k12 = msum + iia * rn_a[0] * rn_a[1] + iib * rn_b[0] * rn_b[1];
+    /* only when K is well conditioned (points not nearly coincident): two
+     * such points would make the block singular and add nothing */
+    float det = k11 * k22 - k12 * k12;
+    two = k11 * k11 < 1000.0f * det;
+    if (two) {
+      float inv_det = 1.0f / det;
+      g->k11[l] = k11;
+      g->k12[l] = k12;
+      g->k22[l] = k22;
+      g->n11[l] = k22 * inv_det;
+      g->n12[l] = -k12 * inv_det;
+      g->n22[l] = k11 * inv_det;
+    }
+  }
+  if (!two) {
+    /* one point, or the first of two nearly coincident ones: the second is
+     * a phantom, K = diag(k11, 1) */
+    g->k11[l] = nm[0] > 0.0f ? 1.0f / nm[0] : 1.0f;
+    g->k12[l] = 0.0f;
+    g->k22[l] = 1.0f;
+    g->n11[l] = nm[0] > 0.0f ? nm[0] : 0.0f;
+    g->n12[l] = 0.0f;
+    g->n22[l] = 1.0f;
+    g->tm2[l] = 0.0f;
+    g->base2[l] = SN_WIDE_FAR;
+    g->ni2[l] = 0.0f;
+    g->ti2[l] = 0.0f;
+    g->rv2[l] = 0.0f;
+  }
+  g->points[l] = (int8_t)(two ? 2 : 1);
+  g->nm1[l] = nm[0];
+  g->nm2[l] = two ? nm[1] : 1.0f;
+  g->r1ax[l] = ra[0].x;
+  g->r1ay[l] = ra[0].y;
+  g->r1bx[l] = rb[0].x;
+  g->r1by[l] = rb[0].y;
+  g->r2ax[l] = two ? ra[1].x : 0.0f;
+  g->r2ay[l] = two ? ra[1].y : 0.0f;
+  g->r2bx[l] = two ? rb[1].x : 0.0f;
+  g->r2by[l] = two ? rb[1].y : 0.0f;
+  g->mni1[l] = 0.0f;
+  g->mni2[l] = 0.0f;
+}
+
+void sn_wide_prepare_range(const sn_wide_set *set, const sn_world *w, const int32_t *contacts, int32_t begin,
+                           int32_t end, int32_t dummy, const sn_softness *soft, const sn_softness *static_soft) {
+  for (int32_t gi = begin; gi < end; ++gi) {
+    sn_wide_group *g = set->groups + gi;
+    g->ia_write = g->ib_write = g->lanes = 0;
+    for (int l = 0; l < L; ++l) {
+      int32_t k = set->lane_constraint[L * gi + l];
+      if (k >= 0) {
+        sn_wide_prepare_lane(g, l, w, contacts[k], dummy, soft, static_soft);
+      } else {
+        sn_wide_set_lane(set, gi, l, NULL, dummy);
+      }
+    }
+  }
+}
+
 bool sn_wide_build(sn_wide_set *set, sn_arena *arena, int32_t count, const int32_t *colors, int32_t group_count) {
   set->group_count = group_count;
   set->use_avx2 = false;

@@ -84,6 +84,11 @@ bool sn_wide_build(sn_wide_set *set, sn_arena *arena, int32_t count, const int32
 /// `group`; dummy is the static slot of the state array. Every lane of a
 /// group must be set before it is solved.
 void sn_wide_set_lane(const sn_wide_set *set, int32_t group, int lane, const sn_contact_constraint *c, int32_t dummy);
+/// Prepares groups [begin, end) straight from the world: lane k is contact
+/// contacts[k] (anchors, effective masses, the 2x2 block, softness: static
+/// for contacts with a body that cannot move). dummy is the static slot.
+void sn_wide_prepare_range(const sn_wide_set *set, const sn_world *w, const int32_t *contacts, int32_t begin,
+                           int32_t end, int32_t dummy, const sn_softness *soft, const sn_softness *static_soft);
 /// Packs constraints cs[lane_constraint] of groups [begin, end) into their lanes.
 void sn_wide_fill(const sn_wide_set *set, const sn_contact_constraint *cs, int32_t begin, int32_t end, int32_t dummy);
 /// Number of colours in color_first (the last one, SN_WIDE_OVERFLOW, holds

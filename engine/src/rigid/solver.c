@@ -91,70 +91,6 @@ static void sn_integrate_positions(sn_step_context *ctx, int32_t begin, int32_t 
   }
 }
 
-/* The constraint of contact ci: anchors, effective masses, softness. */
-static void sn_prepare_one(const sn_world *w, int32_t ci, int32_t dummy, const sn_softness *soft,
-                           const sn_softness *static_soft, sn_contact_constraint *cc) {
-  {
-    const sn_contact *c = w->contacts.data + ci;
-    const sn_body *ba = w->bodies.data + c->edges[0].body, *bb = w->bodies.data + c->edges[1].body;
-    cc->contact = ci;
-    cc->ia = ba->solver_index >= 0 ? ba->solver_index : dummy;
-    cc->ib = bb->solver_index >= 0 ? bb->solver_index : dummy;
-    cc->ma = ba->inv_mass;
-    cc->ia_inv = ba->inv_inertia;
-    cc->mb = bb->inv_mass;
-    cc->ib_inv = bb->inv_inertia;
-    cc->friction = c->friction;
-    cc->restitution = c->restitution;
-    cc->soft = (cc->ma == 0.0f || cc->mb == 0.0f) ? *static_soft : *soft;
-    const sn_manifold *m = &c->manifold;
-    cc->normal = m->normal;
-    cc->point_count = m->point_count;
-    sn_vec2 n = m->normal, t = sn_right_perp(n);
-    sn_vec2 offset_a = sn_sub(ba->center, ba->xf.p), offset_b = sn_sub(bb->center, bb->xf.p);
-    for (int32_t j = 0; j < m->point_count; ++j) {
-      const sn_manifold_point *mp = m->points + j;
-      sn_constraint_point *cp = cc->points + j;
-      cp->normal_impulse = mp->normal_impulse;
-      cp->tangent_impulse = mp->tangent_impulse;
-      cp->max_normal_impulse = 0.0f;
-      cp->ra = sn_sub(mp->anchor_a, offset_a);
-      cp->rb = sn_sub(mp->anchor_b, offset_b);
-      cp->base_separation = mp->separation - sn_dot(sn_sub(cp->rb, cp->ra), n);
-      float rna = sn_cross(cp->ra, n), rnb = sn_cross(cp->rb, n);
-      float kn = cc->ma + cc->mb + cc->ia_inv * rna * rna + cc->ib_inv * rnb * rnb;
-      cp->normal_mass = kn > 0.0f ? 1.0f / kn : 0.0f;
-      float rta = sn_cross(cp->ra, t), rtb = sn_cross(cp->rb, t);
-      float kt = cc->ma + cc->mb + cc->ia_inv * rta * rta + cc->ib_inv * rtb * rtb;
-      cp->tangent_mass = kt > 0.0f ? 1.0f / kt : 0.0f;
-      sn_vec2 vrel = sn_sub(sn_add(bb->v, sn_cross_sv(bb->w, cp->rb)), sn_add(ba->v, sn_cross_sv(ba->w, cp->ra)));
-      cp->relative_velocity = sn_dot(n, vrel);
-    }
-    if (m->point_count == 2) {
-      const sn_constraint_point *p1 = cc->points, *p2 = cc->points + 1;
-      float rn1a = sn_cross(p1->ra, n), rn1b = sn_cross(p1->rb, n);
-      float rn2a = sn_cross(p2->ra, n), rn2b = sn_cross(p2->rb, n);
-      float msum = cc->ma + cc->mb;
-      cc->k11 = msum + cc->ia_inv * rn1a * rn1a + cc->ib_inv * rn1b * rn1b;
-      cc->k22 = msum + cc->ia_inv * rn2a * rn2a + cc->ib_inv * rn2b * rn2b;
-      cc->k12 = msum + cc->ia_inv * rn1a * rn2a + cc->ib_inv * rn1b * rn2b;
-      /* only when K is well conditioned (points not nearly coincident) */
-      float det = cc->k11 * cc->k22 - cc->k12 * cc->k12;
-      bool well_conditioned = cc->k11 * cc->k11 < 1000.0f * det;
-      if (!well_conditioned) {
-        /* nearly coincident points: keep the first only (the block would be
-         * singular and two such points add nothing) */
-        cc->point_count = 1;
-      } else {
-        float inv_det = 1.0f / det;
-        cc->n11 = cc->k22 * inv_det;
-        cc->n12 = -cc->k12 * inv_det;
-        cc->n22 = cc->k11 * inv_det;
-      }
-    }
-  }
-}
-
 /* Groups [begin, end): each lane's contact prepared straight into its lane. */
 static void sn_prepare_groups(const sn_world *w, const sn_step_context *ctx, const sn_wide_set *wide, int32_t begin,
                               int32_t end) {
@@ -164,19 +100,7 @@ static void sn_prepare_groups(const sn_world *w, const sn_step_context *ctx, con
   float hertz = w->contact_hertz > 0.0f ? sn_minf(w->contact_hertz, 0.25f * substep_rate) : 0.25f * substep_rate;
   sn_softness soft = sn_make_soft(hertz, w->contact_damping_ratio, h);
   sn_softness static_soft = sn_make_soft(2.0f * hertz, w->contact_damping_ratio, h);
-  int32_t dummy = ctx->body_count;
-  for (int32_t g = begin; g < end; ++g) {
-    for (int l = 0; l < SN_WIDE_LANES; ++l) {
-      int32_t k = wide->lane_constraint[SN_WIDE_LANES * g + l];
-      if (k < 0) {
-        sn_wide_set_lane(wide, g, l, NULL, dummy);
-        continue;
-      }
-      sn_contact_constraint cc;
-      sn_prepare_one(w, w->solver_contacts.data[k], dummy, &soft, &static_soft, &cc);
-      sn_wide_set_lane(wide, g, l, &cc, dummy);
-    }
-  }
+  sn_wide_prepare_range(wide, w, w->solver_contacts.data, begin, end, ctx->body_count, &soft, &static_soft);
 }
 
 /* The accumulated impulses of groups [begin, end) go back to their
