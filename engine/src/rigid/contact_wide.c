@@ -43,6 +43,8 @@ static inline f4 f4_gt(f4 a, f4 b) { return _mm_cmpgt_ps(a, b); }
 static inline f4 f4_ge(f4 a, f4 b) { return _mm_cmpge_ps(a, b); }
 static inline f4 f4_lt(f4 a, f4 b) { return _mm_cmplt_ps(a, b); }
 static inline f4 f4_and(f4 a, f4 b) { return _mm_and_ps(a, b); }
+static inline f4 f4_div(f4 a, f4 b) { return _mm_div_ps(a, b); }
+static inline int f4_mask_bits(f4 m) { return _mm_movemask_ps(m); }
 /// mask ? a : b
 static inline f4 f4_select(f4 mask, f4 a, f4 b) { return _mm_or_ps(_mm_and_ps(mask, a), _mm_andnot_ps(mask, b)); }
 static inline f4 f4_load(const float *p) { return _mm_loadu_ps(p); }
@@ -68,6 +70,12 @@ static inline f4 f4_gt(f4 a, f4 b) { F4_MAP(f4_mask(a.v[i] > b.v[i])); }
 static inline f4 f4_ge(f4 a, f4 b) { F4_MAP(f4_mask(a.v[i] >= b.v[i])); }
 static inline f4 f4_lt(f4 a, f4 b) { F4_MAP(f4_mask(a.v[i] < b.v[i])); }
 static inline f4 f4_and(f4 a, f4 b) { F4_MAP(f4_mask(a.v[i] != 0.0f && b.v[i] != 0.0f)); }
+static inline f4 f4_div(f4 a, f4 b) { F4_MAP(a.v[i] / b.v[i]); }
+static inline int f4_mask_bits(f4 m) {
+  int bits = 0;
+  for (int i = 0; i < 4; ++i) bits |= (m.v[i] != 0.0f) << i;
+  return bits;
+}
 static inline f4 f4_select(f4 m, f4 a, f4 b) { F4_MAP(m.v[i] != 0.0f ? a.v[i] : b.v[i]); }
 static inline f4 f4_load(const float *p) { F4_MAP(p[i]); }
 static inline void f4_store(float *p, f4 a) {
@@ -251,129 +259,177 @@ void sn_wide_set_lane(const sn_wide_set *set, int32_t group, int l, const sn_con
   g->rv2[l] = two ? p2->relative_velocity : 0.0f;
 }
 
-/* Lane l of group g from contact ci of world w: sn_prepare-then-set_lane
- * in one pass, with the same arithmetic (the results are the same bits). */
-static void sn_wide_prepare_lane(sn_wide_group *g, int l, const sn_world *w, int32_t ci, int32_t dummy,
-                                 const sn_softness *soft, const sn_softness *static_soft) {
-  const sn_contact *c = w->contacts.data + ci;
-  const sn_body *ba = w->bodies.data + c->edges[0].body, *bb = w->bodies.data + c->edges[1].body;
-  const sn_manifold *m = &c->manifold;
-  int32_t ia = ba->solver_index >= 0 ? ba->solver_index : dummy;
-  int32_t ib = bb->solver_index >= 0 ? bb->solver_index : dummy;
-  float ma = ba->inv_mass, mb = bb->inv_mass, iia = ba->inv_inertia, iib = bb->inv_inertia;
-  g->lanes = l + 1;
-  g->ia[l] = ia;
-  g->ib[l] = ib;
-  if (ia < dummy && (ma > 0.0f || iia > 0.0f)) g->ia_write |= 1 << l;
-  if (ib < dummy && (mb > 0.0f || iib > 0.0f)) g->ib_write |= 1 << l;
-  const sn_softness *sf = (ma == 0.0f || mb == 0.0f) ? static_soft : soft;
-  sn_vec2 n = m->normal, t = sn_right_perp(n);
-  g->nx[l] = n.x;
-  g->ny[l] = n.y;
-  g->ma[l] = ma;
-  g->mb[l] = mb;
-  g->iia[l] = iia;
-  g->iib[l] = iib;
-  g->friction[l] = c->friction;
-  g->restitution[l] = c->restitution;
-  g->bias_rate[l] = sf->bias_rate;
-  g->mass_scale[l] = sf->mass_scale;
-  g->impulse_scale[l] = sf->impulse_scale;
-  sn_vec2 offset_a = sn_sub(ba->center, ba->xf.p), offset_b = sn_sub(bb->center, bb->xf.p);
-  float msum = ma + mb;
-  sn_vec2 ra[2], rb[2];
-  float nm[2], rn_a[2], rn_b[2];
-  int32_t count = m->point_count;
-  for (int32_t j = 0; j < count; ++j) {
-    const sn_manifold_point *mp = m->points + j;
-    ra[j] = sn_sub(mp->anchor_a, offset_a);
-    rb[j] = sn_sub(mp->anchor_b, offset_b);
-    float rna = sn_cross(ra[j], n), rnb = sn_cross(rb[j], n);
-    rn_a[j] = rna;
-    rn_b[j] = rnb;
-    float kn = ma + mb + iia * rna * rna + iib * rnb * rnb;
-    nm[j] = kn > 0.0f ? 1.0f / kn : 0.0f;
-    float rta = sn_cross(ra[j], t), rtb = sn_cross(rb[j], t);
-    float kt = ma + mb + iia * rta * rta + iib * rtb * rtb;
-    float tm = kt > 0.0f ? 1.0f / kt : 0.0f;
-    sn_vec2 vrel = sn_sub(sn_add(bb->v, sn_cross_sv(bb->w, rb[j])), sn_add(ba->v, sn_cross_sv(ba->w, ra[j])));
-    float base = mp->separation - sn_dot(sn_sub(rb[j], ra[j]), n);
-    float rv = sn_dot(n, vrel);
-    if (j == 0) {
-      g->tm1[l] = tm;
-      g->base1[l] = base;
-      g->ni1[l] = mp->normal_impulse;
-      g->ti1[l] = mp->tangent_impulse;
-      g->rv1[l] = rv;
-    } else {
-      g->tm2[l] = tm;
-      g->base2[l] = base;
-      g->ni2[l] = mp->normal_impulse;
-      g->ti2[l] = mp->tangent_impulse;
-      g->rv2[l] = rv;
+/* Lanes [off, off + 4) of group g straight from the world, four at a time:
+ * a scalar gather of what each contact needs, then the arithmetic in SIMD
+ * lanes, in the order the scalar formulas give (the bits do not depend on
+ * the width). Padding lanes are set afterwards. */
+static void sn_wide_prepare_half(sn_wide_group *g, int off, const sn_world *w, const int32_t *contacts,
+                                 const int32_t *lane_contact, int32_t dummy, const sn_softness *soft,
+                                 const sn_softness *static_soft) {
+  enum { N = 4 };
+  float ma[N], mb[N], iia[N], iib[N], nx[N], ny[N], oax[N], oay[N], obx[N], oby[N];
+  float vax[N], vay[N], wa[N], vbx[N], vby[N], wb[N];
+  float a1x[N], a1y[N], b1x[N], b1y[N], a2x[N], a2y[N], b2x[N], b2y[N], sep1[N], sep2[N];
+  float ni1[N], ni2[N], ti1[N], ti2[N], br[N], ms[N], is[N], cnt[N];
+  int pad = 0;
+  for (int i = 0; i < N; ++i) {
+    int l = off + i;
+    int32_t k = lane_contact[l];
+    if (k < 0) {
+      /* neutral inputs (the lane is overwritten as padding below) */
+      pad |= 1 << i;
+      ma[i] = mb[i] = iia[i] = iib[i] = nx[i] = oax[i] = oay[i] = obx[i] = oby[i] = 0.0f;
+      ny[i] = 1.0f;
+      vax[i] = vay[i] = wa[i] = vbx[i] = vby[i] = wb[i] = 0.0f;
+      a1x[i] = a1y[i] = b1x[i] = b1y[i] = a2x[i] = a2y[i] = b2x[i] = b2y[i] = sep1[i] = sep2[i] = 0.0f;
+      ni1[i] = ni2[i] = ti1[i] = ti2[i] = br[i] = is[i] = 0.0f;
+      ms[i] = 1.0f;
+      cnt[i] = 1.0f;
+      continue;
     }
+    const sn_contact *c = w->contacts.data + contacts[k];
+    const sn_body *ba = w->bodies.data + c->edges[0].body, *bb = w->bodies.data + c->edges[1].body;
+    const sn_manifold *m = &c->manifold;
+    int32_t ia = ba->solver_index >= 0 ? ba->solver_index : dummy;
+    int32_t ib = bb->solver_index >= 0 ? bb->solver_index : dummy;
+    ma[i] = ba->inv_mass;
+    mb[i] = bb->inv_mass;
+    iia[i] = ba->inv_inertia;
+    iib[i] = bb->inv_inertia;
+    g->lanes = l + 1;
+    g->ia[l] = ia;
+    g->ib[l] = ib;
+    if (ia < dummy && (ma[i] > 0.0f || iia[i] > 0.0f)) g->ia_write |= 1 << l;
+    if (ib < dummy && (mb[i] > 0.0f || iib[i] > 0.0f)) g->ib_write |= 1 << l;
+    g->friction[l] = c->friction;
+    g->restitution[l] = c->restitution;
+    const sn_softness *sf = (ma[i] == 0.0f || mb[i] == 0.0f) ? static_soft : soft;
+    br[i] = sf->bias_rate;
+    ms[i] = sf->mass_scale;
+    is[i] = sf->impulse_scale;
+    nx[i] = m->normal.x;
+    ny[i] = m->normal.y;
+    oax[i] = ba->center.x - ba->xf.p.x;
+    oay[i] = ba->center.y - ba->xf.p.y;
+    obx[i] = bb->center.x - bb->xf.p.x;
+    oby[i] = bb->center.y - bb->xf.p.y;
+    vax[i] = ba->v.x;
+    vay[i] = ba->v.y;
+    wa[i] = ba->w;
+    vbx[i] = bb->v.x;
+    vby[i] = bb->v.y;
+    wb[i] = bb->w;
+    const sn_manifold_point *p1 = m->points, *p2 = m->points + 1;
+    bool two = m->point_count == 2;
+    cnt[i] = two ? 2.0f : 1.0f;
+    a1x[i] = p1->anchor_a.x;
+    a1y[i] = p1->anchor_a.y;
+    b1x[i] = p1->anchor_b.x;
+    b1y[i] = p1->anchor_b.y;
+    sep1[i] = p1->separation;
+    ni1[i] = p1->normal_impulse;
+    ti1[i] = p1->tangent_impulse;
+    a2x[i] = two ? p2->anchor_a.x : 0.0f;
+    a2y[i] = two ? p2->anchor_a.y : 0.0f;
+    b2x[i] = two ? p2->anchor_b.x : 0.0f;
+    b2y[i] = two ? p2->anchor_b.y : 0.0f;
+    sep2[i] = two ? p2->separation : 0.0f;
+    ni2[i] = two ? p2->normal_impulse : 0.0f;
+    ti2[i] = two ? p2->tangent_impulse : 0.0f;
   }
-  bool two = false;
-  if (count == 2) {
-    float k11 = msum + iia * rn_a[0] * rn_a[0] + iib * rn_b[0] * rn_b[0];
-    float k22 = msum + iia * rn_a[1] * rn_a[1] + iib * rn_b[1] * rn_b[1];
-    float k12 = msum + iia * rn_a[0] * rn_a[1] + iib * rn_b[0] * rn_b[1];
-    /* only when K is well conditioned (points not nearly coincident): two
-     * such points would make the block singular and add nothing */
-    float det = k11 * k22 - k12 * k12;
-    two = k11 * k11 < 1000.0f * det;
-    if (two) {
-      float inv_det = 1.0f / det;
-      g->k11[l] = k11;
-      g->k12[l] = k12;
-      g->k22[l] = k22;
-      g->n11[l] = k22 * inv_det;
-      g->n12[l] = -k12 * inv_det;
-      g->n22[l] = k11 * inv_det;
-    }
+  const f4 zero = f4_set(0.0f), one = f4_set(1.0f);
+  f4 Ma = f4_load(ma), Mb = f4_load(mb), Ia = f4_load(iia), Ib = f4_load(iib);
+  f4 Nx = f4_load(nx), Ny = f4_load(ny), Tx = Ny, Ty = f4_sub(zero, Nx);
+  f4 Oax = f4_load(oax), Oay = f4_load(oay), Obx = f4_load(obx), Oby = f4_load(oby);
+  f4 Vax = f4_load(vax), Vay = f4_load(vay), Wa = f4_load(wa), Vbx = f4_load(vbx), Vby = f4_load(vby), Wb = f4_load(wb);
+  f4 msum = f4_add(Ma, Mb);
+  /* one point: anchors from the centres of mass, masses, base separation,
+   * approach speed (each line as the scalar formula it replaces) */
+#define SN_PREP_POINT(AX, AY, BX, BY, SEP, RAX, RAY, RBX, RBY, RNA, RNB, NM, TM, BASE, RV)                             \
+  f4 RAX = f4_sub(f4_load(AX), Oax), RAY = f4_sub(f4_load(AY), Oay);                                                   \
+  f4 RBX = f4_sub(f4_load(BX), Obx), RBY = f4_sub(f4_load(BY), Oby);                                                   \
+  f4 RNA = f4_sub(f4_mul(RAX, Ny), f4_mul(RAY, Nx)), RNB = f4_sub(f4_mul(RBX, Ny), f4_mul(RBY, Nx));                   \
+  f4 NM, TM, BASE, RV;                                                                                                 \
+  {                                                                                                                    \
+    f4 kn = f4_add(f4_add(msum, f4_mul(f4_mul(Ia, RNA), RNA)), f4_mul(f4_mul(Ib, RNB), RNB));                          \
+    NM = f4_select(f4_gt(kn, zero), f4_div(one, kn), zero);                                                            \
+    f4 rta = f4_sub(f4_mul(RAX, Ty), f4_mul(RAY, Tx)), rtb = f4_sub(f4_mul(RBX, Ty), f4_mul(RBY, Tx));                 \
+    f4 kt = f4_add(f4_add(msum, f4_mul(f4_mul(Ia, rta), rta)), f4_mul(f4_mul(Ib, rtb), rtb));                          \
+    TM = f4_select(f4_gt(kt, zero), f4_div(one, kt), zero);                                                            \
+    f4 dvx = f4_sub(f4_sub(Vbx, f4_mul(Wb, RBY)), f4_sub(Vax, f4_mul(Wa, RAY)));                                       \
+    f4 dvy = f4_sub(f4_add(Vby, f4_mul(Wb, RBX)), f4_add(Vay, f4_mul(Wa, RAX)));                                       \
+    RV = f4_add(f4_mul(Nx, dvx), f4_mul(Ny, dvy));                                                                     \
+    BASE = f4_sub(f4_load(SEP), f4_add(f4_mul(f4_sub(RBX, RAX), Nx), f4_mul(f4_sub(RBY, RAY), Ny)));                   \
   }
-  if (!two) {
-    /* one point, or the first of two nearly coincident ones: the second is
-     * a phantom, K = diag(k11, 1) */
-    g->k11[l] = nm[0] > 0.0f ? 1.0f / nm[0] : 1.0f;
-    g->k12[l] = 0.0f;
-    g->k22[l] = 1.0f;
-    g->n11[l] = nm[0] > 0.0f ? nm[0] : 0.0f;
-    g->n12[l] = 0.0f;
-    g->n22[l] = 1.0f;
-    g->tm2[l] = 0.0f;
-    g->base2[l] = SN_WIDE_FAR;
-    g->ni2[l] = 0.0f;
-    g->ti2[l] = 0.0f;
-    g->rv2[l] = 0.0f;
+  SN_PREP_POINT(a1x, a1y, b1x, b1y, sep1, r1ax, r1ay, r1bx, r1by, rn1a, rn1b, nm1, tm1, base1, rv1)
+  SN_PREP_POINT(a2x, a2y, b2x, b2y, sep2, r2ax, r2ay, r2bx, r2by, rn2a, rn2b, nm2, tm2, base2, rv2)
+#undef SN_PREP_POINT
+  /* the 2x2 block where two points are well conditioned (not nearly
+   * coincident); otherwise the second point is a phantom, K = diag(k11, 1) */
+  f4 k11 = f4_add(f4_add(msum, f4_mul(f4_mul(Ia, rn1a), rn1a)), f4_mul(f4_mul(Ib, rn1b), rn1b));
+  f4 k22 = f4_add(f4_add(msum, f4_mul(f4_mul(Ia, rn2a), rn2a)), f4_mul(f4_mul(Ib, rn2b), rn2b));
+  f4 k12 = f4_add(f4_add(msum, f4_mul(f4_mul(Ia, rn1a), rn2a)), f4_mul(f4_mul(Ib, rn1b), rn2b));
+  f4 det = f4_sub(f4_mul(k11, k22), f4_mul(k12, k12));
+  f4 two = f4_and(f4_gt(f4_load(cnt), one), f4_lt(f4_mul(k11, k11), f4_mul(f4_set(1000.0f), det)));
+  f4 inv_det = f4_div(one, det);
+  f4 has1 = f4_gt(nm1, zero);
+  f4_store(g->k11 + off, f4_select(two, k11, f4_select(has1, f4_div(one, nm1), one)));
+  f4_store(g->k12 + off, f4_select(two, k12, zero));
+  f4_store(g->k22 + off, f4_select(two, k22, one));
+  f4_store(g->n11 + off, f4_select(two, f4_mul(k22, inv_det), f4_select(has1, nm1, zero)));
+  f4_store(g->n12 + off, f4_select(two, f4_mul(f4_sub(zero, k12), inv_det), zero));
+  f4_store(g->n22 + off, f4_select(two, f4_mul(k11, inv_det), one));
+  f4_store(g->nx + off, Nx);
+  f4_store(g->ny + off, Ny);
+  f4_store(g->ma + off, Ma);
+  f4_store(g->mb + off, Mb);
+  f4_store(g->iia + off, Ia);
+  f4_store(g->iib + off, Ib);
+  f4_store(g->bias_rate + off, f4_load(br));
+  f4_store(g->mass_scale + off, f4_load(ms));
+  f4_store(g->impulse_scale + off, f4_load(is));
+  f4_store(g->nm1 + off, nm1);
+  f4_store(g->nm2 + off, f4_select(two, nm2, one));
+  f4_store(g->tm1 + off, tm1);
+  f4_store(g->tm2 + off, f4_select(two, tm2, zero));
+  f4_store(g->r1ax + off, r1ax);
+  f4_store(g->r1ay + off, r1ay);
+  f4_store(g->r1bx + off, r1bx);
+  f4_store(g->r1by + off, r1by);
+  f4_store(g->r2ax + off, f4_select(two, r2ax, zero));
+  f4_store(g->r2ay + off, f4_select(two, r2ay, zero));
+  f4_store(g->r2bx + off, f4_select(two, r2bx, zero));
+  f4_store(g->r2by + off, f4_select(two, r2by, zero));
+  f4_store(g->base1 + off, base1);
+  f4_store(g->base2 + off, f4_select(two, base2, f4_set(SN_WIDE_FAR)));
+  f4_store(g->ni1 + off, f4_load(ni1));
+  f4_store(g->ni2 + off, f4_select(two, f4_load(ni2), zero));
+  f4_store(g->ti1 + off, f4_load(ti1));
+  f4_store(g->ti2 + off, f4_select(two, f4_load(ti2), zero));
+  f4_store(g->rv1 + off, rv1);
+  f4_store(g->rv2 + off, f4_select(two, rv2, zero));
+  f4_store(g->mni1 + off, zero);
+  f4_store(g->mni2 + off, zero);
+  int two_bits = f4_mask_bits(two);
+  for (int i = 0; i < N; ++i) g->points[off + i] = (int8_t)((two_bits >> i) & 1 ? 2 : 1);
+  if (pad == 0) return;
+  sn_wide_set set = {g, 1, NULL, {0}, false};
+  for (int i = 0; i < N; ++i) {
+    if (pad & (1 << i)) sn_wide_set_lane(&set, 0, off + i, NULL, dummy);
   }
-  g->points[l] = (int8_t)(two ? 2 : 1);
-  g->nm1[l] = nm[0];
-  g->nm2[l] = two ? nm[1] : 1.0f;
-  g->r1ax[l] = ra[0].x;
-  g->r1ay[l] = ra[0].y;
-  g->r1bx[l] = rb[0].x;
-  g->r1by[l] = rb[0].y;
-  g->r2ax[l] = two ? ra[1].x : 0.0f;
-  g->r2ay[l] = two ? ra[1].y : 0.0f;
-  g->r2bx[l] = two ? rb[1].x : 0.0f;
-  g->r2by[l] = two ? rb[1].y : 0.0f;
-  g->mni1[l] = 0.0f;
-  g->mni2[l] = 0.0f;
 }
 
 void sn_wide_prepare_range(const sn_wide_set *set, const sn_world *w, const int32_t *contacts, int32_t begin,
                            int32_t end, int32_t dummy, const sn_softness *soft, const sn_softness *static_soft) {
   for (int32_t gi = begin; gi < end; ++gi) {
     sn_wide_group *g = set->groups + gi;
+    const int32_t *lanes = set->lane_constraint + L * gi;
     g->ia_write = g->ib_write = g->lanes = 0;
-    for (int l = 0; l < L; ++l) {
-      int32_t k = set->lane_constraint[L * gi + l];
-      if (k >= 0) {
-        sn_wide_prepare_lane(g, l, w, contacts[k], dummy, soft, static_soft);
-      } else {
-        sn_wide_set_lane(set, gi, l, NULL, dummy);
-      }
+    sn_wide_prepare_half(g, 0, w, contacts, lanes, dummy, soft, static_soft);
+    if (lanes[4] >= 0) {
+      sn_wide_prepare_half(g, 4, w, contacts, lanes, dummy, soft, static_soft);
+    } else {
+      for (int l = 4; l < L; ++l) sn_wide_set_lane(set, gi, l, NULL, dummy);
     }
   }
 }
