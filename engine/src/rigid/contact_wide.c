@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <math.h>
 #include <string.h>
 
 #include "core/math.h"
@@ -44,6 +45,7 @@ static inline f4 f4_ge(f4 a, f4 b) { return _mm_cmpge_ps(a, b); }
 static inline f4 f4_lt(f4 a, f4 b) { return _mm_cmplt_ps(a, b); }
 static inline f4 f4_and(f4 a, f4 b) { return _mm_and_ps(a, b); }
 static inline f4 f4_div(f4 a, f4 b) { return _mm_div_ps(a, b); }
+static inline f4 f4_sqrt(f4 a) { return _mm_sqrt_ps(a); }
 static inline int f4_mask_bits(f4 m) { return _mm_movemask_ps(m); }
 /// mask ? a : b
 static inline f4 f4_select(f4 mask, f4 a, f4 b) { return _mm_or_ps(_mm_and_ps(mask, a), _mm_andnot_ps(mask, b)); }
@@ -71,6 +73,7 @@ static inline f4 f4_ge(f4 a, f4 b) { F4_MAP(f4_mask(a.v[i] >= b.v[i])); }
 static inline f4 f4_lt(f4 a, f4 b) { F4_MAP(f4_mask(a.v[i] < b.v[i])); }
 static inline f4 f4_and(f4 a, f4 b) { F4_MAP(f4_mask(a.v[i] != 0.0f && b.v[i] != 0.0f)); }
 static inline f4 f4_div(f4 a, f4 b) { F4_MAP(a.v[i] / b.v[i]); }
+static inline f4 f4_sqrt(f4 a) { F4_MAP(sqrtf(a.v[i])); }
 static inline int f4_mask_bits(f4 m) {
   int bits = 0;
   for (int i = 0; i < 4; ++i) bits |= (m.v[i] != 0.0f) << i;
@@ -794,4 +797,54 @@ void sn_wide_store(const sn_wide_set *set, sn_contact_constraint *cs) {
       }
     }
   }
+}
+
+/* One body: the rotation bounded per substep, then pose and speed. */
+static void sn_integrate_one(sn_body_state *s, float h, float max_rotation, float max_speed_sq) {
+  /* bound the rotation per substep so the linearised rotation stays sane */
+  float dtheta = h * s->w;
+  if (dtheta * dtheta > max_rotation * max_rotation) {
+    s->w *= max_rotation / sn_absf(dtheta);
+    dtheta = h * s->w;
+  }
+  s->dq = sn_integrate_rotation(s->dq, dtheta);
+  /* the speed limit bounds the motion of the substep: the warm start and
+   * the solve may have pushed past what the velocity integration clamped */
+  s->v = sn_clamp_length(s->v, max_speed_sq);
+  s->dp = sn_mul_add(s->dp, h, s->v);
+}
+
+void sn_wide_integrate_positions(sn_body_state *states, int32_t begin, int32_t end, float h, float max_rotation,
+                                 float max_speed_sq) {
+  const f4 vh = f4_set(h), zero = f4_set(0.0f), one = f4_set(1.0f);
+  const f4 rot_sq = f4_set(max_rotation * max_rotation), speed_sq = f4_set(max_speed_sq);
+  int32_t i = begin;
+  for (; i + 4 <= end; i += 4) {
+    sn_body_state *s = states + i;
+    f4 vx = f4_load(&s[0].v.x), vy = f4_load(&s[1].v.x), w = f4_load(&s[2].v.x), pad = f4_load(&s[3].v.x);
+    f4_transpose(&vx, &vy, &w, &pad);
+    f4 dtheta = f4_mul(vh, w);
+    f4 len_sq = f4_add(f4_mul(vx, vx), f4_mul(vy, vy));
+    if (f4_mask_bits(f4_gt(f4_mul(dtheta, dtheta), rot_sq)) | f4_mask_bits(f4_gt(len_sq, speed_sq))) {
+      /* a bound applies somewhere: these four one at a time */
+      for (int k = 0; k < 4; ++k) sn_integrate_one(s + k, h, max_rotation, max_speed_sq);
+      continue;
+    }
+    f4 dx = f4_load(&s[0].dp.x), dy = f4_load(&s[1].dp.x), qc = f4_load(&s[2].dp.x), qs = f4_load(&s[3].dp.x);
+    f4_transpose(&dx, &dy, &qc, &qs);
+    /* sn_integrate_rotation, lane by lane in the same order */
+    f4 c2 = f4_sub(qc, f4_mul(dtheta, qs)), s2 = f4_add(qs, f4_mul(dtheta, qc));
+    f4 mag = f4_sqrt(f4_add(f4_mul(s2, s2), f4_mul(c2, c2)));
+    f4 inv = f4_select(f4_gt(mag, zero), f4_div(one, mag), zero);
+    qc = f4_mul(c2, inv);
+    qs = f4_mul(s2, inv);
+    dx = f4_add(dx, f4_mul(vh, vx));
+    dy = f4_add(dy, f4_mul(vh, vy));
+    f4_transpose(&dx, &dy, &qc, &qs);
+    f4_store(&s[0].dp.x, dx);
+    f4_store(&s[1].dp.x, dy);
+    f4_store(&s[2].dp.x, qc);
+    f4_store(&s[3].dp.x, qs);
+  }
+  for (; i < end; ++i) sn_integrate_one(states + i, h, max_rotation, max_speed_sq);
 }

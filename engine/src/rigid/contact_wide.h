@@ -116,4 +116,11 @@ void sn_wide_get_result(const sn_wide_set *set, int32_t group, int lane, sn_wide
 /// cs[lane_constraint] (tests; the step stores straight to the manifolds).
 void sn_wide_store(const sn_wide_set *set, sn_contact_constraint *cs);
 
+/// The position part of a substep for bodies [begin, end): rotation bounded
+/// to max_rotation per substep, speed to sqrt(max_speed_sq), then dq and dp
+/// advanced by h. Four bodies at a time where no bound applies (same bits
+/// as one at a time).
+void sn_wide_integrate_positions(sn_body_state *states, int32_t begin, int32_t end, float h, float max_rotation,
+                                 float max_speed_sq);
+
 #endif /* SN_RIGID_CONTACT_WIDE_H */

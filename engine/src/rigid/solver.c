@@ -72,23 +72,10 @@ static void sn_integrate_velocities(sn_step_context *ctx, int32_t begin, int32_t
   }
 }
 
+/* Every body's speed limit is the world's (sn_init_bodies). */
 static void sn_integrate_positions(sn_step_context *ctx, int32_t begin, int32_t end) {
-  float h = ctx->h;
-  sn_body_state *states = ctx->states;
-  for (int32_t i = begin; i < end; ++i) {
-    sn_body_state *s = states + i;
-    /* bound the rotation per substep so the linearised rotation stays sane */
-    float dtheta = h * s->w;
-    if (dtheta * dtheta > ctx->max_rotation * ctx->max_rotation) {
-      s->w *= ctx->max_rotation / sn_absf(dtheta);
-      dtheta = h * s->w;
-    }
-    s->dq = sn_integrate_rotation(s->dq, dtheta);
-    /* the speed limit bounds the motion of the substep: the warm start and
-     * the solve may have pushed past what the velocity integration clamped */
-    s->v = sn_clamp_length(s->v, ctx->motions[i].max_speed_sq);
-    s->dp = sn_mul_add(s->dp, h, s->v);
-  }
+  if (begin >= end) return;
+  sn_wide_integrate_positions(ctx->states, begin, end, ctx->h, ctx->max_rotation, ctx->motions[begin].max_speed_sq);
 }
 
 /* Groups [begin, end): each lane's contact prepared straight into its lane. */
