@@ -260,6 +260,8 @@ typedef struct sn_world {
   int32_t parallel_min_items;      ///< smaller steps stay on one thread (SN_PARALLEL_MIN_ITEMS; tests lower it)
   int32_t solo_runs, solo_backoff; ///< stage runs left to do alone after a helper stalled (tasks.c)
   int64_t helper_blocks;           ///< blocks run by helpers so far (tests, statistics)
+  sn_world_profile profile;        ///< the last step's stage times (sn_world_get_profile)
+  double profile_clock;            ///< ms: when the solver starts, then when it ended (stages meet)
   sn_enqueue_task_callback *enqueue_task;
   sn_finish_task_callback *finish_task;
   void *user_task_context;

@@ -1012,6 +1012,7 @@ static bool sn_list_solver_contacts(sn_world *w) {
 }
 
 void sn_solve(sn_world *w, float dt) {
+  double t_setup = w->profile_clock; /* the world's clock read just before */
   if (w->constraint_count > 0) sn_wake_joined(w);
   sn_soft_find_candidates(w, dt);
   /* gather awake bodies; static bodies share a dummy slot */
@@ -1156,7 +1157,9 @@ void sn_solve(sn_world *w, float dt) {
   sn_stage_add_main(&runner, SN_STAGE_POST, 0);
   sn_stage_add(&runner, SN_STAGE_STORE, 0, 0, wide.group_count, SN_BLOCK_GROUPS, 1);
   sn_stage_add(&runner, SN_STAGE_WRITE_BACK, 0, 0, nb, SN_BLOCK_BODIES, 1);
+  double t_loop = sn_clock_ms();
   sn_stage_run(w, &runner);
+  double t_finish = sn_clock_ms();
   if (atomic_load_explicit(&run.hits, memory_order_relaxed)) sn_report_hits(w);
 
   /* (write back ran as the last stage: sn_write_back) */
@@ -1186,4 +1189,9 @@ void sn_solve(sn_world *w, float dt) {
       }
     }
   }
+  double t_end = sn_clock_ms();
+  w->profile_clock = t_end;
+  w->profile.solve_setup = (float)(t_loop - t_setup);
+  w->profile.substeps = (float)(t_finish - t_loop);
+  w->profile.solve_finish = (float)(t_end - t_finish);
 }
