@@ -96,7 +96,12 @@ static inline void f4_transpose(f4 *a, f4 *b, f4 *c, f4 *d) {
 #endif
 
 /// Separation given to phantom points and padding lanes: never touching.
-#define SN_WIDE_FAR   1.0e6f
+#define SN_WIDE_FAR 1.0e6f
+#if defined(__GNUC__) || defined(__clang__)
+#define SN_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define SN_PREFETCH(p) ((void)(p))
+#endif
 #define SN_MAX_COLORS 64
 #define L             SN_WIDE_LANES
 
@@ -266,9 +271,43 @@ void sn_wide_set_lane(const sn_wide_set *set, int32_t group, int l, const sn_con
  * a scalar gather of what each contact needs, then the arithmetic in SIMD
  * lanes, in the order the scalar formulas give (the bits do not depend on
  * the width). Padding lanes are set afterwards. */
-static void sn_wide_prepare_half(sn_wide_group *g, int off, const sn_world *w, const int32_t *contacts,
-                                 const int32_t *lane_contact, int32_t dummy, const sn_softness *soft,
-                                 const sn_softness *static_soft) {
+typedef struct sn_prepare_input {
+  const sn_world *w;
+  const int32_t *contacts;
+  const sn_wide_key *keys;
+  const sn_body_state *states;
+  const sn_wide_body *bodies;
+  int32_t dummy;
+  const sn_softness *soft, *static_soft;
+} sn_prepare_input;
+
+/* What a lane reads of one of its bodies. */
+static inline void sn_prepare_body(const sn_prepare_input *in, int32_t solver_index, int32_t body, float *inv_mass,
+                                   float *inv_inertia, float *ox, float *oy, float *vx, float *vy, float *w) {
+  if (solver_index < in->dummy) {
+    const sn_wide_body *b = in->bodies + solver_index;
+    const sn_body_state *s = in->states + solver_index;
+    *inv_mass = b->inv_mass;
+    *inv_inertia = b->inv_inertia;
+    *ox = b->offset.x;
+    *oy = b->offset.y;
+    *vx = s->v.x;
+    *vy = s->v.y;
+    *w = s->w;
+    return;
+  }
+  const sn_body *b = in->w->bodies.data + body;
+  *inv_mass = b->inv_mass;
+  *inv_inertia = b->inv_inertia;
+  *ox = b->center.x - b->xf.p.x;
+  *oy = b->center.y - b->xf.p.y;
+  *vx = b->v.x;
+  *vy = b->v.y;
+  *w = b->w;
+}
+
+static void sn_wide_prepare_half(sn_wide_group *g, int off, const sn_prepare_input *in, const int32_t *lane_contact) {
+  const int32_t dummy = in->dummy;
   enum { N = 4 };
   float ma[N], mb[N], iia[N], iib[N], nx[N], ny[N], oax[N], oay[N], obx[N], oby[N];
   float vax[N], vay[N], wa[N], vbx[N], vby[N], wb[N];
@@ -290,38 +329,24 @@ static void sn_wide_prepare_half(sn_wide_group *g, int off, const sn_world *w, c
       cnt[i] = 1.0f;
       continue;
     }
-    const sn_contact *c = w->contacts.data + contacts[k];
-    const sn_body *ba = w->bodies.data + c->edges[0].body, *bb = w->bodies.data + c->edges[1].body;
+    const sn_contact *c = in->w->contacts.data + in->contacts[k];
     const sn_manifold *m = &c->manifold;
-    int32_t ia = ba->solver_index >= 0 ? ba->solver_index : dummy;
-    int32_t ib = bb->solver_index >= 0 ? bb->solver_index : dummy;
-    ma[i] = ba->inv_mass;
-    mb[i] = bb->inv_mass;
-    iia[i] = ba->inv_inertia;
-    iib[i] = bb->inv_inertia;
+    const sn_wide_key key = in->keys[k];
+    sn_prepare_body(in, key.ia, c->edges[0].body, ma + i, iia + i, oax + i, oay + i, vax + i, vay + i, wa + i);
+    sn_prepare_body(in, key.ib, c->edges[1].body, mb + i, iib + i, obx + i, oby + i, vbx + i, vby + i, wb + i);
     g->lanes = l + 1;
-    g->ia[l] = ia;
-    g->ib[l] = ib;
-    if (ia < dummy && (ma[i] > 0.0f || iia[i] > 0.0f)) g->ia_write |= 1 << l;
-    if (ib < dummy && (mb[i] > 0.0f || iib[i] > 0.0f)) g->ib_write |= 1 << l;
+    g->ia[l] = key.ia;
+    g->ib[l] = key.ib;
+    if (key.dynamic & 1u) g->ia_write |= 1 << l;
+    if (key.dynamic & 2u) g->ib_write |= 1 << l;
     g->friction[l] = c->friction;
     g->restitution[l] = c->restitution;
-    const sn_softness *sf = (ma[i] == 0.0f || mb[i] == 0.0f) ? static_soft : soft;
+    const sn_softness *sf = (ma[i] == 0.0f || mb[i] == 0.0f) ? in->static_soft : in->soft;
     br[i] = sf->bias_rate;
     ms[i] = sf->mass_scale;
     is[i] = sf->impulse_scale;
     nx[i] = m->normal.x;
     ny[i] = m->normal.y;
-    oax[i] = ba->center.x - ba->xf.p.x;
-    oay[i] = ba->center.y - ba->xf.p.y;
-    obx[i] = bb->center.x - bb->xf.p.x;
-    oby[i] = bb->center.y - bb->xf.p.y;
-    vax[i] = ba->v.x;
-    vay[i] = ba->v.y;
-    wa[i] = ba->w;
-    vbx[i] = bb->v.x;
-    vby[i] = bb->v.y;
-    wb[i] = bb->w;
     const sn_manifold_point *p1 = m->points, *p2 = m->points + 1;
     bool two = m->point_count == 2;
     cnt[i] = two ? 2.0f : 1.0f;
@@ -422,15 +447,28 @@ static void sn_wide_prepare_half(sn_wide_group *g, int off, const sn_world *w, c
   }
 }
 
-void sn_wide_prepare_range(const sn_wide_set *set, const sn_world *w, const int32_t *contacts, int32_t begin,
-                           int32_t end, int32_t dummy, const sn_softness *soft, const sn_softness *static_soft) {
+void sn_wide_prepare_range(const sn_wide_set *set, const sn_world *w, const int32_t *contacts, const sn_wide_key *keys,
+                           const sn_body_state *states, const sn_wide_body *bodies, int32_t begin, int32_t end,
+                           int32_t dummy, const sn_softness *soft, const sn_softness *static_soft) {
+  const sn_prepare_input in = {w, contacts, keys, states, bodies, dummy, soft, static_soft};
   for (int32_t gi = begin; gi < end; ++gi) {
     sn_wide_group *g = set->groups + gi;
     const int32_t *lanes = set->lane_constraint + L * gi;
+    /* the manifolds of the group after next on their way (lanes follow the
+     * colouring, so the contacts come from all over the array) */
+    if (gi + 2 < end) {
+      const int32_t *ahead = set->lane_constraint + L * (gi + 2);
+      for (int l = 0; l < L && ahead[l] >= 0; ++l) {
+        const char *c = (const char *)(w->contacts.data + contacts[ahead[l]]);
+        SN_PREFETCH(c);
+        SN_PREFETCH(c + 64);
+        SN_PREFETCH(c + 128);
+      }
+    }
     g->ia_write = g->ib_write = g->lanes = 0;
-    sn_wide_prepare_half(g, 0, w, contacts, lanes, dummy, soft, static_soft);
+    sn_wide_prepare_half(g, 0, &in, lanes);
     if (lanes[4] >= 0) {
-      sn_wide_prepare_half(g, 4, w, contacts, lanes, dummy, soft, static_soft);
+      sn_wide_prepare_half(g, 4, &in, lanes);
     } else {
       for (int l = 4; l < L; ++l) sn_wide_set_lane(set, gi, l, NULL, dummy);
     }

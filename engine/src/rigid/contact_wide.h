@@ -59,6 +59,13 @@ typedef struct sn_wide_set {
   bool use_avx2;            ///< 8 lanes at once (same results bit for bit)
 } sn_wide_set;
 
+/// What contact preparation reads of an awake body, by solver index (filled
+/// with the solver states, so the contacts never touch sn_body for them).
+typedef struct sn_wide_body {
+  float inv_mass, inv_inertia;
+  sn_vec2 offset; ///< centre of mass minus body origin (world frame)
+} sn_wide_body;
+
 /// What a solved lane hands back (accumulated and peak impulses, approach
 /// speeds) for warm starting, restitution and hit events.
 typedef struct sn_wide_result {
@@ -85,10 +92,13 @@ bool sn_wide_build(sn_wide_set *set, sn_arena *arena, int32_t count, const int32
 /// group must be set before it is solved.
 void sn_wide_set_lane(const sn_wide_set *set, int32_t group, int lane, const sn_contact_constraint *c, int32_t dummy);
 /// Prepares groups [begin, end) straight from the world: lane k is contact
-/// contacts[k] (anchors, effective masses, the 2x2 block, softness: static
-/// for contacts with a body that cannot move). dummy is the static slot.
-void sn_wide_prepare_range(const sn_wide_set *set, const sn_world *w, const int32_t *contacts, int32_t begin,
-                           int32_t end, int32_t dummy, const sn_softness *soft, const sn_softness *static_soft);
+/// contacts[k] with colouring key keys[k] (anchors, effective masses, the
+/// 2x2 block, softness: static for contacts with a body that cannot move).
+/// Awake bodies come from states/bodies by solver index, others (the static
+/// slot `dummy`) from the world.
+void sn_wide_prepare_range(const sn_wide_set *set, const sn_world *w, const int32_t *contacts, const sn_wide_key *keys,
+                           const sn_body_state *states, const sn_wide_body *bodies, int32_t begin, int32_t end,
+                           int32_t dummy, const sn_softness *soft, const sn_softness *static_soft);
 /// Packs constraints cs[lane_constraint] of groups [begin, end) into their lanes.
 void sn_wide_fill(const sn_wide_set *set, const sn_contact_constraint *cs, int32_t begin, int32_t end, int32_t dummy);
 /// Number of colours in color_first (the last one, SN_WIDE_OVERFLOW, holds

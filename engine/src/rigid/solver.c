@@ -50,6 +50,7 @@ typedef struct sn_step_context {
   sn_body_state *states;
   uint8_t *post; ///< per solver body: SN_POST_* flags from the write back
   sn_body_motion *motions;
+  sn_wide_body *bodies; ///< per solver body: what contact preparation reads
   int32_t body_count;
   int32_t constraint_count;
   float h, inv_h;
@@ -87,7 +88,8 @@ static void sn_prepare_groups(const sn_world *w, const sn_step_context *ctx, con
   float hertz = w->contact_hertz > 0.0f ? sn_minf(w->contact_hertz, 0.25f * substep_rate) : 0.25f * substep_rate;
   sn_softness soft = sn_make_soft(hertz, w->contact_damping_ratio, h);
   sn_softness static_soft = sn_make_soft(2.0f * hertz, w->contact_damping_ratio, h);
-  sn_wide_prepare_range(wide, w, w->solver_contacts.data, begin, end, ctx->body_count, &soft, &static_soft);
+  sn_wide_prepare_range(wide, w, w->solver_contacts.data, w->solver_keys.data, ctx->states, ctx->bodies, begin, end,
+                        ctx->body_count, &soft, &static_soft);
 }
 
 /* The accumulated impulses of groups [begin, end) go back to their
@@ -691,6 +693,7 @@ static void sn_init_bodies(sn_world *w, sn_step_context *ctx, float h, int32_t b
     s->v = b->v;
     s->w = b->w;
     s->pad = 0.0f;
+    ctx->bodies[k] = (sn_wide_body){b->inv_mass, b->inv_inertia, sn_sub(b->center, b->xf.p)};
     s->dp = (sn_vec2){0.0f, 0.0f};
     s->dq = sn_rot_identity();
     sn_body_motion *m = ctx->motions + k;
@@ -1045,17 +1048,19 @@ void sn_solve(sn_world *w, float dt) {
     return;
   /* colour the contacts (see contact_wide.c): the group count sizes the step */
   int32_t groups = sn_wide_color(w->solver_keys.data, nc, nb, w->contact_colors.data, w->body_color_masks.data);
-  size_t bytes =
-      (size_t)(nb + 1) * sizeof(sn_body_state) + (size_t)nb * sizeof(sn_body_motion) + 3 * 16 + sn_wide_bytes(groups) +
-      (size_t)nj * (sizeof(sn_constraint_item) + 2 * sizeof(sn_constraint_body) + sizeof(sn_joint_batch)) +
-      (size_t)endpoints * sizeof(sn_constraint_body *) + (size_t)nb * sizeof(sn_body_pose) + sn_soft_bytes(w) + packed +
-      (size_t)nj * sizeof(int32_t) + 8 * 16 + (size_t)nb + sn_stage_runner_bytes(2);
+  size_t bytes = (size_t)(nb + 1) * sizeof(sn_body_state) +
+                 (size_t)nb * (sizeof(sn_body_motion) + sizeof(sn_wide_body)) + 4 * 16 + sn_wide_bytes(groups) +
+                 (size_t)nj * (sizeof(sn_constraint_item) + 2 * sizeof(sn_constraint_body) + sizeof(sn_joint_batch)) +
+                 (size_t)endpoints * sizeof(sn_constraint_body *) + (size_t)nb * sizeof(sn_body_pose) +
+                 sn_soft_bytes(w) + packed + (size_t)nj * sizeof(int32_t) + 8 * 16 + (size_t)nb +
+                 sn_stage_runner_bytes(2);
   if (!sn_arena_reserve(&w->arena, &w->mem, bytes)) return;
   if (!sn_array_reserve(&w->mem, w->move_buffer, w->shapes.count)) return;
   sn_step_context ctx;
   ctx.states = sn_arena_alloc(&w->arena, (size_t)(nb + 1) * sizeof(sn_body_state));
   ctx.motions = sn_arena_alloc(&w->arena, (size_t)nb * sizeof(sn_body_motion) + 1);
   ctx.post = sn_arena_alloc(&w->arena, (size_t)nb + 1);
+  ctx.bodies = sn_arena_alloc(&w->arena, (size_t)nb * sizeof(sn_wide_body) + 1);
   ctx.body_count = nb;
   ctx.constraint_count = nc;
   int32_t substeps = w->substeps;
