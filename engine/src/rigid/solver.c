@@ -30,6 +30,12 @@
 #include "rigid/contact_wide.h"
 #include "soft/soft_step.h"
 
+#if defined(__GNUC__) || defined(__clang__)
+#define SN_PREFETCH_WRITE(p) __builtin_prefetch((p), 1)
+#else
+#define SN_PREFETCH_WRITE(p) ((void)(p))
+#endif
+
 static sn_softness sn_make_soft(float hertz, float zeta, float h) {
   if (hertz == 0.0f) return (sn_softness){0.0f, 1.0f, 0.0f};
   float omega = 2.0f * SN_PI * hertz;
@@ -98,6 +104,17 @@ static void sn_prepare_groups(const sn_world *w, const sn_step_context *ctx, con
 static bool sn_store_impulses(sn_world *w, const sn_wide_set *wide, int32_t begin, int32_t end) {
   bool hits = false;
   for (int32_t g = begin; g < end; ++g) {
+    /* lanes follow the colouring: the contacts of the group after next on
+     * their way (they come from all over the array) */
+    if (g + 2 < end) {
+      const int32_t *ahead = wide->lane_constraint + SN_WIDE_LANES * (g + 2);
+      for (int l = 0; l < SN_WIDE_LANES && ahead[l] >= 0; ++l) {
+        const char *p = (const char *)(w->contacts.data + w->solver_contacts.data[ahead[l]]);
+        SN_PREFETCH_WRITE(p);
+        SN_PREFETCH_WRITE(p + 64);
+        SN_PREFETCH_WRITE(p + 128);
+      }
+    }
     for (int l = 0; l < SN_WIDE_LANES; ++l) {
       int32_t k = wide->lane_constraint[SN_WIDE_LANES * g + l];
       if (k < 0) continue;
