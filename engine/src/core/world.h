@@ -284,6 +284,7 @@ typedef struct sn_world {
   SN_ARRAY(int32_t) active_contacts;   ///< contacts with an awake body
   SN_ARRAY(int32_t) solver_contacts;   ///< touching contacts solved this step
   SN_ARRAY(sn_wide_key) solver_keys;   ///< their bodies, for the colouring
+  SN_ARRAY(int32_t) body_solver_index; ///< per body slot: its solver index this step (compact copy)
   SN_ARRAY(int32_t) contact_colors;    ///< graph colour of each solver contact
   SN_ARRAY(uint64_t) body_color_masks; ///< colours used by each solver body
   SN_ARRAY(uint8_t) contact_status;    ///< narrowphase result per contact (contact.c)

@@ -968,18 +968,25 @@ typedef struct sn_list_run {
 static bool sn_solver_contact(const sn_world *w, int32_t ci) {
   const sn_contact *c = w->contacts.data + ci;
   if (!c->in_use || !(c->flags & SN_CONTACT_TOUCHING)) return false;
-  const sn_body *ba = w->bodies.data + c->edges[0].body, *bb = w->bodies.data + c->edges[1].body;
-  return ba->solver_index >= 0 || bb->solver_index >= 0;
+  const int32_t *index = w->body_solver_index.data;
+  return index[c->edges[0].body] >= 0 || index[c->edges[1].body] >= 0;
 }
 
-/* The colouring key of solver contact ci (dummy: the static slot). */
+/* The colouring key of solver contact ci (dummy: the static slot). Only
+ * awake bodies the contact can change are dynamic for it. */
 static sn_wide_key sn_solver_key(const sn_world *w, int32_t ci, int32_t dummy) {
   const sn_contact *c = w->contacts.data + ci;
-  const sn_body *ba = w->bodies.data + c->edges[0].body, *bb = w->bodies.data + c->edges[1].body;
-  sn_wide_key k = {ba->solver_index >= 0 ? ba->solver_index : dummy, bb->solver_index >= 0 ? bb->solver_index : dummy,
-                   0u};
-  if (ba->solver_index >= 0 && (ba->inv_mass > 0.0f || ba->inv_inertia > 0.0f)) k.dynamic |= 1u;
-  if (bb->solver_index >= 0 && (bb->inv_mass > 0.0f || bb->inv_inertia > 0.0f)) k.dynamic |= 2u;
+  const int32_t *index = w->body_solver_index.data;
+  int32_t ia = index[c->edges[0].body], ib = index[c->edges[1].body];
+  sn_wide_key k = {ia >= 0 ? ia : dummy, ib >= 0 ? ib : dummy, 0u};
+  if (ia >= 0) {
+    const sn_body *ba = w->bodies.data + c->edges[0].body;
+    if (ba->inv_mass > 0.0f || ba->inv_inertia > 0.0f) k.dynamic |= 1u;
+  }
+  if (ib >= 0) {
+    const sn_body *bb = w->bodies.data + c->edges[1].body;
+    if (bb->inv_mass > 0.0f || bb->inv_inertia > 0.0f) k.dynamic |= 2u;
+  }
   return k;
 }
 
@@ -1037,12 +1044,16 @@ void sn_solve(sn_world *w, float dt) {
   sn_soft_find_candidates(w, dt);
   /* gather awake bodies; static bodies share a dummy slot */
   w->awake_bodies.count = 0;
-  if (!sn_array_reserve(&w->mem, w->awake_bodies, w->bodies.count)) return;
+  if (!sn_array_reserve(&w->mem, w->awake_bodies, w->bodies.count) ||
+      !sn_array_reserve(&w->mem, w->body_solver_index, w->bodies.count))
+    return;
   for (int32_t i = 0; i < w->bodies.count; ++i) {
     sn_body *b = w->bodies.data + i;
     b->solver_index = SN_NULL_INDEX;
+    w->body_solver_index.data[i] = SN_NULL_INDEX;
     if (!b->in_use || b->type == SN_BODY_STATIC || !b->is_awake || b->frozen) continue;
     b->solver_index = w->awake_bodies.count;
+    w->body_solver_index.data[i] = b->solver_index;
     w->awake_bodies.data[w->awake_bodies.count++] = i;
   }
   w->awake_body_count = w->awake_bodies.count;
