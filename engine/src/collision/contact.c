@@ -129,8 +129,10 @@ static bool sn_pair_query_fcn(int32_t proxy_id, int32_t shape_index, void *conte
   return true;
 }
 
-/* New pairs: every shape whose proxy moved queries both trees. */
+/* New pairs: every shape whose proxy moved queries both trees, after the
+ * dynamic tree rebuilt the part the moves marked (sn_shape_move_proxy). */
 static void sn_update_pairs(sn_world *w) {
+  sn_tree_rebuild_moved(&w->dynamic_tree);
   for (int32_t i = 0; i < w->move_buffer.count; ++i) {
     int32_t si = w->move_buffer.data[i];
     sn_shape *s = w->shapes.data + si;
