@@ -1,6 +1,8 @@
 /* Dynamic AABB tree (internal): the broadphase's spatial index. Leaves hold
  * fat AABBs of shapes (or any proxies); internal nodes hold unions. Balanced
- * by rotations on insert (surface area heuristic for sibling choice). */
+ * by rotations on insert (surface area heuristic for sibling choice). Proxies
+ * that move every step use the deferred moves and one partial rebuild per
+ * step instead (sn_tree_move_proxy_deferred, sn_tree_rebuild_moved). */
 #ifndef SN_COLLISION_TREE_H
 #define SN_COLLISION_TREE_H
 
