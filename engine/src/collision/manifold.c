@@ -532,17 +532,18 @@ static sn_disc_hit polygon_disc_local(const sn_polygon *a, sn_vec2 c, float rb) 
   const float ra = a->radius;
   const float radius = ra + rb;
 
-  // edge of largest separation from the centre
+  // edge of largest separation from the centre; an edge that already
+  // separates by the speculative distance settles it (the largest would too)
   int32_t edge = 0;
   float sep = -FLT_MAX;
   for (int32_t i = 0; i < a->count; ++i) {
     float s = sn_dot(a->normals[i], sn_sub(c, a->vertices[i]));
     if (s > sep) {
+      if (s - radius >= SN_SPECULATIVE_DISTANCE) return disc_miss();
       sep = s;
       edge = i;
     }
   }
-  if (sep - radius >= SN_SPECULATIVE_DISTANCE) return disc_miss();
 
   // Voronoi region of the edge, or of one of its vertices
   const sn_vec2 v1 = a->vertices[edge];
