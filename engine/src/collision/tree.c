@@ -780,25 +780,29 @@ static int32_t sn_build_partition(const sn_tree_node *nodes, sn_build_item *item
     float right_cost[SN_TREE_BIN_COUNT];
     int32_t right_n = 0;
     sn_aabb right_box = {{0.0f, 0.0f}, {0.0f, 0.0f}};
+    float cost_r = FLT_MAX; // changes only with a non-empty bin
     for (int32_t b = SN_TREE_BIN_COUNT - 1; b > 0; --b) {
       if (bin_count[b] > 0) {
         right_box = right_n == 0 ? bin_box[b] : sn_aabb_union(right_box, bin_box[b]);
         right_n += bin_count[b];
+        cost_r = (float)right_n * sn_aabb_perimeter(right_box);
       }
-      right_cost[b] = right_n > 0 ? (float)right_n * sn_aabb_perimeter(right_box) : FLT_MAX;
+      right_cost[b] = cost_r;
     }
 
     int32_t best_split = -1; // last bin of the left part
     float best_cost = FLT_MAX;
     int32_t left_n = 0;
     sn_aabb left_box = right_box;
+    float cost_l = 0.0f;
     for (int32_t b = 0; b < SN_TREE_BIN_COUNT - 1; ++b) {
       if (bin_count[b] > 0) {
         left_box = left_n == 0 ? bin_box[b] : sn_aabb_union(left_box, bin_box[b]);
         left_n += bin_count[b];
+        cost_l = (float)left_n * sn_aabb_perimeter(left_box);
       }
       if (left_n == 0 || left_n == count) continue;
-      float cost = (float)left_n * sn_aabb_perimeter(left_box) + right_cost[b + 1];
+      float cost = cost_l + right_cost[b + 1];
       if (cost < best_cost) {
         best_cost = cost;
         best_split = b;
@@ -821,7 +825,17 @@ static int32_t sn_build_partition(const sn_tree_node *nodes, sn_build_item *item
   }
 
   // Median split along the wider axis (also bounds the recursion depth).
-  qsort(items, (size_t)count, sizeof(sn_build_item), axis == 0 ? sn_build_compare_x : sn_build_compare_y);
+  int (*compare)(const void *, const void *) = axis == 0 ? sn_build_compare_x : sn_build_compare_y;
+  if (count == 2) {
+    // the order qsort gives two items, without the call (the most common case)
+    if (compare(items, items + 1) > 0) {
+      sn_build_item t = items[0];
+      items[0] = items[1];
+      items[1] = t;
+    }
+    return 1;
+  }
+  qsort(items, (size_t)count, sizeof(sn_build_item), compare);
   return count / 2;
 }
 
