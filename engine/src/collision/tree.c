@@ -440,12 +440,18 @@ void sn_tree_move_proxy(sn_tree *tree, int32_t proxy_id, sn_aabb aabb) {
 }
 
 /// Sets the leaf's box, grows every ancestor to contain it and marks them
-/// all (up to the root) for sn_tree_rebuild_moved.
+/// all (up to the root) for sn_tree_rebuild_moved. The walk stops at a marked
+/// ancestor that already contains the box: everything above it is marked
+/// (invariant) and contains its box, hence this one.
 static void sn_tree_set_leaf_box(sn_tree_node *nodes, int32_t proxy_id, sn_aabb box) {
   nodes[proxy_id].aabb = box;
   for (int32_t index = nodes[proxy_id].parent_or_next; index != SN_NULL_NODE; index = nodes[index].parent_or_next) {
     sn_tree_node *node = nodes + index;
-    if (!sn_aabb_contains(node->aabb, box)) node->aabb = sn_aabb_union(node->aabb, box);
+    if (!sn_aabb_contains(node->aabb, box)) {
+      node->aabb = sn_aabb_union(node->aabb, box);
+    } else if (node->flags & SN_TREE_NODE_MOVED) {
+      return;
+    }
     node->flags |= SN_TREE_NODE_MOVED;
   }
 }
