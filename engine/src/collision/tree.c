@@ -782,36 +782,35 @@ static int32_t sn_build_partition(const sn_tree_node *nodes, sn_build_item *item
       bin_count[bin] += 1;
     }
 
-    // Right-to-left sweep gives the cost of every right part.
+    // Only the non-empty bins can end the left part: a run of empty bins
+    // after bin p costs what p costs (same parts), and p comes first. Sweep
+    // over those, right to left for the cost of every right part.
+    int32_t used[SN_TREE_BIN_COUNT];
+    int32_t k = 0;
+    for (int32_t bin = 0; bin < SN_TREE_BIN_COUNT; ++bin) {
+      if (bin_count[bin] > 0) used[k++] = bin;
+    }
     float right_cost[SN_TREE_BIN_COUNT];
-    int32_t right_n = 0;
-    sn_aabb right_box = {{0.0f, 0.0f}, {0.0f, 0.0f}};
-    float cost_r = FLT_MAX; // changes only with a non-empty bin
-    for (int32_t b = SN_TREE_BIN_COUNT - 1; b > 0; --b) {
-      if (bin_count[b] > 0) {
-        right_box = right_n == 0 ? bin_box[b] : sn_aabb_union(right_box, bin_box[b]);
-        right_n += bin_count[b];
-        cost_r = (float)right_n * sn_aabb_perimeter(right_box);
-      }
-      right_cost[b] = cost_r;
+    sn_aabb right_box = bin_box[used[k - 1]];
+    int32_t right_n = bin_count[used[k - 1]];
+    right_cost[k - 1] = (float)right_n * sn_aabb_perimeter(right_box);
+    for (int32_t u = k - 2; u > 0; --u) {
+      right_box = sn_aabb_union(right_box, bin_box[used[u]]);
+      right_n += bin_count[used[u]];
+      right_cost[u] = (float)right_n * sn_aabb_perimeter(right_box);
     }
 
     int32_t best_split = -1; // last bin of the left part
     float best_cost = FLT_MAX;
+    sn_aabb left_box = bin_box[used[0]];
     int32_t left_n = 0;
-    sn_aabb left_box = right_box;
-    float cost_l = 0.0f;
-    for (int32_t b = 0; b < SN_TREE_BIN_COUNT - 1; ++b) {
-      if (bin_count[b] > 0) {
-        left_box = left_n == 0 ? bin_box[b] : sn_aabb_union(left_box, bin_box[b]);
-        left_n += bin_count[b];
-        cost_l = (float)left_n * sn_aabb_perimeter(left_box);
-      }
-      if (left_n == 0 || left_n == count) continue;
-      float cost = cost_l + right_cost[b + 1];
+    for (int32_t u = 0; u < k - 1; ++u) {
+      if (u > 0) left_box = sn_aabb_union(left_box, bin_box[used[u]]);
+      left_n += bin_count[used[u]];
+      float cost = (float)left_n * sn_aabb_perimeter(left_box) + right_cost[u + 1];
       if (cost < best_cost) {
         best_cost = cost;
-        best_split = b;
+        best_split = used[u];
       }
     }
 
