@@ -141,10 +141,16 @@ static inline void xd_project(const sn_step_info *info, const xd_params *p, xd_i
   }
   if (dl == 0.0f) return;
   float px = dl * nx, py = dl * ny;
-  a[2] = a[2] - wa * px;
-  a[3] = a[3] - wa * py;
-  b[2] = b[2] + wb * px;
-  b[3] = b[3] + wb * py;
+  /* a fixed particle (w 0) is not written: the batch kernel may run the
+   * constraints of one colour that share it on two threads */
+  if (wa != 0.0f) {
+    a[2] = a[2] - wa * px;
+    a[3] = a[3] - wa * py;
+  }
+  if (wb != 0.0f) {
+    b[2] = b[2] + wb * px;
+    b[3] = b[3] + wb * py;
+  }
 }
 
 static void xd_solve(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
