@@ -236,8 +236,8 @@ int32_t sn_find_close_pairs(sn_mem *mem, const sn_vec2 *points, const float *rea
 
 size_t sn_soft_bytes(const sn_world *w) {
   size_t n = (size_t)w->particles.count;
-  return n * (sizeof(sn_solver_body) + sizeof(sn_constraint_body) + sizeof(sn_vec2) + 8 * sizeof(float)) +
-         (size_t)(w->awake_bodies.capacity + 1) * sizeof(sn_vec2) + 4 * 64;
+  return n * (sizeof(sn_solver_body) + sizeof(sn_constraint_body) + sizeof(sn_vec2) + 9 * sizeof(float) + 1) +
+         (size_t)(w->awake_bodies.capacity + 1) * sizeof(sn_vec2) + 6 * 64;
 }
 
 bool sn_soft_begin(sn_world *w, sn_soft_context *s, float dt, int32_t substeps, sn_body_state *rigid,
@@ -260,8 +260,10 @@ bool sn_soft_begin(sn_world *w, sn_soft_context *s, float dt, int32_t substeps, 
   s->rigid_dp0 = sn_arena_alloc(&w->arena, (size_t)(rigid_count + 1) * sizeof(sn_vec2));
   s->position = sn_arena_alloc(&w->arena, (size_t)n * 4 * sizeof(float));
   s->mass_velocity = sn_arena_alloc(&w->arena, (size_t)n * 4 * sizeof(float));
+  s->damp_factor = sn_arena_alloc(&w->arena, (size_t)n * sizeof(float));
+  s->kind = sn_arena_alloc(&w->arena, (size_t)n);
   if (s->states == NULL || s->views == NULL || s->prev == NULL || s->rigid_dp0 == NULL || s->position == NULL ||
-      s->mass_velocity == NULL)
+      s->mass_velocity == NULL || s->damp_factor == NULL || s->kind == NULL)
     return false;
   for (int32_t i = 0; i < n; ++i) {
     const sn_particle *p = w->particles.data + i;
@@ -281,6 +283,13 @@ bool sn_soft_begin(sn_world *w, sn_soft_context *s, float dt, int32_t substeps, 
     v->q = (sn_rot){1.0f, 0.0f};
     v->local_center = (sn_vec2){0.0f, 0.0f};
     v->origin = p->x;
+    /* as sn_soft_predict_range and sn_soft_velocities_range decide */
+    uint8_t kind = SN_SOFT_FREE_SLOT;
+    if (p->in_use) kind = p->kinematic ? SN_SOFT_KINEMATIC : SN_SOFT_STILL;
+    if (kind == SN_SOFT_STILL && p->inv_mass != 0.0f && !p->frozen) kind = SN_SOFT_DYNAMIC;
+    s->kind[i] = kind;
+    s->damp_factor[i] =
+        kind == SN_SOFT_DYNAMIC ? 1.0f / (1.0f + s->h * w->soft_bodies.data[p->soft].material.damping) : 0.0f;
   }
   s->active = true;
   return true;
@@ -303,7 +312,6 @@ void sn_soft_predict_range(sn_world *w, sn_soft_context *s, int32_t substep, int
   const sn_vec2 gh = sn_scale(h, w->gravity);
   const float max_speed_sq = s->max_speed * s->max_speed;
   for (int32_t i = begin; i < end; ++i) {
-    const sn_particle *p = w->particles.data + i;
     sn_solver_body *st = s->states + i;
     /* Rebase: a particle's view centre is its position at the substep start
      * and dp its motion within the substep. Small dp keeps v = dp / h and
@@ -314,15 +322,14 @@ void sn_soft_predict_range(sn_world *w, sn_soft_context *s, int32_t substep, int
     view->origin = view->center;
     st->dp = (sn_vec2){0.0f, 0.0f};
     s->prev[i] = st->dp;
-    if (!p->in_use) continue;
-    if (p->kinematic) {
+    const uint8_t kind = s->kind[i];
+    if (kind == SN_SOFT_KINEMATIC) {
       /* on the straight line to the target, reached at the last substep */
-      st->dp = sn_scale(1.0f / (float)(s->substeps - substep), sn_sub(p->target, view->center));
+      st->dp = sn_scale(1.0f / (float)(s->substeps - substep), sn_sub(w->particles.data[i].target, view->center));
       continue;
     }
-    if (p->inv_mass == 0.0f || p->frozen) continue;
-    float damping = w->soft_bodies.data[p->soft].material.damping;
-    sn_vec2 v = sn_scale(1.0f / (1.0f + h * damping), sn_add(st->v, gh));
+    if (kind != SN_SOFT_DYNAMIC) continue;
+    sn_vec2 v = sn_scale(s->damp_factor[i], sn_add(st->v, gh));
     v = sn_clamp_length(v, max_speed_sq);
     st->v = v;
     st->dp = sn_mul_add(st->dp, h, v);
@@ -606,9 +613,10 @@ void sn_soft_velocities_range(sn_world *w, sn_soft_context *s, int32_t begin, in
   const float inv_h = s->inv_h;
   const float max_motion = s->max_speed * s->h;
   const float max_motion_sq = max_motion * max_motion;
+  (void)w;
   for (int32_t i = begin; i < end; ++i) {
-    const sn_particle *p = w->particles.data + i;
-    if (!p->in_use) continue;
+    const uint8_t kind = s->kind[i];
+    if (kind == SN_SOFT_FREE_SLOT) continue;
     sn_solver_body *st = s->states + i;
     /* The world's speed limit bounds a particle's whole motion in the
      * substep, as it bounds a rigid body's: constraints may not move it
@@ -618,7 +626,7 @@ void sn_soft_velocities_range(sn_world *w, sn_soft_context *s, int32_t begin, in
      * geometrically until positions overflowed (found by fuzz_world).
      * Motion within the limit is untouched, bit for bit. */
     sn_vec2 motion = sn_sub(st->dp, s->prev[i]);
-    if (!p->kinematic) {
+    if (kind != SN_SOFT_KINEMATIC) {
       sn_vec2 limited = sn_clamp_length(motion, max_motion_sq);
       if (limited.x != motion.x || limited.y != motion.y) {
         motion = limited;
