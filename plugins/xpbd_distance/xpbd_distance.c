@@ -179,6 +179,13 @@ static void xd_solve_scalar(const sn_step_info *info, const sn_particle_batch *b
   }
 }
 
+/* the batch kernel reads params and instances as records of 4 floats */
+_Static_assert(offsetof(xd_params, use_stiffness) == 12 && offsetof(xd_params, max_only) == 20 &&
+                   sizeof(xd_params) == 32,
+               "xd_params layout (batch kernel)");
+_Static_assert(offsetof(xd_instance, creation_length) == 8 && sizeof(xd_instance) == 32,
+               "xd_instance layout (batch kernel)");
+
 #if defined(__GNUC__) && defined(__SSE2__) && (defined(__x86_64__) || defined(__i386__))
 #define XD_SIMD 1
 #include <immintrin.h>
