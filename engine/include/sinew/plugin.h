@@ -136,6 +136,10 @@ typedef struct sn_particle_batch {
   const int32_t *indices; ///< particles_per particle indices per constraint, in solve order
   const void *params;     ///< the constraints' params, params_stride bytes apart (16-byte aligned start)
   void *instances;        ///< their instances, instance_stride bytes apart (16-byte aligned start)
+  /// params_stride may be 0: every constraint of the batch has the same
+  /// params (byte for byte), and params points at one copy. Code that
+  /// addresses constraint k's params as params + k * params_stride needs
+  /// nothing special.
   uint32_t params_stride, instance_stride;
   int32_t colour_count;
   const int32_t *colour_start; ///< colour_count + 1 offsets into the constraints

@@ -370,6 +370,7 @@ sn_result sn_constraint_set_param(sn_world *w, sn_constraint_id id, const char *
   double ox, oy;
   sn_read_param(k->params, p, &ox, &oy);
   sn_write_param(k->params, p, x, y);
+  w->xpbd_param_edits++; /* the XPBD schedule's same_params follow */
   if (k->type->params_changed) {
     char err[256];
     err[0] = '\0';

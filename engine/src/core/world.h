@@ -177,6 +177,7 @@ typedef struct sn_xpbd_range {
   int32_t level_first, level_count;
   size_t params_offset, instance_offset; ///< into the schedule's packs
   uint32_t params_stride, instance_stride;
+  bool same_params; ///< every constraint's params equal byte for byte (the batch gets params_stride 0)
 } sn_xpbd_range;
 
 /// Colours of the batched XPBD types (those with solve_particles), kept
@@ -186,6 +187,8 @@ typedef struct sn_xpbd_schedule {
   bool valid;
   bool batch_off;                 ///< w->xpbd_batch_off it was built for
   uint32_t topology;              ///< w->xpbd_topology it was built for
+  uint32_t param_edits;           ///< w->xpbd_param_edits the ranges' same_params were found for
+  bool same_found;                ///< the ranges' same_params are current for param_edits
   int32_t particle_slots;         ///< w->particles.count it was built for
   int32_t builds;                 ///< times it was (re)built (tests)
   SN_ARRAY(uint8_t) fixed;        ///< per particle slot: 1 = zero inverse mass when built
@@ -280,6 +283,7 @@ typedef struct sn_world {
   sn_finish_task_callback *finish_task;
   void *user_task_context;
   uint32_t xpbd_topology;               ///< bumped when a constraint comes or goes (the XPBD schedule follows)
+  uint32_t xpbd_param_edits;            ///< bumped when a constraint's params change (same_params follows)
   sn_xpbd_schedule xpbd;                ///< colours of the batched XPBD types
   bool xpbd_batch_off;                  ///< internal (tests): solve every XPBD type per item
   bool xpbd_scalar;                     ///< internal (tests): batch kernels without SIMD

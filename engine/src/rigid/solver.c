@@ -498,6 +498,27 @@ static bool sn_xpbd_move_resident(sn_world *w, size_t params_bytes, size_t insta
   return true;
 }
 
+/* Whether each batched type's constraints all have the same params (byte
+ * for byte, in the resident block the batch reads): such a batch gets
+ * params_stride 0 and one record, so the kernels read one cache line
+ * instead of streaming a copy per constraint every sweep. Found again after
+ * a rebuild or a parameter change (sn_constraint_set_param). */
+static void sn_xpbd_find_same_params(sn_world *w) {
+  sn_xpbd_schedule *x = &w->xpbd;
+  if (x->same_found && x->param_edits == w->xpbd_param_edits) return;
+  for (int32_t r = 0; r < x->ranges.count; ++r) {
+    sn_xpbd_range *range = x->ranges.data + r;
+    const char *base = x->params_base + range->params_offset;
+    const size_t size = range->type->params_size;
+    bool same = true;
+    for (int32_t j = 1; j < range->count && same; ++j)
+      same = memcmp(base + (size_t)j * range->params_stride, base, size) == 0;
+    range->same_params = same;
+  }
+  x->param_edits = w->xpbd_param_edits;
+  x->same_found = true;
+}
+
 /* The colours of the batched XPBD types, rebuilt (before the substeps) when
  * a constraint came or went or a particle's inverse mass turned zero or
  * nonzero. Per type, in slot (creation) order, a constraint's level is one
@@ -518,8 +539,12 @@ static bool sn_xpbd_schedule_update(sn_world *w, const sn_soft_context *soft) {
     stale = stale || x->fixed.data[i] != f;
     x->fixed.data[i] = f;
   }
-  if (!stale) return true;
+  if (!stale) {
+    sn_xpbd_find_same_params(w);
+    return true;
+  }
   x->valid = false;
+  x->same_found = false;
   x->ranges.count = x->order.count = x->indices.count = x->index_start.count = x->level_start.count = 0;
   /* the types, in order of first appearance, and their sizes */
   int32_t total = 0, total_indices = 0;
@@ -609,6 +634,7 @@ static bool sn_xpbd_schedule_update(sn_world *w, const sn_soft_context *soft) {
   x->particle_slots = np;
   x->builds++;
   x->valid = true;
+  sn_xpbd_find_same_params(w);
   return true;
 }
 
@@ -635,7 +661,7 @@ static bool sn_build_particle_batch(sn_world *w, const sn_soft_context *soft, sn
   pb->indices = x->indices.data + x->index_start.data[r];
   pb->params = pp;
   pb->instances = ip;
-  pb->params_stride = ps;
+  pb->params_stride = range->same_params ? 0u : ps;
   pb->instance_stride = is;
   pb->colour_count = range->level_count;
   pb->colour_start = x->level_start.data + range->level_first;
