@@ -1074,12 +1074,14 @@ static void sn_add_position_stages(sn_stage_runner *r, const sn_joint_batch *bat
   if (stage->xpbd_count == 0 && !soft_active) return;
   for (int32_t it = 0; it < stage->soft_iterations; ++it) {
     sn_stage_add_main(r, SN_STAGE_POS_SWEEP, it);
-    bool packed = false;
+    bool packed = false, items_ran = false;
     for (int32_t b = 0; b < batch_count; ++b) {
       const sn_joint_batch *batch = batches + b;
       if (!batch->xpbd || batch->count == 0) continue;
       if (batch->batched) {
-        if (!packed) sn_stage_add(r, SN_STAGE_POS_PACK, it == 0, 0, np, SN_BLOCK_PARTICLES, 1);
+        /* (the first pack of the first sweep may be the prediction's) */
+        if (!packed && !(it == 0 && soft->prepack && !items_ran))
+          sn_stage_add(r, SN_STAGE_POS_PACK, it == 0, 0, np, SN_BLOCK_PARTICLES, 1);
         packed = true;
         const sn_particle_batch *pb = &batch->particles;
         for (int32_t c = 0; c < pb->colour_count; ++c) {
@@ -1090,6 +1092,7 @@ static void sn_add_position_stages(sn_stage_runner *r, const sn_joint_batch *bat
       }
       if (packed) sn_stage_add(r, SN_STAGE_POS_UNPACK, 0, 0, np, SN_BLOCK_PARTICLES, 1);
       packed = false;
+      items_ran = true;
       sn_stage_add_main(r, SN_STAGE_POS_ITEMS, b);
     }
     if (packed) sn_stage_add(r, SN_STAGE_POS_UNPACK, 0, 0, np, SN_BLOCK_PARTICLES, 1);
@@ -1296,6 +1299,15 @@ void sn_solve(sn_world *w, float dt) {
   /* the substep loop as stages (serial order; see sn_solver_stage) */
   bool joints = false;
   for (int32_t b = 0; b < batch_count; ++b) joints = joints || (batches[b].impulse && batches[b].count > 0);
+  /* the first sweep's full pack rides on the prediction when nothing between
+   * them moves a particle: no impulse joints (their passes and projection
+   * may) and a batched type first among the XPBD types (an item type would
+   * run before the pack) */
+  for (int32_t b = 0; b < batch_count && soft.active && !joints; ++b) {
+    if (!batches[b].xpbd || batches[b].count == 0) continue;
+    soft.prepack = batches[b].batched;
+    break;
+  }
   run.wide = &wide;
   run.soft = &soft;
   run.batches = batches;

@@ -326,13 +326,18 @@ void sn_soft_predict_range(sn_world *w, sn_soft_context *s, int32_t substep, int
     if (kind == SN_SOFT_KINEMATIC) {
       /* on the straight line to the target, reached at the last substep */
       st->dp = sn_scale(1.0f / (float)(s->substeps - substep), sn_sub(w->particles.data[i].target, view->center));
-      continue;
+    } else if (kind == SN_SOFT_DYNAMIC) {
+      sn_vec2 v = sn_scale(s->damp_factor[i], sn_add(st->v, gh));
+      v = sn_clamp_length(v, max_speed_sq);
+      st->v = v;
+      st->dp = sn_mul_add(st->dp, h, v);
     }
-    if (kind != SN_SOFT_DYNAMIC) continue;
-    sn_vec2 v = sn_scale(s->damp_factor[i], sn_add(st->v, gh));
-    v = sn_clamp_length(v, max_speed_sq);
-    st->v = v;
-    st->dp = sn_mul_add(st->dp, h, v);
+    if (s->prepack) {
+      /* the first sweep's full pack (sn_soft_pack_range), while it is at hand */
+      float *x = s->position + 4 * i, *m = s->mass_velocity + 4 * i;
+      x[0] = view->center.x, x[1] = view->center.y, x[2] = st->dp.x, x[3] = st->dp.y;
+      m[0] = view->inv_mass, m[1] = st->v.x, m[2] = st->v.y, m[3] = 0.0f;
+    }
   }
 }
 

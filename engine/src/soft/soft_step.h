@@ -31,6 +31,10 @@ typedef struct sn_soft_context {
    * soft body, so they need not read the particle and its body each time */
   uint8_t *kind;      ///< SN_SOFT_FREE_SLOT, SN_SOFT_STILL, SN_SOFT_KINEMATIC or SN_SOFT_DYNAMIC
   float *damp_factor; ///< dynamic particles' velocity factor per substep
+  /// Prediction also packs position and mass_velocity (the first sweep's
+  /// full pack): set by the solver when nothing runs between the two that
+  /// could move a particle (no impulse joints, a batched type first).
+  bool prepack;
 } sn_soft_context;
 
 /// sn_soft_context.kind: a free slot; a particle that does not predict
