@@ -19,6 +19,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "sinew/plugin.h"
 #include "sinew/plugin_math.h"
