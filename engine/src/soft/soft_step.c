@@ -46,6 +46,14 @@ static bool sn_candidate_fcn(int32_t proxy_id, int32_t shape_index, void *contex
   return true;
 }
 
+/* Any proxy at all: stops the query at the first. */
+static bool sn_any_fcn(int32_t proxy_id, int32_t shape_index, void *context) {
+  (void)proxy_id;
+  (void)shape_index;
+  *(bool *)context = true;
+  return false;
+}
+
 /* A particle's reach over a step: radius plus how far it may move. */
 static float sn_particle_reach(const sn_particle *p, float dt, float g) {
   float move = sn_length(p->v) * dt + g * dt * dt;
@@ -61,19 +69,37 @@ void sn_soft_find_candidates(sn_world *w, float dt) {
   const float g = sn_length(w->gravity);
   const float sleep_speed_sq = SN_LINEAR_SLEEP_TOLERANCE * SN_LINEAR_SLEEP_TOLERANCE;
   bool any_soft = false;
-  for (int32_t i = 0; i < w->particles.count; ++i) {
-    const sn_particle *p = w->particles.data + i;
-    if (!p->in_use || p->radius <= 0.0f) continue;
-    const sn_soft_body *s = w->soft_bodies.data + p->soft;
-    any_soft = any_soft || s->material.collide_soft || s->material.self_collision;
-    if (!s->material.collide_rigid || (p->inv_mass == 0.0f && !p->kinematic)) continue;
-    sn_vec2 end = p->kinematic ? p->target : sn_mul_add(p->x, dt, p->v);
-    float r = p->radius + 0.005f + g * dt * dt;
-    sn_aabb box = {{sn_minf(p->x.x, end.x) - r, sn_minf(p->x.y, end.y) - r},
-                   {sn_maxf(p->x.x, end.x) + r, sn_maxf(p->x.y, end.y) + r}};
-    sn_candidate_query q = {w, i, sn_length_sq(p->v) > sleep_speed_sq || p->kinematic};
-    sn_tree_query(&w->static_tree, box, UINT64_MAX, sn_candidate_fcn, &q);
-    sn_tree_query(&w->dynamic_tree, box, UINT64_MAX, sn_candidate_fcn, &q);
+  /* First one query with the box around every particle's box: with no
+   * shape near any of them (a cloth hanging in the air) the 10^4 queries,
+   * which would all come back empty, are skipped */
+  bool any_box = false, near = false;
+  sn_aabb all = {{0.0f, 0.0f}, {0.0f, 0.0f}};
+  for (int32_t pass = 0; pass < 2; ++pass) {
+    for (int32_t i = 0; i < w->particles.count; ++i) {
+      const sn_particle *p = w->particles.data + i;
+      if (!p->in_use || p->radius <= 0.0f) continue;
+      const sn_soft_body *s = w->soft_bodies.data + p->soft;
+      any_soft = any_soft || s->material.collide_soft || s->material.self_collision;
+      if (!s->material.collide_rigid || (p->inv_mass == 0.0f && !p->kinematic)) continue;
+      sn_vec2 end = p->kinematic ? p->target : sn_mul_add(p->x, dt, p->v);
+      float r = p->radius + 0.005f + g * dt * dt;
+      sn_aabb box = {{sn_minf(p->x.x, end.x) - r, sn_minf(p->x.y, end.y) - r},
+                     {sn_maxf(p->x.x, end.x) + r, sn_maxf(p->x.y, end.y) + r}};
+      if (pass == 0) {
+        all = any_box ? sn_aabb_union(all, box) : box;
+        any_box = true;
+        continue;
+      }
+      sn_candidate_query q = {w, i, sn_length_sq(p->v) > sleep_speed_sq || p->kinematic};
+      sn_tree_query(&w->static_tree, box, UINT64_MAX, sn_candidate_fcn, &q);
+      sn_tree_query(&w->dynamic_tree, box, UINT64_MAX, sn_candidate_fcn, &q);
+    }
+    if (pass == 0 && any_box) {
+      near = !sn_vec2_is_finite(all.lower) || !sn_vec2_is_finite(all.upper); /* then ask each */
+      if (!near) sn_tree_query(&w->static_tree, all, UINT64_MAX, sn_any_fcn, &near);
+      if (!near) sn_tree_query(&w->dynamic_tree, all, UINT64_MAX, sn_any_fcn, &near);
+    }
+    if (!near) break;
   }
   /* particle pairs need two soft bodies that collide, or self-collision */
   int32_t colliding = 0;
