@@ -1095,7 +1095,9 @@ static void sn_add_position_stages(sn_stage_runner *r, const sn_joint_batch *bat
       items_ran = true;
       sn_stage_add_main(r, SN_STAGE_POS_ITEMS, b);
     }
-    if (packed) sn_stage_add(r, SN_STAGE_POS_UNPACK, 0, 0, np, SN_BLOCK_PARTICLES, 1);
+    /* (the last copy back may be the velocities') */
+    if (packed && !(it == stage->soft_iterations - 1 && soft->unpack_late))
+      sn_stage_add(r, SN_STAGE_POS_UNPACK, 0, 0, np, SN_BLOCK_PARTICLES, 1);
     sn_stage_add_main(r, SN_STAGE_POS_COLLIDE, it == 0);
   }
   sn_stage_add(r, SN_STAGE_POS_VELOCITIES, substep, 0, np, SN_BLOCK_PARTICLES, 1);
@@ -1307,6 +1309,17 @@ void sn_solve(sn_world *w, float dt) {
     if (!batches[b].xpbd || batches[b].count == 0) continue;
     soft.prepack = batches[b].batched;
     break;
+  }
+  /* and the last sweep's copy back rides on the velocities when only the
+   * particle collisions would run between them and there are none this step
+   * (a batched type last among the XPBD types) */
+  if (soft.active && w->soft_iterations > 0 && w->particle_shape_pairs.count == 0 && w->particle_pairs.count == 0 &&
+      w->edge_pairs.count == 0) {
+    for (int32_t b = batch_count - 1; b >= 0; --b) {
+      if (!batches[b].xpbd || batches[b].count == 0) continue;
+      soft.unpack_late = batches[b].batched;
+      break;
+    }
   }
   run.wide = &wide;
   run.soft = &soft;

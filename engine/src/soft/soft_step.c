@@ -645,10 +645,16 @@ void sn_soft_velocities_range(sn_world *w, sn_soft_context *s, int32_t begin, in
   const float max_motion = s->max_speed * s->h;
   const float max_motion_sq = max_motion * max_motion;
   (void)w;
+  const float *packed = s->unpack_late ? s->position : NULL;
   for (int32_t i = begin; i < end; ++i) {
+    sn_solver_body *st = s->states + i;
+    if (packed != NULL) {
+      /* the last sweep's copy back (sn_soft_unpack_range) */
+      st->dp.x = packed[4 * i + 2];
+      st->dp.y = packed[4 * i + 3];
+    }
     const uint8_t kind = s->kind[i];
     if (kind == SN_SOFT_FREE_SLOT) continue;
-    sn_solver_body *st = s->states + i;
     /* The world's speed limit bounds a particle's whole motion in the
      * substep, as it bounds a rigid body's: constraints may not move it
      * farther than maximum_linear_speed * h either. Without this an

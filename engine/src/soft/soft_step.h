@@ -35,6 +35,10 @@ typedef struct sn_soft_context {
   /// full pack): set by the solver when nothing runs between the two that
   /// could move a particle (no impulse joints, a batched type first).
   bool prepack;
+  /// The velocity pass copies dx, dy back first (the last sweep's unpack):
+  /// set by the solver when nothing would run between the two (no particle
+  /// collisions this step, a batched type last).
+  bool unpack_late;
 } sn_soft_context;
 
 /// sn_soft_context.kind: a free slot; a particle that does not predict
