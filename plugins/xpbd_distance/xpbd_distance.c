@@ -210,10 +210,9 @@ _Static_assert(offsetof(xd_instance, creation_length) == 8 && sizeof(xd_instance
 
 static void xd_solve_batch(const sn_step_info *info, const sn_particle_batch *batch, int32_t begin, int32_t end) {
 #if XD_SIMD
-  if (batch->simd >= 2 && __builtin_cpu_supports("avx2"))
-    begin = xd_lanes8(info, batch, begin, end);
-  else if (batch->simd >= 1)
-    begin = xd_lanes4(info, batch, begin, end);
+  /* 8 lanes, then 4 for a tail of 4 to 7 (every width gives the same bits) */
+  if (batch->simd >= 2 && __builtin_cpu_supports("avx2")) begin = xd_lanes8(info, batch, begin, end);
+  if (batch->simd >= 1) begin = xd_lanes4(info, batch, begin, end);
 #endif
   xd_solve_scalar(info, batch, begin, end);
 }
