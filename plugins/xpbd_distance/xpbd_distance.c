@@ -286,6 +286,7 @@ static const sn_constraint_type xd_type = {
     .debug_draw = xd_draw,
     .particle_count = 2,
     .solve_particles = xd_solve_batch,
+    .batch_flags = SN_BATCH_SHARED_PARAMS,
 };
 
 static int xd_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {

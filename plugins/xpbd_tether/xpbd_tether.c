@@ -213,6 +213,7 @@ static const sn_constraint_type xt_type = {
     .debug_draw = xt_draw,
     .particle_count = 2,
     .solve_particles = xt_solve_batch,
+    .batch_flags = SN_BATCH_SHARED_PARAMS,
 };
 
 static int xt_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {

@@ -661,7 +661,8 @@ static bool sn_build_particle_batch(sn_world *w, const sn_soft_context *soft, sn
   pb->indices = x->indices.data + x->index_start.data[r];
   pb->params = pp;
   pb->instances = ip;
-  pb->params_stride = range->same_params ? 0u : ps;
+  /* equal params as one record, for a plugin that takes them so */
+  pb->params_stride = range->same_params && (t->batch_flags & SN_BATCH_SHARED_PARAMS) ? 0u : ps;
   pb->instance_stride = is;
   pb->colour_count = range->level_count;
   pb->colour_start = x->level_start.data + range->level_first;
