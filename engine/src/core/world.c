@@ -181,6 +181,9 @@ sn_result sn_destroy_world(sn_world *w) {
   sn_array_free(&w->mem, w->xpbd.ranges);
   sn_array_free(&w->mem, w->xpbd.last);
   sn_array_free(&w->mem, w->xpbd.level);
+  sn_array_free(&w->mem, w->constraint_lists.items);
+  sn_array_free(&w->mem, w->constraint_lists.breakable);
+  sn_array_free(&w->mem, w->constraint_lists.batched);
   sn_mem_free(&w->mem, w->xpbd.params_block, w->xpbd.params_bytes);
   sn_mem_free(&w->mem, w->xpbd.instance_block, w->xpbd.instance_bytes);
   sn_array_free(&w->mem, w->broken_events);

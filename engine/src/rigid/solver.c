@@ -320,10 +320,13 @@ static bool sn_constraint_active(const sn_world *w, const sn_constraint *k) {
   return false;
 }
 
-/* A joint between an awake and a sleeping body wakes the sleeper. */
+/* A joint between an awake and a sleeping body wakes the sleeper. Only the
+ * constraints solved per item can have bodies (batched types are particle
+ * only): the cached list (sn_constraint_lists_update). */
 static void sn_wake_joined(sn_world *w) {
-  for (int32_t i = 0; i < w->constraints.count; ++i) {
-    const sn_constraint *k = w->constraints.data + i;
+  const sn_constraint_lists *l = &w->constraint_lists;
+  for (int32_t n = 0; n < l->items.count; ++n) {
+    const sn_constraint *k = w->constraints.data + l->items.data[n];
     if (!k->in_use || k->type->body_count < 2) continue;
     const sn_body *a = w->bodies.data + k->bodies[0], *b = w->bodies.data + k->bodies[1];
     bool a_awake = a->type != SN_BODY_STATIC && a->is_awake, b_awake = b->type != SN_BODY_STATIC && b->is_awake;
@@ -331,8 +334,8 @@ static void sn_wake_joined(sn_world *w) {
     if (b_awake && !a_awake && a->type != SN_BODY_STATIC) sn_body_wake(w, k->bodies[0]);
   }
   /* a constraint joining particles keeps its rigid bodies awake */
-  for (int32_t i = 0; i < w->constraints.count; ++i) {
-    const sn_constraint *k = w->constraints.data + i;
+  for (int32_t n = 0; n < l->items.count; ++n) {
+    const sn_constraint *k = w->constraints.data + l->items.data[n];
     if (!k->in_use || k->particle_count == 0) continue;
     for (uint32_t m = 0; m < k->type->body_count; ++m) {
       const sn_body *b = w->bodies.data + k->bodies[m];
@@ -407,6 +410,27 @@ static bool sn_xpbd_move_resident(sn_world *w, size_t params_bytes, size_t insta
   return true;
 }
 
+/* Whether each batched type's constraints all have the same params (byte
+ * for byte, in the resident block the batch reads): such a batch gets
+ * params_stride 0 and one record, so the kernels read one cache line
+ * instead of streaming a copy per constraint every sweep. Found again after
+ * a rebuild or a parameter change (sn_constraint_set_param). */
+static void sn_xpbd_find_same_params(sn_world *w) {
+  sn_xpbd_schedule *x = &w->xpbd;
+  if (x->same_found && x->param_edits == w->xpbd_param_edits) return;
+  for (int32_t r = 0; r < x->ranges.count; ++r) {
+    sn_xpbd_range *range = x->ranges.data + r;
+    const char *base = x->params_base + range->params_offset;
+    const size_t size = range->type->params_size;
+    bool same = true;
+    for (int32_t j = 1; j < range->count && same; ++j)
+      same = memcmp(base + (size_t)j * range->params_stride, base, size) == 0;
+    range->same_params = same;
+  }
+  x->param_edits = w->xpbd_param_edits;
+  x->same_found = true;
+}
+
 /* The colours of the batched XPBD types, rebuilt (before the substeps) when
  * a constraint came or went or a particle's inverse mass turned zero or
  * nonzero. Per type, in slot (creation) order, a constraint's level is one
@@ -427,8 +451,12 @@ static bool sn_xpbd_schedule_update(sn_world *w, const sn_soft_context *soft) {
     stale = stale || x->fixed.data[i] != f;
     x->fixed.data[i] = f;
   }
-  if (!stale) return true;
+  if (!stale) {
+    sn_xpbd_find_same_params(w);
+    return true;
+  }
   x->valid = false;
+  x->same_found = false;
   x->ranges.count = x->order.count = x->indices.count = x->index_start.count = x->level_start.count = 0;
   /* the types, in order of first appearance, and their sizes */
   int32_t total = 0, total_indices = 0;
@@ -518,12 +546,13 @@ static bool sn_xpbd_schedule_update(sn_world *w, const sn_soft_context *soft) {
   x->particle_slots = np;
   x->builds++;
   x->valid = true;
+  sn_xpbd_find_same_params(w);
   return true;
 }
 
 /* A batched type's constraints in colour order: their params and instances
  * are resident in the schedule's blocks (nothing to copy). */
-static bool sn_build_particle_batch(sn_world *w, const sn_soft_context *soft, sn_joint_batch *batch, int32_t *owners) {
+static bool sn_build_particle_batch(sn_world *w, const sn_soft_context *soft, sn_joint_batch *batch) {
   const sn_xpbd_schedule *x = &w->xpbd;
   const sn_constraint_type *t = batch->type;
   int32_t r = 0;
@@ -533,7 +562,6 @@ static bool sn_build_particle_batch(sn_world *w, const sn_soft_context *soft, sn
   const uint32_t ps = range->params_stride, is = range->instance_stride;
   char *pp = x->params_base + range->params_offset;
   char *ip = x->instance_base + range->instance_offset;
-  for (int32_t j = 0; j < range->count; ++j) owners[j] = x->order.data[range->first + j];
   sn_particle_batch *pb = &batch->particles;
   memset(pb, 0, sizeof(*pb));
   pb->size = (uint32_t)sizeof(*pb);
@@ -545,7 +573,8 @@ static bool sn_build_particle_batch(sn_world *w, const sn_soft_context *soft, sn
   pb->indices = x->indices.data + x->index_start.data[r];
   pb->params = pp;
   pb->instances = ip;
-  pb->params_stride = ps;
+  /* equal params as one record, for a plugin that takes them so */
+  pb->params_stride = range->same_params && (t->batch_flags & SN_BATCH_SHARED_PARAMS) ? 0u : ps;
   pb->instance_stride = is;
   pb->colour_count = range->level_count;
   pb->colour_start = x->level_start.data + range->level_first;
@@ -556,71 +585,108 @@ static bool sn_build_particle_batch(sn_world *w, const sn_soft_context *soft, sn
   return true;
 }
 
+/* Where sn_build_joint_batches writes its items. */
+typedef struct sn_item_cursor {
+  sn_constraint_item *items;
+  sn_constraint_body *views;
+  sn_constraint_body **ptrs;
+  int32_t *owners;
+  int32_t n, used;
+} sn_item_cursor;
+
+/* Appends the active constraints of batch->type among slots[from, count)
+ * (slots NULL: the slots from .. count - 1 themselves) as items. */
+static bool sn_add_items(sn_world *w, sn_step_context *ctx, const sn_soft_context *soft, sn_joint_batch *batch,
+                         sn_item_cursor *c, const int32_t *slots, int32_t from, int32_t count) {
+  for (int32_t e = from; e < count; ++e) {
+    const int32_t j = slots ? slots[e] : e;
+    sn_constraint *k = w->constraints.data + j;
+    if (!k->in_use || k->type != batch->type || !sn_constraint_active(w, k)) continue;
+    sn_constraint_item *item = c->items + c->n;
+    memset(item, 0, sizeof(*item));
+    /* pack params and instance of the step's constraints together, in
+     * solve order (the ABI lets the host move them): one type's batch then
+     * streams through contiguous memory; instances go back after the step */
+    const sn_constraint_type *t = k->type;
+    uintptr_t pp = (uintptr_t)sn_arena_alloc(&w->arena, t->params_size + t->params_align);
+    uintptr_t ip = (uintptr_t)sn_arena_alloc(&w->arena, t->instance_size + t->instance_align);
+    if (pp == 0 || ip == 0) return false;
+    pp = (pp + t->params_align - 1) & ~(uintptr_t)(t->params_align - 1);
+    ip = (ip + t->instance_align - 1) & ~(uintptr_t)(t->instance_align - 1);
+    memcpy((void *)pp, k->params, t->params_size);
+    memcpy((void *)ip, k->instance, t->instance_size);
+    item->params = (const void *)pp;
+    item->instance = (void *)ip;
+    c->owners[c->n] = j;
+    item->bodies = c->ptrs + c->used;
+    item->body_count = (int32_t)k->type->body_count + k->particle_count;
+    for (uint32_t m = 0; m < k->type->body_count; ++m) {
+      const sn_body *body = w->bodies.data + k->bodies[m];
+      sn_constraint_body *v = c->views + 2 * c->n + m;
+      int32_t slot = body->solver_index >= 0 ? body->solver_index : ctx->body_count;
+      v->state = (sn_solver_body *)(void *)(ctx->states + slot);
+      bool moves = body->solver_index >= 0;
+      v->inv_mass = moves ? body->inv_mass : 0.0f;
+      v->inv_inertia = moves ? body->inv_inertia : 0.0f;
+      v->center = body->center;
+      v->q = body->xf.q;
+      v->local_center = body->local_center;
+      v->origin = body->xf.p;
+      c->ptrs[c->used++] = v;
+    }
+    for (int32_t m = 0; m < k->particle_count; ++m) c->ptrs[c->used++] = soft->views + k->particles[m];
+    c->n++;
+    batch->count++;
+  }
+  return true;
+}
+
 /* Items grouped by type (in order of first appearance), arena memory. Rigid
  * endpoints get a view each; particles share their step view. Batched XPBD
- * types get a particle batch instead of items. */
+ * types get a particle batch instead of items (and no owners: their
+ * instances stay put). Walks the cached lists (sn_constraint_lists_update),
+ * not every constraint: the per-item constraints, with the batched types
+ * merged in at their first slots (batched constraints are always active), so
+ * the types come in the order a scan of every slot finds them. */
 static int32_t sn_build_joint_batches(sn_world *w, sn_step_context *ctx, const sn_soft_context *soft,
                                       sn_joint_batch *batches, int32_t nj, int32_t endpoints, int32_t *owners) {
-  sn_constraint_item *items = sn_arena_alloc(&w->arena, (size_t)nj * sizeof(sn_constraint_item) + 1);
-  sn_constraint_body *views = sn_arena_alloc(&w->arena, (size_t)nj * 2 * sizeof(sn_constraint_body) + 1);
-  sn_constraint_body **ptrs = sn_arena_alloc(&w->arena, (size_t)endpoints * sizeof(sn_constraint_body *) + 1);
-  if (items == NULL || views == NULL || ptrs == NULL) return 0;
-  int32_t batch_count = 0, n = 0, used = 0;
-  for (int32_t i = 0; i < w->constraints.count; ++i) {
-    const sn_constraint *first = w->constraints.data + i;
+  sn_item_cursor c;
+  c.items = sn_arena_alloc(&w->arena, (size_t)nj * sizeof(sn_constraint_item) + 1);
+  c.views = sn_arena_alloc(&w->arena, (size_t)nj * 2 * sizeof(sn_constraint_body) + 1);
+  c.ptrs = sn_arena_alloc(&w->arena, (size_t)endpoints * sizeof(sn_constraint_body *) + 1);
+  c.owners = owners;
+  c.n = c.used = 0;
+  if (c.items == NULL || c.views == NULL || c.ptrs == NULL) return 0;
+  const sn_constraint_lists *l = &w->constraint_lists;
+  const bool batching = soft->active && w->xpbd.valid;
+  int32_t batch_count = 0, next_batched = 0;
+  for (int32_t e = 0; e <= l->items.count; ++e) {
+    const int32_t slot = e < l->items.count ? l->items.data[e] : INT32_MAX;
+    while (next_batched < l->batched.count && l->batched.data[next_batched].slot < slot) {
+      sn_joint_batch *batch = batches + batch_count++;
+      batch->type = l->batched.data[next_batched++].type;
+      batch->items = c.items + c.n;
+      batch->count = 0;
+      batch->batched = false;
+      if (batching) {
+        if (!sn_build_particle_batch(w, soft, batch)) return 0;
+        c.n += batch->count;
+      } else if (!sn_add_items(w, ctx, soft, batch, &c, NULL, 0, w->constraints.count)) {
+        return 0;
+      }
+    }
+    if (e == l->items.count) break;
+    const sn_constraint *first = w->constraints.data + slot;
     if (!first->in_use || !sn_constraint_active(w, first)) continue;
     bool seen = false;
     for (int32_t b = 0; b < batch_count; ++b) seen = seen || batches[b].type == first->type;
     if (seen) continue;
     sn_joint_batch *batch = batches + batch_count++;
     batch->type = first->type;
-    batch->items = items + n;
+    batch->items = c.items + c.n;
     batch->count = 0;
     batch->batched = false;
-    if (soft->active && w->xpbd.valid && sn_xpbd_batched(w, first->type)) {
-      if (!sn_build_particle_batch(w, soft, batch, owners + n)) return 0;
-      n += batch->count;
-      continue;
-    }
-    for (int32_t j = i; j < w->constraints.count; ++j) {
-      sn_constraint *k = w->constraints.data + j;
-      if (!k->in_use || k->type != first->type || !sn_constraint_active(w, k)) continue;
-      sn_constraint_item *item = items + n;
-      memset(item, 0, sizeof(*item));
-      /* pack params and instance of the step's constraints together, in
-       * solve order (the ABI lets the host move them): one type's batch then
-       * streams through contiguous memory; instances go back after the step */
-      const sn_constraint_type *t = k->type;
-      uintptr_t pp = (uintptr_t)sn_arena_alloc(&w->arena, t->params_size + t->params_align);
-      uintptr_t ip = (uintptr_t)sn_arena_alloc(&w->arena, t->instance_size + t->instance_align);
-      if (pp == 0 || ip == 0) return 0;
-      pp = (pp + t->params_align - 1) & ~(uintptr_t)(t->params_align - 1);
-      ip = (ip + t->instance_align - 1) & ~(uintptr_t)(t->instance_align - 1);
-      memcpy((void *)pp, k->params, t->params_size);
-      memcpy((void *)ip, k->instance, t->instance_size);
-      item->params = (const void *)pp;
-      item->instance = (void *)ip;
-      owners[n] = j;
-      item->bodies = ptrs + used;
-      item->body_count = (int32_t)k->type->body_count + k->particle_count;
-      for (uint32_t m = 0; m < k->type->body_count; ++m) {
-        const sn_body *body = w->bodies.data + k->bodies[m];
-        sn_constraint_body *v = views + 2 * n + m;
-        int32_t slot = body->solver_index >= 0 ? body->solver_index : ctx->body_count;
-        v->state = (sn_solver_body *)(void *)(ctx->states + slot);
-        bool moves = body->solver_index >= 0;
-        v->inv_mass = moves ? body->inv_mass : 0.0f;
-        v->inv_inertia = moves ? body->inv_inertia : 0.0f;
-        v->center = body->center;
-        v->q = body->xf.q;
-        v->local_center = body->local_center;
-        v->origin = body->xf.p;
-        ptrs[used++] = v;
-      }
-      for (int32_t m = 0; m < k->particle_count; ++m) ptrs[used++] = soft->views + k->particles[m];
-      n++;
-      batch->count++;
-    }
+    if (!sn_add_items(w, ctx, soft, batch, &c, l->items.data, e, l->items.count)) return 0;
   }
   return batch_count;
 }
@@ -914,12 +980,14 @@ static void sn_add_position_stages(sn_stage_runner *r, const sn_joint_batch *bat
   if (stage->xpbd_count == 0 && !soft_active) return;
   for (int32_t it = 0; it < stage->soft_iterations; ++it) {
     sn_stage_add_main(r, SN_STAGE_POS_SWEEP, it);
-    bool packed = false;
+    bool packed = false, items_ran = false;
     for (int32_t b = 0; b < batch_count; ++b) {
       const sn_joint_batch *batch = batches + b;
       if (!batch->xpbd || batch->count == 0) continue;
       if (batch->batched) {
-        if (!packed) sn_stage_add(r, SN_STAGE_POS_PACK, it == 0, 0, np, SN_BLOCK_PARTICLES, 1);
+        /* (the first pack of the first sweep may be the prediction's) */
+        if (!packed && !(it == 0 && soft->prepack && !items_ran))
+          sn_stage_add(r, SN_STAGE_POS_PACK, it == 0, 0, np, SN_BLOCK_PARTICLES, 1);
         packed = true;
         const sn_particle_batch *pb = &batch->particles;
         for (int32_t c = 0; c < pb->colour_count; ++c) {
@@ -930,9 +998,12 @@ static void sn_add_position_stages(sn_stage_runner *r, const sn_joint_batch *bat
       }
       if (packed) sn_stage_add(r, SN_STAGE_POS_UNPACK, 0, 0, np, SN_BLOCK_PARTICLES, 1);
       packed = false;
+      items_ran = true;
       sn_stage_add_main(r, SN_STAGE_POS_ITEMS, b);
     }
-    if (packed) sn_stage_add(r, SN_STAGE_POS_UNPACK, 0, 0, np, SN_BLOCK_PARTICLES, 1);
+    /* (the last copy back may be the velocities') */
+    if (packed && !(it == stage->soft_iterations - 1 && soft->unpack_late))
+      sn_stage_add(r, SN_STAGE_POS_UNPACK, 0, 0, np, SN_BLOCK_PARTICLES, 1);
     sn_stage_add_main(r, SN_STAGE_POS_COLLIDE, it == 0);
   }
   sn_stage_add(r, SN_STAGE_POS_VELOCITIES, substep, 0, np, SN_BLOCK_PARTICLES, 1);
@@ -1040,6 +1111,7 @@ static bool sn_list_solver_contacts(sn_world *w) {
 
 void sn_solve(sn_world *w, float dt) {
   double t_setup = w->profile_clock; /* the world's clock read just before */
+  if (!sn_constraint_lists_update(w)) return;
   if (w->constraint_count > 0) sn_wake_joined(w);
   sn_soft_find_candidates(w, dt);
   /* gather awake bodies; static bodies share a dummy slot */
@@ -1060,12 +1132,14 @@ void sn_solve(sn_world *w, float dt) {
   /* touching contacts with an awake body, in contact order (deterministic) */
   if (!sn_list_solver_contacts(w)) return;
   int32_t nb = w->awake_bodies.count, nc = w->solver_contacts.count;
-  /* active plugin constraints, their endpoints and packed bytes (one pass:
-   * a cloth has 10^5 of them) */
-  int32_t nj = 0, endpoints = 0;
-  size_t packed = 0;
-  for (int32_t i = 0; i < w->constraints.count; ++i) {
-    const sn_constraint *k = w->constraints.data + i;
+  /* active plugin constraints, their endpoints and packed bytes: the
+   * batched ones counted when the constraint set last changed (a cloth has
+   * 10^5 of them), the rest here */
+  const sn_constraint_lists *lists = &w->constraint_lists;
+  int32_t nj = lists->batched_count, endpoints = lists->batched_endpoints;
+  size_t packed = lists->batched_packed; /* batched constraints are always active */
+  for (int32_t n = 0; n < lists->items.count; ++n) {
+    const sn_constraint *k = w->constraints.data + lists->items.data[n];
     if (!k->in_use || !sn_constraint_active(w, k)) continue;
     nj++;
     endpoints += (int32_t)k->type->body_count + k->particle_count;
@@ -1161,6 +1235,26 @@ void sn_solve(sn_world *w, float dt) {
   /* the substep loop as stages (serial order; see sn_solver_stage) */
   bool joints = false;
   for (int32_t b = 0; b < batch_count; ++b) joints = joints || (batches[b].impulse && batches[b].count > 0);
+  /* the first sweep's full pack rides on the prediction when nothing between
+   * them moves a particle: no impulse joints (their passes and projection
+   * may) and a batched type first among the XPBD types (an item type would
+   * run before the pack) */
+  for (int32_t b = 0; b < batch_count && soft.active && !joints; ++b) {
+    if (!batches[b].xpbd || batches[b].count == 0) continue;
+    soft.prepack = batches[b].batched;
+    break;
+  }
+  /* and the last sweep's copy back rides on the velocities when only the
+   * particle collisions would run between them and there are none this step
+   * (a batched type last among the XPBD types) */
+  if (soft.active && w->soft_iterations > 0 && w->particle_shape_pairs.count == 0 && w->particle_pairs.count == 0 &&
+      w->edge_pairs.count == 0) {
+    for (int32_t b = batch_count - 1; b >= 0; --b) {
+      if (!batches[b].xpbd || batches[b].count == 0) continue;
+      soft.unpack_late = batches[b].batched;
+      break;
+    }
+  }
   run.soft = &soft;
   run.batches = batches;
   run.batch_count = batch_count;
