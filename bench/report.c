@@ -3,6 +3,7 @@
 #include "report.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 double sn_scene_now_ms(void) {
@@ -17,7 +18,8 @@ static int sn_cmp_double(const void *a, const void *b) {
 }
 
 sn_scene_timing sn_scene_timing_of(double *times, int32_t n) {
-  sn_scene_timing t = {0.0, 0.0, 0.0, 0.0};
+  sn_scene_timing t;
+  memset(&t, 0, sizeof(t));
   if (times == NULL || n <= 0) return t;
   for (int32_t i = 0; i < n; ++i) t.total += times[i];
   qsort(times, (size_t)n, sizeof(double), sn_cmp_double);
@@ -45,6 +47,14 @@ void sn_scene_print_json(FILE *out, const sn_scene *s, int32_t steps, bool sleep
   snprintf(cpu, sizeof cpu, t->cpu_median > 0.0 ? "%.4f" : "null", t->cpu_median);
   snprintf(cpu_proj, sizeof cpu_proj, s->particle_count > 0 && t->cpu_median > 0.0 ? "%.4g" : "null",
            (double)s->constraint_count * sweeps / (t->cpu_median * 1e-3));
+  /* where the median step went (sn_world_get_profile, medians per part) */
+  char profile[256];
+  snprintf(profile, sizeof profile, "null");
+  if (t->has_profile)
+    snprintf(profile, sizeof profile,
+             "{\"collide\": %.4f, \"solve_setup\": %.4f, \"substeps\": %.4f, \"solve_finish\": %.4f, "
+             "\"sleep\": %.4f}",
+             t->profile[0], t->profile[1], t->profile[2], t->profile[3], t->profile[4]);
   fprintf(out,
           "{\"engine\": \"sinew-%s\", \"scene\": \"%s\", \"size\": %d, \"steps\": %d, "
           "\"bodies\": %d, \"particles\": %d, \"constraints\": %d, "
@@ -52,12 +62,12 @@ void sn_scene_print_json(FILE *out, const sn_scene *s, int32_t steps, bool sleep
           "\"ms_step_median\": %.4f, \"ms_step_p95\": %.4f, \"ms_total\": %.2f, "
           "\"top_drift\": %.4f, \"max_dx\": %.4f, \"fallen\": %d, \"min_y_gap\": %s, \"ke_end\": %.3g, "
           "\"max_strain\": %s, \"max_area_error\": %s, \"link_error\": %s, \"proj_per_s\": %s, "
-          "\"cpu_ms_step_median\": %s, \"cpu_proj_per_s\": %s, "
+          "\"cpu_ms_step_median\": %s, \"cpu_proj_per_s\": %s, \"profile_ms\": %s, "
           "\"state_hash\": \"%016llx\"}\n",
           sn_version_string(), s->name, (int)s->size, (int)steps, (int)s->body_count, (int)s->particle_count,
           (int)s->constraint_count, (int)sn_world_get_substeps(s->world), (int)sn_world_get_soft_iterations(s->world),
           sleep ? "on" : "off", t->median, t->p95, t->total, m.top_drift, m.max_dx, (int)m.fallen, gap, m.ke_end,
-          strain, area, link, proj, cpu, cpu_proj, (unsigned long long)m.state_hash);
+          strain, area, link, proj, cpu, cpu_proj, profile, (unsigned long long)m.state_hash);
   fflush(out);
 }
 

@@ -15,6 +15,8 @@ double sn_scene_now_ms(void);
 typedef struct sn_scene_timing {
   double median, p95, total;
   double cpu_median; ///< median thread CPU time per step (ms), 0 = not measured
+  bool has_profile;  ///< profile holds medians of sn_world_get_profile's parts (ms)
+  double profile[5]; ///< collide, solve_setup, substeps, solve_finish, sleep
 } sn_scene_timing;
 
 /// Timing of n step times; sorts times in place. Zeros if n <= 0.

@@ -413,6 +413,11 @@ typedef struct sb_app {
   float pan_x, pan_y;
   double frame_ms, accumulator;
   char message[512];
+  /* F5 / F9: one snapshot of the world in memory, of scene snap_scene */
+  void *snap;
+  size_t snap_size;
+  int32_t snap_scene, snap_steps;
+  double snap_time;
 } sb_app;
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -581,7 +586,7 @@ static const char *const sb_help[] = {
     "mouse: left drag a body or a particle, right/middle drag pan, wheel zoom",
     "space pause   s / right single step   r reset   m slow motion (x1/4)",
     "n / p (tab)  next / previous scene   home fit view   arrows pan",
-    "b box   c ball   j jelly (soft ring)  at the cursor",
+    "b box   c ball   j jelly (soft ring)  at the cursor   F5 snapshot   F9 back to it",
     "1 shapes 2 aabbs 3 tree 4 points 5 normals 6 impulses 7 joints 8 particles 9 forces 0 frames",
     "h hide help   esc / q quit",
 };
@@ -640,6 +645,69 @@ static void sb_app_pan(sb_app *app, float dx, float dy) {
   app->r.camera.center.y += dy / app->r.camera.zoom;
   sb_log(app, "input: pan");
   sb_log_view(app);
+}
+
+/* F5: the world's whole state into memory (sn_world_save_snapshot); a drag
+ * in progress ends first, so its mouse joint is not part of it. */
+static void sb_app_snapshot_save(sb_app *app) {
+  sn_world *w = app->run.scene.world;
+  if (w == NULL) return;
+  sb_drag_end(app);
+  sb_particle_drag_end(&app->pdrag, w);
+  size_t need = 0, size = 0;
+  sn_result r = sn_world_save_snapshot(w, NULL, 0, &need);
+  void *buf = r == SN_OK ? malloc(need > 0 ? need : 1) : NULL;
+  if (r == SN_OK && buf == NULL) r = SN_ERR_OUT_OF_MEMORY;
+  if (r == SN_OK) r = sn_world_save_snapshot(w, buf, need, &size);
+  if (r != SN_OK) {
+    free(buf);
+    snprintf(app->message, sizeof app->message, "snapshot: %s (%s)", sn_result_name(r), sn_world_last_error(w));
+    sb_log(app, "input: snapshot save failed: %s", sn_result_name(r));
+    return;
+  }
+  free(app->snap);
+  app->snap = buf;
+  app->snap_size = size;
+  app->snap_scene = app->scene_index;
+  app->snap_steps = app->run.steps;
+  app->snap_time = app->run.time;
+  snprintf(app->message, sizeof app->message, "snapshot saved at step %d (%zu bytes): F9 goes back to it",
+           (int)app->run.steps, size);
+  sb_log(app, "input: snapshot save (steps %d, %zu bytes)", (int)app->run.steps, size);
+}
+
+/* F9: back to the F5 snapshot of this scene: a new world from the bytes
+ * (ids stay valid, so the scene's body list and demo state still apply). */
+static void sb_app_snapshot_restore(sb_app *app) {
+  sn_world *w = app->run.scene.world;
+  if (w == NULL) return;
+  if (app->snap == NULL || app->snap_scene != app->scene_index) {
+    snprintf(app->message, sizeof app->message, "no snapshot of this scene: F5 saves one");
+    sb_log(app, "input: snapshot restore: none");
+    return;
+  }
+  sb_drag_end(app);
+  sb_particle_drag_end(&app->pdrag, w);
+  sn_world_def def = sn_default_world_def();
+  def.registry = app->run.scene.registry ? app->run.scene.registry : app->reg;
+  sn_world *restored = NULL;
+  char err[256];
+  sn_result r = sn_world_load_snapshot(app->snap, app->snap_size, &def, &restored, err, sizeof err);
+  if (r != SN_OK) {
+    snprintf(app->message, sizeof app->message, "snapshot: %s (%s)", sn_result_name(r), err);
+    sb_log(app, "input: snapshot restore failed: %s", sn_result_name(r));
+    return;
+  }
+  sn_destroy_world(w);
+  app->run.scene.world = restored;
+  if (sb_pool != NULL)
+    sn_world_set_task_system(restored, sn_thread_pool_worker_count(sb_pool), sn_thread_pool_enqueue,
+                             sn_thread_pool_finish, sb_pool);
+  app->run.steps = app->snap_steps;
+  app->run.time = app->snap_time;
+  app->message[0] = '\0';
+  sb_log(app, "input: snapshot restore (steps %d)", (int)app->run.steps);
+  sb_log_world(app, "restored");
 }
 
 static void sb_app_key(sb_app *app, SDL_Keycode key, sn_vec2 cursor) {
@@ -706,6 +774,12 @@ static void sb_app_key(sb_app *app, SDL_Keycode key, sn_vec2 cursor) {
     break;
   case SDLK_j:
     sb_app_spawn(app, "jelly", sb_spawn_jelly, cursor);
+    break;
+  case SDLK_F5:
+    sb_app_snapshot_save(app);
+    break;
+  case SDLK_F9:
+    sb_app_snapshot_restore(app);
     break;
   default:
     if (key >= SDLK_0 && key <= SDLK_9) {
@@ -891,6 +965,7 @@ static int sb_window(const sb_options *o, sn_registry *reg) {
     }
   }
   if (app.run.scene.world) sn_scene_destroy(&app.run.scene);
+  free(app.snap);
   SDL_DestroyRenderer(sdl);
   SDL_DestroyWindow(app.window);
   return rc;

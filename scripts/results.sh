@@ -46,6 +46,57 @@ for spec in "pyramid 100 300" "cloth 128 120"; do
   echo "| $1 $2 | 1 | $best_1 ($runs_1) | — | $hash_1 |" >>"$threads_table"
   echo "| $1 $2 | 2 | $best_2 ($runs_2) | $speedup | $hash_2 |" >>"$threads_table"
 done
+# Cloth (issue 7's XPBD target): single thread, two runs each, the best CPU
+# time counts; projections = constraints x substeps x soft iterations.
+cloth_table="$tmp/cloth.md"
+echo "| scene | particles | constraints | CPU ms/step median: best (runs) | projections/s (CPU time) | max_strain | state_hash |" >"$cloth_table"
+echo "|---|---:|---:|---|---:|---:|---|" >>"$cloth_table"
+for n in 32 64 128; do
+  for round in 1 2; do "$bench" --scene cloth --size "$n" --steps 120 >"$tmp/cloth_${n}_$round.json"; done
+  a=$(field cpu_ms_step_median "$tmp/cloth_${n}_1.json"); b=$(field cpu_ms_step_median "$tmp/cloth_${n}_2.json")
+  best_round=1; awk -v a="$a" -v b="$b" 'BEGIN { exit !(b < a) }' && best_round=2
+  f="$tmp/cloth_${n}_$best_round.json"
+  echo "| cloth $n | $(field particles "$f") | $(field constraints "$f") | $(field cpu_ms_step_median "$f") ($a, $b) | $(field cpu_proj_per_s "$f") | $(field max_strain "$f") | $(field state_hash "$f") |" >>"$cloth_table"
+done
+# Where Sinew's step goes (sn_world_get_profile medians, ms, wall clock).
+profile_table="$tmp/profile.md"
+echo "| scene | step | collide | solve setup | substeps | solve finish | sleep |" >"$profile_table"
+echo "|---|---:|---:|---:|---:|---:|---:|" >>"$profile_table"
+for spec in "pyramid 50 300" "pyramid 100 300" "rain 2000 600"; do
+  set -- $spec
+  "$bench" --scene "$1" --size "$2" --steps "$3" >"$tmp/prof_$1_$2.json"
+  prof=$(grep -o '"profile_ms": {[^}]*}' "$tmp/prof_$1_$2.json" | sed 's/"profile_ms": //')
+  part() { echo "$prof" | grep -o "\"$1\": [0-9.]*" | sed 's/.*: //'; }
+  echo "| $1 $2 | $(field ms_step_median "$tmp/prof_$1_$2.json") | $(part collide) | $(part solve_setup) | $(part substeps) | $(part solve_finish) | $(part sleep) |" >>"$profile_table"
+done
+prof="$(grep -o '"profile_ms": {[^}]*}' "$tmp/cloth_128_1.json" | sed 's/"profile_ms": //')"
+echo "| cloth 128 | $(field ms_step_median "$tmp/cloth_128_1.json") | $(part collide) | $(part solve_setup) | $(part substeps) | $(part solve_finish) | $(part sleep) |" >>"$profile_table"
+# Issue 7's single-thread targets against this run's CPU-time ratios.
+ratio_of() { # scene size field
+  grep "\"scene\": \"$1\", \"size\": $2," "$tmp/lines.jsonl" | grep '"ratio_box2d"' |
+    grep -o "\"$3\": [0-9.]*" | head -1 | sed 's/.*: //'
+}
+targets_table="$tmp/targets.md"
+echo "| target | needs | this run | met |" >"$targets_table"
+echo "|---|---:|---:|---|" >>"$targets_table"
+target() { # label needs(speedup) ratio
+  local got; got=$(awk -v r="$3" 'BEGIN { if (r > 0) printf "%.2fx", 1 / r; else print "?" }')
+  local met; met=$(awk -v r="$3" -v n="$2" 'BEGIN { print (r > 0 && 1 / r >= n) ? "yes" : "no" }')
+  echo "| $1 | ${2}x | $got | $met |" >>"$targets_table"
+}
+for spec in "pyramid 50 4 3" "pyramid 100 4 3" "rain 2000 4 2.5"; do
+  set -- $spec
+  target "$1 $2 vs Box2D 2.4.1" "$3" "$(ratio_of "$1" "$2" cpu_ratio_box2d)"
+  target "$1 $2 vs Chipmunk 7" "$4" "$(ratio_of "$1" "$2" cpu_ratio_chipmunk)"
+done
+p100_dx=$(grep '"engine": "sinew' "$tmp/lines.jsonl" | grep '"scene": "pyramid", "size": 100,' | grep -o '"max_dx": [0-9.]*' | sed 's/.*: //')
+echo "| pyramid 100 max_dx (Sinew) | < 0.1 m | $p100_dx m | $(awk -v d="$p100_dx" 'BEGIN { print (d != "" && d < 0.1) ? "yes" : "no" }') |" >>"$targets_table"
+cloth_best=$(grep "^| cloth 128 " "$cloth_table" | awk -F'|' '{ gsub(/ /, "", $6); print $6 }')
+echo "| cloth 128 projections/s per core | 1.5e+08 | $cloth_best | $(awk -v p="$cloth_best" 'BEGIN { print (p >= 1.5e8) ? "yes" : "no" }') |" >>"$targets_table"
+for spec in "pyramid 100" "cloth 128"; do
+  sp=$(grep "^| $spec | 2 |" "$threads_table" | awk -F'|' '{ gsub(/ /, "", $5); print $5 }')
+  echo "| $spec on two workers | 1.7x | ${sp}x | $(awk -v s="$sp" 'BEGIN { print (s >= 1.7) ? "yes" : "no" }') |" >>"$targets_table"
+done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 if grep -q "peer not built" "$tmp/lines.jsonl"; then
   echo "results.sh: a peer engine is not built in (install libbox2d-dev libchipmunk-dev):" >&2
@@ -94,6 +145,16 @@ user gets, not the best each can do: builds with \`-DNDEBUG\` would be faster.
 - Settings: Sinew at its defaults (8 substeps); Box2D 8 velocity / 3 position iterations (its
   testbed); Chipmunk 30 iterations (its stacking demo), collision slop 0.005 m. Sleeping off for all.
 
+## Issue 7's targets in this run
+
+Speedups are the inverse of the CPU-time ratios below (single thread, same process, engines
+interleaved); the cloth figure is the best of two CPU-time runs; the two-worker speedups are from
+the table further down (wall clock: on a shared machine the second worker competes with other jobs).
+
+EOF
+  cat "$targets_table"
+  cat <<'EOF'
+
 ## Table
 
 EOF
@@ -113,6 +174,26 @@ a result. On a 2-core machine shared with other jobs, the second worker competes
 
 EOF
   cat "$threads_table"
+  cat <<'EOF'
+
+## Cloth (XPBD)
+
+Sinew alone (no peer has XPBD cloth): `sinew-bench --scene cloth --size N --steps 120`, single
+thread, two runs, the lower CPU time counts. Projections per second = constraints x substeps x
+soft iterations over the CPU time of the median step (the whole step: prediction, collisions and
+the rest count against it).
+
+EOF
+  cat "$cloth_table"
+  cat <<'EOF'
+
+## Where Sinew's step goes
+
+Medians of `sn_world_get_profile` over one single-thread run (ms, wall clock; the parts meet end to
+start and add up to the step; see [benchmark.md](benchmark.md)).
+
+EOF
+  cat "$profile_table"
   cat <<'EOF'
 
 ## ms per step against body count (pyramid N)

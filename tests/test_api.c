@@ -2326,6 +2326,42 @@ START_TEST(test_sensor_refused) {
 }
 END_TEST
 
+/* The step profile: zero before a step and for NULL; after steps of a
+ * falling stack every part is >= 0, the substeps took time, and the parts,
+ * which meet end to start, add up to the step (float rounding only). */
+START_TEST(test_world_profile) {
+  sn_world_profile none = sn_world_get_profile(NULL);
+  ck_assert(none.step == 0.0f && none.collide == 0.0f && none.substeps == 0.0f);
+  sn_world_def wd = sn_default_world_def();
+  sn_world *w = sn_create_world(&wd, NULL);
+  ck_assert(sn_world_get_profile(w).step == 0.0f);
+  sn_body_def gd = sn_default_body_def();
+  sn_body_id ground = sn_create_body(w, &gd);
+  sn_polygon box;
+  sn_make_box(20.0f, 0.5f, &box);
+  sn_shape_def sd = sn_default_shape_def();
+  sn_create_polygon_shape(w, ground, &sd, &box);
+  sn_make_box(0.5f, 0.5f, &box);
+  for (int i = 0; i < 20; ++i) {
+    sn_body_def bd = sn_default_body_def();
+    bd.type = SN_BODY_DYNAMIC;
+    bd.position = (sn_vec2){0.0f, 1.0f + (float)i};
+    sn_create_polygon_shape(w, sn_create_body(w, &bd), &sd, &box);
+  }
+  for (int i = 0; i < 30; ++i) ck_assert_int_eq(sn_world_step(w, 1.0f / 60.0f), SN_OK);
+  sn_world_profile p = sn_world_get_profile(w);
+  const float parts[5] = {p.collide, p.solve_setup, p.substeps, p.solve_finish, p.sleep};
+  float sum = 0.0f;
+  for (int k = 0; k < 5; ++k) {
+    ck_assert(parts[k] >= 0.0f);
+    sum += parts[k];
+  }
+  ck_assert(p.step > 0.0f && p.substeps > 0.0f);
+  ck_assert_msg(fabsf(sum - p.step) <= 1e-4f + 1e-5f * p.step, "parts %g of step %g ms", (double)sum, (double)p.step);
+  sn_destroy_world(w);
+}
+END_TEST
+
 static Suite *api_suite(void) {
   Suite *s = suite_create("api");
 
@@ -2362,6 +2398,7 @@ static Suite *api_suite(void) {
   suite_add_tcase(s, memory);
 
   TCase *queries = tcase_create("queries");
+  tcase_add_test(queries, test_world_profile);
   tcase_add_test(queries, test_ray_cast_closest);
   tcase_add_test(queries, test_overlap_aabb);
   tcase_add_test(queries, test_query_point);

@@ -1159,6 +1159,186 @@ START_TEST(test_collide_into_matches_collide) {
 }
 END_TEST
 
+/* Closest-feature reference in double precision, in the world frame: the
+ * polygon's core (vertices placed by xa) and the disc centre. Outside the core
+ * the contact follows the closest boundary point; inside it, the face of least
+ * penetration. */
+typedef struct disc_reference {
+  double nx, ny;     ///< normal from A to B
+  double separation; ///< surface gap (negative overlapping)
+  double px, py;     ///< point midway between the surfaces
+  double margin;     ///< distance of the sample from an ambiguity (two faces equally shallow)
+} disc_reference;
+
+static disc_reference polygon_disc_reference(const sn_polygon *a, sn_transform xa, sn_vec2 centre, double rb) {
+  double vx[SN_MAX_POLYGON_VERTICES], vy[SN_MAX_POLYGON_VERTICES];
+  double c = xa.q.c, s = xa.q.s;
+  for (int i = 0; i < a->count; ++i) {
+    vx[i] = xa.p.x + c * a->vertices[i].x - s * a->vertices[i].y;
+    vy[i] = xa.p.y + s * a->vertices[i].x + c * a->vertices[i].y;
+  }
+  double cx = centre.x, cy = centre.y;
+  double best_d2 = 1e300, qx = 0.0, qy = 0.0;
+  double face_sep = -1e300, second_sep = -1e300, fnx = 0.0, fny = 0.0;
+  for (int i = 0; i < a->count; ++i) {
+    int j = i + 1 < a->count ? i + 1 : 0;
+    double ex = vx[j] - vx[i], ey = vy[j] - vy[i];
+    double len = sqrt(ex * ex + ey * ey);
+    double nx = ey / len, ny = -ex / len; // outward for counter-clockwise vertices
+    double sep = nx * (cx - vx[i]) + ny * (cy - vy[i]);
+    if (sep > face_sep) {
+      second_sep = face_sep;
+      face_sep = sep;
+      fnx = nx;
+      fny = ny;
+    } else if (sep > second_sep) {
+      second_sep = sep;
+    }
+    double t = ((cx - vx[i]) * ex + (cy - vy[i]) * ey) / (len * len);
+    t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
+    double px = vx[i] + t * ex, py = vy[i] + t * ey;
+    double d2 = (cx - px) * (cx - px) + (cy - py) * (cy - py);
+    if (d2 < best_d2) {
+      best_d2 = d2;
+      qx = px;
+      qy = py;
+    }
+  }
+  disc_reference r;
+  double ra = a->radius;
+  if (face_sep > 0.0) { // outside the core: closest point
+    double d = sqrt(best_d2);
+    r.nx = (cx - qx) / d;
+    r.ny = (cy - qy) / d;
+    r.separation = d - ra - rb;
+    r.margin = 1e300;
+  } else { // inside: least penetration
+    r.nx = fnx;
+    r.ny = fny;
+    qx = cx - face_sep * fnx;
+    qy = cy - face_sep * fny;
+    r.separation = face_sep - ra - rb;
+    r.margin = face_sep - second_sep;
+  }
+  r.px = 0.5 * ((qx + ra * r.nx) + (cx - rb * r.nx));
+  r.py = 0.5 * ((qy + ra * r.ny) + (cy - rb * r.ny));
+  return r;
+}
+
+/// A zero point or an empty manifold must be all zero (the in-place builds).
+static void check_clean(const sn_manifold *m) {
+  static const sn_manifold_point zero;
+  for (int i = m->point_count; i < 2; ++i) {
+    const sn_manifold_point *p = m->points + i;
+    ck_assert(p->point.x == 0.0f && p->point.y == 0.0f && p->anchor_a.x == 0.0f && p->anchor_b.y == 0.0f);
+    ck_assert(p->separation == zero.separation && p->id == 0 && !p->persisted);
+  }
+  for (int i = 0; i < m->point_count; ++i) {
+    ck_assert(m->points[i].normal_impulse == 0.0f && m->points[i].tangent_impulse == 0.0f);
+    ck_assert(m->points[i].max_normal_impulse == 0.0f && m->points[i].normal_velocity == 0.0f);
+    ck_assert(!m->points[i].persisted);
+  }
+  if (m->point_count == 0) ck_assert(m->normal.x == 0.0f && m->normal.y == 0.0f);
+}
+
+START_TEST(test_polygon_circle_reference) {
+  // Random convex polygons (some rounded) against random discs at random
+  // poses, compared with the double-precision closest-feature reference:
+  // normal within 1e-4, separation and point within 2e-5 m (shapes about a
+  // metre across, poses within 5 m of the origin), feature id 0, one point
+  // exactly when the reference separation is below the speculative distance.
+  // Samples within 1e-4 m of an ambiguity (the speculative threshold, or two
+  // faces equally shallow for a centre inside the core) are skipped.
+  srand(77);
+  int compared = 0, inside = 0, vertex = 0, speculative = 0;
+  for (int k = 0; k < 20000; ++k) {
+    sn_geometry ga = random_geometry(SN_SHAPE_POLYGON);
+    const sn_polygon *a = &ga.polygon;
+    sn_circle b = {{frand(-0.2f, 0.2f), frand(-0.2f, 0.2f)}, frand(0.05f, 0.6f)};
+    sn_transform xa = xf_make(frand(-5.0f, 5.0f), frand(-5.0f, 5.0f), frand(-3.2f, 3.2f));
+    float reach = 0.7f + a->radius + b.radius;
+    sn_transform xb = xf_make(xa.p.x + frand(-reach, reach), xa.p.y + frand(-reach, reach), frand(-3.2f, 3.2f));
+    sn_vec2 centre = sn_transform_point(xb, b.center);
+    disc_reference r = polygon_disc_reference(a, xa, centre, b.radius);
+    sn_manifold m = sn_collide_polygon_and_circle(a, xa, &b, xb);
+    check_clean(&m);
+    if (fabs(r.separation - SN_SPECULATIVE_DISTANCE) < 1e-4 || r.margin < 1e-4) continue;
+    bool hit = r.separation < SN_SPECULATIVE_DISTANCE;
+    ck_assert_int_eq(m.point_count, hit ? 1 : 0);
+    if (!hit) continue;
+    const sn_manifold_point *p = m.points;
+    ck_assert_int_eq(p->id, 0);
+    ck_assert_near(m.normal.x, r.nx, 1.0e-4f);
+    ck_assert_near(m.normal.y, r.ny, 1.0e-4f);
+    ck_assert_near(p->separation, r.separation, 2.0e-5f);
+    ck_assert_near(p->point.x, r.px, 2.0e-5f);
+    ck_assert_near(p->point.y, r.py, 2.0e-5f);
+    ck_assert_near(p->anchor_a.x, p->point.x - xa.p.x, 1.0e-5f);
+    ck_assert_near(p->anchor_b.y, p->point.y - xb.p.y, 1.0e-5f);
+    compared += 1;
+    inside += r.margin < 1e300;
+    // a vertex contact: the normal is no face normal of A
+    bool face = r.margin < 1e300;
+    for (int i = 0; i < a->count && !face; ++i) {
+      sn_vec2 n = sn_rotate(xa.q, a->normals[i]);
+      face = n.x * r.nx + n.y * r.ny > 0.99999;
+    }
+    vertex += !face;
+    speculative += r.separation > 0.0;
+  }
+  // every region was exercised
+  ck_assert_int_gt(compared, 3000);
+  ck_assert_int_gt(inside, 300);
+  ck_assert_int_gt(vertex, 300);
+  ck_assert_int_gt(speculative, 20);
+}
+END_TEST
+
+START_TEST(test_capsule_circle_reference) {
+  // Capsules, segments and discs against random discs: the closest point of
+  // the core segment in double precision gives normal, separation and point
+  // (same tolerances as above).
+  srand(78);
+  int compared = 0;
+  for (int k = 0; k < 20000; ++k) {
+    sn_geometry ga = random_geometry(k % 3 == 0 ? SN_SHAPE_SEGMENT : SN_SHAPE_CAPSULE);
+    sn_vec2 p1 = ga.type == SN_SHAPE_CAPSULE ? ga.capsule.center1 : ga.segment.point1;
+    sn_vec2 p2 = ga.type == SN_SHAPE_CAPSULE ? ga.capsule.center2 : ga.segment.point2;
+    double ra = ga.type == SN_SHAPE_CAPSULE ? ga.capsule.radius : 0.0;
+    sn_circle b = {{frand(-0.2f, 0.2f), frand(-0.2f, 0.2f)}, frand(0.05f, 0.6f)};
+    sn_transform xa = xf_make(frand(-5.0f, 5.0f), frand(-5.0f, 5.0f), frand(-3.2f, 3.2f));
+    float reach = 1.0f + (float)ra + b.radius;
+    sn_transform xb = xf_make(xa.p.x + frand(-reach, reach), xa.p.y + frand(-reach, reach), frand(-3.2f, 3.2f));
+    sn_manifold m = ga.type == SN_SHAPE_CAPSULE ? sn_collide_capsule_and_circle(&ga.capsule, xa, &b, xb)
+                                                : sn_collide_segment_and_circle(&ga.segment, xa, &b, xb);
+    check_clean(&m);
+    double c = xa.q.c, s = xa.q.s;
+    double ax = xa.p.x + c * p1.x - s * p1.y, ay = xa.p.y + s * p1.x + c * p1.y;
+    double bx = xa.p.x + c * p2.x - s * p2.y, by = xa.p.y + s * p2.x + c * p2.y;
+    sn_vec2 centre = sn_transform_point(xb, b.center);
+    double ex = bx - ax, ey = by - ay;
+    double t = ((centre.x - ax) * ex + (centre.y - ay) * ey) / (ex * ex + ey * ey);
+    t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
+    double qx = ax + t * ex, qy = ay + t * ey;
+    double d = sqrt((centre.x - qx) * (centre.x - qx) + (centre.y - qy) * (centre.y - qy));
+    double sep = d - ra - b.radius;
+    if (fabs(sep - SN_SPECULATIVE_DISTANCE) < 1e-4 || d < 1e-3) continue;
+    bool hit = sep < SN_SPECULATIVE_DISTANCE;
+    ck_assert_int_eq(m.point_count, hit ? 1 : 0);
+    if (!hit) continue;
+    double nx = (centre.x - qx) / d, ny = (centre.y - qy) / d;
+    ck_assert_int_eq(m.points[0].id, 0);
+    ck_assert_near(m.normal.x, nx, 1.0e-4f);
+    ck_assert_near(m.normal.y, ny, 1.0e-4f);
+    ck_assert_near(m.points[0].separation, sep, 2.0e-5f);
+    ck_assert_near(m.points[0].point.x, 0.5 * ((qx + ra * nx) + (centre.x - b.radius * nx)), 2.0e-5f);
+    ck_assert_near(m.points[0].point.y, 0.5 * ((qy + ra * ny) + (centre.y - b.radius * ny)), 2.0e-5f);
+    compared += 1;
+  }
+  ck_assert_int_gt(compared, 3000);
+}
+END_TEST
+
 static Suite *manifold_suite(void) {
   Suite *s = suite_create("manifold");
   TCase *tc = tcase_create("core");
@@ -1191,6 +1371,8 @@ static Suite *manifold_suite(void) {
   tcase_add_test(tc, test_quad_path_matches_general);
   tcase_add_test(tc, test_polygon_circle_lanes_match_loop);
   tcase_add_test(tc, test_collide_into_matches_collide);
+  tcase_add_test(tc, test_polygon_circle_reference);
+  tcase_add_test(tc, test_capsule_circle_reference);
   suite_add_tcase(s, tc);
   return s;
 }

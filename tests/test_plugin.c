@@ -62,6 +62,7 @@ START_TEST(test_each_failure_mode) {
       {FIXTURE("init_fail"), SN_ERR_PLUGIN_INIT_FAILED, "no licence", "sn_plugin_entry_v1 (ABI 1.0, host 1.0)"},
       {FIXTURE("two_types"), SN_ERR_PLUGIN_BAD_DESCRIPTOR, "fixture.broken", "solve_position is NULL"},
       {FIXTURE("bad_batch"), SN_ERR_PLUGIN_BAD_DESCRIPTOR, "fixture.good", "solve_particles needs XPBD"},
+      {FIXTURE("bad_batch_flags"), SN_ERR_PLUGIN_BAD_DESCRIPTOR, "fixture.good", "batch_flags 0x80"},
   };
   sn_registry *r = sn_create_registry(NULL);
   char msg[512];
@@ -142,8 +143,8 @@ START_TEST(test_directory_sorted) {
   sn_registry *r = sn_create_registry(NULL);
   dir_log log = {0, 0, ""};
   ck_assert_int_eq(sn_registry_load_directory(r, SN_FIXTURE_DIR, on_load, &log), SN_OK);
-  /* 11 fixtures + not_a_library.so; sorted, so fixture_abi_major2 comes first */
-  ck_assert_int_eq(log.calls, 12);
+  /* 12 fixtures + not_a_library.so; sorted, so fixture_abi_major2 comes first */
+  ck_assert_int_eq(log.calls, 13);
   assert_has(log.first, "fixture_abi_major2.so");
   /* good loads; duplicate then collides with it; the rest fail */
   ck_assert_int_eq(log.ok, 1);

@@ -266,6 +266,81 @@ START_TEST(test_chain_levels) {
 }
 END_TEST
 
+/* The batch's range of the type called name (white box). */
+static const sn_xpbd_range *xb_range(const sn_world *w, const char *name) {
+  for (int32_t r = 0; r < w->xpbd.ranges.count; ++r)
+    if (strcmp(w->xpbd.ranges.data[r].type->name, name) == 0) return w->xpbd.ranges.data + r;
+  ck_abort_msg("no batched range of %s", name);
+  return NULL;
+}
+
+/* One sweep per substep (the kernels then keep lambda only in the last
+ * substep), links with equal params (the batch gets them as one record,
+ * params_stride 0) until one link's compliance changes, and a break force
+ * set after the world has stepped (the cached list of breakable
+ * constraints follows): the batch path still gives the item path's result
+ * bit for bit, reactions included, and the link breaks in both. */
+START_TEST(test_same_params_and_cached_lists) {
+  sn_registry *r = ss_registry();
+  sn_world *w[2];
+  sn_soft_body_id s[2];
+  sn_constraint_id ids[2][1024];
+  int32_t nk = 0;
+  for (int m = 0; m < 2; ++m) {
+    w[m] = ss_world(r, 8, 1);
+    w[m]->xpbd_batch_off = m == 0;
+    sn_cloth_def cd = sn_default_cloth_def();
+    cd.columns = 13;
+    cd.rows = 9;
+    cd.spacing = 0.1f;
+    cd.top_left = (sn_vec2){-0.6f, 2.0f};
+    cd.pins = SN_PIN_TOP_LEFT; /* it swings */
+    cd.material.shear_compliance = 0.0f;
+    s[m] = sn_create_cloth(w[m], &cd);
+    ck_assert_msg(sn_soft_body_is_valid(w[m], s[m]), "%s", sn_world_last_error(w[m]));
+    nk = sn_soft_body_get_constraints(w[m], s[m], ids[m], 1024);
+  }
+  const int32_t n = 13 * 9;
+  float x0[4 * 13 * 9], x1[4 * 13 * 9];
+  for (int phase = 0; phase < 3; ++phase) {
+    if (phase == 1) {
+      /* one link softens: the links' params differ from now on */
+      for (int m = 0; m < 2; ++m)
+        ck_assert_int_eq(sn_constraint_set_param(w[m], ids[m][5], "compliance", 1e-3, 0), SN_OK);
+    }
+    if (phase == 2) {
+      /* a break force far below the link's load: it tears at the next step */
+      for (int m = 0; m < 2; ++m) ck_assert_int_eq(sn_constraint_set_break_force(w[m], ids[m][0], 1e-6f), SN_OK);
+    }
+    for (int step = 0; step < 30; ++step) {
+      for (int m = 0; m < 2; ++m) ck_assert_int_eq(sn_world_step(w[m], 1.0f / 60.0f), SN_OK);
+    }
+    ck_assert(xb_range(w[1], "xpbd_distance")->same_params == (phase == 0));
+    ck_assert(xb_range(w[1], "xpbd_tether")->same_params);
+    xb_particles(w[0], s[0], x0, n);
+    xb_particles(w[1], s[1], x1, n);
+    ck_assert_msg(memcmp(x0, x1, sizeof x0) == 0, "batch and item paths differ after phase %d", phase);
+    for (int32_t k = 1; k < nk; ++k) {
+      sn_vec2 fa, fb;
+      float ta, tb;
+      ck_assert_int_eq(sn_constraint_get_reaction(w[0], ids[0][k], &fa, &ta), SN_OK);
+      ck_assert_int_eq(sn_constraint_get_reaction(w[1], ids[1][k], &fb, &tb), SN_OK);
+      ck_assert(memcmp(&fa, &fb, sizeof fa) == 0);
+    }
+    for (int m = 0; m < 2; ++m) ck_assert(sn_constraint_is_valid(w[m], ids[m][0]) == (phase < 2));
+  }
+  /* it moved: hanging from one corner, it swings down */
+  double moved = 0.0;
+  for (int32_t i = 0; i < n; ++i) {
+    const double x = -0.6 + 0.1 * (i % 13), y = 2.0 - 0.1 * (i / 13);
+    moved = fmax(moved, hypot(x0[4 * i] - x, x0[4 * i + 1] - y));
+  }
+  ck_assert_double_gt(moved, 0.3);
+  for (int m = 0; m < 2; ++m) sn_destroy_world(w[m]);
+  sn_destroy_registry(r);
+}
+END_TEST
+
 static Suite *xpbd_batch_suite(void) {
   Suite *s = suite_create("xpbd_batch");
   TCase *tc = tcase_create("core");
@@ -273,6 +348,7 @@ static Suite *xpbd_batch_suite(void) {
   tcase_add_test(tc, test_batch_matches_items);
   tcase_add_test(tc, test_recolour_on_topology_change);
   tcase_add_test(tc, test_chain_levels);
+  tcase_add_test(tc, test_same_params_and_cached_lists);
   tcase_add_test(tc, test_resident_moves);
   suite_add_tcase(s, tc);
   return s;

@@ -141,10 +141,16 @@ static inline void xd_project(const sn_step_info *info, const xd_params *p, xd_i
   }
   if (dl == 0.0f) return;
   float px = dl * nx, py = dl * ny;
-  a[2] = a[2] - wa * px;
-  a[3] = a[3] - wa * py;
-  b[2] = b[2] + wb * px;
-  b[3] = b[3] + wb * py;
+  /* a fixed particle (w 0) is not written: the batch kernel may run the
+   * constraints of one colour that share it on two threads */
+  if (wa != 0.0f) {
+    a[2] = a[2] - wa * px;
+    a[3] = a[3] - wa * py;
+  }
+  if (wb != 0.0f) {
+    b[2] = b[2] + wb * px;
+    b[3] = b[3] + wb * py;
+  }
 }
 
 static void xd_solve(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
@@ -173,6 +179,13 @@ static void xd_solve_scalar(const sn_step_info *info, const sn_particle_batch *b
   }
 }
 
+/* the batch kernel reads params and instances as records of 4 floats */
+_Static_assert(offsetof(xd_params, use_stiffness) == 12 && offsetof(xd_params, max_only) == 20 &&
+                   sizeof(xd_params) == 32,
+               "xd_params layout (batch kernel)");
+_Static_assert(offsetof(xd_instance, creation_length) == 8 && sizeof(xd_instance) == 32,
+               "xd_instance layout (batch kernel)");
+
 #if defined(__GNUC__) && defined(__SSE2__) && (defined(__x86_64__) || defined(__i386__))
 #define XD_SIMD 1
 #include <immintrin.h>
@@ -197,10 +210,9 @@ static void xd_solve_scalar(const sn_step_info *info, const sn_particle_batch *b
 
 static void xd_solve_batch(const sn_step_info *info, const sn_particle_batch *batch, int32_t begin, int32_t end) {
 #if XD_SIMD
-  if (batch->simd >= 2 && __builtin_cpu_supports("avx2"))
-    begin = xd_lanes8(info, batch, begin, end);
-  else if (batch->simd >= 1)
-    begin = xd_lanes4(info, batch, begin, end);
+  /* 8 lanes, then 4 for a tail of 4 to 7 (every width gives the same bits) */
+  if (batch->simd >= 2 && __builtin_cpu_supports("avx2")) begin = xd_lanes8(info, batch, begin, end);
+  if (batch->simd >= 1) begin = xd_lanes4(info, batch, begin, end);
 #endif
   xd_solve_scalar(info, batch, begin, end);
 }
@@ -274,6 +286,7 @@ static const sn_constraint_type xd_type = {
     .debug_draw = xd_draw,
     .particle_count = 2,
     .solve_particles = xd_solve_batch,
+    .batch_flags = SN_BATCH_SHARED_PARAMS,
 };
 
 static int xd_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {

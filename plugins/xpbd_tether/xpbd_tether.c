@@ -19,6 +19,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "sinew/plugin.h"
 #include "sinew/plugin_math.h"
@@ -87,10 +88,16 @@ static inline void xt_project(const sn_step_info *info, const xt_params *p, xt_i
   if (outputs) j->force = sn_pm_vec2(next * inv_h2 * nx, next * inv_h2 * ny);
   if (dl == 0.0f) return;
   float px = dl * nx, py = dl * ny;
-  a[2] = a[2] - wa * px;
-  a[3] = a[3] - wa * py;
-  b[2] = b[2] + wb * px;
-  b[3] = b[3] + wb * py;
+  /* a fixed particle (w 0) is not written: the batch kernel may run the
+   * constraints of one colour that share it on two threads */
+  if (wa != 0.0f) {
+    a[2] = a[2] - wa * px;
+    a[3] = a[3] - wa * py;
+  }
+  if (wb != 0.0f) {
+    b[2] = b[2] + wb * px;
+    b[3] = b[3] + wb * py;
+  }
 }
 
 static void xt_solve(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
@@ -143,10 +150,9 @@ static void xt_solve_scalar(const sn_step_info *info, const sn_particle_batch *b
 
 static void xt_solve_batch(const sn_step_info *info, const sn_particle_batch *batch, int32_t begin, int32_t end) {
 #if XT_SIMD
-  if (batch->simd >= 2 && __builtin_cpu_supports("avx2"))
-    begin = xt_lanes8(info, batch, begin, end);
-  else if (batch->simd >= 1)
-    begin = xt_lanes4(info, batch, begin, end);
+  /* 8 lanes, then 4 for a tail of 4 to 7 (every width gives the same bits) */
+  if (batch->simd >= 2 && __builtin_cpu_supports("avx2")) begin = xt_lanes8(info, batch, begin, end);
+  if (batch->simd >= 1) begin = xt_lanes4(info, batch, begin, end);
 #endif
   xt_solve_scalar(info, batch, begin, end);
 }
@@ -207,6 +213,7 @@ static const sn_constraint_type xt_type = {
     .debug_draw = xt_draw,
     .particle_count = 2,
     .solve_particles = xt_solve_batch,
+    .batch_flags = SN_BATCH_SHARED_PARAMS,
 };
 
 static int xt_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {

@@ -87,6 +87,10 @@ move 0 3
 xdotool windowfocus --sync "$win" 2>/dev/null || true
 pause
 
+# F9 before any F5: nothing to go back to
+key F9
+expect 1 '^input: snapshot restore: none'
+
 # pause, two single steps, run again
 key space
 expect 1 '^input: pause on'
@@ -129,6 +133,13 @@ xdotool click 4
 expect 1 '^input: zoom'
 xdotool click 4
 expect 2 '^input: zoom'
+
+# F5 saves the world (bodies 5 by now), it runs on, F9 goes back to the saved step
+key F5
+expect 1 '^input: snapshot save'
+pause 0.5
+key F9
+expect 1 '^input: snapshot restore \(steps'
 
 key q
 wait "$pid"
@@ -187,6 +198,16 @@ if [ -n "$steps" ] && [ -n "$frames" ] && [ "$frames" -gt "$steps" ] && [ "$fram
   ok "$frames frames, $steps steps (frames while paused did not step; quit before the frame bound)"
 else
   bad "frames $frames, steps $steps"
+fi
+
+# the snapshot: restored to the saved step with the same world (5 bodies, the jelly)
+saved=$(num "$(grep -m1 '^input: snapshot save ' <<<"$L")" 'steps [0-9]+')
+restored=$(num "$(grep -m1 -E '^input: snapshot restore \(' <<<"$L")" 'steps [0-9]+')
+read -r b2 k2 p2 c2 < <(counts "$(grep -m1 '^world: restored: ' <<<"$L")")
+if [ -n "$saved" ] && [ "$restored" = "$saved" ] && [ "${b2:-x}" = 5 ] && [ "$k2" = "$k1" ] && [ "$p2" = "$p1" ]; then
+  ok "snapshot: saved at step $saved, restored to step $restored with $b2 bodies, $k2 soft bodies, $p2 particles"
+else
+  bad "snapshot: saved at ${saved:-?}, restored to ${restored:-?}, bodies ${b2:-?} soft ${k2:-?} particles ${p2:-?}"
 fi
 
 # the drag: the left crate grabbed where it rests, and held up high when released

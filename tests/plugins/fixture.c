@@ -10,7 +10,8 @@
  *   duplicate   registers "fixture.good" again
  *   init_fail   register_types fails with a message
  *   two_types   registers a good type, then a broken one (must roll back both)
- *   bad_batch   the good (impulse, one-body) type with a solve_particles */
+ *   bad_batch   the good (impulse, one-body) type with a solve_particles
+ *   bad_batch_flags the good type with batch_flags bits that are no SN_BATCH_* flag */
 #include <stddef.h>
 #include <stdio.h>
 
@@ -19,20 +20,21 @@
 #ifndef FIXTURE_KIND
 #define FIXTURE_KIND good
 #endif
-#define KIND_good        1
-#define KIND_no_entry    2
-#define KIND_abi_major2  3
-#define KIND_minor_next  4
-#define KIND_fingerprint 5
-#define KIND_no_solve    6
-#define KIND_bad_default 7
-#define KIND_duplicate   8
-#define KIND_init_fail   9
-#define KIND_two_types   10
-#define KIND_bad_batch   11
-#define CAT(a, b)        a##b
-#define KIND(k)          CAT(KIND_, k)
-#define THIS             KIND(FIXTURE_KIND)
+#define KIND_good            1
+#define KIND_no_entry        2
+#define KIND_abi_major2      3
+#define KIND_minor_next      4
+#define KIND_fingerprint     5
+#define KIND_no_solve        6
+#define KIND_bad_default     7
+#define KIND_duplicate       8
+#define KIND_init_fail       9
+#define KIND_two_types       10
+#define KIND_bad_batch       11
+#define KIND_bad_batch_flags 12
+#define CAT(a, b)            a##b
+#define KIND(k)              CAT(KIND_, k)
+#define THIS                 KIND(FIXTURE_KIND)
 
 typedef struct fixture_params {
   float stiffness;
@@ -122,6 +124,11 @@ static const sn_constraint_type fixture_type = {
     fixture_batch, /* only for particle-only XPBD types: refused */
 #else
     NULL, /* solve_particles */
+#endif
+#if THIS == KIND_bad_batch_flags
+    0x80u, /* batch_flags: no such flag */
+#else
+    0u,   /* batch_flags */
 #endif
 };
 

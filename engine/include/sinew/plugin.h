@@ -136,6 +136,11 @@ typedef struct sn_particle_batch {
   const int32_t *indices; ///< particles_per particle indices per constraint, in solve order
   const void *params;     ///< the constraints' params, params_stride bytes apart (16-byte aligned start)
   void *instances;        ///< their instances, instance_stride bytes apart (16-byte aligned start)
+  /// params_stride may be 0 for a type with SN_BATCH_SHARED_PARAMS in its
+  /// batch_flags: every constraint of the batch has the same params (byte
+  /// for byte), and params points at one copy. Code that addresses
+  /// constraint k's params as params + k * params_stride needs nothing
+  /// special.
   uint32_t params_stride, instance_stride;
   int32_t colour_count;
   const int32_t *colour_start; ///< colour_count + 1 offsets into the constraints
@@ -275,7 +280,15 @@ typedef struct sn_constraint_type {
   /// concurrently. Instances need not hold per-solve outputs (reaction
   /// force) until the last substep of the step.
   void (*solve_particles)(const sn_step_info *info, const sn_particle_batch *batch, int32_t begin, int32_t end);
+  /// Optional: SN_BATCH_* bits, batch layouts solve_particles accepts beyond
+  /// the one first documented. 0 (and from plugins built before this field)
+  /// = none: the host then never uses them.
+  uint32_t batch_flags;
 } sn_constraint_type;
+
+/// sn_constraint_type.batch_flags: solve_particles accepts params_stride 0
+/// (every constraint of the batch has the same params, handed as one record).
+#define SN_BATCH_SHARED_PARAMS 1u
 
 /* ------------------------------------------------------------------------ */
 /* Host table and entry point                                                */

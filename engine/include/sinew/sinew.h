@@ -124,6 +124,10 @@ SN_API sn_contact_events sn_world_get_contact_events(sn_world *world);
 
 /// Counters: bodies, shapes, contacts, islands, memory.
 SN_API sn_world_counters sn_world_get_counters(sn_world *world);
+/// Stage times of the last sn_world_step (all zero before the first step or
+/// for a NULL world). Measured with a monotonic clock: a few clock reads
+/// per step.
+SN_API sn_world_profile sn_world_get_profile(const sn_world *world);
 
 /// Number of live bodies, and up to capacity of their ids in slot order
 /// (the order they were created in, unless slots were reused); returns the

@@ -423,6 +423,18 @@ typedef struct sn_world_counters {
   size_t allocated_bytes;
 } sn_world_counters;
 
+/// Where the last step's time went (wall clock, milliseconds): see
+/// sn_world_get_profile. The parts add up to about `step`.
+typedef struct sn_world_profile {
+  float step;         ///< the whole sn_world_step
+  float collide;      ///< broadphase pairs and narrowphase manifolds (warm-start matching, events)
+  float solve_setup;  ///< solver: awake bodies, contact list, colouring, contacts prepared, constraint batches
+  float substeps;     ///< the substep loop (warm start, solve, integrate, relax, joints, XPBD, particles),
+                      ///< then restitution, impulses back to the manifolds and the bodies' write back
+  float solve_finish; ///< hit events, continuous collision, proxy moves in the broadphase tree
+  float sleep;        ///< constraint breaking, islands and sleep
+} sn_world_profile;
+
 /* ------------------------------------------------------------------------ */
 /* Soft bodies                                                               */
 

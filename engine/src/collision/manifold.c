@@ -269,33 +269,59 @@ static sn_manifold swap_roles(sn_manifold m) {
 }
 
 /* -------------------------------------------------- circles and capsules */
+/* These paths run for most pairs of a scene of balls and boxes, so they build
+ * their result in place: a zero initializer (which the compiler turns into a
+ * few stores) instead of memset on scratch manifolds, and the one-point cases
+ * go to the world frame without a loop. The arithmetic is that of to_world. */
 
-/// The contact of two discs (A's frame): point, separation and normal;
-/// false if they are farther apart than the speculative distance. fallback:
-/// normal used when the centres coincide.
-SN_INLINE bool disc_contact(sn_vec2 ca, float ra, sn_vec2 cb, float rb, sn_vec2 fallback, sn_vec2 *point,
-                            float *separation, sn_vec2 *normal) {
-  float dist = 0.0f;
-  sn_vec2 n = sn_get_length_and_normalize(&dist, sn_sub(cb, ca));
-  *separation = dist - ra - rb;
-  if (*separation >= SN_SPECULATIVE_DISTANCE) return false;
-  if (dist == 0.0f || (n.x == 0.0f && n.y == 0.0f)) n = fallback;
-  sn_vec2 surface_a = sn_mul_add(ca, ra, n);
-  sn_vec2 surface_b = sn_mul_sub(cb, rb, n);
-  *point = sn_lerp(surface_a, surface_b, 0.5f);
-  *normal = n;
-  return true;
+/// One contact point found in A's frame (the single-point paths).
+typedef struct sn_disc_hit {
+  sn_vec2 point;    ///< midway between the surfaces
+  sn_vec2 normal;   ///< unit, from A to B
+  float separation; ///< < SN_SPECULATIVE_DISTANCE when hit
+  bool hit;
+} sn_disc_hit;
+
+static inline sn_disc_hit disc_miss(void) { return (sn_disc_hit){{0.0f, 0.0f}, {0.0f, 0.0f}, 0.0f, false}; }
+
+/// The point between the surfaces closest_a + ra n and c - rb n.
+static inline sn_disc_hit disc_hit(sn_vec2 closest_a, float ra, sn_vec2 c, float rb, sn_vec2 n, float separation) {
+  sn_vec2 surface_a = sn_mul_add(closest_a, ra, n);
+  sn_vec2 surface_b = sn_mul_sub(c, rb, n);
+  return (sn_disc_hit){sn_lerp(surface_a, surface_b, 0.5f), n, separation, true};
 }
 
-/// Two discs (A's frame), as a manifold.
-static sn_manifold discs_local(sn_vec2 ca, float ra, sn_vec2 cb, float rb, sn_vec2 fallback) {
-  sn_manifold m = empty_manifold();
-  sn_vec2 point, n;
-  float separation;
-  if (!disc_contact(ca, ra, cb, rb, fallback, &point, &separation, &n)) return m;
-  add_point(&m, point, separation, 0);
-  m.normal = n;
+/// World manifold of a hit (feature id 0), or the empty manifold.
+static inline sn_manifold disc_hit_world(sn_disc_hit h, sn_transform xf_a, sn_transform xf_b) {
+  sn_manifold m = {0};
+  if (!h.hit) return m;
+  const sn_vec2 r = sn_rotate(xf_a.q, h.point);
+  m.normal = sn_rotate(xf_a.q, h.normal);
+  m.points[0].anchor_a = r;
+  m.points[0].anchor_b = sn_add(r, sn_sub(xf_a.p, xf_b.p));
+  m.points[0].point = sn_add(xf_a.p, r);
+  m.points[0].separation = h.separation;
+  m.point_count = 1;
   return m;
+}
+
+/// disc_hit_world written into *m (the narrowphase's in-place form).
+SN_INLINE void write_hit(sn_manifold *m, sn_disc_hit h, sn_transform xf_a, sn_transform xf_b) {
+  if (h.hit) {
+    write_one_point(m, h.point, h.separation, h.normal, xf_a, xf_b);
+  } else {
+    write_empty(m);
+  }
+}
+
+/// Two discs (A's frame). fallback: normal used when the centres coincide.
+static inline sn_disc_hit discs_local(sn_vec2 ca, float ra, sn_vec2 cb, float rb, sn_vec2 fallback) {
+  float dist = 0.0f;
+  sn_vec2 n = sn_get_length_and_normalize(&dist, sn_sub(cb, ca));
+  float separation = dist - ra - rb;
+  if (separation >= SN_SPECULATIVE_DISTANCE) return disc_miss();
+  if (dist == 0.0f || (n.x == 0.0f && n.y == 0.0f)) n = fallback;
+  return disc_hit(ca, ra, cb, rb, n, separation);
 }
 
 /// Closest point of segment p-q to c.
@@ -315,16 +341,25 @@ static sn_vec2 segment_side_normal(sn_vec2 p, sn_vec2 q) {
 }
 
 /// Capsule core p-q with radius ra against a disc (A's frame).
-static sn_manifold capsule_disc_local(sn_vec2 p, sn_vec2 q, float ra, sn_vec2 c, float rb) {
+static sn_disc_hit capsule_disc_local(sn_vec2 p, sn_vec2 q, float ra, sn_vec2 c, float rb) {
   sn_vec2 closest = closest_on_segment(p, q, c);
   return discs_local(closest, ra, c, rb, segment_side_normal(p, q));
+}
+
+/// Appends a point (A's frame) to a manifold that was zero-initialized.
+static inline void put_point(sn_manifold *m, sn_vec2 local_point, float separation, uint16_t id) {
+  sn_manifold_point *p = m->points + m->point_count;
+  p->point = local_point;
+  p->separation = separation;
+  p->id = id;
+  m->point_count += 1;
 }
 
 /// Two capsule cores (A's frame). Nearly parallel cores that overlap along
 /// their length give two points (the ends of the overlap), else one point
 /// from the closest points of the cores.
 static sn_manifold capsules_local(sn_vec2 p1, sn_vec2 q1, float ra, sn_vec2 p2, sn_vec2 q2, float rb) {
-  sn_manifold m = empty_manifold();
+  sn_manifold m = {0};
   const float radius = ra + rb;
   const float reach = radius + SN_SPECULATIVE_DISTANCE;
   sn_segment_distance_result sd = sn_segment_distance(p1, q1, p2, q2);
@@ -360,7 +395,7 @@ static sn_manifold capsules_local(sn_vec2 p1, sn_vec2 q1, float ra, sn_vec2 p2, 
         float separation = sn_dot(sn_sub(pb, pa), n) - radius;
         if (separation >= SN_SPECULATIVE_DISTANCE) continue;
         sn_vec2 point = sn_lerp(sn_mul_add(pa, ra, n), sn_mul_sub(pb, rb, n), 0.5f);
-        add_point(&m, point, separation, (uint16_t)k);
+        put_point(&m, point, separation, (uint16_t)k);
       }
       if (m.point_count > 0) {
         m.normal = n;
@@ -379,7 +414,7 @@ static sn_manifold capsules_local(sn_vec2 p1, sn_vec2 q1, float ra, sn_vec2 p2, 
   }
   float separation = dist - radius;
   sn_vec2 point = sn_lerp(sn_mul_add(sd.closest1, ra, n), sn_mul_sub(sd.closest2, rb, n), 0.5f);
-  add_point(&m, point, separation, 0);
+  put_point(&m, point, separation, 0);
   m.normal = n;
   return m;
 }
@@ -390,28 +425,20 @@ static void circles_into(sn_manifold *m, const sn_circle *a, const sn_transform 
   const sn_transform xf_a = *xf_a_ptr, xf_b = *xf_b_ptr;
   sn_transform xf = sn_inv_mul_transforms(xf_a, xf_b);
   sn_vec2 cb = sn_transform_point(xf, b->center);
-  sn_vec2 point, n;
-  float separation;
-  if (disc_contact(a->center, a->radius, cb, b->radius, sn_v2(0.0f, 1.0f), &point, &separation, &n)) {
-    write_one_point(m, point, separation, n, xf_a, xf_b);
-  } else {
-    write_empty(m);
-  }
+  write_hit(m, discs_local(a->center, a->radius, cb, b->radius, sn_v2(0.0f, 1.0f)), xf_a, xf_b);
 }
 
 sn_manifold sn_collide_circles(const sn_circle *a, sn_transform xf_a, const sn_circle *b, sn_transform xf_b) {
-  sn_manifold m = empty_manifold();
-  circles_into(&m, a, &xf_a, b, &xf_b);
-  return m;
+  sn_transform xf = sn_inv_mul_transforms(xf_a, xf_b);
+  sn_vec2 cb = sn_transform_point(xf, b->center);
+  return disc_hit_world(discs_local(a->center, a->radius, cb, b->radius, sn_v2(0.0f, 1.0f)), xf_a, xf_b);
 }
 
 sn_manifold sn_collide_capsule_and_circle(const sn_capsule *a, sn_transform xf_a, const sn_circle *b,
                                           sn_transform xf_b) {
   sn_transform xf = sn_inv_mul_transforms(xf_a, xf_b);
   sn_vec2 cb = sn_transform_point(xf, b->center);
-  sn_manifold m = capsule_disc_local(a->center1, a->center2, a->radius, cb, b->radius);
-  to_world(&m, xf_a, xf_b);
-  return m;
+  return disc_hit_world(capsule_disc_local(a->center1, a->center2, a->radius, cb, b->radius), xf_a, xf_b);
 }
 
 sn_manifold sn_collide_capsules(const sn_capsule *a, sn_transform xf_a, const sn_capsule *b, sn_transform xf_b) {
@@ -426,9 +453,7 @@ sn_manifold sn_collide_segment_and_circle(const sn_segment *a, sn_transform xf_a
                                           sn_transform xf_b) {
   sn_transform xf = sn_inv_mul_transforms(xf_a, xf_b);
   sn_vec2 cb = sn_transform_point(xf, b->center);
-  sn_manifold m = capsule_disc_local(a->point1, a->point2, 0.0f, cb, b->radius);
-  to_world(&m, xf_a, xf_b);
-  return m;
+  return disc_hit_world(capsule_disc_local(a->point1, a->point2, 0.0f, cb, b->radius), xf_a, xf_b);
 }
 
 sn_manifold sn_collide_segment_and_capsule(const sn_segment *a, sn_transform xf_a, const sn_capsule *b,
@@ -868,18 +893,18 @@ static bool capsule_has_axis(const sn_capsule *c) {
   return sn_distance_sq(c->center1, c->center2) > FLT_EPSILON * FLT_EPSILON;
 }
 
-/// Polygon and circle into *m. With lanes, a quadrilateral's edges are
-/// tested four lanes wide (the same values, and the first largest, as the
-/// loop).
-SN_INLINE void polygon_circle_into_ex(sn_manifold *m, const sn_polygon *a, const sn_transform *xf_a_ptr,
-                                      const sn_circle *b, const sn_transform *xf_b_ptr, bool lanes) {
-  const sn_transform xf_a = *xf_a_ptr, xf_b = *xf_b_ptr;
-  sn_transform xf = sn_inv_mul_transforms(xf_a, xf_b);
-  const sn_vec2 c = sn_transform_point(xf, b->center);
-  const float ra = a->radius, rb = b->radius;
+/// A (possibly rounded) polygon against a disc at c (A's frame): the edge of
+/// largest separation from the centre, then the Voronoi region of that edge
+/// or of one of its ends (a closest-feature test, no GJK). With lanes, a
+/// quadrilateral's edges are tested four lanes wide: the same values, the
+/// first largest as the loop picks it, and a miss exactly when the loop's
+/// early stop would find one.
+SN_INLINE sn_disc_hit polygon_disc_local_ex(const sn_polygon *a, sn_vec2 c, float rb, bool lanes) {
+  const float ra = a->radius;
   const float radius = ra + rb;
 
-  // edge of largest separation from the centre
+  // edge of largest separation from the centre; an edge that already
+  // separates by the speculative distance settles it (the largest would too)
   int32_t edge = 0;
   float sep = -FLT_MAX;
   if (lanes && a->count == 4) {
@@ -888,18 +913,16 @@ SN_INLINE void polygon_circle_into_ex(sn_manifold *m, const sn_polygon *a, const
     f4_load_points(a->normals, &nx, &ny);
     const sn_f4 s = f4_add(f4_mul(nx, f4_sub(f4_set(c.x), vx)), f4_mul(ny, f4_sub(f4_set(c.y), vy)));
     edge = f4_first_max(s, &sep);
+    if (sep - radius >= SN_SPECULATIVE_DISTANCE) return disc_miss();
   } else {
     for (int32_t i = 0; i < a->count; ++i) {
       float s = sn_dot(a->normals[i], sn_sub(c, a->vertices[i]));
       if (s > sep) {
+        if (s - radius >= SN_SPECULATIVE_DISTANCE) return disc_miss();
         sep = s;
         edge = i;
       }
     }
-  }
-  if (sep - radius >= SN_SPECULATIVE_DISTANCE) {
-    write_empty(m);
-    return;
   }
 
   // Voronoi region of the edge, or of one of its vertices
@@ -907,44 +930,40 @@ SN_INLINE void polygon_circle_into_ex(sn_manifold *m, const sn_polygon *a, const
   const sn_vec2 v2 = a->vertices[edge + 1 < a->count ? edge + 1 : 0];
   const float u1 = sn_dot(sn_sub(c, v1), sn_sub(v2, v1));
   const float u2 = sn_dot(sn_sub(c, v2), sn_sub(v1, v2));
-  sn_vec2 n, closest;
-  float separation;
   if ((u1 < 0.0f || u2 < 0.0f) && sep > FLT_EPSILON) {
-    closest = u1 < 0.0f ? v1 : v2;
+    const sn_vec2 closest = u1 < 0.0f ? v1 : v2;
     float dist = 0.0f;
-    n = sn_get_length_and_normalize(&dist, sn_sub(c, closest));
-    separation = dist - radius;
-    if (separation >= SN_SPECULATIVE_DISTANCE) {
-      write_empty(m);
-      return;
-    }
-  } else {
-    n = a->normals[edge];
-    closest = sn_mul_sub(c, sep, n);
-    separation = sep - radius;
+    const sn_vec2 n = sn_get_length_and_normalize(&dist, sn_sub(c, closest));
+    const float separation = dist - radius;
+    if (separation >= SN_SPECULATIVE_DISTANCE) return disc_miss();
+    return disc_hit(closest, ra, c, rb, n, separation);
   }
-  sn_vec2 surface_a = sn_mul_add(closest, ra, n);
-  sn_vec2 surface_b = sn_mul_sub(c, rb, n);
-  write_one_point(m, sn_lerp(surface_a, surface_b, 0.5f), separation, n, xf_a, xf_b);
+  const sn_vec2 n = a->normals[edge];
+  return disc_hit(sn_mul_sub(c, sep, n), ra, c, rb, n, sep - radius);
 }
 
-static void polygon_circle_into(sn_manifold *m, const sn_polygon *a, const sn_transform *xf_a, const sn_circle *b,
-                                const sn_transform *xf_b) {
-  polygon_circle_into_ex(m, a, xf_a, b, xf_b, true);
+static sn_disc_hit polygon_disc_local(const sn_polygon *a, sn_vec2 c, float rb) {
+  return polygon_disc_local_ex(a, c, rb, true);
+}
+
+/// Polygon and circle into *m.
+static void polygon_circle_into(sn_manifold *m, const sn_polygon *a, const sn_transform *xf_a_ptr, const sn_circle *b,
+                                const sn_transform *xf_b_ptr) {
+  const sn_transform xf_a = *xf_a_ptr, xf_b = *xf_b_ptr;
+  const sn_vec2 c = sn_transform_point(sn_inv_mul_transforms(xf_a, xf_b), b->center);
+  write_hit(m, polygon_disc_local(a, c, b->radius), xf_a, xf_b);
 }
 
 sn_manifold sn_collide_polygon_and_circle_loop(const sn_polygon *a, sn_transform xf_a, const sn_circle *b,
                                                sn_transform xf_b) {
-  sn_manifold m = empty_manifold();
-  polygon_circle_into_ex(&m, a, &xf_a, b, &xf_b, false);
-  return m;
+  const sn_vec2 c = sn_transform_point(sn_inv_mul_transforms(xf_a, xf_b), b->center);
+  return disc_hit_world(polygon_disc_local_ex(a, c, b->radius, false), xf_a, xf_b);
 }
 
 sn_manifold sn_collide_polygon_and_circle(const sn_polygon *a, sn_transform xf_a, const sn_circle *b,
                                           sn_transform xf_b) {
-  sn_manifold m = empty_manifold();
-  polygon_circle_into(&m, a, &xf_a, b, &xf_b);
-  return m;
+  return disc_hit_world(
+      polygon_disc_local(a, sn_transform_point(sn_inv_mul_transforms(xf_a, xf_b), b->center), b->radius), xf_a, xf_b);
 }
 
 static sn_manifold collide_polygon_capsule_cached(const sn_polygon *a, sn_transform xf_a, const sn_capsule *b,

@@ -20,8 +20,21 @@
  * Determinism: no randomness, no pointer ordering; every tie is broken by a
  * fixed rule, so the same sequence of calls yields the same node array.
  *
+ * Deferred moves: sn_tree_move_proxy_deferred only replaces the leaf's box,
+ * grows the ancestors to contain it and marks them SN_TREE_NODE_MOVED; the
+ * next sn_tree_rebuild_moved rebuilds the marked top of the tree (binned SAH
+ * over the unmarked subtrees and moved leaves below it). A moving crowd then
+ * costs one partial rebuild per step instead of a removal and a reinsertion
+ * (each refitting and rotating the whole path to the root) per proxy. Between
+ * the two, marked boxes may be loose (larger than their children's union), so
+ * queries stay exact and only do a little more work. Invariants: an unmarked
+ * internal node is tight (its box is the union of its children's) and every
+ * ancestor of a marked node is marked; insert, remove and the rotations keep
+ * both (see sn_tree_validate).
+ *
  * Flags: the tree zeroes a leaf's flags on create and never reads or writes
  * them afterwards (move, enlarge and rebuild keep them): they are the owner's.
+ * Internal nodes' flags are the tree's (SN_TREE_NODE_MOVED).
  *
  * Reentrancy: callbacks of the queries must not modify the tree. */
 #include "collision/tree.h"
@@ -131,6 +144,7 @@ bool sn_tree_init(sn_tree *tree, sn_mem *mem, int32_t initial_capacity) {
 
 void sn_tree_destroy(sn_tree *tree) {
   sn_mem_free(tree->mem, tree->nodes, (size_t)tree->node_capacity * sizeof(sn_tree_node));
+  sn_mem_free(tree->mem, tree->scratch, tree->scratch_bytes);
   sn_mem *mem = tree->mem;
   memset(tree, 0, sizeof(*tree));
   tree->mem = mem;
@@ -198,6 +212,8 @@ static void sn_tree_apply_rotation(sn_tree_node *nodes, int32_t a, const sn_rota
     zn->child2 = r->x;
   }
   nodes[r->x].parent_or_next = r->z;
+  // x now hangs below z: a marked x keeps marked ancestors
+  if (nodes[r->x].height > 0) zn->flags |= nodes[r->x].flags & SN_TREE_NODE_MOVED;
 
   // A keeps the same leaves, so its box and bits stay; z and the heights change.
   sn_tree_refit(nodes, r->z);
@@ -345,6 +361,8 @@ static void sn_tree_insert_leaf(sn_tree *tree, int32_t leaf) {
   pn->parent_or_next = old_parent;
   pn->child1 = sibling;
   pn->child2 = leaf;
+  // a marked sibling keeps marked ancestors (a leaf's flags are not the tree's)
+  if (nodes[sibling].height > 0) pn->flags = nodes[sibling].flags & SN_TREE_NODE_MOVED;
   nodes[sibling].parent_or_next = parent;
   nodes[leaf].parent_or_next = parent;
 
@@ -421,19 +439,35 @@ void sn_tree_move_proxy(sn_tree *tree, int32_t proxy_id, sn_aabb aabb) {
   sn_tree_insert_leaf(tree, proxy_id);
 }
 
+/// Sets the leaf's box, grows every ancestor to contain it and marks them
+/// all (up to the root) for sn_tree_rebuild_moved. The walk stops at a marked
+/// ancestor that already contains the box: everything above it is marked
+/// (invariant) and contains its box, hence this one.
+static void sn_tree_set_leaf_box(sn_tree_node *nodes, int32_t proxy_id, sn_aabb box) {
+  nodes[proxy_id].aabb = box;
+  for (int32_t index = nodes[proxy_id].parent_or_next; index != SN_NULL_NODE; index = nodes[index].parent_or_next) {
+    sn_tree_node *node = nodes + index;
+    if (!sn_aabb_contains(node->aabb, box)) {
+      node->aabb = sn_aabb_union(node->aabb, box);
+    } else if (node->flags & SN_TREE_NODE_MOVED) {
+      return;
+    }
+    node->flags |= SN_TREE_NODE_MOVED;
+  }
+}
+
 void sn_tree_enlarge_proxy(sn_tree *tree, int32_t proxy_id, sn_aabb aabb) {
   assert(0 <= proxy_id && proxy_id < tree->node_capacity);
   assert(tree->nodes[proxy_id].height == 0 && "not a proxy (leaf)");
   assert(sn_aabb_is_valid(aabb));
-  sn_tree_node *nodes = tree->nodes;
-  sn_aabb box = sn_aabb_union(nodes[proxy_id].aabb, aabb);
-  nodes[proxy_id].aabb = box;
-  // Once an ancestor already contains the box, all above it do too.
-  int32_t index = nodes[proxy_id].parent_or_next;
-  while (index != SN_NULL_NODE && !sn_aabb_contains(nodes[index].aabb, box)) {
-    nodes[index].aabb = sn_aabb_union(nodes[index].aabb, box);
-    index = nodes[index].parent_or_next;
-  }
+  sn_tree_set_leaf_box(tree->nodes, proxy_id, sn_aabb_union(tree->nodes[proxy_id].aabb, aabb));
+}
+
+void sn_tree_move_proxy_deferred(sn_tree *tree, int32_t proxy_id, sn_aabb aabb) {
+  assert(0 <= proxy_id && proxy_id < tree->node_capacity);
+  assert(tree->nodes[proxy_id].height == 0 && "not a proxy (leaf)");
+  assert(sn_aabb_is_valid(aabb));
+  sn_tree_set_leaf_box(tree->nodes, proxy_id, aabb);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -477,6 +511,9 @@ static bool sn_tree_query_stackless(const sn_tree *tree, int32_t start, sn_aabb 
 void sn_tree_query(const sn_tree *tree, sn_aabb aabb, uint64_t mask_bits, sn_tree_query_fcn *fcn, void *context) {
   if (tree->root == SN_NULL_NODE) return;
   const sn_tree_node *nodes = tree->nodes;
+  if (!sn_query_accepts(nodes + tree->root, aabb, mask_bits)) return;
+  // Only accepted nodes go on the stack: children are tested before they are
+  // pushed (child1 is visited first, as a plain depth-first walk would).
   int32_t stack[SN_TREE_STACK_SIZE];
   int32_t count = 0;
   stack[count++] = tree->root;
@@ -484,16 +521,17 @@ void sn_tree_query(const sn_tree *tree, sn_aabb aabb, uint64_t mask_bits, sn_tre
   while (count > 0) {
     int32_t index = stack[--count];
     const sn_tree_node *node = nodes + index;
-    if (!sn_query_accepts(node, aabb, mask_bits)) continue;
-
     if (node->height == 0) {
       if (!fcn(index, node->user_data, context)) return;
-    } else if (count + 2 <= SN_TREE_STACK_SIZE) {
-      stack[count++] = node->child2;
-      stack[count++] = node->child1;
-    } else if (!sn_tree_query_stackless(tree, index, aabb, mask_bits, fcn, context)) {
-      return;
+      continue;
     }
+    if (count + 2 > SN_TREE_STACK_SIZE) {
+      if (!sn_tree_query_stackless(tree, index, aabb, mask_bits, fcn, context)) return;
+      continue;
+    }
+    int32_t c1 = node->child1, c2 = node->child2;
+    if (sn_query_accepts(nodes + c2, aabb, mask_bits)) stack[count++] = c2;
+    if (sn_query_accepts(nodes + c1, aabb, mask_bits)) stack[count++] = c1;
   }
 }
 
@@ -652,6 +690,15 @@ static bool sn_tree_validate_node(const sn_tree *tree, int32_t index, int32_t pa
   if (node->height != height) return false;
   if (!sn_aabb_contains(node->aabb, n1->aabb) || !sn_aabb_contains(node->aabb, n2->aabb)) return false;
   if (node->category_bits != (n1->category_bits | n2->category_bits)) return false;
+  // deferred moves: unmarked is tight, and marked nodes hang below marked ones
+  bool moved = (node->flags & SN_TREE_NODE_MOVED) != 0;
+  if (moved && parent != SN_NULL_NODE && !(tree->nodes[parent].flags & SN_TREE_NODE_MOVED)) return false;
+  if (!moved) {
+    sn_aabb u = sn_aabb_union(n1->aabb, n2->aabb);
+    if (u.lower.x != node->aabb.lower.x || u.lower.y != node->aabb.lower.y || u.upper.x != node->aabb.upper.x ||
+        u.upper.y != node->aabb.upper.y)
+      return false;
+  }
 
   return sn_tree_validate_node(tree, c1, index, depth + 1, counts) &&
          sn_tree_validate_node(tree, c2, index, depth + 1, counts);
@@ -688,6 +735,7 @@ bool sn_tree_validate(const sn_tree *tree) {
 typedef struct sn_build_item {
   sn_vec2 center;
   int32_t node;
+  int32_t bin; ///< scratch of sn_build_partition (the item's bin on the split axis)
 } sn_build_item;
 
 static int sn_build_compare_x(const void *a, const void *b) {
@@ -728,37 +776,41 @@ static int32_t sn_build_partition(const sn_tree_node *nodes, sn_build_item *item
     float scale = (float)SN_TREE_BIN_COUNT / extent;
     for (int32_t i = 0; i < count; ++i) {
       int32_t bin = sn_build_bin(items[i].center, axis, axis_lo, scale);
+      items[i].bin = bin;
       sn_aabb box = nodes[items[i].node].aabb;
       bin_box[bin] = bin_count[bin] == 0 ? box : sn_aabb_union(bin_box[bin], box);
       bin_count[bin] += 1;
     }
 
-    // Right-to-left sweep gives the cost of every right part.
+    // Only the non-empty bins can end the left part: a run of empty bins
+    // after bin p costs what p costs (same parts), and p comes first. Sweep
+    // over those, right to left for the cost of every right part.
+    int32_t used[SN_TREE_BIN_COUNT];
+    int32_t k = 0;
+    for (int32_t bin = 0; bin < SN_TREE_BIN_COUNT; ++bin) {
+      if (bin_count[bin] > 0) used[k++] = bin;
+    }
     float right_cost[SN_TREE_BIN_COUNT];
-    int32_t right_n = 0;
-    sn_aabb right_box = {{0.0f, 0.0f}, {0.0f, 0.0f}};
-    for (int32_t b = SN_TREE_BIN_COUNT - 1; b > 0; --b) {
-      if (bin_count[b] > 0) {
-        right_box = right_n == 0 ? bin_box[b] : sn_aabb_union(right_box, bin_box[b]);
-        right_n += bin_count[b];
-      }
-      right_cost[b] = right_n > 0 ? (float)right_n * sn_aabb_perimeter(right_box) : FLT_MAX;
+    sn_aabb right_box = bin_box[used[k - 1]];
+    int32_t right_n = bin_count[used[k - 1]];
+    right_cost[k - 1] = (float)right_n * sn_aabb_perimeter(right_box);
+    for (int32_t u = k - 2; u > 0; --u) {
+      right_box = sn_aabb_union(right_box, bin_box[used[u]]);
+      right_n += bin_count[used[u]];
+      right_cost[u] = (float)right_n * sn_aabb_perimeter(right_box);
     }
 
     int32_t best_split = -1; // last bin of the left part
     float best_cost = FLT_MAX;
+    sn_aabb left_box = bin_box[used[0]];
     int32_t left_n = 0;
-    sn_aabb left_box = right_box;
-    for (int32_t b = 0; b < SN_TREE_BIN_COUNT - 1; ++b) {
-      if (bin_count[b] > 0) {
-        left_box = left_n == 0 ? bin_box[b] : sn_aabb_union(left_box, bin_box[b]);
-        left_n += bin_count[b];
-      }
-      if (left_n == 0 || left_n == count) continue;
-      float cost = (float)left_n * sn_aabb_perimeter(left_box) + right_cost[b + 1];
+    for (int32_t u = 0; u < k - 1; ++u) {
+      if (u > 0) left_box = sn_aabb_union(left_box, bin_box[used[u]]);
+      left_n += bin_count[used[u]];
+      float cost = (float)left_n * sn_aabb_perimeter(left_box) + right_cost[u + 1];
       if (cost < best_cost) {
         best_cost = cost;
-        best_split = b;
+        best_split = used[u];
       }
     }
 
@@ -766,8 +818,8 @@ static int32_t sn_build_partition(const sn_tree_node *nodes, sn_build_item *item
       // In-place partition by bin; deterministic for a given input order.
       int32_t i = 0, j = count - 1;
       for (;;) {
-        while (i <= j && sn_build_bin(items[i].center, axis, axis_lo, scale) <= best_split) ++i;
-        while (i <= j && sn_build_bin(items[j].center, axis, axis_lo, scale) > best_split) --j;
+        while (i <= j && items[i].bin <= best_split) ++i;
+        while (i <= j && items[j].bin > best_split) --j;
         if (i >= j) break;
         sn_build_item t = items[i];
         items[i] = items[j];
@@ -778,7 +830,17 @@ static int32_t sn_build_partition(const sn_tree_node *nodes, sn_build_item *item
   }
 
   // Median split along the wider axis (also bounds the recursion depth).
-  qsort(items, (size_t)count, sizeof(sn_build_item), axis == 0 ? sn_build_compare_x : sn_build_compare_y);
+  int (*compare)(const void *, const void *) = axis == 0 ? sn_build_compare_x : sn_build_compare_y;
+  if (count == 2) {
+    // the order qsort gives two items, without the call (the most common case)
+    if (compare(items, items + 1) > 0) {
+      sn_build_item t = items[0];
+      items[0] = items[1];
+      items[1] = t;
+    }
+    return 1;
+  }
+  qsort(items, (size_t)count, sizeof(sn_build_item), compare);
   return count / 2;
 }
 
@@ -824,4 +886,52 @@ void sn_tree_rebuild(sn_tree *tree) {
   tree->nodes[root].parent_or_next = SN_NULL_NODE;
   tree->root = root;
   sn_mem_free(tree->mem, items, bytes);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Partial rebuild after deferred moves                                      */
+
+void sn_tree_rebuild_moved(sn_tree *tree) {
+  int32_t root = tree->root;
+  if (root == SN_NULL_NODE || tree->nodes[root].height == 0 || !(tree->nodes[root].flags & SN_TREE_NODE_MOVED)) return;
+
+  // Scratch: the items and the traversal stack. Both hold disjoint subtrees,
+  // so together at most proxy_count entries each. Kept between calls (grown
+  // by doubling): a step does not allocate once the tree stopped growing.
+  size_t n = (size_t)tree->proxy_count;
+  size_t need = n * (sizeof(sn_build_item) + sizeof(int32_t));
+  if (tree->scratch_bytes < need) {
+    size_t bytes = tree->scratch_bytes > 0 ? tree->scratch_bytes : 64 * (sizeof(sn_build_item) + sizeof(int32_t));
+    while (bytes < need) bytes *= 2;
+    void *scratch = sn_mem_realloc(tree->mem, tree->scratch, tree->scratch_bytes, bytes);
+    if (scratch == NULL) return; // keep the loose tree: queries stay exact
+    tree->scratch = scratch;
+    tree->scratch_bytes = bytes;
+  }
+  sn_build_item *items = tree->scratch;
+  int32_t *stack = (int32_t *)(items + n);
+
+  // Marked nodes are freed; the unmarked subtrees (tight, with no marked node
+  // inside) and the leaves right below them become the items of the build.
+  sn_tree_node *nodes = tree->nodes;
+  int32_t count = 0, top = 0;
+  stack[top++] = root;
+  while (top > 0) {
+    int32_t index = stack[--top];
+    sn_tree_node *node = nodes + index;
+    if (node->height == 0 || !(node->flags & SN_TREE_NODE_MOVED)) {
+      items[count].center = sn_aabb_center(node->aabb);
+      items[count].node = index;
+      count += 1;
+      continue;
+    }
+    stack[top++] = node->child2;
+    stack[top++] = node->child1;
+    sn_tree_free_node(tree, index);
+  }
+  assert(count >= 2 && (size_t)count <= n);
+
+  root = sn_tree_build(tree, items, count, 0);
+  tree->nodes[root].parent_or_next = SN_NULL_NODE;
+  tree->root = root;
 }

@@ -1,6 +1,8 @@
 /* Dynamic AABB tree (internal): the broadphase's spatial index. Leaves hold
  * fat AABBs of shapes (or any proxies); internal nodes hold unions. Balanced
- * by rotations on insert (surface area heuristic for sibling choice). */
+ * by rotations on insert (surface area heuristic for sibling choice). Proxies
+ * that move every step use the deferred moves and one partial rebuild per
+ * step instead (sn_tree_move_proxy_deferred, sn_tree_rebuild_moved). */
 #ifndef SN_COLLISION_TREE_H
 #define SN_COLLISION_TREE_H
 
@@ -16,8 +18,12 @@ typedef struct sn_tree_node {
   int32_t child1, child2; ///< SN_NULL_NODE for leaves
   int32_t user_data;      ///< leaves: the owner's id (e.g. shape index)
   int16_t height;         ///< leaf = 0, free = -1
-  uint16_t flags;         ///< bit 0: enlarged (moved this step); free for the owner
+  uint16_t flags;         ///< leaves: the owner's; internal: SN_TREE_NODE_MOVED
 } sn_tree_node;
+
+/// Internal node flag: a leaf below moved by sn_tree_move_proxy_deferred (or
+/// sn_tree_enlarge_proxy) since the last rebuild; the box may be loose.
+#define SN_TREE_NODE_MOVED 1u
 
 typedef struct sn_tree {
   sn_mem *mem;
@@ -27,6 +33,8 @@ typedef struct sn_tree {
   int32_t node_capacity;
   int32_t free_list;
   int32_t proxy_count;
+  void *scratch;        ///< sn_tree_rebuild_moved's work space, kept between calls
+  size_t scratch_bytes; ///< its size
 } sn_tree;
 
 /// Empty tree using mem for its node array. Returns false on OOM.
@@ -39,8 +47,18 @@ int32_t sn_tree_create_proxy(sn_tree *tree, sn_aabb aabb, uint64_t category_bits
 void sn_tree_destroy_proxy(sn_tree *tree, int32_t proxy_id);
 /// Replaces the leaf's AABB (remove + reinsert).
 void sn_tree_move_proxy(sn_tree *tree, int32_t proxy_id, sn_aabb aabb);
-/// Grows the leaf's AABB to contain aabb (ancestors grown too), no reinsert.
+/// Grows the leaf's AABB to contain aabb (ancestors grown too and marked
+/// SN_TREE_NODE_MOVED), no reinsert.
 void sn_tree_enlarge_proxy(sn_tree *tree, int32_t proxy_id, sn_aabb aabb);
+/// Replaces the leaf's AABB without restructuring: the ancestors are grown to
+/// contain it and marked for sn_tree_rebuild_moved. Queries stay exact in
+/// between (marked boxes may just be loose). Never allocates.
+void sn_tree_move_proxy_deferred(sn_tree *tree, int32_t proxy_id, sn_aabb aabb);
+/// Rebuilds the marked part of the tree (binned SAH over the unmarked
+/// subtrees and leaves below it); afterwards no node is marked. Leaves keep
+/// their ids. Deterministic. Keeps a scratch buffer in the tree (grown when
+/// the tree grows); if that fails the tree is left as it was (still valid).
+void sn_tree_rebuild_moved(sn_tree *tree);
 
 static inline sn_aabb sn_tree_get_aabb(const sn_tree *tree, int32_t proxy_id) { return tree->nodes[proxy_id].aabb; }
 static inline int32_t sn_tree_get_user_data(const sn_tree *tree, int32_t proxy_id) {

@@ -370,6 +370,7 @@ sn_result sn_constraint_set_param(sn_world *w, sn_constraint_id id, const char *
   double ox, oy;
   sn_read_param(k->params, p, &ox, &oy);
   sn_write_param(k->params, p, x, y);
+  w->xpbd_param_edits++; /* the XPBD schedule's same_params follow */
   if (k->type->params_changed) {
     char err[256];
     err[0] = '\0';
@@ -488,9 +489,47 @@ sn_result sn_constraint_get_reaction(sn_world *w, sn_constraint_id id, sn_vec2 *
   return SN_OK;
 }
 
+bool sn_constraint_lists_update(sn_world *w) {
+  sn_constraint_lists *l = &w->constraint_lists;
+  if (l->valid && l->topology == w->xpbd_topology && l->batch_off == w->xpbd_batch_off) return true;
+  l->valid = false;
+  l->items.count = l->breakable.count = l->batched.count = 0;
+  l->batched_count = l->batched_endpoints = 0;
+  l->batched_packed = 0;
+  for (int32_t i = 0; i < w->constraints.count; ++i) {
+    const sn_constraint *k = w->constraints.data + i;
+    if (!k->in_use) continue;
+    const sn_constraint_type *t = k->type;
+    if (k->break_force > 0.0f && t->get_reaction != NULL && !sn_array_push(&w->mem, l->breakable, i)) return false;
+    /* as the solver decides (solver.c, sn_xpbd_batched) */
+    if (w->xpbd_batch_off || t->solve_particles == NULL) {
+      if (!sn_array_push(&w->mem, l->items, i)) return false;
+      continue;
+    }
+    l->batched_count++;
+    l->batched_endpoints += (int32_t)t->body_count + k->particle_count;
+    l->batched_packed += t->params_size + t->params_align + t->instance_size + t->instance_align + 32;
+    bool seen = false;
+    for (int32_t b = 0; b < l->batched.count && !seen; ++b) seen = l->batched.data[b].type == t;
+    sn_type_first first = {t, i};
+    if (!seen && !sn_array_push(&w->mem, l->batched, first)) return false;
+  }
+  l->topology = w->xpbd_topology;
+  l->batch_off = w->xpbd_batch_off;
+  l->valid = true;
+  return true;
+}
+
 void sn_constraints_check_breaking(sn_world *w, float dt) {
   w->last_dt = dt;
-  for (int32_t i = 0; i < w->constraints.count; ++i) {
+  /* only the constraints that may break (every one if the list could not
+   * be built); a break frees its slot: the list is rebuilt next time, and
+   * later entries are still checked for in_use */
+  const bool listed = sn_constraint_lists_update(w);
+  const sn_constraint_lists *l = &w->constraint_lists;
+  const int32_t count = listed ? l->breakable.count : w->constraints.count;
+  for (int32_t n = 0; n < count; ++n) {
+    int32_t i = listed ? l->breakable.data[n] : n;
     sn_constraint *k = w->constraints.data + i;
     if (!k->in_use || k->break_force <= 0.0f || k->type->get_reaction == NULL) continue;
     sn_vec2 f;
@@ -573,6 +612,7 @@ sn_result sn_constraint_set_break_force(sn_world *w, sn_constraint_id id, float 
   if (!isfinite(force)) return sn_world_error(w, SN_ERR_NOT_FINITE, "break force must be finite");
   if (force < 0.0f) return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "break force must be >= 0");
   k->break_force = force;
+  w->constraint_lists.valid = false; /* the breakable list follows */
   return SN_OK;
 }
 

@@ -175,6 +175,12 @@ static sn_result sn_validate_type(const sn_constraint_type *t, char *err, size_t
   if (batched && (!(t->flags & SN_CONSTRAINT_XPBD) || t->body_count != 0 || particles == SN_ANY_PARTICLES))
     return sn_set_err(err, cap, "type '%s': solve_particles needs XPBD, body_count 0 and a fixed particle_count", n),
            SN_ERR_PLUGIN_BAD_DESCRIPTOR;
+  /* batch_flags arrived later still */
+  uint32_t batch_flags =
+      t->struct_size >= offsetof(sn_constraint_type, batch_flags) + sizeof(t->batch_flags) ? t->batch_flags : 0u;
+  if ((batch_flags & ~SN_BATCH_SHARED_PARAMS) != 0u)
+    return sn_set_err(err, cap, "type '%s': batch_flags 0x%x has bits that are no SN_BATCH_* flag", n, batch_flags),
+           SN_ERR_PLUGIN_BAD_DESCRIPTOR;
   if (t->param_count > 0 && t->params == NULL)
     return sn_set_err(err, cap, "type '%s': param_count %u but params is NULL", n, t->param_count),
            SN_ERR_PLUGIN_BAD_DESCRIPTOR;
@@ -260,6 +266,8 @@ static sn_result sn_add(sn_registry *r, const sn_constraint_type *t, int32_t lib
   if (t->struct_size < offsetof(sn_constraint_type, particle_count) + sizeof(uint32_t)) rt->type.particle_count = 0u;
   if (t->struct_size < offsetof(sn_constraint_type, export_params) + sizeof(rt->type.export_params))
     rt->type.export_params = NULL;
+  if (t->struct_size < offsetof(sn_constraint_type, batch_flags) + sizeof(rt->type.batch_flags))
+    rt->type.batch_flags = 0u;
   rt->type.struct_size = (uint32_t)sizeof(sn_constraint_type);
   snprintf(rt->name, sizeof(rt->name), "%s", t->name);
   rt->type.name = rt->name;

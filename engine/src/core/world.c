@@ -181,6 +181,9 @@ sn_result sn_destroy_world(sn_world *w) {
   sn_array_free(&w->mem, w->xpbd.ranges);
   sn_array_free(&w->mem, w->xpbd.last);
   sn_array_free(&w->mem, w->xpbd.level);
+  sn_array_free(&w->mem, w->constraint_lists.items);
+  sn_array_free(&w->mem, w->constraint_lists.breakable);
+  sn_array_free(&w->mem, w->constraint_lists.batched);
   sn_mem_free(&w->mem, w->xpbd.params_block, w->xpbd.params_bytes);
   sn_mem_free(&w->mem, w->xpbd.instance_block, w->xpbd.instance_bytes);
   sn_array_free(&w->mem, w->broken_events);
@@ -197,6 +200,8 @@ sn_result sn_destroy_world(sn_world *w) {
   sn_array_free(&w->mem, w->awake_bodies);
   sn_array_free(&w->mem, w->active_contacts);
   sn_array_free(&w->mem, w->solver_contacts);
+  sn_array_free(&w->mem, w->solver_keys);
+  sn_array_free(&w->mem, w->body_solver_index);
   sn_array_free(&w->mem, w->contact_colors);
   sn_array_free(&w->mem, w->contact_status);
   sn_array_free(&w->mem, w->stages);
@@ -347,6 +352,13 @@ sn_world_counters sn_world_get_counters(sn_world *w) {
   return c;
 }
 
+sn_world_profile sn_world_get_profile(const sn_world *w) {
+  sn_world_profile p;
+  memset(&p, 0, sizeof(p));
+  if (w != NULL) p = w->profile;
+  return p;
+}
+
 sn_result sn_world_step(sn_world *w, float dt) {
   SN_CHECK_WORLD(w);
   if (!sn_is_finite(dt)) return sn_world_error(w, SN_ERR_NOT_FINITE, "dt must be finite");
@@ -365,15 +377,27 @@ sn_result sn_world_step(sn_world *w, float dt) {
     memmove(w->end_events.data, w->end_events.data + w->stepped_end_events,
             (size_t)kept * sizeof(sn_contact_end_event));
   w->end_events.count = kept > 0 ? kept : 0;
+  double t0 = sn_clock_ms();
+  memset(&w->profile, 0, sizeof(w->profile));
   /* 1-2: broadphase pairs and narrowphase manifolds (warm-start matching) */
   sn_update_contacts(w);
-  /* 4-7: prepare, substeps, restitution, store impulses, continuous */
+  double t1 = sn_clock_ms();
+  /* 4-7: prepare, substeps, restitution, store impulses, continuous (the
+   * solver fills in its three parts of the profile, from t1 to its end) */
+  w->profile_clock = t1;
   sn_solve(w, dt);
+  /* where the solver's last part ended, so the parts meet (still t1 if it
+   * gave up early for lack of memory: its time then counts as sleep) */
+  double t2 = w->profile_clock;
   sn_constraints_check_breaking(w, dt);
   /* 3: islands and sleeping, on the state just solved */
   if (w->enable_sleep) sn_update_sleep(w, dt);
   w->stepped_end_events = w->end_events.count;
   w->locked = false;
+  double t3 = sn_clock_ms();
+  w->profile.collide = (float)(t1 - t0);
+  w->profile.sleep = (float)(t3 - t2);
+  w->profile.step = (float)(t3 - t0);
   return SN_OK;
 }
 

@@ -101,6 +101,14 @@ enum {
   SN_CONTACT_ENABLE_HIT = 1u << 2,
 };
 
+/// What the contact colouring needs of a solver contact (solver.c,
+/// rigid/contact_wide.c): its solver bodies (the static slot for bodies that
+/// are not awake) and which of them the contact can change.
+typedef struct sn_wide_key {
+  int32_t ia, ib;
+  uint32_t dynamic; ///< bit 0: body a can move, bit 1: body b
+} sn_wide_key;
+
 typedef struct sn_contact {
   int32_t shape_a, shape_b;
   sn_contact_edge edges[2];
@@ -177,6 +185,7 @@ typedef struct sn_xpbd_range {
   int32_t level_first, level_count;
   size_t params_offset, instance_offset; ///< into the schedule's packs
   uint32_t params_stride, instance_stride;
+  bool same_params; ///< every constraint's params equal byte for byte (the batch gets params_stride 0)
 } sn_xpbd_range;
 
 /// Colours of the batched XPBD types (those with solve_particles), kept
@@ -186,6 +195,8 @@ typedef struct sn_xpbd_schedule {
   bool valid;
   bool batch_off;                 ///< w->xpbd_batch_off it was built for
   uint32_t topology;              ///< w->xpbd_topology it was built for
+  uint32_t param_edits;           ///< w->xpbd_param_edits the ranges' same_params were found for
+  bool same_found;                ///< the ranges' same_params are current for param_edits
   int32_t particle_slots;         ///< w->particles.count it was built for
   int32_t builds;                 ///< times it was (re)built (tests)
   SN_ARRAY(uint8_t) fixed;        ///< per particle slot: 1 = zero inverse mass when built
@@ -204,6 +215,30 @@ typedef struct sn_xpbd_schedule {
   size_t params_bytes, instance_bytes;
   char *params_base, *instance_base; ///< 64-byte aligned inside the blocks
 } sn_xpbd_schedule;
+
+/// A batched XPBD type and its first constraint slot (sn_constraint_lists).
+typedef struct sn_type_first {
+  const sn_constraint_type *type;
+  int32_t slot;
+} sn_type_first;
+
+/// What the step's scans over every constraint found, kept while the
+/// constraint set does not change (constraint.c, sn_constraint_lists_update):
+/// rebuilt when w->xpbd_topology moved (a constraint came or went), a break
+/// force changed (valid cleared) or the batch switch flipped. A cloth has
+/// 10^5 constraints: scanning them all two or three times a step cost more
+/// than solving them once.
+typedef struct sn_constraint_lists {
+  bool valid;
+  bool batch_off;                  ///< w->xpbd_batch_off it was built for
+  uint32_t topology;               ///< w->xpbd_topology it was built for
+  SN_ARRAY(int32_t) items;         ///< in-use constraints of types solved per item, slot order
+  SN_ARRAY(int32_t) breakable;     ///< in-use constraints that may break (break force, get_reaction)
+  SN_ARRAY(sn_type_first) batched; ///< batched types (solve_particles), in order of first slot
+  int32_t batched_count;           ///< in-use constraints of batched types (always active)
+  int32_t batched_endpoints;       ///< their particles
+  size_t batched_packed;           ///< their params + instance bytes as sn_solve counts them
+} sn_constraint_lists;
 
 typedef struct sn_world {
   sn_mem mem;
@@ -252,13 +287,17 @@ typedef struct sn_world {
   int32_t parallel_min_items;      ///< smaller steps stay on one thread (SN_PARALLEL_MIN_ITEMS; tests lower it)
   int32_t solo_runs, solo_backoff; ///< stage runs left to do alone after a helper stalled (tasks.c)
   int64_t helper_blocks;           ///< blocks run by helpers so far (tests, statistics)
+  sn_world_profile profile;        ///< the last step's stage times (sn_world_get_profile)
+  double profile_clock;            ///< ms: when the solver starts, then when it ended (stages meet)
   sn_enqueue_task_callback *enqueue_task;
   sn_finish_task_callback *finish_task;
   void *user_task_context;
-  uint32_t xpbd_topology; ///< bumped when a constraint comes or goes (the XPBD schedule follows)
-  sn_xpbd_schedule xpbd;  ///< colours of the batched XPBD types
-  bool xpbd_batch_off;    ///< internal (tests): solve every XPBD type per item
-  bool xpbd_scalar;       ///< internal (tests): batch kernels without SIMD
+  uint32_t xpbd_topology;               ///< bumped when a constraint comes or goes (the XPBD schedule follows)
+  uint32_t xpbd_param_edits;            ///< bumped when a constraint's params change (same_params follows)
+  sn_xpbd_schedule xpbd;                ///< colours of the batched XPBD types
+  bool xpbd_batch_off;                  ///< internal (tests): solve every XPBD type per item
+  bool xpbd_scalar;                     ///< internal (tests): batch kernels without SIMD
+  sn_constraint_lists constraint_lists; ///< the step's constraint scans, cached
   SN_ARRAY(sn_constraint_broken_event) broken_events;
   SN_ARRAY(sn_frozen_event) frozen_events;
 
@@ -273,6 +312,8 @@ typedef struct sn_world {
   SN_ARRAY(int32_t) awake_bodies;      ///< body indices in solver order
   SN_ARRAY(int32_t) active_contacts;   ///< contacts with an awake body
   SN_ARRAY(int32_t) solver_contacts;   ///< touching contacts solved this step
+  SN_ARRAY(sn_wide_key) solver_keys;   ///< their bodies, for the colouring
+  SN_ARRAY(int32_t) body_solver_index; ///< per body slot: its solver index this step (compact copy)
   SN_ARRAY(int32_t) contact_colors;    ///< graph colour of each solver contact
   SN_ARRAY(uint64_t) body_color_masks; ///< colours used by each solver body
   SN_ARRAY(uint8_t) contact_status;    ///< narrowphase result per contact (contact.c)
@@ -378,6 +419,8 @@ bool sn_constraints_relocate(sn_world *w);
 void sn_constraints_destroy_for_particles(sn_world *w, const uint8_t *mark);
 /// After a step: breaks constraints whose reaction exceeds their limit.
 void sn_constraints_check_breaking(sn_world *w, float dt);
+/// Rebuilds w->constraint_lists if the constraint set changed; false when out of memory.
+bool sn_constraint_lists_update(sn_world *w);
 
 /* constraints/registry.c */
 const sn_host_api *sn_registry_host_api(void);

@@ -1,13 +1,14 @@
-/* Wide contact kernel: graph-coloured contacts solved four at a time.
+/* Wide contact kernel: graph-coloured contacts solved eight at a time.
  *
  * Colouring: contacts are coloured greedily in contact order so that no two
  * contacts of one colour share a dynamic body (static and kinematic bodies
  * are never changed by a contact, so they may repeat). Each colour is cut
- * into groups of four lanes; a group gathers its bodies' states, solves all
- * lanes with 4-wide arithmetic and scatters them back. Because the lanes of a
- * group touch distinct dynamic bodies, this is exactly a Gauss-Seidel sweep
- * in colour order. Contacts that find no free colour (a body with more than
- * 64 contacts) get a group of their own.
+ * into groups of eight lanes (SoA, 32-byte aligned); a group gathers its
+ * bodies' states, solves all lanes with 8-wide arithmetic (AVX2) or as two
+ * halves of four (SSE2) and scatters them back. Because the lanes of a group
+ * touch distinct dynamic bodies, this is exactly a Gauss-Seidel sweep in
+ * colour order, and both widths give the same bits. Contacts that find no
+ * free colour (a body with more than 64 contacts) get a group of their own.
  *
  * Every contact is solved as a two-point block (see solver.c for the soft
  * step and the 2x2 LCP): a one-point contact carries a phantom second point
@@ -16,7 +17,12 @@
  * order (no FMA, no reciprocal approximations): results are deterministic. */
 #include "rigid/contact_wide.h"
 
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
 #include <string.h>
+
+#include "core/math.h"
 
 #if defined(__SSE2__) && (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
 #define SN_HAVE_AVX2 1
@@ -38,16 +44,14 @@ static inline f4 f4_gt(f4 a, f4 b) { return _mm_cmpgt_ps(a, b); }
 static inline f4 f4_ge(f4 a, f4 b) { return _mm_cmpge_ps(a, b); }
 static inline f4 f4_lt(f4 a, f4 b) { return _mm_cmplt_ps(a, b); }
 static inline f4 f4_and(f4 a, f4 b) { return _mm_and_ps(a, b); }
+static inline f4 f4_div(f4 a, f4 b) { return _mm_div_ps(a, b); }
+static inline f4 f4_sqrt(f4 a) { return _mm_sqrt_ps(a); }
+static inline int f4_mask_bits(f4 m) { return _mm_movemask_ps(m); }
 /// mask ? a : b
 static inline f4 f4_select(f4 mask, f4 a, f4 b) { return _mm_or_ps(_mm_and_ps(mask, a), _mm_andnot_ps(mask, b)); }
 static inline f4 f4_load(const float *p) { return _mm_loadu_ps(p); }
 static inline void f4_store(float *p, f4 a) { _mm_storeu_ps(p, a); }
 static inline void f4_transpose(f4 *a, f4 *b, f4 *c, f4 *d) { _MM_TRANSPOSE4_PS(*a, *b, *c, *d); }
-static inline float f4_lane(f4 a, int i) {
-  float t[4];
-  _mm_storeu_ps(t, a);
-  return t[i];
-}
 #else
 /* Portable fallback with the same semantics lane by lane. */
 typedef struct f4 {
@@ -68,6 +72,13 @@ static inline f4 f4_gt(f4 a, f4 b) { F4_MAP(f4_mask(a.v[i] > b.v[i])); }
 static inline f4 f4_ge(f4 a, f4 b) { F4_MAP(f4_mask(a.v[i] >= b.v[i])); }
 static inline f4 f4_lt(f4 a, f4 b) { F4_MAP(f4_mask(a.v[i] < b.v[i])); }
 static inline f4 f4_and(f4 a, f4 b) { F4_MAP(f4_mask(a.v[i] != 0.0f && b.v[i] != 0.0f)); }
+static inline f4 f4_div(f4 a, f4 b) { F4_MAP(a.v[i] / b.v[i]); }
+static inline f4 f4_sqrt(f4 a) { F4_MAP(sqrtf(a.v[i])); }
+static inline int f4_mask_bits(f4 m) {
+  int bits = 0;
+  for (int i = 0; i < 4; ++i) bits |= (m.v[i] != 0.0f) << i;
+  return bits;
+}
 static inline f4 f4_select(f4 m, f4 a, f4 b) { F4_MAP(m.v[i] != 0.0f ? a.v[i] : b.v[i]); }
 static inline f4 f4_load(const float *p) { F4_MAP(p[i]); }
 static inline void f4_store(float *p, f4 a) {
@@ -82,32 +93,41 @@ static inline void f4_transpose(f4 *a, f4 *b, f4 *c, f4 *d) {
     d->v[i] = m[i].v[3];
   }
 }
-static inline float f4_lane(f4 a, int i) { return a.v[i]; }
 #endif
 
 /// Separation given to phantom points and padding lanes: never touching.
-#define SN_WIDE_FAR   1.0e6f
+#define SN_WIDE_FAR 1.0e6f
+#if defined(__GNUC__) || defined(__clang__)
+#define SN_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define SN_PREFETCH(p) ((void)(p))
+#endif
 #define SN_MAX_COLORS 64
+#define L             SN_WIDE_LANES
 
 struct sn_wide_group {
-  int32_t ia[4], ib[4];
+  _Alignas(32) float nx[L];
+  float ny[L];
+  float ma[L], mb[L], iia[L], iib[L];
+  float friction[L];
+  float bias_rate[L], mass_scale[L], impulse_scale[L];
+  float k11[L], k12[L], k22[L]; /* block normal mass matrix */
+  float n11[L], n12[L], n22[L]; /* its inverse */
+  float nm1[L], nm2[L];         /* 1 / k11, 1 / k22 */
+  float tm1[L], tm2[L];         /* tangent masses */
+  float r1ax[L], r1ay[L], r1bx[L], r1by[L];
+  float r2ax[L], r2ay[L], r2bx[L], r2by[L];
+  float base1[L], base2[L];
+  float ni1[L], ni2[L], ti1[L], ti2[L];
+  float mni1[L], mni2[L], rv1[L], rv2[L];
+  float restitution[L];
+  int32_t ia[L], ib[L];
   /* lanes whose body the contact may change (bit l): only those are written
    * back. Static and kinematic bodies may sit in several groups of a colour,
    * and groups of a colour run on different threads. */
   int32_t ia_write, ib_write;
-  f4 nx, ny;
-  f4 ma, mb, iia, iib;
-  f4 friction;
-  f4 bias_rate, mass_scale, impulse_scale;
-  f4 k11, k12, k22; /* block normal mass matrix */
-  f4 n11, n12, n22; /* its inverse */
-  f4 nm1, nm2;      /* 1 / k11, 1 / k22 */
-  f4 tm1, tm2;      /* tangent masses */
-  f4 r1ax, r1ay, r1bx, r1by;
-  f4 r2ax, r2ay, r2bx, r2by;
-  f4 base1, base2;
-  f4 ni1, ni2, ti1, ti2;
-  f4 mni1, mni2, rv1, rv2;
+  int32_t lanes; /* lanes in use (the rest is padding) */
+  int8_t points[L];
 };
 
 /* Index of the lowest clear bit of a word that has one. */
@@ -121,16 +141,21 @@ static inline int32_t sn_lowest_zero_bit(uint64_t used) {
 #endif
 }
 
-int32_t sn_wide_color(const sn_contact_constraint *cs, int32_t count, int32_t body_count, int32_t *colors,
-                      uint64_t *masks) {
+sn_wide_key sn_wide_key_of(const sn_contact_constraint *c, int32_t dummy) {
+  sn_wide_key k = {c->ia, c->ib, 0u};
+  if (c->ia < dummy && (c->ma > 0.0f || c->ia_inv > 0.0f)) k.dynamic |= 1u;
+  if (c->ib < dummy && (c->mb > 0.0f || c->ib_inv > 0.0f)) k.dynamic |= 2u;
+  return k;
+}
+
+int32_t sn_wide_color(const sn_wide_key *keys, int32_t count, int32_t body_count, int32_t *colors, uint64_t *masks) {
   memset(masks, 0, (size_t)body_count * sizeof(uint64_t));
   int32_t per_color[SN_MAX_COLORS] = {0};
   int32_t overflow = 0;
   for (int32_t k = 0; k < count; ++k) {
-    const sn_contact_constraint *c = cs + k;
+    const sn_wide_key *c = keys + k;
     /* only bodies a contact can change need exclusivity */
-    bool dyn_a = c->ia < body_count && (c->ma > 0.0f || c->ia_inv > 0.0f);
-    bool dyn_b = c->ib < body_count && (c->mb > 0.0f || c->ib_inv > 0.0f);
+    bool dyn_a = (c->dynamic & 1u) != 0, dyn_b = (c->dynamic & 2u) != 0;
     uint64_t used = (dyn_a ? masks[c->ia] : 0u) | (dyn_b ? masks[c->ib] : 0u);
     int32_t color = SN_MAX_COLORS;
     if (used != UINT64_MAX) {
@@ -144,160 +169,346 @@ int32_t sn_wide_color(const sn_contact_constraint *cs, int32_t count, int32_t bo
     colors[k] = color;
   }
   int32_t groups = overflow;
-  for (int32_t c = 0; c < SN_MAX_COLORS; ++c) groups += (per_color[c] + 3) / 4;
+  for (int32_t c = 0; c < SN_MAX_COLORS; ++c) groups += (per_color[c] + L - 1) / L;
   return groups;
 }
 
 size_t sn_wide_bytes(int32_t group_count) {
-  return (size_t)group_count * (sizeof(sn_wide_group) + 4 * sizeof(int32_t)) + 64;
+  return (size_t)group_count * (sizeof(sn_wide_group) + L * sizeof(int32_t)) + 128;
 }
 
-/* Lane l of group g from constraint c (NULL = padding). */
-static void sn_wide_set_lane(sn_wide_group *g, int l, const sn_contact_constraint *c, int32_t dummy) {
-  float *F = NULL;
-#define LANE(field, value)                                                                                             \
-  do {                                                                                                                 \
-    F = (float *)&g->field;                                                                                            \
-    F[l] = (value);                                                                                                    \
-  } while (0)
-  if (l == 0) g->ia_write = g->ib_write = 0;
+void sn_wide_set_lane(const sn_wide_set *set, int32_t group, int l, const sn_contact_constraint *c, int32_t dummy) {
+  sn_wide_group *g = set->groups + group;
+  if (l == 0) g->ia_write = g->ib_write = g->lanes = 0;
   if (c == NULL) {
     g->ia[l] = dummy;
     g->ib[l] = dummy;
-    LANE(nx, 0.0f);
-    LANE(ny, 1.0f);
-    LANE(ma, 0.0f);
-    LANE(mb, 0.0f);
-    LANE(iia, 0.0f);
-    LANE(iib, 0.0f);
-    LANE(friction, 0.0f);
-    LANE(bias_rate, 0.0f);
-    LANE(mass_scale, 1.0f);
-    LANE(impulse_scale, 0.0f);
-    LANE(k11, 1.0f);
-    LANE(k12, 0.0f);
-    LANE(k22, 1.0f);
-    LANE(n11, 1.0f);
-    LANE(n12, 0.0f);
-    LANE(n22, 1.0f);
-    LANE(nm1, 0.0f);
-    LANE(nm2, 0.0f);
-    LANE(tm1, 0.0f);
-    LANE(tm2, 0.0f);
-    LANE(r1ax, 0.0f);
-    LANE(r1ay, 0.0f);
-    LANE(r1bx, 0.0f);
-    LANE(r1by, 0.0f);
-    LANE(r2ax, 0.0f);
-    LANE(r2ay, 0.0f);
-    LANE(r2bx, 0.0f);
-    LANE(r2by, 0.0f);
-    LANE(base1, SN_WIDE_FAR);
-    LANE(base2, SN_WIDE_FAR);
-    LANE(ni1, 0.0f);
-    LANE(ni2, 0.0f);
-    LANE(ti1, 0.0f);
-    LANE(ti2, 0.0f);
-    LANE(mni1, 0.0f);
-    LANE(mni2, 0.0f);
-    LANE(rv1, 0.0f);
-    LANE(rv2, 0.0f);
+    g->points[l] = 0;
+    g->nx[l] = 0.0f;
+    g->ny[l] = 1.0f;
+    g->ma[l] = g->mb[l] = g->iia[l] = g->iib[l] = 0.0f;
+    g->friction[l] = 0.0f;
+    g->bias_rate[l] = 0.0f;
+    g->mass_scale[l] = 1.0f;
+    g->impulse_scale[l] = 0.0f;
+    g->k11[l] = 1.0f;
+    g->k12[l] = 0.0f;
+    g->k22[l] = 1.0f;
+    g->n11[l] = 1.0f;
+    g->n12[l] = 0.0f;
+    g->n22[l] = 1.0f;
+    g->nm1[l] = g->nm2[l] = g->tm1[l] = g->tm2[l] = 0.0f;
+    g->r1ax[l] = g->r1ay[l] = g->r1bx[l] = g->r1by[l] = 0.0f;
+    g->r2ax[l] = g->r2ay[l] = g->r2bx[l] = g->r2by[l] = 0.0f;
+    g->base1[l] = g->base2[l] = SN_WIDE_FAR;
+    g->ni1[l] = g->ni2[l] = g->ti1[l] = g->ti2[l] = 0.0f;
+    g->mni1[l] = g->mni2[l] = g->rv1[l] = g->rv2[l] = 0.0f;
+    g->restitution[l] = 0.0f;
     return;
   }
   const sn_constraint_point *p1 = c->points, *p2 = c->points + 1;
   bool two = c->point_count == 2;
+  g->lanes = l + 1;
+  g->points[l] = (int8_t)c->point_count;
   g->ia[l] = c->ia;
   g->ib[l] = c->ib;
   /* the colouring's test of a body the contact can change */
-  if (c->ia < dummy && (c->ma > 0.0f || c->ia_inv > 0.0f)) g->ia_write |= 1 << l;
-  if (c->ib < dummy && (c->mb > 0.0f || c->ib_inv > 0.0f)) g->ib_write |= 1 << l;
-  LANE(nx, c->normal.x);
-  LANE(ny, c->normal.y);
-  LANE(ma, c->ma);
-  LANE(mb, c->mb);
-  LANE(iia, c->ia_inv);
-  LANE(iib, c->ib_inv);
-  LANE(friction, c->friction);
-  LANE(bias_rate, c->soft.bias_rate);
-  LANE(mass_scale, c->soft.mass_scale);
-  LANE(impulse_scale, c->soft.impulse_scale);
+  sn_wide_key key = sn_wide_key_of(c, dummy);
+  if (key.dynamic & 1u) g->ia_write |= 1 << l;
+  if (key.dynamic & 2u) g->ib_write |= 1 << l;
+  g->nx[l] = c->normal.x;
+  g->ny[l] = c->normal.y;
+  g->ma[l] = c->ma;
+  g->mb[l] = c->mb;
+  g->iia[l] = c->ia_inv;
+  g->iib[l] = c->ib_inv;
+  g->friction[l] = c->friction;
+  g->restitution[l] = c->restitution;
+  g->bias_rate[l] = c->soft.bias_rate;
+  g->mass_scale[l] = c->soft.mass_scale;
+  g->impulse_scale[l] = c->soft.impulse_scale;
   if (two) {
-    LANE(k11, c->k11);
-    LANE(k12, c->k12);
-    LANE(k22, c->k22);
-    LANE(n11, c->n11);
-    LANE(n12, c->n12);
-    LANE(n22, c->n22);
+    g->k11[l] = c->k11;
+    g->k12[l] = c->k12;
+    g->k22[l] = c->k22;
+    g->n11[l] = c->n11;
+    g->n12[l] = c->n12;
+    g->n22[l] = c->n22;
   } else {
     /* phantom second point: K = diag(k11, 1) */
-    float k11 = p1->normal_mass > 0.0f ? 1.0f / p1->normal_mass : 1.0f;
-    LANE(k11, k11);
-    LANE(k12, 0.0f);
-    LANE(k22, 1.0f);
-    LANE(n11, p1->normal_mass > 0.0f ? p1->normal_mass : 0.0f);
-    LANE(n12, 0.0f);
-    LANE(n22, 1.0f);
+    g->k11[l] = p1->normal_mass > 0.0f ? 1.0f / p1->normal_mass : 1.0f;
+    g->k12[l] = 0.0f;
+    g->k22[l] = 1.0f;
+    g->n11[l] = p1->normal_mass > 0.0f ? p1->normal_mass : 0.0f;
+    g->n12[l] = 0.0f;
+    g->n22[l] = 1.0f;
   }
-  LANE(nm1, p1->normal_mass);
-  LANE(nm2, two ? p2->normal_mass : 1.0f);
-  LANE(tm1, p1->tangent_mass);
-  LANE(tm2, two ? p2->tangent_mass : 0.0f);
-  LANE(r1ax, p1->ra.x);
-  LANE(r1ay, p1->ra.y);
-  LANE(r1bx, p1->rb.x);
-  LANE(r1by, p1->rb.y);
-  LANE(r2ax, two ? p2->ra.x : 0.0f);
-  LANE(r2ay, two ? p2->ra.y : 0.0f);
-  LANE(r2bx, two ? p2->rb.x : 0.0f);
-  LANE(r2by, two ? p2->rb.y : 0.0f);
-  LANE(base1, p1->base_separation);
-  LANE(base2, two ? p2->base_separation : SN_WIDE_FAR);
-  LANE(ni1, p1->normal_impulse);
-  LANE(ni2, two ? p2->normal_impulse : 0.0f);
-  LANE(ti1, p1->tangent_impulse);
-  LANE(ti2, two ? p2->tangent_impulse : 0.0f);
-  LANE(mni1, 0.0f);
-  LANE(mni2, 0.0f);
-  LANE(rv1, p1->relative_velocity);
-  LANE(rv2, two ? p2->relative_velocity : 0.0f);
-#undef LANE
+  g->nm1[l] = p1->normal_mass;
+  g->nm2[l] = two ? p2->normal_mass : 1.0f;
+  g->tm1[l] = p1->tangent_mass;
+  g->tm2[l] = two ? p2->tangent_mass : 0.0f;
+  g->r1ax[l] = p1->ra.x;
+  g->r1ay[l] = p1->ra.y;
+  g->r1bx[l] = p1->rb.x;
+  g->r1by[l] = p1->rb.y;
+  g->r2ax[l] = two ? p2->ra.x : 0.0f;
+  g->r2ay[l] = two ? p2->ra.y : 0.0f;
+  g->r2bx[l] = two ? p2->rb.x : 0.0f;
+  g->r2by[l] = two ? p2->rb.y : 0.0f;
+  g->base1[l] = p1->base_separation;
+  g->base2[l] = two ? p2->base_separation : SN_WIDE_FAR;
+  g->ni1[l] = p1->normal_impulse;
+  g->ni2[l] = two ? p2->normal_impulse : 0.0f;
+  g->ti1[l] = p1->tangent_impulse;
+  g->ti2[l] = two ? p2->tangent_impulse : 0.0f;
+  g->mni1[l] = 0.0f;
+  g->mni2[l] = 0.0f;
+  g->rv1[l] = p1->relative_velocity;
+  g->rv2[l] = two ? p2->relative_velocity : 0.0f;
 }
 
-bool sn_wide_build(sn_wide_set *set, sn_arena *arena, const sn_contact_constraint *cs, int32_t count,
-                   const int32_t *colors, int32_t group_count, int32_t dummy) {
+/* Lanes [off, off + 4) of group g straight from the world, four at a time:
+ * a scalar gather of what each contact needs, then the arithmetic in SIMD
+ * lanes, in the order the scalar formulas give (the bits do not depend on
+ * the width). Padding lanes are set afterwards. */
+typedef struct sn_prepare_input {
+  const sn_world *w;
+  const int32_t *contacts;
+  const sn_wide_key *keys;
+  const sn_body_state *states;
+  const sn_wide_body *bodies;
+  int32_t dummy;
+  const sn_softness *soft, *static_soft;
+} sn_prepare_input;
+
+/* What a lane reads of one of its bodies. */
+static inline void sn_prepare_body(const sn_prepare_input *in, int32_t solver_index, int32_t body, float *inv_mass,
+                                   float *inv_inertia, float *ox, float *oy, float *vx, float *vy, float *w) {
+  if (solver_index < in->dummy) {
+    const sn_wide_body *b = in->bodies + solver_index;
+    const sn_body_state *s = in->states + solver_index;
+    *inv_mass = b->inv_mass;
+    *inv_inertia = b->inv_inertia;
+    *ox = b->offset.x;
+    *oy = b->offset.y;
+    *vx = s->v.x;
+    *vy = s->v.y;
+    *w = s->w;
+    return;
+  }
+  const sn_body *b = in->w->bodies.data + body;
+  *inv_mass = b->inv_mass;
+  *inv_inertia = b->inv_inertia;
+  *ox = b->center.x - b->xf.p.x;
+  *oy = b->center.y - b->xf.p.y;
+  *vx = b->v.x;
+  *vy = b->v.y;
+  *w = b->w;
+}
+
+static void sn_wide_prepare_half(sn_wide_group *g, int off, const sn_prepare_input *in, const int32_t *lane_contact) {
+  const int32_t dummy = in->dummy;
+  enum { N = 4 };
+  float ma[N], mb[N], iia[N], iib[N], nx[N], ny[N], oax[N], oay[N], obx[N], oby[N];
+  float vax[N], vay[N], wa[N], vbx[N], vby[N], wb[N];
+  float a1x[N], a1y[N], b1x[N], b1y[N], a2x[N], a2y[N], b2x[N], b2y[N], sep1[N], sep2[N];
+  float ni1[N], ni2[N], ti1[N], ti2[N], br[N], ms[N], is[N], cnt[N];
+  int pad = 0;
+  for (int i = 0; i < N; ++i) {
+    int l = off + i;
+    int32_t k = lane_contact[l];
+    if (k < 0) {
+      /* neutral inputs (the lane is overwritten as padding below) */
+      pad |= 1 << i;
+      ma[i] = mb[i] = iia[i] = iib[i] = nx[i] = oax[i] = oay[i] = obx[i] = oby[i] = 0.0f;
+      ny[i] = 1.0f;
+      vax[i] = vay[i] = wa[i] = vbx[i] = vby[i] = wb[i] = 0.0f;
+      a1x[i] = a1y[i] = b1x[i] = b1y[i] = a2x[i] = a2y[i] = b2x[i] = b2y[i] = sep1[i] = sep2[i] = 0.0f;
+      ni1[i] = ni2[i] = ti1[i] = ti2[i] = br[i] = is[i] = 0.0f;
+      ms[i] = 1.0f;
+      cnt[i] = 1.0f;
+      continue;
+    }
+    const sn_contact *c = in->w->contacts.data + in->contacts[k];
+    const sn_manifold *m = &c->manifold;
+    const sn_wide_key key = in->keys[k];
+    sn_prepare_body(in, key.ia, c->edges[0].body, ma + i, iia + i, oax + i, oay + i, vax + i, vay + i, wa + i);
+    sn_prepare_body(in, key.ib, c->edges[1].body, mb + i, iib + i, obx + i, oby + i, vbx + i, vby + i, wb + i);
+    g->lanes = l + 1;
+    g->ia[l] = key.ia;
+    g->ib[l] = key.ib;
+    if (key.dynamic & 1u) g->ia_write |= 1 << l;
+    if (key.dynamic & 2u) g->ib_write |= 1 << l;
+    g->friction[l] = c->friction;
+    g->restitution[l] = c->restitution;
+    const sn_softness *sf = (ma[i] == 0.0f || mb[i] == 0.0f) ? in->static_soft : in->soft;
+    br[i] = sf->bias_rate;
+    ms[i] = sf->mass_scale;
+    is[i] = sf->impulse_scale;
+    nx[i] = m->normal.x;
+    ny[i] = m->normal.y;
+    const sn_manifold_point *p1 = m->points, *p2 = m->points + 1;
+    bool two = m->point_count == 2;
+    cnt[i] = two ? 2.0f : 1.0f;
+    a1x[i] = p1->anchor_a.x;
+    a1y[i] = p1->anchor_a.y;
+    b1x[i] = p1->anchor_b.x;
+    b1y[i] = p1->anchor_b.y;
+    sep1[i] = p1->separation;
+    ni1[i] = p1->normal_impulse;
+    ti1[i] = p1->tangent_impulse;
+    a2x[i] = two ? p2->anchor_a.x : 0.0f;
+    a2y[i] = two ? p2->anchor_a.y : 0.0f;
+    b2x[i] = two ? p2->anchor_b.x : 0.0f;
+    b2y[i] = two ? p2->anchor_b.y : 0.0f;
+    sep2[i] = two ? p2->separation : 0.0f;
+    ni2[i] = two ? p2->normal_impulse : 0.0f;
+    ti2[i] = two ? p2->tangent_impulse : 0.0f;
+  }
+  const f4 zero = f4_set(0.0f), one = f4_set(1.0f);
+  f4 Ma = f4_load(ma), Mb = f4_load(mb), Ia = f4_load(iia), Ib = f4_load(iib);
+  f4 Nx = f4_load(nx), Ny = f4_load(ny), Tx = Ny, Ty = f4_sub(zero, Nx);
+  f4 Oax = f4_load(oax), Oay = f4_load(oay), Obx = f4_load(obx), Oby = f4_load(oby);
+  f4 Vax = f4_load(vax), Vay = f4_load(vay), Wa = f4_load(wa), Vbx = f4_load(vbx), Vby = f4_load(vby), Wb = f4_load(wb);
+  f4 msum = f4_add(Ma, Mb);
+  /* one point: anchors from the centres of mass, masses, base separation,
+   * approach speed (each line as the scalar formula it replaces) */
+#define SN_PREP_POINT(AX, AY, BX, BY, SEP, RAX, RAY, RBX, RBY, RNA, RNB, NM, TM, BASE, RV)                             \
+  f4 RAX = f4_sub(f4_load(AX), Oax), RAY = f4_sub(f4_load(AY), Oay);                                                   \
+  f4 RBX = f4_sub(f4_load(BX), Obx), RBY = f4_sub(f4_load(BY), Oby);                                                   \
+  f4 RNA = f4_sub(f4_mul(RAX, Ny), f4_mul(RAY, Nx)), RNB = f4_sub(f4_mul(RBX, Ny), f4_mul(RBY, Nx));                   \
+  f4 NM, TM, BASE, RV;                                                                                                 \
+  {                                                                                                                    \
+    f4 kn = f4_add(f4_add(msum, f4_mul(f4_mul(Ia, RNA), RNA)), f4_mul(f4_mul(Ib, RNB), RNB));                          \
+    NM = f4_select(f4_gt(kn, zero), f4_div(one, kn), zero);                                                            \
+    f4 rta = f4_sub(f4_mul(RAX, Ty), f4_mul(RAY, Tx)), rtb = f4_sub(f4_mul(RBX, Ty), f4_mul(RBY, Tx));                 \
+    f4 kt = f4_add(f4_add(msum, f4_mul(f4_mul(Ia, rta), rta)), f4_mul(f4_mul(Ib, rtb), rtb));                          \
+    TM = f4_select(f4_gt(kt, zero), f4_div(one, kt), zero);                                                            \
+    f4 dvx = f4_sub(f4_sub(Vbx, f4_mul(Wb, RBY)), f4_sub(Vax, f4_mul(Wa, RAY)));                                       \
+    f4 dvy = f4_sub(f4_add(Vby, f4_mul(Wb, RBX)), f4_add(Vay, f4_mul(Wa, RAX)));                                       \
+    RV = f4_add(f4_mul(Nx, dvx), f4_mul(Ny, dvy));                                                                     \
+    BASE = f4_sub(f4_load(SEP), f4_add(f4_mul(f4_sub(RBX, RAX), Nx), f4_mul(f4_sub(RBY, RAY), Ny)));                   \
+  }
+  SN_PREP_POINT(a1x, a1y, b1x, b1y, sep1, r1ax, r1ay, r1bx, r1by, rn1a, rn1b, nm1, tm1, base1, rv1)
+  SN_PREP_POINT(a2x, a2y, b2x, b2y, sep2, r2ax, r2ay, r2bx, r2by, rn2a, rn2b, nm2, tm2, base2, rv2)
+#undef SN_PREP_POINT
+  /* the 2x2 block where two points are well conditioned (not nearly
+   * coincident); otherwise the second point is a phantom, K = diag(k11, 1) */
+  f4 k11 = f4_add(f4_add(msum, f4_mul(f4_mul(Ia, rn1a), rn1a)), f4_mul(f4_mul(Ib, rn1b), rn1b));
+  f4 k22 = f4_add(f4_add(msum, f4_mul(f4_mul(Ia, rn2a), rn2a)), f4_mul(f4_mul(Ib, rn2b), rn2b));
+  f4 k12 = f4_add(f4_add(msum, f4_mul(f4_mul(Ia, rn1a), rn2a)), f4_mul(f4_mul(Ib, rn1b), rn2b));
+  f4 det = f4_sub(f4_mul(k11, k22), f4_mul(k12, k12));
+  f4 two = f4_and(f4_gt(f4_load(cnt), one), f4_lt(f4_mul(k11, k11), f4_mul(f4_set(1000.0f), det)));
+  f4 inv_det = f4_div(one, det);
+  f4 has1 = f4_gt(nm1, zero);
+  f4_store(g->k11 + off, f4_select(two, k11, f4_select(has1, f4_div(one, nm1), one)));
+  f4_store(g->k12 + off, f4_select(two, k12, zero));
+  f4_store(g->k22 + off, f4_select(two, k22, one));
+  f4_store(g->n11 + off, f4_select(two, f4_mul(k22, inv_det), f4_select(has1, nm1, zero)));
+  f4_store(g->n12 + off, f4_select(two, f4_mul(f4_sub(zero, k12), inv_det), zero));
+  f4_store(g->n22 + off, f4_select(two, f4_mul(k11, inv_det), one));
+  f4_store(g->nx + off, Nx);
+  f4_store(g->ny + off, Ny);
+  f4_store(g->ma + off, Ma);
+  f4_store(g->mb + off, Mb);
+  f4_store(g->iia + off, Ia);
+  f4_store(g->iib + off, Ib);
+  f4_store(g->bias_rate + off, f4_load(br));
+  f4_store(g->mass_scale + off, f4_load(ms));
+  f4_store(g->impulse_scale + off, f4_load(is));
+  f4_store(g->nm1 + off, nm1);
+  f4_store(g->nm2 + off, f4_select(two, nm2, one));
+  f4_store(g->tm1 + off, tm1);
+  f4_store(g->tm2 + off, f4_select(two, tm2, zero));
+  f4_store(g->r1ax + off, r1ax);
+  f4_store(g->r1ay + off, r1ay);
+  f4_store(g->r1bx + off, r1bx);
+  f4_store(g->r1by + off, r1by);
+  f4_store(g->r2ax + off, f4_select(two, r2ax, zero));
+  f4_store(g->r2ay + off, f4_select(two, r2ay, zero));
+  f4_store(g->r2bx + off, f4_select(two, r2bx, zero));
+  f4_store(g->r2by + off, f4_select(two, r2by, zero));
+  f4_store(g->base1 + off, base1);
+  f4_store(g->base2 + off, f4_select(two, base2, f4_set(SN_WIDE_FAR)));
+  f4_store(g->ni1 + off, f4_load(ni1));
+  f4_store(g->ni2 + off, f4_select(two, f4_load(ni2), zero));
+  f4_store(g->ti1 + off, f4_load(ti1));
+  f4_store(g->ti2 + off, f4_select(two, f4_load(ti2), zero));
+  f4_store(g->rv1 + off, rv1);
+  f4_store(g->rv2 + off, f4_select(two, rv2, zero));
+  f4_store(g->mni1 + off, zero);
+  f4_store(g->mni2 + off, zero);
+  int two_bits = f4_mask_bits(two);
+  for (int i = 0; i < N; ++i) g->points[off + i] = (int8_t)((two_bits >> i) & 1 ? 2 : 1);
+  if (pad == 0) return;
+  sn_wide_set set = {g, 1, NULL, {0}, false};
+  for (int i = 0; i < N; ++i) {
+    if (pad & (1 << i)) sn_wide_set_lane(&set, 0, off + i, NULL, dummy);
+  }
+}
+
+void sn_wide_prepare_range(const sn_wide_set *set, const sn_world *w, const int32_t *contacts, const sn_wide_key *keys,
+                           const sn_body_state *states, const sn_wide_body *bodies, int32_t begin, int32_t end,
+                           int32_t dummy, const sn_softness *soft, const sn_softness *static_soft) {
+  const sn_prepare_input in = {w, contacts, keys, states, bodies, dummy, soft, static_soft};
+  for (int32_t gi = begin; gi < end; ++gi) {
+    sn_wide_group *g = set->groups + gi;
+    const int32_t *lanes = set->lane_constraint + L * gi;
+    /* the manifolds of the group after next on their way (lanes follow the
+     * colouring, so the contacts come from all over the array) */
+    if (gi + 2 < end) {
+      const int32_t *ahead = set->lane_constraint + L * (gi + 2);
+      for (int l = 0; l < L && ahead[l] >= 0; ++l) {
+        const char *c = (const char *)(w->contacts.data + contacts[ahead[l]]);
+        SN_PREFETCH(c);
+        SN_PREFETCH(c + 64);
+        SN_PREFETCH(c + 128);
+      }
+    }
+    g->ia_write = g->ib_write = g->lanes = 0;
+    sn_wide_prepare_half(g, 0, &in, lanes);
+    if (lanes[4] >= 0) {
+      sn_wide_prepare_half(g, 4, &in, lanes);
+    } else {
+      for (int l = 4; l < L; ++l) sn_wide_set_lane(set, gi, l, NULL, dummy);
+    }
+  }
+}
+
+bool sn_wide_build(sn_wide_set *set, sn_arena *arena, int32_t count, const int32_t *colors, int32_t group_count) {
   set->group_count = group_count;
   set->use_avx2 = false;
-  set->groups = sn_arena_alloc(arena, (size_t)group_count * sizeof(sn_wide_group) + 1);
-  set->lane_constraint = sn_arena_alloc(arena, (size_t)group_count * 4 * sizeof(int32_t) + 1);
-  if (set->groups == NULL || set->lane_constraint == NULL) return false;
+  /* 32-byte aligned groups: every lane row is one aligned 8-float load */
+  char *raw = sn_arena_alloc(arena, (size_t)group_count * sizeof(sn_wide_group) + 32);
+  set->lane_constraint = sn_arena_alloc(arena, (size_t)group_count * L * sizeof(int32_t) + 1);
+  if (raw == NULL || set->lane_constraint == NULL) return false;
+  set->groups = (sn_wide_group *)(void *)(raw + ((32u - ((uintptr_t)raw & 31u)) & 31u));
   int32_t per_color[SN_MAX_COLORS + 1] = {0};
   for (int32_t k = 0; k < count; ++k) per_color[colors[k]]++;
   /* first lane of each colour; overflow contacts get one group each */
   int32_t cursor[SN_MAX_COLORS + 1];
   int32_t group = 0;
   for (int32_t c = 0; c < SN_MAX_COLORS; ++c) {
-    cursor[c] = 4 * group;
-    group += (per_color[c] + 3) / 4;
+    cursor[c] = L * group;
+    group += (per_color[c] + L - 1) / L;
   }
-  cursor[SN_MAX_COLORS] = 4 * group;
-  for (int32_t c = 0; c <= SN_MAX_COLORS; ++c) set->color_first[c] = cursor[c] / 4;
+  cursor[SN_MAX_COLORS] = L * group;
+  for (int32_t c = 0; c <= SN_MAX_COLORS; ++c) set->color_first[c] = cursor[c] / L;
   set->color_first[SN_MAX_COLORS + 1] = group_count;
-  for (int32_t i = 0; i < 4 * group_count; ++i) set->lane_constraint[i] = -1;
+  for (int32_t i = 0; i < L * group_count; ++i) set->lane_constraint[i] = -1;
   for (int32_t k = 0; k < count; ++k) {
     int32_t c = colors[k];
     set->lane_constraint[cursor[c]] = k;
-    cursor[c] += c == SN_MAX_COLORS ? 4 : 1;
+    cursor[c] += c == SN_MAX_COLORS ? L : 1;
   }
-  (void)cs;
-  (void)dummy;
   return true;
 }
 
 void sn_wide_fill(const sn_wide_set *set, const sn_contact_constraint *cs, int32_t begin, int32_t end, int32_t dummy) {
   for (int32_t g = begin; g < end; ++g) {
-    for (int l = 0; l < 4; ++l) {
-      int32_t k = set->lane_constraint[4 * g + l];
-      sn_wide_set_lane(set->groups + g, l, k >= 0 ? cs + k : NULL, dummy);
+    for (int l = 0; l < L; ++l) {
+      int32_t k = set->lane_constraint[L * g + l];
+      sn_wide_set_lane(set, g, l, k >= 0 ? cs + k : NULL, dummy);
     }
   }
 }
@@ -334,24 +545,28 @@ static inline void sn_scatter_v(sn_body_state *s, const int32_t *idx, int32_t wr
   if (write & 8) f4_store(&s[idx[3]].v.x, pad);
 }
 
-/* ---- 4 lanes: one group ---- */
-#define V                           f4
-#define v_set                       f4_set
-#define v_add                       f4_add
-#define v_sub                       f4_sub
-#define v_mul                       f4_mul
-#define v_max                       f4_max
-#define v_min                       f4_min
-#define v_gt                        f4_gt
-#define v_ge                        f4_ge
-#define v_lt                        f4_lt
-#define v_and                       f4_and
-#define v_select                    f4_select
-#define LD(f)                       (g0->f)
-#define ST(f, x)                    (g0->f = (x))
-#define GATHER_V(side, a, b, c, d)  sn_gather_v(states, g0->side, &a, &b, &c, &d)
-#define GATHER_D(side, a, b, c, d)  sn_gather_d(states, g0->side, &a, &b, &c, &d)
-#define SCATTER_V(side, a, b, c, d) sn_scatter_v(states, g0->side, g0->side##_write, a, b, c, d)
+/* ---- 4 lanes: half `off` (0 or 4) of a group ---- */
+#define V                          f4
+#define v_set                      f4_set
+#define v_add                      f4_add
+#define v_sub                      f4_sub
+#define v_mul                      f4_mul
+#define v_max                      f4_max
+#define v_min                      f4_min
+#define v_gt                       f4_gt
+#define v_ge                       f4_ge
+#define v_lt                       f4_lt
+#define v_and                      f4_and
+#define v_select                   f4_select
+#define LD(f)                      f4_load(g->f + off)
+#define ST(f, x)                   f4_store(g->f + off, (x))
+#define GATHER_V(side, a, b, c, d) sn_gather_v(states, g->side + off, &a, &b, &c, &d)
+#define GATHER_ALL(side, a, b, c, d, e, f, q, r)                                                                       \
+  do {                                                                                                                 \
+    sn_gather_v(states, g->side + off, &a, &b, &c, &d);                                                                \
+    sn_gather_d(states, g->side + off, &e, &f, &q, &r);                                                                \
+  } while (0)
+#define SCATTER_V(side, a, b, c, d) sn_scatter_v(states, g->side + off, (g->side##_write >> off) & 15, a, b, c, d)
 #define KFN(name)                   sn_wide4_##name
 #define KATTR
 #include "rigid/contact_wide_kernel.inc"
@@ -370,13 +585,13 @@ static inline void sn_scatter_v(sn_body_state *s, const int32_t *idx, int32_t wr
 #undef LD
 #undef ST
 #undef GATHER_V
-#undef GATHER_D
+#undef GATHER_ALL
 #undef SCATTER_V
 #undef KFN
 #undef KATTR
 
 #if SN_HAVE_AVX2
-/* ---- 8 lanes: two groups of one colour, with AVX2 ---- */
+/* ---- 8 lanes: a whole group, with AVX2 ---- */
 #define SN_AVX2 __attribute__((target("avx2")))
 typedef __m256 f8;
 SN_AVX2 static inline f8 f8_set(float a) { return _mm256_set1_ps(a); }
@@ -405,32 +620,96 @@ SN_AVX2 static inline f4 f8_hi(f8 a) { return _mm256_extractf128_ps(a, 1); }
 #define v_lt     f8_lt
 #define v_and    f8_and
 #define v_select f8_select
-#define LD(f)    f8_join(g0->f, g1->f)
-#define ST(f, x)                                                                                                       \
+#define LD(f)    _mm256_load_ps(g->f)
+#define ST(f, x) _mm256_store_ps(g->f, (x))
+/* v.x, v.y, w, pad of eight bodies: rows l and l + 4 share a register,
+ * then the inverse of the scatter's 4x8 transpose. */
+SN_AVX2 __attribute__((always_inline)) static inline void sn_gather8_v(const sn_body_state *s, const int32_t *idx,
+                                                                       f8 *vx, f8 *vy, f8 *w, f8 *pad) {
+  f8 u0 = f8_join(f4_load(&s[idx[0]].v.x), f4_load(&s[idx[4]].v.x));
+  f8 u1 = f8_join(f4_load(&s[idx[1]].v.x), f4_load(&s[idx[5]].v.x));
+  f8 u2 = f8_join(f4_load(&s[idx[2]].v.x), f4_load(&s[idx[6]].v.x));
+  f8 u3 = f8_join(f4_load(&s[idx[3]].v.x), f4_load(&s[idx[7]].v.x));
+  f8 t0 = _mm256_unpacklo_ps(u0, u1), t1 = _mm256_unpackhi_ps(u0, u1);
+  f8 t2 = _mm256_unpacklo_ps(u2, u3), t3 = _mm256_unpackhi_ps(u2, u3);
+  *vx = _mm256_shuffle_ps(t0, t2, 0x44);
+  *vy = _mm256_shuffle_ps(t0, t2, 0xEE);
+  *w = _mm256_shuffle_ps(t1, t3, 0x44);
+  *pad = _mm256_shuffle_ps(t1, t3, 0xEE);
+}
+#define GATHER_V(side, a, b, c, d) sn_gather8_v(states, g->side, &a, &b, &c, &d)
+/* The whole 32-byte states of eight bodies, transposed: eight loads and
+ * 24 shuffles instead of two 4x4 transposes per half and kind. */
+SN_AVX2 __attribute__((always_inline)) static inline void sn_gather8_all(const sn_body_state *s, const int32_t *idx,
+                                                                         f8 *out) {
+  f8 r0 = _mm256_loadu_ps(&s[idx[0]].v.x), r1 = _mm256_loadu_ps(&s[idx[1]].v.x);
+  f8 r2 = _mm256_loadu_ps(&s[idx[2]].v.x), r3 = _mm256_loadu_ps(&s[idx[3]].v.x);
+  f8 r4 = _mm256_loadu_ps(&s[idx[4]].v.x), r5 = _mm256_loadu_ps(&s[idx[5]].v.x);
+  f8 r6 = _mm256_loadu_ps(&s[idx[6]].v.x), r7 = _mm256_loadu_ps(&s[idx[7]].v.x);
+  f8 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+  f8 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+  f8 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
+  f8 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+  f8 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+  f8 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+  f8 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+  f8 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+  out[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
+  out[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
+  out[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
+  out[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
+  out[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
+  out[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
+  out[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
+  out[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
+}
+#define GATHER_ALL(side, a, b, c, d, e, f, q, r)                                                                       \
   do {                                                                                                                 \
-    f8 st_ = (x);                                                                                                      \
-    g0->f = f8_lo(st_);                                                                                                \
-    g1->f = f8_hi(st_);                                                                                                \
+    f8 all_[8];                                                                                                        \
+    sn_gather8_all(states, g->side, all_);                                                                             \
+    a = all_[0];                                                                                                       \
+    b = all_[1];                                                                                                       \
+    c = all_[2];                                                                                                       \
+    d = all_[3];                                                                                                       \
+    e = all_[4];                                                                                                       \
+    f = all_[5];                                                                                                       \
+    q = all_[6];                                                                                                       \
+    r = all_[7];                                                                                                       \
   } while (0)
-#define SN_GATHER8(fn, side, a, b, c, d)                                                                               \
-  do {                                                                                                                 \
-    f4 a0_, b0_, c0_, d0_, a1_, b1_, c1_, d1_;                                                                         \
-    fn(states, g0->side, &a0_, &b0_, &c0_, &d0_);                                                                      \
-    fn(states, g1->side, &a1_, &b1_, &c1_, &d1_);                                                                      \
-    a = f8_join(a0_, a1_);                                                                                             \
-    b = f8_join(b0_, b1_);                                                                                             \
-    c = f8_join(c0_, c1_);                                                                                             \
-    d = f8_join(d0_, d1_);                                                                                             \
-  } while (0)
-#define GATHER_V(side, a, b, c, d) SN_GATHER8(sn_gather_v, side, a, b, c, d)
-#define GATHER_D(side, a, b, c, d) SN_GATHER8(sn_gather_d, side, a, b, c, d)
-#define SCATTER_V(side, a, b, c, d)                                                                                    \
-  do {                                                                                                                 \
-    sn_scatter_v(states, g0->side, g0->side##_write, f8_lo(a), f8_lo(b), f8_lo(c), f8_lo(d));                          \
-    sn_scatter_v(states, g1->side, g1->side##_write, f8_hi(a), f8_hi(b), f8_hi(c), f8_hi(d));                          \
-  } while (0)
-#define KFN(name) sn_wide8_##name
-#define KATTR     SN_AVX2
+/* Velocities of eight bodies back (lanes whose bit is clear in `write`
+ * are left alone): 4x8 transposed into eight 16-byte rows. */
+SN_AVX2 __attribute__((always_inline)) static inline void sn_scatter8_v(sn_body_state *s, const int32_t *idx,
+                                                                        int32_t write, f8 vx, f8 vy, f8 w, f8 pad) {
+  f8 t0 = _mm256_unpacklo_ps(vx, vy), t1 = _mm256_unpackhi_ps(vx, vy);
+  f8 t2 = _mm256_unpacklo_ps(w, pad), t3 = _mm256_unpackhi_ps(w, pad);
+  f8 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+  f8 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+  /* u0 holds bodies 0 and 4, u1 1 and 5, u2 2 and 6, u3 3 and 7 */
+  f4 r0 = f8_lo(u0), r1 = f8_lo(u1), r2 = f8_lo(u2), r3 = f8_lo(u3);
+  f4 r4 = f8_hi(u0), r5 = f8_hi(u1), r6 = f8_hi(u2), r7 = f8_hi(u3);
+  if (write == 0xFF) {
+    f4_store(&s[idx[0]].v.x, r0);
+    f4_store(&s[idx[1]].v.x, r1);
+    f4_store(&s[idx[2]].v.x, r2);
+    f4_store(&s[idx[3]].v.x, r3);
+    f4_store(&s[idx[4]].v.x, r4);
+    f4_store(&s[idx[5]].v.x, r5);
+    f4_store(&s[idx[6]].v.x, r6);
+    f4_store(&s[idx[7]].v.x, r7);
+    return;
+  }
+  if (write & 1) f4_store(&s[idx[0]].v.x, r0);
+  if (write & 2) f4_store(&s[idx[1]].v.x, r1);
+  if (write & 4) f4_store(&s[idx[2]].v.x, r2);
+  if (write & 8) f4_store(&s[idx[3]].v.x, r3);
+  if (write & 16) f4_store(&s[idx[4]].v.x, r4);
+  if (write & 32) f4_store(&s[idx[5]].v.x, r5);
+  if (write & 64) f4_store(&s[idx[6]].v.x, r6);
+  if (write & 128) f4_store(&s[idx[7]].v.x, r7);
+}
+#define SCATTER_V(side, a, b, c, d) sn_scatter8_v(states, g->side, g->side##_write, a, b, c, d)
+#define KFN(name)                   sn_wide8_##name
+#define KATTR                       SN_AVX2
 #include "rigid/contact_wide_kernel.inc"
 #endif
 
@@ -443,65 +722,167 @@ bool sn_wide_cpu_has_avx2(void) {
 }
 
 _Static_assert(SN_WIDE_COLORS == SN_MAX_COLORS + 1 && SN_WIDE_OVERFLOW == SN_MAX_COLORS, "colour counts");
+_Static_assert(L == 8 && offsetof(sn_wide_group, ia) % 32 == 0 && sizeof(sn_wide_group) % 32 == 0 &&
+                   sizeof(float[L]) == 32,
+               "lane rows are 32 bytes");
 
-/* Groups [g, end) of one colour: pairs go 8 lanes wide where allowed, the
- * rest 4 lanes; overflow groups one at a time. Pairs are counted from the
- * colour's first group, so a range must start at an even offset from it. */
-void sn_wide_warm_range(const sn_wide_set *set, sn_body_state *states, int32_t color, int32_t g, int32_t end) {
+/* Groups [g, end): 8 lanes at once with AVX2, else two halves of 4 (the
+ * second only if it has a contact). */
+void sn_wide_warm_range(const sn_wide_set *set, sn_body_state *states, int32_t g, int32_t end) {
 #if SN_HAVE_AVX2
-  if (set->use_avx2 && color < SN_MAX_COLORS) {
-    for (; g + 1 < end; g += 2) sn_wide8_warm_group(states, set->groups + g, set->groups + g + 1);
+  if (set->use_avx2) {
+    for (; g < end; ++g) sn_wide8_warm_group(states, set->groups + g, 0);
+    return;
   }
-#else
-  (void)color;
 #endif
-  for (; g < end; ++g) sn_wide4_warm_group(states, set->groups + g, NULL);
+  for (; g < end; ++g) {
+    sn_wide4_warm_group(states, set->groups + g, 0);
+    if (set->groups[g].lanes > 4) sn_wide4_warm_group(states, set->groups + g, 4);
+  }
 }
 
-void sn_wide_solve_range(const sn_wide_set *set, sn_body_state *states, int32_t color, int32_t g, int32_t end,
-                         float inv_h, float push, bool use_bias) {
+void sn_wide_solve_range(const sn_wide_set *set, sn_body_state *states, int32_t g, int32_t end, float inv_h, float push,
+                         bool use_bias) {
 #if SN_HAVE_AVX2
-  if (set->use_avx2 && color < SN_MAX_COLORS) {
-    for (; g + 1 < end; g += 2)
-      sn_wide8_solve_group(states, set->groups + g, set->groups + g + 1, use_bias, inv_h, push);
+  if (set->use_avx2) {
+    for (; g < end; ++g) sn_wide8_solve_group(states, set->groups + g, 0, use_bias, inv_h, push);
+    return;
   }
-#else
-  (void)color;
 #endif
-  for (; g < end; ++g) sn_wide4_solve_group(states, set->groups + g, NULL, use_bias, inv_h, push);
+  for (; g < end; ++g) {
+    sn_wide4_solve_group(states, set->groups + g, 0, use_bias, inv_h, push);
+    if (set->groups[g].lanes > 4) sn_wide4_solve_group(states, set->groups + g, 4, use_bias, inv_h, push);
+  }
 }
 
 void sn_wide_warm_start(const sn_wide_set *set, sn_body_state *states) {
-  for (int32_t c = 0; c <= SN_MAX_COLORS; ++c)
-    sn_wide_warm_range(set, states, c, set->color_first[c], set->color_first[c + 1]);
+  sn_wide_warm_range(set, states, 0, set->group_count);
 }
 
 void sn_wide_solve(const sn_wide_set *set, sn_body_state *states, float inv_h, float push, bool use_bias) {
-  for (int32_t c = 0; c <= SN_MAX_COLORS; ++c)
-    sn_wide_solve_range(set, states, c, set->color_first[c], set->color_first[c + 1], inv_h, push, use_bias);
+  sn_wide_solve_range(set, states, 0, set->group_count, inv_h, push, use_bias);
 }
 
-void sn_wide_store(const sn_wide_set *set, sn_contact_constraint *cs) {
-  sn_wide_store_range(set, cs, 0, set->group_count);
-}
-
-void sn_wide_store_range(const sn_wide_set *set, sn_contact_constraint *cs, int32_t begin, int32_t end) {
-  for (int32_t gi = begin; gi < end; ++gi) {
-    const sn_wide_group *g = set->groups + gi;
-    for (int l = 0; l < 4; ++l) {
-      int32_t k = set->lane_constraint[4 * gi + l];
-      if (k < 0) continue;
-      sn_constraint_point *p1 = cs[k].points, *p2 = cs[k].points + 1;
-      p1->normal_impulse = f4_lane(g->ni1, l);
-      p1->tangent_impulse = f4_lane(g->ti1, l);
-      p1->max_normal_impulse = f4_lane(g->mni1, l);
-      p1->relative_velocity = f4_lane(g->rv1, l);
-      if (cs[k].point_count == 2) {
-        p2->normal_impulse = f4_lane(g->ni2, l);
-        p2->tangent_impulse = f4_lane(g->ti2, l);
-        p2->max_normal_impulse = f4_lane(g->mni2, l);
-        p2->relative_velocity = f4_lane(g->rv2, l);
+void sn_wide_restitution(const sn_wide_set *set, sn_body_state *states, float threshold) {
+  for (int32_t gi = 0; gi < set->group_count; ++gi) {
+    sn_wide_group *g = set->groups + gi;
+    for (int l = 0; l < g->lanes; ++l) {
+      float e = g->restitution[l];
+      if (e == 0.0f || g->points[l] == 0) continue;
+      sn_body_state *a = states + g->ia[l], *b = states + g->ib[l];
+      sn_vec2 va = a->v, vb = b->v;
+      float wa = a->w, wb = b->w;
+      sn_vec2 n = {g->nx[l], g->ny[l]};
+      for (int j = 0; j < g->points[l]; ++j) {
+        float *rv = j == 0 ? g->rv1 : g->rv2, *mni = j == 0 ? g->mni1 : g->mni2, *ni = j == 0 ? g->ni1 : g->ni2;
+        const float *nm = j == 0 ? g->nm1 : g->nm2;
+        sn_vec2 ra = j == 0 ? (sn_vec2){g->r1ax[l], g->r1ay[l]} : (sn_vec2){g->r2ax[l], g->r2ay[l]};
+        sn_vec2 rb = j == 0 ? (sn_vec2){g->r1bx[l], g->r1by[l]} : (sn_vec2){g->r2bx[l], g->r2by[l]};
+        /* bounce only points that approached fast enough and actually pushed */
+        if (rv[l] > -threshold || mni[l] == 0.0f) continue;
+        sn_vec2 dv = sn_sub(sn_add(vb, sn_cross_sv(wb, rb)), sn_add(va, sn_cross_sv(wa, ra)));
+        float vn = sn_dot(dv, n);
+        float impulse = -nm[l] * (vn + e * rv[l]);
+        float new_impulse = sn_maxf(ni[l] + impulse, 0.0f);
+        impulse = new_impulse - ni[l];
+        ni[l] = new_impulse;
+        mni[l] = sn_maxf(mni[l], impulse);
+        sn_vec2 P = sn_scale(impulse, n);
+        va = sn_mul_sub(va, g->ma[l], P);
+        wa -= g->iia[l] * sn_cross(ra, P);
+        vb = sn_mul_add(vb, g->mb[l], P);
+        wb += g->iib[l] * sn_cross(rb, P);
+      }
+      /* only bodies the contact can change (the static slot stays still) */
+      if (g->ia_write & (1 << l)) {
+        a->v = va;
+        a->w = wa;
+      }
+      if (g->ib_write & (1 << l)) {
+        b->v = vb;
+        b->w = wb;
       }
     }
   }
+}
+
+void sn_wide_get_result(const sn_wide_set *set, int32_t group, int l, sn_wide_result *out) {
+  const sn_wide_group *g = set->groups + group;
+  out->point_count = g->points[l];
+  out->normal_impulse[0] = g->ni1[l];
+  out->normal_impulse[1] = g->ni2[l];
+  out->tangent_impulse[0] = g->ti1[l];
+  out->tangent_impulse[1] = g->ti2[l];
+  out->max_normal_impulse[0] = g->mni1[l];
+  out->max_normal_impulse[1] = g->mni2[l];
+  out->relative_velocity[0] = g->rv1[l];
+  out->relative_velocity[1] = g->rv2[l];
+}
+
+void sn_wide_store(const sn_wide_set *set, sn_contact_constraint *cs) {
+  for (int32_t gi = 0; gi < set->group_count; ++gi) {
+    for (int l = 0; l < L; ++l) {
+      int32_t k = set->lane_constraint[L * gi + l];
+      if (k < 0) continue;
+      sn_wide_result r;
+      sn_wide_get_result(set, gi, l, &r);
+      for (int j = 0; j < r.point_count; ++j) {
+        sn_constraint_point *p = cs[k].points + j;
+        p->normal_impulse = r.normal_impulse[j];
+        p->tangent_impulse = r.tangent_impulse[j];
+        p->max_normal_impulse = r.max_normal_impulse[j];
+        p->relative_velocity = r.relative_velocity[j];
+      }
+    }
+  }
+}
+
+/* One body: the rotation bounded per substep, then pose and speed. */
+static void sn_integrate_one(sn_body_state *s, float h, float max_rotation, float max_speed_sq) {
+  /* bound the rotation per substep so the linearised rotation stays sane */
+  float dtheta = h * s->w;
+  if (dtheta * dtheta > max_rotation * max_rotation) {
+    s->w *= max_rotation / sn_absf(dtheta);
+    dtheta = h * s->w;
+  }
+  s->dq = sn_integrate_rotation(s->dq, dtheta);
+  /* the speed limit bounds the motion of the substep: the warm start and
+   * the solve may have pushed past what the velocity integration clamped */
+  s->v = sn_clamp_length(s->v, max_speed_sq);
+  s->dp = sn_mul_add(s->dp, h, s->v);
+}
+
+void sn_wide_integrate_positions(sn_body_state *states, int32_t begin, int32_t end, float h, float max_rotation,
+                                 float max_speed_sq) {
+  const f4 vh = f4_set(h), zero = f4_set(0.0f), one = f4_set(1.0f);
+  const f4 rot_sq = f4_set(max_rotation * max_rotation), speed_sq = f4_set(max_speed_sq);
+  int32_t i = begin;
+  for (; i + 4 <= end; i += 4) {
+    sn_body_state *s = states + i;
+    f4 vx = f4_load(&s[0].v.x), vy = f4_load(&s[1].v.x), w = f4_load(&s[2].v.x), pad = f4_load(&s[3].v.x);
+    f4_transpose(&vx, &vy, &w, &pad);
+    f4 dtheta = f4_mul(vh, w);
+    f4 len_sq = f4_add(f4_mul(vx, vx), f4_mul(vy, vy));
+    if (f4_mask_bits(f4_gt(f4_mul(dtheta, dtheta), rot_sq)) | f4_mask_bits(f4_gt(len_sq, speed_sq))) {
+      /* a bound applies somewhere: these four one at a time */
+      for (int k = 0; k < 4; ++k) sn_integrate_one(s + k, h, max_rotation, max_speed_sq);
+      continue;
+    }
+    f4 dx = f4_load(&s[0].dp.x), dy = f4_load(&s[1].dp.x), qc = f4_load(&s[2].dp.x), qs = f4_load(&s[3].dp.x);
+    f4_transpose(&dx, &dy, &qc, &qs);
+    /* sn_integrate_rotation, lane by lane in the same order */
+    f4 c2 = f4_sub(qc, f4_mul(dtheta, qs)), s2 = f4_add(qs, f4_mul(dtheta, qc));
+    f4 mag = f4_sqrt(f4_add(f4_mul(s2, s2), f4_mul(c2, c2)));
+    f4 inv = f4_select(f4_gt(mag, zero), f4_div(one, mag), zero);
+    qc = f4_mul(c2, inv);
+    qs = f4_mul(s2, inv);
+    dx = f4_add(dx, f4_mul(vh, vx));
+    dy = f4_add(dy, f4_mul(vh, vy));
+    f4_transpose(&dx, &dy, &qc, &qs);
+    f4_store(&s[0].dp.x, dx);
+    f4_store(&s[1].dp.x, dy);
+    f4_store(&s[2].dp.x, qc);
+    f4_store(&s[3].dp.x, qs);
+  }
+  for (; i < end; ++i) sn_integrate_one(states + i, h, max_rotation, max_speed_sq);
 }

@@ -4,6 +4,7 @@
 #define SN_RIGID_CONTACT_WIDE_H
 
 #include "core/alloc.h"
+#include "core/world.h"
 #include "sinew/types.h"
 
 typedef struct sn_softness {
@@ -41,56 +42,95 @@ typedef struct sn_contact_constraint {
   float n11, n12, n22; ///< its inverse
 } sn_contact_constraint;
 
-/// Contacts packed four to a group, SoA, coloured so that no dynamic body
-/// appears twice in a group: a group's four lanes are solved at once with
-/// SIMD (SSE2 where available, plain C otherwise) and give exactly the result
-/// of solving them one after the other.
+/// Contacts packed eight to a group, SoA, coloured so that no dynamic body
+/// appears twice in a group: a group's lanes are solved at once with SIMD
+/// (8 lanes with AVX2, two halves of 4 with SSE2, plain C otherwise) and give
+/// exactly the result of solving them one after the other.
 typedef struct sn_wide_group sn_wide_group;
+
+/// Lanes per group.
+#define SN_WIDE_LANES 8
 
 typedef struct sn_wide_set {
   sn_wide_group *groups;
   int32_t group_count;
-  int32_t *lane_constraint; ///< constraint index per lane (-1 = padding), 4 per group
+  int32_t *lane_constraint; ///< constraint index per lane (-1 = padding), SN_WIDE_LANES per group
   int32_t color_first[66];  ///< first group of each colour (64 = overflow), then the end
-  bool use_avx2;            ///< two groups of a colour at once (same results bit for bit)
+  bool use_avx2;            ///< 8 lanes at once (same results bit for bit)
 } sn_wide_set;
+
+/// What contact preparation reads of an awake body, by solver index (filled
+/// with the solver states, so the contacts never touch sn_body for them).
+typedef struct sn_wide_body {
+  float inv_mass, inv_inertia;
+  sn_vec2 offset; ///< centre of mass minus body origin (world frame)
+} sn_wide_body;
+
+/// What a solved lane hands back (accumulated and peak impulses, approach
+/// speeds) for warm starting, restitution and hit events.
+typedef struct sn_wide_result {
+  int32_t point_count; ///< points the solver kept (a nearly coincident second point is dropped)
+  float normal_impulse[2], tangent_impulse[2], max_normal_impulse[2], relative_velocity[2];
+} sn_wide_result;
 
 /// True if this CPU runs the 8-lane AVX2 kernel.
 bool sn_wide_cpu_has_avx2(void);
 
-/// Colours the constraints (per-contact colour in colors[], body masks in
+/// The colouring key of a prepared constraint (dummy = the static slot).
+sn_wide_key sn_wide_key_of(const sn_contact_constraint *c, int32_t dummy);
+/// Colours the contacts (per-contact colour in colors[], body masks in
 /// masks[] of body_count entries, both caller scratch) and returns the
 /// number of groups needed.
-int32_t sn_wide_color(const sn_contact_constraint *cs, int32_t count, int32_t body_count, int32_t *colors,
-                      uint64_t *masks);
+int32_t sn_wide_color(const sn_wide_key *keys, int32_t count, int32_t body_count, int32_t *colors, uint64_t *masks);
 /// Bytes of arena memory sn_wide_build needs for group_count groups.
 size_t sn_wide_bytes(int32_t group_count);
-/// Assigns coloured constraints to groups and lanes (arena memory); the
-/// groups are filled by sn_wide_fill. dummy is the static slot of the state
-/// array.
-bool sn_wide_build(sn_wide_set *set, sn_arena *arena, const sn_contact_constraint *cs, int32_t count,
-                   const int32_t *colors, int32_t group_count, int32_t dummy);
-/// Packs the constraints of groups [begin, end) into their SoA lanes.
+/// Assigns coloured contacts to groups and lanes (arena memory); the lanes
+/// are then filled with sn_wide_set_lane (or sn_wide_fill).
+bool sn_wide_build(sn_wide_set *set, sn_arena *arena, int32_t count, const int32_t *colors, int32_t group_count);
+/// Packs one prepared constraint (NULL: padding) into lane `lane` of group
+/// `group`; dummy is the static slot of the state array. Every lane of a
+/// group must be set before it is solved.
+void sn_wide_set_lane(const sn_wide_set *set, int32_t group, int lane, const sn_contact_constraint *c, int32_t dummy);
+/// Prepares groups [begin, end) straight from the world: lane k is contact
+/// contacts[k] with colouring key keys[k] (anchors, effective masses, the
+/// 2x2 block, softness: static for contacts with a body that cannot move).
+/// Awake bodies come from states/bodies by solver index, others (the static
+/// slot `dummy`) from the world.
+void sn_wide_prepare_range(const sn_wide_set *set, const sn_world *w, const int32_t *contacts, const sn_wide_key *keys,
+                           const sn_body_state *states, const sn_wide_body *bodies, int32_t begin, int32_t end,
+                           int32_t dummy, const sn_softness *soft, const sn_softness *static_soft);
+/// Packs constraints cs[lane_constraint] of groups [begin, end) into their lanes.
 void sn_wide_fill(const sn_wide_set *set, const sn_contact_constraint *cs, int32_t begin, int32_t end, int32_t dummy);
 /// Number of colours in color_first (the last one, SN_WIDE_OVERFLOW, holds
 /// contacts that found no colour: its groups share bodies and must run in
 /// order, on one thread).
 #define SN_WIDE_COLORS   65
 #define SN_WIDE_OVERFLOW 64
-/// Warm start / solve groups [begin, end) of colour `color`; begin must be an
-/// even offset from the colour's first group (pairs run 8 lanes wide), so any
-/// such cut of a colour gives the same bits as one pass over it.
-void sn_wide_warm_range(const sn_wide_set *set, sn_body_state *states, int32_t color, int32_t begin, int32_t end);
-void sn_wide_solve_range(const sn_wide_set *set, sn_body_state *states, int32_t color, int32_t begin, int32_t end,
-                         float inv_h, float push, bool use_bias);
+/// Warm start / solve groups [begin, end) (of one colour: any cut of a colour
+/// gives the same bits as one pass over it).
+void sn_wide_warm_range(const sn_wide_set *set, sn_body_state *states, int32_t begin, int32_t end);
+void sn_wide_solve_range(const sn_wide_set *set, sn_body_state *states, int32_t begin, int32_t end, float inv_h,
+                         float push, bool use_bias);
 void sn_wide_warm_start(const sn_wide_set *set, sn_body_state *states);
 /// One Gauss-Seidel pass over all groups in colour order. (Fusing the warm
 /// start into the first pass was tried: later colours then see velocities
 /// without their warm start and pyramids explode.)
 void sn_wide_solve(const sn_wide_set *set, sn_body_state *states, float inv_h, float push, bool use_bias);
-/// Copies accumulated impulses, peak impulses and approach speeds back.
+/// Restitution after the substeps, one pass over the groups in colour order
+/// (lanes with restitution 0 are skipped): points that approached faster
+/// than `threshold` and pushed get the normal velocity -e v_approach.
+void sn_wide_restitution(const sn_wide_set *set, sn_body_state *states, float threshold);
+/// The results of lane `lane` of group `group`.
+void sn_wide_get_result(const sn_wide_set *set, int32_t group, int lane, sn_wide_result *out);
+/// Copies accumulated impulses, peak impulses and approach speeds back to
+/// cs[lane_constraint] (tests; the step stores straight to the manifolds).
 void sn_wide_store(const sn_wide_set *set, sn_contact_constraint *cs);
-/// The same for groups [begin, end) (each lane is one constraint: any cut is safe).
-void sn_wide_store_range(const sn_wide_set *set, sn_contact_constraint *cs, int32_t begin, int32_t end);
+
+/// The position part of a substep for bodies [begin, end): rotation bounded
+/// to max_rotation per substep, speed to sqrt(max_speed_sq), then dq and dp
+/// advanced by h. Four bodies at a time where no bound applies (same bits
+/// as one at a time).
+void sn_wide_integrate_positions(sn_body_state *states, int32_t begin, int32_t end, float h, float max_rotation,
+                                 float max_speed_sq);
 
 #endif /* SN_RIGID_CONTACT_WIDE_H */

@@ -124,7 +124,12 @@ void sn_shape_move_proxy(sn_world *w, int32_t shape_index) {
   sn_shape *s = w->shapes.data + shape_index;
   sn_tree *tree = s->is_static_tree ? &w->static_tree : &w->dynamic_tree;
   s->fat_aabb = s->is_static_tree ? s->aabb : sn_fatten(s->aabb, SN_AABB_MARGIN);
-  sn_tree_move_proxy(tree, s->proxy, s->fat_aabb);
+  /* the dynamic tree is restructured once per step (sn_update_pairs rebuilds
+   * what moved); a static shape moves rarely and is reinserted at once */
+  if (s->is_static_tree)
+    sn_tree_move_proxy(tree, s->proxy, s->fat_aabb);
+  else
+    sn_tree_move_proxy_deferred(tree, s->proxy, s->fat_aabb);
   if (!s->enlarged) {
     s->enlarged = true;
     sn_array_push(&w->mem, w->move_buffer, shape_index);

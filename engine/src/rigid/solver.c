@@ -30,6 +30,12 @@
 #include "rigid/contact_wide.h"
 #include "soft/soft_step.h"
 
+#if defined(__GNUC__) || defined(__clang__)
+#define SN_PREFETCH_WRITE(p) __builtin_prefetch((p), 1)
+#else
+#define SN_PREFETCH_WRITE(p) ((void)(p))
+#endif
+
 static sn_softness sn_make_soft(float hertz, float zeta, float h) {
   if (hertz == 0.0f) return (sn_softness){0.0f, 1.0f, 0.0f};
   float omega = 2.0f * SN_PI * hertz;
@@ -50,7 +56,7 @@ typedef struct sn_step_context {
   sn_body_state *states;
   uint8_t *post; ///< per solver body: SN_POST_* flags from the write back
   sn_body_motion *motions;
-  sn_contact_constraint *constraints;
+  sn_wide_body *bodies; ///< per solver body: what contact preparation reads
   int32_t body_count;
   int32_t constraint_count;
   float h, inv_h;
@@ -73,167 +79,73 @@ static void sn_integrate_velocities(sn_step_context *ctx, int32_t begin, int32_t
   }
 }
 
+/* Every body's speed limit is the world's (sn_init_bodies). */
 static void sn_integrate_positions(sn_step_context *ctx, int32_t begin, int32_t end) {
-  float h = ctx->h;
-  sn_body_state *states = ctx->states;
-  for (int32_t i = begin; i < end; ++i) {
-    sn_body_state *s = states + i;
-    /* bound the rotation per substep so the linearised rotation stays sane */
-    float dtheta = h * s->w;
-    if (dtheta * dtheta > ctx->max_rotation * ctx->max_rotation) {
-      s->w *= ctx->max_rotation / sn_absf(dtheta);
-      dtheta = h * s->w;
-    }
-    s->dq = sn_integrate_rotation(s->dq, dtheta);
-    /* the speed limit bounds the motion of the substep: the warm start and
-     * the solve may have pushed past what the velocity integration clamped */
-    s->v = sn_clamp_length(s->v, ctx->motions[i].max_speed_sq);
-    s->dp = sn_mul_add(s->dp, h, s->v);
-  }
+  if (begin >= end) return;
+  sn_wide_integrate_positions(ctx->states, begin, end, ctx->h, ctx->max_rotation, ctx->motions[begin].max_speed_sq);
 }
 
-static void sn_apply_restitution(sn_step_context *ctx) {
-  sn_body_state *states = ctx->states;
-  const float threshold = ctx->restitution_threshold;
-  for (int32_t c = 0; c < ctx->constraint_count; ++c) {
-    sn_contact_constraint *cc = ctx->constraints + c;
-    if (cc->restitution == 0.0f) continue;
-    sn_body_state *a = states + cc->ia, *b = states + cc->ib;
-    sn_vec2 va = a->v, vb = b->v;
-    float wa = a->w, wb = b->w;
-    sn_vec2 n = cc->normal;
-    for (int32_t j = 0; j < cc->point_count; ++j) {
-      sn_constraint_point *cp = cc->points + j;
-      /* bounce only points that approached fast enough and actually pushed */
-      if (cp->relative_velocity > -threshold || cp->max_normal_impulse == 0.0f) continue;
-      sn_vec2 dv = sn_sub(sn_add(vb, sn_cross_sv(wb, cp->rb)), sn_add(va, sn_cross_sv(wa, cp->ra)));
-      float vn = sn_dot(dv, n);
-      float impulse = -cp->normal_mass * (vn + cc->restitution * cp->relative_velocity);
-      float new_impulse = sn_maxf(cp->normal_impulse + impulse, 0.0f);
-      impulse = new_impulse - cp->normal_impulse;
-      cp->normal_impulse = new_impulse;
-      cp->max_normal_impulse = sn_maxf(cp->max_normal_impulse, impulse);
-      sn_vec2 P = sn_scale(impulse, n);
-      va = sn_mul_sub(va, cc->ma, P);
-      wa -= cc->ia_inv * sn_cross(cp->ra, P);
-      vb = sn_mul_add(vb, cc->mb, P);
-      wb += cc->ib_inv * sn_cross(cp->rb, P);
-    }
-    a->v = va;
-    a->w = wa;
-    b->v = vb;
-    b->w = wb;
-  }
-}
-
-static void sn_prepare_contacts(sn_world *w, sn_step_context *ctx, float h, int32_t begin, int32_t end) {
-  float substep_rate = 1.0f / h;
+/* Groups [begin, end): each lane's contact prepared straight into its lane. */
+static void sn_prepare_groups(const sn_world *w, const sn_step_context *ctx, const sn_wide_set *wide, int32_t begin,
+                              int32_t end) {
+  float h = ctx->h, substep_rate = ctx->inv_h;
   /* stiffness: the user's, else a quarter of the substep rate (the stable
    * limit of the soft step); static contacts are twice as stiff */
   float hertz = w->contact_hertz > 0.0f ? sn_minf(w->contact_hertz, 0.25f * substep_rate) : 0.25f * substep_rate;
   sn_softness soft = sn_make_soft(hertz, w->contact_damping_ratio, h);
   sn_softness static_soft = sn_make_soft(2.0f * hertz, w->contact_damping_ratio, h);
-  int32_t dummy = ctx->body_count;
-  for (int32_t k = begin; k < end; ++k) {
-    int32_t ci = w->solver_contacts.data[k];
-    sn_contact *c = w->contacts.data + ci;
-    const sn_shape *sa = w->shapes.data + c->shape_a, *sb = w->shapes.data + c->shape_b;
-    const sn_body *ba = w->bodies.data + sa->body, *bb = w->bodies.data + sb->body;
-    sn_contact_constraint *cc = ctx->constraints + k;
-    cc->contact = ci;
-    cc->ia = ba->solver_index >= 0 ? ba->solver_index : dummy;
-    cc->ib = bb->solver_index >= 0 ? bb->solver_index : dummy;
-    cc->ma = ba->inv_mass;
-    cc->ia_inv = ba->inv_inertia;
-    cc->mb = bb->inv_mass;
-    cc->ib_inv = bb->inv_inertia;
-    cc->friction = c->friction;
-    cc->restitution = c->restitution;
-    cc->soft = (cc->ma == 0.0f || cc->mb == 0.0f) ? static_soft : soft;
-    const sn_manifold *m = &c->manifold;
-    cc->normal = m->normal;
-    cc->point_count = m->point_count;
-    sn_vec2 n = m->normal, t = sn_right_perp(n);
-    sn_vec2 offset_a = sn_sub(ba->center, ba->xf.p), offset_b = sn_sub(bb->center, bb->xf.p);
-    for (int32_t j = 0; j < m->point_count; ++j) {
-      const sn_manifold_point *mp = m->points + j;
-      sn_constraint_point *cp = cc->points + j;
-      cp->normal_impulse = mp->normal_impulse;
-      cp->tangent_impulse = mp->tangent_impulse;
-      cp->max_normal_impulse = 0.0f;
-      cp->ra = sn_sub(mp->anchor_a, offset_a);
-      cp->rb = sn_sub(mp->anchor_b, offset_b);
-      cp->base_separation = mp->separation - sn_dot(sn_sub(cp->rb, cp->ra), n);
-      float rna = sn_cross(cp->ra, n), rnb = sn_cross(cp->rb, n);
-      float kn = cc->ma + cc->mb + cc->ia_inv * rna * rna + cc->ib_inv * rnb * rnb;
-      cp->normal_mass = kn > 0.0f ? 1.0f / kn : 0.0f;
-      float rta = sn_cross(cp->ra, t), rtb = sn_cross(cp->rb, t);
-      float kt = cc->ma + cc->mb + cc->ia_inv * rta * rta + cc->ib_inv * rtb * rtb;
-      cp->tangent_mass = kt > 0.0f ? 1.0f / kt : 0.0f;
-      sn_vec2 vrel = sn_sub(sn_add(bb->v, sn_cross_sv(bb->w, cp->rb)), sn_add(ba->v, sn_cross_sv(ba->w, cp->ra)));
-      cp->relative_velocity = sn_dot(n, vrel);
-    }
-    if (m->point_count == 2) {
-      const sn_constraint_point *p1 = cc->points, *p2 = cc->points + 1;
-      float rn1a = sn_cross(p1->ra, n), rn1b = sn_cross(p1->rb, n);
-      float rn2a = sn_cross(p2->ra, n), rn2b = sn_cross(p2->rb, n);
-      float msum = cc->ma + cc->mb;
-      cc->k11 = msum + cc->ia_inv * rn1a * rn1a + cc->ib_inv * rn1b * rn1b;
-      cc->k22 = msum + cc->ia_inv * rn2a * rn2a + cc->ib_inv * rn2b * rn2b;
-      cc->k12 = msum + cc->ia_inv * rn1a * rn2a + cc->ib_inv * rn1b * rn2b;
-      /* only when K is well conditioned (points not nearly coincident) */
-      float det = cc->k11 * cc->k22 - cc->k12 * cc->k12;
-      bool well_conditioned = cc->k11 * cc->k11 < 1000.0f * det;
-      if (!well_conditioned) {
-        /* nearly coincident points: keep the first only (the block would be
-         * singular and two such points add nothing) */
-        cc->point_count = 1;
-      } else {
-        float inv_det = 1.0f / det;
-        cc->n11 = cc->k22 * inv_det;
-        cc->n12 = -cc->k12 * inv_det;
-        cc->n22 = cc->k11 * inv_det;
-      }
-    }
-  }
+  sn_wide_prepare_range(wide, w, w->solver_contacts.data, w->solver_keys.data, ctx->states, ctx->bodies, begin, end,
+                        ctx->body_count, &soft, &static_soft);
 }
 
-/* Accumulated impulses of constraints [begin, end) go back to their
- * manifolds (warm starting next step); one contact each. True if one of them
- * reports hit events. */
-static bool sn_store_impulses(sn_world *w, const sn_step_context *ctx, int32_t begin, int32_t end) {
+/* The accumulated impulses of groups [begin, end) go back to their
+ * manifolds (warm starting next step), with the peak impulses and approach
+ * speeds hit events read. True if one of them reports hit events. */
+static bool sn_store_impulses(sn_world *w, const sn_wide_set *wide, int32_t begin, int32_t end) {
   bool hits = false;
-  for (int32_t k = begin; k < end; ++k) {
-    const sn_contact_constraint *cc = ctx->constraints + k;
-    const sn_contact *c = w->contacts.data + cc->contact;
-    hits = hits || (c->flags & SN_CONTACT_ENABLE_HIT) != 0;
-    sn_manifold *m = &w->contacts.data[cc->contact].manifold;
-    for (int32_t j = cc->point_count; j < m->point_count; ++j) {
-      m->points[j].normal_impulse = 0.0f;
-      m->points[j].tangent_impulse = 0.0f;
-      m->points[j].max_normal_impulse = 0.0f;
+  for (int32_t g = begin; g < end; ++g) {
+    /* lanes follow the colouring: the contacts of the group after next on
+     * their way (they come from all over the array) */
+    if (g + 2 < end) {
+      const int32_t *ahead = wide->lane_constraint + SN_WIDE_LANES * (g + 2);
+      for (int l = 0; l < SN_WIDE_LANES && ahead[l] >= 0; ++l) {
+        const char *p = (const char *)(w->contacts.data + w->solver_contacts.data[ahead[l]]);
+        SN_PREFETCH_WRITE(p);
+        SN_PREFETCH_WRITE(p + 64);
+        SN_PREFETCH_WRITE(p + 128);
+      }
     }
-    for (int32_t j = 0; j < cc->point_count; ++j) {
-      m->points[j].normal_impulse = cc->points[j].normal_impulse;
-      m->points[j].tangent_impulse = cc->points[j].tangent_impulse;
-      m->points[j].max_normal_impulse = cc->points[j].max_normal_impulse;
-      m->points[j].normal_velocity = cc->points[j].relative_velocity;
+    for (int l = 0; l < SN_WIDE_LANES; ++l) {
+      int32_t k = wide->lane_constraint[SN_WIDE_LANES * g + l];
+      if (k < 0) continue;
+      sn_contact *c = w->contacts.data + w->solver_contacts.data[k];
+      hits = hits || (c->flags & SN_CONTACT_ENABLE_HIT) != 0;
+      sn_wide_result r;
+      sn_wide_get_result(wide, g, l, &r);
+      sn_manifold *m = &c->manifold;
+      for (int32_t j = 0; j < m->point_count; ++j) {
+        bool kept = j < r.point_count;
+        m->points[j].normal_impulse = kept ? r.normal_impulse[j] : 0.0f;
+        m->points[j].tangent_impulse = kept ? r.tangent_impulse[j] : 0.0f;
+        m->points[j].max_normal_impulse = kept ? r.max_normal_impulse[j] : 0.0f;
+        if (kept) m->points[j].normal_velocity = r.relative_velocity[j];
+      }
     }
   }
   return hits;
 }
 
-/* Hit events, in constraint order: the fastest approaching point that pushed. */
-static void sn_report_hits(sn_world *w, const sn_step_context *ctx) {
-  for (int32_t k = 0; k < ctx->constraint_count; ++k) {
-    const sn_contact_constraint *cc = ctx->constraints + k;
-    sn_contact *c = w->contacts.data + cc->contact;
+/* Hit events, in contact order: the fastest approaching point that pushed. */
+static void sn_report_hits(sn_world *w) {
+  for (int32_t k = 0; k < w->solver_contacts.count; ++k) {
+    sn_contact *c = w->contacts.data + w->solver_contacts.data[k];
     if (!(c->flags & SN_CONTACT_ENABLE_HIT)) continue;
     float fastest = 0.0f;
     int32_t fastest_j = -1;
-    for (int32_t j = 0; j < cc->point_count; ++j) {
-      float approach = -cc->points[j].relative_velocity;
-      if (cc->points[j].max_normal_impulse > 0.0f && approach > fastest) {
+    for (int32_t j = 0; j < c->manifold.point_count; ++j) {
+      const sn_manifold_point *mp = c->manifold.points + j;
+      float approach = -mp->normal_velocity;
+      if (mp->max_normal_impulse > 0.0f && approach > fastest) {
         fastest = approach;
         fastest_j = j;
       }
@@ -408,10 +320,13 @@ static bool sn_constraint_active(const sn_world *w, const sn_constraint *k) {
   return false;
 }
 
-/* A joint between an awake and a sleeping body wakes the sleeper. */
+/* A joint between an awake and a sleeping body wakes the sleeper. Only the
+ * constraints solved per item can have bodies (batched types are particle
+ * only): the cached list (sn_constraint_lists_update). */
 static void sn_wake_joined(sn_world *w) {
-  for (int32_t i = 0; i < w->constraints.count; ++i) {
-    const sn_constraint *k = w->constraints.data + i;
+  const sn_constraint_lists *l = &w->constraint_lists;
+  for (int32_t n = 0; n < l->items.count; ++n) {
+    const sn_constraint *k = w->constraints.data + l->items.data[n];
     if (!k->in_use || k->type->body_count < 2) continue;
     const sn_body *a = w->bodies.data + k->bodies[0], *b = w->bodies.data + k->bodies[1];
     bool a_awake = a->type != SN_BODY_STATIC && a->is_awake, b_awake = b->type != SN_BODY_STATIC && b->is_awake;
@@ -419,8 +334,8 @@ static void sn_wake_joined(sn_world *w) {
     if (b_awake && !a_awake && a->type != SN_BODY_STATIC) sn_body_wake(w, k->bodies[0]);
   }
   /* a constraint joining particles keeps its rigid bodies awake */
-  for (int32_t i = 0; i < w->constraints.count; ++i) {
-    const sn_constraint *k = w->constraints.data + i;
+  for (int32_t n = 0; n < l->items.count; ++n) {
+    const sn_constraint *k = w->constraints.data + l->items.data[n];
     if (!k->in_use || k->particle_count == 0) continue;
     for (uint32_t m = 0; m < k->type->body_count; ++m) {
       const sn_body *b = w->bodies.data + k->bodies[m];
@@ -495,6 +410,27 @@ static bool sn_xpbd_move_resident(sn_world *w, size_t params_bytes, size_t insta
   return true;
 }
 
+/* Whether each batched type's constraints all have the same params (byte
+ * for byte, in the resident block the batch reads): such a batch gets
+ * params_stride 0 and one record, so the kernels read one cache line
+ * instead of streaming a copy per constraint every sweep. Found again after
+ * a rebuild or a parameter change (sn_constraint_set_param). */
+static void sn_xpbd_find_same_params(sn_world *w) {
+  sn_xpbd_schedule *x = &w->xpbd;
+  if (x->same_found && x->param_edits == w->xpbd_param_edits) return;
+  for (int32_t r = 0; r < x->ranges.count; ++r) {
+    sn_xpbd_range *range = x->ranges.data + r;
+    const char *base = x->params_base + range->params_offset;
+    const size_t size = range->type->params_size;
+    bool same = true;
+    for (int32_t j = 1; j < range->count && same; ++j)
+      same = memcmp(base + (size_t)j * range->params_stride, base, size) == 0;
+    range->same_params = same;
+  }
+  x->param_edits = w->xpbd_param_edits;
+  x->same_found = true;
+}
+
 /* The colours of the batched XPBD types, rebuilt (before the substeps) when
  * a constraint came or went or a particle's inverse mass turned zero or
  * nonzero. Per type, in slot (creation) order, a constraint's level is one
@@ -515,8 +451,12 @@ static bool sn_xpbd_schedule_update(sn_world *w, const sn_soft_context *soft) {
     stale = stale || x->fixed.data[i] != f;
     x->fixed.data[i] = f;
   }
-  if (!stale) return true;
+  if (!stale) {
+    sn_xpbd_find_same_params(w);
+    return true;
+  }
   x->valid = false;
+  x->same_found = false;
   x->ranges.count = x->order.count = x->indices.count = x->index_start.count = x->level_start.count = 0;
   /* the types, in order of first appearance, and their sizes */
   int32_t total = 0, total_indices = 0;
@@ -606,12 +546,13 @@ static bool sn_xpbd_schedule_update(sn_world *w, const sn_soft_context *soft) {
   x->particle_slots = np;
   x->builds++;
   x->valid = true;
+  sn_xpbd_find_same_params(w);
   return true;
 }
 
 /* A batched type's constraints in colour order: their params and instances
  * are resident in the schedule's blocks (nothing to copy). */
-static bool sn_build_particle_batch(sn_world *w, const sn_soft_context *soft, sn_joint_batch *batch, int32_t *owners) {
+static bool sn_build_particle_batch(sn_world *w, const sn_soft_context *soft, sn_joint_batch *batch) {
   const sn_xpbd_schedule *x = &w->xpbd;
   const sn_constraint_type *t = batch->type;
   int32_t r = 0;
@@ -621,7 +562,6 @@ static bool sn_build_particle_batch(sn_world *w, const sn_soft_context *soft, sn
   const uint32_t ps = range->params_stride, is = range->instance_stride;
   char *pp = x->params_base + range->params_offset;
   char *ip = x->instance_base + range->instance_offset;
-  for (int32_t j = 0; j < range->count; ++j) owners[j] = x->order.data[range->first + j];
   sn_particle_batch *pb = &batch->particles;
   memset(pb, 0, sizeof(*pb));
   pb->size = (uint32_t)sizeof(*pb);
@@ -633,7 +573,8 @@ static bool sn_build_particle_batch(sn_world *w, const sn_soft_context *soft, sn
   pb->indices = x->indices.data + x->index_start.data[r];
   pb->params = pp;
   pb->instances = ip;
-  pb->params_stride = ps;
+  /* equal params as one record, for a plugin that takes them so */
+  pb->params_stride = range->same_params && (t->batch_flags & SN_BATCH_SHARED_PARAMS) ? 0u : ps;
   pb->instance_stride = is;
   pb->colour_count = range->level_count;
   pb->colour_start = x->level_start.data + range->level_first;
@@ -644,71 +585,108 @@ static bool sn_build_particle_batch(sn_world *w, const sn_soft_context *soft, sn
   return true;
 }
 
+/* Where sn_build_joint_batches writes its items. */
+typedef struct sn_item_cursor {
+  sn_constraint_item *items;
+  sn_constraint_body *views;
+  sn_constraint_body **ptrs;
+  int32_t *owners;
+  int32_t n, used;
+} sn_item_cursor;
+
+/* Appends the active constraints of batch->type among slots[from, count)
+ * (slots NULL: the slots from .. count - 1 themselves) as items. */
+static bool sn_add_items(sn_world *w, sn_step_context *ctx, const sn_soft_context *soft, sn_joint_batch *batch,
+                         sn_item_cursor *c, const int32_t *slots, int32_t from, int32_t count) {
+  for (int32_t e = from; e < count; ++e) {
+    const int32_t j = slots ? slots[e] : e;
+    sn_constraint *k = w->constraints.data + j;
+    if (!k->in_use || k->type != batch->type || !sn_constraint_active(w, k)) continue;
+    sn_constraint_item *item = c->items + c->n;
+    memset(item, 0, sizeof(*item));
+    /* pack params and instance of the step's constraints together, in
+     * solve order (the ABI lets the host move them): one type's batch then
+     * streams through contiguous memory; instances go back after the step */
+    const sn_constraint_type *t = k->type;
+    uintptr_t pp = (uintptr_t)sn_arena_alloc(&w->arena, t->params_size + t->params_align);
+    uintptr_t ip = (uintptr_t)sn_arena_alloc(&w->arena, t->instance_size + t->instance_align);
+    if (pp == 0 || ip == 0) return false;
+    pp = (pp + t->params_align - 1) & ~(uintptr_t)(t->params_align - 1);
+    ip = (ip + t->instance_align - 1) & ~(uintptr_t)(t->instance_align - 1);
+    memcpy((void *)pp, k->params, t->params_size);
+    memcpy((void *)ip, k->instance, t->instance_size);
+    item->params = (const void *)pp;
+    item->instance = (void *)ip;
+    c->owners[c->n] = j;
+    item->bodies = c->ptrs + c->used;
+    item->body_count = (int32_t)k->type->body_count + k->particle_count;
+    for (uint32_t m = 0; m < k->type->body_count; ++m) {
+      const sn_body *body = w->bodies.data + k->bodies[m];
+      sn_constraint_body *v = c->views + 2 * c->n + m;
+      int32_t slot = body->solver_index >= 0 ? body->solver_index : ctx->body_count;
+      v->state = (sn_solver_body *)(void *)(ctx->states + slot);
+      bool moves = body->solver_index >= 0;
+      v->inv_mass = moves ? body->inv_mass : 0.0f;
+      v->inv_inertia = moves ? body->inv_inertia : 0.0f;
+      v->center = body->center;
+      v->q = body->xf.q;
+      v->local_center = body->local_center;
+      v->origin = body->xf.p;
+      c->ptrs[c->used++] = v;
+    }
+    for (int32_t m = 0; m < k->particle_count; ++m) c->ptrs[c->used++] = soft->views + k->particles[m];
+    c->n++;
+    batch->count++;
+  }
+  return true;
+}
+
 /* Items grouped by type (in order of first appearance), arena memory. Rigid
  * endpoints get a view each; particles share their step view. Batched XPBD
- * types get a particle batch instead of items. */
+ * types get a particle batch instead of items (and no owners: their
+ * instances stay put). Walks the cached lists (sn_constraint_lists_update),
+ * not every constraint: the per-item constraints, with the batched types
+ * merged in at their first slots (batched constraints are always active), so
+ * the types come in the order a scan of every slot finds them. */
 static int32_t sn_build_joint_batches(sn_world *w, sn_step_context *ctx, const sn_soft_context *soft,
                                       sn_joint_batch *batches, int32_t nj, int32_t endpoints, int32_t *owners) {
-  sn_constraint_item *items = sn_arena_alloc(&w->arena, (size_t)nj * sizeof(sn_constraint_item) + 1);
-  sn_constraint_body *views = sn_arena_alloc(&w->arena, (size_t)nj * 2 * sizeof(sn_constraint_body) + 1);
-  sn_constraint_body **ptrs = sn_arena_alloc(&w->arena, (size_t)endpoints * sizeof(sn_constraint_body *) + 1);
-  if (items == NULL || views == NULL || ptrs == NULL) return 0;
-  int32_t batch_count = 0, n = 0, used = 0;
-  for (int32_t i = 0; i < w->constraints.count; ++i) {
-    const sn_constraint *first = w->constraints.data + i;
+  sn_item_cursor c;
+  c.items = sn_arena_alloc(&w->arena, (size_t)nj * sizeof(sn_constraint_item) + 1);
+  c.views = sn_arena_alloc(&w->arena, (size_t)nj * 2 * sizeof(sn_constraint_body) + 1);
+  c.ptrs = sn_arena_alloc(&w->arena, (size_t)endpoints * sizeof(sn_constraint_body *) + 1);
+  c.owners = owners;
+  c.n = c.used = 0;
+  if (c.items == NULL || c.views == NULL || c.ptrs == NULL) return 0;
+  const sn_constraint_lists *l = &w->constraint_lists;
+  const bool batching = soft->active && w->xpbd.valid;
+  int32_t batch_count = 0, next_batched = 0;
+  for (int32_t e = 0; e <= l->items.count; ++e) {
+    const int32_t slot = e < l->items.count ? l->items.data[e] : INT32_MAX;
+    while (next_batched < l->batched.count && l->batched.data[next_batched].slot < slot) {
+      sn_joint_batch *batch = batches + batch_count++;
+      batch->type = l->batched.data[next_batched++].type;
+      batch->items = c.items + c.n;
+      batch->count = 0;
+      batch->batched = false;
+      if (batching) {
+        if (!sn_build_particle_batch(w, soft, batch)) return 0;
+        c.n += batch->count;
+      } else if (!sn_add_items(w, ctx, soft, batch, &c, NULL, 0, w->constraints.count)) {
+        return 0;
+      }
+    }
+    if (e == l->items.count) break;
+    const sn_constraint *first = w->constraints.data + slot;
     if (!first->in_use || !sn_constraint_active(w, first)) continue;
     bool seen = false;
     for (int32_t b = 0; b < batch_count; ++b) seen = seen || batches[b].type == first->type;
     if (seen) continue;
     sn_joint_batch *batch = batches + batch_count++;
     batch->type = first->type;
-    batch->items = items + n;
+    batch->items = c.items + c.n;
     batch->count = 0;
     batch->batched = false;
-    if (soft->active && w->xpbd.valid && sn_xpbd_batched(w, first->type)) {
-      if (!sn_build_particle_batch(w, soft, batch, owners + n)) return 0;
-      n += batch->count;
-      continue;
-    }
-    for (int32_t j = i; j < w->constraints.count; ++j) {
-      sn_constraint *k = w->constraints.data + j;
-      if (!k->in_use || k->type != first->type || !sn_constraint_active(w, k)) continue;
-      sn_constraint_item *item = items + n;
-      memset(item, 0, sizeof(*item));
-      /* pack params and instance of the step's constraints together, in
-       * solve order (the ABI lets the host move them): one type's batch then
-       * streams through contiguous memory; instances go back after the step */
-      const sn_constraint_type *t = k->type;
-      uintptr_t pp = (uintptr_t)sn_arena_alloc(&w->arena, t->params_size + t->params_align);
-      uintptr_t ip = (uintptr_t)sn_arena_alloc(&w->arena, t->instance_size + t->instance_align);
-      if (pp == 0 || ip == 0) return 0;
-      pp = (pp + t->params_align - 1) & ~(uintptr_t)(t->params_align - 1);
-      ip = (ip + t->instance_align - 1) & ~(uintptr_t)(t->instance_align - 1);
-      memcpy((void *)pp, k->params, t->params_size);
-      memcpy((void *)ip, k->instance, t->instance_size);
-      item->params = (const void *)pp;
-      item->instance = (void *)ip;
-      owners[n] = j;
-      item->bodies = ptrs + used;
-      item->body_count = (int32_t)k->type->body_count + k->particle_count;
-      for (uint32_t m = 0; m < k->type->body_count; ++m) {
-        const sn_body *body = w->bodies.data + k->bodies[m];
-        sn_constraint_body *v = views + 2 * n + m;
-        int32_t slot = body->solver_index >= 0 ? body->solver_index : ctx->body_count;
-        v->state = (sn_solver_body *)(void *)(ctx->states + slot);
-        bool moves = body->solver_index >= 0;
-        v->inv_mass = moves ? body->inv_mass : 0.0f;
-        v->inv_inertia = moves ? body->inv_inertia : 0.0f;
-        v->center = body->center;
-        v->q = body->xf.q;
-        v->local_center = body->local_center;
-        v->origin = body->xf.p;
-        ptrs[used++] = v;
-      }
-      for (int32_t m = 0; m < k->particle_count; ++m) ptrs[used++] = soft->views + k->particles[m];
-      n++;
-      batch->count++;
-    }
+    if (!sn_add_items(w, ctx, soft, batch, &c, l->items.data, e, l->items.count)) return 0;
   }
   return batch_count;
 }
@@ -798,6 +776,7 @@ static void sn_init_bodies(sn_world *w, sn_step_context *ctx, float h, int32_t b
     s->v = b->v;
     s->w = b->w;
     s->pad = 0.0f;
+    ctx->bodies[k] = (sn_wide_body){b->inv_mass, b->inv_inertia, sn_sub(b->center, b->xf.p)};
     s->dp = (sn_vec2){0.0f, 0.0f};
     s->dq = sn_rot_identity();
     sn_body_motion *m = ctx->motions + k;
@@ -824,7 +803,7 @@ static void sn_init_bodies(sn_world *w, sn_step_context *ctx, float h, int32_t b
  * the passes, so every worker count gives the same bits. */
 enum {
   SN_STAGE_INIT,           /* bodies: solver state and motion */
-  SN_STAGE_PREPARE,        /* contact constraints [begin, end) */
+  SN_STAGE_PREPARE,        /* groups: contacts prepared into their SoA lanes */
   SN_STAGE_INTEGRATE_V,    /* bodies */
   SN_STAGE_SUBSTEP,        /* main: step info, rigid centres for particle contacts (arg = substep) */
   SN_STAGE_PREDICT,        /* particles: prediction (arg = substep) */
@@ -844,17 +823,15 @@ enum {
   SN_STAGE_POS_COLLIDE,    /* main: particle collisions (arg: first sweep) */
   SN_STAGE_POS_VELOCITIES, /* particles: v = (p - x) / h */
   SN_STAGE_POS_END,        /* main: rigid velocities from the motion, velocity pass */
-  SN_STAGE_FILL,           /* groups: pack the coloured contacts into SoA lanes */
-  SN_STAGE_STORE,          /* groups: accumulated impulses back to the constraints */
   SN_STAGE_POST,           /* main: particles, plugin instances, restitution */
-  SN_STAGE_IMPULSES,       /* contact constraints: impulses back to the manifolds */
+  SN_STAGE_STORE,          /* groups: impulses back to the manifolds */
   SN_STAGE_WRITE_BACK      /* bodies */
 };
 
 /// Minimum items per block: enough work to pay for claiming a block.
 #define SN_BLOCK_BODIES               128
 #define SN_BLOCK_CONTACTS             64
-#define SN_BLOCK_GROUPS               8
+#define SN_BLOCK_GROUPS               4
 #define SN_BLOCK_PARTICLE_CONSTRAINTS 512
 #define SN_BLOCK_PARTICLES            256
 
@@ -889,7 +866,7 @@ static void sn_post_substeps(sn_solver_run *run) {
       memcpy(k->instance, run->batches[b].items[i].instance, k->type->instance_size);
     }
   }
-  sn_apply_restitution(run->ctx);
+  sn_wide_restitution(run->wide, run->ctx->states, run->ctx->restitution_threshold);
 }
 
 static void sn_run_joints(const sn_solver_run *run, int32_t kind) {
@@ -912,7 +889,7 @@ static void sn_solver_stage(void *context, const sn_stage *st, int32_t begin, in
     sn_init_bodies(run->w, ctx, run->h, begin, end);
     break;
   case SN_STAGE_PREPARE:
-    sn_prepare_contacts(run->w, ctx, run->h, begin, end);
+    sn_prepare_groups(run->w, ctx, run->wide, begin, end);
     break;
   case SN_STAGE_INTEGRATE_V:
     sn_integrate_velocities(ctx, begin, end);
@@ -930,11 +907,11 @@ static void sn_solver_stage(void *context, const sn_stage *st, int32_t begin, in
     sn_soft_velocities_range(run->w, run->soft, begin, end);
     break;
   case SN_STAGE_WARM:
-    sn_wide_warm_range(run->wide, ctx->states, st->arg, begin, end);
+    sn_wide_warm_range(run->wide, ctx->states, begin, end);
     break;
   case SN_STAGE_SOLVE:
   case SN_STAGE_RELAX:
-    sn_wide_solve_range(run->wide, ctx->states, st->arg, begin, end, ctx->inv_h, ctx->push_max_velocity,
+    sn_wide_solve_range(run->wide, ctx->states, begin, end, ctx->inv_h, ctx->push_max_velocity,
                         st->kind == SN_STAGE_SOLVE);
     break;
   case SN_STAGE_JOINT_WARM:
@@ -973,17 +950,11 @@ static void sn_solver_stage(void *context, const sn_stage *st, int32_t begin, in
   case SN_STAGE_POS_END:
     sn_position_end(run->w, ctx, run->soft, run->position);
     break;
-  case SN_STAGE_FILL:
-    sn_wide_fill(run->wide, ctx->constraints, begin, end, ctx->body_count);
-    break;
-  case SN_STAGE_STORE:
-    sn_wide_store_range(run->wide, ctx->constraints, begin, end);
-    break;
   case SN_STAGE_POST:
     sn_post_substeps(run);
     break;
-  case SN_STAGE_IMPULSES:
-    if (sn_store_impulses(run->w, ctx, begin, end)) atomic_store_explicit(&run->hits, 1, memory_order_relaxed);
+  case SN_STAGE_STORE:
+    if (sn_store_impulses(run->w, run->wide, begin, end)) atomic_store_explicit(&run->hits, 1, memory_order_relaxed);
     break;
   default: /* SN_STAGE_WRITE_BACK */
     if (sn_write_back(run->w, ctx, run->dt, begin, end)) atomic_store_explicit(&run->frozen, 1, memory_order_relaxed);
@@ -996,7 +967,7 @@ static void sn_add_color_stages(sn_stage_runner *r, const sn_wide_set *wide, int
   for (int32_t c = 0; c < SN_WIDE_COLORS; ++c) {
     int32_t first = wide->color_first[c], count = wide->color_first[c + 1] - first;
     int32_t min_block = c == SN_WIDE_OVERFLOW ? count : SN_BLOCK_GROUPS;
-    sn_stage_add(r, kind, c, first, count, min_block, 2);
+    sn_stage_add(r, kind, c, first, count, min_block, 1);
   }
 }
 
@@ -1009,12 +980,14 @@ static void sn_add_position_stages(sn_stage_runner *r, const sn_joint_batch *bat
   if (stage->xpbd_count == 0 && !soft_active) return;
   for (int32_t it = 0; it < stage->soft_iterations; ++it) {
     sn_stage_add_main(r, SN_STAGE_POS_SWEEP, it);
-    bool packed = false;
+    bool packed = false, items_ran = false;
     for (int32_t b = 0; b < batch_count; ++b) {
       const sn_joint_batch *batch = batches + b;
       if (!batch->xpbd || batch->count == 0) continue;
       if (batch->batched) {
-        if (!packed) sn_stage_add(r, SN_STAGE_POS_PACK, it == 0, 0, np, SN_BLOCK_PARTICLES, 1);
+        /* (the first pack of the first sweep may be the prediction's) */
+        if (!packed && !(it == 0 && soft->prepack && !items_ran))
+          sn_stage_add(r, SN_STAGE_POS_PACK, it == 0, 0, np, SN_BLOCK_PARTICLES, 1);
         packed = true;
         const sn_particle_batch *pb = &batch->particles;
         for (int32_t c = 0; c < pb->colour_count; ++c) {
@@ -1025,9 +998,12 @@ static void sn_add_position_stages(sn_stage_runner *r, const sn_joint_batch *bat
       }
       if (packed) sn_stage_add(r, SN_STAGE_POS_UNPACK, 0, 0, np, SN_BLOCK_PARTICLES, 1);
       packed = false;
+      items_ran = true;
       sn_stage_add_main(r, SN_STAGE_POS_ITEMS, b);
     }
-    if (packed) sn_stage_add(r, SN_STAGE_POS_UNPACK, 0, 0, np, SN_BLOCK_PARTICLES, 1);
+    /* (the last copy back may be the velocities') */
+    if (packed && !(it == stage->soft_iterations - 1 && soft->unpack_late))
+      sn_stage_add(r, SN_STAGE_POS_UNPACK, 0, 0, np, SN_BLOCK_PARTICLES, 1);
     sn_stage_add_main(r, SN_STAGE_POS_COLLIDE, it == 0);
   }
   sn_stage_add(r, SN_STAGE_POS_VELOCITIES, substep, 0, np, SN_BLOCK_PARTICLES, 1);
@@ -1063,9 +1039,26 @@ typedef struct sn_list_run {
 static bool sn_solver_contact(const sn_world *w, int32_t ci) {
   const sn_contact *c = w->contacts.data + ci;
   if (!c->in_use || !(c->flags & SN_CONTACT_TOUCHING)) return false;
-  const sn_body *ba = w->bodies.data + w->shapes.data[c->shape_a].body;
-  const sn_body *bb = w->bodies.data + w->shapes.data[c->shape_b].body;
-  return ba->solver_index >= 0 || bb->solver_index >= 0;
+  const int32_t *index = w->body_solver_index.data;
+  return index[c->edges[0].body] >= 0 || index[c->edges[1].body] >= 0;
+}
+
+/* The colouring key of solver contact ci (dummy: the static slot). Only
+ * awake bodies the contact can change are dynamic for it. */
+static sn_wide_key sn_solver_key(const sn_world *w, int32_t ci, int32_t dummy) {
+  const sn_contact *c = w->contacts.data + ci;
+  const int32_t *index = w->body_solver_index.data;
+  int32_t ia = index[c->edges[0].body], ib = index[c->edges[1].body];
+  sn_wide_key k = {ia >= 0 ? ia : dummy, ib >= 0 ? ib : dummy, 0u};
+  if (ia >= 0) {
+    const sn_body *ba = w->bodies.data + c->edges[0].body;
+    if (ba->inv_mass > 0.0f || ba->inv_inertia > 0.0f) k.dynamic |= 1u;
+  }
+  if (ib >= 0) {
+    const sn_body *bb = w->bodies.data + c->edges[1].body;
+    if (bb->inv_mass > 0.0f || bb->inv_inertia > 0.0f) k.dynamic |= 2u;
+  }
+  return k;
 }
 
 static void sn_list_stage(void *context, const sn_stage *st, int32_t begin, int32_t end) {
@@ -1085,9 +1078,11 @@ static void sn_list_stage(void *context, const sn_stage *st, int32_t begin, int3
     }
     w->solver_contacts.count = total;
   } else {
-    int32_t at = run->block_counts[block];
+    int32_t at = run->block_counts[block], dummy = w->awake_bodies.count;
     for (int32_t ci = begin; ci < end; ++ci) {
-      if (sn_solver_contact(w, ci)) w->solver_contacts.data[at++] = ci;
+      if (!sn_solver_contact(w, ci)) continue;
+      w->solver_keys.data[at] = sn_solver_key(w, ci, dummy);
+      w->solver_contacts.data[at++] = ci;
     }
   }
 }
@@ -1095,7 +1090,9 @@ static void sn_list_stage(void *context, const sn_stage *st, int32_t begin, int3
 static bool sn_list_solver_contacts(sn_world *w) {
   int32_t count = w->contacts.count;
   w->solver_contacts.count = 0;
-  if (!sn_array_reserve(&w->mem, w->solver_contacts, count) || !sn_array_reserve(&w->mem, w->stages, 3)) return false;
+  if (!sn_array_reserve(&w->mem, w->solver_contacts, count) || !sn_array_reserve(&w->mem, w->solver_keys, count) ||
+      !sn_array_reserve(&w->mem, w->stages, 3))
+    return false;
   sn_list_run run = {w, NULL, 0, 0};
   sn_stage_runner r;
   int32_t workers = count >= w->parallel_min_items ? w->worker_count : 1;
@@ -1113,28 +1110,36 @@ static bool sn_list_solver_contacts(sn_world *w) {
 }
 
 void sn_solve(sn_world *w, float dt) {
+  double t_setup = w->profile_clock; /* the world's clock read just before */
+  if (!sn_constraint_lists_update(w)) return;
   if (w->constraint_count > 0) sn_wake_joined(w);
   sn_soft_find_candidates(w, dt);
   /* gather awake bodies; static bodies share a dummy slot */
   w->awake_bodies.count = 0;
-  if (!sn_array_reserve(&w->mem, w->awake_bodies, w->bodies.count)) return;
+  if (!sn_array_reserve(&w->mem, w->awake_bodies, w->bodies.count) ||
+      !sn_array_reserve(&w->mem, w->body_solver_index, w->bodies.count))
+    return;
   for (int32_t i = 0; i < w->bodies.count; ++i) {
     sn_body *b = w->bodies.data + i;
     b->solver_index = SN_NULL_INDEX;
+    w->body_solver_index.data[i] = SN_NULL_INDEX;
     if (!b->in_use || b->type == SN_BODY_STATIC || !b->is_awake || b->frozen) continue;
     b->solver_index = w->awake_bodies.count;
+    w->body_solver_index.data[i] = b->solver_index;
     w->awake_bodies.data[w->awake_bodies.count++] = i;
   }
   w->awake_body_count = w->awake_bodies.count;
   /* touching contacts with an awake body, in contact order (deterministic) */
   if (!sn_list_solver_contacts(w)) return;
   int32_t nb = w->awake_bodies.count, nc = w->solver_contacts.count;
-  /* active plugin constraints, their endpoints and packed bytes (one pass:
-   * a cloth has 10^5 of them) */
-  int32_t nj = 0, endpoints = 0;
-  size_t packed = 0;
-  for (int32_t i = 0; i < w->constraints.count; ++i) {
-    const sn_constraint *k = w->constraints.data + i;
+  /* active plugin constraints, their endpoints and packed bytes: the
+   * batched ones counted when the constraint set last changed (a cloth has
+   * 10^5 of them), the rest here */
+  const sn_constraint_lists *lists = &w->constraint_lists;
+  int32_t nj = lists->batched_count, endpoints = lists->batched_endpoints;
+  size_t packed = lists->batched_packed; /* batched constraints are always active */
+  for (int32_t n = 0; n < lists->items.count; ++n) {
+    const sn_constraint *k = w->constraints.data + lists->items.data[n];
     if (!k->in_use || !sn_constraint_active(w, k)) continue;
     nj++;
     endpoints += (int32_t)k->type->body_count + k->particle_count;
@@ -1143,8 +1148,10 @@ void sn_solve(sn_world *w, float dt) {
   /* all step memory up front: nothing is allocated inside the substeps */
   if (!sn_array_reserve(&w->mem, w->contact_colors, nc) || !sn_array_reserve(&w->mem, w->body_color_masks, nb + 1))
     return;
-  size_t bytes = (size_t)(nb + 1) * sizeof(sn_body_state) + (size_t)nb * sizeof(sn_body_motion) +
-                 (size_t)nc * sizeof(sn_contact_constraint) + 3 * 16 + sn_wide_bytes(nc + 64) +
+  /* colour the contacts (see contact_wide.c): the group count sizes the step */
+  int32_t groups = sn_wide_color(w->solver_keys.data, nc, nb, w->contact_colors.data, w->body_color_masks.data);
+  size_t bytes = (size_t)(nb + 1) * sizeof(sn_body_state) +
+                 (size_t)nb * (sizeof(sn_body_motion) + sizeof(sn_wide_body)) + 4 * 16 + sn_wide_bytes(groups) +
                  (size_t)nj * (sizeof(sn_constraint_item) + 2 * sizeof(sn_constraint_body) + sizeof(sn_joint_batch)) +
                  (size_t)endpoints * sizeof(sn_constraint_body *) + (size_t)nb * sizeof(sn_body_pose) +
                  sn_soft_bytes(w) + packed + (size_t)nj * sizeof(int32_t) + 8 * 16 + (size_t)nb +
@@ -1154,8 +1161,8 @@ void sn_solve(sn_world *w, float dt) {
   sn_step_context ctx;
   ctx.states = sn_arena_alloc(&w->arena, (size_t)(nb + 1) * sizeof(sn_body_state));
   ctx.motions = sn_arena_alloc(&w->arena, (size_t)nb * sizeof(sn_body_motion) + 1);
-  ctx.constraints = sn_arena_alloc(&w->arena, (size_t)nc * sizeof(sn_contact_constraint) + 1);
   ctx.post = sn_arena_alloc(&w->arena, (size_t)nb + 1);
+  ctx.bodies = sn_arena_alloc(&w->arena, (size_t)nb * sizeof(sn_wide_body) + 1);
   ctx.body_count = nb;
   ctx.constraint_count = nc;
   int32_t substeps = w->substeps;
@@ -1173,17 +1180,17 @@ void sn_solve(sn_world *w, float dt) {
   run.w = w;
   run.ctx = &ctx;
   run.h = h;
+  /* the contacts eight to a group, prepared straight into their lanes */
+  sn_wide_set wide;
+  if (!sn_wide_build(&wide, &w->arena, nc, w->contact_colors.data, groups)) return;
+  wide.use_avx2 = w->use_avx2;
+  run.wide = &wide;
   sn_stage_runner runner;
   int32_t workers = nb + nc + nj + w->particle_count >= w->parallel_min_items ? w->worker_count : 1;
   if (!sn_stage_runner_init(&runner, &w->arena, 2, workers, sn_solver_stage, &run)) return;
   sn_stage_add(&runner, SN_STAGE_INIT, 0, 0, nb, SN_BLOCK_BODIES, 1);
-  sn_stage_add(&runner, SN_STAGE_PREPARE, 0, 0, nc, SN_BLOCK_CONTACTS, 1);
+  sn_stage_add(&runner, SN_STAGE_PREPARE, 0, 0, wide.group_count, SN_BLOCK_GROUPS, 1);
   sn_stage_run(w, &runner);
-  /* colour and pack the contacts four to a group (see contact_wide.c) */
-  int32_t groups = sn_wide_color(ctx.constraints, nc, nb, w->contact_colors.data, w->body_color_masks.data);
-  sn_wide_set wide;
-  if (!sn_wide_build(&wide, &w->arena, ctx.constraints, nc, w->contact_colors.data, groups, nb)) return;
-  wide.use_avx2 = w->use_avx2;
 
   /* particles (their views are what particle constraints see) */
   sn_soft_context soft;
@@ -1228,7 +1235,26 @@ void sn_solve(sn_world *w, float dt) {
   /* the substep loop as stages (serial order; see sn_solver_stage) */
   bool joints = false;
   for (int32_t b = 0; b < batch_count; ++b) joints = joints || (batches[b].impulse && batches[b].count > 0);
-  run.wide = &wide;
+  /* the first sweep's full pack rides on the prediction when nothing between
+   * them moves a particle: no impulse joints (their passes and projection
+   * may) and a batched type first among the XPBD types (an item type would
+   * run before the pack) */
+  for (int32_t b = 0; b < batch_count && soft.active && !joints; ++b) {
+    if (!batches[b].xpbd || batches[b].count == 0) continue;
+    soft.prepack = batches[b].batched;
+    break;
+  }
+  /* and the last sweep's copy back rides on the velocities when only the
+   * particle collisions would run between them and there are none this step
+   * (a batched type last among the XPBD types) */
+  if (soft.active && w->soft_iterations > 0 && w->particle_shape_pairs.count == 0 && w->particle_pairs.count == 0 &&
+      w->edge_pairs.count == 0) {
+    for (int32_t b = batch_count - 1; b >= 0; --b) {
+      if (!batches[b].xpbd || batches[b].count == 0) continue;
+      soft.unpack_late = batches[b].batched;
+      break;
+    }
+  }
   run.soft = &soft;
   run.batches = batches;
   run.batch_count = batch_count;
@@ -1242,7 +1268,6 @@ void sn_solve(sn_world *w, float dt) {
   if (position_stage) capacity += substeps * sn_position_stage_capacity(batches, batch_count, w->soft_iterations);
   if (!sn_array_reserve(&w->mem, w->stages, capacity)) return;
   sn_stage_runner_init_on(&runner, w->stages.data, capacity, workers, sn_solver_stage, &run);
-  sn_stage_add(&runner, SN_STAGE_FILL, 0, 0, wide.group_count, SN_BLOCK_GROUPS, 1);
   for (int32_t i = 0; i < substeps; ++i) {
     sn_stage_add(&runner, SN_STAGE_INTEGRATE_V, i, 0, nb, SN_BLOCK_BODIES, 1);
     sn_stage_add_main(&runner, SN_STAGE_SUBSTEP, i);
@@ -1256,12 +1281,13 @@ void sn_solve(sn_world *w, float dt) {
     if (joints) sn_stage_add_main(&runner, SN_STAGE_JOINT_RELAX, i);
     if (position_stage) sn_add_position_stages(&runner, batches, batch_count, &stage, &soft, i);
   }
-  sn_stage_add(&runner, SN_STAGE_STORE, 0, 0, wide.group_count, SN_BLOCK_GROUPS, 1);
   sn_stage_add_main(&runner, SN_STAGE_POST, 0);
-  sn_stage_add(&runner, SN_STAGE_IMPULSES, 0, 0, nc, SN_BLOCK_CONTACTS, 1);
+  sn_stage_add(&runner, SN_STAGE_STORE, 0, 0, wide.group_count, SN_BLOCK_GROUPS, 1);
   sn_stage_add(&runner, SN_STAGE_WRITE_BACK, 0, 0, nb, SN_BLOCK_BODIES, 1);
+  double t_loop = sn_clock_ms();
   sn_stage_run(w, &runner);
-  if (atomic_load_explicit(&run.hits, memory_order_relaxed)) sn_report_hits(w, &ctx);
+  double t_finish = sn_clock_ms();
+  if (atomic_load_explicit(&run.hits, memory_order_relaxed)) sn_report_hits(w);
 
   /* (write back ran as the last stage: sn_write_back) */
   for (int32_t k = 0; k < nb && atomic_load_explicit(&run.frozen, memory_order_relaxed); ++k) {
@@ -1290,4 +1316,9 @@ void sn_solve(sn_world *w, float dt) {
       }
     }
   }
+  double t_end = sn_clock_ms();
+  w->profile_clock = t_end;
+  w->profile.solve_setup = (float)(t_loop - t_setup);
+  w->profile.substeps = (float)(t_finish - t_loop);
+  w->profile.solve_finish = (float)(t_end - t_finish);
 }

@@ -372,20 +372,32 @@ static bool sn_check_grid(sn_world *w, const char *fn, int32_t columns, int32_t 
 }
 
 /* Structural links, optional shear diagonals and bending along rows and
- * columns of a columns x rows grid indexed r * columns + c. */
+ * columns of a columns x rows grid indexed r * columns + c. Links are made
+ * family by family (horizontal links of even then odd columns, vertical
+ * links of even then odd rows, each diagonal family the same way): the XPBD
+ * stage's levels of the creation order are then eight large sets of
+ * independent links (split across workers, regular SIMD lanes) instead of
+ * hundreds of small ones. The price: a sweep no longer carries tension from
+ * the pins to the far rows in one pass (cloth 32's worst strain with tethers
+ * 0.18 % instead of 0.11 %, docs/soft-bodies.md). */
 static void sn_build_grid(sn_build *b, const sn_soft_material *m, int32_t columns, int32_t rows) {
 #define SN_AT(c, r) ((r)*columns + (c))
-  for (int32_t r = 0; r < rows; ++r)
-    for (int32_t c = 0; c + 1 < columns; ++c) sn_build_link(b, m, SN_AT(c, r), SN_AT(c + 1, r), m->compliance);
-  for (int32_t r = 0; r + 1 < rows; ++r)
-    for (int32_t c = 0; c < columns; ++c) sn_build_link(b, m, SN_AT(c, r), SN_AT(c, r + 1), m->compliance);
+  for (int32_t parity = 0; parity < 2; ++parity)
+    for (int32_t r = 0; r < rows; ++r)
+      for (int32_t c = parity; c + 1 < columns; c += 2)
+        sn_build_link(b, m, SN_AT(c, r), SN_AT(c + 1, r), m->compliance);
+  for (int32_t parity = 0; parity < 2; ++parity)
+    for (int32_t r = parity; r + 1 < rows; r += 2)
+      for (int32_t c = 0; c < columns; ++c) sn_build_link(b, m, SN_AT(c, r), SN_AT(c, r + 1), m->compliance);
   if (m->shear_compliance >= 0.0f) {
-    for (int32_t r = 0; r + 1 < rows; ++r) {
-      for (int32_t c = 0; c + 1 < columns; ++c) {
-        sn_build_link(b, m, SN_AT(c, r), SN_AT(c + 1, r + 1), m->shear_compliance);
-        sn_build_link(b, m, SN_AT(c + 1, r), SN_AT(c, r + 1), m->shear_compliance);
-      }
-    }
+    for (int32_t parity = 0; parity < 2; ++parity)
+      for (int32_t r = parity; r + 1 < rows; r += 2)
+        for (int32_t c = 0; c + 1 < columns; ++c)
+          sn_build_link(b, m, SN_AT(c, r), SN_AT(c + 1, r + 1), m->shear_compliance);
+    for (int32_t parity = 0; parity < 2; ++parity)
+      for (int32_t r = parity; r + 1 < rows; r += 2)
+        for (int32_t c = 0; c + 1 < columns; ++c)
+          sn_build_link(b, m, SN_AT(c + 1, r), SN_AT(c, r + 1), m->shear_compliance);
   }
   if (m->bend_compliance >= 0.0f) {
     for (int32_t r = 0; r < rows; ++r)

@@ -46,6 +46,14 @@ static bool sn_candidate_fcn(int32_t proxy_id, int32_t shape_index, void *contex
   return true;
 }
 
+/* Any proxy at all: stops the query at the first. */
+static bool sn_any_fcn(int32_t proxy_id, int32_t shape_index, void *context) {
+  (void)proxy_id;
+  (void)shape_index;
+  *(bool *)context = true;
+  return false;
+}
+
 /* A particle's reach over a step: radius plus how far it may move. */
 static float sn_particle_reach(const sn_particle *p, float dt, float g) {
   float move = sn_length(p->v) * dt + g * dt * dt;
@@ -61,19 +69,37 @@ void sn_soft_find_candidates(sn_world *w, float dt) {
   const float g = sn_length(w->gravity);
   const float sleep_speed_sq = SN_LINEAR_SLEEP_TOLERANCE * SN_LINEAR_SLEEP_TOLERANCE;
   bool any_soft = false;
-  for (int32_t i = 0; i < w->particles.count; ++i) {
-    const sn_particle *p = w->particles.data + i;
-    if (!p->in_use || p->radius <= 0.0f) continue;
-    const sn_soft_body *s = w->soft_bodies.data + p->soft;
-    any_soft = any_soft || s->material.collide_soft || s->material.self_collision;
-    if (!s->material.collide_rigid || (p->inv_mass == 0.0f && !p->kinematic)) continue;
-    sn_vec2 end = p->kinematic ? p->target : sn_mul_add(p->x, dt, p->v);
-    float r = p->radius + 0.005f + g * dt * dt;
-    sn_aabb box = {{sn_minf(p->x.x, end.x) - r, sn_minf(p->x.y, end.y) - r},
-                   {sn_maxf(p->x.x, end.x) + r, sn_maxf(p->x.y, end.y) + r}};
-    sn_candidate_query q = {w, i, sn_length_sq(p->v) > sleep_speed_sq || p->kinematic};
-    sn_tree_query(&w->static_tree, box, UINT64_MAX, sn_candidate_fcn, &q);
-    sn_tree_query(&w->dynamic_tree, box, UINT64_MAX, sn_candidate_fcn, &q);
+  /* First one query with the box around every particle's box: with no
+   * shape near any of them (a cloth hanging in the air) the 10^4 queries,
+   * which would all come back empty, are skipped */
+  bool any_box = false, near = false;
+  sn_aabb all = {{0.0f, 0.0f}, {0.0f, 0.0f}};
+  for (int32_t pass = 0; pass < 2; ++pass) {
+    for (int32_t i = 0; i < w->particles.count; ++i) {
+      const sn_particle *p = w->particles.data + i;
+      if (!p->in_use || p->radius <= 0.0f) continue;
+      const sn_soft_body *s = w->soft_bodies.data + p->soft;
+      any_soft = any_soft || s->material.collide_soft || s->material.self_collision;
+      if (!s->material.collide_rigid || (p->inv_mass == 0.0f && !p->kinematic)) continue;
+      sn_vec2 end = p->kinematic ? p->target : sn_mul_add(p->x, dt, p->v);
+      float r = p->radius + 0.005f + g * dt * dt;
+      sn_aabb box = {{sn_minf(p->x.x, end.x) - r, sn_minf(p->x.y, end.y) - r},
+                     {sn_maxf(p->x.x, end.x) + r, sn_maxf(p->x.y, end.y) + r}};
+      if (pass == 0) {
+        all = any_box ? sn_aabb_union(all, box) : box;
+        any_box = true;
+        continue;
+      }
+      sn_candidate_query q = {w, i, sn_length_sq(p->v) > sleep_speed_sq || p->kinematic};
+      sn_tree_query(&w->static_tree, box, UINT64_MAX, sn_candidate_fcn, &q);
+      sn_tree_query(&w->dynamic_tree, box, UINT64_MAX, sn_candidate_fcn, &q);
+    }
+    if (pass == 0 && any_box) {
+      near = !sn_vec2_is_finite(all.lower) || !sn_vec2_is_finite(all.upper); /* then ask each */
+      if (!near) sn_tree_query(&w->static_tree, all, UINT64_MAX, sn_any_fcn, &near);
+      if (!near) sn_tree_query(&w->dynamic_tree, all, UINT64_MAX, sn_any_fcn, &near);
+    }
+    if (!near) break;
   }
   /* particle pairs need two soft bodies that collide, or self-collision */
   int32_t colliding = 0;
@@ -236,8 +262,8 @@ int32_t sn_find_close_pairs(sn_mem *mem, const sn_vec2 *points, const float *rea
 
 size_t sn_soft_bytes(const sn_world *w) {
   size_t n = (size_t)w->particles.count;
-  return n * (sizeof(sn_solver_body) + sizeof(sn_constraint_body) + sizeof(sn_vec2) + 8 * sizeof(float)) +
-         (size_t)(w->awake_bodies.capacity + 1) * sizeof(sn_vec2) + 4 * 64;
+  return n * (sizeof(sn_solver_body) + sizeof(sn_constraint_body) + sizeof(sn_vec2) + 9 * sizeof(float) + 1) +
+         (size_t)(w->awake_bodies.capacity + 1) * sizeof(sn_vec2) + 6 * 64;
 }
 
 bool sn_soft_begin(sn_world *w, sn_soft_context *s, float dt, int32_t substeps, sn_body_state *rigid,
@@ -260,8 +286,10 @@ bool sn_soft_begin(sn_world *w, sn_soft_context *s, float dt, int32_t substeps, 
   s->rigid_dp0 = sn_arena_alloc(&w->arena, (size_t)(rigid_count + 1) * sizeof(sn_vec2));
   s->position = sn_arena_alloc(&w->arena, (size_t)n * 4 * sizeof(float));
   s->mass_velocity = sn_arena_alloc(&w->arena, (size_t)n * 4 * sizeof(float));
+  s->damp_factor = sn_arena_alloc(&w->arena, (size_t)n * sizeof(float));
+  s->kind = sn_arena_alloc(&w->arena, (size_t)n);
   if (s->states == NULL || s->views == NULL || s->prev == NULL || s->rigid_dp0 == NULL || s->position == NULL ||
-      s->mass_velocity == NULL)
+      s->mass_velocity == NULL || s->damp_factor == NULL || s->kind == NULL)
     return false;
   for (int32_t i = 0; i < n; ++i) {
     const sn_particle *p = w->particles.data + i;
@@ -281,6 +309,13 @@ bool sn_soft_begin(sn_world *w, sn_soft_context *s, float dt, int32_t substeps, 
     v->q = (sn_rot){1.0f, 0.0f};
     v->local_center = (sn_vec2){0.0f, 0.0f};
     v->origin = p->x;
+    /* as sn_soft_predict_range and sn_soft_velocities_range decide */
+    uint8_t kind = SN_SOFT_FREE_SLOT;
+    if (p->in_use) kind = p->kinematic ? SN_SOFT_KINEMATIC : SN_SOFT_STILL;
+    if (kind == SN_SOFT_STILL && p->inv_mass != 0.0f && !p->frozen) kind = SN_SOFT_DYNAMIC;
+    s->kind[i] = kind;
+    s->damp_factor[i] =
+        kind == SN_SOFT_DYNAMIC ? 1.0f / (1.0f + s->h * w->soft_bodies.data[p->soft].material.damping) : 0.0f;
   }
   s->active = true;
   return true;
@@ -303,7 +338,6 @@ void sn_soft_predict_range(sn_world *w, sn_soft_context *s, int32_t substep, int
   const sn_vec2 gh = sn_scale(h, w->gravity);
   const float max_speed_sq = s->max_speed * s->max_speed;
   for (int32_t i = begin; i < end; ++i) {
-    const sn_particle *p = w->particles.data + i;
     sn_solver_body *st = s->states + i;
     /* Rebase: a particle's view centre is its position at the substep start
      * and dp its motion within the substep. Small dp keeps v = dp / h and
@@ -314,18 +348,22 @@ void sn_soft_predict_range(sn_world *w, sn_soft_context *s, int32_t substep, int
     view->origin = view->center;
     st->dp = (sn_vec2){0.0f, 0.0f};
     s->prev[i] = st->dp;
-    if (!p->in_use) continue;
-    if (p->kinematic) {
+    const uint8_t kind = s->kind[i];
+    if (kind == SN_SOFT_KINEMATIC) {
       /* on the straight line to the target, reached at the last substep */
-      st->dp = sn_scale(1.0f / (float)(s->substeps - substep), sn_sub(p->target, view->center));
-      continue;
+      st->dp = sn_scale(1.0f / (float)(s->substeps - substep), sn_sub(w->particles.data[i].target, view->center));
+    } else if (kind == SN_SOFT_DYNAMIC) {
+      sn_vec2 v = sn_scale(s->damp_factor[i], sn_add(st->v, gh));
+      v = sn_clamp_length(v, max_speed_sq);
+      st->v = v;
+      st->dp = sn_mul_add(st->dp, h, v);
     }
-    if (p->inv_mass == 0.0f || p->frozen) continue;
-    float damping = w->soft_bodies.data[p->soft].material.damping;
-    sn_vec2 v = sn_scale(1.0f / (1.0f + h * damping), sn_add(st->v, gh));
-    v = sn_clamp_length(v, max_speed_sq);
-    st->v = v;
-    st->dp = sn_mul_add(st->dp, h, v);
+    if (s->prepack) {
+      /* the first sweep's full pack (sn_soft_pack_range), while it is at hand */
+      float *x = s->position + 4 * i, *m = s->mass_velocity + 4 * i;
+      x[0] = view->center.x, x[1] = view->center.y, x[2] = st->dp.x, x[3] = st->dp.y;
+      m[0] = view->inv_mass, m[1] = st->v.x, m[2] = st->v.y, m[3] = 0.0f;
+    }
   }
 }
 
@@ -606,10 +644,17 @@ void sn_soft_velocities_range(sn_world *w, sn_soft_context *s, int32_t begin, in
   const float inv_h = s->inv_h;
   const float max_motion = s->max_speed * s->h;
   const float max_motion_sq = max_motion * max_motion;
+  (void)w;
+  const float *packed = s->unpack_late ? s->position : NULL;
   for (int32_t i = begin; i < end; ++i) {
-    const sn_particle *p = w->particles.data + i;
-    if (!p->in_use) continue;
     sn_solver_body *st = s->states + i;
+    if (packed != NULL) {
+      /* the last sweep's copy back (sn_soft_unpack_range) */
+      st->dp.x = packed[4 * i + 2];
+      st->dp.y = packed[4 * i + 3];
+    }
+    const uint8_t kind = s->kind[i];
+    if (kind == SN_SOFT_FREE_SLOT) continue;
     /* The world's speed limit bounds a particle's whole motion in the
      * substep, as it bounds a rigid body's: constraints may not move it
      * farther than maximum_linear_speed * h either. Without this an
@@ -618,7 +663,7 @@ void sn_soft_velocities_range(sn_world *w, sn_soft_context *s, int32_t begin, in
      * geometrically until positions overflowed (found by fuzz_world).
      * Motion within the limit is untouched, bit for bit. */
     sn_vec2 motion = sn_sub(st->dp, s->prev[i]);
-    if (!p->kinematic) {
+    if (kind != SN_SOFT_KINEMATIC) {
       sn_vec2 limited = sn_clamp_length(motion, max_motion_sq);
       if (limited.x != motion.x || limited.y != motion.y) {
         motion = limited;

@@ -26,7 +26,24 @@ typedef struct sn_soft_context {
    * sn_soft_unpack */
   float *position;      ///< x, y (centre at the substep start), dx, dy
   float *mass_velocity; ///< inverse mass, vx, vy, 0
+  /* per particle, fixed for the step (sn_soft_begin): what the substep
+   * passes do with it, and the damping factor 1 / (1 + h damping) of its
+   * soft body, so they need not read the particle and its body each time */
+  uint8_t *kind;      ///< SN_SOFT_FREE_SLOT, SN_SOFT_STILL, SN_SOFT_KINEMATIC or SN_SOFT_DYNAMIC
+  float *damp_factor; ///< dynamic particles' velocity factor per substep
+  /// Prediction also packs position and mass_velocity (the first sweep's
+  /// full pack): set by the solver when nothing runs between the two that
+  /// could move a particle (no impulse joints, a batched type first).
+  bool prepack;
+  /// The velocity pass copies dx, dy back first (the last sweep's unpack):
+  /// set by the solver when nothing would run between the two (no particle
+  /// collisions this step, a batched type last).
+  bool unpack_late;
 } sn_soft_context;
+
+/// sn_soft_context.kind: a free slot; a particle that does not predict
+/// (fixed or frozen); a kinematic one; a dynamic one.
+enum { SN_SOFT_FREE_SLOT = 0, SN_SOFT_STILL = 1, SN_SOFT_KINEMATIC = 2, SN_SOFT_DYNAMIC = 3 };
 
 /// Finds particle-shape and particle-particle candidate pairs for the step
 /// (wakes sleeping bodies a moving particle may hit). Before the solver
