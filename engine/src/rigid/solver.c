@@ -1270,7 +1270,9 @@ void sn_solve(sn_world *w, float dt) {
   sn_stage_runner_init_on(&runner, w->stages.data, capacity, workers, sn_solver_stage, &run);
   for (int32_t i = 0; i < substeps; ++i) {
     sn_stage_add(&runner, SN_STAGE_INTEGRATE_V, i, 0, nb, SN_BLOCK_BODIES, 1);
-    sn_stage_add_main(&runner, SN_STAGE_SUBSTEP, i);
+    /* step info and rigid centres for the plugins and particles (a main-only
+     * stage, which every worker waits for: only when someone reads it) */
+    if (joints || position_stage || soft.active) sn_stage_add_main(&runner, SN_STAGE_SUBSTEP, i);
     if (soft.active) sn_stage_add(&runner, SN_STAGE_PREDICT, i, 0, soft.count, SN_BLOCK_PARTICLES, 1);
     sn_add_color_stages(&runner, &wide, SN_STAGE_WARM);
     if (joints) sn_stage_add_main(&runner, SN_STAGE_JOINT_WARM, i);
