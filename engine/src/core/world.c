@@ -202,6 +202,9 @@ sn_result sn_destroy_world(sn_world *w) {
   sn_array_free(&w->mem, w->solver_contacts);
   sn_array_free(&w->mem, w->solver_keys);
   sn_array_free(&w->mem, w->body_solver_index);
+  sn_array_free(&w->mem, w->wide_cache_contacts);
+  sn_array_free(&w->mem, w->wide_cache_keys);
+  sn_array_free(&w->mem, w->wide_cache_lanes);
   sn_array_free(&w->mem, w->contact_colors);
   sn_array_free(&w->mem, w->contact_status);
   sn_array_free(&w->mem, w->stages);

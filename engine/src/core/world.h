@@ -314,6 +314,14 @@ typedef struct sn_world {
   SN_ARRAY(int32_t) solver_contacts;   ///< touching contacts solved this step
   SN_ARRAY(sn_wide_key) solver_keys;   ///< their bodies, for the colouring
   SN_ARRAY(int32_t) body_solver_index; ///< per body slot: its solver index this step (compact copy)
+  /* the last step's contact colouring, kept while the solver contacts and
+   * their keys stay the same (solver.c): a pure function of them */
+  SN_ARRAY(int32_t) wide_cache_contacts;
+  SN_ARRAY(sn_wide_key) wide_cache_keys;
+  SN_ARRAY(int32_t) wide_cache_lanes;
+  int32_t wide_cache_color_first[66];
+  int32_t wide_cache_groups, wide_cache_bodies;
+  bool wide_cache_valid;
   SN_ARRAY(int32_t) contact_colors;    ///< graph colour of each solver contact
   SN_ARRAY(uint64_t) body_color_masks; ///< colours used by each solver body
   SN_ARRAY(uint8_t) contact_status;    ///< narrowphase result per contact (contact.c)

@@ -475,14 +475,20 @@ void sn_wide_prepare_range(const sn_wide_set *set, const sn_world *w, const int3
   }
 }
 
-bool sn_wide_build(sn_wide_set *set, sn_arena *arena, int32_t count, const int32_t *colors, int32_t group_count) {
+bool sn_wide_alloc_groups(sn_wide_set *set, sn_arena *arena, int32_t group_count) {
   set->group_count = group_count;
   set->use_avx2 = false;
   /* 32-byte aligned groups: every lane row is one aligned 8-float load */
   char *raw = sn_arena_alloc(arena, (size_t)group_count * sizeof(sn_wide_group) + 32);
-  set->lane_constraint = sn_arena_alloc(arena, (size_t)group_count * L * sizeof(int32_t) + 1);
-  if (raw == NULL || set->lane_constraint == NULL) return false;
+  if (raw == NULL) return false;
   set->groups = (sn_wide_group *)(void *)(raw + ((32u - ((uintptr_t)raw & 31u)) & 31u));
+  return true;
+}
+
+bool sn_wide_build(sn_wide_set *set, sn_arena *arena, int32_t count, const int32_t *colors, int32_t group_count) {
+  if (!sn_wide_alloc_groups(set, arena, group_count)) return false;
+  set->lane_constraint = sn_arena_alloc(arena, (size_t)group_count * L * sizeof(int32_t) + 1);
+  if (set->lane_constraint == NULL) return false;
   int32_t per_color[SN_MAX_COLORS + 1] = {0};
   for (int32_t k = 0; k < count; ++k) per_color[colors[k]]++;
   /* first lane of each colour; overflow contacts get one group each */

@@ -87,6 +87,9 @@ size_t sn_wide_bytes(int32_t group_count);
 /// Assigns coloured contacts to groups and lanes (arena memory); the lanes
 /// are then filled with sn_wide_set_lane (or sn_wide_fill).
 bool sn_wide_build(sn_wide_set *set, sn_arena *arena, int32_t count, const int32_t *colors, int32_t group_count);
+/// Only the groups (arena memory, 32-byte aligned) of a set whose lanes are
+/// assigned already (a colouring kept from the last step).
+bool sn_wide_alloc_groups(sn_wide_set *set, sn_arena *arena, int32_t group_count);
 /// Packs one prepared constraint (NULL: padding) into lane `lane` of group
 /// `group`; dummy is the static slot of the state array. Every lane of a
 /// group must be set before it is solved.

@@ -1148,8 +1148,15 @@ void sn_solve(sn_world *w, float dt) {
   /* all step memory up front: nothing is allocated inside the substeps */
   if (!sn_array_reserve(&w->mem, w->contact_colors, nc) || !sn_array_reserve(&w->mem, w->body_color_masks, nb + 1))
     return;
-  /* colour the contacts (see contact_wide.c): the group count sizes the step */
-  int32_t groups = sn_wide_color(w->solver_keys.data, nc, nb, w->contact_colors.data, w->body_color_masks.data);
+  /* colour the contacts (see contact_wide.c): the group count sizes the
+   * step. The colouring is a function of the solver contacts and their keys
+   * alone: while those stay the same (a resting pile), last step's is kept. */
+  bool reuse =
+      w->wide_cache_valid && w->wide_cache_bodies == nb && w->wide_cache_keys.count == nc &&
+      (nc == 0 || (memcmp(w->wide_cache_contacts.data, w->solver_contacts.data, (size_t)nc * sizeof(int32_t)) == 0 &&
+                   memcmp(w->wide_cache_keys.data, w->solver_keys.data, (size_t)nc * sizeof(sn_wide_key)) == 0));
+  int32_t groups = reuse ? w->wide_cache_groups
+                         : sn_wide_color(w->solver_keys.data, nc, nb, w->contact_colors.data, w->body_color_masks.data);
   size_t bytes = (size_t)(nb + 1) * sizeof(sn_body_state) +
                  (size_t)nb * (sizeof(sn_body_motion) + sizeof(sn_wide_body)) + 4 * 16 + sn_wide_bytes(groups) +
                  (size_t)nj * (sizeof(sn_constraint_item) + 2 * sizeof(sn_constraint_body) + sizeof(sn_joint_batch)) +
@@ -1182,7 +1189,27 @@ void sn_solve(sn_world *w, float dt) {
   run.h = h;
   /* the contacts eight to a group, prepared straight into their lanes */
   sn_wide_set wide;
-  if (!sn_wide_build(&wide, &w->arena, nc, w->contact_colors.data, groups)) return;
+  if (reuse) {
+    if (!sn_wide_alloc_groups(&wide, &w->arena, groups)) return;
+    wide.lane_constraint = w->wide_cache_lanes.data;
+    memcpy(wide.color_first, w->wide_cache_color_first, sizeof(wide.color_first));
+  } else {
+    if (!sn_wide_build(&wide, &w->arena, nc, w->contact_colors.data, groups)) return;
+    /* keep it for the next step (no cache when memory is short: no harm) */
+    w->wide_cache_valid = sn_array_reserve(&w->mem, w->wide_cache_contacts, nc) &&
+                          sn_array_reserve(&w->mem, w->wide_cache_keys, nc) &&
+                          sn_array_reserve(&w->mem, w->wide_cache_lanes, SN_WIDE_LANES * groups);
+    if (w->wide_cache_valid) {
+      memcpy(w->wide_cache_contacts.data, w->solver_contacts.data, (size_t)nc * sizeof(int32_t));
+      memcpy(w->wide_cache_keys.data, w->solver_keys.data, (size_t)nc * sizeof(sn_wide_key));
+      memcpy(w->wide_cache_lanes.data, wide.lane_constraint, (size_t)SN_WIDE_LANES * (size_t)groups * sizeof(int32_t));
+      memcpy(w->wide_cache_color_first, wide.color_first, sizeof(wide.color_first));
+      w->wide_cache_contacts.count = nc;
+      w->wide_cache_keys.count = nc;
+      w->wide_cache_groups = groups;
+      w->wide_cache_bodies = nb;
+    }
+  }
   wide.use_avx2 = w->use_avx2;
   run.wide = &wide;
   sn_stage_runner runner;
