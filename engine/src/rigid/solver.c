@@ -747,8 +747,19 @@ static bool sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int
     }
     b->is_fast = false;
     if (w->enable_continuous && b->type == SN_BODY_DYNAMIC) {
-      float motion = sn_length(s->dp) + sn_absf(sn_relative_angle(b->q0, b->xf.q)) * b->max_extent;
-      b->is_fast = b->is_bullet ? motion > 0.25f * b->min_extent : motion > 0.5f * b->min_extent;
+      float limit = b->is_bullet ? 0.25f * b->min_extent : 0.5f * b->min_extent;
+      float moved = sn_length(s->dp);
+      /* the angle turned is at most pi/2 |sin| while cos > 0: when even
+       * that bound (with room for rounding) stays below the limit, the exact
+       * test below would say "not fast" too, without an atan2 per body */
+      sn_rot q0 = b->q0, q1 = b->xf.q;
+      float sin_turn = q0.c * q1.s - q0.s * q1.c, cos_turn = q0.c * q1.c + q0.s * q1.s;
+      bool surely_slow =
+          cos_turn > 0.0f && (moved + 1.5708f * 1.0001f * sn_absf(sin_turn) * b->max_extent) * 1.0001f < limit;
+      if (!surely_slow) {
+        float motion = moved + sn_absf(sn_relative_angle(b->q0, b->xf.q)) * b->max_extent;
+        b->is_fast = motion > limit;
+      }
     }
     /* shapes of a body that continuous collision will not move get their
      * final AABB here; moving proxies in the tree waits for one thread */
