@@ -240,6 +240,49 @@ START_TEST(test_particle_restitution) {
 }
 END_TEST
 
+/* The speed limit holds for what a step hands on: a 1 kg box at 4.8 m/s
+ * (limit 5) hits a 1 g particle at rest with restitution 1. The bounce in
+ * the velocity pass sends it off at about twice the box's speed; the next
+ * substep's prediction would clamp that, so only a bounce in a step's last
+ * substep leaves too fast: one substep per step, 16 starting gaps. It
+ * leaves at the limit (float rounding), faster than the box (without the
+ * clamp in sn_soft_end: 9.6 m/s). */
+START_TEST(test_particle_speed_limit_after_bounce) {
+  float fastest = 0.0f;
+  for (int k = 0; k < 16; ++k) {
+    sn_world_def wd = sn_default_world_def();
+    wd.gravity = (sn_vec2){0.0f, 0.0f};
+    wd.enable_sleep = false;
+    wd.maximum_linear_speed = 5.0f;
+    wd.substeps = 1; /* every bounce in a step's last substep */
+    sn_world *w = sn_create_world(&wd, NULL);
+    ck_assert_ptr_nonnull(w);
+    sn_body_def bd = sn_default_body_def();
+    bd.type = SN_BODY_DYNAMIC;
+    bd.position = (sn_vec2){0.0f, 0.0f};
+    bd.linear_velocity = (sn_vec2){4.8f, 0.0f};
+    sn_body_id box = sn_create_body(w, &bd);
+    sn_polygon poly;
+    sn_make_box(0.25f, 0.25f, &poly);
+    sn_shape_def sd = sn_default_shape_def();
+    sd.friction = 0.0f;
+    sd.restitution = 1.0f;
+    sd.density = 4.0f; /* 1 kg */
+    sn_create_polygon_shape(w, box, &sd, &poly);
+    sn_particle_id p = particle(w, soft(w, 0.0f, 1.0f), (sn_vec2){0.6f + 0.005f * (float)k, 0.0f},
+                                (sn_vec2){0.0f, 0.0f}, 0.001f, 0.05f);
+    for (int i = 0; i < 20; ++i) {
+      ck_assert_int_eq(sn_world_step(w, 1.0f / 60.0f), SN_OK);
+      sn_vec2 v = sn_particle_get_velocity(w, p);
+      fastest = fmaxf(fastest, sqrtf(v.x * v.x + v.y * v.y));
+    }
+    sn_destroy_world(w);
+  }
+  ck_assert_msg(fastest <= 5.0f * (1.0f + 1e-6f), "particle at %g m/s, limit 5", (double)fastest);
+  ck_assert_msg(fastest > 4.9f, "particle only reached %g m/s", (double)fastest);
+}
+END_TEST
+
 /* A kinematic particle driven into a resting box pushes it, ends exactly on
  * its target, and is not pushed back. */
 START_TEST(test_kinematic_particle) {
@@ -356,6 +399,7 @@ static Suite *particles_suite(void) {
   TCase *tc = tcase_create("particles");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_hash_matches_brute_force);
+  tcase_add_test(tc, test_particle_speed_limit_after_bounce);
   tcase_add_test(tc, test_particle_rests_on_ground);
   tcase_add_test(tc, test_particle_hits_box_momentum);
   tcase_add_test(tc, test_fast_particle_no_tunnelling);

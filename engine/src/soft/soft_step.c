@@ -767,7 +767,10 @@ void sn_soft_end(sn_world *w, sn_soft_context *s) {
       continue;
     }
     p->x = x;
-    p->v = st->v;
+    /* the velocity pass (friction, restitution) acts after the substep's
+     * motion was bounded: the step hands on at most maximum_linear_speed,
+     * as for rigid bodies (soak: jelly particles at 1.1 x the limit) */
+    p->v = sn_clamp_length(st->v, s->max_speed * s->max_speed);
     if (p->kinematic) {
       p->x = p->target; /* exactly, whatever rounding did */
       p->v = (sn_vec2){0.0f, 0.0f};
