@@ -1210,10 +1210,12 @@ void sn_solve(sn_world *w, float dt) {
     w->wide_cache_valid = sn_array_reserve(&w->mem, w->wide_cache_contacts, nc) &&
                           sn_array_reserve(&w->mem, w->wide_cache_keys, nc) &&
                           sn_array_reserve(&w->mem, w->wide_cache_lanes, SN_WIDE_LANES * groups);
-    if (w->wide_cache_valid) {
+    if (w->wide_cache_valid && nc > 0) { /* (no contacts: arrays may be NULL, nothing to copy) */
       memcpy(w->wide_cache_contacts.data, w->solver_contacts.data, (size_t)nc * sizeof(int32_t));
       memcpy(w->wide_cache_keys.data, w->solver_keys.data, (size_t)nc * sizeof(sn_wide_key));
       memcpy(w->wide_cache_lanes.data, wide.lane_constraint, (size_t)SN_WIDE_LANES * (size_t)groups * sizeof(int32_t));
+    }
+    if (w->wide_cache_valid) {
       memcpy(w->wide_cache_color_first, wide.color_first, sizeof(wide.color_first));
       w->wide_cache_contacts.count = nc;
       w->wide_cache_keys.count = nc;
