@@ -41,6 +41,7 @@
 #include "collision/manifold.h"
 #include "core/constants.h"
 #include "core/math.h"
+#include "core/simd4.h"
 
 /// Forces inlining, so that callers passing constant vertex counts get the
 /// loops unrolled and in-place writers get their helpers in registers. The
@@ -53,58 +54,33 @@
  * order (a product sum, then a running minimum starting from FLT_MAX), so a
  * lane's result equals the scalar result bit for bit; the fallback is the
  * same lane by lane. */
-#if defined(__SSE2__) && (defined(__GNUC__) || defined(__clang__))
-#include <emmintrin.h>
-typedef __m128 sn_f4;
-static inline sn_f4 f4_set(float a) { return _mm_set1_ps(a); }
-static inline sn_f4 f4_add(sn_f4 a, sn_f4 b) { return _mm_add_ps(a, b); }
-static inline sn_f4 f4_sub(sn_f4 a, sn_f4 b) { return _mm_sub_ps(a, b); }
-static inline sn_f4 f4_mul(sn_f4 a, sn_f4 b) { return _mm_mul_ps(a, b); }
-/// a < b ? a : b per lane, as sn_minf(a, b)
-static inline sn_f4 f4_min(sn_f4 a, sn_f4 b) { return _mm_min_ps(a, b); }
+#if defined(SN_F4_SSE)
 /// Lane k of a in every lane (k a constant).
 #define F4_SPLAT(a, k) _mm_shuffle_ps((a), (a), _MM_SHUFFLE((k), (k), (k), (k)))
 /// x and y of four points, one point per lane.
-static inline void f4_load_points(const sn_vec2 *p, sn_f4 *x, sn_f4 *y) {
-  sn_f4 lo = _mm_loadu_ps(&p[0].x), hi = _mm_loadu_ps(&p[2].x);
+static inline void f4_load_points(const sn_vec2 *p, f4 *x, f4 *y) {
+  f4 lo = _mm_loadu_ps(&p[0].x), hi = _mm_loadu_ps(&p[2].x);
   *x = _mm_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0));
   *y = _mm_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1));
 }
 /// Four points back to sn_vec2.
-static inline void f4_store_points(sn_vec2 *p, sn_f4 x, sn_f4 y) {
+static inline void f4_store_points(sn_vec2 *p, f4 x, f4 y) {
   _mm_storeu_ps(&p[0].x, _mm_unpacklo_ps(x, y));
   _mm_storeu_ps(&p[2].x, _mm_unpackhi_ps(x, y));
 }
-static inline void f4_store(float *p, sn_f4 a) { _mm_storeu_ps(p, a); }
-#define SN_F4_SSE 1
-#if defined(__x86_64__) || defined(__i386__)
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
 #define SN_MANIFOLD_AVX2 1 /* the box path also compiled for AVX2 (sn_collide_into's use_avx2) */
 #endif
 #else
-typedef struct sn_f4 {
-  float v[4];
-} sn_f4;
-#define F4_MAP(expr)                                                                                                   \
-  sn_f4 r;                                                                                                             \
-  for (int i = 0; i < 4; ++i) r.v[i] = (expr);                                                                         \
-  return r
-static inline sn_f4 f4_set(float a) { F4_MAP(a); }
-static inline sn_f4 f4_add(sn_f4 a, sn_f4 b) { F4_MAP(a.v[i] + b.v[i]); }
-static inline sn_f4 f4_sub(sn_f4 a, sn_f4 b) { F4_MAP(a.v[i] - b.v[i]); }
-static inline sn_f4 f4_mul(sn_f4 a, sn_f4 b) { F4_MAP(a.v[i] * b.v[i]); }
-static inline sn_f4 f4_min(sn_f4 a, sn_f4 b) { F4_MAP(sn_minf(a.v[i], b.v[i])); }
 #define F4_SPLAT(a, k) f4_set((a).v[(k)])
-static inline void f4_load_points(const sn_vec2 *p, sn_f4 *x, sn_f4 *y) {
+static inline void f4_load_points(const sn_vec2 *p, f4 *x, f4 *y) {
   for (int i = 0; i < 4; ++i) {
     x->v[i] = p[i].x;
     y->v[i] = p[i].y;
   }
 }
-static inline void f4_store_points(sn_vec2 *p, sn_f4 x, sn_f4 y) {
+static inline void f4_store_points(sn_vec2 *p, f4 x, f4 y) {
   for (int i = 0; i < 4; ++i) p[i] = (sn_vec2){x.v[i], y.v[i]};
-}
-static inline void f4_store(float *p, sn_f4 a) {
-  for (int i = 0; i < 4; ++i) p[i] = a.v[i];
 }
 #endif
 
@@ -141,11 +117,11 @@ static inline int32_t first_min4(const float *x) {
 /// first_max4 on the lanes of v, without the loop when no lane is NaN and
 /// the largest beats -FLT_MAX (then the first lane equal to the largest is
 /// the loop's answer).
-static inline int32_t f4_first_max(sn_f4 v, float *value) {
+static inline int32_t f4_first_max(f4 v, float *value) {
   float x[4];
   f4_store(x, v);
 #ifdef SN_F4_SSE
-  sn_f4 t = _mm_max_ps(v, _mm_shuffle_ps(v, v, _MM_SHUFFLE(2, 3, 0, 1)));
+  f4 t = _mm_max_ps(v, _mm_shuffle_ps(v, v, _MM_SHUFFLE(2, 3, 0, 1)));
   t = _mm_max_ps(t, _mm_shuffle_ps(t, t, _MM_SHUFFLE(1, 0, 3, 2)));
   if (_mm_movemask_ps(_mm_cmpunord_ps(v, v)) == 0 && _mm_cvtss_f32(t) > -FLT_MAX) {
     int32_t k = __builtin_ctz((unsigned)_mm_movemask_ps(_mm_cmpeq_ps(v, t)));
@@ -157,9 +133,9 @@ static inline int32_t f4_first_max(sn_f4 v, float *value) {
 }
 
 /// first_min4 on the lanes of v (the same shortcut).
-static inline int32_t f4_first_min(sn_f4 v) {
+static inline int32_t f4_first_min(f4 v) {
 #ifdef SN_F4_SSE
-  sn_f4 t = _mm_min_ps(v, _mm_shuffle_ps(v, v, _MM_SHUFFLE(2, 3, 0, 1)));
+  f4 t = _mm_min_ps(v, _mm_shuffle_ps(v, v, _MM_SHUFFLE(2, 3, 0, 1)));
   t = _mm_min_ps(t, _mm_shuffle_ps(t, t, _MM_SHUFFLE(1, 0, 3, 2)));
   if (_mm_movemask_ps(_mm_cmpunord_ps(v, v)) == 0 && _mm_cvtss_f32(t) < FLT_MAX)
     return __builtin_ctz((unsigned)_mm_movemask_ps(_mm_cmpeq_ps(v, t)));
@@ -758,9 +734,9 @@ SN_INLINE void polygons_n(sn_manifold *m, const sn_polygon *a, sn_transform xf_a
 /// computes and the best edge is the first largest, as the loop picks it.
 /// There is no early stop: the loop's only changes the result when it
 /// exceeds the limit, and the caller then drops the pair either way.
-static inline float max_separation_quad(sn_f4 nx, sn_f4 ny, sn_f4 vx, sn_f4 vy, sn_f4 wx, sn_f4 wy, int32_t *edge) {
-  const sn_f4 offset = f4_add(f4_mul(nx, vx), f4_mul(ny, vy));
-  sn_f4 s = f4_set(FLT_MAX);
+static inline float max_separation_quad(f4 nx, f4 ny, f4 vx, f4 vy, f4 wx, f4 wy, int32_t *edge) {
+  const f4 offset = f4_add(f4_mul(nx, vx), f4_mul(ny, vy));
+  f4 s = f4_set(FLT_MAX);
   s = f4_min(s, f4_add(f4_mul(nx, F4_SPLAT(wx, 0)), f4_mul(ny, F4_SPLAT(wy, 0))));
   s = f4_min(s, f4_add(f4_mul(nx, F4_SPLAT(wx, 1)), f4_mul(ny, F4_SPLAT(wy, 1))));
   s = f4_min(s, f4_add(f4_mul(nx, F4_SPLAT(wx, 2)), f4_mul(ny, F4_SPLAT(wy, 2))));
@@ -777,17 +753,17 @@ SN_INLINE void polygons_quad_body(sn_manifold *m, const sn_polygon *a, const sn_
                                   const sn_polygon *b, const sn_transform *xf_b_ptr, sn_simplex_cache *cache) {
   const sn_transform xf_a = *xf_a_ptr, xf_b = *xf_b_ptr;
   const sn_transform xf = sn_inv_mul_transforms(xf_a, xf_b);
-  const sn_f4 c = f4_set(xf.q.c), s = f4_set(xf.q.s);
-  sn_f4 ax, ay, anx, any, bx, by, bnx, bny;
+  const f4 c = f4_set(xf.q.c), s = f4_set(xf.q.s);
+  f4 ax, ay, anx, any, bx, by, bnx, bny;
   f4_load_points(a->vertices, &ax, &ay);
   f4_load_points(a->normals, &anx, &any);
   f4_load_points(b->vertices, &bx, &by);
   f4_load_points(b->normals, &bnx, &bny);
   // sn_transform_point and sn_rotate, lane by lane
-  const sn_f4 tx = f4_add(f4_sub(f4_mul(c, bx), f4_mul(s, by)), f4_set(xf.p.x));
-  const sn_f4 ty = f4_add(f4_add(f4_mul(s, bx), f4_mul(c, by)), f4_set(xf.p.y));
-  const sn_f4 tnx = f4_sub(f4_mul(c, bnx), f4_mul(s, bny));
-  const sn_f4 tny = f4_add(f4_mul(s, bnx), f4_mul(c, bny));
+  const f4 tx = f4_add(f4_sub(f4_mul(c, bx), f4_mul(s, by)), f4_set(xf.p.x));
+  const f4 ty = f4_add(f4_add(f4_mul(s, bx), f4_mul(c, by)), f4_set(xf.p.y));
+  const f4 tnx = f4_sub(f4_mul(c, bnx), f4_mul(s, bny));
+  const f4 tny = f4_add(f4_mul(s, bnx), f4_mul(c, bny));
 
   const float radius = a->radius + b->radius;
   const float limit = SN_SPECULATIVE_DISTANCE + radius;
@@ -811,7 +787,7 @@ SN_INLINE void polygons_quad_body(sn_manifold *m, const sn_polygon *a, const sn_
   f4_store_points(bn, tnx, tny);
   const bool flip = sep_b > sep_a + SN_REFERENCE_ABS_TOL + SN_REFERENCE_REL_TOL * sn_absf(sep_a);
   const sn_vec2 *ref_v = flip ? bv : a->vertices, *ref_n = flip ? bn : a->normals, *inc_v = flip ? a->vertices : bv;
-  const sn_f4 inc_nx = flip ? anx : tnx, inc_ny = flip ? any : tny;
+  const f4 inc_nx = flip ? anx : tnx, inc_ny = flip ? any : tny;
   const float rr = flip ? b->radius : a->radius, ri = flip ? a->radius : b->radius;
   const int32_t r1 = flip ? edge_b : edge_a, r2 = (r1 + 1) & 3;
   const sn_vec2 n = ref_n[r1], v1 = ref_v[r1], v2 = ref_v[r2];
@@ -908,10 +884,10 @@ SN_INLINE sn_disc_hit polygon_disc_local_ex(const sn_polygon *a, sn_vec2 c, floa
   int32_t edge = 0;
   float sep = -FLT_MAX;
   if (lanes && a->count == 4) {
-    sn_f4 vx, vy, nx, ny;
+    f4 vx, vy, nx, ny;
     f4_load_points(a->vertices, &vx, &vy);
     f4_load_points(a->normals, &nx, &ny);
-    const sn_f4 s = f4_add(f4_mul(nx, f4_sub(f4_set(c.x), vx)), f4_mul(ny, f4_sub(f4_set(c.y), vy)));
+    const f4 s = f4_add(f4_mul(nx, f4_sub(f4_set(c.x), vx)), f4_mul(ny, f4_sub(f4_set(c.y), vy)));
     edge = f4_first_max(s, &sep);
     if (sep - radius >= SN_SPECULATIVE_DISTANCE) return disc_miss();
   } else {
