@@ -752,8 +752,13 @@ static int sn_build_compare_y(const void *a, const void *b) {
 
 static inline int32_t sn_build_bin(sn_vec2 center, int axis, float axis_lo, float scale) {
   float c = axis == 0 ? center.x : center.y;
-  int32_t bin = (int32_t)((c - axis_lo) * scale);
-  return bin < 0 ? 0 : (bin >= SN_TREE_BIN_COUNT ? SN_TREE_BIN_COUNT - 1 : bin);
+  /* clamped as a float: boxes near FLT_MAX (a damaged snapshot) can make
+   * the product inf * 0 = NaN, and converting NaN or a huge float to an
+   * integer is undefined */
+  float t = (c - axis_lo) * scale;
+  if (!(t > 0.0f)) return 0;
+  if (t >= (float)SN_TREE_BIN_COUNT) return SN_TREE_BIN_COUNT - 1;
+  return (int32_t)t;
 }
 
 /// Chooses where to split items[0, count): returns the size of the left part
