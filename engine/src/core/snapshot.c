@@ -1519,8 +1519,16 @@ sn_result sn_world_load_snapshot(const void *bytes, size_t size, const sn_world_
   for (int32_t i = 0; i < w->bodies.count; ++i) {
     const sn_body *b = w->bodies.data + i;
     if (!b->in_use) continue;
-    for (int32_t k = b->shape_list; k != SN_NULL_INDEX; k = w->shapes.data[k].next)
-      w->shapes.data[k].aabb = sn_geometry_compute_aabb(&w->shapes.data[k].geom, b->xf);
+    for (int32_t k = b->shape_list; k != SN_NULL_INDEX; k = w->shapes.data[k].next) {
+      sn_aabb box = sn_geometry_compute_aabb(&w->shapes.data[k].geom, b->xf);
+      /* finite numbers whose box is not (coordinates near FLT_MAX): damage */
+      if (!sn_aabb_is_valid(box)) {
+        sn_load_fail(&l, SN_ERR_SNAPSHOT_CORRUPT, "shape %d: its bounding box at body %d's pose is not finite", (int)k,
+                     (int)i);
+        goto fail;
+      }
+      w->shapes.data[k].aabb = box;
+    }
   }
 
   /* 5. the lookup tables: contacts by shape pair, bodies joined by constraints */
