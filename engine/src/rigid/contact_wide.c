@@ -114,33 +114,38 @@ size_t sn_wide_bytes(int32_t group_count) {
   return (size_t)group_count * (sizeof(sn_wide_group) + L * sizeof(int32_t)) + 128;
 }
 
+/* Lane l of group g as padding: no body it can change, never touching. */
+static void sn_wide_pad_lane(sn_wide_group *g, int l, int32_t dummy) {
+  g->ia[l] = dummy;
+  g->ib[l] = dummy;
+  g->points[l] = 0;
+  g->nx[l] = 0.0f;
+  g->ny[l] = 1.0f;
+  g->ma[l] = g->mb[l] = g->iia[l] = g->iib[l] = 0.0f;
+  g->friction[l] = 0.0f;
+  g->bias_rate[l] = 0.0f;
+  g->mass_scale[l] = 1.0f;
+  g->impulse_scale[l] = 0.0f;
+  g->k11[l] = 1.0f;
+  g->k12[l] = 0.0f;
+  g->k22[l] = 1.0f;
+  g->n11[l] = 1.0f;
+  g->n12[l] = 0.0f;
+  g->n22[l] = 1.0f;
+  g->nm1[l] = g->nm2[l] = g->tm1[l] = g->tm2[l] = 0.0f;
+  g->r1ax[l] = g->r1ay[l] = g->r1bx[l] = g->r1by[l] = 0.0f;
+  g->r2ax[l] = g->r2ay[l] = g->r2bx[l] = g->r2by[l] = 0.0f;
+  g->base1[l] = g->base2[l] = SN_WIDE_FAR;
+  g->ni1[l] = g->ni2[l] = g->ti1[l] = g->ti2[l] = 0.0f;
+  g->mni1[l] = g->mni2[l] = g->rv1[l] = g->rv2[l] = 0.0f;
+  g->restitution[l] = 0.0f;
+}
+
 void sn_wide_set_lane(const sn_wide_set *set, int32_t group, int l, const sn_contact_constraint *c, int32_t dummy) {
   sn_wide_group *g = set->groups + group;
   if (l == 0) g->ia_write = g->ib_write = g->lanes = 0;
   if (c == NULL) {
-    g->ia[l] = dummy;
-    g->ib[l] = dummy;
-    g->points[l] = 0;
-    g->nx[l] = 0.0f;
-    g->ny[l] = 1.0f;
-    g->ma[l] = g->mb[l] = g->iia[l] = g->iib[l] = 0.0f;
-    g->friction[l] = 0.0f;
-    g->bias_rate[l] = 0.0f;
-    g->mass_scale[l] = 1.0f;
-    g->impulse_scale[l] = 0.0f;
-    g->k11[l] = 1.0f;
-    g->k12[l] = 0.0f;
-    g->k22[l] = 1.0f;
-    g->n11[l] = 1.0f;
-    g->n12[l] = 0.0f;
-    g->n22[l] = 1.0f;
-    g->nm1[l] = g->nm2[l] = g->tm1[l] = g->tm2[l] = 0.0f;
-    g->r1ax[l] = g->r1ay[l] = g->r1bx[l] = g->r1by[l] = 0.0f;
-    g->r2ax[l] = g->r2ay[l] = g->r2bx[l] = g->r2by[l] = 0.0f;
-    g->base1[l] = g->base2[l] = SN_WIDE_FAR;
-    g->ni1[l] = g->ni2[l] = g->ti1[l] = g->ti2[l] = 0.0f;
-    g->mni1[l] = g->mni2[l] = g->rv1[l] = g->rv2[l] = 0.0f;
-    g->restitution[l] = 0.0f;
+    sn_wide_pad_lane(g, l, dummy);
     return;
   }
   const sn_constraint_point *p1 = c->points, *p2 = c->points + 1;
@@ -377,10 +382,8 @@ static void sn_wide_prepare_half(sn_wide_group *g, int off, const sn_prepare_inp
   f4_store(g->mni2 + off, zero);
   int two_bits = f4_mask_bits(two);
   for (int i = 0; i < N; ++i) g->points[off + i] = (int8_t)((two_bits >> i) & 1 ? 2 : 1);
-  if (pad == 0) return;
-  sn_wide_set set = {g, 1, NULL, {0}, false};
   for (int i = 0; i < N; ++i) {
-    if (pad & (1 << i)) sn_wide_set_lane(&set, 0, off + i, NULL, dummy);
+    if (pad & (1 << i)) sn_wide_pad_lane(g, off + i, dummy);
   }
 }
 
@@ -407,7 +410,7 @@ void sn_wide_prepare_range(const sn_wide_set *set, const sn_world *w, const int3
     if (lanes[4] >= 0) {
       sn_wide_prepare_half(g, 4, &in, lanes);
     } else {
-      for (int l = 4; l < L; ++l) sn_wide_set_lane(set, gi, l, NULL, dummy);
+      for (int l = 4; l < L; ++l) sn_wide_pad_lane(g, l, dummy);
     }
   }
 }
@@ -696,10 +699,6 @@ void sn_wide_solve_range(const sn_wide_set *set, sn_body_state *states, int32_t 
     sn_wide4_solve_group(states, set->groups + g, 0, use_bias, inv_h, push);
     if (set->groups[g].lanes > 4) sn_wide4_solve_group(states, set->groups + g, 4, use_bias, inv_h, push);
   }
-}
-
-void sn_wide_warm_start(const sn_wide_set *set, sn_body_state *states) {
-  sn_wide_warm_range(set, states, 0, set->group_count);
 }
 
 void sn_wide_solve(const sn_wide_set *set, sn_body_state *states, float inv_h, float push, bool use_bias) {

@@ -114,7 +114,6 @@ void sn_wide_fill(const sn_wide_set *set, const sn_contact_constraint *cs, int32
 void sn_wide_warm_range(const sn_wide_set *set, sn_body_state *states, int32_t begin, int32_t end);
 void sn_wide_solve_range(const sn_wide_set *set, sn_body_state *states, int32_t begin, int32_t end, float inv_h,
                          float push, bool use_bias);
-void sn_wide_warm_start(const sn_wide_set *set, sn_body_state *states);
 /// One Gauss-Seidel pass over all groups in colour order. (Fusing the warm
 /// start into the first pass was tried: later colours then see velocities
 /// without their warm start and pyramids explode.)

@@ -58,7 +58,6 @@ typedef struct sn_step_context {
   sn_body_motion *motions;
   sn_wide_body *bodies; ///< per solver body: what contact preparation reads
   int32_t body_count;
-  int32_t constraint_count;
   float h, inv_h;
   float push_max_velocity;
   float restitution_threshold;
@@ -1182,7 +1181,6 @@ void sn_solve(sn_world *w, float dt) {
   ctx.post = sn_arena_alloc(&w->arena, (size_t)nb + 1);
   ctx.bodies = sn_arena_alloc(&w->arena, (size_t)nb * sizeof(sn_wide_body) + 1);
   ctx.body_count = nb;
-  ctx.constraint_count = nc;
   int32_t substeps = w->substeps;
   float h = dt / (float)substeps;
   ctx.h = h;
