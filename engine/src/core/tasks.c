@@ -82,6 +82,7 @@ static sn_stage *sn_stage_push(sn_stage_runner *r) {
   if (r->count >= r->capacity) return NULL; /* sized by the caller: never */
   sn_stage *s = r->stages + r->count++;
   atomic_init(&s->claimed, 0);
+  atomic_init(&s->claimed_blocks, 0u);
   atomic_init(&s->done, 0);
   return s;
 }
@@ -123,21 +124,51 @@ void sn_stage_add_main(sn_stage_runner *r, int32_t kind, int32_t arg) {
   s->main_only = true;
 }
 
+/* Runs block b of a stage and counts it done. */
+static void sn_stage_block(sn_stage_runner *r, sn_stage *s, int32_t b, bool is_main) {
+  int32_t begin = s->first + b * s->block_size;
+  int32_t end = begin + s->block_size;
+  if (end > s->first + s->count) end = s->first + s->count;
+  r->fn(r->context, s, begin, end);
+  if (!is_main) atomic_fetch_add_explicit(&r->helper_blocks, 1, memory_order_relaxed);
+  atomic_fetch_add_explicit(&s->done, 1, memory_order_release);
+}
+
+/* The n-th block worker tries: its own share first, then the others' from the
+ * far end (see Affinity in tasks.h). */
+static inline int32_t sn_stage_block_order(int32_t n, int32_t own_begin, int32_t own_end, int32_t count) {
+  int32_t own = own_end - own_begin;
+  if (n < own) return own_begin + n;
+  int32_t back = count - 1 - (n - own); /* count-1, count-2, ... skipping [own_begin, own_end) */
+  return back >= own_end ? back : back - own;
+}
+
 /* Claims and runs blocks of stage index until none is left; returns how many. */
-static int32_t sn_stage_work(sn_stage_runner *r, int32_t index, bool is_main) {
+static int32_t sn_stage_work(sn_stage_runner *r, int32_t index, int32_t worker) {
   sn_stage *s = r->stages + index;
+  bool is_main = worker == 0;
   int32_t ran = 0;
   if (s->main_only && !is_main) return 0;
+  if (s->block_count <= 64) {
+    int32_t count = s->block_count;
+    int32_t own_begin = (int32_t)((int64_t)worker * count / r->workers);
+    int32_t own_end = (int32_t)((int64_t)(worker + 1) * count / r->workers);
+    for (int32_t n = 0; n < count; ++n) {
+      if (!is_main && atomic_load_explicit(&r->solo, memory_order_relaxed)) return ran;
+      int32_t b = sn_stage_block_order(n, own_begin, own_end, count);
+      uint64_t bit = 1ull << b;
+      if (atomic_load_explicit(&s->claimed_blocks, memory_order_relaxed) & bit) continue;
+      if (atomic_fetch_or_explicit(&s->claimed_blocks, bit, memory_order_relaxed) & bit) continue;
+      sn_stage_block(r, s, b, is_main);
+      ++ran;
+    }
+    return ran;
+  }
   for (;; ++ran) {
     if (!is_main && atomic_load_explicit(&r->solo, memory_order_relaxed)) return ran;
     int32_t b = atomic_fetch_add_explicit(&s->claimed, 1, memory_order_relaxed);
     if (b >= s->block_count) return ran;
-    int32_t begin = s->first + b * s->block_size;
-    int32_t end = begin + s->block_size;
-    if (end > s->first + s->count) end = s->first + s->count;
-    r->fn(r->context, s, begin, end);
-    if (!is_main) atomic_fetch_add_explicit(&r->helper_blocks, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&s->done, 1, memory_order_release);
+    sn_stage_block(r, s, b, is_main);
   }
 }
 
@@ -167,7 +198,7 @@ static void sn_stage_helper(int32_t begin, int32_t end, uint32_t worker, void *c
       int32_t current = atomic_load_explicit(&r->current, memory_order_acquire);
       if (current >= r->count || atomic_load_explicit(&r->solo, memory_order_relaxed)) break;
       if (current != last) {
-        sn_stage_work(r, current, false);
+        sn_stage_work(r, current, item + 1);
         last = current;
         spins = 0;
         continue;
@@ -204,7 +235,7 @@ void sn_stage_run(sn_world *w, sn_stage_runner *r) {
     atomic_store_explicit(&r->current, i, memory_order_release);
     bool watch = helpers > 0 && !stalled && s->block_count > 1;
     double t0 = watch ? sn_now_ns() : 0.0;
-    int32_t ran = sn_stage_work(r, i, true);
+    int32_t ran = sn_stage_work(r, i, 0);
     if (atomic_load_explicit(&s->done, memory_order_acquire) >= s->block_count) continue;
     double t1 = watch ? sn_now_ns() : 0.0;
     double limit = ran > 0 ? SN_STALL_FACTOR * (t1 - t0) / (double)ran : 0.0;

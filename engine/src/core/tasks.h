@@ -13,8 +13,17 @@
  * results cannot depend on the schedule, and a job system that runs tasks
  * late, inline or one at a time cannot deadlock the step.
  *
- * Synchronisation: a block is claimed with an atomic counter of its stage
- * and counted done with a release increment; the caller waits (acquire) for
+ * Affinity: worker k starts on its own share of a stage's blocks (the k-th
+ * of worker_count equal runs) and only then takes what is left of the
+ * others', from their far end. The stages of a substep are graph colours
+ * whose contacts are laid out in the same order, so a worker keeps solving
+ * the same region of the world and its bodies stay in its core's cache
+ * instead of moving between cores at every colour (pyramid 100 on two
+ * workers on a machine with costly cross-core transfers: 3.7 ms per step
+ * with blocks claimed first come first served, slower than one worker).
+ *
+ * Synchronisation: a block is claimed with an atomic bit (or, past 64
+ * blocks, an atomic counter) of its stage and counted done with a release increment; the caller waits (acquire) for
  * every block of a stage, then publishes the next stage (release), which the
  * helpers read with acquire. Waiting spins with a pause, then yields.
  *
@@ -43,7 +52,8 @@ typedef struct sn_stage {
   int32_t block_size;
   int32_t block_count;
   bool main_only;
-  atomic_int claimed;
+  atomic_int claimed;              ///< next block (stages of more than 64 blocks)
+  _Atomic uint64_t claimed_blocks; ///< bit b: block b is taken (64 blocks or fewer)
   atomic_int done;
 } sn_stage;
 
