@@ -394,7 +394,7 @@ START_TEST(test_world_def_refused) {
 
   for (int k = 0; k < N_BAD; ++k) {
     float bad = bad_floats[k];
-    for (int field = 0; field < 7; ++field) {
+    for (int field = 0; field < 8; ++field) {
       def = sn_default_world_def();
       def.allocator = counting;
       switch (field) {
@@ -416,6 +416,9 @@ START_TEST(test_world_def_refused) {
       case 5:
         def.restitution_threshold = bad;
         break;
+      case 6:
+        def.contact_reuse_distance = bad;
+        break;
       default:
         def.maximum_linear_speed = bad;
         break;
@@ -424,6 +427,16 @@ START_TEST(test_world_def_refused) {
       ck_assert_msg(sn_create_world(&def, &r) == NULL, "world def field %d = %g accepted", field, (double)bad);
       ck_assert_msg(r == SN_ERR_NOT_FINITE, "world def field %d = %g: %s", field, (double)bad, sn_result_name(r));
     }
+  }
+  /* manifold reuse beyond a quarter of the speculative margin, or negative */
+  const float bad_reuse[] = {-0.001f, 0.0051f, 1.0f};
+  for (size_t i = 0; i < sizeof bad_reuse / sizeof bad_reuse[0]; ++i) {
+    def = sn_default_world_def();
+    def.allocator = counting;
+    def.contact_reuse_distance = bad_reuse[i];
+    r = SN_OK;
+    ck_assert_ptr_null(sn_create_world(&def, &r));
+    ck_assert_int_eq(r, SN_ERR_INVALID_ARGUMENT);
   }
   const int32_t bad_substeps[] = {0, -1, 65, 1000};
   for (size_t i = 0; i < sizeof bad_substeps / sizeof bad_substeps[0]; ++i) {

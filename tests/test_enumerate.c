@@ -63,6 +63,7 @@ START_TEST(test_world_def_round_trip) {
   wd.contact_hertz = 45.0f;
   wd.contact_damping_ratio = 3.0f;
   wd.contact_push_max_velocity = 2.0f;
+  wd.contact_reuse_distance = 0.001f;
   wd.restitution_threshold = 0.5f;
   wd.maximum_linear_speed = 100.0f;
   wd.enable_continuous = false;
@@ -82,6 +83,7 @@ START_TEST(test_world_def_round_trip) {
   ck_assert(got.contact_hertz == 45.0f && got.contact_damping_ratio == 3.0f);
   ck_assert(got.contact_push_max_velocity == 2.0f && got.restitution_threshold == 0.5f);
   ck_assert(got.maximum_linear_speed == 100.0f);
+  ck_assert(got.contact_reuse_distance == 0.001f);
   ck_assert_ptr_eq(got.registry, r);
   ck_assert(got.allocator.alloc == NULL && got.allocator.free == NULL);
   ck_assert(sn_world_get_hit_event_threshold(w) == 2.5f);

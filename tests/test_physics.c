@@ -473,9 +473,11 @@ static bool same_float_bits(float a, float b) { return memcmp(&a, &b, sizeof a) 
  * and the skipped disc pairs (tight boxes farther apart than the
  * speculative distance) change nothing. A cloud of circles and boxes
  * drifting and spinning without gravity, checked after the narrowphase of
- * each of 120 steps. */
+ * each of 120 steps. Manifold reuse is off here (it moves last step's
+ * manifold instead: test_manifold_reuse). */
 START_TEST(test_narrowphase_matches_collide) {
   sn_world *w = make_world(0, false);
+  w->contact_reuse_distance = 0.0f;
   sn_world_set_gravity(w, (sn_vec2){0.0f, 0.0f});
   srand(91);
   for (int i = 0; i < 14; ++i) {
@@ -538,6 +540,108 @@ START_TEST(test_narrowphase_matches_collide) {
 }
 END_TEST
 
+/* Manifold reuse (sn_world_def.contact_reuse_distance, default 0.5 mm): a
+ * resting pyramid of 10 rows keeps most manifolds from step to step, and a
+ * kept manifold matches what the narrowphase computes at the bodies' poses
+ * within the reuse distance: same points (count and feature ids), the points
+ * within 0.5 mm plus 10 %, the separations within 10 um (the features are the
+ * same; only the clipped ends' position along their edge is older), the
+ * normals within 1e-3 rad. A frictionless box sliding along the ground by 10 cm
+ * per step is computed afresh each step (its contact matches sn_collide bit for bit),
+ * and the pyramid stands the same with reuse off: its top within 1 mm. */
+static sn_world *reuse_pyramid(float reuse_distance, sn_body_id *top, sn_body_id *slider) {
+  sn_world_def wd = sn_default_world_def();
+  wd.enable_sleep = false;
+  wd.contact_reuse_distance = reuse_distance;
+  sn_world *w = sn_create_world(&wd, NULL);
+  ck_assert_ptr_nonnull(w);
+  sn_body_def gd = sn_default_body_def();
+  sn_body_id ground = sn_create_body(w, &gd);
+  sn_shape_def sd = sn_default_shape_def();
+  sn_segment seg = {{-40.0f, 0.0f}, {40.0f, 0.0f}};
+  ck_assert(sn_shape_is_valid(w, sn_create_segment_shape(w, ground, &sd, &seg)));
+  sn_polygon box;
+  ck_assert_int_eq(sn_make_box(0.5f, 0.5f, &box), SN_OK);
+  const int rows = 10;
+  for (int row = 0; row < rows; ++row) {
+    for (int i = 0; i < rows - row; ++i) {
+      sn_body_def bd = sn_default_body_def();
+      bd.type = SN_BODY_DYNAMIC;
+      bd.position = (sn_vec2){-0.5f * (float)(rows - row - 1) + (float)i, 0.5f + (float)row};
+      sn_body_id b = sn_create_body(w, &bd);
+      ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, b, &sd, &box)));
+      *top = b;
+    }
+  }
+  sn_body_def bd = sn_default_body_def();
+  bd.type = SN_BODY_DYNAMIC; /* frictionless: slides on at 6 m/s */
+  sd.friction = 0.0f;
+  bd.position = (sn_vec2){-36.0f, 0.5f};
+  bd.linear_velocity = (sn_vec2){6.0f, 0.0f}; /* 18 m in 180 steps: stops short of the pyramid */
+  *slider = sn_create_body(w, &bd);
+  ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, *slider, &sd, &box)));
+  return w;
+}
+
+START_TEST(test_manifold_reuse) {
+  sn_body_id top, slider, top_off, slider_off;
+  sn_world *w = reuse_pyramid(0.0005f, &top, &slider);
+  sn_world *off = reuse_pyramid(0.0f, &top_off, &slider_off);
+  int reused = 0, touching = 0, compared = 0, slider_checked = 0;
+  float worst_point = 0.0f, worst_sep = 0.0f, worst_normal = 0.0f;
+  for (int step = 0; step < 180; ++step) {
+    /* the step's own narrowphase then runs at the same poses (a reuse with
+     * nothing moved, or the same computation with reuse off) */
+    sn_update_contacts(w);
+    sn_update_contacts(off);
+    ck_assert_int_eq(off->reused_manifold_count, 0);
+    if (step >= 60) { /* settled */
+      reused += w->reused_manifold_count;
+      touching += sn_world_get_counters(w).touching_contact_count;
+    }
+    for (int32_t k = 0; k < w->contacts.count; ++k) {
+      const sn_contact *c = w->contacts.data + k;
+      if (!c->in_use) continue;
+      const sn_shape *sa = w->shapes.data + c->shape_a, *sb = w->shapes.data + c->shape_b;
+      sn_transform xa = w->bodies.data[sa->body].xf, xb = w->bodies.data[sb->body].xf;
+      sn_manifold want = sn_collide(&sa->geom, xa, &sb->geom, xb, NULL);
+      const sn_manifold *got = &c->manifold;
+      ck_assert_int_eq(got->point_count, want.point_count);
+      bool on_slider = sa->body == slider.index1 - 1 || sb->body == slider.index1 - 1;
+      if (want.point_count == 0) continue;
+      worst_normal = sn_maxf(worst_normal, sn_length(sn_sub(got->normal, want.normal)));
+      for (int32_t i = 0; i < want.point_count; ++i) {
+        const sn_manifold_point *p = got->points + i, *q = want.points + i;
+        ck_assert_uint_eq(p->id, q->id);
+        worst_point = sn_maxf(worst_point, sn_length(sn_sub(p->point, q->point)));
+        worst_sep = sn_maxf(worst_sep, sn_absf(p->separation - q->separation));
+        if (on_slider) {
+          ck_assert(same_float_bits(p->separation, q->separation));
+          ck_assert(same_float_bits(p->point.x, q->point.x) && same_float_bits(p->point.y, q->point.y));
+          ++slider_checked;
+        }
+      }
+      ++compared;
+    }
+    ck_assert_int_eq(sn_world_step(w, dt), SN_OK);
+    ck_assert_int_eq(sn_world_step(off, dt), SN_OK);
+  }
+  ck_assert_msg(worst_point <= 0.00055f, "reused point %g m from the computed one", (double)worst_point);
+  ck_assert_msg(worst_sep <= 1e-5f, "reused separation off by %g m", (double)worst_sep);
+  ck_assert_msg(worst_normal <= 1e-3f, "reused normal off by %g", (double)worst_normal);
+  ck_assert_int_gt(compared, 5000);
+  ck_assert_int_gt(slider_checked, 100);
+  /* most resting contacts are kept (the slider's never are) */
+  ck_assert_msg(reused > touching / 2, "%d of %d touching manifolds reused", reused, touching);
+  sn_vec2 a = sn_body_get_position(w, top), b = sn_body_get_position(off, top_off);
+  ck_assert_msg(sn_length(sn_sub(a, b)) < 0.001f, "top box %g m apart with and without reuse",
+                (double)sn_length(sn_sub(a, b)));
+  ck_assert_float_eq_tol(a.y, 9.5f, 0.01f);
+  sn_destroy_world(w);
+  sn_destroy_world(off);
+}
+END_TEST
+
 /* A circle beside a static box: 30 mm apart (the narrowphase skips the pair:
  * beyond the speculative distance of 20 mm plus allowance) there is a
  * contact without points; 15 mm apart a speculative point with separation
@@ -594,6 +698,7 @@ static Suite *physics_suite(void) {
   tcase_add_test(tc, test_determinism);
   tcase_add_test(tc, test_speed_limit_after_contacts);
   tcase_add_test(tc, test_narrowphase_matches_collide);
+  tcase_add_test(tc, test_manifold_reuse);
   tcase_add_test(tc, test_disc_gap_speculative);
   suite_add_tcase(s, tc);
   return s;

@@ -140,6 +140,7 @@ static sn_world *build_rich_world(const sn_registry *reg, sn_scene_names *names)
   wd.contact_hertz = 50.0f;
   wd.contact_damping_ratio = 7.0f;
   wd.contact_push_max_velocity = 2.5f;
+  wd.contact_reuse_distance = 0.002f;
   wd.restitution_threshold = 0.75f;
   wd.maximum_linear_speed = 250.0f;
   wd.registry = reg;

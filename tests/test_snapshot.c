@@ -534,7 +534,7 @@ START_TEST(test_structure_checks) {
   uint8_t *copy = malloc(n);
   /* the format version (offset 8) behind a valid checksum: a version error */
   memcpy(copy, s, n);
-  copy[8] = 2;
+  copy[8] = (uint8_t)(copy[8] + 1);
   reseal(copy, n);
   ck_assert_int_eq(load_counted(copy, n, reg, -1), SN_ERR_SNAPSHOT_VERSION);
   /* pointer size of the writer (offset 30) */

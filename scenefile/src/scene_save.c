@@ -647,6 +647,8 @@ static bool write_scene(writer *W, const sn_scene_names *names) {
   put_float(b, wd.contact_damping_ratio);
   put_key(b, "contact_push_max_velocity");
   put_float(b, wd.contact_push_max_velocity);
+  put_key(b, "contact_reuse_distance");
+  put_float(b, wd.contact_reuse_distance);
   put_key(b, "restitution_threshold");
   put_float(b, wd.restitution_threshold);
   put_key(b, "maximum_linear_speed");

@@ -182,7 +182,61 @@ static bool sn_pair_far_apart(const sn_shape *sa, const sn_shape *sb) {
 
 /* Narrowphase for one contact; returns true if it touches. The manifold is
  * rebuilt in place; last step's ids and impulses are kept aside first. */
-static bool sn_update_manifold(sn_world *w, sn_contact *c) {
+/* Manifold reuse (sn_world_def.contact_reuse_distance). After a full
+ * narrowphase the manifold is recorded in the bodies' frames (reference).
+ * In later steps, while no point of B has moved farther than the reuse
+ * distance in A's frame since then, the features (the reference and incident
+ * edges, the clipped ends) are taken to be the same: each point's surface
+ * points are carried by their bodies and the separation is measured between
+ * them along the normal carried by A. A resting pile then skips the SAT and
+ * the clipping; anything that moves, turns or slides by more than the
+ * distance in a step is computed in full. The bound on B's motion: a point at
+ * x in B's frame moves by at most |dp| + |x| |dq - 1|, and |dq - 1| (the
+ * chord of the turn) is at most |sin| + (1 - cos). */
+static void sn_record_reference(sn_contact *c, const sn_body *ba, const sn_body *bb) {
+  const sn_manifold *m = &c->manifold;
+  sn_contact_reference *r = &c->reference;
+  r->relative = sn_inv_mul_transforms(ba->xf, bb->xf);
+  r->normal = sn_inv_rotate(ba->xf.q, m->normal);
+  for (int32_t i = 0; i < m->point_count; ++i) {
+    const sn_manifold_point *p = m->points + i;
+    sn_vec2 half = sn_scale(0.5f * p->separation, m->normal);
+    r->local_a[i] = sn_inv_transform_point(ba->xf, sn_sub(p->point, half));
+    r->local_b[i] = sn_inv_transform_point(bb->xf, sn_add(p->point, half));
+  }
+  c->flags |= SN_CONTACT_HAS_REFERENCE;
+}
+
+/* Moves the recorded manifold with the bodies; false (manifold points
+ * untouched but their positions) if B moved too far for the features to be
+ * trusted or a point left the speculative margin. */
+static bool sn_reuse_manifold(const sn_world *w, sn_contact *c, const sn_body *ba, const sn_body *bb) {
+  const sn_contact_reference *r = &c->reference;
+  const sn_transform rel = sn_inv_mul_transforms(ba->xf, bb->xf);
+  const float sin_turn = r->relative.q.c * rel.q.s - r->relative.q.s * rel.q.c;
+  const float cos_turn = r->relative.q.c * rel.q.c + r->relative.q.s * rel.q.s;
+  const float reach = sn_length(bb->local_center) + bb->max_extent;
+  const float moved = sn_length(sn_sub(rel.p, r->relative.p)) + reach * (sn_absf(sin_turn) + (1.0f - cos_turn));
+  if (!(moved <= w->contact_reuse_distance)) return false; /* (and NaN) */
+  sn_manifold *m = &c->manifold;
+  const sn_vec2 n = sn_rotate(ba->xf.q, r->normal);
+  for (int32_t i = 0; i < m->point_count; ++i) {
+    sn_manifold_point *p = m->points + i;
+    sn_vec2 pa = sn_transform_point(ba->xf, r->local_a[i]);
+    sn_vec2 pb = sn_transform_point(bb->xf, r->local_b[i]);
+    float separation = sn_dot(sn_sub(pb, pa), n);
+    if (!(separation < SN_SPECULATIVE_DISTANCE)) return false;
+    p->point = sn_lerp(pa, pb, 0.5f);
+    p->anchor_a = sn_sub(p->point, ba->xf.p);
+    p->anchor_b = sn_sub(p->point, bb->xf.p);
+    p->separation = separation;
+    p->persisted = true;
+  }
+  m->normal = n;
+  return true;
+}
+
+static bool sn_update_manifold(sn_world *w, sn_contact *c, bool *reused) {
   const sn_shape *sa = w->shapes.data + c->shape_a, *sb = w->shapes.data + c->shape_b;
   const sn_body *ba = w->bodies.data + sa->body, *bb = w->bodies.data + sb->body;
   sn_manifold *m = &c->manifold;
@@ -193,7 +247,12 @@ static bool sn_update_manifold(sn_world *w, sn_contact *c) {
 #endif
     m->point_count = 0;
     m->normal = (sn_vec2){0.0f, 0.0f};
+    c->flags &= ~(uint32_t)SN_CONTACT_HAS_REFERENCE;
     return false;
+  }
+  if ((c->flags & SN_CONTACT_HAS_REFERENCE) && w->contact_reuse_distance > 0.0f && sn_reuse_manifold(w, c, ba, bb)) {
+    *reused = true;
+    return m->point_count > 0;
   }
   /* last step's points: ids and impulses (at most two) */
   const int32_t old_count = m->point_count;
@@ -220,6 +279,7 @@ static bool sn_update_manifold(sn_world *w, sn_contact *c) {
       p->persisted = false;
     }
   }
+  sn_record_reference(c, ba, bb);
   return m->point_count > 0;
 }
 
@@ -229,7 +289,8 @@ enum {
   SN_NARROW_SEPARATED,   /* fat boxes apart: destroy */
   SN_NARROW_STAYS,       /* touching as before, or apart as before: nothing to report */
   SN_NARROW_BEGINS,      /* touches now, did not before */
-  SN_NARROW_ENDS         /* touched before, does not now */
+  SN_NARROW_ENDS,        /* touched before, does not now */
+  SN_NARROW_REUSED       /* as STAYS, the manifold moved with its bodies (contact_reuse_distance) */
 };
 
 static uint8_t sn_narrow_one(sn_world *w, int32_t ci) {
@@ -240,8 +301,9 @@ static uint8_t sn_narrow_one(sn_world *w, int32_t ci) {
   if (!sn_body_active(ba) && !sn_body_active(bb)) return SN_NARROW_SKIPPED; /* asleep or static: frozen */
   if (!sn_aabb_overlaps(sa->fat_aabb, sb->fat_aabb)) return SN_NARROW_SEPARATED;
   bool was_touching = (c->flags & SN_CONTACT_TOUCHING) != 0;
-  bool touching = sn_update_manifold(w, c);
-  if (touching == was_touching) return SN_NARROW_STAYS;
+  bool reused = false;
+  bool touching = sn_update_manifold(w, c, &reused);
+  if (touching == was_touching) return reused ? SN_NARROW_REUSED : SN_NARROW_STAYS;
   return touching ? SN_NARROW_BEGINS : SN_NARROW_ENDS;
 }
 
@@ -271,13 +333,19 @@ void sn_update_contacts(sn_world *w) {
     sn_arena_reset(&w->arena);
   }
   bool woke = !parallel; /* without the parallel pass every contact is computed here */
+  int32_t reused = 0;
   for (int32_t ci = 0; ci < count; ++ci) {
     uint8_t status = parallel ? w->contact_status.data[ci] : SN_NARROW_SKIPPED;
     if (status == SN_NARROW_STAYS) continue;
+    if (status == SN_NARROW_REUSED) {
+      reused++;
+      continue;
+    }
     if (status == SN_NARROW_SKIPPED) {
       if (!woke) continue; /* nothing woke yet: still asleep */
       status = sn_narrow_one(w, ci);
-      if (status == SN_NARROW_SKIPPED || status == SN_NARROW_STAYS) continue;
+      if (status == SN_NARROW_REUSED) reused++;
+      if (status == SN_NARROW_SKIPPED || status == SN_NARROW_STAYS || status == SN_NARROW_REUSED) continue;
     }
     sn_contact *c = w->contacts.data + ci;
     if (status == SN_NARROW_SEPARATED) {
@@ -309,4 +377,5 @@ void sn_update_contacts(sn_world *w) {
       }
     }
   }
+  w->reused_manifold_count = reused;
 }

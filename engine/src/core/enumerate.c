@@ -37,6 +37,7 @@ sn_result sn_world_get_def(sn_world *w, sn_world_def *out) {
   def.restitution_threshold = w->restitution_threshold;
   def.maximum_linear_speed = w->max_linear_speed;
   def.enable_continuous = w->enable_continuous;
+  def.contact_reuse_distance = w->contact_reuse_distance;
   def.registry = w->registry;
   def.worker_count = w->worker_count;
   def.enqueue_task = w->enqueue_task;

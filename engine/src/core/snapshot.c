@@ -34,7 +34,7 @@
 #include "core/math.h"
 #include "core/world.h"
 
-#define SN_SNAPSHOT_FORMAT      1u
+#define SN_SNAPSHOT_FORMAT      2u
 #define SN_SNAPSHOT_HEADER_SIZE 40u
 static const uint8_t sn_snapshot_magic[8] = {'S', 'I', 'N', 'E', 'W', 'S', 'N', 'P'};
 
@@ -198,6 +198,7 @@ static void io_world_settings(sn_io *io, sn_world *w) {
   io_f32(io, &w->contact_hertz);
   io_f32(io, &w->contact_damping_ratio);
   io_f32(io, &w->contact_push_max_velocity);
+  io_f32(io, &w->contact_reuse_distance);
   io_f32(io, &w->restitution_threshold);
   io_f32(io, &w->hit_event_threshold);
   io_f32(io, &w->max_linear_speed);
@@ -355,6 +356,18 @@ static void io_contact(sn_io *io, sn_contact *c) {
   io_f32(io, &c->friction);
   io_f32(io, &c->restitution);
   io_u32(io, &c->flags);
+  /* the manifold's reference (contact.c): a continued run reuses it */
+  if (c->flags & SN_CONTACT_HAS_REFERENCE) {
+    sn_contact_reference *r = &c->reference;
+    io_vec2(io, &r->relative.p);
+    io_f32(io, &r->relative.q.c);
+    io_f32(io, &r->relative.q.s);
+    io_vec2(io, &r->normal);
+    for (int32_t i = 0; i < c->manifold.point_count; ++i) {
+      io_vec2(io, r->local_a + i);
+      io_vec2(io, r->local_b + i);
+    }
+  }
 }
 
 static void io_particle(sn_io *io, sn_particle *p) {
@@ -1460,6 +1473,7 @@ sn_result sn_world_load_snapshot(const void *bytes, size_t size, const sn_world_
   wd.contact_hertz = settings->contact_hertz;
   wd.contact_damping_ratio = settings->contact_damping_ratio;
   wd.contact_push_max_velocity = settings->contact_push_max_velocity;
+  wd.contact_reuse_distance = settings->contact_reuse_distance;
   wd.restitution_threshold = settings->restitution_threshold;
   wd.maximum_linear_speed = settings->max_linear_speed;
   wd.body_capacity = wd.shape_capacity = 0;

@@ -86,6 +86,7 @@ sn_world_def sn_default_world_def(void) {
   def.restitution_threshold = 1.0f;
   def.maximum_linear_speed = 400.0f;
   def.enable_continuous = true;
+  def.contact_reuse_distance = 0.0005f;
   def.worker_count = 1;
   def.cookie = SN_DEF_COOKIE;
   return def;
@@ -95,12 +96,14 @@ static sn_result sn_validate_world_def(const sn_world_def *def) {
   if (def->cookie != SN_DEF_COOKIE) return SN_ERR_UNINITIALIZED_DEF;
   if (!sn_vec2_is_finite(def->gravity) || !sn_is_finite(def->contact_hertz) ||
       !sn_is_finite(def->contact_damping_ratio) || !sn_is_finite(def->contact_push_max_velocity) ||
-      !sn_is_finite(def->restitution_threshold) || !sn_is_finite(def->maximum_linear_speed))
+      !sn_is_finite(def->restitution_threshold) || !sn_is_finite(def->maximum_linear_speed) ||
+      !sn_is_finite(def->contact_reuse_distance))
     return SN_ERR_NOT_FINITE;
   if (def->substeps < 1 || def->substeps > 64 || def->position_iterations < 0 || def->position_iterations > 32 ||
       def->soft_iterations < 1 || def->soft_iterations > 32 || def->contact_hertz < 0.0f ||
       def->contact_damping_ratio < 0.0f || def->contact_push_max_velocity < 0.0f || def->restitution_threshold < 0.0f ||
-      def->maximum_linear_speed <= 0.0f || def->body_capacity < 0 || def->shape_capacity < 0)
+      def->maximum_linear_speed <= 0.0f || def->body_capacity < 0 || def->shape_capacity < 0 ||
+      def->contact_reuse_distance < 0.0f || def->contact_reuse_distance > SN_MAX_CONTACT_REUSE_DISTANCE)
     return SN_ERR_INVALID_ARGUMENT;
   if ((def->allocator.alloc == NULL) != (def->allocator.free == NULL)) return SN_ERR_INVALID_ARGUMENT;
   if (def->worker_count < 1 || def->worker_count > SN_MAX_WORKERS) return SN_ERR_INVALID_ARGUMENT;
@@ -137,6 +140,7 @@ sn_world *sn_create_world(const sn_world_def *def, sn_result *result) {
   w->contact_hertz = def->contact_hertz;
   w->contact_damping_ratio = def->contact_damping_ratio;
   w->contact_push_max_velocity = def->contact_push_max_velocity;
+  w->contact_reuse_distance = def->contact_reuse_distance;
   w->restitution_threshold = def->restitution_threshold;
   w->hit_event_threshold = 1.0f;
   w->max_linear_speed = def->maximum_linear_speed;
@@ -352,6 +356,7 @@ sn_world_counters sn_world_get_counters(sn_world *w) {
   c.particle_contact_count = w->particle_contact_count;
   c.tree_height = sn_maxi(sn_tree_get_height(&w->static_tree), sn_tree_get_height(&w->dynamic_tree));
   c.allocated_bytes = w->mem.live_bytes;
+  c.reused_manifold_count = w->reused_manifold_count;
   return c;
 }
 

@@ -99,6 +99,7 @@ enum {
   SN_CONTACT_TOUCHING = 1u << 0,
   SN_CONTACT_ENABLE_EVENTS = 1u << 1,
   SN_CONTACT_ENABLE_HIT = 1u << 2,
+  SN_CONTACT_HAS_REFERENCE = 1u << 3, ///< reference holds the last computed manifold (contact.c)
 };
 
 /// What the contact colouring needs of a solver contact (solver.c,
@@ -109,11 +110,23 @@ typedef struct sn_wide_key {
   uint32_t dynamic; ///< bit 0: body a can move, bit 1: body b
 } sn_wide_key;
 
+/// The manifold as last computed, in the bodies' frames: the relative pose
+/// of B in A's frame then, the normal in A's frame and each point's surface
+/// points on A (A's frame) and on B (B's frame). While B has moved less than
+/// the world's contact_reuse_distance from that pose, the manifold keeps its
+/// features and the points move with the bodies (contact.c).
+typedef struct sn_contact_reference {
+  sn_transform relative;
+  sn_vec2 normal;
+  sn_vec2 local_a[2], local_b[2];
+} sn_contact_reference;
+
 typedef struct sn_contact {
   int32_t shape_a, shape_b;
   sn_contact_edge edges[2];
   sn_manifold manifold;
   sn_simplex_cache cache;
+  sn_contact_reference reference; ///< valid with SN_CONTACT_HAS_REFERENCE
   float friction, restitution;
   uint32_t flags;
   bool in_use;
@@ -251,6 +264,8 @@ typedef struct sn_world {
   int32_t substeps;
   int32_t position_iterations; ///< joint projection sweeps per substep (0 = off)
   float contact_hertz, contact_damping_ratio, contact_push_max_velocity;
+  float contact_reuse_distance;  ///< sn_world_def.contact_reuse_distance (0: off)
+  int32_t reused_manifold_count; ///< last step (counters)
   float restitution_threshold, hit_event_threshold, max_linear_speed;
 
   SN_ARRAY(sn_body) bodies;
