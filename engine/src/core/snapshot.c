@@ -367,6 +367,17 @@ static void io_contact(sn_io *io, sn_contact *c) {
       io_vec2(io, r->local_a + i);
       io_vec2(io, r->local_b + i);
     }
+    /* finite, with a unit rotation and (with points) a unit normal: a reused
+     * manifold's normal goes to the solver as it is */
+    if (io->reading) {
+      bool ok = sn_vec2_is_finite(r->relative.p) && isfinite(r->relative.q.c) && isfinite(r->relative.q.s) &&
+                sn_vec2_is_finite(r->normal) &&
+                (c->manifold.point_count == 0 || sn_absf(sn_dot(r->normal, r->normal) - 1.0f) < 1e-3f) &&
+                sn_absf(r->relative.q.c * r->relative.q.c + r->relative.q.s * r->relative.q.s - 1.0f) < 1e-3f;
+      for (int32_t i = 0; i < c->manifold.point_count; ++i)
+        ok = ok && sn_vec2_is_finite(r->local_a[i]) && sn_vec2_is_finite(r->local_b[i]);
+      if (!ok) io->bad = true;
+    }
   }
 }
 
