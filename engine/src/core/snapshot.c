@@ -1008,6 +1008,11 @@ static sn_result sn_check_world(sn_loader *l, sn_world *w, uint8_t *marks) {
     if (!b->in_use) continue;
     if (b->shape_count < 0 || b->contact_count < 0)
       return sn_load_fail(l, SN_ERR_SNAPSHOT_CORRUPT, "body %d: negative counts", (int)i);
+    /* a rotation that is not one would scale the body's shapes (the steps
+     * keep it unit to float precision) */
+    float q2 = b->xf.q.c * b->xf.q.c + b->xf.q.s * b->xf.q.s;
+    if (!(q2 > 0.999f && q2 < 1.001f))
+      return sn_load_fail(l, SN_ERR_SNAPSHOT_CORRUPT, "body %d: its rotation is not a unit (c, s)", (int)i);
     int32_t steps = 0;
     for (int32_t k = b->shape_list; k != SN_NULL_INDEX; k = w->shapes.data[k].next, ++steps) {
       if (!sn_shape_ok(w, k) || w->shapes.data[k].body != i || steps >= b->shape_count)
