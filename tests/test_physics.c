@@ -541,12 +541,12 @@ START_TEST(test_narrowphase_matches_collide) {
 END_TEST
 
 /* Manifold reuse (sn_world_def.contact_reuse_distance, default 0.5 mm): a
- * resting pyramid of 10 rows keeps most manifolds from step to step, and a
+ * resting pyramid of 10 rows keeps nearly every manifold from step to step, and a
  * kept manifold matches what the narrowphase computes at the bodies' poses
- * within the reuse distance: same points (count and feature ids), the points
- * within 0.5 mm plus 10 %, the separations within 10 um (the features are the
- * same; only the clipped ends' position along their edge is older), the
- * normals within 1e-3 rad. A frictionless box sliding along the ground by 10 cm
+ * within the reuse distance: as many points, each one within 0.5 mm plus
+ * 10 % of the nearest computed point, the separations within 10 um (the
+ * features are the same; only the clipped ends' position along their edge is
+ * older), the normals within 1e-3 rad. A frictionless box sliding along the ground by 10 cm
  * per step is computed afresh each step (its contact matches sn_collide bit for bit),
  * and the pyramid stands the same with reuse off: its top within 1 mm. */
 static sn_world *reuse_pyramid(float reuse_distance, sn_body_id *top, sn_body_id *slider) {
@@ -555,11 +555,7 @@ static sn_world *reuse_pyramid(float reuse_distance, sn_body_id *top, sn_body_id
   wd.contact_reuse_distance = reuse_distance;
   sn_world *w = sn_create_world(&wd, NULL);
   ck_assert_ptr_nonnull(w);
-  sn_body_def gd = sn_default_body_def();
-  sn_body_id ground = sn_create_body(w, &gd);
   sn_shape_def sd = sn_default_shape_def();
-  sn_segment seg = {{-40.0f, 0.0f}, {40.0f, 0.0f}};
-  ck_assert(sn_shape_is_valid(w, sn_create_segment_shape(w, ground, &sd, &seg)));
   sn_polygon box;
   ck_assert_int_eq(sn_make_box(0.5f, 0.5f, &box), SN_OK);
   const int rows = 10;
@@ -573,6 +569,15 @@ static sn_world *reuse_pyramid(float reuse_distance, sn_body_id *top, sn_body_id
       *top = b;
     }
   }
+  /* the ground, an 80 m static box made after the pyramid: in the bottom row's
+   * contacts it is shape B, the larger body (the motion is then measured as
+   * the box's in the ground's frame) */
+  sn_body_def gd = sn_default_body_def();
+  gd.position = (sn_vec2){0.0f, -0.5f};
+  sn_body_id ground = sn_create_body(w, &gd);
+  sn_polygon slab;
+  ck_assert_int_eq(sn_make_box(40.0f, 0.5f, &slab), SN_OK);
+  ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, ground, &sd, &slab)));
   sn_body_def bd = sn_default_body_def();
   bd.type = SN_BODY_DYNAMIC; /* frictionless: slides on at 6 m/s */
   sd.friction = 0.0f;
@@ -611,8 +616,15 @@ START_TEST(test_manifold_reuse) {
       if (want.point_count == 0) continue;
       worst_normal = sn_maxf(worst_normal, sn_length(sn_sub(got->normal, want.normal)));
       for (int32_t i = 0; i < want.point_count; ++i) {
-        const sn_manifold_point *p = got->points + i, *q = want.points + i;
-        ck_assert_uint_eq(p->id, q->id);
+        /* the computed point nearest this one: two parallel faces (a box
+         * on the ground box) may swap reference and incident face from one
+         * computation to the next, and with them the ids and the order; a
+         * kept manifold keeps its ids, so warm starting does not lose them */
+        const sn_manifold_point *p = got->points + i, *q = want.points;
+        if (want.point_count == 2 &&
+            sn_length(sn_sub(p->point, want.points[1].point)) < sn_length(sn_sub(p->point, want.points[0].point)))
+          q = want.points + 1;
+        if (on_slider) ck_assert_uint_eq(p->id, q->id);
         worst_point = sn_maxf(worst_point, sn_length(sn_sub(p->point, q->point)));
         worst_sep = sn_maxf(worst_sep, sn_absf(p->separation - q->separation));
         if (on_slider) {
@@ -631,8 +643,9 @@ START_TEST(test_manifold_reuse) {
   ck_assert_msg(worst_normal <= 1e-3f, "reused normal off by %g", (double)worst_normal);
   ck_assert_int_gt(compared, 5000);
   ck_assert_int_gt(slider_checked, 100);
-  /* most resting contacts are kept (the slider's never are) */
-  ck_assert_msg(reused > touching / 2, "%d of %d touching manifolds reused", reused, touching);
+  /* nearly every resting contact is kept, the ground's too (the slider's
+   * never are: one of about 150 touching contacts) */
+  ck_assert_msg(reused > touching * 9 / 10, "%d of %d touching manifolds reused", reused, touching);
   sn_vec2 a = sn_body_get_position(w, top), b = sn_body_get_position(off, top_off);
   ck_assert_msg(sn_length(sn_sub(a, b)) < 0.001f, "top box %g m apart with and without reuse",
                 (double)sn_length(sn_sub(a, b)));

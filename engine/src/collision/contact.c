@@ -184,15 +184,17 @@ static bool sn_pair_far_apart(const sn_shape *sa, const sn_shape *sb) {
  * rebuilt in place; last step's ids and impulses are kept aside first. */
 /* Manifold reuse (sn_world_def.contact_reuse_distance). After a full
  * narrowphase the manifold is recorded in the bodies' frames (reference).
- * In later steps, while no point of B has moved farther than the reuse
- * distance in A's frame since then, the features (the reference and incident
+ * In later steps, while no point of the smaller body has moved farther than
+ * the reuse distance in the other's frame since then, the features (the reference and incident
  * edges, the clipped ends) are taken to be the same: each point's surface
  * points are carried by their bodies and the separation is measured between
  * them along the normal carried by A. A resting pile then skips the SAT and
  * the clipping; anything that moves, turns or slides by more than the
  * distance in a step is computed in full. The bound on B's motion: a point at
  * x in B's frame moves by at most |dp| + |x| |dq - 1|, and |dq - 1| (the
- * chord of the turn) is at most |sin| + (1 - cos). */
+ * chord of the turn) is at most |sin| + (1 - cos); the same holds for A's
+ * points in B's frame, and the smaller body gives the tighter bound (a box
+ * on a long static ground). */
 static void sn_record_reference(sn_contact *c, const sn_body *ba, const sn_body *bb) {
   const sn_manifold *m = &c->manifold;
   sn_contact_reference *r = &c->reference;
@@ -215,8 +217,20 @@ static bool sn_reuse_manifold(const sn_world *w, sn_contact *c, const sn_body *b
   const sn_transform rel = sn_inv_mul_transforms(ba->xf, bb->xf);
   const float sin_turn = r->relative.q.c * rel.q.s - r->relative.q.s * rel.q.c;
   const float cos_turn = r->relative.q.c * rel.q.c + r->relative.q.s * rel.q.s;
-  const float reach = sn_length(bb->local_center) + bb->max_extent;
-  const float moved = sn_length(sn_sub(rel.p, r->relative.p)) + reach * (sn_absf(sin_turn) + (1.0f - cos_turn));
+  /* the motion is measured over the smaller body (the contact lies on it):
+   * B's points in A's frame, or A's in B's (a rigid motion's displacement
+   * bound over a disc holds for its inverse over the image disc) */
+  const float reach_a = sn_length(ba->local_center) + ba->max_extent;
+  const float reach_b = sn_length(bb->local_center) + bb->max_extent;
+  float shift;
+  if (reach_b <= reach_a) {
+    shift = sn_length(sn_sub(rel.p, r->relative.p)); /* B's origin in A's frame */
+  } else {
+    sn_vec2 now = sn_inv_rotate(bb->xf.q, sn_sub(ba->xf.p, bb->xf.p)); /* A's origin in B's frame */
+    sn_vec2 then = sn_neg(sn_inv_rotate(r->relative.q, r->relative.p));
+    shift = sn_length(sn_sub(now, then));
+  }
+  const float moved = shift + sn_minf(reach_a, reach_b) * (sn_absf(sin_turn) + (1.0f - cos_turn));
   if (!(moved <= w->contact_reuse_distance)) return false; /* (and NaN) */
   sn_manifold *m = &c->manifold;
   const sn_vec2 n = sn_rotate(ba->xf.q, r->normal);
