@@ -680,6 +680,8 @@ static const fixture fixtures[] = {
     {"negative_radius", BALL_WITH("{\"circle\": `-0.5}"), SN_SCENE_ERR_RANGE, "expected a number > 0, got -0.5", SN_OK},
     {"restitution_above_one", BALL_WITH("{\"circle\": 0.5, \"restitution\": `1.5}"), SN_SCENE_ERR_RANGE,
      "expected a number in [0, 1], got 1.5", SN_OK},
+    {"reuse_too_far", "{\"sinew_scene\": 1, \"settings\": {\"contact_reuse_distance\": `0.01}}", SN_SCENE_ERR_RANGE,
+     "settings.contact_reuse_distance: expected a number in [0, 0.005], got 0.01", SN_OK},
     {"substeps_fraction", "{\"sinew_scene\": 1, \"settings\": {\"substeps\": `4.5}}", SN_SCENE_ERR_RANGE,
      "expected a whole number in [1, 64], got 4.5", SN_OK},
     {"bad_body_type", HEAD " \"bodies\": [{\"type\": `\"dinamic\"}]}", SN_SCENE_ERR_RANGE,

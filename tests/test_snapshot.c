@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -638,6 +639,28 @@ START_TEST(test_broken_invariants) {
   ct->edges[0].body = ct->edges[1].body;
   expect_refused(w, reg, "contact list");
   ct->edges[0].body = body0;
+
+  /* a body rotation that is not unit (it would scale the body's shapes) */
+  sn_rot q = ba->xf.q;
+  ba->xf.q = (sn_rot){0.5f, 0.0f};
+  expect_refused(w, reg, "rotation is not a unit");
+  ba->xf.q = q;
+
+  /* a manifold reuse reference with a normal that is not unit, or a point
+   * that is not finite (the reuse would hand them to the solver) */
+  int32_t kept = -1;
+  for (int32_t i = 0; i < w->contacts.count && kept < 0; ++i) {
+    const sn_contact *k = w->contacts.data + i;
+    kept = k->in_use && (k->flags & SN_CONTACT_HAS_REFERENCE) && k->manifold.point_count > 0 ? i : -1;
+  }
+  ck_assert_int_ge(kept, 0);
+  sn_contact_reference saved_ref = w->contacts.data[kept].reference;
+  w->contacts.data[kept].reference.normal = (sn_vec2){2.0f, 0.0f};
+  expect_refused(w, reg, "contacts");
+  w->contacts.data[kept].reference = saved_ref;
+  w->contacts.data[kept].reference.local_b[0].x = NAN;
+  expect_refused(w, reg, "contacts");
+  w->contacts.data[kept].reference = saved_ref;
 
   /* a tree node linked as its own child */
   sn_tree *t = &w->dynamic_tree;

@@ -469,7 +469,8 @@ static bool parse_settings(loader *L, const cJSON *obj) {
   SN_OPT(L, obj, "contact_hertz", read_float(L, n_, NON_NEGATIVE, &d->contact_hertz));
   SN_OPT(L, obj, "contact_damping_ratio", read_float(L, n_, NON_NEGATIVE, &d->contact_damping_ratio));
   SN_OPT(L, obj, "contact_push_max_velocity", read_float(L, n_, NON_NEGATIVE, &d->contact_push_max_velocity));
-  SN_OPT(L, obj, "contact_reuse_distance", read_float(L, n_, NON_NEGATIVE, &d->contact_reuse_distance));
+  SN_OPT(L, obj, "contact_reuse_distance",
+         read_float(L, n_, (range){0.0, SN_MAX_CONTACT_REUSE_DISTANCE, false}, &d->contact_reuse_distance));
   SN_OPT(L, obj, "restitution_threshold", read_float(L, n_, NON_NEGATIVE, &d->restitution_threshold));
   SN_OPT(L, obj, "maximum_linear_speed", read_float(L, n_, POSITIVE, &d->maximum_linear_speed));
   SN_OPT(L, obj, "hit_event_threshold", read_float(L, n_, NON_NEGATIVE, &L->hit_event_threshold));
