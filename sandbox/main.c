@@ -289,14 +289,16 @@ static sn_result sb_run_step(sb_run *run) {
   return r;
 }
 
-/* The overlay's counts: rigid (bodies, contacts) and soft (soft bodies,
- * particles, particle contacts) with the constraints of both. */
+/* The overlay's counts: rigid (bodies, contacts, manifolds the last step
+ * reused) and soft (soft bodies, particles, particle contacts) with the
+ * constraints of both. */
 static void sb_counts_lines(sn_world *w, char *rigid, size_t rigid_cap, char *soft, size_t soft_cap) {
   sn_debug_counts c;
   sn_world_get_debug_counts(w, &c);
   sn_world_counters k = sn_world_get_counters(w);
-  snprintf(rigid, rigid_cap, "bodies %d (dynamic %d, awake %d)  contacts %d (touching %d, points %d)", c.bodies,
-           c.dynamic_bodies, c.awake_bodies, c.contacts, c.touching_contacts, c.contact_points);
+  snprintf(rigid, rigid_cap, "bodies %d (dynamic %d, awake %d)  contacts %d (touching %d, reused %d, points %d)",
+           c.bodies, c.dynamic_bodies, c.awake_bodies, c.contacts, c.touching_contacts, k.reused_manifold_count,
+           c.contact_points);
   snprintf(soft, soft_cap, "soft bodies %d  particles %d (contacts %d)  constraints %d", k.soft_body_count,
            k.particle_count, k.particle_contact_count, c.constraints);
 }
