@@ -180,15 +180,13 @@ static bool sn_pair_far_apart(const sn_shape *sa, const sn_shape *sb) {
   return gap > SN_SPECULATIVE_DISTANCE + SN_LINEAR_SLOP + 1.0e-4f * size;
 }
 
-/* Narrowphase for one contact; returns true if it touches. The manifold is
- * rebuilt in place; last step's ids and impulses are kept aside first. */
 /* Manifold reuse (sn_world_def.contact_reuse_distance). After a full
  * narrowphase the manifold is recorded in the bodies' frames (reference).
  * In later steps, while no point of the smaller body has moved farther than
- * the reuse distance in the other's frame since then, the features (the reference and incident
- * edges, the clipped ends) are taken to be the same: each point's surface
- * points are carried by their bodies and the separation is measured between
- * them along the normal carried by A. A resting pile then skips the SAT and
+ * the reuse distance in the other's frame since then, the features (the
+ * reference and incident edges, the clipped ends) are taken to be the same:
+ * each point's surface points are carried by their bodies and the
+ * separation is measured between them along the normal carried by A. A resting pile then skips the SAT and
  * the clipping; anything that moves, turns or slides by more than the
  * distance in a step is computed in full. The bound on B's motion: a point at
  * x in B's frame moves by at most |dp| + |x| |dq - 1|, and |dq - 1| (the
@@ -209,9 +207,9 @@ static void sn_record_reference(sn_contact *c, const sn_body *ba, const sn_body 
   c->flags |= SN_CONTACT_HAS_REFERENCE;
 }
 
-/* Moves the recorded manifold with the bodies; false (manifold points
- * untouched but their positions) if B moved too far for the features to be
- * trusted or a point left the speculative margin. */
+/* Moves the recorded manifold with the bodies; false (ids and impulses
+ * untouched, positions maybe) if the pair moved too far for the features to
+ * be trusted or a point left the speculative margin. */
 static bool sn_reuse_manifold(const sn_world *w, sn_contact *c, const sn_body *ba, const sn_body *bb) {
   const sn_contact_reference *r = &c->reference;
   const sn_transform rel = sn_inv_mul_transforms(ba->xf, bb->xf);
@@ -250,6 +248,9 @@ static bool sn_reuse_manifold(const sn_world *w, sn_contact *c, const sn_body *b
   return true;
 }
 
+/* Narrowphase for one contact; returns true if it touches. The manifold is
+ * reused (*reused set) or rebuilt in place, last step's ids and impulses kept
+ * aside first, and recorded for reuse. */
 static bool sn_update_manifold(sn_world *w, sn_contact *c, bool *reused) {
   const sn_shape *sa = w->shapes.data + c->shape_a, *sb = w->shapes.data + c->shape_b;
   const sn_body *ba = w->bodies.data + sa->body, *bb = w->bodies.data + sb->body;
