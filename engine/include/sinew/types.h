@@ -296,10 +296,10 @@ typedef struct sn_world_def {
                               ///< after a step
   bool enable_continuous;     ///< time of impact for fast bodies vs static, default true
   /// Contact manifold reuse (m), default 0.0005: a touching pair whose shapes have moved
-  /// relative to each other by less than this since its manifold was last computed (any point
-  /// of the smaller body, in the other's frame) keeps that manifold's features and has only its points and
-  /// separations moved with the bodies, skipping the narrowphase; 0 computes every manifold
-  /// every step. At most SN_MAX_CONTACT_REUSE_DISTANCE.
+  /// relative to each other by less than this since its manifold was last computed (any
+  /// point of the smaller body, in the other's frame) keeps that manifold's features and
+  /// only has its points and separations moved with the bodies, skipping the narrowphase;
+  /// 0 computes every manifold every step. At most SN_MAX_CONTACT_REUSE_DISTANCE.
   float contact_reuse_distance;
   sn_allocator allocator;             ///< all fields NULL = malloc/free
   const struct sn_registry *registry; ///< constraint types for sn_create_constraint; must outlive the world

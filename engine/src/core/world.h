@@ -112,9 +112,10 @@ typedef struct sn_wide_key {
 
 /// The manifold as last computed, in the bodies' frames: the relative pose
 /// of B in A's frame then, the normal in A's frame and each point's surface
-/// points on A (A's frame) and on B (B's frame). While B has moved less than
-/// the world's contact_reuse_distance from that pose, the manifold keeps its
-/// features and the points move with the bodies (contact.c).
+/// points on A (A's frame) and on B (B's frame). While the smaller body has
+/// moved less than the world's contact_reuse_distance in the other's frame
+/// since then, the manifold keeps its features and the points move with the
+/// bodies (contact.c).
 typedef struct sn_contact_reference {
   sn_transform relative;
   sn_vec2 normal;
