@@ -323,6 +323,23 @@ START_TEST(test_hull_welds_and_near_collinear) {
 }
 END_TEST
 
+/* Three points on a nearly vertical line, one of them a denormal away from
+ * x = 0: float orientation tests rounded the turn at (0, 0.5) to straight
+ * and the hull lost (0, 0.5), its top, keeping (0, 0) (fuzz_polygon). Every
+ * input point must lie inside the hull (within the weld distance). */
+START_TEST(test_hull_denormal_collinear) {
+  sn_vec2 pts[5] = {{0.0f, 0.0f}, {0.0f, 0.5f}, {-10.0f, 1.37254906f}, {-27.75f, -27.75f}, {1.40129846e-45f, -8.75f}};
+  sn_polygon p;
+  ck_assert_int_eq(sn_compute_hull(pts, 5, 0, &p), SN_OK);
+  ck_assert_int_eq(sn_polygon_validate(&p), SN_OK);
+  for (int j = 0; j < 5; ++j) {
+    for (int i = 0; i < p.count; ++i)
+      ck_assert_msg(sn_dot(p.normals[i], sn_sub(pts[j], p.vertices[i])) <= SN_WELD_DISTANCE,
+                    "point %d outside hull edge %d", j, i);
+  }
+}
+END_TEST
+
 START_TEST(test_hull_random_contains_all) {
   srand(12345);
   for (int trial = 0; trial < 200; ++trial) {
@@ -921,6 +938,7 @@ static Suite *geometry_suite(void) {
   tcase_add_test(tc, test_hull_square_interior_collinear);
   tcase_add_test(tc, test_hull_welds_and_near_collinear);
   tcase_add_test(tc, test_hull_random_contains_all);
+  tcase_add_test(tc, test_hull_denormal_collinear);
   tcase_add_test(tc, test_hull_errors);
   tcase_add_test(tc, test_boxes);
   tcase_add_test(tc, test_box_errors);

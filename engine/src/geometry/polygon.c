@@ -180,6 +180,17 @@ sn_result sn_make_polygon(const sn_vec2 *points, int32_t count, float radius, sn
 /// Lexicographic order (x, then y) for the monotone chain.
 static bool point_less(sn_vec2 a, sn_vec2 b) { return a.x < b.x || (a.x == b.x && a.y < b.y); }
 
+/// Orientation of c against the line a -> b (positive: a left turn), in
+/// double precision: float differences and products are exact there (for
+/// points within a few orders of magnitude of each other), so the sign does
+/// not flip for near-collinear points. In float, (0, 0.5), (0, 0) and
+/// (1e-45, -8.75) rounded to collinear and the hull dropped (0, 0.5), its end
+/// point, instead of (0, 0) (found by fuzz_polygon).
+static double orientation(sn_vec2 a, sn_vec2 b, sn_vec2 c) {
+  return ((double)b.x - (double)a.x) * ((double)c.y - (double)a.y) -
+         ((double)b.y - (double)a.y) * ((double)c.x - (double)a.x);
+}
+
 /// Convex hull of distinct points by Andrew's monotone chain (a sorted variant
 /// of gift wrapping). Exactly collinear points are dropped; near-collinear
 /// ones are removed afterwards. Writes the hull counter-clockwise and returns
@@ -204,13 +215,12 @@ static int32_t monotone_chain(const sn_vec2 *points, int32_t count, sn_vec2 *hul
   sn_vec2 stack[2 * SN_MAX_POLYGON_VERTICES];
   int32_t k = 0;
   for (int32_t i = 0; i < count; ++i) {
-    while (k >= 2 && sn_cross(sn_sub(stack[k - 1], stack[k - 2]), sn_sub(sorted[i], stack[k - 2])) <= 0.0f) --k;
+    while (k >= 2 && orientation(stack[k - 2], stack[k - 1], sorted[i]) <= 0.0) --k;
     stack[k++] = sorted[i];
   }
   int32_t lower_size = k + 1;
   for (int32_t i = count - 2; i >= 0; --i) {
-    while (k >= lower_size && sn_cross(sn_sub(stack[k - 1], stack[k - 2]), sn_sub(sorted[i], stack[k - 2])) <= 0.0f)
-      --k;
+    while (k >= lower_size && orientation(stack[k - 2], stack[k - 1], sorted[i]) <= 0.0) --k;
     stack[k++] = sorted[i];
   }
   // the last point repeats the first
