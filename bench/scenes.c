@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const sn_rigid_scene_names[] = {"pyramid", "tower", "rain", "ratio", "chain", NULL};
+const char *const sn_rigid_scene_names[] = {"pyramid", "tower", "rain", "ratio", "chain", "cards", NULL};
 
 #ifndef SINEW_BUILD_PLUGIN_DIR
 #define SINEW_BUILD_PLUGIN_DIR "plugins"
@@ -24,6 +24,7 @@ int32_t sn_scene_default_size(const char *name) {
   if (strcmp(name, "chain") == 0) return 100;
   if (strcmp(name, "cloth") == 0) return 32;
   if (strcmp(name, "jelly") == 0) return 50;
+  if (strcmp(name, "cards") == 0) return SN_CARDS_DEFAULT_LEAN;
   return 1;
 }
 
@@ -78,6 +79,47 @@ static sn_body_id sn_add_ball(sn_scene *s, float radius, sn_vec2 p) {
   sn_create_circle_shape(s->world, id, &sd, &c);
   sn_scene_add(s, id, p);
   return id;
+}
+
+/* One playing card of the house: 0.02 m x 1 m, friction 0.6, density 1,
+ * centre c, turned by angle from upright. */
+static void sn_add_card(sn_scene *s, sn_vec2 c, float angle) {
+  sn_body_def bd = sn_default_body_def();
+  bd.type = SN_BODY_DYNAMIC;
+  bd.position = c;
+  bd.angle = angle;
+  sn_body_id id = sn_create_body(s->world, &bd);
+  sn_polygon card;
+  sn_make_box(SN_CARD_HALF_THICKNESS, SN_CARD_HALF_LENGTH, &card);
+  sn_shape_def sd = sn_default_shape_def();
+  sd.friction = 0.6f;
+  sn_create_polygon_shape(s->world, id, &sd, &card);
+  sn_scene_add(s, id, c);
+}
+
+void sn_build_card_house(sn_scene *s, int32_t storeys, float lean, float apex_gap, float apex_spacing) {
+  const float t = SN_CARD_HALF_THICKNESS, h = SN_CARD_HALF_LENGTH;
+  const float sn = sinf(lean), cs = cosf(lean), tilt = 0.5f * 3.14159265f - lean;
+  /* an A-frame's top: the outer upper corners stand sin + 2 t cos above its floor */
+  const float apex_height = 2.0f * h * sn + 2.0f * t * cs;
+  float floor_y = 0.0f, first_apex = -0.5f * apex_spacing * (float)(storeys - 1);
+  for (int32_t k = 0; k < storeys; ++k) {
+    int32_t frames = storeys - k;
+    for (int32_t j = 0; j < frames; ++j) {
+      float apex = first_apex + apex_spacing * (float)j;
+      /* the inner top corners apex_gap apart, the lower bottom corner on the floor */
+      float dx = 0.5f * apex_gap + h * cs + t * sn, y = floor_y + h * sn + t * cs;
+      sn_add_card(s, (sn_vec2){apex - dx, y}, -tilt);
+      sn_add_card(s, (sn_vec2){apex + dx, y}, tilt);
+    }
+    floor_y += apex_height;
+    for (int32_t j = 0; j + 1 < frames; ++j) {
+      float mid = first_apex + apex_spacing * ((float)j + 0.5f);
+      sn_add_card(s, (sn_vec2){mid, floor_y + t}, 0.5f * 3.14159265f);
+    }
+    floor_y += 2.0f * t;
+    first_apex += 0.5f * apex_spacing;
+  }
 }
 
 bool sn_scene_build(sn_scene *s, const char *name, int32_t size, int32_t substeps, bool sleep) {
@@ -188,6 +230,18 @@ bool sn_scene_build_def(sn_scene *s, const char *name, int32_t size, const sn_wo
       sn_scene_add(s, link, bd.position);
       prev = link;
     }
+    return true;
+  }
+  if (strcmp(name, "cards") == 0) {
+    /* a house of cards three storeys high; size is the cards' lean from
+     * the horizontal in degrees */
+    if (size < 45 || size > 85) return false;
+    s->name = "cards";
+    s->default_steps = 600;
+    s->world = sn_create_world(&wd, NULL);
+    if (s->world == NULL || !sn_scene_reserve(s, 15)) return false;
+    sn_add_static_box(s->world, 20.0f, 1.0f, (sn_vec2){0.0f, -1.0f});
+    sn_build_card_house(s, 3, (float)size * 3.14159265f / 180.0f, SN_CARDS_APEX_GAP, SN_CARDS_APEX_SPACING);
     return true;
   }
   if (strcmp(name, "ratio") == 0) {

@@ -80,6 +80,22 @@ void sn_scene_destroy(sn_scene *scene);
 /// SINEW_PLUGIN_DIR environment variable if set, else the build tree's.
 const char *sn_scene_plugin_dir(void);
 
+/// The cards scene: cards 0.02 m x 1 m leaning `size` degrees (default 68)
+/// from the horizontal in A-frames whose tops are 0.5 mm apart, apexes
+/// 1.002 m apart, a flat card across each pair of neighbouring apexes.
+#define SN_CARDS_DEFAULT_LEAN  68
+#define SN_CARD_HALF_THICKNESS 0.01f
+#define SN_CARD_HALF_LENGTH    0.5f
+#define SN_CARDS_APEX_GAP      0.0005f
+#define SN_CARDS_APEX_SPACING  1.002f
+/// Adds a house of cards `storeys` high to s->world (ground top at y = 0):
+/// storey k has storeys - k A-frames leaning `lean` radians from the
+/// horizontal, the inner top corners of each apex_gap apart, apexes
+/// apex_spacing apart, and a flat card across each pair of neighbouring
+/// apexes. The cards join s's bodies: s needs room for storeys (storeys + 1)
+/// + storeys (storeys - 1) / 2 of them (15 for 3 storeys).
+void sn_build_card_house(sn_scene *s, int32_t storeys, float lean, float apex_gap, float apex_spacing);
+
 /// Default size of a scene (pyramid 20, tower 20, rain 2000, ratio 1).
 int32_t sn_scene_default_size(const char *name);
 void sn_scene_measure(const sn_scene *scene, sn_scene_metrics *out);

@@ -13,7 +13,8 @@
  * Every contact is solved as a two-point block (see solver.c for the soft
  * step and the 2x2 LCP): a one-point contact carries a phantom second point
  * that is always separated, and padding lanes have zero mass, so neither can
- * change a velocity. The arithmetic is plain IEEE single precision in a fixed
+ * change a velocity. A two-point lane whose block is too ill-conditioned to
+ * invert solves its points one after the other (seq_lanes). The arithmetic is plain IEEE single precision in a fixed
  * order (no FMA, no reciprocal approximations): results are deterministic. */
 #include "rigid/contact_wide.h"
 
@@ -32,6 +33,10 @@
 #define SN_HAVE_AVX2 0
 #endif
 
+/// A two-point block is solved as one while k11^2 < this * det(K) (its
+/// condition number is then moderate); beyond, its points are solved one
+/// after the other.
+#define SN_WIDE_MAX_CONDITION 1000.0f
 /// Separation given to phantom points and padding lanes: never touching.
 #define SN_WIDE_FAR 1.0e6f
 #if defined(__GNUC__) || defined(__clang__)
@@ -63,6 +68,9 @@ struct sn_wide_group {
    * back. Static and kinematic bodies may sit in several groups of a colour,
    * and groups of a colour run on different threads. */
   int32_t ia_write, ib_write;
+  /* lanes whose two points are too close to solve as a block (bit l): they
+   * are solved one after the other instead (contact_wide_kernel.inc) */
+  int32_t seq_lanes;
   int32_t lanes; /* lanes in use (the rest is padding) */
   int8_t points[L];
 };
@@ -143,13 +151,16 @@ static void sn_wide_pad_lane(sn_wide_group *g, int l, int32_t dummy) {
 
 void sn_wide_set_lane(const sn_wide_set *set, int32_t group, int l, const sn_contact_constraint *c, int32_t dummy) {
   sn_wide_group *g = set->groups + group;
-  if (l == 0) g->ia_write = g->ib_write = g->lanes = 0;
+  if (l == 0) g->ia_write = g->ib_write = g->seq_lanes = g->lanes = 0;
   if (c == NULL) {
     sn_wide_pad_lane(g, l, dummy);
     return;
   }
   const sn_constraint_point *p1 = c->points, *p2 = c->points + 1;
   bool two = c->point_count == 2;
+  /* the prepare's test of a block too ill-conditioned to invert */
+  bool seq = two && !(c->k11 * c->k11 < SN_WIDE_MAX_CONDITION * (c->k11 * c->k22 - c->k12 * c->k12));
+  if (seq) g->seq_lanes |= 1 << l;
   g->lanes = l + 1;
   g->points[l] = (int8_t)c->point_count;
   g->ia[l] = c->ia;
@@ -173,9 +184,9 @@ void sn_wide_set_lane(const sn_wide_set *set, int32_t group, int l, const sn_con
     g->k11[l] = c->k11;
     g->k12[l] = c->k12;
     g->k22[l] = c->k22;
-    g->n11[l] = c->n11;
-    g->n12[l] = c->n12;
-    g->n22[l] = c->n22;
+    g->n11[l] = seq ? p1->normal_mass : c->n11;
+    g->n12[l] = seq ? 0.0f : c->n12;
+    g->n22[l] = seq ? p2->normal_mass : c->n22;
   } else {
     /* phantom second point: K = diag(k11, 1) */
     g->k11[l] = p1->normal_mass > 0.0f ? 1.0f / p1->normal_mass : 1.0f;
@@ -334,21 +345,29 @@ static void sn_wide_prepare_half(sn_wide_group *g, int off, const sn_prepare_inp
   SN_PREP_POINT(a1x, a1y, b1x, b1y, sep1, r1ax, r1ay, r1bx, r1by, rn1a, rn1b, nm1, tm1, base1, rv1)
   SN_PREP_POINT(a2x, a2y, b2x, b2y, sep2, r2ax, r2ay, r2bx, r2by, rn2a, rn2b, nm2, tm2, base2, rv2)
 #undef SN_PREP_POINT
-  /* the 2x2 block where two points are well conditioned (not nearly
-   * coincident); otherwise the second point is a phantom, K = diag(k11, 1) */
+  /* two points: the 2x2 block (`block`) where it is well conditioned; where
+   * the points are so close (for the body's inertia) that it is not, they
+   * are solved one after the other (`seq`: K keeps its coupling k12, the
+   * block rows hold the decoupled inverse so that the block arithmetic the
+   * lane also runs stays finite). One point: the second is a phantom,
+   * K = diag(k11, 1). */
   f4 k11 = f4_add(f4_add(msum, f4_mul(f4_mul(Ia, rn1a), rn1a)), f4_mul(f4_mul(Ib, rn1b), rn1b));
   f4 k22 = f4_add(f4_add(msum, f4_mul(f4_mul(Ia, rn2a), rn2a)), f4_mul(f4_mul(Ib, rn2b), rn2b));
   f4 k12 = f4_add(f4_add(msum, f4_mul(f4_mul(Ia, rn1a), rn2a)), f4_mul(f4_mul(Ib, rn1b), rn2b));
   f4 det = f4_sub(f4_mul(k11, k22), f4_mul(k12, k12));
-  f4 two = f4_and(f4_gt(f4_load(cnt), one), f4_lt(f4_mul(k11, k11), f4_mul(f4_set(1000.0f), det)));
+  f4 has2 = f4_gt(f4_load(cnt), one);
+  f4 well = f4_lt(f4_mul(k11, k11), f4_mul(f4_set(SN_WIDE_MAX_CONDITION), det));
+  f4 block = f4_and(has2, well);
+  f4 seq = f4_and(has2, f4_ge(f4_mul(k11, k11), f4_mul(f4_set(SN_WIDE_MAX_CONDITION), det)));
+  f4 two = f4_select(block, block, seq); /* either way both points are solved */
   f4 inv_det = f4_div(one, det);
   f4 has1 = f4_gt(nm1, zero);
   f4_store(g->k11 + off, f4_select(two, k11, f4_select(has1, f4_div(one, nm1), one)));
   f4_store(g->k12 + off, f4_select(two, k12, zero));
   f4_store(g->k22 + off, f4_select(two, k22, one));
-  f4_store(g->n11 + off, f4_select(two, f4_mul(k22, inv_det), f4_select(has1, nm1, zero)));
-  f4_store(g->n12 + off, f4_select(two, f4_mul(f4_sub(zero, k12), inv_det), zero));
-  f4_store(g->n22 + off, f4_select(two, f4_mul(k11, inv_det), one));
+  f4_store(g->n11 + off, f4_select(block, f4_mul(k22, inv_det), f4_select(has1, nm1, zero)));
+  f4_store(g->n12 + off, f4_select(block, f4_mul(f4_sub(zero, k12), inv_det), zero));
+  f4_store(g->n22 + off, f4_select(block, f4_mul(k11, inv_det), f4_select(seq, nm2, one)));
   f4_store(g->nx + off, Nx);
   f4_store(g->ny + off, Ny);
   f4_store(g->ma + off, Ma);
@@ -382,6 +401,7 @@ static void sn_wide_prepare_half(sn_wide_group *g, int off, const sn_prepare_inp
   f4_store(g->mni2 + off, zero);
   int two_bits = f4_mask_bits(two);
   for (int i = 0; i < N; ++i) g->points[off + i] = (int8_t)((two_bits >> i) & 1 ? 2 : 1);
+  g->seq_lanes |= f4_mask_bits(seq) << off;
   for (int i = 0; i < N; ++i) {
     if (pad & (1 << i)) sn_wide_pad_lane(g, off + i, dummy);
   }
@@ -405,7 +425,7 @@ void sn_wide_prepare_range(const sn_wide_set *set, const sn_world *w, const int3
         SN_PREFETCH(c + 128);
       }
     }
-    g->ia_write = g->ib_write = g->lanes = 0;
+    g->ia_write = g->ib_write = g->seq_lanes = g->lanes = 0;
     sn_wide_prepare_half(g, 0, &in, lanes);
     if (lanes[4] >= 0) {
       sn_wide_prepare_half(g, 4, &in, lanes);
@@ -505,6 +525,8 @@ static inline void sn_scatter_v(sn_body_state *s, const int32_t *idx, int32_t wr
 #define v_and                      f4_and
 #define v_select                   f4_select
 #define LD(f)                      f4_load(g->f + off)
+#define LDP(p)                     f4_load(p)
+#define SEQ_BITS                   ((g->seq_lanes >> off) & 15)
 #define ST(f, x)                   f4_store(g->f + off, (x))
 #define GATHER_V(side, a, b, c, d) sn_gather_v(states, g->side + off, &a, &b, &c, &d)
 #define GATHER_ALL(side, a, b, c, d, e, f, q, r)                                                                       \
@@ -529,6 +551,8 @@ static inline void sn_scatter_v(sn_body_state *s, const int32_t *idx, int32_t wr
 #undef v_and
 #undef v_select
 #undef LD
+#undef LDP
+#undef SEQ_BITS
 #undef ST
 #undef GATHER_V
 #undef GATHER_ALL
@@ -567,6 +591,8 @@ SN_AVX2 static inline f4 f8_hi(f8 a) { return _mm256_extractf128_ps(a, 1); }
 #define v_and    f8_and
 #define v_select f8_select
 #define LD(f)    _mm256_load_ps(g->f)
+#define LDP(p)   _mm256_load_ps(p)
+#define SEQ_BITS (g->seq_lanes)
 #define ST(f, x) _mm256_store_ps(g->f, (x))
 /* v.x, v.y, w, pad of eight bodies: rows l and l + 4 share a register,
  * then the inverse of the scatter's 4x8 transpose. */

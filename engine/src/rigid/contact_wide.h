@@ -69,7 +69,7 @@ typedef struct sn_wide_body {
 /// What a solved lane hands back (accumulated and peak impulses, approach
 /// speeds) for warm starting, restitution and hit events.
 typedef struct sn_wide_result {
-  int32_t point_count; ///< points the solver kept (a nearly coincident second point is dropped)
+  int32_t point_count; ///< points solved (both of a two-point manifold)
   float normal_impulse[2], tangent_impulse[2], max_normal_impulse[2], relative_velocity[2];
 } sn_wide_result;
 
