@@ -927,6 +927,7 @@ static const char *sb_standard_description(const char *name) {
   if (strcmp(name, "rain") == 0) return "standard: 2000 balls and boxes into a container (SCENES.md 3)";
   if (strcmp(name, "ratio") == 0) return "standard: 1600:1 mass ratio stack (SCENES.md 4)";
   if (strcmp(name, "chain") == 0) return "standard: 100-link revolute chain";
+  if (strcmp(name, "cards") == 0) return "standard: house of cards, 3 storeys, cards leaning 68 degrees";
   if (strcmp(name, "cloth") == 0) return "standard: 32 x 32 cloth pinned at two corners (SCENES.md 5)";
   if (strcmp(name, "jelly") == 0) return "standard: 50 pressure-ring jellies in a box (SCENES.md 6)";
   if (strcmp(name, "mixed") == 0) return "standard: rope trampoline with boxes, pyramid and a jelly (SCENES.md 7)";
@@ -940,6 +941,10 @@ static void sb_standard_view(const char *name, sn_vec2 *center, float *height) {
   if (strcmp(name, "chain") == 0) {
     *center = (sn_vec2){0.0f, 34.0f};
     *height = 56.0f;
+  }
+  if (strcmp(name, "cards") == 0) {
+    *center = (sn_vec2){0.0f, 1.4f};
+    *height = 3.6f;
   }
   if (strcmp(name, "jelly") == 0) { /* the left end of the 40 m box: jellies big enough to see */
     *center = (sn_vec2){-12.0f, 3.8f};
