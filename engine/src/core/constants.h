@@ -18,6 +18,14 @@
 #define SN_LINEAR_SLEEP_TOLERANCE 0.05f
 /// Angular sleep tolerance (rad/s).
 #define SN_ANGULAR_SLEEP_TOLERANCE (2.0f / 180.0f * 3.14159265359f)
+/// A slow body whose speed has grown by more than this since its sleep timer
+/// started is accelerating (a box starting to slide down a slope just past
+/// its friction angle): the timer starts again. A fifth of the sleep
+/// tolerances: a body accelerating at 0.02 m/s^2 or more (a slope 0.1 degree
+/// past the friction angle) never stays within it for SN_TIME_TO_SLEEP, while
+/// a settling pile slows down and sleeps as soon as before.
+#define SN_LINEAR_SLEEP_CHANGE  (0.2f * SN_LINEAR_SLEEP_TOLERANCE)
+#define SN_ANGULAR_SLEEP_CHANGE (0.2f * SN_ANGULAR_SLEEP_TOLERANCE)
 /// Largest rotation per substep (radians).
 #define SN_MAX_ROTATION (0.25f * 3.14159265359f)
 /// Huge number for initialisation.

@@ -34,7 +34,7 @@
 #include "core/math.h"
 #include "core/world.h"
 
-#define SN_SNAPSHOT_FORMAT      2u
+#define SN_SNAPSHOT_FORMAT      3u
 #define SN_SNAPSHOT_HEADER_SIZE 40u
 static const uint8_t sn_snapshot_magic[8] = {'S', 'I', 'N', 'E', 'W', 'S', 'N', 'P'};
 
@@ -242,6 +242,8 @@ static void io_body(sn_io *io, sn_body *b) {
   io_f32(io, &b->angular_damping);
   io_f32(io, &b->gravity_scale);
   io_f32(io, &b->sleep_time);
+  io_vec2(io, &b->sleep_v);
+  io_f32(io, &b->sleep_w);
   /* references: ranges checked here, consistency in sn_check_world */
   io_i32(io, &b->shape_list);
   io_i32(io, &b->shape_count);

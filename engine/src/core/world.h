@@ -48,6 +48,8 @@ typedef struct sn_body {
   float min_extent, max_extent;
   float linear_damping, angular_damping, gravity_scale;
   float sleep_time;
+  sn_vec2 sleep_v; ///< velocity when the sleep timer last started (a body whose
+  float sleep_w;   ///< velocity changes since then is accelerating: no sleep)
 
   int32_t shape_list; ///< first shape, linked by sn_shape.next
   int32_t shape_count;

@@ -742,6 +742,17 @@ static bool sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int
     if (w->enable_sleep) {
       bool slow = b->enable_sleep && sn_length_sq(b->v) < SN_LINEAR_SLEEP_TOLERANCE * SN_LINEAR_SLEEP_TOLERANCE &&
                   b->w * b->w < SN_ANGULAR_SLEEP_TOLERANCE * SN_ANGULAR_SLEEP_TOLERANCE;
+      if (slow && b->sleep_time > 0.0f) {
+        /* slow but speeding up since the timer started: accelerating, not
+         * at rest (a pile settling slows down, so it is not held awake) */
+        if (sn_length(b->v) > sn_length(b->sleep_v) + SN_LINEAR_SLEEP_CHANGE ||
+            sn_absf(b->w) > sn_absf(b->sleep_w) + SN_ANGULAR_SLEEP_CHANGE)
+          b->sleep_time = 0.0f;
+      }
+      if (slow && b->sleep_time == 0.0f) {
+        b->sleep_v = b->v;
+        b->sleep_w = b->w;
+      }
       b->sleep_time = slow ? b->sleep_time + dt : 0.0f;
     }
     b->is_fast = false;
