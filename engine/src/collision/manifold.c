@@ -674,6 +674,48 @@ static bool polygons_apart(sn_manifold *m, const sn_poly_view *a, const sn_poly_
   return true;
 }
 
+/// Two touching polygons whose best SAT axes, a face of A (edge_a) and a
+/// face of B (edge_b), separate them equally (within the reference
+/// tolerance) and are not parallel meet corner to corner: the contact point
+/// lies on both faces' lines, which cross at one point. Either face normal
+/// would be arbitrary (the creation order would pick one) and would push the
+/// pair sideways; the contact takes the bisector of the two instead, with
+/// one point between A's and B's corners along it. True if it wrote the
+/// manifold (in A's frame).
+SN_INLINE bool corner_to_corner(sn_manifold *m, const sn_poly_view *a, const sn_poly_view *b, int32_t edge_a,
+                                int32_t edge_b, float sep_a, float sep_b) {
+  const sn_vec2 na = a->n[edge_a], nb = b->n[edge_b];
+  if (sn_absf(sep_b - sep_a) > SN_REFERENCE_ABS_TOL + SN_REFERENCE_REL_TOL * sn_absf(sep_a)) return false;
+  if (-sn_dot(na, nb) >= SN_FACE_COS) return false; /* parallel faces: the clipped manifold */
+  sn_vec2 n = sn_sub(na, nb);
+  const float len = sn_length(n);
+  if (!(len > FLT_EPSILON)) return false;
+  n = sn_scale(1.0f / len, n);
+  int32_t ia = 0, ib = 0;
+  float hi = -FLT_MAX, lo = FLT_MAX;
+  for (int32_t i = 0; i < a->count; ++i) {
+    float d = sn_dot(n, a->v[i]);
+    if (d > hi) {
+      hi = d;
+      ia = i;
+    }
+  }
+  for (int32_t j = 0; j < b->count; ++j) {
+    float d = sn_dot(n, b->v[j]);
+    if (d < lo) {
+      lo = d;
+      ib = j;
+    }
+  }
+  const float separation = lo - hi - a->radius - b->radius;
+  if (separation >= SN_SPECULATIVE_DISTANCE) return false;
+  const sn_vec2 surface_a = sn_mul_add(a->v[ia], a->radius, n), surface_b = sn_mul_sub(b->v[ib], b->radius, n);
+  m->point_count = 0;
+  add_point(m, sn_lerp(surface_a, surface_b, 0.5f), separation, SN_MAKE_ID(ia, ib));
+  m->normal = n;
+  return true;
+}
+
 /// Polygon against polygon, both in A's frame; ca and cb are a->count and
 /// b->count (constants in the box path).
 SN_INLINE void polygons_local_n(sn_manifold *m, const sn_poly_view *a, const sn_poly_view *b, sn_simplex_cache *cache,
@@ -694,6 +736,7 @@ SN_INLINE void polygons_local_n(sn_manifold *m, const sn_poly_view *a, const sn_
 
   bool flip = sep_b > sep_a + SN_REFERENCE_ABS_TOL + SN_REFERENCE_REL_TOL * sn_absf(sep_a);
   sn_clip_mode mode = sn_maxf(sep_a, sep_b) > SN_CORE_APART ? SN_CLIP_APART : SN_CLIP_TOUCHING;
+  if (mode == SN_CLIP_TOUCHING && corner_to_corner(m, a, b, edge_a, edge_b, sep_a, sep_b)) return;
   if (flip) {
     clip_reference_n(m, b, edge_b, a, true, mode, cb, ca);
   } else {
@@ -785,6 +828,13 @@ SN_INLINE void polygons_quad_body(sn_manifold *m, const sn_polygon *a, const sn_
   sn_vec2 bv[4], bn[4];
   f4_store_points(bv, tx, ty);
   f4_store_points(bn, tnx, tny);
+  if (!apart) {
+    const sn_poly_view va = {a->vertices, a->normals, 4, a->radius}, vb = {bv, bn, 4, b->radius};
+    if (corner_to_corner(m, &va, &vb, edge_a, edge_b, sep_a, sep_b)) {
+      to_world(m, xf_a, xf_b);
+      return;
+    }
+  }
   const bool flip = sep_b > sep_a + SN_REFERENCE_ABS_TOL + SN_REFERENCE_REL_TOL * sn_absf(sep_a);
   const sn_vec2 *ref_v = flip ? bv : a->vertices, *ref_n = flip ? bn : a->normals, *inc_v = flip ? a->vertices : bv;
   const f4 inc_nx = flip ? anx : tnx, inc_ny = flip ? any : tny;
