@@ -53,19 +53,25 @@ static sn_body_id sn_add_static_box(sn_world *w, float hx, float hy, sn_vec2 cen
   return ground;
 }
 
-static sn_body_id sn_add_box(sn_scene *s, float half, float density, sn_vec2 p) {
+/* A dynamic box of half-extents (hx, hy), friction 0.6, at p turned by angle. */
+static sn_body_id sn_add_turned_box(sn_scene *s, float hx, float hy, float density, sn_vec2 p, float angle) {
   sn_body_def bd = sn_default_body_def();
   bd.type = SN_BODY_DYNAMIC;
   bd.position = p;
+  bd.angle = angle;
   sn_body_id id = sn_create_body(s->world, &bd);
   sn_polygon box;
-  sn_make_box(half, half, &box);
+  sn_make_box(hx, hy, &box);
   sn_shape_def sd = sn_default_shape_def();
   sd.density = density;
   sd.friction = 0.6f;
   sn_create_polygon_shape(s->world, id, &sd, &box);
   sn_scene_add(s, id, p);
   return id;
+}
+
+static sn_body_id sn_add_box(sn_scene *s, float half, float density, sn_vec2 p) {
+  return sn_add_turned_box(s, half, half, density, p, 0.0f);
 }
 
 static sn_body_id sn_add_ball(sn_scene *s, float radius, sn_vec2 p) {
@@ -81,20 +87,10 @@ static sn_body_id sn_add_ball(sn_scene *s, float radius, sn_vec2 p) {
   return id;
 }
 
-/* One playing card of the house: 0.02 m x 1 m, friction 0.6, density 1,
- * centre c, turned by angle from upright. */
+/* One playing card of the house: 0.02 m x 1 m, density 1, centre c, turned
+ * by angle from upright. */
 static void sn_add_card(sn_scene *s, sn_vec2 c, float angle) {
-  sn_body_def bd = sn_default_body_def();
-  bd.type = SN_BODY_DYNAMIC;
-  bd.position = c;
-  bd.angle = angle;
-  sn_body_id id = sn_create_body(s->world, &bd);
-  sn_polygon card;
-  sn_make_box(SN_CARD_HALF_THICKNESS, SN_CARD_HALF_LENGTH, &card);
-  sn_shape_def sd = sn_default_shape_def();
-  sd.friction = 0.6f;
-  sn_create_polygon_shape(s->world, id, &sd, &card);
-  sn_scene_add(s, id, c);
+  sn_add_turned_box(s, SN_CARD_HALF_THICKNESS, SN_CARD_HALF_LENGTH, 1.0f, c, angle);
 }
 
 void sn_build_card_house(sn_scene *s, int32_t storeys, float lean, float apex_gap, float apex_spacing) {
