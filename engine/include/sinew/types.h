@@ -168,8 +168,11 @@ typedef struct sn_constraint_def {
   int32_t particle_count;
   const sn_param_value *params; ///< values for some parameters; the rest keep their defaults
   int32_t param_count;
-  float break_force;      ///< N; the constraint breaks (and is destroyed) above it; 0 = never
-  bool collide_connected; ///< let the joined bodies still collide with each other (default false)
+  float break_force; ///< N; the constraint breaks (and is destroyed) above it; 0 = never
+  /// Let the joined bodies still collide with each other, and the joined
+  /// particles with the joined bodies (an attach's particle with its body);
+  /// default false: they do not.
+  bool collide_connected;
   void *user_data;
   int32_t cookie;
 } sn_constraint_def;

@@ -27,7 +27,53 @@ typedef struct sn_candidate_query {
   sn_world *w;
   int32_t particle;
   bool wake;
+  bool joined; ///< the particle is in w->joined_particles
 } sn_candidate_query;
+
+static uint64_t sn_joined_key(int32_t body, int32_t particle) {
+  return ((uint64_t)(uint32_t)body << 32) | (uint32_t)particle;
+}
+
+static int sn_u64_cmp(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Particles joined to a rigid body by a constraint (an attach) do not collide
+ * with that body's shapes unless the constraint has collide_connected, as
+ * joined rigid bodies do not: the pin would otherwise fight the contact (a
+ * particle attached at a box's surface was pushed a radius off its anchor).
+ * One sorted key per (body, particle) from the step's per-item constraints
+ * (types joining bodies are never batched). False when out of memory. */
+static bool sn_find_joined_particles(sn_world *w) {
+  w->joined_particles.count = 0;
+  const sn_constraint_lists *l = &w->constraint_lists;
+  for (int32_t e = 0; e < l->items.count; ++e) {
+    const sn_constraint *k = w->constraints.data + l->items.data[e];
+    if (!k->in_use || k->collide_connected || k->particle_count == 0) continue;
+    for (uint32_t b = 0; b < k->type->body_count; ++b) {
+      for (int32_t m = 0; m < k->particle_count; ++m) {
+        if (!sn_array_push(&w->mem, w->joined_particles, sn_joined_key(k->bodies[b], k->particles[m]))) return false;
+      }
+    }
+  }
+  if (w->joined_particles.count > 1)
+    qsort(w->joined_particles.data, (size_t)w->joined_particles.count, sizeof(uint64_t), sn_u64_cmp);
+  return true;
+}
+
+static bool sn_particle_joined(const sn_world *w, int32_t body, int32_t particle) {
+  const uint64_t key = sn_joined_key(body, particle);
+  int32_t lo = 0, hi = w->joined_particles.count;
+  while (lo < hi) {
+    int32_t mid = lo + (hi - lo) / 2;
+    if (w->joined_particles.data[mid] < key)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < w->joined_particles.count && w->joined_particles.data[lo] == key;
+}
 
 static bool sn_candidate_fcn(int32_t proxy_id, int32_t shape_index, void *context) {
   (void)proxy_id;
@@ -35,6 +81,7 @@ static bool sn_candidate_fcn(int32_t proxy_id, int32_t shape_index, void *contex
   sn_world *w = q->w;
   const sn_shape *sh = w->shapes.data + shape_index;
   if (!sh->in_use) return true;
+  if (q->joined && sn_particle_joined(w, sh->body, q->particle)) return true;
   sn_particle_pair pair;
   memset(&pair, 0, sizeof(pair));
   pair.particle = q->particle;
@@ -66,6 +113,8 @@ void sn_soft_find_candidates(sn_world *w, float dt) {
   w->particle_pairs.count = 0;
   w->edge_pairs.count = 0;
   if (w->particle_count == 0) return;
+  if (!sn_find_joined_particles(w)) w->joined_particles.count = 0; /* out of memory: no filter */
+  const bool joins = w->joined_particles.count > 0;
   const float g = sn_length(w->gravity);
   const float sleep_speed_sq = SN_LINEAR_SLEEP_TOLERANCE * SN_LINEAR_SLEEP_TOLERANCE;
   bool any_soft = false;
@@ -90,7 +139,7 @@ void sn_soft_find_candidates(sn_world *w, float dt) {
         any_box = true;
         continue;
       }
-      sn_candidate_query q = {w, i, sn_length_sq(p->v) > sleep_speed_sq || p->kinematic};
+      sn_candidate_query q = {w, i, sn_length_sq(p->v) > sleep_speed_sq || p->kinematic, joins};
       sn_tree_query(&w->static_tree, box, UINT64_MAX, sn_candidate_fcn, &q);
       sn_tree_query(&w->dynamic_tree, box, UINT64_MAX, sn_candidate_fcn, &q);
     }
