@@ -299,6 +299,10 @@ typedef struct sn_world {
   /// body by a constraint without collide_connected, sorted: that particle
   /// does not collide with that body's shapes (soft_step.c)
   SN_ARRAY(uint64_t) joined_particles;
+  /// per-step, per soft body slot: how far its fastest particle moves in the
+  /// step (kinematic: to its target), the reach its constraints may drag any
+  /// of its particles (soft_step.c)
+  SN_ARRAY(float) soft_motion;
   SN_ARRAY(sn_constraint) constraints;
   int32_t constraint_free;
   int32_t constraint_count;
