@@ -495,7 +495,11 @@ typedef struct sn_rope_def {
   float radius;   ///< particle radius, default 0.05
   bool pin_start; ///< first particle fixed
   bool pin_end;   ///< last particle fixed
-  bool tethers;   ///< long-range attachments to the pinned ends (needs a pin)
+  /// Long-range attachments from every free particle to each pinned end, made
+  /// for an inextensible rope (material.compliance 0) with a pin: it then stays
+  /// inextensible under heavy loads. None without a pin or for compliant links
+  /// (they would hold the rope at its rest length). Default true.
+  bool tethers;
   int32_t cookie;
 } sn_rope_def;
 
