@@ -2,8 +2,7 @@
  * g = (0, -10)) against stated tolerances: particles never inside a thin
  * rigid plank nor through it, a self-colliding rope keeps its particles
  * apart, an inextensible rope carries a heavy box without stretching or
- * bouncing, an attached particle does not collide with its body, and a
- * compliant chain settles at its closed-form stretch. */
+ * bouncing, and an attached particle does not collide with its body. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
