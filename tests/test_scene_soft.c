@@ -678,8 +678,6 @@ static const fixture fixtures[] = {
      "soft_bodies[0]: the engine refused this rope soft body: SN_ERR_INVALID_ARGUMENT: sn_create_rope: start and end "
      "coincide",
      SN_ERR_INVALID_ARGUMENT},
-    {"rope_tethers_without_pins", SOFT("`{\"kind\": \"rope\", \"tethers\": true}"), SN_SCENE_ERR_ENGINE,
-     "sn_create_rope: tethers need pin_start or pin_end", SN_ERR_INVALID_ARGUMENT},
     {"cloth_far_corner", SOFT("`{\"kind\": \"cloth\", \"top_left\": [3e38, 0], \"spacing\": 1e38}"),
      SN_SCENE_ERR_ENGINE, "sn_create_cloth: the far corner must be finite", SN_ERR_NOT_FINITE},
     /* particle references of constraints */

@@ -24,8 +24,9 @@ static sn_particle_id *particles_of(sn_world *w, sn_soft_body_id s, int32_t *n) 
   return p;
 }
 
-/* Counts: a rope of 10 has 9 links, 8 bends and 8 tethers to its pinned
- * start; a 4 x 3 cloth 17 links, 12 shear diagonals; a 3 x 3 lattice 4
+/* Counts: a rope of 10 has 9 links, 8 bends and a tether from its pinned
+ * start to each of its 9 free particles (tethers are on by default); the
+ * default rope, unpinned, only its 10 links; a 4 x 3 cloth 17 links, 12 shear diagonals; a 3 x 3 lattice 4
  * cell areas; a ring of 24 has 24 edges and one area. Masses: the total,
  * pinned particles fixed. */
 START_TEST(test_builder_counts) {
@@ -34,13 +35,19 @@ START_TEST(test_builder_counts) {
   sn_rope_def rd = sn_default_rope_def();
   rd.count = 10;
   rd.pin_start = true;
-  rd.tethers = true;
+  ck_assert(rd.tethers);
   rd.material.bend_compliance = 0.1f;
   sn_soft_body_id rope = sn_create_rope(w, &rd);
   ck_assert_msg(sn_soft_body_is_valid(w, rope), "%s", sn_world_last_error(w));
   ck_assert_int_eq(sn_soft_body_get_particle_count(w, rope), 10);
   sn_constraint_id ids[64];
-  ck_assert_int_eq(sn_soft_body_get_constraints(w, rope, ids, 64), 9 + 8 + 8);
+  ck_assert_int_eq(sn_soft_body_get_constraints(w, rope, ids, 64), 9 + 8 + 9);
+  sn_rope_def loose = sn_default_rope_def();
+  loose.start = (sn_vec2){0.0f, 5.0f};
+  loose.end = (sn_vec2){1.0f, 5.0f};
+  sn_soft_body_id unpinned = sn_create_rope(w, &loose);
+  ck_assert_msg(sn_soft_body_is_valid(w, unpinned), "%s", sn_world_last_error(w));
+  ck_assert_int_eq(sn_soft_body_get_constraints(w, unpinned, ids, 64), 10);
   ck_assert_msg(fabsf(sn_soft_body_get_mass(w, rope) - 0.9f) < 1e-5f, "rope mass %g",
                 (double)sn_soft_body_get_mass(w, rope));
 
@@ -205,9 +212,6 @@ START_TEST(test_builder_refusals) {
   rd = sn_default_rope_def();
   rd.end = rd.start;
   REFUSE(sn_create_rope(w, &rd), "coincide");
-  rd = sn_default_rope_def();
-  rd.tethers = true;
-  REFUSE(sn_create_rope(w, &rd), "tethers");
   rd = sn_default_rope_def();
   rd.material.compliance = -1.0f;
   REFUSE(sn_create_rope(w, &rd), "material.compliance");

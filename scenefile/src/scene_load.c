@@ -897,7 +897,8 @@ static void format_builder_defaults(soft_ir *s) {
   s->rope.count = 11;
   s->rope.mass = 1.0f;
   s->rope.radius = 0.05f;
-  s->rope.pin_start = s->rope.pin_end = s->rope.tethers = false;
+  s->rope.pin_start = s->rope.pin_end = false;
+  s->rope.tethers = true;
   s->cloth = sn_default_cloth_def();
   s->cloth.top_left = (sn_vec2){0.0f, 0.0f};
   s->cloth.columns = s->cloth.rows = 10;
@@ -1281,7 +1282,7 @@ static int32_t soft_needs(const soft_ir *s, const char **types) {
   case SOFT_ROPE:
     types[n++] = "xpbd_distance";
     if (bend && s->rope.count >= 3) types[n++] = "xpbd_bend";
-    if (s->rope.tethers && (s->rope.pin_start || s->rope.pin_end)) types[n++] = "xpbd_tether";
+    if (s->rope.tethers && (s->rope.pin_start || s->rope.pin_end) && m->compliance == 0.0f) types[n++] = "xpbd_tether";
     break;
   case SOFT_CLOTH:
     types[n++] = "xpbd_distance";

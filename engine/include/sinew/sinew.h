@@ -407,7 +407,8 @@ SN_API const char *sn_constraint_get_type_name(sn_world *world, sn_constraint_id
 /// returns the type's body count; 0 if the id is stale.
 SN_API int32_t sn_constraint_get_bodies(sn_world *world, sn_constraint_id constraint,
                                         sn_body_id bodies[SN_MAX_CONSTRAINT_BODIES]);
-/// collide_connected as created.
+/// collide_connected as created (false: the joined bodies do not collide
+/// with each other, nor the joined particles with the joined bodies).
 SN_API bool sn_constraint_get_collide_connected(sn_world *world, sn_constraint_id constraint);
 
 /* ------------------------------------------------------------------------ */

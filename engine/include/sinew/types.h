@@ -168,8 +168,11 @@ typedef struct sn_constraint_def {
   int32_t particle_count;
   const sn_param_value *params; ///< values for some parameters; the rest keep their defaults
   int32_t param_count;
-  float break_force;      ///< N; the constraint breaks (and is destroyed) above it; 0 = never
-  bool collide_connected; ///< let the joined bodies still collide with each other (default false)
+  float break_force; ///< N; the constraint breaks (and is destroyed) above it; 0 = never
+  /// Let the joined bodies still collide with each other, and the joined
+  /// particles with the joined bodies (an attach's particle with its body);
+  /// default false: they do not.
+  bool collide_connected;
   void *user_data;
   int32_t cookie;
 } sn_constraint_def;
@@ -492,7 +495,11 @@ typedef struct sn_rope_def {
   float radius;   ///< particle radius, default 0.05
   bool pin_start; ///< first particle fixed
   bool pin_end;   ///< last particle fixed
-  bool tethers;   ///< long-range attachments to the pinned ends (needs a pin)
+  /// Long-range attachments from every free particle to each pinned end, made
+  /// for an inextensible rope (material.compliance 0) with a pin: it then stays
+  /// inextensible under heavy loads. None without a pin or for compliant links
+  /// (they would hold the rope at its rest length). Default true.
+  bool tethers;
   int32_t cookie;
 } sn_rope_def;
 

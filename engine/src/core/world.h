@@ -297,6 +297,14 @@ typedef struct sn_world {
   sn_scratch hash_scratch;                         ///< spatial hash: cell entries (kept between steps)
   sn_scratch hash_input;                           ///< spatial hash: points, reaches, owners
   SN_ARRAY(int32_t) hash_pairs;                    ///< spatial hash: pairs found
+  /// per-step: (body << 32 | particle) of every particle joined to a rigid
+  /// body by a constraint without collide_connected, sorted: that particle
+  /// does not collide with that body's shapes (soft_step.c)
+  SN_ARRAY(uint64_t) joined_particles;
+  /// per-step, per soft body slot: how far its fastest particle moves in the
+  /// step (kinematic: to its target), the reach its constraints may drag any
+  /// of its particles (soft_step.c)
+  SN_ARRAY(float) soft_motion;
   SN_ARRAY(sn_constraint) constraints;
   int32_t constraint_free;
   int32_t constraint_count;

@@ -121,6 +121,8 @@ void sn_soft_destroy_all(sn_world *w) {
   }
   sn_array_free(&w->mem, w->edge_pairs);
   sn_array_free(&w->mem, w->hash_pairs);
+  sn_array_free(&w->mem, w->joined_particles);
+  sn_array_free(&w->mem, w->soft_motion);
   sn_scratch_free(&w->mem, &w->hash_scratch);
   sn_scratch_free(&w->mem, &w->hash_input);
   sn_array_free(&w->mem, w->soft_bodies);
