@@ -674,9 +674,10 @@ static bool polygons_apart(sn_manifold *m, const sn_poly_view *a, const sn_poly_
   return true;
 }
 
-/// Two touching polygons whose best SAT axes, a face of A (edge_a) and a
-/// face of B (edge_b), separate them equally (within the reference
-/// tolerance) and are not parallel meet corner to corner: the contact point
+/// Two touching polygons (overlapping by less than the linear slop) whose
+/// best SAT axes, a face of A (edge_a) and a face of B (edge_b), separate
+/// them equally (within the reference tolerance) and are not parallel meet
+/// corner to corner: the contact point
 /// lies on both faces' lines, which cross at one point. Either face normal
 /// would be arbitrary (the creation order would pick one) and would push the
 /// pair sideways; the contact takes the bisector of the two instead, with
@@ -685,6 +686,9 @@ static bool polygons_apart(sn_manifold *m, const sn_poly_view *a, const sn_poly_
 SN_INLINE bool corner_to_corner(sn_manifold *m, const sn_poly_view *a, const sn_poly_view *b, int32_t edge_a,
                                 int32_t edge_b, float sep_a, float sep_b) {
   const sn_vec2 na = a->n[edge_a], nb = b->n[edge_b];
+  /* touching, not overlapping deeply: an overlap left by an impact is undone
+   * along the axis of least penetration */
+  if (sn_minf(sep_a, sep_b) < -SN_LINEAR_SLOP) return false;
   if (sn_absf(sep_b - sep_a) > SN_REFERENCE_ABS_TOL + SN_REFERENCE_REL_TOL * sn_absf(sep_a)) return false;
   if (-sn_dot(na, nb) >= SN_FACE_COS) return false; /* parallel faces: the clipped manifold */
   sn_vec2 n = sn_sub(na, nb);
