@@ -714,23 +714,33 @@ void sn_soft_collide(sn_world *w, sn_soft_context *s, bool first_sweep) {
     for (int32_t i = 0; i < w->particle_pairs.count; ++i) w->particle_pairs.data[i].lambda = 0.0f;
     for (int32_t i = 0; i < w->edge_pairs.count; ++i) w->edge_pairs.data[i].lambda = 0.0f;
   }
-  /* Gauss-Seidel over the contacts, pass after pass while some pass still
-   * had to undo an overlap above SN_SOFT_CONTACT_TOLERANCE of its contact
-   * distance (at most SN_SOFT_CONTACT_PASSES). One pass corrects each pair
-   * once, and a pair corrected early is pushed back in by the later pairs
-   * of a pile: a rope's tail striking its own coil at 6 m/s left the coil's
-   * particles 11 % inside each other (about the substep's motion). At rest
-   * the first pass corrects only the substep's sag (g h^2) and is the only
-   * one. */
-  for (int32_t pass = 0; pass < SN_SOFT_CONTACT_PASSES; ++pass) {
-    float worst = 0.0f;
-    for (int32_t i = 0; i < w->particle_shape_pairs.count; ++i)
-      worst = sn_maxf(worst, sn_collide_shape(w, s, w->particle_shape_pairs.data + i));
-    for (int32_t i = 0; i < w->particle_pairs.count; ++i)
+  /* Gauss-Seidel over the contacts, once; then the contacts between
+   * particles of one soft body (self-collision) pass after pass while a pass
+   * still had to undo an overlap above SN_SOFT_CONTACT_TOLERANCE of its
+   * contact distance (at most SN_SOFT_CONTACT_PASSES in all). One pass
+   * corrects each pair once, and a pair corrected early is pushed back in by
+   * the later pairs of a pile: a rope's tail striking its own coil at 6 m/s
+   * left the coil's particles 11 % inside each other (about the substep's
+   * motion). Only self-collision repeats: repeating every contact resolved a
+   * jelly squeezed by a rigid body within one substep, and the correction
+   * became velocity (particles shot out at the speed limit). At rest one
+   * pass corrects only the substep's sag (g h^2) and is the only one. */
+  float worst = 0.0f;
+  for (int32_t i = 0; i < w->particle_shape_pairs.count; ++i)
+    sn_collide_shape(w, s, w->particle_shape_pairs.data + i);
+  for (int32_t i = 0; i < w->particle_pairs.count; ++i) {
+    const sn_particle_pair *pair = w->particle_pairs.data + i;
+    float c = sn_collide_particles(w, s, w->particle_pairs.data + i);
+    if (w->particles.data[pair->particle].soft == w->particles.data[pair->other].soft) worst = sn_maxf(worst, c);
+  }
+  for (int32_t i = 0; i < w->edge_pairs.count; ++i) sn_collide_edge(w, s, w->edge_pairs.data + i);
+  for (int32_t pass = 1; pass < SN_SOFT_CONTACT_PASSES && worst > SN_SOFT_CONTACT_TOLERANCE; ++pass) {
+    worst = 0.0f;
+    for (int32_t i = 0; i < w->particle_pairs.count; ++i) {
+      const sn_particle_pair *pair = w->particle_pairs.data + i;
+      if (w->particles.data[pair->particle].soft != w->particles.data[pair->other].soft) continue;
       worst = sn_maxf(worst, sn_collide_particles(w, s, w->particle_pairs.data + i));
-    for (int32_t i = 0; i < w->edge_pairs.count; ++i)
-      worst = sn_maxf(worst, sn_collide_edge(w, s, w->edge_pairs.data + i));
-    if (worst <= SN_SOFT_CONTACT_TOLERANCE) break;
+    }
   }
 }
 
