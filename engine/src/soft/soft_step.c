@@ -923,6 +923,10 @@ void sn_soft_end(sn_world *w, sn_soft_context *s) {
       double tx = vx - omega * ry, ty = vy + omega * rx;
       p->v.x += (float)(k * (tx - p->v.x));
       p->v.y += (float)(k * (ty - p->v.y));
+      /* the rigid motion of a body whose particles sit at the speed limit
+       * can be faster at its rim (the rotation's part grows with r): the
+       * step still hands on at most maximum_linear_speed */
+      p->v = sn_clamp_length(p->v, s->max_speed * s->max_speed);
     }
   }
 }
