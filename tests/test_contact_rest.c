@@ -92,9 +92,9 @@ static void corner_rest_depth(corner_setup cs, float depth[2]) {
 /* A corner resting on a face rests on it (within 0.5 mm; a face on a face
  * rests at about 0.01 mm) for tilts of 5 to 80 degrees either way, both
  * creation orders, manifold reuse on and off; a setup and its mirror image
- * rest within 0.1 mm of each other. Before both points of an
- * ill-conditioned two-point manifold were solved, the corner ended 3 to
- * 14 mm inside on one side and 0.01 mm on the mirrored side. */
+ * rest within 0.1 mm of each other. A solver that drops the second point of
+ * an ill-conditioned two-point manifold leaves the corner 2 to 9 mm inside
+ * on one side and 0.01 mm on the mirrored side. */
 START_TEST(test_corner_rests_on_face) {
   float worst = 0.0f, worst_mirror_gap = 0.0f;
   for (int deg = 5; deg <= 80; deg += 5) {
@@ -141,11 +141,11 @@ static double card_house_max_dx(int32_t lean_deg, int32_t substeps) {
 
 /* The house of cards stands 10 s at every lean from 62 to 75 degrees, at 4
  * and 8 substeps, with less than 1 cm of settling (measured at most 4.9 mm,
- * at 62 degrees and 4 substeps; 1.35 mm at 8 substeps). It fell at 62 to 68
- * degrees before the apexes, where two cards meet corner to corner, took
- * the bisector of the cards' faces as their normal: a face normal (the
- * first-created card's) turned every apex's impact as the cards settle into
- * a sideways push in the same direction, and the house swayed over. */
+ * at 62 degrees and 4 substeps; 1.35 mm at 8 substeps). The apexes, where
+ * two cards meet corner to corner, push along the bisector of the cards'
+ * faces: with a face normal (the first-created card's) every apex turns the
+ * cards' settling impact into a sideways push in the same direction, and the
+ * house sways over below 66 degrees. */
 START_TEST(test_card_house_stands) {
   for (int32_t lean = 62; lean <= 75; ++lean) {
     for (int32_t substeps = 4; substeps <= 8; substeps += 4) {

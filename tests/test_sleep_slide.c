@@ -60,8 +60,8 @@ static slide_result slope_run(float mu, double theta, double seconds, bool sleep
 /* mu = 0.5 (friction angle atan 0.5 = 26.57 degrees), sleep on: 0.5 degree
  * above it the box slides 0.5 a t^2 (a = g (sin - mu cos)) within 10 % over
  * 3 s, and at 27.0 degrees 0.38 m; 0.5 degree below it the box stays put and
- * falls asleep. Before accelerating bodies were kept awake, the box at 27.0
- * degrees slid 11 mm and slept. */
+ * falls asleep. A sleep test on speed alone lets the box at 27.0 degrees
+ * slide 11 mm and sleep (it stays under 0.05 m/s for the first 0.5 s). */
 START_TEST(test_slope_threshold_with_sleep) {
   const float mu = 0.5f;
   const double crit = atan((double)mu), half = 0.5 * PI_D / 180.0;
@@ -103,10 +103,10 @@ static int pyramid_sleep_steps(int32_t rows, int limit) {
   return asleep_at;
 }
 
-/* Resting piles go to sleep as fast as before: a pyramid of 10 rows is
- * wholly asleep by step 36 and one of 20 rows by step 54 (measured: steps 30
- * and 45, the same steps as without the acceleration test; holding an
- * accelerating body awake must not hold a settling pile awake). */
+/* Resting piles go to sleep quickly: a pyramid of 10 rows is wholly asleep
+ * by step 36 and one of 20 rows by step 54 (measured: steps 30 and 45, the
+ * same steps as a sleep test on speed alone; holding an accelerating body
+ * awake must not hold a settling pile awake). */
 START_TEST(test_piles_still_sleep) {
   int p10 = pyramid_sleep_steps(10, 600), p20 = pyramid_sleep_steps(20, 600);
   printf("pyramid 10 asleep at step %d, pyramid 20 at step %d\n", p10, p20);

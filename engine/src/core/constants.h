@@ -23,7 +23,7 @@
 /// its friction angle): the timer starts again. A fifth of the sleep
 /// tolerances: a body accelerating at 0.02 m/s^2 or more (a slope 0.1 degree
 /// past the friction angle) never stays within it for SN_TIME_TO_SLEEP, while
-/// a settling pile slows down and sleeps as soon as before.
+/// a settling pile slows down and sleeps as soon as on speed alone.
 #define SN_LINEAR_SLEEP_CHANGE  (0.2f * SN_LINEAR_SLEEP_TOLERANCE)
 #define SN_ANGULAR_SLEEP_CHANGE (0.2f * SN_ANGULAR_SLEEP_TOLERANCE)
 /// Largest rotation per substep (radians).
