@@ -93,7 +93,7 @@ static void corner_rest_depth(corner_setup cs, float depth[2]) {
  * rests at about 0.01 mm) for tilts of 5 to 80 degrees either way, both
  * creation orders, manifold reuse on and off; a setup and its mirror image
  * rest within 0.1 mm of each other. A solver that drops the second point of
- * an ill-conditioned two-point manifold leaves the corner 2 to 9 mm inside
+ * an ill-conditioned two-point manifold leaves the corner millimetres inside
  * on one side and 0.01 mm on the mirrored side. */
 START_TEST(test_corner_rests_on_face) {
   float worst = 0.0f, worst_mirror_gap = 0.0f;
