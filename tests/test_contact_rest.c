@@ -27,10 +27,10 @@ static float depth_inside(sn_world *w, sn_body_id card, sn_vec2 p) {
 }
 
 typedef struct corner_setup {
-  float tilt;        /* from vertical, radians; > 0 leans the supports' tops inward */
-  float mirror;      /* 1 or -1: the whole setup mirrored in x */
-  bool flat_first;   /* create the flat card before the supports */
-  float reuse;       /* world contact_reuse_distance */
+  float tilt;      /* from vertical, radians; > 0 leans the supports' tops inward */
+  float mirror;    /* 1 or -1: the whole setup mirrored in x */
+  bool flat_first; /* create the flat card before the supports */
+  float reuse;     /* world contact_reuse_distance */
 } corner_setup;
 
 /* Two static cards tilted from vertical, their higher top corners 0.96 m
@@ -74,8 +74,8 @@ static void corner_rest_depth(corner_setup cs, float depth[2]) {
   for (int step = 0; step < 120; ++step) ck_assert_int_eq(sn_world_step(w, 1.0f / 60.0f), SN_OK);
   /* the flat card must still lie across the supports */
   sn_vec2 p = sn_body_get_position(w, flat);
-  ck_assert_msg(fabsf(p.y - (1.0f + CARD_HX)) < 0.02f && fabsf(p.x) < 0.02f, "flat card moved to (%g, %g)",
-                (double)p.x, (double)p.y);
+  ck_assert_msg(fabsf(p.y - (1.0f + CARD_HX)) < 0.02f && fabsf(p.x) < 0.02f, "flat card moved to (%g, %g)", (double)p.x,
+                (double)p.y);
   for (int i = 0; i < 2; ++i) {
     /* in the mirrored world, support i stands on the other side */
     sn_body_id support = supports[cs.mirror > 0.0f ? i : 1 - i];

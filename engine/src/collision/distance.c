@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "collision/distance.h"
+#include "collision/support.h"
 #include "core/constants.h"
 #include "core/math.h"
 
@@ -71,20 +72,6 @@ typedef struct sn_gjk_simplex {
   sn_gjk_vertex v[3];
   int32_t count;
 } sn_gjk_simplex;
-
-/// Index of the point furthest along d (first one on ties, for determinism).
-static int32_t support_index(const sn_vec2 *points, int32_t count, sn_vec2 d) {
-  int32_t best = 0;
-  float best_value = sn_dot(points[0], d);
-  for (int32_t i = 1; i < count; ++i) {
-    float value = sn_dot(points[i], d);
-    if (value > best_value) {
-      best = i;
-      best_value = value;
-    }
-  }
-  return best;
-}
 
 static sn_gjk_vertex make_vertex(const sn_vec2 *pa, int32_t ia, const sn_vec2 *pb, int32_t ib) {
   sn_gjk_vertex v;
@@ -273,8 +260,8 @@ sn_distance_output sn_shape_distance(const sn_distance_input *input, sn_simplex_
     if (sn_length_sq(d) < FLT_EPSILON * FLT_EPSILON) break; // origin on the simplex: touching
 
     // support of B - A along d: furthest B point along d, furthest A point against d
-    int32_t ia = support_index(pa, ca, sn_neg(d));
-    int32_t ib = support_index(pb, cb, d);
+    int32_t ia = sn_support_index(pa, ca, sn_neg(d));
+    int32_t ib = sn_support_index(pb, cb, d);
     sn_gjk_vertex v = make_vertex(pa, ia, pb, ib);
     ++iter;
 

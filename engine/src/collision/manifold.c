@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "collision/manifold.h"
+#include "collision/support.h"
 #include "core/constants.h"
 #include "core/math.h"
 #include "core/simd4.h"
@@ -677,12 +678,11 @@ static bool polygons_apart(sn_manifold *m, const sn_poly_view *a, const sn_poly_
 /// Two touching polygons (overlapping by less than the linear slop) whose
 /// best SAT axes, a face of A (edge_a) and a face of B (edge_b), separate
 /// them equally (within the reference tolerance) and are not parallel meet
-/// corner to corner: the contact point
-/// lies on both faces' lines, which cross at one point. Either face normal
-/// would be arbitrary (the creation order would pick one) and would push the
-/// pair sideways; the contact takes the bisector of the two instead, with
-/// one point between A's and B's corners along it. True if it wrote the
-/// manifold (in A's frame).
+/// corner to corner: the contact point lies on both faces' lines, which
+/// cross at one point. Either face normal would be arbitrary (the creation
+/// order would pick one) and would push the pair sideways; the contact takes
+/// the bisector of the two instead, with one point between A's and B's
+/// corners along it. True if it wrote the manifold (in A's frame).
 SN_INLINE bool corner_to_corner(sn_manifold *m, const sn_poly_view *a, const sn_poly_view *b, int32_t edge_a,
                                 int32_t edge_b, float sep_a, float sep_b) {
   const sn_vec2 na = a->n[edge_a], nb = b->n[edge_b];
@@ -695,23 +695,9 @@ SN_INLINE bool corner_to_corner(sn_manifold *m, const sn_poly_view *a, const sn_
   const float len = sn_length(n);
   if (!(len > FLT_EPSILON)) return false;
   n = sn_scale(1.0f / len, n);
-  int32_t ia = 0, ib = 0;
-  float hi = -FLT_MAX, lo = FLT_MAX;
-  for (int32_t i = 0; i < a->count; ++i) {
-    float d = sn_dot(n, a->v[i]);
-    if (d > hi) {
-      hi = d;
-      ia = i;
-    }
-  }
-  for (int32_t j = 0; j < b->count; ++j) {
-    float d = sn_dot(n, b->v[j]);
-    if (d < lo) {
-      lo = d;
-      ib = j;
-    }
-  }
-  const float separation = lo - hi - a->radius - b->radius;
+  /* A's corner furthest along n, B's furthest against it */
+  const int32_t ia = sn_support_index(a->v, a->count, n), ib = sn_support_index(b->v, b->count, sn_neg(n));
+  const float separation = sn_dot(n, b->v[ib]) - sn_dot(n, a->v[ia]) - a->radius - b->radius;
   if (separation >= SN_SPECULATIVE_DISTANCE) return false;
   const sn_vec2 surface_a = sn_mul_add(a->v[ia], a->radius, n), surface_b = sn_mul_sub(b->v[ib], b->radius, n);
   m->point_count = 0;

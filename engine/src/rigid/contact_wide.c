@@ -14,8 +14,9 @@
  * step and the 2x2 LCP): a one-point contact carries a phantom second point
  * that is always separated, and padding lanes have zero mass, so neither can
  * change a velocity. A two-point lane whose block is too ill-conditioned to
- * invert solves its points one after the other (seq_lanes). The arithmetic is plain IEEE single precision in a fixed
- * order (no FMA, no reciprocal approximations): results are deterministic. */
+ * invert solves its points one after the other (seq_lanes). The arithmetic
+ * is plain IEEE single precision in a fixed order (no FMA, no reciprocal
+ * approximations): results are deterministic. */
 #include "rigid/contact_wide.h"
 
 #include <stddef.h>
@@ -356,10 +357,10 @@ static void sn_wide_prepare_half(sn_wide_group *g, int off, const sn_prepare_inp
   f4 k12 = f4_add(f4_add(msum, f4_mul(f4_mul(Ia, rn1a), rn2a)), f4_mul(f4_mul(Ib, rn1b), rn2b));
   f4 det = f4_sub(f4_mul(k11, k22), f4_mul(k12, k12));
   f4 has2 = f4_gt(f4_load(cnt), one);
-  f4 well = f4_lt(f4_mul(k11, k11), f4_mul(f4_set(SN_WIDE_MAX_CONDITION), det));
-  f4 block = f4_and(has2, well);
-  f4 seq = f4_and(has2, f4_ge(f4_mul(k11, k11), f4_mul(f4_set(SN_WIDE_MAX_CONDITION), det)));
-  f4 two = f4_select(block, block, seq); /* either way both points are solved */
+  f4 kk = f4_mul(k11, k11), limit = f4_mul(f4_set(SN_WIDE_MAX_CONDITION), det);
+  f4 block = f4_and(has2, f4_lt(kk, limit));
+  f4 seq = f4_and(has2, f4_ge(kk, limit)); /* not block (a NaN lane is neither: one point) */
+  f4 two = f4_select(block, block, seq);   /* block or seq: both points are solved */
   f4 inv_det = f4_div(one, det);
   f4 has1 = f4_gt(nm1, zero);
   f4_store(g->k11 + off, f4_select(two, k11, f4_select(has1, f4_div(one, nm1), one)));

@@ -20,8 +20,9 @@
 #include "geometry/geometry.h"
 #include "soft/soft_step.h"
 
-/* Contact passes of a sweep: repeated while a pass corrected an overlap
- * above this fraction of the pair's contact distance, at most this many. */
+/* Self-collision passes of a sweep: repeated while a pass corrected an
+ * overlap above this fraction of a pair's contact distance, at most this
+ * many passes in all (sn_soft_collide). */
 #define SN_SOFT_CONTACT_TOLERANCE 0.01f
 #define SN_SOFT_CONTACT_PASSES    8
 
@@ -586,9 +587,7 @@ static sn_transform sn_current_pose(const sn_world *w, const sn_soft_context *s,
   return b->xf;
 }
 
-/* The three contact projections below return the overlap they corrected as
- * a fraction of the contact distance (0 when apart or nothing moves). */
-static float sn_collide_shape(sn_world *w, sn_soft_context *s, sn_particle_pair *pair) {
+static void sn_collide_shape(sn_world *w, sn_soft_context *s, sn_particle_pair *pair) {
   const sn_particle *p = w->particles.data + pair->particle;
   const sn_shape *sh = w->shapes.data + pair->other;
   const sn_body *b = w->bodies.data + sh->body;
@@ -615,7 +614,7 @@ static float sn_collide_shape(sn_world *w, sn_soft_context *s, sn_particle_pair 
     }
   }
   float C = c.distance - p->radius;
-  if (C >= 0.0f) return 0.0f;
+  if (C >= 0.0f) return;
   sn_vec2 n = sn_rotate(xf.q, c.normal);
   /* Lever arm from the body's centre to the particle's centre, both at the
    * substep start. Through the particle's centre because the particle cannot
@@ -631,7 +630,7 @@ static float sn_collide_shape(sn_world *w, sn_soft_context *s, sn_particle_pair 
   float rn = sn_cross(r, n);
   float wp = s->views[pair->particle].inv_mass;
   float wsum = wp + mb + ib * rn * rn;
-  if (wsum <= 0.0f) return 0.0f;
+  if (wsum <= 0.0f) return;
   if (pair->lambda == 0.0f) {
     /* approach speed before this substep's corrections, for restitution */
     sn_vec2 vb = sn_add(bs->v, sn_cross_sv(bs->w, r));
@@ -647,9 +646,10 @@ static float sn_collide_shape(sn_world *w, sn_soft_context *s, sn_particle_pair 
     bs->dp = sn_mul_add(bs->dp, -mb * dl, n);
     bs->dq = sn_integrate_rotation(bs->dq, -ib * rn * dl);
   }
-  return p->radius > 0.0f ? -C / p->radius : 0.0f;
 }
 
+/* Returns the overlap it corrected as a fraction of the contact distance (0
+ * when apart or nothing moves): the repeated self-collision passes stop on it. */
 static float sn_collide_particles(sn_world *w, sn_soft_context *s, sn_particle_pair *pair) {
   const sn_particle *a = w->particles.data + pair->particle, *b = w->particles.data + pair->other;
   sn_solver_body *sa = s->states + pair->particle, *sb = s->states + pair->other;
@@ -675,7 +675,7 @@ static float sn_collide_particles(sn_world *w, sn_soft_context *s, sn_particle_p
  * substep start (so a particle that crossed is pushed back, not through);
  * gradients n, -(1 - t) n, -t n. Only for t strictly inside the edge: the
  * ends are particles with their own pairs. */
-static float sn_collide_edge(sn_world *w, sn_soft_context *s, sn_particle_pair *pair) {
+static void sn_collide_edge(sn_world *w, sn_soft_context *s, sn_particle_pair *pair) {
   const int32_t ip = pair->particle, ia = pair->other, ib = pair->body;
   const sn_particle *pp = w->particles.data + ip, *pa = w->particles.data + ia, *pb = w->particles.data + ib;
   sn_solver_body *sp = s->states + ip, *sa = s->states + ia, *sb = s->states + ib;
@@ -683,28 +683,31 @@ static float sn_collide_edge(sn_world *w, sn_soft_context *s, sn_particle_pair *
   sn_vec2 p = sn_add(xp, sp->dp), a = sn_add(xa, sa->dp), b = sn_add(xb, sb->dp);
   sn_vec2 e = sn_sub(b, a);
   float ee = sn_dot(e, e);
-  if (ee < 1e-12f) return 0.0f;
+  if (ee < 1e-12f) return;
   float t = sn_dot(sn_sub(p, a), e) / ee;
-  if (t <= 0.0f || t >= 1.0f) return 0.0f;
+  if (t <= 0.0f || t >= 1.0f) return;
   /* the side at the substep start */
   sn_vec2 p0 = sn_add(xp, s->prev[ip]), a0 = sn_add(xa, s->prev[ia]), b0 = sn_add(xb, s->prev[ib]);
   float side = sn_cross(sn_sub(b0, a0), sn_sub(p0, a0));
   sn_vec2 n = sn_scale(1.0f / sqrtf(ee), (sn_vec2){-e.y, e.x});
   if (side < 0.0f) n = sn_neg(n);
   sn_vec2 q = sn_mul_add(a, t, e);
-  const float reach = pp->radius + 0.5f * (pa->radius + pb->radius);
-  float C = sn_dot(sn_sub(p, q), n) - reach;
-  if (C >= 0.0f) return 0.0f;
+  float C = sn_dot(sn_sub(p, q), n) - (pp->radius + 0.5f * (pa->radius + pb->radius));
+  if (C >= 0.0f) return;
   float wp = s->views[ip].inv_mass, wa = s->views[ia].inv_mass, wb = s->views[ib].inv_mass;
   float wsum = wp + (1.0f - t) * (1.0f - t) * wa + t * t * wb;
-  if (wsum <= 0.0f) return 0.0f;
+  if (wsum <= 0.0f) return;
   float dl = -C / wsum;
   pair->lambda += dl;
   pair->normal = n;
   sp->dp = sn_mul_add(sp->dp, wp * dl, n);
   sa->dp = sn_mul_add(sa->dp, -wa * (1.0f - t) * dl, n);
   sb->dp = sn_mul_add(sb->dp, -wb * t * dl, n);
-  return reach > 0.0f ? -C / reach : 0.0f;
+}
+
+/* A contact between two particles of the same soft body (self-collision). */
+static inline bool sn_self_pair(const sn_world *w, const sn_particle_pair *pair) {
+  return w->particles.data[pair->particle].soft == w->particles.data[pair->other].soft;
 }
 
 void sn_soft_collide(sn_world *w, sn_soft_context *s, bool first_sweep) {
@@ -726,20 +729,18 @@ void sn_soft_collide(sn_world *w, sn_soft_context *s, bool first_sweep) {
    * became velocity (particles shot out at the speed limit). At rest one
    * pass corrects only the substep's sag (g h^2) and is the only one. */
   float worst = 0.0f;
-  for (int32_t i = 0; i < w->particle_shape_pairs.count; ++i)
-    sn_collide_shape(w, s, w->particle_shape_pairs.data + i);
+  for (int32_t i = 0; i < w->particle_shape_pairs.count; ++i) sn_collide_shape(w, s, w->particle_shape_pairs.data + i);
   for (int32_t i = 0; i < w->particle_pairs.count; ++i) {
-    const sn_particle_pair *pair = w->particle_pairs.data + i;
-    float c = sn_collide_particles(w, s, w->particle_pairs.data + i);
-    if (w->particles.data[pair->particle].soft == w->particles.data[pair->other].soft) worst = sn_maxf(worst, c);
+    sn_particle_pair *pair = w->particle_pairs.data + i;
+    float corrected = sn_collide_particles(w, s, pair);
+    if (sn_self_pair(w, pair)) worst = sn_maxf(worst, corrected);
   }
   for (int32_t i = 0; i < w->edge_pairs.count; ++i) sn_collide_edge(w, s, w->edge_pairs.data + i);
   for (int32_t pass = 1; pass < SN_SOFT_CONTACT_PASSES && worst > SN_SOFT_CONTACT_TOLERANCE; ++pass) {
     worst = 0.0f;
     for (int32_t i = 0; i < w->particle_pairs.count; ++i) {
-      const sn_particle_pair *pair = w->particle_pairs.data + i;
-      if (w->particles.data[pair->particle].soft != w->particles.data[pair->other].soft) continue;
-      worst = sn_maxf(worst, sn_collide_particles(w, s, w->particle_pairs.data + i));
+      sn_particle_pair *pair = w->particle_pairs.data + i;
+      if (sn_self_pair(w, pair)) worst = sn_maxf(worst, sn_collide_particles(w, s, pair));
     }
   }
 }
