@@ -231,7 +231,10 @@ bool sn_scene_build_def(sn_scene *s, const char *name, int32_t size, const sn_wo
   if (strcmp(name, "cards") == 0) {
     /* a house of cards three storeys high; size is the cards' lean from
      * the horizontal in degrees */
-    if (size < 45 || size > 85) return false;
+    if (size < 45 || size > 85) {
+      fprintf(stderr, "cards scene: the size is the cards' lean in degrees, 45 to 85, not %d\n", (int)size);
+      return false;
+    }
     s->name = "cards";
     s->default_steps = 600;
     s->world = sn_create_world(&wd, NULL);
