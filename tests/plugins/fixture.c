@@ -11,7 +11,8 @@
  *   init_fail   register_types fails with a message
  *   two_types   registers a good type, then a broken one (must roll back both)
  *   bad_batch   the good (impulse, one-body) type with a solve_particles
- *   bad_batch_flags the good type with batch_flags bits that are no SN_BATCH_* flag */
+ *   bad_batch_flags the good type with batch_flags bits that are no SN_BATCH_* flag
+ *   bad_begin       the good (impulse) type with a begin_position: XPBD only, refused */
 #include <stddef.h>
 #include <stdio.h>
 
@@ -32,6 +33,7 @@
 #define KIND_two_types       10
 #define KIND_bad_batch       11
 #define KIND_bad_batch_flags 12
+#define KIND_bad_begin       13
 #define CAT(a, b)            a##b
 #define KIND(k)              CAT(KIND_, k)
 #define THIS                 KIND(FIXTURE_KIND)
@@ -87,6 +89,13 @@ static const sn_param_desc fixture_params_desc[] = {
 static void fixture_batch(const sn_step_info *info, const sn_particle_batch *batch, int32_t begin, int32_t end) {
   (void)info, (void)batch, (void)begin, (void)end;
 }
+
+#endif
+
+#if THIS == KIND_bad_begin
+static void fixture_begin(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
+  (void)info, (void)items, (void)count;
+}
 #endif
 
 static const sn_constraint_type fixture_type = {
@@ -130,6 +139,12 @@ static const sn_constraint_type fixture_type = {
 #else
     0u,   /* batch_flags */
 #endif
+#if THIS == KIND_bad_begin
+    fixture_begin, /* begin_position: only for XPBD types */
+#else
+    NULL, /* begin_position */
+#endif
+    NULL, /* begin_particles */
 };
 
 #if THIS == KIND_two_types

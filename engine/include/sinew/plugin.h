@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 #define SN_PLUGIN_ABI_MAJOR 1
-#define SN_PLUGIN_ABI_MINOR 0
+#define SN_PLUGIN_ABI_MINOR 1
 /// Catches float/double and 32/64-bit mismatches before any plugin code runs.
 #define SN_PLUGIN_FINGERPRINT ((uint32_t)((sizeof(float) << 8) | sizeof(void *)))
 /// Name of the exported entry symbol (carries the ABI major).
@@ -232,7 +232,8 @@ typedef struct sn_constraint_type {
   /// 0 = the relax pass, no bias. Required for IMPULSE.
   void (*solve_velocity)(const sn_step_info *info, sn_constraint_item *items, int32_t count, int use_bias);
   /// [step] The XPBD stage of every substep, run info->iterations times
-  /// (info->iteration 0 first: reset lambda there): move positions
+  /// (info->iteration 0 first: reset lambda there, unless begin_position set
+  /// it up): move positions
   /// (state->dp, and dq for rigid bodies) by the compliance-weighted
   /// correction dlambda = (-C - alpha~ lambda - gamma grad C . dx) /
   /// ((1 + gamma) sum w |grad C|^2 + alpha~), alpha~ = alpha / h^2. The host
@@ -273,7 +274,8 @@ typedef struct sn_constraint_type {
   /// [step] Optional batched form of solve_position for particle-only types
   /// (body_count 0, a fixed particle_count): solves constraints [begin, end)
   /// of batch, a range inside one colour, with the semantics of
-  /// solve_position (info->iteration 0 resets lambda). The host uses it
+  /// solve_position (info->iteration 0 resets lambda, or keeps what
+  /// begin_particles set up). The host uses it
   /// instead of solve_position in the XPBD stage and still calls
   /// solve_position when it does not batch. Must touch only the constraints
   /// of the range and their particles' dx, dy; ranges of one colour may run
@@ -284,6 +286,25 @@ typedef struct sn_constraint_type {
   /// the one first documented. 0 (and from plugins built before this field)
   /// = none: the host then never uses them.
   uint32_t batch_flags;
+  /* ABI 1.1: the XPBD stage's substep start */
+  /// [step] Optional, XPBD: once per substep, before the type's first sweep
+  /// (info->iteration 0) and on the calling thread, every constraint of the
+  /// type in solve order: set up the substep's multipliers. A type that has
+  /// it owns lambda at the substep start: it resets lambda here or carries
+  /// part of the last substep's (a warm start) and moves the positions by
+  /// that part's correction, and its sweep 0 must then keep lambda as found.
+  /// Because all the type's constraints start before any of them solves,
+  /// neighbours see each other's carried load in the first sweep: a chain
+  /// of compliant links reaches its static stretch with one sweep per
+  /// substep. Without it (or from a plugin built for ABI 1.0) the type
+  /// resets lambda itself at sweep 0, as solve_position describes.
+  void (*begin_position)(const sn_step_info *info, sn_constraint_item *items, int32_t count);
+  /// [step] Optional: begin_position for a batched type, over constraints
+  /// [begin, end) of batch (the host passes the whole batch, on one
+  /// thread, colours in order). A type with begin_particles must also have
+  /// begin_position and solve_particles, and both must give the same result
+  /// bit for bit (the host uses the item path when it does not batch).
+  void (*begin_particles)(const sn_step_info *info, const sn_particle_batch *batch, int32_t begin, int32_t end);
 } sn_constraint_type;
 
 /// sn_constraint_type.batch_flags: solve_particles accepts params_stride 0

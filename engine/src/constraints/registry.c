@@ -181,6 +181,16 @@ static sn_result sn_validate_type(const sn_constraint_type *t, char *err, size_t
   if ((batch_flags & ~SN_BATCH_SHARED_PARAMS) != 0u)
     return sn_set_err(err, cap, "type '%s': batch_flags 0x%x has bits that are no SN_BATCH_* flag", n, batch_flags),
            SN_ERR_PLUGIN_BAD_DESCRIPTOR;
+  /* begin_position / begin_particles arrived with ABI 1.1 */
+  bool begins = t->struct_size >= offsetof(sn_constraint_type, begin_position) + sizeof(t->begin_position) &&
+                t->begin_position != NULL;
+  bool begins_batch = t->struct_size >= offsetof(sn_constraint_type, begin_particles) + sizeof(t->begin_particles) &&
+                      t->begin_particles != NULL;
+  if (begins && !(t->flags & SN_CONSTRAINT_XPBD))
+    return sn_set_err(err, cap, "type '%s': begin_position needs XPBD", n), SN_ERR_PLUGIN_BAD_DESCRIPTOR;
+  if (begins_batch && (!begins || !batched))
+    return sn_set_err(err, cap, "type '%s': begin_particles needs begin_position and solve_particles", n),
+           SN_ERR_PLUGIN_BAD_DESCRIPTOR;
   if (t->param_count > 0 && t->params == NULL)
     return sn_set_err(err, cap, "type '%s': param_count %u but params is NULL", n, t->param_count),
            SN_ERR_PLUGIN_BAD_DESCRIPTOR;
@@ -268,6 +278,10 @@ static sn_result sn_add(sn_registry *r, const sn_constraint_type *t, int32_t lib
     rt->type.export_params = NULL;
   if (t->struct_size < offsetof(sn_constraint_type, batch_flags) + sizeof(rt->type.batch_flags))
     rt->type.batch_flags = 0u;
+  if (t->struct_size < offsetof(sn_constraint_type, begin_position) + sizeof(rt->type.begin_position))
+    rt->type.begin_position = NULL;
+  if (t->struct_size < offsetof(sn_constraint_type, begin_particles) + sizeof(rt->type.begin_particles))
+    rt->type.begin_particles = NULL;
   rt->type.struct_size = (uint32_t)sizeof(sn_constraint_type);
   snprintf(rt->name, sizeof(rt->name), "%s", t->name);
   rt->type.name = rt->name;

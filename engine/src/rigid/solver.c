@@ -840,6 +840,7 @@ enum {
   SN_STAGE_POS_PACK,       /* particles: arrays for batched types (arg: first sweep) */
   SN_STAGE_POS_UNPACK,     /* particles: their motion back to the states */
   SN_STAGE_POS_ITEMS,      /* main: per-item XPBD type arg */
+  SN_STAGE_POS_START,      /* main: begin_particles of batched type arg (sweep 0) */
   SN_STAGE_POS_COLOUR,     /* constraints of one colour of batched type arg */
   SN_STAGE_POS_COLLIDE,    /* main: particle collisions (arg: first sweep) */
   SN_STAGE_POS_VELOCITIES, /* particles: v = (p - x) / h */
@@ -957,7 +958,14 @@ static void sn_solver_stage(void *context, const sn_stage *st, int32_t begin, in
     break;
   case SN_STAGE_POS_ITEMS: {
     const sn_joint_batch *batch = run->batches + st->arg;
+    if (run->info->iteration == 0 && batch->type->begin_position)
+      batch->type->begin_position(run->info, batch->items, batch->count);
     batch->type->solve_position(run->info, batch->items, batch->count);
+    break;
+  }
+  case SN_STAGE_POS_START: {
+    const sn_joint_batch *batch = run->batches + st->arg;
+    batch->type->begin_particles(run->info, &batch->particles, 0, batch->particles.count);
     break;
   }
   case SN_STAGE_POS_COLOUR: {
@@ -1010,6 +1018,7 @@ static void sn_add_position_stages(sn_stage_runner *r, const sn_joint_batch *bat
         if (!packed && !(it == 0 && soft->prepack && !items_ran))
           sn_stage_add(r, SN_STAGE_POS_PACK, it == 0, 0, np, SN_BLOCK_PARTICLES, 1);
         packed = true;
+        if (it == 0 && batch->type->begin_particles) sn_stage_add_main(r, SN_STAGE_POS_START, b);
         const sn_particle_batch *pb = &batch->particles;
         for (int32_t c = 0; c < pb->colour_count; ++c) {
           int32_t first = pb->colour_start[c], count = pb->colour_start[c + 1] - first;
@@ -1038,7 +1047,7 @@ static int32_t sn_position_stage_capacity(const sn_joint_batch *batches, int32_t
     per_sweep += 2;
     if (batches[b].batched) per_sweep += batches[b].particles.colour_count;
   }
-  return 3 + sweeps * per_sweep;
+  return 3 + sweeps * per_sweep + batch_count; /* + the batched types' starts */
 }
 
 /// Stages of the substep loop: an upper bound for the arena.
