@@ -431,16 +431,24 @@ SN_API sn_result sn_registry_add_type(sn_registry *registry, const sn_constraint
                                       size_t err_capacity);
 
 /// Loads one plugin by path (it must contain a '/': the current directory
-/// and the library search path are never searched). The file and its folder
-/// must not be writable by others. All of the plugin's types are registered,
-/// or none; on failure the result code says why and err names the file, the
-/// symbol and both versions. Loading the same file twice is a no-op.
+/// and the library search path are never searched). The file is opened
+/// once and must be a regular file, not a symbolic link, owned by root or
+/// the effective user and not writable by group or others; so must every
+/// folder above it (a root-owned sticky folder such as /tmp is accepted
+/// above the file's own folder): else SN_ERR_PLUGIN_INSECURE_PATH. The
+/// library is loaded from that open file (never by name again), which runs
+/// its constructors: a plugin is trusted code (docs/plugins.md). All of the
+/// plugin's types are registered, or none; on failure the result code says
+/// why and err names the file, the rule or symbol and both versions.
+/// Loading the same file twice is a no-op. The registry keeps each loaded
+/// plugin's file open until it is destroyed.
 SN_API sn_result sn_registry_load_plugin(sn_registry *registry, const char *path, char *err, size_t err_capacity);
 
 /// Called for each file sn_registry_load_directory tries.
 typedef void sn_plugin_load_fcn(const char *path, sn_result result, const char *message, void *context);
 
-/// Loads every regular file ending in ".so" in dir, in sorted name order.
+/// Loads every file ending in ".so" in dir, in sorted name order, each as
+/// sn_registry_load_plugin (with its rules).
 /// Returns SN_OK if the folder was read (per-file results go to fcn, which
 /// may be NULL), else why not.
 SN_API sn_result sn_registry_load_directory(sn_registry *registry, const char *dir, sn_plugin_load_fcn *fcn,
