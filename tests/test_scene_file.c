@@ -8,13 +8,17 @@
  * behind (no world, no live bytes) and never crashes; name tables, plugin
  * search paths and the caller's registry behave as documented. Soft bodies
  * in scene files: test_scene_soft.c. */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE
 
 #include <check.h>
+#include <dirent.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "scene_support.h"
@@ -431,6 +435,16 @@ START_TEST(test_round_trip_bit_identical) {
 }
 END_TEST
 
+/* Number of names in dir (not . and ..). */
+static int entries(const char *dir) {
+  DIR *d = opendir(dir);
+  ck_assert_ptr_nonnull(d);
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d)) != NULL;) n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+  closedir(d);
+  return n;
+}
+
 START_TEST(test_file_round_trip_and_errors) {
   char dir[] = "/tmp/sinew_scene_XXXXXX";
   ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -450,9 +464,7 @@ START_TEST(test_file_round_trip_and_errors) {
   sn_scene_free_text(b);
   /* saving over an existing file replaces it and leaves no temporary file */
   ck_assert_int_eq(sn_scene_save_file(path, t.world, t.names, &e), SN_SCENE_OK);
-  char tmp[300];
-  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-  ck_assert_int_ne(access(tmp, F_OK), 0);
+  ck_assert_int_eq(entries(dir), 1);
   sn_scene_unload(&t);
   /* I/O errors name the file */
   char missing[300];
@@ -478,6 +490,96 @@ START_TEST(test_file_round_trip_and_errors) {
   rmdir(dir);
   sn_scene_unload(&s);
   sn_scene_unload(&t);
+}
+END_TEST
+
+/* The file edges: loading a FIFO is refused at once; saving keeps the old
+ * file's permission bits, writes through a symbolic link, is not stopped by
+ * a file at the name the writer once used for its temporary file, and
+ * leaves no temporary file when the write fails. */
+START_TEST(test_file_edges) {
+  char dir[] = "/tmp/sinew_scene_XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char path[256];
+  snprintf(path, sizeof path, "%s/saved.json", dir);
+  sn_scene_load_options o = test_options();
+  sn_loaded_scene s, t;
+  sn_scene_error e;
+  ck_assert_int_eq(sn_scene_load_string(issue_example, strlen(issue_example), "example.json", &o, &s, &e), SN_SCENE_OK);
+
+  /* a FIFO */
+  char fifo[300];
+  snprintf(fifo, sizeof fifo, "%s/pipe.json", dir);
+  ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+  alarm(20);
+  ck_assert_int_eq(sn_scene_load_file(fifo, &o, &t, &e), SN_SCENE_ERR_IO);
+  alarm(0);
+  ck_assert_ptr_null(t.world);
+  ck_assert_msg(strstr(e.message, fifo) != NULL && strstr(e.message, "not a regular file (a FIFO)") != NULL, "%s",
+                e.message);
+  ck_assert_int_eq(unlink(fifo), 0);
+
+  /* the name the writer used to take, "<path>.<pid>.tmp", already taken */
+  char taken[300];
+  snprintf(taken, sizeof taken, "%s.%ld.tmp", path, (long)getpid());
+  FILE *f = fopen(taken, "wb");
+  ck_assert_ptr_nonnull(f);
+  fclose(f);
+  mode_t old_mask = umask(022);
+  ck_assert_msg(sn_scene_save_file(path, s.world, s.names, &e) == SN_SCENE_OK, "%s", e.message);
+  ck_assert_int_eq(entries(dir), 2);
+  ck_assert_int_eq(unlink(taken), 0);
+  struct stat st;
+  ck_assert_int_eq(stat(path, &st), 0);
+  ck_assert_int_eq(st.st_mode & 0777, 0644); /* a new file: 0666 less the umask */
+
+  /* a private file stays private */
+  ck_assert_int_eq(chmod(path, 0600), 0);
+  ck_assert_msg(sn_scene_save_file(path, s.world, s.names, &e) == SN_SCENE_OK, "%s", e.message);
+  umask(old_mask);
+  ck_assert_int_eq(stat(path, &st), 0);
+  ck_assert_int_eq(st.st_mode & 0777, 0600);
+
+  /* through a symbolic link: the linked file is replaced, the link kept */
+  char link[300];
+  snprintf(link, sizeof link, "%s/current.json", dir);
+  ck_assert_int_eq(symlink("saved.json", link), 0);
+  ck_assert_int_eq(truncate(path, 0), 0);
+  ck_assert_msg(sn_scene_save_file(link, s.world, s.names, &e) == SN_SCENE_OK, "%s", e.message);
+  ck_assert_int_eq(lstat(link, &st), 0);
+  ck_assert(S_ISLNK(st.st_mode));
+  ck_assert_msg(sn_scene_load_file(path, &o, &t, &e) == SN_SCENE_OK, "%s", e.message);
+  sn_scene_unload(&t);
+  ck_assert_int_eq(entries(dir), 2);
+  ck_assert_int_eq(unlink(link), 0);
+  /* a link to nothing is refused and creates nothing */
+  ck_assert_int_eq(symlink("nowhere.json", link), 0);
+  ck_assert_int_eq(sn_scene_save_file(link, s.world, s.names, &e), SN_SCENE_ERR_IO);
+  ck_assert_msg(strstr(e.message, "symbolic link") != NULL, "%s", e.message);
+  ck_assert_int_eq(entries(dir), 2);
+  ck_assert_int_eq(unlink(link), 0);
+
+  /* a write that fails for real (files limited to 64 bytes): old file kept,
+   * no temporary file */
+  ck_assert_int_eq(stat(path, &st), 0);
+  off_t before = st.st_size;
+  struct rlimit saved;
+  ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &saved), 0);
+  void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);
+  struct rlimit small = {64, saved.rlim_max};
+  ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &small), 0);
+  sn_scene_status written = sn_scene_save_file(path, s.world, s.names, &e);
+  ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &saved), 0);
+  signal(SIGXFSZ, old_handler);
+  ck_assert_int_eq(written, SN_SCENE_ERR_IO);
+  ck_assert_msg(strstr(e.message, path) != NULL && strstr(e.message, "File too large") != NULL, "%s", e.message);
+  ck_assert_int_eq(entries(dir), 1);
+  ck_assert_int_eq(stat(path, &st), 0);
+  ck_assert_int_eq(st.st_size, before);
+
+  remove(path);
+  rmdir(dir);
+  sn_scene_unload(&s);
 }
 END_TEST
 
@@ -1042,6 +1144,7 @@ static Suite *scene_suite(void) {
   tcase_add_test(load, test_issue_example_loads);
   tcase_add_test(load, test_round_trip_bit_identical);
   tcase_add_test(load, test_file_round_trip_and_errors);
+  tcase_add_test(load, test_file_edges);
   tcase_add_test(load, test_bench_chain_round_trip);
   tcase_add_test(load, test_pyramid10_file);
   tcase_add_test(load, test_pendulum_file);

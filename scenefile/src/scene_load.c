@@ -5,6 +5,7 @@
  * The format is documented in docs/scene-format.md; the defaults below are
  * the format's own (equal to today's engine defaults, but fixed here so that
  * a file means the same thing if an engine default changes). */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -12,9 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cJSON.h>
 
+#include "core/file_io.h"
 #include "json_text.h"
 #include "scene_internal.h"
 
@@ -2302,9 +2305,16 @@ sn_scene_status sn_scene_load_file(const char *path, const sn_scene_load_options
     return SN_SCENE_ERR_ARGUMENT;
   }
   memset(out, 0, sizeof *out);
-  FILE *f = fopen(path, "rb");
+  struct stat file_stat;
+  char why[768];
+  int fd = sn_file_open_read(path, &file_stat, why, sizeof why);
+  FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
   if (f == NULL) {
-    sn_scene_set_error(err, SN_SCENE_ERR_IO, SN_OK, 0, 0, "%s: cannot open: %s", path, strerror(errno));
+    if (fd >= 0) {
+      snprintf(why, sizeof why, "cannot read: %s", strerror(errno));
+      close(fd);
+    }
+    sn_scene_set_error(err, SN_SCENE_ERR_IO, SN_OK, 0, 0, "%s: %s", path, why);
     return SN_SCENE_ERR_IO;
   }
   char *text = NULL;

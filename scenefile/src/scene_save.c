@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/file_io.h"
 #include "scene_internal.h"
 
 typedef struct text_buffer {
@@ -888,35 +889,12 @@ sn_scene_status sn_scene_save_file(const char *path, sn_world *world, const sn_s
     snprintf(err->message, sizeof err->message, "%s: %.700s", path, why);
     return err->status;
   }
-  char tmp[4096];
-  int n = snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-  if (n < 0 || (size_t)n >= sizeof tmp) {
-    free(text);
-    sn_scene_set_error(err, SN_SCENE_ERR_IO, SN_OK, 0, 0, "%s: path too long", path);
-    return SN_SCENE_ERR_IO;
-  }
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-  bool ok = fd >= 0;
-  size_t length = strlen(text), done = 0;
-  while (ok && done < length) {
-    ssize_t w = write(fd, text + done, length - done);
-    if (w < 0 && errno == EINTR) continue;
-    ok = w > 0;
-    if (ok) done += (size_t)w;
-  }
-  int saved = errno;
-  if (fd >= 0 && close(fd) != 0 && ok) {
-    ok = false;
-    saved = errno;
-  }
-  if (ok && rename(tmp, path) != 0) {
-    ok = false;
-    saved = errno;
-  }
+  char why[768];
+  bool ok = sn_file_write_atomic(path, text, strlen(text), SN_FILE_FAULT_NONE, why, sizeof why);
   free(text);
   if (!ok) {
-    if (fd >= 0) unlink(tmp);
-    sn_scene_set_error(err, SN_SCENE_ERR_IO, SN_OK, 0, 0, "%s: cannot write: %s", path, strerror(saved));
+    sn_scene_set_error(err, SN_SCENE_ERR_IO, SN_OK, 0, 0, "%s: cannot save: %s (the old file, if any, is unchanged)",
+                       path, why);
     return SN_SCENE_ERR_IO;
   }
   return SN_SCENE_OK;

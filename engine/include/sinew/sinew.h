@@ -181,16 +181,22 @@ SN_API sn_result sn_world_save_snapshot(sn_world *world, void *buffer, size_t ca
 SN_API sn_result sn_world_load_snapshot(const void *bytes, size_t size, const sn_world_def *def, sn_world **out,
                                         char *err, size_t err_capacity);
 
-/// Saves a snapshot to a file, atomically: the bytes go to a temporary file
-/// next to path (path + ".tmp-<pid>-<n>", created exclusively, permissions
-/// from the umask), which is flushed to disk (fsync) and renamed over path.
-/// On any failure (SN_ERR_IO, with the step and the system's reason in
-/// sn_world_last_error) the temporary file is removed and an existing file at
-/// path is left as it was.
+/// Saves a snapshot to a file, atomically: the bytes go to a new file in
+/// path's folder (unnamed until complete where the system allows, else
+/// "<name>.tmp-<8 random characters>", created exclusively), which is
+/// flushed to disk (fsync), given the permission bits of the file it
+/// replaces (new files: 0666 less the umask) and renamed over path; then the
+/// folder is flushed. A symbolic link at path is followed (the file it
+/// points to is replaced, the link kept; a link to nothing is refused); a
+/// path that exists and is not a regular file is refused. On any failure
+/// (SN_ERR_IO, with the step and the system's reason in sn_world_last_error)
+/// no temporary file is left and an existing file is left as it was.
 SN_API sn_result sn_world_write_snapshot(sn_world *world, const char *path);
 
 /// Reads a snapshot file and builds a new world from it (as
-/// sn_world_load_snapshot). A file that cannot be opened or read: SN_ERR_IO.
+/// sn_world_load_snapshot). A file that cannot be opened or read, or a path
+/// that is not a regular file (a FIFO is refused at once, never waited on):
+/// SN_ERR_IO.
 SN_API sn_result sn_world_read_snapshot(const char *path, const sn_world_def *def, sn_world **out, char *err,
                                         size_t err_capacity);
 

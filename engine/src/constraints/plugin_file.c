@@ -2,6 +2,7 @@
  * same open file (see plugin_file.h). */
 #define _GNU_SOURCE
 #include "constraints/plugin_file.h"
+#include "core/file_io.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -33,24 +34,10 @@ static sn_result sn_fail(sn_result code, char *err, size_t cap, const char *fmt,
   return code;
 }
 
-static const char *sn_kind(mode_t mode) {
-  return S_ISDIR(mode)    ? "a folder"
-         : S_ISFIFO(mode) ? "a FIFO"
-         : S_ISSOCK(mode) ? "a socket"
-         : S_ISCHR(mode)  ? "a character device"
-         : S_ISBLK(mode)  ? "a block device"
-         : S_ISLNK(mode)  ? "a symbolic link"
-                          : "not a regular file";
-}
-
-static void sn_reason(int e, char *buf, size_t cap) {
-  if (strerror_r(e, buf, cap) != 0) snprintf(buf, cap, "errno %d", e);
-}
-
 /* Why a folder on the way to the plugin is unsafe (false if it is safe).
  * own: the plugin's own folder, where no sticky bit excuses others' write. */
 static bool sn_folder_unsafe(const struct stat *ds, bool own, uid_t me, char *why, size_t cap) {
-  if (!S_ISDIR(ds->st_mode)) return snprintf(why, cap, "is %s", sn_kind(ds->st_mode)), true;
+  if (!S_ISDIR(ds->st_mode)) return snprintf(why, cap, "is %s", sn_file_kind(ds->st_mode)), true;
   if (ds->st_uid != 0 && ds->st_uid != me) {
     snprintf(why, cap,
              "is owned by uid %u (every folder above a plugin must belong to root or to this process's user, uid %u)",
@@ -106,7 +93,7 @@ static sn_result sn_check_folders(const char *given, const struct stat *st, cons
     int e = errno;
     close(dfd);
     if (next < 0) {
-      sn_reason(e, reason, sizeof reason);
+      sn_file_reason(e, reason, sizeof reason);
       return sn_fail(SN_ERR_PLUGIN_OPEN, err, cap, "%s: cannot open the folder %.*s: %s", given, (int)next_end, real,
                      reason);
     }
@@ -132,14 +119,14 @@ sn_result sn_plugin_file_open(const char *path, sn_plugin_file *file, char *err,
   if (lstat(path, &st) != 0) {
     int e = errno;
     if (e == ENOENT || e == ENOTDIR) return sn_fail(SN_ERR_PLUGIN_OPEN, err, cap, "%s: no such file", path);
-    sn_reason(e, reason, sizeof reason);
+    sn_file_reason(e, reason, sizeof reason);
     return sn_fail(SN_ERR_PLUGIN_OPEN, err, cap, "%s: cannot open: %s", path, reason);
   }
   if (S_ISLNK(st.st_mode))
     return sn_fail(SN_ERR_PLUGIN_INSECURE_PATH, err, cap,
                    "%s: refused, it is a symbolic link (give the path of the file itself)", path);
   if (!S_ISREG(st.st_mode))
-    return sn_fail(SN_ERR_PLUGIN_OPEN, err, cap, "%s: not a regular file (%s)", path, sn_kind(st.st_mode));
+    return sn_fail(SN_ERR_PLUGIN_OPEN, err, cap, "%s: not a regular file (%s)", path, sn_file_kind(st.st_mode));
   int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   if (fd < 0) {
     int e = errno;
@@ -147,7 +134,7 @@ sn_result sn_plugin_file_open(const char *path, sn_plugin_file *file, char *err,
       return sn_fail(SN_ERR_PLUGIN_INSECURE_PATH, err, cap,
                      "%s: refused, it is a symbolic link (give the path of the file itself)", path);
     if (e == ENOENT) return sn_fail(SN_ERR_PLUGIN_OPEN, err, cap, "%s: no such file", path);
-    sn_reason(e, reason, sizeof reason);
+    sn_file_reason(e, reason, sizeof reason);
     return sn_fail(SN_ERR_PLUGIN_OPEN, err, cap, "%s: cannot open: %s", path, reason);
   }
   /* from here on only the open file counts: what the name shows may change */
@@ -156,7 +143,7 @@ sn_result sn_plugin_file_open(const char *path, sn_plugin_file *file, char *err,
   if (fstat(fd, &st) != 0)
     res = sn_fail(SN_ERR_PLUGIN_OPEN, err, cap, "%s: cannot check the open file", path);
   else if (!S_ISREG(st.st_mode))
-    res = sn_fail(SN_ERR_PLUGIN_OPEN, err, cap, "%s: not a regular file (%s)", path, sn_kind(st.st_mode));
+    res = sn_fail(SN_ERR_PLUGIN_OPEN, err, cap, "%s: not a regular file (%s)", path, sn_file_kind(st.st_mode));
   else if (st.st_uid != 0 && st.st_uid != me)
     res = sn_fail(SN_ERR_PLUGIN_INSECURE_PATH, err, cap,
                   "%s: refused, the file is owned by uid %u (a plugin must belong to root or to this process's user, "
@@ -289,7 +276,7 @@ void *sn_plugin_file_load(sn_plugin_file *file, char *err, size_t cap) {
     }
     int next = fcntl(file->fd, F_DUPFD_CLOEXEC, fd + 1);
     if (next < 0) {
-      sn_reason(errno, reason, sizeof reason);
+      sn_file_reason(errno, reason, sizeof reason);
       sn_fail(SN_ERR_PLUGIN_OPEN, err, cap, "%s: cannot duplicate its descriptor: %s", file->path, reason);
       break;
     }

@@ -162,7 +162,9 @@ typedef struct sn_loaded_scene {
 
 /// Loads a scene file. On success fills *out and returns SN_SCENE_OK; on
 /// failure *out is zeroed, nothing is left behind (no world, no registry)
-/// and *error (if not NULL) says what and where. options may be NULL.
+/// and *error (if not NULL) says what and where. options may be NULL. A
+/// path that is not a regular file (a folder, a FIFO, a device) is refused
+/// at once with SN_SCENE_ERR_IO.
 SN_API sn_scene_status sn_scene_load_file(const char *path, const sn_scene_load_options *options, sn_loaded_scene *out,
                                           sn_scene_error *error);
 
@@ -193,8 +195,13 @@ SN_API void sn_scene_unload(sn_loaded_scene *scene);
 SN_API char *sn_scene_save_string(sn_world *world, const sn_scene_names *names, sn_scene_error *error);
 SN_API void sn_scene_free_text(char *text);
 
-/// Writes the scene text to path (through a temporary file in the same
-/// folder, renamed over path, so a failed save leaves an old file intact).
+/// Writes the scene text to path, atomically, as sn_world_write_snapshot
+/// writes a file: a new file in the same folder, flushed (fsync), given the
+/// replaced file's permission bits (new files: 0666 less the umask), renamed
+/// over path, then the folder flushed; a failed save leaves an old file
+/// intact and no temporary file. A symbolic link at path is followed (the
+/// file it points to is replaced); a link to nothing, or a path that is a
+/// folder or another non-regular file, is refused (SN_SCENE_ERR_IO).
 SN_API sn_scene_status sn_scene_save_file(const char *path, sn_world *world, const sn_scene_names *names,
                                           sn_scene_error *error);
 
