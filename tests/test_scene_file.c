@@ -822,6 +822,16 @@ static const fixture fixtures[] = {
      HEAD BODIES ",\n \"constraints\": [\n  {\"name\": \"j\", \"type\": \"revolute\", \"bodies\": [\"ground\", "
                  "\"ball\"]},\n  {\"name\": `\"j\", \"type\": \"revolute\", \"bodies\": [\"ground\", \"ball\"]}\n ]}",
      SN_SCENE_ERR_DUPLICATE_NAME, "duplicate constraint name \"j\"", SN_OK},
+    /* names that are not well-formed UTF-8, in each kind of name (test_names_utf8 has every kind of defect) */
+    {"body_name_overlong", HEAD " \"bodies\": [{\"type\": \"static\", \"name\": `\"a\xC0\xAF\"}]}", SN_SCENE_ERR_RANGE,
+     "bodies[0].name: expected a name in well-formed UTF-8, got an overlong encoding", SN_OK},
+    {"soft_name_surrogate",
+     HEAD BODIES ",\n \"soft_bodies\": [{\"name\": `\"j\xED\xA0\x80\", \"kind\": \"ring\", \"center\": [0, 0], "
+                 "\"radius\": 1, \"count\": 8}]}",
+     SN_SCENE_ERR_RANGE, "soft_bodies[0].name: expected a name in well-formed UTF-8, got a UTF-16 surrogate", SN_OK},
+    {"constraint_name_cut_short", JOINT("\"name\": `\"hinge\xE2\x82\", \"bodies\": [\"ground\", \"ball\"]"),
+     SN_SCENE_ERR_RANGE,
+     "constraints[0].name: expected a name in well-formed UTF-8, got a multi-byte sequence cut short", SN_OK},
     {"dangling_reference", JOINT("\"bodies\": [\"ground\", `\"bal\"]"), SN_SCENE_ERR_DANGLING_REFERENCE,
      "constraints[0].bodies[1]: no body named \"bal\"", SN_OK},
     {"reference_to_soft_body",
@@ -1027,6 +1037,136 @@ START_TEST(test_save_refusals) {
 }
 END_TEST
 
+/* Names must be well-formed UTF-8: every kind of defect is refused by the
+ * loader (SN_SCENE_ERR_RANGE at the name's string, saying what is wrong at
+ * which byte) and by the name table's setters (SN_SCENE_ERR_ARGUMENT, the
+ * table unchanged); every valid form, boundary code points included, loads
+ * and survives save -> load -> save byte for byte. */
+typedef struct utf8_case {
+  const char *bytes, *says;
+} utf8_case;
+
+START_TEST(test_names_utf8) {
+  static const utf8_case bad[] = {
+      {"\xC0\xAF", "an overlong encoding"},
+      {"\xC1\xBF", "an overlong encoding"},
+      {"\xE0\x80\xAF", "an overlong encoding"},
+      {"\xE0\x9F\xBF", "an overlong encoding"},
+      {"\xF0\x80\x80\xAF", "an overlong encoding"},
+      {"\xF0\x8F\xBF\xBF", "an overlong encoding"},
+      {"\x80", "a continuation byte"},
+      {"\xBF", "a continuation byte"},
+      {"\xED\xA0\x80", "a UTF-16 surrogate"},
+      {"\xED\xBF\xBF", "a UTF-16 surrogate"},
+      {"\xED\xA0\x80\xED\xB0\x80", "a UTF-16 surrogate"}, /* a surrogate pair encoded as two characters */
+      {"\xC3", "cut short"},
+      {"\xE2\x82", "cut short"},
+      {"\xF0\x9F\x98", "cut short"},
+      {"\xE2\x82"
+       "x",
+       "cut short"},
+      {"\xC3"
+       "\xC3\xA9",
+       "cut short"},
+      {"\xF4\x90\x80\x80", "above U+10FFFF"},
+      {"\xF5\x80\x80\x80", "0xF5..0xFF"},
+      {"\xF6", "0xF5..0xFF"},
+      {"\xF7", "0xF5..0xFF"},
+      {"\xF8\x88\x80\x80\x80", "0xF5..0xFF"},
+      {"\xF9", "0xF5..0xFF"},
+      {"\xFA", "0xF5..0xFF"},
+      {"\xFB", "0xF5..0xFF"},
+      {"\xFC\x84\x80\x80\x80\x80", "0xF5..0xFF"},
+      {"\xFD", "0xF5..0xFF"},
+      {"\xFE", "0xF5..0xFF"},
+      {"\xFF", "0xF5..0xFF"},
+  };
+  sn_scene_load_options o = test_options();
+  sn_scene_names *table = sn_create_scene_names();
+  sn_body_id body = {1, 7, 1};
+  sn_constraint_id constraint = {1, 7, 1};
+  sn_soft_body_id soft = {2, 7, 1};
+  ck_assert_int_eq(sn_scene_names_set_body(table, body, "kept"), SN_SCENE_OK);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    char name[64], text[256];
+    snprintf(name, sizeof name, "ok%sz", bad[i].bytes);
+    int w = snprintf(text, sizeof text,
+                     "{\"sinew_scene\": 1,\n \"bodies\": [{\"type\": \"static\", \"name\": \"%s\"}]}", name);
+    ck_assert_int_lt(w, (int)sizeof text);
+    sn_loaded_scene s;
+    sn_scene_error e;
+    ck_assert_int_eq(sn_scene_load_string(text, strlen(text), "names.json", &o, &s, &e), SN_SCENE_ERR_RANGE);
+    ck_assert_ptr_null(s.world);
+    /* at the name's opening quote: line 2, column 40 */
+    ck_assert_int_eq(e.line, 2);
+    ck_assert_int_eq(e.column, 40);
+    const char *prefix = "names.json:2:40: bodies[0].name: expected a name in well-formed UTF-8, got ";
+    ck_assert_msg(strncmp(e.message, prefix, strlen(prefix)) == 0, "case %zu: %s", i, e.message);
+    ck_assert_msg(strstr(e.message, bad[i].says) != NULL, "case %zu: '%s' lacks '%s'", i, e.message, bad[i].says);
+    /* the offending byte: the third, after "ok" */
+    char where[64];
+    snprintf(where, sizeof where, "at byte 3 of the name (0x%02X)", (unsigned)(unsigned char)name[2]);
+    ck_assert_msg(strstr(e.message, where) != NULL, "case %zu: '%s' lacks '%s'", i, e.message, where);
+    /* the table's setters refuse it and keep what they had */
+    ck_assert_int_eq(sn_scene_names_set_body(table, body, name), SN_SCENE_ERR_ARGUMENT);
+    ck_assert_int_eq(sn_scene_names_set_constraint(table, constraint, name), SN_SCENE_ERR_ARGUMENT);
+    ck_assert_int_eq(sn_scene_names_set_soft_body(table, soft, name), SN_SCENE_ERR_ARGUMENT);
+    ck_assert_str_eq(sn_scene_names_get_body(table, body), "kept");
+    ck_assert_ptr_null(sn_scene_names_get_constraint(table, constraint));
+    ck_assert_ptr_null(sn_scene_names_get_soft_body(table, soft));
+  }
+  sn_destroy_scene_names(table);
+
+  /* valid names: several scripts, a four-byte character, every boundary */
+  static const char *const good[] = {
+      "\xC3\xBCn\xC3\xAF"
+      "c\xC3\xB6"
+      "d\xC3\xA9",                /* ünïcödé */
+      "\xE5\x90\x8D\xE5\x89\x8D", /* 名前 */
+      "\xF0\x9F\x98\x80",         /* U+1F600 */
+      "\xC2\x80",                 /* U+0080, the first two-byte character */
+      "\xDF\xBF",                 /* U+07FF */
+      "\xE0\xA0\x80",             /* U+0800 */
+      "\xED\x9F\xBF",             /* U+D7FF, just below the surrogates */
+      "\xEE\x80\x80",             /* U+E000, just above them */
+      "\xEF\xBF\xBF",             /* U+FFFF */
+      "\xF0\x90\x80\x80",         /* U+10000 */
+      "\xF4\x8F\xBF\xBF",         /* U+10FFFF, the last code point */
+  };
+  const int count = (int)(sizeof good / sizeof good[0]);
+  char text[4096] = "{\"sinew_scene\": 1, \"bodies\": [";
+  for (int i = 0; i < count; ++i) {
+    size_t len = strlen(text);
+    snprintf(text + len, sizeof text - len, "%s{\"type\": \"static\", \"name\": \"%s\"}", i ? ", " : "", good[i]);
+  }
+  strcat(text, "]}");
+  sn_loaded_scene s, t;
+  sn_scene_error e;
+  ck_assert_msg(sn_scene_load_string(text, strlen(text), "good.json", &o, &s, &e) == SN_SCENE_OK, "%s", e.message);
+  char *saved = save_or_fail(s.world, s.names);
+  ck_assert_msg(sn_scene_load_string(saved, strlen(saved), "saved.json", &o, &t, &e) == SN_SCENE_OK, "%s", e.message);
+  char *again = save_or_fail(t.world, t.names);
+  ck_assert_str_eq(saved, again);
+  for (int i = 0; i < count; ++i) {
+    ck_assert_msg(strstr(saved, good[i]) != NULL, "name %d not written as it was", i);
+    sn_body_id a = sn_scene_names_find_body(s.names, good[i]), b = sn_scene_names_find_body(t.names, good[i]);
+    ck_assert_msg(sn_body_is_valid(s.world, a) && sn_body_is_valid(t.world, b), "name %d lost", i);
+    ck_assert_str_eq(sn_scene_names_get_body(t.names, b), good[i]);
+  }
+  /* and the setters take them */
+  sn_scene_names *names = sn_create_scene_names();
+  for (int i = 0; i < count; ++i) {
+    sn_body_id id = {i + 1, 7, 1};
+    ck_assert_int_eq(sn_scene_names_set_body(names, id, good[i]), SN_SCENE_OK);
+  }
+  sn_destroy_scene_names(names);
+  sn_scene_free_text(saved);
+  sn_scene_free_text(again);
+  sn_scene_unload(&s);
+  sn_scene_unload(&t);
+}
+END_TEST
+
 START_TEST(test_names_table) {
   sn_scene_names *n = sn_create_scene_names();
   sn_body_id a = {1, 7, 1}, b = {2, 7, 1}, a2 = {1, 7, 2};
@@ -1151,6 +1291,7 @@ static Suite *scene_suite(void) {
   tcase_add_test(load, test_docs_example_loads);
   tcase_add_test(load, test_save_refusals);
   tcase_add_test(load, test_names_table);
+  tcase_add_test(load, test_names_utf8);
   suite_add_tcase(s, load);
   TCase *bad = tcase_create("malformed");
   tcase_set_timeout(bad, 300);

@@ -438,9 +438,23 @@ static bool read_vec2(loader *L, const cJSON *n, sn_vec2 *out) { return read_vec
 
 static bool read_name(loader *L, const cJSON *n, const char **out) {
   if (!read_string(L, n, "a name (a string)", out)) return false;
-  if (!sn_name_is_valid(*out))
+  const char *why = NULL;
+  long bad = sn_utf8_invalid(*out, &why);
+  if (bad >= 0)
     return fail(L, SN_SCENE_ERR_RANGE, SN_OK, n, false,
-                "expected a name of 1 to %d bytes without control characters, got \"%.40s\"", SN_SCENE_MAX_NAME, *out);
+                "expected a name in well-formed UTF-8, got %s at byte %ld of the name (0x%02X)", why, bad + 1,
+                (unsigned)(unsigned char)(*out)[bad]);
+  if (!sn_name_is_valid(*out)) {
+    /* quote at most 40 bytes, cut at a character boundary */
+    int shown = 0;
+    for (int i = 0; (*out)[i] != '\0' && i <= 40; ++i) {
+      if (((unsigned char)(*out)[i] & 0xC0) != 0x80) shown = i;
+    }
+    if (strlen(*out) <= 40) shown = (int)strlen(*out);
+    return fail(L, SN_SCENE_ERR_RANGE, SN_OK, n, false,
+                "expected a name of 1 to %d bytes without control characters, got \"%.*s\"", SN_SCENE_MAX_NAME, shown,
+                *out);
+  }
   return true;
 }
 

@@ -96,9 +96,10 @@ typedef struct sn_scene_error {
 
 /// Names of bodies, soft bodies and constraints of a world, as scene files
 /// refer to them (constraints name their bodies and soft bodies). Bodies and
-/// soft bodies share one namespace; constraints have their own. Names are non-empty UTF-8 strings of at most 255 bytes
-/// without control characters. Entries are keyed by id (generation included), so a destroyed object's name is simply
-/// never looked up again.
+/// soft bodies share one namespace; constraints have their own. Names are non-empty, well-formed UTF-8 strings (no
+/// overlong forms, surrogates, cut-short sequences, code points above U+10FFFF or bytes 0xF5..0xFF) of at most 255
+/// bytes without control characters. Entries are keyed by id (generation included), so a destroyed object's name is
+/// simply never looked up again.
 typedef struct sn_scene_names sn_scene_names;
 
 /// An empty table (NULL if memory runs out).
