@@ -1,11 +1,14 @@
 /* Plugin loader and registry: every failure mode has a real fixture .so and
  * must give its own result code and a message naming the file and the
  * symbol or versions; after any failure the registry holds exactly what it
- * held before, and good plugins still load. */
+ * held before, and good plugins still load. Where a plugin may be loaded
+ * from (scratch folders with chosen modes): write bits of the file, its
+ * folder and folders above, sticky folders, symbolic links, FIFOs and
+ * folders; the file swapped after the checks is not what loads; a reused
+ * descriptor number does not bring back another library. Owners other than
+ * root and the user: test_plugin_owner.c (root only). */
 #define _DEFAULT_SOURCE
 #include <check.h>
-#include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -32,7 +32,8 @@ extern "C" {
 
 #define SN_PLUGIN_ABI_MAJOR 1
 #define SN_PLUGIN_ABI_MINOR 1
-/// Catches float/double and 32/64-bit mismatches before any plugin code runs.
+/// Catches float/double and 32/64-bit mismatches before any function of the
+/// plugin is called (its constructors have run: loading runs them).
 #define SN_PLUGIN_FINGERPRINT ((uint32_t)((sizeof(float) << 8) | sizeof(void *)))
 /// Name of the exported entry symbol (carries the ABI major).
 #define SN_PLUGIN_ENTRY_SYMBOL "sn_plugin_entry_v1"

@@ -260,6 +260,9 @@ void *sn_plugin_file_load(sn_plugin_file *file, char *err, size_t cap) {
     handle = existing != NULL ? existing : dlopen(name, RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) {
       const char *why = dlerror();
+      size_t n = strlen(name);
+      if (why != NULL && strncmp(why, name, n) == 0 && strncmp(why + n, ": ", 2) == 0)
+        why += n + 2; /* names the file */
       sn_fail(SN_ERR_PLUGIN_OPEN, err, cap, "%s: not a loadable shared object: %s", file->path, why ? why : "?");
       break;
     }
