@@ -185,9 +185,10 @@ typedef struct sn_constraint_broken_event {
 } sn_constraint_broken_event;
 
 /// A body or particle whose state went non-finite during the last step (a
-/// plugin bug, a user force of NaN, ...): it was put back where the step
-/// found it, stopped and frozen (no longer simulated) so the rest of the
-/// world keeps stepping. One of the two ids is null. Teleporting it
+/// plugin bug, a user force of NaN, ...) or whose centre the step would have
+/// carried beyond +-SN_MAX_COORDINATE: it was put back where the step found
+/// it, stopped and frozen (no longer simulated) so the rest of the world
+/// keeps stepping. One of the two ids is null. Teleporting it
 /// (sn_body_set_transform, sn_particle_set_position) unfreezes it.
 typedef struct sn_frozen_event {
   sn_body_id body;
@@ -286,18 +287,18 @@ typedef void sn_finish_task_callback(void *user_task, void *user_context);
 
 /// World settings.
 typedef struct sn_world_def {
-  sn_vec2 gravity;                 ///< m/s^2, default (0, -10)
-  int32_t substeps;                ///< substeps per step, default 8, range 1..64
-  int32_t position_iterations;     ///< joint position projection sweeps per substep, default 2, range 0..32
-  int32_t soft_iterations;         ///< XPBD sweeps per substep, default 1, range 1..32
-  bool enable_sleep;               ///< islands fall asleep when at rest, default true
-  float contact_hertz;             ///< contact stiffness (Hz); default 0 = derived from the substep rate
-  float contact_damping_ratio;     ///< contact damping ratio, default 10
-  float contact_push_max_velocity; ///< max speed (m/s) at which overlap is resolved, default 3
-  float restitution_threshold;     ///< approach speed (m/s) below which no bounce, default 1
-  float maximum_linear_speed; ///< m/s, default 400; bounds bodies' and particles' motion per substep and bodies' speed
-                              ///< after a step
-  bool enable_continuous;     ///< time of impact for fast bodies vs static, default true
+  sn_vec2 gravity;             ///< m/s^2, default (0, -10); each component within +-SN_MAX_GRAVITY
+  int32_t substeps;            ///< substeps per step, default 8, range 1..64
+  int32_t position_iterations; ///< joint position projection sweeps per substep, default 2, range 0..32
+  int32_t soft_iterations;     ///< XPBD sweeps per substep, default 1, range 1..32
+  bool enable_sleep;           ///< islands fall asleep when at rest, default true
+  float contact_hertz; ///< contact stiffness (Hz); default 0 = derived from the substep rate; <= SN_MAX_CONTACT_TUNING
+  float contact_damping_ratio;     ///< contact damping ratio, default 10; <= SN_MAX_CONTACT_TUNING
+  float contact_push_max_velocity; ///< max speed (m/s) at which overlap is resolved, default 3; <= SN_MAX_SPEED
+  float restitution_threshold;     ///< approach speed (m/s) below which no bounce, default 1; <= SN_MAX_SPEED
+  float maximum_linear_speed;      ///< m/s, default 400, at most SN_MAX_SPEED; bounds bodies' and particles' motion per
+                                   ///< substep and bodies' speed after a step
+  bool enable_continuous;          ///< time of impact for fast bodies vs static, default true
   /// Contact manifold reuse (m), default 0.0005: a touching pair whose shapes have moved
   /// relative to each other by less than this since its manifold was last computed (any
   /// point of the smaller body, in the other's frame) keeps that manifold's features and
@@ -317,6 +318,16 @@ typedef struct sn_world_def {
   void *user_task_context;                ///< passed to both callbacks
   int32_t cookie;                         ///< set by sn_default_world_def
 } sn_world_def;
+
+/// Largest speed setting (m/s): maximum_linear_speed, contact_push_max_velocity,
+/// restitution_threshold and the hit event threshold. With positions held within
+/// +-SN_MAX_COORDINATE (a body or particle the step would carry beyond it is frozen,
+/// see sn_frozen_event) it keeps every state finite.
+#define SN_MAX_SPEED 1.0e5f
+/// Largest gravity component (m/s^2).
+#define SN_MAX_GRAVITY 1.0e5f
+/// Largest contact_hertz (Hz) and contact_damping_ratio.
+#define SN_MAX_CONTACT_TUNING 1.0e6f
 
 /// Largest sn_world_def.worker_count.
 #define SN_MAX_WORKERS 64

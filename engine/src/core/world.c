@@ -92,6 +92,9 @@ sn_world_def sn_default_world_def(void) {
   return def;
 }
 
+/* within +-SN_MAX_GRAVITY (false for NaN) */
+static bool sn_gravity_ok(sn_vec2 g) { return sn_absf(g.x) <= SN_MAX_GRAVITY && sn_absf(g.y) <= SN_MAX_GRAVITY; }
+
 static sn_result sn_validate_world_def(const sn_world_def *def) {
   if (def->cookie != SN_DEF_COOKIE) return SN_ERR_UNINITIALIZED_DEF;
   if (!sn_vec2_is_finite(def->gravity) || !sn_is_finite(def->contact_hertz) ||
@@ -103,6 +106,9 @@ static sn_result sn_validate_world_def(const sn_world_def *def) {
       def->soft_iterations < 1 || def->soft_iterations > 32 || def->contact_hertz < 0.0f ||
       def->contact_damping_ratio < 0.0f || def->contact_push_max_velocity < 0.0f || def->restitution_threshold < 0.0f ||
       def->maximum_linear_speed <= 0.0f || def->body_capacity < 0 || def->shape_capacity < 0 ||
+      !sn_gravity_ok(def->gravity) || def->contact_hertz > SN_MAX_CONTACT_TUNING ||
+      def->contact_damping_ratio > SN_MAX_CONTACT_TUNING || def->contact_push_max_velocity > SN_MAX_SPEED ||
+      def->restitution_threshold > SN_MAX_SPEED || def->maximum_linear_speed > SN_MAX_SPEED ||
       def->contact_reuse_distance < 0.0f || def->contact_reuse_distance > SN_MAX_CONTACT_REUSE_DISTANCE)
     return SN_ERR_INVALID_ARGUMENT;
   if ((def->allocator.alloc == NULL) != (def->allocator.free == NULL)) return SN_ERR_INVALID_ARGUMENT;
@@ -238,6 +244,8 @@ const char *sn_world_last_error(sn_world *w) { return w ? w->last_error : "SN_ER
 sn_result sn_world_set_gravity(sn_world *w, sn_vec2 gravity) {
   SN_CHECK_WORLD(w);
   if (!sn_vec2_is_finite(gravity)) return sn_world_error(w, SN_ERR_NOT_FINITE, "gravity must be finite");
+  if (!sn_gravity_ok(gravity))
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "gravity components must be within +-SN_MAX_GRAVITY (1e5 m/s^2)");
   w->gravity = gravity;
   return SN_OK;
 }
@@ -307,6 +315,10 @@ sn_result sn_world_set_contact_tuning(sn_world *w, float hertz, float damping_ra
     return sn_world_error(w, SN_ERR_NOT_FINITE, "contact tuning must be finite");
   if (hertz < 0.0f || damping_ratio < 0.0f || push_max_velocity < 0.0f)
     return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "contact tuning must be >= 0");
+  if (hertz > SN_MAX_CONTACT_TUNING || damping_ratio > SN_MAX_CONTACT_TUNING || push_max_velocity > SN_MAX_SPEED)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT,
+                          "contact hertz and damping ratio must be <= SN_MAX_CONTACT_TUNING (1e6), the pushout speed "
+                          "<= SN_MAX_SPEED (1e5 m/s)");
   w->contact_hertz = hertz;
   w->contact_damping_ratio = damping_ratio;
   w->contact_push_max_velocity = push_max_velocity;
@@ -316,7 +328,8 @@ sn_result sn_world_set_contact_tuning(sn_world *w, float hertz, float damping_ra
 sn_result sn_world_set_hit_event_threshold(sn_world *w, float speed) {
   SN_CHECK_WORLD(w);
   if (!sn_is_finite(speed)) return sn_world_error(w, SN_ERR_NOT_FINITE, "threshold must be finite");
-  if (speed < 0.0f) return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "threshold must be >= 0");
+  if (speed < 0.0f || speed > SN_MAX_SPEED)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "threshold must be within 0 .. SN_MAX_SPEED (1e5 m/s)");
   w->hit_event_threshold = speed;
   return SN_OK;
 }

@@ -695,6 +695,13 @@ static bool sn_state_is_finite(const sn_body_state *s) {
          sn_is_finite(s->dq.s);
 }
 
+/* A state the write back does not take: not finite, or a centre beyond
+ * +-SN_MAX_COORDINATE (past it float positions are too coarse for contacts,
+ * and speeds up to SN_MAX_SPEED would carry them on to infinity). */
+static bool sn_state_contained(const sn_body *b, const sn_body_state *s) {
+  return !sn_state_is_finite(s) || !sn_vec2_within_limit(sn_add(b->center0, s->dp));
+}
+
 /* Bodies [begin, end) take their solver state; sleep timers and the fast
  * flag for continuous collision. A state that is not finite is contained:
  * the body goes back where the step found it, stopped and frozen (the event
@@ -708,8 +715,9 @@ static bool sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int
     int32_t bi = w->awake_bodies.data[k];
     sn_body *b = w->bodies.data + bi;
     const sn_body_state *s = ctx->states + k;
-    if (!sn_state_is_finite(s)) {
-      /* containment: back where the step found it, stopped, frozen */
+    if (sn_state_contained(b, s)) {
+      /* containment (a state that is not finite, or a centre beyond
+       * +-SN_MAX_COORDINATE): back where the step found it, stopped, frozen */
       b->v = (sn_vec2){0.0f, 0.0f};
       b->w = 0.0f;
       b->center = b->center0;
@@ -1351,7 +1359,7 @@ void sn_solve(sn_world *w, float dt) {
 
   /* (write back ran as the last stage: sn_write_back) */
   for (int32_t k = 0; k < nb && atomic_load_explicit(&run.frozen, memory_order_relaxed); ++k) {
-    if (!sn_state_is_finite(ctx.states + k)) {
+    if (sn_state_contained(w->bodies.data + w->awake_bodies.data[k], ctx.states + k)) {
       sn_frozen_event e = {sn_make_body_id(w, w->awake_bodies.data[k]), SN_NULL_PARTICLE};
       sn_array_push(&w->mem, w->frozen_events, e);
     }
