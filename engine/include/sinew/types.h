@@ -193,6 +193,15 @@ typedef struct sn_constraint_broken_event {
 typedef struct sn_frozen_event {
   sn_body_id body;
   sn_particle_id particle;
+  /// With sn_world_def.check_plugins: the constraint whose plugin callback
+  /// first made this state non-finite, its type and the callback
+  /// ("prepare", "warm_start", "solve_velocity", "project",
+  /// "begin_position", "solve_position"). Null and NULL when the checks are
+  /// off or no plugin callback did it (a user force of NaN, an escape). The
+  /// names are the registry's and the engine's: valid while they live.
+  sn_constraint_id constraint;
+  const char *constraint_type;
+  const char *callback;
 } sn_frozen_event;
 
 /* ------------------------------------------------------------------------ */
@@ -316,7 +325,14 @@ typedef struct sn_world_def {
   sn_enqueue_task_callback *enqueue_task; ///< default NULL (single thread)
   sn_finish_task_callback *finish_task;   ///< default NULL
   void *user_task_context;                ///< passed to both callbacks
-  int32_t cookie;                         ///< set by sn_default_world_def
+  /// Debugging plugins, default false: every plugin callback runs one
+  /// constraint at a time, and after each the host checks the states the
+  /// constraint may write; the first constraint and callback that make a
+  /// state non-finite are named in that body's or particle's frozen event
+  /// (sn_frozen_event.constraint). Same results bit for bit, slower steps
+  /// (batched XPBD kernels are not used). Not saved in snapshots.
+  bool check_plugins;
+  int32_t cookie; ///< set by sn_default_world_def
 } sn_world_def;
 
 /// Largest speed setting (m/s): maximum_linear_speed, contact_push_max_velocity,

@@ -160,6 +160,8 @@ sn_world *sn_create_world(const sn_world_def *def, sn_result *result) {
   w->soft_iterations = def->soft_iterations;
   w->registry = def->registry;
   w->worker_count = def->worker_count;
+  w->check_plugins = def->check_plugins;
+  w->xpbd_batch_off = def->check_plugins; /* the item path: one constraint at a time */
   w->parallel_min_items = SN_PARALLEL_MIN_ITEMS;
   w->enqueue_task = def->enqueue_task;
   w->finish_task = def->finish_task;
@@ -426,4 +428,28 @@ int32_t sn_world_get_frozen_events(sn_world *w, const sn_frozen_event **events) 
   if (w == NULL) return 0;
   if (events) *events = w->frozen_events.data;
   return w->frozen_events.count;
+}
+
+const char *sn_plugin_callback_name(int32_t callback) {
+  static const char *const names[] = {"prepare", "warm_start",     "solve_velocity", "solve_velocity",
+                                      "project", "begin_position", "solve_position"};
+  return callback >= 0 && callback < (int32_t)(sizeof names / sizeof names[0]) ? names[callback] : NULL;
+}
+
+sn_frozen_event sn_make_frozen_event(sn_world *w, int32_t body, int32_t particle) {
+  sn_frozen_event e;
+  memset(&e, 0, sizeof e);
+  e.body = body >= 0 ? sn_make_body_id(w, body) : SN_NULL_BODY;
+  e.particle = particle >= 0 ? sn_make_particle_id(w, particle) : SN_NULL_PARTICLE;
+  uint8_t *callback = body >= 0 ? &w->bodies.data[body].blamed_callback : &w->particles.data[particle].blamed_callback;
+  int32_t *slot = body >= 0 ? &w->bodies.data[body].blamed_constraint : &w->particles.data[particle].blamed_constraint;
+  if (*callback != 0 && *slot >= 0 && *slot < w->constraints.count && w->constraints.data[*slot].in_use) {
+    const sn_constraint *k = w->constraints.data + *slot;
+    e.constraint = (sn_constraint_id){*slot + 1, w->tag, k->generation};
+    e.constraint_type = k->type->name;
+    e.callback = sn_plugin_callback_name(*callback - 1);
+  }
+  *callback = 0;
+  *slot = 0;
+  return e;
 }

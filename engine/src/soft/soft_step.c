@@ -874,7 +874,7 @@ void sn_soft_end(sn_world *w, sn_soft_context *s) {
        * where the step found it, stopped, frozen */
       p->v = (sn_vec2){0.0f, 0.0f};
       p->frozen = true;
-      sn_frozen_event e = {SN_NULL_BODY, sn_make_particle_id(w, i)};
+      sn_frozen_event e = sn_make_frozen_event(w, -1, i);
       sn_array_push(&w->mem, w->frozen_events, e);
       continue;
     }
