@@ -347,7 +347,7 @@ _Static_assert(sizeof(sn_body_state) == sizeof(sn_solver_body) &&
                    offsetof(sn_body_state, dp) == offsetof(sn_solver_body, dp),
                "plugin ABI: sn_solver_body must match the solver's body state");
 
-/* The position stage of a substep (after relax), DESIGN.md 5f-g:
+/* The position stage of a substep (after relax; docs/architecture.md, the step):
  * 1. rigid joint rows project their remaining position error away
  *    (non-linear Gauss-Seidel, position_iterations sweeps) and give the
  *    bodies that motion over h as velocity, as XPBD would (the plugin does
