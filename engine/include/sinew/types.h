@@ -126,9 +126,19 @@ typedef struct sn_chain_id {
   uint16_t generation;
 } sn_chain_id;
 
-#define SN_NULL_BODY  ((sn_body_id){0, 0, 0})
-#define SN_NULL_SHAPE ((sn_shape_id){0, 0, 0})
-#define SN_NULL_CHAIN ((sn_chain_id){0, 0, 0})
+/// A value of type T from braces, in C (compound literal) and C++ (T{...}):
+/// the null ids below work in both languages.
+#ifdef __cplusplus
+#define SN_LITERAL(T) T
+#else
+#define SN_LITERAL(T) (T)
+#endif
+#define SN_NULL_BODY                                                                                                   \
+  SN_LITERAL(sn_body_id) { 0, 0, 0 }
+#define SN_NULL_SHAPE                                                                                                  \
+  SN_LITERAL(sn_shape_id) { 0, 0, 0 }
+#define SN_NULL_CHAIN                                                                                                  \
+  SN_LITERAL(sn_chain_id) { 0, 0, 0 }
 
 /// Handle of a constraint (a joint, spring, ... of a registered type).
 typedef struct sn_constraint_id {
@@ -136,7 +146,8 @@ typedef struct sn_constraint_id {
   uint16_t world_tag;
   uint16_t generation;
 } sn_constraint_id;
-#define SN_NULL_CONSTRAINT ((sn_constraint_id){0, 0, 0})
+#define SN_NULL_CONSTRAINT                                                                                             \
+  SN_LITERAL(sn_constraint_id) { 0, 0, 0 }
 
 /// Handle of a particle (a point mass of a soft body).
 typedef struct sn_particle_id {
@@ -144,7 +155,8 @@ typedef struct sn_particle_id {
   uint16_t world_tag;
   uint16_t generation;
 } sn_particle_id;
-#define SN_NULL_PARTICLE ((sn_particle_id){0, 0, 0})
+#define SN_NULL_PARTICLE                                                                                               \
+  SN_LITERAL(sn_particle_id) { 0, 0, 0 }
 
 /// Handle of a soft body: a group of particles sharing one material.
 typedef struct sn_soft_body_id {
@@ -152,7 +164,8 @@ typedef struct sn_soft_body_id {
   uint16_t world_tag;
   uint16_t generation;
 } sn_soft_body_id;
-#define SN_NULL_SOFT_BODY ((sn_soft_body_id){0, 0, 0})
+#define SN_NULL_SOFT_BODY                                                                                              \
+  SN_LITERAL(sn_soft_body_id) { 0, 0, 0 }
 
 /// A parameter value by name (scalars use x; booleans 0/1).
 typedef struct sn_param_value {
