@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/world.h"
 #include "scene_support.h"
 #include "sinew/scene_file.h"
 
@@ -775,8 +776,15 @@ static const fixture fixtures[] = {
     {"rotation_not_unit", HEAD " \"bodies\": [{\"type\": \"dynamic\", \"rotation\": `[1, 1]}]}", SN_SCENE_ERR_RANGE,
      "bodies[0].rotation: expected a rotation [cos, sin] of unit length (within 1e-4), got [1, 1]", SN_OK},
     /* ranges and numbers */
-    {"huge_number", "{\"sinew_scene\": 1, \"gravity\": [`1e999, 0]}", SN_SCENE_ERR_RANGE,
-     "gravity[0]: expected a finite number within float range (|x| <= 3.4e38), got 1e999", SN_OK},
+    {"huge_number", HEAD " \"bodies\": [{\"type\": \"dynamic\", \"gravity_scale\": `1e999}]}", SN_SCENE_ERR_RANGE,
+     "bodies[0].gravity_scale: expected a finite number within float range (|x| <= 3.4e38), got 1e999", SN_OK},
+    /* settings that would let a state leave float range */
+    {"gravity_too_strong", "{\"sinew_scene\": 1, \"gravity\": [`2e5, 0]}", SN_SCENE_ERR_RANGE,
+     "gravity[0]: expected a number in [-100000, 100000], got 2e5", SN_OK},
+    {"speed_limit_huge", "{\"sinew_scene\": 1, \"settings\": {\"maximum_linear_speed\": `3e38}}", SN_SCENE_ERR_RANGE,
+     "settings.maximum_linear_speed: expected a number in (0, 100000], got 3e38", SN_OK},
+    {"hertz_huge", "{\"sinew_scene\": 1, \"settings\": {\"contact_hertz\": `1e7}}", SN_SCENE_ERR_RANGE,
+     "settings.contact_hertz: expected a number in [0, 1e+06], got 1e7", SN_OK},
     {"float_overflow", BALL_WITH("{\"circle\": 0.5, \"density\": `1e39}"), SN_SCENE_ERR_RANGE,
      "expected a number >= 0, got 1e39", SN_OK},
     {"negative_radius", BALL_WITH("{\"circle\": `-0.5}"), SN_SCENE_ERR_RANGE, "expected a number > 0, got -0.5", SN_OK},
@@ -1277,6 +1285,34 @@ START_TEST(test_truncations_and_mutations) {
 }
 END_TEST
 
+/* A NaN or infinite number in the world (only reachable by writing memory
+ * behind the API's back: the engine keeps states finite) is refused with
+ * SN_SCENE_ERR_UNREPRESENTABLE, not written as a file no reader accepts. */
+START_TEST(test_save_refuses_non_finite) {
+  sn_world_def wd = sn_default_world_def();
+  sn_world *w = sn_create_world(&wd, NULL);
+  ck_assert_ptr_nonnull(w);
+  sn_body_def bd = sn_default_body_def();
+  bd.type = SN_BODY_DYNAMIC;
+  bd.linear_velocity = (sn_vec2){1.0f, 0.0f};
+  sn_body_id b = sn_create_body(w, &bd);
+  sn_circle c = {{0.0f, 0.0f}, 0.5f};
+  sn_shape_def sd = sn_default_shape_def();
+  ck_assert(sn_shape_is_valid(w, sn_create_circle_shape(w, b, &sd, &c)));
+  sn_scene_error err;
+  char *text = sn_scene_save_string(w, NULL, &err);
+  ck_assert_msg(text != NULL, "%s", err.message);
+  sn_scene_free_text(text);
+  w->bodies.data[b.index1 - 1].v.x = INFINITY;
+  text = sn_scene_save_string(w, NULL, &err);
+  ck_assert_ptr_null(text);
+  ck_assert_int_eq(err.status, SN_SCENE_ERR_UNREPRESENTABLE);
+  ck_assert_int_eq(err.engine_result, SN_ERR_NOT_FINITE);
+  ck_assert_msg(strstr(err.message, "NaN or infinite") != NULL, "%s", err.message);
+  sn_destroy_world(w);
+}
+END_TEST
+
 static Suite *scene_suite(void) {
   Suite *s = suite_create("scene_file");
   TCase *load = tcase_create("load_save");
@@ -1300,6 +1336,7 @@ static Suite *scene_suite(void) {
   tcase_add_test(bad, test_plugin_search_path);
   tcase_add_test(bad, test_plugin_named_unlike_its_types);
   tcase_add_test(bad, test_truncations_and_mutations);
+  tcase_add_test(bad, test_save_refuses_non_finite);
   suite_add_tcase(s, bad);
   return s;
 }

@@ -308,6 +308,10 @@ static const range ANY = {-FLT_MAX, FLT_MAX, false};
 static const range NON_NEGATIVE = {0.0, FLT_MAX, false};
 static const range POSITIVE = {0.0, FLT_MAX, true};
 static const range UNIT = {0.0, 1.0, false};
+static const range SPEED = {0.0, SN_MAX_SPEED, false};
+static const range SPEED_LIMIT = {0.0, SN_MAX_SPEED, true};
+static const range TUNING = {0.0, SN_MAX_CONTACT_TUNING, false};
+static const range GRAVITY = {-SN_MAX_GRAVITY, SN_MAX_GRAVITY, false};
 
 static void range_text(range r, bool whole, char *buf, size_t cap) {
   const char *noun = whole ? "a whole number" : "a number";
@@ -483,14 +487,14 @@ static bool parse_settings(loader *L, const cJSON *obj) {
   SN_OPT(L, obj, "soft_iterations", read_int(L, n_, 1, 32, &d->soft_iterations));
   SN_OPT(L, obj, "sleep", read_bool(L, n_, &d->enable_sleep));
   SN_OPT(L, obj, "continuous", read_bool(L, n_, &d->enable_continuous));
-  SN_OPT(L, obj, "contact_hertz", read_float(L, n_, NON_NEGATIVE, &d->contact_hertz));
-  SN_OPT(L, obj, "contact_damping_ratio", read_float(L, n_, NON_NEGATIVE, &d->contact_damping_ratio));
-  SN_OPT(L, obj, "contact_push_max_velocity", read_float(L, n_, NON_NEGATIVE, &d->contact_push_max_velocity));
+  SN_OPT(L, obj, "contact_hertz", read_float(L, n_, TUNING, &d->contact_hertz));
+  SN_OPT(L, obj, "contact_damping_ratio", read_float(L, n_, TUNING, &d->contact_damping_ratio));
+  SN_OPT(L, obj, "contact_push_max_velocity", read_float(L, n_, SPEED, &d->contact_push_max_velocity));
   SN_OPT(L, obj, "contact_reuse_distance",
          read_float(L, n_, (range){0.0, SN_MAX_CONTACT_REUSE_DISTANCE, false}, &d->contact_reuse_distance));
-  SN_OPT(L, obj, "restitution_threshold", read_float(L, n_, NON_NEGATIVE, &d->restitution_threshold));
-  SN_OPT(L, obj, "maximum_linear_speed", read_float(L, n_, POSITIVE, &d->maximum_linear_speed));
-  SN_OPT(L, obj, "hit_event_threshold", read_float(L, n_, NON_NEGATIVE, &L->hit_event_threshold));
+  SN_OPT(L, obj, "restitution_threshold", read_float(L, n_, SPEED, &d->restitution_threshold));
+  SN_OPT(L, obj, "maximum_linear_speed", read_float(L, n_, SPEED_LIMIT, &d->maximum_linear_speed));
+  SN_OPT(L, obj, "hit_event_threshold", read_float(L, n_, SPEED, &L->hit_event_threshold));
   return true;
 }
 
@@ -1869,7 +1873,7 @@ static bool parse_document(loader *L, const cJSON *root) {
   if (!check_keys(L, root, keys, "a scene")) return false;
   const char *description;
   SN_OPT(L, root, "description", read_string(L, n_, "a string", &description));
-  SN_OPT(L, root, "gravity", read_vec2(L, n_, &L->world_def.gravity));
+  SN_OPT(L, root, "gravity", read_vec2_in(L, n_, GRAVITY, &L->world_def.gravity));
   L->settings_node = member(root, "settings");
   SN_OPT(L, root, "settings", parse_settings(L, n_));
   L->plugins_node = member(root, "plugins");

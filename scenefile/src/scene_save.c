@@ -21,6 +21,7 @@ typedef struct text_buffer {
   char *data;
   size_t length, capacity;
   bool out_of_memory;
+  bool not_finite; ///< a number to write was NaN or infinite (nothing could read it back)
 } text_buffer;
 
 static void put_n(text_buffer *b, const char *s, size_t n) {
@@ -63,6 +64,11 @@ static bool reads_back(const char *s, float f) {
 }
 
 static void put_float(text_buffer *b, float f) {
+  if (!isfinite(f)) {
+    b->not_finite = true;
+    put(b, "0");
+    return;
+  }
   char s[48];
   int digits = 1;
   for (; digits <= 17; ++digits) {
@@ -846,6 +852,11 @@ static bool write_scene(writer *W, const sn_scene_names *names) {
   free(map.local);
   if (ok && b->out_of_memory) {
     sn_scene_set_error(W->err, SN_SCENE_ERR_OUT_OF_MEMORY, SN_ERR_OUT_OF_MEMORY, 0, 0, "out of memory");
+    return false;
+  }
+  if (ok && b->not_finite) {
+    sn_scene_set_error(W->err, SN_SCENE_ERR_UNREPRESENTABLE, SN_ERR_NOT_FINITE, 0, 0,
+                       "a value of the world is NaN or infinite: a scene file cannot hold it");
     return false;
   }
   if (!ok && !W->failed && W->err->status == SN_SCENE_OK)

@@ -396,9 +396,10 @@ SN_API sn_result sn_constraint_set_break_force(sn_world *world, sn_constraint_id
 SN_API float sn_constraint_get_break_force(sn_world *world, sn_constraint_id constraint);
 SN_API int32_t sn_world_get_broken_constraints(sn_world *world, const sn_constraint_broken_event **events);
 /// Bodies and particles frozen during the last step because their state went
-/// non-finite (see sn_frozen_event); valid until the next step.
+/// non-finite or beyond +-SN_MAX_COORDINATE (see sn_frozen_event); valid
+/// until the next step.
 SN_API int32_t sn_world_get_frozen_events(sn_world *world, const sn_frozen_event **events);
-/// True if the body was frozen (non-finite state) and not teleported since.
+/// True if the body was frozen (see sn_frozen_event) and not teleported since.
 SN_API bool sn_body_is_frozen(sn_world *world, sn_body_id body);
 
 /// Number of live constraints, and up to capacity of their ids in slot
