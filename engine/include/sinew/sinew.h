@@ -451,6 +451,18 @@ SN_API sn_result sn_registry_add_type(sn_registry *registry, const sn_constraint
 /// plugin's file open until it is destroyed.
 SN_API sn_result sn_registry_load_plugin(sn_registry *registry, const char *path, char *err, size_t err_capacity);
 
+/// Registers the types of a plugin linked into the program: a plugin source
+/// built with SN_PLUGIN_STATIC defined (its entry is then the ordinary global
+/// sn_plugin_entry_<SN_PLUGIN_STATIC>, see sinew/plugin.h), the same
+/// descriptor as a loaded file and the same checks (ABI, fingerprint, each
+/// type), all types or none. Adding the same entry twice is a no-op (SN_OK;
+/// err says so). Works in every build, SINEW_DLOPEN off included (then
+/// sn_registry_load_plugin and sn_registry_load_directory refuse with
+/// SN_ERR_PLUGIN_OPEN). sinew/plugins_static.h registers every shipped type.
+struct sn_plugin_entry;
+SN_API sn_result sn_registry_add_static(sn_registry *registry, const struct sn_plugin_entry *entry, char *err,
+                                        size_t err_capacity);
+
 /// Called for each file sn_registry_load_directory tries.
 typedef void sn_plugin_load_fcn(const char *path, sn_result result, const char *message, void *context);
 
