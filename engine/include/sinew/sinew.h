@@ -473,6 +473,37 @@ typedef void sn_plugin_load_fcn(const char *path, sn_result result, const char *
 SN_API sn_result sn_registry_load_directory(sn_registry *registry, const char *dir, sn_plugin_load_fcn *fcn,
                                             void *context);
 
+/// Where plugins are looked for. Every entry point (this library, the scene
+/// loader, the sandbox, the benchmark) searches in one order: paths the
+/// caller names explicitly; then each folder of the SINEW_PLUGIN_PATH
+/// environment variable (':'-separated, empty entries skipped); then the
+/// plugin folder installed with the library, found at run time from where
+/// libsinew itself is (sn_default_plugin_dir), so a moved install still finds
+/// its plugins.
+///
+/// sn_default_plugin_dir writes that installed folder into out (capacity
+/// bytes): <dir>/sinew/plugins when the library sits in <dir> (a shared
+/// libsinew in <prefix>/<libdir>), else <dir>/../<libdir>/sinew/plugins (a
+/// program with libsinew linked in, in <prefix>/bin). The first of the two
+/// that is a folder, as an absolute path; SN_ERR_NOT_FOUND if neither is (or
+/// the platform cannot tell where the library is), SN_ERR_CAPACITY if out is
+/// too small.
+SN_API sn_result sn_default_plugin_dir(char *out, size_t capacity);
+
+/// Called with each folder of the search path in order; return false to stop.
+typedef bool sn_plugin_dir_fcn(const char *dir, void *context);
+
+/// Visits the search path after the explicit paths: SINEW_PLUGIN_PATH's
+/// folders, then sn_default_plugin_dir. Returns how many folders fcn saw.
+SN_API int32_t sn_plugin_search_path(sn_plugin_dir_fcn *fcn, void *context);
+
+/// Loads every plugin of every folder of the search path
+/// (sn_registry_load_directory on each, in order; a type an earlier folder
+/// registered makes a later file with that type fail with
+/// SN_ERR_PLUGIN_DUPLICATE, reported to fcn, so the earlier folder wins).
+/// Returns SN_OK if at least one folder was read, else SN_ERR_NOT_FOUND.
+SN_API sn_result sn_registry_load_search_path(sn_registry *registry, sn_plugin_load_fcn *fcn, void *context);
+
 /// Number of registered types, and the i-th one (NULL if out of range).
 SN_API int32_t sn_registry_get_type_count(const sn_registry *registry);
 SN_API const sn_constraint_type *sn_registry_get_type(const sn_registry *registry, int32_t index);

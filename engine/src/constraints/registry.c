@@ -9,6 +9,7 @@
  * with types staged; they are committed only if it succeeds and every type
  * validated, else all are dropped and the library is closed. */
 #define _DEFAULT_SOURCE
+#define _GNU_SOURCE /* dladdr */
 #ifndef SN_HAVE_DLOPEN
 #define SN_HAVE_DLOPEN 1 /* the build sets it (CMake option SINEW_DLOPEN) */
 #endif
@@ -546,4 +547,86 @@ const char *sn_registry_get_type_origin(const sn_registry *r, const char *name) 
   if (r == NULL || name == NULL) return NULL;
   int32_t i = sn_find_index(r, name);
   return i < 0 ? NULL : sn_origin(r, r->types.data[i]->library);
+}
+
+/* ---------------------------------------------------------- search path */
+
+#ifndef SN_INSTALL_LIBDIR
+#define SN_INSTALL_LIBDIR "lib" /* the build sets it (CMAKE_INSTALL_LIBDIR, relative) */
+#endif
+
+static bool sn_is_dir(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+sn_result sn_default_plugin_dir(char *out, size_t capacity) {
+  if (out == NULL) return SN_ERR_NULL;
+  if (capacity > 0) out[0] = '\0';
+#if SN_HAVE_DLOPEN
+  Dl_info info;
+  if (dladdr((const void *)(uintptr_t)&sn_default_plugin_dir, &info) == 0 || info.dli_fname == NULL)
+    return SN_ERR_NOT_FOUND;
+  char self[PATH_MAX];
+  if (realpath(info.dli_fname, self) == NULL) return SN_ERR_NOT_FOUND;
+  char *slash = strrchr(self, '/');
+  if (slash == NULL) return SN_ERR_NOT_FOUND;
+  *slash = '\0'; /* the folder the library (or the program it is linked into) is in */
+  const char *const tails[2] = {"/sinew/plugins", "/../" SN_INSTALL_LIBDIR "/sinew/plugins"};
+  for (int k = 0; k < 2; ++k) {
+    char candidate[PATH_MAX + 64], real[PATH_MAX];
+    snprintf(candidate, sizeof candidate, "%s%s", self, tails[k]);
+    if (!sn_is_dir(candidate) || realpath(candidate, real) == NULL) continue;
+    if (strlen(real) + 1 > capacity) return SN_ERR_CAPACITY;
+    memcpy(out, real, strlen(real) + 1);
+    return SN_OK;
+  }
+#else
+  (void)capacity;
+#endif
+  return SN_ERR_NOT_FOUND;
+}
+
+int32_t sn_plugin_search_path(sn_plugin_dir_fcn *fcn, void *context) {
+  if (fcn == NULL) return 0;
+  int32_t seen = 0;
+  const char *env = getenv("SINEW_PLUGIN_PATH");
+  for (const char *p = env; p != NULL && *p;) {
+    const char *colon = strchr(p, ':');
+    size_t len = colon ? (size_t)(colon - p) : strlen(p);
+    if (len > 0 && len < PATH_MAX) {
+      char dir[PATH_MAX];
+      memcpy(dir, p, len);
+      dir[len] = '\0';
+      seen++;
+      if (!fcn(dir, context)) return seen;
+    }
+    p = colon ? colon + 1 : p + len;
+  }
+  char dir[PATH_MAX];
+  if (sn_default_plugin_dir(dir, sizeof dir) == SN_OK) {
+    seen++;
+    fcn(dir, context);
+  }
+  return seen;
+}
+
+typedef struct sn_search_load {
+  sn_registry *registry;
+  sn_plugin_load_fcn *fcn;
+  void *context;
+  int32_t read;
+} sn_search_load;
+
+static bool sn_load_search_dir(const char *dir, void *context) {
+  sn_search_load *s = context;
+  if (sn_registry_load_directory(s->registry, dir, s->fcn, s->context) == SN_OK) s->read++;
+  return true;
+}
+
+sn_result sn_registry_load_search_path(sn_registry *r, sn_plugin_load_fcn *fcn, void *context) {
+  if (r == NULL) return SN_ERR_NULL;
+  sn_search_load s = {r, fcn, context, 0};
+  sn_plugin_search_path(sn_load_search_dir, &s);
+  return s.read > 0 ? SN_OK : SN_ERR_NOT_FOUND;
 }
