@@ -19,7 +19,10 @@
  * callbacks run inside sn_world_step; they may run concurrently on different
  * batches of the same type (never on the same constraint or on constraints
  * sharing a dynamic body), must touch only the items and bodies they are
- * given, must not allocate, and must not call back into the world.
+ * given, must not allocate, and must not call back into the world. Every
+ * callback runs on a locked world: a host type's callback that reaches the
+ * world anyway may read it, but a call that would change it returns
+ * SN_ERR_WORLD_LOCKED.
  * SPDX-License-Identifier: MIT */
 #ifndef SINEW_PLUGIN_H
 #define SINEW_PLUGIN_H
