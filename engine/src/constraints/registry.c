@@ -555,10 +555,12 @@ const char *sn_registry_get_type_origin(const sn_registry *r, const char *name) 
 #define SN_INSTALL_LIBDIR "lib" /* the build sets it (CMAKE_INSTALL_LIBDIR, relative) */
 #endif
 
+#if SN_HAVE_DLOPEN
 static bool sn_is_dir(const char *path) {
   struct stat st;
   return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
+#endif
 
 sn_result sn_default_plugin_dir(char *out, size_t capacity) {
   if (out == NULL) return SN_ERR_NULL;
