@@ -23,8 +23,9 @@ scripts/install-test.sh
 cmake -S . -B build/nodlopen -G Ninja -DCMAKE_BUILD_TYPE=Release -DSINEW_WERROR=ON -DSINEW_DLOPEN=OFF \
   -DSINEW_BUILD_SANDBOX=OFF >/dev/null
 cmake --build build/nodlopen -j "$jobs" --target test_static_plugins
-ctest --test-dir build/nodlopen --output-on-failure -R "^test_static_plugins$" 
-if nm build/nodlopen/engine/libsinew.a | grep -qE " U (dlopen|dlsym|dladdr)"; then
+ctest --test-dir build/nodlopen --output-on-failure -R "^test_static_plugins$"
+undefined=$(nm build/nodlopen/engine/libsinew.a)
+if grep -qE " U (dlopen|dlsym|dladdr)" <<<"$undefined"; then
   echo "libsinew.a built with SINEW_DLOPEN=OFF still calls the dynamic loader" >&2
   exit 1
 fi
