@@ -77,7 +77,7 @@ SN_API float sn_rot_get_angle(sn_rot q);
 
 /// Default world settings: gravity (0, -10), 8 substeps, sleep on, and the
 /// default limits: 262144 bodies, 1048576 shapes, 262144 particles, 65536
-/// soft bodies, 1048576 constraints, 262144 contacts (SN_DEFAULT_MAX_*).
+/// soft bodies, 1048576 constraints, 131072 contacts (SN_DEFAULT_MAX_*).
 ///
 /// Limits (sn_world_def.max_*, 0 .. SN_MAX_WORLD_LIMIT): a world never holds
 /// more live objects of a kind than its limit. A create call past it returns

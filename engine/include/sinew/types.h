@@ -328,7 +328,7 @@ typedef struct sn_world_def {
   /// Contacts (shape pairs whose fat boxes overlap, touching or not), and
   /// each step's particle contact candidates of each kind (particle-shape,
   /// particle-particle, particle-edge); default SN_DEFAULT_MAX_CONTACTS
-  /// (262144). The step never goes past it: a shape whose search for new
+  /// (131072). The step never goes past it: a shape whose search for new
   /// pairs the limit stops keeps searching each later step (its missing
   /// pairs do not collide until contacts end and make room), particle
   /// candidates past it are left out of that step; sn_world_counters
@@ -344,7 +344,7 @@ typedef struct sn_world_def {
 #define SN_DEFAULT_MAX_PARTICLES   262144
 #define SN_DEFAULT_MAX_SOFT_BODIES 65536
 #define SN_DEFAULT_MAX_CONSTRAINTS 1048576
-#define SN_DEFAULT_MAX_CONTACTS    262144
+#define SN_DEFAULT_MAX_CONTACTS    131072
 /// Largest value of each sn_world_def.max_* limit (2^30).
 #define SN_MAX_WORLD_LIMIT 1073741824
 

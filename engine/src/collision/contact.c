@@ -144,44 +144,38 @@ static bool sn_pair_query_fcn(int32_t proxy_id, int32_t shape_index, void *conte
 
 /* New pairs: every shape whose proxy moved queries both trees, after the
  * dynamic tree rebuilt the part the moves marked (sn_shape_move_proxy).
- * Past max_contacts no contact is made: the shape whose query reached the
- * limit and every one after it stay in the move buffer (still enlarged) and
- * search again next step, so pairs are found once contacts end and make
- * room, and a crowd in one spot costs at most max_contacts contacts. */
+ * Past max_contacts no contact is made: a query that meets a pair needing
+ * one stops there, and its shape stays in the move buffer (still enlarged)
+ * to search again next step, so the pair is found once contacts end and
+ * make room. A crowd piled on one point then costs at most max_contacts
+ * contacts, and each waiting shape's search stops at its first new pair. */
 static void sn_update_pairs(sn_world *w) {
   sn_tree_rebuild_moved(&w->dynamic_tree);
-  int32_t deferred = w->move_buffer.count; /* the first entry whose search was cut short */
+  int32_t kept = 0;
   for (int32_t i = 0; i < w->move_buffer.count; ++i) {
     int32_t si = w->move_buffer.data[i];
     sn_shape *s = w->shapes.data + si;
     if (!s->in_use || s->proxy == SN_NULL_NODE) continue;
-    if (w->contact_count >= w->max_contacts) {
-      deferred = i;
-      break;
-    }
     sn_pair_query q = {w, &w->static_tree, true, si, s->is_static_tree, s->fat_aabb, false};
     if (!s->is_static_tree) sn_tree_query(&w->static_tree, s->fat_aabb, s->mask_bits, sn_pair_query_fcn, &q);
     q.tree = &w->dynamic_tree;
     q.tree_is_static = false;
     if (!q.full) sn_tree_query(&w->dynamic_tree, s->fat_aabb, s->mask_bits, sn_pair_query_fcn, &q);
     if (q.full) {
-      deferred = i;
-      break;
+      w->move_buffer.data[i] = -1 - si; /* marked: searches again (the flags are read until the loop ends) */
+      kept++;
     }
   }
-  for (int32_t i = 0; i < deferred; ++i) w->shapes.data[w->move_buffer.data[i]].enlarged = false;
-  int32_t kept = 0;
-  for (int32_t i = deferred; i < w->move_buffer.count; ++i) {
+  int32_t n = 0;
+  for (int32_t i = 0; i < w->move_buffer.count; ++i) {
     int32_t si = w->move_buffer.data[i];
-    sn_shape *s = w->shapes.data + si;
-    if (s->in_use && s->proxy != SN_NULL_NODE) {
-      w->move_buffer.data[kept++] = si;
-    } else {
-      s->enlarged = false;
-    }
+    if (si < 0)
+      w->move_buffer.data[n++] = -1 - si;
+    else
+      w->shapes.data[si].enlarged = false;
   }
   w->contact_limit_hits += kept;
-  w->move_buffer.count = kept;
+  w->move_buffer.count = n;
 }
 
 static inline bool sn_body_active(const sn_body *b) { return b->type != SN_BODY_STATIC && b->is_awake; }
