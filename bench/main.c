@@ -1,6 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
 /* sinew-bench: runs the standard scenes and prints one JSON line per run
- * with the field names of shared/SCENES.md. Timing is a monotonic clock
+ * with the field names of docs/benchmark.md. Timing is a monotonic clock
  * around each step; quote medians. */
 #include <stdio.h>
 #include <stdlib.h>

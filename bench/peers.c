@@ -1,7 +1,7 @@
 /* sinew-bench --peers (see peers.h).
  *
  * Each scene is described once here (sn_peer_scene, the rules of
- * shared/SCENES.md, checked against Sinew's own build of the scene body by
+ * docs/benchmark.md, checked against Sinew's own build of the scene body by
  * body) and instantiated by every peer driver. The engines run in the same
  * process and take turns: `block` steps of one engine, then `block` steps of
  * the next, the order rotating every round, until each has run every step.
@@ -57,7 +57,7 @@ static const struct {
 #endif
 };
 
-/* ---- scene descriptions (shared/SCENES.md, as bench/scenes.c builds them) ---- */
+/* ---- scene descriptions (docs/benchmark.md, as bench/scenes.c builds them) ---- */
 
 typedef struct sn_peer_desc {
   sn_peer_scene scene;

@@ -1,5 +1,5 @@
 /* Shared by sinew-bench and sinew-sandbox: step timing and the one-line JSON
- * report of shared/SCENES.md (field names exactly as there), and the list of
+ * report of docs/benchmark.md (field names exactly as there), and the list of
  * every standard scene. */
 #ifndef SINEW_SCENES_REPORT_H
 #define SINEW_SCENES_REPORT_H

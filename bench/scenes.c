@@ -1,4 +1,4 @@
-/* Standard scenes (shared/SCENES.md). Units m, kg, s; gravity (0, -10). */
+/* Standard scenes (docs/benchmark.md). Units m, kg, s; gravity (0, -10). */
 #include "scenes.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* The standard scenes of shared/SCENES.md, built through the public API only.
+/* The standard scenes of docs/benchmark.md, built through the public API only.
  * Shared by sinew-bench, the tests and (later) the sandbox. */
 #ifndef SINEW_SCENES_H
 #define SINEW_SCENES_H
@@ -34,7 +34,7 @@ typedef struct sn_scene {
   sn_particle_id *particles; ///< every particle, in soft-body order
 } sn_scene;
 
-/// Scene metrics, the fields of SCENES.md.
+/// Scene metrics, the fields of docs/benchmark.md.
 typedef struct sn_scene_metrics {
   double top_drift, max_dx, ke_end, min_y_gap;
   int32_t fallen;

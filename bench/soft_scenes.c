@@ -1,4 +1,4 @@
-/* Soft and mixed standard scenes (shared/SCENES.md 5-7), built with the
+/* Soft and mixed standard scenes (docs/benchmark.md, standard scenes 5-7), built with the
  * public builders; their distance and area constraints are recorded at
  * build time so max_strain and max_area_error can be measured at the end. */
 #include <math.h>

@@ -148,7 +148,7 @@ static bool sb_soft(sn_scene *s, sn_soft_body_id soft) {
   return sn_scene_add_soft(s, soft);
 }
 
-/* A jelly: SCENES.md's pressure ring (24 particles, incompressible area,
+/* A jelly: the standard scenes' pressure ring (24 particles, incompressible area,
  * soft edges), scaled to radius r (40 particles above 0.7 m). */
 static sn_ring_def sb_jelly_def(sn_vec2 center, float r) {
   sn_ring_def d = sn_default_ring_def();
@@ -159,7 +159,7 @@ static sn_ring_def sb_jelly_def(sn_vec2 center, float r) {
   /* particles overlap along the rim: a box corner cannot slip between two
    * of them into the ring (rim edges stop only other soft bodies) */
   d.particle_radius = 0.6f * 2.0f * SB_PI * r / (float)d.count;
-  d.material.compliance = 1e-3f / d.mass; /* as stiff, for its mass, as SCENES.md's */
+  d.material.compliance = 1e-3f / d.mass; /* as stiff, for its mass, as the standard jelly's */
   d.body.friction = 0.6f;
   d.body.rigid_damping = 0.02f;
   return d;
@@ -922,15 +922,16 @@ static const sb_scene_info sb_demos[] = {
 /* ---------------------------------------------------------- standard list */
 
 static const char *sb_standard_description(const char *name) {
-  if (strcmp(name, "pyramid") == 0) return "standard: pyramid of 20 rows (SCENES.md 1)";
-  if (strcmp(name, "tower") == 0) return "standard: tower of 20 boxes (SCENES.md 2)";
-  if (strcmp(name, "rain") == 0) return "standard: 2000 balls and boxes into a container (SCENES.md 3)";
-  if (strcmp(name, "ratio") == 0) return "standard: 1600:1 mass ratio stack (SCENES.md 4)";
+  if (strcmp(name, "pyramid") == 0) return "standard: pyramid of 20 rows (docs/benchmark.md 1)";
+  if (strcmp(name, "tower") == 0) return "standard: tower of 20 boxes (docs/benchmark.md 2)";
+  if (strcmp(name, "rain") == 0) return "standard: 2000 balls and boxes into a container (docs/benchmark.md 3)";
+  if (strcmp(name, "ratio") == 0) return "standard: 1600:1 mass ratio stack (docs/benchmark.md 4)";
   if (strcmp(name, "chain") == 0) return "standard: 100-link revolute chain";
   if (strcmp(name, "cards") == 0) return "standard: house of cards, 3 storeys, cards leaning 68 degrees";
-  if (strcmp(name, "cloth") == 0) return "standard: 32 x 32 cloth pinned at two corners (SCENES.md 5)";
-  if (strcmp(name, "jelly") == 0) return "standard: 50 pressure-ring jellies in a box (SCENES.md 6)";
-  if (strcmp(name, "mixed") == 0) return "standard: rope trampoline with boxes, pyramid and a jelly (SCENES.md 7)";
+  if (strcmp(name, "cloth") == 0) return "standard: 32 x 32 cloth pinned at two corners (docs/benchmark.md 5)";
+  if (strcmp(name, "jelly") == 0) return "standard: 50 pressure-ring jellies in a box (docs/benchmark.md 6)";
+  if (strcmp(name, "mixed") == 0)
+    return "standard: rope trampoline with boxes, pyramid and a jelly (docs/benchmark.md 7)";
   return "standard scene";
 }
 
@@ -1071,5 +1072,24 @@ bool sb_scene_file_load(const char *path, const sn_registry *registry, sn_scene 
   for (int32_t i = 0; i < n; ++i)
     if (sn_body_get_type(loaded.world, ids[i]) == SN_BODY_DYNAMIC) sb_track(scene, ids[i]);
   free(ids);
+  /* the soft bodies and their particles, links and rings, as the soft
+   * scenes track them (what --json and the framing report) */
+  int32_t ns = sn_world_get_soft_body_count(loaded.world);
+  sn_soft_body_id *softs = malloc(((size_t)ns + 1) * sizeof(sn_soft_body_id));
+  if (softs == NULL) {
+    sn_scene_destroy(scene);
+    snprintf(err, cap, "%s: out of memory", path);
+    return false;
+  }
+  ns = sn_world_get_soft_bodies(loaded.world, softs, ns);
+  bool ok = true;
+  for (int32_t i = 0; i < ns && ok; ++i) ok = sn_scene_add_soft(scene, softs[i]);
+  free(softs);
+  if (!ok) {
+    sn_scene_destroy(scene);
+    snprintf(err, cap, "%s: out of memory", path);
+    return false;
+  }
+  scene->constraint_count = sn_world_get_constraint_count(loaded.world);
   return true;
 }

@@ -28,7 +28,34 @@ typedef struct sb_options {
   int32_t threads; ///< workers for the step (0 = the machine's cores, at most 4)
   int width, height;
   uint32_t flags;
+  bool camera_set; ///< --camera X,Y,ZOOM: overrides the framing
+  float camera_x, camera_y, camera_zoom;
 } sb_options;
+
+/* --camera X,Y,ZOOM: the view's centre (m) and pixels per metre (> 0). */
+static bool sb_parse_camera(const char *s, sb_options *o) {
+  char *end = NULL;
+  float v[3];
+  const char *p = s;
+  for (int k = 0; k < 3; ++k) {
+    v[k] = strtof(p, &end);
+    if (end == p || !isfinite(v[k]) || *end != (k < 2 ? ',' : '\0')) return false;
+    p = end + 1;
+  }
+  if (!(v[2] > 0.0f) || fabsf(v[0]) > SN_MAX_COORDINATE || fabsf(v[1]) > SN_MAX_COORDINATE) return false;
+  o->camera_set = true;
+  o->camera_x = v[0], o->camera_y = v[1], o->camera_zoom = v[2];
+  return true;
+}
+
+/* The framing: the scene's own, or --camera's. */
+static void sb_frame(sb_camera *cam, const sb_options *o, const sb_scene_info *info, const sn_scene *scene) {
+  sb_camera_fit(cam, info, scene);
+  if (o->camera_set) {
+    cam->center = (sn_vec2){o->camera_x, o->camera_y};
+    cam->zoom = o->camera_zoom;
+  }
+}
 
 /* Names of the debug-draw flags, in bit order (keys 1..9, 0). */
 static const char *const sb_flag_names[SB_FLAG_KEYS] = {"shapes",   "aabbs",  "tree",      "points", "normals",
@@ -49,11 +76,12 @@ static void sb_usage(FILE *f) {
           "  --screenshot OUT.png  window: the last frame when the window closes\n"
           "  --log-input   window: one line per handled key or mouse action, the view, and the world's counts\n"
           "                at the start and at exit (on stdout, for scripted tests)\n"
-          "  --json        print the benchmark's JSON line (SCENES.md fields) instead of the summary\n"
+          "  --json        print the benchmark's JSON line (docs/benchmark.md) instead of the summary\n"
           "  --plugin PATH load a constraint plugin besides the plugin folder ($SINEW_PLUGIN_DIR or the build's)\n"
           "  --draw LIST   comma-separated debug-draw flags: shapes,aabbs,tree,points,normals,impulses,joints,\n"
           "                particles,forces,frames,all (default shapes,joints,particles)\n"
           "  --no-overlay  no text on the frame\n"
+          "  --camera X,Y,ZOOM  view centred on (X, Y) m at ZOOM pixels per metre (default: fit the scene)\n"
           "  --threads N   step on N workers (default: the machine's cores, at most 4; results do not change)\n"
           "Without a display (or if SDL cannot open a window) the sandbox runs headless.\n",
           sb_default_scene());
@@ -149,6 +177,12 @@ static int sb_parse(int argc, char **argv, sb_options *o) {
         return 3;
       }
       *(a[2] == 'w' ? &o->width : &o->height) = v;
+    } else if (strcmp(a, "--camera") == 0 && has) {
+      if (!sb_parse_camera(argv[++i], o)) {
+        fprintf(stderr, "sinew-sandbox: --camera wants X,Y,ZOOM (metres, metres, pixels per metre > 0), not '%s'\n",
+                argv[i]);
+        return 3;
+      }
     } else if (strcmp(a, "--draw") == 0 && has) {
       if (!sb_parse_flags(argv[++i], &o->flags)) {
         fprintf(stderr, "sinew-sandbox: --draw: unknown flag in '%s' (see --help)\n", argv[i]);
@@ -342,7 +376,12 @@ static int sb_headless(const sb_options *o, sn_registry *reg, const char *why) {
   char shot_default[256];
   const char *shot = o->screenshot;
   if (shot == NULL) {
-    snprintf(shot_default, sizeof shot_default, "sandbox-%s.png", run.scene.name);
+    /* a scene file's name without its folders and .json */
+    const char *base = strrchr(run.scene.name, '/');
+    base = base ? base + 1 : run.scene.name;
+    size_t len = strlen(base);
+    if (len > 5 && strcmp(base + len - 5, ".json") == 0) len -= 5;
+    snprintf(shot_default, sizeof shot_default, "sandbox-%.*s.png", (int)(len < 200 ? len : 200), base);
     shot = shot_default;
   }
   int rc = 0;
@@ -353,7 +392,7 @@ static int sb_headless(const sb_options *o, sn_registry *reg, const char *why) {
     rc = 1;
   } else {
     sb_renderer r = {sdl, {{0.0f, 0.0f}, 1.0f, o->width, o->height}, o->height >= 600 ? 2.0f : 1.0f};
-    sb_camera_fit(&r.camera, run.info, &run.scene);
+    sb_frame(&r.camera, o, run.info, &run.scene);
     sb_render_clear(&r);
     sn_result dr = sb_render_world(&r, run.scene.world, o->flags);
     if (dr != SN_OK) fprintf(stderr, "sinew-sandbox: draw: %s\n", sn_world_last_error(run.scene.world));
@@ -378,7 +417,7 @@ static int sb_headless(const sb_options *o, sn_registry *reg, const char *why) {
 
   sn_scene_timing timing = sn_scene_timing_of(times, steps);
   if (o->json) {
-    sn_scene_print_json(stdout, &run.scene, steps, false, &timing);
+    sn_scene_print_json(stdout, &run.scene, steps, sn_world_is_sleeping_enabled(run.scene.world), &timing);
   } else if (rc == 0) {
     char counts[512];
     sb_counts_line(run.scene.world, counts, sizeof counts);
@@ -407,7 +446,8 @@ typedef struct sb_app {
   sb_renderer r;
   sn_registry *reg;
   sb_run run;
-  const char *file;    ///< --scene FILE.json, or NULL
+  const char *file; ///< --scene FILE.json, or NULL
+  const sb_options *options;
   int32_t scene_index; ///< built-in scene, or SB_SCENE_FILE
   bool paused, slow, help, quit, single_step, log;
   uint32_t flags;
@@ -480,7 +520,7 @@ static void sb_app_load(sb_app *app, int32_t index) {
     return;
   }
   app->message[0] = '\0';
-  sb_camera_fit(&app->r.camera, app->run.info, &app->run.scene);
+  sb_frame(&app->r.camera, app->options, app->run.info, &app->run.scene);
   sb_log_world(app, app->run.scene.name);
   sb_log_view(app);
 }
@@ -754,7 +794,7 @@ static void sb_app_key(sb_app *app, SDL_Keycode key, sn_vec2 cursor) {
     sb_app_next(app, -1);
     break;
   case SDLK_HOME:
-    sb_camera_fit(&app->r.camera, app->run.info, &app->run.scene);
+    sb_frame(&app->r.camera, app->options, app->run.info, &app->run.scene);
     sb_log(app, "input: fit view");
     sb_log_view(app);
     break;
@@ -821,6 +861,7 @@ static int sb_window(const sb_options *o, sn_registry *reg) {
   app.flags = o->flags;
   app.help = true;
   app.log = o->log_input;
+  app.options = o;
   const sb_scene_info *first = NULL;
   if (sb_is_scene_file(o->scene)) {
     /* a bad file fails here, before any window opens */

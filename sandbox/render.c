@@ -39,12 +39,21 @@ void sb_camera_fit(sb_camera *cam, const sb_scene_info *info, const sn_scene *sc
   if (info != NULL && info->view_height > 0.0f) {
     center = info->view_center;
     height = info->view_height;
-  } else if (scene != NULL && (scene->body_count > 0 || scene->particle_count > 0)) {
-    /* fit the tracked (dynamic) bodies' shapes and particles, and the ground line y = 0 */
-    sn_aabb box = {{1e9f, 0.0f}, {-1e9f, 0.0f}};
-    for (int32_t i = 0; i < scene->body_count; ++i) {
+  } else if (scene != NULL && scene->world != NULL) {
+    /* fit every body (static ones and the shapeless anchors of joints
+     * included: their origins and their shapes) and the tracked particles */
+    sn_aabb box = {{1e9f, 1e9f}, {-1e9f, -1e9f}};
+    int32_t nb = sn_world_get_body_count(scene->world);
+    sn_body_id *ids = malloc(((size_t)nb + 1) * sizeof(sn_body_id));
+    nb = ids != NULL ? sn_world_get_bodies(scene->world, ids, nb) : 0;
+    for (int32_t i = 0; i < nb; ++i) {
+      sn_vec2 o = sn_body_get_position(scene->world, ids[i]);
+      box.lower.x = fminf(box.lower.x, o.x);
+      box.lower.y = fminf(box.lower.y, o.y);
+      box.upper.x = fmaxf(box.upper.x, o.x);
+      box.upper.y = fmaxf(box.upper.y, o.y);
       sn_shape_id shapes[8];
-      int32_t n = sn_body_get_shapes(scene->world, scene->bodies[i], shapes, 8);
+      int32_t n = sn_body_get_shapes(scene->world, ids[i], shapes, 8);
       for (int32_t k = 0; k < n; ++k) {
         sn_aabb a = sn_shape_get_aabb(scene->world, shapes[k]);
         box.lower.x = fminf(box.lower.x, a.lower.x);
@@ -53,6 +62,7 @@ void sb_camera_fit(sb_camera *cam, const sb_scene_info *info, const sn_scene *sc
         box.upper.y = fmaxf(box.upper.y, a.upper.y);
       }
     }
+    free(ids);
     for (int32_t i = 0; i < scene->particle_count; ++i) {
       /* and the tracked particles (soft scenes) */
       sn_vec2 p = sn_particle_get_position(scene->world, scene->particles[i]);

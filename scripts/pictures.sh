@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Renders every scene of the sandbox (the standard scenes of SCENES.md and the
+# Renders every scene of the sandbox (the standard scenes of docs/benchmark.md and the
 # demos, as `sinew-sandbox --list-scenes` names them) after its default number
 # of steps to docs/images/<scene>.png at 640x360, headless (no display needed).
 # Builds the sandbox first if needed. Usage: scripts/pictures.sh [BUILD_DIR]

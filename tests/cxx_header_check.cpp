@@ -1,6 +1,6 @@
 // The public headers must compile as C++ (extern "C", no C-only syntax) and
-// link against the C library. Only the value types are instantiated here;
-// the SN_NULL_* macros are C compound literals and are not used from C++.
+// link against the C library (tests/cxx/test_cxx.cpp adds a plugin written in
+// C++ and the null ids).
 #include "sinew/plugin_math.h"
 #include "sinew/sinew.h"
 

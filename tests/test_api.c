@@ -459,6 +459,38 @@ START_TEST(test_world_def_refused) {
   def.body_capacity = -1;
   ck_assert_ptr_null(sn_create_world(&def, &r));
   ck_assert_int_eq(r, SN_ERR_INVALID_ARGUMENT);
+  /* finite settings that would let a state leave float range: a speed limit
+   * of 3e38 m/s carried a body to +inf */
+  for (int field = 0; field < 7; ++field) {
+    def = sn_default_world_def();
+    def.allocator = counting;
+    switch (field) {
+    case 0:
+      def.maximum_linear_speed = 1.01f * SN_MAX_SPEED;
+      break;
+    case 1:
+      def.gravity.x = -1.01f * SN_MAX_GRAVITY;
+      break;
+    case 2:
+      def.gravity.y = 3e38f;
+      break;
+    case 3:
+      def.contact_push_max_velocity = 1.01f * SN_MAX_SPEED;
+      break;
+    case 4:
+      def.restitution_threshold = 3e38f;
+      break;
+    case 5:
+      def.contact_hertz = 1.01f * SN_MAX_CONTACT_TUNING;
+      break;
+    default:
+      def.contact_damping_ratio = 3e38f;
+      break;
+    }
+    r = SN_OK;
+    ck_assert_msg(sn_create_world(&def, &r) == NULL, "bound %d accepted", field);
+    ck_assert_msg(r == SN_ERR_INVALID_ARGUMENT, "bound %d: %s", field, sn_result_name(r));
+  }
   ck_assert_uint_eq(ctx.allocations, 0);
 
   /* edges of the substep range are fine */
@@ -496,6 +528,83 @@ START_TEST(test_world_def_half_allocator) {
   def.allocator.alloc = never_alloc;
   ck_assert_ptr_null(sn_create_world(&def, &r));
   ck_assert_int_eq(r, SN_ERR_OUT_OF_MEMORY);
+}
+END_TEST
+
+/* The limits themselves are accepted; the setters refuse past them and leave
+ * the setting as it was. */
+START_TEST(test_world_setting_bounds) {
+  sn_world_def def = sn_default_world_def();
+  def.maximum_linear_speed = SN_MAX_SPEED;
+  def.gravity = (sn_vec2){-SN_MAX_GRAVITY, SN_MAX_GRAVITY};
+  def.contact_hertz = SN_MAX_CONTACT_TUNING;
+  def.contact_damping_ratio = SN_MAX_CONTACT_TUNING;
+  def.contact_push_max_velocity = SN_MAX_SPEED;
+  def.restitution_threshold = SN_MAX_SPEED;
+  sn_result r = SN_OK;
+  sn_world *w = sn_create_world(&def, &r);
+  ck_assert_msg(w != NULL, "%s", sn_result_name(r));
+  ck_assert_int_eq(sn_world_set_gravity(w, (sn_vec2){0.0f, 3e38f}), SN_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(sn_world_set_gravity(w, (sn_vec2){1.5f * SN_MAX_GRAVITY, 0.0f}), SN_ERR_INVALID_ARGUMENT);
+  ck_assert_float_eq(sn_world_get_gravity(w).x, -SN_MAX_GRAVITY);
+  ck_assert_int_eq(sn_world_set_gravity(w, (sn_vec2){0.0f, -10.0f}), SN_OK);
+  ck_assert_int_eq(sn_world_set_contact_tuning(w, 2e6f, 10.0f, 3.0f), SN_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(sn_world_set_contact_tuning(w, 30.0f, 2e6f, 3.0f), SN_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(sn_world_set_contact_tuning(w, 30.0f, 10.0f, 2e5f), SN_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(sn_world_set_hit_event_threshold(w, 3e38f), SN_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(sn_world_set_contact_tuning(w, 30.0f, 10.0f, 3.0f), SN_OK);
+  ck_assert_int_eq(sn_world_set_hit_event_threshold(w, SN_MAX_SPEED), SN_OK);
+  sn_destroy_world(w);
+}
+END_TEST
+
+/* A body at the largest speed limit flying away: once a step would carry
+ * its centre beyond +-SN_MAX_COORDINATE it is frozen where that step found
+ * it, with a frozen event; every state stays finite. The same for a
+ * particle. */
+START_TEST(test_escape_freezes) {
+  sn_world_def def = sn_default_world_def();
+  def.maximum_linear_speed = SN_MAX_SPEED;
+  def.gravity = (sn_vec2){0.0f, 0.0f};
+  def.enable_sleep = false;
+  sn_world *w = sn_create_world(&def, NULL);
+  ck_assert_ptr_nonnull(w);
+  sn_body_def bd = sn_default_body_def();
+  bd.type = SN_BODY_DYNAMIC;
+  bd.linear_velocity = (sn_vec2){3e38f, 0.0f};
+  sn_body_id b = sn_create_body(w, &bd);
+  ck_assert(sn_body_is_valid(w, b));
+  sn_circle c = {{0.0f, 0.0f}, 0.5f};
+  sn_shape_def sd = sn_default_shape_def();
+  ck_assert(sn_shape_is_valid(w, sn_create_circle_shape(w, b, &sd, &c)));
+  sn_soft_body_def sbd = sn_default_soft_body_def();
+  sn_soft_body_id soft = sn_create_soft_body(w, &sbd);
+  sn_particle_def pd = sn_default_particle_def();
+  pd.position = (sn_vec2){0.0f, 10.0f};
+  pd.velocity = (sn_vec2){0.0f, -3e38f};
+  sn_particle_id p = sn_create_particle(w, soft, &pd);
+  ck_assert(sn_particle_is_valid(w, p));
+  int body_frozen_at = -1, particle_frozen_at = -1;
+  for (int step = 0; step < 1000; ++step) {
+    ck_assert_int_eq(sn_world_step(w, 1.0f / 60.0f), SN_OK);
+    const sn_frozen_event *e = NULL;
+    int32_t n = sn_world_get_frozen_events(w, &e);
+    for (int32_t i = 0; i < n; ++i) {
+      if (sn_body_is_valid(w, e[i].body) && body_frozen_at < 0) body_frozen_at = step;
+      if (sn_particle_is_valid(w, e[i].particle) && particle_frozen_at < 0) particle_frozen_at = step;
+    }
+    sn_vec2 x = sn_body_get_position(w, b), y = sn_particle_get_position(w, p);
+    ck_assert(isfinite(x.x) && isfinite(x.y) && fabsf(x.x) <= SN_MAX_COORDINATE);
+    ck_assert(isfinite(y.x) && isfinite(y.y) && fabsf(y.y) <= SN_MAX_COORDINATE);
+  }
+  /* 1e6 m at 1e5 m/s: 10 s, 600 steps */
+  ck_assert_msg(body_frozen_at >= 590 && body_frozen_at <= 610, "body frozen at step %d", body_frozen_at);
+  ck_assert_msg(particle_frozen_at >= 590 && particle_frozen_at <= 610, "particle frozen at step %d",
+                particle_frozen_at);
+  ck_assert(sn_body_is_frozen(w, b));
+  ck_assert(sn_particle_is_frozen(w, p));
+  ck_assert_float_gt(sn_body_get_position(w, b).x, 0.98f * SN_MAX_COORDINATE);
+  sn_destroy_world(w);
 }
 END_TEST
 
@@ -2384,6 +2493,8 @@ static Suite *api_suite(void) {
   tcase_add_test(input, test_world_def_refused);
   tcase_add_test(input, test_world_def_half_allocator);
   tcase_add_test(input, test_step_refuses_bad_dt);
+  tcase_add_test(input, test_world_setting_bounds);
+  tcase_add_test(input, test_escape_freezes);
   tcase_add_test(input, test_world_setters_refuse_bad_values);
   tcase_add_test(input, test_body_def_refused);
   tcase_add_test(input, test_body_setters_refuse_non_finite);

@@ -30,6 +30,13 @@ static void poison_position(const sn_step_info *info, sn_constraint_item *items,
   for (int32_t i = 0; i < count; ++i) items[i].bodies[0]->state->dp.y = NAN;
 }
 
+/* an impulse type that hands its first body's velocity to its second: a
+ * NaN there spreads */
+static void spread_solve(const sn_step_info *info, sn_constraint_item *items, int32_t count, int use_bias) {
+  (void)info, (void)use_bias;
+  for (int32_t i = 0; i < count; ++i) items[i].bodies[1]->state->v = items[i].bodies[0]->state->v;
+}
+
 static sn_registry *poison_registry(void) {
   sn_registry *r = sn_create_registry(NULL);
   char msg[256];
@@ -53,7 +60,27 @@ static sn_registry *poison_registry(void) {
   t.create = poison_create;
   t.solve_position = poison_position;
   ck_assert_int_eq(sn_registry_add_type(r, &t, msg, sizeof msg), SN_OK);
+  memset(&t, 0, sizeof t);
+  t.struct_size = sizeof t;
+  t.name = "test.spread";
+  t.flags = SN_CONSTRAINT_IMPULSE;
+  t.body_count = 2;
+  t.params_align = t.instance_align = 4;
+  t.create = poison_create;
+  t.prepare = poison_prepare;
+  t.solve_velocity = spread_solve;
+  ck_assert_int_eq(sn_registry_add_type(r, &t, msg, sizeof msg), SN_OK);
   return r;
+}
+
+static sn_world *world_checked(const sn_registry *r, bool check_plugins) {
+  sn_world_def wd = sn_default_world_def();
+  wd.registry = r;
+  wd.enable_sleep = false;
+  wd.check_plugins = check_plugins;
+  sn_world *w = sn_create_world(&wd, NULL);
+  ck_assert_ptr_nonnull(w);
+  return w;
 }
 
 static sn_world *world(const sn_registry *r) {
@@ -156,11 +183,78 @@ START_TEST(test_particle_containment) {
 }
 END_TEST
 
+/* The frozen event of a state a plugin spoiled names the culprit with
+ * check_plugins: box A's poison constraint (solve_velocity), and for box B,
+ * which A's NaN reached through a second constraint, that one. Without the
+ * checks the same bodies freeze and no constraint is named. A particle's
+ * XPBD poison is named with solve_position. */
+START_TEST(test_plugin_culprit_named) {
+  sn_registry *r = poison_registry();
+  for (int checked = 0; checked < 2; ++checked) {
+    sn_world *w = world_checked(r, checked != 0);
+    sn_body_id a = box(w, (sn_vec2){0.0f, 10.0f}), b = box(w, (sn_vec2){5.0f, 10.0f});
+    sn_constraint_def cd = sn_default_constraint_def();
+    cd.type = "test.poison_body";
+    cd.bodies[0] = a;
+    sn_constraint_id poison = sn_create_constraint(w, &cd);
+    ck_assert(sn_constraint_is_valid(w, poison));
+    cd = sn_default_constraint_def();
+    cd.type = "test.spread";
+    cd.bodies[0] = a;
+    cd.bodies[1] = b;
+    sn_constraint_id spread = sn_create_constraint(w, &cd);
+    ck_assert(sn_constraint_is_valid(w, spread));
+    sn_soft_body_def sd = sn_default_soft_body_def();
+    sn_soft_body_id s = sn_create_soft_body(w, &sd);
+    sn_particle_def pd = sn_default_particle_def();
+    pd.position = (sn_vec2){-5.0f, 5.0f};
+    sn_particle_id p = sn_create_particle(w, s, &pd);
+    cd = sn_default_constraint_def();
+    cd.type = "test.poison_particle";
+    cd.particles = &p;
+    cd.particle_count = 1;
+    sn_constraint_id poison_p = sn_create_constraint(w, &cd);
+    ck_assert(sn_constraint_is_valid(w, poison_p));
+    ck_assert_int_eq(sn_world_step(w, 1.0f / 60.0f), SN_OK);
+    const sn_frozen_event *e = NULL;
+    int32_t n = sn_world_get_frozen_events(w, &e);
+    ck_assert_int_eq(n, 3);
+    int seen = 0;
+    for (int32_t i = 0; i < n; ++i) {
+      sn_constraint_id want = SN_NULL_CONSTRAINT;
+      const char *type = NULL, *callback = NULL;
+      if (e[i].body.index1 == a.index1) {
+        want = poison, type = "test.poison_body", callback = "solve_velocity", seen |= 1;
+      } else if (e[i].body.index1 == b.index1) {
+        want = spread, type = "test.spread", callback = "solve_velocity", seen |= 2;
+      } else {
+        ck_assert_int_eq(e[i].particle.index1, p.index1);
+        want = poison_p, type = "test.poison_particle", callback = "solve_position", seen |= 4;
+      }
+      if (checked) {
+        ck_assert_int_eq(e[i].constraint.index1, want.index1);
+        ck_assert_int_eq(e[i].constraint.generation, want.generation);
+        ck_assert_str_eq(e[i].constraint_type, type);
+        ck_assert_str_eq(e[i].callback, callback);
+      } else {
+        ck_assert_int_eq(e[i].constraint.index1, 0);
+        ck_assert_ptr_null(e[i].constraint_type);
+        ck_assert_ptr_null(e[i].callback);
+      }
+    }
+    ck_assert_int_eq(seen, 7);
+    sn_destroy_world(w);
+  }
+  sn_destroy_registry(r);
+}
+END_TEST
+
 static Suite *containment_suite(void) {
   Suite *s = suite_create("containment");
   TCase *tc = tcase_create("containment");
   tcase_add_test(tc, test_body_containment);
   tcase_add_test(tc, test_particle_containment);
+  tcase_add_test(tc, test_plugin_culprit_named);
   suite_add_tcase(s, tc);
   return s;
 }

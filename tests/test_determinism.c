@@ -57,17 +57,31 @@ static const pinned_scene pinned[] = {
 };
 #define PINNED_COUNT ((int)(sizeof pinned / sizeof pinned[0]))
 
-static uint64_t run_scene(const pinned_scene *p, int force_sse2) {
+static uint64_t run_scene_checked(const pinned_scene *p, int force_sse2, bool check_plugins) {
   sn_scene scene;
   ck_assert_msg(sn_scene_build(&scene, p->name, p->size, 0, false), "cannot build %s %d (plugins in %s?)", p->name,
                 (int)p->size, sn_scene_plugin_dir());
   if (force_sse2) scene.world->use_avx2 = false;
+  /* as sn_world_def.check_plugins sets them */
+  if (check_plugins) scene.world->check_plugins = scene.world->xpbd_batch_off = true;
   for (int32_t i = 0; i < p->steps; ++i) ck_assert_int_eq(sn_world_step(scene.world, 1.0f / 60.0f), SN_OK);
   sn_scene_metrics m;
   sn_scene_measure(&scene, &m);
   sn_scene_destroy(&scene);
   return m.state_hash;
 }
+
+static uint64_t run_scene(const pinned_scene *p, int force_sse2) { return run_scene_checked(p, force_sse2, false); }
+
+/* sn_world_def.check_plugins calls every plugin callback one constraint at a
+ * time and checks the states after each: the same bits as without. */
+START_TEST(test_plugin_checks_same_bits) {
+  const pinned_scene *p = &pinned[_i];
+  uint64_t checked = run_scene_checked(p, 0, true);
+  ck_assert_msg(checked == p->hash, "%s %d with check_plugins: 0x%016" PRIx64 ", pinned 0x%016" PRIx64, p->name,
+                (int)p->size, checked, p->hash);
+}
+END_TEST
 
 START_TEST(test_pinned_hash) {
   const pinned_scene *p = &pinned[_i];
@@ -111,6 +125,7 @@ static Suite *determinism_suite(void) {
   TCase *tc = tcase_create("pinned");
   tcase_set_timeout(tc, 600);
   tcase_add_loop_test(tc, test_pinned_hash, 0, PINNED_COUNT);
+  tcase_add_loop_test(tc, test_plugin_checks_same_bits, 2, PINNED_COUNT); /* the scenes with plugins */
   tcase_add_test(tc, test_bench_line_hash);
   suite_add_tcase(s, tc);
   return s;

@@ -6,14 +6,17 @@
  * out-of-memory are refused with the right code and nothing allocated left
  * behind; files are written atomically (temporary file, fsync, rename) and a
  * failure at any step leaves an existing file as it was. */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE
 #include <check.h>
 #include <dirent.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/snapshot.h"
@@ -951,6 +954,126 @@ START_TEST(test_files) {
 }
 END_TEST
 
+/* The file edges: a FIFO is refused at once; a rewrite keeps the file's
+ * permission bits; a symbolic link at the path is written through; the
+ * names the writer once used for its temporary file, taken, do not stop
+ * it; a failed write (the file size limit) and a process dying half way
+ * leave no temporary file. */
+START_TEST(test_file_edges) {
+  char dir[] = "/tmp/sinew_snapshot_XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char path[256], err[512];
+  snprintf(path, sizeof path, "%s/world.snap", dir);
+  sn_registry *reg = small_registry();
+  sn_world_def wd = sn_default_world_def();
+  wd.registry = reg;
+  sn_world *w = small_world(&wd, NULL);
+  size_t n;
+  uint8_t *s = save(w, &n);
+  sn_world *r = NULL;
+
+  /* a FIFO: SN_ERR_IO at once, not an open waiting for a writer */
+  char fifo[300];
+  snprintf(fifo, sizeof fifo, "%s/pipe.snap", dir);
+  ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+  alarm(20);
+  ck_assert_int_eq(sn_world_read_snapshot(fifo, &wd, &r, err, sizeof err), SN_ERR_IO);
+  alarm(0);
+  ck_assert_ptr_null(r);
+  ck_assert_msg(strstr(err, fifo) != NULL && strstr(err, "not a regular file (a FIFO)") != NULL, "%s", err);
+  ck_assert_int_eq(unlink(fifo), 0);
+
+  /* a private snapshot stays private */
+  mode_t old_mask = umask(022);
+  ck_assert_msg(sn_world_write_snapshot(w, path) == SN_OK, "%s", sn_world_last_error(w));
+  ck_assert_int_eq(chmod(path, 0600), 0);
+  ck_assert_msg(sn_world_write_snapshot(w, path) == SN_OK, "%s", sn_world_last_error(w));
+  umask(old_mask);
+  struct stat st;
+  ck_assert_int_eq(stat(path, &st), 0);
+  ck_assert_int_eq(st.st_mode & 0777, 0600);
+
+  /* through a symbolic link: the file it points to is replaced, the link kept */
+  char link[300];
+  snprintf(link, sizeof link, "%s/latest.snap", dir);
+  ck_assert_int_eq(symlink("world.snap", link), 0);
+  ck_assert_int_eq(unlink(path), 0);
+  ck_assert_int_eq(symlink("nowhere.snap", path), 0); /* a link to nothing is refused */
+  ck_assert_int_eq(sn_world_write_snapshot(w, path), SN_ERR_IO);
+  ck_assert_msg(strstr(sn_world_last_error(w), "symbolic link") != NULL, "%s", sn_world_last_error(w));
+  ck_assert_int_eq(unlink(path), 0);
+  FILE *f = fopen(path, "wb");
+  fputs("old", f);
+  fclose(f);
+  ck_assert_msg(sn_world_write_snapshot(w, link) == SN_OK, "%s", sn_world_last_error(w));
+  ck_assert_int_eq(lstat(link, &st), 0);
+  ck_assert(S_ISLNK(st.st_mode));
+  ck_assert_int_eq(stat(path, &st), 0);
+  ck_assert_int_eq(st.st_size, (off_t)n);
+  ck_assert_msg(sn_world_read_snapshot(link, &wd, &r, err, sizeof err) == SN_OK, "%s", err);
+  sn_destroy_world(r);
+  r = NULL;
+  ck_assert_int_eq(unlink(link), 0);
+
+  /* every name "<path>.tmp-<pid>-<n>" taken: the writer still writes, and
+   * leaves those files alone */
+  char taken[300];
+  for (int i = 0; i < 100; ++i) {
+    snprintf(taken, sizeof taken, "%s.tmp-%ld-%d", path, (long)getpid(), i);
+    f = fopen(taken, "wb");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+  }
+  ck_assert_msg(sn_world_write_snapshot(w, path) == SN_OK, "%s", sn_world_last_error(w));
+  ck_assert_int_eq(count_entries(dir), 101);
+  for (int i = 0; i < 100; ++i) {
+    snprintf(taken, sizeof taken, "%s.tmp-%ld-%d", path, (long)getpid(), i);
+    ck_assert_int_eq(unlink(taken), 0);
+  }
+  ck_assert_int_eq(count_entries(dir), 1);
+
+  /* a write that fails for real (files limited to 64 bytes) leaves the old
+   * file and no temporary file */
+  struct rlimit saved;
+  ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &saved), 0);
+  void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);
+  struct rlimit small = {64, saved.rlim_max};
+  ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &small), 0);
+  sn_result written = sn_world_write_snapshot(w, path);
+  ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &saved), 0);
+  signal(SIGXFSZ, old_handler);
+  ck_assert_int_eq(written, SN_ERR_IO);
+  ck_assert_msg(strstr(sn_world_last_error(w), "File too large") != NULL, "%s", sn_world_last_error(w));
+  ck_assert_int_eq(count_entries(dir), 1);
+  ck_assert_int_eq(stat(path, &st), 0);
+  ck_assert_int_eq(st.st_size, (off_t)n);
+
+  /* the same with a named temporary file from the start */
+  ck_assert_int_eq(sn_snapshot_write_file(w, path, SN_SNAPSHOT_FAULT_WRITE | SN_SNAPSHOT_NAMED_TEMP), SN_ERR_IO);
+  ck_assert_int_eq(count_entries(dir), 1);
+
+  /* the process dies half way through the write: nothing left behind */
+  pid_t child = fork();
+  ck_assert_int_ge(child, 0);
+  if (child == 0) {
+    sn_snapshot_write_file(w, path, SN_SNAPSHOT_FAULT_EXIT);
+    _exit(0);
+  }
+  int status = 0;
+  ck_assert_int_eq(waitpid(child, &status, 0), child);
+  ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 70);
+  ck_assert_int_eq(count_entries(dir), 1);
+  ck_assert_msg(sn_world_read_snapshot(path, &wd, &r, err, sizeof err) == SN_OK, "%s", err);
+  sn_destroy_world(r);
+
+  unlink(path);
+  rmdir(dir);
+  free(s);
+  sn_destroy_world(w);
+  sn_destroy_registry(reg);
+}
+END_TEST
+
 static Suite *snapshot_suite(void) {
   Suite *s = suite_create("snapshot");
   TCase *tc = tcase_create("resume");
@@ -978,6 +1101,7 @@ static Suite *snapshot_suite(void) {
   suite_add_tcase(s, tc);
   tc = tcase_create("files");
   tcase_add_test(tc, test_files);
+  tcase_add_test(tc, test_file_edges);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -2,7 +2,7 @@
 /* ctest bench_peers: runs `sinew-bench --peers ...` (argv[1..]) and checks
  * its output: every line is a JSON object (or a "peer not built" notice),
  * each scene has a Sinew line, one line per peer built in with the stability
- * fields of shared/SCENES.md, and a ratio line with a ratio per peer. No
+ * fields of docs/benchmark.md, and a ratio line with a ratio per peer. No
  * timing is asserted. Exits 77 (skipped) when no peer is built in. */
 #include <cjson/cJSON.h>
 #include <math.h>

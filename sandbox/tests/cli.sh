@@ -55,8 +55,22 @@ expect_fail "bad --draw" "--draw: unknown flag" -- "$sb" --headless --draw shape
 expect_fail "scene file missing" "$out/x.json: cannot open" -- "$sb" --headless --scene "$out/x.json"
 "$sb" --headless --scene "$(dirname "$0")/../../scenes/mixed.json" --steps 60 --screenshot "$out/mixed.png" >/dev/null &&
   "$check" "$out/mixed.png" 1280 720 >/dev/null && ok "scene file (scenes/mixed.json)" || bad "scene file mixed.json"
+# a scene file's --json line: its own counts and settings (3 soft bodies, 54
+# particles, 91 constraints, sleep on in scenes/mixed.json)
+mixed=$(cd "$(dirname "$0")/../../scenes" && pwd)/mixed.json
+json=$("$sb" --headless --scene "$mixed" --steps 5 --json --screenshot "$out/mixed-json.png") || bad "scene file --json exit"
+grep -q '"bodies": 15, "particles": 54, "constraints": 91, "settings": "substeps=8 soft_iterations=1 sleep=on"' \
+  <<<"$json" && ok "scene file --json counts" || bad "scene file --json counts: $json"
+# the default screenshot name of a scene file: its base name, in the current folder
+(cd "$out" && rm -f sandbox-mixed.png && "$sb" --headless --scene "$mixed" --steps 2 >/dev/null &&
+  [ -f sandbox-mixed.png ]) && ok "default screenshot name of a scene file" || bad "default screenshot name of a scene file"
+# --camera: a view of one's own; a malformed one is refused
+"$sb" --headless --scene "$mixed" --steps 2 --camera 0,2,40 --screenshot "$out/camera.png" >/dev/null &&
+  "$check" "$out/camera.png" 1280 720 >/dev/null && ok "--camera" || bad "--camera"
+expect_fail "bad --camera" "--camera wants X,Y,ZOOM" -- "$sb" --headless --camera 0,2
+expect_fail "bad --camera zoom" "--camera wants X,Y,ZOOM" -- "$sb" --headless --camera 0,2,0
 
-# --json: the benchmark's line with SCENES.md's field names
+# --json: the benchmark's line with docs/benchmark.md's field names
 json=$("$sb" --headless --scene pyramid --steps 60 --json --screenshot "$out/json.png") || bad "--json exit"
 for f in engine scene size steps bodies particles constraints settings ms_step_median ms_step_p95 ms_total top_drift \
   max_dx fallen min_y_gap ke_end max_strain max_area_error state_hash; do

@@ -40,7 +40,14 @@ struct sn_scene_names {
   sn_name_space soft_bodies; ///< shares the body namespace in files (the setters keep names unique across both)
 };
 
-/// True if the name is acceptable (non-empty, <= SN_SCENE_MAX_NAME bytes, no control characters).
+/// Byte offset of the first character of s (NUL-terminated) that is not
+/// well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing
+/// above U+10FFFF, no cut-short sequences), or -1 if there is none; *why
+/// (may be NULL) says what is wrong there.
+long sn_utf8_invalid(const char *s, const char **why);
+
+/// True if the name is acceptable (non-empty, <= SN_SCENE_MAX_NAME bytes,
+/// no control characters, well-formed UTF-8).
 bool sn_name_is_valid(const char *name);
 
 /// Sets (name != NULL) or clears (name == NULL) the name of id. Returns

@@ -5,6 +5,7 @@
  * The format is documented in docs/scene-format.md; the defaults below are
  * the format's own (equal to today's engine defaults, but fixed here so that
  * a file means the same thing if an engine default changes). */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -12,9 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cJSON.h>
 
+#include "core/file_io.h"
 #include "json_text.h"
 #include "scene_internal.h"
 
@@ -306,6 +309,10 @@ static const range ANY = {-FLT_MAX, FLT_MAX, false};
 static const range NON_NEGATIVE = {0.0, FLT_MAX, false};
 static const range POSITIVE = {0.0, FLT_MAX, true};
 static const range UNIT = {0.0, 1.0, false};
+static const range SPEED = {0.0, SN_MAX_SPEED, false};
+static const range SPEED_LIMIT = {0.0, SN_MAX_SPEED, true};
+static const range TUNING = {0.0, SN_MAX_CONTACT_TUNING, false};
+static const range GRAVITY = {-SN_MAX_GRAVITY, SN_MAX_GRAVITY, false};
 
 static void range_text(range r, bool whole, char *buf, size_t cap) {
   const char *noun = whole ? "a whole number" : "a number";
@@ -436,9 +443,23 @@ static bool read_vec2(loader *L, const cJSON *n, sn_vec2 *out) { return read_vec
 
 static bool read_name(loader *L, const cJSON *n, const char **out) {
   if (!read_string(L, n, "a name (a string)", out)) return false;
-  if (!sn_name_is_valid(*out))
+  const char *why = NULL;
+  long bad = sn_utf8_invalid(*out, &why);
+  if (bad >= 0)
     return fail(L, SN_SCENE_ERR_RANGE, SN_OK, n, false,
-                "expected a name of 1 to %d bytes without control characters, got \"%.40s\"", SN_SCENE_MAX_NAME, *out);
+                "expected a name in well-formed UTF-8, got %s at byte %ld of the name (0x%02X)", why, bad + 1,
+                (unsigned)(unsigned char)(*out)[bad]);
+  if (!sn_name_is_valid(*out)) {
+    /* quote at most 40 bytes, cut at a character boundary */
+    int shown = 0;
+    for (int i = 0; (*out)[i] != '\0' && i <= 40; ++i) {
+      if (((unsigned char)(*out)[i] & 0xC0) != 0x80) shown = i;
+    }
+    if (strlen(*out) <= 40) shown = (int)strlen(*out);
+    return fail(L, SN_SCENE_ERR_RANGE, SN_OK, n, false,
+                "expected a name of 1 to %d bytes without control characters, got \"%.*s\"", SN_SCENE_MAX_NAME, shown,
+                *out);
+  }
   return true;
 }
 
@@ -467,14 +488,14 @@ static bool parse_settings(loader *L, const cJSON *obj) {
   SN_OPT(L, obj, "soft_iterations", read_int(L, n_, 1, 32, &d->soft_iterations));
   SN_OPT(L, obj, "sleep", read_bool(L, n_, &d->enable_sleep));
   SN_OPT(L, obj, "continuous", read_bool(L, n_, &d->enable_continuous));
-  SN_OPT(L, obj, "contact_hertz", read_float(L, n_, NON_NEGATIVE, &d->contact_hertz));
-  SN_OPT(L, obj, "contact_damping_ratio", read_float(L, n_, NON_NEGATIVE, &d->contact_damping_ratio));
-  SN_OPT(L, obj, "contact_push_max_velocity", read_float(L, n_, NON_NEGATIVE, &d->contact_push_max_velocity));
+  SN_OPT(L, obj, "contact_hertz", read_float(L, n_, TUNING, &d->contact_hertz));
+  SN_OPT(L, obj, "contact_damping_ratio", read_float(L, n_, TUNING, &d->contact_damping_ratio));
+  SN_OPT(L, obj, "contact_push_max_velocity", read_float(L, n_, SPEED, &d->contact_push_max_velocity));
   SN_OPT(L, obj, "contact_reuse_distance",
          read_float(L, n_, (range){0.0, SN_MAX_CONTACT_REUSE_DISTANCE, false}, &d->contact_reuse_distance));
-  SN_OPT(L, obj, "restitution_threshold", read_float(L, n_, NON_NEGATIVE, &d->restitution_threshold));
-  SN_OPT(L, obj, "maximum_linear_speed", read_float(L, n_, POSITIVE, &d->maximum_linear_speed));
-  SN_OPT(L, obj, "hit_event_threshold", read_float(L, n_, NON_NEGATIVE, &L->hit_event_threshold));
+  SN_OPT(L, obj, "restitution_threshold", read_float(L, n_, SPEED, &d->restitution_threshold));
+  SN_OPT(L, obj, "maximum_linear_speed", read_float(L, n_, SPEED_LIMIT, &d->maximum_linear_speed));
+  SN_OPT(L, obj, "hit_event_threshold", read_float(L, n_, SPEED, &L->hit_event_threshold));
   return true;
 }
 
@@ -1877,7 +1898,7 @@ static bool parse_document(loader *L, const cJSON *root) {
   if (!check_keys(L, root, keys, "a scene")) return false;
   const char *description;
   SN_OPT(L, root, "description", read_string(L, n_, "a string", &description));
-  SN_OPT(L, root, "gravity", read_vec2(L, n_, &L->world_def.gravity));
+  SN_OPT(L, root, "gravity", read_vec2_in(L, n_, GRAVITY, &L->world_def.gravity));
   L->settings_node = member(root, "settings");
   SN_OPT(L, root, "settings", parse_settings(L, n_));
   L->plugins_node = member(root, "plugins");
@@ -2350,9 +2371,16 @@ sn_scene_status sn_scene_load_file(const char *path, const sn_scene_load_options
     return SN_SCENE_ERR_ARGUMENT;
   }
   memset(out, 0, sizeof *out);
-  FILE *f = fopen(path, "rb");
+  struct stat file_stat;
+  char why[768];
+  int fd = sn_file_open_read(path, &file_stat, why, sizeof why);
+  FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
   if (f == NULL) {
-    sn_scene_set_error(err, SN_SCENE_ERR_IO, SN_OK, 0, 0, "%s: cannot open: %s", path, strerror(errno));
+    if (fd >= 0) {
+      snprintf(why, sizeof why, "cannot read: %s", strerror(errno));
+      close(fd);
+    }
+    sn_scene_set_error(err, SN_SCENE_ERR_IO, SN_OK, 0, 0, "%s: %s", path, why);
     return SN_SCENE_ERR_IO;
   }
   char *text = NULL;

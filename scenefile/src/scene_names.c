@@ -46,13 +46,56 @@ void sn_scene_set_error(sn_scene_error *error, sn_scene_status status, sn_result
 /* ------------------------------------------------------------------------ */
 /* Name spaces                                                               */
 
+long sn_utf8_invalid(const char *s, const char **why) {
+  const unsigned char *p = (const unsigned char *)s;
+  const char *reason = NULL;
+  size_t i = 0;
+  while (p[i] != 0 && reason == NULL) {
+    unsigned c = p[i];
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    size_t more = 0;
+    unsigned lo = 0x80, hi = 0xBF; /* the second byte's range */
+    const char *narrow = NULL;     /* why a second byte outside [lo, hi] is refused */
+    if (c <= 0xBF) {
+      reason = "a continuation byte (0x80..0xBF) with no lead byte";
+    } else if (c <= 0xC1) {
+      reason = "an overlong encoding (0xC0 and 0xC1 never start a character)";
+    } else if (c <= 0xDF) {
+      more = 1;
+    } else if (c <= 0xEF) {
+      more = 2;
+      if (c == 0xE0) lo = 0xA0, narrow = "an overlong encoding";
+      if (c == 0xED) hi = 0x9F, narrow = "a UTF-16 surrogate (U+D800..U+DFFF)";
+    } else if (c <= 0xF4) {
+      more = 3;
+      if (c == 0xF0) lo = 0x90, narrow = "an overlong encoding";
+      if (c == 0xF4) hi = 0x8F, narrow = "a code point above U+10FFFF";
+    } else {
+      reason = "a byte 0xF5..0xFF, which never appears in UTF-8";
+    }
+    for (size_t k = 1; k <= more && reason == NULL; ++k) {
+      unsigned d = p[i + k];
+      if (d < 0x80 || d > 0xBF)
+        reason = "a multi-byte sequence cut short";
+      else if (k == 1 && (d < lo || d > hi))
+        reason = narrow;
+    }
+    if (reason == NULL) i += more + 1;
+  }
+  if (why != NULL) *why = reason;
+  return reason == NULL ? -1 : (long)i;
+}
+
 bool sn_name_is_valid(const char *name) {
   if (name == NULL || name[0] == '\0') return false;
   size_t n = 0;
   for (const unsigned char *p = (const unsigned char *)name; *p; ++p, ++n) {
     if (*p < 0x20 || *p == 0x7f || n >= SN_SCENE_MAX_NAME) return false;
   }
-  return true;
+  return sn_utf8_invalid(name, NULL) < 0;
 }
 
 /* FNV-1a */

@@ -14,12 +14,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/file_io.h"
 #include "scene_internal.h"
 
 typedef struct text_buffer {
   char *data;
   size_t length, capacity;
   bool out_of_memory;
+  bool not_finite; ///< a number to write was NaN or infinite (nothing could read it back)
 } text_buffer;
 
 static void put_n(text_buffer *b, const char *s, size_t n) {
@@ -62,6 +64,11 @@ static bool reads_back(const char *s, float f) {
 }
 
 static void put_float(text_buffer *b, float f) {
+  if (!isfinite(f)) {
+    b->not_finite = true;
+    put(b, "0");
+    return;
+  }
   char s[48];
   int digits = 1;
   for (; digits <= 17; ++digits) {
@@ -847,6 +854,11 @@ static bool write_scene(writer *W, const sn_scene_names *names) {
     sn_scene_set_error(W->err, SN_SCENE_ERR_OUT_OF_MEMORY, SN_ERR_OUT_OF_MEMORY, 0, 0, "out of memory");
     return false;
   }
+  if (ok && b->not_finite) {
+    sn_scene_set_error(W->err, SN_SCENE_ERR_UNREPRESENTABLE, SN_ERR_NOT_FINITE, 0, 0,
+                       "a value of the world is NaN or infinite: a scene file cannot hold it");
+    return false;
+  }
   if (!ok && !W->failed && W->err->status == SN_SCENE_OK)
     sn_scene_set_error(W->err, SN_SCENE_ERR_OUT_OF_MEMORY, SN_ERR_OUT_OF_MEMORY, 0, 0, "out of memory");
   return ok;
@@ -888,35 +900,12 @@ sn_scene_status sn_scene_save_file(const char *path, sn_world *world, const sn_s
     snprintf(err->message, sizeof err->message, "%s: %.700s", path, why);
     return err->status;
   }
-  char tmp[4096];
-  int n = snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-  if (n < 0 || (size_t)n >= sizeof tmp) {
-    free(text);
-    sn_scene_set_error(err, SN_SCENE_ERR_IO, SN_OK, 0, 0, "%s: path too long", path);
-    return SN_SCENE_ERR_IO;
-  }
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-  bool ok = fd >= 0;
-  size_t length = strlen(text), done = 0;
-  while (ok && done < length) {
-    ssize_t w = write(fd, text + done, length - done);
-    if (w < 0 && errno == EINTR) continue;
-    ok = w > 0;
-    if (ok) done += (size_t)w;
-  }
-  int saved = errno;
-  if (fd >= 0 && close(fd) != 0 && ok) {
-    ok = false;
-    saved = errno;
-  }
-  if (ok && rename(tmp, path) != 0) {
-    ok = false;
-    saved = errno;
-  }
+  char why[768];
+  bool ok = sn_file_write_atomic(path, text, strlen(text), SN_FILE_FAULT_NONE, why, sizeof why);
   free(text);
   if (!ok) {
-    if (fd >= 0) unlink(tmp);
-    sn_scene_set_error(err, SN_SCENE_ERR_IO, SN_OK, 0, 0, "%s: cannot write: %s", path, strerror(saved));
+    sn_scene_set_error(err, SN_SCENE_ERR_IO, SN_OK, 0, 0, "%s: cannot save: %s (the old file, if any, is unchanged)",
+                       path, why);
     return SN_SCENE_ERR_IO;
   }
   return SN_SCENE_OK;

@@ -32,7 +32,8 @@ extern "C" {
 
 #define SN_PLUGIN_ABI_MAJOR 1
 #define SN_PLUGIN_ABI_MINOR 1
-/// Catches float/double and 32/64-bit mismatches before any plugin code runs.
+/// Catches float/double and 32/64-bit mismatches before any function of the
+/// plugin is called (its constructors have run: loading runs them).
 #define SN_PLUGIN_FINGERPRINT ((uint32_t)((sizeof(float) << 8) | sizeof(void *)))
 /// Name of the exported entry symbol (carries the ABI major).
 #define SN_PLUGIN_ENTRY_SYMBOL "sn_plugin_entry_v1"
@@ -345,9 +346,17 @@ typedef struct sn_plugin_entry {
   int (*register_types)(const sn_host_api *host, sn_registrar *registrar, char *err, size_t err_capacity);
 } sn_plugin_entry;
 
+/// C linkage for the entry when a plugin is written in C++ (a const object
+/// at namespace scope would otherwise have internal linkage).
+#ifdef __cplusplus
+#define SN_PLUGIN_EXTERN_C extern "C"
+#else
+#define SN_PLUGIN_EXTERN_C
+#endif
+
 /// Convenience for plugins: defines the entry symbol.
 #define SN_DEFINE_PLUGIN(lib_name, lib_version, register_fn)                                                           \
-  SN_PLUGIN_EXPORT const sn_plugin_entry sn_plugin_entry_v1 = {                                                        \
+  SN_PLUGIN_EXTERN_C SN_PLUGIN_EXPORT const sn_plugin_entry sn_plugin_entry_v1 = {                                     \
       SN_PLUGIN_ABI_MAJOR, SN_PLUGIN_ABI_MINOR, SN_PLUGIN_FINGERPRINT, (uint32_t)sizeof(sn_plugin_entry),              \
       (lib_name),          (lib_version),       (register_fn)}
 

@@ -201,16 +201,22 @@ SN_API sn_result sn_world_save_snapshot(sn_world *world, void *buffer, size_t ca
 SN_API sn_result sn_world_load_snapshot(const void *bytes, size_t size, const sn_world_def *def, sn_world **out,
                                         char *err, size_t err_capacity);
 
-/// Saves a snapshot to a file, atomically: the bytes go to a temporary file
-/// next to path (path + ".tmp-<pid>-<n>", created exclusively, permissions
-/// from the umask), which is flushed to disk (fsync) and renamed over path.
-/// On any failure (SN_ERR_IO, with the step and the system's reason in
-/// sn_world_last_error) the temporary file is removed and an existing file at
-/// path is left as it was.
+/// Saves a snapshot to a file, atomically: the bytes go to a new file in
+/// path's folder (unnamed until complete where the system allows, else
+/// "<name>.tmp-<8 random characters>", created exclusively), which is
+/// flushed to disk (fsync), given the permission bits of the file it
+/// replaces (new files: 0666 less the umask) and renamed over path; then the
+/// folder is flushed. A symbolic link at path is followed (the file it
+/// points to is replaced, the link kept; a link to nothing is refused); a
+/// path that exists and is not a regular file is refused. On any failure
+/// (SN_ERR_IO, with the step and the system's reason in sn_world_last_error)
+/// no temporary file is left and an existing file is left as it was.
 SN_API sn_result sn_world_write_snapshot(sn_world *world, const char *path);
 
 /// Reads a snapshot file and builds a new world from it (as
-/// sn_world_load_snapshot). A file that cannot be opened or read: SN_ERR_IO.
+/// sn_world_load_snapshot). A file that cannot be opened or read, or a path
+/// that is not a regular file (a FIFO is refused at once, never waited on):
+/// SN_ERR_IO.
 SN_API sn_result sn_world_read_snapshot(const char *path, const sn_world_def *def, sn_world **out, char *err,
                                         size_t err_capacity);
 
@@ -413,9 +419,10 @@ SN_API sn_result sn_constraint_set_break_force(sn_world *world, sn_constraint_id
 SN_API float sn_constraint_get_break_force(sn_world *world, sn_constraint_id constraint);
 SN_API int32_t sn_world_get_broken_constraints(sn_world *world, const sn_constraint_broken_event **events);
 /// Bodies and particles frozen during the last step because their state went
-/// non-finite (see sn_frozen_event); valid until the next step.
+/// non-finite or beyond +-SN_MAX_COORDINATE (see sn_frozen_event); valid
+/// until the next step.
 SN_API int32_t sn_world_get_frozen_events(sn_world *world, const sn_frozen_event **events);
-/// True if the body was frozen (non-finite state) and not teleported since.
+/// True if the body was frozen (see sn_frozen_event) and not teleported since.
 SN_API bool sn_body_is_frozen(sn_world *world, sn_body_id body);
 
 /// Number of live constraints, and up to capacity of their ids in slot
@@ -454,16 +461,24 @@ SN_API sn_result sn_registry_add_type(sn_registry *registry, const sn_constraint
                                       size_t err_capacity);
 
 /// Loads one plugin by path (it must contain a '/': the current directory
-/// and the library search path are never searched). The file and its folder
-/// must not be writable by others. All of the plugin's types are registered,
-/// or none; on failure the result code says why and err names the file, the
-/// symbol and both versions. Loading the same file twice is a no-op.
+/// and the library search path are never searched). The file is opened
+/// once and must be a regular file, not a symbolic link, owned by root or
+/// the effective user and not writable by group or others; so must every
+/// folder above it (a root-owned sticky folder such as /tmp is accepted
+/// above the file's own folder): else SN_ERR_PLUGIN_INSECURE_PATH. The
+/// library is loaded from that open file (never by name again), which runs
+/// its constructors: a plugin is trusted code (docs/plugins.md). All of the
+/// plugin's types are registered, or none; on failure the result code says
+/// why and err names the file, the rule or symbol and both versions.
+/// Loading the same file twice is a no-op. The registry keeps each loaded
+/// plugin's file open until it is destroyed.
 SN_API sn_result sn_registry_load_plugin(sn_registry *registry, const char *path, char *err, size_t err_capacity);
 
 /// Called for each file sn_registry_load_directory tries.
 typedef void sn_plugin_load_fcn(const char *path, sn_result result, const char *message, void *context);
 
-/// Loads every regular file ending in ".so" in dir, in sorted name order.
+/// Loads every file ending in ".so" in dir, in sorted name order, each as
+/// sn_registry_load_plugin (with its rules).
 /// Returns SN_OK if the folder was read (per-file results go to fcn, which
 /// may be NULL), else why not.
 SN_API sn_result sn_registry_load_directory(sn_registry *registry, const char *dir, sn_plugin_load_fcn *fcn,

@@ -75,7 +75,7 @@ SN_API float sn_particle_get_mass(sn_world *world, sn_particle_id particle);
 SN_API sn_result sn_particle_set_mass(sn_world *world, sn_particle_id particle, float mass);
 SN_API float sn_particle_get_radius(sn_world *world, sn_particle_id particle);
 SN_API bool sn_particle_is_kinematic(sn_world *world, sn_particle_id particle);
-/// True if the particle was frozen (non-finite state, see sn_frozen_event).
+/// True if the particle was frozen (see sn_frozen_event) and not teleported since.
 SN_API bool sn_particle_is_frozen(sn_world *world, sn_particle_id particle);
 /// Kinematic particles only: reach target at the end of the next step
 /// (moving with velocity (target - x) / dt), then stop.

@@ -126,9 +126,19 @@ typedef struct sn_chain_id {
   uint16_t generation;
 } sn_chain_id;
 
-#define SN_NULL_BODY  ((sn_body_id){0, 0, 0})
-#define SN_NULL_SHAPE ((sn_shape_id){0, 0, 0})
-#define SN_NULL_CHAIN ((sn_chain_id){0, 0, 0})
+/// A value of type T from braces, in C (compound literal) and C++ (T{...}):
+/// the null ids below work in both languages.
+#ifdef __cplusplus
+#define SN_LITERAL(T) T
+#else
+#define SN_LITERAL(T) (T)
+#endif
+#define SN_NULL_BODY                                                                                                   \
+  SN_LITERAL(sn_body_id) { 0, 0, 0 }
+#define SN_NULL_SHAPE                                                                                                  \
+  SN_LITERAL(sn_shape_id) { 0, 0, 0 }
+#define SN_NULL_CHAIN                                                                                                  \
+  SN_LITERAL(sn_chain_id) { 0, 0, 0 }
 
 /// Handle of a constraint (a joint, spring, ... of a registered type).
 typedef struct sn_constraint_id {
@@ -136,7 +146,8 @@ typedef struct sn_constraint_id {
   uint16_t world_tag;
   uint16_t generation;
 } sn_constraint_id;
-#define SN_NULL_CONSTRAINT ((sn_constraint_id){0, 0, 0})
+#define SN_NULL_CONSTRAINT                                                                                             \
+  SN_LITERAL(sn_constraint_id) { 0, 0, 0 }
 
 /// Handle of a particle (a point mass of a soft body).
 typedef struct sn_particle_id {
@@ -144,7 +155,8 @@ typedef struct sn_particle_id {
   uint16_t world_tag;
   uint16_t generation;
 } sn_particle_id;
-#define SN_NULL_PARTICLE ((sn_particle_id){0, 0, 0})
+#define SN_NULL_PARTICLE                                                                                               \
+  SN_LITERAL(sn_particle_id) { 0, 0, 0 }
 
 /// Handle of a soft body: a group of particles sharing one material.
 typedef struct sn_soft_body_id {
@@ -152,7 +164,8 @@ typedef struct sn_soft_body_id {
   uint16_t world_tag;
   uint16_t generation;
 } sn_soft_body_id;
-#define SN_NULL_SOFT_BODY ((sn_soft_body_id){0, 0, 0})
+#define SN_NULL_SOFT_BODY                                                                                              \
+  SN_LITERAL(sn_soft_body_id) { 0, 0, 0 }
 
 /// A parameter value by name (scalars use x; booleans 0/1).
 typedef struct sn_param_value {
@@ -185,13 +198,23 @@ typedef struct sn_constraint_broken_event {
 } sn_constraint_broken_event;
 
 /// A body or particle whose state went non-finite during the last step (a
-/// plugin bug, a user force of NaN, ...): it was put back where the step
-/// found it, stopped and frozen (no longer simulated) so the rest of the
-/// world keeps stepping. One of the two ids is null. Teleporting it
+/// plugin bug, a user force of NaN, ...) or whose centre the step would have
+/// carried beyond +-SN_MAX_COORDINATE: it was put back where the step found
+/// it, stopped and frozen (no longer simulated) so the rest of the world
+/// keeps stepping. One of the two ids is null. Teleporting it
 /// (sn_body_set_transform, sn_particle_set_position) unfreezes it.
 typedef struct sn_frozen_event {
   sn_body_id body;
   sn_particle_id particle;
+  /// With sn_world_def.check_plugins: the constraint whose plugin callback
+  /// first made this state non-finite, its type and the callback
+  /// ("prepare", "warm_start", "solve_velocity", "project",
+  /// "begin_position", "solve_position"). Null and NULL when the checks are
+  /// off or no plugin callback did it (a user force of NaN, an escape). The
+  /// names are the registry's and the engine's: valid while they live.
+  sn_constraint_id constraint;
+  const char *constraint_type;
+  const char *callback;
 } sn_frozen_event;
 
 /* ------------------------------------------------------------------------ */
@@ -286,18 +309,18 @@ typedef void sn_finish_task_callback(void *user_task, void *user_context);
 
 /// World settings.
 typedef struct sn_world_def {
-  sn_vec2 gravity;                 ///< m/s^2, default (0, -10)
-  int32_t substeps;                ///< substeps per step, default 8, range 1..64
-  int32_t position_iterations;     ///< joint position projection sweeps per substep, default 2, range 0..32
-  int32_t soft_iterations;         ///< XPBD sweeps per substep, default 1, range 1..32
-  bool enable_sleep;               ///< islands fall asleep when at rest, default true
-  float contact_hertz;             ///< contact stiffness (Hz); default 0 = derived from the substep rate
-  float contact_damping_ratio;     ///< contact damping ratio, default 10
-  float contact_push_max_velocity; ///< max speed (m/s) at which overlap is resolved, default 3
-  float restitution_threshold;     ///< approach speed (m/s) below which no bounce, default 1
-  float maximum_linear_speed; ///< m/s, default 400; bounds bodies' and particles' motion per substep and bodies' speed
-                              ///< after a step
-  bool enable_continuous;     ///< time of impact for fast bodies vs static, default true
+  sn_vec2 gravity;             ///< m/s^2, default (0, -10); each component within +-SN_MAX_GRAVITY
+  int32_t substeps;            ///< substeps per step, default 8, range 1..64
+  int32_t position_iterations; ///< joint position projection sweeps per substep, default 2, range 0..32
+  int32_t soft_iterations;     ///< XPBD sweeps per substep, default 1, range 1..32
+  bool enable_sleep;           ///< islands fall asleep when at rest, default true
+  float contact_hertz; ///< contact stiffness (Hz); default 0 = derived from the substep rate; <= SN_MAX_CONTACT_TUNING
+  float contact_damping_ratio;     ///< contact damping ratio, default 10; <= SN_MAX_CONTACT_TUNING
+  float contact_push_max_velocity; ///< max speed (m/s) at which overlap is resolved, default 3; <= SN_MAX_SPEED
+  float restitution_threshold;     ///< approach speed (m/s) below which no bounce, default 1; <= SN_MAX_SPEED
+  float maximum_linear_speed;      ///< m/s, default 400, at most SN_MAX_SPEED; bounds bodies' and particles' motion per
+                                   ///< substep and bodies' speed after a step
+  bool enable_continuous;          ///< time of impact for fast bodies vs static, default true
   /// Contact manifold reuse (m), default 0.0005: a touching pair whose shapes have moved
   /// relative to each other by less than this since its manifold was last computed (any
   /// point of the smaller body, in the other's frame) keeps that manifold's features and
@@ -334,6 +357,13 @@ typedef struct sn_world_def {
   /// candidates past it are left out of that step; sn_world_counters
   /// .contact_limit_hits counts such steps' cut searches.
   int32_t max_contacts;
+  /// Debugging plugins, default false: every plugin callback runs one
+  /// constraint at a time, and after each the host checks the states the
+  /// constraint may write; the first constraint and callback that make a
+  /// state non-finite are named in that body's or particle's frozen event
+  /// (sn_frozen_event.constraint). Same results bit for bit, slower steps
+  /// (batched XPBD kernels are not used). Not saved in snapshots.
+  bool check_plugins;
   int32_t cookie; ///< set by sn_default_world_def
 } sn_world_def;
 
@@ -347,6 +377,16 @@ typedef struct sn_world_def {
 #define SN_DEFAULT_MAX_CONTACTS    131072
 /// Largest value of each sn_world_def.max_* limit (2^30).
 #define SN_MAX_WORLD_LIMIT 1073741824
+
+/// Largest speed setting (m/s): maximum_linear_speed, contact_push_max_velocity,
+/// restitution_threshold and the hit event threshold. With positions held within
+/// +-SN_MAX_COORDINATE (a body or particle the step would carry beyond it is frozen,
+/// see sn_frozen_event) it keeps every state finite.
+#define SN_MAX_SPEED 1.0e5f
+/// Largest gravity component (m/s^2).
+#define SN_MAX_GRAVITY 1.0e5f
+/// Largest contact_hertz (Hz) and contact_damping_ratio.
+#define SN_MAX_CONTACT_TUNING 1.0e6f
 
 /// Largest sn_world_def.worker_count.
 #define SN_MAX_WORKERS 64

@@ -1,8 +1,10 @@
 /* Constraint type registry and the plugin loader (dlopen).
  *
- * Loading checks, in order, before any plugin code runs: a path with a '/',
- * realpath, a regular file, file and folder not writable by others, dlopen
- * with RTLD_NOW | RTLD_LOCAL, the entry symbol, ABI major, minor, the
+ * Loading checks, in order, before the library is mapped: a path with a
+ * '/', then the file opened once and checked with its folders
+ * (plugin_file.c: no symbolic link, a regular file, owners, write bits);
+ * the library is loaded from that open file (RTLD_NOW | RTLD_LOCAL), which
+ * runs its constructors; then the entry symbol, ABI major, minor, the
  * float/pointer fingerprint and the entry's size. Then register_types runs
  * with types staged; they are committed only if it succeeds and every type
  * validated, else all are dropped and the library is closed. */
@@ -18,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "constraints/plugin_file.h"
 #include "core/alloc.h"
 #include "core/array.h"
 #include "sinew/sinew.h"
@@ -35,7 +38,7 @@ typedef struct sn_registered_type {
 
 typedef struct sn_library {
   void *handle;
-  char path[PATH_MAX];
+  sn_plugin_file file; ///< open while the library is loaded (its descriptor names it to the dynamic loader)
   char name[64];
 } sn_library;
 
@@ -99,6 +102,7 @@ sn_result sn_destroy_registry(sn_registry *r) {
   /* worlds using this registry must be destroyed first (documented) */
   for (int32_t i = 0; i < r->libraries.count; ++i) {
     if (r->libraries.data[i].handle != NULL) dlclose(r->libraries.data[i].handle);
+    sn_plugin_file_close(&r->libraries.data[i].file);
   }
   for (int32_t i = 0; i < r->types.count; ++i) sn_mem_free(&r->mem, r->types.data[i], sizeof(sn_registered_type));
   sn_array_free(&r->mem, r->types);
@@ -250,7 +254,7 @@ static int32_t sn_find_index(const sn_registry *r, const char *name) {
 }
 
 static const char *sn_origin(const sn_registry *r, int32_t library) {
-  return library < 0 ? "<host>" : r->libraries.data[library].path;
+  return library < 0 ? "<host>" : r->libraries.data[library].file.path;
 }
 
 /* Validates and appends (staged until the caller commits). */
@@ -308,46 +312,37 @@ static int sn_host_register_type(sn_registrar *g, const sn_constraint_type *type
   return 0;
 }
 
-sn_result sn_registry_load_plugin(sn_registry *r, const char *path, char *err, size_t cap) {
+sn_result sn_registry_load_plugin_checked(sn_registry *r, const char *path, sn_plugin_checked_fcn *checked,
+                                          void *context, char *err, size_t cap) {
   if (err && cap) err[0] = '\0';
   if (r == NULL) return SN_ERR_NULL;
   if (path == NULL) return sn_set_err(err, cap, "plugin path is NULL"), SN_ERR_NULL;
   if (strchr(path, '/') == NULL)
     return sn_set_err(err, cap, "%s: give a path with a '/' (the current directory is never searched)", path),
            SN_ERR_PLUGIN_INSECURE_PATH;
-  char real[PATH_MAX];
-  if (realpath(path, real) == NULL) return sn_set_err(err, cap, "%s: no such file", path), SN_ERR_PLUGIN_OPEN;
-  struct stat st;
-  if (stat(real, &st) != 0 || !S_ISREG(st.st_mode))
-    return sn_set_err(err, cap, "%s: not a regular file", real), SN_ERR_PLUGIN_OPEN;
-  if (st.st_mode & S_IWOTH)
-    return sn_set_err(err, cap, "%s: refused, the file is writable by others", real), SN_ERR_PLUGIN_INSECURE_PATH;
-  char folder[PATH_MAX];
-  snprintf(folder, sizeof(folder), "%s", real);
-  char *slash = strrchr(folder, '/');
-  if (slash == folder)
-    slash[1] = '\0';
-  else if (slash)
-    *slash = '\0';
-  struct stat dst;
-  if (stat(folder, &dst) == 0 && (dst.st_mode & S_IWOTH) && !(dst.st_mode & S_ISVTX))
-    return sn_set_err(err, cap, "%s: refused, its folder %s is writable by others", real, folder),
-           SN_ERR_PLUGIN_INSECURE_PATH;
+  sn_plugin_file file;
+  sn_result res = sn_plugin_file_open(path, &file, err, cap);
+  if (res != SN_OK) return res;
+  const char *real = file.path;
   for (int32_t i = 0; i < r->libraries.count; ++i) {
-    if (strcmp(r->libraries.data[i].path, real) == 0) {
+    const sn_plugin_file *had = &r->libraries.data[i].file;
+    if ((had->dev == file.dev && had->ino == file.ino) || strcmp(had->path, real) == 0) {
       sn_set_err(err, cap, "%s: already loaded", real);
+      sn_plugin_file_close(&file);
       return SN_OK;
     }
   }
-  if (!sn_array_reserve(&r->mem, r->libraries, r->libraries.count + 1))
+  if (!sn_array_reserve(&r->mem, r->libraries, r->libraries.count + 1)) {
+    sn_plugin_file_close(&file);
     return sn_set_err(err, cap, "out of memory"), SN_ERR_OUT_OF_MEMORY;
-  void *handle = dlopen(real, RTLD_NOW | RTLD_LOCAL);
+  }
+  if (checked != NULL) checked(path, context);
+  void *handle = sn_plugin_file_load(&file, err, cap);
   if (handle == NULL) {
-    const char *why = dlerror();
-    return sn_set_err(err, cap, "%s: not a loadable shared object: %s", real, why ? why : "?"), SN_ERR_PLUGIN_OPEN;
+    sn_plugin_file_close(&file);
+    return SN_ERR_PLUGIN_OPEN;
   }
   const sn_plugin_entry *entry = dlsym(handle, SN_PLUGIN_ENTRY_SYMBOL);
-  sn_result res = SN_OK;
   if (entry == NULL) {
     sn_set_err(err, cap, "%s: no symbol %s (is it a Sinew plugin of ABI major %d?)", real, SN_PLUGIN_ENTRY_SYMBOL,
                SN_PLUGIN_ABI_MAJOR);
@@ -372,20 +367,22 @@ sn_result sn_registry_load_plugin(sn_registry *r, const char *path, char *err, s
   }
   if (res != SN_OK) {
     dlclose(handle);
+    sn_plugin_file_close(&file);
     return res;
   }
   int32_t library = r->libraries.count;
   sn_library *lib = r->libraries.data + library;
   memset(lib, 0, sizeof(*lib));
   lib->handle = handle;
-  snprintf(lib->path, sizeof(lib->path), "%s", real);
+  lib->file = file;
+  real = lib->file.path;
   snprintf(lib->name, sizeof(lib->name), "%s", entry->library_name ? entry->library_name : "?");
   r->libraries.count++;
   sn_registrar g;
   memset(&g, 0, sizeof(g));
   g.registry = r;
   g.library = library;
-  g.library_path = lib->path;
+  g.library_path = lib->file.path;
   int32_t first = r->types.count;
   char plugin_err[256];
   plugin_err[0] = '\0';
@@ -405,9 +402,14 @@ sn_result sn_registry_load_plugin(sn_registry *r, const char *path, char *err, s
     while (r->types.count > first) sn_mem_free(&r->mem, r->types.data[--r->types.count], sizeof(sn_registered_type));
     r->libraries.count--;
     dlclose(handle);
+    sn_plugin_file_close(&lib->file);
     return res;
   }
   return SN_OK;
+}
+
+sn_result sn_registry_load_plugin(sn_registry *r, const char *path, char *err, size_t cap) {
+  return sn_registry_load_plugin_checked(r, path, NULL, NULL, err, cap);
 }
 
 static int sn_cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }

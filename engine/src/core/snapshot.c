@@ -1632,18 +1632,7 @@ fail:
 /* ------------------------------------------------------------------------ */
 /* Files                                                                     */
 
-static bool sn_write_fully(int fd, const uint8_t *p, size_t n) {
-  while (n > 0) {
-    ssize_t k = write(fd, p, n);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return false;
-    p += k;
-    n -= (size_t)k;
-  }
-  return true;
-}
-
-sn_result sn_snapshot_write_file(sn_world *w, const char *path, sn_snapshot_fault fault) {
+sn_result sn_snapshot_write_file(sn_world *w, const char *path, int fault) {
   if (w == NULL) return SN_ERR_NULL;
   if (path == NULL) return sn_world_error(w, SN_ERR_NULL, "sn_world_write_snapshot: path is NULL");
   if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_world_write_snapshot during a step");
@@ -1657,74 +1646,12 @@ sn_result sn_snapshot_write_file(sn_world *w, const char *path, sn_snapshot_faul
     sn_mem_free(&w->mem, bytes, size);
     return r;
   }
-  /* temporary file next to path (same file system, so rename is atomic):
-   * path.tmp-<pid>-<n>, created exclusively with mode 0666 so the process's
-   * umask applies as for any new file (mkstemp would make it 0600) */
-  size_t n = strlen(path), tmp_bytes = n + 48;
-  char *tmp = sn_mem_alloc(&w->mem, tmp_bytes);
-  if (tmp == NULL) {
-    sn_mem_free(&w->mem, bytes, size);
-    return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot allocate the temporary file name");
-  }
-  const char *step = "create";
-  int fd = -1, saved_errno = 0;
-  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-    snprintf(tmp, tmp_bytes, "%s.tmp-%ld-%d", path, (long)getpid(), attempt);
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-    saved_errno = fd < 0 ? errno : 0;
-    if (fd < 0 && saved_errno != EEXIST) break; /* another file of that name: try the next */
-  }
-  bool ok = fd >= 0;
-  if (ok) {
-    step = "write";
-    size_t first = fault == SN_SNAPSHOT_FAULT_WRITE ? size / 2 : size;
-    ok = sn_write_fully(fd, bytes, first) && fault != SN_SNAPSHOT_FAULT_WRITE;
-    if (!ok && saved_errno == 0) saved_errno = fault == SN_SNAPSHOT_FAULT_WRITE ? EIO : errno;
-    if (ok) {
-      step = "sync";
-      ok = fault != SN_SNAPSHOT_FAULT_SYNC && fsync(fd) == 0;
-      if (!ok) saved_errno = fault == SN_SNAPSHOT_FAULT_SYNC ? EIO : errno;
-    }
-    if (close(fd) != 0 && ok) {
-      ok = false;
-      step = "close";
-      saved_errno = errno;
-    }
-    if (ok) {
-      step = "rename";
-      ok = fault != SN_SNAPSHOT_FAULT_RENAME && rename(tmp, path) == 0;
-      if (!ok) saved_errno = fault == SN_SNAPSHOT_FAULT_RENAME ? EIO : errno;
-    }
-    if (!ok) unlink(tmp);
-  }
-  if (ok) {
-    /* make the rename itself durable: sync the folder (best effort) */
-    const char *slash = strrchr(path, '/');
-    char *dir = NULL;
-    size_t dn = slash == NULL ? 1 : (slash == path ? 1 : (size_t)(slash - path));
-    dir = sn_mem_alloc(&w->mem, dn + 1);
-    if (dir != NULL) {
-      if (slash == NULL)
-        dir[0] = '.';
-      else
-        memcpy(dir, slash == path ? "/" : path, dn);
-      dir[dn] = '\0';
-      int dfd = open(dir, O_RDONLY);
-      if (dfd >= 0) {
-        (void)fsync(dfd);
-        close(dfd);
-      }
-      sn_mem_free(&w->mem, dir, dn + 1);
-    }
-  }
-  sn_mem_free(&w->mem, tmp, tmp_bytes);
+  char why[768];
+  bool ok = sn_file_write_atomic(path, bytes, size, fault, why, sizeof why);
   sn_mem_free(&w->mem, bytes, size);
-  if (!ok) {
-    char reason[128];
-    if (strerror_r(saved_errno, reason, sizeof reason) != 0) snprintf(reason, sizeof reason, "errno %d", saved_errno);
-    return sn_world_error(w, SN_ERR_IO, "cannot %s the snapshot file for %s: %s (the old file, if any, is unchanged)",
-                          step, path, reason);
-  }
+  if (!ok)
+    return sn_world_error(w, SN_ERR_IO, "sn_world_write_snapshot %s: %s (the old file, if any, is unchanged)", path,
+                          why);
   return SN_OK;
 }
 
@@ -1743,36 +1670,41 @@ sn_result sn_world_read_snapshot(const char *path, const sn_world_def *def, sn_w
     return sn_load_fail(&l, SN_ERR_UNINITIALIZED_DEF, "start the world def from sn_default_world_def()");
   sn_mem mem;
   sn_mem_init(&mem, def != NULL ? &def->allocator : NULL);
-  FILE *f = fopen(path, "rb");
-  if (f == NULL) {
-    int e = errno;
-    char reason[128];
-    if (strerror_r(e, reason, sizeof reason) != 0) snprintf(reason, sizeof reason, "errno %d", e);
-    return sn_load_fail(&l, SN_ERR_IO, "cannot open %s: %s", path, reason);
-  }
   struct stat st;
-  if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-    fclose(f);
-    return sn_load_fail(&l, SN_ERR_IO, "%s is not a readable regular file", path);
-  }
+  char why[768];
+  int fd = sn_file_open_read(path, &st, why, sizeof why);
+  if (fd < 0) return sn_load_fail(&l, SN_ERR_IO, "sn_world_read_snapshot %s: %s", path, why);
   if (st.st_size <= 0) {
-    fclose(f);
+    close(fd);
     return sn_load_fail(&l, SN_ERR_SNAPSHOT_CORRUPT, "%s is empty", path);
   }
   size_t size = (size_t)st.st_size;
   uint8_t *bytes = sn_mem_alloc(&mem, size);
   if (bytes == NULL) {
-    fclose(f);
+    close(fd);
     return sn_load_fail(&l, SN_ERR_OUT_OF_MEMORY, "cannot allocate %zu bytes for %s", size, path);
   }
-  size_t got = fread(bytes, 1, size, f);
-  int read_error = ferror(f);
-  fclose(f);
+  size_t got = 0;
+  int read_errno = 0;
+  while (got < size) {
+    ssize_t k = read(fd, bytes + got, size - got);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) read_errno = errno;
+    if (k <= 0) break;
+    got += (size_t)k;
+  }
+  close(fd);
   sn_result r;
-  if (read_error || got != size)
-    r = sn_load_fail(&l, SN_ERR_IO, "cannot read %s", path);
-  else
+  if (got != size) {
+    char reason[128];
+    if (read_errno == 0)
+      snprintf(reason, sizeof reason, "the file became shorter while being read");
+    else
+      sn_file_reason(read_errno, reason, sizeof reason);
+    r = sn_load_fail(&l, SN_ERR_IO, "cannot read %s: %s", path, reason);
+  } else {
     r = sn_world_load_snapshot(bytes, size, def, out, err, err_capacity);
+  }
   sn_mem_free(&mem, bytes, size);
   return r;
 }

@@ -3,19 +3,24 @@
 #ifndef SN_CORE_SNAPSHOT_H
 #define SN_CORE_SNAPSHOT_H
 
+#include "core/file_io.h"
 #include "sinew/sinew.h"
 
-/// Where sn_snapshot_write_file pretends to fail (tests only).
+/// Where sn_snapshot_write_file pretends to fail (tests only): the
+/// sn_file_fault values of core/file_io.h.
 typedef enum sn_snapshot_fault {
-  SN_SNAPSHOT_FAULT_NONE = 0,
-  SN_SNAPSHOT_FAULT_WRITE = 1, ///< after half of the bytes reached the temporary file
-  SN_SNAPSHOT_FAULT_SYNC = 2,  ///< at fsync of the temporary file
-  SN_SNAPSHOT_FAULT_RENAME = 3 ///< at the rename over path
+  SN_SNAPSHOT_FAULT_NONE = SN_FILE_FAULT_NONE,
+  SN_SNAPSHOT_FAULT_WRITE = SN_FILE_FAULT_WRITE,   ///< after half of the bytes reached the temporary file
+  SN_SNAPSHOT_FAULT_SYNC = SN_FILE_FAULT_SYNC,     ///< at fsync of the temporary file
+  SN_SNAPSHOT_FAULT_RENAME = SN_FILE_FAULT_RENAME, ///< at the rename over path
+  SN_SNAPSHOT_FAULT_EXIT = SN_FILE_FAULT_EXIT,     ///< _exit(70) half way: a process killed while writing
+  SN_SNAPSHOT_NAMED_TEMP = SN_FILE_NAMED_TEMP      ///< flag: a named temporary file from the start
 } sn_snapshot_fault;
 
-/// sn_world_write_snapshot with an injected failure: the temporary file is
-/// removed and path left as it was, as for a real failure at that point.
-sn_result sn_snapshot_write_file(sn_world *world, const char *path, sn_snapshot_fault fault);
+/// sn_world_write_snapshot with an injected failure (sn_snapshot_fault,
+/// optionally | SN_SNAPSHOT_NAMED_TEMP): the temporary file is removed and
+/// path left as it was, as for a real failure at that point.
+sn_result sn_snapshot_write_file(sn_world *world, const char *path, int fault);
 
 /// FNV-1a (64 bit) over bytes, continuing from h (start with
 /// SN_SNAPSHOT_FNV_BASIS): the snapshot's checksum.

@@ -100,6 +100,9 @@ sn_world_def sn_default_world_def(void) {
 
 static bool sn_limit_ok(int32_t limit) { return limit >= 0 && limit <= SN_MAX_WORLD_LIMIT; }
 
+/* within +-SN_MAX_GRAVITY (false for NaN) */
+static bool sn_gravity_ok(sn_vec2 g) { return sn_absf(g.x) <= SN_MAX_GRAVITY && sn_absf(g.y) <= SN_MAX_GRAVITY; }
+
 static sn_result sn_validate_world_def(const sn_world_def *def) {
   if (def->cookie != SN_DEF_COOKIE) return SN_ERR_UNINITIALIZED_DEF;
   if (!sn_vec2_is_finite(def->gravity) || !sn_is_finite(def->contact_hertz) ||
@@ -111,6 +114,9 @@ static sn_result sn_validate_world_def(const sn_world_def *def) {
       def->soft_iterations < 1 || def->soft_iterations > 32 || def->contact_hertz < 0.0f ||
       def->contact_damping_ratio < 0.0f || def->contact_push_max_velocity < 0.0f || def->restitution_threshold < 0.0f ||
       def->maximum_linear_speed <= 0.0f || def->body_capacity < 0 || def->shape_capacity < 0 ||
+      !sn_gravity_ok(def->gravity) || def->contact_hertz > SN_MAX_CONTACT_TUNING ||
+      def->contact_damping_ratio > SN_MAX_CONTACT_TUNING || def->contact_push_max_velocity > SN_MAX_SPEED ||
+      def->restitution_threshold > SN_MAX_SPEED || def->maximum_linear_speed > SN_MAX_SPEED ||
       def->contact_reuse_distance < 0.0f || def->contact_reuse_distance > SN_MAX_CONTACT_REUSE_DISTANCE)
     return SN_ERR_INVALID_ARGUMENT;
   if ((def->allocator.alloc == NULL) != (def->allocator.free == NULL)) return SN_ERR_INVALID_ARGUMENT;
@@ -165,6 +171,8 @@ sn_world *sn_create_world(const sn_world_def *def, sn_result *result) {
   w->soft_iterations = def->soft_iterations;
   w->registry = def->registry;
   w->worker_count = def->worker_count;
+  w->check_plugins = def->check_plugins;
+  w->xpbd_batch_off = def->check_plugins; /* the item path: one constraint at a time */
   w->parallel_min_items = SN_PARALLEL_MIN_ITEMS;
   w->enqueue_task = def->enqueue_task;
   w->finish_task = def->finish_task;
@@ -255,6 +263,8 @@ const char *sn_world_last_error(sn_world *w) { return w ? w->last_error : "SN_ER
 sn_result sn_world_set_gravity(sn_world *w, sn_vec2 gravity) {
   SN_CHECK_WORLD(w);
   if (!sn_vec2_is_finite(gravity)) return sn_world_error(w, SN_ERR_NOT_FINITE, "gravity must be finite");
+  if (!sn_gravity_ok(gravity))
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "gravity components must be within +-SN_MAX_GRAVITY (1e5 m/s^2)");
   w->gravity = gravity;
   return SN_OK;
 }
@@ -324,6 +334,10 @@ sn_result sn_world_set_contact_tuning(sn_world *w, float hertz, float damping_ra
     return sn_world_error(w, SN_ERR_NOT_FINITE, "contact tuning must be finite");
   if (hertz < 0.0f || damping_ratio < 0.0f || push_max_velocity < 0.0f)
     return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "contact tuning must be >= 0");
+  if (hertz > SN_MAX_CONTACT_TUNING || damping_ratio > SN_MAX_CONTACT_TUNING || push_max_velocity > SN_MAX_SPEED)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT,
+                          "contact hertz and damping ratio must be <= SN_MAX_CONTACT_TUNING (1e6), the pushout speed "
+                          "<= SN_MAX_SPEED (1e5 m/s)");
   w->contact_hertz = hertz;
   w->contact_damping_ratio = damping_ratio;
   w->contact_push_max_velocity = push_max_velocity;
@@ -333,7 +347,8 @@ sn_result sn_world_set_contact_tuning(sn_world *w, float hertz, float damping_ra
 sn_result sn_world_set_hit_event_threshold(sn_world *w, float speed) {
   SN_CHECK_WORLD(w);
   if (!sn_is_finite(speed)) return sn_world_error(w, SN_ERR_NOT_FINITE, "threshold must be finite");
-  if (speed < 0.0f) return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "threshold must be >= 0");
+  if (speed < 0.0f || speed > SN_MAX_SPEED)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "threshold must be within 0 .. SN_MAX_SPEED (1e5 m/s)");
   w->hit_event_threshold = speed;
   return SN_OK;
 }
@@ -431,4 +446,28 @@ int32_t sn_world_get_frozen_events(sn_world *w, const sn_frozen_event **events) 
   if (w == NULL) return 0;
   if (events) *events = w->frozen_events.data;
   return w->frozen_events.count;
+}
+
+const char *sn_plugin_callback_name(int32_t callback) {
+  static const char *const names[] = {"prepare", "warm_start",     "solve_velocity", "solve_velocity",
+                                      "project", "begin_position", "solve_position"};
+  return callback >= 0 && callback < (int32_t)(sizeof names / sizeof names[0]) ? names[callback] : NULL;
+}
+
+sn_frozen_event sn_make_frozen_event(sn_world *w, int32_t body, int32_t particle) {
+  sn_frozen_event e;
+  memset(&e, 0, sizeof e);
+  e.body = body >= 0 ? sn_make_body_id(w, body) : SN_NULL_BODY;
+  e.particle = particle >= 0 ? sn_make_particle_id(w, particle) : SN_NULL_PARTICLE;
+  uint8_t *callback = body >= 0 ? &w->bodies.data[body].blamed_callback : &w->particles.data[particle].blamed_callback;
+  int32_t *slot = body >= 0 ? &w->bodies.data[body].blamed_constraint : &w->particles.data[particle].blamed_constraint;
+  if (*callback != 0 && *slot >= 0 && *slot < w->constraints.count && w->constraints.data[*slot].in_use) {
+    const sn_constraint *k = w->constraints.data + *slot;
+    e.constraint = (sn_constraint_id){*slot + 1, w->tag, k->generation};
+    e.constraint_type = k->type->name;
+    e.callback = sn_plugin_callback_name(*callback - 1);
+  }
+  *callback = 0;
+  *slot = 0;
+  return e;
 }

@@ -32,6 +32,10 @@ typedef struct sn_body {
   bool fixed_rotation;
   bool is_fast; ///< moved far this step: continuous collision candidate
   bool frozen;  ///< state went non-finite: kept out of the solver until teleported
+  /// check_plugins: the plugin callback that first made this step's state
+  /// non-finite (sn_plugin_callback + 1, 0 none) and its constraint slot
+  uint8_t blamed_callback;
+  int32_t blamed_constraint;
 
   sn_transform xf;      ///< body origin
   sn_vec2 center;       ///< world centre of mass
@@ -174,7 +178,9 @@ typedef struct sn_particle {
   bool in_use;
   bool kinematic;
   bool has_target;
-  bool frozen; ///< state went non-finite: fixed until teleported
+  bool frozen;             ///< state went non-finite: fixed until teleported
+  uint8_t blamed_callback; ///< as sn_body.blamed_callback
+  int32_t blamed_constraint;
 } sn_particle;
 
 /// A soft body: a material and its particles (indices, creation order).
@@ -327,11 +333,12 @@ typedef struct sn_world {
   sn_enqueue_task_callback *enqueue_task;
   sn_finish_task_callback *finish_task;
   void *user_task_context;
-  uint32_t xpbd_topology;               ///< bumped when a constraint comes or goes (the XPBD schedule follows)
-  uint32_t xpbd_param_edits;            ///< bumped when a constraint's params change (same_params follows)
-  sn_xpbd_schedule xpbd;                ///< colours of the batched XPBD types
-  bool xpbd_batch_off;                  ///< internal (tests): solve every XPBD type per item
-  bool xpbd_scalar;                     ///< internal (tests): batch kernels without SIMD
+  uint32_t xpbd_topology;    ///< bumped when a constraint comes or goes (the XPBD schedule follows)
+  uint32_t xpbd_param_edits; ///< bumped when a constraint's params change (same_params follows)
+  sn_xpbd_schedule xpbd;     ///< colours of the batched XPBD types
+  bool xpbd_batch_off;       ///< internal (tests): solve every XPBD type per item
+  bool check_plugins;        ///< sn_world_def.check_plugins: each callback one item at a time, states checked after
+  bool xpbd_scalar;          ///< internal (tests): batch kernels without SIMD
   sn_constraint_lists constraint_lists; ///< the step's constraint scans, cached
   SN_ARRAY(sn_constraint_broken_event) broken_events;
   SN_ARRAY(sn_frozen_event) frozen_events;
@@ -419,6 +426,21 @@ static inline sn_soft_body_id sn_make_soft_body_id(const sn_world *w, int32_t in
   return (sn_soft_body_id){index + 1, w->tag, w->soft_bodies.data[index].generation};
 }
 sn_particle *sn_get_particle(sn_world *w, sn_particle_id id, sn_result *code);
+
+/// The plugin callbacks sn_world_def.check_plugins watches (names: sn_plugin_callback_name).
+typedef enum sn_plugin_callback {
+  SN_CALLBACK_PREPARE,
+  SN_CALLBACK_WARM_START,
+  SN_CALLBACK_SOLVE_VELOCITY,
+  SN_CALLBACK_RELAX,
+  SN_CALLBACK_PROJECT,
+  SN_CALLBACK_BEGIN_POSITION,
+  SN_CALLBACK_SOLVE_POSITION
+} sn_plugin_callback;
+const char *sn_plugin_callback_name(int32_t callback);
+/// The frozen event of a body or particle (slot index), with the culprit the
+/// plugin checks found, if any (then cleared).
+sn_frozen_event sn_make_frozen_event(sn_world *w, int32_t body, int32_t particle);
 
 /* body.c */
 /// Mass, centre of mass, inertia and extents from all the body's shapes.

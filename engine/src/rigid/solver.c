@@ -248,14 +248,106 @@ typedef struct sn_joint_batch {
   bool batched;       /* the XPBD stage calls solve_particles (no items) */
   sn_constraint_item *items;
   int32_t count;
+  int32_t first;               /* the first item's entry in the owners list */
   sn_particle_batch particles; /* batched: the type's constraints and the particles */
 } sn_joint_batch;
+
+/* What plugin callbacks need to blame a constraint (sn_world_def.check_plugins). */
+typedef struct sn_plugin_caller {
+  sn_world *w;
+  const sn_step_context *ctx;
+  const sn_soft_context *soft;
+  const int32_t *owners; ///< constraint slot of each item
+} sn_plugin_caller;
+
+static void sn_call_plugin(const sn_joint_batch *batch, const sn_step_info *info, int32_t callback,
+                           sn_constraint_item *items, int32_t count) {
+  const sn_constraint_type *t = batch->type;
+  switch (callback) {
+  case SN_CALLBACK_PREPARE:
+    t->prepare(info, items, count);
+    break;
+  case SN_CALLBACK_WARM_START:
+    t->warm_start(info, items, count);
+    break;
+  case SN_CALLBACK_SOLVE_VELOCITY:
+  case SN_CALLBACK_RELAX:
+    t->solve_velocity(info, items, count, callback == SN_CALLBACK_SOLVE_VELOCITY ? 1 : 0);
+    break;
+  case SN_CALLBACK_PROJECT:
+    t->project(info, items, count);
+    break;
+  case SN_CALLBACK_BEGIN_POSITION:
+    t->begin_position(info, items, count);
+    break;
+  default:
+    t->solve_position(info, items, count);
+    break;
+  }
+}
+
+static bool sn_solver_body_finite(const sn_solver_body *s) {
+  return sn_vec2_is_finite(s->v) && sn_is_finite(s->w) && sn_vec2_is_finite(s->dp) && sn_is_finite(s->dq.c) &&
+         sn_is_finite(s->dq.s);
+}
+
+/* Bit m: the item's state m is not finite (states past the 64th count as
+ * the 64th). */
+static uint64_t sn_item_spoiled(const sn_constraint_item *item) {
+  uint64_t bits = 0;
+  for (int32_t m = 0; m < item->body_count; ++m) {
+    if (!sn_solver_body_finite(item->bodies[m]->state)) bits |= 1ull << (m < 63 ? m : 63);
+  }
+  return bits;
+}
+
+/* The item's states that the call made non-finite (not in `before`) take
+ * the blame of its constraint and callback (the first culprit of the step
+ * keeps it: a state a culprit spoiled spreads through its neighbours). */
+static void sn_blame(const sn_plugin_caller *pc, const sn_constraint_item *item, uint64_t before, int32_t owner,
+                     int32_t callback) {
+  sn_world *w = pc->w;
+  for (int32_t m = 0; m < item->body_count; ++m) {
+    const sn_solver_body *s = item->bodies[m]->state;
+    if (sn_solver_body_finite(s) || (before >> (m < 63 ? m : 63) & 1u)) continue;
+    const sn_solver_body *rigid = (const sn_solver_body *)(const void *)pc->ctx->states;
+    uint8_t *blamed = NULL;
+    int32_t *slot = NULL;
+    if (s >= rigid && s < rigid + pc->ctx->body_count) {
+      sn_body *b = w->bodies.data + w->awake_bodies.data[s - rigid];
+      blamed = &b->blamed_callback, slot = &b->blamed_constraint;
+    } else if (pc->soft->active && s >= pc->soft->states && s < pc->soft->states + pc->soft->count) {
+      sn_particle *p = w->particles.data + (s - pc->soft->states);
+      blamed = &p->blamed_callback, slot = &p->blamed_constraint;
+    }
+    if (blamed != NULL && *blamed == 0) {
+      *blamed = (uint8_t)(callback + 1);
+      *slot = owner;
+    }
+  }
+}
+
+/* A plugin callback over a batch's items; with check_plugins one item at a
+ * time (the same order, so the same result), each checked after its call. */
+static void sn_run_plugin(const sn_plugin_caller *pc, const sn_joint_batch *batch, const sn_step_info *info,
+                          int32_t callback) {
+  if (!pc->w->check_plugins) {
+    sn_call_plugin(batch, info, callback, batch->items, batch->count);
+    return;
+  }
+  for (int32_t i = 0; i < batch->count; ++i) {
+    sn_constraint_item *item = batch->items + i;
+    uint64_t before = sn_item_spoiled(item);
+    sn_call_plugin(batch, info, callback, item, 1);
+    if (sn_item_spoiled(item) != before) sn_blame(pc, item, before, pc->owners[batch->first + i], callback);
+  }
+}
 
 _Static_assert(sizeof(sn_body_state) == sizeof(sn_solver_body) &&
                    offsetof(sn_body_state, dp) == offsetof(sn_solver_body, dp),
                "plugin ABI: sn_solver_body must match the solver's body state");
 
-/* The position stage of a substep (after relax), DESIGN.md 5f-g:
+/* The position stage of a substep (after relax; docs/architecture.md, the step):
  * 1. rigid joint rows project their remaining position error away
  *    (non-linear Gauss-Seidel, position_iterations sweeps) and give the
  *    bodies that motion over h as velocity, as XPBD would (the plugin does
@@ -281,14 +373,15 @@ typedef struct sn_position_setup {
  * thread) and the particle collisions, then end (velocities from the
  * motion, the velocity pass). The order is the serial one: the same bits. */
 static void sn_position_begin(sn_step_context *ctx, const sn_soft_context *soft, const sn_joint_batch *batches,
-                              int32_t batch_count, sn_step_info *info, const sn_position_setup *stage) {
+                              int32_t batch_count, sn_step_info *info, const sn_position_setup *stage,
+                              const sn_plugin_caller *pc) {
   if (stage->project_count > 0) {
     info->iterations = stage->position_iterations;
     for (int32_t it = 0; it < stage->position_iterations; ++it) {
       info->iteration = it;
       for (int32_t b = 0; b < batch_count; ++b) {
         if (batches[b].impulse && batches[b].count && batches[b].type->project)
-          batches[b].type->project(info, batches[b].items, batches[b].count);
+          sn_run_plugin(pc, batches + b, info, SN_CALLBACK_PROJECT);
       }
     }
   }
@@ -665,6 +758,7 @@ static int32_t sn_build_joint_batches(sn_world *w, sn_step_context *ctx, const s
       sn_joint_batch *batch = batches + batch_count++;
       batch->type = l->batched.data[next_batched++].type;
       batch->items = c.items + c.n;
+      batch->first = c.n;
       batch->count = 0;
       batch->batched = false;
       if (batching) {
@@ -683,6 +777,7 @@ static int32_t sn_build_joint_batches(sn_world *w, sn_step_context *ctx, const s
     sn_joint_batch *batch = batches + batch_count++;
     batch->type = first->type;
     batch->items = c.items + c.n;
+    batch->first = c.n;
     batch->count = 0;
     batch->batched = false;
     if (!sn_add_items(w, ctx, soft, batch, &c, l->items.data, e, l->items.count)) return 0;
@@ -693,6 +788,13 @@ static int32_t sn_build_joint_batches(sn_world *w, sn_step_context *ctx, const s
 static bool sn_state_is_finite(const sn_body_state *s) {
   return sn_vec2_is_finite(s->v) && sn_is_finite(s->w) && sn_vec2_is_finite(s->dp) && sn_is_finite(s->dq.c) &&
          sn_is_finite(s->dq.s);
+}
+
+/* A state the write back does not take: not finite, or a centre beyond
+ * +-SN_MAX_COORDINATE (past it float positions are too coarse for contacts,
+ * and speeds up to SN_MAX_SPEED would carry them on to infinity). */
+static bool sn_state_contained(const sn_body *b, const sn_body_state *s) {
+  return !sn_state_is_finite(s) || !sn_vec2_within_limit(sn_add(b->center0, s->dp));
 }
 
 /* Bodies [begin, end) take their solver state; sleep timers and the fast
@@ -708,8 +810,9 @@ static bool sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int
     int32_t bi = w->awake_bodies.data[k];
     sn_body *b = w->bodies.data + bi;
     const sn_body_state *s = ctx->states + k;
-    if (!sn_state_is_finite(s)) {
-      /* containment: back where the step found it, stopped, frozen */
+    if (sn_state_contained(b, s)) {
+      /* containment (a state that is not finite, or a centre beyond
+       * +-SN_MAX_COORDINATE): back where the step found it, stopped, frozen */
       b->v = (sn_vec2){0.0f, 0.0f};
       b->w = 0.0f;
       b->center = b->center0;
@@ -867,6 +970,7 @@ typedef struct sn_solver_run {
   sn_step_info *info;
   const sn_position_setup *position;
   const int32_t *owners; ///< constraint index of each packed item
+  const sn_plugin_caller *caller;
   float h, dt;
   atomic_int frozen; ///< a body state was not finite (events after the run)
   atomic_int hits;   ///< a contact reports hit events (after the run)
@@ -896,9 +1000,10 @@ static void sn_run_joints(const sn_solver_run *run, int32_t kind) {
     const sn_joint_batch *batch = run->batches + b;
     if (!batch->impulse || batch->count == 0) continue;
     if (kind == SN_STAGE_JOINT_WARM) {
-      if (batch->type->warm_start) batch->type->warm_start(run->info, batch->items, batch->count);
+      if (batch->type->warm_start) sn_run_plugin(run->caller, batch, run->info, SN_CALLBACK_WARM_START);
     } else {
-      batch->type->solve_velocity(run->info, batch->items, batch->count, kind == SN_STAGE_JOINT_SOLVE ? 1 : 0);
+      sn_run_plugin(run->caller, batch, run->info,
+                    kind == SN_STAGE_JOINT_SOLVE ? SN_CALLBACK_SOLVE_VELOCITY : SN_CALLBACK_RELAX);
     }
   }
 }
@@ -945,7 +1050,7 @@ static void sn_solver_stage(void *context, const sn_stage *st, int32_t begin, in
     sn_integrate_positions(ctx, begin, end);
     break;
   case SN_STAGE_POS_BEGIN:
-    sn_position_begin(ctx, run->soft, run->batches, run->batch_count, run->info, run->position);
+    sn_position_begin(ctx, run->soft, run->batches, run->batch_count, run->info, run->position, run->caller);
     break;
   case SN_STAGE_POS_SWEEP:
     run->info->iteration = st->arg;
@@ -959,8 +1064,8 @@ static void sn_solver_stage(void *context, const sn_stage *st, int32_t begin, in
   case SN_STAGE_POS_ITEMS: {
     const sn_joint_batch *batch = run->batches + st->arg;
     if (run->info->iteration == 0 && batch->type->begin_position)
-      batch->type->begin_position(run->info, batch->items, batch->count);
-    batch->type->solve_position(run->info, batch->items, batch->count);
+      sn_run_plugin(run->caller, batch, run->info, SN_CALLBACK_BEGIN_POSITION);
+    sn_run_plugin(run->caller, batch, run->info, SN_CALLBACK_SOLVE_POSITION);
     break;
   }
   case SN_STAGE_POS_START: {
@@ -1259,6 +1364,7 @@ void sn_solve(sn_world *w, float dt) {
   if (nj > 0 && !sn_xpbd_schedule_update(w, &soft)) return;
   int32_t batch_count =
       nj > 0 && batches && owners ? sn_build_joint_batches(w, &ctx, &soft, batches, nj, endpoints, owners) : 0;
+  const sn_plugin_caller caller = {w, &ctx, &soft, owners};
   sn_step_info info;
   memset(&info, 0, sizeof(info));
   info.size = (uint32_t)sizeof(info);
@@ -1277,7 +1383,7 @@ void sn_solve(sn_world *w, float dt) {
     sn_joint_batch *batch = batches + b;
     batch->impulse = (batch->type->flags & SN_CONSTRAINT_IMPULSE) != 0;
     batch->xpbd = (batch->type->flags & SN_CONSTRAINT_XPBD) != 0;
-    if (batch->impulse) batch->type->prepare(&info, batch->items, batch->count);
+    if (batch->impulse) sn_run_plugin(&caller, batch, &info, SN_CALLBACK_PREPARE);
     if (batch->impulse && batch->type->project) stage.project_count += batch->count;
     if (batch->xpbd) {
       stage.xpbd_count += batch->count;
@@ -1319,6 +1425,7 @@ void sn_solve(sn_world *w, float dt) {
   run.info = &info;
   run.position = &stage;
   run.owners = owners;
+  run.caller = &caller;
   run.dt = dt;
   atomic_init(&run.frozen, 0);
   atomic_init(&run.hits, 0);
@@ -1351,8 +1458,8 @@ void sn_solve(sn_world *w, float dt) {
 
   /* (write back ran as the last stage: sn_write_back) */
   for (int32_t k = 0; k < nb && atomic_load_explicit(&run.frozen, memory_order_relaxed); ++k) {
-    if (!sn_state_is_finite(ctx.states + k)) {
-      sn_frozen_event e = {sn_make_body_id(w, w->awake_bodies.data[k]), SN_NULL_PARTICLE};
+    if (sn_state_contained(w->bodies.data + w->awake_bodies.data[k], ctx.states + k)) {
+      sn_frozen_event e = sn_make_frozen_event(w, w->awake_bodies.data[k], -1);
       sn_array_push(&w->mem, w->frozen_events, e);
     }
   }

@@ -895,11 +895,12 @@ void sn_soft_end(sn_world *w, sn_soft_context *s) {
     if (p->frozen) continue; /* stays put until teleported */
     const sn_solver_body *st = s->states + i;
     sn_vec2 x = sn_add(s->views[i].center, st->dp);
-    if (!sn_vec2_is_finite(x) || !sn_vec2_is_finite(st->v)) {
-      /* containment: stays where the step found it, stopped, frozen */
+    if (!sn_vec2_within_limit(x) || !sn_vec2_is_finite(st->v)) {
+      /* containment (not finite, or beyond +-SN_MAX_COORDINATE): stays
+       * where the step found it, stopped, frozen */
       p->v = (sn_vec2){0.0f, 0.0f};
       p->frozen = true;
-      sn_frozen_event e = {SN_NULL_BODY, sn_make_particle_id(w, i)};
+      sn_frozen_event e = sn_make_frozen_event(w, -1, i);
       sn_array_push(&w->mem, w->frozen_events, e);
       continue;
     }

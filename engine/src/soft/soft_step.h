@@ -1,6 +1,6 @@
 /* The soft-body part of a step (internal): particle states, candidate
  * collision pairs, prediction, collisions and the velocity pass. The rigid
- * solver (rigid/solver.c) calls these at the points DESIGN.md step 5 names. */
+ * solver (rigid/solver.c) calls these at the points of the step docs/architecture.md lists. */
 #ifndef SN_SOFT_STEP_H
 #define SN_SOFT_STEP_H
 

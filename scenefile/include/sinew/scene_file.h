@@ -96,9 +96,10 @@ typedef struct sn_scene_error {
 
 /// Names of bodies, soft bodies and constraints of a world, as scene files
 /// refer to them (constraints name their bodies and soft bodies). Bodies and
-/// soft bodies share one namespace; constraints have their own. Names are non-empty UTF-8 strings of at most 255 bytes
-/// without control characters. Entries are keyed by id (generation included), so a destroyed object's name is simply
-/// never looked up again.
+/// soft bodies share one namespace; constraints have their own. Names are non-empty, well-formed UTF-8 strings (no
+/// overlong forms, surrogates, cut-short sequences, code points above U+10FFFF or bytes 0xF5..0xFF) of at most 255
+/// bytes without control characters. Entries are keyed by id (generation included), so a destroyed object's name is
+/// simply never looked up again.
 typedef struct sn_scene_names sn_scene_names;
 
 /// An empty table (NULL if memory runs out).
@@ -170,7 +171,9 @@ typedef struct sn_loaded_scene {
 
 /// Loads a scene file. On success fills *out and returns SN_SCENE_OK; on
 /// failure *out is zeroed, nothing is left behind (no world, no registry)
-/// and *error (if not NULL) says what and where. options may be NULL.
+/// and *error (if not NULL) says what and where. options may be NULL. A
+/// path that is not a regular file (a folder, a FIFO, a device) is refused
+/// at once with SN_SCENE_ERR_IO.
 SN_API sn_scene_status sn_scene_load_file(const char *path, const sn_scene_load_options *options, sn_loaded_scene *out,
                                           sn_scene_error *error);
 
@@ -201,8 +204,13 @@ SN_API void sn_scene_unload(sn_loaded_scene *scene);
 SN_API char *sn_scene_save_string(sn_world *world, const sn_scene_names *names, sn_scene_error *error);
 SN_API void sn_scene_free_text(char *text);
 
-/// Writes the scene text to path (through a temporary file in the same
-/// folder, renamed over path, so a failed save leaves an old file intact).
+/// Writes the scene text to path, atomically, as sn_world_write_snapshot
+/// writes a file: a new file in the same folder, flushed (fsync), given the
+/// replaced file's permission bits (new files: 0666 less the umask), renamed
+/// over path, then the folder flushed; a failed save leaves an old file
+/// intact and no temporary file. A symbolic link at path is followed (the
+/// file it points to is replaced); a link to nothing, or a path that is a
+/// folder or another non-regular file, is refused (SN_SCENE_ERR_IO).
 SN_API sn_scene_status sn_scene_save_file(const char *path, sn_world *world, const sn_scene_names *names,
                                           sn_scene_error *error);
 
