@@ -8,13 +8,29 @@
 
 const char *const sn_rigid_scene_names[] = {"pyramid", "tower", "rain", "ratio", "chain", "cards", NULL};
 
-#ifndef SINEW_BUILD_PLUGIN_DIR
-#define SINEW_BUILD_PLUGIN_DIR "plugins"
-#endif
+typedef struct sn_plugin_dir_pick {
+  char *out;
+  size_t cap;
+  bool found;
+} sn_plugin_dir_pick;
 
-const char *sn_scene_plugin_dir(void) {
-  const char *env = getenv("SINEW_PLUGIN_DIR");
-  return env != NULL && env[0] != '\0' ? env : SINEW_BUILD_PLUGIN_DIR;
+/* the first folder that holds the shipped plugins (revolute.so stands for them) */
+static bool sn_pick_plugin_dir(const char *dir, void *context) {
+  sn_plugin_dir_pick *pick = context;
+  char path[4096];
+  FILE *f;
+  if (snprintf(path, sizeof path, "%s/revolute.so", dir) >= (int)sizeof path || (f = fopen(path, "rb")) == NULL)
+    return true;
+  fclose(f);
+  pick->found = snprintf(pick->out, pick->cap, "%s", dir) < (int)pick->cap;
+  return !pick->found;
+}
+
+bool sn_scene_plugin_dir(char *out, size_t capacity) {
+  sn_plugin_dir_pick pick = {out, capacity, false};
+  if (capacity > 0) out[0] = '\0';
+  sn_plugin_search_path(sn_pick_plugin_dir, &pick);
+  return pick.found;
 }
 
 int32_t sn_scene_default_size(const char *name) {
@@ -191,9 +207,10 @@ bool sn_scene_build_def(sn_scene *s, const char *name, int32_t size, const sn_wo
     s->link_half = 0.25f;
     if (registry == NULL || sn_registry_find_type(registry, "revolute") == NULL) {
       s->registry = sn_create_registry(NULL);
-      char path[1024], msg[512];
-      snprintf(path, sizeof path, "%s/revolute.so", sn_scene_plugin_dir());
-      if (s->registry == NULL || sn_registry_load_plugin(s->registry, path, msg, sizeof msg) != SN_OK) {
+      char dir[1024], path[1100], msg[512] = "no plugin folder (set SINEW_PLUGIN_PATH)";
+      bool found = sn_scene_plugin_dir(dir, sizeof dir);
+      snprintf(path, sizeof path, "%s/revolute.so", dir);
+      if (s->registry == NULL || !found || sn_registry_load_plugin(s->registry, path, msg, sizeof msg) != SN_OK) {
         fprintf(stderr, "chain scene: %s\n", msg);
         return false;
       }

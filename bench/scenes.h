@@ -77,8 +77,10 @@ bool sn_scene_build_ex(sn_scene *scene, const char *name, int32_t size, int32_t 
 bool sn_scene_build_def(sn_scene *scene, const char *name, int32_t size, const sn_world_def *def);
 void sn_scene_destroy(sn_scene *scene);
 /// Folder with the shipped plugins (.so) for scenes that need them: the
-/// SINEW_PLUGIN_DIR environment variable if set, else the build tree's.
-const char *sn_scene_plugin_dir(void);
+/// The folder of the shipped plugins: the first folder of the plugin search
+/// path (SINEW_PLUGIN_PATH, then the folder installed with libsinew, see
+/// sn_plugin_search_path) that holds revolute.so. False if none does.
+bool sn_scene_plugin_dir(char *out, size_t capacity);
 
 /// The cards scene: cards 0.02 m x 1 m leaning `size` degrees (default 68)
 /// from the horizontal in A-frames whose tops are 0.5 mm apart, apexes

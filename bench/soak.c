@@ -1379,9 +1379,14 @@ static bool sk_load_registry(sk_state *S) {
                                         "xpbd_area", "xpbd_bend", "xpbd_tether"};
   S->registry = sn_create_registry(NULL);
   if (S->registry == NULL) return false;
+  char dir[1024];
+  if (!sn_scene_plugin_dir(dir, sizeof dir)) {
+    fprintf(stderr, "sinew-bench: no plugin folder (set SINEW_PLUGIN_PATH)\n");
+    return false;
+  }
   for (size_t i = 0; i < sizeof plugins / sizeof plugins[0]; ++i) {
-    char path[1024], msg[512];
-    snprintf(path, sizeof path, "%s/%s.so", sn_scene_plugin_dir(), plugins[i]);
+    char path[1100], msg[512];
+    snprintf(path, sizeof path, "%s/%s.so", dir, plugins[i]);
     if (sn_registry_load_plugin(S->registry, path, msg, sizeof msg) != SN_OK) {
       fprintf(stderr, "sinew-bench: %s\n", msg);
       return false;

@@ -1,9 +1,11 @@
 /* fuzz_world: the input is a program of API calls on one world. Each op byte
  * picks a call (create/destroy bodies, shapes, chains, constraints of every
  * plugin type, soft bodies, particles, builders; setters of every kind; world
- * settings; queries; steps), the following bytes its arguments: ids from
- * pools of live, destroyed and made-up handles, numbers mostly in range but
- * often NaN, infinite, huge, tiny or negative.
+ * settings; queries; steps; queries and draws whose callbacks call back into
+ * the world; loops over the last step's events that destroy and create
+ * bodies), the following bytes its arguments: ids from pools of live,
+ * destroyed and made-up handles, numbers mostly in range but often NaN,
+ * infinite, huge, tiny or negative.
  *
  * After every step the world must satisfy:
  * 1. no NaN or Inf anywhere in its state (bodies: pose, centre, velocities,
@@ -19,6 +21,16 @@
  *    into another.
  * Every API call must also return without crashing, leaking or touching
  * freed memory, whatever it is given (ASan, UBSan, LeakSanitizer).
+ *
+ * Callbacks (query and draw callbacks, and the hooks of a host constraint
+ * type, "fuzz.reenter", registered next to the plugins) call back into the
+ * world: every call that would change it is refused (SN_ERR_WORLD_LOCKED
+ * whenever its id is live), the world saves the same snapshot bytes after
+ * the query or draw as before, queries report only live shapes, nested
+ * queries and draws work outside a step. Loops over a step's events destroy
+ * and create bodies: the arrays stay where and as they were, each destroy
+ * holds back exactly one end event per touching contact with events, and
+ * the next step reports the held events first.
  * SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <fenv.h>
@@ -68,6 +80,7 @@ static void count_free(void *memory, size_t size, void *context) {
 /* ---- the registry: every shipped plugin, loaded once ---------------------- */
 
 static sn_registry *g_registry;
+static const sn_constraint_type g_reenter_type; /* defined with the callbacks below */
 /* FUZZ_WORLD_TRAP_NAN=1: SIGFPE at the operation of a step that makes the
  * first NaN, with its stack (a debugging aid: NaN outside steps, from
  * refused input, is expected). */
@@ -76,14 +89,16 @@ static bool g_trap_nan;
 /* FUZZ_WORLD_STATS=1 prints how often each invariant was checked (tuning aid). */
 static struct {
   long long steps, calm_worlds, pairs_checked, inputs;
+  long long reentries, event_loops, events_looped;
   double deepest; /* largest overlap among the checked pairs (m) */
 } g_stats;
 
 static void print_stats(void) {
   fprintf(stderr,
           "fuzz_world: %lld inputs, %lld steps, %lld steps under calm settings, %lld calm shape pairs checked, "
-          "deepest overlap %.4f m\n",
-          g_stats.inputs, g_stats.steps, g_stats.calm_worlds, g_stats.pairs_checked, g_stats.deepest);
+          "deepest overlap %.4f m; %lld calls back into a locked world; %lld loops over %lld events\n",
+          g_stats.inputs, g_stats.steps, g_stats.calm_worlds, g_stats.pairs_checked, g_stats.deepest, g_stats.reentries,
+          g_stats.event_loops, g_stats.events_looped);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -93,6 +108,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   if (g_registry == NULL || sn_registry_load_directory(g_registry, SN_PLUGIN_DIR, NULL, NULL) != SN_OK ||
       sn_registry_get_type_count(g_registry) < 12) {
     fprintf(stderr, "fuzz_world: cannot load the plugins from %s\n", SN_PLUGIN_DIR);
+    abort();
+  }
+  char err[256];
+  if (sn_registry_add_type(g_registry, &g_reenter_type, err, sizeof err) != SN_OK) {
+    fprintf(stderr, "fuzz_world: cannot register fuzz.reenter: %s\n", err);
     abort();
   }
   if (getenv("FUZZ_WORLD_STATS") != NULL) atexit(print_stats);
@@ -117,7 +137,13 @@ typedef struct fuzz_state {
   int64_t world_calm_since;            /* last step with unusual settings or dt */
   int64_t body_calm_since[SLOT_TRACK]; /* by body slot: last user action or fast motion */
   float dt;
+  int cb_depth;  /* callbacks running (a query inside a query callback is 2) */
+  int cb_budget; /* calls back into the world left for this op (each reads input) */
 } fuzz_state;
+
+/* The input being run, for the hooks of fuzz.reenter (hooks get no context);
+ * NULL while another world (the restored one) steps. */
+static fuzz_state *g_state;
 
 /* A handle from a pool (live or stale), a null one, or made-up bits. */
 #define DEFINE_PICK(fn, type, pool)                                                                                    \
@@ -669,6 +695,521 @@ static void op_soft(fuzz_state *s) {
   }
 }
 
+/* ---- callbacks into a locked world ---------------------------------------- */
+
+#define REENTER_DEPTH 3  /* queries and draws nested in callbacks, at most */
+#define REENTER_CALLS 12 /* calls back into the world per op (each reads input) */
+
+static uint8_t *snapshot_of(sn_world *w, size_t *n);
+
+/* A call that would change the world, made inside a callback: refused, with
+ * SN_ERR_WORLD_LOCKED whenever its id is live (a dead id may be refused as
+ * stale or foreign before the lock is looked at). */
+static void expect_locked(bool live, sn_result r, const char *call) {
+  FZ_CHECK(r != SN_OK, "%s succeeded inside a callback", call);
+  FZ_CHECK(!live || r == SN_ERR_WORLD_LOCKED, "%s returned %s inside a callback", call, sn_result_name(r));
+}
+
+/* A create made inside a callback: no object, and the lock as the reason
+ * when its parent is live. */
+static void expect_no_object(fuzz_state *s, bool live, int32_t index1, const char *call) {
+  FZ_CHECK(index1 == 0, "%s made an object inside a callback", call);
+  FZ_CHECK(!live || strncmp(sn_world_last_error(s->w), "SN_ERR_WORLD_LOCKED", 19) == 0, "%s: %s", call,
+           sn_world_last_error(s->w));
+}
+
+static bool reenter_query_fcn(sn_shape_id shape, void *context);
+static sn_debug_draw reenter_draw(fuzz_state *s, uint32_t flags);
+
+/* A finite box from the input (a fixed one where it is not). */
+static sn_aabb rd_box(fuzz_state *s) {
+  sn_aabb box;
+  box.lower = rd_vec(s, -30.0f, 0.0f);
+  box.upper = rd_vec(s, 0.0f, 30.0f);
+  if (!(isfinite(box.lower.x) && isfinite(box.lower.y) && isfinite(box.upper.x) && isfinite(box.upper.y) &&
+        box.lower.x <= box.upper.x && box.lower.y <= box.upper.y))
+    box = (sn_aabb){{-30.0f, -30.0f}, {30.0f, 30.0f}};
+  return box;
+}
+
+/* Inside a callback: one call picked by the input. Those that would change
+ * the world must be refused; reads work; queries, draws and snapshot saving
+ * work outside a step and are refused inside one. */
+static void reenter(fuzz_state *s) {
+  if (s->cb_budget <= 0) return;
+  s->cb_budget--;
+  g_stats.reentries++;
+  sn_world *w = s->w;
+  FZ_CHECK(w->locked > 0, "a callback runs on an unlocked world");
+  const bool stepping = w->stepping;
+  sn_body_id b = pick_body(s);
+  const bool body_live = sn_body_is_valid(w, b);
+  sn_vec2 v = rd_vec(s, -20.0f, 20.0f);
+  uint8_t which = fz_u8(&s->r);
+  switch (fz_u8(&s->r) % 12) {
+  case 0:
+    expect_locked(body_live, sn_destroy_body(w, b), "sn_destroy_body");
+    break;
+  case 1: { /* many bodies: the trees and arrays would grow under the walk */
+    sn_body_def bd = sn_default_body_def();
+    bd.type = SN_BODY_DYNAMIC;
+    int32_t n = fz_range(&s->r, 1, 200);
+    for (int32_t i = 0; i < n; ++i) {
+      bd.position = (sn_vec2){(float)(i % 20), (float)(i / 20)};
+      expect_no_object(s, true, sn_create_body(w, &bd).index1, "sn_create_body");
+    }
+    break;
+  }
+  case 2:
+    switch (which % 8) {
+    case 0:
+      expect_locked(body_live, sn_body_set_transform(w, b, v, 1.0f), "sn_body_set_transform");
+      break;
+    case 1:
+      expect_locked(body_live, sn_body_set_linear_velocity(w, b, v), "sn_body_set_linear_velocity");
+      break;
+    case 2:
+      expect_locked(body_live, sn_body_apply_linear_impulse(w, b, v, v, true), "sn_body_apply_linear_impulse");
+      break;
+    case 3:
+      expect_locked(body_live, sn_body_set_type(w, b, (sn_body_type)(which % 3)), "sn_body_set_type");
+      break;
+    case 4:
+      expect_locked(body_live, sn_body_set_user_data(w, b, s), "sn_body_set_user_data");
+      break;
+    case 5:
+      expect_locked(body_live, sn_body_set_awake(w, b, false), "sn_body_set_awake");
+      break;
+    case 6:
+      expect_locked(body_live, sn_body_apply_force(w, b, v, v, true), "sn_body_apply_force");
+      break;
+    default:
+      expect_locked(body_live, sn_body_set_gravity_scale(w, b, 0.5f), "sn_body_set_gravity_scale");
+      break;
+    }
+    break;
+  case 3: {
+    sn_shape_id sh = pick_shape(s);
+    bool live = sn_shape_is_valid(w, sh);
+    switch (which % 5) {
+    case 0:
+      expect_locked(live, sn_destroy_shape(w, sh, true), "sn_destroy_shape");
+      break;
+    case 1:
+      expect_locked(live, sn_shape_set_friction(w, sh, 0.3f), "sn_shape_set_friction");
+      break;
+    case 2:
+      expect_locked(live, sn_shape_set_density(w, sh, 2.0f, true), "sn_shape_set_density");
+      break;
+    case 3:
+      expect_locked(live, sn_shape_set_user_data(w, sh, s), "sn_shape_set_user_data");
+      break;
+    default: {
+      sn_circle c = {{0.0f, 0.0f}, 0.5f};
+      sn_shape_def sd = sn_default_shape_def();
+      expect_no_object(s, body_live, sn_create_circle_shape(w, b, &sd, &c).index1, "sn_create_circle_shape");
+      break;
+    }
+    }
+    break;
+  }
+  case 4: {
+    sn_chain_id ch = pick_chain(s);
+    if (which & 1) {
+      expect_locked(sn_chain_is_valid(w, ch), sn_destroy_chain(w, ch), "sn_destroy_chain");
+    } else {
+      const sn_vec2 pts[] = {{-2.0f, 5.0f}, {-1.0f, 5.0f}, {1.0f, 5.0f}, {2.0f, 5.0f}};
+      sn_chain_def cd = sn_default_chain_def();
+      cd.points = pts;
+      cd.count = 4;
+      expect_no_object(s, body_live, sn_create_chain(w, b, &cd).index1, "sn_create_chain");
+    }
+    break;
+  }
+  case 5: {
+    sn_constraint_id c = pick_constraint(s);
+    bool live = sn_constraint_is_valid(w, c);
+    switch (which % 4) {
+    case 0:
+      expect_locked(live, sn_destroy_constraint(w, c), "sn_destroy_constraint");
+      break;
+    case 1:
+      expect_locked(live, sn_constraint_set_param(w, c, "value", 0.5, 0.0), "sn_constraint_set_param");
+      break;
+    case 2:
+      expect_locked(live, sn_constraint_set_break_force(w, c, 10.0f), "sn_constraint_set_break_force");
+      break;
+    default: {
+      sn_constraint_def cd = sn_default_constraint_def();
+      cd.type = "fuzz.reenter";
+      cd.bodies[0] = b;
+      expect_no_object(s, true, sn_create_constraint(w, &cd).index1, "sn_create_constraint");
+      break;
+    }
+    }
+    break;
+  }
+  case 6: {
+    sn_soft_body_id soft = pick_soft(s);
+    sn_particle_id p = pick_particle(s);
+    bool soft_live = sn_soft_body_is_valid(w, soft), p_live = sn_particle_is_valid(w, p);
+    switch (which % 7) {
+    case 0:
+      expect_locked(soft_live, sn_destroy_soft_body(w, soft), "sn_destroy_soft_body");
+      break;
+    case 1:
+      expect_locked(soft_live, sn_soft_body_translate(w, soft, v), "sn_soft_body_translate");
+      break;
+    case 2: {
+      sn_soft_body_def d = sn_default_soft_body_def();
+      expect_locked(soft_live, sn_soft_body_set_material(w, soft, &d), "sn_soft_body_set_material");
+      expect_no_object(s, true, sn_create_soft_body(w, &d).index1, "sn_create_soft_body");
+      break;
+    }
+    case 3: {
+      sn_particle_def pd = sn_default_particle_def();
+      expect_no_object(s, true, sn_create_particle(w, soft, &pd).index1, "sn_create_particle");
+      break;
+    }
+    case 4:
+      expect_locked(p_live, sn_destroy_particle(w, p), "sn_destroy_particle");
+      break;
+    case 5:
+      expect_locked(p_live, sn_particle_set_position(w, p, v), "sn_particle_set_position");
+      expect_locked(p_live, sn_particle_set_user_data(w, p, s), "sn_particle_set_user_data");
+      break;
+    default:
+      expect_locked(soft_live, sn_soft_body_add_edge(w, soft, p, pick_particle(s)), "sn_soft_body_add_edge");
+      break;
+    }
+    break;
+  }
+  case 7: {
+    sn_rope_def rope = sn_default_rope_def();
+    sn_cloth_def cloth = sn_default_cloth_def();
+    sn_ring_def ring = sn_default_ring_def();
+    sn_lattice_def lattice = sn_default_lattice_def();
+    if (which % 4 == 0) expect_no_object(s, true, sn_create_rope(w, &rope).index1, "sn_create_rope");
+    if (which % 4 == 1) expect_no_object(s, true, sn_create_cloth(w, &cloth).index1, "sn_create_cloth");
+    if (which % 4 == 2) expect_no_object(s, true, sn_create_ring(w, &ring).index1, "sn_create_ring");
+    if (which % 4 == 3) expect_no_object(s, true, sn_create_lattice(w, &lattice).index1, "sn_create_lattice");
+    break;
+  }
+  case 8:
+    switch (which % 7) {
+    case 0:
+      expect_locked(true, sn_world_step(w, s->dt), "sn_world_step");
+      break;
+    case 1:
+      expect_locked(true, sn_destroy_world(w), "sn_destroy_world");
+      break;
+    case 2:
+      expect_locked(true, sn_world_set_gravity(w, v), "sn_world_set_gravity");
+      break;
+    case 3:
+      expect_locked(true, sn_world_set_substeps(w, 2), "sn_world_set_substeps");
+      break;
+    case 4:
+      expect_locked(true, sn_world_enable_sleeping(w, false), "sn_world_enable_sleeping");
+      break;
+    case 5:
+      expect_locked(true, sn_world_set_soft_iterations(w, 2), "sn_world_set_soft_iterations");
+      break;
+    default:
+      expect_locked(true, sn_world_set_task_system(w, 1, NULL, NULL, NULL), "sn_world_set_task_system");
+      break;
+    }
+    break;
+  case 9: /* a query inside the callback */
+    if (s->cb_depth < REENTER_DEPTH) {
+      sn_aabb box = rd_box(s);
+      sn_result r = which & 1 ? sn_world_overlap_aabb(w, box, reenter_query_fcn, s)
+                              : sn_world_query_point(w, box.lower, reenter_query_fcn, s);
+      FZ_CHECK(r == (stepping ? SN_ERR_WORLD_LOCKED : SN_OK), "nested query: %s", sn_result_name(r));
+    }
+    break;
+  case 10: /* a draw inside the callback */
+    if (s->cb_depth < REENTER_DEPTH) {
+      sn_debug_draw d = reenter_draw(s, (uint32_t)which * 4u & SN_DRAW_ALL);
+      sn_result r = sn_world_draw(w, &d);
+      FZ_CHECK(r == (stepping ? SN_ERR_WORLD_LOCKED : SN_OK), "nested draw: %s", sn_result_name(r));
+    }
+    break;
+  default: { /* reads */
+    (void)sn_body_get_position(w, b);
+    (void)sn_body_get_linear_velocity(w, b);
+    sn_world_counters c = sn_world_get_counters(w);
+    FZ_CHECK(c.body_count == w->body_count, "counters");
+    (void)sn_world_get_contact_events(w);
+    sn_ray_result rr;
+    sn_result r = sn_world_cast_ray_closest(w, (sn_vec2){-30.0f, 1.0f}, (sn_vec2){60.0f, -2.0f}, &rr);
+    FZ_CHECK(r == (stepping ? SN_ERR_WORLD_LOCKED : SN_OK), "ray cast in a callback: %s", sn_result_name(r));
+    size_t size = 0;
+    r = sn_world_save_snapshot(w, NULL, 0, &size);
+    FZ_CHECK(r == (stepping ? SN_ERR_WORLD_LOCKED : SN_OK), "snapshot in a callback: %s", sn_result_name(r));
+    break;
+  }
+  }
+}
+
+static bool reenter_query_fcn(sn_shape_id shape, void *context) {
+  fuzz_state *s = context;
+  /* nothing can destroy a shape while the query walks: each one is live */
+  FZ_CHECK(sn_shape_is_valid(s->w, shape), "a query reported a dead shape");
+  if (s->cb_budget <= 0) return true;
+  s->cb_depth++;
+  reenter(s);
+  s->cb_depth--;
+  return fz_u8(&s->r) != 0; /* sometimes stop early */
+}
+
+static void draw_hit(void *context) {
+  fuzz_state *s = context;
+  s->cb_depth++;
+  reenter(s);
+  s->cb_depth--;
+}
+static void rd_polygon(const sn_vec2 *v, int32_t n, float radius, uint32_t rgba, void *ctx) {
+  (void)v, (void)n, (void)radius, (void)rgba;
+  draw_hit(ctx);
+}
+static void rd_solid_circle(sn_transform xf, float radius, uint32_t rgba, void *ctx) {
+  (void)xf, (void)radius, (void)rgba;
+  draw_hit(ctx);
+}
+static void rd_capsule(sn_vec2 a, sn_vec2 b, float radius, uint32_t rgba, void *ctx) {
+  (void)a, (void)b, (void)radius, (void)rgba;
+  draw_hit(ctx);
+}
+static void rd_segment(sn_vec2 a, sn_vec2 b, uint32_t rgba, void *ctx) {
+  (void)a, (void)b, (void)rgba;
+  draw_hit(ctx);
+}
+static void rd_point(sn_vec2 p, float size, uint32_t rgba, void *ctx) {
+  (void)p, (void)size, (void)rgba;
+  draw_hit(ctx);
+}
+static void rd_circle(sn_vec2 c, float radius, uint32_t rgba, void *ctx) {
+  (void)c, (void)radius, (void)rgba;
+  draw_hit(ctx);
+}
+static void rd_transform(sn_transform xf, float len, void *ctx) {
+  (void)xf, (void)len;
+  draw_hit(ctx);
+}
+static void rd_string(sn_vec2 p, const char *text, uint32_t rgba, void *ctx) {
+  (void)p, (void)text, (void)rgba;
+  draw_hit(ctx);
+}
+
+static sn_debug_draw reenter_draw(fuzz_state *s, uint32_t flags) {
+  sn_debug_draw d = sn_default_debug_draw();
+  d.polygon = rd_polygon;
+  d.solid_circle = rd_solid_circle;
+  d.capsule = rd_capsule;
+  d.segment = rd_segment;
+  d.point = rd_point;
+  d.circle = rd_circle;
+  d.transform = rd_transform;
+  d.string = rd_string;
+  d.context = s;
+  d.flags = flags;
+  return d;
+}
+
+/* fuzz.reenter: a host constraint type (one body, one runtime parameter)
+ * whose every hook calls back into the world. No destroy hook: a type with
+ * one cannot be saved in a snapshot, which the other checks need. */
+static void hook_hit(void) {
+  if (g_state == NULL) return;
+  g_state->cb_depth++;
+  reenter(g_state);
+  g_state->cb_depth--;
+}
+static int rh_create(const sn_host_api *host, const void *params, void *instance,
+                     const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
+  (void)host, (void)params, (void)instance, (void)bodies, (void)count, (void)err, (void)cap;
+  hook_hit();
+  return 0;
+}
+static int rh_params_changed(const void *params, void *instance, char *err, size_t cap) {
+  (void)params, (void)instance, (void)err, (void)cap;
+  hook_hit();
+  return 0;
+}
+static void rh_prepare(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
+  (void)info, (void)items, (void)count;
+  hook_hit();
+}
+static void rh_solve(const sn_step_info *info, sn_constraint_item *items, int32_t count, int use_bias) {
+  (void)info, (void)items, (void)count, (void)use_bias;
+}
+static void rh_get_reaction(const sn_step_info *info, const sn_constraint_item *item, sn_vec2 *force, float *torque) {
+  (void)info, (void)item;
+  *force = (sn_vec2){0.0f, 0.0f};
+  *torque = 0.0f;
+  hook_hit();
+}
+static void rh_debug_draw(const sn_constraint_item *item, const sn_draw_api *draw) {
+  hook_hit();
+  draw->segment(item->bodies[0]->center, item->bodies[0]->origin, 0xffffffffu, draw->context);
+}
+static int rh_export(const void *params, const void *instance, const sn_constraint_body *const *bodies, int32_t count,
+                     void *out) {
+  (void)params, (void)instance, (void)bodies, (void)count, (void)out;
+  hook_hit();
+  return 0;
+}
+static const sn_param_desc g_reenter_params[] = {
+    {1, SN_PARAM_FLOAT, "value", 0, SN_PARAM_RUNTIME, 0.0, 1.0, 0.5, NULL},
+};
+static const sn_constraint_type g_reenter_type = {
+    .struct_size = sizeof(sn_constraint_type),
+    .name = "fuzz.reenter",
+    .flags = SN_CONSTRAINT_IMPULSE,
+    .body_count = 1,
+    .params_size = sizeof(float),
+    .params_align = sizeof(float),
+    .instance_size = sizeof(float),
+    .instance_align = sizeof(float),
+    .param_count = 1,
+    .params = g_reenter_params,
+    .create = rh_create,
+    .params_changed = rh_params_changed,
+    .prepare = rh_prepare,
+    .solve_velocity = rh_solve,
+    .get_reaction = rh_get_reaction,
+    .debug_draw = rh_debug_draw,
+    .export_params = rh_export,
+};
+
+/* A query or a draw whose callbacks call back into the world; the world
+ * must come out of it exactly as it went in. */
+static void op_callbacks(fuzz_state *s) {
+  size_t n0 = 0, n1 = 0;
+  uint8_t *before = snapshot_of(s->w, &n0);
+  uint8_t kind = fz_u8(&s->r);
+  sn_result r;
+  if (kind % 4 == 0) {
+    sn_debug_draw d = reenter_draw(s, ((uint32_t)fz_u8(&s->r) << 2 | kind >> 6) & SN_DRAW_ALL);
+    if (kind & 4) d.flags = SN_DRAW_ALL;
+    r = sn_world_draw(s->w, &d);
+    FZ_CHECK(r == SN_OK, "draw: %s", sn_world_last_error(s->w));
+  } else if (kind % 4 == 1) {
+    r = sn_world_query_point(s->w, rd_vec(s, -20.0f, 20.0f), reenter_query_fcn, s);
+  } else {
+    sn_aabb box = rd_box(s);
+    r = sn_world_overlap_aabb(s->w, box, reenter_query_fcn, s);
+    FZ_CHECK(r == SN_OK, "query: %s", sn_world_last_error(s->w));
+  }
+  FZ_CHECK(s->w->locked == 0, "the lock is still held after the call (%d)", (int)s->w->locked);
+  uint8_t *after = snapshot_of(s->w, &n1);
+  FZ_CHECK(n0 == n1 && memcmp(before, after, n0) == 0, "the world changed inside a callback");
+  free(before);
+  free(after);
+  (void)r;
+}
+
+/* ---- loops over events that change the world ------------------------------ */
+
+/* End events a destroy of body `bi` must hold back: its touching contacts
+ * with events enabled. */
+static int32_t ending_contacts(const sn_world *w, int32_t bi) {
+  int32_t n = 0;
+  const sn_body *b = &w->bodies.data[bi];
+  for (int32_t key = b->contact_list; key != SN_NULL_INDEX;) {
+    const sn_contact *c = &w->contacts.data[key >> 1];
+    if ((c->flags & SN_CONTACT_TOUCHING) && (c->flags & SN_CONTACT_ENABLE_EVENTS)) n++;
+    key = c->edges[key & 1].next_key;
+  }
+  return n;
+}
+
+/* memcmp that accepts NULL for zero bytes (an empty event array may be NULL) */
+static bool same_bytes(const void *a, const void *b, size_t bytes) { return bytes == 0 || memcmp(a, b, bytes) == 0; }
+
+static void *copy_of(const void *p, size_t bytes) {
+  void *q = malloc(bytes + 1);
+  FZ_CHECK(q != NULL, "out of memory");
+  if (bytes > 0) memcpy(q, p, bytes);
+  return q;
+}
+
+/* Loops over the begin and end events of the last step as a game would,
+ * destroying the bodies they name, creating bodies, destroying shapes; the
+ * arrays (and the broken-constraint and frozen ones) must neither move nor
+ * change, and each destroy must hold back its end events for the next step. */
+static void op_event_loop(fuzz_state *s) {
+  sn_world *w = s->w;
+  g_stats.event_loops++;
+  const sn_contact_events e = sn_world_get_contact_events(w);
+  const sn_constraint_broken_event *broken = NULL;
+  const sn_frozen_event *frozen = NULL;
+  const int32_t nbroken = sn_world_get_broken_constraints(w, &broken);
+  const int32_t nfrozen = sn_world_get_frozen_events(w, &frozen);
+  void *begin_copy = copy_of(e.begin_events, (size_t)e.begin_count * sizeof *e.begin_events);
+  void *end_copy = copy_of(e.end_events, (size_t)e.end_count * sizeof *e.end_events);
+  void *hit_copy = copy_of(e.hit_events, (size_t)e.hit_count * sizeof *e.hit_events);
+  void *broken_copy = copy_of(broken, (size_t)nbroken * sizeof *broken);
+  const int32_t total = e.begin_count + e.end_count;
+  for (int32_t i = 0; i < total && !fz_empty(&s->r); ++i) {
+    g_stats.events_looped++;
+    sn_shape_id a = i < e.begin_count ? e.begin_events[i].shape_a : e.end_events[i - e.begin_count].shape_a;
+    sn_shape_id b = i < e.begin_count ? e.begin_events[i].shape_b : e.end_events[i - e.begin_count].shape_b;
+    uint8_t action = fz_u8(&s->r);
+    sn_shape_id sh = action & 1 ? b : a;
+    sn_body_id body = sn_shape_get_body(w, sh);
+    switch (action >> 1 & 3) {
+    case 0:
+    case 1:
+      if (sn_body_is_valid(w, body)) {
+        int32_t held = w->pending_end_events.count, ending = ending_contacts(w, body.index1 - 1);
+        FZ_CHECK(sn_destroy_body(w, body) == SN_OK, "destroy: %s", sn_world_last_error(w));
+        FZ_CHECK(w->pending_end_events.count == held + ending, "a destroy held %d end events, not %d",
+                 (int)(w->pending_end_events.count - held), (int)ending);
+      }
+      break;
+    case 2:
+      if (sn_world_get_body_count(w) < MAX_LIVE_BODIES) {
+        sn_body_def bd = sn_default_body_def();
+        bd.type = SN_BODY_DYNAMIC;
+        bd.position = rd_vec(s, -20.0f, 20.0f);
+        sn_body_id id = sn_create_body(w, &bd);
+        if (id.index1 != 0) {
+          s->bodies[s->nb++ % MAX_BODIES] = id;
+          disturb(s, id);
+        }
+      }
+      break;
+    default:
+      if (sn_shape_is_valid(w, sh)) {
+        disturb(s, body);
+        (void)sn_destroy_shape(w, sh, true); /* a chain's segment is refused */
+      }
+      break;
+    }
+    const sn_contact_events now = sn_world_get_contact_events(w);
+    FZ_CHECK(now.begin_events == e.begin_events && now.end_events == e.end_events && now.hit_events == e.hit_events &&
+                 now.begin_count == e.begin_count && now.end_count == e.end_count && now.hit_count == e.hit_count,
+             "the event arrays moved or changed size between steps");
+    FZ_CHECK(same_bytes(e.begin_events, begin_copy, (size_t)e.begin_count * sizeof *e.begin_events) &&
+                 same_bytes(e.end_events, end_copy, (size_t)e.end_count * sizeof *e.end_events) &&
+                 same_bytes(e.hit_events, hit_copy, (size_t)e.hit_count * sizeof *e.hit_events),
+             "the events changed between steps");
+    const sn_constraint_broken_event *broken_now = NULL;
+    const sn_frozen_event *frozen_now = NULL;
+    FZ_CHECK(sn_world_get_broken_constraints(w, &broken_now) == nbroken && broken_now == broken &&
+                 same_bytes(broken, broken_copy, (size_t)nbroken * sizeof *broken),
+             "the broken-constraint events changed between steps");
+    FZ_CHECK(sn_world_get_frozen_events(w, &frozen_now) == nfrozen && frozen_now == frozen,
+             "the frozen events changed between steps");
+  }
+  free(begin_copy);
+  free(end_copy);
+  free(hit_copy);
+  free(broken_copy);
+}
+
 /* ---- invariants --------------------------------------------------------- */
 
 static bool finite2(sn_vec2 v) { return isfinite(v.x) && isfinite(v.y); }
@@ -810,9 +1351,20 @@ static void op_step(fuzz_state *s) {
   int32_t n = len < 224 ? 1 + len % 4 : 32 + 2 * (len - 224);
   bool calm_dt = s->dt >= 1.0f / 240.0f && s->dt <= 1.0f / 30.0f;
   for (int32_t k = 0; k < n; ++k) {
+    /* end events held since the last step: the step must report them first */
+    const int32_t held = s->w->pending_end_events.count;
+    void *held_copy = copy_of(s->w->pending_end_events.data, (size_t)held * sizeof(sn_contact_end_event));
     if (g_trap_nan) feenableexcept(FE_INVALID);
     sn_result res = sn_world_step(s->w, s->dt);
     if (g_trap_nan) fedisableexcept(FE_INVALID);
+    if (res == SN_OK) {
+      sn_contact_events e = sn_world_get_contact_events(s->w);
+      FZ_CHECK(e.end_count >= held && same_bytes(e.end_events, held_copy, (size_t)held * sizeof *e.end_events),
+               "the step did not report the %d end events held before it first", (int)held);
+      FZ_CHECK(s->w->pending_end_events.count == 0, "end events still held after a step");
+    }
+    free(held_copy);
+    FZ_CHECK(s->w->locked == 0 && !s->w->stepping, "the world is still locked after a step");
     if (res != SN_OK) {
       FZ_CHECK(!(s->dt >= SN_MIN_TIME_STEP && s->dt <= SN_MAX_TIME_STEP), "step refused a good dt %g: %s",
                (double)s->dt, sn_world_last_error(s->w));
@@ -864,7 +1416,11 @@ static void check_snapshot(fuzz_state *s) {
   FZ_CHECK(n0 == n1 && memcmp(a, b, n0) == 0, "the restored world's snapshot differs");
   free(a);
   free(b);
-  sn_result ra = sn_world_step(s->w, 1.0f / 60.0f), rb = sn_world_step(r, 1.0f / 60.0f);
+  /* fuzz.reenter's hooks call back into s->w only: none while r steps */
+  sn_result ra = sn_world_step(s->w, 1.0f / 60.0f);
+  g_state = NULL;
+  sn_result rb = sn_world_step(r, 1.0f / 60.0f);
+  g_state = s;
   FZ_CHECK(ra == rb, "step results differ: %s vs %s", sn_result_name(ra), sn_result_name(rb));
   a = snapshot_of(s->w, &n0);
   b = snapshot_of(r, &n1);
@@ -879,6 +1435,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static fuzz_state st;
   fuzz_state *s = &st;
   memset(s, 0, sizeof *s);
+  g_state = s;
   g_stats.inputs++;
   s->r = fz_reader_make(data, size);
   s->dt = 1.0f / 60.0f;
@@ -908,7 +1465,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   int ops = 0;
   while (!fz_empty(&s->r) && ops++ < 2000) {
-    switch (fz_u8(&s->r) % 12) {
+    s->cb_budget = REENTER_CALLS;
+    uint8_t op = fz_u8(&s->r);
+    /* 240..255: the ops that call back into the world (0..239 keep their
+     * meaning: 240 is a multiple of 12) */
+    if (op >= 240) {
+      if (op < 248)
+        op_callbacks(s);
+      else
+        op_event_loop(s);
+      FZ_CHECK(s->w->locked == 0, "the world is still locked after an op");
+      continue;
+    }
+    switch (op % 12) {
     case 0:
       op_create_body(s);
       break;
@@ -942,10 +1511,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       break;
     }
   }
+  s->cb_budget = REENTER_CALLS;
   op_step(s);
   check_snapshot(s);
 
   FZ_CHECK(sn_destroy_world(s->w) == SN_OK, "destroy failed");
+  g_state = NULL;
   FZ_CHECK(s->mem.live_bytes == 0 && s->mem.live_blocks == 0, "after sn_destroy_world: %zu bytes in %zu blocks live",
            s->mem.live_bytes, s->mem.live_blocks);
   return 0;

@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 """Writes fuzz/corpus/world/stack: a ground, a few boxes and circles dropped
 on it, then ~380 steps, so the penetration invariant of fuzz_world has calm
-pairs to check from the first run on. The byte layout follows fuzz_world.c's
-decoder (op byte, then the op's arguments)."""
+pairs to check from the first run on; and fuzz/corpus/world/callbacks: the
+same pile with a fuzz.reenter constraint, then queries and draws whose
+callbacks call back into the world and loops over events that destroy
+bodies, between steps. The byte layout follows fuzz_world.c's decoder (op
+byte, then the op's arguments)."""
 import os
+import random
 import struct
 
 out = bytearray()
@@ -46,6 +50,36 @@ for _ in range(4):
     u8(10)  # op_step
     u8(255)  # 94 steps
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "world", "stack")
+with open(path, "wb") as f:
+    f.write(out)
+print(path, len(out), "bytes")
+
+# ---- callbacks: the pile, a fuzz.reenter constraint on the first box, then
+# the ops 240..255 (callbacks, event loops) with arguments drawn from a fixed
+# seed, between steps
+stack = bytes(out)
+out = bytearray(stack[: -8])  # the pile without its long steps
+u8(7)  # op_create_constraint
+u8(12)  # type 12: fuzz.reenter, registered after the 12 plugin types
+u8(1)  # the real type name
+u8(1)  # bodies[1], the first box
+u8(0)  # second body (unused)
+u8(1)  # the type's particle count
+u8(0)  # no parameters (fz_range: u16 0)
+u8(0)
+u8(1)  # no break force
+u8(0)  # not collide_connected
+u8(10)  # op_step, 32 steps: the boxes land (begin events)
+u8(224)
+rng = random.Random(7)
+for round_ in range(24):
+    op = 240 + rng.randrange(16)
+    u8(op)
+    for _ in range(40):  # arguments and the callbacks' calls
+        u8(rng.randrange(240))
+    u8(10)  # op_step, one to four steps
+    u8(rng.randrange(4))
+path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "world", "callbacks")
 with open(path, "wb") as f:
     f.write(out)
 print(path, len(out), "bytes")

@@ -92,7 +92,7 @@ bool sb_render_write_png(sb_renderer *r, const char *path, char *err, size_t err
 
 /* --------------------------------------------------------------- plugins */
 
-/// Loads the plugin folder (SINEW_PLUGIN_DIR or the build tree's) into a new
+/// Loads the plugin search path (SINEW_PLUGIN_PATH, then the installed folder) into a new
 /// registry. Messages for failures go to stderr unless quiet. NULL only if
 /// out of memory.
 sn_registry *sb_load_plugins(bool quiet);

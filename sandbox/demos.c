@@ -1041,10 +1041,7 @@ bool sb_is_scene_file(const char *arg) {
  * lacks are loaded into it from the plugin folder), tracked in *scene. */
 bool sb_scene_file_load(const char *path, const sn_registry *registry, sn_scene *scene, char *err, size_t cap) {
   memset(scene, 0, sizeof(*scene));
-  const char *dirs[1] = {sn_scene_plugin_dir()};
-  sn_scene_load_options opt = sn_default_scene_load_options();
-  opt.plugin_dirs = dirs;
-  opt.plugin_dir_count = 1;
+  sn_scene_load_options opt = sn_default_scene_load_options(); /* the plugin search path */
   opt.registry = (sn_registry *)registry; /* made by sn_create_registry in main: not const underneath */
   sn_loaded_scene loaded;
   sn_scene_error e;

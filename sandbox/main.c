@@ -77,7 +77,7 @@ static void sb_usage(FILE *f) {
           "  --log-input   window: one line per handled key or mouse action, the view, and the world's counts\n"
           "                at the start and at exit (on stdout, for scripted tests)\n"
           "  --json        print the benchmark's JSON line (docs/benchmark.md) instead of the summary\n"
-          "  --plugin PATH load a constraint plugin besides the plugin folder ($SINEW_PLUGIN_DIR or the build's)\n"
+          "  --plugin PATH load a constraint plugin first (then $SINEW_PLUGIN_PATH's folders, then the installed one)\n"
           "  --draw LIST   comma-separated debug-draw flags: shapes,aabbs,tree,points,normals,impulses,joints,\n"
           "                particles,forces,frames,all (default shapes,joints,particles)\n"
           "  --no-overlay  no text on the frame\n"
@@ -209,7 +209,8 @@ typedef struct sb_load_report {
 
 static void sb_on_plugin(const char *path, sn_result result, const char *message, void *ctx) {
   sb_load_report *rep = ctx;
-  if (result == SN_OK) return;
+  /* a type an earlier folder of the search path gave: that one wins */
+  if (result == SN_OK || result == SN_ERR_PLUGIN_DUPLICATE) return;
   rep->failures++;
   if (!rep->quiet) fprintf(stderr, "sinew-sandbox: plugin %s not loaded: %s\n", path, message);
 }
@@ -218,10 +219,10 @@ sn_registry *sb_load_plugins(bool quiet) {
   sn_registry *reg = sn_create_registry(NULL);
   if (reg == NULL) return NULL;
   sb_load_report rep = {quiet, 0};
-  const char *dir = sn_scene_plugin_dir();
-  sn_result r = sn_registry_load_directory(reg, dir, sb_on_plugin, &rep);
+  /* the search path: SINEW_PLUGIN_PATH, then the folder installed with libsinew */
+  sn_result r = sn_registry_load_search_path(reg, sb_on_plugin, &rep);
   if (r != SN_OK && !quiet)
-    fprintf(stderr, "sinew-sandbox: plugin folder %s not read (%s); set SINEW_PLUGIN_DIR\n", dir, sn_result_name(r));
+    fprintf(stderr, "sinew-sandbox: no plugin folder found (%s); set SINEW_PLUGIN_PATH\n", sn_result_name(r));
   return reg;
 }
 
@@ -254,7 +255,8 @@ static const char *sb_kind_name(uint32_t kind) {
 
 static int sb_list_plugins(const sn_registry *reg) {
   int32_t n = sn_registry_get_type_count(reg);
-  printf("%d constraint types (plugin folder: %s)\n", (int)n, sn_scene_plugin_dir());
+  char dir[1024];
+  printf("%d constraint types (plugin folder: %s)\n", (int)n, sn_scene_plugin_dir(dir, sizeof dir) ? dir : "none");
   for (int32_t i = 0; i < n; ++i) {
     const sn_constraint_type *t = sn_registry_get_type(reg, i);
     printf("%s  [%s%s, %u bod%s]  from %s\n", t->name, (t->flags & SN_CONSTRAINT_IMPULSE) ? "impulse" : "",

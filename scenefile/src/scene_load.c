@@ -21,10 +21,6 @@
 #include "json_text.h"
 #include "scene_internal.h"
 
-#ifndef SINEW_INSTALLED_PLUGIN_DIR
-#define SINEW_INSTALLED_PLUGIN_DIR "/usr/local/lib/sinew/plugins"
-#endif
-
 /// Largest scene file read (bytes).
 #define SN_SCENE_MAX_FILE_BYTES (512u * 1024u * 1024u)
 
@@ -1717,8 +1713,9 @@ static bool find_plugin(const sn_scene_load_options *opt, const char *name, char
     if (try_dir(p, len, name, path, cap, searched, searched_cap)) return true;
     p = colon ? colon + 1 : p + len;
   }
-  return try_dir(SINEW_INSTALLED_PLUGIN_DIR, strlen(SINEW_INSTALLED_PLUGIN_DIR), name, path, cap, searched,
-                 searched_cap);
+  char installed[4096];
+  if (sn_default_plugin_dir(installed, sizeof installed) != SN_OK) return false;
+  return try_dir(installed, strlen(installed), name, path, cap, searched, searched_cap);
 }
 
 static bool parse_plugin_names(loader *L, const cJSON *arr) {

@@ -68,7 +68,10 @@ SN_API sn_debug_draw sn_default_debug_draw(void);
 
 /// Calls draw's callbacks for everything its flags select, in this order:
 /// tree, AABBs, shapes, particles, transforms, joints, constraint forces,
-/// contacts. Call between steps (SN_ERR_WORLD_LOCKED inside one). Refuses a
+/// contacts. Call between steps or from a callback (SN_ERR_WORLD_LOCKED
+/// inside a step). Every callback, the constraint types' debug_draw
+/// included, runs on a locked world: it may read and query the world, and a
+/// call that would change it returns SN_ERR_WORLD_LOCKED. Refuses a
 /// NULL world or draw (SN_ERR_NULL), a draw not made by sn_default_debug_draw
 /// (SN_ERR_UNINITIALIZED_DEF), unknown flag bits, a NaN or negative scale or
 /// inverted bounds (SN_ERR_INVALID_ARGUMENT / SN_ERR_NOT_FINITE). Allocates

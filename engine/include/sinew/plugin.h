@@ -19,7 +19,10 @@
  * callbacks run inside sn_world_step; they may run concurrently on different
  * batches of the same type (never on the same constraint or on constraints
  * sharing a dynamic body), must touch only the items and bodies they are
- * given, must not allocate, and must not call back into the world.
+ * given, must not allocate, and must not call back into the world. Every
+ * callback runs on a locked world: a host type's callback that reaches the
+ * world anyway may read it, but a call that would change it returns
+ * SN_ERR_WORLD_LOCKED.
  * SPDX-License-Identifier: MIT */
 #ifndef SINEW_PLUGIN_H
 #define SINEW_PLUGIN_H
@@ -354,11 +357,35 @@ typedef struct sn_plugin_entry {
 #define SN_PLUGIN_EXTERN_C
 #endif
 
-/// Convenience for plugins: defines the entry symbol.
+#define SN_PLUGIN_CAT2(a, b) a##b
+#define SN_PLUGIN_CAT(a, b)  SN_PLUGIN_CAT2(a, b)
+
+/// Convenience for plugins: defines the entry. Built as a loadable file it is
+/// the exported symbol sn_plugin_entry_v1. Built with SN_PLUGIN_STATIC
+/// defined to an identifier (say -DSN_PLUGIN_STATIC=ropes), the same source
+/// goes into a static library or a program instead: the entry is the
+/// ordinary global sn_plugin_entry_ropes, several plugins link together, and
+/// the program registers it with sn_registry_add_static(registry,
+/// &sn_plugin_entry_ropes, ...) (declare it with SN_DECLARE_STATIC_PLUGIN).
+#ifdef SN_PLUGIN_STATIC
+#define SN_DEFINE_PLUGIN(lib_name, lib_version, register_fn)                                                           \
+  SN_PLUGIN_EXTERN_C const sn_plugin_entry SN_PLUGIN_CAT(sn_plugin_entry_, SN_PLUGIN_STATIC) = {                       \
+      SN_PLUGIN_ABI_MAJOR, SN_PLUGIN_ABI_MINOR, SN_PLUGIN_FINGERPRINT, (uint32_t)sizeof(sn_plugin_entry),              \
+      (lib_name),          (lib_version),       (register_fn)}
+#else
 #define SN_DEFINE_PLUGIN(lib_name, lib_version, register_fn)                                                           \
   SN_PLUGIN_EXTERN_C SN_PLUGIN_EXPORT const sn_plugin_entry sn_plugin_entry_v1 = {                                     \
       SN_PLUGIN_ABI_MAJOR, SN_PLUGIN_ABI_MINOR, SN_PLUGIN_FINGERPRINT, (uint32_t)sizeof(sn_plugin_entry),              \
       (lib_name),          (lib_version),       (register_fn)}
+#endif
+
+/// Declares a linked-in plugin's entry (name as its SN_PLUGIN_STATIC) for
+/// sn_registry_add_static: SN_DECLARE_STATIC_PLUGIN(ropes);
+#ifdef __cplusplus
+#define SN_DECLARE_STATIC_PLUGIN(name) extern "C" const sn_plugin_entry SN_PLUGIN_CAT(sn_plugin_entry_, name)
+#else
+#define SN_DECLARE_STATIC_PLUGIN(name) extern const sn_plugin_entry SN_PLUGIN_CAT(sn_plugin_entry_, name)
+#endif
 
 #ifdef __cplusplus
 }

@@ -8,8 +8,18 @@
  * - A world is an opaque object (sn_world *) owned by the caller; everything
  *   inside it is named by handles (sn_body_id, sn_shape_id, sn_chain_id) that
  *   carry a generation and a world tag: a stale or foreign handle is refused
- *   with SN_ERR_STALE_ID / SN_ERR_FOREIGN_ID, never dereferenced. The engine
- *   keeps no global state, so worlds are fully independent.
+ *   with SN_ERR_STALE_ID / SN_ERR_FOREIGN_ID, never dereferenced (types.h,
+ *   "Handles": a stale id never becomes valid again, and a world refuses the
+ *   ids of the 65,534 worlds created before and after it). Worlds are fully
+ *   independent; the one state the engine keeps outside them is the counter
+ *   that hands out world tags (an atomic).
+ * - Callbacks run on a locked world. In every callback the engine makes into
+ *   your code or a plugin's (query and debug-draw callbacks, constraint
+ *   hooks; and all of sn_world_step) a call that changes the world (creates,
+ *   destroys, setters with user data included, sn_world_step,
+ *   sn_destroy_world) returns SN_ERR_WORLD_LOCKED and changes nothing: note
+ *   what to do and do it after the outer call returns. Reading calls work,
+ *   and so do queries, drawing and snapshot saving, except inside a step.
  * - Not thread-safe per world: one thread at a time may call into a world.
  *   Different worlds may be used from different threads.
  * SPDX-License-Identifier: MIT */
@@ -102,6 +112,7 @@ SN_API sn_result sn_destroy_world(sn_world *world);
 /// Advances the world by dt seconds (SN_MIN_TIME_STEP <= dt <= SN_MAX_TIME_STEP,
 /// 1e-6 .. 10 s; else SN_ERR_INVALID_ARGUMENT, NaN/Inf SN_ERR_NOT_FINITE), in
 /// the world's number of substeps. Events of this step are readable until the next step.
+/// Refused (SN_ERR_WORLD_LOCKED) from inside a callback of the engine.
 SN_API sn_result sn_world_step(sn_world *world, float dt);
 
 /// Message of the last error raised by a call on this world (empty if none).
@@ -133,7 +144,14 @@ SN_API sn_result sn_world_set_contact_tuning(sn_world *world, float hertz, float
 /// Approach speed (m/s) above which a contact reports a hit event (default 1).
 SN_API sn_result sn_world_set_hit_event_threshold(sn_world *world, float speed);
 
-/// Contact events of the last step.
+/// Contact events of the last step. The arrays stay where they are, with the
+/// same contents, until the next sn_world_step starts, whatever is called in
+/// between: a loop over them may destroy the bodies and shapes it reads.
+/// End events that calls between steps raise (a touching body or shape
+/// destroyed, a body's type changed, a constraint created between touching
+/// bodies) are held back and reported by the next step, ahead of its own.
+/// The same holds for sn_world_get_broken_constraints and
+/// sn_world_get_frozen_events (only a step adds to them).
 SN_API sn_contact_events sn_world_get_contact_events(sn_world *world);
 
 /// Counters: bodies, shapes, contacts, islands, memory.
@@ -168,8 +186,9 @@ SN_API const struct sn_registry *sn_world_get_registry(sn_world *world);
  * keyed by type name and schema), with free slots and generations, so every
  * id of the original names the same object in the restored world and future
  * creations get the same ids. Not saved: user data pointers (NULL after
- * restore), the events of the last step, the allocator, the registry and
- * the task system (the caller supplies them). Call between steps. */
+ * restore), the events of the last step and the end events held for the
+ * next, the allocator, the registry and the task system (the caller supplies
+ * them). Call between steps (or from a callback: saving only reads). */
 
 /// Writes the snapshot into buffer (capacity bytes) and its size into
 /// *out_size. buffer NULL: only measures (*out_size = the bytes needed).
@@ -197,7 +216,9 @@ SN_API sn_result sn_world_save_snapshot(sn_world *world, void *buffer, size_t ca
 /// Truncated, damaged (checksum) or inconsistent bytes: SN_ERR_SNAPSHOT_CORRUPT;
 /// another format version or platform: SN_ERR_SNAPSHOT_VERSION. err (may be
 /// NULL) receives a one-line reason. The restored world uses the original's
-/// handle tag: ids of the original are valid in it.
+/// handle tag: ids of the original are valid in it (and, as the tag comes
+/// from the snapshot rather than this process's counter, it may equal the
+/// tag of another world here: keep ids with the world they came from).
 SN_API sn_result sn_world_load_snapshot(const void *bytes, size_t size, const sn_world_def *def, sn_world **out,
                                         char *err, size_t err_capacity);
 
@@ -365,9 +386,13 @@ SN_API bool sn_chain_is_valid(sn_world *world, sn_chain_id chain);
 SN_API sn_result sn_shape_get_def(sn_world *world, sn_shape_id shape, sn_shape_def *out);
 
 /* ------------------------------------------------------------------------ */
-/* Queries (call between steps)                                              */
+/* Queries: call between steps or from inside a callback of the engine (a
+ * query nests); during a step they return SN_ERR_WORLD_LOCKED.             */
 
-/// Return false to stop the query.
+/// Return false to stop the query. Runs on a locked world: it may read the
+/// world and query it again, but calls that change the world (destroying the
+/// shape's body, creating bodies, ...) return SN_ERR_WORLD_LOCKED; collect
+/// the ids and change the world after the query returns.
 typedef bool sn_overlap_fcn(sn_shape_id shape, void *context);
 
 /// Calls fcn for every shape whose fat bounding box overlaps aabb.
@@ -474,6 +499,18 @@ SN_API sn_result sn_registry_add_type(sn_registry *registry, const sn_constraint
 /// plugin's file open until it is destroyed.
 SN_API sn_result sn_registry_load_plugin(sn_registry *registry, const char *path, char *err, size_t err_capacity);
 
+/// Registers the types of a plugin linked into the program: a plugin source
+/// built with SN_PLUGIN_STATIC defined (its entry is then the ordinary global
+/// sn_plugin_entry_<SN_PLUGIN_STATIC>, see sinew/plugin.h), the same
+/// descriptor as a loaded file and the same checks (ABI, fingerprint, each
+/// type), all types or none. Adding the same entry twice is a no-op (SN_OK;
+/// err says so). Works in every build, SINEW_DLOPEN off included (then
+/// sn_registry_load_plugin and sn_registry_load_directory refuse with
+/// SN_ERR_PLUGIN_OPEN). sinew/plugins_static.h registers every shipped type.
+struct sn_plugin_entry;
+SN_API sn_result sn_registry_add_static(sn_registry *registry, const struct sn_plugin_entry *entry, char *err,
+                                        size_t err_capacity);
+
 /// Called for each file sn_registry_load_directory tries.
 typedef void sn_plugin_load_fcn(const char *path, sn_result result, const char *message, void *context);
 
@@ -483,6 +520,37 @@ typedef void sn_plugin_load_fcn(const char *path, sn_result result, const char *
 /// may be NULL), else why not.
 SN_API sn_result sn_registry_load_directory(sn_registry *registry, const char *dir, sn_plugin_load_fcn *fcn,
                                             void *context);
+
+/// Where plugins are looked for. Every entry point (this library, the scene
+/// loader, the sandbox, the benchmark) searches in one order: paths the
+/// caller names explicitly; then each folder of the SINEW_PLUGIN_PATH
+/// environment variable (':'-separated, empty entries skipped); then the
+/// plugin folder installed with the library, found at run time from where
+/// libsinew itself is (sn_default_plugin_dir), so a moved install still finds
+/// its plugins.
+///
+/// sn_default_plugin_dir writes that installed folder into out (capacity
+/// bytes): <dir>/sinew/plugins when the library sits in <dir> (a shared
+/// libsinew in <prefix>/<libdir>), else <dir>/../<libdir>/sinew/plugins (a
+/// program with libsinew linked in, in <prefix>/bin). The first of the two
+/// that is a folder, as an absolute path; SN_ERR_NOT_FOUND if neither is (or
+/// the platform cannot tell where the library is), SN_ERR_CAPACITY if out is
+/// too small.
+SN_API sn_result sn_default_plugin_dir(char *out, size_t capacity);
+
+/// Called with each folder of the search path in order; return false to stop.
+typedef bool sn_plugin_dir_fcn(const char *dir, void *context);
+
+/// Visits the search path after the explicit paths: SINEW_PLUGIN_PATH's
+/// folders, then sn_default_plugin_dir. Returns how many folders fcn saw.
+SN_API int32_t sn_plugin_search_path(sn_plugin_dir_fcn *fcn, void *context);
+
+/// Loads every plugin of every folder of the search path
+/// (sn_registry_load_directory on each, in order; a type an earlier folder
+/// registered makes a later file with that type fail with
+/// SN_ERR_PLUGIN_DUPLICATE, reported to fcn, so the earlier folder wins).
+/// Returns SN_OK if at least one folder was read, else SN_ERR_NOT_FOUND.
+SN_API sn_result sn_registry_load_search_path(sn_registry *registry, sn_plugin_load_fcn *fcn, void *context);
 
 /// Number of registered types, and the i-th one (NULL if out of range).
 SN_API int32_t sn_registry_get_type_count(const sn_registry *registry);

@@ -71,7 +71,7 @@ typedef struct sn_aabb {
   X(SN_ERR_NON_CONVEX_POLYGON, 7, "the polygon is not convex")                                                         \
   X(SN_ERR_TOO_MANY_VERTICES, 8, "more than SN_MAX_POLYGON_VERTICES vertices")                                         \
   X(SN_ERR_OUT_OF_MEMORY, 9, "the allocator returned NULL")                                                            \
-  X(SN_ERR_WORLD_LOCKED, 10, "the world is stepping; call this from outside sn_world_step")                            \
+  X(SN_ERR_WORLD_LOCKED, 10, "the world is locked: a step or an engine callback is running; call after it returns")    \
   X(SN_ERR_UNINITIALIZED_DEF, 11, "the def was not made by its sn_default_*_def function")                             \
   X(SN_ERR_WRONG_BODY_TYPE, 12, "the operation does not apply to this body type")                                      \
   X(SN_ERR_CAPACITY, 13, "a fixed limit of the engine was reached")                                                    \
@@ -100,7 +100,20 @@ typedef enum sn_result {
 
 /* ------------------------------------------------------------------------ */
 /* Handles. Zero-initialised ids are null. A stale id (object destroyed) or an
- * id from another world is reported as an error and never dereferenced.      */
+ * id from another world is reported as an error and never dereferenced.
+ *
+ * Stale ids stay stale: a slot's generation is bumped by every object made in
+ * it, and a slot whose 65,535th object is destroyed is retired (never reused)
+ * rather than let its generation wrap, so no destroyed object's id becomes
+ * valid again (a world gets one more slot each 65,535 reuses of one).
+ *
+ * Foreign ids stay foreign: each world created takes the next tag of the
+ * cycle 1, 2, ..., 65535, 1, ... (a process-wide counter), so any 65,535
+ * worlds created one after another have distinct tags, and a world refuses
+ * the ids of every other world, live or destroyed, created fewer than 65,535
+ * worlds before or after it. The tags run out after 65,535 worlds: the
+ * 65,536th shares the first's. A world restored from a snapshot counts as
+ * created but takes the tag saved in it (sn_world_load_snapshot). */
 
 /// A world (opaque; created by sn_create_world).
 typedef struct sn_world sn_world;
@@ -109,7 +122,7 @@ typedef struct sn_world sn_world;
 typedef struct sn_body_id {
   int32_t index1;      ///< slot + 1; 0 means null
   uint16_t world_tag;  ///< tag of the owning world
-  uint16_t generation; ///< bumped each time the slot is reused
+  uint16_t generation; ///< bumped each time the slot is reused (1..65535; the slot retires after 65535)
 } sn_body_id;
 
 /// Handle of a shape.
@@ -489,7 +502,8 @@ typedef struct sn_contact_hit_event {
   float approach_speed; ///< m/s, positive
 } sn_contact_hit_event;
 
-/// Event arrays of the last step; valid until the next step or world change.
+/// Event arrays of the last step (sn_world_get_contact_events): valid, where
+/// they are and unchanged, until the next sn_world_step starts.
 typedef struct sn_contact_events {
   const sn_contact_begin_event *begin_events;
   const sn_contact_end_event *end_events;

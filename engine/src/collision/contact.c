@@ -92,7 +92,13 @@ void sn_contact_destroy(sn_world *w, int32_t contact_index, bool wake) {
   sn_contact *c = w->contacts.data + contact_index;
   if ((c->flags & SN_CONTACT_TOUCHING) && (c->flags & SN_CONTACT_ENABLE_EVENTS)) {
     sn_contact_end_event e = {sn_make_shape_id(w, c->shape_a), sn_make_shape_id(w, c->shape_b)};
-    sn_array_push(&w->mem, w->end_events, e);
+    /* between steps the last step's events stay as the caller got them: this
+     * one waits for the next step's report */
+    if (w->stepping) {
+      sn_array_push(&w->mem, w->end_events, e);
+    } else {
+      sn_array_push(&w->mem, w->pending_end_events, e);
+    }
   }
   sn_pair_set_remove(&w->pairs, sn_pair_key(c->shape_a, c->shape_b));
   sn_unlink_edge(w, contact_index, 0);

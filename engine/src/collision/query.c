@@ -1,4 +1,7 @@
-/* World queries: AABB overlap, point containment, closest ray hit. */
+/* World queries: AABB overlap, point containment, closest ray hit. The
+ * user's callback runs on a locked world (sn_world_lock): it may read and
+ * query again, but a call that changes the world is refused, so the tree
+ * being walked stays as it is. */
 #include "core/math.h"
 #include "core/world.h"
 
@@ -29,24 +32,28 @@ static bool sn_overlap_cb(int32_t proxy_id, int32_t shape_index, void *context) 
 
 sn_result sn_world_overlap_aabb(sn_world *w, sn_aabb aabb, sn_overlap_fcn *fcn, void *context) {
   if (w == NULL || fcn == NULL) return w ? sn_world_error(w, SN_ERR_NULL, "callback is NULL") : SN_ERR_NULL;
-  if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "query during a step");
+  if (w->stepping) return sn_world_locked_error(w, "sn_world_overlap_aabb");
   if (!sn_vec2_is_finite(aabb.lower) || !sn_vec2_is_finite(aabb.upper))
     return sn_world_error(w, SN_ERR_NOT_FINITE, "aabb must be finite");
   if (!sn_aabb_is_valid(aabb)) return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "aabb lower > upper");
   sn_overlap_ctx q = {w, fcn, context, {0.0f, 0.0f}, false, false};
+  sn_world_lock(w);
   sn_tree_query(&w->static_tree, aabb, UINT64_MAX, sn_overlap_cb, &q);
   if (!q.stop) sn_tree_query(&w->dynamic_tree, aabb, UINT64_MAX, sn_overlap_cb, &q);
+  sn_world_unlock(w);
   return SN_OK;
 }
 
 sn_result sn_world_query_point(sn_world *w, sn_vec2 point, sn_overlap_fcn *fcn, void *context) {
   if (w == NULL || fcn == NULL) return w ? sn_world_error(w, SN_ERR_NULL, "callback is NULL") : SN_ERR_NULL;
-  if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "query during a step");
+  if (w->stepping) return sn_world_locked_error(w, "sn_world_query_point");
   if (!sn_vec2_is_finite(point)) return sn_world_error(w, SN_ERR_NOT_FINITE, "point must be finite");
   sn_aabb box = {point, point};
   sn_overlap_ctx q = {w, fcn, context, point, true, false};
+  sn_world_lock(w);
   sn_tree_query(&w->static_tree, box, UINT64_MAX, sn_overlap_cb, &q);
   if (!q.stop) sn_tree_query(&w->dynamic_tree, box, UINT64_MAX, sn_overlap_cb, &q);
+  sn_world_unlock(w);
   return SN_OK;
 }
 
@@ -78,7 +85,7 @@ static float sn_ray_cb(const sn_ray_input *input, int32_t proxy_id, int32_t shap
 sn_result sn_world_cast_ray_closest(sn_world *w, sn_vec2 origin, sn_vec2 translation, sn_ray_result *result) {
   if (w == NULL) return SN_ERR_NULL;
   if (result == NULL) return sn_world_error(w, SN_ERR_NULL, "result is NULL");
-  if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "query during a step");
+  if (w->stepping) return sn_world_locked_error(w, "sn_world_cast_ray_closest");
   if (!sn_vec2_is_finite(origin) || !sn_vec2_is_finite(translation))
     return sn_world_error(w, SN_ERR_NOT_FINITE, "ray must be finite");
   sn_ray_ctx q;

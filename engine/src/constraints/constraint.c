@@ -176,7 +176,11 @@ static void sn_free_constraint(sn_world *w, int32_t index, bool repair) {
     if (repair && sn_pair_set_find(&w->joined, sn_pair_key(k->bodies[0], k->bodies[1])) <= 0)
       sn_repair_pair(w, k->bodies[0], k->bodies[1]);
   }
-  if (k->type->destroy) k->type->destroy(k->instance);
+  if (k->type->destroy) {
+    sn_world_lock(w);
+    k->type->destroy(k->instance);
+    sn_world_unlock(w);
+  }
   sn_mem_free(&w->mem, k->params_block, k->params_bytes);
   sn_mem_free(&w->mem, k->instance_block, k->instance_bytes);
   sn_mem_free(&w->mem, k->particles, (size_t)k->particle_count * sizeof(int32_t));
@@ -184,15 +188,13 @@ static void sn_free_constraint(sn_world *w, int32_t index, bool repair) {
   k->particle_count = 0;
   k->in_use = false;
   w->xpbd_topology++;
-  k->next_free = w->constraint_free;
-  w->constraint_free = index;
+  SN_SLOT_RELEASE(w->constraints, w->constraint_free, index);
   w->constraint_count -= 1;
 }
 
 sn_constraint_id sn_create_constraint(sn_world *w, const sn_constraint_def *def) {
   if (w == NULL) return SN_NULL_CONSTRAINT;
-  if (w->locked)
-    return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_create_constraint during a step"), SN_NULL_CONSTRAINT;
+  if (w->locked) return sn_world_locked_error(w, "sn_create_constraint"), SN_NULL_CONSTRAINT;
   if (def == NULL) return sn_world_error(w, SN_ERR_NULL, "constraint def is NULL"), SN_NULL_CONSTRAINT;
   if (def->cookie != SN_DEF_COOKIE)
     return sn_world_error(w, SN_ERR_UNINITIALIZED_DEF, "start from sn_default_constraint_def()"), SN_NULL_CONSTRAINT;
@@ -276,7 +278,10 @@ sn_constraint_id sn_create_constraint(sn_world *w, const sn_constraint_def *def)
   sn_fill_views(w, t, bodies, k.particles, np, views, view_ptrs);
   char err[256];
   err[0] = '\0';
+  /* plugin hooks run on a locked world, as the other callbacks do */
+  sn_world_lock(w);
   int failed = t->create(sn_registry_host_api(), k.params, k.instance, view_ptrs, nv, err, sizeof(err));
+  sn_world_unlock(w);
   sn_mem_free(&w->mem, view_block, view_bytes + 1);
   if (failed != 0) {
     err[sizeof(err) - 1] = '\0';
@@ -289,7 +294,11 @@ sn_constraint_id sn_create_constraint(sn_world *w, const sn_constraint_def *def)
   }
   if (t->body_count == 2 && !def->collide_connected) {
     if (!sn_join(w, bodies[0], bodies[1], +1)) {
-      if (t->destroy) t->destroy(k.instance);
+      if (t->destroy) {
+        sn_world_lock(w);
+        t->destroy(k.instance);
+        sn_world_unlock(w);
+      }
       sn_mem_free(&w->mem, k.particles, (size_t)np * sizeof(int32_t));
       sn_mem_free(&w->mem, k.params_block, k.params_bytes);
       sn_mem_free(&w->mem, k.instance_block, k.instance_bytes);
@@ -331,7 +340,7 @@ sn_result sn_destroy_constraint(sn_world *w, sn_constraint_id id) {
   sn_result code;
   sn_constraint *k = sn_get_constraint(w, id, &code);
   if (k == NULL) return code;
-  if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_destroy_constraint during a step");
+  if (w->locked) return sn_world_locked_error(w, "sn_destroy_constraint");
   if (!sn_array_reserve(&w->mem, w->move_buffer, w->move_buffer.count + sn_repair_slots(w, k)))
     return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow the move buffer");
   for (uint32_t i = 0; i < k->type->body_count; ++i) sn_body_wake(w, k->bodies[i]);
@@ -363,7 +372,7 @@ sn_result sn_constraint_set_param(sn_world *w, sn_constraint_id id, const char *
   sn_result code;
   sn_constraint *k = sn_get_constraint(w, id, &code);
   if (k == NULL) return code;
-  if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_constraint_set_param during a step");
+  if (w->locked) return sn_world_locked_error(w, "sn_constraint_set_param");
   const sn_param_desc *p = sn_find_param(k->type, name);
   if (p == NULL)
     return sn_world_error(w, SN_ERR_NOT_FOUND, "%s has no parameter '%s'", k->type->name, name ? name : "(null)");
@@ -378,7 +387,10 @@ sn_result sn_constraint_set_param(sn_world *w, sn_constraint_id id, const char *
   if (k->type->params_changed) {
     char err[256];
     err[0] = '\0';
-    if (k->type->params_changed(k->params, k->instance, err, sizeof(err)) != 0) {
+    sn_world_lock(w);
+    int refused = k->type->params_changed(k->params, k->instance, err, sizeof(err));
+    sn_world_unlock(w);
+    if (refused != 0) {
       sn_write_param(k->params, p, ox, oy); /* leave it as it was */
       err[sizeof(err) - 1] = '\0';
       return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "%s refused %s: %s", k->type->name, p->name, err);
@@ -405,7 +417,7 @@ sn_result sn_constraint_export_params(sn_world *w, sn_constraint_id id, void *ou
   sn_constraint *k = sn_get_constraint(w, id, &code);
   if (k == NULL) return code;
   if (out == NULL) return sn_world_error(w, SN_ERR_NULL, "out must not be NULL");
-  if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_constraint_export_params during a step");
+  if (w->stepping) return sn_world_locked_error(w, "sn_constraint_export_params");
   const sn_constraint_type *t = k->type;
   if (size < t->params_size)
     return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "%s params take %u bytes, out has %zu", t->name, t->params_size,
@@ -431,7 +443,10 @@ sn_result sn_constraint_export_params(sn_world *w, sn_constraint_id id, void *ou
   const sn_constraint_body **ptrs = (const sn_constraint_body **)(views + nv);
   sn_fill_views(w, t, k->bodies, k->particles, k->particle_count, views, ptrs);
   sn_result r = SN_OK;
-  if (t->export_params(k->params, k->instance, ptrs, nv, blob) != 0) {
+  sn_world_lock(w);
+  int failed = t->export_params(k->params, k->instance, ptrs, nv, blob);
+  sn_world_unlock(w);
+  if (failed != 0) {
     r = sn_world_error(w, SN_ERR_PLUGIN_INIT_FAILED, "%s export_params() failed", t->name);
   } else {
     /* a value the schema refuses could not be loaded back */
@@ -480,7 +495,9 @@ static void sn_reaction(sn_world *w, const sn_constraint *k, float dt, sn_vec2 *
   info.h = dt / (float)w->substeps;
   info.inv_h = 1.0f / info.h;
   info.iterations = 1;
+  sn_world_lock(w);
   k->type->get_reaction(&info, &item, force, torque);
+  sn_world_unlock(w);
   if (block) sn_mem_free(&w->mem, block, view_bytes);
 }
 
@@ -612,7 +629,7 @@ sn_result sn_constraint_set_break_force(sn_world *w, sn_constraint_id id, float 
   sn_result code;
   sn_constraint *k = sn_get_constraint(w, id, &code);
   if (k == NULL) return code;
-  if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_constraint_set_break_force during a step");
+  if (w->locked) return sn_world_locked_error(w, "sn_constraint_set_break_force");
   if (!isfinite(force)) return sn_world_error(w, SN_ERR_NOT_FINITE, "break force must be finite");
   if (force < 0.0f) return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "break force must be >= 0");
   k->break_force = force;

@@ -9,8 +9,14 @@
  * with types staged; they are committed only if it succeeds and every type
  * validated, else all are dropped and the library is closed. */
 #define _DEFAULT_SOURCE
+#define _GNU_SOURCE /* dladdr */
+#ifndef SN_HAVE_DLOPEN
+#define SN_HAVE_DLOPEN 1 /* the build sets it (CMake option SINEW_DLOPEN) */
+#endif
 #include <dirent.h>
+#if SN_HAVE_DLOPEN
 #include <dlfcn.h>
+#endif
 #include <float.h>
 #include <limits.h>
 #include <math.h>
@@ -37,8 +43,9 @@ typedef struct sn_registered_type {
 } sn_registered_type;
 
 typedef struct sn_library {
-  void *handle;
-  sn_plugin_file file; ///< open while the library is loaded (its descriptor names it to the dynamic loader)
+  void *handle;                 ///< NULL for a plugin linked into the program
+  sn_plugin_file file;          ///< open while the library is loaded (its descriptor names it to the dynamic loader)
+  const sn_plugin_entry *entry; ///< linked in (sn_registry_add_static): its entry, else NULL
   char name[64];
 } sn_library;
 
@@ -101,8 +108,10 @@ sn_result sn_destroy_registry(sn_registry *r) {
   if (r == NULL) return SN_ERR_NULL;
   /* worlds using this registry must be destroyed first (documented) */
   for (int32_t i = 0; i < r->libraries.count; ++i) {
+#if SN_HAVE_DLOPEN
     if (r->libraries.data[i].handle != NULL) dlclose(r->libraries.data[i].handle);
     sn_plugin_file_close(&r->libraries.data[i].file);
+#endif
   }
   for (int32_t i = 0; i < r->types.count; ++i) sn_mem_free(&r->mem, r->types.data[i], sizeof(sn_registered_type));
   sn_array_free(&r->mem, r->types);
@@ -312,6 +321,92 @@ static int sn_host_register_type(sn_registrar *g, const sn_constraint_type *type
   return 0;
 }
 
+/* An entry's fixed fields, checked before any of its code runs: the same
+ * for a loaded file and a linked-in entry (what names it in messages). */
+static sn_result sn_check_entry(const sn_plugin_entry *entry, const char *what, char *err, size_t cap) {
+  if (entry->abi_major != SN_PLUGIN_ABI_MAJOR) {
+    sn_set_err(err, cap, "%s: %s has plugin ABI %u.%u, this host speaks %d.%d", what, SN_PLUGIN_ENTRY_SYMBOL,
+               entry->abi_major, entry->abi_minor, SN_PLUGIN_ABI_MAJOR, SN_PLUGIN_ABI_MINOR);
+    return SN_ERR_PLUGIN_ABI_MAJOR;
+  }
+  if (entry->abi_minor > SN_PLUGIN_ABI_MINOR) {
+    sn_set_err(err, cap, "%s: %s needs plugin ABI %u.%u, this host is older (%d.%d)", what, SN_PLUGIN_ENTRY_SYMBOL,
+               entry->abi_major, entry->abi_minor, SN_PLUGIN_ABI_MAJOR, SN_PLUGIN_ABI_MINOR);
+    return SN_ERR_PLUGIN_TOO_NEW;
+  }
+  if (entry->fingerprint != SN_PLUGIN_FINGERPRINT) {
+    sn_set_err(err, cap, "%s: %s fingerprint 0x%x, host 0x%x (float/pointer sizes differ)", what,
+               SN_PLUGIN_ENTRY_SYMBOL, entry->fingerprint, (unsigned)SN_PLUGIN_FINGERPRINT);
+    return SN_ERR_PLUGIN_FINGERPRINT;
+  }
+  if (entry->struct_size < SN_ENTRY_SIZE_1_0 || entry->register_types == NULL) {
+    sn_set_err(err, cap, "%s: %s is truncated (size %u) or has no register_types (ABI %u.%u, host %d.%d)", what,
+               SN_PLUGIN_ENTRY_SYMBOL, entry->struct_size, entry->abi_major, entry->abi_minor, SN_PLUGIN_ABI_MAJOR,
+               SN_PLUGIN_ABI_MINOR);
+    return SN_ERR_PLUGIN_BAD_DESCRIPTOR;
+  }
+  return SN_OK;
+}
+
+/* Runs the entry's register_types as library `library` (the last record of
+ * r->libraries): all its types or, on any failure, none (staged types are
+ * rolled back and the record dropped; the caller closes what it opened). */
+static sn_result sn_register_entry(sn_registry *r, const sn_plugin_entry *entry, int32_t library, const char *what,
+                                   char *err, size_t cap) {
+  sn_registrar g;
+  memset(&g, 0, sizeof(g));
+  g.registry = r;
+  g.library = library;
+  g.library_path = what;
+  int32_t first = r->types.count;
+  char plugin_err[256];
+  plugin_err[0] = '\0';
+  int rc = entry->register_types(&sn_host_table, &g, plugin_err, sizeof(plugin_err));
+  if (rc == 0 && g.error == SN_OK) return SN_OK;
+  sn_result res;
+  if (g.error != SN_OK) {
+    res = g.error;
+    sn_set_err(err, cap, "%s: %s", what, g.message);
+  } else {
+    res = SN_ERR_PLUGIN_INIT_FAILED;
+    plugin_err[sizeof(plugin_err) - 1] = '\0';
+    sn_set_err(err, cap, "%s: register_types of %s (ABI %u.%u, host %d.%d) failed: %s", what, SN_PLUGIN_ENTRY_SYMBOL,
+               entry->abi_major, entry->abi_minor, SN_PLUGIN_ABI_MAJOR, SN_PLUGIN_ABI_MINOR,
+               plugin_err[0] ? plugin_err : "(no message)");
+  }
+  /* roll back every staged type */
+  while (r->types.count > first) sn_mem_free(&r->mem, r->types.data[--r->types.count], sizeof(sn_registered_type));
+  r->libraries.count--;
+  return res;
+}
+
+sn_result sn_registry_add_static(sn_registry *r, const struct sn_plugin_entry *entry, char *err, size_t cap) {
+  if (err && cap) err[0] = '\0';
+  if (r == NULL) return SN_ERR_NULL;
+  if (entry == NULL) return sn_set_err(err, cap, "plugin entry is NULL"), SN_ERR_NULL;
+  char what[96];
+  snprintf(what, sizeof what, "linked-in plugin %.64s", entry->library_name ? entry->library_name : "?");
+  for (int32_t i = 0; i < r->libraries.count; ++i) {
+    if (r->libraries.data[i].entry == entry) {
+      sn_set_err(err, cap, "%s: already registered", what);
+      return SN_OK;
+    }
+  }
+  sn_result res = sn_check_entry(entry, what, err, cap);
+  if (res != SN_OK) return res;
+  if (!sn_array_reserve(&r->mem, r->libraries, r->libraries.count + 1))
+    return sn_set_err(err, cap, "out of memory"), SN_ERR_OUT_OF_MEMORY;
+  int32_t library = r->libraries.count++;
+  sn_library *lib = r->libraries.data + library;
+  memset(lib, 0, sizeof(*lib));
+  lib->file.fd = -1;
+  snprintf(lib->file.path, sizeof(lib->file.path), "%s", what);
+  lib->entry = entry;
+  snprintf(lib->name, sizeof(lib->name), "%s", entry->library_name ? entry->library_name : "?");
+  return sn_register_entry(r, entry, library, lib->file.path, err, cap);
+}
+
+#if SN_HAVE_DLOPEN
 sn_result sn_registry_load_plugin_checked(sn_registry *r, const char *path, sn_plugin_checked_fcn *checked,
                                           void *context, char *err, size_t cap) {
   if (err && cap) err[0] = '\0';
@@ -326,6 +421,7 @@ sn_result sn_registry_load_plugin_checked(sn_registry *r, const char *path, sn_p
   const char *real = file.path;
   for (int32_t i = 0; i < r->libraries.count; ++i) {
     const sn_plugin_file *had = &r->libraries.data[i].file;
+    if (had->fd < 0 && r->libraries.data[i].entry != NULL) continue; /* linked in */
     if ((had->dev == file.dev && had->ino == file.ino) || strcmp(had->path, real) == 0) {
       sn_set_err(err, cap, "%s: already loaded", real);
       sn_plugin_file_close(&file);
@@ -347,66 +443,41 @@ sn_result sn_registry_load_plugin_checked(sn_registry *r, const char *path, sn_p
     sn_set_err(err, cap, "%s: no symbol %s (is it a Sinew plugin of ABI major %d?)", real, SN_PLUGIN_ENTRY_SYMBOL,
                SN_PLUGIN_ABI_MAJOR);
     res = SN_ERR_PLUGIN_NO_ENTRY;
-  } else if (entry->abi_major != SN_PLUGIN_ABI_MAJOR) {
-    sn_set_err(err, cap, "%s: %s has plugin ABI %u.%u, this host speaks %d.%d", real, SN_PLUGIN_ENTRY_SYMBOL,
-               entry->abi_major, entry->abi_minor, SN_PLUGIN_ABI_MAJOR, SN_PLUGIN_ABI_MINOR);
-    res = SN_ERR_PLUGIN_ABI_MAJOR;
-  } else if (entry->abi_minor > SN_PLUGIN_ABI_MINOR) {
-    sn_set_err(err, cap, "%s: %s needs plugin ABI %u.%u, this host is older (%d.%d)", real, SN_PLUGIN_ENTRY_SYMBOL,
-               entry->abi_major, entry->abi_minor, SN_PLUGIN_ABI_MAJOR, SN_PLUGIN_ABI_MINOR);
-    res = SN_ERR_PLUGIN_TOO_NEW;
-  } else if (entry->fingerprint != SN_PLUGIN_FINGERPRINT) {
-    sn_set_err(err, cap, "%s: %s fingerprint 0x%x, host 0x%x (float/pointer sizes differ)", real,
-               SN_PLUGIN_ENTRY_SYMBOL, entry->fingerprint, (unsigned)SN_PLUGIN_FINGERPRINT);
-    res = SN_ERR_PLUGIN_FINGERPRINT;
-  } else if (entry->struct_size < SN_ENTRY_SIZE_1_0 || entry->register_types == NULL) {
-    sn_set_err(err, cap, "%s: %s is truncated (size %u) or has no register_types (ABI %u.%u, host %d.%d)", real,
-               SN_PLUGIN_ENTRY_SYMBOL, entry->struct_size, entry->abi_major, entry->abi_minor, SN_PLUGIN_ABI_MAJOR,
-               SN_PLUGIN_ABI_MINOR);
-    res = SN_ERR_PLUGIN_BAD_DESCRIPTOR;
+  } else {
+    res = sn_check_entry(entry, real, err, cap);
   }
   if (res != SN_OK) {
     dlclose(handle);
     sn_plugin_file_close(&file);
     return res;
   }
-  int32_t library = r->libraries.count;
+  int32_t library = r->libraries.count++;
   sn_library *lib = r->libraries.data + library;
   memset(lib, 0, sizeof(*lib));
   lib->handle = handle;
   lib->file = file;
-  real = lib->file.path;
   snprintf(lib->name, sizeof(lib->name), "%s", entry->library_name ? entry->library_name : "?");
-  r->libraries.count++;
-  sn_registrar g;
-  memset(&g, 0, sizeof(g));
-  g.registry = r;
-  g.library = library;
-  g.library_path = lib->file.path;
-  int32_t first = r->types.count;
-  char plugin_err[256];
-  plugin_err[0] = '\0';
-  int rc = entry->register_types(&sn_host_table, &g, plugin_err, sizeof(plugin_err));
-  if (rc != 0 || g.error != SN_OK) {
-    if (g.error != SN_OK) {
-      res = g.error;
-      sn_set_err(err, cap, "%s: %s", real, g.message);
-    } else {
-      res = SN_ERR_PLUGIN_INIT_FAILED;
-      plugin_err[sizeof(plugin_err) - 1] = '\0';
-      sn_set_err(err, cap, "%s: register_types of %s (ABI %u.%u, host %d.%d) failed: %s", real, SN_PLUGIN_ENTRY_SYMBOL,
-                 entry->abi_major, entry->abi_minor, SN_PLUGIN_ABI_MAJOR, SN_PLUGIN_ABI_MINOR,
-                 plugin_err[0] ? plugin_err : "(no message)");
-    }
-    /* roll back every staged type */
-    while (r->types.count > first) sn_mem_free(&r->mem, r->types.data[--r->types.count], sizeof(sn_registered_type));
-    r->libraries.count--;
+  res = sn_register_entry(r, entry, library, lib->file.path, err, cap);
+  if (res != SN_OK) {
     dlclose(handle);
-    sn_plugin_file_close(&lib->file);
-    return res;
+    sn_plugin_file_close(&file);
   }
-  return SN_OK;
+  return res;
 }
+#else
+sn_result sn_registry_load_plugin_checked(sn_registry *r, const char *path, sn_plugin_checked_fcn *checked,
+                                          void *context, char *err, size_t cap) {
+  (void)checked, (void)context;
+  if (err && cap) err[0] = '\0';
+  if (r == NULL) return SN_ERR_NULL;
+  if (path == NULL) return sn_set_err(err, cap, "plugin path is NULL"), SN_ERR_NULL;
+  sn_set_err(err, cap,
+             "%s: this build of Sinew loads no files (SINEW_DLOPEN off): link the plugin in and register it with "
+             "sn_registry_add_static",
+             path);
+  return SN_ERR_PLUGIN_OPEN;
+}
+#endif
 
 sn_result sn_registry_load_plugin(sn_registry *r, const char *path, char *err, size_t cap) {
   return sn_registry_load_plugin_checked(r, path, NULL, NULL, err, cap);
@@ -416,6 +487,7 @@ static int sn_cmp_str(const void *a, const void *b) { return strcmp(*(char *cons
 
 sn_result sn_registry_load_directory(sn_registry *r, const char *dir, sn_plugin_load_fcn *fcn, void *context) {
   if (r == NULL || dir == NULL) return SN_ERR_NULL;
+  if (!SN_HAVE_DLOPEN) return SN_ERR_PLUGIN_OPEN; /* no files are loaded (sn_registry_add_static) */
   DIR *d = opendir(dir);
   if (d == NULL) return SN_ERR_PLUGIN_OPEN;
   char **names = NULL;
@@ -475,4 +547,86 @@ const char *sn_registry_get_type_origin(const sn_registry *r, const char *name) 
   if (r == NULL || name == NULL) return NULL;
   int32_t i = sn_find_index(r, name);
   return i < 0 ? NULL : sn_origin(r, r->types.data[i]->library);
+}
+
+/* ---------------------------------------------------------- search path */
+
+#ifndef SN_INSTALL_LIBDIR
+#define SN_INSTALL_LIBDIR "lib" /* the build sets it (CMAKE_INSTALL_LIBDIR, relative) */
+#endif
+
+static bool sn_is_dir(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+sn_result sn_default_plugin_dir(char *out, size_t capacity) {
+  if (out == NULL) return SN_ERR_NULL;
+  if (capacity > 0) out[0] = '\0';
+#if SN_HAVE_DLOPEN
+  Dl_info info;
+  if (dladdr((const void *)(uintptr_t)&sn_default_plugin_dir, &info) == 0 || info.dli_fname == NULL)
+    return SN_ERR_NOT_FOUND;
+  char self[PATH_MAX];
+  if (realpath(info.dli_fname, self) == NULL) return SN_ERR_NOT_FOUND;
+  char *slash = strrchr(self, '/');
+  if (slash == NULL) return SN_ERR_NOT_FOUND;
+  *slash = '\0'; /* the folder the library (or the program it is linked into) is in */
+  const char *const tails[2] = {"/sinew/plugins", "/../" SN_INSTALL_LIBDIR "/sinew/plugins"};
+  for (int k = 0; k < 2; ++k) {
+    char candidate[PATH_MAX + 64], real[PATH_MAX];
+    snprintf(candidate, sizeof candidate, "%s%s", self, tails[k]);
+    if (!sn_is_dir(candidate) || realpath(candidate, real) == NULL) continue;
+    if (strlen(real) + 1 > capacity) return SN_ERR_CAPACITY;
+    memcpy(out, real, strlen(real) + 1);
+    return SN_OK;
+  }
+#else
+  (void)capacity;
+#endif
+  return SN_ERR_NOT_FOUND;
+}
+
+int32_t sn_plugin_search_path(sn_plugin_dir_fcn *fcn, void *context) {
+  if (fcn == NULL) return 0;
+  int32_t seen = 0;
+  const char *env = getenv("SINEW_PLUGIN_PATH");
+  for (const char *p = env; p != NULL && *p;) {
+    const char *colon = strchr(p, ':');
+    size_t len = colon ? (size_t)(colon - p) : strlen(p);
+    if (len > 0 && len < PATH_MAX) {
+      char dir[PATH_MAX];
+      memcpy(dir, p, len);
+      dir[len] = '\0';
+      seen++;
+      if (!fcn(dir, context)) return seen;
+    }
+    p = colon ? colon + 1 : p + len;
+  }
+  char dir[PATH_MAX];
+  if (sn_default_plugin_dir(dir, sizeof dir) == SN_OK) {
+    seen++;
+    fcn(dir, context);
+  }
+  return seen;
+}
+
+typedef struct sn_search_load {
+  sn_registry *registry;
+  sn_plugin_load_fcn *fcn;
+  void *context;
+  int32_t read;
+} sn_search_load;
+
+static bool sn_load_search_dir(const char *dir, void *context) {
+  sn_search_load *s = context;
+  if (sn_registry_load_directory(s->registry, dir, s->fcn, s->context) == SN_OK) s->read++;
+  return true;
+}
+
+sn_result sn_registry_load_search_path(sn_registry *r, sn_plugin_load_fcn *fcn, void *context) {
+  if (r == NULL) return SN_ERR_NULL;
+  sn_search_load s = {r, fcn, context, 0};
+  sn_plugin_search_path(sn_load_search_dir, &s);
+  return s.read > 0 ? SN_OK : SN_ERR_NOT_FOUND;
 }

@@ -4,7 +4,9 @@
  * nothing and allocates nothing. Constraints draw themselves through their
  * type's debug_draw with an sn_draw_api made of the user's segment / point /
  * circle callbacks, and body views built as the solver builds them (outside a
- * step: a shared zero solver state, inverse masses of awake dynamic bodies). */
+ * step: a shared zero solver state, inverse masses of awake dynamic bodies).
+ * Every callback runs on a locked world (sn_world_lock): it may read the
+ * world and query it, and a call that would change it is refused. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -274,7 +276,7 @@ static void sn_draw_particles(const sn_world *w, const sn_debug_draw *d) {
 static sn_result sn_check_draw(sn_world *w, const sn_debug_draw *d) {
   if (w == NULL) return SN_ERR_NULL;
   if (d == NULL) return sn_world_error(w, SN_ERR_NULL, "debug draw is NULL");
-  if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_world_draw during a step");
+  if (w->stepping) return sn_world_locked_error(w, "sn_world_draw");
   if (d->cookie != SN_DEF_COOKIE)
     return sn_world_error(w, SN_ERR_UNINITIALIZED_DEF, "start the debug draw from sn_default_debug_draw()");
   if ((d->flags & ~(uint32_t)SN_DRAW_ALL) != 0)
@@ -293,9 +295,20 @@ static sn_result sn_check_draw(sn_world *w, const sn_debug_draw *d) {
   return SN_OK;
 }
 
+static void sn_draw_world(sn_world *w, const sn_debug_draw *d);
+
 sn_result sn_world_draw(sn_world *w, const sn_debug_draw *d) {
   sn_result r = sn_check_draw(w, d);
   if (r != SN_OK) return r;
+  /* the callbacks (the user's and the constraint types' debug_draw) run on a
+   * locked world: the arrays walked here cannot move or shrink under them */
+  sn_world_lock(w);
+  sn_draw_world(w, d);
+  sn_world_unlock(w);
+  return SN_OK;
+}
+
+static void sn_draw_world(sn_world *w, const sn_debug_draw *d) {
   uint32_t f = d->flags;
   if ((f & SN_DRAW_TREE) && d->segment) {
     sn_draw_tree(d, &w->static_tree);
@@ -324,7 +337,6 @@ sn_result sn_world_draw(sn_world *w, const sn_debug_draw *d) {
   }
   if (f & (SN_DRAW_JOINTS | SN_DRAW_CONSTRAINT_FORCES)) sn_draw_constraints(w, d);
   if (f & (SN_DRAW_CONTACT_POINTS | SN_DRAW_CONTACT_NORMALS | SN_DRAW_CONTACT_IMPULSES)) sn_draw_contacts(w, d);
-  return SN_OK;
 }
 
 static int32_t sn_tree_live_nodes(const sn_tree *t) {

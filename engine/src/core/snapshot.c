@@ -737,7 +737,7 @@ static sn_result sn_build_type_table(sn_world *w, sn_type_table *t) {
 
 sn_result sn_world_save_snapshot(sn_world *w, void *buffer, size_t capacity, size_t *out_size) {
   if (w == NULL) return SN_ERR_NULL;
-  if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_world_save_snapshot during a step");
+  if (w->stepping) return sn_world_locked_error(w, "sn_world_save_snapshot");
   if (out_size == NULL) return sn_world_error(w, SN_ERR_NULL, "sn_world_save_snapshot: out_size is NULL");
   sn_body_refresh_extents(w); /* the bodies' extents are saved */
   sn_type_table types;
@@ -975,22 +975,33 @@ static sn_result sn_check_tree(sn_loader *l, sn_world *w, const sn_tree *t, bool
   return SN_OK;
 }
 
-/* A slot free list: every slot on it free, none twice, and every free slot
- * on it; live (if >= 0) must be the number of slots in use. */
-#define SN_CHECK_FREE_LIST(arr, head, live, label)                                                                     \
+/* Whether slot i of arr is retired (SN_SLOT_RELEASE): free with a spent
+ * generation. Contacts have no generation and are never retired. */
+#define SN_SLOT_SPENT(arr, i)       (!(arr).data[i].in_use && (arr).data[i].generation == SN_GENERATION_SPENT)
+#define SN_SLOT_NEVER_SPENT(arr, i) false
+
+/* A slot free list: every slot on it free and not retired, none twice, and
+ * every other free slot retired (spent(arr, i)); live (if >= 0) must be the
+ * number of slots in use. A retired slot on the list would be reused and
+ * its generation wrap, reviving its old ids: that is damage. */
+#define SN_CHECK_FREE_LIST(arr, head, live, label, spent)                                                              \
   do {                                                                                                                 \
-    int32_t used_ = 0, free_ = 0;                                                                                      \
-    for (int32_t i_ = 0; i_ < (arr).count; ++i_) used_ += (arr).data[i_].in_use ? 1 : 0;                               \
+    int32_t used_ = 0, free_ = 0, retired_ = 0;                                                                        \
+    for (int32_t i_ = 0; i_ < (arr).count; ++i_) {                                                                     \
+      used_ += (arr).data[i_].in_use ? 1 : 0;                                                                          \
+      retired_ += spent(arr, i_) ? 1 : 0;                                                                              \
+    }                                                                                                                  \
     if ((live) >= 0 && used_ != (live))                                                                                \
       return sn_load_fail(l, SN_ERR_SNAPSHOT_CORRUPT, "%s: count says %d live, %d slots in use", label, (int)(live),   \
                           (int)used_);                                                                                 \
+    const int32_t reusable_ = (arr).count - used_ - retired_;                                                          \
     for (int32_t i_ = (head); i_ != SN_NULL_INDEX; i_ = (arr).data[i_].next_free) {                                    \
-      if (i_ < 0 || i_ >= (arr).count || (arr).data[i_].in_use || ++free_ > (arr).count - used_)                       \
+      if (i_ < 0 || i_ >= (arr).count || (arr).data[i_].in_use || spent(arr, i_) || ++free_ > reusable_)               \
         return sn_load_fail(l, SN_ERR_SNAPSHOT_CORRUPT, "%s: broken free list", label);                                \
     }                                                                                                                  \
-    if (free_ != (arr).count - used_)                                                                                  \
-      return sn_load_fail(l, SN_ERR_SNAPSHOT_CORRUPT, "%s: %d free slots, %d on the free list", label,                 \
-                          (int)((arr).count - used_), (int)free_);                                                     \
+    if (free_ != reusable_)                                                                                            \
+      return sn_load_fail(l, SN_ERR_SNAPSHOT_CORRUPT, "%s: %d reusable free slots, %d on the free list", label,        \
+                          (int)reusable_, (int)free_);                                                                 \
   } while (0)
 
 static bool sn_body_ok(const sn_world *w, int32_t i) {
@@ -1007,13 +1018,13 @@ static bool sn_particle_ok(const sn_world *w, int32_t i) {
  * does later can index out of bounds or loop forever. marks: scratch of at
  * least max(bodies, particles, tree capacity * 5 + 4) bytes. */
 static sn_result sn_check_world(sn_loader *l, sn_world *w, uint8_t *marks) {
-  SN_CHECK_FREE_LIST(w->bodies, w->body_free, w->body_count, "bodies");
-  SN_CHECK_FREE_LIST(w->shapes, w->shape_free, w->shape_count, "shapes");
-  SN_CHECK_FREE_LIST(w->chains, w->chain_free, -1, "chains");
-  SN_CHECK_FREE_LIST(w->contacts, w->contact_free, w->contact_count, "contacts");
-  SN_CHECK_FREE_LIST(w->particles, w->particle_free, w->particle_count, "particles");
-  SN_CHECK_FREE_LIST(w->soft_bodies, w->soft_free, w->soft_count, "soft bodies");
-  SN_CHECK_FREE_LIST(w->constraints, w->constraint_free, w->constraint_count, "constraints");
+  SN_CHECK_FREE_LIST(w->bodies, w->body_free, w->body_count, "bodies", SN_SLOT_SPENT);
+  SN_CHECK_FREE_LIST(w->shapes, w->shape_free, w->shape_count, "shapes", SN_SLOT_SPENT);
+  SN_CHECK_FREE_LIST(w->chains, w->chain_free, -1, "chains", SN_SLOT_SPENT);
+  SN_CHECK_FREE_LIST(w->contacts, w->contact_free, w->contact_count, "contacts", SN_SLOT_NEVER_SPENT);
+  SN_CHECK_FREE_LIST(w->particles, w->particle_free, w->particle_count, "particles", SN_SLOT_SPENT);
+  SN_CHECK_FREE_LIST(w->soft_bodies, w->soft_free, w->soft_count, "soft bodies", SN_SLOT_SPENT);
+  SN_CHECK_FREE_LIST(w->constraints, w->constraint_free, w->constraint_count, "constraints", SN_SLOT_SPENT);
 
   /* bodies: shape lists and contact edge lists (acyclic: a walk must end at
    * -1 after exactly the count), sleep links in range */
@@ -1635,7 +1646,7 @@ fail:
 sn_result sn_snapshot_write_file(sn_world *w, const char *path, int fault) {
   if (w == NULL) return SN_ERR_NULL;
   if (path == NULL) return sn_world_error(w, SN_ERR_NULL, "sn_world_write_snapshot: path is NULL");
-  if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_world_write_snapshot during a step");
+  if (w->stepping) return sn_world_locked_error(w, "sn_world_write_snapshot");
   size_t size = 0;
   sn_result r = sn_world_save_snapshot(w, NULL, 0, &size);
   if (r != SN_OK) return r;

@@ -1,6 +1,7 @@
 /* World lifetime, settings, errors, the step pipeline and counters. */
 #include "core/world.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -70,6 +71,33 @@ void *sn_resolve_handle(sn_world *w, const char *kind, int32_t index1, uint16_t 
   }
   if (code) *code = c;
   return slot;
+}
+
+sn_result sn_world_locked_error(sn_world *w, const char *what) {
+  return sn_world_error(w, SN_ERR_WORLD_LOCKED, "%s: the world is locked %s", what,
+                        w->stepping ? "during sn_world_step"
+                                    : "while the engine runs a callback (query, debug draw or constraint hook)");
+}
+
+/* The last world tag handed out (0 before the first world). This is the
+ * engine's only process-wide mutable state, and deliberately so: a tag must
+ * differ from every other world's, live or freed, for ids of one world never
+ * to be accepted by another, and nothing local to a world can know the
+ * others' tags (a hash of the world's address repeats for a world created
+ * where a freed one lived, and collides among live ones). One atomic keeps
+ * sn_create_world safe from any thread. */
+static atomic_uint_least32_t sn_last_world_tag;
+
+/// The next tag of the cycle 1, 2, ..., SN_WORLD_TAG_COUNT, 1, ...: any
+/// SN_WORLD_TAG_COUNT worlds created one after another get distinct tags.
+static uint16_t sn_next_world_tag(void) {
+  uint_least32_t last = atomic_load_explicit(&sn_last_world_tag, memory_order_relaxed);
+  uint_least32_t next;
+  do {
+    next = last % SN_WORLD_TAG_COUNT + 1u;
+  } while (!atomic_compare_exchange_weak_explicit(&sn_last_world_tag, &last, next, memory_order_relaxed,
+                                                  memory_order_relaxed));
+  return (uint16_t)next;
 }
 
 sn_world_def sn_default_world_def(void) {
@@ -143,11 +171,7 @@ sn_world *sn_create_world(const sn_world_def *def, sn_result *result) {
   }
   memset(w, 0, sizeof(*w));
   w->mem = mem;
-  /* The tag tells this world's handles from another's. No global counter (the
-   * engine keeps no global state): mix the address, never zero. */
-  uintptr_t addr = (uintptr_t)w;
-  uint32_t h = (uint32_t)(addr ^ (addr >> 16) ^ ((uint64_t)addr >> 32)) * 2654435761u;
-  w->tag = (uint16_t)((h >> 16) | 1u);
+  w->tag = sn_next_world_tag(); /* tells this world's handles from another's */
   w->gravity = def->gravity;
   w->substeps = def->substeps;
   w->position_iterations = def->position_iterations;
@@ -198,7 +222,7 @@ sn_world *sn_create_world(const sn_world_def *def, sn_result *result) {
 
 sn_result sn_destroy_world(sn_world *w) {
   if (w == NULL) return SN_ERR_NULL;
-  if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_destroy_world during a step");
+  if (w->locked) return sn_world_locked_error(w, "sn_destroy_world");
   sn_constraints_destroy_all(w);
   sn_soft_destroy_all(w);
   sn_array_free(&w->mem, w->constraints);
@@ -241,6 +265,7 @@ sn_result sn_destroy_world(sn_world *w) {
   sn_array_free(&w->mem, w->body_color_masks);
   sn_array_free(&w->mem, w->begin_events);
   sn_array_free(&w->mem, w->end_events);
+  sn_array_free(&w->mem, w->pending_end_events);
   sn_array_free(&w->mem, w->hit_events);
   sn_pair_set_destroy(&w->pairs, &w->mem);
   sn_pair_set_destroy(&w->joined, &w->mem);
@@ -257,7 +282,7 @@ const char *sn_world_last_error(sn_world *w) { return w ? w->last_error : "SN_ER
 #define SN_CHECK_WORLD(w)                                                                                              \
   do {                                                                                                                 \
     if ((w) == NULL) return SN_ERR_NULL;                                                                               \
-    if ((w)->locked) return sn_world_error((w), SN_ERR_WORLD_LOCKED, "%s during a step", __func__);                    \
+    if ((w)->locked) return sn_world_locked_error((w), __func__);                                                      \
   } while (0)
 
 sn_result sn_world_set_gravity(sn_world *w, sn_vec2 gravity) {
@@ -405,19 +430,25 @@ sn_result sn_world_step(sn_world *w, float dt) {
   if (!sn_is_finite(dt)) return sn_world_error(w, SN_ERR_NOT_FINITE, "dt must be finite");
   if (!(dt >= SN_MIN_TIME_STEP && dt <= SN_MAX_TIME_STEP))
     return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "dt must be in [1e-6, 10] s (got %g)", (double)dt);
-  w->locked = true;
+  sn_world_lock(w);
+  w->stepping = true;
   w->begin_events.count = 0;
   w->hit_events.count = 0;
   w->broken_events.count = 0;
   w->frozen_events.count = 0;
-  /* End events raised between steps (a touching body or shape destroyed, a
-   * body type changed) follow the last step's: keep them for this step's
-   * report, drop only the ones the last step already reported. */
-  int32_t kept = w->end_events.count - w->stepped_end_events;
-  if (kept > 0)
-    memmove(w->end_events.data, w->end_events.data + w->stepped_end_events,
-            (size_t)kept * sizeof(sn_contact_end_event));
-  w->end_events.count = kept > 0 ? kept : 0;
+  /* End events raised since the last step (a touching body or shape
+   * destroyed, a body type changed) went to the pending array, so the last
+   * step's arrays stayed as the caller got them; they lead this step's
+   * report. Swapping moves no event and allocates nothing. */
+  w->end_events.count = 0;
+  {
+    sn_contact_end_event *data = w->end_events.data;
+    int32_t capacity = w->end_events.capacity;
+    w->end_events = w->pending_end_events;
+    w->pending_end_events.data = data;
+    w->pending_end_events.capacity = capacity;
+    w->pending_end_events.count = 0;
+  }
   double t0 = sn_clock_ms();
   memset(&w->profile, 0, sizeof(w->profile));
   /* 1-2: broadphase pairs and narrowphase manifolds (warm-start matching) */
@@ -433,8 +464,8 @@ sn_result sn_world_step(sn_world *w, float dt) {
   sn_constraints_check_breaking(w, dt);
   /* 3: islands and sleeping, on the state just solved */
   if (w->enable_sleep) sn_update_sleep(w, dt);
-  w->stepped_end_events = w->end_events.count;
-  w->locked = false;
+  w->stepping = false;
+  sn_world_unlock(w);
   double t3 = sn_clock_ms();
   w->profile.collide = (float)(t1 - t0);
   w->profile.sleep = (float)(t3 - t2);

@@ -273,8 +273,13 @@ typedef struct sn_constraint_lists {
 
 typedef struct sn_world {
   sn_mem mem;
-  uint16_t tag;
-  bool locked;
+  uint16_t tag; ///< 1..SN_WORLD_TAG_COUNT, from the process-wide tag counter (world.c) or a snapshot
+  /// Lock depth: sn_world_step and every callback the engine runs into user
+  /// or plugin code (query and debug-draw callbacks, constraint hooks) hold
+  /// one, so nested calls nest. While it is nonzero every call that changes
+  /// the world refuses with SN_ERR_WORLD_LOCKED (sn_world_locked_error).
+  int32_t locked;
+  bool stepping; ///< inside sn_world_step: reads that walk the world (queries, drawing, snapshots) refuse too
   bool enable_sleep;
   bool enable_continuous;
   bool use_avx2; ///< the contact kernel may run 8 lanes wide (results identical either way)
@@ -370,11 +375,14 @@ typedef struct sn_world {
   SN_ARRAY(sn_stage) stages;           ///< the substep loop's stage list (solver.c)
   SN_ARRAY(int32_t) list_counts;       ///< per block: solver contacts found (solver.c)
 
-  /* events of the last step */
+  /* events of the last step: untouched until the next step starts, so a
+   * caller may loop over them while it destroys things */
   SN_ARRAY(sn_contact_begin_event) begin_events;
-  SN_ARRAY(sn_contact_end_event) end_events;
+  /// end_events: the last step's. pending_end_events: those raised between
+  /// steps (a touching body or shape destroyed, ...), published by the next
+  /// step ahead of its own (the two arrays swap there; one type, so they can).
+  SN_ARRAY(sn_contact_end_event) end_events, pending_end_events;
   SN_ARRAY(sn_contact_hit_event) hit_events;
-  int32_t stepped_end_events; ///< leading end events reported by the last step
 
   /* limits (sn_world_def.max_*): live objects past them are refused */
   int32_t max_bodies, max_shapes, max_contacts, max_particles, max_soft_bodies, max_constraints;
@@ -387,6 +395,35 @@ typedef struct sn_world {
   int32_t awake_body_count;
   char last_error[256];
 } sn_world;
+
+/// Distinct world tags the tag counter hands out (1..65535; 0 is never a tag).
+#define SN_WORLD_TAG_COUNT 65535u
+
+/// A slot whose generation reached this is retired when freed: the next
+/// creation would wrap its generation and make old ids of the slot valid
+/// again. It stays free forever, off the free list (SN_SLOT_RELEASE).
+#define SN_GENERATION_SPENT UINT16_MAX
+
+/// Puts the freed slot `index` of `array` on the free list `head`, or
+/// retires it (next_free null, off the list) if its generation is spent.
+#define SN_SLOT_RELEASE(array, head, index)                                                                            \
+  do {                                                                                                                 \
+    int32_t slot_ = (index);                                                                                           \
+    if ((array).data[slot_].generation == SN_GENERATION_SPENT) {                                                       \
+      (array).data[slot_].next_free = SN_NULL_INDEX;                                                                   \
+    } else {                                                                                                           \
+      (array).data[slot_].next_free = (head);                                                                          \
+      (head) = slot_;                                                                                                  \
+    }                                                                                                                  \
+  } while (0)
+
+/// Takes a lock (see sn_world.locked) around a callback into user or plugin code.
+static inline void sn_world_lock(sn_world *w) { w->locked += 1; }
+static inline void sn_world_unlock(sn_world *w) { w->locked -= 1; }
+
+/// Records SN_ERR_WORLD_LOCKED for the call `what`, saying whether a step or
+/// a callback holds the lock, and returns it.
+sn_result sn_world_locked_error(sn_world *w, const char *what);
 
 /// Records the message of the last error and returns code.
 sn_result sn_world_error(sn_world *w, sn_result code, const char *fmt, ...)

@@ -48,7 +48,7 @@ static bool sn_body_def_ok(sn_world *w, const sn_body_def *def) {
 
 sn_body_id sn_create_body(sn_world *w, const sn_body_def *def) {
   if (w == NULL) return SN_NULL_BODY;
-  if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_create_body during a step"), SN_NULL_BODY;
+  if (w->locked) return sn_world_locked_error(w, "sn_create_body"), SN_NULL_BODY;
   if (!sn_body_def_ok(w, def)) return SN_NULL_BODY;
   if (w->body_count >= w->max_bodies)
     return sn_world_error(w, SN_ERR_CAPACITY, "the world has %d bodies, its max_bodies limit (sn_world_def)",
@@ -102,7 +102,7 @@ sn_result sn_destroy_body(sn_world *w, sn_body_id id) {
   sn_result code;
   sn_body *b = sn_get_body(w, id, &code);
   if (b == NULL) return code;
-  if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_destroy_body during a step");
+  if (w->locked) return sn_world_locked_error(w, "sn_destroy_body");
   int32_t index = id.index1 - 1;
   sn_constraints_destroy_for_body(w, index);
   /* contacts first (they wake the other bodies), then shapes */
@@ -114,16 +114,14 @@ sn_result sn_destroy_body(sn_world *w, sn_body_id id) {
       sn_mem_free(&w->mem, c->shapes, (size_t)c->shape_count * sizeof(int32_t));
       c->shapes = NULL;
       c->in_use = false;
-      c->next_free = w->chain_free;
-      w->chain_free = i;
+      SN_SLOT_RELEASE(w->chains, w->chain_free, i);
     }
   }
   while (b->shape_list != SN_NULL_INDEX) sn_shape_destroy_internal(w, b->shape_list, false);
   /* if it slept, unlink it from its sleeping island by waking the island */
   if (!b->is_awake && b->type != SN_BODY_STATIC) sn_body_wake(w, index);
   b->in_use = false;
-  b->next_free = w->body_free;
-  w->body_free = index;
+  SN_SLOT_RELEASE(w->bodies, w->body_free, index);
   w->body_count -= 1;
   return SN_OK;
 }
@@ -306,7 +304,7 @@ void sn_body_put_to_sleep(sn_world *w, int32_t first_body) {
   sn_result code_;                                                                                                     \
   sn_body *b = sn_get_body((w), (id), &code_);                                                                         \
   if (b == NULL) return code_;                                                                                         \
-  if ((w)->locked) return sn_world_error((w), SN_ERR_WORLD_LOCKED, "%s during a step", __func__)
+  if ((w)->locked) return sn_world_locked_error((w), __func__)
 
 sn_body_type sn_body_get_type(sn_world *w, sn_body_id id) {
   SN_BODY_OR(w, id, SN_BODY_STATIC);
@@ -541,9 +539,7 @@ bool sn_body_is_bullet(sn_world *w, sn_body_id id) {
 }
 
 sn_result sn_body_set_user_data(sn_world *w, sn_body_id id, void *user_data) {
-  sn_result code;
-  sn_body *b = sn_get_body(w, id, &code);
-  if (b == NULL) return code;
+  SN_BODY_MUT(w, id);
   b->user_data = user_data;
   return SN_OK;
 }

@@ -230,7 +230,7 @@ static sn_shape_id sn_create_shape(sn_world *w, sn_body_id body_id, const sn_sha
   sn_result code;
   sn_body *b = sn_get_body(w, body_id, &code);
   if (b == NULL) return SN_NULL_SHAPE;
-  if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "creating a shape during a step"), SN_NULL_SHAPE;
+  if (w->locked) return sn_world_locked_error(w, "creating a shape"), SN_NULL_SHAPE;
   if (!sn_shape_def_ok(w, def)) return SN_NULL_SHAPE;
   if (!sn_mass_fits(w, g, def->density)) return SN_NULL_SHAPE;
   if (w->shape_count >= w->max_shapes)
@@ -361,8 +361,7 @@ void sn_shape_destroy_internal(sn_world *w, int32_t shape_index, bool wake) {
   b->shape_count -= 1;
   b->mass_sums_valid = false; /* a shape left the sums: summed again from the list */
   s->in_use = false;
-  s->next_free = w->shape_free;
-  w->shape_free = shape_index;
+  SN_SLOT_RELEASE(w->shapes, w->shape_free, shape_index);
   w->shape_count -= 1;
 }
 
@@ -370,7 +369,7 @@ sn_result sn_destroy_shape(sn_world *w, sn_shape_id id, bool update_mass) {
   sn_result code;
   sn_shape *s = sn_get_shape(w, id, &code);
   if (s == NULL) return code;
-  if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_destroy_shape during a step");
+  if (w->locked) return sn_world_locked_error(w, "sn_destroy_shape");
   if (s->chain != SN_NULL_INDEX)
     return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "this shape belongs to a chain: use sn_destroy_chain");
   int32_t body_index = s->body;
@@ -394,7 +393,7 @@ bool sn_shape_is_valid(sn_world *w, sn_shape_id id) {
   sn_result code_;                                                                                                     \
   sn_shape *s = sn_get_shape((w), (id), &code_);                                                                       \
   if (s == NULL) return code_;                                                                                         \
-  if ((w)->locked) return sn_world_error((w), SN_ERR_WORLD_LOCKED, "%s during a step", __func__)
+  if ((w)->locked) return sn_world_locked_error((w), __func__)
 
 sn_shape_type sn_shape_get_type(sn_world *w, sn_shape_id id) {
   SN_SHAPE_OR(w, id, SN_SHAPE_CIRCLE);
@@ -460,9 +459,7 @@ sn_aabb sn_shape_get_aabb(sn_world *w, sn_shape_id id) {
 }
 
 sn_result sn_shape_set_user_data(sn_world *w, sn_shape_id id, void *user_data) {
-  sn_result code;
-  sn_shape *s = sn_get_shape(w, id, &code);
-  if (s == NULL) return code;
+  SN_SHAPE_MUT(w, id);
   s->user_data = user_data;
   return SN_OK;
 }
@@ -514,7 +511,7 @@ sn_chain_id sn_create_chain(sn_world *w, sn_body_id body_id, const sn_chain_def 
   sn_result code;
   sn_body *b = sn_get_body(w, body_id, &code);
   if (b == NULL) return SN_NULL_CHAIN;
-  if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_create_chain during a step"), SN_NULL_CHAIN;
+  if (w->locked) return sn_world_locked_error(w, "sn_create_chain"), SN_NULL_CHAIN;
   if (def == NULL) return sn_world_error(w, SN_ERR_NULL, "chain def is NULL"), SN_NULL_CHAIN;
   if (def->cookie != SN_DEF_COOKIE)
     return sn_world_error(w, SN_ERR_UNINITIALIZED_DEF, "start from sn_default_chain_def()"), SN_NULL_CHAIN;
@@ -613,8 +610,7 @@ sn_chain_id sn_create_chain(sn_world *w, sn_body_id body_id, const sn_chain_def 
       sn_mem_free(&w->mem, shape_ids, (size_t)seg_count * sizeof(int32_t));
       chain->shapes = NULL;
       chain->in_use = false;
-      chain->next_free = w->chain_free;
-      w->chain_free = chain_index;
+      SN_SLOT_RELEASE(w->chains, w->chain_free, chain_index);
       return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow the broadphase tree"), SN_NULL_CHAIN;
     }
   }
@@ -630,13 +626,12 @@ sn_result sn_destroy_chain(sn_world *w, sn_chain_id id) {
   sn_result code;
   sn_chain *c = sn_get_chain(w, id, &code);
   if (c == NULL) return code;
-  if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_destroy_chain during a step");
+  if (w->locked) return sn_world_locked_error(w, "sn_destroy_chain");
   for (int32_t k = 0; k < c->shape_count; ++k) sn_shape_destroy_internal(w, c->shapes[k], true);
   sn_mem_free(&w->mem, c->shapes, (size_t)c->shape_count * sizeof(int32_t));
   c->shapes = NULL;
   c->in_use = false;
-  c->next_free = w->chain_free;
-  w->chain_free = id.index1 - 1;
+  SN_SLOT_RELEASE(w->chains, w->chain_free, id.index1 - 1);
   return SN_OK;
 }
 

@@ -329,7 +329,7 @@ static sn_soft_body_id sn_build_end(sn_build *b) {
 #define SN_BUILDER_ENTRY(w, def, fn)                                                                                   \
   do {                                                                                                                 \
     if ((w) == NULL) return SN_NULL_SOFT_BODY;                                                                         \
-    if ((w)->locked) return sn_world_error((w), SN_ERR_WORLD_LOCKED, "%s during a step", fn), SN_NULL_SOFT_BODY;       \
+    if ((w)->locked) return sn_world_locked_error((w), fn), SN_NULL_SOFT_BODY;                                         \
     if ((def) == NULL) return sn_world_error((w), SN_ERR_NULL, "%s: def is NULL", fn), SN_NULL_SOFT_BODY;              \
     if ((def)->cookie != SN_DEF_COOKIE)                                                                                \
       return sn_world_error((w), SN_ERR_UNINITIALIZED_DEF, "%s: start from its sn_default_*_def()", fn),               \

@@ -8,7 +8,7 @@
 #define SN_CHECK(w)                                                                                                    \
   do {                                                                                                                 \
     if ((w) == NULL) return SN_ERR_NULL;                                                                               \
-    if ((w)->locked) return sn_world_error((w), SN_ERR_WORLD_LOCKED, "%s during a step", __func__);                    \
+    if ((w)->locked) return sn_world_locked_error((w), __func__);                                                      \
   } while (0)
 
 sn_soft_body_def sn_default_soft_body_def(void) {
@@ -56,7 +56,7 @@ static bool sn_soft_def_ok(sn_world *w, const sn_soft_body_def *d) {
 
 sn_soft_body_id sn_create_soft_body(sn_world *w, const sn_soft_body_def *def) {
   if (w == NULL) return SN_NULL_SOFT_BODY;
-  if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_create_soft_body during a step"), SN_NULL_SOFT_BODY;
+  if (w->locked) return sn_world_locked_error(w, "sn_create_soft_body"), SN_NULL_SOFT_BODY;
   if (!sn_soft_def_ok(w, def)) return SN_NULL_SOFT_BODY;
   if (w->soft_count >= w->max_soft_bodies)
     return sn_world_error(w, SN_ERR_CAPACITY, "the world has %d soft bodies, its max_soft_bodies limit (sn_world_def)",
@@ -86,8 +86,7 @@ sn_soft_body_id sn_create_soft_body(sn_world *w, const sn_soft_body_def *def) {
 static void sn_free_particle_slot(sn_world *w, int32_t index) {
   sn_particle *p = w->particles.data + index;
   p->in_use = false;
-  p->next_free = w->particle_free;
-  w->particle_free = index;
+  SN_SLOT_RELEASE(w->particles, w->particle_free, index);
   w->particle_count--;
 }
 
@@ -95,7 +94,7 @@ sn_result sn_destroy_soft_body(sn_world *w, sn_soft_body_id id) {
   sn_result code;
   sn_soft_body *s = sn_get_soft(w, id, &code);
   if (s == NULL) return code;
-  if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_destroy_soft_body during a step");
+  if (w->locked) return sn_world_locked_error(w, "sn_destroy_soft_body");
   if (s->particle_count > 0) {
     size_t bytes = (size_t)w->particles.count;
     uint8_t *mark = sn_mem_calloc(&w->mem, bytes);
@@ -110,8 +109,7 @@ sn_result sn_destroy_soft_body(sn_world *w, sn_soft_body_id id) {
   s->particles = s->edges = NULL;
   s->particle_count = s->particle_capacity = s->edge_count = s->edge_capacity = 0;
   s->in_use = false;
-  s->next_free = w->soft_free;
-  w->soft_free = id.index1 - 1;
+  SN_SLOT_RELEASE(w->soft_bodies, w->soft_free, id.index1 - 1);
   w->soft_count--;
   return SN_OK;
 }
@@ -182,7 +180,7 @@ sn_result sn_soft_body_set_material(sn_world *w, sn_soft_body_id id, const sn_so
   sn_result code;
   sn_soft_body *s = sn_get_soft(w, id, &code);
   if (s == NULL) return code;
-  if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_soft_body_set_material during a step");
+  if (w->locked) return sn_world_locked_error(w, "sn_soft_body_set_material");
   if (!sn_soft_def_ok(w, def)) return SN_ERR_INVALID_ARGUMENT;
   s->material = *def;
   return SN_OK;
@@ -222,7 +220,7 @@ sn_result sn_soft_body_translate(sn_world *w, sn_soft_body_id id, sn_vec2 delta)
   sn_result code;
   sn_soft_body *s = sn_get_soft(w, id, &code);
   if (s == NULL) return code;
-  if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_soft_body_translate during a step");
+  if (w->locked) return sn_world_locked_error(w, "sn_soft_body_translate");
   if (!sn_vec2_is_finite(delta)) return sn_world_error(w, SN_ERR_NOT_FINITE, "translation must be finite");
   for (int32_t i = 0; i < s->particle_count; ++i) {
     if (!sn_vec2_within_limit(sn_add(w->particles.data[s->particles[i]].x, delta)))
@@ -241,7 +239,7 @@ sn_result sn_soft_body_translate(sn_world *w, sn_soft_body_id id, sn_vec2 delta)
 
 sn_particle_id sn_create_particle(sn_world *w, sn_soft_body_id soft, const sn_particle_def *def) {
   if (w == NULL) return SN_NULL_PARTICLE;
-  if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_create_particle during a step"), SN_NULL_PARTICLE;
+  if (w->locked) return sn_world_locked_error(w, "sn_create_particle"), SN_NULL_PARTICLE;
   sn_soft_body *s = sn_get_soft(w, soft, NULL);
   if (s == NULL) return SN_NULL_PARTICLE;
   if (def == NULL) return sn_world_error(w, SN_ERR_NULL, "particle def is NULL"), SN_NULL_PARTICLE;
@@ -303,7 +301,7 @@ sn_result sn_destroy_particle(sn_world *w, sn_particle_id id) {
   sn_result code;
   sn_particle *p = sn_get_particle(w, id, &code);
   if (p == NULL) return code;
-  if (w->locked) return sn_world_error(w, SN_ERR_WORLD_LOCKED, "sn_destroy_particle during a step");
+  if (w->locked) return sn_world_locked_error(w, "sn_destroy_particle");
   int32_t index = id.index1 - 1;
   size_t bytes = (size_t)w->particles.count;
   uint8_t *mark = sn_mem_calloc(&w->mem, bytes);
@@ -432,6 +430,7 @@ sn_result sn_particle_set_user_data(sn_world *w, sn_particle_id id, void *user_d
   sn_result code;
   sn_particle *p = sn_get_particle(w, id, &code);
   if (p == NULL) return code;
+  SN_CHECK(w);
   p->user_data = user_data;
   return SN_OK;
 }
