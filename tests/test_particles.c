@@ -86,7 +86,7 @@ START_TEST(test_hash_matches_brute_force) {
   sn_mem_init(&mem, NULL);
   int32_t *pairs = NULL, cap = 0;
   sn_scratch scratch = {NULL, 0};
-  int32_t n = sn_find_close_pairs(&mem, pts, reach, N, &pairs, &cap, &scratch);
+  int32_t n = sn_find_close_pairs(&mem, pts, reach, N, &pairs, &cap, &scratch, INT32_MAX, NULL);
   ck_assert_int_eq(n, nb);
   qsort(pairs, (size_t)n, 2 * sizeof(int32_t), pair_cmp);
   qsort(brute, (size_t)nb, 2 * sizeof(int32_t), pair_cmp);

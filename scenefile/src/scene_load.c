@@ -117,6 +117,7 @@ typedef struct loader {
   const sn_scene_load_options *opt;
 
   sn_world_def world_def;
+  int64_t particle_total; ///< particles of the soft bodies parsed so far (the world's max_particles)
   float hit_event_threshold;
   const cJSON *settings_node;
   const cJSON *plugins_node;
@@ -1281,6 +1282,12 @@ static bool parse_soft(loader *L, const cJSON *obj, int32_t index) {
     if (!parse_custom(L, obj, s, index)) return false;
     break;
   }
+  L->particle_total += s->particle_count;
+  if (L->particle_total > L->world_def.max_particles)
+    return fail(L, SN_SCENE_ERR_ENGINE, SN_ERR_CAPACITY, obj, false,
+                "the soft bodies up to this one have %lld particles; expected at most %d, the world's max_particles "
+                "limit (sn_scene_load_options.limits)",
+                (long long)L->particle_total, (int)L->world_def.max_particles);
   if (s->name != NULL) {
     size_t mark = path_push_key(L, "name");
     bool ok = add_body_name(L, s->name_node, s->name, L->body_count + index);
@@ -1836,6 +1843,24 @@ static bool allocate(loader *L, const cJSON *root) {
     if (cJSON_IsArray(s)) shapes += cJSON_GetArraySize(s);
   }
   int32_t softs = array_size(root, "soft_bodies"), constraints = array_size(root, "constraints");
+  /* the world's limits, before anything is allocated for the entries */
+  const struct {
+    const char *key, *what, *limit;
+    int64_t count;
+    int32_t max;
+  } counts[] = {{"bodies", "bodies", "max_bodies", bodies, L->world_def.max_bodies},
+                {"bodies", "shapes", "max_shapes", shapes, L->world_def.max_shapes},
+                {"soft_bodies", "soft bodies", "max_soft_bodies", softs, L->world_def.max_soft_bodies},
+                {"constraints", "constraints", "max_constraints", constraints, L->world_def.max_constraints}};
+  for (size_t i = 0; i < sizeof counts / sizeof counts[0]; ++i) {
+    if (counts[i].count <= counts[i].max) continue;
+    size_t mark = path_push_key(L, counts[i].key);
+    fail(L, SN_SCENE_ERR_ENGINE, SN_ERR_CAPACITY, member(root, counts[i].key), false,
+         "%lld %s; expected at most %d, the world's %s limit (sn_scene_load_options.limits)",
+         (long long)counts[i].count, counts[i].what, (int)counts[i].max, counts[i].limit);
+    path_pop(L, mark);
+    return false;
+  }
   L->bodies = calloc((size_t)bodies + 1, sizeof *L->bodies);
   L->shapes = calloc((size_t)shapes + 1, sizeof *L->shapes);
   L->softs = calloc((size_t)softs + 1, sizeof *L->softs);
@@ -2204,6 +2229,14 @@ static sn_scene_status load(loader *L, sn_loaded_scene *out) {
   L->world_def.contact_push_max_velocity = 3.0f;
   L->world_def.restitution_threshold = 1.0f;
   L->world_def.maximum_linear_speed = 400.0f;
+  if (L->opt->limits != NULL) {
+    L->world_def.max_bodies = L->opt->limits->max_bodies;
+    L->world_def.max_shapes = L->opt->limits->max_shapes;
+    L->world_def.max_particles = L->opt->limits->max_particles;
+    L->world_def.max_soft_bodies = L->opt->limits->max_soft_bodies;
+    L->world_def.max_constraints = L->opt->limits->max_constraints;
+    L->world_def.max_contacts = L->opt->limits->max_contacts;
+  }
   L->hit_event_threshold = 1.0f;
   bool ok = parse_document(L, root);
   if (ok) {
@@ -2278,6 +2311,21 @@ static bool options_ok(const sn_scene_load_options *opt, sn_scene_error *err, co
   if (opt->plugin_dir_count < 0 || (opt->plugin_dir_count > 0 && opt->plugin_dirs == NULL)) {
     sn_scene_set_error(err, SN_SCENE_ERR_ARGUMENT, SN_ERR_INVALID_ARGUMENT, 0, 0,
                        "%s: plugin_dir_count without plugin_dirs", source);
+    return false;
+  }
+  const sn_world_def *d = opt->limits;
+  if (d != NULL && d->cookie != SN_DEF_COOKIE) {
+    sn_scene_set_error(err, SN_SCENE_ERR_ARGUMENT, SN_ERR_UNINITIALIZED_DEF, 0, 0,
+                       "%s: the limits def was not made by sn_default_world_def()", source);
+    return false;
+  }
+  if (d != NULL &&
+      (d->max_bodies < 0 || d->max_bodies > SN_MAX_WORLD_LIMIT || d->max_shapes < 0 ||
+       d->max_shapes > SN_MAX_WORLD_LIMIT || d->max_particles < 0 || d->max_particles > SN_MAX_WORLD_LIMIT ||
+       d->max_soft_bodies < 0 || d->max_soft_bodies > SN_MAX_WORLD_LIMIT || d->max_constraints < 0 ||
+       d->max_constraints > SN_MAX_WORLD_LIMIT || d->max_contacts < 0 || d->max_contacts > SN_MAX_WORLD_LIMIT)) {
+    sn_scene_set_error(err, SN_SCENE_ERR_ARGUMENT, SN_ERR_INVALID_ARGUMENT, 0, 0,
+                       "%s: a limit of the limits def is outside 0 .. SN_MAX_WORLD_LIMIT", source);
     return false;
   }
   return true;

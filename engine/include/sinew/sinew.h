@@ -85,7 +85,21 @@ SN_API float sn_rot_get_angle(sn_rot q);
 /* ------------------------------------------------------------------------ */
 /* World                                                                     */
 
-/// Default world settings: gravity (0, -10), 8 substeps, sleep on.
+/// Default world settings: gravity (0, -10), 8 substeps, sleep on, and the
+/// default limits: 262144 bodies, 1048576 shapes, 262144 particles, 65536
+/// soft bodies, 1048576 constraints, 131072 contacts (SN_DEFAULT_MAX_*).
+///
+/// Limits (sn_world_def.max_*, 0 .. SN_MAX_WORLD_LIMIT): a world never holds
+/// more live objects of a kind than its limit. A create call past it returns
+/// a null id with SN_ERR_CAPACITY (sn_world_last_error names the limit) and
+/// changes nothing; a soft-body builder, a snapshot or a scene file that
+/// would go past one is refused the same way before anything is allocated.
+/// Contacts are the exception: the step never fails for them; it creates no
+/// contact past max_contacts (shapes whose search for new pairs was cut
+/// short search again each later step: those pairs do not collide until
+/// contacts end and make room) and leaves particle contact candidates past
+/// it out of the step; sn_world_counters.contact_limit_hits reports it. So a
+/// crowd of bodies piled on one point costs at most max_contacts contacts.
 SN_API sn_world_def sn_default_world_def(void);
 
 /// Creates a world. Returns NULL (and writes *result if not NULL) when the
@@ -155,7 +169,7 @@ SN_API int32_t sn_world_get_bodies(sn_world *world, sn_body_id *bodies, int32_t 
 
 /// A def that recreates the world's current settings (gravity, substeps,
 /// position and soft iterations, sleep, continuous, contact tuning, restitution threshold, maximum speed,
-/// registry). The allocator fields are left NULL.
+/// registry, limits). The allocator fields are left NULL.
 SN_API sn_result sn_world_get_def(sn_world *world, sn_world_def *out);
 SN_API float sn_world_get_hit_event_threshold(sn_world *world);
 /// The registry the world was created with (may be NULL).
@@ -186,9 +200,15 @@ SN_API sn_result sn_world_save_snapshot(sn_world *world, void *buffer, size_t ca
 
 /// Builds a new world from a snapshot; *out is NULL on failure, and nothing
 /// else is created (the half-built world is destroyed). def (NULL = defaults)
-/// supplies only the allocator, the registry and the task system (worker
-/// count and callbacks; results do not depend on them): the settings come
-/// from the snapshot. Every constraint type the snapshot uses must be in
+/// supplies only the allocator, the registry, the task system (worker
+/// count and callbacks; results do not depend on them) and the limits: the
+/// settings come from the snapshot. A section with more slots than the
+/// def's limit allows (max_bodies, max_shapes for shapes and chains,
+/// max_contacts, max_particles, max_soft_bodies, max_constraints) is refused
+/// with SN_ERR_CAPACITY before memory is allocated for it; every count is
+/// also checked against the bytes left to describe it, so the memory a
+/// snapshot can make the loader allocate is bounded by the limits and by its
+/// size (at most about 40 bytes per byte: a free slot takes 7). Every constraint type the snapshot uses must be in
 /// def->registry with the same schema (sizes, alignments, parameter ids,
 /// kinds and offsets): missing SN_ERR_NOT_FOUND, different
 /// SN_ERR_SNAPSHOT_TYPE_MISMATCH (also for a parameter outside the
@@ -227,7 +247,8 @@ SN_API sn_result sn_world_read_snapshot(const char *path, const sn_world_def *de
 /// Default body settings: static, at the origin, gravity scale 1, awake.
 SN_API sn_body_def sn_default_body_def(void);
 
-/// Creates a body. Returns a null id on invalid input (NaN, bad type, ...).
+/// Creates a body. Returns a null id on invalid input (NaN, bad type, ...),
+/// or with SN_ERR_CAPACITY when the world has max_bodies bodies.
 SN_API sn_body_id sn_create_body(sn_world *world, const sn_body_def *def);
 
 /// Destroys a body with its shapes and contacts.
@@ -306,7 +327,9 @@ SN_API int32_t sn_body_get_shapes(sn_world *world, sn_body_id body, sn_shape_id 
 SN_API sn_result sn_body_get_def(sn_world *world, sn_body_id body, sn_body_def *out);
 
 /* ------------------------------------------------------------------------ */
-/* Shapes. Creating a shape on a dynamic body updates its mass from density.  */
+/* Shapes. Creating a shape on a dynamic body updates its mass from density
+ * (in constant time: a body of N shapes is built in O(N)). Past the world's
+ * max_shapes: SN_ERR_CAPACITY.                                               */
 
 /// Default shape settings: density 1, friction 0.6, restitution 0.
 SN_API sn_shape_def sn_default_shape_def(void);

@@ -351,6 +351,25 @@ typedef struct sn_world_def {
   sn_enqueue_task_callback *enqueue_task; ///< default NULL (single thread)
   sn_finish_task_callback *finish_task;   ///< default NULL
   void *user_task_context;                ///< passed to both callbacks
+  /// Limits on live objects, 0 .. SN_MAX_WORLD_LIMIT each. Creating an object
+  /// past its limit is refused with SN_ERR_CAPACITY (the message names the
+  /// limit) and leaves the world unchanged; so are a snapshot, a scene file
+  /// or a soft-body builder that would make more (checked before anything is
+  /// allocated). They bound what any input can make the engine allocate.
+  int32_t max_bodies;      ///< default SN_DEFAULT_MAX_BODIES (262144)
+  int32_t max_shapes;      ///< chain segments included; default SN_DEFAULT_MAX_SHAPES (1048576)
+  int32_t max_particles;   ///< default SN_DEFAULT_MAX_PARTICLES (262144)
+  int32_t max_soft_bodies; ///< default SN_DEFAULT_MAX_SOFT_BODIES (65536)
+  int32_t max_constraints; ///< default SN_DEFAULT_MAX_CONSTRAINTS (1048576)
+  /// Contacts (shape pairs whose fat boxes overlap, touching or not), and
+  /// each step's particle contact candidates of each kind (particle-shape,
+  /// particle-particle, particle-edge); default SN_DEFAULT_MAX_CONTACTS
+  /// (131072). The step never goes past it: a shape whose search for new
+  /// pairs the limit stops keeps searching each later step (its missing
+  /// pairs do not collide until contacts end and make room), particle
+  /// candidates past it are left out of that step; sn_world_counters
+  /// .contact_limit_hits counts such steps' cut searches.
+  int32_t max_contacts;
   /// Debugging plugins, default false: every plugin callback runs one
   /// constraint at a time, and after each the host checks the states the
   /// constraint may write; the first constraint and callback that make a
@@ -360,6 +379,17 @@ typedef struct sn_world_def {
   bool check_plugins;
   int32_t cookie; ///< set by sn_default_world_def
 } sn_world_def;
+
+/// Default limits of sn_world_def (a pyramid of 5050 boxes makes about 15000
+/// contacts; a 128 x 128 cloth with tethers about 100000 constraints).
+#define SN_DEFAULT_MAX_BODIES      262144
+#define SN_DEFAULT_MAX_SHAPES      1048576
+#define SN_DEFAULT_MAX_PARTICLES   262144
+#define SN_DEFAULT_MAX_SOFT_BODIES 65536
+#define SN_DEFAULT_MAX_CONSTRAINTS 1048576
+#define SN_DEFAULT_MAX_CONTACTS    131072
+/// Largest value of each sn_world_def.max_* limit (2^30).
+#define SN_MAX_WORLD_LIMIT 1073741824
 
 /// Largest speed setting (m/s): maximum_linear_speed, contact_push_max_velocity,
 /// restitution_threshold and the hit event threshold. With positions held within
@@ -488,6 +518,10 @@ typedef struct sn_world_counters {
   int32_t constraint_count, soft_body_count, particle_count, particle_contact_count;
   size_t allocated_bytes;
   int32_t reused_manifold_count; ///< last step: manifolds moved with their bodies instead of recomputed
+  /// Last step: searches for contacts that sn_world_def.max_contacts cut
+  /// short (shapes whose new pairs wait for room, and particle candidate
+  /// lists left incomplete); 0 while the world stays under the limit.
+  int32_t contact_limit_hits;
 } sn_world_counters;
 
 /// Where the last step's time went (wall clock, milliseconds): see

@@ -121,6 +121,7 @@ typedef struct sn_pair_query {
   int32_t query_shape;
   bool query_is_static;
   sn_aabb fat_aabb; ///< the query shape's
+  bool full;        ///< max_contacts stopped the query: the shape searches again next step
 } sn_pair_query;
 
 /* Most pairs a moved shape reports have their contact already (a falling
@@ -139,26 +140,48 @@ static bool sn_pair_query_fcn(int32_t proxy_id, int32_t shape_index, void *conte
   if (!sn_aabb_overlaps(q->fat_aabb, sn_tree_get_aabb(q->tree, proxy_id))) return true;
   if (sn_pair_set_find(&w->pairs, sn_pair_key(q->query_shape, shape_index)) >= 0) return true;
   if (!sn_should_shapes_collide(w, w->shapes.data + q->query_shape, w->shapes.data + shape_index)) return true;
+  if (w->contact_count >= w->max_contacts) {
+    q->full = true;
+    return false;
+  }
   sn_contact_create(w, q->query_shape, shape_index);
   return true;
 }
 
 /* New pairs: every shape whose proxy moved queries both trees, after the
- * dynamic tree rebuilt the part the moves marked (sn_shape_move_proxy). */
+ * dynamic tree rebuilt the part the moves marked (sn_shape_move_proxy).
+ * Past max_contacts no contact is made: a query that meets a pair needing
+ * one stops there, and its shape stays in the move buffer (still enlarged)
+ * to search again next step, so the pair is found once contacts end and
+ * make room. A crowd piled on one point then costs at most max_contacts
+ * contacts, and each waiting shape's search stops at its first new pair. */
 static void sn_update_pairs(sn_world *w) {
   sn_tree_rebuild_moved(&w->dynamic_tree);
+  int32_t kept = 0;
   for (int32_t i = 0; i < w->move_buffer.count; ++i) {
     int32_t si = w->move_buffer.data[i];
     sn_shape *s = w->shapes.data + si;
     if (!s->in_use || s->proxy == SN_NULL_NODE) continue;
-    sn_pair_query q = {w, &w->static_tree, true, si, s->is_static_tree, s->fat_aabb};
+    sn_pair_query q = {w, &w->static_tree, true, si, s->is_static_tree, s->fat_aabb, false};
     if (!s->is_static_tree) sn_tree_query(&w->static_tree, s->fat_aabb, s->mask_bits, sn_pair_query_fcn, &q);
     q.tree = &w->dynamic_tree;
     q.tree_is_static = false;
-    sn_tree_query(&w->dynamic_tree, s->fat_aabb, s->mask_bits, sn_pair_query_fcn, &q);
+    if (!q.full) sn_tree_query(&w->dynamic_tree, s->fat_aabb, s->mask_bits, sn_pair_query_fcn, &q);
+    if (q.full) {
+      w->move_buffer.data[i] = -1 - si; /* marked: searches again (the flags are read until the loop ends) */
+      kept++;
+    }
   }
-  for (int32_t i = 0; i < w->move_buffer.count; ++i) w->shapes.data[w->move_buffer.data[i]].enlarged = false;
-  w->move_buffer.count = 0;
+  int32_t n = 0;
+  for (int32_t i = 0; i < w->move_buffer.count; ++i) {
+    int32_t si = w->move_buffer.data[i];
+    if (si < 0)
+      w->move_buffer.data[n++] = -1 - si;
+    else
+      w->shapes.data[si].enlarged = false;
+  }
+  w->contact_limit_hits += kept;
+  w->move_buffer.count = n;
 }
 
 static inline bool sn_body_active(const sn_body *b) { return b->type != SN_BODY_STATIC && b->is_awake; }
@@ -341,6 +364,8 @@ static void sn_narrow_stage(void *context, const sn_stage *stage, int32_t begin,
  * that pass woke, is computed there, as a serial loop would have: the results
  * do not depend on the worker count. */
 void sn_update_contacts(sn_world *w) {
+  sn_body_refresh_extents(w); /* the step's first stage: the extents are read from here on */
+  w->contact_limit_hits = 0;
   sn_update_pairs(w);
   int32_t count = w->contacts.count;
   bool parallel = sn_array_reserve(&w->mem, w->contact_status, count) &&

@@ -240,6 +240,10 @@ sn_constraint_id sn_create_constraint(sn_world *w, const sn_constraint_def *def)
              SN_NULL_CONSTRAINT;
     if (sn_check_param(w, t, p, def->params[i].x, def->params[i].y) != SN_OK) return SN_NULL_CONSTRAINT;
   }
+  if (w->constraint_count >= w->max_constraints)
+    return sn_world_error(w, SN_ERR_CAPACITY, "the world has %d constraints, its max_constraints limit (sn_world_def)",
+                          (int)w->constraint_count),
+           SN_NULL_CONSTRAINT;
   if (!sn_array_reserve(&w->mem, w->constraints, w->constraints.count + 1))
     return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow constraints"), SN_NULL_CONSTRAINT;
   sn_constraint k;

@@ -43,6 +43,12 @@ sn_result sn_world_get_def(sn_world *w, sn_world_def *out) {
   def.enqueue_task = w->enqueue_task;
   def.finish_task = w->finish_task;
   def.user_task_context = w->user_task_context;
+  def.max_bodies = w->max_bodies;
+  def.max_shapes = w->max_shapes;
+  def.max_particles = w->max_particles;
+  def.max_soft_bodies = w->max_soft_bodies;
+  def.max_constraints = w->max_constraints;
+  def.max_contacts = w->max_contacts;
   *out = def;
   return SN_OK;
 }

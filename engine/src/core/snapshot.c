@@ -739,6 +739,7 @@ sn_result sn_world_save_snapshot(sn_world *w, void *buffer, size_t capacity, siz
   if (w == NULL) return SN_ERR_NULL;
   if (w->stepping) return sn_world_locked_error(w, "sn_world_save_snapshot");
   if (out_size == NULL) return sn_world_error(w, SN_ERR_NULL, "sn_world_save_snapshot: out_size is NULL");
+  sn_body_refresh_extents(w); /* the bodies' extents are saved */
   sn_type_table types;
   sn_result r = sn_build_type_table(w, &types);
   if (r == SN_OK) {
@@ -798,14 +799,26 @@ static sn_result sn_io_status(sn_loader *l, const sn_io *io) {
   return SN_OK;
 }
 
-/* Reads a slot array's count, free head and live count, and makes room. */
-#define SN_READ_SLOTS(io, w, arr, free_head, live, min_bytes)                                                          \
+/* A count of slots (or nodes) past what the loading world's limit allows:
+ * refused before anything is allocated for them. */
+static bool sn_over_limit(sn_loader *l, sn_io *io, int64_t n, const char *noun, int64_t limit, const char *limit_name) {
+  if (n <= limit) return false;
+  sn_load_fail(l, SN_ERR_CAPACITY, "section '%s' has %lld %s, more than the world def's %s limit allows (%lld)",
+               io->what, (long long)n, noun, limit_name, (long long)limit);
+  io->bad = true;
+  return true;
+}
+
+/* Reads a slot array's count, free head and live count, and makes room:
+ * each slot takes at least min_bytes of the input, and there may be no more
+ * than the limit (a world never has more slots than its most live objects). */
+#define SN_READ_SLOTS(io, w, arr, free_head, live, min_bytes, limit, limit_name)                                       \
   do {                                                                                                                 \
     int32_t n_;                                                                                                        \
     io_count((io), &n_, (min_bytes));                                                                                  \
     io_index((io), &(free_head), n_);                                                                                  \
     io_i32((io), &(live));                                                                                             \
-    if ((io)->bad) break;                                                                                              \
+    if ((io)->bad || sn_over_limit(l, (io), n_, "slots", (limit), (limit_name))) break;                                \
     if (n_ > 0 && !sn_array_reserve(&(w)->mem, (arr), n_)) {                                                           \
       oom = true;                                                                                                      \
       break;                                                                                                           \
@@ -1187,7 +1200,7 @@ static sn_result sn_check_world(sn_loader *l, sn_world *w, uint8_t *marks) {
 }
 
 /* Reads one broadphase tree section into t (its nodes array replaced). */
-static bool sn_read_tree(sn_io *io, sn_world *w, sn_tree *t, bool *oom) {
+static bool sn_read_tree(sn_loader *l, sn_io *io, sn_world *w, sn_tree *t, bool *oom) {
   sn_tree h;
   memset(&h, 0, sizeof(h));
   io_tree_header(io, &h);
@@ -1196,6 +1209,8 @@ static bool sn_read_tree(sn_io *io, sn_world *w, sn_tree *t, bool *oom) {
     io->bad = true;
     return false;
   }
+  /* a tree holds a node per shape and one between two; it doubles when full */
+  if (sn_over_limit(l, io, h.node_capacity, "nodes", 4 * (int64_t)w->max_shapes + 16, "max_shapes")) return false;
   sn_mem_free(&w->mem, t->nodes, (size_t)t->node_capacity * sizeof(sn_tree_node));
   t->nodes = NULL;
   t->node_capacity = t->node_count = t->proxy_count = 0;
@@ -1221,7 +1236,7 @@ static bool sn_read_sections(sn_loader *l, sn_io *io, sn_world *w, const sn_regi
                              sn_type_record **types_out, int32_t *type_count_out, bool *oom_out) {
   bool oom = false;
   sn_section s = io_begin(io, SN_TAG('B', 'O', 'D', 'Y'), "bodies");
-  SN_READ_SLOTS(io, w, w->bodies, w->body_free, w->body_count, SN_SLOT_BYTES);
+  SN_READ_SLOTS(io, w, w->bodies, w->body_free, w->body_count, SN_SLOT_BYTES, w->max_bodies, "max_bodies");
   for (int32_t i = 0; i < w->bodies.count && !io->bad; ++i) {
     sn_body *b = w->bodies.data + i;
     io_slot(io, &b->in_use, &b->generation, &b->next_free, w->bodies.count);
@@ -1233,7 +1248,7 @@ static bool sn_read_sections(sn_loader *l, sn_io *io, sn_world *w, const sn_regi
   if (io->bad || io->nonfinite || oom) goto done;
 
   s = io_begin(io, SN_TAG('S', 'H', 'A', 'P'), "shapes");
-  SN_READ_SLOTS(io, w, w->shapes, w->shape_free, w->shape_count, SN_SLOT_BYTES);
+  SN_READ_SLOTS(io, w, w->shapes, w->shape_free, w->shape_count, SN_SLOT_BYTES, w->max_shapes, "max_shapes");
   for (int32_t i = 0; i < w->shapes.count && !io->bad; ++i) {
     sn_shape *sh = w->shapes.data + i;
     io_slot(io, &sh->in_use, &sh->generation, &sh->next_free, w->shapes.count);
@@ -1249,6 +1264,8 @@ static bool sn_read_sections(sn_loader *l, sn_io *io, sn_world *w, const sn_regi
     int32_t n;
     io_count(io, &n, SN_SLOT_BYTES);
     io_index(io, &w->chain_free, n);
+    /* every chain has a segment shape */
+    if (!io->bad && sn_over_limit(l, io, n, "slots", w->max_shapes, "max_shapes")) goto done;
     if (!io->bad && n > 0) {
       if (!sn_array_reserve(&w->mem, w->chains, n)) {
         oom = true;
@@ -1283,7 +1300,7 @@ static bool sn_read_sections(sn_loader *l, sn_io *io, sn_world *w, const sn_regi
   if (io->bad || oom) goto done;
 
   s = io_begin(io, SN_TAG('C', 'O', 'N', 'T'), "contacts");
-  SN_READ_SLOTS(io, w, w->contacts, w->contact_free, w->contact_count, SN_SLOT_BYTES);
+  SN_READ_SLOTS(io, w, w->contacts, w->contact_free, w->contact_count, SN_SLOT_BYTES, w->max_contacts, "max_contacts");
   for (int32_t i = 0; i < w->contacts.count && !io->bad; ++i) {
     sn_contact *c = w->contacts.data + i;
     uint16_t generation = 0;
@@ -1295,10 +1312,10 @@ static bool sn_read_sections(sn_loader *l, sn_io *io, sn_world *w, const sn_regi
   if (io->bad || io->nonfinite || oom) goto done;
 
   s = io_begin(io, SN_TAG('T', 'R', 'E', 'S'), "static tree");
-  if (!sn_read_tree(io, w, &w->static_tree, &oom)) goto done;
+  if (!sn_read_tree(l, io, w, &w->static_tree, &oom)) goto done;
   io_end(io, s);
   s = io_begin(io, SN_TAG('T', 'R', 'E', 'D'), "dynamic tree");
-  if (!sn_read_tree(io, w, &w->dynamic_tree, &oom)) goto done;
+  if (!sn_read_tree(l, io, w, &w->dynamic_tree, &oom)) goto done;
   io_end(io, s);
   if (io->bad || io->nonfinite) goto done;
 
@@ -1319,7 +1336,8 @@ static bool sn_read_sections(sn_loader *l, sn_io *io, sn_world *w, const sn_regi
   if (io->bad) goto done;
 
   s = io_begin(io, SN_TAG('P', 'A', 'R', 'T'), "particles");
-  SN_READ_SLOTS(io, w, w->particles, w->particle_free, w->particle_count, SN_SLOT_BYTES);
+  SN_READ_SLOTS(io, w, w->particles, w->particle_free, w->particle_count, SN_SLOT_BYTES, w->max_particles,
+                "max_particles");
   for (int32_t i = 0; i < w->particles.count && !io->bad; ++i) {
     sn_particle *p = w->particles.data + i;
     io_slot(io, &p->in_use, &p->generation, &p->next_free, w->particles.count);
@@ -1329,7 +1347,8 @@ static bool sn_read_sections(sn_loader *l, sn_io *io, sn_world *w, const sn_regi
   if (io->bad || io->nonfinite || oom) goto done;
 
   s = io_begin(io, SN_TAG('S', 'O', 'F', 'T'), "soft bodies");
-  SN_READ_SLOTS(io, w, w->soft_bodies, w->soft_free, w->soft_count, SN_SLOT_BYTES);
+  SN_READ_SLOTS(io, w, w->soft_bodies, w->soft_free, w->soft_count, SN_SLOT_BYTES, w->max_soft_bodies,
+                "max_soft_bodies");
   for (int32_t i = 0; i < w->soft_bodies.count && !io->bad; ++i) {
     sn_soft_body *sb = w->soft_bodies.data + i;
     bool in_use = false;
@@ -1382,7 +1401,8 @@ static bool sn_read_sections(sn_loader *l, sn_io *io, sn_world *w, const sn_regi
   if (sn_resolve_types(l, registry, types, type_count) != SN_OK) goto done;
 
   s = io_begin(io, SN_TAG('C', 'O', 'N', 'S'), "constraints");
-  SN_READ_SLOTS(io, w, w->constraints, w->constraint_free, w->constraint_count, SN_SLOT_BYTES);
+  SN_READ_SLOTS(io, w, w->constraints, w->constraint_free, w->constraint_count, SN_SLOT_BYTES, w->max_constraints,
+                "max_constraints");
   for (int32_t i = 0; i < w->constraints.count && !io->bad; ++i) {
     sn_constraint *k = w->constraints.data + i;
     bool in_use = false;
@@ -1515,6 +1535,18 @@ sn_result sn_world_load_snapshot(const void *bytes, size_t size, const sn_world_
     if (r == SN_ERR_OUT_OF_MEMORY) return sn_load_fail(&l, r, "cannot allocate the world");
     if (r == SN_ERR_INVALID_ARGUMENT && def != NULL && (def->allocator.alloc == NULL) != (def->allocator.free == NULL))
       return sn_load_fail(&l, r, "the def's allocator has only one of alloc and free");
+    if (r == SN_ERR_INVALID_ARGUMENT && def != NULL) {
+      sn_world_def limits = sn_default_world_def();
+      limits.max_bodies = def->max_bodies;
+      limits.max_shapes = def->max_shapes;
+      limits.max_particles = def->max_particles;
+      limits.max_soft_bodies = def->max_soft_bodies;
+      limits.max_constraints = def->max_constraints;
+      limits.max_contacts = def->max_contacts;
+      sn_world *check = sn_create_world(&limits, NULL);
+      if (check == NULL) return sn_load_fail(&l, r, "a limit of the def is outside 0 .. SN_MAX_WORLD_LIMIT");
+      sn_destroy_world(check);
+    }
     return sn_load_fail(&l, SN_ERR_SNAPSHOT_CORRUPT, "world settings out of range (%s)", sn_result_name(r));
   }
   w->tag = copy.tag;

@@ -116,9 +116,17 @@ sn_world_def sn_default_world_def(void) {
   def.enable_continuous = true;
   def.contact_reuse_distance = 0.0005f;
   def.worker_count = 1;
+  def.max_bodies = SN_DEFAULT_MAX_BODIES;
+  def.max_shapes = SN_DEFAULT_MAX_SHAPES;
+  def.max_particles = SN_DEFAULT_MAX_PARTICLES;
+  def.max_soft_bodies = SN_DEFAULT_MAX_SOFT_BODIES;
+  def.max_constraints = SN_DEFAULT_MAX_CONSTRAINTS;
+  def.max_contacts = SN_DEFAULT_MAX_CONTACTS;
   def.cookie = SN_DEF_COOKIE;
   return def;
 }
+
+static bool sn_limit_ok(int32_t limit) { return limit >= 0 && limit <= SN_MAX_WORLD_LIMIT; }
 
 /* within +-SN_MAX_GRAVITY (false for NaN) */
 static bool sn_gravity_ok(sn_vec2 g) { return sn_absf(g.x) <= SN_MAX_GRAVITY && sn_absf(g.y) <= SN_MAX_GRAVITY; }
@@ -142,6 +150,9 @@ static sn_result sn_validate_world_def(const sn_world_def *def) {
   if ((def->allocator.alloc == NULL) != (def->allocator.free == NULL)) return SN_ERR_INVALID_ARGUMENT;
   if (def->worker_count < 1 || def->worker_count > SN_MAX_WORKERS) return SN_ERR_INVALID_ARGUMENT;
   if (def->worker_count > 1 && (def->enqueue_task == NULL || def->finish_task == NULL)) return SN_ERR_INVALID_ARGUMENT;
+  if (!sn_limit_ok(def->max_bodies) || !sn_limit_ok(def->max_shapes) || !sn_limit_ok(def->max_particles) ||
+      !sn_limit_ok(def->max_soft_bodies) || !sn_limit_ok(def->max_constraints) || !sn_limit_ok(def->max_contacts))
+    return SN_ERR_INVALID_ARGUMENT;
   return SN_OK;
 }
 
@@ -190,6 +201,12 @@ sn_world *sn_create_world(const sn_world_def *def, sn_result *result) {
   w->enqueue_task = def->enqueue_task;
   w->finish_task = def->finish_task;
   w->user_task_context = def->user_task_context;
+  w->max_bodies = def->max_bodies;
+  w->max_shapes = def->max_shapes;
+  w->max_particles = def->max_particles;
+  w->max_soft_bodies = def->max_soft_bodies;
+  w->max_constraints = def->max_constraints;
+  w->max_contacts = def->max_contacts;
   sn_arena_init(&w->arena);
   bool ok = sn_tree_init(&w->static_tree, &w->mem, 16) && sn_tree_init(&w->dynamic_tree, &w->mem, 16) &&
             sn_array_reserve(&w->mem, w->bodies, def->body_capacity) &&
@@ -397,6 +414,7 @@ sn_world_counters sn_world_get_counters(sn_world *w) {
   c.tree_height = sn_maxi(sn_tree_get_height(&w->static_tree), sn_tree_get_height(&w->dynamic_tree));
   c.allocated_bytes = w->mem.live_bytes;
   c.reused_manifold_count = w->reused_manifold_count;
+  c.contact_limit_hits = w->contact_limit_hits;
   return c;
 }
 

@@ -56,7 +56,16 @@ typedef struct sn_body {
   float sleep_w;   ///< velocity changes since then is accelerating: no sleep)
 
   int32_t shape_list; ///< first shape, linked by sn_shape.next
+  int32_t shape_tail; ///< last shape of the list: a hint, checked before use (sn_shape_alloc)
   int32_t shape_count;
+  /* The shapes' mass, first moment and inertia about the origin summed in
+   * list order, as sn_body_update_mass sums them: a shape appended to the
+   * list adds its share (same bits as summing again). Valid while
+   * mass_sums_valid (cleared when a shape leaves or changes density). */
+  float mass_sum, inertia_sum;
+  sn_vec2 moment_sum;
+  bool mass_sums_valid;
+  bool extent_stale;    ///< max_extent waits for sn_body_refresh_extents (the centre of mass moved)
   int32_t contact_list; ///< first edge key, SN_NULL_INDEX if none
   int32_t contact_count;
   int32_t sleep_next;   ///< next body of the same sleeping island
@@ -375,6 +384,12 @@ typedef struct sn_world {
   SN_ARRAY(sn_contact_end_event) end_events, pending_end_events;
   SN_ARRAY(sn_contact_hit_event) hit_events;
 
+  /* limits (sn_world_def.max_*): live objects past them are refused */
+  int32_t max_bodies, max_shapes, max_contacts, max_particles, max_soft_bodies, max_constraints;
+  int32_t contact_limit_hits; ///< last step: searches for contacts max_contacts cut short (counters)
+  bool extents_stale;         ///< some body's max_extent waits for sn_body_refresh_extents
+  int64_t shape_visits;       ///< shapes visited by shape-list walks and mass sums (tests: adding one is O(1))
+
   float last_dt; ///< dt of the last step (reactions)
   int32_t island_count;
   int32_t awake_body_count;
@@ -465,7 +480,15 @@ const char *sn_plugin_callback_name(int32_t callback);
 sn_frozen_event sn_make_frozen_event(sn_world *w, int32_t body, int32_t particle);
 
 /* body.c */
+/// Mass, centre of mass, inertia and extents from all the body's shapes.
 void sn_body_update_mass(sn_world *w, sn_body *b);
+/// The same after shape_index was appended to the body's list: O(1) while
+/// the body's running sums are valid (the same bits as sn_body_update_mass),
+/// max_extent then left to sn_body_refresh_extents.
+void sn_body_add_shape_mass(sn_world *w, sn_body *b, int32_t shape_index);
+/// Brings every body's max_extent up to date (before anything reads it: the
+/// step's first stage, a snapshot).
+void sn_body_refresh_extents(sn_world *w);
 void sn_body_wake(sn_world *w, int32_t body_index);
 void sn_body_put_to_sleep(sn_world *w, int32_t first_body);
 

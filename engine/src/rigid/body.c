@@ -50,6 +50,10 @@ sn_body_id sn_create_body(sn_world *w, const sn_body_def *def) {
   if (w == NULL) return SN_NULL_BODY;
   if (w->locked) return sn_world_locked_error(w, "sn_create_body"), SN_NULL_BODY;
   if (!sn_body_def_ok(w, def)) return SN_NULL_BODY;
+  if (w->body_count >= w->max_bodies)
+    return sn_world_error(w, SN_ERR_CAPACITY, "the world has %d bodies, its max_bodies limit (sn_world_def)",
+                          (int)w->body_count),
+           SN_NULL_BODY;
   int32_t index = w->body_free;
   if (index == SN_NULL_INDEX) {
     if (w->bodies.count == INT32_MAX - 1 || !sn_array_reserve(&w->mem, w->bodies, w->bodies.count + 1)) {
@@ -128,71 +132,135 @@ bool sn_body_is_valid(sn_world *w, sn_body_id id) {
   return b->in_use && b->generation == id.generation;
 }
 
-void sn_body_update_mass(sn_world *w, sn_body *b) {
+/* One shape's share of the sums about the body origin. The only place they
+ * are summed: sn_body_update_mass and sn_body_add_shape_mass add in the
+ * same order with the same operations, so the bits agree. */
+static void sn_body_sum_shape(sn_body *b, const sn_shape *shape) {
+  if (shape->density == 0.0f) return;
+  sn_mass_data md = sn_geometry_compute_mass(&shape->geom, shape->density);
+  b->mass_sum += md.mass;
+  b->moment_sum = sn_mul_add(b->moment_sum, md.mass, md.center);
+  b->inertia_sum += md.rotational_inertia + md.mass * sn_dot(md.center, md.center);
+}
+
+/* Mass, inverse mass, centre of mass and inertia of a dynamic body from its
+ * sums; the centre of mass moves, the velocity of the origin's material
+ * point does not. */
+static void sn_body_apply_sums(sn_body *b) {
+  const float mass = b->mass_sum, rot_inertia = b->inertia_sum;
   b->mass = b->inv_mass = b->inertia = b->inv_inertia = 0.0f;
   b->local_center = (sn_vec2){0.0f, 0.0f};
-  b->min_extent = SN_HUGE;
-  b->max_extent = 0.0f;
-  if (b->type != SN_BODY_DYNAMIC) {
-    b->center = sn_transform_point(b->xf, b->local_center);
-    b->center0 = b->center;
-    for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
-      const sn_geometry *g = &w->shapes.data[s].geom;
-      float extent = sn_geometry_extent(g);
-      b->max_extent = sn_maxf(b->max_extent, sn_length(sn_geometry_centroid(g)) + extent);
-    }
-    return;
-  }
-  /* accumulate mass, first moment and inertia about the body origin */
-  float mass = 0.0f, rot_inertia = 0.0f;
-  sn_vec2 moment = {0.0f, 0.0f};
-  for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
-    const sn_shape *shape = w->shapes.data + s;
-    if (shape->density == 0.0f) continue;
-    sn_mass_data md = sn_geometry_compute_mass(&shape->geom, shape->density);
-    mass += md.mass;
-    moment = sn_mul_add(moment, md.mass, md.center);
-    rot_inertia += md.rotational_inertia + md.mass * sn_dot(md.center, md.center);
-  }
   /* a mass or inertia so small (below ~3e-39) that its inverse overflows
    * counts as none, like zero density */
   if (mass > 0.0f && sn_is_finite(1.0f / mass)) {
     b->mass = mass;
     b->inv_mass = 1.0f / mass;
-    b->local_center = sn_scale(b->inv_mass, moment);
+    b->local_center = sn_scale(b->inv_mass, b->moment_sum);
   }
   if (rot_inertia > 0.0f && !b->fixed_rotation) {
     /* shift to the centre of mass (parallel axis theorem) */
     b->inertia = rot_inertia - mass * sn_dot(b->local_center, b->local_center);
     b->inv_inertia = b->inertia > 0.0f && sn_is_finite(1.0f / b->inertia) ? 1.0f / b->inertia : 0.0f;
   }
-  /* keep the origin where it is: move the centre of mass, and keep the
-   * velocity of the origin's material point unchanged is not needed here */
   sn_vec2 old_center = b->center;
   b->center = sn_transform_point(b->xf, b->local_center);
   b->center0 = b->center;
   b->v = sn_add(b->v, sn_cross_sv(b->w, sn_sub(b->center, old_center)));
-  for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
-    const sn_geometry *g = &w->shapes.data[s].geom;
-    float extent = sn_geometry_extent(g);
-    /* the thinnest shape decides how far the body may move per step without tunnelling */
-    float inner = g->type == SN_SHAPE_CIRCLE    ? g->circle.radius
-                  : g->type == SN_SHAPE_CAPSULE ? g->capsule.radius
-                  : g->type == SN_SHAPE_POLYGON ? g->polygon.radius + extent * 0.25f
-                                                : 0.0f;
-    if (g->type == SN_SHAPE_POLYGON) {
-      /* inner radius of the polygon: smallest distance from centroid to an edge */
-      float inner_poly = SN_HUGE;
-      for (int32_t i = 0; i < g->polygon.count; ++i) {
-        float d = sn_dot(g->polygon.normals[i], sn_sub(g->polygon.vertices[i], g->polygon.centroid));
-        inner_poly = sn_minf(inner_poly, d);
-      }
-      inner = inner_poly + g->polygon.radius;
+}
+
+/* How far a shape reaches from the body's centre of mass. */
+static float sn_shape_reach(const sn_geometry *g, sn_vec2 local_center) {
+  return sn_length(sn_sub(sn_geometry_centroid(g), local_center)) + sn_geometry_extent(g);
+}
+
+/* The thinnest shape decides how far the body may move per step without
+ * tunnelling: the shape's inner radius. */
+static float sn_shape_inner(const sn_geometry *g) {
+  float extent = sn_geometry_extent(g);
+  float inner = g->type == SN_SHAPE_CIRCLE    ? g->circle.radius
+                : g->type == SN_SHAPE_CAPSULE ? g->capsule.radius
+                : g->type == SN_SHAPE_POLYGON ? g->polygon.radius + extent * 0.25f
+                                              : 0.0f;
+  if (g->type == SN_SHAPE_POLYGON) {
+    /* inner radius of the polygon: smallest distance from centroid to an edge */
+    float inner_poly = SN_HUGE;
+    for (int32_t i = 0; i < g->polygon.count; ++i) {
+      float d = sn_dot(g->polygon.normals[i], sn_sub(g->polygon.vertices[i], g->polygon.centroid));
+      inner_poly = sn_minf(inner_poly, d);
     }
-    b->min_extent = sn_minf(b->min_extent, inner);
-    sn_vec2 c = sn_sub(sn_geometry_centroid(g), b->local_center);
-    b->max_extent = sn_maxf(b->max_extent, sn_length(c) + extent);
+    inner = inner_poly + g->polygon.radius;
   }
+  return inner;
+}
+
+/* max_extent over every shape about the current centre of mass. */
+static void sn_body_compute_max_extent(sn_world *w, sn_body *b) {
+  b->max_extent = 0.0f;
+  for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
+    b->max_extent = sn_maxf(b->max_extent, sn_shape_reach(&w->shapes.data[s].geom, b->local_center));
+    w->shape_visits++;
+  }
+  b->extent_stale = false;
+}
+
+void sn_body_update_mass(sn_world *w, sn_body *b) {
+  b->mass = b->inv_mass = b->inertia = b->inv_inertia = 0.0f;
+  b->local_center = (sn_vec2){0.0f, 0.0f};
+  b->min_extent = SN_HUGE;
+  b->max_extent = 0.0f;
+  b->mass_sum = b->inertia_sum = 0.0f;
+  b->moment_sum = (sn_vec2){0.0f, 0.0f};
+  b->mass_sums_valid = true;
+  b->extent_stale = false;
+  if (b->type != SN_BODY_DYNAMIC) {
+    b->center = sn_transform_point(b->xf, b->local_center);
+    b->center0 = b->center;
+    sn_body_compute_max_extent(w, b);
+    return;
+  }
+  /* accumulate mass, first moment and inertia about the body origin */
+  for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
+    sn_body_sum_shape(b, w->shapes.data + s);
+    w->shape_visits++;
+  }
+  sn_body_apply_sums(b);
+  for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
+    b->min_extent = sn_minf(b->min_extent, sn_shape_inner(&w->shapes.data[s].geom));
+    w->shape_visits++;
+  }
+  sn_body_compute_max_extent(w, b);
+}
+
+void sn_body_add_shape_mass(sn_world *w, sn_body *b, int32_t shape_index) {
+  if (!b->mass_sums_valid) {
+    sn_body_update_mass(w, b);
+    return;
+  }
+  const sn_geometry *g = &w->shapes.data[shape_index].geom;
+  if (b->type != SN_BODY_DYNAMIC) {
+    /* no mass; the centre stays at the origin (a maximum is a maximum in
+     * any order) */
+    b->center = sn_transform_point(b->xf, b->local_center);
+    b->center0 = b->center;
+    b->max_extent = sn_maxf(b->max_extent, sn_shape_reach(g, b->local_center));
+    return;
+  }
+  sn_body_sum_shape(b, w->shapes.data + shape_index);
+  sn_body_apply_sums(b);
+  b->min_extent = sn_minf(b->min_extent, sn_shape_inner(g));
+  /* every shape's reach is measured from the centre of mass, which moved:
+   * measured again once, before the step reads it */
+  b->extent_stale = true;
+  w->extents_stale = true;
+}
+
+void sn_body_refresh_extents(sn_world *w) {
+  if (!w->extents_stale) return;
+  for (int32_t i = 0; i < w->bodies.count; ++i) {
+    sn_body *b = w->bodies.data + i;
+    if (b->in_use && b->extent_stale) sn_body_compute_max_extent(w, b);
+  }
+  w->extents_stale = false;
 }
 
 /* Sleeping islands are singly linked lists through sleep_next. Waking any

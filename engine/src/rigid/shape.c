@@ -182,16 +182,27 @@ static int32_t sn_shape_alloc(sn_world *w, int32_t body_index) {
   s->proxy = SN_NULL_NODE;
   s->chain = SN_NULL_INDEX;
   s->next_free = SN_NULL_INDEX;
-  /* append at the end of the body's list so shape order is creation order */
+  /* append at the end of the body's list so shape order is creation order.
+   * The tail hint is the tail if it is another live shape of this body with
+   * no successor (exactly one shape of a list has none); a stale hint (a
+   * restored world) costs one walk. */
   sn_body *b = w->bodies.data + body_index;
   s->next = SN_NULL_INDEX;
   if (b->shape_list == SN_NULL_INDEX) {
     b->shape_list = index;
   } else {
-    int32_t last = b->shape_list;
-    while (w->shapes.data[last].next != SN_NULL_INDEX) last = w->shapes.data[last].next;
+    int32_t last = b->shape_tail;
+    if (last < 0 || last >= w->shapes.count || last == index || !w->shapes.data[last].in_use ||
+        w->shapes.data[last].body != body_index || w->shapes.data[last].next != SN_NULL_INDEX) {
+      last = b->shape_list;
+      while (w->shapes.data[last].next != SN_NULL_INDEX) {
+        last = w->shapes.data[last].next;
+        w->shape_visits++;
+      }
+    }
     w->shapes.data[last].next = index;
   }
+  b->shape_tail = index;
   b->shape_count += 1;
   w->shape_count += 1;
   return index;
@@ -222,6 +233,10 @@ static sn_shape_id sn_create_shape(sn_world *w, sn_body_id body_id, const sn_sha
   if (w->locked) return sn_world_locked_error(w, "creating a shape"), SN_NULL_SHAPE;
   if (!sn_shape_def_ok(w, def)) return SN_NULL_SHAPE;
   if (!sn_mass_fits(w, g, def->density)) return SN_NULL_SHAPE;
+  if (w->shape_count >= w->max_shapes)
+    return sn_world_error(w, SN_ERR_CAPACITY, "the world has %d shapes, its max_shapes limit (sn_world_def)",
+                          (int)w->shape_count),
+           SN_NULL_SHAPE;
   int32_t body_index = body_id.index1 - 1;
   int32_t index = sn_shape_alloc(w, body_index);
   if (index == SN_NULL_INDEX) return SN_NULL_SHAPE;
@@ -240,10 +255,7 @@ static sn_shape_id sn_create_shape(sn_world *w, sn_body_id body_id, const sn_sha
     sn_shape_destroy_internal(w, index, false);
     return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow the broadphase tree"), SN_NULL_SHAPE;
   }
-  if (b->type == SN_BODY_DYNAMIC)
-    sn_body_update_mass(w, b);
-  else
-    sn_body_update_mass(w, b); /* extents for kinematic/static */
+  sn_body_add_shape_mass(w, b, index); /* mass, or only extents for kinematic/static */
   sn_body_wake(w, body_index);
   return sn_make_shape_id(w, index);
 }
@@ -339,10 +351,15 @@ void sn_shape_destroy_internal(sn_world *w, int32_t shape_index, bool wake) {
   }
   sn_shape_destroy_proxy(w, shape_index);
   /* unlink from the body */
-  int32_t *link = &b->shape_list;
-  while (*link != shape_index) link = &w->shapes.data[*link].next;
+  int32_t *link = &b->shape_list, prev = SN_NULL_INDEX;
+  while (*link != shape_index) {
+    prev = *link;
+    link = &w->shapes.data[*link].next;
+  }
   *link = s->next;
+  if (b->shape_tail == shape_index) b->shape_tail = prev;
   b->shape_count -= 1;
+  b->mass_sums_valid = false; /* a shape left the sums: summed again from the list */
   s->in_use = false;
   SN_SLOT_RELEASE(w->shapes, w->shape_free, shape_index);
   w->shape_count -= 1;
@@ -426,6 +443,7 @@ sn_result sn_shape_set_density(sn_world *w, sn_shape_id id, float density, bool 
   if (density < 0.0f) return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "density must be >= 0");
   if (!sn_mass_fits(w, &s->geom, density)) return SN_ERR_INVALID_ARGUMENT;
   s->density = density;
+  w->bodies.data[s->body].mass_sums_valid = false;
   if (update_mass) sn_body_update_mass(w, w->bodies.data + s->body);
   return SN_OK;
 }
@@ -520,6 +538,12 @@ sn_chain_id sn_create_chain(sn_world *w, sn_body_id body_id, const sn_chain_def 
              SN_NULL_CHAIN;
   }
   int32_t seg_count = def->is_loop ? n : n - 3;
+  if (seg_count > w->max_shapes - w->shape_count)
+    return sn_world_error(w, SN_ERR_CAPACITY,
+                          "the chain's %d segments would pass the world's max_shapes limit (sn_world_def) of %d: it "
+                          "has %d shapes",
+                          (int)seg_count, (int)w->max_shapes, (int)w->shape_count),
+           SN_NULL_CHAIN;
   /* reserve everything first so a failure leaves the world unchanged */
   int32_t free_count = 0;
   for (int32_t f = w->shape_free; f != SN_NULL_INDEX; f = w->shapes.data[f].next_free) free_count++;

@@ -174,6 +174,38 @@ static bool sn_check_count(sn_world *w, const char *fn, const char *field, int32
   return false;
 }
 
+/* The soft body, its particles and its constraints fit under the world's
+ * limits (sn_world_def.max_*): checked before anything is allocated, so a
+ * grid too large is refused at once instead of after building part of it. */
+static bool sn_check_room(sn_world *w, const char *fn, int64_t particles, int64_t constraints) {
+  if (w->soft_count >= w->max_soft_bodies) {
+    sn_world_error(w, SN_ERR_CAPACITY, "%s: the world has %d soft bodies, its max_soft_bodies limit (sn_world_def)", fn,
+                   (int)w->soft_count);
+    return false;
+  }
+  if (particles > (int64_t)w->max_particles - w->particle_count) {
+    sn_world_error(w, SN_ERR_CAPACITY,
+                   "%s: %lld particles would pass the world's max_particles limit (sn_world_def) of %d: it has %d", fn,
+                   (long long)particles, (int)w->max_particles, (int)w->particle_count);
+    return false;
+  }
+  if (constraints > (int64_t)w->max_constraints - w->constraint_count) {
+    sn_world_error(w, SN_ERR_CAPACITY,
+                   "%s: %lld constraints would pass the world's max_constraints limit (sn_world_def) of %d: it has %d",
+                   fn, (long long)constraints, (int)w->max_constraints, (int)w->constraint_count);
+    return false;
+  }
+  return true;
+}
+
+/* Constraints sn_build_grid makes on a columns x rows grid. */
+static int64_t sn_grid_constraints(const sn_soft_material *m, int64_t columns, int64_t rows) {
+  int64_t n = rows * (columns - 1) + columns * (rows - 1);
+  if (m->shear_compliance >= 0.0f) n += 2 * (rows - 1) * (columns - 1);
+  if (m->bend_compliance >= 0.0f) n += rows * (columns - 2) + columns * (rows - 2);
+  return n;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Building                                                                  */
 
@@ -326,6 +358,12 @@ sn_soft_body_id sn_create_rope(sn_world *w, const sn_rope_def *def) {
   if (!sn_check_type(w, fn, "xpbd_distance") || (bend && !sn_check_type(w, fn, "xpbd_bend")) ||
       (tethers && !sn_check_type(w, fn, "xpbd_tether")))
     return SN_NULL_SOFT_BODY;
+  {
+    const int64_t pins = (def->pin_start ? 1 : 0) + (def->pin_end ? 1 : 0);
+    const int64_t links = (int64_t)def->count - 1 + (bend ? (int64_t)def->count - 2 : 0);
+    if (!sn_check_room(w, fn, def->count, links + (tethers ? pins * ((int64_t)def->count - pins) : 0)))
+      return SN_NULL_SOFT_BODY;
+  }
 
   sn_build b;
   if (!sn_build_begin(&b, w, fn, &def->body, def->count)) return SN_NULL_SOFT_BODY;
@@ -436,9 +474,19 @@ sn_soft_body_id sn_create_cloth(sn_world *w, const sn_cloth_def *def) {
     return SN_NULL_SOFT_BODY;
 
   const int32_t cols = def->columns, rows = def->rows, n = cols * rows;
+  const float share = def->mass / (float)n;
+  {
+    /* tethers join every particle made with mass 0 (the pinned ones; all of
+     * them if the share rounds to 0) to every other */
+    const uint32_t p = def->pins;
+    int64_t pinned = (p & SN_PIN_TOP_ROW) ? cols : ((p & SN_PIN_TOP_LEFT) ? 1 : 0) + ((p & SN_PIN_TOP_RIGHT) ? 1 : 0);
+    pinned += ((p & SN_PIN_BOTTOM_LEFT) ? 1 : 0) + ((p & SN_PIN_BOTTOM_RIGHT) ? 1 : 0);
+    const int64_t fixed = share == 0.0f ? n : pinned;
+    const int64_t tethers = def->tethers && p != 0u ? fixed * (n - fixed) : 0;
+    if (!sn_check_room(w, fn, n, sn_grid_constraints(m, cols, rows) + tethers)) return SN_NULL_SOFT_BODY;
+  }
   sn_build b;
   if (!sn_build_begin(&b, w, fn, &def->body, n)) return SN_NULL_SOFT_BODY;
-  const float share = def->mass / (float)n;
   for (int32_t r = 0; r < rows; ++r) {
     for (int32_t c = 0; c < cols; ++c) {
       bool pinned = (r == 0 && (def->pins & SN_PIN_TOP_ROW)) || (r == 0 && c == 0 && (def->pins & SN_PIN_TOP_LEFT)) ||
@@ -489,6 +537,7 @@ sn_soft_body_id sn_create_ring(sn_world *w, const sn_ring_def *def) {
     return SN_NULL_SOFT_BODY;
 
   const int32_t n = def->count;
+  if (!sn_check_room(w, fn, n, (int64_t)n + 1 + (m->bend_compliance >= 0.0f ? n : 0))) return SN_NULL_SOFT_BODY;
   sn_build b;
   if (!sn_build_begin(&b, w, fn, &def->body, n)) return SN_NULL_SOFT_BODY;
   const float share = def->mass / (float)n;
@@ -566,6 +615,8 @@ sn_soft_body_id sn_create_lattice(sn_world *w, const sn_lattice_def *def) {
   const bool area = def->area_compliance >= 0.0f;
   if (!sn_check_type(w, fn, "xpbd_distance") || (area && !sn_check_type(w, fn, "xpbd_area")) ||
       (m->bend_compliance >= 0.0f && !sn_check_type(w, fn, "xpbd_bend")))
+    return SN_NULL_SOFT_BODY;
+  if (!sn_check_room(w, fn, n, sn_grid_constraints(m, cols, rows) + (area ? (int64_t)(rows - 1) * (cols - 1) : 0)))
     return SN_NULL_SOFT_BODY;
 
   sn_build b;

@@ -34,6 +34,7 @@ typedef struct sn_candidate_query {
   int32_t particle;
   bool wake;
   bool joined; ///< the particle is in w->joined_particles
+  bool full;   ///< the list holds max_contacts pairs: the search stops
 } sn_candidate_query;
 
 static uint64_t sn_joined_key(int32_t body, int32_t particle) {
@@ -92,6 +93,10 @@ static bool sn_candidate_fcn(int32_t proxy_id, int32_t shape_index, void *contex
   memset(&pair, 0, sizeof(pair));
   pair.particle = q->particle;
   pair.other = shape_index;
+  if (w->particle_shape_pairs.count >= w->max_contacts) {
+    q->full = true;
+    return false;
+  }
   if (!sn_array_push(&w->mem, w->particle_shape_pairs, pair)) return false;
   sn_body *b = w->bodies.data + sh->body;
   if (q->wake && b->type == SN_BODY_DYNAMIC && !b->is_awake) sn_body_wake(w, sh->body);
@@ -170,9 +175,13 @@ void sn_soft_find_candidates(sn_world *w, float dt) {
         any_box = true;
         continue;
       }
-      sn_candidate_query q = {w, i, sn_length_sq(p->v) > sleep_speed_sq || p->kinematic, joins};
+      sn_candidate_query q = {w, i, sn_length_sq(p->v) > sleep_speed_sq || p->kinematic, joins, false};
       sn_tree_query(&w->static_tree, box, UINT64_MAX, sn_candidate_fcn, &q);
-      sn_tree_query(&w->dynamic_tree, box, UINT64_MAX, sn_candidate_fcn, &q);
+      if (!q.full) sn_tree_query(&w->dynamic_tree, box, UINT64_MAX, sn_candidate_fcn, &q);
+      if (q.full) { /* max_contacts: the rest of the particles get no rigid candidates this step */
+        w->contact_limit_hits++;
+        break;
+      }
     }
     if (pass == 0 && any_box) {
       near = !sn_vec2_is_finite(all.lower) || !sn_vec2_is_finite(all.upper); /* then ask each */
@@ -234,8 +243,12 @@ void sn_soft_find_candidates(sn_world *w, float dt) {
       owner[m++] = b;
     }
   }
+  /* at most max_contacts of each kind; the hash may also find edge-edge
+   * pairs (dropped), so it may look for twice as many */
+  bool cut = false;
   int32_t found =
-      sn_find_close_pairs(&w->mem, pts, reach, m, &w->hash_pairs.data, &w->hash_pairs.capacity, &w->hash_scratch);
+      sn_find_close_pairs(&w->mem, pts, reach, m, &w->hash_pairs.data, &w->hash_pairs.capacity, &w->hash_scratch,
+                          w->max_contacts > INT32_MAX / 2 ? INT32_MAX : 2 * w->max_contacts, &cut);
   const int32_t *pairs = w->hash_pairs.data;
   for (int32_t k = 0; k < found; ++k) {
     int32_t i = pairs[2 * k], j = pairs[2 * k + 1]; /* i < j: particles come first */
@@ -252,14 +265,23 @@ void sn_soft_find_candidates(sn_world *w, float dt) {
       bool ok =
           owner[i] == owner[j] ? sa->material.self_collision : sa->material.collide_soft && sb->material.collide_soft;
       if (!ok) continue;
+      if (w->particle_pairs.count >= w->max_contacts) {
+        cut = true;
+        continue;
+      }
       if (!sn_array_push(&w->mem, w->particle_pairs, pair)) break;
     } else {
       /* a particle against another soft body's edge */
       if (owner[i] == owner[j] || !sa->material.collide_soft) continue;
       pair.body = index_b[j];
+      if (w->edge_pairs.count >= w->max_contacts) {
+        cut = true;
+        continue;
+      }
       if (!sn_array_push(&w->mem, w->edge_pairs, pair)) break;
     }
   }
+  if (cut) w->contact_limit_hits++;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -299,7 +321,7 @@ static int32_t sn_lower_bound(const sn_cell_entry *e, int32_t n, uint64_t key) {
 }
 
 int32_t sn_find_close_pairs(sn_mem *mem, const sn_vec2 *points, const float *reach, int32_t count, int32_t **pairs,
-                            int32_t *capacity, sn_scratch *scratch) {
+                            int32_t *capacity, sn_scratch *scratch, int32_t max_pairs, bool *cut) {
   if (count < 2) return 0;
   /* one cell per point, cells as large as the largest interaction distance:
    * every partner then sits in the 3x3 block around a point's cell */
@@ -324,6 +346,10 @@ int32_t sn_find_close_pairs(sn_mem *mem, const sn_vec2 *points, const float *rea
           if (j <= i) continue;
           float d = reach[i] + reach[j];
           if (sn_length_sq(sn_sub(points[i], points[j])) >= d * d) continue;
+          if (found >= max_pairs) {
+            if (cut != NULL) *cut = true;
+            return found;
+          }
           if (2 * found + 2 > *capacity) {
             if (!sn_array_grow(mem, (void **)pairs, capacity, sizeof(int32_t), 2 * found + 2)) return -1;
           }

@@ -83,8 +83,9 @@ void sn_soft_end(sn_world *w, sn_soft_context *s);
 /// reach_i + reach_j, found with a sorted spatial hash. Appends to *pairs
 /// (grown with mem; pairs[2k], pairs[2k+1]); deterministic order. Returns
 /// the number of pairs, or -1 when out of memory. scratch holds the cell
-/// entries (grown as needed, kept by the caller).
+/// entries (grown as needed, kept by the caller). Stops at max_pairs pairs,
+/// then sets *cut (if not NULL) when there were more.
 int32_t sn_find_close_pairs(sn_mem *mem, const sn_vec2 *points, const float *reach, int32_t count, int32_t **pairs,
-                            int32_t *capacity, sn_scratch *scratch);
+                            int32_t *capacity, sn_scratch *scratch, int32_t max_pairs, bool *cut);
 
 #endif /* SN_SOFT_STEP_H */

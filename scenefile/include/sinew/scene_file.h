@@ -147,6 +147,14 @@ typedef struct sn_scene_load_options {
   /// even if the load fails later (a registry cannot unload one plugin).
   sn_registry *registry;
   sn_allocator allocator; ///< for the world and a registry the loader creates; all NULL = malloc/free
+  /// The world's limits (sn_world_def.max_bodies, ...): NULL (default) = those
+  /// of sn_default_world_def(); else the max_* fields of this def are used
+  /// (made by sn_default_world_def; its other fields are ignored, the file
+  /// gives the settings). A file that needs more bodies, shapes, soft bodies,
+  /// particles or constraints is refused with SN_SCENE_ERR_ENGINE and
+  /// engine_result SN_ERR_CAPACITY, checked before the world is built where
+  /// the counts are in the text (a builder's constraints: when it runs).
+  const sn_world_def *limits;
   int32_t cookie;
 } sn_scene_load_options;
 
