@@ -115,6 +115,21 @@ static inline float xd_min0(float x) { return x < 0.0f ? x : 0.0f; }
  * force. x1 - x0 in double: the centres' difference plus the substep motion,
  * so the small differences C - C^n (damping) keep their digits at any
  * distance from the origin. */
+/* Moves the two particles apart by the correction (px, py): b along it, a
+ * against it, each by its inverse mass. A fixed particle (w 0) is not
+ * written: the batch kernel may run the constraints of one colour that share
+ * it on two threads. */
+static inline void xd_move(float *a, float wa, float *b, float wb, float px, float py) {
+  if (wa != 0.0f) {
+    a[2] = a[2] - wa * px;
+    a[3] = a[3] - wa * py;
+  }
+  if (wb != 0.0f) {
+    b[2] = b[2] + wb * px;
+    b[3] = b[3] + wb * py;
+  }
+}
+
 /* a compliant link carries lambda from substep to substep (warm start) */
 static inline int xd_carries(const xd_params *p) { return !p->use_stiffness && p->compliance > 0.0f; }
 
@@ -156,15 +171,7 @@ static inline void xd_begin_carry(const sn_step_info *info, const xd_params *p, 
   if (p->max_only) l0 = l0 < 0.0f ? l0 : 0.0f;
   if (!isfinite(l0)) return;
   j->lambda = l0;
-  float px = l0 * (float)(d0 / len), py = l0 * (float)(d1 / len);
-  if (wa != 0.0f) {
-    a[2] = a[2] - wa * px;
-    a[3] = a[3] - wa * py;
-  }
-  if (wb != 0.0f) {
-    b[2] = b[2] + wb * px;
-    b[3] = b[3] + wb * py;
-  }
+  xd_move(a, wa, b, wb, l0 * (float)(d0 / len), l0 * (float)(d1 / len));
 }
 
 static inline void xd_project(const sn_step_info *info, const xd_params *p, xd_instance *j, float *a, float wa,
@@ -203,17 +210,7 @@ static inline void xd_project(const sn_step_info *info, const xd_params *p, xd_i
     j->force = sn_pm_vec2(j->lambda * inv_h2 * nx, j->lambda * inv_h2 * ny);
   }
   if (dl == 0.0f) return;
-  float px = dl * nx, py = dl * ny;
-  /* a fixed particle (w 0) is not written: the batch kernel may run the
-   * constraints of one colour that share it on two threads */
-  if (wa != 0.0f) {
-    a[2] = a[2] - wa * px;
-    a[3] = a[3] - wa * py;
-  }
-  if (wb != 0.0f) {
-    b[2] = b[2] + wb * px;
-    b[3] = b[3] + wb * py;
-  }
+  xd_move(a, wa, b, wb, dl * nx, dl * ny);
 }
 
 static void xd_solve(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
