@@ -60,6 +60,56 @@ check_prefix() {
   grep -qF -- "SINEW_PLUGIN_DIR=$plugins" <<<"$said" ||
     { echo "install-test: find_package gives no SINEW_PLUGIN_DIR=$plugins" >&2; return 1; }
   ok "find_package: SINEW_PLUGIN_DIR"
+  # a static program with every shipped type linked in, stepping on the thread pool
+  mkdir -p "$out/static"
+  cat >"$out/static/app.c" <<'APP'
+#include <stdio.h>
+#include <sinew/plugins_static.h>
+#include <sinew/thread_pool.h>
+int main(void) {
+  char err[512];
+  sn_registry *reg = sn_create_registry(NULL);
+  if (sn_registry_add_shipped(reg, err, sizeof err) != SN_OK || sn_registry_get_type_count(reg) != 12) {
+    fprintf(stderr, "%s\n", err);
+    return 1;
+  }
+  sn_thread_pool *pool = sn_thread_pool_create(2);
+  sn_world_def wd = sn_default_world_def();
+  wd.registry = reg;
+  sn_thread_pool_apply(pool, &wd);
+  sn_world *w = sn_create_world(&wd, NULL);
+  sn_body_def bd = sn_default_body_def();
+  sn_body_id ground = sn_create_body(w, &bd);
+  bd.type = SN_BODY_DYNAMIC;
+  bd.position = (sn_vec2){1.0f, 5.0f};
+  sn_body_id box = sn_create_body(w, &bd);
+  sn_polygon p;
+  sn_make_box(0.5f, 0.5f, &p);
+  sn_shape_def sd = sn_default_shape_def();
+  sn_create_polygon_shape(w, box, &sd, &p);
+  sn_param_value v[] = {{"anchor", 0.0, 5.0}};
+  sn_constraint_def cd = sn_default_constraint_def();
+  cd.type = "revolute";
+  cd.bodies[0] = ground;
+  cd.bodies[1] = box;
+  cd.params = v;
+  cd.param_count = 1;
+  if (!sn_constraint_is_valid(w, sn_create_constraint(w, &cd))) return 2;
+  for (int i = 0; i < 60; ++i) sn_world_step(w, 1.0f / 60.0f);
+  sn_vec2 x = sn_body_get_position(w, box);
+  int ok = (x.x - 0.0f) * (x.x - 0.0f) + (x.y - 5.0f) * (x.y - 5.0f) < 1.0001f; /* still on its 1 m arm */
+  sn_destroy_world(w);
+  sn_thread_pool_destroy(pool);
+  sn_destroy_registry(reg);
+  return ok ? 0 : 3;
+}
+APP
+  printf 'cmake_minimum_required(VERSION 3.20)\nproject(app LANGUAGES C)\nfind_package(sinew REQUIRED)\nadd_executable(app app.c)\ntarget_link_libraries(app PRIVATE sinew::plugins_static sinew::sinew_static sinew::threads)\n' \
+    >"$out/static/CMakeLists.txt"
+  cmake -S "$out/static" -B "$out/static/b" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+  cmake --build "$out/static/b" >/dev/null
+  "$out/static/b/app"
+  ok "a static program with every shipped type linked in, on sinew::threads"
   # pkg-config consumers
   local flags
   flags=$(PKG_CONFIG_PATH="$pc" pkg-config --cflags --libs sinew)
