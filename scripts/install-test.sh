@@ -44,6 +44,11 @@ check_prefix() {
   LD_LIBRARY_PATH="$libdir" "$out/first/first_world" >/dev/null
   cmake -S "$src/docs/examples/spring_plugin" -B "$out/spring" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
   cmake --build "$out/spring" >/dev/null
+  # sinew_add_plugin(spring SOURCES spring.c STATIC): the linked-in variant defines sn_plugin_entry_spring
+  local symbols
+  symbols=$(nm "$out/spring/libspring_static.a")
+  grep -q " [DR] sn_plugin_entry_spring$" <<<"$symbols" ||
+    { echo "install-test: libspring_static.a has no sn_plugin_entry_spring" >&2; return 1; }
   cmake -S "$src/tests/consumer" -B "$out/consumer" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
   cmake --build "$out/consumer" >/dev/null
   LD_LIBRARY_PATH="$libdir" "$out/consumer/consumer" "$out/spring/spring.so" >/dev/null
