@@ -131,9 +131,11 @@ APP
   list=$("$prefix/bin/sinew-sandbox" --list-plugins)
   grep -qF -- "from $plugins/revolute.so" <<<"$list" ||
     { echo "install-test: --list-plugins does not load $plugins/revolute.so" >&2; return 1; }
+  line=$("$prefix/bin/sinew-plugin-check" --seeds 4 "$plugins/revolute.so")
+  grep -qF "verdict: PASS" <<<"$line" || { echo "install-test: sinew-plugin-check: $line" >&2; return 1; }
   line=$("$prefix/bin/sinew-bench" --scene chain --steps 30)
   grep -qF '"scene": "chain"' <<<"$line" || { echo "install-test: bench chain: $line" >&2; return 1; }
-  ok "installed sandbox (a plugin demo, a scene file, --list-plugins) and bench (chain)"
+  ok "installed sandbox (a plugin demo, a scene file, --list-plugins), sinew-plugin-check and bench (chain)"
 }
 
 check_prefix "$tmp/prefix" "$tmp/run1"
