@@ -59,8 +59,8 @@ static const pinned_scene pinned[] = {
 
 static uint64_t run_scene_checked(const pinned_scene *p, int force_sse2, bool check_plugins) {
   sn_scene scene;
-  ck_assert_msg(sn_scene_build(&scene, p->name, p->size, 0, false), "cannot build %s %d (SINEW_PLUGIN_PATH %s)", p->name,
-                (int)p->size, getenv("SINEW_PLUGIN_PATH") ? getenv("SINEW_PLUGIN_PATH") : "(unset)");
+  ck_assert_msg(sn_scene_build(&scene, p->name, p->size, 0, false), "cannot build %s %d (SINEW_PLUGIN_PATH %s)",
+                p->name, (int)p->size, getenv("SINEW_PLUGIN_PATH") ? getenv("SINEW_PLUGIN_PATH") : "(unset)");
   if (force_sse2) scene.world->use_avx2 = false;
   /* as sn_world_def.check_plugins sets them */
   if (check_plugins) scene.world->check_plugins = scene.world->xpbd_batch_off = true;

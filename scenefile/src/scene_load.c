@@ -1698,6 +1698,21 @@ static bool try_dir(const char *dir, size_t dir_len, const char *name, char *pat
   return w > 0 && (size_t)w < cap && regular_file(path);
 }
 
+typedef struct plugin_search {
+  const char *name;
+  char *path;
+  size_t cap;
+  char *searched;
+  size_t searched_cap;
+  bool found;
+} plugin_search;
+
+static bool try_search_dir(const char *dir, void *context) {
+  plugin_search *s = context;
+  s->found = try_dir(dir, strlen(dir), s->name, s->path, s->cap, s->searched, s->searched_cap);
+  return !s->found;
+}
+
 static bool find_plugin(const sn_scene_load_options *opt, const char *name, char *path, size_t cap, char *searched,
                         size_t searched_cap) {
   searched[0] = '\0';
@@ -1706,16 +1721,10 @@ static bool find_plugin(const sn_scene_load_options *opt, const char *name, char
     if (d != NULL && try_dir(d, strlen(d), name, path, cap, searched, searched_cap)) return true;
   }
   if (!opt->search_default_dirs) return false;
-  const char *env = getenv("SINEW_PLUGIN_PATH");
-  for (const char *p = env; p != NULL && *p;) {
-    const char *colon = strchr(p, ':');
-    size_t len = colon ? (size_t)(colon - p) : strlen(p);
-    if (try_dir(p, len, name, path, cap, searched, searched_cap)) return true;
-    p = colon ? colon + 1 : p + len;
-  }
-  char installed[4096];
-  if (sn_default_plugin_dir(installed, sizeof installed) != SN_OK) return false;
-  return try_dir(installed, strlen(installed), name, path, cap, searched, searched_cap);
+  /* then the engine's search path: SINEW_PLUGIN_PATH, the installed folder */
+  plugin_search s = {name, path, cap, searched, searched_cap, false};
+  sn_plugin_search_path(try_search_dir, &s);
+  return s.found;
 }
 
 static bool parse_plugin_names(loader *L, const cJSON *arr) {

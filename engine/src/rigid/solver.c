@@ -286,9 +286,14 @@ static void sn_call_plugin(const sn_joint_batch *batch, const sn_step_info *info
   }
 }
 
-static bool sn_solver_body_finite(const sn_solver_body *s) {
+static bool sn_state_is_finite(const sn_body_state *s) {
   return sn_vec2_is_finite(s->v) && sn_is_finite(s->w) && sn_vec2_is_finite(s->dp) && sn_is_finite(s->dq.c) &&
          sn_is_finite(s->dq.s);
+}
+
+/* a plugin's view of a state (the same layout: the _Static_assert below) */
+static bool sn_solver_body_finite(const sn_solver_body *s) {
+  return sn_state_is_finite((const sn_body_state *)(const void *)s);
 }
 
 /* Bit m: the item's state m is not finite (states past the 64th count as
@@ -783,11 +788,6 @@ static int32_t sn_build_joint_batches(sn_world *w, sn_step_context *ctx, const s
     if (!sn_add_items(w, ctx, soft, batch, &c, l->items.data, e, l->items.count)) return 0;
   }
   return batch_count;
-}
-
-static bool sn_state_is_finite(const sn_body_state *s) {
-  return sn_vec2_is_finite(s->v) && sn_is_finite(s->w) && sn_vec2_is_finite(s->dp) && sn_is_finite(s->dq.c) &&
-         sn_is_finite(s->dq.s);
 }
 
 /* A state the write back does not take: not finite, or a centre beyond
