@@ -392,6 +392,11 @@ static void host_solve_position(const sn_step_info *info, sn_constraint_item *it
   (void)info, (void)items, (void)count;
 }
 
+static void host_begin_particles(const sn_step_info *info, const sn_particle_batch *batch, int32_t begin,
+                                 int32_t end) {
+  (void)info, (void)batch, (void)begin, (void)end;
+}
+
 START_TEST(test_host_types_validated) {
   sn_registry *r = sn_create_registry(NULL);
   char msg[256];
@@ -419,6 +424,13 @@ START_TEST(test_host_types_validated) {
   bad.body_count = 3;
   ck_assert_int_eq(sn_registry_add_type(r, &bad, msg, sizeof msg), SN_ERR_PLUGIN_BAD_DESCRIPTOR);
   ck_assert_int_eq(sn_registry_add_type(r, &t, msg, sizeof msg), SN_ERR_PLUGIN_DUPLICATE);
+  /* the substep start hooks: begin_particles needs begin_position and a
+   * batched solve (here neither) */
+  bad = t;
+  bad.name = "host.other";
+  bad.begin_particles = host_begin_particles;
+  ck_assert_int_eq(sn_registry_add_type(r, &bad, msg, sizeof msg), SN_ERR_PLUGIN_BAD_DESCRIPTOR);
+  ps_assert_has(msg, "begin_particles needs begin_position and solve_particles");
   ck_assert_int_eq(sn_registry_get_type_count(r), 1);
   sn_destroy_registry(r);
 }
