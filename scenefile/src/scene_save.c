@@ -40,9 +40,7 @@ static void put_n(text_buffer *b, const char *s, size_t n) {
 
 static void put(text_buffer *b, const char *s) { put_n(b, s, strlen(s)); }
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
+SN_PRINTF(2, 3)
 static void
 putf(text_buffer *b, const char *fmt, ...) {
   char tmp[256];

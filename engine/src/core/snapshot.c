@@ -764,9 +764,7 @@ typedef struct sn_loader {
   sn_result code;
 } sn_loader;
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
+SN_PRINTF(3, 4)
 static sn_result
 sn_load_fail(sn_loader *l, sn_result code, const char *fmt, ...) {
   if (l->code != SN_OK) return l->code; /* keep the first reason */

@@ -35,6 +35,17 @@
 #define SN_PATH_LIST_SEPARATOR ':'
 #endif
 
+/// printf-style checking of a function's format and arguments (GCC,
+/// clang). MinGW: the C99 printf family of its runtime (gnu_printf, with
+/// __USE_MINGW_ANSI_STDIO), not msvcrt's.
+#if defined(__MINGW32__)
+#define SN_PRINTF(fmt, args) __attribute__((format(gnu_printf, fmt, args)))
+#elif defined(__GNUC__) || defined(__clang__)
+#define SN_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define SN_PRINTF(fmt, args)
+#endif
+
 /// A monotonic clock in milliseconds (profiles, stall detection, timing).
 double sn_clock_ms(void);
 
