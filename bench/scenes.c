@@ -20,7 +20,8 @@ static bool sn_pick_plugin_dir(const char *dir, void *context) {
   sn_plugin_dir_pick *pick = context;
   char path[4096];
   FILE *f;
-  if (snprintf(path, sizeof path, "%s/revolute" SN_PLUGIN_SUFFIX, dir) >= (int)sizeof path || (f = fopen(path, "rb")) == NULL)
+  if (snprintf(path, sizeof path, "%s/revolute" SN_PLUGIN_SUFFIX, dir) >= (int)sizeof path ||
+      (f = fopen(path, "rb")) == NULL)
     return true;
   fclose(f);
   pick->found = snprintf(pick->out, pick->cap, "%s", dir) < (int)pick->cap;

@@ -62,8 +62,6 @@ void sn_name_space_free(sn_name_space *ns);
 
 /// Writes "<prefix>message" into error (if not NULL) with status and place.
 void sn_scene_set_error(sn_scene_error *error, sn_scene_status status, sn_result engine_result, int32_t line,
-                        int32_t column, const char *fmt, ...)
-    SN_PRINTF(6, 7)
-    ;
+                        int32_t column, const char *fmt, ...) SN_PRINTF(6, 7);
 
 #endif

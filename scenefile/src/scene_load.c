@@ -182,8 +182,8 @@ static void fail_at_offset(loader *L, sn_scene_status status, sn_result engine, 
 
 /// Records an error at node (its key if at_key) and returns false.
 SN_PRINTF(6, 7)
-static bool
-fail(loader *L, sn_scene_status status, sn_result engine, const cJSON *node, bool at_key, const char *fmt, ...) {
+static bool fail(loader *L, sn_scene_status status, sn_result engine, const cJSON *node, bool at_key, const char *fmt,
+                 ...) {
   va_list args;
   va_start(args, fmt);
   fail_at_offset(L, status, engine, node_offset(L, node, at_key), fmt, args);
@@ -193,8 +193,7 @@ fail(loader *L, sn_scene_status status, sn_result engine, const cJSON *node, boo
 
 /// Same, with the key of node appended to the path (for errors about a key).
 SN_PRINTF(4, 5)
-static bool
-fail_key(loader *L, sn_scene_status status, const cJSON *node, const char *fmt, ...) {
+static bool fail_key(loader *L, sn_scene_status status, const cJSON *node, const char *fmt, ...) {
   size_t mark = path_push_key(L, node->string);
   va_list args;
   va_start(args, fmt);

@@ -41,8 +41,7 @@ static void put_n(text_buffer *b, const char *s, size_t n) {
 static void put(text_buffer *b, const char *s) { put_n(b, s, strlen(s)); }
 
 SN_PRINTF(2, 3)
-static void
-putf(text_buffer *b, const char *fmt, ...) {
+static void putf(text_buffer *b, const char *fmt, ...) {
   char tmp[256];
   va_list args;
   va_start(args, fmt);

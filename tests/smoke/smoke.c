@@ -151,7 +151,8 @@ int main(int argc, char **argv) {
   /* loading it again is a no-op that says so */
   snprintf(path, sizeof path, "%s/revolute" PLUGIN_SUFFIX, dir);
   r = sn_registry_load_plugin(reg, path, msg, sizeof msg);
-  check(r == SN_OK && strstr(msg, "already loaded") != NULL, "a second load of the same file is refused as a no-op", msg);
+  check(r == SN_OK && strstr(msg, "already loaded") != NULL, "a second load of the same file is refused as a no-op",
+        msg);
   /* a path without a folder is never searched for */
   r = sn_registry_load_plugin(reg, "revolute" PLUGIN_SUFFIX, msg, sizeof msg);
   check(r == SN_ERR_PLUGIN_INSECURE_PATH, "a bare file name is refused", msg);
@@ -222,8 +223,7 @@ int main(int argc, char **argv) {
   if (copy != NULL) {
     size_t na = 0, nb = 0;
     unsigned char *a = state_of(w, &na), *b = state_of(copy, &nb);
-    check(a != NULL && b != NULL && na == nb && memcmp(a, b, na) == 0, "the copy is the original, byte for byte",
-          NULL);
+    check(a != NULL && b != NULL && na == nb && memcmp(a, b, na) == 0, "the copy is the original, byte for byte", NULL);
     free(a);
     free(b);
     bool same = true;

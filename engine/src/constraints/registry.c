@@ -77,9 +77,7 @@ static const sn_host_api sn_host_table = {(uint32_t)sizeof(sn_host_api), SN_PLUG
 
 const sn_host_api *sn_registry_host_api(void) { return &sn_host_table; }
 
-static void sn_set_err(char *err, size_t cap, const char *fmt, ...)
-    SN_PRINTF(3, 4)
-    ;
+static void sn_set_err(char *err, size_t cap, const char *fmt, ...) SN_PRINTF(3, 4);
 static void sn_set_err(char *err, size_t cap, const char *fmt, ...) {
   if (err == NULL || cap == 0) return;
   va_list args;

@@ -765,8 +765,7 @@ typedef struct sn_loader {
 } sn_loader;
 
 SN_PRINTF(3, 4)
-static sn_result
-sn_load_fail(sn_loader *l, sn_result code, const char *fmt, ...) {
+static sn_result sn_load_fail(sn_loader *l, sn_result code, const char *fmt, ...) {
   if (l->code != SN_OK) return l->code; /* keep the first reason */
   l->code = code;
   if (l->err != NULL && l->err_capacity > 0) {

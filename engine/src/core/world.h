@@ -427,9 +427,7 @@ static inline void sn_world_unlock(sn_world *w) { w->locked -= 1; }
 sn_result sn_world_locked_error(sn_world *w, const char *what);
 
 /// Records the message of the last error and returns code.
-sn_result sn_world_error(sn_world *w, sn_result code, const char *fmt, ...)
-    SN_PRINTF(3, 4)
-    ;
+sn_result sn_world_error(sn_world *w, sn_result code, const char *fmt, ...) SN_PRINTF(3, 4);
 
 /// The slot a handle names in an array of count elements of elem_size
 /// bytes whose in_use (bool) and generation (uint16_t) sit at the given

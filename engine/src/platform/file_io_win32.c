@@ -209,8 +209,8 @@ bool sn_file_write_atomic(const char *path, const void *bytes, size_t size, int 
   if (failed == NULL && (step_fault == SN_FILE_FAULT_SYNC || !FlushFileBuffers(h)))
     failed = "flush the new file", e = step_fault == SN_FILE_FAULT_SYNC ? ERROR_WRITE_FAULT : GetLastError();
   if (!CloseHandle(h) && failed == NULL) failed = "close the new file", e = GetLastError();
-  if (failed == NULL &&
-      (step_fault == SN_FILE_FAULT_RENAME || !MoveFileExW(tmp, target, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)))
+  if (failed == NULL && (step_fault == SN_FILE_FAULT_RENAME ||
+                         !MoveFileExW(tmp, target, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)))
     failed = "rename the new file to", e = step_fault == SN_FILE_FAULT_RENAME ? ERROR_WRITE_FAULT : GetLastError(),
     what = target8;
   if (failed != NULL) {

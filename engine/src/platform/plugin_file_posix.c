@@ -26,9 +26,7 @@
 /// loader answered with another library for the name).
 #define SN_PLUGIN_LOAD_TRIES 16
 
-static sn_result sn_fail(sn_result code, char *err, size_t cap, const char *fmt, ...)
-    SN_PRINTF(4, 5)
-    ;
+static sn_result sn_fail(sn_result code, char *err, size_t cap, const char *fmt, ...) SN_PRINTF(4, 5);
 static sn_result sn_fail(sn_result code, char *err, size_t cap, const char *fmt, ...) {
   if (err != NULL && cap > 0) {
     va_list args;

@@ -22,9 +22,7 @@
 
 #include "platform/win32.h"
 
-static sn_result sn_fail(sn_result code, char *err, size_t cap, const char *fmt, ...)
-    SN_PRINTF(4, 5)
-    ;
+static sn_result sn_fail(sn_result code, char *err, size_t cap, const char *fmt, ...) SN_PRINTF(4, 5);
 static sn_result sn_fail(sn_result code, char *err, size_t cap, const char *fmt, ...) {
   if (err != NULL && cap > 0) {
     va_list args;
