@@ -1,5 +1,6 @@
 /* Standard scenes (docs/benchmark.md). Units m, kg, s; gravity (0, -10). */
 #include "scenes.h"
+#include "platform/platform.h" /* SN_PLUGIN_SUFFIX */
 
 #include <math.h>
 #include <stdio.h>
@@ -14,12 +15,13 @@ typedef struct sn_plugin_dir_pick {
   bool found;
 } sn_plugin_dir_pick;
 
-/* the first folder that holds the shipped plugins (revolute.so stands for them) */
+/* the first folder that holds the shipped plugins (revolute.so, .dll on Windows, stands for them) */
 static bool sn_pick_plugin_dir(const char *dir, void *context) {
   sn_plugin_dir_pick *pick = context;
   char path[4096];
   FILE *f;
-  if (snprintf(path, sizeof path, "%s/revolute.so", dir) >= (int)sizeof path || (f = fopen(path, "rb")) == NULL)
+  if (snprintf(path, sizeof path, "%s/revolute" SN_PLUGIN_SUFFIX, dir) >= (int)sizeof path ||
+      (f = fopen(path, "rb")) == NULL)
     return true;
   fclose(f);
   pick->found = snprintf(pick->out, pick->cap, "%s", dir) < (int)pick->cap;
@@ -209,7 +211,7 @@ bool sn_scene_build_def(sn_scene *s, const char *name, int32_t size, const sn_wo
       s->registry = sn_create_registry(NULL);
       char dir[1024], path[1100], msg[512] = "no plugin folder (set SINEW_PLUGIN_PATH)";
       bool found = sn_scene_plugin_dir(dir, sizeof dir);
-      snprintf(path, sizeof path, "%s/revolute.so", dir);
+      snprintf(path, sizeof path, "%s/revolute" SN_PLUGIN_SUFFIX, dir);
       if (s->registry == NULL || !found || sn_registry_load_plugin(s->registry, path, msg, sizeof msg) != SN_OK) {
         fprintf(stderr, "chain scene: %s\n", msg);
         return false;

@@ -39,6 +39,7 @@
 
 #include "report.h"
 #include "scenes.h"
+#include "platform/platform.h" /* SN_PLUGIN_SUFFIX */
 
 #define SK_MAX_SPEED       50.0f /* the worlds' maximum_linear_speed, m/s */
 #define SK_SPEED_TOLERANCE 0.01  /* relative */
@@ -1404,7 +1405,7 @@ static bool sk_load_registry(sk_state *S) {
   }
   for (size_t i = 0; i < sizeof plugins / sizeof plugins[0]; ++i) {
     char path[1100], msg[512];
-    snprintf(path, sizeof path, "%s/%s.so", dir, plugins[i]);
+    snprintf(path, sizeof path, "%s/%s" SN_PLUGIN_SUFFIX, dir, plugins[i]);
     if (sn_registry_load_plugin(S->registry, path, msg, sizeof msg) != SN_OK) {
       fprintf(stderr, "sinew-bench: %s\n", msg);
       return false;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "scenes.h"
+#include "platform/platform.h" /* SN_PLUGIN_SUFFIX */
 
 const char *const sn_soft_scene_names[] = {"cloth", "jelly", "mixed", NULL};
 
@@ -29,7 +30,7 @@ static bool sn_load_soft_plugins(sn_scene *s, sn_world_def *wd) {
   }
   for (size_t i = 0; i < sizeof(sn_soft_plugins) / sizeof(sn_soft_plugins[0]); ++i) {
     char path[1100], msg[512];
-    snprintf(path, sizeof path, "%s/%s.so", dir, sn_soft_plugins[i]);
+    snprintf(path, sizeof path, "%s/%s" SN_PLUGIN_SUFFIX, dir, sn_soft_plugins[i]);
     if (sn_registry_load_plugin(s->registry, path, msg, sizeof msg) != SN_OK) {
       fprintf(stderr, "%s scene: %s\n", s->name, msg);
       return false;

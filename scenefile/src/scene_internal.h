@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 
+#include "platform/platform.h" /* SN_PRINTF */
 #include "sinew/scene_file.h"
 
 /// Longest name, in bytes, without the terminating NUL.
@@ -61,10 +62,6 @@ void sn_name_space_free(sn_name_space *ns);
 
 /// Writes "<prefix>message" into error (if not NULL) with status and place.
 void sn_scene_set_error(sn_scene_error *error, sn_scene_status status, sn_result engine_result, int32_t line,
-                        int32_t column, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 6, 7)))
-#endif
-    ;
+                        int32_t column, const char *fmt, ...) SN_PRINTF(6, 7);
 
 #endif
