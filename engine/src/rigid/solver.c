@@ -170,6 +170,8 @@ typedef struct sn_toi_query {
   sn_sweep sweep;
   float fraction;
   bool bullet;
+  int32_t hit_shape; ///< the fast body's shape and the other shape of the
+  int32_t hit_other; ///< earliest hit (SN_NULL_INDEX: none yet)
 } sn_toi_query;
 
 static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *context) {
@@ -181,9 +183,11 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
   if ((q->shape->category_bits & other->mask_bits) == 0 || (other->category_bits & q->shape->mask_bits) == 0)
     return true;
   const sn_body *ob = w->bodies.data + other->body;
-  /* bullets and fast bodies also stop at moving bodies, swept over the
-   * step as they moved (bodies are swept one after another, in order) */
+  /* Bullets also stop at moving bodies that are not bullets, and fast
+   * bodies at moving bodies that are not fast themselves, each swept over
+   * the step as it moved. */
   const bool moving = ob->type != SN_BODY_STATIC;
+  if (moving && (q->bullet ? ob->is_bullet : ob->is_fast)) return true;
   /* one-sided chain segments: ignore sweeps that start behind the segment */
   if (other->geom.type == SN_SHAPE_CHAIN_SEGMENT) {
     sn_vec2 p1 = sn_transform_point(ob->xf, other->geom.chain_segment.segment.point1);
@@ -211,8 +215,44 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
    * had none, so nothing stopped a body knocked fast in mid-step (a rock
    * struck by a bullet) from plunging into them. */
   if (moving && !q->bullet && !(out.separation0 >= SN_SPECULATIVE_DISTANCE)) return true;
-  if (out.state == SN_TOI_HIT && out.fraction > 0.0f && out.fraction < q->fraction) q->fraction = out.fraction;
+  if (out.state == SN_TOI_HIT && out.fraction > 0.0f && out.fraction < q->fraction) {
+    q->fraction = out.fraction;
+    q->hit_shape = (int32_t)(q->shape - w->shapes.data);
+    q->hit_other = shape_index;
+  }
   return true;
+}
+
+/* A fast body stopped at its time of impact against a moving body keeps
+ * no approach along the contact normal: the two take an inelastic impulse
+ * (linear momentum kept; a kinematic body counts as infinitely heavy).
+ * Without it the body kept its speed and was stopped again every step a
+ * little behind a body moving ahead of it, with nothing from behind
+ * stopped at it. */
+static void sn_toi_inelastic(sn_world *w, sn_body *b, const sn_toi_query *q) {
+  const sn_shape *sa = w->shapes.data + q->hit_shape, *so = w->shapes.data + q->hit_other;
+  sn_body *o = w->bodies.data + so->body;
+  sn_sweep other_sweep = {o->local_center, o->center0, o->center, o->q0, o->xf.q};
+  if (o->solver_index < 0) { /* not in the step: it did not move */
+    other_sweep.c1 = o->center;
+    other_sweep.q1 = o->xf.q;
+  }
+  sn_distance_input in;
+  in.proxy_a = sn_make_proxy(&so->geom);
+  in.proxy_b = sn_make_proxy(&sa->geom);
+  in.transform_a = sn_sweep_get_transform(&other_sweep, q->fraction);
+  in.transform_b = b->xf;
+  in.use_radii = false;
+  sn_distance_output d = sn_shape_distance(&in, NULL);
+  const sn_vec2 n = d.normal; /* from the other to the fast body */
+  if (!(d.distance > 0.0f)) return;
+  float approach = sn_dot(sn_sub(b->v, o->v), n);
+  if (!(approach < 0.0f)) return;
+  float wb = b->inv_mass, wo = o->type == SN_BODY_DYNAMIC ? o->inv_mass : 0.0f;
+  if (!(wb + wo > 0.0f)) return;
+  float impulse = -approach / (wb + wo);
+  b->v = sn_mul_add(b->v, wb * impulse, n);
+  o->v = sn_mul_add(o->v, -wo * impulse, n);
 }
 
 static void sn_solve_continuous(sn_world *w, int32_t body_index) {
@@ -223,6 +263,8 @@ static void sn_solve_continuous(sn_world *w, int32_t body_index) {
   q.sweep = (sn_sweep){b->local_center, b->center0, b->center, b->q0, b->xf.q};
   q.fraction = 1.0f;
   q.bullet = b->is_bullet;
+  q.hit_shape = SN_NULL_INDEX;
+  q.hit_other = SN_NULL_INDEX;
   sn_transform xf1 = {sn_sub(b->center0, sn_rotate(b->q0, b->local_center)), b->q0};
   for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
     q.shape = w->shapes.data + s;
@@ -236,6 +278,7 @@ static void sn_solve_continuous(sn_world *w, int32_t body_index) {
     sn_transform xf = sn_sweep_get_transform(&q.sweep, q.fraction);
     b->xf = xf;
     b->center = sn_transform_point(xf, b->local_center);
+    if (w->bodies.data[w->shapes.data[q.hit_other].body].type != SN_BODY_STATIC) sn_toi_inelastic(w, b, &q);
   }
 }
 
