@@ -73,13 +73,9 @@ static sn_registry *joints(void) {
 }
 
 static sn_world *world(const sn_registry *r, int32_t substeps, int32_t position_iterations) {
-  sn_world_def wd = sn_default_world_def();
-  wd.registry = r;
-  wd.enable_sleep = false;
-  wd.substeps = substeps;
-  wd.position_iterations = position_iterations;
-  sn_world *w = sn_create_world(&wd, NULL);
-  ck_assert_ptr_nonnull(w);
+  sn_world *w = js_world(r);
+  ck_assert_int_eq(sn_world_set_substeps(w, substeps), SN_OK);
+  ck_assert_int_eq(sn_world_set_position_iterations(w, position_iterations), SN_OK);
   return w;
 }
 

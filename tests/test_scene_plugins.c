@@ -15,20 +15,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "scene_support.h"
 #include "shipped.h"
 #include "sinew/plugins_static.h"
 #include "sinew/scene_file.h"
-
-static const char *const plugin_dirs[] = {SN_PLUGIN_DIR};
-
-/// Options that find the build tree's plugins and nothing else.
-static sn_scene_load_options test_options(void) {
-  sn_scene_load_options o = sn_default_scene_load_options();
-  o.plugin_dirs = plugin_dirs;
-  o.plugin_dir_count = 1;
-  o.search_default_dirs = false;
-  return o;
-}
 
 static char *save_or_fail(sn_world *w, const sn_scene_names *names) {
   sn_scene_error e;
@@ -82,6 +72,32 @@ START_TEST(test_linked_in_types_saved_by_plugin_name) {
   sn_scene_free_text(saved);
   sn_scene_unload(&s);
   sn_destroy_registry(reg);
+}
+END_TEST
+
+/* A name that is no plugin: refused at its place in the file, saying what
+ * was looked for (the file in the folders, or among the linked-in ones) */
+START_TEST(test_unknown_plugin) {
+  const char *text = "{\"sinew_scene\": 1, \"plugins\": [\"revolute\", \"nosuch\"]}";
+  sn_scene_load_options o = test_options();
+  sn_loaded_scene s;
+  sn_scene_error e;
+  ck_assert_int_eq(sn_scene_load_string(text, strlen(text), "p.json", &o, &s, &e), SN_SCENE_ERR_UNKNOWN_PLUGIN);
+  ck_assert_int_eq(e.line, 1);
+  ck_assert_int_eq(e.column, 44);
+  const char *expected =
+      sn_shipped_from_files()
+          ? "p.json:1:44: plugins[1]: plugin \"nosuch\" not found; expected nosuch.so in one of: " SN_PLUGIN_DIR
+          : "p.json:1:44: plugins[1]: plugin \"nosuch\" not found; expected a plugin linked into this "
+            "build, which loads no plugin files (SINEW_DLOPEN off): no shipped plugin \"nosuch\"; the "
+            "shipped ones are revolute, prismatic";
+  ck_assert_msg(strstr(e.message, expected) != NULL, "%s", e.message);
+  ck_assert_ptr_null(s.world);
+  /* a file name is not a plugin name */
+  text = "{\"sinew_scene\": 1, \"plugins\": [\"revolute.so\"]}";
+  ck_assert_int_eq(sn_scene_load_string(text, strlen(text), "p.json", &o, &s, &e), SN_SCENE_ERR_UNKNOWN_PLUGIN);
+  expected = sn_shipped_from_files() ? "expected revolute.so.so in one of" : "no shipped plugin \"revolute.so\"";
+  ck_assert_msg(strstr(e.message, expected) != NULL, "%s", e.message);
 }
 END_TEST
 
@@ -186,19 +202,6 @@ START_TEST(test_plugin_search_path) {
 }
 END_TEST
 
-START_TEST(test_unknown_plugin_file) {
-  const char *text = "{\"sinew_scene\": 1, \"plugins\": [\"revolute\", \"nosuch\"]}";
-  sn_scene_load_options o = test_options();
-  sn_loaded_scene s;
-  sn_scene_error e;
-  ck_assert_int_eq(sn_scene_load_string(text, strlen(text), "p.json", &o, &s, &e), SN_SCENE_ERR_UNKNOWN_PLUGIN);
-  ck_assert_msg(strstr(e.message, "p.json:1:44: plugins[1]: plugin \"nosuch\" not found; expected nosuch.so in one "
-                                  "of: " SN_PLUGIN_DIR) != NULL,
-                "%s", e.message);
-  ck_assert_ptr_null(s.world);
-}
-END_TEST
-
 /* ------------------------------------------------------------------------ */
 /* A build without file loading (SINEW_DLOPEN=OFF)                          */
 
@@ -245,41 +248,19 @@ START_TEST(test_listed_plugins_linked_in) {
 }
 END_TEST
 
-START_TEST(test_unknown_plugin_not_linked_in) {
-  const char *text = "{\"sinew_scene\": 1, \"plugins\": [\"revolute\", \"nosuch\"]}";
-  sn_scene_load_options o = test_options();
-  sn_loaded_scene s;
-  sn_scene_error e;
-  ck_assert_int_eq(sn_scene_load_string(text, strlen(text), "p.json", &o, &s, &e), SN_SCENE_ERR_UNKNOWN_PLUGIN);
-  ck_assert_int_eq(e.line, 1);
-  ck_assert_int_eq(e.column, 44);
-  ck_assert_msg(strstr(e.message, "p.json:1:44: plugins[1]: plugin \"nosuch\" not found; expected a plugin linked "
-                                  "into this build, which loads no plugin files (SINEW_DLOPEN off): no shipped "
-                                  "plugin \"nosuch\"; the shipped ones are revolute, prismatic") != NULL,
-                "%s", e.message);
-  ck_assert_ptr_null(s.world);
-  /* a soft body whose type no plugin of that name provides cannot occur
-   * with the shipped ones; a file name is not a plugin name */
-  text = "{\"sinew_scene\": 1, \"plugins\": [\"revolute.so\"]}";
-  ck_assert_int_eq(sn_scene_load_string(text, strlen(text), "p.json", &o, &s, &e), SN_SCENE_ERR_UNKNOWN_PLUGIN);
-  ck_assert_msg(strstr(e.message, "no shipped plugin \"revolute.so\"") != NULL, "%s", e.message);
-}
-END_TEST
-
 int main(void) {
   Suite *s = suite_create("scene_plugins");
   TCase *tc = tcase_create("plugins");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_linked_in_types_saved_by_plugin_name);
+  tcase_add_test(tc, test_unknown_plugin);
   if (sn_shipped_from_files()) {
     tcase_add_test(tc, test_plugin_search_path);
     tcase_add_test(tc, test_plugin_named_unlike_its_types);
-    tcase_add_test(tc, test_unknown_plugin_file);
   } else {
     printf("scene_plugins: this build loads no plugin files (SINEW_DLOPEN=OFF): the linked-in tests run instead of "
            "the plugin-file ones\n");
     tcase_add_test(tc, test_listed_plugins_linked_in);
-    tcase_add_test(tc, test_unknown_plugin_not_linked_in);
   }
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
