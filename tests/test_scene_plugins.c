@@ -37,6 +37,13 @@ static const char *const pendulum_and_jelly =
     "12}],\n"
     " \"constraints\": [{\"type\": \"revolute\", \"bodies\": [\"pivot\", \"bob\"], \"anchor\": [0, 6]}]}";
 
+/// Loads pendulum_and_jelly with o, which must succeed.
+static void load_ok(const sn_scene_load_options *o, const char *source, sn_loaded_scene *s) {
+  sn_scene_error e;
+  ck_assert_msg(sn_scene_load_string(pendulum_and_jelly, strlen(pendulum_and_jelly), source, o, s, &e) == SN_SCENE_OK,
+                "%s: %s", source, e.message);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Both builds                                                              */
 
@@ -51,9 +58,7 @@ START_TEST(test_linked_in_types_saved_by_plugin_name) {
   o.registry = reg;
   sn_loaded_scene s;
   sn_scene_error e;
-  ck_assert_msg(sn_scene_load_string(pendulum_and_jelly, strlen(pendulum_and_jelly), "linked.json", &o, &s, &e) ==
-                    SN_SCENE_OK,
-                "%s", e.message);
+  load_ok(&o, "linked.json", &s);
   ck_assert_int_eq(sn_registry_get_type_count(reg), 12); /* nothing added: it had them all */
   char *saved = save_or_fail(s.world, s.names);
   ck_assert_msg(strstr(saved, "\"plugins\": [\"xpbd_distance\", \"xpbd_area\", \"revolute\"]") != NULL, "%.200s",
@@ -210,10 +215,7 @@ START_TEST(test_listed_plugins_linked_in) {
   sn_scene_load_options o = sn_default_scene_load_options();
   o.search_default_dirs = false;
   sn_loaded_scene s;
-  sn_scene_error e;
-  ck_assert_msg(sn_scene_load_string(pendulum_and_jelly, strlen(pendulum_and_jelly), "p.json", &o, &s, &e) ==
-                    SN_SCENE_OK,
-                "%s", e.message);
+  load_ok(&o, "p.json", &s);
   ck_assert_int_eq(sn_registry_get_type_count(s.registry), 3);
   static const char *const types[] = {"revolute", "xpbd_distance", "xpbd_area"};
   for (int i = 0; i < 3; ++i) {
@@ -226,22 +228,16 @@ START_TEST(test_listed_plugins_linked_in) {
   ck_assert_int_eq(setenv("SINEW_PLUGIN_PATH", "/nonexistent/a", 1), 0);
   o = test_options();
   o.search_default_dirs = true;
-  ck_assert_msg(sn_scene_load_string(pendulum_and_jelly, strlen(pendulum_and_jelly), "p.json", &o, &s, &e) ==
-                    SN_SCENE_OK,
-                "%s", e.message);
+  load_ok(&o, "p.json", &s);
   sn_scene_unload(&s);
   unsetenv("SINEW_PLUGIN_PATH");
   /* a caller's registry gets only what the file needs, once */
   sn_registry *reg = sn_create_registry(NULL);
   o.registry = reg;
-  ck_assert_msg(sn_scene_load_string(pendulum_and_jelly, strlen(pendulum_and_jelly), "p.json", &o, &s, &e) ==
-                    SN_SCENE_OK,
-                "%s", e.message);
+  load_ok(&o, "p.json", &s);
   sn_scene_unload(&s);
   ck_assert_int_eq(sn_registry_get_type_count(reg), 3);
-  ck_assert_msg(sn_scene_load_string(pendulum_and_jelly, strlen(pendulum_and_jelly), "p.json", &o, &s, &e) ==
-                    SN_SCENE_OK,
-                "%s", e.message);
+  load_ok(&o, "p.json", &s);
   sn_scene_unload(&s);
   ck_assert_int_eq(sn_registry_get_type_count(reg), 3);
   sn_destroy_registry(reg);
