@@ -5,12 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "peers.h"
 #include "report.h"
 #include "scenes.h"
 #include "sinew/thread_pool.h"
 #include "soak.h"
+#include "platform/platform.h" /* sn_thread_cpu_ms */
 
 static void sn_usage(FILE *f) {
   fprintf(f, "usage: sinew-bench [--scene NAME] [--size N] [--steps N] [--substeps N] [--soft-iterations N] [--sleep]\n"
@@ -35,13 +35,6 @@ static void sn_usage(FILE *f) {
 
 static int32_t sn_soft_iterations = 0;
 static sn_thread_pool *sn_pool = NULL;
-
-/* CPU time of the calling thread (ms). */
-static double sn_thread_cpu_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
 
 static int sn_run(const char *name, int32_t size, int32_t steps, int32_t substeps, bool sleep) {
   sn_scene scene;

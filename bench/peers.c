@@ -22,11 +22,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "peers/peer.h"
 #include "report.h"
 #include "scenes.h"
+#include "platform/platform.h" /* sn_thread_cpu_ms */
 
 #define SN_PEERS_MAX_ENGINES 3
 #define SN_PEERS_MAX_RUNS    32
@@ -273,13 +273,6 @@ static void sn_peer_print_ratios(const sn_peer_run *run, int32_t block) {
 }
 
 /* ---- one scene on every engine, interleaved ---- */
-
-/* CPU time of the calling thread, ms. */
-static double sn_thread_cpu_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
 
 static int sn_peers_scene(sn_peer_run *run, const char *name, int32_t size, const sn_peers_options *o) {
   const int32_t block = o->block > 0 ? o->block : 10;

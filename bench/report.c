@@ -1,16 +1,12 @@
-#define _POSIX_C_SOURCE 200809L
 /* Step timing, the JSON report line and the scene list (see report.h). */
 #include "report.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-double sn_scene_now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
+#include "platform/platform.h"
+
+double sn_scene_now_ms(void) { return sn_clock_ms(); }
 
 static int sn_cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;

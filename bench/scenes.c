@@ -1,5 +1,6 @@
 /* Standard scenes (docs/benchmark.md). Units m, kg, s; gravity (0, -10). */
 #include "scenes.h"
+#include "platform/platform.h" /* SN_PLUGIN_SUFFIX */
 
 #include <math.h>
 #include <stdio.h>
@@ -16,12 +17,13 @@ typedef struct sn_plugin_dir_pick {
   bool found;
 } sn_plugin_dir_pick;
 
-/* the first folder that holds the shipped plugins (revolute.so stands for them) */
+/* the first folder that holds the shipped plugins (revolute.so, .dll on Windows, stands for them) */
 static bool sn_pick_plugin_dir(const char *dir, void *context) {
   sn_plugin_dir_pick *pick = context;
   char path[4096];
   FILE *f;
-  if (snprintf(path, sizeof path, "%s/revolute.so", dir) >= (int)sizeof path || (f = fopen(path, "rb")) == NULL)
+  if (snprintf(path, sizeof path, "%s/revolute" SN_PLUGIN_SUFFIX, dir) >= (int)sizeof path ||
+      (f = fopen(path, "rb")) == NULL)
     return true;
   fclose(f);
   pick->found = snprintf(pick->out, pick->cap, "%s", dir) < (int)pick->cap;

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "platform/platform.h" /* SN_PLUGIN_SUFFIX */
 #include "scenes.h"
 
 #ifndef SN_HAVE_DLOPEN
@@ -20,7 +21,7 @@ bool sn_shipped_from_files(void) { return SN_HAVE_DLOPEN; }
 static sn_result sn_shipped_add_one(sn_registry *registry, const char *dir, const char *name, char *msg) {
 #if SN_HAVE_DLOPEN
   char path[4200];
-  snprintf(path, sizeof path, "%s/%s.so", dir, name);
+  snprintf(path, sizeof path, "%s/%s" SN_PLUGIN_SUFFIX, dir, name);
   return sn_registry_load_plugin(registry, path, msg, 512);
 #else
   (void)dir;

@@ -17,7 +17,8 @@
 bool sn_shipped_from_files(void);
 
 /// Registers the shipped plugins `names` ("revolute", "xpbd_area", ...;
-/// `count` of them) in registry: the files <dir>/<name>.so (dir NULL: the
+/// `count` of them) in registry: the files <dir>/<name>.so (.dll on
+/// Windows; dir NULL: the
 /// folder sn_scene_plugin_dir finds on the plugin search path), or their
 /// linked-in copies (dir unused). A plugin the registry has already is a
 /// no-op. Stops at the first failure and returns its result; err (capacity

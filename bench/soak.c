@@ -218,8 +218,9 @@ typedef struct sk_state {
   int32_t joint_count, joint_cap;
   int32_t max_bodies, max_softs, max_joints;
   sn_aabb spawn;
-  sk_joint released[SK_RELEASED]; /* joints deleted in the last SK_GRACE steps (b: step of release in .id) */
+  sk_joint released[SK_RELEASED]; /* joints deleted lately (see sk_release) */
   int64_t released_at[SK_RELEASED];
+  bool released_overlap[SK_RELEASED]; /* the pair overlapped deeper than SK_RESTING_PENETRATION at the last check */
   int32_t released_count;
   sk_suspect suspects[SK_SUSPECTS];
   int32_t suspect_count;
@@ -340,19 +341,31 @@ static void sk_dropped(sk_state *S, const sn_constraint_id *dropped, int32_t n) 
     sk_deleted(S, SK_KIND_CONSTRAINT, dropped[i].index1, dropped[i].world_tag, dropped[i].generation);
 }
 
-/* a joined pair may overlap (collide_connected is off); once the joint is
- * gone it gets SK_GRACE steps to push apart before the bound applies */
+/* A joined pair may overlap (collide_connected is off); once the joint is
+ * gone it gets SK_GRACE steps to push apart before the bound applies, and
+ * longer while it still overlaps deeper than SK_RESTING_PENETRATION: a pair
+ * released deep inside each other has no one way out (a body between the
+ * two shapes of another is pushed out of each towards the other) and may
+ * stay lodged. The bound applies again from the first check that finds it
+ * apart. */
+static bool sk_release_active(const sk_state *S, int32_t r) {
+  return S->world_step - S->released_at[r] <= SK_GRACE || S->released_overlap[r];
+}
+
 static void sk_release(sk_state *S, const sk_joint *J) {
   int32_t slot = 0;
   if (S->released_count < SK_RELEASED) {
     slot = S->released_count++;
-  } else { /* the oldest */
+  } else { /* one no longer active, else the oldest */
     for (int32_t i = 1; i < S->released_count; ++i) {
-      if (S->released_at[i] < S->released_at[slot]) slot = i;
+      bool better = sk_release_active(S, slot) &&
+                    (!sk_release_active(S, i) || S->released_at[i] < S->released_at[slot]);
+      if (better) slot = i;
     }
   }
   S->released[slot] = *J;
   S->released_at[slot] = S->world_step;
+  S->released_overlap[slot] = true; /* until a check finds the pair apart */
 }
 
 static void sk_delete_joint(sk_state *S, int32_t j) {
@@ -1025,18 +1038,18 @@ static int sk_cmp_items(const void *x, const void *y) {
 
 /* pairs the engine does not collide: joined bodies (collide_connected off),
  * a soft body and a body it is attached to */
+static bool sk_joins(const sk_joint *J, const sk_item *a, const sk_item *b) {
+  if (J->kind == SK_ATTACH)
+    return (a->soft == J->soft.index1 && b->body == J->a.index1) ||
+           (b->soft == J->soft.index1 && a->body == J->a.index1);
+  return (a->body == J->a.index1 && b->body == J->b.index1) || (a->body == J->b.index1 && b->body == J->a.index1);
+}
+
 static bool sk_excluded(const sk_state *S, const sk_item *a, const sk_item *b) {
   for (int32_t j = 0; j < S->joint_count + S->released_count; ++j) {
     const sk_joint *J = j < S->joint_count ? S->joints + j : S->released + (j - S->joint_count);
-    if (j >= S->joint_count && S->world_step - S->released_at[j - S->joint_count] > SK_GRACE) continue;
-    if (J->kind == SK_ATTACH) {
-      if ((a->soft == J->soft.index1 && b->body == J->a.index1) ||
-          (b->soft == J->soft.index1 && a->body == J->a.index1))
-        return true;
-    } else if ((a->body == J->a.index1 && b->body == J->b.index1) ||
-               (a->body == J->b.index1 && b->body == J->a.index1)) {
-      return true;
-    }
+    if (j >= S->joint_count && !sk_release_active(S, j - S->joint_count)) continue;
+    if (sk_joins(J, a, b)) return true;
   }
   return false;
 }
@@ -1088,7 +1101,7 @@ static void sk_check_penetration(sk_state *S) {
     sk_item *it = S->items + i;
     for (int32_t j = 0; j < S->joint_count + S->released_count && !it->constrained; ++j) {
       const sk_joint *J = j < S->joint_count ? S->joints + j : S->released + (j - S->joint_count);
-      if (j >= S->joint_count && S->world_step - S->released_at[j - S->joint_count] > SK_GRACE) continue;
+      if (j >= S->joint_count && !sk_release_active(S, j - S->joint_count)) continue;
       it->constrained = it->body != 0 ? (it->body == J->a.index1 || it->body == J->b.index1)
                                       : (J->kind == SK_ATTACH && it->soft == J->soft.index1);
     }
@@ -1123,6 +1136,7 @@ static void sk_check_penetration(sk_state *S) {
    * SK_RESTING_PENETRATION, matched against the previous checks' */
   double worst = 0.0, worst_constrained = 0.0;
   const sk_item *wa = NULL, *wb = NULL;
+  bool still[SK_RELEASED] = {false}; /* released pairs found overlapping deeper than SK_RESTING_PENETRATION */
   int32_t suspects = 0;
   sk_suspect next[SK_SUSPECTS];
   for (int32_t i = 0; i < n; ++i) {
@@ -1135,6 +1149,9 @@ static void sk_check_penetration(sk_state *S) {
         continue;
       double d = sk_depth(a, b);
       if (d <= 0.0) continue;
+      if (d > SK_RESTING_PENETRATION) {
+        for (int32_t r = 0; r < S->released_count; ++r) still[r] = still[r] || sk_joins(S->released + r, a, b);
+      }
       if (a->constrained || b->constrained) {
         if (d > worst_constrained && !sk_excluded(S, a, b)) worst_constrained = d;
         continue;
@@ -1166,6 +1183,7 @@ static void sk_check_penetration(sk_state *S) {
       }
     }
   }
+  for (int32_t r = 0; r < S->released_count; ++r) S->released_overlap[r] = still[r];
   S->st.penetration_checks++;
   S->st.max_penetration_constrained = fmax(S->st.max_penetration_constrained, worst_constrained);
   memcpy(S->suspects, next, (size_t)suspects * sizeof(sk_suspect));

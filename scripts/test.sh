@@ -4,10 +4,11 @@
 # builds again with ASan+UBSan and runs them again,
 # then runs every fuzz target on a fixed seed and input count (FUZZ_CI=1:
 # repeatable, ~20 s each; scripts/fuzz.sh, docs/fuzzing.md), the
-# release-shaped install test (scripts/install-test.sh) and the whole suite
+# release-shaped install test (scripts/install-test.sh), the whole suite
 # again in the Release build without file loading (SINEW_DLOPEN=OFF: the
 # shipped types linked in; the tests of plugin files report skipped,
-# docs/architecture.md "Building without file loading").
+# docs/architecture.md "Building without file loading") and the Windows
+# cross build with its smoke test under wine (scripts/windows-test.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -37,3 +38,5 @@ if grep -qE " U (dlopen|dlsym|dladdr)" <<<"$undefined"; then
   echo "the libraries built with SINEW_DLOPEN=OFF still call the dynamic loader" >&2
   exit 1
 fi
+# Windows: MinGW-w64 cross build (DLLs), smoke test and plugin checks under wine
+JOBS="$jobs" scripts/windows-test.sh

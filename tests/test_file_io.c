@@ -1,4 +1,4 @@
-/* File helpers shared by snapshot and scene files (core/file_io.h):
+/* File helpers shared by snapshot and scene files (platform/file_io.h):
  * reading never hangs on a FIFO and refuses what is not a regular file;
  * the atomic writer keeps the replaced file's permission bits, writes
  * through a symbolic link, leaves no temporary file after any failure, and
@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/file_io.h"
+#include "platform/file_io.h"
 
 static void scratch(char *out) {
   snprintf(out, 64, "/tmp/sinew_files_XXXXXX");

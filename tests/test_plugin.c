@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "constraints/plugin_file.h"
+#include "platform/plugin_file.h"
 #include "plugin_support.h"
 #include "sinew/sinew.h"
 

@@ -11,10 +11,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include "sinew/thread_pool.h"
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "platform/threads.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -46,9 +47,9 @@ typedef struct sn_pool_range {
 } sn_pool_range;
 
 struct sn_thread_pool {
-  pthread_mutex_t lock;
-  pthread_cond_t work; ///< a range was queued, or the pool stops
-  pthread_cond_t done; ///< a task's last range finished
+  sn_mutex lock;
+  sn_cond work; ///< a range was queued, or the pool stops
+  sn_cond done; ///< a task's last range finished
   sn_pool_task tasks[SN_POOL_TASKS];
   sn_pool_range queue[SN_POOL_RANGES]; ///< ring buffer
   int32_t head, size;
@@ -56,7 +57,7 @@ struct sn_thread_pool {
   bool stop;
   int32_t worker_count;
   int32_t thread_count;
-  pthread_t *threads;
+  sn_thread *threads;
   struct sn_pool_start {
     sn_thread_pool *pool;
     uint32_t index;
@@ -84,16 +85,16 @@ static bool sn_pool_take(sn_thread_pool *p, int32_t only, sn_pool_range *out) {
 /* Runs a range outside the lock and counts it done. Lock held on entry and exit. */
 static void sn_pool_run(sn_thread_pool *p, sn_pool_range r, uint32_t worker) {
   sn_pool_task *t = p->tasks + r.task;
-  pthread_mutex_unlock(&p->lock);
+  sn_mutex_unlock(&p->lock);
   t->fn(r.begin, r.end, worker, t->context);
-  pthread_mutex_lock(&p->lock);
-  if (--t->pending == 0) pthread_cond_broadcast(&p->done);
+  sn_mutex_lock(&p->lock);
+  if (--t->pending == 0) sn_cond_broadcast(&p->done);
 }
 
-static void *sn_pool_thread(void *arg) {
+static void sn_pool_thread(void *arg) {
   struct sn_pool_start *start = arg;
   sn_thread_pool *p = start->pool;
-  pthread_mutex_lock(&p->lock);
+  sn_mutex_lock(&p->lock);
   for (;;) {
     sn_pool_range r;
     if (sn_pool_take(p, -1, &r)) {
@@ -102,14 +103,13 @@ static void *sn_pool_thread(void *arg) {
     }
     if (p->stop) break;
     /* spin a little before sleeping: the next launch is usually near */
-    pthread_mutex_unlock(&p->lock);
+    sn_mutex_unlock(&p->lock);
     for (int32_t i = 0; i < SN_POOL_IDLE_SPINS && atomic_load_explicit(&p->queued, memory_order_relaxed) == 0; ++i)
       SN_POOL_PAUSE();
-    pthread_mutex_lock(&p->lock);
-    if (p->size == 0 && !p->stop) pthread_cond_wait(&p->work, &p->lock);
+    sn_mutex_lock(&p->lock);
+    if (p->size == 0 && !p->stop) sn_cond_wait(&p->work, &p->lock);
   }
-  pthread_mutex_unlock(&p->lock);
-  return NULL;
+  sn_mutex_unlock(&p->lock);
 }
 
 sn_thread_pool *sn_thread_pool_create(int32_t worker_count) {
@@ -118,14 +118,14 @@ sn_thread_pool *sn_thread_pool_create(int32_t worker_count) {
   if (p == NULL) return NULL;
   p->worker_count = worker_count;
   atomic_init(&p->queued, 0);
-  if (pthread_mutex_init(&p->lock, NULL) != 0) {
+  if (!sn_mutex_init(&p->lock)) {
     free(p);
     return NULL;
   }
-  pthread_cond_init(&p->work, NULL);
-  pthread_cond_init(&p->done, NULL);
+  sn_cond_init(&p->work);
+  sn_cond_init(&p->done);
   int32_t n = worker_count - 1;
-  p->threads = calloc((size_t)(n > 0 ? n : 1), sizeof(pthread_t));
+  p->threads = calloc((size_t)(n > 0 ? n : 1), sizeof(sn_thread));
   p->starts = calloc((size_t)(n > 0 ? n : 1), sizeof(*p->starts));
   if (p->threads == NULL || p->starts == NULL) {
     sn_thread_pool_destroy(p);
@@ -134,7 +134,7 @@ sn_thread_pool *sn_thread_pool_create(int32_t worker_count) {
   for (int32_t i = 0; i < n; ++i) {
     p->starts[i].pool = p;
     p->starts[i].index = (uint32_t)i + 1;
-    if (pthread_create(p->threads + i, NULL, sn_pool_thread, p->starts + i) != 0) {
+    if (!sn_thread_start(p->threads + i, sn_pool_thread, p->starts + i)) {
       sn_thread_pool_destroy(p);
       return NULL;
     }
@@ -145,14 +145,14 @@ sn_thread_pool *sn_thread_pool_create(int32_t worker_count) {
 
 void sn_thread_pool_destroy(sn_thread_pool *p) {
   if (p == NULL) return;
-  pthread_mutex_lock(&p->lock);
+  sn_mutex_lock(&p->lock);
   p->stop = true;
-  pthread_cond_broadcast(&p->work);
-  pthread_mutex_unlock(&p->lock);
-  for (int32_t i = 0; i < p->thread_count; ++i) pthread_join(p->threads[i], NULL);
-  pthread_cond_destroy(&p->work);
-  pthread_cond_destroy(&p->done);
-  pthread_mutex_destroy(&p->lock);
+  sn_cond_broadcast(&p->work);
+  sn_mutex_unlock(&p->lock);
+  for (int32_t i = 0; i < p->thread_count; ++i) sn_thread_join(p->threads + i);
+  sn_cond_destroy(&p->work);
+  sn_cond_destroy(&p->done);
+  sn_mutex_destroy(&p->lock);
   free(p->threads);
   free(p->starts);
   free(p);
@@ -180,12 +180,12 @@ void *sn_thread_pool_enqueue(sn_task_callback *task, int32_t item_count, int32_t
     task(0, item_count, 0, task_context);
     return NULL;
   }
-  pthread_mutex_lock(&p->lock);
+  sn_mutex_lock(&p->lock);
   int32_t slot = -1;
   for (int32_t i = 0; i < SN_POOL_TASKS && slot < 0; ++i) slot = p->tasks[i].in_use ? -1 : i;
   if (slot < 0 || p->size + ranges > SN_POOL_RANGES) {
     /* full: run it here */
-    pthread_mutex_unlock(&p->lock);
+    sn_mutex_unlock(&p->lock);
     task(0, item_count, 0, task_context);
     return NULL;
   }
@@ -202,8 +202,8 @@ void *sn_thread_pool_enqueue(sn_task_callback *task, int32_t item_count, int32_t
     p->size++;
   }
   atomic_store_explicit(&p->queued, p->size, memory_order_relaxed);
-  pthread_cond_broadcast(&p->work);
-  pthread_mutex_unlock(&p->lock);
+  sn_cond_broadcast(&p->work);
+  sn_mutex_unlock(&p->lock);
   return t;
 }
 
@@ -212,10 +212,10 @@ void sn_thread_pool_finish(void *user_task, void *user_context) {
   sn_pool_task *t = user_task;
   if (p == NULL || t == NULL) return;
   int32_t slot = (int32_t)(t - p->tasks);
-  pthread_mutex_lock(&p->lock);
+  sn_mutex_lock(&p->lock);
   sn_pool_range r;
   while (t->pending > 0 && sn_pool_take(p, slot, &r)) sn_pool_run(p, r, 0);
-  while (t->pending > 0) pthread_cond_wait(&p->done, &p->lock);
+  while (t->pending > 0) sn_cond_wait(&p->done, &p->lock);
   t->in_use = false;
-  pthread_mutex_unlock(&p->lock);
+  sn_mutex_unlock(&p->lock);
 }

@@ -5,19 +5,16 @@
  * The format is documented in docs/scene-format.md; the defaults below are
  * the format's own (equal to today's engine defaults, but fixed here so that
  * a file means the same thing if an engine default changes). */
-#define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cJSON.h>
 
-#include "core/file_io.h"
+#include "platform/file_io.h"
+#include "platform/platform.h"
 #include "json_text.h"
 #include "scene_internal.h"
 
@@ -194,11 +191,9 @@ static void fail_at_offset(loader *L, sn_scene_status status, sn_result engine, 
 }
 
 /// Records an error at node (its key if at_key) and returns false.
-#if defined(__GNUC__)
-__attribute__((format(printf, 6, 7)))
-#endif
-static bool
-fail(loader *L, sn_scene_status status, sn_result engine, const cJSON *node, bool at_key, const char *fmt, ...) {
+SN_PRINTF(6, 7)
+static bool fail(loader *L, sn_scene_status status, sn_result engine, const cJSON *node, bool at_key, const char *fmt,
+                 ...) {
   va_list args;
   va_start(args, fmt);
   fail_at_offset(L, status, engine, node_offset(L, node, at_key), fmt, args);
@@ -207,11 +202,8 @@ fail(loader *L, sn_scene_status status, sn_result engine, const cJSON *node, boo
 }
 
 /// Same, with the key of node appended to the path (for errors about a key).
-#if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
-#endif
-static bool
-fail_key(loader *L, sn_scene_status status, const cJSON *node, const char *fmt, ...) {
+SN_PRINTF(4, 5)
+static bool fail_key(loader *L, sn_scene_status status, const cJSON *node, const char *fmt, ...) {
   size_t mark = path_push_key(L, node->string);
   va_list args;
   va_start(args, fmt);
@@ -1694,18 +1686,15 @@ static bool plugin_name_ok(const char *s) {
 }
 
 #if SN_HAVE_DLOPEN /* a build without file loading searches no folders */
-static bool regular_file(const char *path) {
-  struct stat st;
-  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
+static bool regular_file(const char *path) { return sn_file_is_regular(path); }
 
-/* Tries dir/name.so; appends dir to the searched list. */
+/* Tries dir/name.so (name.dll on Windows); appends dir to the searched list. */
 static bool try_dir(const char *dir, size_t dir_len, const char *name, char *path, size_t cap, char *searched,
                     size_t searched_cap) {
   if (dir_len == 0) return false;
   size_t n = strlen(searched);
   if (n < searched_cap) snprintf(searched + n, searched_cap - n, "%s%.*s", n ? ", " : "", (int)dir_len, dir);
-  int w = snprintf(path, cap, "%.*s/%s.so", (int)dir_len, dir, name);
+  int w = snprintf(path, cap, "%.*s/%s" SN_PLUGIN_SUFFIX, (int)dir_len, dir, name);
   return w > 0 && (size_t)w < cap && regular_file(path);
 }
 
@@ -1759,8 +1748,8 @@ static bool parse_plugin_names(loader *L, const cJSON *arr) {
 }
 
 /* The registry already has the plugin: a type of that name, or a type from
- * a plugin of that name (a file <name>.so wherever it was loaded from, or a
- * plugin linked in under that name, sn_scene_plugin_of). */
+ * a plugin of that name (a file <name>.so, .dll on Windows, wherever it was
+ * loaded from, or a plugin linked in under that name: sn_scene_plugin_of). */
 static bool registry_has_plugin(const sn_registry *reg, const char *name) {
   if (sn_registry_find_type(reg, name) != NULL) return true;
   for (int32_t i = 0; i < sn_registry_get_type_count(reg); ++i) {
@@ -1790,7 +1779,7 @@ static sn_result add_plugin(const sn_scene_load_options *opt, sn_registry *reg, 
 #if SN_HAVE_DLOPEN
   char searched[2048];
   if (!find_plugin(opt, name, a->where, sizeof a->where, searched, sizeof searched)) {
-    snprintf(a->missing, sizeof a->missing, "%s.so in one of: %s", name,
+    snprintf(a->missing, sizeof a->missing, "%s" SN_PLUGIN_SUFFIX " in one of: %s", name,
              searched[0] ? searched : "(no folders: set plugin_dirs or SINEW_PLUGIN_PATH)");
     return SN_ERR_NOT_FOUND;
   }
@@ -2422,15 +2411,9 @@ sn_scene_status sn_scene_load_file(const char *path, const sn_scene_load_options
     return SN_SCENE_ERR_ARGUMENT;
   }
   memset(out, 0, sizeof *out);
-  struct stat file_stat;
   char why[768];
-  int fd = sn_file_open_read(path, &file_stat, why, sizeof why);
-  FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
-  if (f == NULL) {
-    if (fd >= 0) {
-      snprintf(why, sizeof why, "cannot read: %s", strerror(errno));
-      close(fd);
-    }
+  sn_file_reader f;
+  if (!sn_file_reader_open(&f, path, why, sizeof why)) {
     sn_scene_set_error(err, SN_SCENE_ERR_IO, SN_OK, 0, 0, "%s: %s", path, why);
     return SN_SCENE_ERR_IO;
   }
@@ -2454,17 +2437,16 @@ sn_scene_status sn_scene_load_file(const char *path, const sn_scene_load_options
       }
       text = t;
     }
-    size_t got = fread(text + length, 1, capacity - length, f);
-    length += got;
-    if (got == 0) {
-      if (ferror(f)) {
-        sn_scene_set_error(err, SN_SCENE_ERR_IO, SN_OK, 0, 0, "%s: read error: %s", path, strerror(errno));
-        ok = false;
-      }
+    ptrdiff_t got = sn_file_reader_read(&f, text + length, capacity - length, why, sizeof why);
+    if (got < 0) {
+      sn_scene_set_error(err, SN_SCENE_ERR_IO, SN_OK, 0, 0, "%s: read error: %s", path, why);
+      ok = false;
       break;
     }
+    if (got == 0) break;
+    length += (size_t)got;
   }
-  fclose(f);
+  sn_file_reader_close(&f);
   sn_scene_status st = ok ? sn_scene_load_string(text, length, path, options, out, err) : err->status;
   free(text);
   return st;

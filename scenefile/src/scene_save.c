@@ -4,17 +4,13 @@
  * equal to the format's default are left out, except the world settings,
  * gravity and each body's name, type, position and angle, which are always
  * written. One body or constraint per line keeps files diffable. */
-#define _POSIX_C_SOURCE 200809L
-
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "core/file_io.h"
+#include "platform/file_io.h"
+#include "platform/platform.h"
 #include "scene_internal.h"
 
 typedef struct text_buffer {
@@ -44,11 +40,8 @@ static void put_n(text_buffer *b, const char *s, size_t n) {
 
 static void put(text_buffer *b, const char *s) { put_n(b, s, strlen(s)); }
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void
-putf(text_buffer *b, const char *fmt, ...) {
+SN_PRINTF(2, 3)
+static void putf(text_buffer *b, const char *fmt, ...) {
   char tmp[256];
   va_list args;
   va_start(args, fmt);
@@ -373,11 +366,11 @@ bool sn_scene_plugin_of(const char *origin, char *out, size_t cap) {
     base = strrchr(origin, '.');
     base = base ? base + 1 : origin + sizeof linked_in - 1;
   } else {
-    base = strrchr(origin, '/');
+    base = sn_path_last_separator(origin);
     base = base ? base + 1 : origin;
   }
-  size_t n = strlen(base);
-  if (n > 3 && strcmp(base + n - 3, ".so") == 0) n -= 3;
+  size_t n = strlen(base), suffix = strlen(SN_PLUGIN_SUFFIX);
+  if (n > suffix && strcmp(base + n - suffix, SN_PLUGIN_SUFFIX) == 0) n -= suffix;
   if (n == 0 || n >= cap) return false;
   memcpy(out, base, n);
   out[n] = '\0';

@@ -485,7 +485,7 @@ SN_API sn_result sn_destroy_registry(sn_registry *registry);
 SN_API sn_result sn_registry_add_type(sn_registry *registry, const sn_constraint_type *type, char *err,
                                       size_t err_capacity);
 
-/// Loads one plugin by path (it must contain a '/': the current directory
+/// Loads one plugin by path (it must contain a '/' (or, on Windows, a '\\'): the current directory
 /// and the library search path are never searched). The file is opened
 /// once and must be a regular file, not a symbolic link, owned by root or
 /// the effective user and not writable by group or others; so must every
@@ -514,7 +514,7 @@ SN_API sn_result sn_registry_add_static(sn_registry *registry, const struct sn_p
 /// Called for each file sn_registry_load_directory tries.
 typedef void sn_plugin_load_fcn(const char *path, sn_result result, const char *message, void *context);
 
-/// Loads every file ending in ".so" in dir, in sorted name order, each as
+/// Loads every file ending in ".so" (".dll" on Windows) in dir, in sorted name order, each as
 /// sn_registry_load_plugin (with its rules).
 /// Returns SN_OK if the folder was read (per-file results go to fcn, which
 /// may be NULL), else why not.
@@ -524,7 +524,7 @@ SN_API sn_result sn_registry_load_directory(sn_registry *registry, const char *d
 /// Where plugins are looked for. Every entry point (this library, the scene
 /// loader, the sandbox, the benchmark) searches in one order: paths the
 /// caller names explicitly; then each folder of the SINEW_PLUGIN_PATH
-/// environment variable (':'-separated, empty entries skipped); then the
+/// environment variable (':'-separated, ';' on Windows, empty entries skipped); then the
 /// plugin folder installed with the library, found at run time from where
 /// libsinew itself is (sn_default_plugin_dir), so a moved install still finds
 /// its plugins.

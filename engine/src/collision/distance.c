@@ -433,7 +433,7 @@ static float toi_bisect(sn_toi_context *ctx, float lo, float hi, float target, f
 }
 
 sn_toi_output sn_time_of_impact(const sn_toi_input *input) {
-  sn_toi_output out = {SN_TOI_UNKNOWN, 0.0f};
+  sn_toi_output out = {SN_TOI_UNKNOWN, 0.0f, 0.0f};
   const float t_max = sn_clampf(input->max_fraction, 0.0f, 1.0f);
 
   sn_toi_context ctx;
@@ -464,6 +464,7 @@ sn_toi_output sn_time_of_impact(const sn_toi_input *input) {
 
   sn_vec2 normal;
   float d = toi_distance(&ctx, 0.0f, &normal);
+  out.separation0 = d - total_radius;
   if (d < target - tolerance) {
     out.state = SN_TOI_OVERLAPPED;
     out.fraction = 0.0f;

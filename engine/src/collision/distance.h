@@ -76,6 +76,7 @@ typedef enum sn_toi_state {
 typedef struct sn_toi_output {
   sn_toi_state state;
   float fraction;
+  float separation0; ///< surface gap at fraction 0 (negative: overlapping); 0 if not measured (SN_TOI_FAILED)
 } sn_toi_output;
 
 /// Time of impact: first fraction at which the proxies come within

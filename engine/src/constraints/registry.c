@@ -1,36 +1,31 @@
-/* Constraint type registry and the plugin loader (dlopen).
+/* Constraint type registry and the plugin loader (dlopen / LoadLibraryEx,
+ * through the platform layer: platform/plugin_file.h).
  *
  * Loading checks, in order, before the library is mapped: a path with a
- * '/', then the file opened once and checked with its folders
- * (plugin_file.c: no symbolic link, a regular file, owners, write bits);
- * the library is loaded from that open file (RTLD_NOW | RTLD_LOCAL), which
+ * '/' (or, on Windows, a '\\'), then the file opened once and checked with
+ * its folders (plugin_file_posix.c: no symbolic link, a regular file,
+ * owners, write bits); the library is loaded from that open file
+ * (RTLD_NOW | RTLD_LOCAL), which
  * runs its constructors; then the entry symbol, ABI major, minor, the
  * float/pointer fingerprint and the entry's size. Then register_types runs
  * with types staged; they are committed only if it succeeds and every type
  * validated, else all are dropped and the library is closed. */
-#define _DEFAULT_SOURCE
-#define _GNU_SOURCE /* dladdr */
 #ifndef SN_HAVE_DLOPEN
 #define SN_HAVE_DLOPEN 1 /* the build sets it (CMake option SINEW_DLOPEN) */
 #endif
-#include <dirent.h>
-#if SN_HAVE_DLOPEN
-#include <dlfcn.h>
-#endif
 #include <float.h>
-#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "constraints/plugin_file.h"
 #include "core/alloc.h"
 #include "core/array.h"
-#include "sinew/sinew.h"
 #include "core/world.h"
+#include "platform/platform.h"
+#include "platform/plugin_file.h"
+#include "sinew/sinew.h"
 
 /// Size of sn_constraint_type in ABI 1.0: the smallest a plugin may declare.
 #define SN_TYPE_SIZE_1_0  (offsetof(sn_constraint_type, debug_draw) + sizeof(void *))
@@ -82,11 +77,7 @@ static const sn_host_api sn_host_table = {(uint32_t)sizeof(sn_host_api), SN_PLUG
 
 const sn_host_api *sn_registry_host_api(void) { return &sn_host_table; }
 
-static void sn_set_err(char *err, size_t cap, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+static void sn_set_err(char *err, size_t cap, const char *fmt, ...) SN_PRINTF(3, 4);
 static void sn_set_err(char *err, size_t cap, const char *fmt, ...) {
   if (err == NULL || cap == 0) return;
   va_list args;
@@ -109,7 +100,7 @@ sn_result sn_destroy_registry(sn_registry *r) {
   /* worlds using this registry must be destroyed first (documented) */
   for (int32_t i = 0; i < r->libraries.count; ++i) {
 #if SN_HAVE_DLOPEN
-    if (r->libraries.data[i].handle != NULL) dlclose(r->libraries.data[i].handle);
+    if (r->libraries.data[i].handle != NULL) sn_plugin_library_close(r->libraries.data[i].handle);
     sn_plugin_file_close(&r->libraries.data[i].file);
 #endif
   }
@@ -412,7 +403,7 @@ sn_result sn_registry_load_plugin_checked(sn_registry *r, const char *path, sn_p
   if (err && cap) err[0] = '\0';
   if (r == NULL) return SN_ERR_NULL;
   if (path == NULL) return sn_set_err(err, cap, "plugin path is NULL"), SN_ERR_NULL;
-  if (strchr(path, '/') == NULL)
+  if (sn_path_last_separator(path) == NULL)
     return sn_set_err(err, cap, "%s: give a path with a '/' (the current directory is never searched)", path),
            SN_ERR_PLUGIN_INSECURE_PATH;
   sn_plugin_file file;
@@ -438,7 +429,7 @@ sn_result sn_registry_load_plugin_checked(sn_registry *r, const char *path, sn_p
     sn_plugin_file_close(&file);
     return SN_ERR_PLUGIN_OPEN;
   }
-  const sn_plugin_entry *entry = dlsym(handle, SN_PLUGIN_ENTRY_SYMBOL);
+  const sn_plugin_entry *entry = sn_plugin_library_symbol(handle, SN_PLUGIN_ENTRY_SYMBOL);
   if (entry == NULL) {
     sn_set_err(err, cap, "%s: no symbol %s (is it a Sinew plugin of ABI major %d?)", real, SN_PLUGIN_ENTRY_SYMBOL,
                SN_PLUGIN_ABI_MAJOR);
@@ -447,7 +438,7 @@ sn_result sn_registry_load_plugin_checked(sn_registry *r, const char *path, sn_p
     res = sn_check_entry(entry, real, err, cap);
   }
   if (res != SN_OK) {
-    dlclose(handle);
+    sn_plugin_library_close(handle);
     sn_plugin_file_close(&file);
     return res;
   }
@@ -459,7 +450,7 @@ sn_result sn_registry_load_plugin_checked(sn_registry *r, const char *path, sn_p
   snprintf(lib->name, sizeof(lib->name), "%s", entry->library_name ? entry->library_name : "?");
   res = sn_register_entry(r, entry, library, lib->file.path, err, cap);
   if (res != SN_OK) {
-    dlclose(handle);
+    sn_plugin_library_close(handle);
     sn_plugin_file_close(&file);
   }
   return res;
@@ -485,40 +476,50 @@ sn_result sn_registry_load_plugin(sn_registry *r, const char *path, char *err, s
 
 static int sn_cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+typedef struct sn_dir_names {
+  sn_registry *registry;
+  char **names;
+  size_t count, capacity;
+  sn_result res;
+} sn_dir_names;
+
+/* Keeps the names that end in SN_PLUGIN_SUFFIX (".so"; ".dll" on Windows). */
+static bool sn_collect_plugin_name(const char *name, void *context) {
+  sn_dir_names *d = context;
+  size_t len = strlen(name), suffix = strlen(SN_PLUGIN_SUFFIX);
+  if (len <= suffix || strcmp(name + len - suffix, SN_PLUGIN_SUFFIX) != 0) return true;
+  if (d->count == d->capacity) {
+    size_t cap2 = d->capacity ? 2 * d->capacity : 16;
+    char **grown = sn_mem_realloc(&d->registry->mem, d->names, d->capacity * sizeof(char *), cap2 * sizeof(char *));
+    if (grown == NULL) {
+      d->res = SN_ERR_OUT_OF_MEMORY;
+      return false;
+    }
+    d->names = grown;
+    d->capacity = cap2;
+  }
+  d->names[d->count] = sn_mem_alloc(&d->registry->mem, len + 1);
+  if (d->names[d->count] == NULL) {
+    d->res = SN_ERR_OUT_OF_MEMORY;
+    return false;
+  }
+  memcpy(d->names[d->count], name, len + 1);
+  d->count++;
+  return true;
+}
+
 sn_result sn_registry_load_directory(sn_registry *r, const char *dir, sn_plugin_load_fcn *fcn, void *context) {
   if (r == NULL || dir == NULL) return SN_ERR_NULL;
   if (!SN_HAVE_DLOPEN) return SN_ERR_PLUGIN_OPEN; /* no files are loaded (sn_registry_add_static) */
-  DIR *d = opendir(dir);
-  if (d == NULL) return SN_ERR_PLUGIN_OPEN;
-  char **names = NULL;
-  size_t count = 0, capacity = 0;
-  sn_result res = SN_OK;
-  for (struct dirent *e; (e = readdir(d)) != NULL;) {
-    size_t len = strlen(e->d_name);
-    if (len < 4 || strcmp(e->d_name + len - 3, ".so") != 0) continue;
-    if (count == capacity) {
-      size_t cap2 = capacity ? 2 * capacity : 16;
-      char **grown = sn_mem_realloc(&r->mem, names, capacity * sizeof(char *), cap2 * sizeof(char *));
-      if (grown == NULL) {
-        res = SN_ERR_OUT_OF_MEMORY;
-        break;
-      }
-      names = grown;
-      capacity = cap2;
-    }
-    names[count] = sn_mem_alloc(&r->mem, len + 1);
-    if (names[count] == NULL) {
-      res = SN_ERR_OUT_OF_MEMORY;
-      break;
-    }
-    memcpy(names[count], e->d_name, len + 1);
-    count++;
-  }
-  closedir(d);
+  sn_dir_names d = {r, NULL, 0, 0, SN_OK};
+  if (!sn_dir_list(dir, sn_collect_plugin_name, &d)) return SN_ERR_PLUGIN_OPEN;
+  sn_result res = d.res;
+  char **names = d.names;
+  size_t count = d.count, capacity = d.capacity;
   if (res == SN_OK && count > 1) qsort(names, count, sizeof(char *), sn_cmp_str);
   for (size_t i = 0; i < count; ++i) {
     if (res == SN_OK) {
-      char path[PATH_MAX], msg[512];
+      char path[SN_PATH_MAX], msg[512];
       msg[0] = '\0';
       snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
       sn_result one = sn_registry_load_plugin(r, path, msg, sizeof(msg));
@@ -555,37 +556,23 @@ const char *sn_registry_get_type_origin(const sn_registry *r, const char *name) 
 #define SN_INSTALL_LIBDIR "lib" /* the build sets it (CMAKE_INSTALL_LIBDIR, relative) */
 #endif
 
-#if SN_HAVE_DLOPEN
-static bool sn_is_dir(const char *path) {
-  struct stat st;
-  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-#endif
-
 sn_result sn_default_plugin_dir(char *out, size_t capacity) {
   if (out == NULL) return SN_ERR_NULL;
   if (capacity > 0) out[0] = '\0';
-#if SN_HAVE_DLOPEN
-  Dl_info info;
-  if (dladdr((const void *)(uintptr_t)&sn_default_plugin_dir, &info) == 0 || info.dli_fname == NULL)
-    return SN_ERR_NOT_FOUND;
-  char self[PATH_MAX];
-  if (realpath(info.dli_fname, self) == NULL) return SN_ERR_NOT_FOUND;
-  char *slash = strrchr(self, '/');
+  char self[SN_PATH_MAX];
+  if (!SN_HAVE_DLOPEN || !sn_self_path(self, sizeof self)) return SN_ERR_NOT_FOUND;
+  char *slash = (char *)sn_path_last_separator(self);
   if (slash == NULL) return SN_ERR_NOT_FOUND;
   *slash = '\0'; /* the folder the library (or the program it is linked into) is in */
   const char *const tails[2] = {"/sinew/plugins", "/../" SN_INSTALL_LIBDIR "/sinew/plugins"};
   for (int k = 0; k < 2; ++k) {
-    char candidate[PATH_MAX + 64], real[PATH_MAX];
+    char candidate[SN_PATH_MAX + 64], real[SN_PATH_MAX];
     snprintf(candidate, sizeof candidate, "%s%s", self, tails[k]);
-    if (!sn_is_dir(candidate) || realpath(candidate, real) == NULL) continue;
+    if (!sn_path_is_dir(candidate) || !sn_path_real(candidate, real, sizeof real)) continue;
     if (strlen(real) + 1 > capacity) return SN_ERR_CAPACITY;
     memcpy(out, real, strlen(real) + 1);
     return SN_OK;
   }
-#else
-  (void)capacity;
-#endif
   return SN_ERR_NOT_FOUND;
 }
 
@@ -594,18 +581,18 @@ int32_t sn_plugin_search_path(sn_plugin_dir_fcn *fcn, void *context) {
   int32_t seen = 0;
   const char *env = getenv("SINEW_PLUGIN_PATH");
   for (const char *p = env; p != NULL && *p;) {
-    const char *colon = strchr(p, ':');
-    size_t len = colon ? (size_t)(colon - p) : strlen(p);
-    if (len > 0 && len < PATH_MAX) {
-      char dir[PATH_MAX];
+    const char *sep = strchr(p, SN_PATH_LIST_SEPARATOR);
+    size_t len = sep ? (size_t)(sep - p) : strlen(p);
+    if (len > 0 && len < SN_PATH_MAX) {
+      char dir[SN_PATH_MAX];
       memcpy(dir, p, len);
       dir[len] = '\0';
       seen++;
       if (!fcn(dir, context)) return seen;
     }
-    p = colon ? colon + 1 : p + len;
+    p = sep ? sep + 1 : p + len;
   }
-  char dir[PATH_MAX];
+  char dir[SN_PATH_MAX];
   if (sn_default_plugin_dir(dir, sizeof dir) == SN_OK) {
     seen++;
     fcn(dir, context);

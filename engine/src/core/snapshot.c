@@ -19,17 +19,12 @@
  * on any error the new world is destroyed. Pair sets (contacts by shape pair,
  * joined bodies) are only looked up, never iterated, so they are rebuilt.
  * Per-step scratch, events and user data pointers are not saved. */
-#define _POSIX_C_SOURCE 200809L
 #include "core/snapshot.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "core/math.h"
 #include "core/world.h"
@@ -769,11 +764,8 @@ typedef struct sn_loader {
   sn_result code;
 } sn_loader;
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static sn_result
-sn_load_fail(sn_loader *l, sn_result code, const char *fmt, ...) {
+SN_PRINTF(3, 4)
+static sn_result sn_load_fail(sn_loader *l, sn_result code, const char *fmt, ...) {
   if (l->code != SN_OK) return l->code; /* keep the first reason */
   l->code = code;
   if (l->err != NULL && l->err_capacity > 0) {
@@ -1681,37 +1673,32 @@ sn_result sn_world_read_snapshot(const char *path, const sn_world_def *def, sn_w
     return sn_load_fail(&l, SN_ERR_UNINITIALIZED_DEF, "start the world def from sn_default_world_def()");
   sn_mem mem;
   sn_mem_init(&mem, def != NULL ? &def->allocator : NULL);
-  struct stat st;
+  sn_file_reader file;
   char why[768];
-  int fd = sn_file_open_read(path, &st, why, sizeof why);
-  if (fd < 0) return sn_load_fail(&l, SN_ERR_IO, "sn_world_read_snapshot %s: %s", path, why);
-  if (st.st_size <= 0) {
-    close(fd);
+  if (!sn_file_reader_open(&file, path, why, sizeof why))
+    return sn_load_fail(&l, SN_ERR_IO, "sn_world_read_snapshot %s: %s", path, why);
+  if (file.size == 0) {
+    sn_file_reader_close(&file);
     return sn_load_fail(&l, SN_ERR_SNAPSHOT_CORRUPT, "%s is empty", path);
   }
-  size_t size = (size_t)st.st_size;
+  size_t size = (size_t)file.size;
   uint8_t *bytes = sn_mem_alloc(&mem, size);
   if (bytes == NULL) {
-    close(fd);
+    sn_file_reader_close(&file);
     return sn_load_fail(&l, SN_ERR_OUT_OF_MEMORY, "cannot allocate %zu bytes for %s", size, path);
   }
   size_t got = 0;
-  int read_errno = 0;
+  char reason[128];
+  reason[0] = '\0';
   while (got < size) {
-    ssize_t k = read(fd, bytes + got, size - got);
-    if (k < 0 && errno == EINTR) continue;
-    if (k < 0) read_errno = errno;
+    ptrdiff_t k = sn_file_reader_read(&file, bytes + got, size - got, reason, sizeof reason);
     if (k <= 0) break;
     got += (size_t)k;
   }
-  close(fd);
+  sn_file_reader_close(&file);
   sn_result r;
   if (got != size) {
-    char reason[128];
-    if (read_errno == 0)
-      snprintf(reason, sizeof reason, "the file became shorter while being read");
-    else
-      sn_file_reason(read_errno, reason, sizeof reason);
+    if (reason[0] == '\0') snprintf(reason, sizeof reason, "the file became shorter while being read");
     r = sn_load_fail(&l, SN_ERR_IO, "cannot read %s: %s", path, reason);
   } else {
     r = sn_world_load_snapshot(bytes, size, def, out, err, err_capacity);

@@ -3,11 +3,11 @@
 #ifndef SN_CORE_SNAPSHOT_H
 #define SN_CORE_SNAPSHOT_H
 
-#include "core/file_io.h"
+#include "platform/file_io.h"
 #include "sinew/sinew.h"
 
 /// Where sn_snapshot_write_file pretends to fail (tests only): the
-/// sn_file_fault values of core/file_io.h.
+/// sn_file_fault values of platform/file_io.h.
 typedef enum sn_snapshot_fault {
   SN_SNAPSHOT_FAULT_NONE = SN_FILE_FAULT_NONE,
   SN_SNAPSHOT_FAULT_WRITE = SN_FILE_FAULT_WRITE,   ///< after half of the bytes reached the temporary file

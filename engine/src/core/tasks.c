@@ -1,11 +1,10 @@
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 /* Stage runner (see tasks.h). */
 #include "core/tasks.h"
 
 #include <stddef.h>
-#include <time.h>
 
 #include "core/world.h"
+#include "platform/platform.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -14,12 +13,7 @@
 #define SN_PAUSE() ((void)0)
 #endif
 
-#if !defined(__STDC_NO_THREADS__)
-#include <threads.h>
-#define SN_YIELD() thrd_yield()
-#else
-#define SN_YIELD() ((void)0)
-#endif
+#define SN_YIELD() sn_thread_yield()
 
 /// Spins before a waiting thread starts yielding its core: long enough to
 /// cover a stage of a few microseconds, short enough that a helper that
@@ -35,16 +29,6 @@
 #define SN_STALL_FACTOR  8.0
 #define SN_STALL_CHECK   64
 #define SN_MAX_SOLO_RUNS 256
-
-double sn_clock_ms(void) {
-#if defined(CLOCK_MONOTONIC)
-  struct timespec t;
-  if (clock_gettime(CLOCK_MONOTONIC, &t) == 0) return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-#endif
-  struct timespec u;
-  if (timespec_get(&u, TIME_UTC) != TIME_UTC) return 0.0;
-  return (double)u.tv_sec * 1e3 + (double)u.tv_nsec * 1e-6;
-}
 
 static double sn_now_ns(void) { return sn_clock_ms() * 1e6; }
 /// Waits a helper makes for the caller to start driving (see sn_stage_helper).

@@ -41,6 +41,7 @@
 #include <stdint.h>
 
 #include "core/alloc.h"
+#include "platform/platform.h" /* sn_clock_ms */
 
 typedef struct sn_world sn_world;
 
@@ -76,8 +77,6 @@ typedef struct sn_stage_runner {
 /// is short (reserve first: sn_stage_runner_bytes).
 bool sn_stage_runner_init(sn_stage_runner *r, sn_arena *arena, int32_t capacity, int32_t workers, sn_stage_fn *fn,
                           void *context);
-/// A monotonic clock in milliseconds (profiles, stall detection).
-double sn_clock_ms(void);
 size_t sn_stage_runner_bytes(int32_t capacity);
 /// The same on caller memory (capacity stages).
 void sn_stage_runner_init_on(sn_stage_runner *r, sn_stage *stages, int32_t capacity, int32_t workers, sn_stage_fn *fn,

@@ -16,6 +16,7 @@
 #include "core/pair_set.h"
 #include "core/tasks.h"
 #include "geometry/geometry.h"
+#include "platform/platform.h" /* SN_PRINTF */
 
 #define SN_NULL_INDEX (-1)
 
@@ -426,11 +427,7 @@ static inline void sn_world_unlock(sn_world *w) { w->locked -= 1; }
 sn_result sn_world_locked_error(sn_world *w, const char *what);
 
 /// Records the message of the last error and returns code.
-sn_result sn_world_error(sn_world *w, sn_result code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+sn_result sn_world_error(sn_world *w, sn_result code, const char *fmt, ...) SN_PRINTF(3, 4);
 
 /// The slot a handle names in an array of count elements of elem_size
 /// bytes whose in_use (bool) and generation (uint16_t) sit at the given

@@ -1,19 +1,22 @@
-/* Plugin files: open once, check the open file and its folders, load the
- * same open file (see plugin_file.h). */
+/* Plugin files on POSIX systems: open once, check the open file and its
+ * folders, load the same open file through /proc/self/fd (see
+ * plugin_file.h). */
 #define _GNU_SOURCE
 #ifndef SN_HAVE_DLOPEN
 #define SN_HAVE_DLOPEN 1
 #endif
 #if SN_HAVE_DLOPEN /* else no file is loaded: the whole unit is empty */
-#include "constraints/plugin_file.h"
-#include "core/file_io.h"
+#include "platform/plugin_file.h"
+#include "platform/file_io.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <link.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -23,11 +26,7 @@
 /// loader answered with another library for the name).
 #define SN_PLUGIN_LOAD_TRIES 16
 
-static sn_result sn_fail(sn_result code, char *err, size_t cap, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
+static sn_result sn_fail(sn_result code, char *err, size_t cap, const char *fmt, ...) SN_PRINTF(4, 5);
 static sn_result sn_fail(sn_result code, char *err, size_t cap, const char *fmt, ...) {
   if (err != NULL && cap > 0) {
     va_list args;
@@ -178,8 +177,8 @@ sn_result sn_plugin_file_open(const char *path, sn_plugin_file *file, char *err,
     return res;
   }
   file->fd = fd;
-  file->dev = st.st_dev;
-  file->ino = st.st_ino;
+  file->dev = (uint64_t)st.st_dev;
+  file->ino = (uint64_t)st.st_ino;
   return SN_OK;
 }
 
@@ -250,7 +249,7 @@ static bool sn_maps_file(void *handle, int fd) {
 
 void *sn_plugin_file_load(sn_plugin_file *file, char *err, size_t cap) {
   int tried[SN_PLUGIN_LOAD_TRIES];
-  int count = 0, fd = file->fd;
+  int count = 0, fd = (int)file->fd;
   void *handle = NULL;
   char reason[128];
   for (;;) {
@@ -281,7 +280,7 @@ void *sn_plugin_file_load(sn_plugin_file *file, char *err, size_t cap) {
               SN_PLUGIN_LOAD_TRIES + 1);
       break;
     }
-    int next = fcntl(file->fd, F_DUPFD_CLOEXEC, fd + 1);
+    int next = fcntl((int)file->fd, F_DUPFD_CLOEXEC, fd + 1);
     if (next < 0) {
       sn_file_reason(errno, reason, sizeof reason);
       sn_fail(SN_ERR_PLUGIN_OPEN, err, cap, "%s: cannot duplicate its descriptor: %s", file->path, reason);
@@ -292,7 +291,7 @@ void *sn_plugin_file_load(sn_plugin_file *file, char *err, size_t cap) {
   }
   /* keep the descriptor whose name the library now answers to; close the rest */
   if (handle != NULL && fd != file->fd) {
-    close(file->fd);
+    close((int)file->fd);
     file->fd = fd;
   }
   for (int i = 0; i < count; ++i) {
@@ -302,9 +301,13 @@ void *sn_plugin_file_load(sn_plugin_file *file, char *err, size_t cap) {
 }
 
 void sn_plugin_file_close(sn_plugin_file *file) {
-  if (file->fd >= 0) close(file->fd);
+  if (file->fd >= 0) close((int)file->fd);
   file->fd = -1;
 }
+
+void *sn_plugin_library_symbol(void *library, const char *name) { return dlsym(library, name); }
+
+void sn_plugin_library_close(void *library) { dlclose(library); }
 #else
 typedef int sn_plugin_file_unused; /* ISO C wants a declaration in every unit */
 #endif

@@ -1,6 +1,7 @@
-/* Files: reading without hanging, atomic replacement (see file_io.h). */
+/* Files on POSIX systems: reading without hanging, atomic replacement
+ * (see file_io.h). */
 #define _GNU_SOURCE
-#include "core/file_io.h"
+#include "platform/file_io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -63,6 +64,33 @@ int sn_file_open_read(const char *path, struct stat *st, char *why, size_t cap) 
     snprintf(why, cap, "cannot %s: %s", step, reason);
   }
   return -1;
+}
+
+bool sn_file_reader_open(sn_file_reader *file, const char *path, char *why, size_t cap) {
+  struct stat st;
+  int fd = sn_file_open_read(path, &st, why, cap);
+  file->handle = fd;
+  file->size = fd >= 0 && st.st_size > 0 ? (uint64_t)st.st_size : 0u;
+  return fd >= 0;
+}
+
+ptrdiff_t sn_file_reader_read(sn_file_reader *file, void *buffer, size_t n, char *why, size_t cap) {
+  for (;;) {
+    ssize_t k = read((int)file->handle, buffer, n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0 && why != NULL && cap > 0) sn_file_reason(errno, why, cap);
+    return k < 0 ? -1 : (ptrdiff_t)k;
+  }
+}
+
+void sn_file_reader_close(sn_file_reader *file) {
+  if (file->handle >= 0) close((int)file->handle);
+  file->handle = -1;
+}
+
+bool sn_file_is_regular(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 static bool sn_write_all(int fd, const unsigned char *p, size_t n) {

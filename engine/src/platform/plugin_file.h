@@ -1,21 +1,24 @@
-/* Plugin files (internal): opening a plugin once, checking the file and
- * every folder above it, and loading that same open file. The public entry
- * points are sn_registry_load_plugin / sn_registry_load_directory
- * (sinew/sinew.h); docs/plugins.md lists the rules. */
-#ifndef SN_CONSTRAINTS_PLUGIN_FILE_H
-#define SN_CONSTRAINTS_PLUGIN_FILE_H
+/* Plugin files (internal, part of the platform layer: platform.h): opening
+ * a plugin once, checking the file and every folder above it, and loading
+ * that same open file; its symbols; unloading. The public entry points are
+ * sn_registry_load_plugin / sn_registry_load_directory (sinew/sinew.h);
+ * docs/plugins.md lists the rules. plugin_file_posix.c (dlopen) or
+ * plugin_file_win32.c (LoadLibraryEx) implements it; the comments below
+ * describe POSIX, the Windows differences are in plugin_file_win32.c. */
+#ifndef SN_PLATFORM_PLUGIN_FILE_H
+#define SN_PLATFORM_PLUGIN_FILE_H
 
-#include <limits.h>
-#include <sys/types.h>
+#include <stdint.h>
 
+#include "platform/platform.h"
 #include "sinew/sinew.h"
 
 /// A plugin file opened for loading.
 typedef struct sn_plugin_file {
-  int fd;              ///< read-only descriptor of the checked file, -1 when closed
-  dev_t dev;           ///< device and inode of the checked file
-  ino_t ino;           ///<
-  char path[PATH_MAX]; ///< absolute path of the open file, without symbolic links
+  intptr_t fd;            ///< read-only descriptor (Windows: HANDLE) of the checked file, -1 when closed
+  uint64_t dev;           ///< device and inode of the checked file (Windows: volume serial, file index)
+  uint64_t ino;           ///<
+  char path[SN_PATH_MAX]; ///< absolute path of the open file, without symbolic links
 } sn_plugin_file;
 
 /// Opens path once (no symbolic link at the file, never blocking) and checks
@@ -40,8 +43,16 @@ sn_result sn_plugin_file_open(const char *path, sn_plugin_file *file, char *err,
 /// the file is no loadable shared object.
 void *sn_plugin_file_load(sn_plugin_file *file, char *err, size_t cap);
 
-/// Closes the descriptor (after dlclose of the library loaded through it).
+/// Closes the descriptor (after sn_plugin_library_close of the library
+/// loaded through it).
 void sn_plugin_file_close(sn_plugin_file *file);
+
+/// The address of the symbol name in a library sn_plugin_file_load
+/// returned (dlsym, GetProcAddress), or NULL.
+void *sn_plugin_library_symbol(void *library, const char *name);
+
+/// Releases a library sn_plugin_file_load returned (dlclose, FreeLibrary).
+void sn_plugin_library_close(void *library);
 
 /// Called by sn_registry_load_plugin_checked after every check passed and
 /// before the library is loaded (tests replace the file there).
@@ -51,4 +62,4 @@ typedef void sn_plugin_checked_fcn(const char *path, void *context);
 sn_result sn_registry_load_plugin_checked(sn_registry *registry, const char *path, sn_plugin_checked_fcn *checked,
                                           void *context, char *err, size_t cap);
 
-#endif /* SN_CONSTRAINTS_PLUGIN_FILE_H */
+#endif /* SN_PLATFORM_PLUGIN_FILE_H */
