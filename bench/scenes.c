@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shipped.h"
+
 const char *const sn_rigid_scene_names[] = {"pyramid", "tower", "rain", "ratio", "chain", "cards", NULL};
 
 typedef struct sn_plugin_dir_pick {
@@ -208,11 +210,10 @@ bool sn_scene_build_def(sn_scene *s, const char *name, int32_t size, const sn_wo
     s->default_steps = 600;
     s->link_half = 0.25f;
     if (registry == NULL || sn_registry_find_type(registry, "revolute") == NULL) {
+      static const char *const revolute[] = {"revolute"};
       s->registry = sn_create_registry(NULL);
-      char dir[1024], path[1100], msg[512] = "no plugin folder (set SINEW_PLUGIN_PATH)";
-      bool found = sn_scene_plugin_dir(dir, sizeof dir);
-      snprintf(path, sizeof path, "%s/revolute" SN_PLUGIN_SUFFIX, dir);
-      if (s->registry == NULL || !found || sn_registry_load_plugin(s->registry, path, msg, sizeof msg) != SN_OK) {
+      char msg[512] = "out of memory";
+      if (s->registry == NULL || sn_shipped_add(s->registry, NULL, revolute, 1, msg, sizeof msg) != SN_OK) {
         fprintf(stderr, "chain scene: %s\n", msg);
         return false;
       }

@@ -39,7 +39,7 @@
 
 #include "report.h"
 #include "scenes.h"
-#include "platform/platform.h" /* SN_PLUGIN_SUFFIX */
+#include "shipped.h"
 
 #define SK_MAX_SPEED       50.0f /* the worlds' maximum_linear_speed, m/s */
 #define SK_SPEED_TOLERANCE 0.01  /* relative */
@@ -1398,18 +1398,11 @@ static bool sk_load_registry(sk_state *S) {
                                         "xpbd_area", "xpbd_bend", "xpbd_tether"};
   S->registry = sn_create_registry(NULL);
   if (S->registry == NULL) return false;
-  char dir[1024];
-  if (!sn_scene_plugin_dir(dir, sizeof dir)) {
-    fprintf(stderr, "sinew-bench: no plugin folder (set SINEW_PLUGIN_PATH)\n");
+  char msg[512];
+  if (sn_shipped_add(S->registry, NULL, plugins, (int32_t)(sizeof plugins / sizeof plugins[0]), msg, sizeof msg) !=
+      SN_OK) {
+    fprintf(stderr, "sinew-bench: %s\n", msg);
     return false;
-  }
-  for (size_t i = 0; i < sizeof plugins / sizeof plugins[0]; ++i) {
-    char path[1100], msg[512];
-    snprintf(path, sizeof path, "%s/%s" SN_PLUGIN_SUFFIX, dir, plugins[i]);
-    if (sn_registry_load_plugin(S->registry, path, msg, sizeof msg) != SN_OK) {
-      fprintf(stderr, "sinew-bench: %s\n", msg);
-      return false;
-    }
   }
   return true;
 }

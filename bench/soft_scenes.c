@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "scenes.h"
-#include "platform/platform.h" /* SN_PLUGIN_SUFFIX */
+#include "shipped.h"
 
 const char *const sn_soft_scene_names[] = {"cloth", "jelly", "mixed", NULL};
 
@@ -23,18 +23,11 @@ static bool sn_load_soft_plugins(sn_scene *s, sn_world_def *wd) {
   if (have_all) return true;
   s->registry = sn_create_registry(NULL);
   if (s->registry == NULL) return false;
-  char dir[1024];
-  if (!sn_scene_plugin_dir(dir, sizeof dir)) {
-    fprintf(stderr, "%s scene: no plugin folder (set SINEW_PLUGIN_PATH)\n", s->name);
+  char msg[512];
+  if (sn_shipped_add(s->registry, NULL, sn_soft_plugins, (int32_t)(sizeof sn_soft_plugins / sizeof sn_soft_plugins[0]),
+                     msg, sizeof msg) != SN_OK) {
+    fprintf(stderr, "%s scene: %s\n", s->name, msg);
     return false;
-  }
-  for (size_t i = 0; i < sizeof(sn_soft_plugins) / sizeof(sn_soft_plugins[0]); ++i) {
-    char path[1100], msg[512];
-    snprintf(path, sizeof path, "%s/%s" SN_PLUGIN_SUFFIX, dir, sn_soft_plugins[i]);
-    if (sn_registry_load_plugin(s->registry, path, msg, sizeof msg) != SN_OK) {
-      fprintf(stderr, "%s scene: %s\n", s->name, msg);
-      return false;
-    }
   }
   wd->registry = s->registry;
   return true;

@@ -8,24 +8,25 @@
  * shapes and constraints as the first.
  * SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L
-#include <dlfcn.h>
 
 #include "fuzz_common.h"
+#include "shipped.h"
 #include "sinew/scene_file.h"
 
 static const char *const plugin_dirs[] = {SN_PLUGIN_DIR};
 
+/* Keeps the plugins resident for the whole run: each load opens them in a
+ * registry of its own and closes them again, which would otherwise map and
+ * unmap the files per input. */
+static sn_registry *g_resident;
+
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc, (void)argv;
-  /* Keep the plugins resident: each load opens them in a registry of its own
-   * and closes them again, which would otherwise map and unmap them per input. */
-  static const char *const names[] = {"revolute", "prismatic",     "wheel",     "motor",     "mouse",       "distance",
-                                      "weld",     "xpbd_distance", "xpbd_area", "xpbd_bend", "xpbd_tether", "attach"};
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s.so", SN_PLUGIN_DIR, names[i]);
-    (void)dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  g_resident = sn_create_registry(NULL);
+  if (g_resident == NULL || sn_shipped_add_all(g_resident, SN_PLUGIN_DIR, NULL, NULL) != SN_OK) {
+    fprintf(stderr, "fuzz_scene_load: cannot load the plugins from %s\n", SN_PLUGIN_DIR);
+    abort();
   }
   return 0;
 }

@@ -20,6 +20,7 @@
 #include "fuzz_common.h"
 
 #include "core/snapshot.h"
+#include "shipped.h"
 #include "sinew/sinew.h"
 
 typedef struct counting {
@@ -111,7 +112,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc, (void)argv;
   g_registry = sn_create_registry(NULL);
-  if (g_registry == NULL || sn_registry_load_directory(g_registry, SN_PLUGIN_DIR, NULL, NULL) != SN_OK ||
+  if (g_registry == NULL || sn_shipped_add_all(g_registry, SN_PLUGIN_DIR, NULL, NULL) != SN_OK ||
       sn_registry_find_type(g_registry, "xpbd_area") == NULL) {
     fprintf(stderr, "fuzz_snapshot: cannot load the plugins from %s\n", SN_PLUGIN_DIR);
     abort();

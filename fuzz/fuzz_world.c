@@ -38,6 +38,7 @@
 #include "fuzz_common.h"
 
 #include "core/world.h"
+#include "shipped.h"
 #include "sinew/sinew.h"
 
 #define MAX_BODIES         48
@@ -105,7 +106,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc, (void)argv;
   g_registry = sn_create_registry(NULL);
-  if (g_registry == NULL || sn_registry_load_directory(g_registry, SN_PLUGIN_DIR, NULL, NULL) != SN_OK ||
+  if (g_registry == NULL || sn_shipped_add_all(g_registry, SN_PLUGIN_DIR, NULL, NULL) != SN_OK ||
       sn_registry_get_type_count(g_registry) < 12) {
     fprintf(stderr, "fuzz_world: cannot load the plugins from %s\n", SN_PLUGIN_DIR);
     abort();

@@ -11,6 +11,7 @@
 
 #include "app.h"
 #include "drag.h"
+#include "shipped.h"
 #include "sinew/thread_pool.h"
 
 #define SB_MAX_PLUGINS 32
@@ -219,8 +220,9 @@ sn_registry *sb_load_plugins(bool quiet) {
   sn_registry *reg = sn_create_registry(NULL);
   if (reg == NULL) return NULL;
   sb_load_report rep = {quiet, 0};
-  /* the search path: SINEW_PLUGIN_PATH, then the folder installed with libsinew */
-  sn_result r = sn_registry_load_search_path(reg, sb_on_plugin, &rep);
+  /* the search path: SINEW_PLUGIN_PATH, then the folder installed with libsinew
+   * (or, built without file loading, the shipped plugins linked in) */
+  sn_result r = sn_shipped_add_all(reg, NULL, sb_on_plugin, &rep);
   if (r != SN_OK && !quiet)
     fprintf(stderr, "sinew-sandbox: no plugin folder found (%s); set SINEW_PLUGIN_PATH\n", sn_result_name(r));
   return reg;
@@ -256,7 +258,10 @@ static const char *sb_kind_name(uint32_t kind) {
 static int sb_list_plugins(const sn_registry *reg) {
   int32_t n = sn_registry_get_type_count(reg);
   char dir[1024];
-  printf("%d constraint types (plugin folder: %s)\n", (int)n, sn_scene_plugin_dir(dir, sizeof dir) ? dir : "none");
+  if (!sn_shipped_from_files())
+    printf("%d constraint types (linked in: this build loads no plugin files)\n", (int)n);
+  else
+    printf("%d constraint types (plugin folder: %s)\n", (int)n, sn_scene_plugin_dir(dir, sizeof dir) ? dir : "none");
   for (int32_t i = 0; i < n; ++i) {
     const sn_constraint_type *t = sn_registry_get_type(reg, i);
     printf("%s  [%s%s, %u bod%s]  from %s\n", t->name, (t->flags & SN_CONSTRAINT_IMPULSE) ? "impulse" : "",

@@ -4,7 +4,9 @@
  * ```c top blocks (callbacks, helpers) go to file scope before main(), and
  * every #include line is hoisted to the top. #line directives point the
  * compiler's messages at the Markdown lines. Blocks in other languages are
- * skipped. usage: doc_snippets FILE.md OUT.c */
+ * skipped, and so are ```c excerpt blocks (a piece of a larger file, shown
+ * in context: docs/plugins.md's tutorial quotes docs/examples/spring_plugin,
+ * which the install test builds). usage: doc_snippets FILE.md OUT.c */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

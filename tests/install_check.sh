@@ -1,15 +1,22 @@
 #!/usr/bin/env bash
 # Installs the built tree into a temporary prefix, then builds and runs a
 # consumer program twice: with find_package(sinew) and with pkg-config.
-# usage: install_check.sh BUILD_DIR SOURCE_DIR
+# With "linked-in" (a Sinew built without file loading, SINEW_DLOPEN=OFF)
+# the tutorial's plugin is linked into the consumer instead of loaded.
+# usage: install_check.sh BUILD_DIR SOURCE_DIR [linked-in]
 set -euo pipefail
 build=$1
 src=$2
+linked=${3:-}
+spring_src="$src/docs/examples/spring_plugin/spring.c"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
 # 1. CMake package
-cmake -S "$src/tests/consumer" -B "$tmp/cmake" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DCMAKE_BUILD_TYPE=Release >/dev/null
+consumer_options=()
+[ "$linked" = linked-in ] && consumer_options=(-DCONSUMER_SPRING_LINKED=ON "-DSPRING_SOURCE=$spring_src")
+cmake -S "$src/tests/consumer" -B "$tmp/cmake" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DCMAKE_BUILD_TYPE=Release \
+  "${consumer_options[@]}" >/dev/null
 cmake --build "$tmp/cmake" >/dev/null
 # the plugin tutorial's example, built exactly as docs/plugins.md says
 cmake -S "$src/docs/examples/spring_plugin" -B "$tmp/spring" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
@@ -19,10 +26,17 @@ LD_LIBRARY_PATH="$tmp/prefix/lib:$tmp/prefix/lib64:$(ls -d "$tmp"/prefix/lib/*/ 
 # 2. pkg-config
 pc=$(dirname "$(find "$tmp/prefix" -name sinew.pc | head -n 1)")
 flags=$(PKG_CONFIG_PATH="$pc" pkg-config --cflags --libs sinew)
-cc -std=c17 -Wall -Wextra -Werror "$src/tests/consumer/consumer.c" $flags -lm -o "$tmp/consumer_pc"
-# the same plugin with pkg-config (headers only, never -lsinew)
-cc -std=c17 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden -Wl,-z,defs \
-  $(PKG_CONFIG_PATH="$pc" pkg-config --cflags sinew) "$src/docs/examples/spring_plugin/spring.c" -o "$tmp/spring_pc.so"
 libdir=$(PKG_CONFIG_PATH="$pc" pkg-config --variable=libdir sinew)
-LD_LIBRARY_PATH="$libdir" "$tmp/consumer_pc" "$tmp/spring_pc.so"
-echo "install_check: find_package and pkg-config consumers and the tutorial plugin all passed"
+if [ "$linked" = linked-in ]; then
+  # the plugin's source compiled into the program (SN_PLUGIN_STATIC=spring)
+  cc -std=c17 -Wall -Wextra -Werror -DCONSUMER_SPRING_LINKED -DSN_PLUGIN_STATIC=spring \
+    "$src/tests/consumer/consumer.c" "$spring_src" $flags -lm -o "$tmp/consumer_pc"
+  LD_LIBRARY_PATH="$libdir" "$tmp/consumer_pc" linked-in
+else
+  cc -std=c17 -Wall -Wextra -Werror "$src/tests/consumer/consumer.c" $flags -lm -o "$tmp/consumer_pc"
+  # the same plugin with pkg-config (headers only, never -lsinew)
+  cc -std=c17 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden -Wl,-z,defs \
+    $(PKG_CONFIG_PATH="$pc" pkg-config --cflags sinew) "$spring_src" -o "$tmp/spring_pc.so"
+  LD_LIBRARY_PATH="$libdir" "$tmp/consumer_pc" "$tmp/spring_pc.so"
+fi
+echo "install_check: find_package and pkg-config consumers and the tutorial plugin (${linked:-loaded}) all passed"

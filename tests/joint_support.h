@@ -1,27 +1,26 @@
-/* Shared scaffolding of the joint plugin suites: load shipped plugins from
- * the build tree, make worlds and bodies, create constraints by type name.
- * Every helper asserts what it relies on. */
+/* Shared scaffolding of the joint plugin suites: the shipped plugins (from
+ * the build tree's plugin folder, or linked in: bench/shipped.h), worlds and
+ * bodies, constraints by type name. Every helper asserts what it relies on. */
 #ifndef SN_TEST_JOINT_SUPPORT_H
 #define SN_TEST_JOINT_SUPPORT_H
 
 #include <check.h>
 #include <stdio.h>
 
+#include "shipped.h"
 #include "sinew/sinew.h"
 
-#define PLUGIN(name) SN_PLUGIN_DIR "/" name ".so"
-#define PI           3.14159265358979323846
-#define DT           (1.0f / 60.0f)
+#define PI 3.14159265358979323846
+#define DT (1.0f / 60.0f)
 
-/// A registry with the named shipped plugins (NULL-terminated list) loaded.
+/// A registry with the named shipped plugins (NULL-terminated list).
 static inline sn_registry *js_registry(const char *const *names) {
   sn_registry *r = sn_create_registry(NULL);
   ck_assert_ptr_nonnull(r);
-  for (; *names != NULL; ++names) {
-    char path[1024], msg[512];
-    snprintf(path, sizeof path, "%s/%s.so", SN_PLUGIN_DIR, *names);
-    ck_assert_msg(sn_registry_load_plugin(r, path, msg, sizeof msg) == SN_OK, "%s", msg);
-  }
+  int32_t count = 0;
+  while (names[count] != NULL) count++;
+  char msg[512];
+  ck_assert_msg(sn_shipped_add(r, SN_PLUGIN_DIR, names, count, msg, sizeof msg) == SN_OK, "%s", msg);
   return r;
 }
 

@@ -16,7 +16,7 @@
 static const char *const plugin_dirs[] = {SN_PLUGIN_DIR};
 
 /// Options that find the build tree's plugins and nothing else.
-static sn_scene_load_options test_options(void) {
+static inline sn_scene_load_options test_options(void) {
   sn_scene_load_options o = sn_default_scene_load_options();
   o.plugin_dirs = plugin_dirs;
   o.plugin_dir_count = 1;
@@ -24,14 +24,14 @@ static sn_scene_load_options test_options(void) {
   return o;
 }
 
-static bool same_bits(const void *a, const void *b, size_t n) { return memcmp(a, b, n) == 0; }
+static inline bool same_bits(const void *a, const void *b, size_t n) { return memcmp(a, b, n) == 0; }
 
 /* ------------------------------------------------------------------------ */
 /* Constraint definitions: what sn_constraint_export_params says            */
 
 /// Parameter j of constraint k as sn_constraint_export_params exports it
 /// (the definition that recreates k: pinned local anchors, rest values...).
-static void exported_param(sn_world *w, sn_constraint_id k, uint32_t j, double *x, double *y) {
+static inline void exported_param(sn_world *w, sn_constraint_id k, uint32_t j, double *x, double *y) {
   const sn_constraint_type *t = sn_constraint_get_type(w, k);
   ck_assert_ptr_nonnull(t);
   unsigned char *blob = malloc(t->params_size + 1);
@@ -59,7 +59,7 @@ static void exported_param(sn_world *w, sn_constraint_id k, uint32_t j, double *
 
 /// Every constraint of a and of b (same order) has the same type and
 /// exports the same parameters bit for bit; returns the constraint count.
-static int32_t assert_same_definitions(sn_world *a, sn_world *b, const char *when) {
+static inline int32_t assert_same_definitions(sn_world *a, sn_world *b, const char *when) {
   int32_t n = sn_world_get_constraint_count(a);
   ck_assert_int_eq(sn_world_get_constraint_count(b), n);
   sn_constraint_id *ka = malloc(((size_t)n + 1) * sizeof *ka), *kb = malloc(((size_t)n + 1) * sizeof *kb);
@@ -93,7 +93,7 @@ typedef struct counting {
   long long blocks;
 } counting;
 
-static void *count_alloc(size_t size, void *context) {
+static inline void *count_alloc(size_t size, void *context) {
   counting *c = context;
   void *p = aligned_alloc(16, (size + 15) & ~(size_t)15);
   if (p != NULL) {
@@ -103,7 +103,7 @@ static void *count_alloc(size_t size, void *context) {
   return p;
 }
 
-static void count_free(void *memory, size_t size, void *context) {
+static inline void count_free(void *memory, size_t size, void *context) {
   counting *c = context;
   if (memory == NULL) return;
   c->live_bytes -= (long long)size;
@@ -123,7 +123,7 @@ typedef struct fixture {
 } fixture;
 
 /// Line and column (1-based, ASCII) of offset in text.
-static void locate(const char *text, size_t offset, int *line, int *column) {
+static inline void locate(const char *text, size_t offset, int *line, int *column) {
   *line = 1;
   *column = 1;
   for (size_t i = 0; i < offset; ++i) {
@@ -138,7 +138,7 @@ static void locate(const char *text, size_t offset, int *line, int *column) {
 
 /// Loads a fixture (marker removed) and checks status, location, message,
 /// that nothing is left behind, and the same status without an error struct.
-static void check_fixture(const fixture *f) {
+static inline void check_fixture(const fixture *f) {
   const char *mark = strchr(f->text, '`');
   ck_assert_msg(mark != NULL, "%s: fixture has no marker", f->name);
   size_t at = (size_t)(mark - f->text), n = strlen(f->text);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "scenes.h"
+#include "shipped.h"
 #include "sinew/sinew.h"
 
 #define DT (1.0f / 60.0f)
@@ -96,8 +97,9 @@ static void fixture_make(fixture *f) {
   memset(f, 0, sizeof(*f));
   f->reg = sn_create_registry(NULL);
   ck_assert_ptr_nonnull(f->reg);
+  static const char *const revolute[] = {"revolute"};
   char msg[512];
-  ck_assert_msg(sn_registry_load_plugin(f->reg, SN_PLUGIN_DIR "/revolute.so", msg, sizeof msg) == SN_OK, "%s", msg);
+  ck_assert_msg(sn_shipped_add(f->reg, SN_PLUGIN_DIR, revolute, 1, msg, sizeof msg) == SN_OK, "%s", msg);
   sn_world_def wd = sn_default_world_def();
   wd.registry = f->reg;
   wd.enable_sleep = false;

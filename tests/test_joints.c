@@ -1,5 +1,6 @@
-/* Shipped joint plugins, loaded as real shared objects from the build tree,
- * checked against analytic results (g = (0, -10), dt = 1/60). */
+/* Shipped joint plugins, loaded as real shared objects from the build tree
+ * (linked in, in a build without file loading), checked against analytic
+ * results (g = (0, -10), dt = 1/60). */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>

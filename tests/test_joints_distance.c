@@ -1,6 +1,7 @@
 /* The distance and weld plugins, loaded as real shared objects from the
- * build tree, checked against analytic results (g = (0, -10), dt = 1/60,
- * the world's default 8 substeps). */
+ * build tree (linked in, in a build without file loading), checked against
+ * analytic results (g = (0, -10), dt = 1/60, the world's default 8
+ * substeps). */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,6 @@
 /* The motor and mouse joint plugins, loaded as real shared objects from the
- * build tree (dt = 1/60, the world's default substeps, g = (0, -10) unless switched off). */
+ * build tree (linked in, in a build without file loading); dt = 1/60, the
+ * world's default substeps, g = (0, -10) unless switched off. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,6 @@
 /* Prismatic and wheel joint plugins, loaded as real shared objects from the
- * build tree, checked against analytic results (g = (0, -10), dt = 1/60). */
+ * build tree (linked in, in a build without file loading), checked against
+ * analytic results (g = (0, -10), dt = 1/60). */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>

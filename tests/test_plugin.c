@@ -6,7 +6,9 @@
  * folder and folders above, sticky folders, symbolic links, FIFOs and
  * folders; the file swapped after the checks is not what loads; a reused
  * descriptor number does not bring back another library. Owners other than
- * root and the user: test_plugin_owner.c (root only). */
+ * root and the user: test_plugin_owner.c (root only). Every test loads or
+ * refuses a file: a build without file loading (SINEW_DLOPEN=OFF) skips the
+ * suite. Host types and linked-in plugins: test_static_plugins.c. */
 #define _DEFAULT_SOURCE
 #include <check.h>
 #include <stdio.h>
@@ -382,60 +384,6 @@ START_TEST(test_directory_sorted) {
 }
 END_TEST
 
-/* Host-registered types go through the same validation. */
-static int host_create(const sn_host_api *h, const void *p, void *i, const sn_constraint_body *const *b, int32_t n,
-                       char *e, size_t c) {
-  (void)h, (void)p, (void)i, (void)b, (void)n, (void)e, (void)c;
-  return 0;
-}
-static void host_solve_position(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
-  (void)info, (void)items, (void)count;
-}
-
-static void host_begin_particles(const sn_step_info *info, const sn_particle_batch *batch, int32_t begin,
-                                 int32_t end) {
-  (void)info, (void)batch, (void)begin, (void)end;
-}
-
-START_TEST(test_host_types_validated) {
-  sn_registry *r = sn_create_registry(NULL);
-  char msg[256];
-  sn_constraint_type t;
-  memset(&t, 0, sizeof t);
-  t.struct_size = sizeof t;
-  t.name = "host.rope";
-  t.flags = SN_CONSTRAINT_XPBD;
-  t.body_count = 2;
-  t.params_align = t.instance_align = 4;
-  t.create = host_create;
-  t.solve_position = host_solve_position;
-  ck_assert_int_eq(sn_registry_add_type(r, &t, msg, sizeof msg), SN_OK);
-  ck_assert_str_eq(sn_registry_get_type_origin(r, "host.rope"), "<host>");
-  sn_constraint_type bad = t;
-  bad.name = "Host Rope";
-  ck_assert_int_eq(sn_registry_add_type(r, &bad, msg, sizeof msg), SN_ERR_PLUGIN_BAD_DESCRIPTOR);
-  ps_assert_has(msg, "[a-z0-9._-]");
-  bad = t;
-  bad.name = "host.other";
-  bad.instance_align = 3;
-  ck_assert_int_eq(sn_registry_add_type(r, &bad, msg, sizeof msg), SN_ERR_PLUGIN_BAD_DESCRIPTOR);
-  bad = t;
-  bad.name = "host.other";
-  bad.body_count = 3;
-  ck_assert_int_eq(sn_registry_add_type(r, &bad, msg, sizeof msg), SN_ERR_PLUGIN_BAD_DESCRIPTOR);
-  ck_assert_int_eq(sn_registry_add_type(r, &t, msg, sizeof msg), SN_ERR_PLUGIN_DUPLICATE);
-  /* the substep start hooks: begin_particles needs begin_position and a
-   * batched solve (here neither) */
-  bad = t;
-  bad.name = "host.other";
-  bad.begin_particles = host_begin_particles;
-  ck_assert_int_eq(sn_registry_add_type(r, &bad, msg, sizeof msg), SN_ERR_PLUGIN_BAD_DESCRIPTOR);
-  ps_assert_has(msg, "begin_particles needs begin_position and solve_particles");
-  ck_assert_int_eq(sn_registry_get_type_count(r), 1);
-  sn_destroy_registry(r);
-}
-END_TEST
-
 static Suite *plugin_suite(void) {
   Suite *s = suite_create("plugin");
   TCase *tc = tcase_create("loader");
@@ -444,7 +392,6 @@ static Suite *plugin_suite(void) {
   tcase_add_test(tc, test_duplicate_names_both_libraries);
   tcase_add_test(tc, test_paths_refused);
   tcase_add_test(tc, test_directory_sorted);
-  tcase_add_test(tc, test_host_types_validated);
   suite_add_tcase(s, tc);
   tc = tcase_create("paths");
   tcase_add_test(tc, test_group_writable_file_refused);
@@ -461,6 +408,7 @@ static Suite *plugin_suite(void) {
 }
 
 int main(void) {
+  if (ps_skip_without_files("test_plugin")) return PS_SKIPPED;
   SRunner *sr = srunner_create(plugin_suite());
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);

@@ -5,9 +5,10 @@
  * scenes/ load (pyramid10 steps exactly like the bench's pyramid 10 and is
  * its own canonical save); every class of malformed file is refused with its
  * status, file:line:column and an "expected ..." message, leaves nothing
- * behind (no world, no live bytes) and never crashes; name tables, plugin
- * search paths and the caller's registry behave as documented. Soft bodies
- * in scene files: test_scene_soft.c. */
+ * behind (no world, no live bytes) and never crashes; name tables and the
+ * caller's registry behave as documented. Soft bodies in scene files:
+ * test_scene_soft.c; where the plugins a file lists come from:
+ * test_scene_plugins.c. */
 #define _DEFAULT_SOURCE
 
 #include <check.h>
@@ -26,6 +27,7 @@
 #include "sinew/scene_file.h"
 
 #include "scenes.h"
+#include "shipped.h"
 
 #define DT (1.0f / 60.0f)
 
@@ -344,9 +346,9 @@ static void load_or_fail(const char *text, const char *name, sn_loaded_scene *ou
 
 START_TEST(test_round_trip_bit_identical) {
   sn_registry *reg = sn_create_registry(NULL);
+  static const char *const plugins[] = {"revolute", "distance"};
   char msg[512];
-  ck_assert_msg(sn_registry_load_plugin(reg, SN_PLUGIN_DIR "/revolute.so", msg, sizeof msg) == SN_OK, "%s", msg);
-  ck_assert_msg(sn_registry_load_plugin(reg, SN_PLUGIN_DIR "/distance.so", msg, sizeof msg) == SN_OK, "%s", msg);
+  ck_assert_msg(sn_shipped_add(reg, SN_PLUGIN_DIR, plugins, 2, msg, sizeof msg) == SN_OK, "%s", msg);
   sn_scene_names *names = sn_create_scene_names();
   sn_world *original = build_rich_world(reg, names);
 
@@ -850,7 +852,7 @@ static const fixture fixtures[] = {
      SN_OK},
     /* plugins, types and parameters */
     {"unknown_plugin", "{\"sinew_scene\": 1, \"plugins\": [\"revolute\", `\"nosuch\"]}", SN_SCENE_ERR_UNKNOWN_PLUGIN,
-     "plugins[1]: plugin \"nosuch\" not found; expected nosuch.so in one of: " SN_PLUGIN_DIR, SN_OK},
+     "plugins[1]: plugin \"nosuch\" not found; expected ", SN_OK}, /* what: test_scene_plugins.c */
     {"bad_plugin_name", "{\"sinew_scene\": 1, \"plugins\": [`\"../evil\"]}", SN_SCENE_ERR_UNKNOWN_PLUGIN,
      "invalid plugin name \"../evil\"", SN_OK},
     {"unknown_constraint_type",
@@ -910,104 +912,6 @@ START_TEST(test_build_failure_leaves_caller_registry_usable) {
   sn_scene_unload(&s);
   ck_assert_int_eq(sn_registry_get_type_count(reg), 2); /* not destroyed by unload */
   sn_destroy_registry(reg);
-}
-END_TEST
-
-START_TEST(test_plugin_named_unlike_its_types) {
-  /* fixture_good.so registers "fixture.good": the file lists the plugin by
-   * file name, the constraint by type name, and the save lists it again */
-  const char *text = "{\"sinew_scene\": 1, \"plugins\": [\"fixture_good\"],\n"
-                     " \"bodies\": [{\"name\": \"b\", \"type\": \"dynamic\", \"shapes\": [{\"circle\": 0.5}]}],\n"
-                     " \"constraints\": [{\"type\": \"fixture.good\", \"bodies\": [\"b\"], \"stiffness\": 3}]}";
-  const char *fixture_dirs[] = {SN_FIXTURE_DIR};
-  sn_scene_load_options o = test_options();
-  o.plugin_dirs = fixture_dirs;
-  sn_loaded_scene s;
-  sn_scene_error e;
-  ck_assert_msg(sn_scene_load_string(text, strlen(text), "fixture.json", &o, &s, &e) == SN_SCENE_OK, "%s", e.message);
-  char *saved = save_or_fail(s.world, s.names);
-  ck_assert_ptr_nonnull(strstr(saved, "\"plugins\": [\"fixture_good\"]"));
-  ck_assert_ptr_nonnull(strstr(saved, "\"type\": \"fixture.good\", \"bodies\": [\"b\"]"));
-  sn_scene_free_text(saved);
-  sn_scene_unload(&s);
-
-  /* a caller's registry that has the plugin from elsewhere: not loaded again
-   * (a copy found first in the search path would be a duplicate type) */
-  char dir[] = "/tmp/sinew_copy_XXXXXX";
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-  char copy[128], cmd[512];
-  snprintf(copy, sizeof copy, "%s/fixture_good.so", dir);
-  snprintf(cmd, sizeof cmd, "cp '%s/fixture_good.so' '%s'", SN_FIXTURE_DIR, copy);
-  ck_assert_int_eq(system(cmd), 0);
-  sn_registry *reg = sn_create_registry(NULL);
-  char msg[512];
-  ck_assert_msg(sn_registry_load_plugin(reg, SN_FIXTURE_DIR "/fixture_good.so", msg, sizeof msg) == SN_OK, "%s", msg);
-  const char *copy_dirs[] = {dir};
-  o.plugin_dirs = copy_dirs;
-  o.registry = reg;
-  ck_assert_msg(sn_scene_load_string(text, strlen(text), "fixture.json", &o, &s, &e) == SN_SCENE_OK, "%s", e.message);
-  sn_scene_unload(&s);
-  ck_assert_int_eq(sn_registry_get_type_count(reg), 1);
-  /* which was needed: loading the copy itself is refused as a duplicate type */
-  ck_assert_int_eq(sn_registry_load_plugin(reg, copy, msg, sizeof msg), SN_ERR_PLUGIN_DUPLICATE);
-  remove(copy);
-  rmdir(dir);
-  sn_destroy_registry(reg);
-}
-END_TEST
-
-START_TEST(test_plugin_search_path) {
-  sn_scene_load_options o = sn_default_scene_load_options();
-  o.search_default_dirs = false;
-  sn_loaded_scene s;
-  sn_scene_error e;
-  const char *text = "{\"sinew_scene\": 1, \"plugins\": [\"revolute\"]}";
-  ck_assert_int_eq(sn_scene_load_string(text, strlen(text), "p.json", &o, &s, &e), SN_SCENE_ERR_UNKNOWN_PLUGIN);
-  ck_assert_ptr_nonnull(strstr(e.message, "no folders"));
-  /* SINEW_PLUGIN_PATH, ':'-separated, empty and missing folders skipped */
-  o.search_default_dirs = true;
-  ck_assert_int_eq(setenv("SINEW_PLUGIN_PATH", "/nonexistent/a::" SN_PLUGIN_DIR, 1), 0);
-  ck_assert_msg(sn_scene_load_string(text, strlen(text), "p.json", &o, &s, &e) == SN_SCENE_OK, "%s", e.message);
-  ck_assert_ptr_nonnull(sn_registry_find_type(s.registry, "revolute"));
-  sn_scene_unload(&s);
-  /* then the folder installed with the library, found from where libsinew
-   * is (the build tree lays it out as an install does) */
-  char installed[4096], build_dir[4096];
-  ck_assert_int_eq(sn_default_plugin_dir(installed, sizeof installed), SN_OK);
-  ck_assert_ptr_nonnull(realpath(SN_PLUGIN_DIR, build_dir));
-  ck_assert_str_eq(installed, build_dir);
-  ck_assert_int_eq(sn_default_plugin_dir(installed, 8), SN_ERR_CAPACITY);
-  ck_assert_int_eq(setenv("SINEW_PLUGIN_PATH", "/nonexistent/a", 1), 0);
-  ck_assert_msg(sn_scene_load_string(text, strlen(text), "p.json", &o, &s, &e) == SN_SCENE_OK, "%s", e.message);
-  const char *origin = sn_registry_get_type_origin(s.registry, "revolute");
-  ck_assert_msg(origin != NULL && strncmp(origin, build_dir, strlen(build_dir)) == 0, "revolute from %s", origin);
-  sn_scene_unload(&s);
-  unsetenv("SINEW_PLUGIN_PATH");
-  /* a file that is not a plugin */
-  char dir[] = "/tmp/sinew_plugin_XXXXXX";
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-  char path[128];
-  snprintf(path, sizeof path, "%s/revolute.so", dir);
-  FILE *f = fopen(path, "w");
-  fputs("not a shared object\n", f);
-  fclose(f);
-  const char *dirs[] = {dir};
-  o.plugin_dirs = dirs;
-  o.plugin_dir_count = 1;
-  ck_assert_int_eq(sn_scene_load_string(text, strlen(text), "p.json", &o, &s, &e), SN_SCENE_ERR_PLUGIN_LOAD);
-  ck_assert_int_eq(e.engine_result, SN_ERR_PLUGIN_OPEN);
-  ck_assert_int_eq(e.line, 1);
-  ck_assert_int_eq(e.column, 32);
-  remove(path);
-  rmdir(dir);
-  /* bad options */
-  o.plugin_dirs = NULL;
-  ck_assert_int_eq(sn_scene_load_string(text, strlen(text), "p.json", &o, &s, &e), SN_SCENE_ERR_ARGUMENT);
-  sn_scene_load_options zero;
-  memset(&zero, 0, sizeof zero);
-  ck_assert_int_eq(sn_scene_load_string(text, strlen(text), "p.json", &zero, &s, &e), SN_SCENE_ERR_ARGUMENT);
-  ck_assert_int_eq(sn_scene_load_string(NULL, 5, "p.json", NULL, &s, &e), SN_SCENE_ERR_ARGUMENT);
-  ck_assert_int_eq(sn_scene_load_string(text, strlen(text), "p.json", NULL, NULL, &e), SN_SCENE_ERR_ARGUMENT);
 }
 END_TEST
 
@@ -1342,8 +1246,6 @@ static Suite *scene_suite(void) {
   tcase_set_timeout(bad, 300);
   tcase_add_loop_test(bad, test_malformed_files, 0, (int)(sizeof fixtures / sizeof fixtures[0]));
   tcase_add_test(bad, test_build_failure_leaves_caller_registry_usable);
-  tcase_add_test(bad, test_plugin_search_path);
-  tcase_add_test(bad, test_plugin_named_unlike_its_types);
   tcase_add_test(bad, test_truncations_and_mutations);
   tcase_add_test(bad, test_save_refuses_non_finite);
   suite_add_tcase(s, bad);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "scene_support.h"
+#include "shipped.h"
 #include "sinew/scene_file.h"
 
 #define DT (1.0f / 60.0f)
@@ -25,11 +26,8 @@
 static sn_registry *soft_registry(void) {
   sn_registry *reg = sn_create_registry(NULL);
   static const char *const names[] = {"xpbd_distance", "xpbd_area", "xpbd_bend", "xpbd_tether", "attach", "revolute"};
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
-    char path[512], msg[512];
-    snprintf(path, sizeof path, "%s/%s.so", SN_PLUGIN_DIR, names[i]);
-    ck_assert_msg(sn_registry_load_plugin(reg, path, msg, sizeof msg) == SN_OK, "%s: %s", path, msg);
-  }
+  char msg[512];
+  ck_assert_msg(sn_shipped_add(reg, SN_PLUGIN_DIR, names, 6, msg, sizeof msg) == SN_OK, "%s", msg);
   return reg;
 }
 
@@ -766,7 +764,8 @@ START_TEST(test_malformed_soft) { check_fixture(fixtures + _i); }
 END_TEST
 
 START_TEST(test_missing_xpbd_plugin) {
-  /* a builder entry whose xpbd type no folder of the search path has */
+  /* a builder entry whose xpbd type no folder of the search path has (a
+   * build without file loading searches none: the type comes linked in) */
   char dir[] = "/tmp/sinew_scene_soft_XXXXXX";
   ck_assert_ptr_nonnull(mkdtemp(dir));
   const char *dirs[1] = {dir};
@@ -777,12 +776,20 @@ START_TEST(test_missing_xpbd_plugin) {
   const char *text = "{\"sinew_scene\": 1,\n \"soft_bodies\": [\n  {\"name\": \"jelly\", \"kind\": \"ring\"}]}";
   sn_loaded_scene s;
   sn_scene_error e;
-  ck_assert_int_eq(sn_scene_load_string(text, strlen(text), "noplugin.json", &o, &s, &e), SN_SCENE_ERR_UNKNOWN_PLUGIN);
-  ck_assert_msg(strstr(e.message, "noplugin.json:3:3: soft_bodies[0]: a ring needs the constraint type "
-                                  "\"xpbd_distance\", which no listed plugin provides") == e.message,
-                "%s", e.message);
-  ck_assert_ptr_nonnull(strstr(e.message, dir));
-  ck_assert_ptr_null(s.world);
+  if (sn_shipped_from_files()) {
+    ck_assert_int_eq(sn_scene_load_string(text, strlen(text), "noplugin.json", &o, &s, &e),
+                     SN_SCENE_ERR_UNKNOWN_PLUGIN);
+    ck_assert_msg(strstr(e.message, "noplugin.json:3:3: soft_bodies[0]: a ring needs the constraint type "
+                                    "\"xpbd_distance\", which no listed plugin provides") == e.message,
+                  "%s", e.message);
+    ck_assert_ptr_nonnull(strstr(e.message, dir));
+    ck_assert_ptr_null(s.world);
+  } else {
+    ck_assert_msg(sn_scene_load_string(text, strlen(text), "noplugin.json", &o, &s, &e) == SN_SCENE_OK, "%s",
+                  e.message);
+    ck_assert_str_eq(sn_registry_get_type_origin(s.registry, "xpbd_distance"), "linked-in plugin sinew.xpbd_distance");
+    sn_scene_unload(&s);
+  }
   /* a caller's registry that has the types needs no plugin file */
   sn_registry *reg = soft_registry();
   o.registry = reg;

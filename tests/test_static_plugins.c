@@ -1,19 +1,18 @@
-/* The shipped types linked in (libsinew_plugins.a, sn_registry_add_shipped):
- * all twelve registered with the same checks as loaded files, a world using
- * joints and soft bodies steps bit for bit as with the loaded plugin files
- * (when this build loads files), adding them twice is a no-op, and a
- * linked-in entry of another ABI is refused. */
+/* Types registered without a file. The shipped types linked in
+ * (libsinew_plugins.a, sn_registry_add_shipped): all twelve registered with
+ * the same checks as loaded files, a world using joints and soft bodies
+ * steps bit for bit as with the loaded plugin files (when this build loads
+ * files; else loading one is refused), adding them twice is a no-op, one
+ * plugin by name, and a linked-in entry of another ABI is refused. Host
+ * types (sn_registry_add_type) go through the same validation. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "shipped.h"
 #include "sinew/plugin.h"
 #include "sinew/plugins_static.h"
 #include "sinew/sinew.h"
-
-#ifndef SN_HAVE_DLOPEN
-#define SN_HAVE_DLOPEN 1
-#endif
 
 SN_DECLARE_STATIC_PLUGIN(revolute);
 
@@ -133,22 +132,46 @@ START_TEST(test_shipped_linked_in) {
   size_t n_static = 0;
   float *linked = run(r, 120, &n_static);
   ck_assert_uint_gt(n_static, 100);
-#if SN_HAVE_DLOPEN
-  /* the same world on the loaded files: the same bits */
-  sn_registry *files = sn_create_registry(NULL);
-  ck_assert_int_eq(sn_registry_load_directory(files, SN_PLUGIN_DIR, NULL, NULL), SN_OK);
-  size_t n_files = 0;
-  float *loaded = run(files, 120, &n_files);
-  ck_assert_uint_eq(n_files, n_static);
-  ck_assert_msg(memcmp(loaded, linked, n_static * sizeof(float)) == 0, "linked-in and loaded plugins differ");
-  free(loaded);
-  sn_destroy_registry(files);
-#else
-  /* no file is loaded in this build */
-  ck_assert_int_eq(sn_registry_load_plugin(r, SN_PLUGIN_DIR "/revolute.so", err, sizeof err), SN_ERR_PLUGIN_OPEN);
-  ck_assert_msg(strstr(err, "sn_registry_add_static") != NULL, "%s", err);
-#endif
+  if (sn_shipped_from_files()) {
+    /* the same world on the loaded files: the same bits */
+    sn_registry *files = sn_create_registry(NULL);
+    ck_assert_int_eq(sn_registry_load_directory(files, SN_PLUGIN_DIR, NULL, NULL), SN_OK);
+    size_t n_files = 0;
+    float *loaded = run(files, 120, &n_files);
+    ck_assert_uint_eq(n_files, n_static);
+    ck_assert_msg(memcmp(loaded, linked, n_static * sizeof(float)) == 0, "linked-in and loaded plugins differ");
+    free(loaded);
+    sn_destroy_registry(files);
+  } else {
+    /* no file is loaded in this build, nor a folder */
+    ck_assert_int_eq(sn_registry_load_plugin(r, SN_PLUGIN_DIR "/revolute.so", err, sizeof err), SN_ERR_PLUGIN_OPEN);
+    ck_assert_msg(strstr(err, "sn_registry_add_static") != NULL, "%s", err);
+    ck_assert_int_eq(sn_registry_load_directory(r, SN_PLUGIN_DIR, NULL, NULL), SN_ERR_PLUGIN_OPEN);
+  }
   free(linked);
+  sn_destroy_registry(r);
+}
+END_TEST
+
+/* One shipped plugin by its name: only its types; again a no-op; an unknown
+ * name is refused and the message lists the shipped names. */
+START_TEST(test_shipped_plugin_by_name) {
+  sn_registry *r = sn_create_registry(NULL);
+  char err[512];
+  ck_assert_msg(sn_registry_add_shipped_plugin(r, "xpbd_area", err, sizeof err) == SN_OK, "%s", err);
+  ck_assert_int_eq(sn_registry_get_type_count(r), 1);
+  ck_assert_ptr_nonnull(sn_registry_find_type(r, "xpbd_area"));
+  ck_assert_str_eq(sn_registry_get_type_origin(r, "xpbd_area"), "linked-in plugin sinew.xpbd_area");
+  ck_assert_int_eq(sn_registry_add_shipped_plugin(r, "xpbd_area", err, sizeof err), SN_OK);
+  ck_assert_int_eq(sn_registry_get_type_count(r), 1);
+  ck_assert_int_eq(sn_registry_add_shipped_plugin(r, "revolute.so", err, sizeof err), SN_ERR_NOT_FOUND);
+  ck_assert_msg(strstr(err, "no shipped plugin \"revolute.so\"") != NULL && strstr(err, "xpbd_tether, attach") != NULL,
+                "%s", err);
+  ck_assert_int_eq(sn_registry_add_shipped_plugin(r, NULL, err, sizeof err), SN_ERR_NULL);
+  ck_assert_int_eq(sn_registry_add_shipped_plugin(NULL, "revolute", err, sizeof err), SN_ERR_NULL);
+  /* the rest after it: the one already there is skipped */
+  ck_assert_msg(sn_registry_add_shipped(r, err, sizeof err) == SN_OK, "%s", err);
+  ck_assert_int_eq(sn_registry_get_type_count(r), 12);
   sn_destroy_registry(r);
 }
 END_TEST
@@ -175,12 +198,67 @@ START_TEST(test_static_entry_checked) {
 }
 END_TEST
 
+/* Host-registered types go through the same validation. */
+static int host_create(const sn_host_api *h, const void *p, void *i, const sn_constraint_body *const *b, int32_t n,
+                       char *e, size_t c) {
+  (void)h, (void)p, (void)i, (void)b, (void)n, (void)e, (void)c;
+  return 0;
+}
+static void host_solve_position(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
+  (void)info, (void)items, (void)count;
+}
+
+static void host_begin_particles(const sn_step_info *info, const sn_particle_batch *batch, int32_t begin, int32_t end) {
+  (void)info, (void)batch, (void)begin, (void)end;
+}
+
+START_TEST(test_host_types_validated) {
+  sn_registry *r = sn_create_registry(NULL);
+  char msg[256];
+  sn_constraint_type t;
+  memset(&t, 0, sizeof t);
+  t.struct_size = sizeof t;
+  t.name = "host.rope";
+  t.flags = SN_CONSTRAINT_XPBD;
+  t.body_count = 2;
+  t.params_align = t.instance_align = 4;
+  t.create = host_create;
+  t.solve_position = host_solve_position;
+  ck_assert_int_eq(sn_registry_add_type(r, &t, msg, sizeof msg), SN_OK);
+  ck_assert_str_eq(sn_registry_get_type_origin(r, "host.rope"), "<host>");
+  sn_constraint_type bad = t;
+  bad.name = "Host Rope";
+  ck_assert_int_eq(sn_registry_add_type(r, &bad, msg, sizeof msg), SN_ERR_PLUGIN_BAD_DESCRIPTOR);
+  ck_assert_msg(strstr(msg, "[a-z0-9._-]") != NULL, "%s", msg);
+  bad = t;
+  bad.name = "host.other";
+  bad.instance_align = 3;
+  ck_assert_int_eq(sn_registry_add_type(r, &bad, msg, sizeof msg), SN_ERR_PLUGIN_BAD_DESCRIPTOR);
+  bad = t;
+  bad.name = "host.other";
+  bad.body_count = 3;
+  ck_assert_int_eq(sn_registry_add_type(r, &bad, msg, sizeof msg), SN_ERR_PLUGIN_BAD_DESCRIPTOR);
+  ck_assert_int_eq(sn_registry_add_type(r, &t, msg, sizeof msg), SN_ERR_PLUGIN_DUPLICATE);
+  /* the substep start hooks: begin_particles needs begin_position and a
+   * batched solve (here neither) */
+  bad = t;
+  bad.name = "host.other";
+  bad.begin_particles = host_begin_particles;
+  ck_assert_int_eq(sn_registry_add_type(r, &bad, msg, sizeof msg), SN_ERR_PLUGIN_BAD_DESCRIPTOR);
+  ck_assert_msg(strstr(msg, "begin_particles needs begin_position and solve_particles") != NULL, "%s", msg);
+  ck_assert_int_eq(sn_registry_get_type_count(r), 1);
+  sn_destroy_registry(r);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("static_plugins");
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_shipped_linked_in);
+  tcase_add_test(tc, test_shipped_plugin_by_name);
   tcase_add_test(tc, test_static_entry_checked);
+  tcase_add_test(tc, test_host_types_validated);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

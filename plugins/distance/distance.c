@@ -253,10 +253,7 @@ static void distance_project(const sn_step_info *info, sn_constraint_item *items
     distance_instance *j = items[i].instance;
     if (p->enable_spring || p->enable_limit) continue;
     const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
-    if (info->iteration == 0) {
-      j->step_impulse += j->impulse;
-      j->samples++;
-    }
+    if (sn_pm_reaction_sample(info, &j->samples)) j->step_impulse += j->impulse;
     sn_vec2 ra = sn_pm_rotate(a->state->dq, j->ra), rb = sn_pm_rotate(b->state->dq, j->rb);
     sn_vec2 d = sn_pm_separation(a->state, b->state, ra, rb, j->delta_center);
     float len = sqrtf(sn_pm_dot(d, d));
@@ -269,7 +266,7 @@ static void distance_project(const sn_step_info *info, sn_constraint_item *items
     float max = DISTANCE_MAX_BIAS_SPEED * info->h;
     float l = -sn_pm_clamp(len - j->length, -max, max) / k;
     sn_pm_project_point(a, b, ra, rb, sn_pm_scale(l, axis), 0.0f, info->inv_h);
-    j->step_impulse += info->inv_h * l;
+    j->step_impulse += sn_pm_reaction_correction(info, l);
   }
 }
 
@@ -277,7 +274,7 @@ static void distance_reaction(const sn_step_info *info, const sn_constraint_item
   const distance_instance *j = item->instance;
   /* accumulated impulses are per substep: divide by h; the force acts along
    * the axis through the anchors, so there is no torque term */
-  float row = j->samples > 0 ? j->step_impulse / (float)j->samples : j->impulse; /* rod: the step's average */
+  float row = sn_pm_reaction_average(j->step_impulse, j->samples, j->impulse); /* rod: the step's average */
   *force = sn_pm_scale(info->inv_h * (row + j->lower_impulse - j->upper_impulse), j->axis);
   *torque = 0.0f;
 }

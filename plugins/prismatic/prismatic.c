@@ -239,10 +239,7 @@ static void prismatic_project(const sn_step_info *info, sn_constraint_item *item
     prismatic_instance *j = items[i].instance;
     const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
     const float ia = a->inv_inertia, ib = b->inv_inertia;
-    if (info->iteration == 0) {
-      j->step_impulse = sn_pm_add(j->step_impulse, j->impulse);
-      j->samples++;
-    }
+    if (sn_pm_reaction_sample(info, &j->samples)) j->step_impulse = sn_pm_add(j->step_impulse, j->impulse);
     sn_pm_line_frame f = frame(j, a->state, b->state);
     float s1 = sn_pm_cross(sn_pm_add(f.d, f.ra), f.perp), s2 = sn_pm_cross(f.rb, f.perp);
     float k11 = a->inv_mass + b->inv_mass + ia * s1 * s1 + ib * s2 * s2, k12 = ia * s1 + ib * s2, k22 = ia + ib;
@@ -254,7 +251,7 @@ static void prismatic_project(const sn_step_info *info, sn_constraint_item *item
     sn_vec2 P = sn_pm_scale(x.x, f.perp);
     sn_pm_project_body(a, sn_pm_neg(P), -(x.x * s1 + x.y), info->inv_h);
     sn_pm_project_body(b, P, x.x * s2 + x.y, info->inv_h);
-    j->step_impulse = sn_pm_add(j->step_impulse, sn_pm_scale(info->inv_h, x));
+    j->step_impulse = sn_pm_add(j->step_impulse, sn_pm_reaction_correction2(info, x));
   }
 }
 
@@ -266,7 +263,7 @@ static void prismatic_reaction(const sn_step_info *info, const sn_constraint_ite
   sn_vec2 axis = sn_pm_rotate(a->q, j->local_axis);
   float axial = j->motor_impulse + j->lower_impulse - j->upper_impulse;
   /* load shared with the position stage: the step's average */
-  sn_vec2 row = j->samples > 0 ? sn_pm_scale(1.0f / (float)j->samples, j->step_impulse) : j->impulse;
+  sn_vec2 row = sn_pm_reaction_average2(j->step_impulse, j->samples, j->impulse);
   *force = sn_pm_scale(info->inv_h, sn_pm_add(sn_pm_scale(axial, axis), sn_pm_scale(row.x, sn_pm_perp(axis))));
   *torque = info->inv_h * row.y;
 }

@@ -179,22 +179,16 @@ static void revolute_project(const sn_step_info *info, sn_constraint_item *items
   for (int32_t i = 0; i < count; ++i) {
     revolute_instance *j = items[i].instance;
     sn_vec2 P = sn_pm_project_anchors(info, items[i].bodies[0], items[i].bodies[1], j->ra, j->rb, j->delta_center);
-    if (info->iteration == 0) {
-      j->step_impulse = sn_pm_add(j->step_impulse, j->impulse);
-      j->samples++;
-    }
-    j->step_impulse = sn_pm_add(j->step_impulse, sn_pm_scale(info->inv_h, P));
+    if (sn_pm_reaction_sample(info, &j->samples)) j->step_impulse = sn_pm_add(j->step_impulse, j->impulse);
+    j->step_impulse = sn_pm_add(j->step_impulse, sn_pm_reaction_correction2(info, P));
   }
 }
 
 static void revolute_reaction(const sn_step_info *info, const sn_constraint_item *item, sn_vec2 *force, float *torque) {
   const revolute_instance *j = item->instance;
-  /* accumulated impulses are per substep: divide by h */
-  /* with the position stage, the point load is shared between the impulse
-   * and the projection: average both over the step (steadier than the last
-   * substep's split) */
-  *force = j->samples > 0 ? sn_pm_scale(info->inv_h / (float)j->samples, j->step_impulse)
-                          : sn_pm_scale(info->inv_h, j->impulse);
+  /* accumulated impulses are per substep: divide by h; the point load is
+   * shared with the position stage: the step's average of both */
+  *force = sn_pm_scale(info->inv_h, sn_pm_reaction_average2(j->step_impulse, j->samples, j->impulse));
   *torque = info->inv_h * (j->motor_impulse + j->lower_impulse - j->upper_impulse);
 }
 

@@ -182,10 +182,9 @@ static void weld_project(const sn_step_info *info, sn_constraint_item *items, in
     weld_instance *j = items[i].instance;
     const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
     const sn_solver_body *sa = a->state, *sb = b->state;
-    if (info->iteration == 0) {
+    if (sn_pm_reaction_sample(info, &j->samples)) {
       j->step_impulse = sn_pm_add(j->step_impulse, j->linear_impulse);
       j->step_angular += j->angular_impulse;
-      j->samples++;
     }
     if (p->angular_hertz == 0.0f && j->axial_mass > 0.0f) {
       float max = SN_PM_MAX_PROJECTION_SPEED * info->h;
@@ -193,25 +192,21 @@ static void weld_project(const sn_step_info *info, sn_constraint_item *items, in
       float l = -j->axial_mass * c;
       sn_pm_project_body(a, (sn_vec2){0.0f, 0.0f}, -l, info->inv_h);
       sn_pm_project_body(b, (sn_vec2){0.0f, 0.0f}, l, info->inv_h);
-      j->step_angular += info->inv_h * l;
+      j->step_angular += sn_pm_reaction_correction(info, l);
     }
     if (p->linear_hertz == 0.0f) {
       sn_vec2 P = sn_pm_project_anchors(info, a, b, j->ra, j->rb, j->delta_center);
-      j->step_impulse = sn_pm_add(j->step_impulse, sn_pm_scale(info->inv_h, P));
+      j->step_impulse = sn_pm_add(j->step_impulse, sn_pm_reaction_correction2(info, P));
     }
   }
 }
 
 static void weld_reaction(const sn_step_info *info, const sn_constraint_item *item, sn_vec2 *force, float *torque) {
   const weld_instance *j = item->instance;
-  /* accumulated impulses are per substep: divide by h */
-  if (j->samples > 0) { /* load shared with the position stage: the step's average */
-    *force = sn_pm_scale(info->inv_h / (float)j->samples, j->step_impulse);
-    *torque = info->inv_h / (float)j->samples * j->step_angular;
-    return;
-  }
-  *force = sn_pm_scale(info->inv_h, j->linear_impulse);
-  *torque = info->inv_h * j->angular_impulse;
+  /* accumulated impulses are per substep: divide by h; the load is shared
+   * with the position stage: the step's average of both */
+  *force = sn_pm_scale(info->inv_h, sn_pm_reaction_average2(j->step_impulse, j->samples, j->linear_impulse));
+  *torque = info->inv_h * sn_pm_reaction_average(j->step_angular, j->samples, j->angular_impulse);
 }
 
 static void weld_draw(const sn_constraint_item *item, const sn_draw_api *draw) {

@@ -247,10 +247,7 @@ static void wheel_project(const sn_step_info *info, sn_constraint_item *items, i
   for (int32_t i = 0; i < count; ++i) {
     wheel_instance *j = items[i].instance;
     const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
-    if (info->iteration == 0) {
-      j->step_perp += j->perp_impulse;
-      j->samples++;
-    }
+    if (sn_pm_reaction_sample(info, &j->samples)) j->step_perp += j->perp_impulse;
     sn_pm_line_frame f = frame(j, a->state, b->state);
     float s1 = sn_pm_cross(sn_pm_add(f.d, f.ra), f.perp), s2 = sn_pm_cross(f.rb, f.perp);
     float k = a->inv_mass + b->inv_mass + a->inv_inertia * s1 * s1 + b->inv_inertia * s2 * s2;
@@ -260,7 +257,7 @@ static void wheel_project(const sn_step_info *info, sn_constraint_item *items, i
     sn_vec2 P = sn_pm_scale(l, f.perp);
     sn_pm_project_body(a, sn_pm_neg(P), -l * s1, info->inv_h);
     sn_pm_project_body(b, P, l * s2, info->inv_h);
-    j->step_perp += info->inv_h * l;
+    j->step_perp += sn_pm_reaction_correction(info, l);
   }
 }
 
@@ -270,7 +267,7 @@ static void wheel_reaction(const sn_step_info *info, const sn_constraint_item *i
   /* accumulated impulses are per substep: divide by h */
   sn_vec2 axis = sn_pm_rotate(a->q, j->local_axis);
   float axial = j->spring_impulse + j->lower_impulse - j->upper_impulse;
-  float perp = j->samples > 0 ? j->step_perp / (float)j->samples : j->perp_impulse; /* the step's average */
+  float perp = sn_pm_reaction_average(j->step_perp, j->samples, j->perp_impulse); /* the step's average */
   *force = sn_pm_scale(info->inv_h, sn_pm_add(sn_pm_scale(axial, axis), sn_pm_scale(perp, sn_pm_perp(axis))));
   *torque = info->inv_h * j->motor_impulse;
 }

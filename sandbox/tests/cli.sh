@@ -2,7 +2,7 @@
 # The sandbox's command line: listings, the JSON line, the summary and its
 # screenshot, bad arguments (clear message, nonzero exit), scene files (not
 # in this build yet), the fallback to headless without a display, and windows on the dummy driver.
-# usage: cli.sh SANDBOX PNG_CHECK OUTDIR PLUGIN_DIR
+# usage: cli.sh SANDBOX PNG_CHECK OUTDIR PLUGIN_DIR (PLUGIN_DIR "linked-in": a build that loads no plugin files)
 # shellcheck disable=SC2015 # "A && ok || bad": ok always succeeds
 set -uo pipefail
 sb=$1 check=$2 out=$3 plugins=$4
@@ -42,9 +42,16 @@ grep -q "^attach  \[xpbd, 1 body\]" <<<"$list" || bad "--list-plugins lacks type
 grep -qE "^  max_force +float +default 1000 +range \[0, 1e\+09\] +runtime" <<<"$list" && ok "--list-plugins" ||
   bad "--list-plugins: no mouse max_force row"
 
-# an explicit --plugin (loading the folder's file again is a no-op) and a missing one
-"$sb" --list-plugins --plugin "$plugins/revolute.so" >/dev/null && ok "--plugin PATH" || bad "--plugin PATH"
-expect_fail "--plugin missing" "/nonexistent/x.so" -- "$sb" --list-plugins --plugin /nonexistent/x.so
+# an explicit --plugin (loading the folder's file again is a no-op) and a missing one; a build
+# that loads no plugin files has the shipped types linked in and refuses every --plugin
+if [ "$plugins" = linked-in ]; then
+  grep -q "^12 constraint types (linked in: this build loads no plugin files)" <<<"$list" && ok "--list-plugins linked in" ||
+    bad "--list-plugins: not the linked-in types"
+  expect_fail "--plugin refused" "loads no files" -- "$sb" --list-plugins --plugin /nonexistent/revolute.so
+else
+  "$sb" --list-plugins --plugin "$plugins/revolute.so" >/dev/null && ok "--plugin PATH" || bad "--plugin PATH"
+  expect_fail "--plugin missing" "/nonexistent/x.so" -- "$sb" --list-plugins --plugin /nonexistent/x.so
+fi
 
 # bad arguments
 expect_fail "unknown scene" "unknown scene 'no-such-scene'" -- "$sb" --headless --scene no-such-scene --steps 1

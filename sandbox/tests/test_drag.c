@@ -3,12 +3,13 @@
  * lifts a jelly to the cursor and is released without a trace; the pull is
  * bounded (the hand stays within reach of the particle); a particle that
  * disappears ends the drag; refusals (fixed particle, no xpbd_distance).
- * usage: test_drag PLUGIN_DIR */
+ * usage: test_drag PLUGIN_DIR (unused in a build that loads no plugin files) */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "drag.h"
+#include "shipped.h"
 
 static int failures;
 
@@ -47,7 +48,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   sn_registry *reg = sn_create_registry(NULL);
-  sn_registry_load_directory(reg, argv[1], NULL, NULL);
+  sn_shipped_add_all(reg, argv[1], NULL, NULL);
   if (sn_registry_find_type(reg, "xpbd_distance") == NULL || sn_registry_find_type(reg, "xpbd_area") == NULL) {
     fprintf(stderr, "FAIL: no xpbd plugins in %s\n", argv[1]);
     return 1;

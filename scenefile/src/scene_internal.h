@@ -60,6 +60,15 @@ const char *sn_name_space_get(const sn_name_space *ns, sn_name_id id);
 bool sn_name_space_find(const sn_name_space *ns, const char *name, sn_name_id *out);
 void sn_name_space_free(sn_name_space *ns);
 
+/// The plugin a type came from, as scene files name it (a type's origin,
+/// sn_registry_get_type_origin): a loaded file's name without ".so" (".dll"
+/// on Windows; ".../revolute.so" -> "revolute"); a plugin linked into the program
+/// ("linked-in plugin <library name>") the last dot-separated part of its
+/// library name, its file's name by the convention every shipped plugin
+/// follows ("sinew.revolute" -> "revolute", "acme.ropes" -> "ropes"). False
+/// for host types and names that do not fit in cap.
+bool sn_scene_plugin_of(const char *origin, char *out, size_t cap);
+
 /// Writes "<prefix>message" into error (if not NULL) with status and place.
 void sn_scene_set_error(sn_scene_error *error, sn_scene_status status, sn_result engine_result, int32_t line,
                         int32_t column, const char *fmt, ...) SN_PRINTF(6, 7);

@@ -18,6 +18,16 @@
 #include "json_text.h"
 #include "scene_internal.h"
 
+#ifndef SN_HAVE_DLOPEN
+#define SN_HAVE_DLOPEN 1 /* the build sets it (CMake option SINEW_DLOPEN) */
+#endif
+#ifndef SN_SCENE_SHIPPED_PLUGINS
+#define SN_SCENE_SHIPPED_PLUGINS 0 /* the shipped plugins linked in (SINEW_DLOPEN off) */
+#endif
+#if SN_SCENE_SHIPPED_PLUGINS
+#include "sinew/plugins_static.h"
+#endif
+
 /// Largest scene file read (bytes).
 #define SN_SCENE_MAX_FILE_BYTES (512u * 1024u * 1024u)
 
@@ -1675,6 +1685,7 @@ static bool plugin_name_ok(const char *s) {
   return true;
 }
 
+#if SN_HAVE_DLOPEN /* a build without file loading searches no folders */
 static bool regular_file(const char *path) { return sn_file_is_regular(path); }
 
 /* Tries dir/name.so (name.dll on Windows); appends dir to the searched list. */
@@ -1715,6 +1726,7 @@ static bool find_plugin(const sn_scene_load_options *opt, const char *name, char
   sn_plugin_search_path(try_search_dir, &s);
   return s.found;
 }
+#endif
 
 static bool parse_plugin_names(loader *L, const cJSON *arr) {
   size_t mark = path_push_key(L, "plugins");
@@ -1736,19 +1748,55 @@ static bool parse_plugin_names(loader *L, const cJSON *arr) {
 }
 
 /* The registry already has the plugin: a type of that name, or a type from
- * a library file named <name>.so (.dll on Windows; wherever it was loaded
- * from). */
+ * a plugin of that name (a file <name>.so, .dll on Windows, wherever it was
+ * loaded from, or a plugin linked in under that name: sn_scene_plugin_of). */
 static bool registry_has_plugin(const sn_registry *reg, const char *name) {
   if (sn_registry_find_type(reg, name) != NULL) return true;
-  size_t n = strlen(name);
   for (int32_t i = 0; i < sn_registry_get_type_count(reg); ++i) {
-    const char *origin = sn_registry_get_type_origin(reg, sn_registry_get_type(reg, i)->name);
-    if (origin == NULL) continue;
-    const char *base = sn_path_last_separator(origin);
-    base = base ? base + 1 : origin;
-    if (strncmp(base, name, n) == 0 && strcmp(base + n, SN_PLUGIN_SUFFIX) == 0) return true;
+    char plugin[SN_MAX_TYPE_NAME];
+    if (sn_scene_plugin_of(sn_registry_get_type_origin(reg, sn_registry_get_type(reg, i)->name), plugin,
+                           sizeof plugin) &&
+        strcmp(plugin, name) == 0)
+      return true;
   }
   return false;
+}
+
+/* How a plugin the file needs was looked for, and why it is missing. */
+typedef struct plugin_attempt {
+  char where[4096];   ///< the file tried, or "linked in"
+  char missing[2200]; ///< not found: what was looked for, after "expected "
+  char msg[768];      ///< refused: the registry's message
+} plugin_attempt;
+
+/* Registers plugin `name` in reg: the file <name>.so from the plugin
+ * folders, or, in a build that loads no plugin files (SINEW_DLOPEN off), the
+ * shipped plugin of that name linked in. SN_OK; SN_ERR_NOT_FOUND (no such
+ * plugin: a->missing says what was looked for); else the registry refused
+ * it (a->where, a->msg). */
+static sn_result add_plugin(const sn_scene_load_options *opt, sn_registry *reg, const char *name, plugin_attempt *a) {
+  a->msg[0] = '\0';
+#if SN_HAVE_DLOPEN
+  char searched[2048];
+  if (!find_plugin(opt, name, a->where, sizeof a->where, searched, sizeof searched)) {
+    snprintf(a->missing, sizeof a->missing, "%s" SN_PLUGIN_SUFFIX " in one of: %s", name,
+             searched[0] ? searched : "(no folders: set plugin_dirs or SINEW_PLUGIN_PATH)");
+    return SN_ERR_NOT_FOUND;
+  }
+  return sn_registry_load_plugin(reg, a->where, a->msg, sizeof a->msg);
+#else
+  (void)opt;
+  snprintf(a->where, sizeof a->where, "linked in");
+  sn_result r = SN_ERR_NOT_FOUND;
+#if SN_SCENE_SHIPPED_PLUGINS
+  r = sn_registry_add_shipped_plugin(reg, name, a->msg, sizeof a->msg);
+#endif
+  if (r == SN_ERR_NOT_FOUND)
+    snprintf(a->missing, sizeof a->missing,
+             "a plugin linked into this build, which loads no plugin files (SINEW_DLOPEN off): %s",
+             SN_SCENE_SHIPPED_PLUGINS ? a->msg : "it has none");
+  return r;
+#endif
 }
 
 static bool load_plugins(loader *L, sn_registry *reg) {
@@ -1759,17 +1807,15 @@ static bool load_plugins(loader *L, sn_registry *reg) {
     size_t m2 = path_push_index(L, i);
     const char *name = c->valuestring;
     if (!registry_has_plugin(reg, name)) {
-      char path[4096], searched[2048], msg[768];
-      if (!find_plugin(L->opt, name, path, sizeof path, searched, sizeof searched))
-        return fail(L, SN_SCENE_ERR_UNKNOWN_PLUGIN, SN_OK, c, false,
-                    "plugin \"%s\" not found; expected %s.so in one of: %s", name, name,
-                    searched[0] ? searched : "(no folders: set plugin_dirs or SINEW_PLUGIN_PATH)");
-      msg[0] = '\0';
-      sn_result r = sn_registry_load_plugin(reg, path, msg, sizeof msg);
+      plugin_attempt a;
+      sn_result r = add_plugin(L->opt, reg, name, &a);
+      if (r == SN_ERR_NOT_FOUND)
+        return fail(L, SN_SCENE_ERR_UNKNOWN_PLUGIN, SN_OK, c, false, "plugin \"%s\" not found; expected %s", name,
+                    a.missing);
       if (r != SN_OK)
         return fail(L, SN_SCENE_ERR_PLUGIN_LOAD, r, c, false,
                     "plugin \"%s\" (%s) failed to load: %s: %s; expected a Sinew constraint plugin (docs/plugins.md)",
-                    name, path, sn_result_name(r), msg);
+                    name, a.where, sn_result_name(r), a.msg);
     }
     path_pop(L, m2);
   }
@@ -1789,20 +1835,18 @@ static bool load_soft_plugins(loader *L, sn_registry *reg) {
       if (registry_has_plugin(reg, types[j])) continue;
       size_t mark = path_push_key(L, "soft_bodies");
       size_t m2 = path_push_index(L, i);
-      char path[4096], searched[2048], msg[768];
-      if (!find_plugin(L->opt, types[j], path, sizeof path, searched, sizeof searched))
+      plugin_attempt a;
+      sn_result r = add_plugin(L->opt, reg, types[j], &a);
+      if (r == SN_ERR_NOT_FOUND)
         return fail(L, SN_SCENE_ERR_UNKNOWN_PLUGIN, SN_OK, s->node, false,
                     "a %s needs the constraint type \"%s\", which no listed plugin provides, and plugin \"%s\" is "
-                    "not found; expected %s.so in one of: %s",
-                    s->kind_name, types[j], types[j], types[j],
-                    searched[0] ? searched : "(no folders: set plugin_dirs or SINEW_PLUGIN_PATH)");
-      msg[0] = '\0';
-      sn_result r = sn_registry_load_plugin(reg, path, msg, sizeof msg);
+                    "not found; expected %s",
+                    s->kind_name, types[j], types[j], a.missing);
       if (r != SN_OK)
         return fail(L, SN_SCENE_ERR_PLUGIN_LOAD, r, s->node, false,
                     "a %s needs the constraint type \"%s\"; plugin %s failed to load: %s: %s; expected a Sinew "
                     "constraint plugin (docs/plugins.md)",
-                    s->kind_name, types[j], path, sn_result_name(r), msg);
+                    s->kind_name, types[j], a.where, sn_result_name(r), a.msg);
       path_pop(L, m2);
       path_pop(L, mark);
     }

@@ -358,12 +358,17 @@ static void put_param(text_buffer *b, const sn_param_desc *p, double x, double y
   }
 }
 
-/// Plugin name of a type: its library's file name without ".so" (".dll" on
-/// Windows); NULL for host types.
-static bool plugin_of(const char *origin, char *out, size_t cap) {
+bool sn_scene_plugin_of(const char *origin, char *out, size_t cap) {
+  static const char linked_in[] = "linked-in plugin ";
   if (origin == NULL || origin[0] == '<') return false;
-  const char *base = sn_path_last_separator(origin);
-  base = base ? base + 1 : origin;
+  const char *base;
+  if (strncmp(origin, linked_in, sizeof linked_in - 1) == 0) {
+    base = strrchr(origin, '.');
+    base = base ? base + 1 : origin + sizeof linked_in - 1;
+  } else {
+    base = sn_path_last_separator(origin);
+    base = base ? base + 1 : origin;
+  }
   size_t n = strlen(base), suffix = strlen(SN_PLUGIN_SUFFIX);
   if (n > suffix && strcmp(base + n - suffix, SN_PLUGIN_SUFFIX) == 0) n -= suffix;
   if (n == 0 || n >= cap) return false;
@@ -761,7 +766,7 @@ static bool write_scene(writer *W, const sn_scene_names *names) {
     for (int32_t i = 0; i < constraint_count; ++i) {
       const char *type = sn_constraint_get_type_name(w, constraints[i]);
       char plugin[SN_MAX_TYPE_NAME];
-      if (type == NULL || !plugin_of(sn_registry_get_type_origin(reg, type), plugin, sizeof plugin)) continue;
+      if (type == NULL || !sn_scene_plugin_of(sn_registry_get_type_origin(reg, type), plugin, sizeof plugin)) continue;
       bool seen = false;
       for (int32_t j = 0; j < listed_count && !seen; ++j) seen = strcmp(listed[j], plugin) == 0;
       if (seen) continue;

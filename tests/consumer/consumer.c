@@ -1,16 +1,33 @@
 /* Drops a box on the ground through the installed library; exits 0 if it
  * comes to rest at y = 0.5 within 1 cm. With a plugin path argument it also
  * loads the tutorial's example.spring plugin, hangs a box from it and checks
- * the static stretch m g / k within 1 %. */
+ * the static stretch m g / k within 1 %. Built with CONSUMER_SPRING_LINKED
+ * (for a Sinew that loads no plugin files) the plugin is linked in instead,
+ * its source built with SN_PLUGIN_STATIC=spring, and any argument runs the
+ * check. */
 #include <math.h>
 #include <stdio.h>
 
+#include <sinew/plugin.h>
 #include <sinew/sinew.h>
+
+#ifdef CONSUMER_SPRING_LINKED
+SN_DECLARE_STATIC_PLUGIN(spring);
+#endif
+
+static sn_result add_spring(sn_registry *reg, const char *plugin, char *msg, size_t cap) {
+#ifdef CONSUMER_SPRING_LINKED
+  (void)plugin;
+  return sn_registry_add_static(reg, &sn_plugin_entry_spring, msg, cap);
+#else
+  return sn_registry_load_plugin(reg, plugin, msg, cap);
+#endif
+}
 
 static int spring_check(const char *plugin) {
   sn_registry *reg = sn_create_registry(NULL);
   char msg[512];
-  if (sn_registry_load_plugin(reg, plugin, msg, sizeof msg) != SN_OK) {
+  if (add_spring(reg, plugin, msg, sizeof msg) != SN_OK) {
     fprintf(stderr, "load failed: %s\n", msg);
     return 1;
   }

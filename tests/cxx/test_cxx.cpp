@@ -1,13 +1,18 @@
 // The public API from C++17: null ids, a world with a rigid body and a
 // particle, and a constraint type from a plugin written in C++ (cxx_plugin.cpp)
-// that keeps the particle where it was created while gravity pulls it.
+// that keeps the particle where it was created while gravity pulls it. The
+// plugin is loaded from its file, or (a build without file loading) linked in
+// and registered with sn_registry_add_static.
+#include "sinew/plugin.h"
 #include "sinew/sinew.h"
 
 #include <cmath>
 #include <cstdio>
 
-#ifndef SN_CXX_PLUGIN
-#error "SN_CXX_PLUGIN (the path of the C++ plugin) is required"
+#if defined(SN_CXX_PLUGIN_LINKED)
+SN_DECLARE_STATIC_PLUGIN(cxx_hold);
+#elif !defined(SN_CXX_PLUGIN)
+#error "SN_CXX_PLUGIN (the path of the C++ plugin) or SN_CXX_PLUGIN_LINKED is required"
 #endif
 
 static int fail(const char *what) {
@@ -18,7 +23,11 @@ static int fail(const char *what) {
 int main() {
   sn_registry *reg = sn_create_registry(nullptr);
   char msg[512];
+#if defined(SN_CXX_PLUGIN_LINKED)
+  if (sn_registry_add_static(reg, &sn_plugin_entry_cxx_hold, msg, sizeof msg) != SN_OK) return fail(msg);
+#else
   if (sn_registry_load_plugin(reg, SN_CXX_PLUGIN, msg, sizeof msg) != SN_OK) return fail(msg);
+#endif
   sn_world_def wd = sn_default_world_def();
   wd.registry = reg;
   sn_world *world = sn_create_world(&wd, nullptr);

@@ -287,6 +287,52 @@ static inline sn_vec2 sn_pm_project_anchors(const sn_step_info *info, const sn_c
   return P;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Reaction accounting (docs/plugins.md, "Reaction accounting")              */
+
+/* get_reaction reports newtons. An accumulated impulse is per substep, so
+ * the force is impulse / h. A row that `project` solves too shares its load
+ * with the projection, whose correction P counts as an impulse P / h; the
+ * steadiest figure is the step's average. Keep, per shared row, a sum over
+ * the step and, per constraint, one sample count (zero both in prepare). In
+ * project: when sn_pm_reaction_sample says a substep starts, add each shared
+ * row's accumulated impulse to its sum; add every correction as
+ * sn_pm_reaction_correction. In get_reaction: sn_pm_reaction_average of each
+ * shared row, plus the rows project leaves alone (limits, motors), times
+ * info->inv_h. */
+
+/// [project] True at a substep's first position sweep (info->iteration 0),
+/// having counted the substep in *samples: add each shared row's
+/// accumulated velocity-stage impulse to its sum then (once per substep).
+static inline bool sn_pm_reaction_sample(const sn_step_info *info, int32_t *samples) {
+  if (info->iteration != 0) return false;
+  ++*samples;
+  return true;
+}
+
+/// [project] A position correction P (kg m, or kg m^2 for an angle) as the
+/// impulse it stands for in the substep: P / h. Add it to the row's sum.
+static inline float sn_pm_reaction_correction(const sn_step_info *info, float P) { return info->inv_h * P; }
+
+/// sn_pm_reaction_correction of a two-row correction (a point, or a
+/// perpendicular and an angle).
+static inline sn_vec2 sn_pm_reaction_correction2(const sn_step_info *info, sn_vec2 P) {
+  return sn_pm_scale(info->inv_h, P);
+}
+
+/// [get_reaction] A shared row's impulse per substep: the step's average
+/// sum / samples when the position stage ran (samples > 0), else the last
+/// accumulated impulse (samples 0: position_iterations 0, or project not
+/// called this step). Times info->inv_h it is the force (or the torque).
+static inline float sn_pm_reaction_average(float sum, int32_t samples, float last) {
+  return samples > 0 ? sum / (float)samples : last;
+}
+
+/// sn_pm_reaction_average of two rows, each divided by samples.
+static inline sn_vec2 sn_pm_reaction_average2(sn_vec2 sum, int32_t samples, sn_vec2 last) {
+  return samples > 0 ? sn_pm_vec2(sum.x / (float)samples, sum.y / (float)samples) : last;
+}
+
 #ifdef __cplusplus
 }
 #endif

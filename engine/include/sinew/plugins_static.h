@@ -18,6 +18,14 @@ extern "C" {
 /// them twice is a no-op.
 SN_API sn_result sn_registry_add_shipped(sn_registry *registry, char *err, size_t err_capacity);
 
+/// Registers one shipped plugin, named as its file would be without ".so"
+/// ("revolute", "xpbd_area", ...; each shipped plugin has one type of that
+/// name), through sn_registry_add_static: the same result, and a no-op if
+/// it is registered already. SN_ERR_NOT_FOUND if no shipped plugin has that
+/// name (err lists the names); SN_ERR_NULL for a NULL registry or name.
+SN_API sn_result sn_registry_add_shipped_plugin(sn_registry *registry, const char *name, char *err,
+                                                size_t err_capacity);
+
 #ifdef __cplusplus
 }
 #endif

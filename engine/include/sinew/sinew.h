@@ -557,7 +557,9 @@ SN_API int32_t sn_registry_get_type_count(const sn_registry *registry);
 SN_API const sn_constraint_type *sn_registry_get_type(const sn_registry *registry, int32_t index);
 /// The type named name, or NULL.
 SN_API const sn_constraint_type *sn_registry_find_type(const sn_registry *registry, const char *name);
-/// Name of the library a type came from ("<host>" for sn_registry_add_type).
+/// Name of the library a type came from: a loaded plugin's file (real path),
+/// "linked-in plugin <library name>" for sn_registry_add_static, "<host>"
+/// for sn_registry_add_type.
 SN_API const char *sn_registry_get_type_origin(const sn_registry *registry, const char *name);
 
 #ifdef __cplusplus

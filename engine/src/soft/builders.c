@@ -158,12 +158,19 @@ static bool sn_check_material(sn_world *w, const char *fn, const sn_soft_materia
          sn_check_range(w, fn, "material.tear_force", m->tear_force, 0.0f, INFINITY);
 }
 
-/* The world's registry has the type, or an error says which plugin to load. */
+#ifndef SN_HAVE_DLOPEN
+#define SN_HAVE_DLOPEN 1 /* the build sets it (CMake option SINEW_DLOPEN) */
+#endif
+
+/* The world's registry has the type, or an error says which plugin to load
+ * (or, in a build that loads no files, to register linked in). */
 static bool sn_check_type(sn_world *w, const char *fn, const char *type) {
   if (w->registry != NULL && sn_registry_find_type(w->registry, type) != NULL) return true;
   sn_world_error(w, SN_ERR_NOT_FOUND,
-                 "%s: constraint type '%s' is not registered; load plugins/%s.so into the world's registry "
-                 "(sn_registry_load_plugin) first",
+                 SN_HAVE_DLOPEN ? "%s: constraint type '%s' is not registered; load plugins/%s.so into the world's "
+                                  "registry (sn_registry_load_plugin) first"
+                                : "%s: constraint type '%s' is not registered; register the linked-in plugin %s in the "
+                                  "world's registry (sn_registry_add_shipped_plugin, sinew/plugins_static.h) first",
                  fn, type, type);
   return false;
 }
