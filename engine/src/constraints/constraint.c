@@ -514,9 +514,9 @@ bool sn_constraint_lists_update(sn_world *w) {
   sn_constraint_lists *l = &w->constraint_lists;
   if (l->valid && l->topology == w->xpbd_topology && l->batch_off == w->xpbd_batch_off) return true;
   l->valid = false;
-  l->items.count = l->breakable.count = l->batched.count = 0;
-  l->batched_count = l->batched_endpoints = 0;
-  l->batched_packed = 0;
+  l->items.count = l->breakable.count = l->batched.count = l->item_types.count = 0;
+  l->batched_count = l->batched_endpoints = l->items_endpoints = 0;
+  l->batched_packed = l->items_packed = 0;
   for (int32_t i = 0; i < w->constraints.count; ++i) {
     const sn_constraint *k = w->constraints.data + i;
     if (!k->in_use) continue;
@@ -525,6 +525,11 @@ bool sn_constraint_lists_update(sn_world *w) {
     /* as the solver decides (solver.c, sn_xpbd_batched) */
     if (w->xpbd_batch_off || t->solve_particles == NULL) {
       if (!sn_array_push(&w->mem, l->items, i)) return false;
+      l->items_endpoints += (int32_t)t->body_count + k->particle_count;
+      l->items_packed += t->params_size + t->params_align + t->instance_size + t->instance_align + 32;
+      bool known = false;
+      for (int32_t n = l->item_types.count - 1; n >= 0 && !known; --n) known = l->item_types.data[n] == t;
+      if (!known && !sn_array_push(&w->mem, l->item_types, t)) return false;
       continue;
     }
     l->batched_count++;
