@@ -103,6 +103,7 @@ void sn_contact_destroy(sn_world *w, int32_t contact_index, bool wake) {
     }
   }
   if (c->flags & SN_CONTACT_ENABLE_EVENTS) w->event_contacts -= 1;
+  if ((c->flags & SN_CONTACT_ENABLE_EVENTS) && (c->flags & SN_CONTACT_TOUCHING)) w->touching_event_contacts -= 1;
   if (c->flags & SN_CONTACT_ENABLE_HIT) w->hit_contacts -= 1;
   sn_pair_set_remove(&w->pairs, sn_pair_key(c->shape_a, c->shape_b));
   sn_unlink_edge(w, contact_index, 0);
@@ -448,6 +449,7 @@ void sn_update_contacts(sn_world *w) {
     const sn_body *ba = w->bodies.data + sa->body, *bb = w->bodies.data + sb->body;
     if (status == SN_NARROW_BEGINS) {
       c->flags |= SN_CONTACT_TOUCHING;
+      if (c->flags & SN_CONTACT_ENABLE_EVENTS) w->touching_event_contacts += 1;
       /* an awake body touching a sleeping one wakes its island */
       if (!sn_body_active(ba) && ba->type != SN_BODY_STATIC) {
         sn_body_wake(w, sa->body);
@@ -463,6 +465,7 @@ void sn_update_contacts(sn_world *w) {
       }
     } else { /* SN_NARROW_ENDS */
       c->flags &= ~(uint32_t)SN_CONTACT_TOUCHING;
+      if (c->flags & SN_CONTACT_ENABLE_EVENTS) w->touching_event_contacts -= 1;
       if (c->flags & SN_CONTACT_ENABLE_EVENTS) {
         sn_contact_end_event e = {sn_make_shape_id(w, c->shape_a), sn_make_shape_id(w, c->shape_b)};
         sn_array_push(&w->mem, w->end_events, e);

@@ -1620,6 +1620,7 @@ sn_result sn_world_load_snapshot(const void *bytes, size_t size, const sn_world_
       goto fail;
     }
     if (c->flags & SN_CONTACT_ENABLE_EVENTS) w->event_contacts++;
+    if ((c->flags & SN_CONTACT_ENABLE_EVENTS) && (c->flags & SN_CONTACT_TOUCHING)) w->touching_event_contacts++;
     if (c->flags & SN_CONTACT_ENABLE_HIT) w->hit_contacts++;
   }
   /* the counts the step's reservations read (contact.c keeps them) */

@@ -472,16 +472,12 @@ sn_result sn_world_step(sn_world *w, float dt) {
   /* End events raised since the last step (a touching body or shape
    * destroyed, a body type changed) went to the pending array, so the last
    * step's arrays stayed as the caller got them; they lead this step's
-   * report. Swapping moves no event and allocates nothing. */
-  w->end_events.count = 0;
-  {
-    sn_contact_end_event *data = w->end_events.data;
-    int32_t capacity = w->end_events.capacity;
-    w->end_events = w->pending_end_events;
-    w->pending_end_events.data = data;
-    w->pending_end_events.capacity = capacity;
-    w->pending_end_events.count = 0;
-  }
+   * report (end_events has room for them: sn_solve_reserve). */
+  if (w->pending_end_events.count > 0)
+    memcpy(w->end_events.data, w->pending_end_events.data,
+           (size_t)w->pending_end_events.count * sizeof(*w->pending_end_events.data));
+  w->end_events.count = w->pending_end_events.count;
+  w->pending_end_events.count = 0;
   memset(&w->profile, 0, sizeof(w->profile));
   /* 1-2: contacts of the new pairs, narrowphase manifolds (warm-start matching) */
   sn_create_new_pairs(w);

@@ -361,9 +361,10 @@ typedef struct sn_world {
   SN_ARRAY(int32_t) new_pairs;
   int32_t step_limit_hits; ///< per-step: contact_limit_hits so far
   /* counts the step's reservations read (kept by contact.c, rebuilt by a
-   * snapshot load): in-use contacts with events and with hit events, and
-   * over non-static bodies the contacts past SN_COLOR_FREE_CONTACTS each */
-  int32_t event_contacts, hit_contacts;
+   * snapshot load): in-use contacts with events, those of them touching,
+   * in-use contacts with hit events, and over non-static bodies the
+   * contacts past SN_COLOR_FREE_CONTACTS each */
+  int32_t event_contacts, touching_event_contacts, hit_contacts;
   int32_t contact_excess;
 
   /* per-step scratch (kept between steps to avoid reallocation) */
@@ -392,7 +393,7 @@ typedef struct sn_world {
   SN_ARRAY(sn_contact_begin_event) begin_events;
   /// end_events: the last step's. pending_end_events: those raised between
   /// steps (a touching body or shape destroyed, ...), published by the next
-  /// step ahead of its own (the two arrays swap there; one type, so they can).
+  /// step ahead of its own (copied into end_events there).
   SN_ARRAY(sn_contact_end_event) end_events, pending_end_events;
   SN_ARRAY(sn_contact_hit_event) hit_events;
 

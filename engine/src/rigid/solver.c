@@ -1290,8 +1290,7 @@ static bool sn_xpbd_schedule_reserve(sn_world *w) {
  * step uses: every contact in use after the new pairs' (live) may touch,
  * every body may be awake, every listed constraint active; a contact colour
  * holds its contacts eight to a group but the overflow one each, and at
- * most w->contact_excess contacts overflow (SN_COLOR_FREE_CONTACTS), which
- * each new contact raises by two at most. */
+ * most w->contact_excess contacts overflow (SN_COLOR_FREE_CONTACTS). */
 bool sn_solve_reserve(sn_world *w, float dt) {
   if (!sn_constraint_lists_update(w)) return false;
   if (!sn_soft_find_candidates(w, dt)) return false;
@@ -1302,8 +1301,30 @@ bool sn_solve_reserve(sn_world *w, float dt) {
   const int32_t slots = w->contacts.count + (fresh > unused ? fresh - unused : 0);
   const int32_t live = w->contact_count + fresh;
   const int32_t nb = w->bodies.count;
-  const int64_t excess = (int64_t)w->contact_excess + 2 * (int64_t)fresh;
-  const int32_t overflow = excess < live ? (int32_t)excess : live;
+  /* the new contacts' share: their events, and w->contact_excess as linking
+   * them will leave it (each body's count goes up by one a pair, for the
+   * count, then back) */
+  int32_t fresh_events = 0, fresh_hits = 0, excess = w->contact_excess;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int32_t k = 0; k < w->new_pairs.count; k += 2) {
+      const sn_shape *a = w->shapes.data + w->new_pairs.data[k], *b = w->shapes.data + w->new_pairs.data[k + 1];
+      if (pass == 0) {
+        fresh_events += a->enable_contact_events || b->enable_contact_events;
+        fresh_hits += a->enable_hit_events || b->enable_hit_events;
+      }
+      sn_body *ends[2] = {w->bodies.data + a->body, w->bodies.data + b->body};
+      for (int e = 0; e < 2; ++e) {
+        if (ends[e]->type == SN_BODY_STATIC) continue;
+        if (pass == 1) {
+          ends[e]->contact_count -= 1;
+          continue;
+        }
+        ends[e]->contact_count += 1;
+        if (ends[e]->contact_count > SN_COLOR_FREE_CONTACTS) excess++;
+      }
+    }
+  }
+  const int32_t overflow = excess < live ? excess : live;
   const int32_t groups = sn_mini(live, overflow + live / SN_WIDE_LANES + SN_WIDE_COLORS);
   const int32_t nj = l->batched_count + l->items.count;
   const int32_t endpoints = l->batched_endpoints + l->items_endpoints;
@@ -1314,13 +1335,14 @@ bool sn_solve_reserve(sn_world *w, float dt) {
   const int64_t position = 3 + (int64_t)w->soft_iterations * (3 + 2 * (int64_t)types + colours) + types;
   const int64_t stages = sn_stage_capacity(w->substeps) + (int64_t)w->substeps * position;
   if (stages > INT32_MAX) return false;
-  /* events: at most one begin or end per contact in the narrowphase, the end
-   * events held since the last step lead */
+  /* events: in the narrowphase a contact with events that does not touch
+   * may begin, one that touches may end (or go); the end events held since
+   * the last step lead */
   bool ok =
       sn_array_reserve(&w->mem, w->contact_status, slots) &&
-      sn_array_reserve(&w->mem, w->begin_events, w->event_contacts + fresh) &&
-      sn_array_reserve(&w->mem, w->pending_end_events, w->pending_end_events.count + w->event_contacts + fresh) &&
-      sn_array_reserve(&w->mem, w->hit_events, w->hit_contacts + fresh) &&
+      sn_array_reserve(&w->mem, w->begin_events, w->event_contacts - w->touching_event_contacts + fresh_events) &&
+      sn_array_reserve(&w->mem, w->end_events, w->pending_end_events.count + w->touching_event_contacts) &&
+      sn_array_reserve(&w->mem, w->hit_events, w->hit_contacts + fresh_hits) &&
       sn_array_reserve(&w->mem, w->frozen_events, nb + w->particles.count) &&
       sn_array_reserve(&w->mem, w->broken_events, l->breakable.count) &&
       sn_array_reserve(&w->mem, w->awake_bodies, nb) && sn_array_reserve(&w->mem, w->body_solver_index, nb) &&
