@@ -1334,7 +1334,9 @@ bool sn_solve_reserve(sn_world *w, float dt) {
   for (int32_t r = 0; w->xpbd.valid && r < w->xpbd.ranges.count; ++r) colours += w->xpbd.ranges.data[r].level_count;
   const int64_t position = 3 + (int64_t)w->soft_iterations * (3 + 2 * (int64_t)types + colours) + types;
   const int64_t stages = sn_stage_capacity(w->substeps) + (int64_t)w->substeps * position;
-  if (stages > INT32_MAX) return false;
+  /* (counts past an int32 are memory no allocator has: refused as such) */
+  const int64_t frozen = (int64_t)nb + w->particles.count, lanes = (int64_t)SN_WIDE_LANES * groups;
+  if (stages > INT32_MAX || frozen > INT32_MAX || lanes > INT32_MAX) return false;
   /* events: in the narrowphase a contact with events that does not touch
    * may begin, one that touches may end (or go); the end events held since
    * the last step lead */
@@ -1343,14 +1345,14 @@ bool sn_solve_reserve(sn_world *w, float dt) {
       sn_array_reserve(&w->mem, w->begin_events, w->event_contacts - w->touching_event_contacts + fresh_events) &&
       sn_array_reserve(&w->mem, w->end_events, w->pending_end_events.count + w->touching_event_contacts) &&
       sn_array_reserve(&w->mem, w->hit_events, w->hit_contacts + fresh_hits) &&
-      sn_array_reserve(&w->mem, w->frozen_events, nb + w->particles.count) &&
+      sn_array_reserve(&w->mem, w->frozen_events, (int32_t)frozen) &&
       sn_array_reserve(&w->mem, w->broken_events, l->breakable.count) &&
       sn_array_reserve(&w->mem, w->awake_bodies, nb) && sn_array_reserve(&w->mem, w->body_solver_index, nb) &&
       sn_array_reserve(&w->mem, w->solver_contacts, slots) && sn_array_reserve(&w->mem, w->solver_keys, slots) &&
       sn_array_reserve(&w->mem, w->list_counts, slots / (SN_BLOCK_CONTACTS * 4) + 1) &&
       sn_array_reserve(&w->mem, w->contact_colors, live) && sn_array_reserve(&w->mem, w->body_color_masks, nb + 1) &&
       sn_array_reserve(&w->mem, w->wide_cache_contacts, live) && sn_array_reserve(&w->mem, w->wide_cache_keys, live) &&
-      sn_array_reserve(&w->mem, w->wide_cache_lanes, SN_WIDE_LANES * groups) &&
+      sn_array_reserve(&w->mem, w->wide_cache_lanes, (int32_t)lanes) &&
       sn_array_reserve(&w->mem, w->move_buffer, w->shapes.count) &&
       sn_array_reserve(&w->mem, w->stages, sn_maxi(3, (int32_t)stages));
   if (!ok) return false;
