@@ -265,6 +265,7 @@ typedef struct sn_constraint_lists {
   uint32_t topology;                               ///< w->xpbd_topology it was built for
   SN_ARRAY(int32_t) items;                         ///< in-use constraints of types solved per item, slot order
   SN_ARRAY(int32_t) breakable;                     ///< in-use constraints that may break (break force, get_reaction)
+  int32_t breakable_endpoints;                     ///< the most bodies and particles of one of them
   SN_ARRAY(sn_type_first) batched;                 ///< batched types (solve_particles), in order of first slot
   SN_ARRAY(const sn_constraint_type *) item_types; ///< the types of items, once each
   int32_t items_endpoints;                         ///< the items' bodies and particles
@@ -567,8 +568,12 @@ void sn_constraints_destroy_for_body(sn_world *w, int32_t body_index);
 bool sn_constraints_relocate(sn_world *w);
 /// Destroys every constraint joining a particle i with mark[i] != 0.
 void sn_constraints_destroy_for_particles(sn_world *w, const uint8_t *mark);
-/// After a step: breaks constraints whose reaction exceeds their limit.
+/// After a step: breaks constraints whose reaction exceeds their limit (its
+/// views in the step's arena: sn_reaction_bytes of the lists'
+/// breakable_endpoints, reserved by sn_solve_reserve).
 void sn_constraints_check_breaking(sn_world *w, float dt);
+/// Arena bytes the reaction of a constraint with that many endpoints needs.
+size_t sn_reaction_bytes(int32_t endpoints);
 /// Rebuilds w->constraint_lists if the constraint set changed; false when out of memory.
 bool sn_constraint_lists_update(sn_world *w);
 

@@ -1356,11 +1356,12 @@ bool sn_solve_reserve(sn_world *w, float dt) {
       sn_array_reserve(&w->mem, w->move_buffer, w->shapes.count) &&
       sn_array_reserve(&w->mem, w->stages, sn_maxi(3, (int32_t)stages));
   if (!ok) return false;
-  /* the arena: the narrowphase's runner, the solve, the islands (sn_soft_bytes
-   * reads the awake list's capacity, reserved above) */
+  /* the arena: the narrowphase's runner, the solve, breaking, the islands
+   * (sn_soft_bytes reads the awake list's capacity, reserved above) */
   size_t bytes = sn_solve_bytes(w, nb, groups, nj, endpoints, packed);
   size_t islands = (size_t)nb * (2 * sizeof(int32_t) + sizeof(float)) + 64;
   if (islands > bytes) bytes = islands;
+  if (sn_reaction_bytes(l->breakable_endpoints) > bytes) bytes = sn_reaction_bytes(l->breakable_endpoints);
   if (sn_stage_runner_bytes(1) > bytes) bytes = sn_stage_runner_bytes(1);
   return sn_arena_reserve(&w->arena, &w->mem, bytes);
 }
