@@ -439,7 +439,9 @@ SN_API sn_result sn_constraint_get_param(sn_world *world, sn_constraint_id const
 /// SN_ERR_PLUGIN_INIT_FAILED if the callback refuses or writes an
 /// out-of-range value (out is then left unchanged).
 SN_API sn_result sn_constraint_export_params(sn_world *world, sn_constraint_id constraint, void *out, size_t size);
-/// Reaction force (N) and torque (N m) on the second body over the last step.
+/// Reaction force (N) and torque (N m) on the second body over the last step
+/// (SN_ERR_OUT_OF_MEMORY if the views of a constraint with more than 8
+/// bodies and particles cannot be allocated).
 SN_API sn_result sn_constraint_get_reaction(sn_world *world, sn_constraint_id constraint, sn_vec2 *force,
                                             float *torque);
 /// Constraints that broke in the last step.
