@@ -113,6 +113,10 @@ SN_API sn_result sn_destroy_world(sn_world *world);
 /// 1e-6 .. 10 s; else SN_ERR_INVALID_ARGUMENT, NaN/Inf SN_ERR_NOT_FINITE), in
 /// the world's number of substeps. Events of this step are readable until the next step.
 /// Refused (SN_ERR_WORLD_LOCKED) from inside a callback of the engine.
+/// SN_ERR_OUT_OF_MEMORY when the allocator fails: the step takes its memory
+/// before it changes anything, so the world (and the last step's events) is
+/// then exactly as before the call, and a later step with memory gives what
+/// a world that never failed gets.
 SN_API sn_result sn_world_step(sn_world *world, float dt);
 
 /// Message of the last error raised by a call on this world (empty if none).
@@ -435,7 +439,9 @@ SN_API sn_result sn_constraint_get_param(sn_world *world, sn_constraint_id const
 /// SN_ERR_PLUGIN_INIT_FAILED if the callback refuses or writes an
 /// out-of-range value (out is then left unchanged).
 SN_API sn_result sn_constraint_export_params(sn_world *world, sn_constraint_id constraint, void *out, size_t size);
-/// Reaction force (N) and torque (N m) on the second body over the last step.
+/// Reaction force (N) and torque (N m) on the second body over the last step
+/// (SN_ERR_OUT_OF_MEMORY if the views of a constraint with more than 8
+/// bodies and particles cannot be allocated).
 SN_API sn_result sn_constraint_get_reaction(sn_world *world, sn_constraint_id constraint, sn_vec2 *force,
                                             float *torque);
 /// Constraints that broke in the last step.

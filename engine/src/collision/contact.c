@@ -33,6 +33,7 @@ static void sn_link_edge(sn_world *w, int32_t contact_index, int side) {
   }
   b->contact_list = key;
   b->contact_count += 1;
+  if (b->type != SN_BODY_STATIC && b->contact_count > SN_COLOR_FREE_CONTACTS) w->contact_excess += 1;
 }
 
 static void sn_unlink_edge(sn_world *w, int32_t contact_index, int side) {
@@ -44,10 +45,14 @@ static void sn_unlink_edge(sn_world *w, int32_t contact_index, int side) {
   else
     b->contact_list = next;
   if (next != SN_NULL_INDEX) w->contacts.data[next >> 1].edges[next & 1].prev_key = prev;
+  if (b->type != SN_BODY_STATIC && b->contact_count > SN_COLOR_FREE_CONTACTS) w->contact_excess -= 1;
   b->contact_count -= 1;
 }
 
-void sn_contact_create(sn_world *w, int32_t shape_a, int32_t shape_b) {
+/* A contact for a new pair whose key holds a placeholder in w->pairs, in
+ * room sn_reserve_new_contacts made: nothing here allocates. */
+static void sn_contact_create(sn_world *w, int32_t shape_a, int32_t shape_b) {
+  uint64_t key = sn_pair_key(shape_a, shape_b);
   /* order the pair so the collide table handles (a, b); ties by index */
   sn_shape_type ta = w->shapes.data[shape_a].geom.type, tb = w->shapes.data[shape_b].geom.type;
   if (!sn_collide_supported(ta, tb) || (ta == tb && shape_a > shape_b)) {
@@ -57,19 +62,14 @@ void sn_contact_create(sn_world *w, int32_t shape_a, int32_t shape_b) {
   }
   int32_t index = w->contact_free;
   if (index == SN_NULL_INDEX) {
-    if (!sn_array_reserve(&w->mem, w->contacts, w->contacts.count + 1)) return;
+    assert(w->contacts.count < w->contacts.capacity);
     index = w->contacts.count++;
   } else {
     w->contact_free = w->contacts.data[index].next_free;
   }
-  uint64_t key = sn_pair_key(shape_a, shape_b);
-  if (!sn_pair_set_add(&w->pairs, &w->mem, key, index)) {
-    /* out of memory: give the slot back; the pair is retried when it moves */
-    w->contacts.data[index].in_use = false;
-    w->contacts.data[index].next_free = w->contact_free;
-    w->contact_free = index;
-    return;
-  }
+  bool placed = sn_pair_set_assign(&w->pairs, key, index);
+  assert(placed);
+  (void)placed;
   sn_contact *c = w->contacts.data + index;
   memset(c, 0, sizeof(*c));
   c->in_use = true;
@@ -81,6 +81,8 @@ void sn_contact_create(sn_world *w, int32_t shape_a, int32_t shape_b) {
   c->restitution = sn_maxf(a->restitution, b->restitution);
   if (a->enable_contact_events || b->enable_contact_events) c->flags |= SN_CONTACT_ENABLE_EVENTS;
   if (a->enable_hit_events || b->enable_hit_events) c->flags |= SN_CONTACT_ENABLE_HIT;
+  if (c->flags & SN_CONTACT_ENABLE_EVENTS) w->event_contacts += 1;
+  if (c->flags & SN_CONTACT_ENABLE_HIT) w->hit_contacts += 1;
   c->edges[0].body = a->body;
   c->edges[1].body = b->body;
   sn_link_edge(w, index, 0);
@@ -100,6 +102,9 @@ void sn_contact_destroy(sn_world *w, int32_t contact_index, bool wake) {
       sn_array_push(&w->mem, w->pending_end_events, e);
     }
   }
+  if (c->flags & SN_CONTACT_ENABLE_EVENTS) w->event_contacts -= 1;
+  if ((c->flags & SN_CONTACT_ENABLE_EVENTS) && (c->flags & SN_CONTACT_TOUCHING)) w->touching_event_contacts -= 1;
+  if (c->flags & SN_CONTACT_ENABLE_HIT) w->hit_contacts -= 1;
   sn_pair_set_remove(&w->pairs, sn_pair_key(c->shape_a, c->shape_b));
   sn_unlink_edge(w, contact_index, 0);
   sn_unlink_edge(w, contact_index, 1);
@@ -122,13 +127,18 @@ typedef struct sn_pair_query {
   bool query_is_static;
   sn_aabb fat_aabb; ///< the query shape's
   bool full;        ///< max_contacts stopped the query: the shape searches again next step
+  bool oom;         ///< out of memory: the search stopped
 } sn_pair_query;
+
+/// Value in w->pairs of a pair found for a new contact that is not made yet
+/// (sn_find_new_pairs; sn_create_new_pairs gives it its contact's index).
+#define SN_PAIR_PENDING (-2)
 
 /* Most pairs a moved shape reports have their contact already (a falling
  * crowd: ~97%), so the other shape and both bodies are read only for the
  * rule below and for new pairs: the leaf's box is the other shape's fat AABB
  * (shape.fat_aabb is as stored in the tree) and the pair is looked up before
- * the filter. */
+ * the filter (a pair found earlier in this search counts as made). */
 static bool sn_pair_query_fcn(int32_t proxy_id, int32_t shape_index, void *context) {
   sn_pair_query *q = context;
   sn_world *w = q->w;
@@ -138,13 +148,20 @@ static bool sn_pair_query_fcn(int32_t proxy_id, int32_t shape_index, void *conte
   if (shape_index < q->query_shape && !q->query_is_static && !q->tree_is_static && w->shapes.data[shape_index].enlarged)
     return true;
   if (!sn_aabb_overlaps(q->fat_aabb, sn_tree_get_aabb(q->tree, proxy_id))) return true;
-  if (sn_pair_set_find(&w->pairs, sn_pair_key(q->query_shape, shape_index)) >= 0) return true;
+  if (sn_pair_set_find(&w->pairs, sn_pair_key(q->query_shape, shape_index)) != -1) return true;
   if (!sn_should_shapes_collide(w, w->shapes.data + q->query_shape, w->shapes.data + shape_index)) return true;
-  if (w->contact_count >= w->max_contacts) {
+  if (w->contact_count + w->new_pairs.count / 2 >= w->max_contacts) {
     q->full = true;
     return false;
   }
-  sn_contact_create(w, q->query_shape, shape_index);
+  /* the pair, in the order the contacts will be made, and its placeholder */
+  if (!sn_array_reserve(&w->mem, w->new_pairs, w->new_pairs.count + 2) ||
+      !sn_pair_set_add(&w->pairs, &w->mem, sn_pair_key(q->query_shape, shape_index), SN_PAIR_PENDING)) {
+    q->oom = true;
+    return false;
+  }
+  w->new_pairs.data[w->new_pairs.count++] = q->query_shape;
+  w->new_pairs.data[w->new_pairs.count++] = shape_index;
   return true;
 }
 
@@ -154,24 +171,56 @@ static bool sn_pair_query_fcn(int32_t proxy_id, int32_t shape_index, void *conte
  * one stops there, and its shape stays in the move buffer (still enlarged)
  * to search again next step, so the pair is found once contacts end and
  * make room. A crowd piled on one point then costs at most max_contacts
- * contacts, and each waiting shape's search stops at its first new pair. */
-static void sn_update_pairs(sn_world *w) {
-  sn_tree_rebuild_moved(&w->dynamic_tree);
+ * contacts, and each waiting shape's search stops at its first new pair.
+ *
+ * The search changes nothing a caller can see: the pairs go to
+ * w->new_pairs (in the order the contacts are made), a placeholder for each
+ * to w->pairs, and a mark to the move-buffer entries of the shapes the limit
+ * stopped. sn_create_new_pairs makes the contacts, sn_forget_new_pairs
+ * takes it all back. False when out of memory (then take it back). */
+bool sn_find_new_pairs(sn_world *w) {
+  assert(w->new_pairs.count == 0);
   int32_t kept = 0;
   for (int32_t i = 0; i < w->move_buffer.count; ++i) {
     int32_t si = w->move_buffer.data[i];
     sn_shape *s = w->shapes.data + si;
     if (!s->in_use || s->proxy == SN_NULL_NODE) continue;
-    sn_pair_query q = {w, &w->static_tree, true, si, s->is_static_tree, s->fat_aabb, false};
+    sn_pair_query q = {w, &w->static_tree, true, si, s->is_static_tree, s->fat_aabb, false, false};
     if (!s->is_static_tree) sn_tree_query(&w->static_tree, s->fat_aabb, s->mask_bits, sn_pair_query_fcn, &q);
     q.tree = &w->dynamic_tree;
     q.tree_is_static = false;
-    if (!q.full) sn_tree_query(&w->dynamic_tree, s->fat_aabb, s->mask_bits, sn_pair_query_fcn, &q);
+    if (!q.full && !q.oom) sn_tree_query(&w->dynamic_tree, s->fat_aabb, s->mask_bits, sn_pair_query_fcn, &q);
+    if (q.oom) return false;
     if (q.full) {
-      w->move_buffer.data[i] = -1 - si; /* marked: searches again (the flags are read until the loop ends) */
+      w->move_buffer.data[i] = -1 - si; /* marked: searches again (the flags are read until the search ends) */
       kept++;
     }
   }
+  w->step_limit_hits += kept;
+  return true;
+}
+
+void sn_forget_new_pairs(sn_world *w) {
+  /* last added, first removed: the same set, and the same table when it did not grow */
+  for (int32_t k = w->new_pairs.count - 2; k >= 0; k -= 2)
+    sn_pair_set_remove(&w->pairs, sn_pair_key(w->new_pairs.data[k], w->new_pairs.data[k + 1]));
+  w->new_pairs.count = 0;
+  for (int32_t i = 0; i < w->move_buffer.count; ++i) {
+    if (w->move_buffer.data[i] < 0) w->move_buffer.data[i] = -1 - w->move_buffer.data[i];
+  }
+}
+
+bool sn_reserve_new_contacts(sn_world *w) {
+  int32_t n = w->new_pairs.count / 2, free_slots = w->contacts.count - w->contact_count;
+  int32_t slots = w->contacts.count + (n > free_slots ? n - free_slots : 0);
+  return sn_array_reserve(&w->mem, w->contacts, slots);
+}
+
+void sn_create_new_pairs(sn_world *w) {
+  for (int32_t k = 0; k < w->new_pairs.count; k += 2)
+    sn_contact_create(w, w->new_pairs.data[k], w->new_pairs.data[k + 1]);
+  w->new_pairs.count = 0;
+  /* shapes the limit stopped stay to search again; the others are done */
   int32_t n = 0;
   for (int32_t i = 0; i < w->move_buffer.count; ++i) {
     int32_t si = w->move_buffer.data[i];
@@ -180,7 +229,6 @@ static void sn_update_pairs(sn_world *w) {
     else
       w->shapes.data[si].enlarged = false;
   }
-  w->contact_limit_hits += kept;
   w->move_buffer.count = n;
 }
 
@@ -364,12 +412,11 @@ static void sn_narrow_stage(void *context, const sn_stage *stage, int32_t begin,
  * that pass woke, is computed there, as a serial loop would have: the results
  * do not depend on the worker count. */
 void sn_update_contacts(sn_world *w) {
-  sn_body_refresh_extents(w); /* the step's first stage: the extents are read from here on */
-  w->contact_limit_hits = 0;
-  sn_update_pairs(w);
   int32_t count = w->contacts.count;
+  /* (reserved by sn_solve_reserve: these allocate nothing) */
   bool parallel = sn_array_reserve(&w->mem, w->contact_status, count) &&
                   sn_arena_reserve(&w->arena, &w->mem, sn_stage_runner_bytes(1));
+  assert(parallel);
   sn_stage_runner runner;
   int32_t workers = count >= w->parallel_min_items ? w->worker_count : 1;
   if (parallel) parallel = sn_stage_runner_init(&runner, &w->arena, 1, workers, sn_narrow_stage, w);
@@ -402,6 +449,7 @@ void sn_update_contacts(sn_world *w) {
     const sn_body *ba = w->bodies.data + sa->body, *bb = w->bodies.data + sb->body;
     if (status == SN_NARROW_BEGINS) {
       c->flags |= SN_CONTACT_TOUCHING;
+      if (c->flags & SN_CONTACT_ENABLE_EVENTS) w->touching_event_contacts += 1;
       /* an awake body touching a sleeping one wakes its island */
       if (!sn_body_active(ba) && ba->type != SN_BODY_STATIC) {
         sn_body_wake(w, sa->body);
@@ -417,6 +465,7 @@ void sn_update_contacts(sn_world *w) {
       }
     } else { /* SN_NARROW_ENDS */
       c->flags &= ~(uint32_t)SN_CONTACT_TOUCHING;
+      if (c->flags & SN_CONTACT_ENABLE_EVENTS) w->touching_event_contacts -= 1;
       if (c->flags & SN_CONTACT_ENABLE_EVENTS) {
         sn_contact_end_event e = {sn_make_shape_id(w, c->shape_a), sn_make_shape_id(w, c->shape_b)};
         sn_array_push(&w->mem, w->end_events, e);

@@ -138,6 +138,7 @@ bool sn_tree_init(sn_tree *tree, sn_mem *mem, int32_t initial_capacity) {
   tree->mem = mem;
   tree->root = SN_NULL_NODE;
   tree->free_list = SN_NULL_NODE;
+  tree->undo_items = -1;
   int32_t capacity = initial_capacity > SN_TREE_MIN_CAPACITY ? initial_capacity : SN_TREE_MIN_CAPACITY;
   return sn_tree_grow(tree, capacity);
 }
@@ -150,6 +151,7 @@ void sn_tree_destroy(sn_tree *tree) {
   tree->mem = mem;
   tree->root = SN_NULL_NODE;
   tree->free_list = SN_NULL_NODE;
+  tree->undo_items = -1;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -896,30 +898,53 @@ void sn_tree_rebuild(sn_tree *tree) {
 /* ------------------------------------------------------------------------ */
 /* Partial rebuild after deferred moves                                      */
 
+/// A marked node as it was before the rebuild freed it (the undo record).
+typedef struct sn_tree_saved_node {
+  sn_tree_node node;
+  int32_t index;
+} sn_tree_saved_node;
+
+/* The scratch of a rebuild over n proxies: the saved marked nodes (at most
+ * n - 1), the items and the traversal stack (both hold disjoint subtrees, so
+ * at most n entries each), and the items' parents before the rebuild. */
+static size_t sn_tree_rebuild_bytes(size_t n) {
+  return n * (sizeof(sn_tree_saved_node) + sizeof(sn_build_item) + 3 * sizeof(int32_t));
+}
+
+bool sn_tree_reserve_rebuild(sn_tree *tree) {
+  size_t need = sn_tree_rebuild_bytes((size_t)tree->proxy_count);
+  if (tree->scratch_bytes >= need) return true;
+  // grown by doubling: a step does not allocate once the tree stopped growing
+  size_t bytes = tree->scratch_bytes > 0 ? tree->scratch_bytes : sn_tree_rebuild_bytes(64);
+  while (bytes < need) bytes *= 2;
+  void *scratch = sn_mem_alloc(tree->mem, bytes);
+  if (scratch == NULL) return false;
+  sn_mem_free(tree->mem, tree->scratch, tree->scratch_bytes);
+  tree->scratch = scratch;
+  tree->scratch_bytes = bytes;
+  return true;
+}
+
 void sn_tree_rebuild_moved(sn_tree *tree) {
+  tree->undo_items = -1;
   int32_t root = tree->root;
   if (root == SN_NULL_NODE || tree->nodes[root].height == 0 || !(tree->nodes[root].flags & SN_TREE_NODE_MOVED)) return;
+  if (!sn_tree_reserve_rebuild(tree)) return; // keep the loose tree: queries stay exact
 
-  // Scratch: the items and the traversal stack. Both hold disjoint subtrees,
-  // so together at most proxy_count entries each. Kept between calls (grown
-  // by doubling): a step does not allocate once the tree stopped growing.
   size_t n = (size_t)tree->proxy_count;
-  size_t need = n * (sizeof(sn_build_item) + sizeof(int32_t));
-  if (tree->scratch_bytes < need) {
-    size_t bytes = tree->scratch_bytes > 0 ? tree->scratch_bytes : 64 * (sizeof(sn_build_item) + sizeof(int32_t));
-    while (bytes < need) bytes *= 2;
-    void *scratch = sn_mem_realloc(tree->mem, tree->scratch, tree->scratch_bytes, bytes);
-    if (scratch == NULL) return; // keep the loose tree: queries stay exact
-    tree->scratch = scratch;
-    tree->scratch_bytes = bytes;
-  }
-  sn_build_item *items = tree->scratch;
+  sn_tree_saved_node *saved = tree->scratch;
+  sn_build_item *items = (sn_build_item *)(saved + n);
   int32_t *stack = (int32_t *)(items + n);
+  int32_t *parents = stack + n; // item k's node and its parent before the rebuild: 2 k, 2 k + 1
+  tree->undo_root = root;
+  tree->undo_free_list = tree->free_list;
+  tree->undo_node_count = tree->node_count;
 
-  // Marked nodes are freed; the unmarked subtrees (tight, with no marked node
-  // inside) and the leaves right below them become the items of the build.
+  // Marked nodes are freed (and saved); the unmarked subtrees (tight, with no
+  // marked node inside) and the leaves right below them become the items of
+  // the build.
   sn_tree_node *nodes = tree->nodes;
-  int32_t count = 0, top = 0;
+  int32_t count = 0, marked = 0, top = 0;
   stack[top++] = root;
   while (top > 0) {
     int32_t index = stack[--top];
@@ -927,16 +952,42 @@ void sn_tree_rebuild_moved(sn_tree *tree) {
     if (node->height == 0 || !(node->flags & SN_TREE_NODE_MOVED)) {
       items[count].center = sn_aabb_center(node->aabb);
       items[count].node = index;
+      parents[2 * count] = index;
+      parents[2 * count + 1] = node->parent_or_next;
       count += 1;
       continue;
     }
     stack[top++] = node->child2;
     stack[top++] = node->child1;
+    saved[marked].node = *node;
+    saved[marked].index = index;
+    marked += 1;
     sn_tree_free_node(tree, index);
   }
   assert(count >= 2 && (size_t)count <= n);
+  // a binary tree over count items has count - 1 internal nodes: the build
+  // takes back exactly the nodes just freed (the free list is a stack)
+  assert(marked == count - 1);
 
   root = sn_tree_build(tree, items, count, 0);
   tree->nodes[root].parent_or_next = SN_NULL_NODE;
   tree->root = root;
+  tree->undo_items = count;
+}
+
+void sn_tree_undo_rebuild(sn_tree *tree) {
+  int32_t count = tree->undo_items;
+  if (count < 0) return;
+  tree->undo_items = -1;
+  size_t n = (size_t)tree->proxy_count;
+  const sn_tree_saved_node *saved = tree->scratch;
+  const sn_build_item *items = (const sn_build_item *)(saved + n);
+  const int32_t *parents = (const int32_t *)(items + n) + n;
+  // the build's internal nodes are the marked ones' slots: each gets its old
+  // node back, the items their old parents, the free list its old head
+  for (int32_t k = 0; k < count - 1; ++k) tree->nodes[saved[k].index] = saved[k].node;
+  for (int32_t k = 0; k < count; ++k) tree->nodes[parents[2 * k]].parent_or_next = parents[2 * k + 1];
+  tree->root = tree->undo_root;
+  tree->free_list = tree->undo_free_list;
+  tree->node_count = tree->undo_node_count;
 }

@@ -35,6 +35,11 @@ typedef struct sn_tree {
   int32_t proxy_count;
   void *scratch;        ///< sn_tree_rebuild_moved's work space, kept between calls
   size_t scratch_bytes; ///< its size
+  /// The last sn_tree_rebuild_moved's undo record (in the scratch): the
+  /// items it rebuilt over, or -1 when there is nothing to undo
+  /// (sn_tree_undo_rebuild).
+  int32_t undo_items;
+  int32_t undo_root, undo_free_list, undo_node_count;
 } sn_tree;
 
 /// Empty tree using mem for its node array. Returns false on OOM.
@@ -58,7 +63,15 @@ void sn_tree_move_proxy_deferred(sn_tree *tree, int32_t proxy_id, sn_aabb aabb);
 /// subtrees and leaves below it); afterwards no node is marked. Leaves keep
 /// their ids. Deterministic. Keeps a scratch buffer in the tree (grown when
 /// the tree grows); if that fails the tree is left as it was (still valid).
+/// Records what it changed, so that sn_tree_undo_rebuild can put it back.
 void sn_tree_rebuild_moved(sn_tree *tree);
+/// Grows the scratch sn_tree_rebuild_moved needs for the tree as it is, so
+/// that the rebuild then allocates nothing. False on OOM (nothing changed).
+bool sn_tree_reserve_rebuild(sn_tree *tree);
+/// Puts the tree back, node for node, as it was before the last
+/// sn_tree_rebuild_moved (nothing else may have changed it since). A no-op
+/// when that call rebuilt nothing or was undone already.
+void sn_tree_undo_rebuild(sn_tree *tree);
 
 static inline sn_aabb sn_tree_get_aabb(const sn_tree *tree, int32_t proxy_id) { return tree->nodes[proxy_id].aabb; }
 static inline int32_t sn_tree_get_user_data(const sn_tree *tree, int32_t proxy_id) {

@@ -1,6 +1,7 @@
 /* Constraints of registered types in a world: creation with schema-checked
  * parameters, runtime parameter changes, destruction, reactions, breaking.
  * Params and instance blobs are host memory (aligned as the type asks). */
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -466,17 +467,36 @@ sn_result sn_constraint_export_params(sn_world *w, sn_constraint_id id, void *ou
   return r;
 }
 
-static void sn_reaction(sn_world *w, const sn_constraint *k, float dt, sn_vec2 *force, float *torque) {
+/* Views of a constraint's endpoints for its get_reaction: up to this many
+ * on the stack, more from the step's arena or the allocator. */
+#define SN_REACTION_LOCAL_VIEWS 8
+
+size_t sn_reaction_bytes(int32_t endpoints) {
+  return endpoints > SN_REACTION_LOCAL_VIEWS
+             ? (size_t)endpoints * (sizeof(sn_constraint_body) + sizeof(sn_constraint_body *)) + 16
+             : 0;
+}
+
+/* The reaction over the last step (zero without get_reaction). The views
+ * come from arena (reset first) when not NULL: the step reserved it
+ * (sn_solve_reserve); else from the allocator. False when out of memory. */
+static bool sn_reaction(sn_world *w, const sn_constraint *k, float dt, sn_arena *arena, sn_vec2 *force, float *torque) {
   *force = (sn_vec2){0.0f, 0.0f};
   *torque = 0.0f;
-  if (k->type->get_reaction == NULL || dt <= 0.0f) return;
-  /* views of up to a few endpoints on the stack, more from the allocator */
-  sn_constraint_body local_views[8];
-  const sn_constraint_body *local_ptrs[8];
+  if (k->type->get_reaction == NULL || dt <= 0.0f) return true;
+  sn_constraint_body local_views[SN_REACTION_LOCAL_VIEWS];
+  const sn_constraint_body *local_ptrs[SN_REACTION_LOCAL_VIEWS];
   int32_t nv = (int32_t)k->type->body_count + k->particle_count;
+  const bool local = nv <= SN_REACTION_LOCAL_VIEWS;
   size_t view_bytes = (size_t)nv * (sizeof(sn_constraint_body) + sizeof(sn_constraint_body *));
-  void *block = nv > 8 ? sn_mem_alloc(&w->mem, view_bytes) : NULL;
-  if (nv > 8 && block == NULL) return;
+  void *block = NULL;
+  if (!local && arena != NULL) {
+    sn_arena_reset(arena);
+    block = sn_arena_alloc(arena, view_bytes);
+  } else if (!local) {
+    block = sn_mem_alloc(&w->mem, view_bytes);
+  }
+  if (!local && block == NULL) return false;
   sn_constraint_body *views = nv > 8 ? (sn_constraint_body *)block : local_views;
   const sn_constraint_body **ptrs = nv > 8 ? (const sn_constraint_body **)(views + nv) : local_ptrs;
   sn_fill_views(w, k->type, k->bodies, k->particles, k->particle_count, views, ptrs);
@@ -498,7 +518,8 @@ static void sn_reaction(sn_world *w, const sn_constraint *k, float dt, sn_vec2 *
   sn_world_lock(w);
   k->type->get_reaction(&info, &item, force, torque);
   sn_world_unlock(w);
-  if (block) sn_mem_free(&w->mem, block, view_bytes);
+  if (block != NULL && arena == NULL) sn_mem_free(&w->mem, block, view_bytes);
+  return true;
 }
 
 sn_result sn_constraint_get_reaction(sn_world *w, sn_constraint_id id, sn_vec2 *force, float *torque) {
@@ -506,7 +527,9 @@ sn_result sn_constraint_get_reaction(sn_world *w, sn_constraint_id id, sn_vec2 *
   sn_constraint *k = sn_get_constraint(w, id, &code);
   if (k == NULL) return code;
   if (force == NULL || torque == NULL) return sn_world_error(w, SN_ERR_NULL, "force and torque must not be NULL");
-  sn_reaction(w, k, w->last_dt, force, torque);
+  if (!sn_reaction(w, k, w->last_dt, NULL, force, torque))
+    return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "sn_constraint_get_reaction: out of memory for %d endpoint views",
+                          (int)(k->type->body_count + (uint32_t)k->particle_count));
   return SN_OK;
 }
 
@@ -514,17 +537,25 @@ bool sn_constraint_lists_update(sn_world *w) {
   sn_constraint_lists *l = &w->constraint_lists;
   if (l->valid && l->topology == w->xpbd_topology && l->batch_off == w->xpbd_batch_off) return true;
   l->valid = false;
-  l->items.count = l->breakable.count = l->batched.count = 0;
-  l->batched_count = l->batched_endpoints = 0;
-  l->batched_packed = 0;
+  l->items.count = l->breakable.count = l->batched.count = l->item_types.count = 0;
+  l->batched_count = l->batched_endpoints = l->items_endpoints = l->breakable_endpoints = 0;
+  l->batched_packed = l->items_packed = 0;
   for (int32_t i = 0; i < w->constraints.count; ++i) {
     const sn_constraint *k = w->constraints.data + i;
     if (!k->in_use) continue;
     const sn_constraint_type *t = k->type;
-    if (k->break_force > 0.0f && t->get_reaction != NULL && !sn_array_push(&w->mem, l->breakable, i)) return false;
+    if (k->break_force > 0.0f && t->get_reaction != NULL) {
+      if (!sn_array_push(&w->mem, l->breakable, i)) return false;
+      l->breakable_endpoints = sn_maxi(l->breakable_endpoints, (int32_t)t->body_count + k->particle_count);
+    }
     /* as the solver decides (solver.c, sn_xpbd_batched) */
     if (w->xpbd_batch_off || t->solve_particles == NULL) {
       if (!sn_array_push(&w->mem, l->items, i)) return false;
+      l->items_endpoints += (int32_t)t->body_count + k->particle_count;
+      l->items_packed += t->params_size + t->params_align + t->instance_size + t->instance_align + 32;
+      bool known = false;
+      for (int32_t n = l->item_types.count - 1; n >= 0 && !known; --n) known = l->item_types.data[n] == t;
+      if (!known && !sn_array_push(&w->mem, l->item_types, t)) return false;
       continue;
     }
     l->batched_count++;
@@ -555,7 +586,9 @@ void sn_constraints_check_breaking(sn_world *w, float dt) {
     if (!k->in_use || k->break_force <= 0.0f || k->type->get_reaction == NULL) continue;
     sn_vec2 f;
     float tq;
-    sn_reaction(w, k, dt, &f, &tq);
+    bool got = sn_reaction(w, k, dt, &w->arena, &f, &tq); /* (views: the step reserved the arena) */
+    assert(got);
+    (void)got;
     float mag = sn_length(f);
     if (mag > k->break_force) {
       sn_constraint_broken_event e = {{i + 1, w->tag, k->generation}, k->user_data, mag};

@@ -1,6 +1,7 @@
 /* Counted allocation through the world's allocator, and the step arena. */
 #include "core/alloc.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,7 @@ void sn_mem_init(sn_mem *mem, const sn_allocator *user) {
 
 void *sn_mem_alloc(sn_mem *mem, size_t size) {
   if (size == 0) return NULL;
+  assert(mem->forbid == 0 && "allocation after the step reserved its memory");
   void *p = mem->user.alloc(size, mem->user.context);
   if (p == NULL) return NULL;
   mem->live_bytes += size;

@@ -13,6 +13,9 @@ typedef struct sn_mem {
   size_t live_bytes; ///< bytes currently allocated
   size_t peak_bytes;
   size_t live_blocks;
+  /// Nonzero while nothing may be allocated: the part of a step after its
+  /// reservations (world.c). Debug builds assert it in sn_mem_alloc.
+  int32_t forbid;
 } sn_mem;
 
 void sn_mem_init(sn_mem *mem, const sn_allocator *user);

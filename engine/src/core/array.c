@@ -65,6 +65,18 @@ bool sn_pair_set_add(sn_pair_set *set, sn_mem *mem, uint64_t key, int32_t value)
   return true;
 }
 
+bool sn_pair_set_assign(sn_pair_set *set, uint64_t key, int32_t value) {
+  if (set->capacity == 0) return false;
+  uint32_t mask = set->capacity - 1;
+  for (uint32_t i = sn_pair_hash(key) & mask;; i = (i + 1) & mask) {
+    if (set->entries[i].key == key) {
+      set->entries[i].value = value;
+      return true;
+    }
+    if (set->entries[i].key == 0) return false;
+  }
+}
+
 bool sn_pair_set_remove(sn_pair_set *set, uint64_t key) {
   if (set->capacity == 0) return false;
   uint32_t mask = set->capacity - 1;

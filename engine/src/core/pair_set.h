@@ -30,6 +30,8 @@ void sn_pair_set_destroy(sn_pair_set *set, sn_mem *mem);
 int32_t sn_pair_set_find(const sn_pair_set *set, uint64_t key);
 /// Inserts (key must be new). False on OOM.
 bool sn_pair_set_add(sn_pair_set *set, sn_mem *mem, uint64_t key, int32_t value);
+/// Gives key (present) the value; false if it is not there.
+bool sn_pair_set_assign(sn_pair_set *set, uint64_t key, int32_t value);
 /// Removes key if present; returns whether it was.
 bool sn_pair_set_remove(sn_pair_set *set, uint64_t key);
 

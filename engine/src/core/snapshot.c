@@ -1611,6 +1611,15 @@ sn_result sn_world_load_snapshot(const void *bytes, size_t size, const sn_world_
       sn_load_fail(&l, SN_ERR_OUT_OF_MEMORY, "out of memory while indexing contacts");
       goto fail;
     }
+    if (c->flags & SN_CONTACT_ENABLE_EVENTS) w->event_contacts++;
+    if ((c->flags & SN_CONTACT_ENABLE_EVENTS) && (c->flags & SN_CONTACT_TOUCHING)) w->touching_event_contacts++;
+    if (c->flags & SN_CONTACT_ENABLE_HIT) w->hit_contacts++;
+  }
+  /* the counts the step's reservations read (contact.c keeps them) */
+  for (int32_t i = 0; i < w->bodies.count; ++i) {
+    const sn_body *b = w->bodies.data + i;
+    if (b->in_use && b->type != SN_BODY_STATIC && b->contact_count > SN_COLOR_FREE_CONTACTS)
+      w->contact_excess += b->contact_count - SN_COLOR_FREE_CONTACTS;
   }
   for (int32_t i = 0; i < w->constraints.count; ++i) {
     const sn_constraint *k = w->constraints.data + i;

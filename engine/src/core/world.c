@@ -237,6 +237,8 @@ sn_result sn_destroy_world(sn_world *w) {
   sn_array_free(&w->mem, w->constraint_lists.items);
   sn_array_free(&w->mem, w->constraint_lists.breakable);
   sn_array_free(&w->mem, w->constraint_lists.batched);
+  sn_array_free(&w->mem, w->constraint_lists.item_types);
+  sn_array_free(&w->mem, w->new_pairs);
   sn_mem_free(&w->mem, w->xpbd.params_block, w->xpbd.params_bytes);
   sn_mem_free(&w->mem, w->xpbd.instance_block, w->xpbd.instance_bytes);
   sn_array_free(&w->mem, w->broken_events);
@@ -425,6 +427,26 @@ sn_world_profile sn_world_get_profile(const sn_world *w) {
   return p;
 }
 
+/* The first part of a step: everything that may fail (memory), before
+ * anything a caller can see changes. The extents and the constraint lists
+ * are caches (a snapshot refreshes the extents before it reads them), the
+ * dynamic tree's rebuild is recorded to be undone, the new pairs wait in
+ * w->new_pairs; the rest only grows memory (sn_solve_reserve). */
+static bool sn_step_reserve(sn_world *w, float dt) {
+  w->step_limit_hits = 0;
+  w->dynamic_tree.undo_items = -1; /* nothing rebuilt yet */
+  sn_body_refresh_extents(w);      /* the step's first stage: the extents are read from here on */
+  if (!sn_tree_reserve_rebuild(&w->dynamic_tree)) return false;
+  sn_tree_rebuild_moved(&w->dynamic_tree);
+  return sn_find_new_pairs(w) && sn_solve_reserve(w, dt);
+}
+
+/* A step that ran out of memory: what sn_step_reserve did goes back. */
+static void sn_step_undo(sn_world *w) {
+  sn_forget_new_pairs(w);
+  sn_tree_undo_rebuild(&w->dynamic_tree);
+}
+
 sn_result sn_world_step(sn_world *w, float dt) {
   SN_CHECK_WORLD(w);
   if (!sn_is_finite(dt)) return sn_world_error(w, SN_ERR_NOT_FINITE, "dt must be finite");
@@ -432,6 +454,17 @@ sn_result sn_world_step(sn_world *w, float dt) {
     return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "dt must be in [1e-6, 10] s (got %g)", (double)dt);
   sn_world_lock(w);
   w->stepping = true;
+  double t0 = sn_clock_ms();
+  /* 0: all the memory the step needs, or nothing changes (the last step's
+   * events, counters and profile stay too) */
+  if (!sn_step_reserve(w, dt)) {
+    sn_step_undo(w);
+    w->stepping = false;
+    sn_world_unlock(w);
+    return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "sn_world_step: out of memory; the world did not step");
+  }
+  /* from here on nothing is allocated (debug builds assert it) */
+  w->mem.forbid += 1;
   w->begin_events.count = 0;
   w->hit_events.count = 0;
   w->broken_events.count = 0;
@@ -439,31 +472,27 @@ sn_result sn_world_step(sn_world *w, float dt) {
   /* End events raised since the last step (a touching body or shape
    * destroyed, a body type changed) went to the pending array, so the last
    * step's arrays stayed as the caller got them; they lead this step's
-   * report. Swapping moves no event and allocates nothing. */
-  w->end_events.count = 0;
-  {
-    sn_contact_end_event *data = w->end_events.data;
-    int32_t capacity = w->end_events.capacity;
-    w->end_events = w->pending_end_events;
-    w->pending_end_events.data = data;
-    w->pending_end_events.capacity = capacity;
-    w->pending_end_events.count = 0;
-  }
-  double t0 = sn_clock_ms();
+   * report (end_events has room for them: sn_solve_reserve). */
+  if (w->pending_end_events.count > 0)
+    memcpy(w->end_events.data, w->pending_end_events.data,
+           (size_t)w->pending_end_events.count * sizeof(*w->pending_end_events.data));
+  w->end_events.count = w->pending_end_events.count;
+  w->pending_end_events.count = 0;
   memset(&w->profile, 0, sizeof(w->profile));
-  /* 1-2: broadphase pairs and narrowphase manifolds (warm-start matching) */
+  /* 1-2: contacts of the new pairs, narrowphase manifolds (warm-start matching) */
+  sn_create_new_pairs(w);
   sn_update_contacts(w);
+  w->contact_limit_hits = w->step_limit_hits;
   double t1 = sn_clock_ms();
   /* 4-7: prepare, substeps, restitution, store impulses, continuous (the
    * solver fills in its three parts of the profile, from t1 to its end) */
   w->profile_clock = t1;
   sn_solve(w, dt);
-  /* where the solver's last part ended, so the parts meet (still t1 if it
-   * gave up early for lack of memory: its time then counts as sleep) */
-  double t2 = w->profile_clock;
+  double t2 = w->profile_clock; /* where the solver's last part ended, so the parts meet */
   sn_constraints_check_breaking(w, dt);
   /* 3: islands and sleeping, on the state just solved */
   if (w->enable_sleep) sn_update_sleep(w, dt);
+  w->mem.forbid -= 1;
   w->stepping = false;
   sn_world_unlock(w);
   double t3 = sn_clock_ms();

@@ -262,14 +262,18 @@ typedef struct sn_type_first {
 /// than solving them once.
 typedef struct sn_constraint_lists {
   bool valid;
-  bool batch_off;                  ///< w->xpbd_batch_off it was built for
-  uint32_t topology;               ///< w->xpbd_topology it was built for
-  SN_ARRAY(int32_t) items;         ///< in-use constraints of types solved per item, slot order
-  SN_ARRAY(int32_t) breakable;     ///< in-use constraints that may break (break force, get_reaction)
-  SN_ARRAY(sn_type_first) batched; ///< batched types (solve_particles), in order of first slot
-  int32_t batched_count;           ///< in-use constraints of batched types (always active)
-  int32_t batched_endpoints;       ///< their particles
-  size_t batched_packed;           ///< their params + instance bytes as sn_solve counts them
+  bool batch_off;                                  ///< w->xpbd_batch_off it was built for
+  uint32_t topology;                               ///< w->xpbd_topology it was built for
+  SN_ARRAY(int32_t) items;                         ///< in-use constraints of types solved per item, slot order
+  SN_ARRAY(int32_t) breakable;                     ///< in-use constraints that may break (break force, get_reaction)
+  int32_t breakable_endpoints;                     ///< the most bodies and particles of one of them
+  SN_ARRAY(sn_type_first) batched;                 ///< batched types (solve_particles), in order of first slot
+  SN_ARRAY(const sn_constraint_type *) item_types; ///< the types of items, once each
+  int32_t items_endpoints;                         ///< the items' bodies and particles
+  size_t items_packed;                             ///< their params + instance bytes as sn_solve counts them
+  int32_t batched_count;                           ///< in-use constraints of batched types (always active)
+  int32_t batched_endpoints;                       ///< their particles
+  size_t batched_packed;                           ///< their params + instance bytes as sn_solve counts them
 } sn_constraint_lists;
 
 typedef struct sn_world {
@@ -351,9 +355,19 @@ typedef struct sn_world {
 
   sn_tree static_tree;
   sn_tree dynamic_tree;
-  sn_pair_set pairs;             ///< shape pair -> contact
+  sn_pair_set pairs;             ///< shape pair -> contact (SN_PAIR_PENDING while a step finds it, contact.c)
   sn_pair_set joined;            ///< body pair -> number of non-colliding constraints joining them
   SN_ARRAY(int32_t) move_buffer; ///< shapes whose proxies moved
+  /// per-step: the shape pairs (two entries each) the step makes contacts
+  /// for, in that order (sn_find_new_pairs)
+  SN_ARRAY(int32_t) new_pairs;
+  int32_t step_limit_hits; ///< per-step: contact_limit_hits so far
+  /* counts the step's reservations read (kept by contact.c, rebuilt by a
+   * snapshot load): in-use contacts with events, those of them touching,
+   * in-use contacts with hit events, and over non-static bodies the
+   * contacts past SN_COLOR_FREE_CONTACTS each */
+  int32_t event_contacts, touching_event_contacts, hit_contacts;
+  int32_t contact_excess;
 
   /* per-step scratch (kept between steps to avoid reallocation) */
   sn_arena arena;
@@ -381,7 +395,7 @@ typedef struct sn_world {
   SN_ARRAY(sn_contact_begin_event) begin_events;
   /// end_events: the last step's. pending_end_events: those raised between
   /// steps (a touching body or shape destroyed, ...), published by the next
-  /// step ahead of its own (the two arrays swap there; one type, so they can).
+  /// step ahead of its own (copied into end_events there).
   SN_ARRAY(sn_contact_end_event) end_events, pending_end_events;
   SN_ARRAY(sn_contact_hit_event) hit_events;
 
@@ -396,6 +410,12 @@ typedef struct sn_world {
   int32_t awake_body_count;
   char last_error[256];
 } sn_world;
+
+/// A body's contacts up to this many can never land in the colouring's
+/// overflow (a contact overflows when its two dynamic bodies use all 64
+/// colours between them, so one of them has at least 32 coloured contacts):
+/// the overflow is at most w->contact_excess (solver.c sizes the step by it).
+#define SN_COLOR_FREE_CONTACTS 32
 
 /// Distinct world tags the tag counter hands out (1..65535; 0 is never a tag).
 #define SN_WORLD_TAG_COUNT 65535u
@@ -509,15 +529,30 @@ void sn_shape_destroy_internal(sn_world *w, int32_t shape_index, bool wake);
 
 /* contact.c */
 bool sn_should_shapes_collide(const sn_world *w, const sn_shape *a, const sn_shape *b);
-void sn_contact_create(sn_world *w, int32_t shape_a, int32_t shape_b);
 void sn_contact_destroy(sn_world *w, int32_t contact_index, bool wake);
-/// Pair finding from the move buffer, then manifold update of active contacts.
+/// Pair finding from the move buffer into w->new_pairs (after the dynamic
+/// tree's sn_tree_rebuild_moved), changing nothing a caller sees; false on OOM.
+bool sn_find_new_pairs(sn_world *w);
+/// Takes back what sn_find_new_pairs did (a step that failed).
+void sn_forget_new_pairs(sn_world *w);
+/// Room in the contact array for the new pairs' contacts; false on OOM.
+bool sn_reserve_new_contacts(sn_world *w);
+/// Makes the contacts of the new pairs (room reserved: no allocation).
+void sn_create_new_pairs(sn_world *w);
+/// Manifold update of active contacts, begin and end events (everything
+/// reserved: no allocation).
 void sn_update_contacts(sn_world *w);
 
 /* soft/particle.c */
 void sn_soft_destroy_all(sn_world *w);
 
 /* solver.c */
+/// Everything the step needs from here on (sn_update_contacts, sn_solve,
+/// breaking, sleep, events), reserved before any of it runs: after the new
+/// pairs are found, before their contacts are made. False on OOM; nothing a
+/// caller sees has changed then.
+bool sn_solve_reserve(sn_world *w, float dt);
+/// The solver (memory reserved by sn_solve_reserve: no allocation).
 void sn_solve(sn_world *w, float dt);
 
 /* constraints/constraint.c */
@@ -530,8 +565,12 @@ void sn_constraints_destroy_for_body(sn_world *w, int32_t body_index);
 bool sn_constraints_relocate(sn_world *w);
 /// Destroys every constraint joining a particle i with mark[i] != 0.
 void sn_constraints_destroy_for_particles(sn_world *w, const uint8_t *mark);
-/// After a step: breaks constraints whose reaction exceeds their limit.
+/// After a step: breaks constraints whose reaction exceeds their limit (its
+/// views in the step's arena: sn_reaction_bytes of the lists'
+/// breakable_endpoints, reserved by sn_solve_reserve).
 void sn_constraints_check_breaking(sn_world *w, float dt);
+/// Arena bytes the reaction of a constraint with that many endpoints needs.
+size_t sn_reaction_bytes(int32_t endpoints);
 /// Rebuilds w->constraint_lists if the constraint set changed; false when out of memory.
 bool sn_constraint_lists_update(sn_world *w);
 

@@ -18,6 +18,7 @@
  * The relax pass uses mass_scale 1, impulse_scale 0 and no bias, so the
  * velocity that pushed bodies apart does not survive as kinetic energy.
  * A speculative point (s > 0) allows the approach speed s / h. */
+#include <assert.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
@@ -505,15 +506,18 @@ static bool sn_in_block(const void *p, const char *base, size_t bytes) {
  * blocks; on failure nothing moved. */
 static bool sn_xpbd_move_resident(sn_world *w, size_t params_bytes, size_t instance_bytes) {
   sn_xpbd_schedule *x = &w->xpbd;
-  size_t pb = params_bytes + 64, ib = instance_bytes + 64;
-  void *pblock = sn_mem_alloc(&w->mem, pb), *iblock = sn_mem_alloc(&w->mem, ib);
-  if (pblock == NULL || iblock == NULL) {
+  /* no batched type: no blocks (a rebuild for item types alone allocates
+   * nothing here, as sn_xpbd_schedule_reserve counts on) */
+  const bool none = x->ranges.count == 0;
+  size_t pb = none ? 0 : params_bytes + 64, ib = none ? 0 : instance_bytes + 64;
+  void *pblock = none ? NULL : sn_mem_alloc(&w->mem, pb), *iblock = none ? NULL : sn_mem_alloc(&w->mem, ib);
+  if (!none && (pblock == NULL || iblock == NULL)) {
     sn_mem_free(&w->mem, pblock, pb);
     sn_mem_free(&w->mem, iblock, ib);
     return false;
   }
-  char *pbase = (char *)(((uintptr_t)pblock + 63u) & ~(uintptr_t)63u);
-  char *ibase = (char *)(((uintptr_t)iblock + 63u) & ~(uintptr_t)63u);
+  char *pbase = none ? NULL : (char *)(((uintptr_t)pblock + 63u) & ~(uintptr_t)63u);
+  char *ibase = none ? NULL : (char *)(((uintptr_t)iblock + 63u) & ~(uintptr_t)63u);
   for (int32_t r = 0; r < x->ranges.count; ++r) {
     const sn_xpbd_range *range = x->ranges.data + r;
     const sn_constraint_type *t = range->type;
@@ -585,14 +589,21 @@ static void sn_xpbd_find_same_params(sn_world *w) {
  * sweep level by level is the creation-order Gauss-Seidel sweep exactly
  * (updates of disjoint particles commute; fixed particles never move). A
  * cloth 128 gets 383 levels of about 170 links, its tethers 2. */
-static bool sn_xpbd_schedule_update(sn_world *w, const sn_soft_context *soft) {
+/* Particle slots the step's particle context covers (sn_soft_begin). */
+static int32_t sn_xpbd_particle_slots(const sn_world *w) { return w->particle_count > 0 ? w->particles.count : 0; }
+
+/* Whether a particle slot is fixed for the step: zero inverse mass in its
+ * step view (sn_soft_begin: free slots and frozen particles have none). */
+static bool sn_xpbd_fixed(const sn_particle *p) { return !(p->in_use && !p->frozen) || p->inv_mass == 0.0f; }
+
+static bool sn_xpbd_schedule_update(sn_world *w) {
   sn_xpbd_schedule *x = &w->xpbd;
-  const int32_t np = soft->active ? soft->count : 0, nk = w->constraints.count;
+  const int32_t np = sn_xpbd_particle_slots(w), nk = w->constraints.count;
   bool stale =
       !x->valid || x->topology != w->xpbd_topology || x->particle_slots != np || x->batch_off != w->xpbd_batch_off;
   if (!sn_array_reserve(&w->mem, x->fixed, np)) return false;
   for (int32_t i = 0; i < np; ++i) {
-    uint8_t f = soft->views[i].inv_mass == 0.0f ? 1u : 0u;
+    uint8_t f = sn_xpbd_fixed(w->particles.data + i) ? 1u : 0u;
     stale = stale || x->fixed.data[i] != f;
     x->fixed.data[i] = f;
   }
@@ -1292,15 +1303,127 @@ static bool sn_list_solver_contacts(sn_world *w) {
   return true;
 }
 
+/* A reservation of the solve, made by sn_solve_reserve: true (nothing
+ * allocated). False only for a bound that was wrong: asserted. */
+static inline bool sn_reserved(bool ok) {
+  assert(ok && "a bound of sn_solve_reserve is too small");
+  return ok;
+}
+
+/* Arena bytes of a solve with nb solver bodies, groups contact groups and
+ * nj plugin constraints with their endpoints and packed bytes (each term
+ * grows with each count, so bounds give a bound). */
+static size_t sn_solve_bytes(const sn_world *w, int32_t nb, int32_t groups, int32_t nj, int32_t endpoints,
+                             size_t packed) {
+  return (size_t)(nb + 1) * sizeof(sn_body_state) + (size_t)nb * (sizeof(sn_body_motion) + sizeof(sn_wide_body)) +
+         4 * 16 + sn_wide_bytes(groups) +
+         (size_t)nj * (sizeof(sn_constraint_item) + 2 * sizeof(sn_constraint_body) + sizeof(sn_joint_batch)) +
+         (size_t)endpoints * sizeof(sn_constraint_body *) + (size_t)nb * sizeof(sn_body_pose) + sn_soft_bytes(w) +
+         packed + (size_t)nj * sizeof(int32_t) + 8 * 16 + (size_t)nb + sn_stage_runner_bytes(2);
+}
+
+/* The XPBD schedule as the solve will find it: built here when a batched
+ * type is there (the solve then has plugin constraints and finds it
+ * current); otherwise a rebuild for the item types may still come, and
+ * these arrays are all it takes (sn_xpbd_move_resident allocates nothing
+ * without ranges). */
+static bool sn_xpbd_schedule_reserve(sn_world *w) {
+  if (w->constraint_lists.batched_count > 0) return sn_xpbd_schedule_update(w);
+  const int32_t np = sn_xpbd_particle_slots(w);
+  return sn_array_reserve(&w->mem, w->xpbd.fixed, np) && sn_array_reserve(&w->mem, w->xpbd.last, np) &&
+         sn_array_reserve(&w->mem, w->xpbd.level, w->constraints.count);
+}
+
+/* Bounds, from the world before the narrowphase, on what the rest of the
+ * step uses: every contact in use after the new pairs' (live) may touch,
+ * every body may be awake, every listed constraint active; a contact colour
+ * holds its contacts eight to a group but the overflow one each, and at
+ * most w->contact_excess contacts overflow (SN_COLOR_FREE_CONTACTS). */
+bool sn_solve_reserve(sn_world *w, float dt) {
+  if (!sn_constraint_lists_update(w)) return false;
+  if (!sn_soft_find_candidates(w, dt)) return false;
+  if (!sn_xpbd_schedule_reserve(w)) return false;
+  if (!sn_reserve_new_contacts(w)) return false;
+  const sn_constraint_lists *l = &w->constraint_lists;
+  const int32_t fresh = w->new_pairs.count / 2, unused = w->contacts.count - w->contact_count;
+  const int32_t slots = w->contacts.count + (fresh > unused ? fresh - unused : 0);
+  const int32_t live = w->contact_count + fresh;
+  const int32_t nb = w->bodies.count;
+  /* the new contacts' share: their events, and w->contact_excess as linking
+   * them will leave it (each body's count goes up by one a pair, for the
+   * count, then back) */
+  int32_t fresh_events = 0, fresh_hits = 0, excess = w->contact_excess;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int32_t k = 0; k < w->new_pairs.count; k += 2) {
+      const sn_shape *a = w->shapes.data + w->new_pairs.data[k], *b = w->shapes.data + w->new_pairs.data[k + 1];
+      if (pass == 0) {
+        fresh_events += a->enable_contact_events || b->enable_contact_events;
+        fresh_hits += a->enable_hit_events || b->enable_hit_events;
+      }
+      sn_body *ends[2] = {w->bodies.data + a->body, w->bodies.data + b->body};
+      for (int e = 0; e < 2; ++e) {
+        if (ends[e]->type == SN_BODY_STATIC) continue;
+        if (pass == 1) {
+          ends[e]->contact_count -= 1;
+          continue;
+        }
+        ends[e]->contact_count += 1;
+        if (ends[e]->contact_count > SN_COLOR_FREE_CONTACTS) excess++;
+      }
+    }
+  }
+  const int32_t overflow = excess < live ? excess : live;
+  const int32_t groups = sn_mini(live, overflow + live / SN_WIDE_LANES + SN_WIDE_COLORS);
+  const int32_t nj = l->batched_count + l->items.count;
+  const int32_t endpoints = l->batched_endpoints + l->items_endpoints;
+  const size_t packed = l->batched_packed + l->items_packed;
+  /* stages: the substep loop, with the position stage (sn_position_stage_capacity) */
+  int32_t types = l->batched.count + l->item_types.count, colours = 0;
+  for (int32_t r = 0; w->xpbd.valid && r < w->xpbd.ranges.count; ++r) colours += w->xpbd.ranges.data[r].level_count;
+  const int64_t position = 3 + (int64_t)w->soft_iterations * (3 + 2 * (int64_t)types + colours) + types;
+  const int64_t stages = sn_stage_capacity(w->substeps) + (int64_t)w->substeps * position;
+  /* (counts past an int32 are memory no allocator has: refused as such) */
+  const int64_t frozen = (int64_t)nb + w->particles.count, lanes = (int64_t)SN_WIDE_LANES * groups;
+  if (stages > INT32_MAX || frozen > INT32_MAX || lanes > INT32_MAX) return false;
+  /* events: in the narrowphase a contact with events that does not touch
+   * may begin, one that touches may end (or go); the end events held since
+   * the last step lead */
+  bool ok =
+      sn_array_reserve(&w->mem, w->contact_status, slots) &&
+      sn_array_reserve(&w->mem, w->begin_events, w->event_contacts - w->touching_event_contacts + fresh_events) &&
+      sn_array_reserve(&w->mem, w->end_events, w->pending_end_events.count + w->touching_event_contacts) &&
+      sn_array_reserve(&w->mem, w->hit_events, w->hit_contacts + fresh_hits) &&
+      sn_array_reserve(&w->mem, w->frozen_events, (int32_t)frozen) &&
+      sn_array_reserve(&w->mem, w->broken_events, l->breakable.count) &&
+      sn_array_reserve(&w->mem, w->awake_bodies, nb) && sn_array_reserve(&w->mem, w->body_solver_index, nb) &&
+      sn_array_reserve(&w->mem, w->solver_contacts, slots) && sn_array_reserve(&w->mem, w->solver_keys, slots) &&
+      sn_array_reserve(&w->mem, w->list_counts, slots / (SN_BLOCK_CONTACTS * 4) + 1) &&
+      sn_array_reserve(&w->mem, w->contact_colors, live) && sn_array_reserve(&w->mem, w->body_color_masks, nb + 1) &&
+      sn_array_reserve(&w->mem, w->wide_cache_contacts, live) && sn_array_reserve(&w->mem, w->wide_cache_keys, live) &&
+      sn_array_reserve(&w->mem, w->wide_cache_lanes, (int32_t)lanes) &&
+      sn_array_reserve(&w->mem, w->move_buffer, w->shapes.count) &&
+      sn_array_reserve(&w->mem, w->stages, sn_maxi(3, (int32_t)stages));
+  if (!ok) return false;
+  /* the arena: the narrowphase's runner, the solve, breaking, the islands
+   * (sn_soft_bytes reads the awake list's capacity, reserved above) */
+  size_t bytes = sn_solve_bytes(w, nb, groups, nj, endpoints, packed);
+  size_t islands = (size_t)nb * (2 * sizeof(int32_t) + sizeof(float)) + 64;
+  if (islands > bytes) bytes = islands;
+  if (sn_reaction_bytes(l->breakable_endpoints) > bytes) bytes = sn_reaction_bytes(l->breakable_endpoints);
+  if (sn_stage_runner_bytes(1) > bytes) bytes = sn_stage_runner_bytes(1);
+  return sn_arena_reserve(&w->arena, &w->mem, bytes);
+}
+
 void sn_solve(sn_world *w, float dt) {
   double t_setup = w->profile_clock; /* the world's clock read just before */
-  if (!sn_constraint_lists_update(w)) return;
+  /* every reservation below was made by sn_solve_reserve: none allocates
+   * (and none fails: the early returns are for a broken bound, asserted) */
   if (w->constraint_count > 0) sn_wake_joined(w);
-  sn_soft_find_candidates(w, dt);
+  sn_soft_wake_candidates(w);
   /* gather awake bodies; static bodies share a dummy slot */
   w->awake_bodies.count = 0;
-  if (!sn_array_reserve(&w->mem, w->awake_bodies, w->bodies.count) ||
-      !sn_array_reserve(&w->mem, w->body_solver_index, w->bodies.count))
+  if (!sn_reserved(sn_array_reserve(&w->mem, w->awake_bodies, w->bodies.count) &&
+                   sn_array_reserve(&w->mem, w->body_solver_index, w->bodies.count)))
     return;
   for (int32_t i = 0; i < w->bodies.count; ++i) {
     sn_body *b = w->bodies.data + i;
@@ -1313,7 +1436,7 @@ void sn_solve(sn_world *w, float dt) {
   }
   w->awake_body_count = w->awake_bodies.count;
   /* touching contacts with an awake body, in contact order (deterministic) */
-  if (!sn_list_solver_contacts(w)) return;
+  if (!sn_reserved(sn_list_solver_contacts(w))) return;
   int32_t nb = w->awake_bodies.count, nc = w->solver_contacts.count;
   /* active plugin constraints, their endpoints and packed bytes: the
    * batched ones counted when the constraint set last changed (a cloth has
@@ -1329,7 +1452,8 @@ void sn_solve(sn_world *w, float dt) {
     packed += k->type->params_size + k->type->params_align + k->type->instance_size + k->type->instance_align + 32;
   }
   /* all step memory up front: nothing is allocated inside the substeps */
-  if (!sn_array_reserve(&w->mem, w->contact_colors, nc) || !sn_array_reserve(&w->mem, w->body_color_masks, nb + 1))
+  if (!sn_reserved(sn_array_reserve(&w->mem, w->contact_colors, nc) &&
+                   sn_array_reserve(&w->mem, w->body_color_masks, nb + 1)))
     return;
   /* colour the contacts (see contact_wide.c): the group count sizes the
    * step. The colouring is a function of the solver contacts and their keys
@@ -1340,14 +1464,9 @@ void sn_solve(sn_world *w, float dt) {
                    memcmp(w->wide_cache_keys.data, w->solver_keys.data, (size_t)nc * sizeof(sn_wide_key)) == 0));
   int32_t groups = reuse ? w->wide_cache_groups
                          : sn_wide_color(w->solver_keys.data, nc, nb, w->contact_colors.data, w->body_color_masks.data);
-  size_t bytes = (size_t)(nb + 1) * sizeof(sn_body_state) +
-                 (size_t)nb * (sizeof(sn_body_motion) + sizeof(sn_wide_body)) + 4 * 16 + sn_wide_bytes(groups) +
-                 (size_t)nj * (sizeof(sn_constraint_item) + 2 * sizeof(sn_constraint_body) + sizeof(sn_joint_batch)) +
-                 (size_t)endpoints * sizeof(sn_constraint_body *) + (size_t)nb * sizeof(sn_body_pose) +
-                 sn_soft_bytes(w) + packed + (size_t)nj * sizeof(int32_t) + 8 * 16 + (size_t)nb +
-                 sn_stage_runner_bytes(2);
-  if (!sn_arena_reserve(&w->arena, &w->mem, bytes)) return;
-  if (!sn_array_reserve(&w->mem, w->move_buffer, w->shapes.count)) return;
+  size_t bytes = sn_solve_bytes(w, nb, groups, nj, endpoints, packed);
+  if (!sn_reserved(sn_arena_reserve(&w->arena, &w->mem, bytes))) return;
+  if (!sn_reserved(sn_array_reserve(&w->mem, w->move_buffer, w->shapes.count))) return;
   sn_step_context ctx;
   ctx.states = sn_arena_alloc(&w->arena, (size_t)(nb + 1) * sizeof(sn_body_state));
   ctx.motions = sn_arena_alloc(&w->arena, (size_t)nb * sizeof(sn_body_motion) + 1);
@@ -1372,11 +1491,11 @@ void sn_solve(sn_world *w, float dt) {
   /* the contacts eight to a group, prepared straight into their lanes */
   sn_wide_set wide;
   if (reuse) {
-    if (!sn_wide_alloc_groups(&wide, &w->arena, groups)) return;
+    if (!sn_reserved(sn_wide_alloc_groups(&wide, &w->arena, groups))) return;
     wide.lane_constraint = w->wide_cache_lanes.data;
     memcpy(wide.color_first, w->wide_cache_color_first, sizeof(wide.color_first));
   } else {
-    if (!sn_wide_build(&wide, &w->arena, nc, w->contact_colors.data, groups)) return;
+    if (!sn_reserved(sn_wide_build(&wide, &w->arena, nc, w->contact_colors.data, groups))) return;
     /* keep it for the next step (no cache when memory is short: no harm) */
     w->wide_cache_valid = sn_array_reserve(&w->mem, w->wide_cache_contacts, nc) &&
                           sn_array_reserve(&w->mem, w->wide_cache_keys, nc) &&
@@ -1398,18 +1517,18 @@ void sn_solve(sn_world *w, float dt) {
   run.wide = &wide;
   sn_stage_runner runner;
   int32_t workers = nb + nc + nj + w->particle_count >= w->parallel_min_items ? w->worker_count : 1;
-  if (!sn_stage_runner_init(&runner, &w->arena, 2, workers, sn_solver_stage, &run)) return;
+  if (!sn_reserved(sn_stage_runner_init(&runner, &w->arena, 2, workers, sn_solver_stage, &run))) return;
   sn_stage_add(&runner, SN_STAGE_INIT, 0, 0, nb, SN_BLOCK_BODIES, 1);
   sn_stage_add(&runner, SN_STAGE_PREPARE, 0, 0, wide.group_count, SN_BLOCK_GROUPS, 1);
   sn_stage_run(w, &runner);
 
   /* particles (their views are what particle constraints see) */
   sn_soft_context soft;
-  if (!sn_soft_begin(w, &soft, dt, substeps, ctx.states, nb)) return;
+  if (!sn_reserved(sn_soft_begin(w, &soft, dt, substeps, ctx.states, nb))) return;
   /* plugin constraints, batched per type */
   sn_joint_batch *batches = sn_arena_alloc(&w->arena, (size_t)nj * sizeof(sn_joint_batch) + 1);
   int32_t *owners = sn_arena_alloc(&w->arena, (size_t)nj * sizeof(int32_t) + 1);
-  if (nj > 0 && !sn_xpbd_schedule_update(w, &soft)) return;
+  if (nj > 0 && !sn_reserved(sn_xpbd_schedule_update(w))) return;
   int32_t batch_count =
       nj > 0 && batches && owners ? sn_build_joint_batches(w, &ctx, &soft, batches, nj, endpoints, owners) : 0;
   const sn_plugin_caller caller = {w, &ctx, &soft, owners};
@@ -1441,7 +1560,7 @@ void sn_solve(sn_world *w, float dt) {
   bool position_stage = stage.project_count > 0 || stage.xpbd_count > 0 || soft.active;
   if (position_stage) {
     stage.pose0 = sn_arena_alloc(&w->arena, (size_t)nb * sizeof(sn_body_pose) + 1);
-    if (stage.pose0 == NULL) return;
+    if (!sn_reserved(stage.pose0 != NULL)) return;
   }
 
   /* the substep loop as stages (serial order; see sn_solver_stage) */
@@ -1479,7 +1598,7 @@ void sn_solve(sn_world *w, float dt) {
   atomic_init(&run.hits, 0);
   int32_t capacity = sn_stage_capacity(substeps);
   if (position_stage) capacity += substeps * sn_position_stage_capacity(batches, batch_count, w->soft_iterations);
-  if (!sn_array_reserve(&w->mem, w->stages, capacity)) return;
+  if (!sn_reserved(sn_array_reserve(&w->mem, w->stages, capacity))) return;
   sn_stage_runner_init_on(&runner, w->stages.data, capacity, workers, sn_solver_stage, &run);
   for (int32_t i = 0; i < substeps; ++i) {
     sn_stage_add(&runner, SN_STAGE_INTEGRATE_V, i, 0, nb, SN_BLOCK_BODIES, 1);

@@ -32,9 +32,9 @@
 typedef struct sn_candidate_query {
   sn_world *w;
   int32_t particle;
-  bool wake;
   bool joined; ///< the particle is in w->joined_particles
   bool full;   ///< the list holds max_contacts pairs: the search stops
+  bool oom;    ///< out of memory: the search stops
 } sn_candidate_query;
 
 static uint64_t sn_joined_key(int32_t body, int32_t particle) {
@@ -97,11 +97,28 @@ static bool sn_candidate_fcn(int32_t proxy_id, int32_t shape_index, void *contex
     q->full = true;
     return false;
   }
-  if (!sn_array_push(&w->mem, w->particle_shape_pairs, pair)) return false;
-  sn_body *b = w->bodies.data + sh->body;
-  if (q->wake && b->type == SN_BODY_DYNAMIC && !b->is_awake) sn_body_wake(w, sh->body);
-  if (b->type == SN_BODY_DYNAMIC && q->wake) b->sleep_time = 0.0f;
+  if (!sn_array_push(&w->mem, w->particle_shape_pairs, pair)) {
+    q->oom = true;
+    return false;
+  }
   return true;
+}
+
+/* A particle that moves (or is kinematic) wakes the bodies it may hit. */
+static bool sn_particle_wakes(const sn_particle *p) {
+  return sn_length_sq(p->v) > SN_LINEAR_SLEEP_TOLERANCE * SN_LINEAR_SLEEP_TOLERANCE || p->kinematic;
+}
+
+void sn_soft_wake_candidates(sn_world *w) {
+  for (int32_t k = 0; k < w->particle_shape_pairs.count; ++k) {
+    const sn_particle_pair *pair = w->particle_shape_pairs.data + k;
+    if (!sn_particle_wakes(w->particles.data + pair->particle)) continue;
+    int32_t body = w->shapes.data[pair->other].body;
+    sn_body *b = w->bodies.data + body;
+    if (b->type != SN_BODY_DYNAMIC) continue;
+    if (!b->is_awake) sn_body_wake(w, body);
+    b->sleep_time = 0.0f;
+  }
 }
 
 /* Any proxy at all: stops the query at the first. */
@@ -142,16 +159,14 @@ static bool sn_find_soft_motion(sn_world *w, float dt) {
   return true;
 }
 
-void sn_soft_find_candidates(sn_world *w, float dt) {
+bool sn_soft_find_candidates(sn_world *w, float dt) {
   w->particle_shape_pairs.count = 0;
   w->particle_pairs.count = 0;
   w->edge_pairs.count = 0;
-  if (w->particle_count == 0) return;
-  if (!sn_find_joined_particles(w)) w->joined_particles.count = 0; /* out of memory: no filter */
-  if (!sn_find_soft_motion(w, dt)) return;                         /* out of memory: no candidates */
+  if (w->particle_count == 0) return true;
+  if (!sn_find_joined_particles(w) || !sn_find_soft_motion(w, dt)) return false;
   const bool joins = w->joined_particles.count > 0;
   const float g = sn_length(w->gravity);
-  const float sleep_speed_sq = SN_LINEAR_SLEEP_TOLERANCE * SN_LINEAR_SLEEP_TOLERANCE;
   bool any_soft = false;
   /* First one query with the box around every particle's box: with no
    * shape near any of them (a cloth hanging in the air) the 10^4 queries,
@@ -175,11 +190,12 @@ void sn_soft_find_candidates(sn_world *w, float dt) {
         any_box = true;
         continue;
       }
-      sn_candidate_query q = {w, i, sn_length_sq(p->v) > sleep_speed_sq || p->kinematic, joins, false};
+      sn_candidate_query q = {w, i, joins, false, false};
       sn_tree_query(&w->static_tree, box, UINT64_MAX, sn_candidate_fcn, &q);
-      if (!q.full) sn_tree_query(&w->dynamic_tree, box, UINT64_MAX, sn_candidate_fcn, &q);
+      if (!q.full && !q.oom) sn_tree_query(&w->dynamic_tree, box, UINT64_MAX, sn_candidate_fcn, &q);
+      if (q.oom) return false;
       if (q.full) { /* max_contacts: the rest of the particles get no rigid candidates this step */
-        w->contact_limit_hits++;
+        w->step_limit_hits++;
         break;
       }
     }
@@ -199,7 +215,7 @@ void sn_soft_find_candidates(sn_world *w, float dt) {
     colliding += sb->material.collide_soft ? 1 : 0;
     self = self || sb->material.self_collision;
   }
-  if (!any_soft || (colliding < 2 && !self)) return;
+  if (!any_soft || (colliding < 2 && !self)) return true;
   /* particle pairs and particle-edge pairs: one spatial hash over every
    * colliding particle and every edge (an edge as its midpoint, reaching
    * half its length further) */
@@ -211,7 +227,7 @@ void sn_soft_find_candidates(sn_world *w, float dt) {
   }
   int32_t total = n + ne;
   size_t bytes = (size_t)total * (sizeof(sn_vec2) + sizeof(float) + 3 * sizeof(int32_t));
-  if (!sn_scratch_reserve(&w->mem, &w->hash_input, bytes + 1)) return;
+  if (!sn_scratch_reserve(&w->mem, &w->hash_input, bytes + 1)) return false;
   sn_vec2 *pts = w->hash_input.data;
   float *reach = (float *)(pts + total);
   int32_t *index = (int32_t *)(reach + total); /* particle index, or edge end a */
@@ -249,6 +265,7 @@ void sn_soft_find_candidates(sn_world *w, float dt) {
   int32_t found =
       sn_find_close_pairs(&w->mem, pts, reach, m, &w->hash_pairs.data, &w->hash_pairs.capacity, &w->hash_scratch,
                           w->max_contacts > INT32_MAX / 2 ? INT32_MAX : 2 * w->max_contacts, &cut);
+  if (found < 0) return false;
   const int32_t *pairs = w->hash_pairs.data;
   for (int32_t k = 0; k < found; ++k) {
     int32_t i = pairs[2 * k], j = pairs[2 * k + 1]; /* i < j: particles come first */
@@ -269,7 +286,7 @@ void sn_soft_find_candidates(sn_world *w, float dt) {
         cut = true;
         continue;
       }
-      if (!sn_array_push(&w->mem, w->particle_pairs, pair)) break;
+      if (!sn_array_push(&w->mem, w->particle_pairs, pair)) return false;
     } else {
       /* a particle against another soft body's edge */
       if (owner[i] == owner[j] || !sa->material.collide_soft) continue;
@@ -278,10 +295,11 @@ void sn_soft_find_candidates(sn_world *w, float dt) {
         cut = true;
         continue;
       }
-      if (!sn_array_push(&w->mem, w->edge_pairs, pair)) break;
+      if (!sn_array_push(&w->mem, w->edge_pairs, pair)) return false;
     }
   }
-  if (cut) w->contact_limit_hits++;
+  if (cut) w->step_limit_hits++;
+  return true;
 }
 
 /* ------------------------------------------------------------------------ */

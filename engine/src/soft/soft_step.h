@@ -45,10 +45,13 @@ typedef struct sn_soft_context {
 /// (fixed or frozen); a kinematic one; a dynamic one.
 enum { SN_SOFT_FREE_SLOT = 0, SN_SOFT_STILL = 1, SN_SOFT_KINEMATIC = 2, SN_SOFT_DYNAMIC = 3 };
 
-/// Finds particle-shape and particle-particle candidate pairs for the step
-/// (wakes sleeping bodies a moving particle may hit). Before the solver
-/// gathers awake bodies; allocates only outside the substeps.
-void sn_soft_find_candidates(sn_world *w, float dt);
+/// Finds particle-shape and particle-particle candidate pairs for the step,
+/// in the step's reservations (sn_solve_reserve): it changes nothing but the
+/// candidate lists and their scratch. False when out of memory.
+bool sn_soft_find_candidates(sn_world *w, float dt);
+/// Wakes the sleeping bodies a moving particle may hit (their sleep timers
+/// start again), in candidate order: where the solver gathers awake bodies.
+void sn_soft_wake_candidates(sn_world *w);
 /// Arena bytes sn_soft_begin needs.
 size_t sn_soft_bytes(const sn_world *w);
 /// Fills the particle states and views (arena memory reserved by the caller).
