@@ -261,6 +261,84 @@ START_TEST(test_resting_box) {
 }
 END_TEST
 
+/* Boxes on the x axis in zero gravity: id and half width. */
+static sn_body_id add_box_x(sn_world *w, float x, float half, float density, float vx, bool fixed_rotation) {
+  sn_body_def bd = sn_default_body_def();
+  bd.type = SN_BODY_DYNAMIC;
+  bd.position = (sn_vec2){x, 0.0f};
+  bd.linear_velocity = (sn_vec2){vx, 0.0f};
+  bd.fixed_rotation = fixed_rotation;
+  sn_body_id b = sn_create_body(w, &bd);
+  sn_polygon p;
+  ck_assert_int_eq(sn_make_box(half, half, &p), SN_OK);
+  sn_shape_def sd = sn_default_shape_def();
+  sd.density = density;
+  sd.friction = 0.0f;
+  ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, b, &sd, &p)));
+  return b;
+}
+
+static float total_momentum_x(sn_world *w, const sn_body_id *b, int n) {
+  float p = 0.0f;
+  for (int i = 0; i < n; ++i) p += sn_body_get_mass(w, b[i]) * sn_body_get_linear_velocity(w, b[i]).x;
+  return p;
+}
+
+/* A light box touching a heavy one at 30 m/s is knocked away in mid-step
+ * (0.5 m in the step) towards a box at rest 0.1 m away, more than the
+ * speculative distance, so their contact has no point when the step begins:
+ * continuous collision stops it there, and the two share its momentum. The
+ * struck box used to end the step 0.4 m inside its neighbour. */
+START_TEST(test_struck_body_stops_at_neighbour) {
+  sn_world *w = make_world(0, false);
+  sn_world_set_gravity(w, (sn_vec2){0.0f, 0.0f});
+  sn_body_id b[3];
+  b[0] = add_box_x(w, -0.01f, 0.2f, 20.0f, 30.0f, true); /* the hammer, its face 0.01 m from the box */
+  b[1] = add_box_x(w, 0.4f, 0.2f, 1.0f, 0.0f, true);     /* struck: faces at 0.2 and 0.6 */
+  b[2] = add_box_x(w, 0.95f, 0.25f, 1.0f, 0.0f, true);   /* neighbour: left face at 0.7 */
+  const float p0 = total_momentum_x(w, b, 3);
+  float worst = -1.0f;
+  for (int i = 0; i < 30; ++i) {
+    ck_assert_int_eq(sn_world_step(w, dt), SN_OK);
+    float overlap = (sn_body_get_position(w, b[1]).x + 0.2f) - (sn_body_get_position(w, b[2]).x - 0.25f);
+    if (overlap > worst) worst = overlap;
+    if (i == 0) ck_assert_msg(overlap < 0.02f, "the struck box ended its step %.3f m inside its neighbour", (double)overlap);
+  }
+  ck_assert_msg(worst < 0.05f, "the struck box went %.3f m into its neighbour", (double)worst);
+  /* contacts and the impulse at the time of impact keep linear momentum */
+  ck_assert_float_eq_tol(total_momentum_x(w, b, 3), p0, 1e-3f * p0);
+  sn_destroy_world(w);
+}
+END_TEST
+
+/* A fast box closing on a slower one that moves ahead of it, with no contact
+ * point at the step's start: stopped at the time of impact, it leaves with
+ * the other's speed along the normal (an inelastic impact, momentum kept),
+ * instead of keeping its own speed and being stopped again every step. */
+START_TEST(test_fast_body_behind_slow_one) {
+  sn_world *w = make_world(0, false);
+  sn_world_set_gravity(w, (sn_vec2){0.0f, 0.0f});
+  sn_body_id b[2];
+  b[0] = add_box_x(w, 0.0f, 0.2f, 1.0f, 30.0f, true); /* fast: 0.5 m per step */
+  b[1] = add_box_x(w, 0.6f, 0.2f, 1.0f, 3.0f, true);  /* slow: 0.05 m per step, 0.2 m ahead */
+  const float p0 = total_momentum_x(w, b, 2);
+  ck_assert_int_eq(sn_world_step(w, dt), SN_OK);
+  float gap = (sn_body_get_position(w, b[1]).x - 0.2f) - (sn_body_get_position(w, b[0]).x + 0.2f);
+  ck_assert_msg(gap > -0.01f, "the fast box ended %.3f m inside the slow one", (double)-gap);
+  float va = sn_body_get_linear_velocity(w, b[0]).x, vb = sn_body_get_linear_velocity(w, b[1]).x;
+  ck_assert_msg(va <= vb + 1e-3f, "the fast box still closes at %.3f m/s", (double)(va - vb));
+  ck_assert_float_eq_tol(total_momentum_x(w, b, 2), p0, 1e-3f * p0);
+  /* equal masses, perfectly inelastic: both at (30 + 3) / 2 */
+  ck_assert_float_eq_tol(va, 16.5f, 0.1f);
+  for (int i = 0; i < 30; ++i) {
+    ck_assert_int_eq(sn_world_step(w, dt), SN_OK);
+    gap = (sn_body_get_position(w, b[1]).x - 0.2f) - (sn_body_get_position(w, b[0]).x + 0.2f);
+    ck_assert_msg(gap > -0.02f, "step %d: overlap %.3f m", i, (double)-gap);
+  }
+  sn_destroy_world(w);
+}
+END_TEST
+
 /* A 0.1 m static wall stops a bullet at 300 m/s (5 m per step), and also a
  * plain fast body (continuous collision against static geometry). */
 START_TEST(test_bullet) {
@@ -721,6 +799,8 @@ static Suite *physics_suite(void) {
   tcase_add_test(tc, test_momentum);
   tcase_add_test(tc, test_resting_box);
   tcase_add_test(tc, test_bullet);
+  tcase_add_test(tc, test_struck_body_stops_at_neighbour);
+  tcase_add_test(tc, test_fast_body_behind_slow_one);
   tcase_add_test(tc, test_shapes_rest);
   tcase_add_test(tc, test_chain_no_snag);
   tcase_add_test(tc, test_pyramid_20);
