@@ -17,6 +17,7 @@
 
 #include "core/world.h"
 #include "scenes.h"
+#include "shipped.h"
 #include "soft_support.h"
 
 /* ------------------------------------------------------------------------ */
@@ -488,13 +489,12 @@ int main(void) {
   static const char *const plugins[] = {"revolute",  "distance",    "xpbd_distance", "xpbd_area",
                                         "xpbd_bend", "xpbd_tether", "attach"};
   g_registry = sn_create_registry(NULL);
-  for (size_t i = 0; g_registry != NULL && i < sizeof plugins / sizeof plugins[0]; ++i) {
-    char path[1024], msg[512];
-    snprintf(path, sizeof path, "%s/%s.so", SN_PLUGIN_DIR, plugins[i]);
-    if (sn_registry_load_plugin(g_registry, path, msg, sizeof msg) != SN_OK) {
-      fprintf(stderr, "%s\n", msg);
-      return EXIT_FAILURE;
-    }
+  char msg[512];
+  if (g_registry != NULL &&
+      sn_shipped_add(g_registry, SN_PLUGIN_DIR, plugins, (int32_t)(sizeof plugins / sizeof plugins[0]), msg,
+                     sizeof msg) != SN_OK) {
+    fprintf(stderr, "%s\n", msg);
+    return EXIT_FAILURE;
   }
   g_pool = sn_thread_pool_create(2);
   if (g_registry == NULL || g_pool == NULL) return EXIT_FAILURE;
