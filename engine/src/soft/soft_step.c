@@ -736,7 +736,12 @@ static void sn_collide_edge(sn_world *w, sn_soft_context *s, sn_particle_pair *p
   sn_vec2 n = sn_scale(1.0f / sqrtf(ee), (sn_vec2){-e.y, e.x});
   if (side < 0.0f) n = sn_neg(n);
   sn_vec2 q = sn_mul_add(a, t, e);
-  float C = sn_dot(sn_sub(p, q), n) - (pp->radius + 0.5f * (pa->radius + pb->radius));
+  const float reach = pp->radius + 0.5f * (pa->radius + pb->radius);
+  /* at most the contact distance per pass: a particle found on the far side
+   * (its side at the substep start decided by millimetres in a heap that
+   * already overlaps) is not thrown back through the edge and everything
+   * behind it in one go; the rest follows in later passes and substeps */
+  float C = sn_maxf(sn_dot(sn_sub(p, q), n) - reach, -reach);
   if (C >= 0.0f) return;
   float wp = s->views[ip].inv_mass, wa = s->views[ia].inv_mass, wb = s->views[ib].inv_mass;
   float wsum = wp + (1.0f - t) * (1.0f - t) * wa + t * t * wb;
