@@ -358,8 +358,8 @@ static void sk_release(sk_state *S, const sk_joint *J) {
     slot = S->released_count++;
   } else { /* one no longer active, else the oldest */
     for (int32_t i = 1; i < S->released_count; ++i) {
-      bool better = sk_release_active(S, slot) &&
-                    (!sk_release_active(S, i) || S->released_at[i] < S->released_at[slot]);
+      bool better =
+          sk_release_active(S, slot) && (!sk_release_active(S, i) || S->released_at[i] < S->released_at[slot]);
       if (better) slot = i;
     }
   }

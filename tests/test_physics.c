@@ -302,7 +302,8 @@ START_TEST(test_struck_body_stops_at_neighbour) {
     ck_assert_int_eq(sn_world_step(w, dt), SN_OK);
     float overlap = (sn_body_get_position(w, b[1]).x + 0.2f) - (sn_body_get_position(w, b[2]).x - 0.25f);
     if (overlap > worst) worst = overlap;
-    if (i == 0) ck_assert_msg(overlap < 0.02f, "the struck box ended its step %.3f m inside its neighbour", (double)overlap);
+    if (i == 0)
+      ck_assert_msg(overlap < 0.02f, "the struck box ended its step %.3f m inside its neighbour", (double)overlap);
   }
   ck_assert_msg(worst < 0.05f, "the struck box went %.3f m into its neighbour", (double)worst);
   /* contacts and the impulse at the time of impact keep linear momentum */

@@ -490,9 +490,8 @@ int main(void) {
                                         "xpbd_bend", "xpbd_tether", "attach"};
   g_registry = sn_create_registry(NULL);
   char msg[512];
-  if (g_registry != NULL &&
-      sn_shipped_add(g_registry, SN_PLUGIN_DIR, plugins, (int32_t)(sizeof plugins / sizeof plugins[0]), msg,
-                     sizeof msg) != SN_OK) {
+  if (g_registry != NULL && sn_shipped_add(g_registry, SN_PLUGIN_DIR, plugins,
+                                           (int32_t)(sizeof plugins / sizeof plugins[0]), msg, sizeof msg) != SN_OK) {
     fprintf(stderr, "%s\n", msg);
     return EXIT_FAILURE;
   }

@@ -175,6 +175,13 @@ typedef struct sn_toi_query {
   int32_t hit_other; ///< earliest hit (SN_NULL_INDEX: none yet)
 } sn_toi_query;
 
+/* A body's motion over the step: from the step's start pose to its pose now
+ * (a body that was not in the step did not move). */
+static sn_sweep sn_step_sweep(const sn_body *b) {
+  if (b->solver_index < 0) return (sn_sweep){b->local_center, b->center, b->center, b->xf.q, b->xf.q};
+  return (sn_sweep){b->local_center, b->center0, b->center, b->q0, b->xf.q};
+}
+
 static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *context) {
   (void)proxy_id;
   sn_toi_query *q = context;
@@ -201,12 +208,7 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
   sn_toi_input input;
   input.proxy_a = sn_make_proxy(&other->geom);
   input.proxy_b = sn_make_proxy(&q->shape->geom);
-  sn_sweep other_sweep = {ob->local_center, ob->center, ob->center, ob->xf.q, ob->xf.q};
-  if (ob->solver_index >= 0) {
-    other_sweep.c1 = ob->center0;
-    other_sweep.q1 = ob->q0;
-  }
-  input.sweep_a = other_sweep;
+  input.sweep_a = sn_step_sweep(ob);
   input.sweep_b = q->sweep;
   input.max_fraction = q->fraction;
   sn_toi_output out = sn_time_of_impact(&input);
@@ -233,11 +235,7 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
 static void sn_toi_inelastic(sn_world *w, sn_body *b, const sn_toi_query *q) {
   const sn_shape *sa = w->shapes.data + q->hit_shape, *so = w->shapes.data + q->hit_other;
   sn_body *o = w->bodies.data + so->body;
-  sn_sweep other_sweep = {o->local_center, o->center0, o->center, o->q0, o->xf.q};
-  if (o->solver_index < 0) { /* not in the step: it did not move */
-    other_sweep.c1 = o->center;
-    other_sweep.q1 = o->xf.q;
-  }
+  const sn_sweep other_sweep = sn_step_sweep(o);
   sn_distance_input in;
   in.proxy_a = sn_make_proxy(&so->geom);
   in.proxy_b = sn_make_proxy(&sa->geom);
@@ -261,7 +259,7 @@ static void sn_solve_continuous(sn_world *w, int32_t body_index) {
   sn_toi_query q;
   q.w = w;
   q.body_index = body_index;
-  q.sweep = (sn_sweep){b->local_center, b->center0, b->center, b->q0, b->xf.q};
+  q.sweep = sn_step_sweep(b);
   q.fraction = 1.0f;
   q.bullet = b->is_bullet;
   q.hit_shape = SN_NULL_INDEX;
