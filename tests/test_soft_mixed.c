@@ -28,6 +28,81 @@ static sn_soft_body_id jelly(sn_world *w, sn_vec2 center, sn_particle_id *p) {
   return s;
 }
 
+/* A box dropped at 6 m/s onto two fixed particles (mass 0, radius 0.05 m,
+ * 0.6 m apart) comes to rest on them as on two static pins: a fixed
+ * particle is a point a moving body cannot pass. At every step the box's
+ * bottom stays within 1 cm of the particles' tops; at rest it lies on them
+ * (centre 0.05 + 0.1 m above their centres), level. */
+START_TEST(test_body_rests_on_fixed_particles) {
+  sn_registry *r = ss_registry();
+  sn_world *w = ss_world(r, 8, 1);
+  sn_soft_body_id s = ss_soft(w);
+  sn_particle_def pd = sn_default_particle_def();
+  pd.mass = 0.0f;
+  pd.radius = 0.05f;
+  for (int i = 0; i < 2; ++i) {
+    pd.position = (sn_vec2){i == 0 ? -0.3f : 0.3f, 0.0f};
+    ck_assert(sn_particle_is_valid(w, sn_create_particle(w, s, &pd)));
+  }
+  sn_body_def bd = sn_default_body_def();
+  bd.type = SN_BODY_DYNAMIC;
+  bd.position = (sn_vec2){0.0f, 1.0f};
+  bd.linear_velocity = (sn_vec2){0.0f, -6.0f};
+  sn_body_id box = sn_create_body(w, &bd);
+  sn_polygon poly;
+  ck_assert_int_eq(sn_make_box(0.5f, 0.1f, &poly), SN_OK);
+  sn_shape_def sd = sn_default_shape_def();
+  ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, box, &sd, &poly)));
+  for (int i = 0; i < 180; ++i) {
+    ck_assert_int_eq(sn_world_step(w, 1.0f / 60.0f), SN_OK);
+    float y = sn_body_get_position(w, box).y;
+    ck_assert_msg(y > 0.15f - 0.01f, "step %d: the box is %.4f m into the fixed particles", i, (double)(0.15f - y));
+  }
+  ck_assert_float_eq_tol(sn_body_get_position(w, box).y, 0.15f, 0.005f);
+  ck_assert_float_eq_tol(sn_body_get_angle(w, box), 0.0f, 0.01f);
+  ck_assert_float_lt(hypotf(sn_body_get_linear_velocity(w, box).x, sn_body_get_linear_velocity(w, box).y), 0.01f);
+  sn_destroy_world(w);
+  sn_destroy_registry(r);
+}
+END_TEST
+
+/* A box falling at 45 m/s (0.75 m per step, far past the margin of its
+ * box in the broadphase tree) onto a jelly resting on the ground: the
+ * particles' candidate search looks as far as the fastest body moves, so
+ * the contacts exist before the box arrives. No particle centre is ever
+ * inside the box, none is left deeper than its radius. */
+START_TEST(test_fast_body_into_jelly) {
+  for (int k = 0; k < 3; ++k) {
+    sn_registry *r = ss_registry();
+    sn_world *w = ss_world(r, 8, 1);
+    ground(w);
+    sn_particle_id p[24];
+    jelly(w, (sn_vec2){0.0f, 0.6f}, p);
+    for (int i = 0; i < 30; ++i) ck_assert_int_eq(sn_world_step(w, 1.0f / 60.0f), SN_OK);
+    sn_body_def bd = sn_default_body_def();
+    bd.type = SN_BODY_DYNAMIC;
+    bd.position = (sn_vec2){0.15f * (float)k, 3.0f};
+    bd.angle = 0.3f * (float)k;
+    bd.linear_velocity = (sn_vec2){0.0f, -45.0f};
+    sn_body_id box = sn_create_body(w, &bd);
+    sn_polygon poly;
+    ck_assert_int_eq(sn_make_box(0.3f, 0.3f, &poly), SN_OK);
+    sn_shape_def sd = sn_default_shape_def();
+    sn_shape_id shape = sn_create_polygon_shape(w, box, &sd, &poly);
+    for (int i = 0; i < 60; ++i) {
+      ck_assert_int_eq(sn_world_step(w, 1.0f / 60.0f), SN_OK);
+      for (int j = 0; j < 24; ++j) {
+        sn_vec2 x = sn_particle_get_position(w, p[j]);
+        ck_assert_msg(!sn_shape_test_point(w, shape, x), "drop %d step %d: particle %d at (%.3f, %.3f) is inside the box",
+                      k, i, j, (double)x.x, (double)x.y);
+      }
+    }
+    sn_destroy_world(w);
+    sn_destroy_registry(r);
+  }
+}
+END_TEST
+
 /* Two ropes lying crossed on the ground (their particles overlap at rest),
  * a jelly on them, and a 0.7 kg box landing on the jelly at 50 m/s. The
  * particle-edge contacts of the heap decide each particle's side by
@@ -231,6 +306,8 @@ static Suite *mixed_suite(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_jelly_no_drift_no_spin);
   tcase_add_test(tc, test_heap_struck_stays_calm);
+  tcase_add_test(tc, test_body_rests_on_fixed_particles);
+  tcase_add_test(tc, test_fast_body_into_jelly);
   tcase_add_test(tc, test_jelly_hits_box);
   tcase_add_test(tc, test_jellies_stack);
   suite_add_tcase(s, tc);

@@ -53,6 +53,9 @@ typedef struct sn_body {
   float min_extent, max_extent;
   float linear_damping, angular_damping, gravity_scale;
   float sleep_time;
+  /// continuous collision, within a step: the fraction of the step's motion
+  /// a fast body kept (1 until the continuous pass stops it earlier)
+  float toi_fraction;
   sn_vec2 sleep_v; ///< velocity when the sleep timer last started (a body whose
   float sleep_w;   ///< velocity changes since then is accelerating: no sleep)
 

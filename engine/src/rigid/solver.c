@@ -182,6 +182,53 @@ static sn_sweep sn_step_sweep(const sn_body *b) {
   return (sn_sweep){b->local_center, b->center0, b->center, b->q0, b->xf.q};
 }
 
+/* Time of impact of the fast body b (proxy_b, sweep_b) against shape
+ * proxy_a of body o within max_fraction of the step. o moves as it did over
+ * the step, except a fast body this pass already handled (earlier in body
+ * order): that one moved only to o->toi_fraction and stayed there, so the
+ * step is split at that time into its motion and its rest. */
+static sn_toi_output sn_toi_against(const sn_body *o, const sn_shape_proxy *proxy_a, const sn_body *b,
+                                    const sn_shape_proxy *proxy_b, const sn_sweep *sweep_b, float max_fraction) {
+  sn_toi_input input;
+  input.proxy_a = *proxy_a;
+  input.proxy_b = *proxy_b;
+  input.sweep_a = sn_step_sweep(o);
+  input.sweep_b = *sweep_b;
+  input.max_fraction = max_fraction;
+  const float split = o->toi_fraction;
+  const bool stopped = o->is_fast && o->solver_index >= 0 && o->solver_index < b->solver_index && split < 1.0f;
+  if (!stopped) return sn_time_of_impact(&input);
+  /* before the split: both sweeps cut at it, the time rescaled */
+  sn_transform mid = sn_sweep_get_transform(sweep_b, split);
+  sn_vec2 mid_center = sn_transform_point(mid, sweep_b->local_center);
+  input.sweep_b = (sn_sweep){sweep_b->local_center, sweep_b->c1, mid_center, sweep_b->q1, mid.q};
+  input.max_fraction = split > 0.0f ? sn_minf(1.0f, max_fraction / split) : 0.0f;
+  sn_toi_output out = sn_time_of_impact(&input);
+  if (out.state == SN_TOI_HIT) {
+    out.fraction *= split;
+    return out;
+  }
+  if (out.state != SN_TOI_SEPARATED || !(max_fraction > split)) return out;
+  /* after it: o at rest where it stopped */
+  const float separation0 = out.separation0;
+  input.sweep_a = (sn_sweep){o->local_center, o->center, o->center, o->xf.q, o->xf.q};
+  input.sweep_b = (sn_sweep){sweep_b->local_center, mid_center, sweep_b->c2, mid.q, sweep_b->q2};
+  input.max_fraction = sn_minf(1.0f, (max_fraction - split) / (1.0f - split));
+  out = sn_time_of_impact(&input);
+  out.fraction = split + out.fraction * (1.0f - split);
+  out.separation0 = separation0;
+  return out;
+}
+
+/* Where body o is at fraction t of the step, as sn_toi_against sees it. */
+static sn_transform sn_toi_other_transform(const sn_body *o, const sn_body *b, float t) {
+  const float split = o->toi_fraction;
+  const bool stopped = o->is_fast && o->solver_index >= 0 && o->solver_index < b->solver_index && split < 1.0f;
+  if (stopped && t >= split) return o->xf;
+  const sn_sweep sweep = sn_step_sweep(o);
+  return sn_sweep_get_transform(&sweep, stopped ? t / split : t);
+}
+
 static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *context) {
   (void)proxy_id;
   sn_toi_query *q = context;
@@ -192,10 +239,9 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
     return true;
   const sn_body *ob = w->bodies.data + other->body;
   /* Bullets also stop at moving bodies that are not bullets, and fast
-   * bodies at moving bodies that are not fast themselves, each swept over
-   * the step as it moved. */
+   * bodies at every moving body, each swept over the step as it moved. */
   const bool moving = ob->type != SN_BODY_STATIC;
-  if (moving && (q->bullet ? ob->is_bullet : ob->is_fast)) return true;
+  if (moving && q->bullet && ob->is_bullet) return true;
   /* one-sided chain segments: ignore sweeps that start behind the segment */
   if (other->geom.type == SN_SHAPE_CHAIN_SEGMENT) {
     sn_vec2 p1 = sn_transform_point(ob->xf, other->geom.chain_segment.segment.point1);
@@ -205,13 +251,8 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
     /* bodies collide from the right (the normal side); skip sweeps that start behind */
     if (sn_dot(sn_sub(c1, p1), normal) < 0.0f) return true;
   }
-  sn_toi_input input;
-  input.proxy_a = sn_make_proxy(&other->geom);
-  input.proxy_b = sn_make_proxy(&q->shape->geom);
-  input.sweep_a = sn_step_sweep(ob);
-  input.sweep_b = q->sweep;
-  input.max_fraction = q->fraction;
-  sn_toi_output out = sn_time_of_impact(&input);
+  const sn_shape_proxy proxy_a = sn_make_proxy(&other->geom), proxy_b = sn_make_proxy(&q->shape->geom);
+  sn_toi_output out = sn_toi_against(ob, &proxy_a, w->bodies.data + q->body_index, &proxy_b, &q->sweep, q->fraction);
   /* A fast body that is not a bullet skips moving bodies it was already
    * near when the step began: their contact had points within the
    * speculative distance, and the solver kept the pair apart. The others
@@ -235,11 +276,10 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
 static void sn_toi_inelastic(sn_world *w, sn_body *b, const sn_toi_query *q) {
   const sn_shape *sa = w->shapes.data + q->hit_shape, *so = w->shapes.data + q->hit_other;
   sn_body *o = w->bodies.data + so->body;
-  const sn_sweep other_sweep = sn_step_sweep(o);
   sn_distance_input in;
   in.proxy_a = sn_make_proxy(&so->geom);
   in.proxy_b = sn_make_proxy(&sa->geom);
-  in.transform_a = sn_sweep_get_transform(&other_sweep, q->fraction);
+  in.transform_a = sn_toi_other_transform(o, b, q->fraction);
   in.transform_b = b->xf;
   in.use_radii = false;
   sn_distance_output d = sn_shape_distance(&in, NULL);
@@ -273,6 +313,7 @@ static void sn_solve_continuous(sn_world *w, int32_t body_index) {
     sn_tree_query(&w->static_tree, box, q.shape->mask_bits, sn_toi_query_fcn, &q);
     sn_tree_query(&w->dynamic_tree, box, q.shape->mask_bits, sn_toi_query_fcn, &q);
   }
+  b->toi_fraction = q.fraction;
   if (q.fraction < 1.0f) {
     sn_transform xf = sn_sweep_get_transform(&q.sweep, q.fraction);
     b->xf = xf;
@@ -916,6 +957,7 @@ static bool sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int
       b->sleep_time = slow ? b->sleep_time + dt : 0.0f;
     }
     b->is_fast = false;
+    b->toi_fraction = 1.0f;
     if (w->enable_continuous && b->type == SN_BODY_DYNAMIC) {
       float limit = b->is_bullet ? 0.25f * b->min_extent : 0.5f * b->min_extent;
       float moved = sn_length(s->dp);

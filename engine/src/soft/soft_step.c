@@ -33,8 +33,11 @@ typedef struct sn_candidate_query {
   sn_world *w;
   int32_t particle;
   bool joined; ///< the particle is in w->joined_particles
+  bool fixed;  ///< a fixed particle (zero inverse mass): only dynamic bodies meet it
   bool full;   ///< the list holds max_contacts pairs: the search stops
   bool oom;    ///< out of memory: the search stops
+  sn_aabb box; ///< the particle's reach over the step (the query adds the bodies' motion)
+  float dt;
 } sn_candidate_query;
 
 static uint64_t sn_joined_key(int32_t body, int32_t particle) {
@@ -82,6 +85,16 @@ static bool sn_particle_joined(const sn_world *w, int32_t body, int32_t particle
   return lo < w->joined_particles.count && w->joined_particles.data[lo] == key;
 }
 
+/* How far any point of a body may move in a step, from its velocity and
+ * spin at the step's start and gravity: a body falling at 45 m/s onto a
+ * jelly covers 0.75 m, far past the margin of its box in the tree. */
+static float sn_body_step_reach(const sn_world *w, const sn_body *b, float dt) {
+  if (!b->in_use || b->type == SN_BODY_STATIC || !b->is_awake) return 0.0f;
+  float reach = dt * (sn_length(b->v) + sn_absf(b->w) * b->max_extent);
+  if (b->type == SN_BODY_DYNAMIC) reach += dt * dt * sn_absf(b->gravity_scale) * sn_length(w->gravity);
+  return reach;
+}
+
 static bool sn_candidate_fcn(int32_t proxy_id, int32_t shape_index, void *context) {
   (void)proxy_id;
   sn_candidate_query *q = context;
@@ -89,6 +102,16 @@ static bool sn_candidate_fcn(int32_t proxy_id, int32_t shape_index, void *contex
   const sn_shape *sh = w->shapes.data + shape_index;
   if (!sh->in_use) return true;
   if (q->joined && sn_particle_joined(w, sh->body, q->particle)) return true;
+  if (q->fixed && w->bodies.data[sh->body].type != SN_BODY_DYNAMIC) return true;
+  /* the query box was grown by the fastest body's motion: a shape whose
+   * box in the tree misses the particle's reach is a candidate only if its
+   * own body's motion over the step can bring it there */
+  if (!sn_aabb_overlaps(sh->fat_aabb, q->box)) {
+    float reach = sn_body_step_reach(w, w->bodies.data + sh->body, q->dt);
+    sn_aabb swept = {{sh->aabb.lower.x - reach, sh->aabb.lower.y - reach},
+                     {sh->aabb.upper.x + reach, sh->aabb.upper.y + reach}};
+    if (!sn_aabb_overlaps(swept, q->box)) return true;
+  }
   sn_particle_pair pair;
   memset(&pair, 0, sizeof(pair));
   pair.particle = q->particle;
@@ -167,6 +190,11 @@ bool sn_soft_find_candidates(sn_world *w, float dt) {
   if (!sn_find_joined_particles(w) || !sn_find_soft_motion(w, dt)) return false;
   const bool joins = w->joined_particles.count > 0;
   const float g = sn_length(w->gravity);
+  /* the farthest any body moves in the step: particles look that much
+   * farther, and sn_candidate_fcn keeps what each body's own motion reaches */
+  float body_reach = 0.0f;
+  for (int32_t i = 0; i < w->bodies.count; ++i)
+    body_reach = sn_maxf(body_reach, sn_body_step_reach(w, w->bodies.data + i, dt));
   bool any_soft = false;
   /* First one query with the box around every particle's box: with no
    * shape near any of them (a cloth hanging in the air) the 10^4 queries,
@@ -179,7 +207,9 @@ bool sn_soft_find_candidates(sn_world *w, float dt) {
       if (!p->in_use || p->radius <= 0.0f) continue;
       const sn_soft_body *s = w->soft_bodies.data + p->soft;
       any_soft = any_soft || s->material.collide_soft || s->material.self_collision;
-      if (!s->material.collide_rigid || (p->inv_mass == 0.0f && !p->kinematic)) continue;
+      /* fixed particles too: to a body they are a point it cannot pass */
+      if (!s->material.collide_rigid) continue;
+      const bool fixed = p->inv_mass == 0.0f && !p->kinematic;
       sn_vec2 end = p->kinematic ? p->target : sn_mul_add(p->x, dt, p->v);
       /* the swept box of its own motion, grown by the body's (see sn_particle_reach) */
       float r = p->radius + 0.005f + g * dt * dt + w->soft_motion.data[p->soft];
@@ -190,9 +220,11 @@ bool sn_soft_find_candidates(sn_world *w, float dt) {
         any_box = true;
         continue;
       }
-      sn_candidate_query q = {w, i, joins, false, false};
-      sn_tree_query(&w->static_tree, box, UINT64_MAX, sn_candidate_fcn, &q);
-      if (!q.full && !q.oom) sn_tree_query(&w->dynamic_tree, box, UINT64_MAX, sn_candidate_fcn, &q);
+      sn_candidate_query q = {w, i, joins, fixed, false, false, box, dt};
+      if (!fixed) sn_tree_query(&w->static_tree, box, UINT64_MAX, sn_candidate_fcn, &q);
+      sn_aabb far = {{box.lower.x - body_reach, box.lower.y - body_reach},
+                     {box.upper.x + body_reach, box.upper.y + body_reach}};
+      if (!q.full && !q.oom) sn_tree_query(&w->dynamic_tree, far, UINT64_MAX, sn_candidate_fcn, &q);
       if (q.oom) return false;
       if (q.full) { /* max_contacts: the rest of the particles get no rigid candidates this step */
         w->step_limit_hits++;
@@ -202,7 +234,9 @@ bool sn_soft_find_candidates(sn_world *w, float dt) {
     if (pass == 0 && any_box) {
       near = !sn_vec2_is_finite(all.lower) || !sn_vec2_is_finite(all.upper); /* then ask each */
       if (!near) sn_tree_query(&w->static_tree, all, UINT64_MAX, sn_any_fcn, &near);
-      if (!near) sn_tree_query(&w->dynamic_tree, all, UINT64_MAX, sn_any_fcn, &near);
+      sn_aabb far = {{all.lower.x - body_reach, all.lower.y - body_reach},
+                     {all.upper.x + body_reach, all.upper.y + body_reach}};
+      if (!near) sn_tree_query(&w->dynamic_tree, far, UINT64_MAX, sn_any_fcn, &near);
     }
     if (!near) break;
   }
