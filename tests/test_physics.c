@@ -375,6 +375,40 @@ START_TEST(test_fast_bodies_meet) {
 }
 END_TEST
 
+/* Two fast boxes flying side by side at 30 m/s (0.5 m per step), 0.1 m
+ * apart, towards a wall that the leading one reaches in mid-step. The
+ * trailing one, swept against the leader's whole motion, finds nothing; the
+ * leader is then stopped at the wall, and the trailing one is swept once
+ * more against where it stopped. Without that second look it ended the step
+ * 0.1 m inside the leader. In both creation orders (which is handled first). */
+START_TEST(test_fast_body_behind_stopped_one) {
+  for (int order = 0; order < 2; ++order) {
+    sn_world *w = make_world(0, false);
+    sn_world_set_gravity(w, (sn_vec2){0.0f, 0.0f});
+    sn_body_def wd = sn_default_body_def();
+    wd.position = (sn_vec2){1.6f, 0.0f};
+    sn_body_id wall = sn_create_body(w, &wd);
+    sn_polygon slab;
+    ck_assert_int_eq(sn_make_box(0.1f, 2.0f, &slab), SN_OK); /* face at x = 1.5 */
+    sn_shape_def sd = sn_default_shape_def();
+    ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, wall, &sd, &slab)));
+    sn_body_id b[2];
+    b[order] = add_box_x(w, 0.5f, 0.2f, 1.0f, 30.0f, true);     /* trailing: faces 0.3 .. 0.7 */
+    b[1 - order] = add_box_x(w, 1.0f, 0.2f, 1.0f, 30.0f, true); /* leading: faces 0.8 .. 1.2 */
+    sn_body_id trail = b[order], lead = b[1 - order];
+    for (int i = 0; i < 10; ++i) {
+      ck_assert_int_eq(sn_world_step(w, dt), SN_OK);
+      float xl = sn_body_get_position(w, lead).x, xt = sn_body_get_position(w, trail).x;
+      ck_assert_msg(xl + 0.2f < 1.5f + 0.01f, "order %d step %d: the leader is %.3f m into the wall", order, i,
+                    (double)(xl + 0.2f - 1.5f));
+      ck_assert_msg((xl - 0.2f) - (xt + 0.2f) > -0.01f, "order %d step %d: the boxes overlap by %.3f m", order, i,
+                    (double)((xt + 0.2f) - (xl - 0.2f)));
+    }
+    sn_destroy_world(w);
+  }
+}
+END_TEST
+
 /* A 0.1 m static wall stops a bullet at 300 m/s (5 m per step), and also a
  * plain fast body (continuous collision against static geometry). */
 START_TEST(test_bullet) {
@@ -838,6 +872,7 @@ static Suite *physics_suite(void) {
   tcase_add_test(tc, test_struck_body_stops_at_neighbour);
   tcase_add_test(tc, test_fast_body_behind_slow_one);
   tcase_add_test(tc, test_fast_bodies_meet);
+  tcase_add_test(tc, test_fast_body_behind_stopped_one);
   tcase_add_test(tc, test_shapes_rest);
   tcase_add_test(tc, test_chain_no_snag);
   tcase_add_test(tc, test_pyramid_20);

@@ -171,6 +171,7 @@ typedef struct sn_toi_query {
   sn_sweep sweep;
   float fraction;
   bool bullet;
+  bool recheck;      ///< second pass: only fast bodies the first pass stopped
   int32_t hit_shape; ///< the fast body's shape and the other shape of the
   int32_t hit_other; ///< earliest hit (SN_NULL_INDEX: none yet)
 } sn_toi_query;
@@ -182,13 +183,17 @@ static sn_sweep sn_step_sweep(const sn_body *b) {
   return (sn_sweep){b->local_center, b->center0, b->center, b->q0, b->xf.q};
 }
 
+/* A fast body that continuous collision stopped this step: it moved only
+ * to o->toi_fraction of its motion and stayed there (until it is handled,
+ * toi_fraction is 1). */
+static bool sn_toi_stopped(const sn_body *o) { return o->is_fast && o->solver_index >= 0 && o->toi_fraction < 1.0f; }
+
 /* Time of impact of the fast body b (proxy_b, sweep_b) against shape
  * proxy_a of body o within max_fraction of the step. o moves as it did over
- * the step, except a fast body this pass already handled (earlier in body
- * order): that one moved only to o->toi_fraction and stayed there, so the
- * step is split at that time into its motion and its rest. */
-static sn_toi_output sn_toi_against(const sn_body *o, const sn_shape_proxy *proxy_a, const sn_body *b,
-                                    const sn_shape_proxy *proxy_b, const sn_sweep *sweep_b, float max_fraction) {
+ * the step; one that was stopped moved along its sweep until then and rests
+ * after, so the step is split at that time. */
+static sn_toi_output sn_toi_against(const sn_body *o, const sn_shape_proxy *proxy_a, const sn_shape_proxy *proxy_b,
+                                    const sn_sweep *sweep_b, float max_fraction) {
   sn_toi_input input;
   input.proxy_a = *proxy_a;
   input.proxy_b = *proxy_b;
@@ -196,8 +201,7 @@ static sn_toi_output sn_toi_against(const sn_body *o, const sn_shape_proxy *prox
   input.sweep_b = *sweep_b;
   input.max_fraction = max_fraction;
   const float split = o->toi_fraction;
-  const bool stopped = o->is_fast && o->solver_index >= 0 && o->solver_index < b->solver_index && split < 1.0f;
-  if (!stopped) return sn_time_of_impact(&input);
+  if (!sn_toi_stopped(o)) return sn_time_of_impact(&input);
   /* before the split: both sweeps cut at it, the time rescaled */
   sn_transform mid = sn_sweep_get_transform(sweep_b, split);
   sn_vec2 mid_center = sn_transform_point(mid, sweep_b->local_center);
@@ -221,9 +225,9 @@ static sn_toi_output sn_toi_against(const sn_body *o, const sn_shape_proxy *prox
 }
 
 /* Where body o is at fraction t of the step, as sn_toi_against sees it. */
-static sn_transform sn_toi_other_transform(const sn_body *o, const sn_body *b, float t) {
+static sn_transform sn_toi_other_transform(const sn_body *o, float t) {
   const float split = o->toi_fraction;
-  const bool stopped = o->is_fast && o->solver_index >= 0 && o->solver_index < b->solver_index && split < 1.0f;
+  const bool stopped = sn_toi_stopped(o);
   if (stopped && t >= split) return o->xf;
   const sn_sweep sweep = sn_step_sweep(o);
   return sn_sweep_get_transform(&sweep, stopped ? t / split : t);
@@ -242,6 +246,7 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
    * bodies at every moving body, each swept over the step as it moved. */
   const bool moving = ob->type != SN_BODY_STATIC;
   if (moving && q->bullet && ob->is_bullet) return true;
+  if (q->recheck && !sn_toi_stopped(ob)) return true;
   /* one-sided chain segments: ignore sweeps that start behind the segment */
   if (other->geom.type == SN_SHAPE_CHAIN_SEGMENT) {
     sn_vec2 p1 = sn_transform_point(ob->xf, other->geom.chain_segment.segment.point1);
@@ -252,7 +257,7 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
     if (sn_dot(sn_sub(c1, p1), normal) < 0.0f) return true;
   }
   const sn_shape_proxy proxy_a = sn_make_proxy(&other->geom), proxy_b = sn_make_proxy(&q->shape->geom);
-  sn_toi_output out = sn_toi_against(ob, &proxy_a, w->bodies.data + q->body_index, &proxy_b, &q->sweep, q->fraction);
+  sn_toi_output out = sn_toi_against(ob, &proxy_a, &proxy_b, &q->sweep, q->fraction);
   /* A fast body that is not a bullet skips moving bodies it was already
    * near when the step began: their contact had points within the
    * speculative distance, and the solver kept the pair apart. The others
@@ -279,7 +284,7 @@ static void sn_toi_inelastic(sn_world *w, sn_body *b, const sn_toi_query *q) {
   sn_distance_input in;
   in.proxy_a = sn_make_proxy(&so->geom);
   in.proxy_b = sn_make_proxy(&sa->geom);
-  in.transform_a = sn_toi_other_transform(o, b, q->fraction);
+  in.transform_a = sn_toi_other_transform(o, q->fraction);
   in.transform_b = b->xf;
   in.use_radii = false;
   sn_distance_output d = sn_shape_distance(&in, NULL);
@@ -294,7 +299,7 @@ static void sn_toi_inelastic(sn_world *w, sn_body *b, const sn_toi_query *q) {
   o->v = sn_mul_add(o->v, -wo * impulse, n);
 }
 
-static void sn_solve_continuous(sn_world *w, int32_t body_index) {
+static void sn_solve_continuous(sn_world *w, int32_t body_index, bool recheck) {
   sn_body *b = w->bodies.data + body_index;
   sn_toi_query q;
   q.w = w;
@@ -302,6 +307,7 @@ static void sn_solve_continuous(sn_world *w, int32_t body_index) {
   q.sweep = sn_step_sweep(b);
   q.fraction = 1.0f;
   q.bullet = b->is_bullet;
+  q.recheck = recheck;
   q.hit_shape = SN_NULL_INDEX;
   q.hit_other = SN_NULL_INDEX;
   sn_transform xf1 = {sn_sub(b->center0, sn_rotate(b->q0, b->local_center)), b->q0};
@@ -1674,8 +1680,19 @@ void sn_solve(sn_world *w, float dt) {
    * the pair order, does not depend on the worker count); the write back
    * flagged the bodies with something to do */
   if (w->enable_continuous) {
+    bool stopped = false;
     for (int32_t k = 0; k < nb; ++k) {
-      if (ctx.post[k] & SN_POST_FAST) sn_solve_continuous(w, w->awake_bodies.data[k]);
+      if (!(ctx.post[k] & SN_POST_FAST)) continue;
+      sn_solve_continuous(w, w->awake_bodies.data[k], false);
+      stopped = stopped || w->bodies.data[w->awake_bodies.data[k]].toi_fraction < 1.0f;
+    }
+    /* A fast body handled before one that was then stopped was swept
+     * against that one's whole motion, and may run into where it stopped
+     * (two bodies flung together, the second caught by a third): once more
+     * for those, against the stopped bodies only. */
+    for (int32_t k = 0; k < nb && stopped; ++k) {
+      const sn_body *b = w->bodies.data + w->awake_bodies.data[k];
+      if ((ctx.post[k] & SN_POST_FAST) && b->toi_fraction == 1.0f) sn_solve_continuous(w, w->awake_bodies.data[k], true);
     }
   }
   for (int32_t k = 0; k < nb; ++k) {
