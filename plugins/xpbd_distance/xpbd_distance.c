@@ -49,13 +49,14 @@
  * Tearing: give the constraint a break_force; the host compares it with
  * get_reaction (|lambda| / h^2 of the last substep) after every step.
  *
- * Built as its own shared object against sinew/plugin.h and
- * sinew/plugin_math.h only. */
+ * Built as its own shared object against the plugin headers only
+ * (sinew/plugin.h, plugin_math.h, plugin_batch.h). */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 
 #include "sinew/plugin.h"
+#include "sinew/plugin_batch.h"
 #include "sinew/plugin_math.h"
 
 /* below this length the direction between the particles is undefined */
@@ -104,10 +105,6 @@ static int xd_create(const sn_host_api *host, const void *params, void *instance
   return 0;
 }
 
-/* min(x, 0) as the batch kernel computes it (no fminf: one definition for
- * every path, so the paths agree bit for bit) */
-static inline float xd_min0(float x) { return x < 0.0f ? x : 0.0f; }
-
 /* One projection, shared by the item path, the batch's scalar path and (as
  * the reference the SIMD lanes reproduce operation for operation) the batch
  * kernel. a, b: centre x, y and motion dx, dy (4 floats each; dx, dy move),
@@ -115,21 +112,6 @@ static inline float xd_min0(float x) { return x < 0.0f ? x : 0.0f; }
  * force. x1 - x0 in double: the centres' difference plus the substep motion,
  * so the small differences C - C^n (damping) keep their digits at any
  * distance from the origin. */
-/* Moves the two particles apart by the correction (px, py): b along it, a
- * against it, each by its inverse mass. A fixed particle (w 0) is not
- * written: the batch kernel may run the constraints of one colour that share
- * it on two threads. */
-static inline void xd_move(float *a, float wa, float *b, float wb, float px, float py) {
-  if (wa != 0.0f) {
-    a[2] = a[2] - wa * px;
-    a[3] = a[3] - wa * py;
-  }
-  if (wb != 0.0f) {
-    b[2] = b[2] + wb * px;
-    b[3] = b[3] + wb * py;
-  }
-}
-
 /* a compliant link carries lambda from substep to substep (warm start) */
 static inline int xd_carries(const xd_params *p) { return !p->use_stiffness && p->compliance > 0.0f; }
 
@@ -171,7 +153,7 @@ static inline void xd_begin_carry(const sn_step_info *info, const xd_params *p, 
   if (p->max_only) l0 = l0 < 0.0f ? l0 : 0.0f;
   if (!isfinite(l0)) return;
   j->lambda = l0;
-  xd_move(a, wa, b, wb, l0 * (float)(d0 / len), l0 * (float)(d1 / len));
+  sn_pb_move_pair(a, wa, b, wb, l0 * (float)(d0 / len), l0 * (float)(d1 / len));
 }
 
 static inline void xd_project(const sn_step_info *info, const xd_params *p, xd_instance *j, float *a, float wa,
@@ -201,7 +183,7 @@ static inline void xd_project(const sn_step_info *info, const xd_params *p, xd_i
   }
   if (p->max_only) {
     /* a rope pulls only: lambda stays <= 0 */
-    float next = xd_min0(j->lambda + dl);
+    float next = sn_pb_min0(j->lambda + dl);
     dl = next - j->lambda;
   }
   j->lambda += dl;
@@ -210,17 +192,18 @@ static inline void xd_project(const sn_step_info *info, const xd_params *p, xd_i
     j->force = sn_pm_vec2(j->lambda * inv_h2 * nx, j->lambda * inv_h2 * ny);
   }
   if (dl == 0.0f) return;
-  xd_move(a, wa, b, wb, dl * nx, dl * ny);
+  sn_pb_move_pair(a, wa, b, wb, dl * nx, dl * ny);
 }
 
 static void xd_solve(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
   for (int32_t i = 0; i < count; ++i) {
     const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
-    float pa[4] = {a->center.x, a->center.y, a->state->dp.x, a->state->dp.y};
-    float pb[4] = {b->center.x, b->center.y, b->state->dp.x, b->state->dp.y};
+    float pa[4], pb[4];
+    sn_pb_record_from(a, pa);
+    sn_pb_record_from(b, pb);
     xd_project(info, items[i].params, items[i].instance, pa, a->inv_mass, pb, b->inv_mass, 1);
-    a->state->dp = sn_pm_vec2(pa[2], pa[3]);
-    b->state->dp = sn_pm_vec2(pb[2], pb[3]);
+    sn_pb_record_to(pa, a);
+    sn_pb_record_to(pb, b);
   }
 }
 
@@ -229,18 +212,20 @@ static void xd_solve(const sn_step_info *info, sn_constraint_item *items, int32_
 static void xd_begin(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
   for (int32_t i = 0; i < count; ++i) {
     const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
-    float pa[4] = {a->center.x, a->center.y, a->state->dp.x, a->state->dp.y};
-    float pb[4] = {b->center.x, b->center.y, b->state->dp.x, b->state->dp.y};
+    float pa[4], pb[4];
+    sn_pb_record_from(a, pa);
+    sn_pb_record_from(b, pb);
     float va[2] = {a->state->v.x, a->state->v.y}, vb[2] = {b->state->v.x, b->state->v.y};
     xd_begin_rate(info, items[i].params, items[i].instance, pa, va, pb, vb);
   }
   for (int32_t i = 0; i < count; ++i) {
     const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
-    float pa[4] = {a->center.x, a->center.y, a->state->dp.x, a->state->dp.y};
-    float pb[4] = {b->center.x, b->center.y, b->state->dp.x, b->state->dp.y};
+    float pa[4], pb[4];
+    sn_pb_record_from(a, pa);
+    sn_pb_record_from(b, pb);
     xd_begin_carry(info, items[i].params, items[i].instance, pa, a->inv_mass, pb, b->inv_mass);
-    a->state->dp = sn_pm_vec2(pa[2], pa[3]);
-    b->state->dp = sn_pm_vec2(pb[2], pb[3]);
+    sn_pb_record_to(pa, a);
+    sn_pb_record_to(pb, b);
   }
 }
 
@@ -250,20 +235,15 @@ static void xd_begin(const sn_step_info *info, sn_constraint_item *items, int32_
 static void xd_begin_batch(const sn_step_info *info, const sn_particle_batch *batch, int32_t begin, int32_t end) {
   if (batch->params_stride == 0 && !xd_carries(batch->params)) return;
   for (int32_t k = begin; k < end; ++k) {
-    const xd_params *p =
-        (const xd_params *)(const void *)((const char *)batch->params + (size_t)k * batch->params_stride);
-    xd_instance *j = (xd_instance *)(void *)((char *)batch->instances + (size_t)k * batch->instance_stride);
     int32_t ia = batch->indices[2 * k], ib = batch->indices[2 * k + 1];
     const float *ma = batch->mass_velocity + 4 * ia, *mb = batch->mass_velocity + 4 * ib;
-    xd_begin_rate(info, p, j, batch->position + 4 * ia, ma + 1, batch->position + 4 * ib, mb + 1);
+    xd_begin_rate(info, sn_pb_params(batch, k), sn_pb_instance(batch, k), sn_pb_position(batch, ia), ma + 1,
+                  sn_pb_position(batch, ib), mb + 1);
   }
   for (int32_t k = begin; k < end; ++k) {
-    const xd_params *p =
-        (const xd_params *)(const void *)((const char *)batch->params + (size_t)k * batch->params_stride);
-    xd_instance *j = (xd_instance *)(void *)((char *)batch->instances + (size_t)k * batch->instance_stride);
     int32_t ia = batch->indices[2 * k], ib = batch->indices[2 * k + 1];
-    xd_begin_carry(info, p, j, batch->position + 4 * ia, batch->mass_velocity[4 * ia], batch->position + 4 * ib,
-                   batch->mass_velocity[4 * ib]);
+    xd_begin_carry(info, sn_pb_params(batch, k), sn_pb_instance(batch, k), sn_pb_position(batch, ia),
+                   sn_pb_inv_mass(batch, ia), sn_pb_position(batch, ib), sn_pb_inv_mass(batch, ib));
   }
 }
 
@@ -271,12 +251,9 @@ static void xd_begin_batch(const sn_step_info *info, const sn_particle_batch *ba
 static void xd_solve_scalar(const sn_step_info *info, const sn_particle_batch *batch, int32_t begin, int32_t end) {
   const int outputs = info->substep == info->substeps - 1;
   for (int32_t k = begin; k < end; ++k) {
-    const xd_params *p =
-        (const xd_params *)(const void *)((const char *)batch->params + (size_t)k * batch->params_stride);
-    xd_instance *j = (xd_instance *)(void *)((char *)batch->instances + (size_t)k * batch->instance_stride);
     int32_t ia = batch->indices[2 * k], ib = batch->indices[2 * k + 1];
-    float *pa = batch->position + 4 * ia, *pb = batch->position + 4 * ib;
-    xd_project(info, p, j, pa, batch->mass_velocity[4 * ia], pb, batch->mass_velocity[4 * ib], outputs);
+    xd_project(info, sn_pb_params(batch, k), sn_pb_instance(batch, k), sn_pb_position(batch, ia),
+               sn_pb_inv_mass(batch, ia), sn_pb_position(batch, ib), sn_pb_inv_mass(batch, ib), outputs);
   }
 }
 
@@ -288,35 +265,20 @@ _Static_assert(offsetof(xd_instance, creation_length) == 8 && offsetof(xd_instan
                    sizeof(xd_instance) == 32,
                "xd_instance layout (batch kernel)");
 
-#if defined(__GNUC__) && defined(__SSE2__) && (defined(__x86_64__) || defined(__i386__))
-#define XD_SIMD 1
-#include <immintrin.h>
+#if SN_PB_SIMD
 /* 4 lanes with SSE2, 8 with AVX2: the same kernel twice */
-#define XD_W       4
-#define XD_ATTR    static
-#define XD_NAME(x) x##4
+#define SN_PB_W 4
 #include "xpbd_distance_kernel.inc"
-#undef XD_W
-#undef XD_ATTR
-#undef XD_NAME
-#define XD_W       8
-#define XD_ATTR    __attribute__((target("avx2"))) static
-#define XD_NAME(x) x##8
+#undef SN_PB_W
+#define SN_PB_W 8
 #include "xpbd_distance_kernel.inc"
-#undef XD_W
-#undef XD_ATTR
-#undef XD_NAME
-#else
-#define XD_SIMD 0
+#undef SN_PB_W
 #endif
 
+/* 8 lanes, then 4 for a tail of 4 to 7, then one at a time (every width
+ * gives the same bits) */
 static void xd_solve_batch(const sn_step_info *info, const sn_particle_batch *batch, int32_t begin, int32_t end) {
-#if XD_SIMD
-  /* 8 lanes, then 4 for a tail of 4 to 7 (every width gives the same bits) */
-  if (batch->simd >= 2 && __builtin_cpu_supports("avx2")) begin = xd_lanes8(info, batch, begin, end);
-  if (batch->simd >= 1) begin = xd_lanes4(info, batch, begin, end);
-#endif
-  xd_solve_scalar(info, batch, begin, end);
+  xd_solve_scalar(info, batch, SN_PB_RUN_LANES(xd_lanes, info, batch, begin, end), end);
 }
 
 static void xd_reaction(const sn_step_info *info, const sn_constraint_item *item, sn_vec2 *force, float *torque) {
