@@ -42,17 +42,15 @@ typedef struct revolute_instance {
   float bias_rate, mass_scale, impulse_scale;
 } revolute_instance;
 
-static int revolute_create(const sn_host_api *host, const void *params, void *instance,
-                           const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
-  (void)count;
-  (void)host;
-  const revolute_params *p = params;
-  revolute_instance *j = instance;
+static int revolute_create(const sn_constraint_create_args *args) {
+  const revolute_params *p = args->params;
+  revolute_instance *j = args->instance;
   if (p->enable_limit && p->lower_angle > p->upper_angle) {
-    snprintf(err, cap, "lower_angle %g > upper_angle %g", (double)p->lower_angle, (double)p->upper_angle);
+    snprintf(args->err, args->err_capacity, "lower_angle %g > upper_angle %g", (double)p->lower_angle,
+             (double)p->upper_angle);
     return 1;
   }
-  const sn_constraint_body *a = bodies[0], *b = bodies[1];
+  const sn_constraint_body *a = args->bodies[0], *b = args->bodies[1];
   if (p->pinned) {
     j->local_a = p->local_anchor_a;
     j->local_b = p->local_anchor_b;

@@ -61,25 +61,22 @@ static sn_pm_softness softness(float hertz, float zeta, float h) {
   return sn_pm_soft(hertz, zeta, h);
 }
 
-static int wheel_create(const sn_host_api *host, const void *params, void *instance,
-                        const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
-  (void)count;
-  (void)host;
-  const wheel_params *p = params;
-  wheel_instance *j = instance;
+static int wheel_create(const sn_constraint_create_args *args) {
+  const wheel_params *p = args->params;
+  wheel_instance *j = args->instance;
   const sn_vec2 axis = p->pinned ? p->local_axis : p->axis;
   float len = sqrtf(sn_pm_dot(axis, axis));
   if (!(len > 1e-6f)) {
-    snprintf(err, cap, "%s (%g, %g) has no direction; give a nonzero vector", p->pinned ? "local_axis" : "axis",
-             (double)axis.x, (double)axis.y);
+    snprintf(args->err, args->err_capacity, "%s (%g, %g) has no direction; give a nonzero vector",
+             p->pinned ? "local_axis" : "axis", (double)axis.x, (double)axis.y);
     return 1;
   }
   if (p->enable_limit && p->lower_translation > p->upper_translation) {
-    snprintf(err, cap, "lower_translation %g > upper_translation %g", (double)p->lower_translation,
+    snprintf(args->err, args->err_capacity, "lower_translation %g > upper_translation %g", (double)p->lower_translation,
              (double)p->upper_translation);
     return 1;
   }
-  const sn_constraint_body *a = bodies[0], *b = bodies[1];
+  const sn_constraint_body *a = args->bodies[0], *b = args->bodies[1];
   if (p->pinned) {
     j->local_a = p->local_anchor_a;
     j->local_b = p->local_anchor_b;

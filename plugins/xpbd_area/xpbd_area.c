@@ -70,23 +70,24 @@ static float xa_area2_centers(const sn_constraint_body *const *b, int32_t n) {
   return s;
 }
 
-static int xa_create(const sn_host_api *host, const void *params, void *instance,
-                     const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
-  (void)host;
-  const xa_params *p = params;
-  xa_instance *j = instance;
-  if (count < 3) {
-    snprintf(err, cap, "xpbd_area needs a ring of at least 3 particles, got %d", (int)count);
+static int xa_create(const sn_constraint_create_args *args) {
+  const xa_params *p = args->params;
+  xa_instance *j = args->instance;
+  if (args->body_count < 3) {
+    snprintf(args->err, args->err_capacity, "xpbd_area needs a ring of at least 3 particles, got %d",
+             (int)args->body_count);
     return 1;
   }
   if (p->pinned && !(p->rest_area > 0.0f)) {
-    snprintf(err, cap, "xpbd_area: pinned rest_area is %g m^2; expected > 0", (double)p->rest_area);
+    snprintf(args->err, args->err_capacity, "xpbd_area: pinned rest_area is %g m^2; expected > 0",
+             (double)p->rest_area);
     return 1;
   }
   /* a ring pinned to its rest area may be squashed or turned inside out now */
-  float a = p->pinned ? p->rest_area : 0.5f * xa_area2_centers(bodies, count);
+  float a = p->pinned ? p->rest_area : 0.5f * xa_area2_centers(args->bodies, args->body_count);
   if (!(a > 0.0f)) {
-    snprintf(err, cap, "xpbd_area: the ring's area is %g m^2; list its particles counter-clockwise", (double)a);
+    snprintf(args->err, args->err_capacity,
+             "xpbd_area: the ring's area is %g m^2; list its particles counter-clockwise", (double)a);
     return 1;
   }
   j->rest_area = a;

@@ -72,20 +72,18 @@ static float xb_error_d(double theta, float rest) {
 
 static float xb_angle(sn_vec2 e1, sn_vec2 e2) { return atan2f(sn_pm_cross(e1, e2), sn_pm_dot(e1, e2)); }
 
-static int xb_create(const sn_host_api *host, const void *params, void *instance,
-                     const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
-  (void)host;
-  const xb_params *p = params;
-  xb_instance *j = instance;
-  if (count != 3) {
-    snprintf(err, cap, "xpbd_bend joins 3 particles, got %d", (int)count);
+static int xb_create(const sn_constraint_create_args *args) {
+  const xb_params *p = args->params;
+  xb_instance *j = args->instance;
+  if (args->body_count != 3) {
+    snprintf(args->err, args->err_capacity, "xpbd_bend joins 3 particles, got %d", (int)args->body_count);
     return 1;
   }
-  sn_vec2 e1 = sn_pm_sub(bodies[1]->center, bodies[0]->center);
-  sn_vec2 e2 = sn_pm_sub(bodies[2]->center, bodies[1]->center);
+  sn_vec2 e1 = sn_pm_sub(args->bodies[1]->center, args->bodies[0]->center);
+  sn_vec2 e2 = sn_pm_sub(args->bodies[2]->center, args->bodies[1]->center);
   /* the angle is undefined there; a pinned angle does not need it */
   if (!p->pinned && (sn_pm_dot(e1, e1) < XB_MIN_LENGTH_SQ || sn_pm_dot(e2, e2) < XB_MIN_LENGTH_SQ)) {
-    snprintf(err, cap, "xpbd_bend: two of its particles coincide");
+    snprintf(args->err, args->err_capacity, "xpbd_bend: two of its particles coincide");
     return 1;
   }
   j->creation_angle = p->pinned ? p->creation_angle : xb_angle(e1, e2);

@@ -84,23 +84,20 @@ typedef struct xd_instance {
   sn_vec2 force;  /* on particle 1, last solve: lambda / h^2 n */
 } xd_instance;
 
-static int xd_create(const sn_host_api *host, const void *params, void *instance,
-                     const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
-  (void)host;
-  (void)params;
-  xd_instance *j = instance;
-  if (count != 2) {
-    snprintf(err, cap, "xpbd_distance joins 2 particles, got %d", (int)count);
+static int xd_create(const sn_constraint_create_args *args) {
+  xd_instance *j = args->instance;
+  if (args->body_count != 2) {
+    snprintf(args->err, args->err_capacity, "xpbd_distance joins 2 particles, got %d", (int)args->body_count);
     return 1;
   }
-  sn_vec2 d = sn_pm_sub(bodies[1]->center, bodies[0]->center);
+  sn_vec2 d = sn_pm_sub(args->bodies[1]->center, args->bodies[0]->center);
   float len = sqrtf(sn_pm_dot(d, d));
   j->creation_length = len;
   j->lambda_h = 0.0f;
   j->axis = len > XD_MIN_LENGTH ? sn_pm_scale(1.0f / len, d) : sn_pm_vec2(1.0f, 0.0f);
   j->lambda = j->c_start = 0.0f;
   j->force = sn_pm_vec2(0.0f, 0.0f);
-  const xd_params *p = params;
+  const xd_params *p = args->params;
   if (p->pinned) j->creation_length = p->creation_length; /* as exported */
   return 0;
 }

@@ -40,20 +40,17 @@ typedef struct xt_instance {
   sn_vec2 force; /* on the free particle, last solve */
 } xt_instance;
 
-static int xt_create(const sn_host_api *host, const void *params, void *instance,
-                     const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
-  (void)host;
-  (void)params;
-  xt_instance *j = instance;
-  if (count != 2) {
-    snprintf(err, cap, "xpbd_tether joins 2 particles, got %d", (int)count);
+static int xt_create(const sn_constraint_create_args *args) {
+  xt_instance *j = args->instance;
+  if (args->body_count != 2) {
+    snprintf(args->err, args->err_capacity, "xpbd_tether joins 2 particles, got %d", (int)args->body_count);
     return 1;
   }
-  sn_vec2 d = sn_pm_sub(bodies[1]->center, bodies[0]->center);
+  sn_vec2 d = sn_pm_sub(args->bodies[1]->center, args->bodies[0]->center);
   j->creation_length = sqrtf(sn_pm_dot(d, d));
   j->lambda = 0.0f;
   j->force = sn_pm_vec2(0.0f, 0.0f);
-  const xt_params *p = params;
+  const xt_params *p = args->params;
   if (p->pinned) j->creation_length = p->creation_length; /* as exported */
   return 0;
 }

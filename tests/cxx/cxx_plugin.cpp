@@ -11,13 +11,13 @@ struct hold_instance {
   sn_vec2 anchor;
 };
 
-int hold_create(const sn_host_api *, const void *, void *instance, const sn_constraint_body *const *bodies,
-                int32_t count, char *err, size_t cap) {
-  if (count != 1) {
-    std::snprintf(err, cap, "cxx.hold holds 1 particle, got %d", static_cast<int>(count));
+int hold_create(const sn_constraint_create_args *args) {
+  if (args->body_count != 1) {
+    std::snprintf(args->err, args->err_capacity, "cxx.hold holds 1 particle, got %d",
+                  static_cast<int>(args->body_count));
     return 1;
   }
-  static_cast<hold_instance *>(instance)->anchor = bodies[0]->center;
+  static_cast<hold_instance *>(args->instance)->anchor = args->bodies[0]->center;
   return 0;
 }
 
