@@ -162,10 +162,4 @@ static const sn_constraint_type at_type = {
     .particle_count = 1,
 };
 
-static int at_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {
-  (void)err;
-  (void)cap;
-  return host->register_type(registrar, &at_type);
-}
-
-SN_DEFINE_PLUGIN("sinew.attach", "0.1.0", at_register);
+SN_DEFINE_PLUGIN_TYPES("sinew.attach", "0.1.0", &at_type);

@@ -345,10 +345,4 @@ static const sn_constraint_type distance_type = {
     .export_params = distance_export,
 };
 
-static int distance_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {
-  (void)err;
-  (void)cap;
-  return host->register_type(registrar, &distance_type);
-}
-
-SN_DEFINE_PLUGIN("sinew.distance", "0.1.0", distance_register);
+SN_DEFINE_PLUGIN_TYPES("sinew.distance", "0.1.0", &distance_type);

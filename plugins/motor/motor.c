@@ -172,10 +172,4 @@ static const sn_constraint_type motor_type = {
     .export_params = motor_export,
 };
 
-static int motor_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {
-  (void)err;
-  (void)cap;
-  return host->register_type(registrar, &motor_type);
-}
-
-SN_DEFINE_PLUGIN("sinew.motor", "0.1.0", motor_register);
+SN_DEFINE_PLUGIN_TYPES("sinew.motor", "0.1.0", &motor_type);

@@ -191,10 +191,4 @@ static const sn_constraint_type mouse_type = {
     .export_params = mouse_export,
 };
 
-static int mouse_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {
-  (void)err;
-  (void)cap;
-  return host->register_type(registrar, &mouse_type);
-}
-
-SN_DEFINE_PLUGIN("sinew.mouse", "0.1.0", mouse_register);
+SN_DEFINE_PLUGIN_TYPES("sinew.mouse", "0.1.0", &mouse_type);

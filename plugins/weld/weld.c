@@ -252,10 +252,4 @@ static const sn_constraint_type weld_type = {
     .export_params = weld_export,
 };
 
-static int weld_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {
-  (void)err;
-  (void)cap;
-  return host->register_type(registrar, &weld_type);
-}
-
-SN_DEFINE_PLUGIN("sinew.weld", "0.1.0", weld_register);
+SN_DEFINE_PLUGIN_TYPES("sinew.weld", "0.1.0", &weld_type);

@@ -155,7 +155,7 @@ static inline void xd_begin_carry(const sn_step_info *info, const xd_params *p, 
 
 static inline void xd_project(const sn_step_info *info, const xd_params *p, xd_instance *j, float *a, float wa,
                               float *b, float wb, int outputs) {
-  const float h = info->h, inv_h2 = info->inv_h * info->inv_h;
+  const float inv_h2 = info->inv_h * info->inv_h;
   const float length = xd_length(p, j);
   double d0 = ((double)b[0] - a[0]) + ((double)b[2] - a[2]);
   double d1 = ((double)b[1] - a[1]) + ((double)b[3] - a[3]);
@@ -168,16 +168,9 @@ static inline void xd_project(const sn_step_info *info, const xd_params *p, xd_i
   /* the guard on the float length: the SIMD lanes compare floats too */
   if ((float)len < XD_MIN_LENGTH || wsum <= 0.0f) return;
   float nx = (float)(d0 / len), ny = (float)(d1 / len);
-  float dl;
-  if (p->use_stiffness) {
-    const float sweeps = (float)(info->substeps * (info->iterations > 0 ? info->iterations : 1));
-    float k = 1.0f - powf(1.0f - p->stiffness, 1.0f / sweeps);
-    dl = -k * c / wsum;
-  } else {
-    float at = p->compliance * inv_h2;
-    float gamma = p->compliance > 0.0f ? p->damping / h : 0.0f;
-    dl = (-c - at * j->lambda - gamma * (c - j->c_start)) / ((1.0f + gamma) * wsum + at);
-  }
+  float dl = p->use_stiffness
+                 ? -sn_pm_pbd_sweep_stiffness(info, p->stiffness) * c / wsum
+                 : sn_pm_xpbd_delta_lambda(info, c, wsum, j->lambda, j->c_start, p->compliance, p->damping);
   if (p->max_only) {
     /* a rope pulls only: lambda stays <= 0 */
     float next = sn_pb_min0(j->lambda + dl);
@@ -352,10 +345,4 @@ static const sn_constraint_type xd_type = {
     .begin_particles = xd_begin_batch,
 };
 
-static int xd_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {
-  (void)err;
-  (void)cap;
-  return host->register_type(registrar, &xd_type);
-}
-
-SN_DEFINE_PLUGIN("sinew.xpbd_distance", "0.1.0", xd_register);
+SN_DEFINE_PLUGIN_TYPES("sinew.xpbd_distance", "0.1.0", &xd_type);

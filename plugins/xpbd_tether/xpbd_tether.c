@@ -184,10 +184,4 @@ static const sn_constraint_type xt_type = {
     .batch_flags = SN_BATCH_SHARED_PARAMS,
 };
 
-static int xt_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {
-  (void)err;
-  (void)cap;
-  return host->register_type(registrar, &xt_type);
-}
-
-SN_DEFINE_PLUGIN("sinew.xpbd_tether", "0.1.0", xt_register);
+SN_DEFINE_PLUGIN_TYPES("sinew.xpbd_tether", "0.1.0", &xt_type);

@@ -1,6 +1,7 @@
-// A constraint plugin written in C++: SN_DEFINE_PLUGIN gives the entry C
-// linkage, so the host finds it. The type "cxx.hold" keeps one particle where
-// it was created (an XPBD type: it moves the particle back every sweep).
+// A constraint plugin written in C++: SN_DEFINE_PLUGIN_TYPES (through
+// SN_DEFINE_PLUGIN) gives the entry C linkage, so the host finds it. The type
+// "cxx.hold" keeps one particle where it was created (an XPBD type: it moves
+// the particle back every sweep).
 #include "sinew/plugin.h"
 
 #include <cstdio>
@@ -48,10 +49,6 @@ sn_constraint_type make_type() {
 
 const sn_constraint_type hold_type = make_type();
 
-int hold_register(const sn_host_api *host, sn_registrar *registrar, char *, size_t) {
-  return host->register_type(registrar, &hold_type);
-}
-
 } // namespace
 
-SN_DEFINE_PLUGIN("test.cxx", "1.0.0", hold_register);
+SN_DEFINE_PLUGIN_TYPES("test.cxx", "1.0.0", &hold_type);

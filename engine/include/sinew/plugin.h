@@ -405,6 +405,20 @@ typedef struct sn_plugin_entry {
       (lib_name),          (lib_version),       (register_fn)}
 #endif
 
+/// SN_DEFINE_PLUGIN with a register_types that registers the listed
+/// descriptors in order (pointers to sn_constraint_type objects, at least
+/// one): SN_DEFINE_PLUGIN_TYPES("acme.ropes", "1.2.0", &rope_type, &knot_type);
+/// The first one the host refuses stops it (all or nothing, as always).
+#define SN_DEFINE_PLUGIN_TYPES(lib_name, lib_version, ...)                                                             \
+  static int sn_plugin_register_listed(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {      \
+    static const sn_constraint_type *const types[] = {__VA_ARGS__};                                                    \
+    (void)err, (void)cap;                                                                                              \
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; ++i)                                                        \
+      if (host->register_type(registrar, types[i]) != 0) return 1;                                                     \
+    return 0;                                                                                                          \
+  }                                                                                                                    \
+  SN_DEFINE_PLUGIN(lib_name, lib_version, sn_plugin_register_listed)
+
 /// Declares a linked-in plugin's entry (name as its SN_PLUGIN_STATIC) for
 /// sn_registry_add_static: SN_DECLARE_STATIC_PLUGIN(ropes);
 #ifdef __cplusplus
