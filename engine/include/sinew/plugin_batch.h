@@ -191,6 +191,20 @@ typedef __m256 sn_pb_reg8;
   } while (0)
 /// The lanes whose mask (SN_PB_VI) is set, as the bits of an int.
 #define SN_PB_BITS(mask) SN_PLUGIN_CAT(SN_PB_BITS_, SN_PB_W)(mask)
+/// Each lane's float as a double (SN_PB_VF to SN_PB_VD, exact) and back
+/// (rounded to nearest, as a scalar (float) cast).
+#define SN_PB_WIDEN(x)  __builtin_convertvector((x), SN_PB_VD)
+#define SN_PB_NARROW(x) __builtin_convertvector((x), SN_PB_VF)
+/// sn_pb_move_pair in the lanes whose mask move is set: the motions of a
+/// (dax, day) go by -wa (px, py), those of b (dbx, dby) by +wb (px, py).
+/// All SN_PB_VF but move; the motions are updated in place.
+#define SN_PB_MOVE_PAIR(move, px, py, wa, dax, day, wb, dbx, dby)                                                      \
+  do {                                                                                                                 \
+    (dax) = SN_PB_SEL(move, (dax) - (wa) * (px), dax);                                                                 \
+    (day) = SN_PB_SEL(move, (day) - (wa) * (py), day);                                                                 \
+    (dbx) = SN_PB_SEL(move, (dbx) + (wb) * (px), dbx);                                                                 \
+    (dby) = SN_PB_SEL(move, (dby) + (wb) * (py), dby);                                                                 \
+  } while (0)
 
 /* ------------------------------------------------------------------------ */
 /* Lanes: records of 4 floats (16 bytes) in and out                          */
