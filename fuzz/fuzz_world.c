@@ -1027,9 +1027,8 @@ static void hook_hit(void) {
   reenter(g_state);
   g_state->cb_depth--;
 }
-static int rh_create(const sn_host_api *host, const void *params, void *instance,
-                     const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
-  (void)host, (void)params, (void)instance, (void)bodies, (void)count, (void)err, (void)cap;
+static int rh_create(const sn_constraint_create_args *args) {
+  (void)args;
   hook_hit();
   return 0;
 }

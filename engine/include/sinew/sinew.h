@@ -486,8 +486,10 @@ SN_API sn_registry *sn_create_registry(const sn_allocator *allocator);
 /// uses it first (their constraints run the plugins' code).
 SN_API sn_result sn_destroy_registry(sn_registry *registry);
 
-/// Registers a type from the host program (the same descriptor plugins use).
-/// On failure err (if not NULL) receives a message; nothing is registered.
+/// Registers a type from the host program (the same descriptor plugins use,
+/// in the form of this library's sinew/plugin.h: create takes
+/// sn_constraint_create_args). On failure err (if not NULL) receives a
+/// message; nothing is registered.
 SN_API sn_result sn_registry_add_type(sn_registry *registry, const sn_constraint_type *type, char *err,
                                       size_t err_capacity);
 
@@ -558,7 +560,10 @@ SN_API int32_t sn_plugin_search_path(sn_plugin_dir_fcn *fcn, void *context);
 /// Returns SN_OK if at least one folder was read, else SN_ERR_NOT_FOUND.
 SN_API sn_result sn_registry_load_search_path(sn_registry *registry, sn_plugin_load_fcn *fcn, void *context);
 
-/// Number of registered types, and the i-th one (NULL if out of range).
+/// Number of registered types, and the i-th one (NULL if out of range). The
+/// registry's copy of a descriptor has this header's callback forms whatever
+/// ABI minor its plugin declared (its create is called with args->type set
+/// to that copy).
 SN_API int32_t sn_registry_get_type_count(const sn_registry *registry);
 SN_API const sn_constraint_type *sn_registry_get_type(const sn_registry *registry, int32_t index);
 /// The type named name, or NULL.

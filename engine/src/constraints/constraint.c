@@ -281,7 +281,18 @@ sn_constraint_id sn_create_constraint(sn_world *w, const sn_constraint_def *def)
   err[0] = '\0';
   /* plugin hooks run on a locked world, as the other callbacks do */
   sn_world_lock(w);
-  int failed = t->create(sn_registry_host_api(), k.params, k.instance, view_ptrs, nv, err, sizeof(err));
+  sn_constraint_create_args args;
+  memset(&args, 0, sizeof args);
+  args.size = (uint32_t)sizeof args;
+  args.host = sn_registry_host_api();
+  args.type = t;
+  args.params = k.params;
+  args.instance = k.instance;
+  args.bodies = view_ptrs;
+  args.body_count = nv;
+  args.err = err;
+  args.err_capacity = sizeof(err);
+  int failed = t->create(&args);
   sn_world_unlock(w);
   sn_mem_free(&w->mem, view_block, view_bytes + 1);
   if (failed != 0) {
