@@ -166,7 +166,7 @@ bool sn_soft_find_candidates(sn_world *w, float dt) {
   if (w->particle_count == 0) return true;
   if (!sn_find_joined_particles(w) || !sn_find_soft_motion(w, dt)) return false;
   const bool joins = w->joined_particles.count > 0;
-  const float g = sn_length(w->gravity);
+  const float g = sn_length(w->settings.gravity);
   bool any_soft = false;
   /* First one query with the box around every particle's box: with no
    * shape near any of them (a cloth hanging in the air) the 10^4 queries,
@@ -399,8 +399,8 @@ bool sn_soft_begin(sn_world *w, sn_soft_context *s, float dt, int32_t substeps, 
   s->substeps = substeps;
   s->h = dt / (float)substeps;
   s->inv_h = 1.0f / s->h;
-  s->restitution_threshold = w->restitution_threshold;
-  s->max_speed = w->max_linear_speed;
+  s->restitution_threshold = w->settings.restitution_threshold;
+  s->max_speed = w->settings.maximum_linear_speed;
   int32_t n = w->particles.count;
   s->count = n;
   if (w->particle_count == 0) return true;
@@ -459,7 +459,7 @@ void sn_soft_predict_rigid(sn_soft_context *s) {
 void sn_soft_predict_range(sn_world *w, sn_soft_context *s, int32_t substep, int32_t begin, int32_t end) {
   if (!s->active) return;
   const float h = s->h;
-  const sn_vec2 gh = sn_scale(h, w->gravity);
+  const sn_vec2 gh = sn_scale(h, w->settings.gravity);
   const float max_speed_sq = s->max_speed * s->max_speed;
   for (int32_t i = begin; i < end; ++i) {
     sn_solver_body *st = s->states + i;
