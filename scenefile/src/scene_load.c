@@ -676,7 +676,7 @@ static bool parse_geometry(loader *L, shape_ir *s, const cJSON *obj, sn_body_typ
       if (body_type != SN_BODY_STATIC)
         ok = fail(L, SN_SCENE_ERR_GEOMETRY, SN_ERR_WRONG_BODY_TYPE, g, true,
                   "a segment has no area: expected it on a static body, this body is %s",
-                  body_type == SN_BODY_DYNAMIC ? "dynamic" : "kinematic");
+                  sn_scene_body_type_name(body_type));
     }
   }
   path_pop(L, mark);
@@ -793,18 +793,12 @@ static bool parse_body(loader *L, const cJSON *obj, int32_t index) {
   sn_body_def *d = &b->def;
   *d = sn_default_body_def();
   const char *type = NULL;
-  SN_REQ(L, obj, "type", "\"static\", \"kinematic\" or \"dynamic\"",
-         read_string(L, n_, "\"static\", \"kinematic\" or \"dynamic\"", &type));
-  if (strcmp(type, "static") == 0)
-    d->type = SN_BODY_STATIC;
-  else if (strcmp(type, "kinematic") == 0)
-    d->type = SN_BODY_KINEMATIC;
-  else if (strcmp(type, "dynamic") == 0)
-    d->type = SN_BODY_DYNAMIC;
-  else {
+  char types[64];
+  sn_scene_body_type_list(types, sizeof types);
+  SN_REQ(L, obj, "type", types, read_string(L, n_, types, &type));
+  if (!sn_scene_body_type_of(type, &d->type)) {
     size_t mark = path_push_key(L, "type");
-    fail(L, SN_SCENE_ERR_RANGE, SN_OK, member(obj, "type"), false,
-         "expected \"static\", \"kinematic\" or \"dynamic\", got \"%.40s\"", type);
+    fail(L, SN_SCENE_ERR_RANGE, SN_OK, member(obj, "type"), false, "expected %s, got \"%.40s\"", types, type);
     path_pop(L, mark);
     return false;
   }

@@ -286,10 +286,6 @@ static bool put_shape(writer *W, sn_shape_id id, const char *body, int32_t index
   return true;
 }
 
-static const char *body_type_name(sn_body_type t) {
-  return t == SN_BODY_STATIC ? "static" : t == SN_BODY_KINEMATIC ? "kinematic" : "dynamic";
-}
-
 static bool put_body(writer *W, sn_body_id id, const char *name) {
   text_buffer *b = &W->out;
   sn_body_def d;
@@ -297,7 +293,7 @@ static bool put_body(writer *W, sn_body_id id, const char *name) {
   put(b, "    {\"name\": ");
   put_string(b, name);
   put(b, ", \"type\": ");
-  put_string(b, body_type_name(d.type));
+  put_string(b, sn_scene_body_type_name(d.type));
   put_key(b, "position");
   put_vec2(b, d.position);
   put_key(b, "angle");

@@ -537,8 +537,11 @@ int32_t sn_world_get_frozen_events(sn_world *w, const sn_frozen_event **events) 
 }
 
 const char *sn_plugin_callback_name(int32_t callback) {
-  static const char *const names[] = {"prepare", "warm_start",     "solve_velocity", "solve_velocity",
-                                      "project", "begin_position", "solve_position"};
+  static const char *const names[] = {
+#define SN_X(id, name) name,
+      SN_PLUGIN_CALLBACKS(SN_X)
+#undef SN_X
+  };
   return callback >= 0 && callback < (int32_t)(sizeof names / sizeof names[0]) ? names[callback] : NULL;
 }
 

@@ -482,16 +482,23 @@ static inline sn_soft_body_id sn_make_soft_body_id(const sn_world *w, int32_t in
 }
 sn_particle *sn_get_particle(sn_world *w, sn_particle_id id, sn_result *code);
 
-/// The plugin callbacks sn_world_def.check_plugins watches (names: sn_plugin_callback_name).
+/// X(id, name): the plugin callbacks sn_world_def.check_plugins watches,
+/// SN_CALLBACK_<id>, and the name sn_frozen_event.callback gives each (the
+/// relax pass runs solve_velocity without bias, so it has that name too).
+#define SN_PLUGIN_CALLBACKS(X)                                                                                         \
+  X(PREPARE, "prepare")                                                                                                \
+  X(WARM_START, "warm_start")                                                                                          \
+  X(SOLVE_VELOCITY, "solve_velocity")                                                                                  \
+  X(RELAX, "solve_velocity")                                                                                           \
+  X(PROJECT, "project")                                                                                                \
+  X(BEGIN_POSITION, "begin_position")                                                                                  \
+  X(SOLVE_POSITION, "solve_position")
 typedef enum sn_plugin_callback {
-  SN_CALLBACK_PREPARE,
-  SN_CALLBACK_WARM_START,
-  SN_CALLBACK_SOLVE_VELOCITY,
-  SN_CALLBACK_RELAX,
-  SN_CALLBACK_PROJECT,
-  SN_CALLBACK_BEGIN_POSITION,
-  SN_CALLBACK_SOLVE_POSITION
+#define SN_X(id, name) SN_CALLBACK_##id,
+  SN_PLUGIN_CALLBACKS(SN_X)
+#undef SN_X
 } sn_plugin_callback;
+/// The name of a callback (NULL outside the list).
 const char *sn_plugin_callback_name(int32_t callback);
 /// The frozen event of a body or particle (slot index), with the culprit the
 /// plugin checks found, if any (then cleared).
