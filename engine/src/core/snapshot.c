@@ -29,12 +29,7 @@
 #include "core/math.h"
 #include "core/world.h"
 
-/// The format this library writes, and the oldest it reads: a format adds to
-/// the one before it (world settings, SN_WORLD_SETTINGS' format column), so
-/// a reader of SN_SNAPSHOT_FORMAT reads every format from the oldest on.
-#define SN_SNAPSHOT_FORMAT        3u
-#define SN_SNAPSHOT_OLDEST_FORMAT 3u
-#define SN_SNAPSHOT_HEADER_SIZE   40u
+#define SN_SNAPSHOT_HEADER_SIZE 40u
 static const uint8_t sn_snapshot_magic[8] = {'S', 'I', 'N', 'E', 'W', 'S', 'N', 'P'};
 
 #define SN_TAG(a, b, c, d) ((uint32_t)(a) | ((uint32_t)(b) << 8) | ((uint32_t)(c) << 16) | ((uint32_t)(d) << 24))

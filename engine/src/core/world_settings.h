@@ -70,7 +70,11 @@
   X(hit_event_threshold, FLOAT, SET, 1.0f, 0, SN_MAX_SPEED, 0, "hit_event_threshold",                                 \
     3, "approach speed (m/s) above which a contact reports a hit event")                                              \
   X(maximum_linear_speed, FLOAT, DEF, 400.0f, 0, SN_MAX_SPEED, SN_SETTING_ABOVE_MIN, "maximum_linear_speed",          \
-    3, "largest speed (m/s) of bodies and particles")
+    3, "largest speed (m/s) of bodies and particles")                                                                 \
+  X(joint_hertz, FLOAT, SET, 0.0f, 0, SN_MAX_CONTACT_TUNING, 0, "joint_hertz",                                        \
+    4, "stiffness (Hz) of rigid joints' position feedback, at most a quarter of the substep rate; 0 = that quarter")  \
+  X(joint_damping_ratio, FLOAT, SET, 2.0f, 0, SN_MAX_CONTACT_TUNING, 0, "joint_damping_ratio",                        \
+    4, "damping ratio of rigid joints' position feedback")
 
 /* X(name, default, doc): the limits on live objects (sn_world_def.max_*,
  * each 0 .. SN_MAX_WORLD_LIMIT). The caller's def supplies them to a world,

@@ -1541,8 +1541,9 @@ void sn_solve(sn_world *w, float dt) {
   info.substeps = substeps;
   info.contact_hertz = w->settings.contact_hertz;
   info.contact_damping_ratio = w->settings.contact_damping_ratio;
-  info.joint_hertz = 0.25f * ctx.inv_h;
-  info.joint_damping_ratio = 2.0f;
+  const float joint_rate = 0.25f * ctx.inv_h; /* a quarter of the substep rate */
+  info.joint_hertz = w->settings.joint_hertz > 0.0f ? sn_minf(w->settings.joint_hertz, joint_rate) : joint_rate;
+  info.joint_damping_ratio = w->settings.joint_damping_ratio;
   info.iterations = 1;
   sn_position_setup stage = {NULL, 0, 0, w->settings.position_iterations, w->settings.soft_iterations};
   for (int32_t b = 0; b < batch_count; ++b) {
