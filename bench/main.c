@@ -10,6 +10,7 @@
 #include "scenes.h"
 #include "sinew/thread_pool.h"
 #include "soak.h"
+#include "core/world_settings.h"
 #include "platform/platform.h" /* sn_thread_cpu_ms */
 
 static void sn_usage(FILE *f) {
@@ -136,9 +137,23 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  if (size < 0 || steps < 0 || substeps < 0 || substeps > 64) {
-    fprintf(stderr, "sinew-bench: --size, --steps must be >= 0 and --substeps in 1..64\n");
+  if (size < 0 || steps < 0) {
+    fprintf(stderr, "sinew-bench: --size, --steps must be >= 0\n");
     return 2;
+  }
+  /* 0 keeps the scene's own; else the world setting's range (core/world_settings.h) */
+  const struct {
+    const char *option;
+    int32_t value, setting;
+  } counts[] = {{"--substeps", substeps, SN_SETTING_substeps},
+                {"--soft-iterations", sn_soft_iterations, SN_SETTING_soft_iterations}};
+  for (size_t k = 0; k < sizeof counts / sizeof counts[0]; ++k) {
+    const sn_setting_info *info = sn_world_setting_info(counts[k].setting);
+    if (counts[k].value != 0 && (counts[k].value < info->min || counts[k].value > info->max)) {
+      fprintf(stderr, "sinew-bench: %s wants 0 (the scene's) or a whole number in [%.0f, %.0f], not %d\n",
+              counts[k].option, info->min, info->max, (int)counts[k].value);
+      return 2;
+    }
   }
   if (soak) {
     if (peers || sleep || size != 0 || steps != 0 || substeps != 0 || sn_soft_iterations != 0 || so.seconds < 0.0 ||

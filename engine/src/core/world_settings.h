@@ -49,7 +49,7 @@
 // clang-format off
 #define SN_WORLD_SETTINGS(X)                                                                                           \
   X(gravity, VEC2, DEF_SET, ((sn_vec2){0.0f, -10.0f}), -SN_MAX_GRAVITY, SN_MAX_GRAVITY, SN_SETTING_TOP_LEVEL,           \
-    "gravity", 3, "acceleration of every body and particle (m/s^2)")                                                  \
+    "gravity", 3, "acceleration (m/s^2) of every body and particle")                                                  \
   X(substeps, INT, DEF_SET, 8, 1, 64, 0, "substeps", 3, "substeps per step")                                          \
   X(position_iterations, INT, DEF_SET, 2, 0, 32, 0, "position_iterations",                                            \
     3, "sweeps per substep that project joints' position drift away; 0 = none")                                      \
