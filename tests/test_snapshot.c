@@ -546,9 +546,16 @@ START_TEST(test_structure_checks) {
   copy[8] = (uint8_t)(copy[8] + 1);
   reseal(copy, n);
   ck_assert_int_eq(load_counted(copy, n, reg, -1), SN_ERR_SNAPSHOT_VERSION);
-  /* a format older than the oldest this library reads (3) */
+  /* a snapshot of this format labelled with the older one: its world
+   * section has the settings the older format lacks, bytes that format's
+   * reader does not take */
   memcpy(copy, s, n);
-  copy[8] = 2;
+  copy[8] = (uint8_t)(SN_SNAPSHOT_FORMAT - 1);
+  reseal(copy, n);
+  ck_assert_int_eq(load_counted(copy, n, reg, -1), SN_ERR_SNAPSHOT_CORRUPT);
+  /* a format older than the oldest this library reads */
+  memcpy(copy, s, n);
+  copy[8] = (uint8_t)(SN_SNAPSHOT_OLDEST_FORMAT - 1);
   reseal(copy, n);
   ck_assert_int_eq(load_counted(copy, n, reg, -1), SN_ERR_SNAPSHOT_VERSION);
   /* pointer size of the writer (offset 30) */
