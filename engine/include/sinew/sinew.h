@@ -148,6 +148,17 @@ SN_API sn_result sn_world_set_contact_tuning(sn_world *world, float hertz, float
 /// Approach speed (m/s) above which a contact reports a hit event (default 1).
 SN_API sn_result sn_world_set_hit_event_threshold(sn_world *world, float speed);
 
+/// Joint tuning: the stiffness (Hz) and damping ratio of the position
+/// feedback of rigid joints (sn_step_info.joint_hertz and
+/// joint_damping_ratio, which the shipped joints use). Hertz 0 (the default)
+/// is a quarter of the substep rate, which also caps any other value; the
+/// damping ratio defaults to 2. Each 0 .. SN_MAX_CONTACT_TUNING; saved in
+/// snapshots and scene files.
+SN_API sn_result sn_world_set_joint_hertz(sn_world *world, float hertz);
+SN_API float sn_world_get_joint_hertz(sn_world *world);
+SN_API sn_result sn_world_set_joint_damping_ratio(sn_world *world, float damping_ratio);
+SN_API float sn_world_get_joint_damping_ratio(sn_world *world);
+
 /// Contact events of the last step. The arrays stay where they are, with the
 /// same contents, until the next sn_world_step starts, whatever is called in
 /// between: a loop over them may destroy the bodies and shapes it reads.
@@ -173,7 +184,9 @@ SN_API int32_t sn_world_get_bodies(sn_world *world, sn_body_id *bodies, int32_t 
 
 /// A def that recreates the world's current settings (gravity, substeps,
 /// position and soft iterations, sleep, continuous, contact tuning, restitution threshold, maximum speed,
-/// registry, limits). The allocator fields are left NULL.
+/// registry, limits). The allocator fields are left NULL. The settings
+/// sn_world_def has no field for have getters of their own
+/// (sn_world_get_hit_event_threshold, sn_world_get_joint_hertz, ...).
 SN_API sn_result sn_world_get_def(sn_world *world, sn_world_def *out);
 SN_API float sn_world_get_hit_event_threshold(sn_world *world);
 /// The registry the world was created with (may be NULL).

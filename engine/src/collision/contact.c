@@ -306,7 +306,7 @@ static bool sn_reuse_manifold(const sn_world *w, sn_contact *c, const sn_body *b
     shift = sn_length(sn_sub(now, then));
   }
   const float moved = shift + sn_minf(reach_a, reach_b) * (sn_absf(sin_turn) + (1.0f - cos_turn));
-  if (!(moved <= w->contact_reuse_distance)) return false; /* (and NaN) */
+  if (!(moved <= w->settings.contact_reuse_distance)) return false; /* (and NaN) */
   sn_manifold *m = &c->manifold;
   const sn_vec2 n = sn_rotate(ba->xf.q, r->normal);
   for (int32_t i = 0; i < m->point_count; ++i) {
@@ -342,7 +342,8 @@ static bool sn_update_manifold(sn_world *w, sn_contact *c, bool *reused) {
     c->flags &= ~(uint32_t)SN_CONTACT_HAS_REFERENCE;
     return false;
   }
-  if ((c->flags & SN_CONTACT_HAS_REFERENCE) && w->contact_reuse_distance > 0.0f && sn_reuse_manifold(w, c, ba, bb)) {
+  if ((c->flags & SN_CONTACT_HAS_REFERENCE) && w->settings.contact_reuse_distance > 0.0f &&
+      sn_reuse_manifold(w, c, ba, bb)) {
     *reused = true;
     return m->point_count > 0;
   }

@@ -522,8 +522,8 @@ static bool sn_reaction(sn_world *w, const sn_constraint *k, float dt, sn_arena 
   info.size = sizeof(info);
   info.dt = dt;
   info.inv_dt = 1.0f / dt;
-  info.substeps = w->substeps;
-  info.h = dt / (float)w->substeps;
+  info.substeps = w->settings.substeps;
+  info.h = dt / (float)w->settings.substeps;
   info.inv_h = 1.0f / info.h;
   info.iterations = 1;
   sn_world_lock(w);

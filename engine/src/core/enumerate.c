@@ -26,34 +26,18 @@ sn_result sn_world_get_def(sn_world *w, sn_world_def *out) {
   if (w == NULL) return SN_ERR_NULL;
   if (out == NULL) return sn_world_error(w, SN_ERR_NULL, "out is NULL");
   sn_world_def def = sn_default_world_def();
-  def.gravity = w->gravity;
-  def.substeps = w->substeps;
-  def.position_iterations = w->position_iterations;
-  def.soft_iterations = w->soft_iterations;
-  def.enable_sleep = w->enable_sleep;
-  def.contact_hertz = w->contact_hertz;
-  def.contact_damping_ratio = w->contact_damping_ratio;
-  def.contact_push_max_velocity = w->contact_push_max_velocity;
-  def.restitution_threshold = w->restitution_threshold;
-  def.maximum_linear_speed = w->max_linear_speed;
-  def.enable_continuous = w->enable_continuous;
-  def.contact_reuse_distance = w->contact_reuse_distance;
+  sn_world_settings_to_def(&w->settings, &def);
   def.registry = w->registry;
   def.worker_count = w->worker_count;
   def.enqueue_task = w->enqueue_task;
   def.finish_task = w->finish_task;
   def.user_task_context = w->user_task_context;
-  def.max_bodies = w->max_bodies;
-  def.max_shapes = w->max_shapes;
-  def.max_particles = w->max_particles;
-  def.max_soft_bodies = w->max_soft_bodies;
-  def.max_constraints = w->max_constraints;
-  def.max_contacts = w->max_contacts;
+#define SN_X(name, dflt, doc) def.name = w->name;
+  SN_WORLD_LIMITS(SN_X)
+#undef SN_X
   *out = def;
   return SN_OK;
 }
-
-float sn_world_get_hit_event_threshold(sn_world *w) { return w ? w->hit_event_threshold : 0.0f; }
 
 const struct sn_registry *sn_world_get_registry(sn_world *w) { return w ? w->registry : NULL; }
 

@@ -15,6 +15,7 @@
 #include "core/array.h"
 #include "core/pair_set.h"
 #include "core/tasks.h"
+#include "core/world_settings.h"
 #include "geometry/geometry.h"
 #include "platform/platform.h" /* SN_PRINTF */
 
@@ -288,16 +289,9 @@ typedef struct sn_world {
   /// the world refuses with SN_ERR_WORLD_LOCKED (sn_world_locked_error).
   int32_t locked;
   bool stepping; ///< inside sn_world_step: reads that walk the world (queries, drawing, snapshots) refuse too
-  bool enable_sleep;
-  bool enable_continuous;
   bool use_avx2; ///< the contact kernel may run 8 lanes wide (results identical either way)
-  sn_vec2 gravity;
-  int32_t substeps;
-  int32_t position_iterations; ///< joint projection sweeps per substep (0 = off)
-  float contact_hertz, contact_damping_ratio, contact_push_max_velocity;
-  float contact_reuse_distance;  ///< sn_world_def.contact_reuse_distance (0: off)
+  sn_world_settings settings;    ///< gravity, substeps, ... (core/world_settings.h)
   int32_t reused_manifold_count; ///< last step (counters)
-  float restitution_threshold, hit_event_threshold, max_linear_speed;
 
   SN_ARRAY(sn_body) bodies;
   int32_t body_free;
@@ -317,7 +311,6 @@ typedef struct sn_world {
   SN_ARRAY(sn_soft_body) soft_bodies;
   int32_t soft_free;
   int32_t soft_count;
-  int32_t soft_iterations;
   SN_ARRAY(sn_particle_pair) particle_shape_pairs; ///< per-step candidates
   SN_ARRAY(sn_particle_pair) particle_pairs;       ///< per-step particle-particle candidates
   SN_ARRAY(sn_particle_pair) edge_pairs;           ///< per-step particle-edge candidates (other, body = edge ends)
@@ -452,6 +445,14 @@ sn_result sn_world_locked_error(sn_world *w, const char *what);
 /// Records the message of the last error and returns code.
 sn_result sn_world_error(sn_world *w, sn_result code, const char *fmt, ...) SN_PRINTF(3, 4);
 
+/// SN_OK if *value (of setting `index`'s type, SN_SETTING_<name>) is finite
+/// and within the table's range; else SN_ERR_NOT_FINITE or
+/// SN_ERR_INVALID_ARGUMENT with the reason written to msg (may be NULL):
+/// "substeps 65 outside [1, 64]".
+sn_result sn_world_setting_check(int32_t index, const void *value, char *msg, size_t cap);
+/// The same for every setting, NaN and Inf of any before any range.
+sn_result sn_world_settings_check(const sn_world_settings *settings, char *msg, size_t cap);
+
 /// The slot a handle names in an array of count elements of elem_size
 /// bytes whose in_use (bool) and generation (uint16_t) sit at the given
 /// offsets; NULL with *code set and the error recorded (naming `kind`) for a
@@ -484,16 +485,23 @@ static inline sn_soft_body_id sn_make_soft_body_id(const sn_world *w, int32_t in
 }
 sn_particle *sn_get_particle(sn_world *w, sn_particle_id id, sn_result *code);
 
-/// The plugin callbacks sn_world_def.check_plugins watches (names: sn_plugin_callback_name).
+/// X(id, name): the plugin callbacks sn_world_def.check_plugins watches,
+/// SN_CALLBACK_<id>, and the name sn_frozen_event.callback gives each (the
+/// relax pass runs solve_velocity without bias, so it has that name too).
+#define SN_PLUGIN_CALLBACKS(X)                                                                                         \
+  X(PREPARE, "prepare")                                                                                                \
+  X(WARM_START, "warm_start")                                                                                          \
+  X(SOLVE_VELOCITY, "solve_velocity")                                                                                  \
+  X(RELAX, "solve_velocity")                                                                                           \
+  X(PROJECT, "project")                                                                                                \
+  X(BEGIN_POSITION, "begin_position")                                                                                  \
+  X(SOLVE_POSITION, "solve_position")
 typedef enum sn_plugin_callback {
-  SN_CALLBACK_PREPARE,
-  SN_CALLBACK_WARM_START,
-  SN_CALLBACK_SOLVE_VELOCITY,
-  SN_CALLBACK_RELAX,
-  SN_CALLBACK_PROJECT,
-  SN_CALLBACK_BEGIN_POSITION,
-  SN_CALLBACK_SOLVE_POSITION
+#define SN_X(id, name) SN_CALLBACK_##id,
+  SN_PLUGIN_CALLBACKS(SN_X)
+#undef SN_X
 } sn_plugin_callback;
+/// The name of a callback (NULL outside the list).
 const char *sn_plugin_callback_name(int32_t callback);
 /// The frozen event of a body or particle (slot index), with the culprit the
 /// plugin checks found, if any (then cleared).

@@ -71,7 +71,7 @@ sn_body_id sn_create_body(sn_world *w, const sn_body_def *def) {
   b->generation = generation;
   b->in_use = true;
   b->type = def->type;
-  b->is_awake = def->type != SN_BODY_STATIC && (def->is_awake || !def->enable_sleep || !w->enable_sleep);
+  b->is_awake = def->type != SN_BODY_STATIC && (def->is_awake || !def->enable_sleep || !w->settings.enable_sleep);
   b->enable_sleep = def->enable_sleep;
   b->is_bullet = def->is_bullet;
   b->fixed_rotation = def->fixed_rotation;
@@ -559,7 +559,7 @@ sn_result sn_body_set_awake(sn_world *w, sn_body_id id, bool awake) {
   if (b->type == SN_BODY_STATIC) return SN_OK;
   if (awake) {
     sn_body_wake(w, id.index1 - 1);
-  } else if (b->is_awake && w->enable_sleep) {
+  } else if (b->is_awake && w->settings.enable_sleep) {
     /* putting one body to sleep: it must not touch awake bodies' islands, so
      * we only mark it ready to sleep; the island code decides next step */
     b->sleep_time = SN_HUGE;

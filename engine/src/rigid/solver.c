@@ -91,9 +91,10 @@ static void sn_prepare_groups(const sn_world *w, const sn_step_context *ctx, con
   float h = ctx->h, substep_rate = ctx->inv_h;
   /* stiffness: the user's, else a quarter of the substep rate (the stable
    * limit of the soft step); static contacts are twice as stiff */
-  float hertz = w->contact_hertz > 0.0f ? sn_minf(w->contact_hertz, 0.25f * substep_rate) : 0.25f * substep_rate;
-  sn_softness soft = sn_make_soft(hertz, w->contact_damping_ratio, h);
-  sn_softness static_soft = sn_make_soft(2.0f * hertz, w->contact_damping_ratio, h);
+  float hertz = w->settings.contact_hertz > 0.0f ? sn_minf(w->settings.contact_hertz, 0.25f * substep_rate)
+                                                 : 0.25f * substep_rate;
+  sn_softness soft = sn_make_soft(hertz, w->settings.contact_damping_ratio, h);
+  sn_softness static_soft = sn_make_soft(2.0f * hertz, w->settings.contact_damping_ratio, h);
   sn_wide_prepare_range(wide, w, w->solver_contacts.data, w->solver_keys.data, ctx->states, ctx->bodies, begin, end,
                         ctx->body_count, &soft, &static_soft);
 }
@@ -150,7 +151,7 @@ static void sn_report_hits(sn_world *w) {
         fastest_j = j;
       }
     }
-    if (fastest_j >= 0 && fastest > w->hit_event_threshold) {
+    if (fastest_j >= 0 && fastest > w->settings.hit_event_threshold) {
       sn_contact_hit_event e;
       e.shape_a = sn_make_shape_id(w, c->shape_a);
       e.shape_b = sn_make_shape_id(w, c->shape_b);
@@ -946,7 +947,7 @@ static bool sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int
     b->xf.p = sn_sub(b->center, sn_rotate(b->xf.q, b->local_center));
     b->force = (sn_vec2){0.0f, 0.0f};
     b->torque = 0.0f;
-    if (w->enable_sleep) {
+    if (w->settings.enable_sleep) {
       bool slow = b->enable_sleep && sn_length_sq(b->v) < SN_LINEAR_SLEEP_TOLERANCE * SN_LINEAR_SLEEP_TOLERANCE &&
                   b->w * b->w < SN_ANGULAR_SLEEP_TOLERANCE * SN_ANGULAR_SLEEP_TOLERANCE;
       if (slow && b->sleep_time > 0.0f) {
@@ -964,7 +965,7 @@ static bool sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int
     }
     b->is_fast = false;
     b->toi_fraction = 1.0f;
-    if (w->enable_continuous && b->type == SN_BODY_DYNAMIC) {
+    if (w->settings.enable_continuous && b->type == SN_BODY_DYNAMIC) {
       float limit = b->is_bullet ? 0.25f * b->min_extent : 0.5f * b->min_extent;
       float moved = sn_length(s->dp);
       /* the angle turned is at most pi/2 |sin| while cos > 0: when even
@@ -1010,7 +1011,7 @@ static void sn_init_bodies(sn_world *w, sn_step_context *ctx, float h, int32_t b
     s->dq = sn_rot_identity();
     sn_body_motion *m = ctx->motions + k;
     if (b->type == SN_BODY_DYNAMIC) {
-      m->dv = sn_scale(h, sn_add(sn_scale(b->inv_mass, b->force), sn_scale(b->gravity_scale, w->gravity)));
+      m->dv = sn_scale(h, sn_add(sn_scale(b->inv_mass, b->force), sn_scale(b->gravity_scale, w->settings.gravity)));
       m->dw = h * b->inv_inertia * b->torque;
       m->lin_damp = 1.0f / (1.0f + h * b->linear_damping);
       m->ang_damp = 1.0f / (1.0f + h * b->angular_damping);
@@ -1020,7 +1021,7 @@ static void sn_init_bodies(sn_world *w, sn_step_context *ctx, float h, int32_t b
       m->lin_damp = 1.0f;
       m->ang_damp = 1.0f;
     }
-    m->max_speed_sq = w->max_linear_speed * w->max_linear_speed;
+    m->max_speed_sq = w->settings.maximum_linear_speed * w->settings.maximum_linear_speed;
   }
 }
 
@@ -1426,8 +1427,8 @@ bool sn_solve_reserve(sn_world *w, float dt) {
   /* stages: the substep loop, with the position stage (sn_position_stage_capacity) */
   int32_t types = l->batched.count + l->item_types.count, colours = 0;
   for (int32_t r = 0; w->xpbd.valid && r < w->xpbd.ranges.count; ++r) colours += w->xpbd.ranges.data[r].level_count;
-  const int64_t position = 3 + (int64_t)w->soft_iterations * (3 + 2 * (int64_t)types + colours) + types;
-  const int64_t stages = sn_stage_capacity(w->substeps) + (int64_t)w->substeps * position;
+  const int64_t position = 3 + (int64_t)w->settings.soft_iterations * (3 + 2 * (int64_t)types + colours) + types;
+  const int64_t stages = sn_stage_capacity(w->settings.substeps) + (int64_t)w->settings.substeps * position;
   /* (counts past an int32 are memory no allocator has: refused as such) */
   const int64_t frozen = (int64_t)nb + w->particles.count, lanes = (int64_t)SN_WIDE_LANES * groups;
   if (stages > INT32_MAX || frozen > INT32_MAX || lanes > INT32_MAX) return false;
@@ -1519,12 +1520,12 @@ void sn_solve(sn_world *w, float dt) {
   ctx.post = sn_arena_alloc(&w->arena, (size_t)nb + 1);
   ctx.bodies = sn_arena_alloc(&w->arena, (size_t)nb * sizeof(sn_wide_body) + 1);
   ctx.body_count = nb;
-  int32_t substeps = w->substeps;
+  int32_t substeps = w->settings.substeps;
   float h = dt / (float)substeps;
   ctx.h = h;
   ctx.inv_h = 1.0f / h;
-  ctx.push_max_velocity = w->contact_push_max_velocity;
-  ctx.restitution_threshold = w->restitution_threshold;
+  ctx.push_max_velocity = w->settings.contact_push_max_velocity;
+  ctx.restitution_threshold = w->settings.restitution_threshold;
   ctx.max_rotation = SN_MAX_ROTATION;
 
   ctx.states[nb] = (sn_body_state){{0.0f, 0.0f}, 0.0f, 0.0f, {0.0f, 0.0f}, {1.0f, 0.0f}};
@@ -1586,12 +1587,13 @@ void sn_solve(sn_world *w, float dt) {
   info.h = h;
   info.inv_h = ctx.inv_h;
   info.substeps = substeps;
-  info.contact_hertz = w->contact_hertz;
-  info.contact_damping_ratio = w->contact_damping_ratio;
-  info.joint_hertz = 0.25f * ctx.inv_h;
-  info.joint_damping_ratio = 2.0f;
+  info.contact_hertz = w->settings.contact_hertz;
+  info.contact_damping_ratio = w->settings.contact_damping_ratio;
+  const float joint_rate = 0.25f * ctx.inv_h; /* a quarter of the substep rate */
+  info.joint_hertz = w->settings.joint_hertz > 0.0f ? sn_minf(w->settings.joint_hertz, joint_rate) : joint_rate;
+  info.joint_damping_ratio = w->settings.joint_damping_ratio;
   info.iterations = 1;
-  sn_position_setup stage = {NULL, 0, 0, w->position_iterations, w->soft_iterations};
+  sn_position_setup stage = {NULL, 0, 0, w->settings.position_iterations, w->settings.soft_iterations};
   for (int32_t b = 0; b < batch_count; ++b) {
     sn_joint_batch *batch = batches + b;
     batch->impulse = (batch->type->flags & SN_CONSTRAINT_IMPULSE) != 0;
@@ -1602,7 +1604,7 @@ void sn_solve(sn_world *w, float dt) {
       stage.xpbd_count += batch->count;
     }
   }
-  if (w->position_iterations == 0) stage.project_count = 0;
+  if (w->settings.position_iterations == 0) stage.project_count = 0;
   bool position_stage = stage.project_count > 0 || stage.xpbd_count > 0 || soft.active;
   if (position_stage) {
     stage.pose0 = sn_arena_alloc(&w->arena, (size_t)nb * sizeof(sn_body_pose) + 1);
@@ -1624,8 +1626,8 @@ void sn_solve(sn_world *w, float dt) {
   /* and the last sweep's copy back rides on the velocities when only the
    * particle collisions would run between them and there are none this step
    * (a batched type last among the XPBD types) */
-  if (soft.active && w->soft_iterations > 0 && w->particle_shape_pairs.count == 0 && w->particle_pairs.count == 0 &&
-      w->edge_pairs.count == 0) {
+  if (soft.active && w->settings.soft_iterations > 0 && w->particle_shape_pairs.count == 0 &&
+      w->particle_pairs.count == 0 && w->edge_pairs.count == 0) {
     for (int32_t b = batch_count - 1; b >= 0; --b) {
       if (!batches[b].xpbd || batches[b].count == 0) continue;
       soft.unpack_late = batches[b].batched;
@@ -1643,7 +1645,8 @@ void sn_solve(sn_world *w, float dt) {
   atomic_init(&run.frozen, 0);
   atomic_init(&run.hits, 0);
   int32_t capacity = sn_stage_capacity(substeps);
-  if (position_stage) capacity += substeps * sn_position_stage_capacity(batches, batch_count, w->soft_iterations);
+  if (position_stage)
+    capacity += substeps * sn_position_stage_capacity(batches, batch_count, w->settings.soft_iterations);
   if (!sn_reserved(sn_array_reserve(&w->mem, w->stages, capacity))) return;
   sn_stage_runner_init_on(&runner, w->stages.data, capacity, workers, sn_solver_stage, &run);
   for (int32_t i = 0; i < substeps; ++i) {
@@ -1679,7 +1682,7 @@ void sn_solve(sn_world *w, float dt) {
   /* continuous collision, then proxies move, in body order (the tree, and so
    * the pair order, does not depend on the worker count); the write back
    * flagged the bodies with something to do */
-  if (w->enable_continuous) {
+  if (w->settings.enable_continuous) {
     bool stopped = false;
     for (int32_t k = 0; k < nb; ++k) {
       if (!(ctx.post[k] & SN_POST_FAST)) continue;

@@ -440,16 +440,6 @@ void *sn_particle_get_user_data(sn_world *w, sn_particle_id id) {
   return p ? p->user_data : NULL;
 }
 
-sn_result sn_world_set_soft_iterations(sn_world *w, int32_t iterations) {
-  SN_CHECK(w);
-  if (iterations < 1 || iterations > 32)
-    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "soft iterations %d outside 1..32", (int)iterations);
-  w->soft_iterations = iterations;
-  return SN_OK;
-}
-
-int32_t sn_world_get_soft_iterations(sn_world *w) { return w ? w->soft_iterations : 0; }
-
 sn_result sn_soft_body_add_edge(sn_world *w, sn_soft_body_id id, sn_particle_id a, sn_particle_id b) {
   sn_result code;
   sn_soft_body *s = sn_get_soft(w, id, &code);
