@@ -7,6 +7,7 @@
 
 #include "core/math.h"
 #include "core/world.h"
+#include "core/world_pool.h"
 
 /* ------------------------------------------------------------------------ */
 /* World                                                                     */
@@ -16,9 +17,9 @@ int32_t sn_world_get_body_count(sn_world *w) { return w ? w->body_count : 0; }
 int32_t sn_world_get_bodies(sn_world *w, sn_body_id *bodies, int32_t capacity) {
   if (w == NULL || bodies == NULL || capacity <= 0) return 0;
   int32_t n = 0;
-  for (int32_t i = 0; i < w->bodies.count && n < capacity; ++i) {
-    if (w->bodies.data[i].in_use) bodies[n++] = sn_make_body_id(w, i);
-  }
+  sn_pool pool = sn_body_pool(w);
+  for (int32_t i = sn_pool_next(&pool, -1); i != SN_NULL_INDEX && n < capacity; i = sn_pool_next(&pool, i))
+    bodies[n++] = sn_make_body_id(w, i);
   return n;
 }
 
@@ -137,10 +138,9 @@ int32_t sn_world_get_constraint_count(sn_world *w) { return w ? w->constraint_co
 int32_t sn_world_get_constraints(sn_world *w, sn_constraint_id *constraints, int32_t capacity) {
   if (w == NULL || constraints == NULL || capacity <= 0) return 0;
   int32_t n = 0;
-  for (int32_t i = 0; i < w->constraints.count && n < capacity; ++i) {
-    const sn_constraint *k = w->constraints.data + i;
-    if (k->in_use) constraints[n++] = (sn_constraint_id){i + 1, w->tag, k->generation};
-  }
+  sn_pool pool = sn_constraint_pool(w);
+  for (int32_t i = sn_pool_next(&pool, -1); i != SN_NULL_INDEX && n < capacity; i = sn_pool_next(&pool, i))
+    constraints[n++] = (sn_constraint_id){i + 1, w->tag, sn_pool_generation(&pool, i)};
   return n;
 }
 

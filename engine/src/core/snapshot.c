@@ -28,6 +28,7 @@
 
 #include "core/math.h"
 #include "core/world.h"
+#include "core/world_pool.h"
 
 #define SN_SNAPSHOT_HEADER_SIZE 40u
 static const uint8_t sn_snapshot_magic[8] = {'S', 'I', 'N', 'E', 'W', 'S', 'N', 'P'};
@@ -973,34 +974,12 @@ static sn_result sn_check_tree(sn_loader *l, sn_world *w, const sn_tree *t, bool
   return SN_OK;
 }
 
-/* Whether slot i of arr is retired (SN_SLOT_RELEASE): free with a spent
- * generation. Contacts have no generation and are never retired. */
-#define SN_SLOT_SPENT(arr, i)       (!(arr).data[i].in_use && (arr).data[i].generation == SN_GENERATION_SPENT)
-#define SN_SLOT_NEVER_SPENT(arr, i) false
-
-/* A slot free list: every slot on it free and not retired, none twice, and
- * every other free slot retired (spent(arr, i)); live (if >= 0) must be the
- * number of slots in use. A retired slot on the list would be reused and
- * its generation wrap, reviving its old ids: that is damage. */
-#define SN_CHECK_FREE_LIST(arr, head, live, label, spent)                                                              \
-  do {                                                                                                                 \
-    int32_t used_ = 0, free_ = 0, retired_ = 0;                                                                        \
-    for (int32_t i_ = 0; i_ < (arr).count; ++i_) {                                                                     \
-      used_ += (arr).data[i_].in_use ? 1 : 0;                                                                          \
-      retired_ += spent(arr, i_) ? 1 : 0;                                                                              \
-    }                                                                                                                  \
-    if ((live) >= 0 && used_ != (live))                                                                                \
-      return sn_load_fail(l, SN_ERR_SNAPSHOT_CORRUPT, "%s: count says %d live, %d slots in use", label, (int)(live),   \
-                          (int)used_);                                                                                 \
-    const int32_t reusable_ = (arr).count - used_ - retired_;                                                          \
-    for (int32_t i_ = (head); i_ != SN_NULL_INDEX; i_ = (arr).data[i_].next_free) {                                    \
-      if (i_ < 0 || i_ >= (arr).count || (arr).data[i_].in_use || spent(arr, i_) || ++free_ > reusable_)               \
-        return sn_load_fail(l, SN_ERR_SNAPSHOT_CORRUPT, "%s: broken free list", label);                                \
-    }                                                                                                                  \
-    if (free_ != reusable_)                                                                                            \
-      return sn_load_fail(l, SN_ERR_SNAPSHOT_CORRUPT, "%s: %d reusable free slots, %d on the free list", label,        \
-                          (int)reusable_, (int)free_);                                                                 \
-  } while (0)
+/* A restored slot pool's bookkeeping (core/pool.h, sn_pool_check). */
+static sn_result sn_check_pool(sn_loader *l, sn_pool pool, const char *label) {
+  char msg[128];
+  if (!sn_pool_check(&pool, label, msg, sizeof msg)) return sn_load_fail(l, SN_ERR_SNAPSHOT_CORRUPT, "%s", msg);
+  return SN_OK;
+}
 
 static bool sn_body_ok(const sn_world *w, int32_t i) {
   return i >= 0 && i < w->bodies.count && w->bodies.data[i].in_use;
@@ -1016,13 +995,17 @@ static bool sn_particle_ok(const sn_world *w, int32_t i) {
  * does later can index out of bounds or loop forever. marks: scratch of at
  * least max(bodies, particles, tree capacity * 5 + 4) bytes. */
 static sn_result sn_check_world(sn_loader *l, sn_world *w, uint8_t *marks) {
-  SN_CHECK_FREE_LIST(w->bodies, w->body_free, w->body_count, "bodies", SN_SLOT_SPENT);
-  SN_CHECK_FREE_LIST(w->shapes, w->shape_free, w->shape_count, "shapes", SN_SLOT_SPENT);
-  SN_CHECK_FREE_LIST(w->chains, w->chain_free, -1, "chains", SN_SLOT_SPENT);
-  SN_CHECK_FREE_LIST(w->contacts, w->contact_free, w->contact_count, "contacts", SN_SLOT_NEVER_SPENT);
-  SN_CHECK_FREE_LIST(w->particles, w->particle_free, w->particle_count, "particles", SN_SLOT_SPENT);
-  SN_CHECK_FREE_LIST(w->soft_bodies, w->soft_free, w->soft_count, "soft bodies", SN_SLOT_SPENT);
-  SN_CHECK_FREE_LIST(w->constraints, w->constraint_free, w->constraint_count, "constraints", SN_SLOT_SPENT);
+  const struct {
+    sn_pool pool;
+    const char *label;
+  } pools[] = {{sn_body_pool(w), "bodies"},           {sn_shape_pool(w), "shapes"},
+               {sn_chain_pool(w), "chains"},          {sn_contact_pool(w), "contacts"},
+               {sn_particle_pool(w), "particles"},    {sn_soft_body_pool(w), "soft bodies"},
+               {sn_constraint_pool(w), "constraints"}};
+  for (size_t i = 0; i < sizeof pools / sizeof pools[0]; ++i) {
+    sn_result r = sn_check_pool(l, pools[i].pool, pools[i].label);
+    if (r != SN_OK) return r;
+  }
 
   /* bodies: shape lists and contact edge lists (acyclic: a walk must end at
    * -1 after exactly the count), sleep links in range */

@@ -14,6 +14,7 @@
 #include "core/alloc.h"
 #include "core/array.h"
 #include "core/pair_set.h"
+#include "core/pool.h"
 #include "core/tasks.h"
 #include "core/world_settings.h"
 #include "geometry/geometry.h"
@@ -415,24 +416,6 @@ typedef struct sn_world {
 
 /// Distinct world tags the tag counter hands out (1..65535; 0 is never a tag).
 #define SN_WORLD_TAG_COUNT 65535u
-
-/// A slot whose generation reached this is retired when freed: the next
-/// creation would wrap its generation and make old ids of the slot valid
-/// again. It stays free forever, off the free list (SN_SLOT_RELEASE).
-#define SN_GENERATION_SPENT UINT16_MAX
-
-/// Puts the freed slot `index` of `array` on the free list `head`, or
-/// retires it (next_free null, off the list) if its generation is spent.
-#define SN_SLOT_RELEASE(array, head, index)                                                                            \
-  do {                                                                                                                 \
-    int32_t slot_ = (index);                                                                                           \
-    if ((array).data[slot_].generation == SN_GENERATION_SPENT) {                                                       \
-      (array).data[slot_].next_free = SN_NULL_INDEX;                                                                   \
-    } else {                                                                                                           \
-      (array).data[slot_].next_free = (head);                                                                          \
-      (head) = slot_;                                                                                                  \
-    }                                                                                                                  \
-  } while (0)
 
 /// Takes a lock (see sn_world.locked) around a callback into user or plugin code.
 static inline void sn_world_lock(sn_world *w) { w->locked += 1; }
