@@ -135,6 +135,32 @@ static void assert_hit(sn_cast_output out, float fraction, sn_vec2 normal) {
 /* ------------------------------------------------------------------------ */
 /* sn_make_polygon                                                           */
 
+/* A triangle 1.2e6 m long and 1.6 cm wide (found by the polygon fuzzer):
+ * convex, counter-clockwise, above the area threshold, but its mass summed
+ * in floats rounds to nothing. Refused as degenerate by both builders, and
+ * by the validator, so no shape can have it. */
+START_TEST(test_sliver_without_mass_refused) {
+  const sn_vec2 pts[3] = {{-10.0f, -10.0f}, {824468.5625f, 824468.5625f}, {-4.29678822f, -4.27450943f}};
+  sn_polygon p;
+  ck_assert_int_eq(sn_compute_hull(pts, 3, 0.0f, &p), SN_ERR_DEGENERATE_POLYGON);
+  ck_assert_int_eq(sn_make_polygon(pts, 3, 0.0f, &p), SN_ERR_DEGENERATE_POLYGON);
+  /* the same outline filled in by hand */
+  memset(&p, 0, sizeof p);
+  p.count = 3;
+  for (int i = 0; i < 3; ++i) {
+    p.vertices[i] = pts[i];
+    sn_vec2 e = {pts[(i + 1) % 3].x - pts[i].x, pts[(i + 1) % 3].y - pts[i].y};
+    float len = sqrtf(e.x * e.x + e.y * e.y);
+    p.normals[i] = (sn_vec2){e.y / len, -e.x / len};
+  }
+  p.centroid = (sn_vec2){(pts[0].x + pts[1].x + pts[2].x) / 3.0f, (pts[0].y + pts[1].y + pts[2].y) / 3.0f};
+  ck_assert_int_ne(sn_polygon_validate(&p), SN_OK);
+  /* a well-shaped triangle of the same length still passes */
+  const sn_vec2 wide[3] = {{-10.0f, -10.0f}, {824468.5625f, 824468.5625f}, {-10.0f, 1000.0f}};
+  ck_assert_int_eq(sn_compute_hull(wide, 3, 0.0f, &p), SN_OK);
+}
+END_TEST
+
 START_TEST(test_make_polygon_ccw_square) {
   sn_vec2 pts[4] = {{0, 0}, {2, 0}, {2, 1}, {0, 1}};
   sn_polygon p;
@@ -929,6 +955,7 @@ static Suite *geometry_suite(void) {
   Suite *s = suite_create("geometry");
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_sliver_without_mass_refused);
   tcase_add_test(tc, test_make_polygon_ccw_square);
   tcase_add_test(tc, test_make_polygon_cw_is_reversed);
   tcase_add_test(tc, test_make_polygon_triangle_centroid);

@@ -369,6 +369,11 @@ sn_result sn_polygon_validate(const sn_polygon *p) {
     // the centroid must lie inside
     if (!(sn_dot(normal, sn_sub(p->centroid, p->vertices[i])) < 0.0f)) return SN_ERR_INVALID_ARGUMENT;
   }
+  // Too thin for floats: a sliver 1e6 m long and 2 cm wide passes every test
+  // above, but its mass, summed about the vertex average from products of
+  // 1e11, rounds to nothing, and a body with that shape would have none.
+  sn_mass_data m = sn_compute_polygon_mass(p, 1.0f);
+  if (!(m.mass > 0.0f) || !(m.rotational_inertia > 0.0f)) return SN_ERR_DEGENERATE_POLYGON;
   return SN_OK;
 }
 
