@@ -84,4 +84,25 @@ void sn_scene_body_type_list(char *buf, size_t cap);
 void sn_scene_set_error(sn_scene_error *error, sn_scene_status status, sn_result engine_result, int32_t line,
                         int32_t column, const char *fmt, ...) SN_PRINTF(6, 7);
 
+/* Plugins (scene_plugins.c) */
+
+/* How a plugin the file needs was looked for, and why it is missing. */
+typedef struct sn_scene_plugin_attempt {
+  char where[4096];   ///< the file tried, or "linked in"
+  char missing[2200]; ///< not found: what was looked for, after "expected "
+  char msg[768];      ///< refused: the registry's message
+} sn_scene_plugin_attempt;
+
+/// True if name can name a plugin file: letters, digits, '.', '_', '-', not
+/// starting with '.', shorter than SN_MAX_TYPE_NAME.
+bool sn_scene_plugin_name_ok(const char *name);
+/// The registry already has plugin name: a type of that name, or a type from
+/// a plugin of that name (sn_scene_plugin_of).
+bool sn_scene_registry_has_plugin(const sn_registry *reg, const char *name);
+/// Registers plugin name in reg (from opt's folders and the search path, or
+/// linked in): SN_OK; SN_ERR_NOT_FOUND (a->missing says what was looked for);
+/// else the registry's refusal (a->where, a->msg).
+sn_result sn_scene_add_plugin(const sn_scene_load_options *opt, sn_registry *reg, const char *name,
+                              sn_scene_plugin_attempt *a);
+
 #endif

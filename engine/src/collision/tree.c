@@ -30,7 +30,7 @@
  * queries stay exact and only do a little more work. Invariants: an unmarked
  * internal node is tight (its box is the union of its children's) and every
  * ancestor of a marked node is marked; insert, remove and the rotations keep
- * both (see sn_tree_validate).
+ * both (see sn_tree_check).
  *
  * Flags: the tree zeroes a leaf's flags on create and never reads or writes
  * them afterwards (move, enlarge and rebuild keep them): they are the owner's.
@@ -663,73 +663,94 @@ float sn_tree_get_area_ratio(const sn_tree *tree) {
   return total / root_area;
 }
 
-typedef struct sn_validate_counts {
-  int32_t nodes, leaves;
-} sn_validate_counts;
-
-/// Checks the subtree at index (reached from parent at the given depth).
-static bool sn_tree_validate_node(const sn_tree *tree, int32_t index, int32_t parent, int32_t depth,
-                                  sn_validate_counts *counts) {
-  if (index < 0 || index >= tree->node_capacity) return false;
-  if (depth > tree->node_count) return false; // a cycle
+/// Checks node index as the walk reaches it (its parent already checked its
+/// link): a leaf for its owner, an internal node for its children, heights
+/// and (boxes) its box.
+static sn_tree_error sn_tree_check_node(const sn_tree *tree, int32_t index, bool boxes, sn_tree_leaf_fcn *leaf_ok,
+                                        const void *context) {
+  int32_t cap = tree->node_capacity;
   const sn_tree_node *node = tree->nodes + index;
-  if (node->height < 0) return false; // a free node is linked in
-  if (node->parent_or_next != parent) return false;
-  if (!sn_aabb_is_valid(node->aabb)) return false;
-  counts->nodes += 1;
-
+  if (node->height < 0) return SN_TREE_FREE_NODE_LINKED;
+  if (boxes && !sn_aabb_is_valid(node->aabb)) return SN_TREE_BAD_BOX;
   if (node->height == 0) {
-    counts->leaves += 1;
-    return node->child1 == SN_NULL_NODE && node->child2 == SN_NULL_NODE;
+    if (node->child1 != SN_NULL_NODE || node->child2 != SN_NULL_NODE ||
+        (leaf_ok != NULL && !leaf_ok(index, node->user_data, context)))
+      return SN_TREE_BAD_LEAF;
+    return SN_TREE_VALID;
   }
-
   int32_t c1 = node->child1, c2 = node->child2;
-  if (c1 < 0 || c1 >= tree->node_capacity || c2 < 0 || c2 >= tree->node_capacity || c1 == c2) return false;
+  if (c1 < 0 || c1 >= cap || c2 < 0 || c2 >= cap || c1 == c2 || tree->nodes[c1].parent_or_next != index ||
+      tree->nodes[c2].parent_or_next != index || tree->nodes[c1].height < 0 || tree->nodes[c2].height < 0)
+    return SN_TREE_BAD_CHILDREN;
   const sn_tree_node *n1 = tree->nodes + c1;
   const sn_tree_node *n2 = tree->nodes + c2;
-  if (n1->height < 0 || n2->height < 0) return false;
-  int32_t height = 1 + (n1->height > n2->height ? n1->height : n2->height);
-  if (node->height != height) return false;
-  if (!sn_aabb_contains(node->aabb, n1->aabb) || !sn_aabb_contains(node->aabb, n2->aabb)) return false;
-  if (node->category_bits != (n1->category_bits | n2->category_bits)) return false;
+  if (node->height != 1 + (n1->height > n2->height ? n1->height : n2->height)) return SN_TREE_BAD_HEIGHT;
+  if (!boxes) return SN_TREE_VALID;
+  if (!sn_aabb_contains(node->aabb, n1->aabb) || !sn_aabb_contains(node->aabb, n2->aabb)) return SN_TREE_BAD_BOX;
+  if (node->category_bits != (n1->category_bits | n2->category_bits)) return SN_TREE_BAD_BOX;
   // deferred moves: unmarked is tight, and marked nodes hang below marked ones
+  int32_t parent = node->parent_or_next;
   bool moved = (node->flags & SN_TREE_NODE_MOVED) != 0;
-  if (moved && parent != SN_NULL_NODE && !(tree->nodes[parent].flags & SN_TREE_NODE_MOVED)) return false;
+  if (moved && parent != SN_NULL_NODE && !(tree->nodes[parent].flags & SN_TREE_NODE_MOVED)) return SN_TREE_BAD_BOX;
   if (!moved) {
     sn_aabb u = sn_aabb_union(n1->aabb, n2->aabb);
     if (u.lower.x != node->aabb.lower.x || u.lower.y != node->aabb.lower.y || u.upper.x != node->aabb.upper.x ||
         u.upper.y != node->aabb.upper.y)
-      return false;
+      return SN_TREE_BAD_BOX;
   }
-
-  return sn_tree_validate_node(tree, c1, index, depth + 1, counts) &&
-         sn_tree_validate_node(tree, c2, index, depth + 1, counts);
+  return SN_TREE_VALID;
 }
 
-bool sn_tree_validate(const sn_tree *tree) {
-  if (tree->nodes == NULL || tree->node_capacity <= 0) return false;
-  if (tree->node_count < 0 || tree->node_count > tree->node_capacity) return false;
-
-  sn_validate_counts counts = {0, 0};
+/* The walk needs no stack and no memory: a node's children are checked to
+ * name it as their parent before the walk enters them, so the parent links
+ * lead back up, no node is reached twice (a node has one parent, the root
+ * none) and the heights, falling by at least one per level, bound the depth.
+ * Depth first, child2's subtree before child1's. */
+sn_tree_error sn_tree_check(const sn_tree *tree, bool boxes, sn_tree_leaf_fcn *leaf_ok, const void *context,
+                            sn_tree_check_report *report) {
+  sn_tree_check_report local;
+  sn_tree_check_report *r = report != NULL ? report : &local;
+  r->error = SN_TREE_VALID;
+  r->node = SN_NULL_NODE;
+  r->nodes = r->leaves = 0;
+  int32_t cap = tree->node_capacity;
+  if (tree->nodes == NULL || cap <= 0 || tree->node_count < 0 || tree->node_count > cap || tree->proxy_count < 0 ||
+      tree->proxy_count > tree->node_count || tree->root < SN_NULL_NODE || tree->root >= cap ||
+      tree->free_list < SN_NULL_NODE || tree->free_list >= cap)
+    return r->error = SN_TREE_BAD_HEADER;
   if (tree->root != SN_NULL_NODE) {
-    if (!sn_tree_validate_node(tree, tree->root, SN_NULL_NODE, 0, &counts)) return false;
+    if (tree->nodes[tree->root].parent_or_next != SN_NULL_NODE) return r->error = SN_TREE_ROOT_HAS_PARENT;
+    int32_t i = tree->root;
+    for (;;) {
+      sn_tree_error e = sn_tree_check_node(tree, i, boxes, leaf_ok, context);
+      if (e != SN_TREE_VALID) {
+        r->node = i;
+        return r->error = e;
+      }
+      r->nodes += 1;
+      if (tree->nodes[i].height > 0) {
+        i = tree->nodes[i].child2;
+        continue;
+      }
+      r->leaves += 1;
+      // up to the first ancestor entered from its child2, then its child1
+      while (i != tree->root && tree->nodes[tree->nodes[i].parent_or_next].child1 == i)
+        i = tree->nodes[i].parent_or_next;
+      if (i == tree->root) break;
+      i = tree->nodes[tree->nodes[i].parent_or_next].child1;
+    }
   }
-  if (counts.nodes != tree->node_count || counts.leaves != tree->proxy_count) return false;
-  if (tree->proxy_count > 0 && tree->node_count != 2 * tree->proxy_count - 1) return false;
-
-  // Every other node is on the free list, exactly once.
-  int32_t free_count = 0;
-  for (int32_t index = tree->free_list; index != SN_NULL_NODE; index = tree->nodes[index].parent_or_next) {
-    if (index < 0 || index >= tree->node_capacity) return false;
-    if (tree->nodes[index].height != -1) return false;
-    if (++free_count > tree->node_capacity) return false;
+  if (r->nodes != tree->node_count || r->leaves != tree->proxy_count) return r->error = SN_TREE_BAD_COUNTS;
+  // every other node on the free list, once (a cycle runs past the capacity)
+  int32_t free_nodes = 0;
+  for (int32_t i = tree->free_list; i != SN_NULL_NODE; i = tree->nodes[i].parent_or_next) {
+    if (i < 0 || i >= cap || tree->nodes[i].height != -1 || ++free_nodes > cap) return r->error = SN_TREE_BAD_FREE_LIST;
   }
-  if (free_count + tree->node_count != tree->node_capacity) return false;
-
-  int32_t used = 0;
-  for (int32_t i = 0; i < tree->node_capacity; ++i) used += tree->nodes[i].height >= 0;
-  return used == tree->node_count;
+  if (free_nodes + r->nodes != cap) return r->error = SN_TREE_NODES_LOST;
+  return SN_TREE_VALID;
 }
+
+bool sn_tree_validate(const sn_tree *tree) { return sn_tree_check(tree, true, NULL, NULL, NULL) == SN_TREE_VALID; }
 
 /* ------------------------------------------------------------------------ */
 /* Rebuild (top-down binned SAH)                                             */

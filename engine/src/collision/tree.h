@@ -93,7 +93,41 @@ void sn_tree_ray_cast(const sn_tree *tree, const sn_ray_input *input, uint64_t m
 int32_t sn_tree_get_height(const sn_tree *tree);
 /// Sum of perimeters of internal nodes / root perimeter (quality metric).
 float sn_tree_get_area_ratio(const sn_tree *tree);
-/// Checks structure and heights; returns false if broken (tests only).
+/// What sn_tree_check found wrong (the first fault it met).
+typedef enum sn_tree_error {
+  SN_TREE_VALID = 0,
+  SN_TREE_BAD_HEADER,       ///< counts, root or free list head out of range
+  SN_TREE_ROOT_HAS_PARENT,  ///< the root's parent link is not SN_NULL_NODE
+  SN_TREE_FREE_NODE_LINKED, ///< a free node (height -1) is the root
+  SN_TREE_BAD_LEAF,         ///< a leaf with children, or one its owner refuses
+  SN_TREE_BAD_CHILDREN,     ///< children out of range, equal, free or not linked back to the node
+  SN_TREE_BAD_HEIGHT,       ///< not one more than the higher child's
+  SN_TREE_BAD_BOX,          ///< (boxes) a box not finite, not containing, not tight, or wrong bits or marks
+  SN_TREE_BAD_COUNTS,       ///< node_count or proxy_count is not what the root reaches
+  SN_TREE_BAD_FREE_LIST,    ///< out of range, a node in use, or a cycle
+  SN_TREE_NODES_LOST        ///< nodes neither reachable nor on the free list
+} sn_tree_error;
+
+typedef struct sn_tree_check_report {
+  sn_tree_error error;
+  int32_t node;          ///< the node at fault (leaf, children, height, box, free node), else SN_NULL_NODE
+  int32_t nodes, leaves; ///< reached from the root (before a fault: so far)
+} sn_tree_check_report;
+
+/// Whether leaf proxy_id with user_data belongs to its owner.
+typedef bool sn_tree_leaf_fcn(int32_t proxy_id, int32_t user_data, const void *context);
+
+/// Checks a tree whose fields may hold anything (a snapshot's bytes): the
+/// header's ranges, every node reachable from the root (parent links,
+/// children, heights; leaves through leaf_ok when not NULL), the counts and
+/// the free list. With boxes, also every box finite, internal boxes
+/// containing their children's and tight unless marked SN_TREE_NODE_MOVED
+/// (marked nodes only under marked ones), and category bits the children's
+/// OR. Allocates nothing, recurses nowhere; returns report->error (report
+/// may be NULL).
+sn_tree_error sn_tree_check(const sn_tree *tree, bool boxes, sn_tree_leaf_fcn *leaf_ok, const void *context,
+                            sn_tree_check_report *report);
+/// sn_tree_check with boxes and no owner: false if the tree is broken (tests).
 bool sn_tree_validate(const sn_tree *tree);
 
 /// Rebuilds the tree bottom-up (SAH/binned) for better queries; optional.
