@@ -13,7 +13,7 @@
 #include "sinew/sinew.h"
 
 /* private: clear the last error before a call, snapshot the raw world state */
-#include "core/world.h"
+#include "world/world.h"
 
 #define DT       (1.0f / 60.0f)
 #define PI_F     3.14159265f

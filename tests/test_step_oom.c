@@ -15,7 +15,7 @@
 #include "sinew/sinew.h"
 #include "sinew/thread_pool.h"
 
-#include "core/world.h"
+#include "world/world.h"
 #include "scenes.h"
 #include "shipped.h"
 #include "soft_support.h"

@@ -16,8 +16,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/tasks.h"
-#include "core/world.h"
+#include "base/tasks.h"
+#include "world/world.h"
 #include "report.h"
 #include "scenes.h"
 #include "sinew/thread_pool.h"

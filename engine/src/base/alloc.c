@@ -1,5 +1,5 @@
 /* Counted allocation through the world's allocator, and the step arena. */
-#include "core/alloc.h"
+#include "base/alloc.h"
 
 #include <assert.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* Engine memory: every byte goes through the world's sn_allocator, counted.
  * Per-step scratch comes from an arena (sn_arena) that is reset each step. */
-#ifndef SN_CORE_ALLOC_H
-#define SN_CORE_ALLOC_H
+#ifndef SN_BASE_ALLOC_H
+#define SN_BASE_ALLOC_H
 
 #include <stddef.h>
 
@@ -54,4 +54,4 @@ bool sn_arena_reserve(sn_arena *arena, sn_mem *mem, size_t bytes);
 void *sn_arena_alloc(sn_arena *arena, size_t size);
 static inline void sn_arena_reset(sn_arena *arena) { arena->used = 0; }
 
-#endif /* SN_CORE_ALLOC_H */
+#endif /* SN_BASE_ALLOC_H */

@@ -1,9 +1,9 @@
 /* Growable arrays and the pair hash set (internal). */
-#include "core/array.h"
+#include "base/array.h"
 
 #include <string.h>
 
-#include "core/pair_set.h"
+#include "base/pair_set.h"
 
 bool sn_array_grow(sn_mem *mem, void **data, int32_t *capacity, size_t elem_size, int32_t min_capacity) {
   if (min_capacity <= *capacity) return true;

@@ -1,12 +1,12 @@
 /* Growable arrays through the world allocator (internal). Growth happens
  * only outside the substep loop. */
-#ifndef SN_CORE_ARRAY_H
-#define SN_CORE_ARRAY_H
+#ifndef SN_BASE_ARRAY_H
+#define SN_BASE_ARRAY_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/alloc.h"
+#include "base/alloc.h"
 
 #define SN_ARRAY(T)                                                                                                    \
   struct {                                                                                                             \
@@ -32,4 +32,4 @@ bool sn_array_grow(sn_mem *mem, void **data, int32_t *capacity, size_t elem_size
     (arr).count = (arr).capacity = 0;                                                                                  \
   } while (0)
 
-#endif /* SN_CORE_ARRAY_H */
+#endif /* SN_BASE_ARRAY_H */

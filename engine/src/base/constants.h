@@ -1,6 +1,6 @@
 /* Engine-wide tuning constants (internal). Lengths in metres. */
-#ifndef SN_CORE_CONSTANTS_H
-#define SN_CORE_CONSTANTS_H
+#ifndef SN_BASE_CONSTANTS_H
+#define SN_BASE_CONSTANTS_H
 
 /// Collision and constraint tolerance: the allowed gap/overlap noise.
 #define SN_LINEAR_SLOP 0.005f
@@ -31,4 +31,4 @@
 /// Huge number for initialisation.
 #define SN_HUGE 100000.0f
 
-#endif /* SN_CORE_CONSTANTS_H */
+#endif /* SN_BASE_CONSTANTS_H */

@@ -2,8 +2,8 @@
  * and transform operations are small inline functions on the public value
  * types, so the hot loops never convert between representations.
  * No -ffast-math anywhere: results are bit-reproducible. */
-#ifndef SN_CORE_MATH_H
-#define SN_CORE_MATH_H
+#ifndef SN_BASE_MATH_H
+#define SN_BASE_MATH_H
 
 #include <math.h>
 #include <stdbool.h>
@@ -159,4 +159,4 @@ static inline bool sn_aabb_is_valid(sn_aabb a) {
   return sn_vec2_is_finite(a.lower) && sn_vec2_is_finite(a.upper) && a.upper.x >= a.lower.x && a.upper.y >= a.lower.y;
 }
 
-#endif /* SN_CORE_MATH_H */
+#endif /* SN_BASE_MATH_H */

@@ -1,12 +1,12 @@
 /* Hash map from an unordered pair of indices to a value (internal): open
  * addressing, linear probing, backward-shift deletion (no tombstones). */
-#ifndef SN_CORE_PAIR_SET_H
-#define SN_CORE_PAIR_SET_H
+#ifndef SN_BASE_PAIR_SET_H
+#define SN_BASE_PAIR_SET_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/alloc.h"
+#include "base/alloc.h"
 
 typedef struct sn_pair_entry {
   uint64_t key; ///< 0 = empty
@@ -35,4 +35,4 @@ bool sn_pair_set_assign(sn_pair_set *set, uint64_t key, int32_t value);
 /// Removes key if present; returns whether it was.
 bool sn_pair_set_remove(sn_pair_set *set, uint64_t key);
 
-#endif /* SN_CORE_PAIR_SET_H */
+#endif /* SN_BASE_PAIR_SET_H */

@@ -4,8 +4,8 @@
  * lane. Every operation is one IEEE operation per lane (no FMA, no
  * reciprocal approximations), so results do not depend on the path.
  * Internal header. SN_F4_SSE is defined when f4 is __m128. */
-#ifndef SN_CORE_SIMD4_H
-#define SN_CORE_SIMD4_H
+#ifndef SN_BASE_SIMD4_H
+#define SN_BASE_SIMD4_H
 
 #include <math.h>
 #include <stdbool.h>
@@ -75,4 +75,4 @@ static inline void f4_transpose(f4 *a, f4 *b, f4 *c, f4 *d) {
 }
 #endif
 
-#endif /* SN_CORE_SIMD4_H */
+#endif /* SN_BASE_SIMD4_H */

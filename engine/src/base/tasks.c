@@ -1,9 +1,9 @@
 /* Stage runner (see tasks.h). */
-#include "core/tasks.h"
+#include "base/tasks.h"
 
 #include <stddef.h>
 
-#include "core/world.h"
+#include "world/world.h"
 #include "platform/platform.h"
 
 #if defined(__x86_64__) || defined(__i386__)

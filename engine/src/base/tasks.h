@@ -33,14 +33,14 @@
  * for a stage, the rest of the run goes solo (helpers take no more blocks)
  * and the world stays solo for a backoff of runs that doubles with each
  * stall. Results do not change: which thread runs a block never matters. */
-#ifndef SN_CORE_TASKS_H
-#define SN_CORE_TASKS_H
+#ifndef SN_BASE_TASKS_H
+#define SN_BASE_TASKS_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/alloc.h"
+#include "base/alloc.h"
 #include "platform/platform.h" /* sn_clock_ms */
 
 typedef struct sn_world sn_world;
@@ -99,4 +99,4 @@ void sn_stage_add_main(sn_stage_runner *r, int32_t kind, int32_t arg);
 /// Runs every stage on the world's workers; returns when all are done.
 void sn_stage_run(sn_world *w, sn_stage_runner *r);
 
-#endif /* SN_CORE_TASKS_H */
+#endif /* SN_BASE_TASKS_H */

@@ -4,10 +4,10 @@
 #include <assert.h>
 #include <string.h>
 
-#include "core/constants.h"
-#include "core/math.h"
-#include "core/tasks.h"
-#include "core/world.h"
+#include "base/constants.h"
+#include "base/math.h"
+#include "base/tasks.h"
+#include "world/world.h"
 
 bool sn_should_shapes_collide(const sn_world *w, const sn_shape *a, const sn_shape *b) {
   if (a->body == b->body) return false;

@@ -5,8 +5,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/math.h"
-#include "core/world.h"
+#include "base/math.h"
+#include "world/world.h"
 
 sn_constraint_def sn_default_constraint_def(void) {
   sn_constraint_def def;

@@ -1,9 +1,9 @@
 /* Bodies: creation, destruction, mass, state access, waking and sleeping. */
 #include <string.h>
 
-#include "core/constants.h"
-#include "core/math.h"
-#include "core/world.h"
+#include "base/constants.h"
+#include "base/math.h"
+#include "world/world.h"
 
 sn_body_def sn_default_body_def(void) {
   sn_body_def def;

@@ -24,8 +24,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/math.h"
-#include "core/simd4.h"
+#include "base/math.h"
+#include "base/simd4.h"
 
 #if defined(__SSE2__) && (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
 #define SN_HAVE_AVX2 1

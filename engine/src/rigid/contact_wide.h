@@ -3,8 +3,8 @@
 #ifndef SN_RIGID_CONTACT_WIDE_H
 #define SN_RIGID_CONTACT_WIDE_H
 
-#include "core/alloc.h"
-#include "core/world.h"
+#include "base/alloc.h"
+#include "world/world.h"
 #include "sinew/types.h"
 
 typedef struct sn_softness {

@@ -4,9 +4,9 @@
  * awake while they move). An island whose every body has been slow for
  * SN_TIME_TO_SLEEP falls asleep as a unit; its bodies are linked in a cycle
  * through sn_body.sleep_next so that waking any member wakes them all. */
-#include "core/constants.h"
-#include "core/math.h"
-#include "core/world.h"
+#include "base/constants.h"
+#include "base/math.h"
+#include "world/world.h"
 
 static int32_t sn_find_root(int32_t *parent, int32_t i) {
   while (parent[i] != i) {

@@ -2,9 +2,9 @@
  * chains of smooth one-sided segments. */
 #include <string.h>
 
-#include "core/constants.h"
-#include "core/math.h"
-#include "core/world.h"
+#include "base/constants.h"
+#include "base/math.h"
+#include "world/world.h"
 
 sn_shape_def sn_default_shape_def(void) {
   sn_shape_def def;

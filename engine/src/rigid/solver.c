@@ -23,10 +23,10 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "core/constants.h"
-#include "core/math.h"
-#include "core/tasks.h"
-#include "core/world.h"
+#include "base/constants.h"
+#include "base/math.h"
+#include "base/tasks.h"
+#include "world/world.h"
 #include "collision/distance.h"
 #include "rigid/contact_wide.h"
 #include "soft/soft_step.h"
@@ -1026,7 +1026,7 @@ static void sn_init_bodies(sn_world *w, sn_step_context *ctx, float h, int32_t b
 
 /* ---------------------------------------------------------- stage list */
 
-/* The substep loop as stages (core/tasks.h): parallel stages cut bodies,
+/* The substep loop as stages (base/tasks.h): parallel stages cut bodies,
  * contacts or one colour's groups into blocks; plugin callbacks and the
  * position stage run on the calling thread. The list is the serial order of
  * the passes, so every worker count gives the same bits. */

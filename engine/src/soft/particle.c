@@ -2,8 +2,8 @@
  * stage that moves them lives in soft/soft_step.c. */
 #include <string.h>
 
-#include "core/math.h"
-#include "core/world.h"
+#include "base/math.h"
+#include "world/world.h"
 
 #define SN_CHECK(w)                                                                                                    \
   do {                                                                                                                 \

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/constants.h"
-#include "core/math.h"
+#include "base/constants.h"
+#include "base/math.h"
 #include "geometry/geometry.h"
 #include "soft/soft_step.h"
 

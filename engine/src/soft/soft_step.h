@@ -4,7 +4,7 @@
 #ifndef SN_SOFT_STEP_H
 #define SN_SOFT_STEP_H
 
-#include "core/world.h"
+#include "world/world.h"
 #include "rigid/contact_wide.h"
 
 /// Particle state of one step (arena memory, indexed by particle slot).

@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/constants.h"
-#include "core/math.h"
-#include "core/world.h"
+#include "base/constants.h"
+#include "base/math.h"
+#include "world/world.h"
 #include "sinew/draw.h"
 
 /* Colours (0xRRGGBBAA). */

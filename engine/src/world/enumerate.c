@@ -5,8 +5,8 @@
  * Kept apart from the object files so additions here never touch the hot code. */
 #include <string.h>
 
-#include "core/math.h"
-#include "core/world.h"
+#include "base/math.h"
+#include "world/world.h"
 
 /* ------------------------------------------------------------------------ */
 /* World                                                                     */

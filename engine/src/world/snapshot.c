@@ -19,15 +19,15 @@
  * on any error the new world is destroyed. Pair sets (contacts by shape pair,
  * joined bodies) are only looked up, never iterated, so they are rebuilt.
  * Per-step scratch, events and user data pointers are not saved. */
-#include "core/snapshot.h"
+#include "world/snapshot.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "core/math.h"
-#include "core/world.h"
+#include "base/math.h"
+#include "world/world.h"
 
 #define SN_SNAPSHOT_FORMAT      3u
 #define SN_SNAPSHOT_HEADER_SIZE 40u

@@ -1,7 +1,7 @@
 /* Snapshots (internal): the file writer with a failure hook for the tests.
  * The public API is in sinew/sinew.h (sn_world_save_snapshot and friends). */
-#ifndef SN_CORE_SNAPSHOT_H
-#define SN_CORE_SNAPSHOT_H
+#ifndef SN_WORLD_SNAPSHOT_H
+#define SN_WORLD_SNAPSHOT_H
 
 #include "platform/file_io.h"
 #include "sinew/sinew.h"
@@ -31,4 +31,4 @@ uint64_t sn_snapshot_fnv1a(uint64_t h, const void *bytes, size_t n);
 /// (little-endian FNV-1a of everything before it).
 #define SN_SNAPSHOT_TRAILER_BYTES 8
 
-#endif /* SN_CORE_SNAPSHOT_H */
+#endif /* SN_WORLD_SNAPSHOT_H */

@@ -1,12 +1,12 @@
 /* World lifetime, settings, errors, the step pipeline and counters. */
-#include "core/world.h"
+#include "world/world.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "core/constants.h"
-#include "core/math.h"
+#include "base/constants.h"
+#include "base/math.h"
 #include "rigid/contact_wide.h"
 
 static const char *const sn_result_names[] = {

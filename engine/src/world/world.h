@@ -1,8 +1,8 @@
 /* The world and its objects (internal). Objects live in arrays indexed by
  * their handle's index; freed slots go on a free list and bump a generation.
  * Hot solver state is copied into contiguous arrays each step (rigid/solver.h). */
-#ifndef SN_CORE_WORLD_H
-#define SN_CORE_WORLD_H
+#ifndef SN_WORLD_WORLD_H
+#define SN_WORLD_WORLD_H
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,10 +11,10 @@
 
 #include "collision/manifold.h"
 #include "collision/tree.h"
-#include "core/alloc.h"
-#include "core/array.h"
-#include "core/pair_set.h"
-#include "core/tasks.h"
+#include "base/alloc.h"
+#include "base/array.h"
+#include "base/pair_set.h"
+#include "base/tasks.h"
 #include "geometry/geometry.h"
 #include "platform/platform.h" /* SN_PRINTF */
 
@@ -337,7 +337,7 @@ typedef struct sn_world {
   int32_t constraint_free;
   int32_t constraint_count;
   const sn_registry *registry;
-  int32_t worker_count;            ///< threads a step may use (core/tasks.c)
+  int32_t worker_count;            ///< threads a step may use (base/tasks.c)
   int32_t parallel_min_items;      ///< smaller steps stay on one thread (SN_PARALLEL_MIN_ITEMS; tests lower it)
   int32_t solo_runs, solo_backoff; ///< stage runs left to do alone after a helper stalled (tasks.c)
   int64_t helper_blocks;           ///< blocks run by helpers so far (tests, statistics)
@@ -583,4 +583,4 @@ const sn_host_api *sn_registry_host_api(void);
 /* island.c */
 void sn_update_sleep(sn_world *w, float dt);
 
-#endif /* SN_CORE_WORLD_H */
+#endif /* SN_WORLD_WORLD_H */
