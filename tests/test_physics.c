@@ -10,6 +10,7 @@
 
 #include "collision/manifold.h"
 #include "base/math.h"
+#include "world/step.h"
 #include "world/world.h"
 #include "scenes.h"
 

@@ -3,7 +3,6 @@
 
 #include <stddef.h>
 
-#include "world/world.h"
 #include "platform/platform.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -196,21 +195,21 @@ static void sn_stage_helper(int32_t begin, int32_t end, uint32_t worker, void *c
   }
 }
 
-void sn_stage_run(sn_world *w, sn_stage_runner *r) {
+void sn_stage_run(sn_task_system *tasks, sn_stage_runner *r) {
   void *handle = NULL;
   bool started = false;
   int32_t helpers = r->workers - 1;
-  if (helpers > 0 && w->solo_runs > 0) {
+  if (helpers > 0 && tasks->solo_runs > 0) {
     /* a helper stalled recently: stay solo for a while */
-    w->solo_runs--;
+    tasks->solo_runs--;
     helpers = 0;
   }
   bool stalled = false;
   atomic_store_explicit(&r->solo, helpers > 0 ? 0 : 1, memory_order_relaxed);
   atomic_store_explicit(&r->current, 0, memory_order_release);
   atomic_store_explicit(&r->state, SN_RUNNER_STARTING, memory_order_release);
-  if (helpers > 0 && r->count > 0 && w->enqueue_task != NULL) {
-    handle = w->enqueue_task(sn_stage_helper, helpers, 1, r, w->user_task_context);
+  if (helpers > 0 && r->count > 0 && tasks->enqueue_task != NULL) {
+    handle = tasks->enqueue_task(sn_stage_helper, helpers, 1, r, tasks->user_task_context);
     started = true;
   }
   atomic_store_explicit(&r->state, SN_RUNNER_DRIVING, memory_order_release);
@@ -241,13 +240,13 @@ void sn_stage_run(sn_world *w, sn_stage_runner *r) {
   }
   atomic_store_explicit(&r->current, r->count, memory_order_release);
   atomic_store_explicit(&r->state, SN_RUNNER_FINISHED, memory_order_release);
-  if (started && handle != NULL) w->finish_task(handle, w->user_task_context);
-  w->helper_blocks += atomic_load_explicit(&r->helper_blocks, memory_order_relaxed);
+  if (started && handle != NULL) tasks->finish_task(handle, tasks->user_task_context);
+  tasks->helper_blocks += atomic_load_explicit(&r->helper_blocks, memory_order_relaxed);
   if (stalled) {
-    w->solo_backoff = w->solo_backoff == 0 ? 1 : w->solo_backoff * 2;
-    if (w->solo_backoff > SN_MAX_SOLO_RUNS) w->solo_backoff = SN_MAX_SOLO_RUNS;
-    w->solo_runs = w->solo_backoff;
+    tasks->solo_backoff = tasks->solo_backoff == 0 ? 1 : tasks->solo_backoff * 2;
+    if (tasks->solo_backoff > SN_MAX_SOLO_RUNS) tasks->solo_backoff = SN_MAX_SOLO_RUNS;
+    tasks->solo_runs = tasks->solo_backoff;
   } else if (helpers > 0) {
-    w->solo_backoff /= 2;
+    tasks->solo_backoff /= 2;
   }
 }

@@ -40,10 +40,20 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sinew/sinew.h" /* the task callbacks */
+
 #include "base/alloc.h"
 #include "platform/platform.h" /* sn_clock_ms */
 
-typedef struct sn_world sn_world;
+/// The task system a world's runs use (sn_world_def's callbacks) and the
+/// stall backoff kept between runs.
+typedef struct sn_task_system {
+  sn_enqueue_task_callback *enqueue_task;
+  sn_finish_task_callback *finish_task;
+  void *user_task_context;
+  int32_t solo_runs, solo_backoff; ///< stage runs left to do alone after a helper stalled
+  int64_t helper_blocks;           ///< blocks run by helpers so far (tests, statistics)
+} sn_task_system;
 
 typedef struct sn_stage {
   int32_t kind;  ///< what to run (meaning is the caller's)
@@ -96,7 +106,15 @@ void sn_stage_add_main(sn_stage_runner *r, int32_t kind, int32_t arg);
 /// stages between cores than they gain.
 #define SN_PARALLEL_MIN_ITEMS 2048
 
-/// Runs every stage on the world's workers; returns when all are done.
-void sn_stage_run(sn_world *w, sn_stage_runner *r);
+/// Minimum items per block: enough work to pay for claiming a block.
+#define SN_BLOCK_BODIES               128
+#define SN_BLOCK_CONTACTS             64
+#define SN_BLOCK_GROUPS               4
+#define SN_BLOCK_PARTICLE_CONSTRAINTS 512
+#define SN_BLOCK_PARTICLES            256
+
+/// Runs every stage on the runner's workers (helpers through the task
+/// system); returns when all are done.
+void sn_stage_run(sn_task_system *tasks, sn_stage_runner *r);
 
 #endif /* SN_BASE_TASKS_H */

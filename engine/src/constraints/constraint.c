@@ -477,6 +477,10 @@ size_t sn_reaction_bytes(int32_t endpoints) {
              : 0;
 }
 
+size_t sn_breaking_scratch_bytes(const sn_world *w) {
+  return sn_reaction_bytes(w->constraint_lists.breakable_endpoints);
+}
+
 /* The reaction over the last step (zero without get_reaction). The views
  * come from arena (reset first) when not NULL: the step reserved it
  * (sn_solve_reserve); else from the allocator. False when out of memory. */

@@ -19,6 +19,8 @@
  * approximations): results are deterministic. */
 #include "rigid/contact_wide.h"
 
+#include "world/world.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <math.h>

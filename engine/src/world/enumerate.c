@@ -40,9 +40,9 @@ sn_result sn_world_get_def(sn_world *w, sn_world_def *out) {
   def.contact_reuse_distance = w->contact_reuse_distance;
   def.registry = w->registry;
   def.worker_count = w->worker_count;
-  def.enqueue_task = w->enqueue_task;
-  def.finish_task = w->finish_task;
-  def.user_task_context = w->user_task_context;
+  def.enqueue_task = w->tasks.enqueue_task;
+  def.finish_task = w->tasks.finish_task;
+  def.user_task_context = w->tasks.user_task_context;
   def.max_bodies = w->max_bodies;
   def.max_shapes = w->max_shapes;
   def.max_particles = w->max_particles;

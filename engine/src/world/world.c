@@ -198,9 +198,9 @@ sn_world *sn_create_world(const sn_world_def *def, sn_result *result) {
   w->check_plugins = def->check_plugins;
   w->xpbd_batch_off = def->check_plugins; /* the item path: one constraint at a time */
   w->parallel_min_items = SN_PARALLEL_MIN_ITEMS;
-  w->enqueue_task = def->enqueue_task;
-  w->finish_task = def->finish_task;
-  w->user_task_context = def->user_task_context;
+  w->tasks.enqueue_task = def->enqueue_task;
+  w->tasks.finish_task = def->finish_task;
+  w->tasks.user_task_context = def->user_task_context;
   w->max_bodies = def->max_bodies;
   w->max_shapes = def->max_shapes;
   w->max_particles = def->max_particles;
@@ -318,9 +318,9 @@ sn_result sn_world_set_task_system(sn_world *w, int32_t worker_count, sn_enqueue
     return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "%d workers need enqueue_task and finish_task",
                           (int)worker_count);
   w->worker_count = worker_count;
-  w->enqueue_task = enqueue_task;
-  w->finish_task = finish_task;
-  w->user_task_context = user_task_context;
+  w->tasks.enqueue_task = enqueue_task;
+  w->tasks.finish_task = finish_task;
+  w->tasks.user_task_context = user_task_context;
   return SN_OK;
 }
 
@@ -425,81 +425,6 @@ sn_world_profile sn_world_get_profile(const sn_world *w) {
   memset(&p, 0, sizeof(p));
   if (w != NULL) p = w->profile;
   return p;
-}
-
-/* The first part of a step: everything that may fail (memory), before
- * anything a caller can see changes. The extents and the constraint lists
- * are caches (a snapshot refreshes the extents before it reads them), the
- * dynamic tree's rebuild is recorded to be undone, the new pairs wait in
- * w->new_pairs; the rest only grows memory (sn_solve_reserve). */
-static bool sn_step_reserve(sn_world *w, float dt) {
-  w->step_limit_hits = 0;
-  w->dynamic_tree.undo_items = -1; /* nothing rebuilt yet */
-  sn_body_refresh_extents(w);      /* the step's first stage: the extents are read from here on */
-  if (!sn_tree_reserve_rebuild(&w->dynamic_tree)) return false;
-  sn_tree_rebuild_moved(&w->dynamic_tree);
-  return sn_find_new_pairs(w) && sn_solve_reserve(w, dt);
-}
-
-/* A step that ran out of memory: what sn_step_reserve did goes back. */
-static void sn_step_undo(sn_world *w) {
-  sn_forget_new_pairs(w);
-  sn_tree_undo_rebuild(&w->dynamic_tree);
-}
-
-sn_result sn_world_step(sn_world *w, float dt) {
-  SN_CHECK_WORLD(w);
-  if (!sn_is_finite(dt)) return sn_world_error(w, SN_ERR_NOT_FINITE, "dt must be finite");
-  if (!(dt >= SN_MIN_TIME_STEP && dt <= SN_MAX_TIME_STEP))
-    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "dt must be in [1e-6, 10] s (got %g)", (double)dt);
-  sn_world_lock(w);
-  w->stepping = true;
-  double t0 = sn_clock_ms();
-  /* 0: all the memory the step needs, or nothing changes (the last step's
-   * events, counters and profile stay too) */
-  if (!sn_step_reserve(w, dt)) {
-    sn_step_undo(w);
-    w->stepping = false;
-    sn_world_unlock(w);
-    return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "sn_world_step: out of memory; the world did not step");
-  }
-  /* from here on nothing is allocated (debug builds assert it) */
-  w->mem.forbid += 1;
-  w->begin_events.count = 0;
-  w->hit_events.count = 0;
-  w->broken_events.count = 0;
-  w->frozen_events.count = 0;
-  /* End events raised since the last step (a touching body or shape
-   * destroyed, a body type changed) went to the pending array, so the last
-   * step's arrays stayed as the caller got them; they lead this step's
-   * report (end_events has room for them: sn_solve_reserve). */
-  if (w->pending_end_events.count > 0)
-    memcpy(w->end_events.data, w->pending_end_events.data,
-           (size_t)w->pending_end_events.count * sizeof(*w->pending_end_events.data));
-  w->end_events.count = w->pending_end_events.count;
-  w->pending_end_events.count = 0;
-  memset(&w->profile, 0, sizeof(w->profile));
-  /* 1-2: contacts of the new pairs, narrowphase manifolds (warm-start matching) */
-  sn_create_new_pairs(w);
-  sn_update_contacts(w);
-  w->contact_limit_hits = w->step_limit_hits;
-  double t1 = sn_clock_ms();
-  /* 4-7: prepare, substeps, restitution, store impulses, continuous (the
-   * solver fills in its three parts of the profile, from t1 to its end) */
-  w->profile_clock = t1;
-  sn_solve(w, dt);
-  double t2 = w->profile_clock; /* where the solver's last part ended, so the parts meet */
-  sn_constraints_check_breaking(w, dt);
-  /* 3: islands and sleeping, on the state just solved */
-  if (w->enable_sleep) sn_update_sleep(w, dt);
-  w->mem.forbid -= 1;
-  w->stepping = false;
-  sn_world_unlock(w);
-  double t3 = sn_clock_ms();
-  w->profile.collide = (float)(t1 - t0);
-  w->profile.sleep = (float)(t3 - t2);
-  w->profile.step = (float)(t3 - t0);
-  return SN_OK;
 }
 
 int32_t sn_world_get_frozen_events(sn_world *w, const sn_frozen_event **events) {
