@@ -74,6 +74,7 @@ void sn_arena_destroy(sn_arena *arena, sn_mem *mem) {
 
 bool sn_arena_reserve(sn_arena *arena, sn_mem *mem, size_t bytes) {
   arena->used = 0;
+  arena->reserved = bytes;
   if (bytes <= arena->capacity) return true;
   size_t cap = arena->capacity ? arena->capacity : 4096;
   while (cap < bytes) cap += cap / 2;
@@ -87,6 +88,7 @@ bool sn_arena_reserve(sn_arena *arena, sn_mem *mem, size_t bytes) {
 
 void *sn_arena_alloc(sn_arena *arena, size_t size) {
   size_t aligned = (size + 15u) & ~(size_t)15u;
+  if (arena->used + aligned > arena->reserved) arena->misses += 1;
   if (arena->used + aligned > arena->capacity) return NULL;
   void *p = arena->data + arena->used;
   arena->used += aligned;

@@ -4,6 +4,7 @@
 #define SN_BASE_ALLOC_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "sinew/types.h"
 
@@ -14,7 +15,7 @@ typedef struct sn_mem {
   size_t peak_bytes;
   size_t live_blocks;
   /// Nonzero while nothing may be allocated: the part of a step after its
-  /// reservations (world.c). Debug builds assert it in sn_mem_alloc.
+  /// reservations (world/step.c). Debug builds assert it in sn_mem_alloc.
   int32_t forbid;
 } sn_mem;
 
@@ -44,13 +45,19 @@ typedef struct sn_arena {
   size_t capacity;
   size_t used;
   size_t high_water; ///< largest use since the last reserve, to size the next
+  size_t reserved; ///< bytes the last sn_arena_reserve asked for
+  /// Allocations past `reserved` (those past the capacity fail): a
+  /// reservation that missed a part, as the step's sum of its modules'
+  /// scratch bytes would (world/step.c). Tests hold it at zero.
+  int64_t misses;
 } sn_arena;
 
 void sn_arena_init(sn_arena *arena);
 void sn_arena_destroy(sn_arena *arena, sn_mem *mem);
 /// Makes sure capacity >= bytes (outside the substep loop). Returns false on OOM.
 bool sn_arena_reserve(sn_arena *arena, sn_mem *mem, size_t bytes);
-/// 16-byte aligned bump allocation; NULL if the reservation is exceeded.
+/// 16-byte aligned bump allocation; NULL if the capacity is exceeded
+/// (counted in misses, as is every allocation past the reservation).
 void *sn_arena_alloc(sn_arena *arena, size_t size);
 static inline void sn_arena_reset(sn_arena *arena) { arena->used = 0; }
 

@@ -57,7 +57,7 @@ typedef struct sn_contact {
 /// A body's contacts up to this many can never land in the colouring's
 /// overflow (a contact overflows when its two dynamic bodies use all 64
 /// colours between them, so one of them has at least 32 coloured contacts):
-/// the overflow is at most w->contact_excess (solver.c sizes the step by it).
+/// the overflow is at most w->contact_excess (world/step.c sizes the step by it).
 #define SN_COLOR_FREE_CONTACTS 32
 
 bool sn_should_shapes_collide(const sn_world *w, const sn_shape *a, const sn_shape *b);

@@ -20,7 +20,6 @@
  * velocity that pushed bodies apart does not survive as kinetic energy.
  * A speculative point (s > 0) allows the approach speed s / h. */
 #include <assert.h>
-#include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
 

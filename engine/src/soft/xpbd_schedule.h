@@ -27,7 +27,7 @@ typedef struct sn_xpbd_range {
 
 /// Colours of the batched XPBD types (those with solve_particles), kept
 /// between steps and rebuilt (outside the substeps) when constraints come or
-/// go or a particle turns fixed or movable (solver.c, sn_xpbd_schedule_update).
+/// go or a particle turns fixed or movable (xpbd_schedule.c, sn_xpbd_schedule_update).
 typedef struct sn_xpbd_schedule {
   bool valid;
   bool batch_off;                 ///< w->xpbd_batch_off it was built for

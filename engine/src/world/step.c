@@ -16,11 +16,13 @@
  *   solver setup (sn_solve):
  *    wake joined bodies, hit candidates     constraints/constraint_step.c sn_wake_joined
  *                                           soft/soft_step.c              sn_soft_wake_candidates
- *    awake bodies, solver contacts          rigid/solver.c                sn_gather_awake_bodies,
- * sn_list_solver_contacts contact colours and groups             rigid/solver.c                sn_color_contacts,
- * sn_build_wide_set body states, contact preparation       rigid/solver.c                sn_init_bodies,
- * sn_prepare_groups particle states                        soft/soft_step.c              sn_soft_begin plugin
- * constraint batches, prepare     constraints/constraint_step.c sn_build_joint_batches, sn_joint_batches_prepare
+ *    awake bodies, solver contacts          rigid/solver.c                sn_gather_awake_bodies
+ *                                           rigid/solver.c                sn_list_solver_contacts
+ *    contact colours and groups             rigid/solver.c                sn_color_contacts, sn_build_wide_set
+ *    body states, contact preparation       rigid/solver.c                sn_init_bodies, sn_prepare_groups
+ *    particle states                        soft/soft_step.c              sn_soft_begin
+ *    plugin constraint batches, prepare     constraints/constraint_step.c sn_build_joint_batches
+ *                                           constraints/constraint_step.c sn_joint_batches_prepare
  *   substeps (the stage list, sn_solver_stage), each:
  *    integrate velocities                   rigid/solver.c                sn_integrate_velocities
  *    particle prediction                    soft/soft_step.c              sn_soft_predict_range

@@ -127,7 +127,7 @@ typedef struct sn_world {
   SN_ARRAY(sn_wide_key) solver_keys;   ///< their bodies, for the colouring
   SN_ARRAY(int32_t) body_solver_index; ///< per body slot: its solver index this step (compact copy)
   /* the last step's contact colouring, kept while the solver contacts and
-   * their keys stay the same (solver.c): a pure function of them */
+   * their keys stay the same (rigid/solver.c): a pure function of them */
   SN_ARRAY(int32_t) wide_cache_contacts;
   SN_ARRAY(sn_wide_key) wide_cache_keys;
   SN_ARRAY(int32_t) wide_cache_lanes;
@@ -137,8 +137,8 @@ typedef struct sn_world {
   SN_ARRAY(int32_t) contact_colors;    ///< graph colour of each solver contact
   SN_ARRAY(uint64_t) body_color_masks; ///< colours used by each solver body
   SN_ARRAY(uint8_t) contact_status;    ///< narrowphase result per contact (contact.c)
-  SN_ARRAY(sn_stage) stages;           ///< the substep loop's stage list (solver.c)
-  SN_ARRAY(int32_t) list_counts;       ///< per block: solver contacts found (solver.c)
+  SN_ARRAY(sn_stage) stages;           ///< the substep loop's stage list (world/step.c)
+  SN_ARRAY(int32_t) list_counts;       ///< per block: solver contacts found (rigid/solver.c)
 
   /* events of the last step: untouched until the next step starts, so a
    * caller may loop over them while it destroys things */
