@@ -1,4 +1,4 @@
-/* World lifetime, settings, errors, the step pipeline and counters. */
+/* World lifetime, settings, errors and counters (the step: step.c). */
 #include "world/world.h"
 
 #include <stdatomic.h>
