@@ -10,6 +10,7 @@
 #include "scenes.h"
 #include "sinew/thread_pool.h"
 #include "soak.h"
+#include "world/world_settings.h"
 #include "platform/platform.h" /* sn_thread_cpu_ms */
 
 static void sn_usage(FILE *f) {
@@ -48,9 +49,9 @@ static int sn_run(const char *name, int32_t size, int32_t steps, int32_t substep
     sn_world_set_task_system(scene.world, sn_thread_pool_worker_count(sn_pool), sn_thread_pool_enqueue,
                              sn_thread_pool_finish, sn_pool);
   if (steps <= 0) steps = scene.default_steps;
-  double *times = malloc((size_t)steps * 7 * sizeof(double));
+  double *times = malloc((size_t)steps * (2 + SN_PROFILE_PART_COUNT) * sizeof(double));
   if (times == NULL) return 1;
-  double *cpu = times + steps, *parts = times + 2 * steps; /* 5 profile parts, steps each */
+  double *cpu = times + steps, *parts = times + 2 * steps; /* the profile's parts, steps each */
   for (int32_t i = 0; i < steps; ++i) {
     double t0 = sn_scene_now_ms(), c0 = sn_thread_cpu_ms();
     sn_result r = sn_world_step(scene.world, 1.0f / 60.0f);
@@ -64,13 +65,15 @@ static int sn_run(const char *name, int32_t size, int32_t steps, int32_t substep
     }
     times[i] = t1 - t0;
     sn_world_profile p = sn_world_get_profile(scene.world);
-    const float part[5] = {p.collide, p.solve_setup, p.substeps, p.solve_finish, p.sleep};
-    for (int k = 0; k < 5; ++k) parts[k * steps + i] = part[k];
+    double part[SN_PROFILE_PART_COUNT];
+    sn_profile_parts(&p, part);
+    for (int k = 0; k < SN_PROFILE_PART_COUNT; ++k) parts[k * steps + i] = part[k];
   }
   sn_scene_timing timing = sn_scene_timing_of(times, steps);
   timing.cpu_median = sn_scene_timing_of(cpu, steps).median;
   timing.has_profile = true;
-  for (int k = 0; k < 5; ++k) timing.profile[k] = sn_scene_timing_of(parts + k * steps, steps).median;
+  for (int k = 0; k < SN_PROFILE_PART_COUNT; ++k)
+    timing.profile[k] = sn_scene_timing_of(parts + k * steps, steps).median;
   sn_scene_print_json(stdout, &scene, steps, sleep, &timing);
   free(times);
   sn_scene_destroy(&scene);
@@ -134,9 +137,23 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  if (size < 0 || steps < 0 || substeps < 0 || substeps > 64) {
-    fprintf(stderr, "sinew-bench: --size, --steps must be >= 0 and --substeps in 1..64\n");
+  if (size < 0 || steps < 0) {
+    fprintf(stderr, "sinew-bench: --size, --steps must be >= 0\n");
     return 2;
+  }
+  /* 0 keeps the scene's own; else the world setting's range (world/world_settings.h) */
+  const struct {
+    const char *option;
+    int32_t value, setting;
+  } counts[] = {{"--substeps", substeps, SN_SETTING_substeps},
+                {"--soft-iterations", sn_soft_iterations, SN_SETTING_soft_iterations}};
+  for (size_t k = 0; k < sizeof counts / sizeof counts[0]; ++k) {
+    const sn_setting_info *info = sn_world_setting_info(counts[k].setting);
+    if (counts[k].value != 0 && (counts[k].value < info->min || counts[k].value > info->max)) {
+      fprintf(stderr, "sinew-bench: %s wants 0 (the scene's) or a whole number in [%.0f, %.0f], not %d\n",
+              counts[k].option, info->min, info->max, (int)counts[k].value);
+      return 2;
+    }
   }
   if (soak) {
     if (peers || sleep || size != 0 || steps != 0 || substeps != 0 || sn_soft_iterations != 0 || so.seconds < 0.0 ||

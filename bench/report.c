@@ -46,11 +46,20 @@ void sn_scene_print_json(FILE *out, const sn_scene *s, int32_t steps, bool sleep
   /* where the median step went (sn_world_get_profile, medians per part) */
   char profile[256];
   snprintf(profile, sizeof profile, "null");
-  if (t->has_profile)
-    snprintf(profile, sizeof profile,
-             "{\"collide\": %.4f, \"solve_setup\": %.4f, \"substeps\": %.4f, \"solve_finish\": %.4f, "
-             "\"sleep\": %.4f}",
-             t->profile[0], t->profile[1], t->profile[2], t->profile[3], t->profile[4]);
+  if (t->has_profile) {
+    static const char *const names[SN_PROFILE_PART_COUNT] = {
+#define SN_X(name) #name,
+        SN_PROFILE_PARTS(SN_X)
+#undef SN_X
+    };
+    size_t n = 0;
+    for (int k = 0; k < SN_PROFILE_PART_COUNT && n < sizeof profile; ++k) {
+      int w = snprintf(profile + n, sizeof profile - n, "%s\"%s\": %.4f%s", k ? ", " : "{", names[k], t->profile[k],
+                       k == SN_PROFILE_PART_COUNT - 1 ? "}" : "");
+      if (w < 0) break;
+      n += (size_t)w;
+    }
+  }
   fprintf(out,
           "{\"engine\": \"sinew-%s\", \"scene\": \"%s\", \"size\": %d, \"steps\": %d, "
           "\"bodies\": %d, \"particles\": %d, \"constraints\": %d, "

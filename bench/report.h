@@ -11,12 +11,29 @@
 /// Monotonic clock in milliseconds.
 double sn_scene_now_ms(void);
 
+/// X(name): the parts of sn_world_profile that add up to its step, in the
+/// order of the JSON line's "profile_ms" (docs/benchmark.md).
+#define SN_PROFILE_PARTS(X) X(collide) X(solve_setup) X(substeps) X(solve_finish) X(sleep)
+enum {
+#define SN_X(name) +1
+  SN_PROFILE_PART_COUNT = 0 SN_PROFILE_PARTS(SN_X)
+#undef SN_X
+};
+
+/// The parts of a profile, in SN_PROFILE_PARTS order.
+static inline void sn_profile_parts(const sn_world_profile *p, double out[SN_PROFILE_PART_COUNT]) {
+  int k = 0;
+#define SN_X(name) out[k++] = (double)p->name;
+  SN_PROFILE_PARTS(SN_X)
+#undef SN_X
+}
+
 /// Median, 95th percentile and sum of step times (ms).
 typedef struct sn_scene_timing {
   double median, p95, total;
-  double cpu_median; ///< median thread CPU time per step (ms), 0 = not measured
-  bool has_profile;  ///< profile holds medians of sn_world_get_profile's parts (ms)
-  double profile[5]; ///< collide, solve_setup, substeps, solve_finish, sleep
+  double cpu_median;                     ///< median thread CPU time per step (ms), 0 = not measured
+  bool has_profile;                      ///< profile holds medians of sn_world_get_profile's parts (ms)
+  double profile[SN_PROFILE_PART_COUNT]; ///< SN_PROFILE_PARTS
 } sn_scene_timing;
 
 /// Timing of n step times; sorts times in place. Zeros if n <= 0.

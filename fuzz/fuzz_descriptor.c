@@ -25,10 +25,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 
 static int g_create_result;
 
-static int stub_create(const sn_host_api *host, const void *params, void *instance,
-                       const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
-  (void)host, (void)params, (void)instance, (void)bodies, (void)count;
-  if (g_create_result != 0 && err != NULL && cap > 0) snprintf(err, cap, "stub refuses");
+static int stub_create(const sn_constraint_create_args *args) {
+  if (g_create_result != 0 && args->err != NULL && args->err_capacity > 0)
+    snprintf(args->err, args->err_capacity, "stub refuses");
   return g_create_result;
 }
 static void stub_destroy(void *instance) { (void)instance; }

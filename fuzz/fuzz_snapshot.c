@@ -14,8 +14,9 @@
  * allocated (counting allocator) and returns a snapshot code (or NOT_FOUND /
  * TYPE_MISMATCH for a damaged type name) with a message. An accepted world
  * saves back to exactly the bytes it was loaded from (but for the writer's
- * engine version, which is informational), steps, and is destroyed with
- * nothing left allocated.
+ * engine version, which is informational; a snapshot of an older format
+ * saves back in the current one, and those bytes load and save back
+ * exactly), steps, and is destroyed with nothing left allocated.
  * SPDX-License-Identifier: MIT */
 #include "fuzz_common.h"
 
@@ -141,6 +142,32 @@ static void check_load(const uint8_t *bytes, size_t size) {
     return;
   }
   FZ_CHECK(w != NULL, "accepted load without a world");
+  uint32_t format = 0;
+  for (int i = 0; i < 4; ++i) format |= (uint32_t)bytes[8 + i] << (8 * i);
+  FZ_CHECK(format >= SN_SNAPSHOT_OLDEST_FORMAT && format <= SN_SNAPSHOT_FORMAT, "accepted format %u", (unsigned)format);
+  if (format < SN_SNAPSHOT_FORMAT) {
+    /* an older format saves back in this library's: those bytes load and
+     * save back exactly */
+    size_t n = 0;
+    FZ_CHECK(sn_world_save_snapshot(w, NULL, 0, &n) == SN_OK, "%s", sn_world_last_error(w));
+    uint8_t *up = malloc(n), *again = malloc(n);
+    FZ_CHECK(up != NULL && again != NULL && sn_world_save_snapshot(w, up, n, &n) == SN_OK, "save");
+    sn_world *w2 = NULL;
+    sn_world_def wd2 = sn_default_world_def();
+    wd2.registry = g_registry;
+    FZ_CHECK(sn_world_load_snapshot(up, n, &wd2, &w2, err, sizeof err) == SN_OK, "format %u saved anew: %s",
+             (unsigned)format, err);
+    size_t n2 = 0;
+    FZ_CHECK(sn_world_save_snapshot(w2, again, n, &n2) == SN_OK && n2 == n && memcmp(up, again, n) == 0,
+             "format %u saved anew does not save back exactly", (unsigned)format);
+    free(up);
+    free(again);
+    FZ_CHECK(sn_destroy_world(w2) == SN_OK, "destroy");
+    for (int i = 0; i < 3; ++i) FZ_CHECK(sn_world_step(w, 1.0f / 60.0f) == SN_OK, "%s", sn_world_last_error(w));
+    FZ_CHECK(sn_destroy_world(w) == SN_OK, "destroy");
+    FZ_CHECK(mem.live_bytes == 0 && mem.live_blocks == 0, "after sn_destroy_world: %zu bytes live", mem.live_bytes);
+    return;
+  }
   /* an accepted snapshot saves back to the same bytes, but for derived data
    * the loader recomputes (below) */
   size_t n = 0;

@@ -1027,9 +1027,8 @@ static void hook_hit(void) {
   reenter(g_state);
   g_state->cb_depth--;
 }
-static int rh_create(const sn_host_api *host, const void *params, void *instance,
-                     const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
-  (void)host, (void)params, (void)instance, (void)bodies, (void)count, (void)err, (void)cap;
+static int rh_create(const sn_constraint_create_args *args) {
+  (void)args;
   hook_hit();
   return 0;
 }
@@ -1245,8 +1244,8 @@ static void check_finite(fuzz_state *s) {
               "restitution %g damping %g rigid_damping %g; %d constraints, gravity (%g, %g), dt %g, substeps %d\n",
               (int)i, (double)p->mass, (double)p->inv_mass, (double)p->radius, (int)p->kinematic, (int)p->has_target,
               (double)p->target.x, (double)p->target.y, (double)m->friction, (double)m->restitution, (double)m->damping,
-              (double)m->rigid_damping, (int)w->constraint_count, (double)w->gravity.x, (double)w->gravity.y,
-              (double)s->dt, (int)w->substeps);
+              (double)m->rigid_damping, (int)w->constraint_count, (double)w->settings.gravity.x,
+              (double)w->settings.gravity.y, (double)s->dt, (int)w->settings.substeps);
       for (int32_t k = 0; k < w->constraints.count; ++k)
         if (w->constraints.data[k].in_use) fprintf(stderr, "  constraint %s\n", w->constraints.data[k].type->name);
     }
@@ -1264,10 +1263,10 @@ static void check_memory(fuzz_state *s) {
 /// Ordinary settings: what the penetration bound is promised for.
 static bool calm_world(fuzz_state *s) {
   const sn_world *w = s->w;
-  float g = sqrtf(w->gravity.x * w->gravity.x + w->gravity.y * w->gravity.y);
-  if (!(g <= 30.0f) || w->substeps < 2) return false;
-  if (!(w->contact_push_max_velocity >= 1.0f) || !(w->contact_damping_ratio >= 1.0f)) return false;
-  if (!(w->contact_hertz == 0.0f || w->contact_hertz >= 30.0f)) return false;
+  float g = sqrtf(w->settings.gravity.x * w->settings.gravity.x + w->settings.gravity.y * w->settings.gravity.y);
+  if (!(g <= 30.0f) || w->settings.substeps < 2) return false;
+  if (!(w->settings.contact_push_max_velocity >= 1.0f) || !(w->settings.contact_damping_ratio >= 1.0f)) return false;
+  if (!(w->settings.contact_hertz == 0.0f || w->settings.contact_hertz >= 30.0f)) return false;
   if (s->step_no - s->world_calm_since < CALM_STEPS) return false;
   /* heavy particles can crush light bodies */
   for (int32_t i = 0; i < w->particles.count; ++i) {

@@ -63,6 +63,13 @@ static const char *const sb_flag_names[SB_FLAG_KEYS] = {"shapes",   "aabbs",  "t
                                                         "impulses", "joints", "particles", "forces", "frames"};
 
 static void sb_usage(FILE *f) {
+  char flags[160] = "";
+  size_t n = 0;
+  for (int k = 0; k < SB_FLAG_KEYS && n < sizeof flags; ++k) {
+    int w = snprintf(flags + n, sizeof flags - n, "%s%s", k ? "," : "", sb_flag_names[k]);
+    if (w < 0) break;
+    n += (size_t)w;
+  }
   fprintf(f,
           "usage: sinew-sandbox [--scene NAME|FILE.json] [--plugin PATH]... [--width N --height N]\n"
           "                     [--frames N] [--screenshot OUT.png] [--log-input] [--draw LIST] [--threads N]\n"
@@ -79,13 +86,13 @@ static void sb_usage(FILE *f) {
           "                at the start and at exit (on stdout, for scripted tests)\n"
           "  --json        print the benchmark's JSON line (docs/benchmark.md) instead of the summary\n"
           "  --plugin PATH load a constraint plugin first (then $SINEW_PLUGIN_PATH's folders, then the installed one)\n"
-          "  --draw LIST   comma-separated debug-draw flags: shapes,aabbs,tree,points,normals,impulses,joints,\n"
-          "                particles,forces,frames,all (default shapes,joints,particles)\n"
+          "  --draw LIST   comma-separated debug-draw flags: %s,all\n"
+          "                (default shapes,joints,particles)\n"
           "  --no-overlay  no text on the frame\n"
           "  --camera X,Y,ZOOM  view centred on (X, Y) m at ZOOM pixels per metre (default: fit the scene)\n"
           "  --threads N   step on N workers (default: the machine's cores, at most 4; results do not change)\n"
           "Without a display (or if SDL cannot open a window) the sandbox runs headless.\n",
-          sb_default_scene());
+          sb_default_scene(), flags);
 }
 
 static bool sb_parse_int(const char *s, int lo, int hi, int *out) {

@@ -7,7 +7,7 @@
 # Used by README.md and .ci/run. Safe to run twice.
 # With arguments: installs just those packages (scripts/windows-test.sh).
 set -euo pipefail
-pkgs=(build-essential cmake ninja-build pkg-config libcglm-dev check libsubunit-dev libsdl2-dev
+pkgs=(build-essential cmake ninja-build pkg-config check libsubunit-dev libsdl2-dev
       libstb-dev clang libclang-rt-dev libbox2d-dev libchipmunk-dev libcjson-dev valgrind xauth xdotool xvfb)
 [ $# -gt 0 ] && pkgs=("$@")
 missing=()

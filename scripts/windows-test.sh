@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=${JOBS:-$(nproc)}
 
-scripts/install-deps.sh cmake ninja-build pkg-config libcglm-dev gcc-mingw-w64-x86-64-win32 wine wine64 >/dev/null
+scripts/install-deps.sh cmake ninja-build pkg-config gcc-mingw-w64-x86-64-win32 wine wine64 >/dev/null
 
 build=build/windows
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSINEW_WERROR=ON \

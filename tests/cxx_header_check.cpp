@@ -1,6 +1,8 @@
 // The public headers must compile as C++ (extern "C", no C-only syntax) and
 // link against the C library (tests/cxx/test_cxx.cpp adds a plugin written in
-// C++ and the null ids).
+// C++ and the null ids). sinew/plugin_batch.h's lane macros are used too: a
+// C++ kernel gets the same records back.
+#include "sinew/plugin_batch.h"
 #include "sinew/plugin_math.h"
 #include "sinew/sinew.h"
 
@@ -13,7 +15,42 @@ static_assert(std::is_trivially_copyable<sn_body_id>::value, "ids are values");
 static_assert(sizeof(sn_body_id) == 8 && sizeof(sn_shape_id) == 8 && sizeof(sn_chain_id) == 8, "id layout");
 static_assert(SN_OK == 0, "SN_OK is zero");
 
+#if SN_PB_SIMD
+#define SN_PB_W 4
+// Four consecutive records: fields 0, 1 swapped in every lane, the lanes
+// whose field 0 is above 150 get their field 2 doubled. 0 when all is right.
+static int batch_lanes_check() {
+  float rec[16], out[16];
+  for (int i = 0; i < 16; ++i) rec[i] = static_cast<float>(100 * (i / 4) + i % 4);
+  SN_PB_VEC t[4];
+  SN_PB_VF f0, f1, f2, f3;
+  SN_PB_LOADC(rec, t);
+  SN_PB_F01(t, f0, f1);
+  SN_PB_F23(t, f2, f3);
+  const SN_PB_VF limit = SN_PB_VF{150.0f, 150.0f, 150.0f, 150.0f};
+  const SN_PB_VI high = reinterpret_cast<SN_PB_VI>(f0 > limit);
+  f2 = SN_PB_SEL(high, f2 + f2, f2);
+  SN_PB_PUT01(t, f1, f0);
+  SN_PB_PUT23(t, f2, f3);
+  SN_PB_STOREC(out, t);
+  SN_PB_VD root, two = SN_PB_VD{4.0, 9.0, 16.0, 25.0};
+  SN_PB_SQRT(root, two);
+  int bad = SN_PB_BITS(high) != 0xC ? 1 : 0;
+  for (int k = 0; k < 4; ++k) {
+    const float base = static_cast<float>(100 * k);
+    bad += out[4 * k] != base + 1.0f || out[4 * k + 1] != base || out[4 * k + 3] != base + 3.0f;
+    bad += out[4 * k + 2] != (k >= 2 ? 2.0f : 1.0f) * (base + 2.0f);
+    bad += root[k] != static_cast<double>(k + 2);
+  }
+  return bad;
+}
+#undef SN_PB_W
+#endif
+
 int main() {
+#if SN_PB_SIMD
+  if (batch_lanes_check() != 0) return 8;
+#endif
   sn_vec2 v = {1.0f, 2.0f};
   sn_transform xf = {{0.0f, 0.0f}, {1.0f, 0.0f}};
   sn_aabb box = {{-1.0f, -1.0f}, {1.0f, 1.0f}};

@@ -39,4 +39,17 @@ else
     $(PKG_CONFIG_PATH="$pc" pkg-config --cflags sinew) "$spring_src" -o "$tmp/spring_pc.so"
   LD_LIBRARY_PATH="$libdir" "$tmp/consumer_pc" "$tmp/spring_pc.so"
 fi
-echo "install_check: find_package and pkg-config consumers and the tutorial plugin (${linked:-loaded}) all passed"
+# a batched kernel built out of tree against the installed plugin headers
+# (sinew/plugin_batch.h among them): the shipped xpbd_distance source; where
+# files are loaded, the installed sinew-plugin-check passes it
+kernel_src="$src/plugins/xpbd_distance/xpbd_distance.c"
+kernel_flags=(-std=c17 -O2 -Wall -Wextra -Wpedantic -Werror -ffp-contract=off -fPIC
+  $(PKG_CONFIG_PATH="$pc" pkg-config --cflags sinew))
+if [ "$linked" = linked-in ]; then
+  cc "${kernel_flags[@]}" -DSN_PLUGIN_STATIC=xpbd_distance -c "$kernel_src" -o "$tmp/xpbd_distance.o"
+else
+  cc "${kernel_flags[@]}" -shared -fvisibility=hidden -Wl,-z,defs "$kernel_src" -lm -o "$tmp/xpbd_distance.so"
+  verdict=$(LD_LIBRARY_PATH="$libdir" "$tmp/prefix/bin/sinew-plugin-check" --seeds 4 "$tmp/xpbd_distance.so")
+  grep -qF "verdict: PASS" <<<"$verdict" || { echo "install_check: sinew-plugin-check: $verdict" >&2; exit 1; }
+fi
+echo "install_check: find_package and pkg-config consumers, the tutorial plugin (${linked:-loaded}) and a batched kernel all passed"

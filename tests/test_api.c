@@ -14,6 +14,7 @@
 
 /* private: clear the last error before a call, snapshot the raw world state */
 #include "world/world.h"
+#include "report.h" /* SN_PROFILE_PARTS */
 
 #define DT       (1.0f / 60.0f)
 #define PI_F     3.14159265f
@@ -59,10 +60,7 @@ static void assert_last_error(sn_world *w, sn_result code, const char *what, con
 /// Raw copy of everything a refused call must not touch.
 typedef struct world_snapshot {
   sn_world_counters counters;
-  sn_vec2 gravity;
-  int32_t substeps;
-  bool enable_sleep, enable_continuous;
-  float settings[7];
+  sn_world_settings settings;
   int32_t counts[5];
   int32_t proxies[2];
   void *arrays[4];
@@ -81,18 +79,7 @@ static world_snapshot take_snapshot(sn_world *w) {
   world_snapshot s;
   memset(&s, 0, sizeof s);
   s.counters = sn_world_get_counters(w);
-  s.gravity = w->gravity;
-  s.substeps = w->substeps;
-  s.enable_sleep = w->enable_sleep;
-  s.enable_continuous = w->enable_continuous;
-  float settings[7] = {w->contact_hertz,
-                       w->contact_damping_ratio,
-                       w->contact_push_max_velocity,
-                       w->restitution_threshold,
-                       w->hit_event_threshold,
-                       w->max_linear_speed,
-                       0.0f};
-  memcpy(s.settings, settings, sizeof settings);
+  s.settings = w->settings;
   int32_t counts[5] = {w->bodies.count, w->shapes.count, w->chains.count, w->contacts.count, w->move_buffer.count};
   memcpy(s.counts, counts, sizeof counts);
   s.proxies[0] = w->static_tree.proxy_count;
@@ -125,11 +112,15 @@ static void assert_counters_equal(sn_world_counters a, sn_world_counters b, cons
 static void assert_unchanged(sn_world *w, const world_snapshot *before, const char *call) {
   world_snapshot now = take_snapshot(w);
   assert_counters_equal(now.counters, before->counters, call);
-  ck_assert_msg(now.gravity.x == before->gravity.x && now.gravity.y == before->gravity.y, "%s: gravity changed", call);
-  ck_assert_msg(now.substeps == before->substeps, "%s: substeps changed", call);
-  ck_assert_msg(now.enable_sleep == before->enable_sleep && now.enable_continuous == before->enable_continuous,
-                "%s: switches changed", call);
-  ck_assert_msg(memcmp(now.settings, before->settings, sizeof now.settings) == 0, "%s: settings changed", call);
+  for (int32_t i = 0; i < SN_WORLD_SETTING_COUNT; ++i) {
+    const sn_setting_info *info = sn_world_setting_info(i);
+    size_t size = info->type == SN_SETTING_TYPE_VEC2   ? sizeof(sn_vec2)
+                  : info->type == SN_SETTING_TYPE_BOOL ? sizeof(bool)
+                                                       : sizeof(float);
+    ck_assert_msg(
+        memcmp((const char *)&now.settings + info->offset, (const char *)&before->settings + info->offset, size) == 0,
+        "%s: setting %s changed", call, info->name);
+  }
   ck_assert_msg(memcmp(now.counts, before->counts, sizeof now.counts) == 0, "%s: object counts changed", call);
   ck_assert_msg(memcmp(now.proxies, before->proxies, sizeof now.proxies) == 0, "%s: proxies changed", call);
   static const char *const names[4] = {"bodies", "shapes", "chains", "contacts"};
@@ -647,18 +638,35 @@ START_TEST(test_world_setters_refuse_bad_values) {
     float bad = bad_floats[k];
     expect_refused(s.w, &snap, sn_world_set_gravity(s.w, (sn_vec2){bad, 0.0f}), SN_ERR_NOT_FINITE, "gravity");
     expect_refused(s.w, &snap, sn_world_set_gravity(s.w, (sn_vec2){0.0f, bad}), SN_ERR_NOT_FINITE, "gravity");
-    expect_refused(s.w, &snap, sn_world_set_contact_tuning(s.w, bad, 10.0f, 3.0f), SN_ERR_NOT_FINITE, "tuning");
-    expect_refused(s.w, &snap, sn_world_set_contact_tuning(s.w, 30.0f, bad, 3.0f), SN_ERR_NOT_FINITE, "tuning");
-    expect_refused(s.w, &snap, sn_world_set_contact_tuning(s.w, 30.0f, 10.0f, bad), SN_ERR_NOT_FINITE, "tuning");
-    expect_refused(s.w, &snap, sn_world_set_hit_event_threshold(s.w, bad), SN_ERR_NOT_FINITE, "threshold");
+    expect_refused(s.w, &snap, sn_world_set_contact_tuning(s.w, bad, 10.0f, 3.0f), SN_ERR_NOT_FINITE,
+                   "contact_hertz must be finite");
+    expect_refused(s.w, &snap, sn_world_set_contact_tuning(s.w, 30.0f, bad, 3.0f), SN_ERR_NOT_FINITE,
+                   "contact_damping_ratio must be finite");
+    expect_refused(s.w, &snap, sn_world_set_contact_tuning(s.w, 30.0f, 10.0f, bad), SN_ERR_NOT_FINITE,
+                   "contact_push_max_velocity must be finite");
+    /* NaN or Inf in one argument is reported before a range in another */
+    expect_refused(s.w, &snap, sn_world_set_contact_tuning(s.w, -1.0f, 10.0f, bad), SN_ERR_NOT_FINITE,
+                   "contact_push_max_velocity must be finite");
+    expect_refused(s.w, &snap, sn_world_set_hit_event_threshold(s.w, bad), SN_ERR_NOT_FINITE,
+                   "hit_event_threshold must be finite");
   }
-  expect_refused(s.w, &snap, sn_world_set_contact_tuning(s.w, -1.0f, 10.0f, 3.0f), SN_ERR_INVALID_ARGUMENT, NULL);
-  expect_refused(s.w, &snap, sn_world_set_contact_tuning(s.w, 30.0f, -1.0f, 3.0f), SN_ERR_INVALID_ARGUMENT, NULL);
-  expect_refused(s.w, &snap, sn_world_set_contact_tuning(s.w, 30.0f, 10.0f, -1.0f), SN_ERR_INVALID_ARGUMENT, NULL);
-  expect_refused(s.w, &snap, sn_world_set_hit_event_threshold(s.w, -0.5f), SN_ERR_INVALID_ARGUMENT, "threshold");
-  expect_refused(s.w, &snap, sn_world_set_substeps(s.w, 0), SN_ERR_INVALID_ARGUMENT, "substeps 0");
-  expect_refused(s.w, &snap, sn_world_set_substeps(s.w, 65), SN_ERR_INVALID_ARGUMENT, "substeps 65");
-  expect_refused(s.w, &snap, sn_world_set_substeps(s.w, -3), SN_ERR_INVALID_ARGUMENT, "substeps");
+  expect_refused(s.w, &snap, sn_world_set_contact_tuning(s.w, -1.0f, 10.0f, 3.0f), SN_ERR_INVALID_ARGUMENT,
+                 "contact_hertz -1 outside [0, 1e+06 (SN_MAX_CONTACT_TUNING)]");
+  expect_refused(s.w, &snap, sn_world_set_contact_tuning(s.w, 30.0f, -1.0f, 3.0f), SN_ERR_INVALID_ARGUMENT,
+                 "contact_damping_ratio -1 outside");
+  expect_refused(s.w, &snap, sn_world_set_contact_tuning(s.w, 30.0f, 10.0f, -1.0f), SN_ERR_INVALID_ARGUMENT,
+                 "contact_push_max_velocity -1 outside [0, 100000 (SN_MAX_SPEED)]");
+  expect_refused(s.w, &snap, sn_world_set_hit_event_threshold(s.w, -0.5f), SN_ERR_INVALID_ARGUMENT,
+                 "hit_event_threshold -0.5 outside [0, 100000 (SN_MAX_SPEED)]");
+  expect_refused(s.w, &snap, sn_world_set_substeps(s.w, 0), SN_ERR_INVALID_ARGUMENT, "substeps 0 outside [1, 64]");
+  expect_refused(s.w, &snap, sn_world_set_substeps(s.w, 65), SN_ERR_INVALID_ARGUMENT, "substeps 65 outside [1, 64]");
+  expect_refused(s.w, &snap, sn_world_set_substeps(s.w, -3), SN_ERR_INVALID_ARGUMENT, "substeps -3");
+  expect_refused(s.w, &snap, sn_world_set_position_iterations(s.w, 33), SN_ERR_INVALID_ARGUMENT,
+                 "position_iterations 33 outside [0, 32]");
+  expect_refused(s.w, &snap, sn_world_set_soft_iterations(s.w, 0), SN_ERR_INVALID_ARGUMENT,
+                 "soft_iterations 0 outside [1, 32]");
+  expect_refused(s.w, &snap, sn_world_set_gravity(s.w, (sn_vec2){0.0f, -2.0e5f}), SN_ERR_INVALID_ARGUMENT,
+                 "gravity.y -200000 outside [-100000, 100000 (SN_MAX_GRAVITY)]");
   free_snapshot(&snap);
 
   /* the good values are taken */
@@ -2485,14 +2493,16 @@ START_TEST(test_world_profile) {
   }
   for (int i = 0; i < 30; ++i) ck_assert_int_eq(sn_world_step(w, 1.0f / 60.0f), SN_OK);
   sn_world_profile p = sn_world_get_profile(w);
-  const float parts[5] = {p.collide, p.solve_setup, p.substeps, p.solve_finish, p.sleep};
-  float sum = 0.0f;
-  for (int k = 0; k < 5; ++k) {
+  double parts[SN_PROFILE_PART_COUNT];
+  sn_profile_parts(&p, parts);
+  double sum = 0.0;
+  for (int k = 0; k < SN_PROFILE_PART_COUNT; ++k) {
     ck_assert(parts[k] >= 0.0f);
     sum += parts[k];
   }
   ck_assert(p.step > 0.0f && p.substeps > 0.0f);
-  ck_assert_msg(fabsf(sum - p.step) <= 1e-4f + 1e-5f * p.step, "parts %g of step %g ms", (double)sum, (double)p.step);
+  ck_assert_msg(fabs(sum - (double)p.step) <= 1e-4 + 1e-5 * (double)p.step, "parts %g of step %g ms", sum,
+                (double)p.step);
   sn_destroy_world(w);
 }
 END_TEST

@@ -10,9 +10,8 @@
 
 #include "sinew/sinew.h"
 
-static int poison_create(const sn_host_api *h, const void *p, void *i, const sn_constraint_body *const *b, int32_t n,
-                         char *e, size_t c) {
-  (void)h, (void)p, (void)i, (void)b, (void)n, (void)e, (void)c;
+static int poison_create(const sn_constraint_create_args *args) {
+  (void)args;
   return 0;
 }
 static void poison_prepare(const sn_step_info *info, sn_constraint_item *items, int32_t count) {

@@ -413,10 +413,8 @@ END_TEST
 static sn_world *g_locked_world;
 static sn_result g_locked_result = SN_OK;
 
-static int probe_create(const sn_host_api *host, const void *params, void *instance,
-                        const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
-  (void)count;
-  (void)host, (void)params, (void)instance, (void)bodies, (void)err, (void)cap;
+static int probe_create(const sn_constraint_create_args *args) {
+  (void)args;
   return 0;
 }
 static void probe_prepare(const sn_step_info *info, sn_constraint_item *items, int32_t count) {

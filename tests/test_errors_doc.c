@@ -2,8 +2,10 @@
  * SN_RESULT_TABLE (engine/include/sinew/types.h) and SN_SCENE_STATUS_TABLE
  * (scenefile/include/sinew/scene_file.h), parsed from the headers' text, has
  * its own "### `NAME` (id)" section in the page, and every such section
- * names a code that exists, with its id. */
+ * names a code that exists, with its id; and the page quotes the engine's
+ * messages for a world setting out of range as the engine writes them. */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,10 +80,30 @@ START_TEST(test_every_code_documented) {
 }
 END_TEST
 
+/* The messages of the world settings come from their table (the setting,
+ * the value, the range); the page quotes one of each code word for word. */
+START_TEST(test_setting_messages_documented) {
+  sn_world_def def = sn_default_world_def();
+  sn_world *w = sn_create_world(&def, NULL);
+  ck_assert_ptr_nonnull(w);
+  char *doc = read_text(SN_SOURCE_DIR "/docs/errors.md");
+  char quoted[320];
+  ck_assert_int_eq(sn_world_set_substeps(w, 65), SN_ERR_INVALID_ARGUMENT);
+  snprintf(quoted, sizeof quoted, "`%s`", sn_world_last_error(w));
+  ck_assert_msg(strstr(doc, quoted) != NULL, "docs/errors.md does not quote the engine's message %s", quoted);
+  ck_assert_int_eq(sn_world_set_gravity(w, (sn_vec2){0.0f, NAN}), SN_ERR_NOT_FINITE);
+  snprintf(quoted, sizeof quoted, "`%s`", sn_world_last_error(w));
+  ck_assert_msg(strstr(doc, quoted) != NULL, "docs/errors.md does not quote the engine's message %s", quoted);
+  free(doc);
+  sn_destroy_world(w);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("errors_doc");
   TCase *tc = tcase_create("sync");
   tcase_add_test(tc, test_every_code_documented);
+  tcase_add_test(tc, test_setting_messages_documented);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

@@ -511,9 +511,8 @@ static void hook_enter(int which) {
   lk_try_every_mutation(g_hook_fixture);
 }
 
-static int hook_create(const sn_host_api *host, const void *params, void *instance,
-                       const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
-  (void)host, (void)params, (void)instance, (void)bodies, (void)count, (void)err, (void)cap;
+static int hook_create(const sn_constraint_create_args *args) {
+  (void)args;
   hook_enter(HOOK_CREATE);
   return 0;
 }

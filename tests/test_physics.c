@@ -644,7 +644,7 @@ static sn_manifold collide_now(const sn_world *w, const sn_contact *c) {
  * manifold instead: test_manifold_reuse). */
 START_TEST(test_narrowphase_matches_collide) {
   sn_world *w = make_world(0, false);
-  w->contact_reuse_distance = 0.0f;
+  w->settings.contact_reuse_distance = 0.0f;
   sn_world_set_gravity(w, (sn_vec2){0.0f, 0.0f});
   srand(91);
   for (int i = 0; i < 14; ++i) {

@@ -188,10 +188,8 @@ typedef struct host_instance {
   float seen;
 } host_instance;
 
-static int host_create(const sn_host_api *host, const void *params, void *instance,
-                       const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
-  (void)host, (void)bodies, (void)count, (void)err, (void)cap;
-  ((host_instance *)instance)->seen = ((const host_params *)params)->value;
+static int host_create(const sn_constraint_create_args *args) {
+  ((host_instance *)args->instance)->seen = ((const host_params *)args->params)->value;
   return 0;
 }
 

@@ -199,9 +199,8 @@ START_TEST(test_static_entry_checked) {
 END_TEST
 
 /* Host-registered types go through the same validation. */
-static int host_create(const sn_host_api *h, const void *p, void *i, const sn_constraint_body *const *b, int32_t n,
-                       char *e, size_t c) {
-  (void)h, (void)p, (void)i, (void)b, (void)n, (void)e, (void)c;
+static int host_create(const sn_constraint_create_args *args) {
+  (void)args;
   return 0;
 }
 static void host_solve_position(const sn_step_info *info, sn_constraint_item *items, int32_t count) {

@@ -46,16 +46,14 @@ typedef struct at_instance {
   sn_vec2 force; /* on the particle, last solve */
 } at_instance;
 
-static int at_create(const sn_host_api *host, const void *params, void *instance,
-                     const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
-  (void)host;
-  const at_params *p = params;
-  at_instance *j = instance;
-  if (count != 2) {
-    snprintf(err, cap, "attach joins 1 body and 1 particle, got %d in all", (int)count);
+static int at_create(const sn_constraint_create_args *args) {
+  const at_params *p = args->params;
+  at_instance *j = args->instance;
+  if (args->body_count != 2) {
+    snprintf(args->err, args->err_capacity, "attach joins 1 body and 1 particle, got %d in all", (int)args->body_count);
     return 1;
   }
-  j->local_anchor = p->pinned ? p->local_anchor : sn_pm_local_point(bodies[0], bodies[1]->center);
+  j->local_anchor = p->pinned ? p->local_anchor : sn_pm_local_point(args->bodies[0], args->bodies[1]->center);
   j->lambda = j->c_start = 0.0f;
   j->force = sn_pm_vec2(0.0f, 0.0f);
   return 0;
@@ -164,10 +162,4 @@ static const sn_constraint_type at_type = {
     .particle_count = 1,
 };
 
-static int at_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {
-  (void)err;
-  (void)cap;
-  return host->register_type(registrar, &at_type);
-}
-
-SN_DEFINE_PLUGIN("sinew.attach", "0.1.0", at_register);
+SN_DEFINE_PLUGIN_TYPES("sinew.attach", "0.1.0", &at_type);

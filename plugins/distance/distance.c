@@ -79,14 +79,11 @@ static int distance_check(const distance_params *p, char *err, size_t cap) {
   return 0;
 }
 
-static int distance_create(const sn_host_api *host, const void *params, void *instance,
-                           const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
-  (void)count;
-  (void)host;
-  const distance_params *p = params;
-  distance_instance *j = instance;
-  if (distance_check(p, err, cap)) return 1;
-  const sn_constraint_body *a = bodies[0], *b = bodies[1];
+static int distance_create(const sn_constraint_create_args *args) {
+  const distance_params *p = args->params;
+  distance_instance *j = args->instance;
+  if (distance_check(p, args->err, args->err_capacity)) return 1;
+  const sn_constraint_body *a = args->bodies[0], *b = args->bodies[1];
   sn_vec2 d;
   if (p->pinned) {
     j->local_a = p->local_anchor_a;
@@ -348,10 +345,4 @@ static const sn_constraint_type distance_type = {
     .export_params = distance_export,
 };
 
-static int distance_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {
-  (void)err;
-  (void)cap;
-  return host->register_type(registrar, &distance_type);
-}
-
-SN_DEFINE_PLUGIN("sinew.distance", "0.1.0", distance_register);
+SN_DEFINE_PLUGIN_TYPES("sinew.distance", "0.1.0", &distance_type);

@@ -46,15 +46,8 @@ typedef struct motor_instance {
   float axial_mass;
 } motor_instance;
 
-static int motor_create(const sn_host_api *host, const void *params, void *instance,
-                        const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
-  (void)count;
-  (void)host;
-  (void)params;
-  (void)bodies;
-  (void)err;
-  (void)cap;
-  motor_instance *j = instance;
+static int motor_create(const sn_constraint_create_args *args) {
+  motor_instance *j = args->instance;
   j->linear_impulse = (sn_vec2){0.0f, 0.0f};
   j->angular_impulse = 0.0f;
   return 0;
@@ -179,10 +172,4 @@ static const sn_constraint_type motor_type = {
     .export_params = motor_export,
 };
 
-static int motor_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {
-  (void)err;
-  (void)cap;
-  return host->register_type(registrar, &motor_type);
-}
-
-SN_DEFINE_PLUGIN("sinew.motor", "0.1.0", motor_register);
+SN_DEFINE_PLUGIN_TYPES("sinew.motor", "0.1.0", &motor_type);

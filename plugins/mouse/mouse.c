@@ -46,15 +46,10 @@ typedef struct mouse_instance {
   float angular_mass, max_torque;
 } mouse_instance;
 
-static int mouse_create(const sn_host_api *host, const void *params, void *instance,
-                        const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
-  (void)count;
-  (void)host;
-  (void)err;
-  (void)cap;
-  const mouse_params *p = params;
-  mouse_instance *j = instance;
-  j->local = p->pinned ? p->local_anchor : sn_pm_local_point(bodies[0], p->anchor);
+static int mouse_create(const sn_constraint_create_args *args) {
+  const mouse_params *p = args->params;
+  mouse_instance *j = args->instance;
+  j->local = p->pinned ? p->local_anchor : sn_pm_local_point(args->bodies[0], p->anchor);
   j->impulse = (sn_vec2){0.0f, 0.0f};
   j->angular_impulse = 0.0f;
   return 0;
@@ -196,10 +191,4 @@ static const sn_constraint_type mouse_type = {
     .export_params = mouse_export,
 };
 
-static int mouse_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {
-  (void)err;
-  (void)cap;
-  return host->register_type(registrar, &mouse_type);
-}
-
-SN_DEFINE_PLUGIN("sinew.mouse", "0.1.0", mouse_register);
+SN_DEFINE_PLUGIN_TYPES("sinew.mouse", "0.1.0", &mouse_type);

@@ -42,17 +42,15 @@ typedef struct revolute_instance {
   float bias_rate, mass_scale, impulse_scale;
 } revolute_instance;
 
-static int revolute_create(const sn_host_api *host, const void *params, void *instance,
-                           const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
-  (void)count;
-  (void)host;
-  const revolute_params *p = params;
-  revolute_instance *j = instance;
+static int revolute_create(const sn_constraint_create_args *args) {
+  const revolute_params *p = args->params;
+  revolute_instance *j = args->instance;
   if (p->enable_limit && p->lower_angle > p->upper_angle) {
-    snprintf(err, cap, "lower_angle %g > upper_angle %g", (double)p->lower_angle, (double)p->upper_angle);
+    snprintf(args->err, args->err_capacity, "lower_angle %g > upper_angle %g", (double)p->lower_angle,
+             (double)p->upper_angle);
     return 1;
   }
-  const sn_constraint_body *a = bodies[0], *b = bodies[1];
+  const sn_constraint_body *a = args->bodies[0], *b = args->bodies[1];
   if (p->pinned) {
     j->local_a = p->local_anchor_a;
     j->local_b = p->local_anchor_b;
@@ -132,23 +130,13 @@ static void revolute_solve(const sn_step_info *info, sn_constraint_item *items, 
     }
     if (p->enable_limit && j->axial_mass > 0.0f) {
       float angle = j->delta_angle + sn_pm_rel_angle(sa->dq, sb->dq);
+      const sn_pm_softness soft = {j->bias_rate, j->mass_scale, j->impulse_scale};
       for (int side = 0; side < 2; ++side) {
         /* lower: C = angle - lower >= 0; upper: C = upper - angle >= 0 */
         float c = side == 0 ? angle - p->lower_angle : p->upper_angle - angle;
-        float bias = 0.0f, ms = 1.0f, is = 0.0f;
-        if (c > 0.0f)
-          bias = c * inv_h; /* speculative */
-        else if (use_bias) {
-          bias = j->bias_rate * c;
-          ms = j->mass_scale;
-          is = j->impulse_scale;
-        }
-        float *acc = side == 0 ? &j->lower_impulse : &j->upper_impulse;
         float cdot = side == 0 ? sb->w - sa->w : sa->w - sb->w;
-        float impulse = -j->axial_mass * ms * (cdot + bias) - is * *acc;
-        float next = fmaxf(*acc + impulse, 0.0f);
-        impulse = next - *acc;
-        *acc = next;
+        float *acc = side == 0 ? &j->lower_impulse : &j->upper_impulse;
+        float impulse = sn_pm_limit_impulse(c, cdot, j->axial_mass, use_bias, inv_h, soft, acc);
         float s = side == 0 ? impulse : -impulse;
         sa->w -= ia * s;
         sb->w += ib * s;
@@ -244,10 +232,4 @@ static const sn_constraint_type revolute_type = {
     .export_params = revolute_export,
 };
 
-static int revolute_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {
-  (void)err;
-  (void)cap;
-  return host->register_type(registrar, &revolute_type);
-}
-
-SN_DEFINE_PLUGIN("sinew.revolute", "0.1.0", revolute_register);
+SN_DEFINE_PLUGIN_TYPES("sinew.revolute", "0.1.0", &revolute_type);

@@ -52,15 +52,10 @@ typedef struct weld_instance {
   float angular_bias_rate, angular_mass_scale, angular_impulse_scale;
 } weld_instance;
 
-static int weld_create(const sn_host_api *host, const void *params, void *instance,
-                       const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
-  (void)count;
-  (void)host;
-  (void)err;
-  (void)cap;
-  const weld_params *p = params;
-  weld_instance *j = instance;
-  const sn_constraint_body *a = bodies[0], *b = bodies[1];
+static int weld_create(const sn_constraint_create_args *args) {
+  const weld_params *p = args->params;
+  weld_instance *j = args->instance;
+  const sn_constraint_body *a = args->bodies[0], *b = args->bodies[1];
   if (p->pinned) {
     j->local_a = p->local_anchor_a;
     j->local_b = p->local_anchor_b;
@@ -257,10 +252,4 @@ static const sn_constraint_type weld_type = {
     .export_params = weld_export,
 };
 
-static int weld_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {
-  (void)err;
-  (void)cap;
-  return host->register_type(registrar, &weld_type);
-}
-
-SN_DEFINE_PLUGIN("sinew.weld", "0.1.0", weld_register);
+SN_DEFINE_PLUGIN_TYPES("sinew.weld", "0.1.0", &weld_type);

@@ -61,25 +61,22 @@ static sn_pm_softness softness(float hertz, float zeta, float h) {
   return sn_pm_soft(hertz, zeta, h);
 }
 
-static int wheel_create(const sn_host_api *host, const void *params, void *instance,
-                        const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
-  (void)count;
-  (void)host;
-  const wheel_params *p = params;
-  wheel_instance *j = instance;
+static int wheel_create(const sn_constraint_create_args *args) {
+  const wheel_params *p = args->params;
+  wheel_instance *j = args->instance;
   const sn_vec2 axis = p->pinned ? p->local_axis : p->axis;
   float len = sqrtf(sn_pm_dot(axis, axis));
   if (!(len > 1e-6f)) {
-    snprintf(err, cap, "%s (%g, %g) has no direction; give a nonzero vector", p->pinned ? "local_axis" : "axis",
-             (double)axis.x, (double)axis.y);
+    snprintf(args->err, args->err_capacity, "%s (%g, %g) has no direction; give a nonzero vector",
+             p->pinned ? "local_axis" : "axis", (double)axis.x, (double)axis.y);
     return 1;
   }
   if (p->enable_limit && p->lower_translation > p->upper_translation) {
-    snprintf(err, cap, "lower_translation %g > upper_translation %g", (double)p->lower_translation,
+    snprintf(args->err, args->err_capacity, "lower_translation %g > upper_translation %g", (double)p->lower_translation,
              (double)p->upper_translation);
     return 1;
   }
-  const sn_constraint_body *a = bodies[0], *b = bodies[1];
+  const sn_constraint_body *a = args->bodies[0], *b = args->bodies[1];
   if (p->pinned) {
     j->local_a = p->local_anchor_a;
     j->local_b = p->local_anchor_b;
@@ -199,24 +196,13 @@ static void wheel_solve(const sn_step_info *info, sn_constraint_item *items, int
     if (p->enable_limit && axial_mass > 0.0f) {
       float lower = fminf(p->lower_translation, p->upper_translation);
       float upper = fmaxf(p->lower_translation, p->upper_translation);
+      const sn_pm_softness soft = {j->bias_rate, j->mass_scale, j->impulse_scale};
       for (int side = 0; side < 2; ++side) {
         /* lower: C = x - lower >= 0; upper: C = upper - x >= 0 */
         float c = side == 0 ? translation - lower : upper - translation;
-        float bias = 0.0f, ms = 1.0f, is = 0.0f;
-        if (c > 0.0f)
-          bias = c * inv_h; /* speculative */
-        else if (use_bias) {
-          bias = j->bias_rate * c;
-          ms = j->mass_scale;
-          is = j->impulse_scale;
-        }
-        float *acc = side == 0 ? &j->lower_impulse : &j->upper_impulse;
         float along = sn_pm_dot(f.axis, sn_pm_sub(sb->v, sa->v)) + a2 * sb->w - a1 * sa->w;
-        float cdot = side == 0 ? along : -along;
-        float impulse = -axial_mass * ms * (cdot + bias) - is * *acc;
-        float next = fmaxf(*acc + impulse, 0.0f);
-        impulse = next - *acc;
-        *acc = next;
+        float *acc = side == 0 ? &j->lower_impulse : &j->upper_impulse;
+        float impulse = sn_pm_limit_impulse(c, side == 0 ? along : -along, axial_mass, use_bias, inv_h, soft, acc);
         float s = side == 0 ? impulse : -impulse;
         sn_pm_apply_pair(a, b, sn_pm_scale(s, f.axis), s * a1, s * a2);
       }
@@ -335,10 +321,4 @@ static const sn_constraint_type wheel_type = {
     .export_params = wheel_export,
 };
 
-static int wheel_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {
-  (void)err;
-  (void)cap;
-  return host->register_type(registrar, &wheel_type);
-}
-
-SN_DEFINE_PLUGIN("sinew.wheel", "0.1.0", wheel_register);
+SN_DEFINE_PLUGIN_TYPES("sinew.wheel", "0.1.0", &wheel_type);

@@ -70,23 +70,24 @@ static float xa_area2_centers(const sn_constraint_body *const *b, int32_t n) {
   return s;
 }
 
-static int xa_create(const sn_host_api *host, const void *params, void *instance,
-                     const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
-  (void)host;
-  const xa_params *p = params;
-  xa_instance *j = instance;
-  if (count < 3) {
-    snprintf(err, cap, "xpbd_area needs a ring of at least 3 particles, got %d", (int)count);
+static int xa_create(const sn_constraint_create_args *args) {
+  const xa_params *p = args->params;
+  xa_instance *j = args->instance;
+  if (args->body_count < 3) {
+    snprintf(args->err, args->err_capacity, "xpbd_area needs a ring of at least 3 particles, got %d",
+             (int)args->body_count);
     return 1;
   }
   if (p->pinned && !(p->rest_area > 0.0f)) {
-    snprintf(err, cap, "xpbd_area: pinned rest_area is %g m^2; expected > 0", (double)p->rest_area);
+    snprintf(args->err, args->err_capacity, "xpbd_area: pinned rest_area is %g m^2; expected > 0",
+             (double)p->rest_area);
     return 1;
   }
   /* a ring pinned to its rest area may be squashed or turned inside out now */
-  float a = p->pinned ? p->rest_area : 0.5f * xa_area2_centers(bodies, count);
+  float a = p->pinned ? p->rest_area : 0.5f * xa_area2_centers(args->bodies, args->body_count);
   if (!(a > 0.0f)) {
-    snprintf(err, cap, "xpbd_area: the ring's area is %g m^2; list its particles counter-clockwise", (double)a);
+    snprintf(args->err, args->err_capacity,
+             "xpbd_area: the ring's area is %g m^2; list its particles counter-clockwise", (double)a);
     return 1;
   }
   j->rest_area = a;
@@ -110,7 +111,6 @@ static int xa_export(const void *params, const void *instance, const sn_constrai
 
 static void xa_solve(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
   const float h = info->h, inv_h2 = info->inv_h * info->inv_h;
-  const float sweeps = (float)(info->substeps * (info->iterations > 0 ? info->iterations : 1));
   for (int32_t i = 0; i < count; ++i) {
     const xa_params *p = items[i].params;
     xa_instance *j = items[i].instance;
@@ -155,15 +155,9 @@ static void xa_solve(const sn_step_info *info, sn_constraint_item *items, int32_
       j->c_start = (float)(0.5 * area2_start - (double)target);
     }
     if (wsum <= 0.0f) continue;
-    float dl;
-    if (p->use_stiffness) {
-      float k = 1.0f - powf(1.0f - p->stiffness, 1.0f / sweeps);
-      dl = -k * c / wsum;
-    } else {
-      float at = p->compliance * inv_h2;
-      float gamma = p->compliance > 0.0f ? p->damping / h : 0.0f;
-      dl = (-c - at * j->lambda - gamma * (c - j->c_start)) / ((1.0f + gamma) * wsum + at);
-    }
+    const float dl = p->use_stiffness
+                         ? -sn_pm_pbd_sweep_stiffness(info, p->stiffness) * c / wsum
+                         : sn_pm_xpbd_delta_lambda(info, c, wsum, j->lambda, j->c_start, p->compliance, p->damping);
     j->lambda += dl;
     j->line_pressure = j->lambda * inv_h2;
 
@@ -239,10 +233,4 @@ static const sn_constraint_type xa_type = {
     .particle_count = SN_ANY_PARTICLES,
 };
 
-static int xa_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {
-  (void)err;
-  (void)cap;
-  return host->register_type(registrar, &xa_type);
-}
-
-SN_DEFINE_PLUGIN("sinew.xpbd_area", "0.1.0", xa_register);
+SN_DEFINE_PLUGIN_TYPES("sinew.xpbd_area", "0.1.0", &xa_type);

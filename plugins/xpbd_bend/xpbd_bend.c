@@ -72,20 +72,18 @@ static float xb_error_d(double theta, float rest) {
 
 static float xb_angle(sn_vec2 e1, sn_vec2 e2) { return atan2f(sn_pm_cross(e1, e2), sn_pm_dot(e1, e2)); }
 
-static int xb_create(const sn_host_api *host, const void *params, void *instance,
-                     const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
-  (void)host;
-  const xb_params *p = params;
-  xb_instance *j = instance;
-  if (count != 3) {
-    snprintf(err, cap, "xpbd_bend joins 3 particles, got %d", (int)count);
+static int xb_create(const sn_constraint_create_args *args) {
+  const xb_params *p = args->params;
+  xb_instance *j = args->instance;
+  if (args->body_count != 3) {
+    snprintf(args->err, args->err_capacity, "xpbd_bend joins 3 particles, got %d", (int)args->body_count);
     return 1;
   }
-  sn_vec2 e1 = sn_pm_sub(bodies[1]->center, bodies[0]->center);
-  sn_vec2 e2 = sn_pm_sub(bodies[2]->center, bodies[1]->center);
+  sn_vec2 e1 = sn_pm_sub(args->bodies[1]->center, args->bodies[0]->center);
+  sn_vec2 e2 = sn_pm_sub(args->bodies[2]->center, args->bodies[1]->center);
   /* the angle is undefined there; a pinned angle does not need it */
   if (!p->pinned && (sn_pm_dot(e1, e1) < XB_MIN_LENGTH_SQ || sn_pm_dot(e2, e2) < XB_MIN_LENGTH_SQ)) {
-    snprintf(err, cap, "xpbd_bend: two of its particles coincide");
+    snprintf(args->err, args->err_capacity, "xpbd_bend: two of its particles coincide");
     return 1;
   }
   j->creation_angle = p->pinned ? p->creation_angle : xb_angle(e1, e2);
@@ -109,7 +107,6 @@ static int xb_export(const void *params, const void *instance, const sn_constrai
 
 static void xb_solve(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
   const float h = info->h, inv_h2 = info->inv_h * info->inv_h;
-  const float sweeps = (float)(info->substeps * (info->iterations > 0 ? info->iterations : 1));
   for (int32_t i = 0; i < count; ++i) {
     const xb_params *p = items[i].params;
     xb_instance *j = items[i].instance;
@@ -136,15 +133,9 @@ static void xb_solve(const sn_step_info *info, sn_constraint_item *items, int32_
     sn_vec2 g1 = sn_pm_neg(sn_pm_add(g0, g2));
     float wsum = b0->inv_mass * sn_pm_dot(g0, g0) + b1->inv_mass * sn_pm_dot(g1, g1) + b2->inv_mass * sn_pm_dot(g2, g2);
     if (wsum <= 0.0f) continue;
-    float dl;
-    if (p->use_stiffness) {
-      float k = 1.0f - powf(1.0f - p->stiffness, 1.0f / sweeps);
-      dl = -k * c / wsum;
-    } else {
-      float at = p->compliance * inv_h2;
-      float gamma = p->compliance > 0.0f ? p->damping / h : 0.0f;
-      dl = (-c - at * j->lambda - gamma * (c - j->c_start)) / ((1.0f + gamma) * wsum + at);
-    }
+    const float dl = p->use_stiffness
+                         ? -sn_pm_pbd_sweep_stiffness(info, p->stiffness) * c / wsum
+                         : sn_pm_xpbd_delta_lambda(info, c, wsum, j->lambda, j->c_start, p->compliance, p->damping);
     j->lambda += dl;
     j->moment = j->lambda * inv_h2;
     j->force = sn_pm_scale(j->moment, g1);
@@ -209,10 +200,4 @@ static const sn_constraint_type xb_type = {
     .particle_count = 3,
 };
 
-static int xb_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {
-  (void)err;
-  (void)cap;
-  return host->register_type(registrar, &xb_type);
-}
-
-SN_DEFINE_PLUGIN("sinew.xpbd_bend", "0.1.0", xb_register);
+SN_DEFINE_PLUGIN_TYPES("sinew.xpbd_bend", "0.1.0", &xb_type);

@@ -49,13 +49,14 @@
  * Tearing: give the constraint a break_force; the host compares it with
  * get_reaction (|lambda| / h^2 of the last substep) after every step.
  *
- * Built as its own shared object against sinew/plugin.h and
- * sinew/plugin_math.h only. */
+ * Built as its own shared object against the plugin headers only
+ * (sinew/plugin.h, plugin_math.h, plugin_batch.h). */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 
 #include "sinew/plugin.h"
+#include "sinew/plugin_batch.h"
 #include "sinew/plugin_math.h"
 
 /* below this length the direction between the particles is undefined */
@@ -83,30 +84,23 @@ typedef struct xd_instance {
   sn_vec2 force;  /* on particle 1, last solve: lambda / h^2 n */
 } xd_instance;
 
-static int xd_create(const sn_host_api *host, const void *params, void *instance,
-                     const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
-  (void)host;
-  (void)params;
-  xd_instance *j = instance;
-  if (count != 2) {
-    snprintf(err, cap, "xpbd_distance joins 2 particles, got %d", (int)count);
+static int xd_create(const sn_constraint_create_args *args) {
+  xd_instance *j = args->instance;
+  if (args->body_count != 2) {
+    snprintf(args->err, args->err_capacity, "xpbd_distance joins 2 particles, got %d", (int)args->body_count);
     return 1;
   }
-  sn_vec2 d = sn_pm_sub(bodies[1]->center, bodies[0]->center);
+  sn_vec2 d = sn_pm_sub(args->bodies[1]->center, args->bodies[0]->center);
   float len = sqrtf(sn_pm_dot(d, d));
   j->creation_length = len;
   j->lambda_h = 0.0f;
   j->axis = len > XD_MIN_LENGTH ? sn_pm_scale(1.0f / len, d) : sn_pm_vec2(1.0f, 0.0f);
   j->lambda = j->c_start = 0.0f;
   j->force = sn_pm_vec2(0.0f, 0.0f);
-  const xd_params *p = params;
+  const xd_params *p = args->params;
   if (p->pinned) j->creation_length = p->creation_length; /* as exported */
   return 0;
 }
-
-/* min(x, 0) as the batch kernel computes it (no fminf: one definition for
- * every path, so the paths agree bit for bit) */
-static inline float xd_min0(float x) { return x < 0.0f ? x : 0.0f; }
 
 /* One projection, shared by the item path, the batch's scalar path and (as
  * the reference the SIMD lanes reproduce operation for operation) the batch
@@ -115,21 +109,6 @@ static inline float xd_min0(float x) { return x < 0.0f ? x : 0.0f; }
  * force. x1 - x0 in double: the centres' difference plus the substep motion,
  * so the small differences C - C^n (damping) keep their digits at any
  * distance from the origin. */
-/* Moves the two particles apart by the correction (px, py): b along it, a
- * against it, each by its inverse mass. A fixed particle (w 0) is not
- * written: the batch kernel may run the constraints of one colour that share
- * it on two threads. */
-static inline void xd_move(float *a, float wa, float *b, float wb, float px, float py) {
-  if (wa != 0.0f) {
-    a[2] = a[2] - wa * px;
-    a[3] = a[3] - wa * py;
-  }
-  if (wb != 0.0f) {
-    b[2] = b[2] + wb * px;
-    b[3] = b[3] + wb * py;
-  }
-}
-
 /* a compliant link carries lambda from substep to substep (warm start) */
 static inline int xd_carries(const xd_params *p) { return !p->use_stiffness && p->compliance > 0.0f; }
 
@@ -171,12 +150,12 @@ static inline void xd_begin_carry(const sn_step_info *info, const xd_params *p, 
   if (p->max_only) l0 = l0 < 0.0f ? l0 : 0.0f;
   if (!isfinite(l0)) return;
   j->lambda = l0;
-  xd_move(a, wa, b, wb, l0 * (float)(d0 / len), l0 * (float)(d1 / len));
+  sn_pb_move_pair(a, wa, b, wb, l0 * (float)(d0 / len), l0 * (float)(d1 / len));
 }
 
 static inline void xd_project(const sn_step_info *info, const xd_params *p, xd_instance *j, float *a, float wa,
                               float *b, float wb, int outputs) {
-  const float h = info->h, inv_h2 = info->inv_h * info->inv_h;
+  const float inv_h2 = info->inv_h * info->inv_h;
   const float length = xd_length(p, j);
   double d0 = ((double)b[0] - a[0]) + ((double)b[2] - a[2]);
   double d1 = ((double)b[1] - a[1]) + ((double)b[3] - a[3]);
@@ -189,19 +168,12 @@ static inline void xd_project(const sn_step_info *info, const xd_params *p, xd_i
   /* the guard on the float length: the SIMD lanes compare floats too */
   if ((float)len < XD_MIN_LENGTH || wsum <= 0.0f) return;
   float nx = (float)(d0 / len), ny = (float)(d1 / len);
-  float dl;
-  if (p->use_stiffness) {
-    const float sweeps = (float)(info->substeps * (info->iterations > 0 ? info->iterations : 1));
-    float k = 1.0f - powf(1.0f - p->stiffness, 1.0f / sweeps);
-    dl = -k * c / wsum;
-  } else {
-    float at = p->compliance * inv_h2;
-    float gamma = p->compliance > 0.0f ? p->damping / h : 0.0f;
-    dl = (-c - at * j->lambda - gamma * (c - j->c_start)) / ((1.0f + gamma) * wsum + at);
-  }
+  float dl = p->use_stiffness
+                 ? -sn_pm_pbd_sweep_stiffness(info, p->stiffness) * c / wsum
+                 : sn_pm_xpbd_delta_lambda(info, c, wsum, j->lambda, j->c_start, p->compliance, p->damping);
   if (p->max_only) {
     /* a rope pulls only: lambda stays <= 0 */
-    float next = xd_min0(j->lambda + dl);
+    float next = sn_pb_min0(j->lambda + dl);
     dl = next - j->lambda;
   }
   j->lambda += dl;
@@ -210,17 +182,18 @@ static inline void xd_project(const sn_step_info *info, const xd_params *p, xd_i
     j->force = sn_pm_vec2(j->lambda * inv_h2 * nx, j->lambda * inv_h2 * ny);
   }
   if (dl == 0.0f) return;
-  xd_move(a, wa, b, wb, dl * nx, dl * ny);
+  sn_pb_move_pair(a, wa, b, wb, dl * nx, dl * ny);
 }
 
 static void xd_solve(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
   for (int32_t i = 0; i < count; ++i) {
     const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
-    float pa[4] = {a->center.x, a->center.y, a->state->dp.x, a->state->dp.y};
-    float pb[4] = {b->center.x, b->center.y, b->state->dp.x, b->state->dp.y};
+    float pa[4], pb[4];
+    sn_pb_record_from(a, pa);
+    sn_pb_record_from(b, pb);
     xd_project(info, items[i].params, items[i].instance, pa, a->inv_mass, pb, b->inv_mass, 1);
-    a->state->dp = sn_pm_vec2(pa[2], pa[3]);
-    b->state->dp = sn_pm_vec2(pb[2], pb[3]);
+    sn_pb_record_to(pa, a);
+    sn_pb_record_to(pb, b);
   }
 }
 
@@ -229,18 +202,20 @@ static void xd_solve(const sn_step_info *info, sn_constraint_item *items, int32_
 static void xd_begin(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
   for (int32_t i = 0; i < count; ++i) {
     const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
-    float pa[4] = {a->center.x, a->center.y, a->state->dp.x, a->state->dp.y};
-    float pb[4] = {b->center.x, b->center.y, b->state->dp.x, b->state->dp.y};
+    float pa[4], pb[4];
+    sn_pb_record_from(a, pa);
+    sn_pb_record_from(b, pb);
     float va[2] = {a->state->v.x, a->state->v.y}, vb[2] = {b->state->v.x, b->state->v.y};
     xd_begin_rate(info, items[i].params, items[i].instance, pa, va, pb, vb);
   }
   for (int32_t i = 0; i < count; ++i) {
     const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
-    float pa[4] = {a->center.x, a->center.y, a->state->dp.x, a->state->dp.y};
-    float pb[4] = {b->center.x, b->center.y, b->state->dp.x, b->state->dp.y};
+    float pa[4], pb[4];
+    sn_pb_record_from(a, pa);
+    sn_pb_record_from(b, pb);
     xd_begin_carry(info, items[i].params, items[i].instance, pa, a->inv_mass, pb, b->inv_mass);
-    a->state->dp = sn_pm_vec2(pa[2], pa[3]);
-    b->state->dp = sn_pm_vec2(pb[2], pb[3]);
+    sn_pb_record_to(pa, a);
+    sn_pb_record_to(pb, b);
   }
 }
 
@@ -250,20 +225,15 @@ static void xd_begin(const sn_step_info *info, sn_constraint_item *items, int32_
 static void xd_begin_batch(const sn_step_info *info, const sn_particle_batch *batch, int32_t begin, int32_t end) {
   if (batch->params_stride == 0 && !xd_carries(batch->params)) return;
   for (int32_t k = begin; k < end; ++k) {
-    const xd_params *p =
-        (const xd_params *)(const void *)((const char *)batch->params + (size_t)k * batch->params_stride);
-    xd_instance *j = (xd_instance *)(void *)((char *)batch->instances + (size_t)k * batch->instance_stride);
     int32_t ia = batch->indices[2 * k], ib = batch->indices[2 * k + 1];
     const float *ma = batch->mass_velocity + 4 * ia, *mb = batch->mass_velocity + 4 * ib;
-    xd_begin_rate(info, p, j, batch->position + 4 * ia, ma + 1, batch->position + 4 * ib, mb + 1);
+    xd_begin_rate(info, sn_pb_params(batch, k), sn_pb_instance(batch, k), sn_pb_position(batch, ia), ma + 1,
+                  sn_pb_position(batch, ib), mb + 1);
   }
   for (int32_t k = begin; k < end; ++k) {
-    const xd_params *p =
-        (const xd_params *)(const void *)((const char *)batch->params + (size_t)k * batch->params_stride);
-    xd_instance *j = (xd_instance *)(void *)((char *)batch->instances + (size_t)k * batch->instance_stride);
     int32_t ia = batch->indices[2 * k], ib = batch->indices[2 * k + 1];
-    xd_begin_carry(info, p, j, batch->position + 4 * ia, batch->mass_velocity[4 * ia], batch->position + 4 * ib,
-                   batch->mass_velocity[4 * ib]);
+    xd_begin_carry(info, sn_pb_params(batch, k), sn_pb_instance(batch, k), sn_pb_position(batch, ia),
+                   sn_pb_inv_mass(batch, ia), sn_pb_position(batch, ib), sn_pb_inv_mass(batch, ib));
   }
 }
 
@@ -271,12 +241,9 @@ static void xd_begin_batch(const sn_step_info *info, const sn_particle_batch *ba
 static void xd_solve_scalar(const sn_step_info *info, const sn_particle_batch *batch, int32_t begin, int32_t end) {
   const int outputs = info->substep == info->substeps - 1;
   for (int32_t k = begin; k < end; ++k) {
-    const xd_params *p =
-        (const xd_params *)(const void *)((const char *)batch->params + (size_t)k * batch->params_stride);
-    xd_instance *j = (xd_instance *)(void *)((char *)batch->instances + (size_t)k * batch->instance_stride);
     int32_t ia = batch->indices[2 * k], ib = batch->indices[2 * k + 1];
-    float *pa = batch->position + 4 * ia, *pb = batch->position + 4 * ib;
-    xd_project(info, p, j, pa, batch->mass_velocity[4 * ia], pb, batch->mass_velocity[4 * ib], outputs);
+    xd_project(info, sn_pb_params(batch, k), sn_pb_instance(batch, k), sn_pb_position(batch, ia),
+               sn_pb_inv_mass(batch, ia), sn_pb_position(batch, ib), sn_pb_inv_mass(batch, ib), outputs);
   }
 }
 
@@ -288,35 +255,20 @@ _Static_assert(offsetof(xd_instance, creation_length) == 8 && offsetof(xd_instan
                    sizeof(xd_instance) == 32,
                "xd_instance layout (batch kernel)");
 
-#if defined(__GNUC__) && defined(__SSE2__) && (defined(__x86_64__) || defined(__i386__))
-#define XD_SIMD 1
-#include <immintrin.h>
+#if SN_PB_SIMD
 /* 4 lanes with SSE2, 8 with AVX2: the same kernel twice */
-#define XD_W       4
-#define XD_ATTR    static
-#define XD_NAME(x) x##4
+#define SN_PB_W 4
 #include "xpbd_distance_kernel.inc"
-#undef XD_W
-#undef XD_ATTR
-#undef XD_NAME
-#define XD_W       8
-#define XD_ATTR    __attribute__((target("avx2"))) static
-#define XD_NAME(x) x##8
+#undef SN_PB_W
+#define SN_PB_W 8
 #include "xpbd_distance_kernel.inc"
-#undef XD_W
-#undef XD_ATTR
-#undef XD_NAME
-#else
-#define XD_SIMD 0
+#undef SN_PB_W
 #endif
 
+/* 8 lanes, then 4 for a tail of 4 to 7, then one at a time (every width
+ * gives the same bits) */
 static void xd_solve_batch(const sn_step_info *info, const sn_particle_batch *batch, int32_t begin, int32_t end) {
-#if XD_SIMD
-  /* 8 lanes, then 4 for a tail of 4 to 7 (every width gives the same bits) */
-  if (batch->simd >= 2 && __builtin_cpu_supports("avx2")) begin = xd_lanes8(info, batch, begin, end);
-  if (batch->simd >= 1) begin = xd_lanes4(info, batch, begin, end);
-#endif
-  xd_solve_scalar(info, batch, begin, end);
+  xd_solve_scalar(info, batch, SN_PB_RUN_LANES(xd_lanes, info, batch, begin, end), end);
 }
 
 static void xd_reaction(const sn_step_info *info, const sn_constraint_item *item, sn_vec2 *force, float *torque) {
@@ -393,10 +345,4 @@ static const sn_constraint_type xd_type = {
     .begin_particles = xd_begin_batch,
 };
 
-static int xd_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {
-  (void)err;
-  (void)cap;
-  return host->register_type(registrar, &xd_type);
-}
-
-SN_DEFINE_PLUGIN("sinew.xpbd_distance", "0.1.0", xd_register);
+SN_DEFINE_PLUGIN_TYPES("sinew.xpbd_distance", "0.1.0", &xd_type);

@@ -14,14 +14,15 @@
  * that stretch cannot accumulate along a long chain of links.
  * get_reaction: lambda / h^2 along n, on the free particle.
  *
- * Built as its own shared object against sinew/plugin.h and
- * sinew/plugin_math.h only. */
+ * Built as its own shared object against the plugin headers only
+ * (sinew/plugin.h, plugin_math.h, plugin_batch.h). */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "sinew/plugin.h"
+#include "sinew/plugin_batch.h"
 #include "sinew/plugin_math.h"
 
 typedef struct xt_params {
@@ -39,26 +40,20 @@ typedef struct xt_instance {
   sn_vec2 force; /* on the free particle, last solve */
 } xt_instance;
 
-static int xt_create(const sn_host_api *host, const void *params, void *instance,
-                     const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
-  (void)host;
-  (void)params;
-  xt_instance *j = instance;
-  if (count != 2) {
-    snprintf(err, cap, "xpbd_tether joins 2 particles, got %d", (int)count);
+static int xt_create(const sn_constraint_create_args *args) {
+  xt_instance *j = args->instance;
+  if (args->body_count != 2) {
+    snprintf(args->err, args->err_capacity, "xpbd_tether joins 2 particles, got %d", (int)args->body_count);
     return 1;
   }
-  sn_vec2 d = sn_pm_sub(bodies[1]->center, bodies[0]->center);
+  sn_vec2 d = sn_pm_sub(args->bodies[1]->center, args->bodies[0]->center);
   j->creation_length = sqrtf(sn_pm_dot(d, d));
   j->lambda = 0.0f;
   j->force = sn_pm_vec2(0.0f, 0.0f);
-  const xt_params *p = params;
+  const xt_params *p = args->params;
   if (p->pinned) j->creation_length = p->creation_length; /* as exported */
   return 0;
 }
-
-/* min(x, 0), one definition for every path (no fminf) */
-static inline float xt_min0(float x) { return x < 0.0f ? x : 0.0f; }
 
 /* One projection, shared by the item path and the batch (whose SIMD lanes
  * repeat it operation for operation). a, b: centre x, y and motion dx, dy
@@ -82,32 +77,23 @@ static inline void xt_project(const sn_step_info *info, const xt_params *p, xt_i
   float nx = (float)(d0 / len), ny = (float)(d1 / len);
   float at = p->compliance * inv_h2;
   float dl = (-c - at * j->lambda) / (wsum + at);
-  float next = xt_min0(j->lambda + dl);
+  float next = sn_pb_min0(j->lambda + dl);
   dl = next - j->lambda;
   j->lambda = next;
   if (outputs) j->force = sn_pm_vec2(next * inv_h2 * nx, next * inv_h2 * ny);
   if (dl == 0.0f) return;
-  float px = dl * nx, py = dl * ny;
-  /* a fixed particle (w 0) is not written: the batch kernel may run the
-   * constraints of one colour that share it on two threads */
-  if (wa != 0.0f) {
-    a[2] = a[2] - wa * px;
-    a[3] = a[3] - wa * py;
-  }
-  if (wb != 0.0f) {
-    b[2] = b[2] + wb * px;
-    b[3] = b[3] + wb * py;
-  }
+  sn_pb_move_pair(a, wa, b, wb, dl * nx, dl * ny);
 }
 
 static void xt_solve(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
   for (int32_t i = 0; i < count; ++i) {
     const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
-    float pa[4] = {a->center.x, a->center.y, a->state->dp.x, a->state->dp.y};
-    float pb[4] = {b->center.x, b->center.y, b->state->dp.x, b->state->dp.y};
+    float pa[4], pb[4];
+    sn_pb_record_from(a, pa);
+    sn_pb_record_from(b, pb);
     xt_project(info, items[i].params, items[i].instance, pa, a->inv_mass, pb, b->inv_mass, 1);
-    a->state->dp = sn_pm_vec2(pa[2], pa[3]);
-    b->state->dp = sn_pm_vec2(pb[2], pb[3]);
+    sn_pb_record_to(pa, a);
+    sn_pb_record_to(pb, b);
   }
 }
 
@@ -117,44 +103,26 @@ static void xt_solve(const sn_step_info *info, sn_constraint_item *items, int32_
 static void xt_solve_scalar(const sn_step_info *info, const sn_particle_batch *batch, int32_t begin, int32_t end) {
   const int outputs = info->substep == info->substeps - 1;
   for (int32_t k = begin; k < end; ++k) {
-    const xt_params *p =
-        (const xt_params *)(const void *)((const char *)batch->params + (size_t)k * batch->params_stride);
-    xt_instance *j = (xt_instance *)(void *)((char *)batch->instances + (size_t)k * batch->instance_stride);
     int32_t ia = batch->indices[2 * k], ib = batch->indices[2 * k + 1];
-    xt_project(info, p, j, batch->position + 4 * ia, batch->mass_velocity[4 * ia], batch->position + 4 * ib,
-               batch->mass_velocity[4 * ib], outputs);
+    xt_project(info, sn_pb_params(batch, k), sn_pb_instance(batch, k), sn_pb_position(batch, ia),
+               sn_pb_inv_mass(batch, ia), sn_pb_position(batch, ib), sn_pb_inv_mass(batch, ib), outputs);
   }
 }
 
-#if defined(__GNUC__) && defined(__SSE2__) && (defined(__x86_64__) || defined(__i386__))
-#define XT_SIMD 1
-#include <immintrin.h>
+#if SN_PB_SIMD
 /* 4 lanes with SSE2, 8 with AVX2: the same kernel twice */
-#define XT_W       4
-#define XT_ATTR    static
-#define XT_NAME(x) x##4
+#define SN_PB_W 4
 #include "xpbd_tether_kernel.inc"
-#undef XT_W
-#undef XT_ATTR
-#undef XT_NAME
-#define XT_W       8
-#define XT_ATTR    __attribute__((target("avx2"))) static
-#define XT_NAME(x) x##8
+#undef SN_PB_W
+#define SN_PB_W 8
 #include "xpbd_tether_kernel.inc"
-#undef XT_W
-#undef XT_ATTR
-#undef XT_NAME
-#else
-#define XT_SIMD 0
+#undef SN_PB_W
 #endif
 
+/* 8 lanes, then 4 for a tail of 4 to 7, then one at a time (every width
+ * gives the same bits) */
 static void xt_solve_batch(const sn_step_info *info, const sn_particle_batch *batch, int32_t begin, int32_t end) {
-#if XT_SIMD
-  /* 8 lanes, then 4 for a tail of 4 to 7 (every width gives the same bits) */
-  if (batch->simd >= 2 && __builtin_cpu_supports("avx2")) begin = xt_lanes8(info, batch, begin, end);
-  if (batch->simd >= 1) begin = xt_lanes4(info, batch, begin, end);
-#endif
-  xt_solve_scalar(info, batch, begin, end);
+  xt_solve_scalar(info, batch, SN_PB_RUN_LANES(xt_lanes, info, batch, begin, end), end);
 }
 
 static void xt_reaction(const sn_step_info *info, const sn_constraint_item *item, sn_vec2 *force, float *torque) {
@@ -216,10 +184,4 @@ static const sn_constraint_type xt_type = {
     .batch_flags = SN_BATCH_SHARED_PARAMS,
 };
 
-static int xt_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {
-  (void)err;
-  (void)cap;
-  return host->register_type(registrar, &xt_type);
-}
-
-SN_DEFINE_PLUGIN("sinew.xpbd_tether", "0.1.0", xt_register);
+SN_DEFINE_PLUGIN_TYPES("sinew.xpbd_tether", "0.1.0", &xt_type);

@@ -113,6 +113,11 @@ grep -q "showcase: 30 steps.*screenshot $out/showcase.png (1280x720)" <<<"$sum" 
 "$check" "$out/showcase.png" 1280 720 >/dev/null || bad "showcase png"
 "$sb" --headless --scene demo-mouse --steps 30 --draw all --screenshot "$out/all.png" >/dev/null &&
   "$check" "$out/all.png" 1280 720 >/dev/null && ok "--draw all" || bad "--draw all"
+# --help lists the flags from the list --draw reads: every one it names is accepted
+flags=$("$sb" --help | sed -nE 's/^  --draw LIST .*flags: ([a-z,]+),all$/\1/p')
+[ "$(tr ',' '\n' <<<"$flags" | grep -c .)" -eq 10 ] || bad "--help: not the 10 draw flags: '$flags'"
+"$sb" --headless --scene demo-mouse --steps 1 --draw "$flags" --screenshot "$out/flags.png" >/dev/null &&
+  ok "--draw $flags" || bad "--draw $flags (as --help lists them) refused"
 
 # no display: the window command falls back to headless and says where the picture went
 fb=$(cd "$out" && env -u DISPLAY -u WAYLAND_DISPLAY "$sb" --scene ratio --steps 10 2>"$out/fallback.err")

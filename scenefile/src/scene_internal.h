@@ -69,6 +69,17 @@ void sn_name_space_free(sn_name_space *ns);
 /// for host types and names that do not fit in cap.
 bool sn_scene_plugin_of(const char *origin, char *out, size_t cap);
 
+/// X(type, name): the body types as scene files name them.
+#define SN_SCENE_BODY_TYPES(X)                                                                                         \
+  X(SN_BODY_STATIC, "static") X(SN_BODY_KINEMATIC, "kinematic") X(SN_BODY_DYNAMIC, "dynamic")
+
+/// The name of a body type ("static"), or NULL for none of them.
+const char *sn_scene_body_type_name(sn_body_type type);
+/// The body type named name; false if it names none.
+bool sn_scene_body_type_of(const char *name, sn_body_type *out);
+/// Every name, quoted, for messages: "static", "kinematic" or "dynamic" (with the quotes).
+void sn_scene_body_type_list(char *buf, size_t cap);
+
 /// Writes "<prefix>message" into error (if not NULL) with status and place.
 void sn_scene_set_error(sn_scene_error *error, sn_scene_status status, sn_result engine_result, int32_t line,
                         int32_t column, const char *fmt, ...) SN_PRINTF(6, 7);

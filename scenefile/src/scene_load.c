@@ -2,9 +2,11 @@
  * description (the *_ir structs, nothing built yet) -> plugins -> constraint
  * parameters against their schemas -> world. Any failure before the world
  * exists leaves nothing; a failure while building destroys what was built.
- * The format is documented in docs/scene-format.md; the defaults below are
- * the format's own (equal to today's engine defaults, but fixed here so that
- * a file means the same thing if an engine default changes). */
+ * The format is documented in docs/scene-format.md. The defaults of bodies,
+ * shapes, soft bodies and constraints below are the format's own, fixed here
+ * whatever the engine's defaults; the world settings (gravity and the
+ * "settings" keys) come from the engine's one table of them,
+ * world/world_settings.h, keys, ranges and defaults alike. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 
 #include <cJSON.h>
 
+#include "world/world_settings.h"
 #include "platform/file_io.h"
 #include "platform/platform.h"
 #include "json_text.h"
@@ -123,9 +126,9 @@ typedef struct loader {
   size_t path_len;
   const sn_scene_load_options *opt;
 
-  sn_world_def world_def;
-  int64_t particle_total; ///< particles of the soft bodies parsed so far (the world's max_particles)
-  float hit_event_threshold;
+  sn_world_def world_def;     ///< the limits (sn_scene_load_options.limits)
+  sn_world_settings settings; ///< gravity and "settings"
+  int64_t particle_total;     ///< particles of the soft bodies parsed so far (the world's max_particles)
   const cJSON *settings_node;
   const cJSON *plugins_node;
 
@@ -307,10 +310,6 @@ static const range ANY = {-FLT_MAX, FLT_MAX, false};
 static const range NON_NEGATIVE = {0.0, FLT_MAX, false};
 static const range POSITIVE = {0.0, FLT_MAX, true};
 static const range UNIT = {0.0, 1.0, false};
-static const range SPEED = {0.0, SN_MAX_SPEED, false};
-static const range SPEED_LIMIT = {0.0, SN_MAX_SPEED, true};
-static const range TUNING = {0.0, SN_MAX_CONTACT_TUNING, false};
-static const range GRAVITY = {-SN_MAX_GRAVITY, SN_MAX_GRAVITY, false};
 
 static void range_text(range r, bool whole, char *buf, size_t cap) {
   const char *noun = whole ? "a whole number" : "a number";
@@ -464,37 +463,47 @@ static bool read_name(loader *L, const cJSON *n, const char **out) {
 /* ------------------------------------------------------------------------ */
 /* Settings                                                                  */
 
+/// A setting's value (its line of world/world_settings.h gives type and range).
+static bool read_setting(loader *L, const cJSON *n, const sn_setting_info *info) {
+  void *field = (char *)&L->settings + info->offset;
+  range r = {info->min, info->max, (info->flags & SN_SETTING_ABOVE_MIN) != 0};
+  switch (info->type) {
+  case SN_SETTING_TYPE_INT:
+    return read_int(L, n, (int32_t)info->min, (int32_t)info->max, field);
+  case SN_SETTING_TYPE_FLOAT:
+    return read_float(L, n, r, field);
+  case SN_SETTING_TYPE_BOOL:
+    return read_bool(L, n, field);
+  case SN_SETTING_TYPE_VEC2:
+    return read_vec2_in(L, n, r, field);
+  }
+  return false;
+}
+
+/// The settings whose key sits in obj: the document's top level (top_level)
+/// or its "settings" object.
+static bool read_settings(loader *L, const cJSON *obj, bool top_level) {
+  for (int32_t i = 0; i < SN_WORLD_SETTING_COUNT; ++i) {
+    const sn_setting_info *info = sn_world_setting_info(i);
+    if (((info->flags & SN_SETTING_TOP_LEVEL) != 0) != top_level) continue;
+    SN_OPT(L, obj, info->key, read_setting(L, n_, info));
+  }
+  return true;
+}
+
 static bool parse_settings(loader *L, const cJSON *obj) {
-  static const char *const keys[] = {"substeps",
-                                     "position_iterations",
-                                     "soft_iterations",
-                                     "sleep",
-                                     "continuous",
-                                     "contact_hertz",
-                                     "contact_damping_ratio",
-                                     "contact_push_max_velocity",
-                                     "contact_reuse_distance",
-                                     "restitution_threshold",
-                                     "maximum_linear_speed",
-                                     "hit_event_threshold",
-                                     NULL};
+  const char *keys[SN_WORLD_SETTING_COUNT + 1];
+  int32_t n = 0;
+  for (int pass = 0; pass < 2; ++pass) { /* in the writer's order: those of sn_world_def first */
+    for (int32_t i = 0; i < SN_WORLD_SETTING_COUNT; ++i) {
+      const sn_setting_info *info = sn_world_setting_info(i);
+      if ((info->flags & SN_SETTING_TOP_LEVEL) == 0 && info->in_def == (pass == 0)) keys[n++] = info->key;
+    }
+  }
+  keys[n] = NULL;
   if (!read_object(L, obj, "an object of world settings")) return false;
   if (!check_keys(L, obj, keys, "settings")) return false;
-  sn_world_def *d = &L->world_def;
-  SN_OPT(L, obj, "substeps", read_int(L, n_, 1, 64, &d->substeps));
-  SN_OPT(L, obj, "position_iterations", read_int(L, n_, 0, 32, &d->position_iterations));
-  SN_OPT(L, obj, "soft_iterations", read_int(L, n_, 1, 32, &d->soft_iterations));
-  SN_OPT(L, obj, "sleep", read_bool(L, n_, &d->enable_sleep));
-  SN_OPT(L, obj, "continuous", read_bool(L, n_, &d->enable_continuous));
-  SN_OPT(L, obj, "contact_hertz", read_float(L, n_, TUNING, &d->contact_hertz));
-  SN_OPT(L, obj, "contact_damping_ratio", read_float(L, n_, TUNING, &d->contact_damping_ratio));
-  SN_OPT(L, obj, "contact_push_max_velocity", read_float(L, n_, SPEED, &d->contact_push_max_velocity));
-  SN_OPT(L, obj, "contact_reuse_distance",
-         read_float(L, n_, (range){0.0, SN_MAX_CONTACT_REUSE_DISTANCE, false}, &d->contact_reuse_distance));
-  SN_OPT(L, obj, "restitution_threshold", read_float(L, n_, SPEED, &d->restitution_threshold));
-  SN_OPT(L, obj, "maximum_linear_speed", read_float(L, n_, SPEED_LIMIT, &d->maximum_linear_speed));
-  SN_OPT(L, obj, "hit_event_threshold", read_float(L, n_, SPEED, &L->hit_event_threshold));
-  return true;
+  return read_settings(L, obj, false);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -667,7 +676,7 @@ static bool parse_geometry(loader *L, shape_ir *s, const cJSON *obj, sn_body_typ
       if (body_type != SN_BODY_STATIC)
         ok = fail(L, SN_SCENE_ERR_GEOMETRY, SN_ERR_WRONG_BODY_TYPE, g, true,
                   "a segment has no area: expected it on a static body, this body is %s",
-                  body_type == SN_BODY_DYNAMIC ? "dynamic" : "kinematic");
+                  sn_scene_body_type_name(body_type));
     }
   }
   path_pop(L, mark);
@@ -784,18 +793,12 @@ static bool parse_body(loader *L, const cJSON *obj, int32_t index) {
   sn_body_def *d = &b->def;
   *d = sn_default_body_def();
   const char *type = NULL;
-  SN_REQ(L, obj, "type", "\"static\", \"kinematic\" or \"dynamic\"",
-         read_string(L, n_, "\"static\", \"kinematic\" or \"dynamic\"", &type));
-  if (strcmp(type, "static") == 0)
-    d->type = SN_BODY_STATIC;
-  else if (strcmp(type, "kinematic") == 0)
-    d->type = SN_BODY_KINEMATIC;
-  else if (strcmp(type, "dynamic") == 0)
-    d->type = SN_BODY_DYNAMIC;
-  else {
+  char types[64];
+  sn_scene_body_type_list(types, sizeof types);
+  SN_REQ(L, obj, "type", types, read_string(L, n_, types, &type));
+  if (!sn_scene_body_type_of(type, &d->type)) {
     size_t mark = path_push_key(L, "type");
-    fail(L, SN_SCENE_ERR_RANGE, SN_OK, member(obj, "type"), false,
-         "expected \"static\", \"kinematic\" or \"dynamic\", got \"%.40s\"", type);
+    fail(L, SN_SCENE_ERR_RANGE, SN_OK, member(obj, "type"), false, "expected %s, got \"%.40s\"", types, type);
     path_pop(L, mark);
     return false;
   }
@@ -1916,8 +1919,16 @@ static bool allocate(loader *L, const cJSON *root) {
 }
 
 static bool parse_document(loader *L, const cJSON *root) {
-  static const char *const keys[] = {"sinew_scene", "description", "gravity",     "settings", "plugins",
-                                     "bodies",      "soft_bodies", "constraints", NULL};
+  /* the settings with a key at the top level (gravity) come after the description */
+  static const char *const fixed[] = {"settings", "plugins", "bodies", "soft_bodies", "constraints"};
+  const char *keys[2 + SN_WORLD_SETTING_COUNT + sizeof fixed / sizeof fixed[0] + 1] = {"sinew_scene", "description"};
+  size_t n = 2;
+  for (int32_t i = 0; i < SN_WORLD_SETTING_COUNT; ++i) {
+    const sn_setting_info *info = sn_world_setting_info(i);
+    if (info->flags & SN_SETTING_TOP_LEVEL) keys[n++] = info->key;
+  }
+  for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; ++i) keys[n++] = fixed[i];
+  keys[n] = NULL;
   char got[96];
   if (!cJSON_IsObject(root))
     return fail(L, SN_SCENE_ERR_TYPE, SN_OK, root, false, "expected a JSON object at the top level, got %s",
@@ -1938,7 +1949,7 @@ static bool parse_document(loader *L, const cJSON *root) {
   if (!check_keys(L, root, keys, "a scene")) return false;
   const char *description;
   SN_OPT(L, root, "description", read_string(L, n_, "a string", &description));
-  SN_OPT(L, root, "gravity", read_vec2_in(L, n_, GRAVITY, &L->world_def.gravity));
+  if (!read_settings(L, root, true)) return false;
   L->settings_node = member(root, "settings");
   SN_OPT(L, root, "settings", parse_settings(L, n_));
   L->plugins_node = member(root, "plugins");
@@ -1980,6 +1991,7 @@ static bool build_soft_body(loader *L, sn_world *w, sn_scene_names *names, soft_
 
 static bool build(loader *L, sn_registry *reg, sn_loaded_scene *out) {
   sn_world_def wd = L->world_def;
+  sn_world_settings_to_def(&L->settings, &wd);
   wd.registry = reg;
   wd.allocator = L->opt->allocator;
   sn_result r;
@@ -1988,7 +2000,7 @@ static bool build(loader *L, sn_registry *reg, sn_loaded_scene *out) {
     return fail(L, r == SN_ERR_OUT_OF_MEMORY ? SN_SCENE_ERR_OUT_OF_MEMORY : SN_SCENE_ERR_ENGINE, r, L->settings_node,
                 false, "the engine refused the world settings: %s (%s)", sn_result_name(r), sn_result_message(r));
   out->world = w;
-  if (sn_world_set_hit_event_threshold(w, L->hit_event_threshold) != SN_OK)
+  if (sn_world_settings_apply_outside_def(w, &L->settings) != SN_OK)
     return engine_refused(L, w, L->settings_node, "setting");
   sn_scene_names *names = out->names;
   sn_body_id *ids = malloc(((size_t)L->body_count + 1) * sizeof *ids);
@@ -2261,26 +2273,12 @@ static sn_scene_status load(loader *L, sn_loaded_scene *out) {
     return SN_SCENE_ERR_SYNTAX;
   }
   L->world_def = sn_default_world_def();
-  L->world_def.gravity = (sn_vec2){0.0f, -10.0f};
-  L->world_def.substeps = 8;
-  L->world_def.position_iterations = 2;
-  L->world_def.soft_iterations = 1;
-  L->world_def.enable_sleep = true;
-  L->world_def.enable_continuous = true;
-  L->world_def.contact_hertz = 0.0f;
-  L->world_def.contact_damping_ratio = 10.0f;
-  L->world_def.contact_push_max_velocity = 3.0f;
-  L->world_def.restitution_threshold = 1.0f;
-  L->world_def.maximum_linear_speed = 400.0f;
+  L->settings = sn_world_settings_default(); /* a key left out means its default */
   if (L->opt->limits != NULL) {
-    L->world_def.max_bodies = L->opt->limits->max_bodies;
-    L->world_def.max_shapes = L->opt->limits->max_shapes;
-    L->world_def.max_particles = L->opt->limits->max_particles;
-    L->world_def.max_soft_bodies = L->opt->limits->max_soft_bodies;
-    L->world_def.max_constraints = L->opt->limits->max_constraints;
-    L->world_def.max_contacts = L->opt->limits->max_contacts;
+#define SN_X(name, dflt, doc) L->world_def.name = L->opt->limits->name;
+    SN_WORLD_LIMITS(SN_X)
+#undef SN_X
   }
-  L->hit_event_threshold = 1.0f;
   bool ok = parse_document(L, root);
   if (ok) {
     L->values = calloc((size_t)L->param_count + 1, sizeof *L->values);

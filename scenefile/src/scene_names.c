@@ -30,6 +30,41 @@ const char *sn_scene_status_message(sn_scene_status status) {
   return sn_scene_status_messages[status];
 }
 
+const char *sn_scene_body_type_name(sn_body_type type) {
+#define SN_X(t, name)                                                                                                  \
+  if (type == (t)) return name;
+  SN_SCENE_BODY_TYPES(SN_X)
+#undef SN_X
+  return NULL;
+}
+
+bool sn_scene_body_type_of(const char *name, sn_body_type *out) {
+#define SN_X(t, n)                                                                                                     \
+  if (strcmp(name, n) == 0) {                                                                                          \
+    *out = (t);                                                                                                        \
+    return true;                                                                                                       \
+  }
+  SN_SCENE_BODY_TYPES(SN_X)
+#undef SN_X
+  return false;
+}
+
+void sn_scene_body_type_list(char *buf, size_t cap) {
+  static const char *const names[] = {
+#define SN_X(t, name) name,
+      SN_SCENE_BODY_TYPES(SN_X)
+#undef SN_X
+  };
+  const size_t n = sizeof names / sizeof names[0];
+  size_t at = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < n && at < cap; ++i) {
+    int w = snprintf(buf + at, cap - at, "%s\"%s\"", i == 0 ? "" : i + 1 == n ? " or " : ", ", names[i]);
+    if (w < 0) break;
+    at += (size_t)w;
+  }
+}
+
 void sn_scene_set_error(sn_scene_error *error, sn_scene_status status, sn_result engine_result, int32_t line,
                         int32_t column, const char *fmt, ...) {
   if (error == NULL) return;

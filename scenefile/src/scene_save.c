@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "world/world_settings.h"
 #include "platform/file_io.h"
 #include "platform/platform.h"
 #include "scene_internal.h"
@@ -285,10 +286,6 @@ static bool put_shape(writer *W, sn_shape_id id, const char *body, int32_t index
   return true;
 }
 
-static const char *body_type_name(sn_body_type t) {
-  return t == SN_BODY_STATIC ? "static" : t == SN_BODY_KINEMATIC ? "kinematic" : "dynamic";
-}
-
 static bool put_body(writer *W, sn_body_id id, const char *name) {
   text_buffer *b = &W->out;
   sn_body_def d;
@@ -296,7 +293,7 @@ static bool put_body(writer *W, sn_body_id id, const char *name) {
   put(b, "    {\"name\": ");
   put_string(b, name);
   put(b, ", \"type\": ");
-  put_string(b, body_type_name(d.type));
+  put_string(b, sn_scene_body_type_name(d.type));
   put_key(b, "position");
   put_vec2(b, d.position);
   put_key(b, "angle");
@@ -631,35 +628,64 @@ static bool put_soft_body(writer *W, sn_soft_body_id soft, int32_t index, const 
 /* ------------------------------------------------------------------------ */
 /* The scene                                                                 */
 
+/// A setting's value (field of *settings) as JSON.
+static void put_setting(text_buffer *b, const sn_world_settings *settings, const sn_setting_info *info) {
+  const char *field = (const char *)settings + info->offset;
+  switch (info->type) {
+  case SN_SETTING_TYPE_INT: {
+    int32_t v;
+    memcpy(&v, field, sizeof v);
+    putf(b, "%d", (int)v);
+    break;
+  }
+  case SN_SETTING_TYPE_FLOAT: {
+    float v;
+    memcpy(&v, field, sizeof v);
+    put_float(b, v);
+    break;
+  }
+  case SN_SETTING_TYPE_BOOL: {
+    bool v;
+    memcpy(&v, field, sizeof v);
+    put(b, v ? "true" : "false");
+    break;
+  }
+  case SN_SETTING_TYPE_VEC2: {
+    sn_vec2 v;
+    memcpy(&v, field, sizeof v);
+    put_vec2(b, v);
+    break;
+  }
+  }
+}
+
 static bool write_scene(writer *W, const sn_scene_names *names) {
   sn_world *w = W->world;
   text_buffer *b = &W->out;
-  sn_world_def wd;
-  if (sn_world_get_def(w, &wd) != SN_OK) {
+  sn_world_settings settings;
+  if (sn_world_settings_of(w, &settings) != SN_OK) {
     sn_scene_set_error(W->err, SN_SCENE_ERR_ARGUMENT, SN_ERR_NULL, 0, 0, "the world is NULL");
     return false;
   }
-  put(b, "{\n  \"sinew_scene\": 1,\n  \"gravity\": ");
-  put_vec2(b, wd.gravity);
-  putf(b,
-       ",\n  \"settings\": {\"substeps\": %d, \"position_iterations\": %d, \"soft_iterations\": %d, \"sleep\": %s, "
-       "\"continuous\": %s",
-       (int)wd.substeps, (int)wd.position_iterations, (int)wd.soft_iterations, wd.enable_sleep ? "true" : "false",
-       wd.enable_continuous ? "true" : "false");
-  put_key(b, "contact_hertz");
-  put_float(b, wd.contact_hertz);
-  put_key(b, "contact_damping_ratio");
-  put_float(b, wd.contact_damping_ratio);
-  put_key(b, "contact_push_max_velocity");
-  put_float(b, wd.contact_push_max_velocity);
-  put_key(b, "contact_reuse_distance");
-  put_float(b, wd.contact_reuse_distance);
-  put_key(b, "restitution_threshold");
-  put_float(b, wd.restitution_threshold);
-  put_key(b, "maximum_linear_speed");
-  put_float(b, wd.maximum_linear_speed);
-  put_key(b, "hit_event_threshold");
-  put_float(b, sn_world_get_hit_event_threshold(w));
+  /* every setting, whatever its value: the top-level ones (gravity), then "settings" */
+  put(b, "{\n  \"sinew_scene\": 1");
+  for (int32_t i = 0; i < SN_WORLD_SETTING_COUNT; ++i) {
+    const sn_setting_info *info = sn_world_setting_info(i);
+    if ((info->flags & SN_SETTING_TOP_LEVEL) == 0) continue;
+    putf(b, ",\n  \"%s\": ", info->key);
+    put_setting(b, &settings, info);
+  }
+  put(b, ",\n  \"settings\": {");
+  bool first = true;
+  for (int pass = 0; pass < 2; ++pass) { /* those of sn_world_def, then those accessors reach */
+    for (int32_t i = 0; i < SN_WORLD_SETTING_COUNT; ++i) {
+      const sn_setting_info *info = sn_world_setting_info(i);
+      if ((info->flags & SN_SETTING_TOP_LEVEL) || info->in_def != (pass == 0)) continue;
+      putf(b, "%s\"%s\": ", first ? "" : ", ", info->key);
+      put_setting(b, &settings, info);
+      first = false;
+    }
+  }
   put(b, "},\n");
 
   int32_t body_count = sn_world_get_body_count(w), constraint_count = sn_world_get_constraint_count(w);

@@ -1,6 +1,7 @@
-// A constraint plugin written in C++: SN_DEFINE_PLUGIN gives the entry C
-// linkage, so the host finds it. The type "cxx.hold" keeps one particle where
-// it was created (an XPBD type: it moves the particle back every sweep).
+// A constraint plugin written in C++: SN_DEFINE_PLUGIN_TYPES (through
+// SN_DEFINE_PLUGIN) gives the entry C linkage, so the host finds it. The type
+// "cxx.hold" keeps one particle where it was created (an XPBD type: it moves
+// the particle back every sweep).
 #include "sinew/plugin.h"
 
 #include <cstdio>
@@ -11,13 +12,13 @@ struct hold_instance {
   sn_vec2 anchor;
 };
 
-int hold_create(const sn_host_api *, const void *, void *instance, const sn_constraint_body *const *bodies,
-                int32_t count, char *err, size_t cap) {
-  if (count != 1) {
-    std::snprintf(err, cap, "cxx.hold holds 1 particle, got %d", static_cast<int>(count));
+int hold_create(const sn_constraint_create_args *args) {
+  if (args->body_count != 1) {
+    std::snprintf(args->err, args->err_capacity, "cxx.hold holds 1 particle, got %d",
+                  static_cast<int>(args->body_count));
     return 1;
   }
-  static_cast<hold_instance *>(instance)->anchor = bodies[0]->center;
+  static_cast<hold_instance *>(args->instance)->anchor = args->bodies[0]->center;
   return 0;
 }
 
@@ -48,10 +49,6 @@ sn_constraint_type make_type() {
 
 const sn_constraint_type hold_type = make_type();
 
-int hold_register(const sn_host_api *host, sn_registrar *registrar, char *, size_t) {
-  return host->register_type(registrar, &hold_type);
-}
-
 } // namespace
 
-SN_DEFINE_PLUGIN("test.cxx", "1.0.0", hold_register);
+SN_DEFINE_PLUGIN_TYPES("test.cxx", "1.0.0", &hold_type);

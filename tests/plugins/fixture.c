@@ -47,15 +47,8 @@ typedef struct fixture_instance {
   float impulse;
 } fixture_instance;
 
-static int fixture_create(const sn_host_api *host, const void *params, void *instance,
-                          const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
-  (void)count;
-  (void)host;
-  (void)bodies;
-  (void)err;
-  (void)cap;
-  (void)params;
-  ((fixture_instance *)instance)->impulse = 0.0f;
+static int fixture_create(const sn_constraint_create_args *args) {
+  ((fixture_instance *)args->instance)->impulse = 0.0f;
   return 0;
 }
 

@@ -15,11 +15,9 @@ typedef struct spring_state {
   sn_vec2 impulse; /* impulse of the last substep, for the reaction */
 } spring_state;
 
-static int spring_create(const sn_host_api *host, const void *params, void *instance,
-                         const sn_constraint_body *const *bodies, int32_t count, char *err, size_t cap) {
-  (void)count;
-  (void)host, (void)params, (void)bodies, (void)err, (void)cap;
-  ((spring_state *)instance)->impulse = (sn_vec2){0.0f, 0.0f};
+static int spring_create(const sn_constraint_create_args *args) {
+  spring_state *state = args->instance;
+  state->impulse = (sn_vec2){0.0f, 0.0f};
   return 0;
 }
 

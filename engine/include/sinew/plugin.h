@@ -1,10 +1,11 @@
-/* Sinew constraint plugin ABI, version 1.
+/* Sinew constraint plugin ABI, version 1.2.
  *
- * This is the only header a plugin needs (sinew/plugin_math.h adds optional
- * header-only helpers built on it). A plugin is a shared object that
- * exports one data symbol, `sn_plugin_entry_v1` (an sn_plugin_entry). The host
- * reads its first four fields (ABI major, minor, fingerprint, struct size) and
- * checks them before it runs any plugin code; then it calls register_types(),
+ * This is the only header a plugin needs (sinew/plugin_math.h and
+ * sinew/plugin_batch.h add optional header-only helpers built on it). A
+ * plugin is a shared object that exports one data symbol,
+ * `sn_plugin_entry_v1` (an sn_plugin_entry). The host reads its first four
+ * fields (ABI major, minor, fingerprint, struct size) and checks them
+ * before it runs any plugin code; then it calls register_types(),
  * which registers constraint types through the host function table it is
  * given. Plugins never link libsinew: build them with hidden visibility and
  * -z defs (-Wl,--no-undefined), export only the entry symbol.
@@ -13,6 +14,11 @@
  * each carries its size (struct_size / size), so a host reads only the fields
  * a plugin knows and a plugin uses newer host functions only behind
  * SN_HOST_HAS(). An incompatible change bumps the major and the symbol name.
+ * A callback whose form changes within a major keeps its slot, and the
+ * host calls the form of the minor the plugin's entry declares. Minors:
+ * 1.0 the base (fields appended up to batch_flags); 1.1 begin_position and
+ * begin_particles; 1.2 create takes one sn_constraint_create_args instead
+ * of seven parameters (plugins declaring 1.0 or 1.1 keep theirs).
  *
  * Threads and stages: every callback says when it runs. [main] callbacks run
  * on the thread that calls into the world, outside sn_world_step. [step]
@@ -34,7 +40,7 @@ extern "C" {
 #endif
 
 #define SN_PLUGIN_ABI_MAJOR 1
-#define SN_PLUGIN_ABI_MINOR 1
+#define SN_PLUGIN_ABI_MINOR 2
 /// Catches float/double and 32/64-bit mismatches before any function of the
 /// plugin is called (its constructors have run: loading runs them).
 #define SN_PLUGIN_FINGERPRINT ((uint32_t)((sizeof(float) << 8) | sizeof(void *)))
@@ -198,13 +204,29 @@ typedef struct sn_draw_api {
 #define SN_CONSTRAINT_XPBD 2u
 
 typedef struct sn_host_api sn_host_api;
+typedef struct sn_constraint_type sn_constraint_type;
+
+/// What create() receives (ABI 1.2): host memory, valid for the call. A
+/// plugin reads fields appended in later minors only when size covers them.
+typedef struct sn_constraint_create_args {
+  uint32_t size;                  ///< sizeof(sn_constraint_create_args) as built by the host
+  const sn_host_api *host;        ///< the host's function table
+  const sn_constraint_type *type; ///< the type being created (the host's copy of the descriptor)
+  const void *params;             ///< the new constraint's params: the schema's defaults and the creator's values
+  void *instance;                 ///< instance_size bytes (zeroed) to fill
+  /// The type's body_count rigid bodies then its particles (state NULL).
+  const sn_constraint_body *const *bodies;
+  int32_t body_count;  ///< entries in bodies
+  char *err;           ///< for a message when create fails: at most err_capacity bytes, zero-terminated
+  size_t err_capacity; ///< bytes at err
+} sn_constraint_create_args;
 
 /// A constraint type. The host copies it at registration (only the first
 /// struct_size bytes the plugin knew), so it may live in the plugin's
 /// read-only data. Memory for params and instances is the host's: it may
 /// move (memcpy) instances between steps, so an instance must hold no pointer
 /// into itself, and anything a plugin allocates must be freed in destroy.
-typedef struct sn_constraint_type {
+struct sn_constraint_type {
   uint32_t struct_size; ///< sizeof(sn_constraint_type) as the plugin was built
   const char *name;     ///< unique, [a-z0-9._-], at most SN_MAX_TYPE_NAME - 1 chars
   uint32_t flags;       ///< SN_CONSTRAINT_IMPULSE and/or SN_CONSTRAINT_XPBD
@@ -214,12 +236,16 @@ typedef struct sn_constraint_type {
   uint32_t param_count;
   const sn_param_desc *params;
 
-  /// [main] Fills instance from params and the bodies' current poses (for
-  /// example local anchors or rest lengths); bodies has body_count rigid
-  /// bodies then the particles (count entries in all; state is NULL here).
-  /// Return 0, or nonzero and a message in err. Required.
-  int (*create)(const sn_host_api *host, const void *params, void *instance, const sn_constraint_body *const *bodies,
-                int32_t count, char *err, size_t err_capacity);
+  /// [main] Fills args->instance from args->params and the bodies' current
+  /// poses (for example local anchors or rest lengths). Return 0, or
+  /// nonzero and a message in args->err. Required.
+  /// A plugin whose entry declares ABI 1.0 or 1.1 holds here, in the same
+  /// slot, int create(const sn_host_api *host, const void *params, void
+  /// *instance, const sn_constraint_body *const *bodies, int32_t count, char
+  /// *err, size_t err_capacity) (count = args->body_count), and the host
+  /// calls it so. The host's copy of the descriptor (sn_registry_get_type)
+  /// holds the 1.2 form for every type.
+  int (*create)(const sn_constraint_create_args *args);
   /// [main] Releases what create() allocated outside the instance. Optional.
   void (*destroy)(void *instance);
   /// [main] Parameters changed at runtime; refresh derived instance data.
@@ -309,7 +335,7 @@ typedef struct sn_constraint_type {
   /// begin_position and solve_particles, and both must give the same result
   /// bit for bit (the host uses the item path when it does not batch).
   void (*begin_particles)(const sn_step_info *info, const sn_particle_batch *batch, int32_t begin, int32_t end);
-} sn_constraint_type;
+};
 
 /// sn_constraint_type.batch_flags: solve_particles accepts params_stride 0
 /// (every constraint of the batch has the same params, handed as one record).
@@ -378,6 +404,20 @@ typedef struct sn_plugin_entry {
       SN_PLUGIN_ABI_MAJOR, SN_PLUGIN_ABI_MINOR, SN_PLUGIN_FINGERPRINT, (uint32_t)sizeof(sn_plugin_entry),              \
       (lib_name),          (lib_version),       (register_fn)}
 #endif
+
+/// SN_DEFINE_PLUGIN with a register_types that registers the listed
+/// descriptors in order (pointers to sn_constraint_type objects, at least
+/// one): SN_DEFINE_PLUGIN_TYPES("acme.ropes", "1.2.0", &rope_type, &knot_type);
+/// The first one the host refuses stops it (all or nothing, as always).
+#define SN_DEFINE_PLUGIN_TYPES(lib_name, lib_version, ...)                                                             \
+  static int sn_plugin_register_listed(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {      \
+    static const sn_constraint_type *const types[] = {__VA_ARGS__};                                                    \
+    (void)err, (void)cap;                                                                                              \
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; ++i)                                                        \
+      if (host->register_type(registrar, types[i]) != 0) return 1;                                                     \
+    return 0;                                                                                                          \
+  }                                                                                                                    \
+  SN_DEFINE_PLUGIN(lib_name, lib_version, sn_plugin_register_listed)
 
 /// Declares a linked-in plugin's entry (name as its SN_PLUGIN_STATIC) for
 /// sn_registry_add_static: SN_DECLARE_STATIC_PLUGIN(ropes);

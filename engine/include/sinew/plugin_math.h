@@ -145,6 +145,30 @@ static inline sn_pm_softness sn_pm_soft(float hertz, float zeta, float h) {
   return s;
 }
 
+/// One side of a limit, a row C = c >= 0 with effective mass mass, in the
+/// velocity stage (cdot: the speed that opens the gap). While the gap is open
+/// (c > 0) the row is rigid with bias c / h, speculative: it may close the
+/// gap within the substep, no further. Once closed it is soft with the row's
+/// coefficients in the biased pass (use_bias) and rigid without bias in the
+/// relax pass. The accumulated impulse *accumulated stays >= 0 (a limit only
+/// pushes); returns this call's share of it, to apply along the row.
+static inline float sn_pm_limit_impulse(float c, float cdot, float mass, int use_bias, float inv_h, sn_pm_softness soft,
+                                        float *accumulated) {
+  float bias = 0.0f, ms = 1.0f, is = 0.0f;
+  if (c > 0.0f) {
+    bias = c * inv_h;
+  } else if (use_bias) {
+    bias = soft.bias_rate * c;
+    ms = soft.mass_scale;
+    is = soft.impulse_scale;
+  }
+  float impulse = -mass * ms * (cdot + bias) - is * *accumulated;
+  float next = fmaxf(*accumulated + impulse, 0.0f);
+  impulse = next - *accumulated;
+  *accumulated = next;
+  return impulse;
+}
+
 /* ------------------------------------------------------------------------ */
 /* 2x2 blocks                                                                */
 
@@ -285,6 +309,30 @@ static inline sn_vec2 sn_pm_project_anchors(const sn_step_info *info, const sn_c
   sn_vec2 P = sn_pm_neg(sn_pm_solve22(k, sep));
   sn_pm_project_point(a, b, ra, rb, P, 0.0f, info->inv_h);
   return P;
+}
+
+/* ------------------------------------------------------------------------ */
+/* XPBD multipliers (docs/soft-bodies.md)                                    */
+
+/// The multiplier step of one XPBD constraint with error c and wsum = sum
+/// of w |grad C|^2 over its particles (positive): with alpha~ = compliance
+/// / h^2 and gamma = damping / h (0 when compliance is 0),
+/// dlambda = (-c - alpha~ lambda - gamma (c - c_start)) / ((1 + gamma) wsum + alpha~),
+/// c_start the error at the substep start (damping only).
+static inline float sn_pm_xpbd_delta_lambda(const sn_step_info *info, float c, float wsum, float lambda, float c_start,
+                                            float compliance, float damping) {
+  float at = compliance * (info->inv_h * info->inv_h);
+  float gamma = compliance > 0.0f ? damping / info->h : 0.0f;
+  return (-c - at * lambda - gamma * (c - c_start)) / ((1.0f + gamma) * wsum + at);
+}
+
+/// Plain PBD (stiffness mode): the share of the error one sweep corrects,
+/// k' = 1 - (1 - stiffness)^(1 / n) with n = substeps x iterations, so the
+/// sweeps of one step compound to the user's stiffness. The step is then
+/// dlambda = -k' c / wsum.
+static inline float sn_pm_pbd_sweep_stiffness(const sn_step_info *info, float stiffness) {
+  const float sweeps = (float)(info->substeps * (info->iterations > 0 ? info->iterations : 1));
+  return 1.0f - powf(1.0f - stiffness, 1.0f / sweeps);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -148,6 +148,17 @@ SN_API sn_result sn_world_set_contact_tuning(sn_world *world, float hertz, float
 /// Approach speed (m/s) above which a contact reports a hit event (default 1).
 SN_API sn_result sn_world_set_hit_event_threshold(sn_world *world, float speed);
 
+/// Joint tuning: the stiffness (Hz) and damping ratio of the position
+/// feedback of rigid joints (sn_step_info.joint_hertz and
+/// joint_damping_ratio, which the shipped joints use). Hertz 0 (the default)
+/// is a quarter of the substep rate, which also caps any other value; the
+/// damping ratio defaults to 2. Each 0 .. SN_MAX_CONTACT_TUNING; saved in
+/// snapshots and scene files.
+SN_API sn_result sn_world_set_joint_hertz(sn_world *world, float hertz);
+SN_API float sn_world_get_joint_hertz(sn_world *world);
+SN_API sn_result sn_world_set_joint_damping_ratio(sn_world *world, float damping_ratio);
+SN_API float sn_world_get_joint_damping_ratio(sn_world *world);
+
 /// Contact events of the last step. The arrays stay where they are, with the
 /// same contents, until the next sn_world_step starts, whatever is called in
 /// between: a loop over them may destroy the bodies and shapes it reads.
@@ -173,7 +184,9 @@ SN_API int32_t sn_world_get_bodies(sn_world *world, sn_body_id *bodies, int32_t 
 
 /// A def that recreates the world's current settings (gravity, substeps,
 /// position and soft iterations, sleep, continuous, contact tuning, restitution threshold, maximum speed,
-/// registry, limits). The allocator fields are left NULL.
+/// registry, limits). The allocator fields are left NULL. The settings
+/// sn_world_def has no field for have getters of their own
+/// (sn_world_get_hit_event_threshold, sn_world_get_joint_hertz, ...).
 SN_API sn_result sn_world_get_def(sn_world *world, sn_world_def *out);
 SN_API float sn_world_get_hit_event_threshold(sn_world *world);
 /// The registry the world was created with (may be NULL).
@@ -486,8 +499,10 @@ SN_API sn_registry *sn_create_registry(const sn_allocator *allocator);
 /// uses it first (their constraints run the plugins' code).
 SN_API sn_result sn_destroy_registry(sn_registry *registry);
 
-/// Registers a type from the host program (the same descriptor plugins use).
-/// On failure err (if not NULL) receives a message; nothing is registered.
+/// Registers a type from the host program (the same descriptor plugins use,
+/// in the form of this library's sinew/plugin.h: create takes
+/// sn_constraint_create_args). On failure err (if not NULL) receives a
+/// message; nothing is registered.
 SN_API sn_result sn_registry_add_type(sn_registry *registry, const sn_constraint_type *type, char *err,
                                       size_t err_capacity);
 
@@ -558,7 +573,10 @@ SN_API int32_t sn_plugin_search_path(sn_plugin_dir_fcn *fcn, void *context);
 /// Returns SN_OK if at least one folder was read, else SN_ERR_NOT_FOUND.
 SN_API sn_result sn_registry_load_search_path(sn_registry *registry, sn_plugin_load_fcn *fcn, void *context);
 
-/// Number of registered types, and the i-th one (NULL if out of range).
+/// Number of registered types, and the i-th one (NULL if out of range). The
+/// registry's copy of a descriptor has this header's callback forms whatever
+/// ABI minor its plugin declared (its create is called with args->type set
+/// to that copy).
 SN_API int32_t sn_registry_get_type_count(const sn_registry *registry);
 SN_API const sn_constraint_type *sn_registry_get_type(const sn_registry *registry, int32_t index);
 /// The type named name, or NULL.

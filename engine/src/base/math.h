@@ -1,23 +1,27 @@
-/* Internal 2D math. Scalar helpers come from cglm; the 2D vector, rotation
- * and transform operations are small inline functions on the public value
- * types, so the hot loops never convert between representations.
- * No -ffast-math anywhere: results are bit-reproducible. */
+/* Internal 2D math. The vector and rotation operations a plugin also needs
+ * are the public ones of sinew/plugin_math.h (one copy of each formula, so
+ * the engine and the shipped plugins compute the same bits); this header adds
+ * what only the engine uses: transforms, sweeps' helpers, boxes, the speed
+ * clamp. Plain C: cglm was measured and left out (docs/architecture.md,
+ * "Math"). No -ffast-math anywhere: results are bit-reproducible. */
 #ifndef SN_BASE_MATH_H
 #define SN_BASE_MATH_H
 
 #include <math.h>
 #include <stdbool.h>
 
-#include <cglm/util.h>
-
+#include "sinew/plugin_math.h"
 #include "sinew/types.h"
 
 #define SN_PI 3.14159265359f
 
-static inline float sn_minf(float a, float b) { return glm_min(a, b); }
-static inline float sn_maxf(float a, float b) { return glm_max(a, b); }
+/// a when a < b, else b (so b when either is NaN).
+static inline float sn_minf(float a, float b) { return a < b ? a : b; }
+/// a when a > b, else b (so b when either is NaN).
+static inline float sn_maxf(float a, float b) { return a > b ? a : b; }
 static inline float sn_absf(float a) { return a < 0.0f ? -a : a; }
-static inline float sn_clampf(float a, float lo, float hi) { return glm_clamp(a, lo, hi); }
+/// min(max(a, lo), hi): lo for NaN (sn_pm_clamp keeps NaN).
+static inline float sn_clampf(float a, float lo, float hi) { return sn_minf(sn_maxf(a, lo), hi); }
 static inline int sn_mini(int a, int b) { return a < b ? a : b; }
 static inline int sn_maxi(int a, int b) { return a > b ? a : b; }
 static inline bool sn_is_finite(float a) { return isfinite(a) != 0; }
@@ -26,23 +30,23 @@ static inline bool sn_within_limit(float a) { return fabsf(a) <= SN_MAX_COORDINA
 static inline bool sn_vec2_is_finite(sn_vec2 a) { return isfinite(a.x) && isfinite(a.y); }
 
 static inline sn_vec2 sn_v2(float x, float y) { return (sn_vec2){x, y}; }
-static inline sn_vec2 sn_add(sn_vec2 a, sn_vec2 b) { return (sn_vec2){a.x + b.x, a.y + b.y}; }
-static inline sn_vec2 sn_sub(sn_vec2 a, sn_vec2 b) { return (sn_vec2){a.x - b.x, a.y - b.y}; }
-static inline sn_vec2 sn_neg(sn_vec2 a) { return (sn_vec2){-a.x, -a.y}; }
-static inline sn_vec2 sn_scale(float s, sn_vec2 a) { return (sn_vec2){s * a.x, s * a.y}; }
+static inline sn_vec2 sn_add(sn_vec2 a, sn_vec2 b) { return sn_pm_add(a, b); }
+static inline sn_vec2 sn_sub(sn_vec2 a, sn_vec2 b) { return sn_pm_sub(a, b); }
+static inline sn_vec2 sn_neg(sn_vec2 a) { return sn_pm_neg(a); }
+static inline sn_vec2 sn_scale(float s, sn_vec2 a) { return sn_pm_scale(s, a); }
 /// a + s * b
 static inline sn_vec2 sn_mul_add(sn_vec2 a, float s, sn_vec2 b) { return (sn_vec2){a.x + s * b.x, a.y + s * b.y}; }
 /// a - s * b
 static inline sn_vec2 sn_mul_sub(sn_vec2 a, float s, sn_vec2 b) { return (sn_vec2){a.x - s * b.x, a.y - s * b.y}; }
-static inline float sn_dot(sn_vec2 a, sn_vec2 b) { return a.x * b.x + a.y * b.y; }
+static inline float sn_dot(sn_vec2 a, sn_vec2 b) { return sn_pm_dot(a, b); }
 /// 2D cross product (z of the 3D cross product).
-static inline float sn_cross(sn_vec2 a, sn_vec2 b) { return a.x * b.y - a.y * b.x; }
+static inline float sn_cross(sn_vec2 a, sn_vec2 b) { return sn_pm_cross(a, b); }
 /// cross(v, s) = (s v.y, -s v.x)
 static inline sn_vec2 sn_cross_vs(sn_vec2 v, float s) { return (sn_vec2){s * v.y, -s * v.x}; }
 /// cross(s, v) = (-s v.y, s v.x)
-static inline sn_vec2 sn_cross_sv(float s, sn_vec2 v) { return (sn_vec2){-s * v.y, s * v.x}; }
+static inline sn_vec2 sn_cross_sv(float s, sn_vec2 v) { return sn_pm_cross_sv(s, v); }
 /// Counter-clockwise perpendicular.
-static inline sn_vec2 sn_left_perp(sn_vec2 v) { return (sn_vec2){-v.y, v.x}; }
+static inline sn_vec2 sn_left_perp(sn_vec2 v) { return sn_pm_perp(v); }
 /// Clockwise perpendicular.
 static inline sn_vec2 sn_right_perp(sn_vec2 v) { return (sn_vec2){v.y, -v.x}; }
 static inline float sn_length(sn_vec2 v) { return sqrtf(v.x * v.x + v.y * v.y); }
@@ -91,10 +95,8 @@ static inline sn_vec2 sn_get_length_and_normalize(float *length, sn_vec2 v) {
 
 /* rotations: q = (cos, sin) */
 static inline sn_rot sn_rot_identity(void) { return (sn_rot){1.0f, 0.0f}; }
-static inline sn_vec2 sn_rotate(sn_rot q, sn_vec2 v) { return (sn_vec2){q.c * v.x - q.s * v.y, q.s * v.x + q.c * v.y}; }
-static inline sn_vec2 sn_inv_rotate(sn_rot q, sn_vec2 v) {
-  return (sn_vec2){q.c * v.x + q.s * v.y, -q.s * v.x + q.c * v.y};
-}
+static inline sn_vec2 sn_rotate(sn_rot q, sn_vec2 v) { return sn_pm_rotate(q, v); }
+static inline sn_vec2 sn_inv_rotate(sn_rot q, sn_vec2 v) { return sn_pm_inv_rotate(q, v); }
 /// q * r
 static inline sn_rot sn_mul_rot(sn_rot q, sn_rot r) { return (sn_rot){q.c * r.c - q.s * r.s, q.s * r.c + q.c * r.s}; }
 /// transpose(q) * r
@@ -114,9 +116,7 @@ static inline sn_rot sn_integrate_rotation(sn_rot q, float delta) {
 static inline float sn_rot_angle(sn_rot q) { return atan2f(q.s, q.c); }
 /// Relative angle of b with respect to a, in (-pi, pi].
 static inline float sn_relative_angle(sn_rot a, sn_rot b) {
-  float s = a.c * b.s - a.s * b.c;
-  float c = a.c * b.c + a.s * b.s;
-  return atan2f(s, c);
+  return sn_pm_rel_angle(a, b);
 }
 
 /* transforms */

@@ -8,6 +8,7 @@
 #include "base/math.h"
 #include "base/tasks.h"
 #include "world/world.h"
+#include "world/world_pool.h"
 
 bool sn_should_shapes_collide(const sn_world *w, const sn_shape *a, const sn_shape *b) {
   if (a->body == b->body) return false;
@@ -60,20 +61,13 @@ static void sn_contact_create(sn_world *w, int32_t shape_a, int32_t shape_b) {
     shape_a = shape_b;
     shape_b = t;
   }
-  int32_t index = w->contact_free;
-  if (index == SN_NULL_INDEX) {
-    assert(w->contacts.count < w->contacts.capacity);
-    index = w->contacts.count++;
-  } else {
-    w->contact_free = w->contacts.data[index].next_free;
-  }
+  assert(w->contact_free != SN_NULL_INDEX || w->contacts.count < w->contacts.capacity);
+  sn_pool pool = sn_contact_pool(w);
+  int32_t index = sn_pool_acquire(&pool);
   bool placed = sn_pair_set_assign(&w->pairs, key, index);
   assert(placed);
   (void)placed;
   sn_contact *c = w->contacts.data + index;
-  memset(c, 0, sizeof(*c));
-  c->in_use = true;
-  c->next_free = SN_NULL_INDEX;
   c->shape_a = shape_a;
   c->shape_b = shape_b;
   const sn_shape *a = w->shapes.data + shape_a, *b = w->shapes.data + shape_b;
@@ -87,7 +81,6 @@ static void sn_contact_create(sn_world *w, int32_t shape_a, int32_t shape_b) {
   c->edges[1].body = b->body;
   sn_link_edge(w, index, 0);
   sn_link_edge(w, index, 1);
-  w->contact_count += 1;
 }
 
 void sn_contact_destroy(sn_world *w, int32_t contact_index, bool wake) {
@@ -112,11 +105,9 @@ void sn_contact_destroy(sn_world *w, int32_t contact_index, bool wake) {
     sn_body_wake(w, c->edges[0].body);
     sn_body_wake(w, c->edges[1].body);
   }
-  c->in_use = false;
   c->flags = 0;
-  c->next_free = w->contact_free;
-  w->contact_free = contact_index;
-  w->contact_count -= 1;
+  sn_pool pool = sn_contact_pool(w);
+  sn_pool_release(&pool, contact_index);
 }
 
 typedef struct sn_pair_query {
@@ -211,9 +202,8 @@ void sn_forget_new_pairs(sn_world *w) {
 }
 
 bool sn_reserve_new_contacts(sn_world *w) {
-  int32_t n = w->new_pairs.count / 2, free_slots = w->contacts.count - w->contact_count;
-  int32_t slots = w->contacts.count + (n > free_slots ? n - free_slots : 0);
-  return sn_array_reserve(&w->mem, w->contacts, slots);
+  sn_pool pool = sn_contact_pool(w);
+  return sn_pool_reserve(&pool, w->new_pairs.count / 2);
 }
 
 void sn_create_new_pairs(sn_world *w) {
@@ -306,7 +296,7 @@ static bool sn_reuse_manifold(const sn_world *w, sn_contact *c, const sn_body *b
     shift = sn_length(sn_sub(now, then));
   }
   const float moved = shift + sn_minf(reach_a, reach_b) * (sn_absf(sin_turn) + (1.0f - cos_turn));
-  if (!(moved <= w->contact_reuse_distance)) return false; /* (and NaN) */
+  if (!(moved <= w->settings.contact_reuse_distance)) return false; /* (and NaN) */
   sn_manifold *m = &c->manifold;
   const sn_vec2 n = sn_rotate(ba->xf.q, r->normal);
   for (int32_t i = 0; i < m->point_count; ++i) {
@@ -342,7 +332,8 @@ static bool sn_update_manifold(sn_world *w, sn_contact *c, bool *reused) {
     c->flags &= ~(uint32_t)SN_CONTACT_HAS_REFERENCE;
     return false;
   }
-  if ((c->flags & SN_CONTACT_HAS_REFERENCE) && w->contact_reuse_distance > 0.0f && sn_reuse_manifold(w, c, ba, bb)) {
+  if ((c->flags & SN_CONTACT_HAS_REFERENCE) && w->settings.contact_reuse_distance > 0.0f &&
+      sn_reuse_manifold(w, c, ba, bb)) {
     *reused = true;
     return m->point_count > 0;
   }

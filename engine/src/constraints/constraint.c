@@ -7,6 +7,7 @@
 
 #include "base/math.h"
 #include "world/world.h"
+#include "world/world_pool.h"
 
 sn_constraint_def sn_default_constraint_def(void) {
   sn_constraint_def def;
@@ -27,11 +28,7 @@ static sn_constraint *sn_get_constraint(sn_world *w, sn_constraint_id id, sn_res
   return SN_RESOLVE(w, constraints, sn_constraint, "constraint", id, code);
 }
 
-bool sn_constraint_is_valid(sn_world *w, sn_constraint_id id) {
-  if (w == NULL || id.index1 < 1 || id.index1 > w->constraints.count || id.world_tag != w->tag) return false;
-  const sn_constraint *k = w->constraints.data + (id.index1 - 1);
-  return k->in_use && k->generation == id.generation;
-}
+bool sn_constraint_is_valid(sn_world *w, sn_constraint_id id) { return SN_POOL_ID_LIVE(w, sn_constraint_pool, id); }
 
 static const sn_param_desc *sn_find_param(const sn_constraint_type *t, const char *name) {
   if (name == NULL) return NULL;
@@ -187,10 +184,9 @@ static void sn_free_constraint(sn_world *w, int32_t index, bool repair) {
   sn_mem_free(&w->mem, k->particles, (size_t)k->particle_count * sizeof(int32_t));
   k->particles = NULL;
   k->particle_count = 0;
-  k->in_use = false;
   w->xpbd_topology++;
-  SN_SLOT_RELEASE(w->constraints, w->constraint_free, index);
-  w->constraint_count -= 1;
+  sn_pool pool = sn_constraint_pool(w);
+  sn_pool_release(&pool, index);
 }
 
 sn_constraint_id sn_create_constraint(sn_world *w, const sn_constraint_def *def) {
@@ -281,7 +277,18 @@ sn_constraint_id sn_create_constraint(sn_world *w, const sn_constraint_def *def)
   err[0] = '\0';
   /* plugin hooks run on a locked world, as the other callbacks do */
   sn_world_lock(w);
-  int failed = t->create(sn_registry_host_api(), k.params, k.instance, view_ptrs, nv, err, sizeof(err));
+  sn_constraint_create_args args;
+  memset(&args, 0, sizeof args);
+  args.size = (uint32_t)sizeof args;
+  args.host = sn_registry_host_api();
+  args.type = t;
+  args.params = k.params;
+  args.instance = k.instance;
+  args.bodies = view_ptrs;
+  args.body_count = nv;
+  args.err = err;
+  args.err_capacity = sizeof(err);
+  int failed = t->create(&args);
   sn_world_unlock(w);
   sn_mem_free(&w->mem, view_block, view_bytes + 1);
   if (failed != 0) {
@@ -315,14 +322,9 @@ sn_constraint_id sn_create_constraint(sn_world *w, const sn_constraint_def *def)
       key = next;
     }
   }
-  int32_t index = w->constraint_free;
-  if (index == SN_NULL_INDEX) {
-    index = w->constraints.count++;
-    w->constraints.data[index].generation = 0;
-  } else {
-    w->constraint_free = w->constraints.data[index].next_free;
-  }
-  k.generation = (uint16_t)(w->constraints.data[index].generation + 1u);
+  sn_pool pool = sn_constraint_pool(w);
+  int32_t index = sn_pool_acquire(&pool);
+  k.generation = w->constraints.data[index].generation;
   k.in_use = true;
   k.next_free = SN_NULL_INDEX;
   k.bodies[0] = bodies[0];
@@ -331,7 +333,6 @@ sn_constraint_id sn_create_constraint(sn_world *w, const sn_constraint_def *def)
   k.collide_connected = def->collide_connected;
   k.user_data = def->user_data;
   w->constraints.data[index] = k;
-  w->constraint_count += 1;
   w->xpbd_topology++;
   for (uint32_t i = 0; i < t->body_count; ++i) sn_body_wake(w, bodies[i]);
   return (sn_constraint_id){index + 1, w->tag, k.generation};
@@ -515,8 +516,8 @@ static bool sn_reaction(sn_world *w, const sn_constraint *k, float dt, sn_arena 
   info.size = sizeof(info);
   info.dt = dt;
   info.inv_dt = 1.0f / dt;
-  info.substeps = w->substeps;
-  info.h = dt / (float)w->substeps;
+  info.substeps = w->settings.substeps;
+  info.h = dt / (float)w->settings.substeps;
   info.inv_h = 1.0f / info.h;
   info.iterations = 1;
   sn_world_lock(w);

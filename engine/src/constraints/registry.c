@@ -9,7 +9,14 @@
  * runs its constructors; then the entry symbol, ABI major, minor, the
  * float/pointer fingerprint and the entry's size. Then register_types runs
  * with types staged; they are committed only if it succeeds and every type
- * validated, else all are dropped and the library is closed. */
+ * validated, else all are dropped and the library is closed.
+ *
+ * A callback whose form changed within ABI major 1 keeps its slot, and the
+ * form follows the minor the plugin's entry declares: create takes seven
+ * parameters up to 1.1 and one sn_constraint_create_args from 1.2. The
+ * registry keeps such a plugin's function beside its copy of the type and
+ * puts sn_create_1_1 (the 1.2 form, calling it) in the copy's slot, so the
+ * rest of the host sees one form. */
 #ifndef SN_HAVE_DLOPEN
 #define SN_HAVE_DLOPEN 1 /* the build sets it (CMake option SINEW_DLOPEN) */
 #endif
@@ -31,10 +38,20 @@
 #define SN_TYPE_SIZE_1_0  (offsetof(sn_constraint_type, debug_draw) + sizeof(void *))
 #define SN_ENTRY_SIZE_1_0 (offsetof(sn_plugin_entry, register_types) + sizeof(void *))
 
+/// create() as plugins built for ABI 1.0 and 1.1 declare it.
+typedef int sn_create_1_1_fcn(const sn_host_api *host, const void *params, void *instance,
+                              const sn_constraint_body *const *bodies, int32_t count, char *err, size_t err_capacity);
+
+/// The first minor whose create takes sn_constraint_create_args.
+#define SN_CREATE_ARGS_MINOR 2u
+
 typedef struct sn_registered_type {
-  sn_constraint_type type; ///< host copy, zero beyond the plugin's struct_size
+  sn_constraint_type type; ///< host copy, zero beyond the plugin's struct_size (first: see sn_create_1_1)
   char name[SN_MAX_TYPE_NAME];
   int32_t library; ///< -1 = host
+  /// The plugin's create of the 1.0/1.1 form (type.create is then
+  /// sn_create_1_1), else NULL.
+  sn_create_1_1_fcn *create_1_1;
 } sn_registered_type;
 
 typedef struct sn_library {
@@ -55,6 +72,7 @@ struct sn_registry {
 struct sn_registrar {
   sn_registry *registry;
   int32_t library;
+  uint32_t abi_minor; ///< the minor the plugin's entry declares
   const char *library_path;
   sn_result error;
   char message[512];
@@ -70,6 +88,14 @@ static void sn_host_log(int level, const char *type_name, const char *message) {
 }
 
 static int sn_host_register_type(sn_registrar *registrar, const sn_constraint_type *type);
+
+/* The 1.2 form of a plugin's 1.0/1.1 create: args->type is the registry's
+ * copy, the first field of its sn_registered_type. */
+static int sn_create_1_1(const sn_constraint_create_args *args) {
+  const sn_registered_type *rt = (const sn_registered_type *)(const void *)args->type;
+  return rt->create_1_1(args->host, args->params, args->instance, args->bodies, args->body_count, args->err,
+                        args->err_capacity);
+}
 
 /* The host table is constant data: no mutable global state. */
 static const sn_host_api sn_host_table = {(uint32_t)sizeof(sn_host_api), SN_PLUGIN_ABI_MAJOR, SN_PLUGIN_ABI_MINOR,
@@ -258,8 +284,8 @@ static const char *sn_origin(const sn_registry *r, int32_t library) {
 }
 
 /* Validates and appends (staged until the caller commits). */
-static sn_result sn_add(sn_registry *r, const sn_constraint_type *t, int32_t library, const char *origin, char *err,
-                        size_t cap) {
+static sn_result sn_add(sn_registry *r, const sn_constraint_type *t, int32_t library, uint32_t abi_minor,
+                        const char *origin, char *err, size_t cap) {
   sn_result res = sn_validate_type(t, err, cap);
   if (res != SN_OK) return res;
   int32_t other = sn_find_index(r, t->name);
@@ -286,6 +312,12 @@ static sn_result sn_add(sn_registry *r, const sn_constraint_type *t, int32_t lib
     rt->type.begin_position = NULL;
   if (t->struct_size < offsetof(sn_constraint_type, begin_particles) + sizeof(rt->type.begin_particles))
     rt->type.begin_particles = NULL;
+  if (abi_minor < SN_CREATE_ARGS_MINOR) {
+    /* the plugin's function has the 1.1 form: converted back to it (through
+     * the generic function pointer type), it is called only as such */
+    rt->create_1_1 = (sn_create_1_1_fcn *)(void (*)(void))t->create;
+    rt->type.create = sn_create_1_1;
+  }
   rt->type.struct_size = (uint32_t)sizeof(sn_constraint_type);
   snprintf(rt->name, sizeof(rt->name), "%s", t->name);
   rt->type.name = rt->name;
@@ -295,7 +327,7 @@ static sn_result sn_add(sn_registry *r, const sn_constraint_type *t, int32_t lib
 
 sn_result sn_registry_add_type(sn_registry *r, const sn_constraint_type *type, char *err, size_t cap) {
   if (r == NULL) return SN_ERR_NULL;
-  return sn_add(r, type, -1, "<host>", err, cap);
+  return sn_add(r, type, -1, SN_PLUGIN_ABI_MINOR, "<host>", err, cap);
 }
 
 static int sn_host_register_type(sn_registrar *g, const sn_constraint_type *type) {
@@ -303,7 +335,7 @@ static int sn_host_register_type(sn_registrar *g, const sn_constraint_type *type
   if (g->error != SN_OK) return 1; /* keep the first error */
   char msg[384];
   msg[0] = '\0';
-  sn_result res = sn_add(g->registry, type, g->library, g->library_path, msg, sizeof(msg));
+  sn_result res = sn_add(g->registry, type, g->library, g->abi_minor, g->library_path, msg, sizeof(msg));
   if (res != SN_OK) {
     g->error = res;
     snprintf(g->message, sizeof(g->message), "%s", msg);
@@ -348,6 +380,7 @@ static sn_result sn_register_entry(sn_registry *r, const sn_plugin_entry *entry,
   memset(&g, 0, sizeof(g));
   g.registry = r;
   g.library = library;
+  g.abi_minor = entry->abi_minor;
   g.library_path = what;
   int32_t first = r->types.count;
   char plugin_err[256];

@@ -4,6 +4,7 @@
 #include "base/constants.h"
 #include "base/math.h"
 #include "world/world.h"
+#include "world/world_pool.h"
 
 sn_body_def sn_default_body_def(void) {
   sn_body_def def;
@@ -54,24 +55,15 @@ sn_body_id sn_create_body(sn_world *w, const sn_body_def *def) {
     return sn_world_error(w, SN_ERR_CAPACITY, "the world has %d bodies, its max_bodies limit (sn_world_def)",
                           (int)w->body_count),
            SN_NULL_BODY;
-  int32_t index = w->body_free;
+  sn_pool pool = sn_body_pool(w);
+  int32_t index = sn_pool_acquire(&pool);
   if (index == SN_NULL_INDEX) {
-    if (w->bodies.count == INT32_MAX - 1 || !sn_array_reserve(&w->mem, w->bodies, w->bodies.count + 1)) {
-      sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow the body array");
-      return SN_NULL_BODY;
-    }
-    index = w->bodies.count++;
-    w->bodies.data[index].generation = 0;
-  } else {
-    w->body_free = w->bodies.data[index].next_free;
+    sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow the body array");
+    return SN_NULL_BODY;
   }
   sn_body *b = w->bodies.data + index;
-  uint16_t generation = (uint16_t)(b->generation + 1u);
-  memset(b, 0, sizeof(*b));
-  b->generation = generation;
-  b->in_use = true;
   b->type = def->type;
-  b->is_awake = def->type != SN_BODY_STATIC && (def->is_awake || !def->enable_sleep || !w->enable_sleep);
+  b->is_awake = def->type != SN_BODY_STATIC && (def->is_awake || !def->enable_sleep || !w->settings.enable_sleep);
   b->enable_sleep = def->enable_sleep;
   b->is_bullet = def->is_bullet;
   b->fixed_rotation = def->fixed_rotation;
@@ -91,10 +83,8 @@ sn_body_id sn_create_body(sn_world *w, const sn_body_def *def) {
   b->contact_list = SN_NULL_INDEX;
   b->sleep_next = SN_NULL_INDEX;
   b->solver_index = SN_NULL_INDEX;
-  b->next_free = SN_NULL_INDEX;
   b->user_data = def->user_data;
   sn_body_update_mass(w, b);
-  w->body_count += 1;
   return sn_make_body_id(w, index);
 }
 
@@ -108,29 +98,24 @@ sn_result sn_destroy_body(sn_world *w, sn_body_id id) {
   /* contacts first (they wake the other bodies), then shapes */
   while (b->contact_list != SN_NULL_INDEX) sn_contact_destroy(w, b->contact_list >> 1, true);
   /* chains on this body */
-  for (int32_t i = 0; i < w->chains.count; ++i) {
+  sn_pool chains = sn_chain_pool(w);
+  for (int32_t i = sn_pool_next(&chains, -1); i != SN_NULL_INDEX; i = sn_pool_next(&chains, i)) {
     sn_chain *c = w->chains.data + i;
-    if (c->in_use && c->body == index) {
+    if (c->body == index) {
       sn_mem_free(&w->mem, c->shapes, (size_t)c->shape_count * sizeof(int32_t));
       c->shapes = NULL;
-      c->in_use = false;
-      SN_SLOT_RELEASE(w->chains, w->chain_free, i);
+      sn_pool_release(&chains, i);
     }
   }
   while (b->shape_list != SN_NULL_INDEX) sn_shape_destroy_internal(w, b->shape_list, false);
   /* if it slept, unlink it from its sleeping island by waking the island */
   if (!b->is_awake && b->type != SN_BODY_STATIC) sn_body_wake(w, index);
-  b->in_use = false;
-  SN_SLOT_RELEASE(w->bodies, w->body_free, index);
-  w->body_count -= 1;
+  sn_pool pool = sn_body_pool(w);
+  sn_pool_release(&pool, index);
   return SN_OK;
 }
 
-bool sn_body_is_valid(sn_world *w, sn_body_id id) {
-  if (w == NULL || id.index1 < 1 || id.index1 > w->bodies.count || id.world_tag != w->tag) return false;
-  const sn_body *b = w->bodies.data + (id.index1 - 1);
-  return b->in_use && b->generation == id.generation;
-}
+bool sn_body_is_valid(sn_world *w, sn_body_id id) { return SN_POOL_ID_LIVE(w, sn_body_pool, id); }
 
 /* One shape's share of the sums about the body origin. The only place they
  * are summed: sn_body_update_mass and sn_body_add_shape_mass add in the
@@ -559,7 +544,7 @@ sn_result sn_body_set_awake(sn_world *w, sn_body_id id, bool awake) {
   if (b->type == SN_BODY_STATIC) return SN_OK;
   if (awake) {
     sn_body_wake(w, id.index1 - 1);
-  } else if (b->is_awake && w->enable_sleep) {
+  } else if (b->is_awake && w->settings.enable_sleep) {
     /* putting one body to sleep: it must not touch awake bodies' islands, so
      * we only mark it ready to sleep; the island code decides next step */
     b->sleep_time = SN_HUGE;

@@ -5,6 +5,7 @@
 #include "base/constants.h"
 #include "base/math.h"
 #include "world/world.h"
+#include "world/world_pool.h"
 
 sn_shape_def sn_default_shape_def(void) {
   sn_shape_def def;
@@ -157,31 +158,20 @@ static bool sn_shape_def_ok(sn_world *w, const sn_shape_def *def) {
 
 /* Allocates a shape slot and links it to the body. Returns the index or -1. */
 static int32_t sn_shape_alloc(sn_world *w, int32_t body_index) {
-  int32_t index = w->shape_free;
-  if (index == SN_NULL_INDEX) {
-    if (!sn_array_reserve(&w->mem, w->shapes, w->shapes.count + 1) ||
-        !sn_array_reserve(&w->mem, w->move_buffer, w->move_buffer.count + 1)) {
-      sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow the shape array");
-      return SN_NULL_INDEX;
-    }
-    index = w->shapes.count++;
-    w->shapes.data[index].generation = 0;
-  } else {
-    if (!sn_array_reserve(&w->mem, w->move_buffer, w->move_buffer.count + 1)) {
-      sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow the move buffer");
-      return SN_NULL_INDEX;
-    }
-    w->shape_free = w->shapes.data[index].next_free;
+  sn_pool pool = sn_shape_pool(w);
+  if (!sn_pool_reserve(&pool, 1)) {
+    sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow the shape array");
+    return SN_NULL_INDEX;
   }
+  if (!sn_array_reserve(&w->mem, w->move_buffer, w->move_buffer.count + 1)) {
+    sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow the move buffer");
+    return SN_NULL_INDEX;
+  }
+  int32_t index = sn_pool_acquire(&pool);
   sn_shape *s = w->shapes.data + index;
-  uint16_t generation = (uint16_t)(s->generation + 1u);
-  memset(s, 0, sizeof(*s));
-  s->generation = generation;
-  s->in_use = true;
   s->body = body_index;
   s->proxy = SN_NULL_NODE;
   s->chain = SN_NULL_INDEX;
-  s->next_free = SN_NULL_INDEX;
   /* append at the end of the body's list so shape order is creation order.
    * The tail hint is the tail if it is another live shape of this body with
    * no successor (exactly one shape of a list has none); a stale hint (a
@@ -204,7 +194,6 @@ static int32_t sn_shape_alloc(sn_world *w, int32_t body_index) {
   }
   b->shape_tail = index;
   b->shape_count += 1;
-  w->shape_count += 1;
   return index;
 }
 
@@ -360,9 +349,8 @@ void sn_shape_destroy_internal(sn_world *w, int32_t shape_index, bool wake) {
   if (b->shape_tail == shape_index) b->shape_tail = prev;
   b->shape_count -= 1;
   b->mass_sums_valid = false; /* a shape left the sums: summed again from the list */
-  s->in_use = false;
-  SN_SLOT_RELEASE(w->shapes, w->shape_free, shape_index);
-  w->shape_count -= 1;
+  sn_pool pool = sn_shape_pool(w);
+  sn_pool_release(&pool, shape_index);
 }
 
 sn_result sn_destroy_shape(sn_world *w, sn_shape_id id, bool update_mass) {
@@ -379,11 +367,7 @@ sn_result sn_destroy_shape(sn_world *w, sn_shape_id id, bool update_mass) {
   return SN_OK;
 }
 
-bool sn_shape_is_valid(sn_world *w, sn_shape_id id) {
-  if (w == NULL || id.index1 < 1 || id.index1 > w->shapes.count || id.world_tag != w->tag) return false;
-  const sn_shape *s = w->shapes.data + (id.index1 - 1);
-  return s->in_use && s->generation == id.generation;
-}
+bool sn_shape_is_valid(sn_world *w, sn_shape_id id) { return SN_POOL_ID_LIVE(w, sn_shape_pool, id); }
 
 #define SN_SHAPE_OR(w, id, fallback)                                                                                   \
   sn_shape *s = sn_get_shape((w), (id), NULL);                                                                         \
@@ -545,10 +529,8 @@ sn_chain_id sn_create_chain(sn_world *w, sn_body_id body_id, const sn_chain_def 
                           (int)seg_count, (int)w->max_shapes, (int)w->shape_count),
            SN_NULL_CHAIN;
   /* reserve everything first so a failure leaves the world unchanged */
-  int32_t free_count = 0;
-  for (int32_t f = w->shape_free; f != SN_NULL_INDEX; f = w->shapes.data[f].next_free) free_count++;
-  int32_t need = seg_count - free_count;
-  if (need > 0 && !sn_array_reserve(&w->mem, w->shapes, w->shapes.count + need))
+  sn_pool shapes = sn_shape_pool(w), chains = sn_chain_pool(w);
+  if (!sn_pool_reserve(&shapes, seg_count))
     return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow shapes"), SN_NULL_CHAIN;
   if (!sn_array_reserve(&w->mem, w->move_buffer, w->move_buffer.count + seg_count) ||
       !sn_array_reserve(&w->mem, w->chains, w->chains.count + 1))
@@ -556,22 +538,11 @@ sn_chain_id sn_create_chain(sn_world *w, sn_body_id body_id, const sn_chain_def 
   int32_t *shape_ids = sn_mem_alloc(&w->mem, (size_t)seg_count * sizeof(int32_t));
   if (shape_ids == NULL) return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot allocate chain"), SN_NULL_CHAIN;
 
-  int32_t chain_index = w->chain_free;
-  if (chain_index == SN_NULL_INDEX) {
-    chain_index = w->chains.count++;
-    w->chains.data[chain_index].generation = 0;
-  } else {
-    w->chain_free = w->chains.data[chain_index].next_free;
-  }
+  int32_t chain_index = sn_pool_acquire(&chains);
   sn_chain *chain = w->chains.data + chain_index;
-  uint16_t generation = (uint16_t)(chain->generation + 1u);
-  memset(chain, 0, sizeof(*chain));
-  chain->generation = generation;
-  chain->in_use = true;
   chain->body = body_id.index1 - 1;
   chain->shapes = shape_ids;
   chain->shape_count = seg_count;
-  chain->next_free = SN_NULL_INDEX;
 
   for (int32_t k = 0; k < seg_count; ++k) {
     /* open chain: segment k spans points k+1 -> k+2 with ghosts k and k+3 */
@@ -609,8 +580,7 @@ sn_chain_id sn_create_chain(sn_world *w, sn_body_id body_id, const sn_chain_def 
       for (int32_t j = 0; j <= k; ++j) sn_shape_destroy_internal(w, shape_ids[j], false);
       sn_mem_free(&w->mem, shape_ids, (size_t)seg_count * sizeof(int32_t));
       chain->shapes = NULL;
-      chain->in_use = false;
-      SN_SLOT_RELEASE(w->chains, w->chain_free, chain_index);
+      sn_pool_release(&chains, chain_index);
       return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow the broadphase tree"), SN_NULL_CHAIN;
     }
   }
@@ -630,13 +600,9 @@ sn_result sn_destroy_chain(sn_world *w, sn_chain_id id) {
   for (int32_t k = 0; k < c->shape_count; ++k) sn_shape_destroy_internal(w, c->shapes[k], true);
   sn_mem_free(&w->mem, c->shapes, (size_t)c->shape_count * sizeof(int32_t));
   c->shapes = NULL;
-  c->in_use = false;
-  SN_SLOT_RELEASE(w->chains, w->chain_free, id.index1 - 1);
+  sn_pool chains = sn_chain_pool(w);
+  sn_pool_release(&chains, id.index1 - 1);
   return SN_OK;
 }
 
-bool sn_chain_is_valid(sn_world *w, sn_chain_id id) {
-  if (w == NULL || id.index1 < 1 || id.index1 > w->chains.count || id.world_tag != w->tag) return false;
-  const sn_chain *c = w->chains.data + (id.index1 - 1);
-  return c->in_use && c->generation == id.generation;
-}
+bool sn_chain_is_valid(sn_world *w, sn_chain_id id) { return SN_POOL_ID_LIVE(w, sn_chain_pool, id); }

@@ -71,9 +71,10 @@ void sn_prepare_groups(const sn_world *w, const sn_step_context *ctx, const sn_w
   float h = ctx->h, substep_rate = ctx->inv_h;
   /* stiffness: the user's, else a quarter of the substep rate (the stable
    * limit of the soft step); static contacts are twice as stiff */
-  float hertz = w->contact_hertz > 0.0f ? sn_minf(w->contact_hertz, 0.25f * substep_rate) : 0.25f * substep_rate;
-  sn_softness soft = sn_make_soft(hertz, w->contact_damping_ratio, h);
-  sn_softness static_soft = sn_make_soft(2.0f * hertz, w->contact_damping_ratio, h);
+  float hertz = w->settings.contact_hertz > 0.0f ? sn_minf(w->settings.contact_hertz, 0.25f * substep_rate)
+                                                 : 0.25f * substep_rate;
+  sn_softness soft = sn_make_soft(hertz, w->settings.contact_damping_ratio, h);
+  sn_softness static_soft = sn_make_soft(2.0f * hertz, w->settings.contact_damping_ratio, h);
   sn_wide_prepare_range(wide, w, w->solver_contacts.data, w->solver_keys.data, ctx->states, ctx->bodies, begin, end,
                         ctx->body_count, &soft, &static_soft);
 }
@@ -130,7 +131,7 @@ void sn_report_hits(sn_world *w) {
         fastest_j = j;
       }
     }
-    if (fastest_j >= 0 && fastest > w->hit_event_threshold) {
+    if (fastest_j >= 0 && fastest > w->settings.hit_event_threshold) {
       sn_contact_hit_event e;
       e.shape_a = sn_make_shape_id(w, c->shape_a);
       e.shape_b = sn_make_shape_id(w, c->shape_b);
@@ -196,7 +197,7 @@ bool sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int32_t be
     b->xf.p = sn_sub(b->center, sn_rotate(b->xf.q, b->local_center));
     b->force = (sn_vec2){0.0f, 0.0f};
     b->torque = 0.0f;
-    if (w->enable_sleep) {
+    if (w->settings.enable_sleep) {
       bool slow = b->enable_sleep && sn_length_sq(b->v) < SN_LINEAR_SLEEP_TOLERANCE * SN_LINEAR_SLEEP_TOLERANCE &&
                   b->w * b->w < SN_ANGULAR_SLEEP_TOLERANCE * SN_ANGULAR_SLEEP_TOLERANCE;
       if (slow && b->sleep_time > 0.0f) {
@@ -214,7 +215,7 @@ bool sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int32_t be
     }
     b->is_fast = false;
     b->toi_fraction = 1.0f;
-    if (w->enable_continuous && b->type == SN_BODY_DYNAMIC) {
+    if (w->settings.enable_continuous && b->type == SN_BODY_DYNAMIC) {
       float limit = b->is_bullet ? 0.25f * b->min_extent : 0.5f * b->min_extent;
       float moved = sn_length(s->dp);
       /* the angle turned is at most pi/2 |sin| while cos > 0: when even
@@ -260,7 +261,7 @@ void sn_init_bodies(sn_world *w, sn_step_context *ctx, float h, int32_t begin, i
     s->dq = sn_rot_identity();
     sn_body_motion *m = ctx->motions + k;
     if (b->type == SN_BODY_DYNAMIC) {
-      m->dv = sn_scale(h, sn_add(sn_scale(b->inv_mass, b->force), sn_scale(b->gravity_scale, w->gravity)));
+      m->dv = sn_scale(h, sn_add(sn_scale(b->inv_mass, b->force), sn_scale(b->gravity_scale, w->settings.gravity)));
       m->dw = h * b->inv_inertia * b->torque;
       m->lin_damp = 1.0f / (1.0f + h * b->linear_damping);
       m->ang_damp = 1.0f / (1.0f + h * b->angular_damping);
@@ -270,7 +271,7 @@ void sn_init_bodies(sn_world *w, sn_step_context *ctx, float h, int32_t begin, i
       m->lin_damp = 1.0f;
       m->ang_damp = 1.0f;
     }
-    m->max_speed_sq = w->max_linear_speed * w->max_linear_speed;
+    m->max_speed_sq = w->settings.maximum_linear_speed * w->settings.maximum_linear_speed;
   }
 }
 
@@ -426,11 +427,11 @@ bool sn_step_context_init(sn_world *w, sn_step_context *ctx, float dt) {
   ctx->post = sn_arena_alloc(&w->arena, (size_t)nb + 1);
   ctx->bodies = sn_arena_alloc(&w->arena, (size_t)nb * sizeof(sn_wide_body) + 1);
   ctx->body_count = nb;
-  float h = dt / (float)w->substeps;
+  float h = dt / (float)w->settings.substeps;
   ctx->h = h;
   ctx->inv_h = 1.0f / h;
-  ctx->push_max_velocity = w->contact_push_max_velocity;
-  ctx->restitution_threshold = w->restitution_threshold;
+  ctx->push_max_velocity = w->settings.contact_push_max_velocity;
+  ctx->restitution_threshold = w->settings.restitution_threshold;
   ctx->max_rotation = SN_MAX_ROTATION;
   if (ctx->states == NULL) return false;
   ctx->states[nb] = (sn_body_state){{0.0f, 0.0f}, 0.0f, 0.0f, {0.0f, 0.0f}, {1.0f, 0.0f}};

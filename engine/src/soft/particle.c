@@ -4,6 +4,7 @@
 
 #include "base/math.h"
 #include "world/world.h"
+#include "world/world_pool.h"
 
 #define SN_CHECK(w)                                                                                                    \
   do {                                                                                                                 \
@@ -64,30 +65,17 @@ sn_soft_body_id sn_create_soft_body(sn_world *w, const sn_soft_body_def *def) {
            SN_NULL_SOFT_BODY;
   if (!sn_array_reserve(&w->mem, w->soft_bodies, w->soft_bodies.count + 1))
     return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow soft bodies"), SN_NULL_SOFT_BODY;
-  int32_t index = w->soft_free;
-  if (index == SN_NULL_INDEX) {
-    index = w->soft_bodies.count++;
-    w->soft_bodies.data[index].generation = 0;
-  } else {
-    w->soft_free = w->soft_bodies.data[index].next_free;
-  }
+  sn_pool pool = sn_soft_body_pool(w);
+  int32_t index = sn_pool_acquire(&pool);
   sn_soft_body *s = w->soft_bodies.data + index;
-  uint16_t gen = (uint16_t)(s->generation + 1u);
-  memset(s, 0, sizeof(*s));
-  s->generation = gen;
-  s->in_use = true;
-  s->next_free = SN_NULL_INDEX;
   s->material = *def;
-  w->soft_count++;
   return sn_make_soft_body_id(w, index);
 }
 
 /* Frees particle slots (their constraints must be gone already). */
 static void sn_free_particle_slot(sn_world *w, int32_t index) {
-  sn_particle *p = w->particles.data + index;
-  p->in_use = false;
-  SN_SLOT_RELEASE(w->particles, w->particle_free, index);
-  w->particle_count--;
+  sn_pool pool = sn_particle_pool(w);
+  sn_pool_release(&pool, index);
 }
 
 sn_result sn_destroy_soft_body(sn_world *w, sn_soft_body_id id) {
@@ -108,9 +96,8 @@ sn_result sn_destroy_soft_body(sn_world *w, sn_soft_body_id id) {
   sn_mem_free(&w->mem, s->edges, (size_t)s->edge_capacity * 2 * sizeof(int32_t));
   s->particles = s->edges = NULL;
   s->particle_count = s->particle_capacity = s->edge_count = s->edge_capacity = 0;
-  s->in_use = false;
-  SN_SLOT_RELEASE(w->soft_bodies, w->soft_free, id.index1 - 1);
-  w->soft_count--;
+  sn_pool pool = sn_soft_body_pool(w);
+  sn_pool_release(&pool, id.index1 - 1);
   return SN_OK;
 }
 
@@ -133,11 +120,7 @@ void sn_soft_destroy_all(sn_world *w) {
   sn_array_free(&w->mem, w->particle_pairs);
 }
 
-bool sn_soft_body_is_valid(sn_world *w, sn_soft_body_id id) {
-  if (w == NULL || id.index1 < 1 || id.index1 > w->soft_bodies.count || id.world_tag != w->tag) return false;
-  const sn_soft_body *s = w->soft_bodies.data + (id.index1 - 1);
-  return s->in_use && s->generation == id.generation;
-}
+bool sn_soft_body_is_valid(sn_world *w, sn_soft_body_id id) { return SN_POOL_ID_LIVE(w, sn_soft_body_pool, id); }
 
 int32_t sn_soft_body_get_particle_count(sn_world *w, sn_soft_body_id id) {
   sn_soft_body *s = sn_get_soft(w, id, NULL);
@@ -270,19 +253,9 @@ sn_particle_id sn_create_particle(sn_world *w, sn_soft_body_id soft, const sn_pa
       return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow soft body"), SN_NULL_PARTICLE;
     s->particle_capacity = cap;
   }
-  int32_t index = w->particle_free;
-  if (index == SN_NULL_INDEX) {
-    index = w->particles.count++;
-    w->particles.data[index].generation = 0;
-  } else {
-    w->particle_free = w->particles.data[index].next_free;
-  }
+  sn_pool pool = sn_particle_pool(w);
+  int32_t index = sn_pool_acquire(&pool);
   sn_particle *p = w->particles.data + index;
-  uint16_t gen = (uint16_t)(p->generation + 1u);
-  memset(p, 0, sizeof(*p));
-  p->generation = gen;
-  p->in_use = true;
-  p->next_free = SN_NULL_INDEX;
   p->x = def->position;
   p->v = def->kinematic ? (sn_vec2){0.0f, 0.0f} : def->velocity;
   p->target = def->position;
@@ -293,7 +266,6 @@ sn_particle_id sn_create_particle(sn_world *w, sn_soft_body_id soft, const sn_pa
   p->soft = soft.index1 - 1;
   p->user_data = def->user_data;
   s->particles[s->particle_count++] = index;
-  w->particle_count++;
   return sn_make_particle_id(w, index);
 }
 
@@ -329,11 +301,7 @@ sn_result sn_destroy_particle(sn_world *w, sn_particle_id id) {
   return SN_OK;
 }
 
-bool sn_particle_is_valid(sn_world *w, sn_particle_id id) {
-  if (w == NULL || id.index1 < 1 || id.index1 > w->particles.count || id.world_tag != w->tag) return false;
-  const sn_particle *p = w->particles.data + (id.index1 - 1);
-  return p->in_use && p->generation == id.generation;
-}
+bool sn_particle_is_valid(sn_world *w, sn_particle_id id) { return SN_POOL_ID_LIVE(w, sn_particle_pool, id); }
 
 sn_soft_body_id sn_particle_get_soft_body(sn_world *w, sn_particle_id id) {
   sn_particle *p = sn_get_particle(w, id, NULL);
@@ -439,16 +407,6 @@ void *sn_particle_get_user_data(sn_world *w, sn_particle_id id) {
   sn_particle *p = sn_get_particle(w, id, NULL);
   return p ? p->user_data : NULL;
 }
-
-sn_result sn_world_set_soft_iterations(sn_world *w, int32_t iterations) {
-  SN_CHECK(w);
-  if (iterations < 1 || iterations > 32)
-    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "soft iterations %d outside 1..32", (int)iterations);
-  w->soft_iterations = iterations;
-  return SN_OK;
-}
-
-int32_t sn_world_get_soft_iterations(sn_world *w) { return w ? w->soft_iterations : 0; }
 
 sn_result sn_soft_body_add_edge(sn_world *w, sn_soft_body_id id, sn_particle_id a, sn_particle_id b) {
   sn_result code;

@@ -4,15 +4,16 @@
 #include <string.h>
 
 #include "world/world.h"
+#include "world/world_pool.h"
 
 int32_t sn_world_get_soft_body_count(sn_world *w) { return w ? w->soft_count : 0; }
 
 int32_t sn_world_get_soft_bodies(sn_world *w, sn_soft_body_id *soft_bodies, int32_t capacity) {
   if (w == NULL || soft_bodies == NULL || capacity <= 0) return 0;
   int32_t n = 0;
-  for (int32_t i = 0; i < w->soft_bodies.count && n < capacity; ++i) {
-    if (w->soft_bodies.data[i].in_use) soft_bodies[n++] = sn_make_soft_body_id(w, i);
-  }
+  sn_pool pool = sn_soft_body_pool(w);
+  for (int32_t i = sn_pool_next(&pool, -1); i != SN_NULL_INDEX && n < capacity; i = sn_pool_next(&pool, i))
+    soft_bodies[n++] = sn_make_soft_body_id(w, i);
   return n;
 }
 

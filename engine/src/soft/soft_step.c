@@ -92,7 +92,7 @@ static bool sn_particle_joined(const sn_world *w, int32_t body, int32_t particle
 static float sn_body_step_reach(const sn_world *w, const sn_body *b, float dt) {
   if (!b->in_use || b->type == SN_BODY_STATIC || !b->is_awake) return 0.0f;
   float reach = dt * (sn_length(b->v) + sn_absf(b->w) * b->max_extent);
-  if (b->type == SN_BODY_DYNAMIC) reach += dt * dt * sn_absf(b->gravity_scale) * sn_length(w->gravity);
+  if (b->type == SN_BODY_DYNAMIC) reach += dt * dt * sn_absf(b->gravity_scale) * sn_length(w->settings.gravity);
   return reach;
 }
 
@@ -190,7 +190,7 @@ bool sn_soft_find_candidates(sn_world *w, float dt) {
   if (w->particle_count == 0) return true;
   if (!sn_find_joined_particles(w) || !sn_find_soft_motion(w, dt)) return false;
   const bool joins = w->joined_particles.count > 0;
-  const float g = sn_length(w->gravity);
+  const float g = sn_length(w->settings.gravity);
   /* the farthest any body moves in the step: particles look that much
    * farther, and sn_candidate_fcn keeps what each body's own motion reaches */
   float body_reach = 0.0f;
@@ -434,8 +434,8 @@ bool sn_soft_begin(sn_world *w, sn_soft_context *s, float dt, int32_t substeps, 
   s->substeps = substeps;
   s->h = dt / (float)substeps;
   s->inv_h = 1.0f / s->h;
-  s->restitution_threshold = w->restitution_threshold;
-  s->max_speed = w->max_linear_speed;
+  s->restitution_threshold = w->settings.restitution_threshold;
+  s->max_speed = w->settings.maximum_linear_speed;
   int32_t n = w->particles.count;
   s->count = n;
   if (w->particle_count == 0) return true;
@@ -494,7 +494,7 @@ void sn_soft_predict_rigid(sn_soft_context *s) {
 void sn_soft_predict_range(sn_world *w, sn_soft_context *s, int32_t substep, int32_t begin, int32_t end) {
   if (!s->active) return;
   const float h = s->h;
-  const sn_vec2 gh = sn_scale(h, w->gravity);
+  const sn_vec2 gh = sn_scale(h, w->settings.gravity);
   const float max_speed_sq = s->max_speed * s->max_speed;
   for (int32_t i = begin; i < end; ++i) {
     sn_solver_body *st = s->states + i;

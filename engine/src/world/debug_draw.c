@@ -158,8 +158,8 @@ static void sn_draw_constraints(sn_world *w, const sn_debug_draw *d) {
   if (w->last_dt > 0.0f) {
     info.dt = w->last_dt;
     info.inv_dt = 1.0f / w->last_dt;
-    info.substeps = w->substeps;
-    info.h = w->last_dt / (float)w->substeps;
+    info.substeps = w->settings.substeps;
+    info.h = w->last_dt / (float)w->settings.substeps;
     info.inv_h = 1.0f / info.h;
   }
   for (int32_t i = 0; i < w->constraints.count; ++i) {
@@ -221,7 +221,7 @@ static void sn_draw_constraints(sn_world *w, const sn_debug_draw *d) {
 }
 
 static void sn_draw_contacts(sn_world *w, const sn_debug_draw *d) {
-  float inv_h = w->last_dt > 0.0f ? (float)w->substeps / w->last_dt : 0.0f;
+  float inv_h = w->last_dt > 0.0f ? (float)w->settings.substeps / w->last_dt : 0.0f;
   for (int32_t i = 0; i < w->contacts.count; ++i) {
     const sn_contact *c = w->contacts.data + i;
     if (!c->in_use) continue;

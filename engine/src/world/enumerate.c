@@ -7,6 +7,7 @@
 
 #include "base/math.h"
 #include "world/world.h"
+#include "world/world_pool.h"
 
 /* ------------------------------------------------------------------------ */
 /* World                                                                     */
@@ -16,9 +17,9 @@ int32_t sn_world_get_body_count(sn_world *w) { return w ? w->body_count : 0; }
 int32_t sn_world_get_bodies(sn_world *w, sn_body_id *bodies, int32_t capacity) {
   if (w == NULL || bodies == NULL || capacity <= 0) return 0;
   int32_t n = 0;
-  for (int32_t i = 0; i < w->bodies.count && n < capacity; ++i) {
-    if (w->bodies.data[i].in_use) bodies[n++] = sn_make_body_id(w, i);
-  }
+  sn_pool pool = sn_body_pool(w);
+  for (int32_t i = sn_pool_next(&pool, -1); i != SN_NULL_INDEX && n < capacity; i = sn_pool_next(&pool, i))
+    bodies[n++] = sn_make_body_id(w, i);
   return n;
 }
 
@@ -26,34 +27,18 @@ sn_result sn_world_get_def(sn_world *w, sn_world_def *out) {
   if (w == NULL) return SN_ERR_NULL;
   if (out == NULL) return sn_world_error(w, SN_ERR_NULL, "out is NULL");
   sn_world_def def = sn_default_world_def();
-  def.gravity = w->gravity;
-  def.substeps = w->substeps;
-  def.position_iterations = w->position_iterations;
-  def.soft_iterations = w->soft_iterations;
-  def.enable_sleep = w->enable_sleep;
-  def.contact_hertz = w->contact_hertz;
-  def.contact_damping_ratio = w->contact_damping_ratio;
-  def.contact_push_max_velocity = w->contact_push_max_velocity;
-  def.restitution_threshold = w->restitution_threshold;
-  def.maximum_linear_speed = w->max_linear_speed;
-  def.enable_continuous = w->enable_continuous;
-  def.contact_reuse_distance = w->contact_reuse_distance;
+  sn_world_settings_to_def(&w->settings, &def);
   def.registry = w->registry;
   def.worker_count = w->worker_count;
   def.enqueue_task = w->tasks.enqueue_task;
   def.finish_task = w->tasks.finish_task;
   def.user_task_context = w->tasks.user_task_context;
-  def.max_bodies = w->max_bodies;
-  def.max_shapes = w->max_shapes;
-  def.max_particles = w->max_particles;
-  def.max_soft_bodies = w->max_soft_bodies;
-  def.max_constraints = w->max_constraints;
-  def.max_contacts = w->max_contacts;
+#define SN_X(name, dflt, doc) def.name = w->name;
+  SN_WORLD_LIMITS(SN_X)
+#undef SN_X
   *out = def;
   return SN_OK;
 }
-
-float sn_world_get_hit_event_threshold(sn_world *w) { return w ? w->hit_event_threshold : 0.0f; }
 
 const struct sn_registry *sn_world_get_registry(sn_world *w) { return w ? w->registry : NULL; }
 
@@ -153,10 +138,9 @@ int32_t sn_world_get_constraint_count(sn_world *w) { return w ? w->constraint_co
 int32_t sn_world_get_constraints(sn_world *w, sn_constraint_id *constraints, int32_t capacity) {
   if (w == NULL || constraints == NULL || capacity <= 0) return 0;
   int32_t n = 0;
-  for (int32_t i = 0; i < w->constraints.count && n < capacity; ++i) {
-    const sn_constraint *k = w->constraints.data + i;
-    if (k->in_use) constraints[n++] = (sn_constraint_id){i + 1, w->tag, k->generation};
-  }
+  sn_pool pool = sn_constraint_pool(w);
+  for (int32_t i = sn_pool_next(&pool, -1); i != SN_NULL_INDEX && n < capacity; i = sn_pool_next(&pool, i))
+    constraints[n++] = (sn_constraint_id){i + 1, w->tag, sn_pool_generation(&pool, i)};
   return n;
 }
 

@@ -28,8 +28,8 @@
 
 #include "base/math.h"
 #include "world/world.h"
+#include "world/world_pool.h"
 
-#define SN_SNAPSHOT_FORMAT      3u
 #define SN_SNAPSHOT_HEADER_SIZE 40u
 static const uint8_t sn_snapshot_magic[8] = {'S', 'I', 'N', 'E', 'W', 'S', 'N', 'P'};
 
@@ -56,6 +56,7 @@ typedef struct sn_io {
   bool bad;         ///< reading: past the end, or a value outside its domain
   bool nonfinite;   ///< reading: a float was NaN or infinite
   const char *what; ///< reading: the section being read, for messages
+  uint32_t format;  ///< of the bytes: the world section holds the settings of this format and earlier ones
 } sn_io;
 
 static void io_raw(sn_io *io, void *p, size_t n) {
@@ -182,21 +183,26 @@ static void io_slot(sn_io *io, bool *in_use, uint16_t *generation, int32_t *next
 /* ------------------------------------------------------------------------ */
 /* Records                                                                   */
 
+#define SN_IO_INT   io_i32
+#define SN_IO_FLOAT io_f32
+#define SN_IO_BOOL  io_bool
+#define SN_IO_VEC2  io_vec2
+
+/* Every setting is checked against the snapshot formats this library knows. */
+#define SN_X(name, type, api, dflt, lo, hi, flags, key, format, doc)                                                   \
+  _Static_assert((format) >= SN_SNAPSHOT_OLDEST_FORMAT && (format) <= SN_SNAPSHOT_FORMAT,                              \
+                 #name ": its snapshot format is not one this library reads and writes");
+SN_WORLD_SETTINGS(SN_X)
+#undef SN_X
+
+/* The world's handle tag, its settings in table order (those of io->format
+ * and earlier formats), then the counters read between steps. */
 static void io_world_settings(sn_io *io, sn_world *w) {
   io_u16(io, &w->tag);
-  io_vec2(io, &w->gravity);
-  io_i32(io, &w->substeps);
-  io_i32(io, &w->position_iterations);
-  io_i32(io, &w->soft_iterations);
-  io_bool(io, &w->enable_sleep);
-  io_bool(io, &w->enable_continuous);
-  io_f32(io, &w->contact_hertz);
-  io_f32(io, &w->contact_damping_ratio);
-  io_f32(io, &w->contact_push_max_velocity);
-  io_f32(io, &w->contact_reuse_distance);
-  io_f32(io, &w->restitution_threshold);
-  io_f32(io, &w->hit_event_threshold);
-  io_f32(io, &w->max_linear_speed);
+#define SN_X(name, type, api, dflt, lo, hi, flags, key, since, doc)                                                    \
+  if (io->format >= (since)) SN_IO_##type(io, &w->settings.name);
+  SN_WORLD_SETTINGS(SN_X)
+#undef SN_X
   io_f32(io, &w->last_dt);
   io_i32(io, &w->island_count);
   io_i32(io, &w->awake_body_count);
@@ -528,6 +534,7 @@ static void sn_write_all(sn_io *io, sn_world *w, const sn_type_table *types) {
   memcpy(magic, sn_snapshot_magic, 8);
   io_raw(io, magic, 8);
   uint32_t format = SN_SNAPSHOT_FORMAT, header_size = SN_SNAPSHOT_HEADER_SIZE;
+  io->format = format;
   io_u32(io, &format);
   io_u32(io, &header_size);
   size_t total_at = io->pos;
@@ -967,34 +974,12 @@ static sn_result sn_check_tree(sn_loader *l, sn_world *w, const sn_tree *t, bool
   return SN_OK;
 }
 
-/* Whether slot i of arr is retired (SN_SLOT_RELEASE): free with a spent
- * generation. Contacts have no generation and are never retired. */
-#define SN_SLOT_SPENT(arr, i)       (!(arr).data[i].in_use && (arr).data[i].generation == SN_GENERATION_SPENT)
-#define SN_SLOT_NEVER_SPENT(arr, i) false
-
-/* A slot free list: every slot on it free and not retired, none twice, and
- * every other free slot retired (spent(arr, i)); live (if >= 0) must be the
- * number of slots in use. A retired slot on the list would be reused and
- * its generation wrap, reviving its old ids: that is damage. */
-#define SN_CHECK_FREE_LIST(arr, head, live, label, spent)                                                              \
-  do {                                                                                                                 \
-    int32_t used_ = 0, free_ = 0, retired_ = 0;                                                                        \
-    for (int32_t i_ = 0; i_ < (arr).count; ++i_) {                                                                     \
-      used_ += (arr).data[i_].in_use ? 1 : 0;                                                                          \
-      retired_ += spent(arr, i_) ? 1 : 0;                                                                              \
-    }                                                                                                                  \
-    if ((live) >= 0 && used_ != (live))                                                                                \
-      return sn_load_fail(l, SN_ERR_SNAPSHOT_CORRUPT, "%s: count says %d live, %d slots in use", label, (int)(live),   \
-                          (int)used_);                                                                                 \
-    const int32_t reusable_ = (arr).count - used_ - retired_;                                                          \
-    for (int32_t i_ = (head); i_ != SN_NULL_INDEX; i_ = (arr).data[i_].next_free) {                                    \
-      if (i_ < 0 || i_ >= (arr).count || (arr).data[i_].in_use || spent(arr, i_) || ++free_ > reusable_)               \
-        return sn_load_fail(l, SN_ERR_SNAPSHOT_CORRUPT, "%s: broken free list", label);                                \
-    }                                                                                                                  \
-    if (free_ != reusable_)                                                                                            \
-      return sn_load_fail(l, SN_ERR_SNAPSHOT_CORRUPT, "%s: %d reusable free slots, %d on the free list", label,        \
-                          (int)reusable_, (int)free_);                                                                 \
-  } while (0)
+/* A restored slot pool's bookkeeping (base/pool.h, sn_pool_check). */
+static sn_result sn_check_pool(sn_loader *l, sn_pool pool, const char *label) {
+  char msg[128];
+  if (!sn_pool_check(&pool, label, msg, sizeof msg)) return sn_load_fail(l, SN_ERR_SNAPSHOT_CORRUPT, "%s", msg);
+  return SN_OK;
+}
 
 static bool sn_body_ok(const sn_world *w, int32_t i) {
   return i >= 0 && i < w->bodies.count && w->bodies.data[i].in_use;
@@ -1010,13 +995,17 @@ static bool sn_particle_ok(const sn_world *w, int32_t i) {
  * does later can index out of bounds or loop forever. marks: scratch of at
  * least max(bodies, particles, tree capacity * 5 + 4) bytes. */
 static sn_result sn_check_world(sn_loader *l, sn_world *w, uint8_t *marks) {
-  SN_CHECK_FREE_LIST(w->bodies, w->body_free, w->body_count, "bodies", SN_SLOT_SPENT);
-  SN_CHECK_FREE_LIST(w->shapes, w->shape_free, w->shape_count, "shapes", SN_SLOT_SPENT);
-  SN_CHECK_FREE_LIST(w->chains, w->chain_free, -1, "chains", SN_SLOT_SPENT);
-  SN_CHECK_FREE_LIST(w->contacts, w->contact_free, w->contact_count, "contacts", SN_SLOT_NEVER_SPENT);
-  SN_CHECK_FREE_LIST(w->particles, w->particle_free, w->particle_count, "particles", SN_SLOT_SPENT);
-  SN_CHECK_FREE_LIST(w->soft_bodies, w->soft_free, w->soft_count, "soft bodies", SN_SLOT_SPENT);
-  SN_CHECK_FREE_LIST(w->constraints, w->constraint_free, w->constraint_count, "constraints", SN_SLOT_SPENT);
+  const struct {
+    sn_pool pool;
+    const char *label;
+  } pools[] = {{sn_body_pool(w), "bodies"},           {sn_shape_pool(w), "shapes"},
+               {sn_chain_pool(w), "chains"},          {sn_contact_pool(w), "contacts"},
+               {sn_particle_pool(w), "particles"},    {sn_soft_body_pool(w), "soft bodies"},
+               {sn_constraint_pool(w), "constraints"}};
+  for (size_t i = 0; i < sizeof pools / sizeof pools[0]; ++i) {
+    sn_result r = sn_check_pool(l, pools[i].pool, pools[i].label);
+    if (r != SN_OK) return r;
+  }
 
   /* bodies: shape lists and contact edge lists (acyclic: a walk must end at
    * -1 after exactly the count), sleep links in range */
@@ -1476,9 +1465,10 @@ sn_result sn_world_load_snapshot(const void *bytes, size_t size, const sn_world_
   if (sum != stored) return sn_load_fail(&l, SN_ERR_SNAPSHOT_CORRUPT, "checksum mismatch: the snapshot was damaged");
 
   /* 2. compatibility */
-  if (format != SN_SNAPSHOT_FORMAT || header_size != SN_SNAPSHOT_HEADER_SIZE)
-    return sn_load_fail(&l, SN_ERR_SNAPSHOT_VERSION, "snapshot format %u, this library reads format %u",
-                        (unsigned)format, (unsigned)SN_SNAPSHOT_FORMAT);
+  if (format < SN_SNAPSHOT_OLDEST_FORMAT || format > SN_SNAPSHOT_FORMAT || header_size != SN_SNAPSHOT_HEADER_SIZE)
+    return sn_load_fail(&l, SN_ERR_SNAPSHOT_VERSION, "snapshot format %u, this library reads formats %u to %u",
+                        (unsigned)format, (unsigned)SN_SNAPSHOT_OLDEST_FORMAT, (unsigned)SN_SNAPSHOT_FORMAT);
+  io.format = format;
   uint8_t info[8];
   io_raw(&io, info, 8);
   uint16_t probe = 1;
@@ -1500,27 +1490,19 @@ sn_result sn_world_load_snapshot(const void *bytes, size_t size, const sn_world_
   /* 3. world settings, then a new world made from them */
   sn_world copy;
   memset(&copy, 0, sizeof(copy));
-  sn_world *settings = &copy;
+  copy.settings = sn_world_settings_default(); /* for settings an older format does not hold */
   sn_section s = io_begin(&io, SN_TAG('W', 'R', 'L', 'D'), "world");
-  io_world_settings(&io, settings);
+  io_world_settings(&io, &copy);
   io_end(&io, s);
-  sn_world_def wd = def != NULL ? *def : sn_default_world_def();
-  wd.gravity = settings->gravity;
-  wd.substeps = settings->substeps;
-  wd.position_iterations = settings->position_iterations;
-  wd.soft_iterations = settings->soft_iterations;
-  wd.enable_sleep = settings->enable_sleep;
-  wd.enable_continuous = settings->enable_continuous;
-  wd.contact_hertz = settings->contact_hertz;
-  wd.contact_damping_ratio = settings->contact_damping_ratio;
-  wd.contact_push_max_velocity = settings->contact_push_max_velocity;
-  wd.contact_reuse_distance = settings->contact_reuse_distance;
-  wd.restitution_threshold = settings->restitution_threshold;
-  wd.maximum_linear_speed = settings->max_linear_speed;
-  wd.body_capacity = wd.shape_capacity = 0;
   if (sn_io_status(&l, &io) != SN_OK) return l.code;
-  if (copy.tag == 0 || copy.hit_event_threshold < 0.0f || copy.last_dt < 0.0f)
+  char why[200];
+  if (sn_world_settings_check(&copy.settings, why, sizeof why) != SN_OK)
+    return sn_load_fail(&l, SN_ERR_SNAPSHOT_CORRUPT, "world settings out of range: %s", why);
+  if (copy.tag == 0 || copy.last_dt < 0.0f)
     return sn_load_fail(&l, SN_ERR_SNAPSHOT_CORRUPT, "world settings out of range");
+  sn_world_def wd = def != NULL ? *def : sn_default_world_def();
+  sn_world_settings_to_def(&copy.settings, &wd);
+  wd.body_capacity = wd.shape_capacity = 0;
   sn_result r;
   sn_world *w = sn_create_world(&wd, &r);
   if (w == NULL) {
@@ -1529,12 +1511,9 @@ sn_result sn_world_load_snapshot(const void *bytes, size_t size, const sn_world_
       return sn_load_fail(&l, r, "the def's allocator has only one of alloc and free");
     if (r == SN_ERR_INVALID_ARGUMENT && def != NULL) {
       sn_world_def limits = sn_default_world_def();
-      limits.max_bodies = def->max_bodies;
-      limits.max_shapes = def->max_shapes;
-      limits.max_particles = def->max_particles;
-      limits.max_soft_bodies = def->max_soft_bodies;
-      limits.max_constraints = def->max_constraints;
-      limits.max_contacts = def->max_contacts;
+#define SN_X(name, dflt, doc) limits.name = def->name;
+      SN_WORLD_LIMITS(SN_X)
+#undef SN_X
       sn_world *check = sn_create_world(&limits, NULL);
       if (check == NULL) return sn_load_fail(&l, r, "a limit of the def is outside 0 .. SN_MAX_WORLD_LIMIT");
       sn_destroy_world(check);
@@ -1542,7 +1521,7 @@ sn_result sn_world_load_snapshot(const void *bytes, size_t size, const sn_world_
     return sn_load_fail(&l, SN_ERR_SNAPSHOT_CORRUPT, "world settings out of range (%s)", sn_result_name(r));
   }
   w->tag = copy.tag;
-  w->hit_event_threshold = copy.hit_event_threshold;
+  w->settings = copy.settings; /* those sn_world_def lacks too */
   w->last_dt = copy.last_dt;
   w->island_count = copy.island_count;
   w->awake_body_count = copy.awake_body_count;

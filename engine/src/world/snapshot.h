@@ -6,6 +6,13 @@
 #include "platform/file_io.h"
 #include "sinew/sinew.h"
 
+/// The format this library writes (a u32 at byte 8 of a snapshot), and the
+/// oldest it reads: a format adds to the one before it (world settings, the
+/// format column of SN_WORLD_SETTINGS), so this library reads every format
+/// from the oldest on; a snapshot of an older format saves back in this one.
+#define SN_SNAPSHOT_FORMAT        4u
+#define SN_SNAPSHOT_OLDEST_FORMAT 3u
+
 /// Where sn_snapshot_write_file pretends to fail (tests only): the
 /// sn_file_fault values of platform/file_io.h.
 typedef enum sn_snapshot_fault {

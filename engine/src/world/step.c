@@ -357,8 +357,8 @@ bool sn_solve_reserve(sn_world *w, float dt) {
   /* stages: the substep loop, with the position stage (sn_position_stage_capacity) */
   int32_t types = l->batched.count + l->item_types.count, colours = 0;
   for (int32_t r = 0; w->xpbd.valid && r < w->xpbd.ranges.count; ++r) colours += w->xpbd.ranges.data[r].level_count;
-  const int64_t position = 3 + (int64_t)w->soft_iterations * (3 + 2 * (int64_t)types + colours) + types;
-  const int64_t stages = sn_stage_capacity(w->substeps) + (int64_t)w->substeps * position;
+  const int64_t position = 3 + (int64_t)w->settings.soft_iterations * (3 + 2 * (int64_t)types + colours) + types;
+  const int64_t stages = sn_stage_capacity(w->settings.substeps) + (int64_t)w->settings.substeps * position;
   /* (counts past an int32 are memory no allocator has: refused as such) */
   const int64_t frozen = (int64_t)nb + w->particles.count, lanes = (int64_t)SN_WIDE_LANES * groups;
   if (stages > INT32_MAX || frozen > INT32_MAX || lanes > INT32_MAX) return false;
@@ -425,7 +425,7 @@ static void sn_solve(sn_world *w, float dt) {
   if (!sn_reserved(sn_array_reserve(&w->mem, w->move_buffer, w->shapes.count))) return;
   sn_step_context ctx;
   if (!sn_reserved(sn_step_context_init(w, &ctx, dt))) return;
-  int32_t substeps = w->substeps;
+  int32_t substeps = w->settings.substeps;
   float h = ctx.h;
 
   sn_solver_run run;
@@ -463,12 +463,13 @@ static void sn_solve(sn_world *w, float dt) {
   info.h = h;
   info.inv_h = ctx.inv_h;
   info.substeps = substeps;
-  info.contact_hertz = w->contact_hertz;
-  info.contact_damping_ratio = w->contact_damping_ratio;
-  info.joint_hertz = 0.25f * ctx.inv_h;
-  info.joint_damping_ratio = 2.0f;
+  info.contact_hertz = w->settings.contact_hertz;
+  info.contact_damping_ratio = w->settings.contact_damping_ratio;
+  const float joint_rate = 0.25f * ctx.inv_h; /* a quarter of the substep rate */
+  info.joint_hertz = w->settings.joint_hertz > 0.0f ? sn_minf(w->settings.joint_hertz, joint_rate) : joint_rate;
+  info.joint_damping_ratio = w->settings.joint_damping_ratio;
   info.iterations = 1;
-  sn_position_setup stage = {NULL, 0, 0, w->position_iterations, w->soft_iterations};
+  sn_position_setup stage = {NULL, 0, 0, w->settings.position_iterations, w->settings.soft_iterations};
   sn_joint_batches_prepare(&caller, batches, batch_count, &info, &stage);
   bool position_stage = stage.project_count > 0 || stage.xpbd_count > 0 || soft.active;
   if (position_stage && !sn_reserved(sn_position_setup_alloc(w, &stage, nb))) return;
@@ -488,7 +489,7 @@ static void sn_solve(sn_world *w, float dt) {
   /* and the last sweep's copy back rides on the velocities when only the
    * particle collisions would run between them and there are none this step
    * (a batched type last among the XPBD types) */
-  if (soft.active && w->soft_iterations > 0 && w->particle_shape_pairs.count == 0 && w->particle_pairs.count == 0 &&
+  if (soft.active && w->settings.soft_iterations > 0 && w->particle_shape_pairs.count == 0 && w->particle_pairs.count == 0 &&
       w->edge_pairs.count == 0) {
     for (int32_t b = batch_count - 1; b >= 0; --b) {
       if (!batches[b].xpbd || batches[b].count == 0) continue;
@@ -507,7 +508,7 @@ static void sn_solve(sn_world *w, float dt) {
   atomic_init(&run.frozen, 0);
   atomic_init(&run.hits, 0);
   int32_t capacity = sn_stage_capacity(substeps);
-  if (position_stage) capacity += substeps * sn_position_stage_capacity(batches, batch_count, w->soft_iterations);
+  if (position_stage) capacity += substeps * sn_position_stage_capacity(batches, batch_count, w->settings.soft_iterations);
   if (!sn_reserved(sn_array_reserve(&w->mem, w->stages, capacity))) return;
   sn_stage_runner_init_on(&runner, w->stages.data, capacity, workers, sn_solver_stage, &run);
   for (int32_t i = 0; i < substeps; ++i) {
@@ -536,7 +537,7 @@ static void sn_solve(sn_world *w, float dt) {
   /* continuous collision, then proxies move, in body order (the tree, and so
    * the pair order, does not depend on the worker count); the write back
    * flagged the bodies with something to do */
-  if (w->enable_continuous) sn_continuous_solve(w);
+  if (w->settings.enable_continuous) sn_continuous_solve(w);
   sn_move_proxies(w, &ctx);
   double t_end = sn_clock_ms();
   w->profile_clock = t_end;
@@ -612,7 +613,7 @@ sn_result sn_world_step(sn_world *w, float dt) {
   double t2 = w->profile_clock; /* where the solver's last part ended, so the parts meet */
   sn_constraints_check_breaking(w, dt);
   /* 3: islands and sleeping, on the state just solved */
-  if (w->enable_sleep) sn_update_sleep(w, dt);
+  if (w->settings.enable_sleep) sn_update_sleep(w, dt);
   w->mem.forbid -= 1;
   w->stepping = false;
   sn_world_unlock(w);

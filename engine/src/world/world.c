@@ -1,6 +1,7 @@
 /* World lifetime, settings, errors and counters (the step: step.c). */
 #include "world/world.h"
 
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -100,59 +101,127 @@ static uint16_t sn_next_world_tag(void) {
   return (uint16_t)next;
 }
 
+/* The public def agrees with the table: each setting sn_world_def has is a
+ * field of the table's type there. */
+#define SN_X(name, type, api, dflt, lo, hi, flags, key, format, doc)                                                   \
+  SN_SETTING_IN_DEF_##api(                                                                                             \
+      _Static_assert(_Generic(((sn_world_def *)NULL)->name, SN_SETTING_CTYPE_##type : 1, default : 0),                 \
+                     "sn_world_def." #name " is not of the type world_settings.h gives it");)
+SN_WORLD_SETTINGS(SN_X)
+#undef SN_X
+#define SN_X(name, dflt, doc)                                                                                          \
+  _Static_assert(_Generic(((sn_world_def *)NULL)->name, int32_t : 1, default : 0),                                     \
+                 "sn_world_def." #name " is no limit");
+SN_WORLD_LIMITS(SN_X)
+#undef SN_X
+
 sn_world_def sn_default_world_def(void) {
   sn_world_def def;
   memset(&def, 0, sizeof(def));
-  def.gravity = (sn_vec2){0.0f, -10.0f};
-  def.substeps = 8;
-  def.position_iterations = 2;
-  def.soft_iterations = 1;
-  def.enable_sleep = true;
-  def.contact_hertz = 0.0f;
-  def.contact_damping_ratio = 10.0f;
-  def.contact_push_max_velocity = 3.0f;
-  def.restitution_threshold = 1.0f;
-  def.maximum_linear_speed = 400.0f;
-  def.enable_continuous = true;
-  def.contact_reuse_distance = 0.0005f;
+  sn_world_settings settings = sn_world_settings_default();
+  sn_world_settings_to_def(&settings, &def);
   def.worker_count = 1;
-  def.max_bodies = SN_DEFAULT_MAX_BODIES;
-  def.max_shapes = SN_DEFAULT_MAX_SHAPES;
-  def.max_particles = SN_DEFAULT_MAX_PARTICLES;
-  def.max_soft_bodies = SN_DEFAULT_MAX_SOFT_BODIES;
-  def.max_constraints = SN_DEFAULT_MAX_CONSTRAINTS;
-  def.max_contacts = SN_DEFAULT_MAX_CONTACTS;
+#define SN_X(name, dflt, doc) def.name = (dflt);
+  SN_WORLD_LIMITS(SN_X)
+#undef SN_X
   def.cookie = SN_DEF_COOKIE;
   return def;
 }
 
-static bool sn_limit_ok(int32_t limit) { return limit >= 0 && limit <= SN_MAX_WORLD_LIMIT; }
+/* "100000 (SN_MAX_SPEED)" for a bound the table names by a constant, else "64" */
+static void sn_bound_text(double bound, const char *text, bool whole, char *out, size_t cap) {
+  if (whole)
+    snprintf(out, cap, "%.0f", bound);
+  else
+    snprintf(out, cap, "%g", bound);
+  if ((text[0] >= 'A' && text[0] <= 'Z') || text[0] == '_') {
+    size_t n = strlen(out);
+    snprintf(out + n, cap - n, " (%s)", text);
+  }
+}
 
-/* within +-SN_MAX_GRAVITY (false for NaN) */
-static bool sn_gravity_ok(sn_vec2 g) { return sn_absf(g.x) <= SN_MAX_GRAVITY && sn_absf(g.y) <= SN_MAX_GRAVITY; }
+sn_result sn_world_setting_check(int32_t index, const void *value, char *msg, size_t cap) {
+  const sn_setting_info *s = sn_world_setting_info(index);
+  if (s == NULL) return SN_ERR_NOT_FOUND;
+  double v[2] = {0.0, 0.0};
+  int n = 1;
+  switch (s->type) {
+  case SN_SETTING_TYPE_INT: {
+    int32_t i;
+    memcpy(&i, value, sizeof i);
+    v[0] = (double)i;
+    break;
+  }
+  case SN_SETTING_TYPE_FLOAT: {
+    float f;
+    memcpy(&f, value, sizeof f);
+    v[0] = (double)f;
+    break;
+  }
+  case SN_SETTING_TYPE_BOOL:
+    return SN_OK;
+  case SN_SETTING_TYPE_VEC2: {
+    sn_vec2 g;
+    memcpy(&g, value, sizeof g);
+    v[0] = (double)g.x;
+    v[1] = (double)g.y;
+    n = 2;
+    break;
+  }
+  }
+  for (int k = 0; k < n; ++k) {
+    if (!isfinite(v[k])) {
+      if (msg != NULL) snprintf(msg, cap, "%s must be finite", s->name);
+      return SN_ERR_NOT_FINITE;
+    }
+  }
+  bool above = (s->flags & SN_SETTING_ABOVE_MIN) != 0, whole = s->type == SN_SETTING_TYPE_INT;
+  for (int k = 0; k < n; ++k) {
+    if ((above ? v[k] > s->min : v[k] >= s->min) && v[k] <= s->max) continue;
+    if (msg != NULL) {
+      char lo[48], hi[80];
+      sn_bound_text(s->min, "", whole, lo, sizeof lo);
+      sn_bound_text(s->max, s->max_text, whole, hi, sizeof hi);
+      snprintf(msg, cap, whole ? "%s%s %.0f outside %s%s, %s]" : "%s%s %g outside %s%s, %s]", s->name,
+               n == 2 ? (k == 0 ? ".x" : ".y") : "", v[k], above ? "(" : "[", lo, hi);
+    }
+    return SN_ERR_INVALID_ARGUMENT;
+  }
+  return SN_OK;
+}
+
+sn_result sn_world_settings_check(const sn_world_settings *settings, char *msg, size_t cap) {
+  /* every NaN or Inf first, then the ranges: a def with both reports NOT_FINITE */
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int32_t i = 0; i < SN_WORLD_SETTING_COUNT; ++i) {
+      sn_result r = sn_world_setting_check(i, (const char *)settings + sn_world_setting_info(i)->offset, msg, cap);
+      if (r == SN_ERR_NOT_FINITE || (pass == 1 && r != SN_OK)) return r;
+    }
+  }
+  return SN_OK;
+}
+
+/// The error of a setter given a value outside the table's range (recorded
+/// on the world), or SN_OK.
+static sn_result sn_world_setting_refuse(sn_world *w, int32_t index, const void *value) {
+  char msg[200];
+  sn_result r = sn_world_setting_check(index, value, msg, sizeof msg);
+  return r == SN_OK ? SN_OK : sn_world_error(w, r, "%s", msg);
+}
 
 static sn_result sn_validate_world_def(const sn_world_def *def) {
   if (def->cookie != SN_DEF_COOKIE) return SN_ERR_UNINITIALIZED_DEF;
-  if (!sn_vec2_is_finite(def->gravity) || !sn_is_finite(def->contact_hertz) ||
-      !sn_is_finite(def->contact_damping_ratio) || !sn_is_finite(def->contact_push_max_velocity) ||
-      !sn_is_finite(def->restitution_threshold) || !sn_is_finite(def->maximum_linear_speed) ||
-      !sn_is_finite(def->contact_reuse_distance))
-    return SN_ERR_NOT_FINITE;
-  if (def->substeps < 1 || def->substeps > 64 || def->position_iterations < 0 || def->position_iterations > 32 ||
-      def->soft_iterations < 1 || def->soft_iterations > 32 || def->contact_hertz < 0.0f ||
-      def->contact_damping_ratio < 0.0f || def->contact_push_max_velocity < 0.0f || def->restitution_threshold < 0.0f ||
-      def->maximum_linear_speed <= 0.0f || def->body_capacity < 0 || def->shape_capacity < 0 ||
-      !sn_gravity_ok(def->gravity) || def->contact_hertz > SN_MAX_CONTACT_TUNING ||
-      def->contact_damping_ratio > SN_MAX_CONTACT_TUNING || def->contact_push_max_velocity > SN_MAX_SPEED ||
-      def->restitution_threshold > SN_MAX_SPEED || def->maximum_linear_speed > SN_MAX_SPEED ||
-      def->contact_reuse_distance < 0.0f || def->contact_reuse_distance > SN_MAX_CONTACT_REUSE_DISTANCE)
-    return SN_ERR_INVALID_ARGUMENT;
+  sn_world_settings settings = sn_world_settings_from_def(def);
+  sn_result r = sn_world_settings_check(&settings, NULL, 0);
+  if (r != SN_OK) return r;
+  if (def->body_capacity < 0 || def->shape_capacity < 0) return SN_ERR_INVALID_ARGUMENT;
   if ((def->allocator.alloc == NULL) != (def->allocator.free == NULL)) return SN_ERR_INVALID_ARGUMENT;
   if (def->worker_count < 1 || def->worker_count > SN_MAX_WORKERS) return SN_ERR_INVALID_ARGUMENT;
   if (def->worker_count > 1 && (def->enqueue_task == NULL || def->finish_task == NULL)) return SN_ERR_INVALID_ARGUMENT;
-  if (!sn_limit_ok(def->max_bodies) || !sn_limit_ok(def->max_shapes) || !sn_limit_ok(def->max_particles) ||
-      !sn_limit_ok(def->max_soft_bodies) || !sn_limit_ok(def->max_constraints) || !sn_limit_ok(def->max_contacts))
-    return SN_ERR_INVALID_ARGUMENT;
+#define SN_X(name, dflt, doc)                                                                                          \
+  if (def->name < 0 || def->name > SN_MAX_WORLD_LIMIT) return SN_ERR_INVALID_ARGUMENT;
+  SN_WORLD_LIMITS(SN_X)
+#undef SN_X
   return SN_OK;
 }
 
@@ -172,19 +241,8 @@ sn_world *sn_create_world(const sn_world_def *def, sn_result *result) {
   memset(w, 0, sizeof(*w));
   w->mem = mem;
   w->tag = sn_next_world_tag(); /* tells this world's handles from another's */
-  w->gravity = def->gravity;
-  w->substeps = def->substeps;
-  w->position_iterations = def->position_iterations;
-  w->enable_sleep = def->enable_sleep;
-  w->enable_continuous = def->enable_continuous;
+  w->settings = sn_world_settings_from_def(def);
   w->use_avx2 = sn_wide_cpu_has_avx2();
-  w->contact_hertz = def->contact_hertz;
-  w->contact_damping_ratio = def->contact_damping_ratio;
-  w->contact_push_max_velocity = def->contact_push_max_velocity;
-  w->contact_reuse_distance = def->contact_reuse_distance;
-  w->restitution_threshold = def->restitution_threshold;
-  w->hit_event_threshold = 1.0f;
-  w->max_linear_speed = def->maximum_linear_speed;
   w->body_free = SN_NULL_INDEX;
   w->shape_free = SN_NULL_INDEX;
   w->chain_free = SN_NULL_INDEX;
@@ -192,7 +250,6 @@ sn_world *sn_create_world(const sn_world_def *def, sn_result *result) {
   w->constraint_free = SN_NULL_INDEX;
   w->particle_free = SN_NULL_INDEX;
   w->soft_free = SN_NULL_INDEX;
-  w->soft_iterations = def->soft_iterations;
   w->registry = def->registry;
   w->worker_count = def->worker_count;
   w->check_plugins = def->check_plugins;
@@ -201,12 +258,9 @@ sn_world *sn_create_world(const sn_world_def *def, sn_result *result) {
   w->tasks.enqueue_task = def->enqueue_task;
   w->tasks.finish_task = def->finish_task;
   w->tasks.user_task_context = def->user_task_context;
-  w->max_bodies = def->max_bodies;
-  w->max_shapes = def->max_shapes;
-  w->max_particles = def->max_particles;
-  w->max_soft_bodies = def->max_soft_bodies;
-  w->max_constraints = def->max_constraints;
-  w->max_contacts = def->max_contacts;
+#define SN_X(name, dflt, doc) w->name = def->name;
+  SN_WORLD_LIMITS(SN_X)
+#undef SN_X
   sn_arena_init(&w->arena);
   bool ok = sn_tree_init(&w->static_tree, &w->mem, 16) && sn_tree_init(&w->dynamic_tree, &w->mem, 16) &&
             sn_array_reserve(&w->mem, w->bodies, def->body_capacity) &&
@@ -287,27 +341,6 @@ const char *sn_world_last_error(sn_world *w) { return w ? w->last_error : "SN_ER
     if ((w)->locked) return sn_world_locked_error((w), __func__);                                                      \
   } while (0)
 
-sn_result sn_world_set_gravity(sn_world *w, sn_vec2 gravity) {
-  SN_CHECK_WORLD(w);
-  if (!sn_vec2_is_finite(gravity)) return sn_world_error(w, SN_ERR_NOT_FINITE, "gravity must be finite");
-  if (!sn_gravity_ok(gravity))
-    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "gravity components must be within +-SN_MAX_GRAVITY (1e5 m/s^2)");
-  w->gravity = gravity;
-  return SN_OK;
-}
-
-sn_vec2 sn_world_get_gravity(sn_world *w) { return w ? w->gravity : (sn_vec2){0.0f, 0.0f}; }
-
-sn_result sn_world_set_substeps(sn_world *w, int32_t substeps) {
-  SN_CHECK_WORLD(w);
-  if (substeps < 1 || substeps > 64)
-    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "substeps %d outside 1..64", (int)substeps);
-  w->substeps = substeps;
-  return SN_OK;
-}
-
-int32_t sn_world_get_substeps(sn_world *w) { return w ? w->substeps : 0; }
-
 sn_result sn_world_set_task_system(sn_world *w, int32_t worker_count, sn_enqueue_task_callback *enqueue_task,
                                    sn_finish_task_callback *finish_task, void *user_task_context) {
   SN_CHECK_WORLD(w);
@@ -326,59 +359,54 @@ sn_result sn_world_set_task_system(sn_world *w, int32_t worker_count, sn_enqueue
 
 int32_t sn_world_get_worker_count(sn_world *w) { return w ? w->worker_count : 0; }
 
-sn_result sn_world_set_position_iterations(sn_world *w, int32_t iterations) {
-  SN_CHECK_WORLD(w);
-  if (iterations < 0 || iterations > 32)
-    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "position iterations %d outside 0..32", (int)iterations);
-  w->position_iterations = iterations;
-  return SN_OK;
-}
-
-int32_t sn_world_get_position_iterations(sn_world *w) { return w ? w->position_iterations : 0; }
-
 sn_result sn_world_enable_sleeping(sn_world *w, bool flag) {
   SN_CHECK_WORLD(w);
-  if (w->enable_sleep && !flag) {
+  if (w->settings.enable_sleep && !flag) {
     for (int32_t i = 0; i < w->bodies.count; ++i) {
       if (w->bodies.data[i].in_use && !w->bodies.data[i].is_awake) sn_body_wake(w, i);
     }
   }
-  w->enable_sleep = flag;
+  w->settings.enable_sleep = flag;
   return SN_OK;
 }
 
-bool sn_world_is_sleeping_enabled(sn_world *w) { return w ? w->enable_sleep : false; }
+bool sn_world_is_sleeping_enabled(sn_world *w) { return w ? w->settings.enable_sleep : false; }
 
 sn_result sn_world_enable_continuous(sn_world *w, bool flag) {
   SN_CHECK_WORLD(w);
-  w->enable_continuous = flag;
+  w->settings.enable_continuous = flag;
   return SN_OK;
 }
 
 sn_result sn_world_set_contact_tuning(sn_world *w, float hertz, float damping_ratio, float push_max_velocity) {
   SN_CHECK_WORLD(w);
-  if (!sn_is_finite(hertz) || !sn_is_finite(damping_ratio) || !sn_is_finite(push_max_velocity))
-    return sn_world_error(w, SN_ERR_NOT_FINITE, "contact tuning must be finite");
-  if (hertz < 0.0f || damping_ratio < 0.0f || push_max_velocity < 0.0f)
-    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "contact tuning must be >= 0");
-  if (hertz > SN_MAX_CONTACT_TUNING || damping_ratio > SN_MAX_CONTACT_TUNING || push_max_velocity > SN_MAX_SPEED)
-    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT,
-                          "contact hertz and damping ratio must be <= SN_MAX_CONTACT_TUNING (1e6), the pushout speed "
-                          "<= SN_MAX_SPEED (1e5 m/s)");
-  w->contact_hertz = hertz;
-  w->contact_damping_ratio = damping_ratio;
-  w->contact_push_max_velocity = push_max_velocity;
+  sn_world_settings s = w->settings;
+  s.contact_hertz = hertz;
+  s.contact_damping_ratio = damping_ratio;
+  s.contact_push_max_velocity = push_max_velocity;
+  char msg[200];
+  sn_result r = sn_world_settings_check(&s, msg, sizeof msg);
+  if (r != SN_OK) return sn_world_error(w, r, "%s", msg);
+  w->settings = s;
   return SN_OK;
 }
 
-sn_result sn_world_set_hit_event_threshold(sn_world *w, float speed) {
-  SN_CHECK_WORLD(w);
-  if (!sn_is_finite(speed)) return sn_world_error(w, SN_ERR_NOT_FINITE, "threshold must be finite");
-  if (speed < 0.0f || speed > SN_MAX_SPEED)
-    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "threshold must be within 0 .. SN_MAX_SPEED (1e5 m/s)");
-  w->hit_event_threshold = speed;
-  return SN_OK;
-}
+/* sn_world_set_<name> and sn_world_get_<name> of every setting the table
+ * gives accessors (api DEF_SET and SET): the table's range, the world's
+ * copy; a NULL world reads as zero. */
+#define SN_X(name, type, api, dflt, lo, hi, flags, key, format, doc)                                                   \
+  SN_SETTING_ACCESSORS_##api(                                                                                          \
+      sn_result sn_world_set_##name(sn_world *w, SN_SETTING_CTYPE_##type value) {                                      \
+        SN_CHECK_WORLD(w);                                                                                             \
+        sn_result r = sn_world_setting_refuse(w, SN_SETTING_##name, &value);                                           \
+        if (r == SN_OK) w->settings.name = value;                                                                      \
+        return r;                                                                                                      \
+      } SN_SETTING_CTYPE_##type sn_world_get_##name(sn_world *w) {                                                     \
+        SN_SETTING_CTYPE_##type zero = {0};                                                                            \
+        return w != NULL ? w->settings.name : zero;                                                                    \
+      })
+SN_WORLD_SETTINGS(SN_X)
+#undef SN_X
 
 sn_contact_events sn_world_get_contact_events(sn_world *w) {
   sn_contact_events e;
@@ -434,8 +462,11 @@ int32_t sn_world_get_frozen_events(sn_world *w, const sn_frozen_event **events) 
 }
 
 const char *sn_plugin_callback_name(int32_t callback) {
-  static const char *const names[] = {"prepare", "warm_start",     "solve_velocity", "solve_velocity",
-                                      "project", "begin_position", "solve_position"};
+  static const char *const names[] = {
+#define SN_X(id, name) name,
+      SN_PLUGIN_CALLBACKS(SN_X)
+#undef SN_X
+  };
   return callback >= 0 && callback < (int32_t)(sizeof names / sizeof names[0]) ? names[callback] : NULL;
 }
 

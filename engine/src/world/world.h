@@ -16,6 +16,7 @@
 #include "base/alloc.h"
 #include "base/array.h"
 #include "base/pair_set.h"
+#include "base/pool.h"
 #include "base/tasks.h"
 #include "collision/contact.h"
 #include "collision/tree.h"
@@ -27,6 +28,7 @@
 #include "rigid/shape.h"
 #include "soft/particle.h"
 #include "soft/xpbd_schedule.h"
+#include "world/world_settings.h"
 
 #define SN_NULL_INDEX (-1)
 
@@ -39,16 +41,9 @@ typedef struct sn_world {
   /// the world refuses with SN_ERR_WORLD_LOCKED (sn_world_locked_error).
   int32_t locked;
   bool stepping; ///< inside sn_world_step: reads that walk the world (queries, drawing, snapshots) refuse too
-  bool enable_sleep;
-  bool enable_continuous;
   bool use_avx2; ///< the contact kernel may run 8 lanes wide (results identical either way)
-  sn_vec2 gravity;
-  int32_t substeps;
-  int32_t position_iterations; ///< joint projection sweeps per substep (0 = off)
-  float contact_hertz, contact_damping_ratio, contact_push_max_velocity;
-  float contact_reuse_distance;  ///< sn_world_def.contact_reuse_distance (0: off)
+  sn_world_settings settings;    ///< gravity, substeps, ... (world/world_settings.h)
   int32_t reused_manifold_count; ///< last step (counters)
-  float restitution_threshold, hit_event_threshold, max_linear_speed;
 
   SN_ARRAY(sn_body) bodies;
   int32_t body_free;
@@ -68,7 +63,6 @@ typedef struct sn_world {
   SN_ARRAY(sn_soft_body) soft_bodies;
   int32_t soft_free;
   int32_t soft_count;
-  int32_t soft_iterations;
   SN_ARRAY(sn_particle_pair) particle_shape_pairs; ///< per-step candidates
   SN_ARRAY(sn_particle_pair) particle_pairs;       ///< per-step particle-particle candidates
   SN_ARRAY(sn_particle_pair) edge_pairs;           ///< per-step particle-edge candidates (other, body = edge ends)
@@ -164,24 +158,6 @@ typedef struct sn_world {
 /// Distinct world tags the tag counter hands out (1..65535; 0 is never a tag).
 #define SN_WORLD_TAG_COUNT 65535u
 
-/// A slot whose generation reached this is retired when freed: the next
-/// creation would wrap its generation and make old ids of the slot valid
-/// again. It stays free forever, off the free list (SN_SLOT_RELEASE).
-#define SN_GENERATION_SPENT UINT16_MAX
-
-/// Puts the freed slot `index` of `array` on the free list `head`, or
-/// retires it (next_free null, off the list) if its generation is spent.
-#define SN_SLOT_RELEASE(array, head, index)                                                                            \
-  do {                                                                                                                 \
-    int32_t slot_ = (index);                                                                                           \
-    if ((array).data[slot_].generation == SN_GENERATION_SPENT) {                                                       \
-      (array).data[slot_].next_free = SN_NULL_INDEX;                                                                   \
-    } else {                                                                                                           \
-      (array).data[slot_].next_free = (head);                                                                          \
-      (head) = slot_;                                                                                                  \
-    }                                                                                                                  \
-  } while (0)
-
 /// Takes a lock (see sn_world.locked) around a callback into user or plugin code.
 static inline void sn_world_lock(sn_world *w) { w->locked += 1; }
 static inline void sn_world_unlock(sn_world *w) { w->locked -= 1; }
@@ -192,6 +168,14 @@ sn_result sn_world_locked_error(sn_world *w, const char *what);
 
 /// Records the message of the last error and returns code.
 sn_result sn_world_error(sn_world *w, sn_result code, const char *fmt, ...) SN_PRINTF(3, 4);
+
+/// SN_OK if *value (of setting `index`'s type, SN_SETTING_<name>) is finite
+/// and within the table's range; else SN_ERR_NOT_FINITE or
+/// SN_ERR_INVALID_ARGUMENT with the reason written to msg (may be NULL):
+/// "substeps 65 outside [1, 64]".
+sn_result sn_world_setting_check(int32_t index, const void *value, char *msg, size_t cap);
+/// The same for every setting, NaN and Inf of any before any range.
+sn_result sn_world_settings_check(const sn_world_settings *settings, char *msg, size_t cap);
 
 /// The slot a handle names in an array of count elements of elem_size
 /// bytes whose in_use (bool) and generation (uint16_t) sit at the given
@@ -220,16 +204,23 @@ static inline sn_soft_body_id sn_make_soft_body_id(const sn_world *w, int32_t in
   return (sn_soft_body_id){index + 1, w->tag, w->soft_bodies.data[index].generation};
 }
 
-/// The plugin callbacks sn_world_def.check_plugins watches (names: sn_plugin_callback_name).
+/// X(id, name): the plugin callbacks sn_world_def.check_plugins watches,
+/// SN_CALLBACK_<id>, and the name sn_frozen_event.callback gives each (the
+/// relax pass runs solve_velocity without bias, so it has that name too).
+#define SN_PLUGIN_CALLBACKS(X)                                                                                         \
+  X(PREPARE, "prepare")                                                                                                \
+  X(WARM_START, "warm_start")                                                                                          \
+  X(SOLVE_VELOCITY, "solve_velocity")                                                                                  \
+  X(RELAX, "solve_velocity")                                                                                           \
+  X(PROJECT, "project")                                                                                                \
+  X(BEGIN_POSITION, "begin_position")                                                                                  \
+  X(SOLVE_POSITION, "solve_position")
 typedef enum sn_plugin_callback {
-  SN_CALLBACK_PREPARE,
-  SN_CALLBACK_WARM_START,
-  SN_CALLBACK_SOLVE_VELOCITY,
-  SN_CALLBACK_RELAX,
-  SN_CALLBACK_PROJECT,
-  SN_CALLBACK_BEGIN_POSITION,
-  SN_CALLBACK_SOLVE_POSITION
+#define SN_X(id, name) SN_CALLBACK_##id,
+  SN_PLUGIN_CALLBACKS(SN_X)
+#undef SN_X
 } sn_plugin_callback;
+/// The name of a callback (NULL outside the list).
 const char *sn_plugin_callback_name(int32_t callback);
 /// The frozen event of a body or particle (slot index), with the culprit the
 /// plugin checks found, if any (then cleared).

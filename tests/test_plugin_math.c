@@ -1,0 +1,96 @@
+/* The shared solver steps of sinew/plugin_math.h on made-up rows, against
+ * their closed forms (numbers chosen exact in binary floating point): the
+ * XPBD multiplier step with compliance and damping, plain PBD's per-sweep
+ * stiffness, and one side of a limit row (speculative while open, soft once
+ * closed in the biased pass, rigid in the relax pass, never pulling). The
+ * plugins built on them are pinned in test_determinism.c and checked
+ * against physics in the joint and soft-body suites; reaction accounting is
+ * test_reactions.c. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sinew/plugin_math.h"
+
+static sn_step_info step(float h, int32_t substeps, int32_t iterations) {
+  sn_step_info info;
+  memset(&info, 0, sizeof info);
+  info.size = sizeof info;
+  info.h = h;
+  info.inv_h = 1.0f / h;
+  info.substeps = substeps;
+  info.iterations = iterations;
+  return info;
+}
+
+START_TEST(test_xpbd_delta_lambda) {
+  const sn_step_info info = step(0.5f, 4, 1); /* 1 / h^2 = 4 */
+  /* inextensible: the whole error, -c / wsum, whatever lambda and damping */
+  ck_assert_float_eq(sn_pm_xpbd_delta_lambda(&info, 0.5f, 2.0f, 3.0f, 0.25f, 0.0f, 7.0f), -0.25f);
+  /* compliant: alpha~ = 0.25 * 4 = 1; (-0.5 - 1 * 3) / (2 + 1) */
+  ck_assert_float_eq(sn_pm_xpbd_delta_lambda(&info, 0.5f, 2.0f, 3.0f, 0.25f, 0.25f, 0.0f), -3.5f / 3.0f);
+  /* damped: gamma = 1 / 0.5 = 2; (-0.5 - 3 - 2 (0.5 - 0.25)) / (3 * 2 + 1) = -4 / 7 */
+  ck_assert_float_eq(sn_pm_xpbd_delta_lambda(&info, 0.5f, 2.0f, 3.0f, 0.25f, 0.25f, 1.0f), -4.0f / 7.0f);
+}
+END_TEST
+
+START_TEST(test_pbd_sweep_stiffness) {
+  /* one sweep per step: the user's stiffness; full stiffness stays full */
+  sn_step_info info = step(0.25f, 1, 1);
+  ck_assert_float_eq(sn_pm_pbd_sweep_stiffness(&info, 0.75f), 0.75f);
+  info = step(0.25f, 4, 2);
+  ck_assert_float_eq(sn_pm_pbd_sweep_stiffness(&info, 1.0f), 1.0f);
+  /* 8 sweeps of k' leave (1 - k')^8 = 1 - k of the error */
+  const float k = sn_pm_pbd_sweep_stiffness(&info, 0.75f);
+  ck_assert_double_eq_tol(pow(1.0 - (double)k, 8.0), 0.25, 1e-6);
+  /* iterations 0 counts as one sweep per substep */
+  sn_step_info none = step(0.25f, 4, 0), one = step(0.25f, 4, 1);
+  ck_assert_float_eq(sn_pm_pbd_sweep_stiffness(&none, 0.5f), sn_pm_pbd_sweep_stiffness(&one, 0.5f));
+}
+END_TEST
+
+START_TEST(test_limit_impulse) {
+  const sn_pm_softness soft = {2.0f, 0.5f, 0.25f};
+  const float mass = 2.0f, inv_h = 10.0f;
+  float acc = 0.0f;
+  /* open gap 0.1 m closing at 3 m/s: may close it within the substep
+   * (1 m/s), no faster: -2 (-3 + 1) = 4 */
+  ck_assert_float_eq(sn_pm_limit_impulse(0.1f, -3.0f, mass, 1, inv_h, soft, &acc), 4.0f);
+  ck_assert_float_eq(acc, 4.0f);
+  /* at rest: the gap may close by 1 m/s, so -2 of the 4 back */
+  ck_assert_float_eq(sn_pm_limit_impulse(0.1f, 0.0f, mass, 1, inv_h, soft, &acc), -2.0f);
+  ck_assert_float_eq(acc, 2.0f);
+  /* opening: all of it back, never below 0 (a limit never pulls) */
+  ck_assert_float_eq(sn_pm_limit_impulse(0.1f, 5.0f, mass, 1, inv_h, soft, &acc), -2.0f);
+  ck_assert_float_eq(acc, 0.0f);
+  /* closed, violated by 0.5, biased pass: soft, bias 2 * -0.5 = -1, mass_scale
+   * 0.5: -0.5 * 2 (0 - 1) - 0.25 * 0 = 1 */
+  ck_assert_float_eq(sn_pm_limit_impulse(-0.5f, 0.0f, mass, 1, inv_h, soft, &acc), 1.0f);
+  ck_assert_float_eq(acc, 1.0f);
+  /* closing at 1 m/s in the relax pass: rigid, no bias: -2 * -1 = 2 more */
+  ck_assert_float_eq(sn_pm_limit_impulse(-0.5f, -1.0f, mass, 0, inv_h, soft, &acc), 2.0f);
+  ck_assert_float_eq(acc, 3.0f);
+  /* touching (c 0), biased pass: the soft row gives back impulse_scale of
+   * the accumulated impulse: -1 * 0 - 0.25 * 3 */
+  ck_assert_float_eq(sn_pm_limit_impulse(0.0f, 0.0f, mass, 1, inv_h, soft, &acc), -0.75f);
+  ck_assert_float_eq(acc, 2.25f);
+  /* separating fast: the accumulated impulse goes to 0, never below */
+  ck_assert_float_eq(sn_pm_limit_impulse(-0.5f, 10.0f, mass, 0, inv_h, soft, &acc), -2.25f);
+  ck_assert_float_eq(acc, 0.0f);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("plugin_math");
+  TCase *tc = tcase_create("helpers");
+  tcase_add_test(tc, test_xpbd_delta_lambda);
+  tcase_add_test(tc, test_pbd_sweep_stiffness);
+  tcase_add_test(tc, test_limit_impulse);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
