@@ -10,7 +10,7 @@
 #include "scenes.h"
 #include "sinew/thread_pool.h"
 #include "soak.h"
-#include "core/world_settings.h"
+#include "world/world_settings.h"
 #include "platform/platform.h" /* sn_thread_cpu_ms */
 
 static void sn_usage(FILE *f) {
@@ -141,7 +141,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "sinew-bench: --size, --steps must be >= 0\n");
     return 2;
   }
-  /* 0 keeps the scene's own; else the world setting's range (core/world_settings.h) */
+  /* 0 keeps the scene's own; else the world setting's range (world/world_settings.h) */
   const struct {
     const char *option;
     int32_t value, setting;

@@ -20,7 +20,7 @@
  * SPDX-License-Identifier: MIT */
 #include "fuzz_common.h"
 
-#include "core/snapshot.h"
+#include "world/snapshot.h"
 #include "shipped.h"
 #include "sinew/sinew.h"
 

@@ -37,7 +37,7 @@
 
 #include "fuzz_common.h"
 
-#include "core/world.h"
+#include "world/world.h"
 #include "shipped.h"
 #include "sinew/sinew.h"
 

@@ -13,7 +13,7 @@
 #include "sinew/sinew.h"
 
 /* private: clear the last error before a call, snapshot the raw world state */
-#include "core/world.h"
+#include "world/world.h"
 #include "report.h" /* SN_PROFILE_PARTS */
 
 #define DT       (1.0f / 60.0f)

@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/world.h"
+#include "world/world.h"
 #include "report.h"
 #include "scenes.h"
 

@@ -10,8 +10,8 @@
 #include "sinew/sinew.h"
 
 #include "collision/distance.h"
-#include "core/constants.h"
-#include "core/math.h"
+#include "base/constants.h"
+#include "base/math.h"
 
 #define TOL       1.0e-5f
 #define PI_F      3.14159265f

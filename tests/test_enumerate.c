@@ -1,4 +1,4 @@
-/* Enumeration and read-back getters (engine/src/core/enumerate.c): bodies and
+/* Enumeration and read-back getters (engine/src/world/enumerate.c): bodies and
  * constraints listed in slot order without the destroyed ones, defs that
  * recreate world, body and shape bit for bit, constraint type/bodies/break
  * force/collide flag, and every getter's answer to stale, foreign and null

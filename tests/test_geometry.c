@@ -8,8 +8,8 @@
 
 #include "sinew/sinew.h"
 
-#include "core/constants.h"
-#include "core/math.h"
+#include "base/constants.h"
+#include "base/math.h"
 #include "geometry/geometry.h"
 
 #define SQRT2 1.41421356f

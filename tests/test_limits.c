@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/math.h"
-#include "core/snapshot.h"
-#include "core/world.h"
+#include "base/math.h"
+#include "world/snapshot.h"
+#include "world/world.h"
 #include "sinew/scene_file.h"
 #include "soft_support.h"
 

@@ -11,8 +11,8 @@
 #include "sinew/sinew.h"
 
 #include "collision/manifold.h"
-#include "core/constants.h"
-#include "core/math.h"
+#include "base/constants.h"
+#include "base/math.h"
 #include "rigid/contact_wide.h"
 
 #define TOL   1.0e-5f

@@ -9,8 +9,9 @@
 #include "sinew/sinew.h"
 
 #include "collision/manifold.h"
-#include "core/math.h"
-#include "core/world.h"
+#include "base/math.h"
+#include "world/step.h"
+#include "world/world.h"
 #include "scenes.h"
 
 #define SN_TEST_PI 3.14159265358979323846

@@ -1,13 +1,13 @@
-/* The slot pool (core/pool.h): LIFO reuse, generations, retirement of spent
+/* The slot pool (base/pool.h): LIFO reuse, generations, retirement of spent
  * slots, growth failures, iteration and the restored-pool check. */
 #include <check.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
-#include "core/array.h"
-#include "core/pool.h"
+#include "base/alloc.h"
+#include "base/array.h"
+#include "base/pool.h"
 
 /* An element with its bookkeeping in the middle, as the world's objects. */
 typedef struct item {

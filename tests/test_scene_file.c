@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/world.h"
+#include "world/world.h"
 #include "scene_support.h"
 #include "sinew/scene_file.h"
 

@@ -1,5 +1,5 @@
 /* The docs' tables of world settings and limits are the engine's tables
- * (engine/src/core/world_settings.h, SN_WORLD_SETTINGS and SN_WORLD_LIMITS)
+ * (engine/src/world/world_settings.h, SN_WORLD_SETTINGS and SN_WORLD_LIMITS)
  * rendered: each generated table in docs/user-guide.md and
  * docs/scene-format.md follows a line "<!-- generated: NAME, ... -->" and
  * must equal the rendering here, row for row (the same settings, defaults,
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/world_settings.h"
+#include "world/world_settings.h"
 #include "platform/platform.h" /* SN_PRINTF */
 #include "sinew/sinew.h"
 
@@ -235,7 +235,7 @@ static bool sync_span(char **doc, const char *path, span s, const char *want, co
   if (have == n && memcmp(*doc + s.begin, want, n) == 0) return true;
   if (!write) {
     ck_assert_msg(false,
-                  "%s: the %s differ from engine/src/core/world_settings.h; expected:\n%s\ngot:\n%.*s\n(run "
+                  "%s: the %s differ from engine/src/world/world_settings.h; expected:\n%s\ngot:\n%.*s\n(run "
                   "tests/test_settings_doc --write)",
                   path, what, want, (int)have, *doc + s.begin);
   }

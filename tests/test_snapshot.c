@@ -19,8 +19,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/snapshot.h"
-#include "core/world.h"
+#include "world/snapshot.h"
+#include "world/world.h"
 #include "joint_support.h"
 #include "scenes.h"
 #include "sinew/thread_pool.h"

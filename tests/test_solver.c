@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
-#include "core/world.h"
+#include "base/alloc.h"
+#include "world/world.h"
 #include "scenes.h"
 #include "rigid/contact_wide.h"
 #include "sinew/sinew.h"

@@ -5,7 +5,8 @@
  * return SN_ERR_OUT_OF_MEMORY and leave the world byte for byte as it was
  * (the snapshot, the counters, the last step's events, the end events held
  * for the next one); with memory back the next steps must give exactly what
- * a world that never failed got. */
+ * a world that never failed got. Every step's arena allocations fit the
+ * scratch the step reserved (sn_arena.misses stays zero). */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,7 +16,7 @@
 #include "sinew/sinew.h"
 #include "sinew/thread_pool.h"
 
-#include "core/world.h"
+#include "world/world.h"
 #include "scenes.h"
 #include "shipped.h"
 #include "soft_support.h"
@@ -356,6 +357,10 @@ static void run_scene(const scene_spec *spec) {
     ref_alloc.calls = 0;
     ck_assert_int_eq(sn_world_step(ref.world, DT), SN_OK);
     calls[s] = ref_alloc.calls;
+    /* every arena allocation of the step fit what the step reserved: the
+     * modules' scratch bytes (world/step.c) cover each of them */
+    ck_assert_msg(ref.world->arena.misses == 0, "%s, step %d: %lld arena allocations past the reservation", spec->name,
+                  s, (long long)ref.world->arena.misses);
     after[s] = capture(ref.world);
   }
   sn_scene_destroy(&ref);
@@ -386,6 +391,9 @@ static void run_scene(const scene_spec *spec) {
       /* memory is back: this step and the next as the world that never failed */
       alloc.fail_at = -1;
       ck_assert_int_eq(sn_world_step(v.world, DT), SN_OK);
+      ck_assert_msg(v.world->arena.misses == 0,
+                    "%s, step %d, allocation %ld failed: arena allocations past the reservation after", spec->name, s,
+                    k);
       now = capture(v.world);
       assert_same(&now, after + s, spec->name, s, k, "the step after");
       release(&now);

@@ -16,8 +16,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/tasks.h"
-#include "core/world.h"
+#include "base/tasks.h"
+#include "world/world.h"
 #include "report.h"
 #include "scenes.h"
 #include "sinew/thread_pool.h"
@@ -313,7 +313,7 @@ START_TEST(test_stage_runner_order_and_coverage) {
     }
     sn_stage_add(&r, 0, 0, 0, 0, 1, 1); /* empty: skipped */
     ck_assert_int_eq(r.count, RUN_STAGES);
-    sn_stage_run(w, &r);
+    sn_stage_run(&w->tasks, &r);
     ck_assert_int_eq(atomic_load(&probe.main_only_off_main), 0);
     ck_assert_int_eq(atomic_load(&probe.order_errors), 0);
     for (int32_t i = 0; i < RUN_ITEMS; ++i) ck_assert_int_eq(probe.value[i], RUN_STAGES * (RUN_STAGES + 1) / 2);
@@ -387,7 +387,7 @@ START_TEST(test_stalled_helper_goes_solo) {
     sn_stage_runner_init_on(&r, w->stages.data, 8, 2, stall_stage, &probe);
     probe.runner = &r;
     for (int32_t k = 0; k < 8; ++k) sn_stage_add(&r, 0, k, 0, RUN_ITEMS, 1, 1);
-    sn_stage_run(w, &r);
+    sn_stage_run(&w->tasks, &r);
     /* whoever ran what, every item saw every stage once */
     for (int32_t i = 0; i < RUN_ITEMS; ++i) ck_assert_int_eq(probe.value[i], 8 * 9 / 2);
     if (atomic_load(&probe.slept)) break;
@@ -396,16 +396,16 @@ START_TEST(test_stalled_helper_goes_solo) {
    * once ran the step's only helper inline, which then gave up), and stalled */
   ck_assert_msg(atomic_load(&probe.slept) == 1, "the helper never ran a block of stage 2+ in %d tries", attempt);
   /* the caller then did the rest alone and the world backs off... */
-  ck_assert_int_gt(w->solo_runs, 0);
+  ck_assert_int_gt(w->tasks.solo_runs, 0);
   ck_assert_int_gt(atomic_load(&probe.main_blocks), atomic_load(&probe.helper_blocks));
   /* ...so the next run starts no helper */
   int32_t before = atomic_load(&probe.helper_blocks);
-  int32_t solo = w->solo_runs;
+  int32_t solo = w->tasks.solo_runs;
   sn_stage_runner_init_on(&r, w->stages.data, 8, 2, stall_stage, &probe);
   sn_stage_add(&r, 0, 0, 0, RUN_ITEMS, 1, 1);
-  sn_stage_run(w, &r);
+  sn_stage_run(&w->tasks, &r);
   ck_assert_int_eq(atomic_load(&probe.helper_blocks), before);
-  ck_assert_int_eq(w->solo_runs, solo - 1);
+  ck_assert_int_eq(w->tasks.solo_runs, solo - 1);
   sn_destroy_world(w);
   sn_thread_pool_destroy(pool);
 }

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "collision/tree.h"
-#include "core/alloc.h"
+#include "base/alloc.h"
 
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                   */

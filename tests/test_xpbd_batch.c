@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/world.h"
+#include "world/world.h"
 #include "soft_support.h"
 
 /* A cloth with every code path of the two batched types in it: soft links

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/world.h"
+#include "world/world.h"
 
 #define SN_CONF_STEPS 120
 #define SN_CONF_DT    (1.0f / 60.0f)

@@ -6,7 +6,7 @@
  * shapes, soft bodies and constraints below are the format's own, fixed here
  * whatever the engine's defaults; the world settings (gravity and the
  * "settings" keys) come from the engine's one table of them,
- * core/world_settings.h, keys, ranges and defaults alike. */
+ * world/world_settings.h, keys, ranges and defaults alike. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,7 +15,7 @@
 
 #include <cJSON.h>
 
-#include "core/world_settings.h"
+#include "world/world_settings.h"
 #include "platform/file_io.h"
 #include "platform/platform.h"
 #include "json_text.h"
@@ -453,7 +453,7 @@ static bool read_name(loader *L, const cJSON *n, const char **out) {
 /* ------------------------------------------------------------------------ */
 /* Settings                                                                  */
 
-/// A setting's value (its line of core/world_settings.h gives type and range).
+/// A setting's value (its line of world/world_settings.h gives type and range).
 static bool read_setting(loader *L, const cJSON *n, const sn_setting_info *info) {
   void *field = (char *)&L->settings + info->offset;
   range r = {info->min, info->max, (info->flags & SN_SETTING_ABOVE_MIN) != 0};

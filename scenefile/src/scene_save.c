@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/world_settings.h"
+#include "world/world_settings.h"
 #include "platform/file_io.h"
 #include "platform/platform.h"
 #include "scene_internal.h"

@@ -4,11 +4,11 @@
 #include <assert.h>
 #include <string.h>
 
-#include "core/constants.h"
-#include "core/math.h"
-#include "core/tasks.h"
-#include "core/world.h"
-#include "core/world_pool.h"
+#include "base/constants.h"
+#include "base/math.h"
+#include "base/tasks.h"
+#include "world/world.h"
+#include "world/world_pool.h"
 
 bool sn_should_shapes_collide(const sn_world *w, const sn_shape *a, const sn_shape *b) {
   if (a->body == b->body) return false;
@@ -396,6 +396,8 @@ static void sn_narrow_stage(void *context, const sn_stage *stage, int32_t begin,
   for (int32_t ci = begin; ci < end; ++ci) w->contact_status.data[ci] = sn_narrow_one(w, ci);
 }
 
+size_t sn_narrowphase_scratch_bytes(void) { return sn_stage_runner_bytes(1); }
+
 /* Manifolds are computed in parallel (each contact reads shapes and bodies
  * and writes only itself); destruction, wake-ups and events follow in one
  * pass in contact order, which visits only contacts with something to do. A
@@ -406,14 +408,14 @@ void sn_update_contacts(sn_world *w) {
   int32_t count = w->contacts.count;
   /* (reserved by sn_solve_reserve: these allocate nothing) */
   bool parallel = sn_array_reserve(&w->mem, w->contact_status, count) &&
-                  sn_arena_reserve(&w->arena, &w->mem, sn_stage_runner_bytes(1));
+                  sn_arena_reserve(&w->arena, &w->mem, sn_narrowphase_scratch_bytes());
   assert(parallel);
   sn_stage_runner runner;
   int32_t workers = count >= w->parallel_min_items ? w->worker_count : 1;
   if (parallel) parallel = sn_stage_runner_init(&runner, &w->arena, 1, workers, sn_narrow_stage, w);
   if (parallel) {
     sn_stage_add(&runner, 0, 0, 0, count, 32, 1);
-    sn_stage_run(w, &runner);
+    sn_stage_run(&w->tasks, &runner);
     sn_arena_reset(&w->arena);
   }
   bool woke = !parallel; /* without the parallel pass every contact is computed here */

@@ -12,8 +12,8 @@
 
 #include "collision/distance.h"
 #include "collision/support.h"
-#include "core/constants.h"
-#include "core/math.h"
+#include "base/constants.h"
+#include "base/math.h"
 
 /// Upper bound on GJK iterations; two 8-gons need far fewer.
 #define SN_GJK_MAX_ITERATIONS 32

@@ -40,9 +40,9 @@
 
 #include "collision/manifold.h"
 #include "collision/support.h"
-#include "core/constants.h"
-#include "core/math.h"
-#include "core/simd4.h"
+#include "base/constants.h"
+#include "base/math.h"
+#include "base/simd4.h"
 
 /// Forces inlining, so that callers passing constant vertex counts get the
 /// loops unrolled and in-place writers get their helpers in registers. The

@@ -2,8 +2,8 @@
  * user's callback runs on a locked world (sn_world_lock): it may read and
  * query again, but a call that changes the world is refused, so the tree
  * being walked stays as it is. */
-#include "core/math.h"
-#include "core/world.h"
+#include "base/math.h"
+#include "world/world.h"
 
 typedef struct sn_overlap_ctx {
   sn_world *w;

@@ -3,7 +3,7 @@
 #ifndef SN_COLLISION_SUPPORT_H
 #define SN_COLLISION_SUPPORT_H
 
-#include "core/math.h"
+#include "base/math.h"
 
 /// Index of the point furthest along d (the first one on ties, for
 /// determinism).

@@ -44,7 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/math.h"
+#include "base/math.h"
 
 /// Entries of the fixed traversal stack of the queries (on the C stack, no
 /// allocation). A depth-first walk needs at most height + 1 entries, so this

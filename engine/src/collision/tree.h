@@ -6,7 +6,7 @@
 #ifndef SN_COLLISION_TREE_H
 #define SN_COLLISION_TREE_H
 
-#include "core/alloc.h"
+#include "base/alloc.h"
 #include "sinew/types.h"
 
 #define SN_NULL_NODE (-1)

@@ -5,9 +5,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/math.h"
-#include "core/world.h"
-#include "core/world_pool.h"
+#include "base/math.h"
+#include "world/world.h"
+#include "world/world_pool.h"
 
 sn_constraint_def sn_default_constraint_def(void) {
   sn_constraint_def def;
@@ -478,6 +478,10 @@ size_t sn_reaction_bytes(int32_t endpoints) {
              : 0;
 }
 
+size_t sn_breaking_scratch_bytes(const sn_world *w) {
+  return sn_reaction_bytes(w->constraint_lists.breakable_endpoints);
+}
+
 /* The reaction over the last step (zero without get_reaction). The views
  * come from arena (reset first) when not NULL: the step reserved it
  * (sn_solve_reserve); else from the allocator. False when out of memory. */
@@ -549,7 +553,7 @@ bool sn_constraint_lists_update(sn_world *w) {
       if (!sn_array_push(&w->mem, l->breakable, i)) return false;
       l->breakable_endpoints = sn_maxi(l->breakable_endpoints, (int32_t)t->body_count + k->particle_count);
     }
-    /* as the solver decides (solver.c, sn_xpbd_batched) */
+    /* as the solver decides (soft/xpbd_schedule.c, sn_xpbd_batched) */
     if (w->xpbd_batch_off || t->solve_particles == NULL) {
       if (!sn_array_push(&w->mem, l->items, i)) return false;
       l->items_endpoints += (int32_t)t->body_count + k->particle_count;
@@ -581,6 +585,8 @@ void sn_constraints_check_breaking(sn_world *w, float dt) {
   const bool listed = sn_constraint_lists_update(w);
   const sn_constraint_lists *l = &w->constraint_lists;
   const int32_t count = listed ? l->breakable.count : w->constraints.count;
+  /* the reactions' views (within what the step reserved: no allocation) */
+  if (listed) sn_arena_reserve(&w->arena, &w->mem, sn_breaking_scratch_bytes(w));
   for (int32_t n = 0; n < count; ++n) {
     int32_t i = listed ? l->breakable.data[n] : n;
     sn_constraint *k = w->constraints.data + i;

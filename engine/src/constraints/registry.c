@@ -27,9 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
-#include "core/array.h"
-#include "core/world.h"
+#include "base/alloc.h"
+#include "base/array.h"
+#include "world/world.h"
 #include "platform/platform.h"
 #include "platform/plugin_file.h"
 #include "sinew/sinew.h"

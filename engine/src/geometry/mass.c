@@ -13,7 +13,7 @@
 
 #include "sinew/sinew.h"
 
-#include "core/math.h"
+#include "base/math.h"
 #include "geometry/geometry.h"
 
 /// Area, first moment and polar second moment (about the local origin of the

@@ -11,8 +11,8 @@
 
 #include "sinew/sinew.h"
 
-#include "core/constants.h"
-#include "core/math.h"
+#include "base/constants.h"
+#include "base/math.h"
 #include "geometry/geometry.h"
 
 /// Largest absolute deviation from 1 of a unit normal, and from 0 of the

@@ -14,7 +14,7 @@
 
 #include "sinew/sinew.h"
 
-#include "core/math.h"
+#include "base/math.h"
 #include "geometry/geometry.h"
 
 /* ------------------------------------------------------------------------ */

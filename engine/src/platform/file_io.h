@@ -1,6 +1,6 @@
 /* Files (internal, part of the platform layer: platform.h): reading a path
  * without hanging on a FIFO, and replacing a file atomically. Used by the
- * snapshot files (core/snapshot_file.c) and, compiled into it too, by the scene
+ * snapshot files (world/snapshot_file.c) and, compiled into it too, by the scene
  * library (scenefile/). Messages are one line naming the path and the
  * system's reason. file_io_posix.c or file_io_win32.c implements it. */
 #ifndef SN_PLATFORM_FILE_IO_H

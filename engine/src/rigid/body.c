@@ -1,10 +1,10 @@
 /* Bodies: creation, destruction, mass, state access, waking and sleeping. */
 #include <string.h>
 
-#include "core/constants.h"
-#include "core/math.h"
-#include "core/world.h"
-#include "core/world_pool.h"
+#include "base/constants.h"
+#include "base/math.h"
+#include "world/world.h"
+#include "world/world_pool.h"
 
 sn_body_def sn_default_body_def(void) {
   sn_body_def def;

@@ -19,13 +19,15 @@
  * approximations): results are deterministic. */
 #include "rigid/contact_wide.h"
 
+#include "world/world.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <math.h>
 #include <string.h>
 
-#include "core/math.h"
-#include "core/simd4.h"
+#include "base/math.h"
+#include "base/simd4.h"
 
 #if defined(__SSE2__) && (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
 #define SN_HAVE_AVX2 1

@@ -3,9 +3,20 @@
 #ifndef SN_RIGID_CONTACT_WIDE_H
 #define SN_RIGID_CONTACT_WIDE_H
 
-#include "core/alloc.h"
-#include "core/world.h"
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "sinew/types.h"
+
+#include "base/alloc.h"
+
+/// What the contact colouring needs of a solver contact (solver.c,
+/// contact_wide.c): its solver bodies (the static slot for bodies that are
+/// not awake) and which of them the contact can change.
+typedef struct sn_wide_key {
+  int32_t ia, ib;
+  uint32_t dynamic; ///< bit 0: body a can move, bit 1: body b
+} sn_wide_key;
 
 typedef struct sn_softness {
   float bias_rate, mass_scale, impulse_scale;

@@ -4,9 +4,11 @@
  * awake while they move). An island whose every body has been slow for
  * SN_TIME_TO_SLEEP falls asleep as a unit; its bodies are linked in a cycle
  * through sn_body.sleep_next so that waking any member wakes them all. */
-#include "core/constants.h"
-#include "core/math.h"
-#include "core/world.h"
+#include "rigid/island.h"
+
+#include "base/constants.h"
+#include "base/math.h"
+#include "world/world.h"
 
 static int32_t sn_find_root(int32_t *parent, int32_t i) {
   while (parent[i] != i) {
@@ -14,6 +16,11 @@ static int32_t sn_find_root(int32_t *parent, int32_t i) {
     i = parent[i];
   }
   return i;
+}
+
+size_t sn_island_scratch_bytes(int32_t awake_count) {
+  /* parent, min_sleep and last below; 16 bytes of alignment each */
+  return (size_t)awake_count * (2 * sizeof(int32_t) + sizeof(float)) + 64;
 }
 
 void sn_update_sleep(sn_world *w, float dt) {
@@ -25,8 +32,7 @@ void sn_update_sleep(sn_world *w, float dt) {
   }
   /* scratch from the step arena: parent, island min sleep time, next link */
   sn_arena_reset(&w->arena);
-  size_t bytes = (size_t)n * (2 * sizeof(int32_t) + sizeof(float)) + 64;
-  if (!sn_arena_reserve(&w->arena, &w->mem, bytes)) return;
+  if (!sn_arena_reserve(&w->arena, &w->mem, sn_island_scratch_bytes(n))) return;
   int32_t *parent = sn_arena_alloc(&w->arena, (size_t)n * sizeof(int32_t));
   float *min_sleep = sn_arena_alloc(&w->arena, (size_t)n * sizeof(float));
   int32_t *last = sn_arena_alloc(&w->arena, (size_t)n * sizeof(int32_t));

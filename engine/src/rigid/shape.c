@@ -2,10 +2,10 @@
  * chains of smooth one-sided segments. */
 #include <string.h>
 
-#include "core/constants.h"
-#include "core/math.h"
-#include "core/world.h"
-#include "core/world_pool.h"
+#include "base/constants.h"
+#include "base/math.h"
+#include "world/world.h"
+#include "world/world_pool.h"
 
 sn_shape_def sn_default_shape_def(void) {
   sn_shape_def def;

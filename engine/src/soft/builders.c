@@ -18,7 +18,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/world.h"
+#include "world/world.h"
 
 /* Most particles one builder makes (keeps index arithmetic in int32_t). */
 #define SN_BUILDER_MAX_PARTICLES (1 << 20)

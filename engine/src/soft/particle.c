@@ -2,9 +2,9 @@
  * stage that moves them lives in soft/soft_step.c. */
 #include <string.h>
 
-#include "core/math.h"
-#include "core/world.h"
-#include "core/world_pool.h"
+#include "base/math.h"
+#include "world/world.h"
+#include "world/world_pool.h"
 
 #define SN_CHECK(w)                                                                                                    \
   do {                                                                                                                 \

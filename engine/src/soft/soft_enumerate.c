@@ -3,8 +3,8 @@
  * edges and constraints). Declared at the end of sinew/soft.h. */
 #include <string.h>
 
-#include "core/world.h"
-#include "core/world_pool.h"
+#include "world/world.h"
+#include "world/world_pool.h"
 
 int32_t sn_world_get_soft_body_count(sn_world *w) { return w ? w->soft_count : 0; }
 

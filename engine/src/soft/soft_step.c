@@ -15,10 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/constants.h"
-#include "core/math.h"
+#include "base/constants.h"
+#include "base/math.h"
 #include "geometry/geometry.h"
 #include "soft/soft_step.h"
+#include "world/world.h"
 
 /* Self-collision passes of a sweep: repeated while a pass corrected an
  * overlap above this fraction of a pair's contact distance, at most this
@@ -418,7 +419,7 @@ int32_t sn_find_close_pairs(sn_mem *mem, const sn_vec2 *points, const float *rea
 /* ------------------------------------------------------------------------ */
 /* Step                                                                      */
 
-size_t sn_soft_bytes(const sn_world *w) {
+size_t sn_soft_scratch_bytes(const sn_world *w) {
   size_t n = (size_t)w->particles.count;
   return n * (sizeof(sn_solver_body) + sizeof(sn_constraint_body) + sizeof(sn_vec2) + 9 * sizeof(float) + 1) +
          (size_t)(w->awake_bodies.capacity + 1) * sizeof(sn_vec2) + 6 * 64;

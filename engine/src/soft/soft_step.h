@@ -1,10 +1,16 @@
 /* The soft-body part of a step (internal): particle states, candidate
- * collision pairs, prediction, collisions and the velocity pass. The rigid
- * solver (rigid/solver.c) calls these at the points of the step docs/architecture.md lists. */
+ * collision pairs, prediction, collisions and the velocity pass. The step
+ * (world/step.c) calls these at the points of the step docs/architecture.md lists. */
 #ifndef SN_SOFT_STEP_H
 #define SN_SOFT_STEP_H
 
-#include "core/world.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sinew/plugin.h"
+
+#include "base/alloc.h"
 #include "rigid/contact_wide.h"
 
 /// Particle state of one step (arena memory, indexed by particle slot).
@@ -52,8 +58,9 @@ bool sn_soft_find_candidates(sn_world *w, float dt);
 /// Wakes the sleeping bodies a moving particle may hit (their sleep timers
 /// start again), in candidate order: where the solver gathers awake bodies.
 void sn_soft_wake_candidates(sn_world *w);
-/// Arena bytes sn_soft_begin needs.
-size_t sn_soft_bytes(const sn_world *w);
+/// Arena bytes sn_soft_begin takes (it reads the capacity of the awake
+/// body list, reserved before).
+size_t sn_soft_scratch_bytes(const sn_world *w);
 /// Fills the particle states and views (arena memory reserved by the caller).
 bool sn_soft_begin(sn_world *w, sn_soft_context *s, float dt, int32_t substeps, sn_body_state *rigid,
                    int32_t rigid_count);

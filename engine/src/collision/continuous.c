@@ -1,0 +1,197 @@
+/* Continuous collision (the step's pass after the solver's write back): a
+ * fast body (sn_body.is_fast, set by the write back) is swept over the step
+ * against the static tree and the moving bodies, each swept over the step as
+ * it moved, and stopped at its first time of impact. */
+#include "collision/continuous.h"
+
+#include "base/constants.h"
+#include "base/math.h"
+#include "collision/distance.h"
+#include "world/world.h"
+
+typedef struct sn_toi_query {
+  sn_world *w;
+  int32_t body_index;
+  const sn_shape *shape;
+  sn_sweep sweep;
+  float fraction;
+  bool bullet;
+  bool recheck;      ///< second pass: only fast bodies the first pass stopped
+  int32_t hit_shape; ///< the fast body's shape and the other shape of the
+  int32_t hit_other; ///< earliest hit (SN_NULL_INDEX: none yet)
+} sn_toi_query;
+
+/* A body's motion over the step: from the step's start pose to its pose now
+ * (a body that was not in the step did not move). */
+static sn_sweep sn_step_sweep(const sn_body *b) {
+  if (b->solver_index < 0) return (sn_sweep){b->local_center, b->center, b->center, b->xf.q, b->xf.q};
+  return (sn_sweep){b->local_center, b->center0, b->center, b->q0, b->xf.q};
+}
+
+/* A fast body that continuous collision stopped this step: it moved only
+ * to o->toi_fraction of its motion and stayed there (until it is handled,
+ * toi_fraction is 1). */
+static bool sn_toi_stopped(const sn_body *o) { return o->is_fast && o->solver_index >= 0 && o->toi_fraction < 1.0f; }
+
+/* Time of impact of the fast body b (proxy_b, sweep_b) against shape
+ * proxy_a of body o within max_fraction of the step. o moves as it did over
+ * the step; one that was stopped moved along its sweep until then and rests
+ * after, so the step is split at that time. */
+static sn_toi_output sn_toi_against(const sn_body *o, const sn_shape_proxy *proxy_a, const sn_shape_proxy *proxy_b,
+                                    const sn_sweep *sweep_b, float max_fraction) {
+  sn_toi_input input;
+  input.proxy_a = *proxy_a;
+  input.proxy_b = *proxy_b;
+  input.sweep_a = sn_step_sweep(o);
+  input.sweep_b = *sweep_b;
+  input.max_fraction = max_fraction;
+  const float split = o->toi_fraction;
+  if (!sn_toi_stopped(o)) return sn_time_of_impact(&input);
+  /* before the split: both sweeps cut at it, the time rescaled */
+  sn_transform mid = sn_sweep_get_transform(sweep_b, split);
+  sn_vec2 mid_center = sn_transform_point(mid, sweep_b->local_center);
+  input.sweep_b = (sn_sweep){sweep_b->local_center, sweep_b->c1, mid_center, sweep_b->q1, mid.q};
+  input.max_fraction = split > 0.0f ? sn_minf(1.0f, max_fraction / split) : 0.0f;
+  sn_toi_output out = sn_time_of_impact(&input);
+  if (out.state == SN_TOI_HIT) {
+    out.fraction *= split;
+    return out;
+  }
+  if (out.state != SN_TOI_SEPARATED || !(max_fraction > split)) return out;
+  /* after it: o at rest where it stopped */
+  const float separation0 = out.separation0;
+  input.sweep_a = (sn_sweep){o->local_center, o->center, o->center, o->xf.q, o->xf.q};
+  input.sweep_b = (sn_sweep){sweep_b->local_center, mid_center, sweep_b->c2, mid.q, sweep_b->q2};
+  input.max_fraction = sn_minf(1.0f, (max_fraction - split) / (1.0f - split));
+  out = sn_time_of_impact(&input);
+  out.fraction = split + out.fraction * (1.0f - split);
+  out.separation0 = separation0;
+  return out;
+}
+
+/* Where body o is at fraction t of the step, as sn_toi_against sees it. */
+static sn_transform sn_toi_other_transform(const sn_body *o, float t) {
+  const float split = o->toi_fraction;
+  const bool stopped = sn_toi_stopped(o);
+  if (stopped && t >= split) return o->xf;
+  const sn_sweep sweep = sn_step_sweep(o);
+  return sn_sweep_get_transform(&sweep, stopped ? t / split : t);
+}
+
+static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *context) {
+  (void)proxy_id;
+  sn_toi_query *q = context;
+  sn_world *w = q->w;
+  const sn_shape *other = w->shapes.data + shape_index;
+  if (other->body == q->body_index) return true;
+  if ((q->shape->category_bits & other->mask_bits) == 0 || (other->category_bits & q->shape->mask_bits) == 0)
+    return true;
+  const sn_body *ob = w->bodies.data + other->body;
+  /* Bullets also stop at moving bodies that are not bullets, and fast
+   * bodies at every moving body, each swept over the step as it moved. */
+  const bool moving = ob->type != SN_BODY_STATIC;
+  if (moving && q->bullet && ob->is_bullet) return true;
+  if (q->recheck && !sn_toi_stopped(ob)) return true;
+  /* one-sided chain segments: ignore sweeps that start behind the segment */
+  if (other->geom.type == SN_SHAPE_CHAIN_SEGMENT) {
+    sn_vec2 p1 = sn_transform_point(ob->xf, other->geom.chain_segment.segment.point1);
+    sn_vec2 p2 = sn_transform_point(ob->xf, other->geom.chain_segment.segment.point2);
+    sn_vec2 normal = sn_right_perp(sn_normalize(sn_sub(p2, p1)));
+    sn_vec2 c1 = q->sweep.c1;
+    /* bodies collide from the right (the normal side); skip sweeps that start behind */
+    if (sn_dot(sn_sub(c1, p1), normal) < 0.0f) return true;
+  }
+  const sn_shape_proxy proxy_a = sn_make_proxy(&other->geom), proxy_b = sn_make_proxy(&q->shape->geom);
+  sn_toi_output out = sn_toi_against(ob, &proxy_a, &proxy_b, &q->sweep, q->fraction);
+  /* A fast body that is not a bullet skips moving bodies it was already
+   * near when the step began: their contact had points within the
+   * speculative distance, and the solver kept the pair apart. The others
+   * had none, so nothing stopped a body knocked fast in mid-step (a rock
+   * struck by a bullet) from plunging into them. */
+  if (moving && !q->bullet && !(out.separation0 >= SN_SPECULATIVE_DISTANCE)) return true;
+  if (out.state == SN_TOI_HIT && out.fraction > 0.0f && out.fraction < q->fraction) {
+    q->fraction = out.fraction;
+    q->hit_shape = (int32_t)(q->shape - w->shapes.data);
+    q->hit_other = shape_index;
+  }
+  return true;
+}
+
+/* A fast body stopped at its time of impact against a moving body keeps
+ * no approach along the contact normal: the two take an inelastic impulse
+ * (linear momentum kept; a kinematic body counts as infinitely heavy).
+ * Without it the body kept its speed and was stopped again every step a
+ * little behind a body moving ahead of it, with nothing from behind
+ * stopped at it. */
+static void sn_toi_inelastic(sn_world *w, sn_body *b, const sn_toi_query *q) {
+  const sn_shape *sa = w->shapes.data + q->hit_shape, *so = w->shapes.data + q->hit_other;
+  sn_body *o = w->bodies.data + so->body;
+  sn_distance_input in;
+  in.proxy_a = sn_make_proxy(&so->geom);
+  in.proxy_b = sn_make_proxy(&sa->geom);
+  in.transform_a = sn_toi_other_transform(o, q->fraction);
+  in.transform_b = b->xf;
+  in.use_radii = false;
+  sn_distance_output d = sn_shape_distance(&in, NULL);
+  const sn_vec2 n = d.normal; /* from the other to the fast body */
+  if (!(d.distance > 0.0f)) return;
+  float approach = sn_dot(sn_sub(b->v, o->v), n);
+  if (!(approach < 0.0f)) return;
+  float wb = b->inv_mass, wo = o->type == SN_BODY_DYNAMIC ? o->inv_mass : 0.0f;
+  if (!(wb + wo > 0.0f)) return;
+  float impulse = -approach / (wb + wo);
+  b->v = sn_mul_add(b->v, wb * impulse, n);
+  o->v = sn_mul_add(o->v, -wo * impulse, n);
+}
+
+static void sn_solve_continuous(sn_world *w, int32_t body_index, bool recheck) {
+  sn_body *b = w->bodies.data + body_index;
+  sn_toi_query q;
+  q.w = w;
+  q.body_index = body_index;
+  q.sweep = sn_step_sweep(b);
+  q.fraction = 1.0f;
+  q.bullet = b->is_bullet;
+  q.recheck = recheck;
+  q.hit_shape = SN_NULL_INDEX;
+  q.hit_other = SN_NULL_INDEX;
+  sn_transform xf1 = {sn_sub(b->center0, sn_rotate(b->q0, b->local_center)), b->q0};
+  for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
+    q.shape = w->shapes.data + s;
+    sn_aabb box1 = sn_geometry_compute_aabb(&q.shape->geom, xf1);
+    sn_aabb box2 = sn_geometry_compute_aabb(&q.shape->geom, b->xf);
+    sn_aabb box = sn_aabb_union(box1, box2);
+    sn_tree_query(&w->static_tree, box, q.shape->mask_bits, sn_toi_query_fcn, &q);
+    sn_tree_query(&w->dynamic_tree, box, q.shape->mask_bits, sn_toi_query_fcn, &q);
+  }
+  b->toi_fraction = q.fraction;
+  if (q.fraction < 1.0f) {
+    sn_transform xf = sn_sweep_get_transform(&q.sweep, q.fraction);
+    b->xf = xf;
+    b->center = sn_transform_point(xf, b->local_center);
+    if (w->bodies.data[w->shapes.data[q.hit_other].body].type != SN_BODY_STATIC) sn_toi_inelastic(w, b, &q);
+  }
+}
+
+void sn_continuous_solve(sn_world *w) {
+  const int32_t nb = w->awake_bodies.count;
+  bool stopped = false;
+  for (int32_t k = 0; k < nb; ++k) {
+    if (!w->bodies.data[w->awake_bodies.data[k]].is_fast) continue;
+    sn_solve_continuous(w, w->awake_bodies.data[k], false);
+    stopped = stopped || w->bodies.data[w->awake_bodies.data[k]].toi_fraction < 1.0f;
+  }
+  /* A fast body handled before one that was then stopped was swept
+   * against that one's whole motion, and may run into where it stopped
+   * (two bodies flung together, the second caught by a third): once more
+   * for those, against the stopped bodies only. */
+  for (int32_t k = 0; k < nb && stopped; ++k) {
+    const sn_body *b = w->bodies.data + w->awake_bodies.data[k];
+    if (b->is_fast && b->toi_fraction == 1.0f) sn_solve_continuous(w, w->awake_bodies.data[k], true);
+  }
+}
+
+size_t sn_continuous_scratch_bytes(const sn_world *w) {
+  (void)w; /* the tree queries keep their stacks on the call stack */
+  return 0;
+}

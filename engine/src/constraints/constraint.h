@@ -1,0 +1,83 @@
+/* Plugin constraints (internal): the constraint object, kept in the world's
+ * constraint array (world/world.h), the step's cached scans over them, and
+ * what constraint.c and registry.c do. */
+#ifndef SN_CONSTRAINTS_CONSTRAINT_H
+#define SN_CONSTRAINTS_CONSTRAINT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sinew/plugin.h"
+
+#include "base/array.h"
+
+typedef struct sn_constraint {
+  const sn_constraint_type *type; ///< the registry's copy
+  void *params, *instance;        ///< aligned inside params_block / instance_block
+  void *params_block, *instance_block;
+  size_t params_bytes, instance_bytes;
+  int32_t bodies[SN_MAX_CONSTRAINT_BODIES];
+  int32_t *particles; ///< particle indices (particle_count), world memory
+  int32_t particle_count;
+  float break_force;
+  bool collide_connected;
+  void *user_data;
+  uint16_t generation;
+  bool in_use;
+  int32_t next_free;
+} sn_constraint;
+
+/// A batched XPBD type and its first constraint slot (sn_constraint_lists).
+typedef struct sn_type_first {
+  const sn_constraint_type *type;
+  int32_t slot;
+} sn_type_first;
+
+/// What the step's scans over every constraint found, kept while the
+/// constraint set does not change (constraint.c, sn_constraint_lists_update):
+/// rebuilt when w->xpbd_topology moved (a constraint came or went), a break
+/// force changed (valid cleared) or the batch switch flipped. A cloth has
+/// 10^5 constraints: scanning them all two or three times a step cost more
+/// than solving them once.
+typedef struct sn_constraint_lists {
+  bool valid;
+  bool batch_off;                                  ///< w->xpbd_batch_off it was built for
+  uint32_t topology;                               ///< w->xpbd_topology it was built for
+  SN_ARRAY(int32_t) items;                         ///< in-use constraints of types solved per item, slot order
+  SN_ARRAY(int32_t) breakable;                     ///< in-use constraints that may break (break force, get_reaction)
+  int32_t breakable_endpoints;                     ///< the most bodies and particles of one of them
+  SN_ARRAY(sn_type_first) batched;                 ///< batched types (solve_particles), in order of first slot
+  SN_ARRAY(const sn_constraint_type *) item_types; ///< the types of items, once each
+  int32_t items_endpoints;                         ///< the items' bodies and particles
+  size_t items_packed;                             ///< their params + instance bytes as sn_joint_count_active counts them
+  int32_t batched_count;                           ///< in-use constraints of batched types (always active)
+  int32_t batched_endpoints;                       ///< their particles
+  size_t batched_packed;                           ///< their params + instance bytes as sn_joint_count_active counts them
+} sn_constraint_lists;
+
+void sn_constraints_destroy_all(sn_world *w);
+/// Destroys the constraints attached to a body (when the body goes).
+void sn_constraints_destroy_for_body(sn_world *w, int32_t body_index);
+/// Moves every params/instance blob to fresh memory (memcpy), as the host
+/// may do when compacting or snapshotting; tests use it to hold plugins to
+/// the relocatable-instance contract. Returns false on OOM (nothing moved).
+bool sn_constraints_relocate(sn_world *w);
+/// Destroys every constraint joining a particle i with mark[i] != 0.
+void sn_constraints_destroy_for_particles(sn_world *w, const uint8_t *mark);
+/// After a step: breaks constraints whose reaction exceeds their limit (its
+/// views in the step's arena: sn_reaction_bytes of the lists'
+/// breakable_endpoints, reserved by sn_solve_reserve).
+void sn_constraints_check_breaking(sn_world *w, float dt);
+/// Arena bytes the reaction of a constraint with that many endpoints needs.
+size_t sn_reaction_bytes(int32_t endpoints);
+/// Arena bytes sn_constraints_check_breaking takes: the reaction of the
+/// breakable constraint with the most endpoints.
+size_t sn_breaking_scratch_bytes(const sn_world *w);
+/// Rebuilds w->constraint_lists if the constraint set changed; false when out of memory.
+bool sn_constraint_lists_update(sn_world *w);
+
+/* constraints/registry.c */
+const sn_host_api *sn_registry_host_api(void);
+
+#endif /* SN_CONSTRAINTS_CONSTRAINT_H */

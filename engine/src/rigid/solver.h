@@ -1,0 +1,87 @@
+/* The rigid solver (internal): solver.c, the contact kernel in
+ * contact_wide.c. The stage list of the step (world/step.c) calls these;
+ * the functions over [begin, end) run on any cut of their range. */
+#ifndef SN_RIGID_SOLVER_H
+#define SN_RIGID_SOLVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sinew/sinew.h"
+
+#include "rigid/body.h"
+#include "rigid/contact_wide.h"
+
+typedef struct sn_body_motion {
+  sn_vec2 dv;               ///< velocity change per substep from gravity and forces
+  float dw;                 ///< angular velocity change per substep from torque
+  float lin_damp, ang_damp; ///< 1 / (1 + h damping)
+  float max_speed_sq;
+} sn_body_motion;
+
+typedef struct sn_step_context {
+  sn_body_state *states;
+  uint8_t *post; ///< per solver body: SN_POST_* flags from the write back
+  sn_body_motion *motions;
+  sn_wide_body *bodies; ///< per solver body: what contact preparation reads
+  int32_t body_count;
+  float h, inv_h;
+  float push_max_velocity;
+  float restitution_threshold;
+  float max_rotation;
+} sn_step_context;
+
+/// What a body needs after the parallel write back (sn_step_context.post).
+enum { SN_POST_FAST = 1, SN_POST_ESCAPED = 2 };
+
+/// The touching contacts with an awake body, in contact order, into
+/// w->solver_contacts with their colouring keys (w->solver_keys); false
+/// when out of memory (the step reserved it).
+bool sn_list_solver_contacts(sn_world *w);
+/// The awake bodies in slot order (w->awake_bodies), their solver indices
+/// (room reserved by the step).
+void sn_gather_awake_bodies(sn_world *w);
+/// Whether the last step's colouring holds for this step's solver contacts
+/// and keys (the colouring is a function of them alone).
+bool sn_color_reuse(const sn_world *w);
+/// Colours the solver contacts (or takes the last step's when reuse) and
+/// returns the number of contact groups.
+int32_t sn_color_contacts(sn_world *w, bool reuse);
+/// The contacts eight to a group (arena memory), the colouring kept for the
+/// next step; false when the arena is short.
+bool sn_build_wide_set(sn_world *w, sn_wide_set *wide, bool reuse, int32_t groups);
+/// The solver state of the awake bodies (arena memory); false when the
+/// arena is short.
+bool sn_step_context_init(sn_world *w, sn_step_context *ctx, float dt);
+/// Solver state of bodies [begin, end): velocities, step-start pose, the
+/// per-substep velocity change from gravity and forces, damping factors.
+void sn_init_bodies(sn_world *w, sn_step_context *ctx, float h, int32_t begin, int32_t end);
+/// Groups [begin, end): each lane's contact prepared straight into its lane.
+void sn_prepare_groups(const sn_world *w, const sn_step_context *ctx, const sn_wide_set *wide, int32_t begin,
+                       int32_t end);
+void sn_integrate_velocities(sn_step_context *ctx, int32_t begin, int32_t end);
+void sn_integrate_positions(sn_step_context *ctx, int32_t begin, int32_t end);
+/// The accumulated impulses of groups [begin, end) back to their manifolds;
+/// true if one of them reports hit events (then sn_report_hits).
+bool sn_store_impulses(sn_world *w, const sn_wide_set *wide, int32_t begin, int32_t end);
+/// Hit events, in contact order.
+void sn_report_hits(sn_world *w);
+/// Bodies [begin, end) take their solver state (SN_POST_* flags in
+/// ctx->post); true if a state was contained (then sn_report_frozen).
+bool sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int32_t begin, int32_t end);
+bool sn_state_is_finite(const sn_body_state *s);
+/// A state the write back does not take (not finite, or beyond the
+/// coordinate limit).
+bool sn_state_contained(const sn_body *b, const sn_body_state *s);
+/// Frozen events of the bodies the write back contained, in body order.
+void sn_report_frozen(sn_world *w, const sn_step_context *ctx);
+/// Proxies move, in body order (the tree, and so the pair order, does not
+/// depend on the worker count): the fast bodies' shapes after continuous
+/// collision, the escaped ones of the others.
+void sn_move_proxies(sn_world *w, const sn_step_context *ctx);
+/// Arena bytes of the rigid solver for nb solver bodies and groups contact
+/// groups (sn_step_context_init, sn_build_wide_set).
+size_t sn_contact_solver_scratch_bytes(int32_t nb, int32_t groups);
+
+#endif /* SN_RIGID_SOLVER_H */
