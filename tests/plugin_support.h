@@ -11,25 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "shipped.h"
 #include "sinew/sinew.h"
 
 #define FIXTURE(name) SN_FIXTURE_DIR "/fixture_" name ".so"
-
-/// Exit code of a suite that did not run; CTest reports it as skipped
-/// (SKIP_RETURN_CODE, tests/CMakeLists.txt).
-#define PS_SKIPPED 77
-
-/// True (having said why) if this build loads no plugin files
-/// (SINEW_DLOPEN=OFF): a loader suite, whose every test loads or refuses a
-/// file, then returns PS_SKIPPED from main instead of passing.
-static inline bool ps_skip_without_files(const char *suite) {
-  if (sn_shipped_from_files()) return false;
-  printf("%s: skipped: this build loads no plugin files (SINEW_DLOPEN=OFF), and every test here loads or refuses "
-         "one\n",
-         suite);
-  return true;
-}
 
 static inline sn_result ps_load(sn_registry *r, const char *path, char *msg) {
   msg[0] = '\0';

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_main.h"
 #include "sinew/sinew.h"
 
 /* private: clear the last error before a call, snapshot the raw world state */
@@ -608,7 +609,7 @@ START_TEST(test_step_refuses_bad_dt) {
   expect_refused(s.w, &snap, sn_world_step(s.w, -0.0f), SN_ERR_INVALID_ARGUMENT, "dt");
   expect_refused(s.w, &snap, sn_world_step(s.w, -1.0f), SN_ERR_INVALID_ARGUMENT, "dt");
   expect_refused(s.w, &snap, sn_world_step(s.w, -1e-30f), SN_ERR_INVALID_ARGUMENT, "dt");
-  /* outside [SN_MIN_TIME_STEP, SN_MAX_TIME_STEP]: 1 / dt or dt * v would overflow (found by fuzz_world) */
+  /* outside [SN_MIN_TIME_STEP, SN_MAX_TIME_STEP]: 1 / dt or dt * v would overflow */
   expect_refused(s.w, &snap, sn_world_step(s.w, 1e-30f), SN_ERR_INVALID_ARGUMENT, "dt");
   expect_refused(s.w, &snap, sn_world_step(s.w, 3e38f), SN_ERR_INVALID_ARGUMENT, "dt");
   expect_refused(s.w, &snap, sn_world_step(s.w, 11.0f), SN_ERR_INVALID_ARGUMENT, "dt");
@@ -2507,7 +2508,7 @@ START_TEST(test_world_profile) {
 }
 END_TEST
 
-static Suite *api_suite(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("api");
 
   TCase *input = tcase_create("bad_input");
@@ -2576,12 +2577,4 @@ static Suite *api_suite(void) {
   tcase_add_test(body, test_body_get_shapes);
   suite_add_tcase(s, body);
   return s;
-}
-
-int main(void) {
-  SRunner *sr = srunner_create(api_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "test_main.h"
 #include "conformance.h"
 #include "shipped.h"
 
@@ -46,7 +47,7 @@ START_TEST(test_every_particle_type) {
 }
 END_TEST
 
-static Suite *conformance_suite(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("conformance");
   TCase *tc = tcase_create("types");
   tcase_set_timeout(tc, 300);
@@ -54,12 +55,4 @@ static Suite *conformance_suite(void) {
   tcase_add_test(tc, test_every_particle_type);
   suite_add_tcase(s, tc);
   return s;
-}
-
-int main(void) {
-  SRunner *sr = srunner_create(conformance_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_main.h"
 #include "collision/manifold.h"
 #include "scenes.h"
 #include "sinew/sinew.h"
@@ -195,7 +196,7 @@ START_TEST(test_corner_to_corner_normal) {
 }
 END_TEST
 
-static Suite *contact_rest_suite(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("contact_rest");
   TCase *tc = tcase_create("rest");
   tcase_set_timeout(tc, 300);
@@ -204,12 +205,4 @@ static Suite *contact_rest_suite(void) {
   tcase_add_test(tc, test_corner_to_corner_normal);
   suite_add_tcase(s, tc);
   return s;
-}
-
-int main(void) {
-  SRunner *sr = srunner_create(contact_rest_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_main.h"
 #include "sinew/sinew.h"
 
 static int poison_create(const sn_constraint_create_args *args) {
@@ -248,7 +249,7 @@ START_TEST(test_plugin_culprit_named) {
 }
 END_TEST
 
-static Suite *containment_suite(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("containment");
   TCase *tc = tcase_create("containment");
   tcase_add_test(tc, test_body_containment);
@@ -256,12 +257,4 @@ static Suite *containment_suite(void) {
   tcase_add_test(tc, test_plugin_culprit_named);
   suite_add_tcase(s, tc);
   return s;
-}
-
-int main(void) {
-  SRunner *sr = srunner_create(containment_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

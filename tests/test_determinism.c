@@ -8,9 +8,10 @@
  * table, so a pass in both is Release == Debug, bit for bit (the code is
  * built with -ffp-contract=off and without fast-math: no FMA contraction, no
  * reassociation, so the optimiser may not change a single rounding). Each
- * scene also runs twice in one process (the 4-lane SSE2 contact kernel, then
- * whatever the CPU offers, AVX2's 8 lanes if present), and sinew-bench must
- * print the same hash as the library.
+ * scene runs on the 4-lane SSE2 contact kernel; where the CPU has AVX2 it
+ * runs again on the 8-lane AVX2 kernel, to the same pin (the part
+ * test_determinism.avx2). sinew-bench must print the same hash as the
+ * library (the part test_determinism.bench, in a build with sinew-bench).
  *
  * The hashes depend on the platform's float math library (sinf, cosf, atan2f
  * from glibc) and on every change to the engine, the plugins or the scenes.
@@ -27,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_main.h"
 #include "world/world.h"
 #include "report.h"
 #include "scenes.h"
@@ -38,18 +40,7 @@ typedef struct pinned_scene {
   uint64_t hash;
 } pinned_scene;
 
-/* Update deliberately (see above). Rigid, soft, mixed, with plugins.
- * Changes that moved pins: the ring builder's mirror-exact layout with its
- * edges in mirror pairs (jelly, mixed); the dynamic tree's deferred moves
- * and partial rebuilds (mixed: pairs found in another order); the cloth
- * builder's links family by family (cloth); manifold reuse for resting
- * contacts (pyramid, rain, mixed); two polygons touching corner to corner
- * taking the bisector of their faces' normals (mixed); self-collision
- * contacts repeated while a pass still corrects more than 1 % of a contact
- * distance, with a candidate reach of the soft body's fastest motion
- * (mixed); compliant xpbd_distance links carrying part of their lambda
- * into the next substep (jelly, mixed); particles looking for shapes as far
- * as the fastest body moves in the step (mixed: a falling box met in time).
+/* Update deliberately (see above). Rigid, soft, mixed, with plugins:
  * chain = revolute joints; cloth, jelly, mixed = the XPBD plugins. */
 static const pinned_scene pinned[] = {
     {"pyramid", 20, 240, 0x61a2c917377b6947ull}, {"rain", 200, 240, 0xb8b0712a0c022990ull},
@@ -58,11 +49,13 @@ static const pinned_scene pinned[] = {
 };
 #define PINNED_COUNT ((int)(sizeof pinned / sizeof pinned[0]))
 
-static uint64_t run_scene_checked(const pinned_scene *p, int force_sse2, bool check_plugins) {
+/* The scene p stepped and measured. avx2: 1 the 8-lane contact kernel, 0 the
+ * 4-lane SSE2 one, -1 whatever the world picks for this CPU. */
+static uint64_t run_scene_checked(const pinned_scene *p, int avx2, bool check_plugins) {
   sn_scene scene;
   ck_assert_msg(sn_scene_build(&scene, p->name, p->size, 0, false), "cannot build %s %d (SINEW_PLUGIN_PATH %s)",
                 p->name, (int)p->size, getenv("SINEW_PLUGIN_PATH") ? getenv("SINEW_PLUGIN_PATH") : "(unset)");
-  if (force_sse2) scene.world->use_avx2 = false;
+  if (avx2 >= 0) scene.world->use_avx2 = avx2 == 1;
   /* as sn_world_def.check_plugins sets them */
   if (check_plugins) scene.world->check_plugins = scene.world->xpbd_batch_off = true;
   for (int32_t i = 0; i < p->steps; ++i) ck_assert_int_eq(sn_world_step(scene.world, 1.0f / 60.0f), SN_OK);
@@ -72,13 +65,19 @@ static uint64_t run_scene_checked(const pinned_scene *p, int force_sse2, bool ch
   return m.state_hash;
 }
 
-static uint64_t run_scene(const pinned_scene *p, int force_sse2) { return run_scene_checked(p, force_sse2, false); }
+static void assert_pinned(const pinned_scene *p, uint64_t hash, const char *kernel) {
+  ck_assert_msg(hash == p->hash,
+                "%s %d after %d steps (%s): state hash 0x%016" PRIx64 ", pinned 0x%016" PRIx64
+                ". The results changed: if on purpose, update the table in tests/test_determinism.c (see its "
+                "comment); if not, find out why.",
+                p->name, (int)p->size, (int)p->steps, kernel, hash, p->hash);
+}
 
 /* sn_world_def.check_plugins calls every plugin callback one constraint at a
  * time and checks the states after each: the same bits as without. */
 START_TEST(test_plugin_checks_same_bits) {
   const pinned_scene *p = &pinned[_i];
-  uint64_t checked = run_scene_checked(p, 0, true);
+  uint64_t checked = run_scene_checked(p, -1, true);
   ck_assert_msg(checked == p->hash, "%s %d with check_plugins: 0x%016" PRIx64 ", pinned 0x%016" PRIx64, p->name,
                 (int)p->size, checked, p->hash);
 }
@@ -86,28 +85,40 @@ END_TEST
 
 START_TEST(test_pinned_hash) {
   const pinned_scene *p = &pinned[_i];
-  uint64_t sse2 = run_scene(p, 1);
-  uint64_t native = run_scene(p, 0);
+  uint64_t sse2 = run_scene_checked(p, 0, false);
   if (getenv("SINEW_PRINT_HASHES") != NULL) {
     printf("    {\"%s\", %d, %d, 0x%016" PRIx64 "ull},\n", p->name, (int)p->size, (int)p->steps, sse2);
     fflush(stdout);
   }
-  ck_assert_msg(sse2 == native, "%s %d: SSE2 run 0x%016" PRIx64 " != second run (CPU's widest kernel) 0x%016" PRIx64,
-                p->name, (int)p->size, sse2, native);
-  ck_assert_msg(sse2 == p->hash,
-                "%s %d after %d steps: state hash 0x%016" PRIx64 ", pinned 0x%016" PRIx64
-                ". The results changed: if on purpose, update the table in tests/test_determinism.c (see its "
-                "comment); if not, find out why.",
-                p->name, (int)p->size, (int)p->steps, sse2, p->hash);
+  assert_pinned(p, sse2, "SSE2 contact kernel");
 }
 END_TEST
 
+/* The 8-lane AVX2 contact kernel gives the pinned bits too (the part that
+ * needs AVX2). */
+START_TEST(test_pinned_hash_avx2) {
+  const pinned_scene *p = &pinned[_i];
+  assert_pinned(p, run_scene_checked(p, 1, false), "AVX2 contact kernel");
+}
+END_TEST
+
+/* sinew-bench, where this build has it (tests/CMakeLists.txt defines
+ * SN_BENCH_EXE): the "bench" part's need. */
+#ifdef SN_BENCH_EXE
+static const char *const bench_exe = SN_BENCH_EXE;
+#else
+static const char *const bench_exe = NULL;
+#endif
+static const char *bench_missing(void) {
+  return bench_exe != NULL ? NULL : "this build has no sinew-bench (SINEW_BUILD_BENCH=OFF)";
+}
+static const sn_test_need need_bench = {"bench", bench_missing};
+
 /* sinew-bench's JSON line carries the same hash (its "state_hash" field). */
 START_TEST(test_bench_line_hash) {
-#ifdef SN_BENCH_EXE
   const pinned_scene *p = &pinned[0];
   char cmd[2048];
-  snprintf(cmd, sizeof cmd, "'%s' --scene %s --size %d --steps %d", SN_BENCH_EXE, p->name, (int)p->size, (int)p->steps);
+  snprintf(cmd, sizeof cmd, "'%s' --scene %s --size %d --steps %d", bench_exe, p->name, (int)p->size, (int)p->steps);
   FILE *f = popen(cmd, "r");
   ck_assert_ptr_nonnull(f);
   char line[4096] = "";
@@ -117,25 +128,23 @@ START_TEST(test_bench_line_hash) {
   char want[64];
   snprintf(want, sizeof want, "\"state_hash\": \"%016" PRIx64 "\"", p->hash);
   ck_assert_msg(strstr(line, want) != NULL, "bench line lacks %s:\n%s", want, line);
-#endif
 }
 END_TEST
 
-static Suite *determinism_suite(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("determinism");
   TCase *tc = tcase_create("pinned");
   tcase_set_timeout(tc, 600);
   tcase_add_loop_test(tc, test_pinned_hash, 0, PINNED_COUNT);
   tcase_add_loop_test(tc, test_plugin_checks_same_bits, 2, PINNED_COUNT); /* the scenes with plugins */
-  tcase_add_test(tc, test_bench_line_hash);
   suite_add_tcase(s, tc);
+  TCase *avx2 = tcase_create("avx2");
+  tcase_set_timeout(avx2, 600);
+  tcase_add_loop_test(avx2, test_pinned_hash_avx2, 0, PINNED_COUNT);
+  sn_test_add_part(&sn_need_avx2, avx2);
+  TCase *bench = tcase_create("bench");
+  tcase_set_timeout(bench, 600);
+  tcase_add_test(bench, test_bench_line_hash);
+  sn_test_add_part(&need_bench, bench);
   return s;
-}
-
-int main(void) {
-  SRunner *sr = srunner_create(determinism_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

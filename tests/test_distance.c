@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "test_main.h"
 #include "sinew/sinew.h"
 
 #include "collision/distance.h"
@@ -473,7 +474,7 @@ START_TEST(test_toi_grazing_terminates) {
 }
 END_TEST
 
-static Suite *distance_suite(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("distance");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_proxies);
@@ -494,12 +495,4 @@ static Suite *distance_suite(void) {
   tcase_add_test(tc, test_toi_grazing_terminates);
   suite_add_tcase(s, tc);
   return s;
-}
-
-int main(void) {
-  SRunner *sr = srunner_create(distance_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

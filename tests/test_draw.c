@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_main.h"
 #include "scenes.h"
 #include "shipped.h"
 #include "sinew/sinew.h"
@@ -463,7 +464,7 @@ START_TEST(test_locked_during_step) {
 }
 END_TEST
 
-static Suite *draw_suite(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("draw");
   TCase *tc = tcase_create("draw");
   tcase_set_timeout(tc, 120);
@@ -481,12 +482,4 @@ static Suite *draw_suite(void) {
   tcase_add_test(tc, test_locked_during_step);
   suite_add_tcase(s, tc);
   return s;
-}
-
-int main(void) {
-  SRunner *sr = srunner_create(draw_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? 0 : 1;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_main.h"
 #include "sinew/sinew.h"
 
 #include "joint_support.h"
@@ -272,7 +273,7 @@ START_TEST(test_constraint_getters) {
 }
 END_TEST
 
-static Suite *enumerate_suite(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("enumerate");
   TCase *tc = tcase_create("getters");
   tcase_add_test(tc, test_bodies_in_slot_order);
@@ -282,12 +283,4 @@ static Suite *enumerate_suite(void) {
   tcase_add_test(tc, test_constraint_getters);
   suite_add_tcase(s, tc);
   return s;
-}
-
-int main(void) {
-  SRunner *sr = srunner_create(enumerate_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_main.h"
 #include "sinew/sinew.h"
 
 #define MAX_CODES 128
@@ -99,15 +100,11 @@ START_TEST(test_setting_messages_documented) {
 }
 END_TEST
 
-int main(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("errors_doc");
   TCase *tc = tcase_create("sync");
   tcase_add_test(tc, test_every_code_documented);
   tcase_add_test(tc, test_setting_messages_documented);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return s;
 }

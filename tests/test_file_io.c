@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "test_main.h"
 #include "platform/file_io.h"
 
 static void scratch(char *out) {
@@ -295,7 +296,7 @@ START_TEST(test_killed_while_writing) {
 }
 END_TEST
 
-static Suite *file_suite(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("file_io");
   TCase *tc = tcase_create("files");
   tcase_add_test(tc, test_read_refuses_what_is_no_regular_file);
@@ -308,12 +309,4 @@ static Suite *file_suite(void) {
   tcase_add_test(tc, test_killed_while_writing);
   suite_add_tcase(s, tc);
   return s;
-}
-
-int main(void) {
-  SRunner *sr = srunner_create(file_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_main.h"
 #include "sinew/sinew.h"
 
 #include "base/constants.h"
@@ -951,7 +952,7 @@ START_TEST(test_ray_polygon_random) {
 }
 END_TEST
 
-static Suite *geometry_suite(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("geometry");
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 120);
@@ -988,12 +989,4 @@ static Suite *geometry_suite(void) {
   tcase_add_test(tc, test_ray_polygon_random);
   suite_add_tcase(s, tc);
   return s;
-}
-
-int main(void) {
-  SRunner *sr = srunner_create(geometry_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

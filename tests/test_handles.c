@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_main.h"
 #include "joint_support.h"
 #include "sinew/sinew.h"
 
@@ -436,7 +437,7 @@ START_TEST(test_tags_distinct_over_a_full_cycle) {
 }
 END_TEST
 
-static Suite *handles_suite(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("handles");
   TCase *tc = tcase_create("handles");
   tcase_set_timeout(tc, 600);
@@ -452,12 +453,4 @@ static Suite *handles_suite(void) {
   tcase_add_test(tc, test_tags_distinct_over_a_full_cycle);
   suite_add_tcase(s, tc);
   return s;
-}
-
-int main(void) {
-  SRunner *sr = srunner_create(handles_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_main.h"
 #include "joint_support.h"
 #include "sinew/sinew.h"
 
@@ -216,7 +217,7 @@ START_TEST(test_weld_soft) {
 }
 END_TEST
 
-static Suite *distance_suite(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("joints_distance");
   TCase *tc = tcase_create("distance");
   tcase_set_timeout(tc, 120);
@@ -231,12 +232,4 @@ static Suite *distance_suite(void) {
   tcase_add_test(tw, test_weld_soft);
   suite_add_tcase(s, tw);
   return s;
-}
-
-int main(void) {
-  SRunner *sr = srunner_create(distance_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

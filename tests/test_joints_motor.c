@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "test_main.h"
 #include "joint_support.h"
 #include "sinew/sinew.h"
 
@@ -200,7 +201,7 @@ START_TEST(test_mouse_cannot_lift) {
 }
 END_TEST
 
-static Suite *motor_suite(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("joints_motor");
   TCase *tc = tcase_create("motor_mouse");
   tcase_set_timeout(tc, 120);
@@ -210,12 +211,4 @@ static Suite *motor_suite(void) {
   tcase_add_test(tc, test_mouse_cannot_lift);
   suite_add_tcase(s, tc);
   return s;
-}
-
-int main(void) {
-  SRunner *sr = srunner_create(motor_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

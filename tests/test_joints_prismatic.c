@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_main.h"
 #include "joint_support.h"
 #include "sinew/sinew.h"
 
@@ -198,7 +199,7 @@ START_TEST(test_wheel_motor_and_limit) {
 }
 END_TEST
 
-static Suite *prismatic_suite(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("joints_prismatic");
   TCase *tc = tcase_create("prismatic");
   tcase_set_timeout(tc, 120);
@@ -212,12 +213,4 @@ static Suite *prismatic_suite(void) {
   tcase_add_test(tw, test_wheel_motor_and_limit);
   suite_add_tcase(s, tw);
   return s;
-}
-
-int main(void) {
-  SRunner *sr = srunner_create(prismatic_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_main.h"
 #include "base/math.h"
 #include "world/snapshot.h"
 #include "world/world.h"
@@ -832,7 +833,7 @@ END_TEST
 
 /* ------------------------------------------------------------------------ */
 
-static Suite *limits_suite(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("limits");
   TCase *shapes = tcase_create("shapes");
   tcase_set_timeout(shapes, 300);
@@ -856,12 +857,4 @@ static Suite *limits_suite(void) {
   tcase_add_test(input, test_scene_counts_refused);
   suite_add_tcase(s, input);
   return s;
-}
-
-int main(void) {
-  SRunner *runner = srunner_create(limits_suite());
-  srunner_run_all(runner, CK_NORMAL);
-  int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_main.h"
 #include "joint_support.h"
 #include "sinew/sinew.h"
 
@@ -648,8 +649,9 @@ static void lk_assert_same_events(sn_world *w, sn_contact_events e, const sn_con
 }
 
 /* Loop over the end events of a step while destroying a body that touches
- * every box: its many end events once went into the array being looped over
- * and moved it. Now they wait for the next step, which reports each. */
+ * every box: the many end events the destruction raises wait for the next
+ * step, which reports each, so the array being looped over neither grows
+ * nor moves. */
 START_TEST(test_end_events_stable_while_destroying) {
   lk_fixture f;
   lk_setup(&f);
@@ -781,7 +783,7 @@ START_TEST(test_broken_events_stable_while_destroying) {
 }
 END_TEST
 
-static Suite *lock_suite(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("lock");
   TCase *tc = tcase_create("lock");
   tcase_set_timeout(tc, 300);
@@ -794,12 +796,4 @@ static Suite *lock_suite(void) {
   tcase_add_test(tc, test_broken_events_stable_while_destroying);
   suite_add_tcase(s, tc);
   return s;
-}
-
-int main(void) {
-  SRunner *sr = srunner_create(lock_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

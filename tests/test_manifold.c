@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_main.h"
 #include "sinew/sinew.h"
 
 #include "collision/manifold.h"
 #include "base/constants.h"
 #include "base/math.h"
-#include "rigid/contact_wide.h"
 
 #define TOL   1.0e-5f
 #define SQRT2 1.41421356f
@@ -1066,35 +1066,42 @@ static sn_transform near_pose(const sn_geometry *a, sn_transform xa, const sn_ge
   return xb;
 }
 
+/// Random pose k of two quadrilaterals near each other (srand(77) first: the
+/// poses of the quad path tests); every fifth pair is two equal boxes, whose
+/// faces then tie exactly.
+static void quad_pair_pose(int k, sn_geometry *a, sn_transform *xa, sn_geometry *b, sn_transform *xb) {
+  *a = (sn_geometry){.type = SN_SHAPE_POLYGON};
+  *b = (sn_geometry){.type = SN_SHAPE_POLYGON};
+  a->polygon = random_quad();
+  b->polygon = k % 5 == 0 ? a->polygon : random_quad();
+  *xa = xf_make(frand(-50.0f, 50.0f), frand(-50.0f, 50.0f), frand(-3.2f, 3.2f));
+  *xb = near_pose(a, *xa, b, k % 3);
+}
+
 START_TEST(test_quad_path_matches_general) {
-  // Two quadrilaterals take a four-lane path (compiled for SSE2 and, used
-  // where the CPU has it, for AVX2); on 20000 random poses it gives exactly
-  // (bit for bit) what the general polygon code gives: count, normal,
-  // points, anchors, separations and feature ids.
+  // Two quadrilaterals take a four-lane path (SSE2 here; AVX2 in
+  // test_quad_path_avx2_matches_general); on 20000 random poses it gives
+  // exactly (bit for bit) what the general polygon code gives: count,
+  // normal, points, anchors, separations and feature ids.
   srand(77);
-  const bool avx2 = sn_wide_cpu_has_avx2();
   int touching = 0, two = 0, one = 0;
   for (int k = 0; k < 20000; ++k) {
-    sn_geometry a = {.type = SN_SHAPE_POLYGON}, b = {.type = SN_SHAPE_POLYGON};
-    a.polygon = random_quad();
-    b.polygon = k % 5 == 0 ? a.polygon : random_quad(); // equal boxes: exact ties between the faces
-    sn_transform xa = xf_make(frand(-50.0f, 50.0f), frand(-50.0f, 50.0f), frand(-3.2f, 3.2f));
-    sn_transform xb = near_pose(&a, xa, &b, k % 3);
-    sn_simplex_cache c1 = {0, {0, 0, 0}, {0, 0, 0}}, c2 = c1;
+    sn_geometry a, b;
+    sn_transform xa, xb;
+    quad_pair_pose(k, &a, &xa, &b, &xb);
+    sn_simplex_cache c1 = {0, {0, 0, 0}, {0, 0, 0}}, c2 = c1, c3 = c1;
     sn_manifold fast = sn_collide_polygons(&a.polygon, xa, &b.polygon, xb);
     sn_manifold fast_cached = sn_collide(&a, xa, &b, xb, &c1);
     sn_manifold general = sn_collide_polygons_general(&a.polygon, xa, &b.polygon, xb, &c2);
     check_same_manifold(&fast, &general, "quad pair", k);
     check_same_manifold(&fast_cached, &general, "quad pair (cached)", k);
     ck_assert(memcmp(&c1, &c2, sizeof c1) == 0);
-    // in place, over leftovers, in the SSE2 build and (where the CPU has it) the AVX2 one
-    for (int wide = 0; wide < (avx2 ? 2 : 1); ++wide) {
-      sn_simplex_cache c3 = {0, {0, 0, 0}, {0, 0, 0}};
-      sn_manifold into;
-      memset(&into, 0x5A, sizeof into);
-      sn_collide_into(&a, &xa, &b, &xb, &c3, wide == 1, &into);
-      check_same_manifold(&into, &general, wide ? "quad pair (in place, AVX2)" : "quad pair (in place)", k);
-    }
+    // in place, over leftovers
+    sn_manifold into;
+    memset(&into, 0x5A, sizeof into);
+    sn_collide_into(&a, &xa, &b, &xb, &c3, false, &into);
+    check_same_manifold(&into, &general, "quad pair (in place)", k);
+    ck_assert(memcmp(&c3, &c2, sizeof c3) == 0);
     touching += general.point_count > 0;
     two += general.point_count == 2;
     one += general.point_count == 1;
@@ -1103,6 +1110,30 @@ START_TEST(test_quad_path_matches_general) {
   ck_assert_int_gt(touching, 8000);
   ck_assert_int_gt(two, 3000);
   ck_assert_int_gt(one, 3000);
+}
+END_TEST
+
+START_TEST(test_quad_path_avx2_matches_general) {
+  // The four-lane quadrilateral path compiled for AVX2 (sn_collide_into with
+  // use_avx2, the narrowphase's path where the CPU has AVX2), in place over
+  // leftovers, on the same 20000 poses: the general polygon code's manifold
+  // bit for bit. (The part that needs AVX2: test_manifold.avx2.)
+  srand(77);
+  int touching = 0;
+  for (int k = 0; k < 20000; ++k) {
+    sn_geometry a, b;
+    sn_transform xa, xb;
+    quad_pair_pose(k, &a, &xa, &b, &xb);
+    sn_simplex_cache c1 = {0, {0, 0, 0}, {0, 0, 0}}, c2 = c1;
+    sn_manifold general = sn_collide_polygons_general(&a.polygon, xa, &b.polygon, xb, &c1);
+    sn_manifold into;
+    memset(&into, 0x5A, sizeof into);
+    sn_collide_into(&a, &xa, &b, &xb, &c2, true, &into);
+    check_same_manifold(&into, &general, "quad pair (in place, AVX2)", k);
+    ck_assert(memcmp(&c1, &c2, sizeof c1) == 0);
+    touching += general.point_count > 0;
+  }
+  ck_assert_int_gt(touching, 8000);
 }
 END_TEST
 
@@ -1125,12 +1156,12 @@ START_TEST(test_polygon_circle_lanes_match_loop) {
 }
 END_TEST
 
-START_TEST(test_collide_into_matches_collide) {
-  // The narrowphase builds manifolds in place (sn_collide_into) over last
-  // step's: for every supported pair on random poses it must leave the same
-  // count, normal and points as sn_collide returns, whatever was there.
+/// The narrowphase builds manifolds in place (sn_collide_into) over last
+/// step's: for every supported pair on random poses it must leave the same
+/// count, normal and points as sn_collide returns, whatever was there. With
+/// use_avx2, two quadrilaterals take the AVX2 build of their path.
+static void check_collide_into_matches_collide(bool use_avx2) {
   srand(79);
-  const bool avx2 = sn_wide_cpu_has_avx2(); // every other pair on the AVX2 build where the CPU has it
   int checked = 0, touching = 0;
   for (int ta = 0; ta < SN_SHAPE_TYPE_COUNT; ++ta) {
     for (int tb = 0; tb < SN_SHAPE_TYPE_COUNT; ++tb) {
@@ -1147,8 +1178,8 @@ START_TEST(test_collide_into_matches_collide) {
         sn_manifold got;
         memset(&got, 0xA5, sizeof got); // last step's leftovers
         got.point_count = k % 3;
-        sn_collide_into(&a, &xa, &b, &xb, &c2, k % 2 == 1 && avx2, &got);
-        check_same_manifold(&got, &want, "in place", k);
+        sn_collide_into(&a, &xa, &b, &xb, &c2, use_avx2, &got);
+        check_same_manifold(&got, &want, use_avx2 ? "in place (AVX2)" : "in place", k);
         ck_assert(memcmp(&c1, &c2, sizeof c1) == 0);
         touching += want.point_count > 0;
         ++checked;
@@ -1157,6 +1188,12 @@ START_TEST(test_collide_into_matches_collide) {
   }
   ck_assert_int_gt(touching, checked / 5);
 }
+
+START_TEST(test_collide_into_matches_collide) { check_collide_into_matches_collide(false); }
+END_TEST
+
+/* The same with the AVX2 path (the part that needs AVX2: test_manifold.avx2). */
+START_TEST(test_collide_into_avx2_matches_collide) { check_collide_into_matches_collide(true); }
 END_TEST
 
 /* Closest-feature reference in double precision, in the world frame: the
@@ -1339,7 +1376,7 @@ START_TEST(test_capsule_circle_reference) {
 }
 END_TEST
 
-static Suite *manifold_suite(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("manifold");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_circles);
@@ -1374,13 +1411,9 @@ static Suite *manifold_suite(void) {
   tcase_add_test(tc, test_polygon_circle_reference);
   tcase_add_test(tc, test_capsule_circle_reference);
   suite_add_tcase(s, tc);
+  TCase *avx2 = tcase_create("avx2");
+  tcase_add_test(avx2, test_quad_path_avx2_matches_general);
+  tcase_add_test(avx2, test_collide_into_avx2_matches_collide);
+  sn_test_add_part(&sn_need_avx2, avx2);
   return s;
-}
-
-int main(void) {
-  SRunner *sr = srunner_create(manifold_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

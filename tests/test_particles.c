@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_main.h"
 #include "sinew/sinew.h"
 #include "soft/soft_step.h"
 
@@ -394,7 +395,7 @@ START_TEST(test_bad_input) {
 }
 END_TEST
 
-static Suite *particles_suite(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("particles");
   TCase *tc = tcase_create("particles");
   tcase_set_timeout(tc, 120);
@@ -411,12 +412,4 @@ static Suite *particles_suite(void) {
   tcase_add_test(tc, test_bad_input);
   suite_add_tcase(s, tc);
   return s;
-}
-
-int main(void) {
-  SRunner *sr = srunner_create(particles_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -7,8 +7,9 @@
  * folders; the file swapped after the checks is not what loads; a reused
  * descriptor number does not bring back another library. Owners other than
  * root and the user: test_plugin_owner.c (root only). Every test loads or
- * refuses a file: a build without file loading (SINEW_DLOPEN=OFF) skips the
- * suite. Host types and linked-in plugins: test_static_plugins.c. */
+ * refuses a file: the suite needs plugin files (sn_need_plugin_files) and
+ * reports skipped in a build without file loading (SINEW_DLOPEN=OFF). Host
+ * types and linked-in plugins: test_static_plugins.c. */
 #define _DEFAULT_SOURCE
 #include <check.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "test_main.h"
 #include "platform/plugin_file.h"
 #include "plugin_support.h"
 #include "sinew/sinew.h"
@@ -384,7 +386,8 @@ START_TEST(test_directory_sorted) {
 }
 END_TEST
 
-static Suite *plugin_suite(void) {
+Suite *sn_test_suite(void) {
+  sn_test_require(&sn_need_plugin_files);
   Suite *s = suite_create("plugin");
   TCase *tc = tcase_create("loader");
   tcase_add_test(tc, test_good_plugin_loads);
@@ -405,13 +408,4 @@ static Suite *plugin_suite(void) {
   tcase_add_test(tc, test_reused_descriptor_number_loads_the_new_file);
   suite_add_tcase(s, tc);
   return s;
-}
-
-int main(void) {
-  if (ps_skip_without_files("test_plugin")) return PS_SKIPPED;
-  SRunner *sr = srunner_create(plugin_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

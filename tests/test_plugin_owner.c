@@ -1,7 +1,7 @@
 /* Plugin loader: files and folders owned by another user are refused. Only
- * root can give a file to another user (chown to uid 65534), so as any
- * other user this program prints a "skipped:" line and exits with 77, which
- * CTest reports as skipped (SKIP_RETURN_CODE), never as passed. */
+ * root can give a file to another user (chown to uid 65534): the suite needs
+ * root and plugin files, and as any other user, or in a build without file
+ * loading, it reports skipped (test_main.h), never passed. */
 #define _DEFAULT_SOURCE
 #include <check.h>
 #include <stdio.h>
@@ -10,10 +10,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "test_main.h"
 #include "plugin_support.h"
 #include "sinew/sinew.h"
 
 #define OTHER_UID 65534u
+
+static const char *root_missing(void) {
+  return geteuid() == 0 ? NULL : "only root can give files to another user (uid 65534)";
+}
+static const sn_test_need need_root = {"root", root_missing};
 
 /* base/<a>/<b>/p.so with base/a 0755, base/a/b 0755, p.so 0644, all root's. */
 static void plant(char *base, char *a, char *b, char *file) {
@@ -86,21 +92,14 @@ START_TEST(test_sticky_folder_of_another_user_refused) {
 }
 END_TEST
 
-int main(void) {
-  if (ps_skip_without_files("test_plugin_owner")) return PS_SKIPPED;
-  if (geteuid() != 0) {
-    printf("skipped: test_plugin_owner needs root to give files to another user (uid %u)\n", OTHER_UID);
-    return PS_SKIPPED;
-  }
+Suite *sn_test_suite(void) {
+  sn_test_require(&sn_need_plugin_files);
+  sn_test_require(&need_root);
   Suite *s = suite_create("plugin_owner");
   TCase *tc = tcase_create("owners");
   tcase_add_test(tc, test_file_of_another_user_refused);
   tcase_add_test(tc, test_folder_of_another_user_refused);
   tcase_add_test(tc, test_sticky_folder_of_another_user_refused);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return s;
 }

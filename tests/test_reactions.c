@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_main.h"
 #include "joint_support.h"
 #include "sinew/plugin_math.h"
 #include "sinew/sinew.h"
@@ -181,7 +182,7 @@ START_TEST(test_pendulum_arm_tension) {
 }
 END_TEST
 
-int main(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("reactions");
   TCase *tc = tcase_create("reactions");
   tcase_set_timeout(tc, 120);
@@ -189,9 +190,5 @@ int main(void) {
   tcase_add_test(tc, test_hanging_weight);
   tcase_add_test(tc, test_pendulum_arm_tension);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return s;
 }

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "test_main.h"
 #include "world/world.h"
 #include "scene_support.h"
 #include "sinew/scene_file.h"
@@ -522,7 +523,8 @@ START_TEST(test_file_edges) {
                 e.message);
   ck_assert_int_eq(unlink(fifo), 0);
 
-  /* the name the writer used to take, "<path>.<pid>.tmp", already taken */
+  /* a file already at "<path>.<pid>.tmp", a name a writer might pick for its temporary file: the save
+   * succeeds and leaves it alone */
   char taken[300];
   snprintf(taken, sizeof taken, "%s.%ld.tmp", path, (long)getpid());
   FILE *f = fopen(taken, "wb");
@@ -1226,7 +1228,7 @@ START_TEST(test_save_refuses_non_finite) {
 }
 END_TEST
 
-static Suite *scene_suite(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("scene_file");
   TCase *load = tcase_create("load_save");
   tcase_set_timeout(load, 120);
@@ -1250,12 +1252,4 @@ static Suite *scene_suite(void) {
   tcase_add_test(bad, test_save_refuses_non_finite);
   suite_add_tcase(s, bad);
   return s;
-}
-
-int main(void) {
-  SRunner *sr = srunner_create(scene_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -6,7 +6,10 @@
  * file loading (SINEW_DLOPEN=OFF) registers the shipped plugin of that name
  * linked in, searches no folder, and refuses another name saying so. In
  * both, a world whose types are linked in saves them under their plugins'
- * names, and the file loads again. */
+ * names, and the file loads again. The tests of each kind of build are a
+ * part of their own (test_main.h): test_scene_plugins.plugin_files and
+ * test_scene_plugins.no_file_loading, each reported skipped in the other
+ * kind of build. */
 #define _DEFAULT_SOURCE
 
 #include <check.h>
@@ -15,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "test_main.h"
 #include "scene_support.h"
 #include "shipped.h"
 #include "sinew/plugins_static.h"
@@ -106,8 +110,26 @@ START_TEST(test_unknown_plugin) {
 }
 END_TEST
 
+START_TEST(test_bad_options) {
+  /* a folder count without folders, options not made by
+   * sn_default_scene_load_options, no text, nowhere to put the scene */
+  const char *text = "{\"sinew_scene\": 1, \"plugins\": [\"revolute\"]}";
+  sn_scene_load_options o = sn_default_scene_load_options();
+  sn_loaded_scene s;
+  sn_scene_error e;
+  o.plugin_dir_count = 1;
+  o.plugin_dirs = NULL;
+  ck_assert_int_eq(sn_scene_load_string(text, strlen(text), "p.json", &o, &s, &e), SN_SCENE_ERR_ARGUMENT);
+  sn_scene_load_options zero;
+  memset(&zero, 0, sizeof zero);
+  ck_assert_int_eq(sn_scene_load_string(text, strlen(text), "p.json", &zero, &s, &e), SN_SCENE_ERR_ARGUMENT);
+  ck_assert_int_eq(sn_scene_load_string(NULL, 5, "p.json", NULL, &s, &e), SN_SCENE_ERR_ARGUMENT);
+  ck_assert_int_eq(sn_scene_load_string(text, strlen(text), "p.json", NULL, NULL, &e), SN_SCENE_ERR_ARGUMENT);
+}
+END_TEST
+
 /* ------------------------------------------------------------------------ */
-/* A build that loads plugin files                                          */
+/* A build that loads plugin files (the part that needs plugin_files)       */
 
 START_TEST(test_plugin_named_unlike_its_types) {
   /* fixture_good.so registers "fixture.good": the file lists the plugin by
@@ -196,19 +218,11 @@ START_TEST(test_plugin_search_path) {
   ck_assert_int_eq(e.column, 32);
   remove(path);
   rmdir(dir);
-  /* bad options */
-  o.plugin_dirs = NULL;
-  ck_assert_int_eq(sn_scene_load_string(text, strlen(text), "p.json", &o, &s, &e), SN_SCENE_ERR_ARGUMENT);
-  sn_scene_load_options zero;
-  memset(&zero, 0, sizeof zero);
-  ck_assert_int_eq(sn_scene_load_string(text, strlen(text), "p.json", &zero, &s, &e), SN_SCENE_ERR_ARGUMENT);
-  ck_assert_int_eq(sn_scene_load_string(NULL, 5, "p.json", NULL, &s, &e), SN_SCENE_ERR_ARGUMENT);
-  ck_assert_int_eq(sn_scene_load_string(text, strlen(text), "p.json", NULL, NULL, &e), SN_SCENE_ERR_ARGUMENT);
 }
 END_TEST
 
 /* ------------------------------------------------------------------------ */
-/* A build without file loading (SINEW_DLOPEN=OFF)                          */
+/* A build without file loading (the part that needs no_file_loading)       */
 
 START_TEST(test_listed_plugins_linked_in) {
   /* no folder at all: the listed plugin and the jelly's types come linked in */
@@ -244,24 +258,22 @@ START_TEST(test_listed_plugins_linked_in) {
 }
 END_TEST
 
-int main(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("scene_plugins");
   TCase *tc = tcase_create("plugins");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_linked_in_types_saved_by_plugin_name);
   tcase_add_test(tc, test_unknown_plugin);
-  if (sn_shipped_from_files()) {
-    tcase_add_test(tc, test_plugin_search_path);
-    tcase_add_test(tc, test_plugin_named_unlike_its_types);
-  } else {
-    printf("scene_plugins: this build loads no plugin files (SINEW_DLOPEN=OFF): the linked-in tests run instead of "
-           "the plugin-file ones\n");
-    tcase_add_test(tc, test_listed_plugins_linked_in);
-  }
+  tcase_add_test(tc, test_bad_options);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  TCase *files = tcase_create("plugin files");
+  tcase_set_timeout(files, 120);
+  tcase_add_test(files, test_plugin_search_path);
+  tcase_add_test(files, test_plugin_named_unlike_its_types);
+  sn_test_add_part(&sn_need_plugin_files, files);
+  TCase *linked = tcase_create("linked in");
+  tcase_set_timeout(linked, 120);
+  tcase_add_test(linked, test_listed_plugins_linked_in);
+  sn_test_add_part(&sn_need_no_file_loading, linked);
+  return s;
 }

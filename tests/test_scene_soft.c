@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "test_main.h"
 #include "scene_support.h"
 #include "shipped.h"
 #include "sinew/scene_file.h"
@@ -890,7 +891,7 @@ START_TEST(test_soft_mutations) {
 }
 END_TEST
 
-static Suite *soft_suite(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("scene_soft");
   TCase *load = tcase_create("load_save");
   tcase_set_timeout(load, 300);
@@ -908,12 +909,4 @@ static Suite *soft_suite(void) {
   tcase_add_test(bad, test_soft_mutations);
   suite_add_tcase(s, bad);
   return s;
-}
-
-int main(void) {
-  SRunner *sr = srunner_create(soft_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

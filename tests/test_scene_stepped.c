@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_main.h"
 #include "joint_support.h"
 #include "scene_support.h"
 #include "sinew/scene_file.h"
@@ -450,7 +451,7 @@ START_TEST(test_pinned_values_checked) {
   sn_vec2 u = exported(w, k, "local_axis");
   ck_assert_float_eq_tol(u.x, 0.6f, 1e-7f);
   ck_assert_float_eq_tol(u.y, 0.8f, 1e-7f);
-  /* a pinned rest area must be positive; a pinned ring may be inside out now */
+  /* a pinned rest area must be positive; with one, a ring may be inside out (clockwise) */
   sn_soft_body_def sd = sn_default_soft_body_def();
   sn_soft_body_id soft = sn_create_soft_body(w, &sd);
   sn_particle_id p[3];
@@ -835,7 +836,8 @@ START_TEST(test_stepped_world_round_trip) {
 }
 END_TEST
 
-static Suite *stepped_suite(void) {
+Suite *sn_test_suite(void) {
+  (void)check_fixture; /* scene_support.h's; this suite has no malformed files */
   Suite *s = suite_create("scene_stepped");
   TCase *ex = tcase_create("export");
   tcase_add_test(ex, test_export_api);
@@ -848,13 +850,4 @@ static Suite *stepped_suite(void) {
   tcase_add_test(st, test_stepped_world_round_trip);
   suite_add_tcase(s, st);
   return s;
-}
-
-int main(void) {
-  (void)check_fixture; /* scene_support.h's; this suite has no malformed files */
-  SRunner *sr = srunner_create(stepped_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "test_main.h"
 #include "scenes.h"
 #include "sinew/sinew.h"
 
@@ -115,7 +116,7 @@ START_TEST(test_piles_still_sleep) {
 }
 END_TEST
 
-static Suite *sleep_slide_suite(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("sleep_slide");
   TCase *tc = tcase_create("sleep");
   tcase_set_timeout(tc, 300);
@@ -123,12 +124,4 @@ static Suite *sleep_slide_suite(void) {
   tcase_add_test(tc, test_piles_still_sleep);
   suite_add_tcase(s, tc);
   return s;
-}
-
-int main(void) {
-  SRunner *sr = srunner_create(sleep_slide_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "test_main.h"
 #include "world/snapshot.h"
 #include "world/world.h"
 #include "joint_support.h"
@@ -1149,7 +1150,7 @@ START_TEST(test_file_edges) {
 }
 END_TEST
 
-static Suite *snapshot_suite(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("snapshot");
   TCase *tc = tcase_create("resume");
   tcase_set_timeout(tc, 600);
@@ -1180,12 +1181,4 @@ static Suite *snapshot_suite(void) {
   tcase_add_test(tc, test_file_edges);
   suite_add_tcase(s, tc);
   return s;
-}
-
-int main(void) {
-  SRunner *sr = srunner_create(snapshot_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

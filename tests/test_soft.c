@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "test_main.h"
 #include "soft_support.h"
 
 /* A particle of mass 2 hanging 0.5 m below a fixed particle on an
@@ -214,7 +215,7 @@ START_TEST(test_pbd_stiffness) {
 }
 END_TEST
 
-static Suite *soft_suite(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("soft");
   TCase *tc = tcase_create("xpbd_distance");
   tcase_set_timeout(tc, 300);
@@ -226,12 +227,4 @@ static Suite *soft_suite(void) {
   tcase_add_test(tc, test_pbd_stiffness);
   suite_add_tcase(s, tc);
   return s;
-}
-
-int main(void) {
-  SRunner *sr = srunner_create(soft_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_main.h"
 #include "soft_support.h"
 
 /* Nothing soft in the world: no soft body, particle or constraint. */
@@ -299,7 +300,7 @@ START_TEST(test_builder_refusals) {
 }
 END_TEST
 
-static Suite *builders_suite(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("soft_builders");
   TCase *tc = tcase_create("builders");
   tcase_set_timeout(tc, 300);
@@ -309,12 +310,4 @@ static Suite *builders_suite(void) {
   tcase_add_test(tc, test_builder_refusals);
   suite_add_tcase(s, tc);
   return s;
-}
-
-int main(void) {
-  SRunner *sr = srunner_create(builders_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

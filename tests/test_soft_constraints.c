@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_main.h"
 #include "soft_support.h"
 
 /* A cantilever: two fixed particles and a free one (m = 0.1) at L = 0.1 m
@@ -215,7 +216,7 @@ START_TEST(test_area_pressure) {
 }
 END_TEST
 
-static Suite *soft_constraints_suite(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("soft_constraints");
   TCase *tc = tcase_create("xpbd");
   tcase_set_timeout(tc, 300);
@@ -226,12 +227,4 @@ static Suite *soft_constraints_suite(void) {
   tcase_add_test(tc, test_area_pressure);
   suite_add_tcase(s, tc);
   return s;
-}
-
-int main(void) {
-  SRunner *sr = srunner_create(soft_constraints_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

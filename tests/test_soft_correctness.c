@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "test_main.h"
 #include "soft_support.h"
 
 static inline sn_particle_id *particles_of(sn_world *w, sn_soft_body_id s, int32_t *n) {
@@ -408,7 +409,7 @@ START_TEST(test_compliant_chain_stretch) {
 }
 END_TEST
 
-int main(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("soft_correctness");
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 600);
@@ -420,9 +421,5 @@ int main(void) {
   tcase_add_test(tc, test_rigid_damping_keeps_speed_limit);
   tcase_add_test(tc, test_compliant_chain_stretch);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return s;
 }

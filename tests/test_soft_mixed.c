@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "test_main.h"
 #include "soft_support.h"
 
 static sn_body_id ground(sn_world *w) {
@@ -106,10 +107,10 @@ END_TEST
 /* Two ropes lying crossed on the ground (their particles overlap at rest),
  * a jelly on them, and a 0.7 kg box landing on the jelly at 50 m/s. The
  * particle-edge contacts of the heap decide each particle's side by
- * millimetres; a correction bigger than the contact distance threw
- * particles back through the edges and everything behind them, and the
- * heap churned at the speed limit. Each correction is now at most the
- * contact distance. */
+ * millimetres; a correction bigger than the contact distance would throw
+ * particles back through the edges and everything behind them, and the heap
+ * would churn at the speed limit. Each correction is at most the contact
+ * distance, and the heap comes to rest. */
 START_TEST(test_heap_struck_stays_calm) {
   sn_registry *r = ss_registry();
   sn_world_def wd = sn_default_world_def();
@@ -300,7 +301,7 @@ START_TEST(test_jellies_stack) {
 }
 END_TEST
 
-static Suite *mixed_suite(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("soft_mixed");
   TCase *tc = tcase_create("mixed");
   tcase_set_timeout(tc, 120);
@@ -312,12 +313,4 @@ static Suite *mixed_suite(void) {
   tcase_add_test(tc, test_jellies_stack);
   suite_add_tcase(s, tc);
   return s;
-}
-
-int main(void) {
-  SRunner *sr = srunner_create(mixed_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_main.h"
 #include "base/alloc.h"
 #include "world/world.h"
 #include "scenes.h"
@@ -165,8 +166,9 @@ START_TEST(test_block_solve_symmetric) {
 END_TEST
 
 /* In a world: a box dropped flat onto a box resting on the ground lands
- * without spinning (|w| < 1e-4 rad/s) or shifting (< 1 mm) — the case that
- * rocked forever when the two points were solved one after the other. */
+ * without spinning (|w| < 1e-4 rad/s) or shifting (< 1 mm): the two points
+ * are solved together (solved one after the other, the box would rock
+ * forever). */
 START_TEST(test_drop_no_spin) {
   sn_world_def wd = sn_default_world_def();
   wd.enable_sleep = false;
@@ -202,9 +204,8 @@ END_TEST
 
 /* The 8-lane AVX2 kernel solves a whole group at once, SSE2 its two halves
  * one after the other; the lanes share no dynamic body, so the results must
- * be equal bit for bit. */
+ * be equal bit for bit. (The part that needs AVX2: test_solver.avx2.) */
 START_TEST(test_avx2_matches_sse) {
-  if (!sn_wide_cpu_has_avx2()) return; /* nothing to compare on this CPU */
   uint64_t hashes[2];
   for (int run = 0; run < 2; ++run) {
     sn_scene scene;
@@ -220,21 +221,15 @@ START_TEST(test_avx2_matches_sse) {
 }
 END_TEST
 
-static Suite *solver_suite(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("solver");
   TCase *tc = tcase_create("wide");
   tcase_add_test(tc, test_coloring_invariants);
   tcase_add_test(tc, test_block_solve_symmetric);
   tcase_add_test(tc, test_drop_no_spin);
-  tcase_add_test(tc, test_avx2_matches_sse);
   suite_add_tcase(s, tc);
+  TCase *avx2 = tcase_create("avx2");
+  tcase_add_test(avx2, test_avx2_matches_sse);
+  sn_test_add_part(&sn_need_avx2, avx2);
   return s;
-}
-
-int main(void) {
-  SRunner *sr = srunner_create(solver_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -1,14 +1,16 @@
 /* Types registered without a file. The shipped types linked in
  * (libsinew_plugins.a, sn_registry_add_shipped): all twelve registered with
- * the same checks as loaded files, a world using joints and soft bodies
- * steps bit for bit as with the loaded plugin files (when this build loads
- * files; else loading one is refused), adding them twice is a no-op, one
- * plugin by name, and a linked-in entry of another ABI is refused. Host
- * types (sn_registry_add_type) go through the same validation. */
+ * the same checks as loaded files, adding them twice is a no-op, one plugin
+ * by name, and a linked-in entry of another ABI is refused. Host types
+ * (sn_registry_add_type) go through the same validation. A world using
+ * joints and soft bodies steps bit for bit as with the loaded plugin files
+ * (the part test_static_plugins.plugin_files); a build without file loading
+ * refuses to load one (the part test_static_plugins.no_file_loading). */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_main.h"
 #include "shipped.h"
 #include "sinew/plugin.h"
 #include "sinew/plugins_static.h"
@@ -132,23 +134,43 @@ START_TEST(test_shipped_linked_in) {
   size_t n_static = 0;
   float *linked = run(r, 120, &n_static);
   ck_assert_uint_gt(n_static, 100);
-  if (sn_shipped_from_files()) {
-    /* the same world on the loaded files: the same bits */
-    sn_registry *files = sn_create_registry(NULL);
-    ck_assert_int_eq(sn_registry_load_directory(files, SN_PLUGIN_DIR, NULL, NULL), SN_OK);
-    size_t n_files = 0;
-    float *loaded = run(files, 120, &n_files);
-    ck_assert_uint_eq(n_files, n_static);
-    ck_assert_msg(memcmp(loaded, linked, n_static * sizeof(float)) == 0, "linked-in and loaded plugins differ");
-    free(loaded);
-    sn_destroy_registry(files);
-  } else {
-    /* no file is loaded in this build, nor a folder */
-    ck_assert_int_eq(sn_registry_load_plugin(r, SN_PLUGIN_DIR "/revolute.so", err, sizeof err), SN_ERR_PLUGIN_OPEN);
-    ck_assert_msg(strstr(err, "sn_registry_add_static") != NULL, "%s", err);
-    ck_assert_int_eq(sn_registry_load_directory(r, SN_PLUGIN_DIR, NULL, NULL), SN_ERR_PLUGIN_OPEN);
-  }
   free(linked);
+  sn_destroy_registry(r);
+}
+END_TEST
+
+/* The same world on the linked-in types and on the loaded plugin files: the
+ * same bits. */
+START_TEST(test_linked_in_same_as_files) {
+  sn_registry *r = sn_create_registry(NULL);
+  char err[512];
+  ck_assert_msg(sn_registry_add_shipped(r, err, sizeof err) == SN_OK, "%s", err);
+  size_t n_static = 0;
+  float *linked = run(r, 120, &n_static);
+  ck_assert_uint_gt(n_static, 100);
+  sn_registry *files = sn_create_registry(NULL);
+  ck_assert_int_eq(sn_registry_load_directory(files, SN_PLUGIN_DIR, NULL, NULL), SN_OK);
+  size_t n_files = 0;
+  float *loaded = run(files, 120, &n_files);
+  ck_assert_uint_eq(n_files, n_static);
+  ck_assert_msg(memcmp(loaded, linked, n_static * sizeof(float)) == 0, "linked-in and loaded plugins differ");
+  free(loaded);
+  free(linked);
+  sn_destroy_registry(files);
+  sn_destroy_registry(r);
+}
+END_TEST
+
+/* A build without file loading loads no file, nor a folder, and says to
+ * register linked-in plugins instead. */
+START_TEST(test_no_file_loaded) {
+  sn_registry *r = sn_create_registry(NULL);
+  char err[512];
+  ck_assert_msg(sn_registry_add_shipped(r, err, sizeof err) == SN_OK, "%s", err);
+  ck_assert_int_eq(sn_registry_load_plugin(r, SN_PLUGIN_DIR "/revolute.so", err, sizeof err), SN_ERR_PLUGIN_OPEN);
+  ck_assert_msg(strstr(err, "sn_registry_add_static") != NULL, "%s", err);
+  ck_assert_int_eq(sn_registry_load_directory(r, SN_PLUGIN_DIR, NULL, NULL), SN_ERR_PLUGIN_OPEN);
+  ck_assert_int_eq(sn_registry_get_type_count(r), 12);
   sn_destroy_registry(r);
 }
 END_TEST
@@ -250,7 +272,7 @@ START_TEST(test_host_types_validated) {
 }
 END_TEST
 
-int main(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("static_plugins");
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 120);
@@ -259,9 +281,12 @@ int main(void) {
   tcase_add_test(tc, test_static_entry_checked);
   tcase_add_test(tc, test_host_types_validated);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  TCase *files = tcase_create("plugin files");
+  tcase_set_timeout(files, 120);
+  tcase_add_test(files, test_linked_in_same_as_files);
+  sn_test_add_part(&sn_need_plugin_files, files);
+  TCase *linked = tcase_create("linked in");
+  tcase_add_test(linked, test_no_file_loaded);
+  sn_test_add_part(&sn_need_no_file_loading, linked);
+  return s;
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_main.h"
 #include "sinew/sinew.h"
 #include "sinew/thread_pool.h"
 
@@ -483,33 +484,35 @@ START_TEST(test_scenes_cover) {
 }
 END_TEST
 
-static Suite *step_oom_suite(void) {
+/* Once around the test case (an unchecked fixture): the registry and the
+ * pool every scene shares. */
+static void shared_setup(void) {
+  static const char *const plugins[] = {"revolute",  "distance",    "xpbd_distance", "xpbd_area",
+                                        "xpbd_bend", "xpbd_tether", "attach"};
+  g_registry = sn_create_registry(NULL);
+  ck_assert_ptr_nonnull(g_registry);
+  char msg[512];
+  ck_assert_msg(sn_shipped_add(g_registry, SN_PLUGIN_DIR, plugins, (int32_t)(sizeof plugins / sizeof plugins[0]), msg,
+                               sizeof msg) == SN_OK,
+                "%s", msg);
+  g_pool = sn_thread_pool_create(2);
+  ck_assert_ptr_nonnull(g_pool);
+}
+
+static void shared_teardown(void) {
+  sn_destroy_registry(g_registry);
+  sn_thread_pool_destroy(g_pool);
+  g_registry = NULL;
+  g_pool = NULL;
+}
+
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("step_oom");
   TCase *tc = tcase_create("every allocation");
   tcase_set_timeout(tc, 0);
+  tcase_add_unchecked_fixture(tc, shared_setup, shared_teardown);
   tcase_add_test(tc, test_scenes_cover);
   tcase_add_loop_test(tc, test_step_out_of_memory, 0, (int)(sizeof g_scenes / sizeof g_scenes[0]));
   suite_add_tcase(s, tc);
   return s;
-}
-
-int main(void) {
-  static const char *const plugins[] = {"revolute",  "distance",    "xpbd_distance", "xpbd_area",
-                                        "xpbd_bend", "xpbd_tether", "attach"};
-  g_registry = sn_create_registry(NULL);
-  char msg[512];
-  if (g_registry != NULL && sn_shipped_add(g_registry, SN_PLUGIN_DIR, plugins,
-                                           (int32_t)(sizeof plugins / sizeof plugins[0]), msg, sizeof msg) != SN_OK) {
-    fprintf(stderr, "%s\n", msg);
-    return EXIT_FAILURE;
-  }
-  g_pool = sn_thread_pool_create(2);
-  if (g_registry == NULL || g_pool == NULL) return EXIT_FAILURE;
-  SRunner *sr = srunner_create(step_oom_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  sn_destroy_registry(g_registry);
-  sn_thread_pool_destroy(g_pool);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

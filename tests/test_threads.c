@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "test_main.h"
 #include "base/tasks.h"
 #include "world/world.h"
 #include "report.h"
@@ -463,7 +464,7 @@ START_TEST(test_pool_covers_each_item_once) {
 }
 END_TEST
 
-static Suite *threads_suite(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("threads");
   TCase *tc = tcase_create("threads");
   tcase_set_timeout(tc, 600);
@@ -475,12 +476,4 @@ static Suite *threads_suite(void) {
   tcase_add_test(tc, test_pool_covers_each_item_once);
   suite_add_tcase(s, tc);
   return s;
-}
-
-int main(void) {
-  SRunner *sr = srunner_create(threads_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_main.h"
 #include "collision/tree.h"
 #include "base/alloc.h"
 
@@ -913,7 +914,7 @@ START_TEST(test_out_of_memory) {
 }
 END_TEST
 
-static Suite *tree_suite(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("tree");
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 120);
@@ -931,12 +932,4 @@ static Suite *tree_suite(void) {
   tcase_add_test(tc, test_out_of_memory);
   suite_add_tcase(s, tc);
   return s;
-}
-
-int main(void) {
-  SRunner *runner = srunner_create(tree_suite());
-  srunner_run_all(runner, CK_NORMAL);
-  int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

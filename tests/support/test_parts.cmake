@@ -1,0 +1,25 @@
+# The CTest entries of the test files' parts (tests/support/test_main.h).
+# CTest includes the build's test_parts.cmake (TEST_INCLUDE_FILES, written by
+# tests/CMakeLists.txt) before it runs anything; that file includes this one and
+# calls sn_add_test_parts once per test executable, with the properties of
+# the executable's own entry in SN_TEST_PART_PROPERTIES.
+
+# Asks the executable `exe` (of the CTest entry `test`) for its parts and adds
+# the entry "<test>.<part>" for each: the executable with --part <part>.
+function(sn_add_test_parts test exe)
+  if(NOT EXISTS "${exe}")
+    return() # not built: the entry `test` itself fails
+  endif()
+  execute_process(COMMAND "${exe}" --list-parts OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE status)
+  if(NOT status EQUAL 0)
+    # an entry that lists again, so that the failure shows in the results
+    add_test("${test}.list_parts" "${exe}" --list-parts)
+    set_tests_properties("${test}.list_parts" PROPERTIES ${SN_TEST_PART_PROPERTIES})
+    return()
+  endif()
+  string(REGEX MATCHALL "[A-Za-z0-9_]+" parts "${out}")
+  foreach(part IN LISTS parts)
+    add_test("${test}.${part}" "${exe}" --part "${part}")
+    set_tests_properties("${test}.${part}" PROPERTIES ${SN_TEST_PART_PROPERTIES})
+  endforeach()
+endfunction()
