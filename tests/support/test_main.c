@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "rigid/contact_wide.h"
-#include "shipped.h"
 
 /// Exit code of an entry whose tests did not run: CTest reports it as
 /// skipped (SKIP_RETURN_CODE, tests/CMakeLists.txt and test_parts.cmake).
@@ -31,13 +30,15 @@ static int g_required_count;
 static const char *avx2_missing(void) {
   return sn_wide_cpu_has_avx2() ? NULL : "this CPU has no AVX2, or this build has no AVX2 kernels (not x86-64)";
 }
+/* SN_HAVE_DLOPEN: the build loads plugin files (SINEW_DLOPEN, tests/CMakeLists.txt;
+ * bench/shipped.h's sn_shipped_from_files says the same to the tests). */
 static const char *plugin_files_missing(void) {
-  return sn_shipped_from_files() ? NULL : "this build loads no plugin files (SINEW_DLOPEN=OFF)";
+  return SN_HAVE_DLOPEN ? NULL : "this build loads no plugin files (SINEW_DLOPEN=OFF)";
 }
 static const char *no_file_loading_missing(void) {
-  return sn_shipped_from_files() ? "this build loads plugin files (SINEW_DLOPEN=ON); these tests are of a build that "
-                                   "links the shipped plugins in instead (SINEW_DLOPEN=OFF)"
-                                 : NULL;
+  return SN_HAVE_DLOPEN ? "this build loads plugin files (SINEW_DLOPEN=ON); these tests are of a build that links "
+                          "the shipped plugins in instead (SINEW_DLOPEN=OFF)"
+                        : NULL;
 }
 
 const sn_test_need sn_need_avx2 = {"avx2", avx2_missing};

@@ -15,7 +15,7 @@
  * Preconditions. Some tests need what a machine or a build may lack (a CPU
  * feature, file loading, another program, root). Each such need is an
  * sn_test_need, and a test that needs one never passes without it: it
- * reports skipped (exit code 77, which CTest shows as "Not Run (Skipped)").
+ * reports skipped (exit code 77, which CTest reports as skipped, not passed).
  *
  *   - sn_test_require(&need) in sn_test_suite: every test of the file needs
  *     it; without it the executable runs nothing and exits 77.
@@ -23,8 +23,8 @@
  *     suite_add_tcase(s, tc): the test case needs it. It runs in a CTest entry
  *     of its own, "test_<name>.<need name>" (the executable with
  *     --part <need name>), which exits 77 without it; the file's other tests
- *     run in "test_<name>" as before. A file has at most one part per need,
- *     and the part may hold several test cases.
+ *     run in "test_<name>". A file has one part per need, which may hold
+ *     several test cases.
  *
  * The needs every suite may use are below; a file defines its own as a
  * static const sn_test_need (test_determinism.c: "bench"). Setting
