@@ -29,7 +29,7 @@ ctest --test-dir build/nodlopen --output-on-failure -j "$jobs" | tee build/nodlo
 total=$(grep -oE 'tests failed out of [0-9]+' build/nodlopen/ctest.log | grep -oE '[0-9]+$')
 skipped=$(grep -E '^[[:space:]]*[0-9]+ - .* \(Skipped\)$' build/nodlopen/ctest.log | sed -E 's/^[[:space:]]*[0-9]+ - //; s/ \(Skipped\)$//' || true)
 skip_count=$(grep -c . <<<"$skipped" || true)
-echo "SINEW_DLOPEN=OFF: $total tests, $((total - skip_count)) passed, $skip_count skipped (they test plugin files):" \
+echo "SINEW_DLOPEN=OFF: $total tests, $((total - skip_count)) passed, $skip_count skipped (they need plugin files, or what else this machine lacks):" \
   $skipped
 # neither the engine nor the libraries around it call the dynamic loader
 undefined=$(nm build/nodlopen/engine/libsinew.a build/nodlopen/scenefile/libsinew_scene_io.a \
