@@ -16,7 +16,8 @@
  *   box, stepped 120 times, saved and loaded: same state bits, same
  *   exported definitions, the saved text a fixed point, two loads step
  *   identically, joint errors and rest values as before the save; and the
- *   unpinned recreation (what the writer saved before) differs. */
+ *   same file without the pinning parameters (joints and rest shapes made
+ *   again from the saved poses) gives another world. */
 #include <check.h>
 #include <float.h>
 #include <math.h>
@@ -49,7 +50,8 @@ static sn_vec2 exported(sn_world *w, sn_constraint_id k, const char *name) {
 }
 
 /// Every exported parameter of k as name/value pairs (for sn_constraint_def);
-/// with unpinned, "pinned" is 0 (what the writer saved before it exported).
+/// with unpinned, "pinned" is 0 (the definition without its pinning: made
+/// again from the current poses).
 static int32_t exported_values(sn_world *w, sn_constraint_id k, sn_param_value *out, bool unpinned) {
   const sn_constraint_type *t = sn_constraint_get_type(w, k);
   for (uint32_t j = 0; j < t->param_count; ++j) {
@@ -750,7 +752,7 @@ START_TEST(test_stepped_world_round_trip) {
           tie1 = exported(s1.world, find_constraint(s1.world, s1.names, "tie"), "local_anchor");
   ck_assert(same_bits(&tie0, &tie1, sizeof tie0));
 
-  /* the unpinned recreation (what was saved before export_params) is another
+  /* the unpinned recreation (made again from the current poses) is another
    * world: the hinge re-anchored, the jelly's rest shape its squashed one */
   {
     sn_param_value values[64];
@@ -804,9 +806,9 @@ START_TEST(test_stepped_world_round_trip) {
   double gap = max_position_gap(r.w, s3.world);
   printf("stepped round trip: original vs reloaded after 10 more steps: %.3g m apart at most\n", gap);
   ck_assert_msg(gap < 1e-3, "the reloaded world drifted %.9g m from the original in 10 steps", gap);
-  /* the same file unpinned (what the writer saved before export_params:
-   * creation-time world anchors, rest values measured again) is another
-   * world: joints re-anchored, the jelly's rest shape its squashed one */
+  /* the same file unpinned (its world anchors applied to the moved bodies,
+   * rest values measured again from the saved poses) is another world:
+   * joints re-anchored, the jelly's rest shape its squashed one */
   char *unpinned = malloc(strlen(text) + 1);
   ck_assert_ptr_nonnull(unpinned);
   memcpy(unpinned, text, strlen(text) + 1);
@@ -819,9 +821,9 @@ START_TEST(test_stepped_world_round_trip) {
   sn_loaded_scene s4;
   load_or_fail(unpinned, &s4);
   for (int i = 1; i <= 10; ++i) ck_assert_int_eq(sn_world_step(s4.world, DT), SN_OK);
-  double old_gap = max_position_gap(s3.world, s4.world);
-  printf("stepped round trip: unpinned reload vs reloaded after 10 steps: %.3g m apart at most\n", old_gap);
-  ck_assert_msg(old_gap > 100.0 * gap && old_gap > 0.01, "unpinned: %.9g m", old_gap);
+  double unpinned_gap = max_position_gap(s3.world, s4.world);
+  printf("stepped round trip: unpinned reload vs reloaded after 10 steps: %.3g m apart at most\n", unpinned_gap);
+  ck_assert_msg(unpinned_gap > 100.0 * gap && unpinned_gap > 0.01, "unpinned: %.9g m", unpinned_gap);
   free(unpinned);
   sn_scene_unload(&s4);
 
