@@ -1,8 +1,10 @@
 /* sinew/plugin_batch.h, the helpers of batched XPBD kernels, on made-up
  * batches: the record accessors, the item path's particle records, the
  * move that leaves a fixed particle unwritten, the scalar clamp, the lane
- * dispatch under each simd level the host may allow, and (on x86) every
- * lane helper at 4 and 8 lanes against the records it reads and writes.
+ * dispatch under each simd level the host may allow, and every lane helper
+ * at 4 lanes (the part test_plugin_batch.simd, where the header has its lane
+ * part: GCC or Clang on x86) and at 8 (test_plugin_batch.avx2, where the CPU
+ * has AVX2) against the records it reads and writes.
  * The shipped kernels built on it (xpbd_distance, xpbd_tether) are compared
  * with the item path in test_xpbd_batch.c and pinned in test_determinism.c. */
 #include <check.h>
@@ -10,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_main.h"
 #include "sinew/plugin_batch.h"
 
 START_TEST(test_batch_records) {
@@ -155,14 +158,19 @@ END_TEST
 START_TEST(test_lanes4) { check_lanes4(); }
 END_TEST
 
-START_TEST(test_lanes8) {
-  if (!__builtin_cpu_supports("avx2")) return; /* the 8-lane kernels never run here either */
-  check_lanes8();
-}
+/* The 8-lane helpers need AVX2 (the part test_plugin_batch.avx2). */
+START_TEST(test_lanes8) { check_lanes8(); }
 END_TEST
 #endif
 
-int main(void) {
+/* The lane part of sinew/plugin_batch.h is in this build (the part
+ * test_plugin_batch.simd holds its 4-lane checks). */
+static const char *simd_missing(void) {
+  return SN_PB_SIMD ? NULL : "sinew/plugin_batch.h has no lane part here (SN_PB_SIMD 0: not GCC or Clang on x86)";
+}
+static const sn_test_need need_simd = {"simd", simd_missing};
+
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("plugin_batch");
   TCase *tc = tcase_create("helpers");
   tcase_add_test(tc, test_batch_records);
@@ -170,14 +178,16 @@ int main(void) {
   tcase_add_test(tc, test_move_pair);
   tcase_add_test(tc, test_min0);
   tcase_add_test(tc, test_run_lanes);
-#if SN_PB_SIMD
-  tcase_add_test(tc, test_lanes4);
-  tcase_add_test(tc, test_lanes8);
-#endif
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  /* the lane helpers: 4 lanes where the lane part exists, 8 where the CPU
+   * also has AVX2; in a build without the lane part both parts skip */
+  TCase *lanes4 = tcase_create("lanes4");
+  TCase *lanes8 = tcase_create("lanes8");
+#if SN_PB_SIMD
+  tcase_add_test(lanes4, test_lanes4);
+  tcase_add_test(lanes8, test_lanes8);
+#endif
+  sn_test_add_part(&need_simd, lanes4);
+  sn_test_add_part(&sn_need_avx2, lanes8);
+  return s;
 }

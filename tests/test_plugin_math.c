@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_main.h"
 #include "sinew/plugin_math.h"
 
 static sn_step_info step(float h, int32_t substeps, int32_t iterations) {
@@ -81,16 +82,12 @@ START_TEST(test_limit_impulse) {
 }
 END_TEST
 
-int main(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("plugin_math");
   TCase *tc = tcase_create("helpers");
   tcase_add_test(tc, test_xpbd_delta_lambda);
   tcase_add_test(tc, test_pbd_sweep_stiffness);
   tcase_add_test(tc, test_limit_impulse);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return s;
 }
