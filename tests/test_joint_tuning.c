@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_main.h"
 #include "joint_support.h"
 #include "sinew/scene_file.h"
 
@@ -236,7 +237,7 @@ START_TEST(test_kept_by_scene_files) {
 }
 END_TEST
 
-int main(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("joint_tuning");
   TCase *tc = tcase_create("joint_tuning");
   tcase_set_timeout(tc, 120);
@@ -246,9 +247,5 @@ int main(void) {
   tcase_add_test(tc, test_kept_by_snapshots);
   tcase_add_test(tc, test_kept_by_scene_files);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return s;
 }

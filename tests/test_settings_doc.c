@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_main.h"
 #include "world/world_settings.h"
 #include "platform/platform.h" /* SN_PRINTF */
 #include "sinew/sinew.h"
@@ -294,7 +295,8 @@ static int sync_docs(bool write) {
 START_TEST(test_docs_tables_are_the_table) { ck_assert_int_eq(sync_docs(false), 0); }
 END_TEST
 
-/* --write: the tables rewritten in the source tree */
+/* The mode --write (not a check, run by hand): the tables rewritten in the
+ * source tree. */
 START_TEST(test_write_docs) {
   int changed = sync_docs(true);
   printf("test_settings_doc: %d table%s rewritten\n", changed, changed == 1 ? "" : "s");
@@ -393,20 +395,15 @@ START_TEST(test_ranges_are_the_engine_ranges) {
 }
 END_TEST
 
-int main(int argc, char **argv) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("settings_doc");
   TCase *tc = tcase_create("sync");
-  if (argc == 2 && strcmp(argv[1], "--write") == 0) {
-    tcase_add_test(tc, test_write_docs);
-  } else {
-    tcase_add_test(tc, test_docs_tables_are_the_table);
-    tcase_add_test(tc, test_defaults_are_the_engine_defaults);
-    tcase_add_test(tc, test_ranges_are_the_engine_ranges);
-  }
+  tcase_add_test(tc, test_docs_tables_are_the_table);
+  tcase_add_test(tc, test_defaults_are_the_engine_defaults);
+  tcase_add_test(tc, test_ranges_are_the_engine_ranges);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  TCase *write = tcase_create("write");
+  tcase_add_test(write, test_write_docs);
+  sn_test_add_mode("--write", write);
+  return s;
 }

@@ -13,12 +13,17 @@
 /// skipped (SKIP_RETURN_CODE, tests/CMakeLists.txt and test_parts.cmake).
 #define SN_TEST_SKIPPED 77
 
-enum { MAX_PARTS = 8, MAX_REQUIRED = 8 };
+enum { MAX_PARTS = 8, MAX_REQUIRED = 8, MAX_MODES = 4 };
 
 typedef struct test_part {
   const sn_test_need *need;
   Suite *suite; ///< the part's test cases (a suite named after the need)
 } test_part;
+
+typedef struct test_mode {
+  const char *option; ///< "--write"
+  Suite *suite;       ///< the mode's test cases (a suite named after the option)
+} test_mode;
 
 /* What sn_test_suite declared, read by main once it returns (test-only
  * file-scope state: the suite constructor takes no context). */
@@ -26,6 +31,8 @@ static test_part g_parts[MAX_PARTS];
 static int g_part_count;
 static const sn_test_need *g_required[MAX_REQUIRED];
 static int g_required_count;
+static test_mode g_modes[MAX_MODES];
+static int g_mode_count;
 
 static const char *avx2_missing(void) {
   return sn_wide_cpu_has_avx2() ? NULL : "this CPU has no AVX2, or this build has no AVX2 kernels (not x86-64)";
@@ -80,6 +87,28 @@ void sn_test_add_part(const sn_test_need *need, TCase *tc) {
   g_parts[g_part_count].suite = suite_create(need->name);
   suite_add_tcase(g_parts[g_part_count].suite, tc);
   g_part_count++;
+}
+
+void sn_test_add_mode(const char *option, TCase *tc) {
+  if (option == NULL || strncmp(option, "--", 2) != 0 || option[2] == '\0')
+    declaration_error("a mode's option is -- and a name", option);
+  for (const char *c = option + 2; *c != '\0'; ++c) {
+    bool ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '-';
+    if (!ok) declaration_error("a mode's option is -- and letters, digits and '-' only", option);
+  }
+  if (strcmp(option, "--part") == 0 || strcmp(option, "--list-parts") == 0)
+    declaration_error("a mode's option is the shared main's own", option);
+  for (int i = 0; i < g_mode_count; ++i) {
+    if (strcmp(g_modes[i].option, option) == 0) {
+      suite_add_tcase(g_modes[i].suite, tc);
+      return;
+    }
+  }
+  if (g_mode_count == MAX_MODES) declaration_error("too many modes", option);
+  g_modes[g_mode_count].option = option;
+  g_modes[g_mode_count].suite = suite_create(option + 2);
+  suite_add_tcase(g_modes[g_mode_count].suite, tc);
+  g_mode_count++;
 }
 
 /// True if SN_TEST_PRETEND_MISSING lists name (or "all").
@@ -138,50 +167,64 @@ static int usage(const char *self) {
           "       %s --part NAME  run the tests that need NAME (exit 77 if it is missing here)\n"
           "       %s --list-parts the names of the parts, one a line\n",
           self, self, self);
+  for (int i = 0; i < g_mode_count; ++i) fprintf(stderr, "       %s %s\n", self, g_modes[i].option);
   return EXIT_FAILURE;
+}
+
+/// The mode whose option is arg, or NULL.
+static const test_mode *find_mode(const char *arg) {
+  for (int i = 0; i < g_mode_count; ++i)
+    if (strcmp(g_modes[i].option, arg) == 0) return &g_modes[i];
+  return NULL;
+}
+
+/// The part that needs name, or NULL.
+static const test_part *find_part(const char *name) {
+  for (int i = 0; i < g_part_count; ++i)
+    if (strcmp(g_parts[i].need->name, name) == 0) return &g_parts[i];
+  return NULL;
 }
 
 int main(int argc, char **argv) {
   Suite *suite = sn_test_suite();
-  /* every suite not run is still freed: a runner owns it */
-  SRunner *unused = srunner_create(NULL);
   const char *self = argc > 0 && argv[0] != NULL ? argv[0] : "test";
   const char *slash = strrchr(self, '/');
   if (slash != NULL) self = slash + 1;
 
-  int status;
+  Suite *chosen = NULL;            /* the suite to run, if any */
+  const sn_test_need *need = NULL; /* a part's need */
+  char entry[256];                 /* the CTest entry's name, for the messages */
+  snprintf(entry, sizeof entry, "%s", self);
+  int status = EXIT_SUCCESS;
+  const test_mode *mode = argc == 2 ? find_mode(argv[1]) : NULL;
   if (argc == 1) {
-    for (int i = 0; i < g_part_count; ++i) srunner_add_suite(unused, g_parts[i].suite);
-    status = run_entry(suite, NULL, self);
+    chosen = suite;
   } else if (argc == 2 && strcmp(argv[1], "--list-parts") == 0) {
-    srunner_add_suite(unused, suite);
-    for (int i = 0; i < g_part_count; ++i) {
-      printf("%s\n", g_parts[i].need->name);
-      srunner_add_suite(unused, g_parts[i].suite);
-    }
-    status = EXIT_SUCCESS;
+    for (int i = 0; i < g_part_count; ++i) printf("%s\n", g_parts[i].need->name);
+  } else if (mode != NULL) {
+    chosen = mode->suite;
+    snprintf(entry, sizeof entry, "%s %s", self, mode->option);
   } else if (argc == 3 && strcmp(argv[1], "--part") == 0) {
-    srunner_add_suite(unused, suite);
-    const test_part *part = NULL;
-    for (int i = 0; i < g_part_count; ++i) {
-      if (strcmp(g_parts[i].need->name, argv[2]) == 0)
-        part = &g_parts[i];
-      else
-        srunner_add_suite(unused, g_parts[i].suite);
-    }
+    const test_part *part = find_part(argv[2]);
     if (part == NULL) {
       fprintf(stderr, "%s: no part needs \"%s\" (--list-parts lists them)\n", self, argv[2]);
       status = EXIT_FAILURE;
     } else {
-      char entry[256];
-      snprintf(entry, sizeof entry, "%s.%s", self, part->need->name);
-      status = run_entry(part->suite, part->need, entry);
+      chosen = part->suite;
+      need = part->need;
+      snprintf(entry, sizeof entry, "%s.%s", self, need->name);
     }
   } else {
-    srunner_add_suite(unused, suite);
-    for (int i = 0; i < g_part_count; ++i) srunner_add_suite(unused, g_parts[i].suite);
     status = usage(self);
   }
+  /* every suite not run is still freed: a runner owns it */
+  SRunner *unused = srunner_create(NULL);
+  if (suite != chosen) srunner_add_suite(unused, suite);
+  for (int i = 0; i < g_part_count; ++i)
+    if (g_parts[i].suite != chosen) srunner_add_suite(unused, g_parts[i].suite);
+  for (int i = 0; i < g_mode_count; ++i)
+    if (g_modes[i].suite != chosen) srunner_add_suite(unused, g_modes[i].suite);
+  if (chosen != NULL) status = run_entry(chosen, need, entry);
   srunner_free(unused);
   return status;
 }

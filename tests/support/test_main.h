@@ -31,9 +31,15 @@
  * SN_TEST_PRETEND_MISSING to need names (separated by commas or spaces, or
  * "all") makes those needs missing, to see their tests report skipped.
  *
+ * Modes. A test file may offer a tool beside its checks, run by hand with an
+ * option of its own: sn_test_add_mode("--write", tc) runs test case tc, and
+ * nothing else, when the executable is given --write (test_settings_doc.c
+ * rewrites the docs' tables that way). No CTest entry runs a mode.
+ *
  * The executable's command line: no argument runs the suite; --part NAME runs
- * the part that needs NAME; --list-parts prints the names of the parts, one a
- * line (tests/support/test_parts.cmake registers a CTest entry for each).
+ * the part that needs NAME; a mode's option runs the mode; --list-parts
+ * prints the names of the parts, one a line (tests/support/test_parts.cmake
+ * registers a CTest entry for each).
  * An entry that runs no test at all fails: every test file has at least one
  * test outside its parts. Check's own variables (CK_FORK, CK_RUN_CASE...)
  * work as usual. */
@@ -72,5 +78,11 @@ void sn_test_require(const sn_test_need *need);
 /// Test case tc needs `need`: it goes in the file's part for that need, not in
 /// the suite (call from sn_test_suite, instead of suite_add_tcase).
 void sn_test_add_part(const sn_test_need *need, TCase *tc);
+
+/// Test case tc runs only when the executable's one argument is `option`
+/// ("--" and letters, digits, '-'), in place of the suite (call from
+/// sn_test_suite, instead of suite_add_tcase). The file's requirements
+/// (sn_test_require) hold for it too.
+void sn_test_add_mode(const char *option, TCase *tc);
 
 #endif /* SN_TEST_MAIN_H */
