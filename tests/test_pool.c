@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_main.h"
 #include "base/alloc.h"
 #include "base/array.h"
 #include "base/pool.h"
@@ -310,7 +311,7 @@ START_TEST(test_check) {
 }
 END_TEST
 
-static Suite *pool_suite(void) {
+Suite *sn_test_suite(void) {
   Suite *s = suite_create("pool");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_acquire_release_lifo);
@@ -323,12 +324,4 @@ static Suite *pool_suite(void) {
   tcase_add_test(tc, test_check);
   suite_add_tcase(s, tc);
   return s;
-}
-
-int main(void) {
-  SRunner *runner = srunner_create(pool_suite());
-  srunner_run_all(runner, CK_NORMAL);
-  int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
