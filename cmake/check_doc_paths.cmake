@@ -17,7 +17,7 @@ endif()
 get_filename_component(ROOT "${ROOT}" ABSOLUTE)
 
 # names in examples and headers from outside the repository
-set(not_files my_kernel.inc after.json level.json FILE.json stdatomic.h stb_easy_font.h thread_pool.h
+set(not_files my_kernel.inc after.json level.json FILE.json stdatomic.h stb_easy_font.h thread_pool.h check.h
               sinew/thread_pool.h)
 
 file(GLOB_RECURSE all_files RELATIVE "${ROOT}" "${ROOT}/*")
