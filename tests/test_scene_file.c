@@ -1,4 +1,4 @@
-/* Scene files (scenefile/, docs/scene-format.md): the issue's example loads
+/* Scene files (scenefile/, docs/scene-format.md): an example scene loads
  * with every value in place; save -> load -> save gives the same text and a
  * world that steps bit for bit like the original (bodies of every shape kind,
  * revolute and distance constraints with parameters); the example files in
@@ -33,9 +33,9 @@
 #define DT (1.0f / 60.0f)
 
 /* ------------------------------------------------------------------------ */
-/* The example of the issue                                                 */
+/* An example scene: a value of every kind in place                         */
 
-static const char *issue_example =
+static const char *example_scene =
     "{ \"sinew_scene\": 1, \"gravity\": [0, -10], \"settings\": { \"substeps\": 4, \"sleep\": true },\n"
     "  \"plugins\": [\"revolute\", \"distance\"],\n"
     "  \"bodies\": [ { \"name\": \"ground\", \"type\": \"static\", \"position\": [0, -1], \"angle\": 0,\n"
@@ -48,11 +48,11 @@ static const char *issue_example =
     "  \"constraints\": [ { \"type\": \"revolute\", \"bodies\": [\"ground\", \"ball\"], \"anchor\": [0, 6],\n"
     "                     \"params\": { \"motor_speed\": 1, \"max_motor_torque\": 50 } } ] }\n";
 
-START_TEST(test_issue_example_loads) {
+START_TEST(test_example_loads) {
   sn_scene_load_options o = test_options();
   sn_loaded_scene s;
   sn_scene_error e;
-  ck_assert_msg(sn_scene_load_string(issue_example, strlen(issue_example), "example.json", &o, &s, &e) == SN_SCENE_OK,
+  ck_assert_msg(sn_scene_load_string(example_scene, strlen(example_scene), "example.json", &o, &s, &e) == SN_SCENE_OK,
                 "%s", e.message);
   ck_assert_int_eq(e.status, SN_SCENE_OK);
   ck_assert_ptr_nonnull(s.world);
@@ -119,7 +119,7 @@ START_TEST(test_issue_example_loads) {
   ck_assert_ptr_null(s.names);
   sn_scene_unload(&s); /* twice is harmless */
   /* a length that counts the terminating NUL is fine too */
-  ck_assert_int_eq(sn_scene_load_string(issue_example, strlen(issue_example) + 1, "nul.json", &o, &s, &e), SN_SCENE_OK);
+  ck_assert_int_eq(sn_scene_load_string(example_scene, strlen(example_scene) + 1, "nul.json", &o, &s, &e), SN_SCENE_OK);
   sn_scene_unload(&s);
 }
 END_TEST
@@ -457,7 +457,7 @@ START_TEST(test_file_round_trip_and_errors) {
   sn_scene_load_options o = test_options();
   sn_loaded_scene s;
   sn_scene_error e;
-  ck_assert_int_eq(sn_scene_load_string(issue_example, strlen(issue_example), "example.json", &o, &s, &e), SN_SCENE_OK);
+  ck_assert_int_eq(sn_scene_load_string(example_scene, strlen(example_scene), "example.json", &o, &s, &e), SN_SCENE_OK);
   ck_assert_msg(sn_scene_save_file(path, s.world, s.names, &e) == SN_SCENE_OK, "%s", e.message);
   sn_loaded_scene t;
   ck_assert_msg(sn_scene_load_file(path, &o, &t, &e) == SN_SCENE_OK, "%s", e.message);
@@ -509,7 +509,7 @@ START_TEST(test_file_edges) {
   sn_scene_load_options o = test_options();
   sn_loaded_scene s, t;
   sn_scene_error e;
-  ck_assert_int_eq(sn_scene_load_string(issue_example, strlen(issue_example), "example.json", &o, &s, &e), SN_SCENE_OK);
+  ck_assert_int_eq(sn_scene_load_string(example_scene, strlen(example_scene), "example.json", &o, &s, &e), SN_SCENE_OK);
 
   /* a FIFO */
   char fifo[300];
@@ -906,7 +906,7 @@ START_TEST(test_build_failure_leaves_caller_registry_usable) {
   ck_assert_ptr_null(s.world);
   ck_assert_ptr_nonnull(sn_registry_find_type(reg, "distance")); /* plugins stay loaded */
   /* the same registry loads a good file; listed plugins are not loaded twice */
-  ck_assert_msg(sn_scene_load_string(issue_example, strlen(issue_example), "ok.json", &o, &s, &e) == SN_SCENE_OK, "%s",
+  ck_assert_msg(sn_scene_load_string(example_scene, strlen(example_scene), "ok.json", &o, &s, &e) == SN_SCENE_OK, "%s",
                 e.message);
   ck_assert_ptr_eq(s.registry, reg);
   ck_assert(!s.owns_registry);
@@ -1146,10 +1146,10 @@ START_TEST(test_truncations_and_mutations) {
   sn_scene_load_options o = test_options();
   sn_loaded_scene s;
   sn_scene_error e;
-  size_t n = strlen(issue_example);
+  size_t n = strlen(example_scene);
   /* every prefix is refused (no prefix of a document is a document) */
   for (size_t k = 0; k < n - 1; ++k) {
-    sn_scene_status st = sn_scene_load_string(issue_example, k, "cut.json", &o, &s, &e);
+    sn_scene_status st = sn_scene_load_string(example_scene, k, "cut.json", &o, &s, &e);
     ck_assert_msg(st == SN_SCENE_ERR_SYNTAX, "prefix %zu: %s", k, e.message);
     ck_assert(e.line >= 1 && e.column >= 1);
   }
@@ -1158,7 +1158,7 @@ START_TEST(test_truncations_and_mutations) {
   uint32_t seed = 12345u;
   int loaded = 0;
   for (int round = 0; round < 3000; ++round) {
-    memcpy(text, issue_example, n);
+    memcpy(text, example_scene, n);
     int edits = 1 + round % 3;
     for (int j = 0; j < edits; ++j) {
       seed = seed * 1664525u + 1013904223u;
@@ -1232,7 +1232,7 @@ Suite *sn_test_suite(void) {
   Suite *s = suite_create("scene_file");
   TCase *load = tcase_create("load_save");
   tcase_set_timeout(load, 120);
-  tcase_add_test(load, test_issue_example_loads);
+  tcase_add_test(load, test_example_loads);
   tcase_add_test(load, test_round_trip_bit_identical);
   tcase_add_test(load, test_file_round_trip_and_errors);
   tcase_add_test(load, test_file_edges);
