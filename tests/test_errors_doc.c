@@ -20,23 +20,9 @@ typedef struct code_entry {
   int id;
 } code_entry;
 
-static char *read_text(const char *path) {
-  FILE *f = fopen(path, "rb");
-  ck_assert_msg(f != NULL, "cannot open %s", path);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *text = malloc((size_t)n + 1);
-  ck_assert_ptr_nonnull(text);
-  ck_assert_int_eq((long)fread(text, 1, (size_t)n, f), n);
-  text[n] = '\0';
-  fclose(f);
-  return text;
-}
-
 /* Entries "X(SN_..., id," of the table macro whose name is `table`. */
 static int parse_table(const char *path, const char *table, code_entry *out) {
-  char *text = read_text(path);
+  char *text = sn_test_read_text(path);
   char start[96];
   snprintf(start, sizeof start, "#define %s(X)", table);
   char *p = strstr(text, start);
@@ -62,7 +48,7 @@ START_TEST(test_every_code_documented) {
   for (int i = 0; i < n; ++i) ck_assert_str_eq(sn_result_name((sn_result)codes[i].id), codes[i].name);
   int m = parse_table(SN_SOURCE_DIR "/scenefile/include/sinew/scene_file.h", "SN_SCENE_STATUS_TABLE", codes + n);
   ck_assert_int_ge(m, 21);
-  char *doc = read_text(SN_SOURCE_DIR "/docs/errors.md");
+  char *doc = sn_test_read_text(SN_SOURCE_DIR "/docs/errors.md");
   for (int i = 0; i < n + m; ++i) {
     char heading[160];
     snprintf(heading, sizeof heading, "\n### `%.63s` (%d)\n", codes[i].name, codes[i].id);
@@ -87,7 +73,7 @@ START_TEST(test_setting_messages_documented) {
   sn_world_def def = sn_default_world_def();
   sn_world *w = sn_create_world(&def, NULL);
   ck_assert_ptr_nonnull(w);
-  char *doc = read_text(SN_SOURCE_DIR "/docs/errors.md");
+  char *doc = sn_test_read_text(SN_SOURCE_DIR "/docs/errors.md");
   char quoted[320];
   ck_assert_int_eq(sn_world_set_substeps(w, 65), SN_ERR_INVALID_ARGUMENT);
   snprintf(quoted, sizeof quoted, "`%s`", sn_world_last_error(w));

@@ -611,19 +611,6 @@ END_TEST
 /* ------------------------------------------------------------------------ */
 /* Example files                                                             */
 
-static char *read_text(const char *path) {
-  FILE *f = fopen(path, "rb");
-  ck_assert_msg(f != NULL, "cannot open %s", path);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *t = malloc((size_t)n + 1);
-  ck_assert_int_eq(fread(t, 1, (size_t)n, f), (size_t)n);
-  t[n] = '\0';
-  fclose(f);
-  return t;
-}
-
 START_TEST(test_pyramid10_file) {
   sn_scene_load_options o = test_options();
   sn_loaded_scene s;
@@ -631,7 +618,7 @@ START_TEST(test_pyramid10_file) {
   ck_assert_msg(sn_scene_load_file(SN_SCENES_DIR "/pyramid10.json", &o, &s, &e) == SN_SCENE_OK, "%s", e.message);
   ck_assert_int_eq(sn_world_get_body_count(s.world), 56);
   /* the file is its own canonical save */
-  char *file = read_text(SN_SCENES_DIR "/pyramid10.json");
+  char *file = sn_test_read_text(SN_SCENES_DIR "/pyramid10.json");
   char *saved = save_or_fail(s.world, s.names);
   if (strcmp(file, saved) != 0) fprintf(stderr, "%s\n", saved);
   ck_assert_msg(strcmp(file, saved) == 0, "pyramid10.json is not canonical");
@@ -690,7 +677,7 @@ END_TEST
 
 START_TEST(test_docs_example_loads) {
   /* the complete file of docs/scene-format.md (its first json block) */
-  char *doc = read_text(SN_SCENES_DIR "/../docs/scene-format.md");
+  char *doc = sn_test_read_text(SN_SCENES_DIR "/../docs/scene-format.md");
   char *start = strstr(doc, "```json\n");
   ck_assert_ptr_nonnull(start);
   start += 8;

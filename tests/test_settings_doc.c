@@ -171,20 +171,6 @@ static void render_scene_settings(text *t) {
 /* ------------------------------------------------------------------------ */
 /* The docs                                                                  */
 
-static char *read_text(const char *path) {
-  FILE *f = fopen(path, "rb");
-  ck_assert_msg(f != NULL, "cannot open %s", path);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *data = malloc((size_t)n + 1);
-  ck_assert_ptr_nonnull(data);
-  ck_assert_int_eq((long)fread(data, 1, (size_t)n, f), n);
-  data[n] = '\0';
-  fclose(f);
-  return data;
-}
-
 static void write_text(const char *path, const char *data) {
   FILE *f = fopen(path, "wb");
   ck_assert_msg(f != NULL, "cannot write %s", path);
@@ -257,7 +243,7 @@ static int sync_docs(bool write) {
   static text t; /* tables are large for the stack of a Check test */
   {
     const char *path = SN_SOURCE_DIR "/docs/user-guide.md";
-    char *doc = read_text(path);
+    char *doc = sn_test_read_text(path);
     t.length = 0;
     render_guide_settings(&t);
     changed += !sync_span(&doc, path, generated_table(doc, path, "world settings"), t.data, "settings table", write);
@@ -269,7 +255,7 @@ static int sync_docs(bool write) {
   }
   {
     const char *path = SN_SOURCE_DIR "/docs/scene-format.md";
-    char *doc = read_text(path);
+    char *doc = sn_test_read_text(path);
     int before = changed;
     t.length = 0;
     render_scene_settings(&t);

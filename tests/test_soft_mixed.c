@@ -94,8 +94,9 @@ START_TEST(test_fast_body_into_jelly) {
       ck_assert_int_eq(sn_world_step(w, 1.0f / 60.0f), SN_OK);
       for (int j = 0; j < 24; ++j) {
         sn_vec2 x = sn_particle_get_position(w, p[j]);
-        ck_assert_msg(!sn_shape_test_point(w, shape, x), "drop %d step %d: particle %d at (%.3f, %.3f) is inside the box",
-                      k, i, j, (double)x.x, (double)x.y);
+        ck_assert_msg(!sn_shape_test_point(w, shape, x),
+                      "drop %d step %d: particle %d at (%.3f, %.3f) is inside the box", k, i, j, (double)x.x,
+                      (double)x.y);
       }
     }
     sn_destroy_world(w);

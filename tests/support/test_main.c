@@ -228,3 +228,18 @@ int main(int argc, char **argv) {
   srunner_free(unused);
   return status;
 }
+
+char *sn_test_read_text(const char *path) {
+  FILE *f = fopen(path, "rb");
+  ck_assert_msg(f != NULL, "cannot open %s", path);
+  ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+  long n = ftell(f);
+  ck_assert_msg(n >= 0, "cannot measure %s", path);
+  ck_assert_int_eq(fseek(f, 0, SEEK_SET), 0);
+  char *text = malloc((size_t)n + 1);
+  ck_assert_ptr_nonnull(text);
+  ck_assert_msg(fread(text, 1, (size_t)n, f) == (size_t)n, "cannot read %s", path);
+  text[n] = '\0';
+  fclose(f);
+  return text;
+}

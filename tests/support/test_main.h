@@ -85,4 +85,8 @@ void sn_test_add_part(const sn_test_need *need, TCase *tc);
 /// (sn_test_require) hold for it too.
 void sn_test_add_mode(const char *option, TCase *tc);
 
+/// The whole file at path as a NUL-terminated string (malloc'd, the caller
+/// frees it); fails the running test if it cannot be read.
+char *sn_test_read_text(const char *path);
+
 #endif /* SN_TEST_MAIN_H */

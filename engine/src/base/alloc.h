@@ -45,7 +45,7 @@ typedef struct sn_arena {
   size_t capacity;
   size_t used;
   size_t high_water; ///< largest use since the last reserve, to size the next
-  size_t reserved; ///< bytes the last sn_arena_reserve asked for
+  size_t reserved;   ///< bytes the last sn_arena_reserve asked for
   /// Allocations past `reserved` (those past the capacity fail): a
   /// reservation that missed a part, as the step's sum of its modules'
   /// scratch bytes would (world/step.c). Tests hold it at zero.

@@ -115,9 +115,7 @@ static inline sn_rot sn_integrate_rotation(sn_rot q, float delta) {
 }
 static inline float sn_rot_angle(sn_rot q) { return atan2f(q.s, q.c); }
 /// Relative angle of b with respect to a, in (-pi, pi].
-static inline float sn_relative_angle(sn_rot a, sn_rot b) {
-  return sn_pm_rel_angle(a, b);
-}
+static inline float sn_relative_angle(sn_rot a, sn_rot b) { return sn_pm_rel_angle(a, b); }
 
 /* transforms */
 static inline sn_transform sn_transform_identity(void) { return (sn_transform){{0.0f, 0.0f}, {1.0f, 0.0f}}; }

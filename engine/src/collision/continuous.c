@@ -21,10 +21,15 @@ typedef struct sn_toi_query {
   int32_t hit_other; ///< earliest hit (SN_NULL_INDEX: none yet)
 } sn_toi_query;
 
+/* A body at rest where it is now, for the whole step. */
+static sn_sweep sn_rest_sweep(const sn_body *b) {
+  return (sn_sweep){b->local_center, b->center, b->center, b->xf.q, b->xf.q};
+}
+
 /* A body's motion over the step: from the step's start pose to its pose now
  * (a body that was not in the step did not move). */
 static sn_sweep sn_step_sweep(const sn_body *b) {
-  if (b->solver_index < 0) return (sn_sweep){b->local_center, b->center, b->center, b->xf.q, b->xf.q};
+  if (b->solver_index < 0) return sn_rest_sweep(b);
   return (sn_sweep){b->local_center, b->center0, b->center, b->q0, b->xf.q};
 }
 
@@ -60,7 +65,7 @@ static sn_toi_output sn_toi_against(const sn_body *o, const sn_shape_proxy *prox
   if (out.state != SN_TOI_SEPARATED || !(max_fraction > split)) return out;
   /* after it: o at rest where it stopped */
   const float separation0 = out.separation0;
-  input.sweep_a = (sn_sweep){o->local_center, o->center, o->center, o->xf.q, o->xf.q};
+  input.sweep_a = sn_rest_sweep(o);
   input.sweep_b = (sn_sweep){sweep_b->local_center, mid_center, sweep_b->c2, mid.q, sweep_b->q2};
   input.max_fraction = sn_minf(1.0f, (max_fraction - split) / (1.0f - split));
   out = sn_time_of_impact(&input);

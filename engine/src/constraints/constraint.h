@@ -50,10 +50,10 @@ typedef struct sn_constraint_lists {
   SN_ARRAY(sn_type_first) batched;                 ///< batched types (solve_particles), in order of first slot
   SN_ARRAY(const sn_constraint_type *) item_types; ///< the types of items, once each
   int32_t items_endpoints;                         ///< the items' bodies and particles
-  size_t items_packed;                             ///< their params + instance bytes as sn_joint_count_active counts them
-  int32_t batched_count;                           ///< in-use constraints of batched types (always active)
-  int32_t batched_endpoints;                       ///< their particles
-  size_t batched_packed;                           ///< their params + instance bytes as sn_joint_count_active counts them
+  size_t items_packed;       ///< their params + instance bytes as sn_joint_count_active counts them
+  int32_t batched_count;     ///< in-use constraints of batched types (always active)
+  int32_t batched_endpoints; ///< their particles
+  size_t batched_packed;     ///< their params + instance bytes as sn_joint_count_active counts them
 } sn_constraint_lists;
 
 void sn_constraints_destroy_all(sn_world *w);

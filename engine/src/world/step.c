@@ -489,8 +489,8 @@ static void sn_solve(sn_world *w, float dt) {
   /* and the last sweep's copy back rides on the velocities when only the
    * particle collisions would run between them and there are none this step
    * (a batched type last among the XPBD types) */
-  if (soft.active && w->settings.soft_iterations > 0 && w->particle_shape_pairs.count == 0 && w->particle_pairs.count == 0 &&
-      w->edge_pairs.count == 0) {
+  if (soft.active && w->settings.soft_iterations > 0 && w->particle_shape_pairs.count == 0 &&
+      w->particle_pairs.count == 0 && w->edge_pairs.count == 0) {
     for (int32_t b = batch_count - 1; b >= 0; --b) {
       if (!batches[b].xpbd || batches[b].count == 0) continue;
       soft.unpack_late = batches[b].batched;
@@ -508,7 +508,8 @@ static void sn_solve(sn_world *w, float dt) {
   atomic_init(&run.frozen, 0);
   atomic_init(&run.hits, 0);
   int32_t capacity = sn_stage_capacity(substeps);
-  if (position_stage) capacity += substeps * sn_position_stage_capacity(batches, batch_count, w->settings.soft_iterations);
+  if (position_stage)
+    capacity += substeps * sn_position_stage_capacity(batches, batch_count, w->settings.soft_iterations);
   if (!sn_reserved(sn_array_reserve(&w->mem, w->stages, capacity))) return;
   sn_stage_runner_init_on(&runner, w->stages.data, capacity, workers, sn_solver_stage, &run);
   for (int32_t i = 0; i < substeps; ++i) {
