@@ -2453,7 +2453,7 @@ END_TEST
 
 /* ======================================================================== */
 
-/* Sensors are not implemented: asking for one is refused, not ignored. */
+/* A sensor makes no contacts: asking one for hit events is refused, not ignored. */
 START_TEST(test_sensor_refused) {
   sn_world_def wd = sn_default_world_def();
   sn_world *w = sn_create_world(&wd, NULL);
@@ -2461,6 +2461,7 @@ START_TEST(test_sensor_refused) {
   sn_body_id b = sn_create_body(w, &bd);
   sn_shape_def sd = sn_default_shape_def();
   sd.is_sensor = true;
+  sd.enable_hit_events = true;
   sn_circle c = {{0.0f, 0.0f}, 1.0f};
   sn_shape_id s = sn_create_circle_shape(w, b, &sd, &c);
   ck_assert_int_eq(s.index1, 0);

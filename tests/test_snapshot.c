@@ -843,7 +843,7 @@ START_TEST(test_plugin_types) {
    * at the start of the params blob, right before the instance's 16 bytes) */
   uint8_t *copy = malloc(n);
   memcpy(copy, s, n);
-  size_t at = n - 8 - 16 - 4; /* the last constraint's mode */
+  size_t at = n - 8 - 16 - 16 - 4; /* the last constraint's mode (then an empty sensor section: 16 bytes) */
   ck_assert_int_eq(copy[at], 2);
   copy[at] = 7;
   reseal(copy, n);

@@ -169,6 +169,31 @@ SN_API float sn_world_get_joint_damping_ratio(sn_world *world);
 /// sn_world_get_frozen_events (only a step adds to them).
 SN_API sn_contact_events sn_world_get_contact_events(sn_world *world);
 
+/// Sensor events of the last step, kept like the contact events (valid until
+/// the next step starts). Each step finds the sensors' overlaps once, at its
+/// start (before any body moves), in sensor-shape order and, for each
+/// sensor, in visitor order (shapes by index, then soft bodies by index):
+/// the same for any worker count. An overlap is thus reported by the step
+/// after the one that made it. End events for a visitor or sensor destroyed
+/// (or turned off) between steps come with the next step's events.
+SN_API sn_sensor_events sn_world_get_sensor_events(sn_world *world);
+
+/// Bodies the last step moved (awake dynamic and kinematic bodies), in body
+/// slot order, with their transforms and whether the step put them to
+/// sleep. Valid until the next step starts.
+SN_API sn_body_events sn_world_get_body_events(sn_world *world);
+
+/// Sets (or, with NULL, clears) the custom filter: see sn_custom_filter_fcn.
+/// Pairs already made are not asked again until sn_shape_set_filter. Not
+/// saved in snapshots or scene files. SN_ERR_WORLD_LOCKED inside a step or a
+/// callback.
+SN_API sn_result sn_world_set_custom_filter(sn_world *world, sn_custom_filter_fcn *fcn, void *context);
+
+/// Sets (or, with NULL, clears) the pre-solve callback: see sn_pre_solve_fcn.
+/// Not saved in snapshots or scene files. SN_ERR_WORLD_LOCKED inside a step or
+/// a callback.
+SN_API sn_result sn_world_set_pre_solve(sn_world *world, sn_pre_solve_fcn *fcn, void *context);
+
 /// Counters: bodies, shapes, contacts, islands, memory.
 SN_API sn_world_counters sn_world_get_counters(sn_world *world);
 /// Stage times of the last sn_world_step (all zero before the first step or
@@ -385,6 +410,35 @@ SN_API sn_result sn_shape_get_segment(sn_world *world, sn_shape_id shape, sn_seg
 
 /// True if the world point lies inside the shape.
 SN_API bool sn_shape_test_point(sn_world *world, sn_shape_id shape, sn_vec2 point);
+
+/// Changes the shape's collision filter (sn_filter). Its contacts that no
+/// longer pass are destroyed at once (end events, for touching ones with
+/// events, come with the next step's); pairs the new filter allows are found
+/// by the next step. Wakes the shape's body. SN_ERR_STALE_ID and the like
+/// for a bad handle, SN_ERR_WORLD_LOCKED inside a step or a callback.
+SN_API sn_result sn_shape_set_filter(sn_world *world, sn_shape_id shape, sn_filter filter);
+/// The shape's collision filter ({0, 0, 0} for a bad handle, error set).
+SN_API sn_filter sn_shape_get_filter(sn_world *world, sn_shape_id shape);
+/// True if the shape is a sensor (false for a bad handle, error set).
+SN_API bool sn_shape_is_sensor(sn_world *world, sn_shape_id shape);
+
+/// The shapes overlapping a sensor as the last step found them, in shape
+/// index order, up to capacity (a soft body's particles inside are not
+/// listed: see the sensor events). Returns the number written, or -1 (error
+/// set) for a bad handle, a shape that is not a sensor, a negative capacity,
+/// or NULL with capacity > 0. With capacity 0 (overlaps may be NULL), returns
+/// the count.
+SN_API int32_t sn_shape_get_sensor_overlaps(sn_world *world, sn_shape_id sensor, sn_shape_id *overlaps,
+                                            int32_t capacity);
+
+/// Number of touching contacts of the body (0 for a bad handle, error set).
+SN_API int32_t sn_body_get_contact_count(sn_world *world, sn_body_id body);
+/// The body's touching contacts as the last step left them (newest first),
+/// up to capacity; returns the number written, or -1 (error set) for a bad
+/// handle, a negative capacity, or NULL with capacity > 0.
+SN_API int32_t sn_body_get_contacts(sn_world *world, sn_body_id body, sn_contact_data *contacts, int32_t capacity);
+/// The shape's touching contacts, as sn_body_get_contacts.
+SN_API int32_t sn_shape_get_contacts(sn_world *world, sn_shape_id shape, sn_contact_data *contacts, int32_t capacity);
 
 /// Default chain settings.
 SN_API sn_chain_def sn_default_chain_def(void);

@@ -432,17 +432,44 @@ typedef struct sn_body_def {
 
 /// Shape settings (material and collision filter).
 typedef struct sn_shape_def {
-  float density;              ///< kg/m^2, default 1, must be >= 0
-  float friction;             ///< Coulomb coefficient, default 0.6, must be >= 0
-  float restitution;          ///< 0..1, default 0
-  bool is_sensor;             ///< reserved: must be false (sensors are not supported yet)
+  float density;     ///< kg/m^2, default 1, must be >= 0
+  float friction;    ///< Coulomb coefficient, default 0.6, must be >= 0
+  float restitution; ///< 0..1, default 0
+  /// A sensor: it detects the shapes (and soft bodies) that overlap it and
+  /// reports them (sn_world_get_sensor_events, sn_shape_get_sensor_overlaps),
+  /// but never touches anything: no contact, no force, no island. Any body
+  /// type may carry one. Default false.
+  bool is_sensor;
   bool enable_contact_events; ///< default true
   bool enable_hit_events;     ///< default false
-  uint64_t category_bits;     ///< default 1
-  uint64_t mask_bits;         ///< default all
+  /// This shape is seen by sensors (opt-out: default true). A sensor never
+  /// sees another sensor.
+  bool enable_sensor_events;
+  /// Pairs with this shape go through the world's custom filter
+  /// (sn_world_set_custom_filter) when they are found. Default false.
+  bool enable_custom_filtering;
+  /// Touching contacts of this shape go through the world's pre-solve
+  /// callback (sn_world_set_pre_solve) every step. Default false.
+  bool enable_pre_solve_events;
+  uint64_t category_bits; ///< default 1
+  uint64_t mask_bits;     ///< default all
+  /// Collision group: two shapes of the same positive group always collide,
+  /// two of the same negative group never do; otherwise (0, or different
+  /// groups) category and mask decide, in both directions. Default 0.
+  int32_t group_index;
   void *user_data;
   int32_t cookie;
 } sn_shape_def;
+
+/// A shape's collision filter (sn_shape_set_filter, sn_shape_get_filter):
+/// shapes a and b may collide when a's category is in b's mask and b's
+/// category in a's mask, unless they share a non-zero group_index, which
+/// decides alone (positive: always, negative: never).
+typedef struct sn_filter {
+  uint64_t category_bits;
+  uint64_t mask_bits;
+  int32_t group_index;
+} sn_filter;
 
 /// Chain settings: a static outline of segments with smooth seams.
 typedef struct sn_chain_def {
@@ -453,6 +480,7 @@ typedef struct sn_chain_def {
   float restitution; ///< default 0
   uint64_t category_bits;
   uint64_t mask_bits;
+  int32_t group_index; ///< collision group of every segment (sn_shape_def.group_index), default 0
   void *user_data;
   int32_t cookie;
 } sn_chain_def;
@@ -484,9 +512,43 @@ typedef struct sn_cast_output {
   bool hit;
 } sn_cast_output;
 
-/// Two shapes started touching during the last step.
+/// One point of a contact manifold (sn_contact_manifold).
+typedef struct sn_contact_point {
+  sn_vec2 point;    ///< world point, midway between the two surfaces
+  sn_vec2 anchor_a; ///< point minus body A's origin (world orientation)
+  sn_vec2 anchor_b; ///< point minus body B's origin (world orientation)
+  float separation; ///< m, negative when the shapes overlap
+  /// N s, the normal impulse at this point over the last step: the last
+  /// substep's times the substep count (a resting contact carries its load,
+  /// m g dt, this way; 0 before any solve).
+  float normal_impulse;
+  float tangent_impulse;    ///< N s, the friction impulse over the last step (as normal_impulse)
+  float max_normal_impulse; ///< N s, the largest substep impulse of the last step times the substep count
+  float normal_velocity;    ///< m/s, the approach speed along the normal before the last solve (negative: closing)
+  uint16_t id;              ///< feature id: the same while the same features touch
+  bool persisted;           ///< the point was matched with one of the step before
+} sn_contact_point;
+
+/// The contact points of two shapes: up to two points sharing one normal.
+typedef struct sn_contact_manifold {
+  sn_contact_point points[2];
+  sn_vec2 normal; ///< unit, world frame, from shape A to shape B
+  int32_t point_count;
+} sn_contact_manifold;
+
+/// A touching contact as sn_body_get_contacts and sn_shape_get_contacts
+/// report it. The normal points from shape_a to shape_b.
+typedef struct sn_contact_data {
+  sn_shape_id shape_a, shape_b;
+  sn_contact_manifold manifold;
+} sn_contact_data;
+
+/// Two shapes started touching during the last step, with their manifold
+/// as the narrowphase found it (impulses are last step's, carried over by
+/// feature id: zero for a fresh contact).
 typedef struct sn_contact_begin_event {
   sn_shape_id shape_a, shape_b;
+  sn_contact_manifold manifold;
 } sn_contact_begin_event;
 
 /// Two shapes stopped touching during the last step (or one was destroyed).
@@ -510,6 +572,74 @@ typedef struct sn_contact_events {
   const sn_contact_hit_event *hit_events;
   int32_t begin_count, end_count, hit_count;
 } sn_contact_events;
+
+/// A shape began to overlap a sensor in the last step. visitor is the shape,
+/// or null with soft_body set for a soft body's particles (one event per
+/// soft body, when its first particle enters the sensor).
+typedef struct sn_sensor_begin_touch_event {
+  sn_shape_id sensor;
+  sn_shape_id visitor;
+  sn_soft_body_id soft_body;
+} sn_sensor_begin_touch_event;
+
+/// A shape (or soft body) stopped overlapping a sensor in the last step, or
+/// it or the sensor was destroyed (or stopped taking part) since the step
+/// before. Ids may be stale by the time this is read.
+typedef struct sn_sensor_end_touch_event {
+  sn_shape_id sensor;
+  sn_shape_id visitor;
+  sn_soft_body_id soft_body;
+} sn_sensor_end_touch_event;
+
+/// Sensor events of the last step (sn_world_get_sensor_events): valid, where
+/// they are and unchanged, until the next sn_world_step starts.
+typedef struct sn_sensor_events {
+  const sn_sensor_begin_touch_event *begin_events;
+  const sn_sensor_end_touch_event *end_events;
+  int32_t begin_count, end_count;
+} sn_sensor_events;
+
+/// A body that moved in the last step (sn_world_get_body_events).
+typedef struct sn_body_move_event {
+  sn_body_id body;
+  sn_transform transform; ///< the body's transform after the step
+  bool fell_asleep;       ///< the step put it to sleep
+  void *user_data;        ///< the body's user data
+} sn_body_move_event;
+
+/// Body events of the last step: valid until the next sn_world_step starts.
+typedef struct sn_body_events {
+  const sn_body_move_event *move_events;
+  int32_t move_count;
+} sn_body_events;
+
+/// Custom filter (sn_world_set_custom_filter): return false to keep the two
+/// shapes from ever making a contact. Called when a new overlapping pair is
+/// found whose shapes passed the group, category and mask rules and at
+/// least one of which has enable_custom_filtering, and when
+/// sn_shape_set_filter checks the shape's existing contacts again. It runs
+/// on the thread that called sn_world_step (or sn_shape_set_filter) with
+/// the world locked: it may read the two shapes and their bodies; calls
+/// that change the world return SN_ERR_WORLD_LOCKED, and queries are
+/// refused inside a step. A refused pair is asked about again each step one
+/// of its shapes moves in the broadphase; an accepted one is not asked again
+/// while its contact lasts. It must give the same answer for the same pair
+/// while nothing it reads changes.
+typedef bool sn_custom_filter_fcn(sn_shape_id shape_a, sn_shape_id shape_b, void *context);
+
+/// Pre-solve callback (sn_world_set_pre_solve): return false to leave the
+/// contact out of the solver for this step (it stays touching: no end event;
+/// it is asked again next step). Called every step, after the narrowphase,
+/// for each touching contact with an awake body one of whose shapes has
+/// enable_pre_solve_events; the manifold's normal points from shape_a to
+/// shape_b. It runs on worker threads of the world's task system (several
+/// at once, for different contacts, in any order), with the world locked:
+/// it may read the two shapes, their bodies and the manifold and its own
+/// context (guard anything it writes there); it must not change the world,
+/// query it, or read other contacts or bodies, which the step may be
+/// writing at that moment.
+typedef bool sn_pre_solve_fcn(sn_shape_id shape_a, sn_shape_id shape_b, const sn_contact_manifold *manifold,
+                              void *context);
 
 /// World counters (for overlays and benchmarks).
 typedef struct sn_world_counters {

@@ -10,16 +10,59 @@
 #include "world/world.h"
 #include "world/world_pool.h"
 
-bool sn_should_shapes_collide(const sn_world *w, const sn_shape *a, const sn_shape *b) {
+bool sn_filters_pass(const sn_shape *a, const sn_shape *b) {
+  if (a->group_index == b->group_index && a->group_index != 0) return a->group_index > 0;
+  return (a->category_bits & b->mask_bits) != 0 && (b->category_bits & a->mask_bits) != 0;
+}
+
+uint64_t sn_shape_query_mask(const sn_shape *s) { return s->group_index > 0 ? UINT64_MAX : s->mask_bits; }
+
+bool sn_should_shapes_collide(sn_world *w, const sn_shape *a, const sn_shape *b) {
   if (a->body == b->body) return false;
-  if ((a->category_bits & b->mask_bits) == 0 || (b->category_bits & a->mask_bits) == 0) return false;
+  if (a->is_sensor || b->is_sensor) return false;
+  if (!sn_filters_pass(a, b)) return false;
   const sn_body *ba = w->bodies.data + a->body, *bb = w->bodies.data + b->body;
   /* at least one dynamic body */
   if (ba->type != SN_BODY_DYNAMIC && bb->type != SN_BODY_DYNAMIC) return false;
   /* bodies joined by a constraint do not collide unless it asks to */
   if (w->joined.count > 0 && sn_pair_set_find(&w->joined, sn_pair_key(a->body, b->body)) > 0) return false;
   sn_shape_type ta = a->geom.type, tb = b->geom.type;
-  return sn_collide_supported(ta, tb) || sn_collide_supported(tb, ta);
+  if (!sn_collide_supported(ta, tb) && !sn_collide_supported(tb, ta)) return false;
+  if ((a->enable_custom_filtering || b->enable_custom_filtering) && w->custom_filter != NULL) {
+    /* the callback sees the pair in shape index order */
+    int32_t ia = (int32_t)(a - w->shapes.data), ib = (int32_t)(b - w->shapes.data);
+    if (ia > ib) {
+      int32_t t = ia;
+      ia = ib;
+      ib = t;
+    }
+    sn_world_lock(w);
+    bool keep = w->custom_filter(sn_make_shape_id(w, ia), sn_make_shape_id(w, ib), w->custom_filter_context);
+    sn_world_unlock(w);
+    return keep;
+  }
+  return true;
+}
+
+void sn_manifold_to_public(const sn_manifold *m, int32_t substeps, sn_contact_manifold *out) {
+  memset(out, 0, sizeof(*out));
+  const float n = (float)substeps;
+  out->normal = m->normal;
+  out->point_count = m->point_count;
+  for (int32_t i = 0; i < m->point_count; ++i) {
+    const sn_manifold_point *p = m->points + i;
+    sn_contact_point *q = out->points + i;
+    q->point = p->point;
+    q->anchor_a = p->anchor_a;
+    q->anchor_b = p->anchor_b;
+    q->separation = p->separation;
+    q->normal_impulse = n * p->normal_impulse;
+    q->tangent_impulse = n * p->tangent_impulse;
+    q->max_normal_impulse = n * p->max_normal_impulse;
+    q->normal_velocity = p->normal_velocity;
+    q->id = p->id;
+    q->persisted = p->persisted;
+  }
 }
 
 static void sn_link_edge(sn_world *w, int32_t contact_index, int side) {
@@ -75,6 +118,7 @@ static void sn_contact_create(sn_world *w, int32_t shape_a, int32_t shape_b) {
   c->restitution = sn_maxf(a->restitution, b->restitution);
   if (a->enable_contact_events || b->enable_contact_events) c->flags |= SN_CONTACT_ENABLE_EVENTS;
   if (a->enable_hit_events || b->enable_hit_events) c->flags |= SN_CONTACT_ENABLE_HIT;
+  if (a->enable_pre_solve_events || b->enable_pre_solve_events) c->flags |= SN_CONTACT_ENABLE_PRE_SOLVE;
   if (c->flags & SN_CONTACT_ENABLE_EVENTS) w->event_contacts += 1;
   if (c->flags & SN_CONTACT_ENABLE_HIT) w->hit_contacts += 1;
   c->edges[0].body = a->body;
@@ -177,10 +221,12 @@ bool sn_find_new_pairs(sn_world *w) {
     sn_shape *s = w->shapes.data + si;
     if (!s->in_use || s->proxy == SN_NULL_NODE) continue;
     sn_pair_query q = {w, &w->static_tree, true, si, s->is_static_tree, s->fat_aabb, false, false};
-    if (!s->is_static_tree) sn_tree_query(&w->static_tree, s->fat_aabb, s->mask_bits, sn_pair_query_fcn, &q);
+    if (s->is_sensor) continue; /* a sensor makes no contact (its overlaps: world/sensor.c) */
+    const uint64_t mask = sn_shape_query_mask(s);
+    if (!s->is_static_tree) sn_tree_query(&w->static_tree, s->fat_aabb, mask, sn_pair_query_fcn, &q);
     q.tree = &w->dynamic_tree;
     q.tree_is_static = false;
-    if (!q.full && !q.oom) sn_tree_query(&w->dynamic_tree, s->fat_aabb, s->mask_bits, sn_pair_query_fcn, &q);
+    if (!q.full && !q.oom) sn_tree_query(&w->dynamic_tree, s->fat_aabb, mask, sn_pair_query_fcn, &q);
     if (q.oom) return false;
     if (q.full) {
       w->move_buffer.data[i] = -1 - si; /* marked: searches again (the flags are read until the search ends) */
@@ -386,6 +432,20 @@ static uint8_t sn_narrow_one(sn_world *w, int32_t ci) {
   bool was_touching = (c->flags & SN_CONTACT_TOUCHING) != 0;
   bool reused = false;
   bool touching = sn_update_manifold(w, c, &reused);
+  if (c->flags & SN_CONTACT_ENABLE_PRE_SOLVE) {
+    /* the pre-solve callback (on this worker: it reads this contact only) */
+    bool enabled = true;
+    if (touching && w->pre_solve != NULL) {
+      sn_contact_manifold m;
+      sn_manifold_to_public(&c->manifold, w->settings.substeps, &m);
+      enabled =
+          w->pre_solve(sn_make_shape_id(w, c->shape_a), sn_make_shape_id(w, c->shape_b), &m, w->pre_solve_context);
+    }
+    if (enabled)
+      c->flags &= ~(uint32_t)SN_CONTACT_DISABLED;
+    else
+      c->flags |= SN_CONTACT_DISABLED;
+  }
   if (touching == was_touching) return reused ? SN_NARROW_REUSED : SN_NARROW_STAYS;
   return touching ? SN_NARROW_BEGINS : SN_NARROW_ENDS;
 }
@@ -453,7 +513,10 @@ void sn_update_contacts(sn_world *w) {
         woke = true;
       }
       if (c->flags & SN_CONTACT_ENABLE_EVENTS) {
-        sn_contact_begin_event e = {sn_make_shape_id(w, c->shape_a), sn_make_shape_id(w, c->shape_b)};
+        sn_contact_begin_event e;
+        e.shape_a = sn_make_shape_id(w, c->shape_a);
+        e.shape_b = sn_make_shape_id(w, c->shape_b);
+        sn_manifold_to_public(&c->manifold, w->settings.substeps, &e.manifold);
         sn_array_push(&w->mem, w->begin_events, e);
       }
     } else { /* SN_NARROW_ENDS */

@@ -27,7 +27,9 @@ enum {
   SN_CONTACT_TOUCHING = 1u << 0,
   SN_CONTACT_ENABLE_EVENTS = 1u << 1,
   SN_CONTACT_ENABLE_HIT = 1u << 2,
-  SN_CONTACT_HAS_REFERENCE = 1u << 3, ///< reference holds the last computed manifold (contact.c)
+  SN_CONTACT_HAS_REFERENCE = 1u << 3,    ///< reference holds the last computed manifold (contact.c)
+  SN_CONTACT_ENABLE_PRE_SOLVE = 1u << 4, ///< a shape asks for the pre-solve callback
+  SN_CONTACT_DISABLED = 1u << 5,         ///< the pre-solve callback left it out of this step's solve
 };
 
 /// The manifold as last computed, in the bodies' frames: the relative pose
@@ -60,7 +62,17 @@ typedef struct sn_contact {
 /// the overflow is at most w->contact_excess (world/step.c sizes the step by it).
 #define SN_COLOR_FREE_CONTACTS 32
 
-bool sn_should_shapes_collide(const sn_world *w, const sn_shape *a, const sn_shape *b);
+/// The group, category and mask rules of sn_filter (no body or sensor test).
+bool sn_filters_pass(const sn_shape *a, const sn_shape *b);
+/// The tree query mask that finds every shape s may collide with (all
+/// categories for a shape of a positive group).
+uint64_t sn_shape_query_mask(const sn_shape *s);
+/// Whether two shapes make a contact: filters, bodies, sensors, joints, and
+/// the custom filter (called under the world lock) when one opted in.
+bool sn_should_shapes_collide(sn_world *w, const sn_shape *a, const sn_shape *b);
+/// Copies an internal manifold to its public form (impulses per step: the
+/// substep's times substeps).
+void sn_manifold_to_public(const sn_manifold *m, int32_t substeps, sn_contact_manifold *out);
 void sn_contact_destroy(sn_world *w, int32_t contact_index, bool wake);
 /// Pair finding from the move buffer into w->new_pairs (after the dynamic
 /// tree's sn_tree_rebuild_moved), changing nothing a caller sees; false on OOM.

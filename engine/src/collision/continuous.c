@@ -89,8 +89,17 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
   sn_world *w = q->w;
   const sn_shape *other = w->shapes.data + shape_index;
   if (other->body == q->body_index) return true;
-  if ((q->shape->category_bits & other->mask_bits) == 0 || (other->category_bits & q->shape->mask_bits) == 0)
-    return true;
+  if (other->is_sensor || !sn_filters_pass(q->shape, other)) return true;
+  /* the pre-solve callback decides such pairs step by step: no sweep stops them */
+  if (q->shape->enable_pre_solve_events || other->enable_pre_solve_events) return true;
+  if ((q->shape->enable_custom_filtering || other->enable_custom_filtering) && w->custom_filter != NULL) {
+    int32_t ia = (int32_t)(q->shape - w->shapes.data), ib = shape_index;
+    sn_world_lock(w);
+    bool keep = w->custom_filter(sn_make_shape_id(w, ia < ib ? ia : ib), sn_make_shape_id(w, ia < ib ? ib : ia),
+                                 w->custom_filter_context);
+    sn_world_unlock(w);
+    if (!keep) return true;
+  }
   const sn_body *ob = w->bodies.data + other->body;
   /* Bullets also stop at moving bodies that are not bullets, and fast
    * bodies at every moving body, each swept over the step as it moved. */
@@ -163,11 +172,13 @@ static void sn_solve_continuous(sn_world *w, int32_t body_index, bool recheck) {
   sn_transform xf1 = {sn_sub(b->center0, sn_rotate(b->q0, b->local_center)), b->q0};
   for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
     q.shape = w->shapes.data + s;
+    if (q.shape->is_sensor) continue;
     sn_aabb box1 = sn_geometry_compute_aabb(&q.shape->geom, xf1);
     sn_aabb box2 = sn_geometry_compute_aabb(&q.shape->geom, b->xf);
     sn_aabb box = sn_aabb_union(box1, box2);
-    sn_tree_query(&w->static_tree, box, q.shape->mask_bits, sn_toi_query_fcn, &q);
-    sn_tree_query(&w->dynamic_tree, box, q.shape->mask_bits, sn_toi_query_fcn, &q);
+    const uint64_t mask = sn_shape_query_mask(q.shape);
+    sn_tree_query(&w->static_tree, box, mask, sn_toi_query_fcn, &q);
+    sn_tree_query(&w->dynamic_tree, box, mask, sn_toi_query_fcn, &q);
   }
   b->toi_fraction = q.fraction;
   if (q.fraction < 1.0f) {

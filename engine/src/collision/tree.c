@@ -465,6 +465,16 @@ void sn_tree_enlarge_proxy(sn_tree *tree, int32_t proxy_id, sn_aabb aabb) {
   sn_tree_set_leaf_box(tree->nodes, proxy_id, sn_aabb_union(tree->nodes[proxy_id].aabb, aabb));
 }
 
+void sn_tree_set_category(sn_tree *tree, int32_t proxy_id, uint64_t category_bits) {
+  assert(0 <= proxy_id && proxy_id < tree->node_capacity);
+  assert(tree->nodes[proxy_id].height == 0 && "not a proxy (leaf)");
+  sn_tree_node *nodes = tree->nodes;
+  nodes[proxy_id].category_bits = category_bits;
+  /* the ancestors hold the OR of their children */
+  for (int32_t i = nodes[proxy_id].parent_or_next; i != SN_NULL_NODE; i = nodes[i].parent_or_next)
+    nodes[i].category_bits = nodes[nodes[i].child1].category_bits | nodes[nodes[i].child2].category_bits;
+}
+
 void sn_tree_move_proxy_deferred(sn_tree *tree, int32_t proxy_id, sn_aabb aabb) {
   assert(0 <= proxy_id && proxy_id < tree->node_capacity);
   assert(tree->nodes[proxy_id].height == 0 && "not a proxy (leaf)");

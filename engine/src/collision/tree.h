@@ -55,6 +55,8 @@ void sn_tree_move_proxy(sn_tree *tree, int32_t proxy_id, sn_aabb aabb);
 /// Grows the leaf's AABB to contain aabb (ancestors grown too and marked
 /// SN_TREE_NODE_MOVED), no reinsert.
 void sn_tree_enlarge_proxy(sn_tree *tree, int32_t proxy_id, sn_aabb aabb);
+/// Changes the leaf's category bits (the ancestors' ORs follow).
+void sn_tree_set_category(sn_tree *tree, int32_t proxy_id, uint64_t category_bits);
 /// Replaces the leaf's AABB without restructuring: the ancestors are grown to
 /// contain it and marked for sn_tree_rebuild_moved. Queries stay exact in
 /// between (marked boxes may just be loose). Never allocates.

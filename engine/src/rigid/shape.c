@@ -14,6 +14,7 @@ sn_shape_def sn_default_shape_def(void) {
   def.friction = 0.6f;
   def.restitution = 0.0f;
   def.enable_contact_events = true;
+  def.enable_sensor_events = true;
   def.category_bits = 1;
   def.mask_bits = UINT64_MAX;
   def.cookie = SN_DEF_COOKIE;
@@ -150,8 +151,9 @@ static bool sn_shape_def_ok(sn_world *w, const sn_shape_def *def) {
   if (def->restitution < 0.0f || def->restitution > 1.0f)
     return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "restitution %g must be in [0, 1]", (double)def->restitution),
            false;
-  if (def->is_sensor)
-    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "sensor shapes are not supported yet (is_sensor must be false)"),
+  if (def->is_sensor && (def->enable_hit_events || def->enable_pre_solve_events))
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT,
+                          "a sensor makes no contacts: enable_hit_events and enable_pre_solve_events must be false"),
            false;
   return true;
 }
@@ -239,11 +241,17 @@ static sn_shape_id sn_create_shape(sn_world *w, sn_body_id body_id, const sn_sha
   s->mask_bits = def->mask_bits;
   s->enable_contact_events = def->enable_contact_events;
   s->enable_hit_events = def->enable_hit_events;
+  s->is_sensor = def->is_sensor;
+  s->enable_sensor_events = def->enable_sensor_events;
+  s->enable_custom_filtering = def->enable_custom_filtering;
+  s->enable_pre_solve_events = def->enable_pre_solve_events;
+  s->group_index = def->group_index;
   s->user_data = def->user_data;
   if (!sn_shape_create_proxy(w, index)) {
     sn_shape_destroy_internal(w, index, false);
     return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow the broadphase tree"), SN_NULL_SHAPE;
   }
+  if (s->is_sensor) w->sensor_count += 1;
   sn_body_add_shape_mass(w, b, index); /* mass, or only extents for kinematic/static */
   sn_body_wake(w, body_index);
   return sn_make_shape_id(w, index);
@@ -339,6 +347,7 @@ void sn_shape_destroy_internal(sn_world *w, int32_t shape_index, bool wake) {
     key = next;
   }
   sn_shape_destroy_proxy(w, shape_index);
+  if (s->is_sensor) w->sensor_count -= 1; /* its overlaps end at the next step's sensor pass */
   /* unlink from the body */
   int32_t *link = &b->shape_list, prev = SN_NULL_INDEX;
   while (*link != shape_index) {
@@ -571,7 +580,9 @@ sn_chain_id sn_create_chain(sn_world *w, sn_body_id body_id, const sn_chain_def 
     s->restitution = def->restitution;
     s->category_bits = def->category_bits ? def->category_bits : 1;
     s->mask_bits = def->mask_bits ? def->mask_bits : UINT64_MAX;
+    s->group_index = def->group_index;
     s->enable_contact_events = true;
+    s->enable_sensor_events = true;
     s->user_data = def->user_data;
     s->chain = chain_index;
     shape_ids[k] = index;
@@ -606,3 +617,100 @@ sn_result sn_destroy_chain(sn_world *w, sn_chain_id id) {
 }
 
 bool sn_chain_is_valid(sn_world *w, sn_chain_id id) { return SN_POOL_ID_LIVE(w, sn_chain_pool, id); }
+
+/* ------------------------------------------------------------------------ */
+/* Filters and contacts                                                      */
+
+sn_result sn_shape_set_filter(sn_world *w, sn_shape_id id, sn_filter filter) {
+  SN_SHAPE_MUT(w, id);
+  const int32_t index = id.index1 - 1;
+  /* the shape looks for pairs again next step: room in the move buffer first */
+  if (!s->enlarged && s->proxy != SN_NULL_NODE && !sn_array_reserve(&w->mem, w->move_buffer, w->move_buffer.count + 1))
+    return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow the move buffer");
+  s->category_bits = filter.category_bits;
+  s->mask_bits = filter.mask_bits;
+  s->group_index = filter.group_index;
+  if (s->proxy != SN_NULL_NODE)
+    sn_tree_set_category(s->is_static_tree ? &w->static_tree : &w->dynamic_tree, s->proxy, s->category_bits);
+  /* contacts the filter no longer allows go now (end events wait for the next step) */
+  const sn_body *b = w->bodies.data + s->body;
+  int32_t key = b->contact_list;
+  while (key != SN_NULL_INDEX) {
+    const int32_t ci = key >> 1;
+    const sn_contact *c = w->contacts.data + ci;
+    const int32_t next = c->edges[key & 1].next_key;
+    if (c->shape_a == index || c->shape_b == index) {
+      const int32_t other = c->shape_a == index ? c->shape_b : c->shape_a;
+      if (!sn_should_shapes_collide(w, w->shapes.data + index, w->shapes.data + other)) sn_contact_destroy(w, ci, true);
+    }
+    key = next;
+  }
+  s = w->shapes.data + index;
+  if (s->proxy != SN_NULL_NODE && !s->enlarged) {
+    s->enlarged = true;
+    sn_array_push(&w->mem, w->move_buffer, index); /* reserved above */
+  }
+  sn_body_wake(w, s->body);
+  return SN_OK;
+}
+
+sn_filter sn_shape_get_filter(sn_world *w, sn_shape_id id) {
+  sn_filter none = {0, 0, 0};
+  SN_SHAPE_OR(w, id, none);
+  sn_filter f = {s->category_bits, s->mask_bits, s->group_index};
+  return f;
+}
+
+bool sn_shape_is_sensor(sn_world *w, sn_shape_id id) {
+  SN_SHAPE_OR(w, id, false);
+  return s->is_sensor;
+}
+
+static bool sn_contacts_out_ok(sn_world *w, const sn_contact_data *out, int32_t capacity) {
+  if (capacity < 0 || (out == NULL && capacity > 0))
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "capacity %d with %s array", (int)capacity,
+                          out == NULL ? "a NULL" : "an"),
+           false;
+  return true;
+}
+
+/* The touching contacts of body_index (of one shape of it, if shape >= 0). */
+static int32_t sn_collect_contacts(sn_world *w, int32_t body_index, int32_t shape, sn_contact_data *out,
+                                   int32_t capacity) {
+  int32_t n = 0;
+  for (int32_t key = w->bodies.data[body_index].contact_list; key != SN_NULL_INDEX;) {
+    const sn_contact *c = w->contacts.data + (key >> 1);
+    key = c->edges[key & 1].next_key;
+    if (!(c->flags & SN_CONTACT_TOUCHING)) continue;
+    if (shape >= 0 && c->shape_a != shape && c->shape_b != shape) continue;
+    if (out != NULL) {
+      if (n == capacity) break;
+      out[n].shape_a = sn_make_shape_id(w, c->shape_a);
+      out[n].shape_b = sn_make_shape_id(w, c->shape_b);
+      sn_manifold_to_public(&c->manifold, w->settings.substeps, &out[n].manifold);
+    }
+    n++;
+  }
+  return n;
+}
+
+int32_t sn_body_get_contact_count(sn_world *w, sn_body_id id) {
+  if (w == NULL) return 0;
+  if (sn_get_body(w, id, NULL) == NULL) return 0;
+  return sn_collect_contacts(w, id.index1 - 1, -1, NULL, 0);
+}
+
+int32_t sn_body_get_contacts(sn_world *w, sn_body_id id, sn_contact_data *contacts, int32_t capacity) {
+  if (w == NULL) return -1;
+  if (sn_get_body(w, id, NULL) == NULL) return -1;
+  if (!sn_contacts_out_ok(w, contacts, capacity)) return -1;
+  return sn_collect_contacts(w, id.index1 - 1, -1, capacity > 0 ? contacts : NULL, capacity);
+}
+
+int32_t sn_shape_get_contacts(sn_world *w, sn_shape_id id, sn_contact_data *contacts, int32_t capacity) {
+  if (w == NULL) return -1;
+  sn_shape *s = sn_get_shape(w, id, NULL);
+  if (s == NULL) return -1;
+  if (!sn_contacts_out_ok(w, contacts, capacity)) return -1;
+  return sn_collect_contacts(w, s->body, id.index1 - 1, capacity > 0 ? contacts : NULL, capacity);
+}

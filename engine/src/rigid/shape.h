@@ -25,8 +25,13 @@ typedef struct sn_shape {
   bool escaped;        ///< the step's write back found the AABB outside the fat one
   bool enable_contact_events;
   bool enable_hit_events;
+  bool is_sensor;               ///< never collides; overlaps found once per step (world/sensor.c)
+  bool enable_sensor_events;    ///< seen by sensors
+  bool enable_custom_filtering; ///< new pairs go through w->custom_filter
+  bool enable_pre_solve_events; ///< touching contacts go through w->pre_solve
   float density, friction, restitution;
   uint64_t category_bits, mask_bits;
+  int32_t group_index;
   sn_aabb aabb;     ///< tight, current
   sn_aabb fat_aabb; ///< as stored in the tree
   void *user_data;

@@ -290,7 +290,8 @@ typedef struct sn_list_run {
 
 static bool sn_solver_contact(const sn_world *w, int32_t ci) {
   const sn_contact *c = w->contacts.data + ci;
-  if (!c->in_use || !(c->flags & SN_CONTACT_TOUCHING)) return false;
+  /* touching and not left out by the pre-solve callback */
+  if (!c->in_use || (c->flags & (SN_CONTACT_TOUCHING | SN_CONTACT_DISABLED)) != SN_CONTACT_TOUCHING) return false;
   const int32_t *index = w->body_solver_index.data;
   return index[c->edges[0].body] >= 0 || index[c->edges[1].body] >= 0;
 }

@@ -101,7 +101,7 @@ static bool sn_candidate_fcn(int32_t proxy_id, int32_t shape_index, void *contex
   sn_candidate_query *q = context;
   sn_world *w = q->w;
   const sn_shape *sh = w->shapes.data + shape_index;
-  if (!sh->in_use) return true;
+  if (!sh->in_use || sh->is_sensor) return true; /* sensors see particles (world/sensor.c), never push them */
   if (q->joined && sn_particle_joined(w, sh->body, q->particle)) return true;
   if (q->fixed && w->bodies.data[sh->body].type != SN_BODY_DYNAMIC) return true;
   /* the query box was grown by the fastest body's motion: a shape whose

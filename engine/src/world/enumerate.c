@@ -115,11 +115,15 @@ sn_result sn_shape_get_def(sn_world *w, sn_shape_id id, sn_shape_def *out) {
   def.density = s->density;
   def.friction = s->friction;
   def.restitution = s->restitution;
-  def.is_sensor = false;
+  def.is_sensor = s->is_sensor;
   def.enable_contact_events = s->enable_contact_events;
   def.enable_hit_events = s->enable_hit_events;
+  def.enable_sensor_events = s->enable_sensor_events;
+  def.enable_custom_filtering = s->enable_custom_filtering;
+  def.enable_pre_solve_events = s->enable_pre_solve_events;
   def.category_bits = s->category_bits;
   def.mask_bits = s->mask_bits;
+  def.group_index = s->group_index;
   def.user_data = s->user_data;
   *out = def;
   return SN_OK;

@@ -279,5 +279,22 @@ sn_result sn_check_world(sn_loader *l, sn_world *w, uint8_t *marks) {
                           "version of its plugin?)",
                           (int)i, t->name, bad);
   }
+  /* sensors: no contact has one; their overlaps name slots in range, sorted
+   * by sensor then visitor, each once (the next step merges them) */
+  for (int32_t i = 0; i < w->contacts.count; ++i) {
+    const sn_contact *c = w->contacts.data + i;
+    if (c->in_use && (w->shapes.data[c->shape_a].is_sensor || w->shapes.data[c->shape_b].is_sensor))
+      return sn_load_fail(l, SN_ERR_SNAPSHOT_CORRUPT, "contact %d: a sensor shape has a contact", (int)i);
+  }
+  for (int32_t i = 0; i < w->sensor_overlaps.count; ++i) {
+    const sn_sensor_overlap *o = w->sensor_overlaps.data + i;
+    const uint32_t v = o->visitor & ~SN_SENSOR_SOFT;
+    const int32_t range = (o->visitor & SN_SENSOR_SOFT) ? w->soft_bodies.count : w->shapes.count;
+    if (o->sensor < 0 || o->sensor >= w->shapes.count || v >= (uint32_t)range)
+      return sn_load_fail(l, SN_ERR_SNAPSHOT_CORRUPT, "sensor overlap %d: a slot out of range", (int)i);
+    const sn_sensor_overlap *p = o - 1;
+    if (i > 0 && (p->sensor > o->sensor || (p->sensor == o->sensor && p->visitor >= o->visitor)))
+      return sn_load_fail(l, SN_ERR_SNAPSHOT_CORRUPT, "sensor overlap %d: out of order", (int)i);
+  }
   return SN_OK;
 }

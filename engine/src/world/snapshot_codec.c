@@ -155,6 +155,26 @@ void sn_io_shape(sn_io *io, sn_shape *s) {
   io_u64(io, &s->mask_bits);
   io_aabb(io, &s->aabb);
   io_aabb(io, &s->fat_aabb);
+  /* format 5: sensors, groups and the callbacks' opt-ins (older: none of them,
+   * seen by sensors) */
+  if (io->format >= 5) {
+    io_bool(io, &s->is_sensor);
+    io_bool(io, &s->enable_sensor_events);
+    io_bool(io, &s->enable_custom_filtering);
+    io_bool(io, &s->enable_pre_solve_events);
+    io_i32(io, &s->group_index);
+  } else if (io->reading) {
+    s->is_sensor = s->enable_custom_filtering = s->enable_pre_solve_events = false;
+    s->enable_sensor_events = true;
+    s->group_index = 0;
+  }
+}
+
+void sn_io_sensor_overlap(sn_io *io, sn_sensor_overlap *o) {
+  io_i32(io, &o->sensor);
+  io_u32(io, &o->visitor);
+  io_u16(io, &o->sensor_generation);
+  io_u16(io, &o->visitor_generation);
 }
 
 void sn_io_contact(sn_io *io, sn_contact *c) {

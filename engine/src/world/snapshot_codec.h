@@ -176,6 +176,7 @@ static inline void io_slot(sn_io *io, bool *in_use, uint16_t *generation, int32_
 void sn_io_world_settings(sn_io *io, sn_world *w);
 void sn_io_body(sn_io *io, sn_body *b);
 void sn_io_shape(sn_io *io, sn_shape *s);
+void sn_io_sensor_overlap(sn_io *io, sn_sensor_overlap *o);
 void sn_io_contact(sn_io *io, sn_contact *c);
 void sn_io_particle(sn_io *io, sn_particle *p);
 void sn_io_material(sn_io *io, sn_soft_body_def *m);

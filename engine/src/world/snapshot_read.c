@@ -371,6 +371,21 @@ static bool sn_read_sections(sn_loader *l, sn_io *io, sn_world *w, const sn_regi
     io_raw(io, k->instance, t->instance_size);
   }
   sn_io_end(io, s);
+  if (io->bad) goto done;
+
+  if (io->format >= 5) {
+    s = sn_io_begin(io, SN_TAG('S', 'E', 'N', 'S'), "sensor overlaps");
+    int32_t n = 0;
+    io_count(io, &n, 12);
+    if (io->bad) goto done;
+    if (n > 0 && !sn_array_reserve(&w->mem, w->sensor_overlaps, n)) {
+      oom = true;
+      goto done;
+    }
+    w->sensor_overlaps.count = n;
+    for (int32_t i = 0; i < n; ++i) sn_io_sensor_overlap(io, w->sensor_overlaps.data + i);
+    sn_io_end(io, s);
+  }
 
 done:
   *oom_out = oom;
@@ -539,6 +554,8 @@ sn_result sn_world_load_snapshot(const void *bytes, size_t size, const sn_world_
     if ((c->flags & SN_CONTACT_ENABLE_EVENTS) && (c->flags & SN_CONTACT_TOUCHING)) w->touching_event_contacts++;
     if (c->flags & SN_CONTACT_ENABLE_HIT) w->hit_contacts++;
   }
+  for (int32_t i = 0; i < w->shapes.count; ++i)
+    w->sensor_count += w->shapes.data[i].in_use && w->shapes.data[i].is_sensor;
   /* the counts the step's reservations read (contact.c keeps them) */
   for (int32_t i = 0; i < w->bodies.count; ++i) {
     const sn_body *b = w->bodies.data + i;

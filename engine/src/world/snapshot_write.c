@@ -158,6 +158,13 @@ static void sn_write_all(sn_io *io, sn_world *w, const sn_type_table *types) {
   }
   sn_io_end(io, s);
 
+  /* format 5: the sensors' overlaps as the last step found them (the next
+   * step's events are the difference) */
+  s = sn_io_begin(io, SN_TAG('S', 'E', 'N', 'S'), "sensor overlaps");
+  io_i32(io, &w->sensor_overlaps.count);
+  for (int32_t i = 0; i < w->sensor_overlaps.count; ++i) sn_io_sensor_overlap(io, w->sensor_overlaps.data + i);
+  sn_io_end(io, s);
+
   /* total size in the header, then the checksum of everything so far */
   uint64_t size = (uint64_t)io->pos + SN_SNAPSHOT_TRAILER_BYTES;
   if (io->out != NULL) {

@@ -11,6 +11,7 @@
  *    particle candidate pairs               soft/soft_step.c              sn_soft_find_candidates
  *    XPBD schedule                          soft/xpbd_schedule.c          sn_xpbd_schedule_reserve
  *    room for contacts, events, scratch     this file                     sn_solve_reserve
+ *    sensor overlaps and events             world/sensor.c                sn_sensor_find
  *   new contacts                            collision/contact.c           sn_create_new_pairs
  *   narrowphase, begin and end events       collision/contact.c           sn_update_contacts
  *   solver setup (sn_solve):
@@ -44,6 +45,7 @@
  *   proxies move                            rigid/solver.c                sn_move_proxies
  *   constraints break                       constraints/constraint.c      sn_constraints_check_breaking
  *   islands and sleep                       rigid/island.c                sn_update_sleep
+ *   body move events                        this file                     sn_report_body_moves
  *
  * Scratch memory: the step's arena is reset between the narrowphase, the
  * solve, breaking and the islands, and each module reports the bytes its
@@ -370,7 +372,7 @@ bool sn_solve_reserve(sn_world *w, float dt) {
       sn_array_reserve(&w->mem, w->begin_events, w->event_contacts - w->touching_event_contacts + fresh_events) &&
       sn_array_reserve(&w->mem, w->end_events, w->pending_end_events.count + w->touching_event_contacts) &&
       sn_array_reserve(&w->mem, w->hit_events, w->hit_contacts + fresh_hits) &&
-      sn_array_reserve(&w->mem, w->frozen_events, (int32_t)frozen) &&
+      sn_array_reserve(&w->mem, w->frozen_events, (int32_t)frozen) && sn_array_reserve(&w->mem, w->body_events, nb) &&
       sn_array_reserve(&w->mem, w->broken_events, l->breakable.count) &&
       sn_array_reserve(&w->mem, w->awake_bodies, nb) && sn_array_reserve(&w->mem, w->body_solver_index, nb) &&
       sn_array_reserve(&w->mem, w->solver_contacts, slots) && sn_array_reserve(&w->mem, w->solver_keys, slots) &&
@@ -549,6 +551,24 @@ static void sn_solve(sn_world *w, float dt) {
 
 /* -------------------------------------------------------------- the step */
 
+/* The body events: every body the solver moved this step (the awake
+ * bodies, in body slot order), with whether the islands put it to sleep
+ * (room reserved by sn_solve_reserve). */
+static void sn_report_body_moves(sn_world *w) {
+  w->body_events.count = 0;
+  for (int32_t k = 0; k < w->awake_bodies.count; ++k) {
+    const int32_t i = w->awake_bodies.data[k];
+    const sn_body *b = w->bodies.data + i;
+    if (!b->in_use) continue;
+    sn_body_move_event e;
+    e.body = sn_make_body_id(w, i);
+    e.transform = b->xf;
+    e.fell_asleep = !b->is_awake;
+    e.user_data = b->user_data;
+    w->body_events.data[w->body_events.count++] = e;
+  }
+}
+
 /* The first part of a step: everything that may fail (memory), before
  * anything a caller can see changes. The extents and the constraint lists
  * are caches (a snapshot refreshes the extents before it reads them), the
@@ -560,7 +580,7 @@ static bool sn_step_reserve(sn_world *w, float dt) {
   sn_body_refresh_extents(w);      /* the step's first stage: the extents are read from here on */
   if (!sn_tree_reserve_rebuild(&w->dynamic_tree)) return false;
   sn_tree_rebuild_moved(&w->dynamic_tree);
-  return sn_find_new_pairs(w) && sn_solve_reserve(w, dt);
+  return sn_find_new_pairs(w) && sn_solve_reserve(w, dt) && sn_sensor_find(w);
 }
 
 /* A step that ran out of memory: what sn_step_reserve did goes back. */
@@ -601,6 +621,7 @@ sn_result sn_world_step(sn_world *w, float dt) {
            (size_t)w->pending_end_events.count * sizeof(*w->pending_end_events.data));
   w->end_events.count = w->pending_end_events.count;
   w->pending_end_events.count = 0;
+  sn_sensor_commit(w);
   memset(&w->profile, 0, sizeof(w->profile));
   /* 1-2: contacts of the new pairs, narrowphase manifolds (warm-start matching) */
   sn_create_new_pairs(w);
@@ -615,6 +636,7 @@ sn_result sn_world_step(sn_world *w, float dt) {
   sn_constraints_check_breaking(w, dt);
   /* 3: islands and sleeping, on the state just solved */
   if (w->settings.enable_sleep) sn_update_sleep(w, dt);
+  sn_report_body_moves(w);
   w->mem.forbid -= 1;
   w->stepping = false;
   sn_world_unlock(w);

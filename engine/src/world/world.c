@@ -323,6 +323,13 @@ sn_result sn_destroy_world(sn_world *w) {
   sn_array_free(&w->mem, w->end_events);
   sn_array_free(&w->mem, w->pending_end_events);
   sn_array_free(&w->mem, w->hit_events);
+  sn_array_free(&w->mem, w->body_events);
+  sn_array_free(&w->mem, w->sensor_overlaps);
+  sn_array_free(&w->mem, w->sensor_next);
+  sn_array_free(&w->mem, w->sensor_begin_events);
+  sn_array_free(&w->mem, w->sensor_begin_next);
+  sn_array_free(&w->mem, w->sensor_end_events);
+  sn_array_free(&w->mem, w->sensor_end_next);
   sn_pair_set_destroy(&w->pairs, &w->mem);
   sn_pair_set_destroy(&w->joined, &w->mem);
   sn_tree_destroy(&w->static_tree);
@@ -419,6 +426,31 @@ sn_contact_events sn_world_get_contact_events(sn_world *w) {
   e.hit_events = w->hit_events.data;
   e.hit_count = w->hit_events.count;
   return e;
+}
+
+sn_body_events sn_world_get_body_events(sn_world *w) {
+  sn_body_events e;
+  memset(&e, 0, sizeof(e));
+  if (w == NULL) return e;
+  e.move_events = w->body_events.data;
+  e.move_count = w->body_events.count;
+  return e;
+}
+
+sn_result sn_world_set_custom_filter(sn_world *w, sn_custom_filter_fcn *fcn, void *context) {
+  if (w == NULL) return SN_ERR_NULL;
+  if (w->locked) return sn_world_locked_error(w, __func__);
+  w->custom_filter = fcn;
+  w->custom_filter_context = fcn != NULL ? context : NULL;
+  return SN_OK;
+}
+
+sn_result sn_world_set_pre_solve(sn_world *w, sn_pre_solve_fcn *fcn, void *context) {
+  if (w == NULL) return SN_ERR_NULL;
+  if (w->locked) return sn_world_locked_error(w, __func__);
+  w->pre_solve = fcn;
+  w->pre_solve_context = fcn != NULL ? context : NULL;
+  return SN_OK;
 }
 
 sn_world_counters sn_world_get_counters(sn_world *w) {

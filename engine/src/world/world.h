@@ -28,6 +28,7 @@
 #include "rigid/shape.h"
 #include "soft/particle.h"
 #include "soft/xpbd_schedule.h"
+#include "world/sensor.h"
 #include "world/world_settings.h"
 
 #define SN_NULL_INDEX (-1)
@@ -142,6 +143,21 @@ typedef struct sn_world {
   /// step ahead of its own (copied into end_events there).
   SN_ARRAY(sn_contact_end_event) end_events, pending_end_events;
   SN_ARRAY(sn_contact_hit_event) hit_events;
+  SN_ARRAY(sn_body_move_event) body_events; ///< the last step's moved bodies (step.c)
+
+  /* user callbacks (never saved): sn_world_set_custom_filter, sn_world_set_pre_solve */
+  sn_custom_filter_fcn *custom_filter;
+  void *custom_filter_context;
+  sn_pre_solve_fcn *pre_solve;
+  void *pre_solve_context;
+
+  /* sensors (world/sensor.c): the overlaps the last step found, sorted by
+   * sensor then visitor; the next step's, built in its first part; the
+   * last step's events and the next ones; end events raised between steps */
+  int32_t sensor_count; ///< live sensor shapes (the pass is skipped at 0 with nothing to end)
+  SN_ARRAY(sn_sensor_overlap) sensor_overlaps, sensor_next;
+  SN_ARRAY(sn_sensor_begin_touch_event) sensor_begin_events, sensor_begin_next;
+  SN_ARRAY(sn_sensor_end_touch_event) sensor_end_events, sensor_end_next;
 
   /* limits (sn_world_def.max_*): live objects past them are refused */
   int32_t max_bodies, max_shapes, max_contacts, max_particles, max_soft_bodies, max_constraints;
