@@ -5,6 +5,7 @@
 #include <check.h>
 #include <math.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "test_main.h"
@@ -483,6 +484,10 @@ START_TEST(test_sensor_zone) {
   ck_assert_int_ge(first_out, 56);
   ck_assert_int_le(first_out, 58);
   ck_assert_int_eq(inside_steps, first_out - first_in);
+  /* a ray passes through the sensor (nothing else is on its line) */
+  sn_ray_result ray;
+  ck_assert_int_eq(sn_world_cast_ray_closest(w, (sn_vec2){-1.5f, 10.0f}, (sn_vec2){0.0f, -20.0f}, &ray), SN_OK);
+  ck_assert(!ray.hit);
   /* errors: a shape that is not a sensor, bad capacity */
   sn_shape_id out[1];
   ck_assert_int_eq(sn_shape_get_sensor_overlaps(w, box, out, 1), -1);
@@ -610,6 +615,92 @@ START_TEST(test_sensor_errors) {
 }
 END_TEST
 
+/* ------------------------------------------------------------------------ */
+/* Snapshots                                                                 */
+
+static uint8_t *ct_save(sn_world *w, size_t *n) {
+  ck_assert_int_eq(sn_world_save_snapshot(w, NULL, 0, n), SN_OK);
+  uint8_t *bytes = malloc(*n);
+  ck_assert_ptr_nonnull(bytes);
+  size_t written = 0;
+  ck_assert_int_eq(sn_world_save_snapshot(w, bytes, *n, &written), SN_OK);
+  ck_assert_uint_eq(written, *n);
+  return bytes;
+}
+
+/* A restored world keeps the sensor flags, the groups and the opt-ins, and
+ * the sensors' overlaps: it reports the same sensor events as the original,
+ * bit for bit, and saves the same bytes. */
+START_TEST(test_snapshot_round_trip) {
+  sn_world *w = ct_world();
+  sn_shape_def sd = sn_default_shape_def();
+  sd.group_index = -2;
+  sd.enable_pre_solve_events = true;
+  ct_ground(w, &sd);
+  sn_body_def bd = sn_default_body_def();
+  sn_body_id zb = sn_create_body(w, &bd);
+  sn_polygon zone;
+  ck_assert_int_eq(sn_make_offset_box(3.0f, 1.0f, (sn_vec2){0.0f, 3.0f}, 0.0f, &zone), SN_OK);
+  sn_shape_def zd = sn_default_shape_def();
+  zd.is_sensor = true;
+  zd.enable_custom_filtering = true;
+  sn_shape_id sensor = sn_create_polygon_shape(w, zb, &zd, &zone);
+  sn_shape_def bx = sn_default_shape_def();
+  bx.enable_sensor_events = false;
+  bx.group_index = 4;
+  ct_box(w, SN_BODY_DYNAMIC, (sn_vec2){-2.0f, 6.0f}, 0.25f, &bx); /* unseen by the sensor */
+  bx = sn_default_shape_def();
+  for (int i = 0; i < 5; ++i)
+    ct_box(w, SN_BODY_DYNAMIC, (sn_vec2){-1.0f + 0.6f * (float)i, 4.5f + 0.5f * (float)i}, 0.25f, &bx);
+  ct_steps(w, 20); /* some boxes are inside */
+  ck_assert_int_gt(sn_shape_get_sensor_overlaps(w, sensor, NULL, 0), 0);
+  size_t n = 0;
+  uint8_t *bytes = ct_save(w, &n);
+  sn_world_def wd = sn_default_world_def();
+  sn_world *r = NULL;
+  char err[256];
+  ck_assert_msg(sn_world_load_snapshot(bytes, n, &wd, &r, err, sizeof err) == SN_OK, "%s", err);
+  size_t n2 = 0;
+  uint8_t *again = ct_save(r, &n2);
+  ck_assert_uint_eq(n, n2);
+  ck_assert(memcmp(bytes, again, n) == 0);
+  /* the flags */
+  sn_shape_def back;
+  ck_assert_int_eq(sn_shape_get_def(r, sensor, &back), SN_OK);
+  ck_assert(back.is_sensor && back.enable_custom_filtering && back.enable_sensor_events);
+  sn_shape_id ids[16];
+  ck_assert_int_eq(sn_body_get_shapes(r, sn_shape_get_body(r, sensor), ids, 16), 1);
+  sn_body_id bodies[16];
+  int32_t nb = sn_world_get_bodies(r, bodies, 16);
+  ck_assert_int_eq(nb, 8);
+  ck_assert_int_eq(sn_body_get_shapes(r, bodies[0], ids, 16), 1);
+  ck_assert_int_eq(sn_shape_get_def(r, ids[0], &back), SN_OK);
+  ck_assert(back.group_index == -2 && back.enable_pre_solve_events && !back.is_sensor);
+  ck_assert_int_eq(sn_body_get_shapes(r, bodies[2], ids, 16), 1);
+  ck_assert_int_eq(sn_shape_get_def(r, ids[0], &back), SN_OK);
+  ck_assert(back.group_index == 4 && !back.enable_sensor_events);
+  /* the same events, step by step */
+  int events = 0;
+  for (int i = 0; i < 60; ++i) {
+    ct_steps(w, 1);
+    ct_steps(r, 1);
+    sn_sensor_events a = sn_world_get_sensor_events(w), b = sn_world_get_sensor_events(r);
+    ck_assert_int_eq(a.begin_count, b.begin_count);
+    ck_assert_int_eq(a.end_count, b.end_count);
+    if (a.begin_count > 0)
+      ck_assert(memcmp(a.begin_events, b.begin_events, (size_t)a.begin_count * sizeof(*a.begin_events)) == 0);
+    if (a.end_count > 0)
+      ck_assert(memcmp(a.end_events, b.end_events, (size_t)a.end_count * sizeof(*a.end_events)) == 0);
+    events += a.begin_count + a.end_count;
+  }
+  ck_assert_int_gt(events, 0);
+  free(bytes);
+  free(again);
+  sn_destroy_world(r);
+  sn_destroy_world(w);
+}
+END_TEST
+
 /* Every mutating call of this file refuses inside a callback of a step. */
 typedef struct ct_lock_probe {
   sn_world *w;
@@ -672,6 +763,7 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_sensor_bodies_and_destroy);
   tcase_add_test(tc, test_sensor_soft_body);
   tcase_add_test(tc, test_sensor_errors);
+  tcase_add_test(tc, test_snapshot_round_trip);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -472,7 +472,8 @@ SN_API sn_result sn_world_overlap_aabb(sn_world *world, sn_aabb aabb, sn_overlap
 /// Calls fcn for every shape that contains the point.
 SN_API sn_result sn_world_query_point(sn_world *world, sn_vec2 point, sn_overlap_fcn *fcn, void *context);
 
-/// Closest hit along origin -> origin + translation (result->hit false if none).
+/// Closest hit along origin -> origin + translation (result->hit false if
+/// none). Sensor shapes are not solid: the ray passes through them.
 SN_API sn_result sn_world_cast_ray_closest(sn_world *world, sn_vec2 origin, sn_vec2 translation, sn_ray_result *result);
 
 /* ------------------------------------------------------------------------ */

@@ -67,6 +67,7 @@ static float sn_ray_cb(const sn_ray_input *input, int32_t proxy_id, int32_t shap
   sn_ray_ctx *q = context;
   sn_world *w = q->w;
   const sn_shape *s = w->shapes.data + shape_index;
+  if (s->is_sensor) return input->max_fraction; /* not solid: rays pass through */
   sn_transform xf = w->bodies.data[s->body].xf;
   sn_ray_input local;
   local.origin = sn_inv_transform_point(xf, input->origin);
