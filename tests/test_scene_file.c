@@ -203,8 +203,17 @@ static sn_world *build_rich_world(const sn_registry *reg, sn_scene_names *names)
   fd.mask_bits = 0xfffffffffffffffdull;
   fd.enable_contact_events = false;
   fd.enable_hit_events = true;
+  fd.group_index = -5;
+  fd.enable_custom_filtering = true;
+  fd.enable_pre_solve_events = true;
+  fd.enable_sensor_events = false;
   ck_assert_int_eq(sn_make_rounded_box(0.3f, 0.3f, 0.05f, &poly), SN_OK);
   ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, rounded, &fd, &poly)));
+  sn_shape_def zd = sn_default_shape_def(); /* a massless sensor riding on the same body */
+  zd.is_sensor = true;
+  zd.density = 0.0f;
+  sn_circle zone = {{0.0f, 0.5f}, 0.75f};
+  ck_assert(sn_shape_is_valid(w, sn_create_circle_shape(w, rounded, &zd, &zone)));
   sn_scene_names_set_body(names, rounded, "r\xc3\xa9sum\xc3\xa9"); /* UTF-8 */
 
   bd = sn_default_body_def();
@@ -364,7 +373,10 @@ START_TEST(test_round_trip_bit_identical) {
   ck_assert_ptr_nonnull(strstr(text1, "\"name\": \"plank \\\"quoted\\\" \\\\ name\""));
   ck_assert_ptr_nonnull(strstr(text1, "\"name\": \"body7_2\"")); /* generated, avoiding the given "body7" */
   ck_assert_ptr_nonnull(strstr(text1, "\"name\": \"hinge\""));
-  ck_assert_ptr_nonnull(strstr(text1, "\"mask_bits\": \"0xfffffffffffffffd\""));
+  ck_assert_ptr_nonnull(strstr(text1,
+                               "\"mask_bits\": \"0xfffffffffffffffd\", \"group_index\": -5, "
+                               "\"sensor_events\": false, \"custom_filtering\": true, \"pre_solve_events\": true"));
+  ck_assert_ptr_nonnull(strstr(text1, "\"density\": 0, \"sensor\": true}"));
   ck_assert_ptr_nonnull(strstr(text1, "\"break_force\": 1000"));
   ck_assert_ptr_nonnull(strstr(text1, "\"collide_connected\": true"));
   ck_assert_ptr_nonnull(strstr(text1, "\"box\": [0.5, 0.25], \"offset\": [0.1, -0.2], \"angle\": 0.7"));

@@ -62,8 +62,9 @@ static bool parse_settings(sn_loader *L, const cJSON *obj) {
 
 static const char *const geometry_keys[] = {"circle", "box", "polygon", "capsule", "segment", NULL};
 static const char *const shape_keys[] = {
-    "circle",  "box",      "polygon",     "capsule",        "segment",    "offset",        "radius",    "angle",
-    "density", "friction", "restitution", "contact_events", "hit_events", "category_bits", "mask_bits", NULL};
+    "circle",    "box",         "polygon",  "capsule",       "segment",          "offset",           "radius",
+    "angle",     "density",     "friction", "restitution",   "contact_events",   "hit_events",       "category_bits",
+    "mask_bits", "group_index", "sensor",   "sensor_events", "custom_filtering", "pre_solve_events", NULL};
 
 /// Collision filter bits: a whole number in [0, 2^53] or a string "0x" + up to 16 hex digits.
 static bool read_bits(sn_loader *L, const cJSON *n, uint64_t *out) {
@@ -283,6 +284,11 @@ static bool parse_shape(sn_loader *L, const cJSON *obj, sn_body_type body_type, 
   SN_OPT(L, obj, "hit_events", sn_scene_read_bool(L, n_, &d->enable_hit_events));
   SN_OPT(L, obj, "category_bits", read_bits(L, n_, &d->category_bits));
   SN_OPT(L, obj, "mask_bits", read_bits(L, n_, &d->mask_bits));
+  SN_OPT(L, obj, "group_index", sn_scene_read_int(L, n_, INT32_MIN, INT32_MAX, &d->group_index));
+  SN_OPT(L, obj, "sensor", sn_scene_read_bool(L, n_, &d->is_sensor));
+  SN_OPT(L, obj, "sensor_events", sn_scene_read_bool(L, n_, &d->enable_sensor_events));
+  SN_OPT(L, obj, "custom_filtering", sn_scene_read_bool(L, n_, &d->enable_custom_filtering));
+  SN_OPT(L, obj, "pre_solve_events", sn_scene_read_bool(L, n_, &d->enable_pre_solve_events));
   return parse_geometry(L, s, obj, body_type);
 }
 

@@ -282,6 +282,11 @@ static bool put_shape(writer *W, sn_shape_id id, const char *body, int32_t index
   put_bool_unless(b, "hit_events", d.enable_hit_events, false);
   if (d.category_bits != 1) putf(b, ", \"category_bits\": \"0x%llx\"", (unsigned long long)d.category_bits);
   if (d.mask_bits != UINT64_MAX) putf(b, ", \"mask_bits\": \"0x%llx\"", (unsigned long long)d.mask_bits);
+  if (d.group_index != 0) putf(b, ", \"group_index\": %d", (int)d.group_index);
+  put_bool_unless(b, "sensor", d.is_sensor, false);
+  put_bool_unless(b, "sensor_events", d.enable_sensor_events, true);
+  put_bool_unless(b, "custom_filtering", d.enable_custom_filtering, false);
+  put_bool_unless(b, "pre_solve_events", d.enable_pre_solve_events, false);
   put(b, "}");
   return true;
 }
