@@ -22,7 +22,7 @@
 
 #define LK_BOXES 24
 /// Calls lk_try_every_mutation makes (each must be refused).
-#define LK_MUTATIONS 60
+#define LK_MUTATIONS 63
 
 typedef struct lk_fixture {
   sn_registry *reg;
@@ -147,6 +147,9 @@ static void lk_try_every_mutation(lk_fixture *f) {
   LK_REFUSED(f, sn_world_set_contact_tuning(w, 40.0f, 2.0f, 1.0f));
   LK_REFUSED(f, sn_world_set_hit_event_threshold(w, 3.0f));
   LK_REFUSED(f, sn_world_set_soft_iterations(w, 2));
+  LK_REFUSED(f, sn_world_set_custom_filter(w, NULL, NULL));
+  LK_REFUSED(f, sn_world_set_pre_solve(w, NULL, NULL));
+  LK_REFUSED(f, sn_shape_set_filter(w, s, (sn_filter){2, 2, -1}));
   /* bodies */
   sn_body_def bd = sn_default_body_def();
   bd.type = SN_BODY_DYNAMIC;
