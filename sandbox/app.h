@@ -20,6 +20,9 @@
 typedef struct sb_demo_state {
   sn_constraint_id joints[4];
   sn_body_id bodies[4];
+  /// soft bodies inside a sensor, kept from the sensor events (sb_track_sensor_events)
+  sn_soft_body_id lit_soft[16];
+  int32_t lit_soft_count;
 } sb_demo_state;
 
 /// A scene the sandbox can show: a standard scene of sinew_scenes, or one of
@@ -83,6 +86,10 @@ void sb_camera_fit(sb_camera *cam, const sb_scene_info *info, const sn_scene *sc
 void sb_render_clear(sb_renderer *r);
 /// Draws the world with the given sn_debug_draw flags.
 sn_result sb_render_world(sb_renderer *r, sn_world *world, uint32_t flags);
+/// Lights what is inside the world's sensors: the shapes each sensor lists
+/// (sn_shape_get_sensor_overlaps) and the particles of the soft bodies the
+/// demo state holds (lit_soft).
+void sb_render_sensors(sb_renderer *r, sn_world *world, const sb_demo_state *state);
 /// A world segment (e.g. from a dragged particle to the cursor).
 void sb_render_segment(sb_renderer *r, sn_vec2 a, sn_vec2 b, uint32_t rgba);
 /// Text at a screen position (top-left), in pixels; returns the line height.

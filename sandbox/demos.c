@@ -810,6 +810,112 @@ static bool sb_build_attach(sn_scene *s, const sn_registry *reg, sb_demo_state *
   return true;
 }
 
+/* Sensor zone: a static sensor band over a box of rigid shapes and jellies
+ * dropped through it, and a kinematic sensor bar sweeping over the floor.
+ * What is inside a sensor is lit (sb_render_sensors): shapes from
+ * sn_shape_get_sensor_overlaps, jellies from the sensor events. */
+static bool sb_build_sensor(sn_scene *s, const sn_registry *reg, sb_demo_state *st) {
+  if (!sb_track_init(s, "demo-sensor", reg)) return false;
+  sn_world *w = s->world;
+  sb_static_box(w, 10.0f, 0.5f, (sn_vec2){0.0f, 0.5f}, 0.0f);
+  sb_static_box(w, 0.5f, 8.0f, (sn_vec2){-10.5f, 8.0f}, 0.0f);
+  sb_static_box(w, 0.5f, 8.0f, (sn_vec2){10.5f, 8.0f}, 0.0f);
+  /* the zone: from y = 4 to 7, right across */
+  sn_body_def bd = sn_default_body_def();
+  sn_body_id zone_body = sn_create_body(w, &bd);
+  sn_polygon zone;
+  sn_make_offset_box(9.5f, 1.5f, (sn_vec2){0.0f, 5.5f}, 0.0f, &zone);
+  sn_shape_def zd = sn_default_shape_def();
+  zd.is_sensor = true;
+  if (sn_create_polygon_shape(w, zone_body, &zd, &zone).index1 == 0) return false;
+  /* the sweeper: a kinematic sensor bar along the floor */
+  bd.type = SN_BODY_KINEMATIC;
+  bd.position = (sn_vec2){-8.0f, 2.0f};
+  st->bodies[0] = sn_create_body(w, &bd);
+  sn_polygon bar;
+  sn_make_box(0.6f, 1.0f, &bar);
+  if (sn_create_polygon_shape(w, st->bodies[0], &zd, &bar).index1 == 0) return false;
+  for (int k = 0; k < 12; ++k) {
+    sn_vec2 p = {-8.0f + 1.45f * (float)k, 9.0f + 1.3f * (float)(k % 4)};
+    if (k % 3 == 1) {
+      sn_ring_def d = sb_jelly_def(p, 0.6f);
+      if (!sb_soft(s, sn_create_ring(w, &d))) return false;
+    } else if (k % 3 == 2) {
+      sb_ball(s, 0.45f, p, 1.0f);
+    } else {
+      sb_box(s, 0.45f, 0.45f, p, 1.0f);
+    }
+  }
+  st->lit_soft_count = 0;
+  return true;
+}
+
+/* Keeps the soft bodies inside a sensor from the last step's events, and
+ * drives the sweeper back and forth (8 m each way at 2 m/s). */
+static void sb_update_sensor(sn_scene *s, sb_demo_state *st, double t) {
+  sn_world *w = s->world;
+  sn_sensor_events ev = sn_world_get_sensor_events(w);
+  for (int32_t i = 0; i < ev.end_count; ++i) {
+    if (ev.end_events[i].soft_body.index1 == 0) continue;
+    for (int32_t k = 0; k < st->lit_soft_count; ++k) {
+      if (memcmp(&st->lit_soft[k], &ev.end_events[i].soft_body, sizeof(sn_soft_body_id)) == 0) {
+        st->lit_soft[k] = st->lit_soft[--st->lit_soft_count];
+        break;
+      }
+    }
+  }
+  for (int32_t i = 0; i < ev.begin_count; ++i) {
+    if (ev.begin_events[i].soft_body.index1 == 0 || st->lit_soft_count == 16) continue;
+    st->lit_soft[st->lit_soft_count++] = ev.begin_events[i].soft_body;
+  }
+  if (!sn_body_is_valid(w, st->bodies[0])) return;
+  float v = fmod(t, 16.0) < 8.0 ? 2.0f : -2.0f;
+  sn_body_set_linear_velocity(w, st->bodies[0], (sn_vec2){v, 0.0f});
+}
+
+/* One-way platforms: solid only for what comes from above (the pre-solve
+ * callback keeps a platform's contact when its normal points up, from the
+ * platform to the other shape). Balls are thrown up through them every few
+ * seconds and land on top. */
+static const char sb_platform_tag = 'P'; /* a platform shape's user data */
+
+static bool sb_one_way(sn_shape_id a, sn_shape_id b, const sn_contact_manifold *m, void *context) {
+  sn_world *w = context;
+  if (sn_shape_get_user_data(w, a) == &sb_platform_tag) return m->normal.y > 0.7f;
+  if (sn_shape_get_user_data(w, b) == &sb_platform_tag) return -m->normal.y > 0.7f;
+  return true;
+}
+
+static bool sb_build_one_way(sn_scene *s, const sn_registry *reg, sb_demo_state *st) {
+  if (!sb_track_init(s, "demo-one_way", reg)) return false;
+  sn_world *w = s->world;
+  sb_ground(w, 20.0f);
+  sn_body_def bd = sn_default_body_def();
+  sn_body_id shelf = sn_create_body(w, &bd);
+  sn_shape_def pd = sn_default_shape_def();
+  pd.enable_pre_solve_events = true;
+  pd.user_data = (void *)&sb_platform_tag;
+  for (int k = 0; k < 3; ++k) {
+    sn_polygon slab;
+    sn_make_offset_box(2.5f, 0.15f, (sn_vec2){-6.0f + 6.0f * (float)k, 3.0f + 2.5f * (float)k}, 0.0f, &slab);
+    if (sn_create_polygon_shape(w, shelf, &pd, &slab).index1 == 0) return false;
+  }
+  if (sn_world_set_pre_solve(w, sb_one_way, w) != SN_OK) return false;
+  for (int k = 0; k < 4; ++k) st->bodies[k] = sb_ball(s, 0.35f, (sn_vec2){-7.0f + 4.0f * (float)k, 0.35f}, 1.0f);
+  for (int k = 0; k < 6; ++k) sb_box(s, 0.4f, 0.4f, (sn_vec2){-7.5f + 6.0f * (float)(k % 3), 12.0f + (float)k}, 1.0f);
+  return true;
+}
+
+/* Every 3 s each ball near the floor is thrown up (far enough to pass the platform above it). */
+static void sb_update_one_way(sn_scene *s, sb_demo_state *st, double t) {
+  if ((long)(t / SB_DT + 0.5) % 180 != 0) return;
+  for (int k = 0; k < 4; ++k) {
+    if (!sn_body_is_valid(s->world, st->bodies[k])) continue;
+    if (sn_body_get_position(s->world, st->bodies[k]).y < 1.0f)
+      sn_body_set_linear_velocity(s->world, st->bodies[k], (sn_vec2){0.0f, 9.0f + 2.0f * (float)(k % 3)});
+  }
+}
+
 static const sb_scene_info sb_demos[] = {
     {"showcase",
      "default: rigid + soft: jelly on a pyramid, rope bridge, cloth and pendulum, see-saw",
@@ -916,6 +1022,22 @@ static const sb_scene_info sb_demos[] = {
      "attach xpbd_distance distance revolute",
      {2.0f, 6.5f},
      13.0f},
+    {"demo-sensor",
+     "sensor zone: shapes and jellies falling through a sensor band are lit; a kinematic sensor sweeps the floor",
+     false,
+     sb_build_sensor,
+     sb_update_sensor,
+     "xpbd_distance xpbd_area",
+     {0.0f, 7.0f},
+     16.0f},
+    {"demo-one_way",
+     "one-way platform: balls thrown up pass through the platforms and land on them (pre-solve callback)",
+     false,
+     sb_build_one_way,
+     sb_update_one_way,
+     "",
+     {0.0f, 5.0f},
+     14.0f},
 };
 #define SB_DEMO_COUNT ((int32_t)(sizeof(sb_demos) / sizeof(sb_demos[0])))
 

@@ -409,6 +409,7 @@ static int sb_headless(const sb_options *o, sn_registry *reg, const char *why) {
     sb_frame(&r.camera, o, run.info, &run.scene);
     sb_render_clear(&r);
     sn_result dr = sb_render_world(&r, run.scene.world, o->flags);
+    if (dr == SN_OK) sb_render_sensors(&r, run.scene.world, &run.demo);
     if (dr != SN_OK) fprintf(stderr, "sinew-sandbox: draw: %s\n", sn_world_last_error(run.scene.world));
     if (o->overlay) {
       char line[512];
@@ -1010,7 +1011,8 @@ static int sb_window(const sb_options *o, sn_registry *reg) {
       }
     }
     sb_render_clear(&app.r);
-    if (app.run.scene.world) sb_render_world(&app.r, app.run.scene.world, app.flags);
+    if (app.run.scene.world && sb_render_world(&app.r, app.run.scene.world, app.flags) == SN_OK)
+      sb_render_sensors(&app.r, app.run.scene.world, &app.run.demo);
     if (sb_particle_drag_active(&app.pdrag) && sn_particle_is_valid(app.run.scene.world, app.pdrag.grabbed))
       sb_render_segment(&app.r, sn_particle_get_position(app.run.scene.world, app.pdrag.grabbed), app.pdrag.target,
                         0xffd060ffu);

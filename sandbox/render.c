@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "sinew/soft.h"
 /* stb_easy_font is header-only with static functions; Debian's libstb
  * builds stb_image_write into libstb.so. */
 #include "stb_easy_font.h"
@@ -234,6 +235,42 @@ sn_result sb_render_world(sb_renderer *r, sn_world *world, uint32_t flags) {
   d.bounds.lower = sb_screen_to_world(&r->camera, -8.0f, (float)r->camera.height + 8.0f);
   d.bounds.upper = sb_screen_to_world(&r->camera, (float)r->camera.width + 8.0f, -8.0f);
   return sn_world_draw(world, &d);
+}
+
+#define SB_LIT 0xffe040ffu
+
+static void sb_outline_aabb(sb_renderer *r, sn_aabb b) {
+  sn_vec2 c[4] = {b.lower, {b.upper.x, b.lower.y}, b.upper, {b.lower.x, b.upper.y}};
+  for (int k = 0; k < 4; ++k) sb_render_segment(r, c[k], c[(k + 1) % 4], SB_LIT);
+}
+
+void sb_render_sensors(sb_renderer *r, sn_world *world, const sb_demo_state *state) {
+  int32_t nb = sn_world_get_body_count(world);
+  if (nb <= 0) return;
+  sn_body_id *bodies = malloc((size_t)nb * sizeof(*bodies));
+  if (bodies == NULL) return;
+  nb = sn_world_get_bodies(world, bodies, nb);
+  for (int32_t i = 0; i < nb; ++i) {
+    sn_shape_id shapes[16];
+    int32_t ns = sn_body_get_shapes(world, bodies[i], shapes, 16);
+    for (int32_t k = 0; k < ns; ++k) {
+      if (!sn_shape_is_sensor(world, shapes[k])) continue;
+      sn_shape_id inside[64];
+      int32_t n = sn_shape_get_sensor_overlaps(world, shapes[k], inside, 64);
+      for (int32_t j = 0; j < n; ++j) sb_outline_aabb(r, sn_shape_get_aabb(world, inside[j]));
+    }
+  }
+  free(bodies);
+  for (int32_t i = 0; state != NULL && i < state->lit_soft_count; ++i) {
+    sn_particle_id ps[256];
+    int32_t n = sn_soft_body_get_particles(world, state->lit_soft[i], ps, 256);
+    for (int32_t j = 0; j < n; ++j) {
+      sn_vec2 p = sn_particle_get_position(world, ps[j]);
+      float h = 0.06f;
+      sb_render_segment(r, (sn_vec2){p.x - h, p.y - h}, (sn_vec2){p.x + h, p.y + h}, SB_LIT);
+      sb_render_segment(r, (sn_vec2){p.x - h, p.y + h}, (sn_vec2){p.x + h, p.y - h}, SB_LIT);
+    }
+  }
 }
 
 float sb_render_text(sb_renderer *r, float x, float y, const char *text, uint32_t rgba) {

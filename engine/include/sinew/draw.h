@@ -20,14 +20,14 @@ extern "C" {
 
 /// What sn_world_draw draws (bits of sn_debug_draw.flags).
 typedef enum sn_debug_draw_flags {
-  SN_DRAW_SHAPES = 1u << 0,            ///< every shape, coloured by body type and sleep state
-  SN_DRAW_AABBS = 1u << 1,             ///< fat bounding boxes of shapes (as stored in the broadphase)
-  SN_DRAW_TREE = 1u << 2,              ///< internal nodes of the broadphase trees (static and dynamic)
-  SN_DRAW_CONTACT_POINTS = 1u << 3,    ///< manifold points (touching, speculative, new)
-  SN_DRAW_CONTACT_NORMALS = 1u << 4,   ///< contact normals from A to B at each point
-  SN_DRAW_CONTACT_IMPULSES = 1u << 5,  ///< normal and friction forces of the last step (force_scale)
-  SN_DRAW_JOINTS = 1u << 6,            ///< constraints, through their type's debug_draw callback
-  SN_DRAW_PARTICLES = 1u << 7,         ///< soft-body particles
+  SN_DRAW_SHAPES = 1u << 0,           ///< every shape, coloured by body type and sleep state (sensors translucent cyan)
+  SN_DRAW_AABBS = 1u << 1,            ///< fat bounding boxes of shapes (as stored in the broadphase)
+  SN_DRAW_TREE = 1u << 2,             ///< internal nodes of the broadphase trees (static and dynamic)
+  SN_DRAW_CONTACT_POINTS = 1u << 3,   ///< manifold points (touching, speculative, new)
+  SN_DRAW_CONTACT_NORMALS = 1u << 4,  ///< contact normals from A to B at each point
+  SN_DRAW_CONTACT_IMPULSES = 1u << 5, ///< normal and friction forces of the last step (force_scale)
+  SN_DRAW_JOINTS = 1u << 6,           ///< constraints, through their type's debug_draw callback
+  SN_DRAW_PARTICLES = 1u << 7,        ///< soft-body particles
   SN_DRAW_CONSTRAINT_FORCES = 1u << 8, ///< reaction force on each constraint's second body, with its value
   SN_DRAW_TRANSFORMS = 1u << 9,        ///< body frames (origin, x and y axes)
   SN_DRAW_ALL = (1u << 10) - 1u

@@ -34,6 +34,7 @@
 #define SN_COLOR_FORCE           0xff66ccffu
 #define SN_COLOR_PARTICLE        0x66ccffffu
 #define SN_COLOR_STATIC_PARTICLE 0xff8040ffu
+#define SN_COLOR_SENSOR          0x4cd8e560u /* translucent: what is inside shows through */
 
 sn_debug_draw sn_default_debug_draw(void) {
   sn_debug_draw d;
@@ -325,7 +326,7 @@ static void sn_draw_world(sn_world *w, const sn_debug_draw *d) {
       const sn_shape *s = w->shapes.data + i;
       if (!s->in_use || !sn_visible(d, s->fat_aabb)) continue;
       const sn_body *b = w->bodies.data + s->body;
-      sn_draw_shape(d, s, b->xf, sn_body_color(b));
+      sn_draw_shape(d, s, b->xf, s->is_sensor ? SN_COLOR_SENSOR : sn_body_color(b));
     }
   }
   if (f & SN_DRAW_PARTICLES) sn_draw_particles(w, d);
