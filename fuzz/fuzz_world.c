@@ -91,15 +91,18 @@ static bool g_trap_nan;
 static struct {
   long long steps, calm_worlds, pairs_checked, inputs;
   long long reentries, event_loops, events_looped;
+  long long sensors, contacts_read, sensor_events, filter_calls, pre_solve_calls;
   double deepest; /* largest overlap among the checked pairs (m) */
 } g_stats;
 
 static void print_stats(void) {
   fprintf(stderr,
           "fuzz_world: %lld inputs, %lld steps, %lld steps under calm settings, %lld calm shape pairs checked, "
-          "deepest overlap %.4f m; %lld calls back into a locked world; %lld loops over %lld events\n",
+          "deepest overlap %.4f m; %lld calls back into a locked world; %lld loops over %lld events; %lld sensors "
+          "made, %lld contacts read, %lld sensor events seen, %lld custom filter and %lld pre-solve calls\n",
           g_stats.inputs, g_stats.steps, g_stats.calm_worlds, g_stats.pairs_checked, g_stats.deepest, g_stats.reentries,
-          g_stats.event_loops, g_stats.events_looped);
+          g_stats.event_loops, g_stats.events_looped, g_stats.sensors, g_stats.contacts_read, g_stats.sensor_events,
+          g_stats.filter_calls, g_stats.pre_solve_calls);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -1331,6 +1334,9 @@ static void check_penetration(fuzz_state *s) {
       for (int32_t ka = a->shape_list; ka != SN_NULL_INDEX; ka = w->shapes.data[ka].next) {
         for (int32_t kb = b->shape_list; kb != SN_NULL_INDEX; kb = w->shapes.data[kb].next) {
           const sn_shape *sa = &w->shapes.data[ka], *sb = &w->shapes.data[kb];
+          /* the callbacks decide those pairs (a refusal lets bodies overlap) */
+          if (sa->enable_custom_filtering || sb->enable_custom_filtering) continue;
+          if (sa->enable_pre_solve_events || sb->enable_pre_solve_events) continue;
           if (!sn_should_shapes_collide(w, sa, sb)) continue;
           float sep = min_separation(sa, a->xf, sb, b->xf);
           g_stats.pairs_checked++;
@@ -1342,6 +1348,143 @@ static void check_penetration(fuzz_state *s) {
         }
       }
     }
+  }
+}
+
+/* ---- filters, sensors, callbacks, reading contacts ----------------------- */
+
+/* The custom filter: a fixed rule of the two shapes' slots (so a pair gets
+ * the same answer whenever it is asked); a call that would change the world
+ * must be refused (the world is locked). */
+static bool fz_custom_filter(sn_shape_id a, sn_shape_id b, void *context) {
+  fuzz_state *s = context;
+  sn_filter f = {1, UINT64_MAX, 0};
+  FZ_CHECK(s->w->locked > 0, "the custom filter runs on an unlocked world");
+  g_stats.filter_calls++;
+  FZ_CHECK(sn_shape_set_filter(s->w, a, f) == SN_ERR_WORLD_LOCKED, "sn_shape_set_filter in the custom filter");
+  FZ_CHECK(a.index1 < b.index1, "custom filter pair out of order (%d, %d)", (int)a.index1, (int)b.index1);
+  return (a.index1 + b.index1) % 3 != 0;
+}
+
+/* The pre-solve callback: a one-way rule on the manifold's normal. */
+static bool fz_pre_solve(sn_shape_id a, sn_shape_id b, const sn_contact_manifold *m, void *context) {
+  (void)context;
+  g_stats.pre_solve_calls++;
+  FZ_CHECK(a.index1 != 0 && b.index1 != 0, "pre-solve with a null shape");
+  FZ_CHECK(m->point_count >= 1 && m->point_count <= 2, "pre-solve manifold with %d points", (int)m->point_count);
+  FZ_CHECK(isfinite(m->normal.x) && isfinite(m->normal.y), "pre-solve normal not finite");
+  return m->normal.y > -0.5f;
+}
+
+static void check_manifold(const sn_contact_manifold *m) {
+  FZ_CHECK(m->point_count >= 0 && m->point_count <= 2, "manifold with %d points", (int)m->point_count);
+  for (int32_t i = 0; i < m->point_count; ++i)
+    FZ_CHECK(isfinite(m->points[i].point.x) && isfinite(m->points[i].point.y) &&
+                 isfinite(m->points[i].normal_impulse) && isfinite(m->points[i].separation),
+             "manifold point %d not finite", (int)i);
+}
+
+static void op_contacts(fuzz_state *s) {
+  switch (fz_u8(&s->r) % 8) {
+  case 0: { /* a sensor (or a shape with the new flags) */
+    sn_body_id body = pick_body(s);
+    sn_shape_def sd = rd_shape_def(s);
+    uint8_t f = fz_u8(&s->r);
+    sd.is_sensor = !(f & 1);
+    sd.enable_sensor_events = !(f & 2);
+    sd.enable_custom_filtering = f & 4;
+    sd.enable_pre_solve_events = f & 8;
+    sd.enable_hit_events = f & 16;
+    sd.group_index = (int32_t)(int8_t)fz_u8(&s->r) % 4;
+    sn_polygon box;
+    sn_shape_id id = SN_NULL_SHAPE;
+    if (f & 32) {
+      sn_circle c = {rd_vec(s, -1.0f, 1.0f), fz_float(&s->r, 0.05f, 3.0f)};
+      id = sn_create_circle_shape(s->w, body, &sd, &c);
+    } else if (sn_make_box(fz_float(&s->r, 0.05f, 4.0f), fz_float(&s->r, 0.05f, 4.0f), &box) == SN_OK) {
+      id = sn_create_polygon_shape(s->w, body, &sd, &box);
+    }
+    if (id.index1 != 0) {
+      FZ_CHECK(sn_shape_is_sensor(s->w, id) == sd.is_sensor, "sensor flag lost");
+      g_stats.sensors += sd.is_sensor;
+      s->shapes[s->ns++ % MAX_SHAPES] = id;
+      disturb(s, body);
+    }
+    break;
+  }
+  case 1: { /* a filter */
+    sn_shape_id sh = pick_shape(s);
+    sn_filter f = {fz_u8(&s->r) & 3u, fz_bool(&s->r) ? UINT64_MAX : (uint64_t)fz_u8(&s->r),
+                   (int32_t)(int8_t)fz_u8(&s->r) % 3};
+    disturb(s, sn_shape_get_body(s->w, sh));
+    if (sn_shape_set_filter(s->w, sh, f) == SN_OK) {
+      sn_filter g = sn_shape_get_filter(s->w, sh);
+      FZ_CHECK(memcmp(&g, &f, sizeof f) == 0 ||
+                   (g.category_bits == f.category_bits && g.mask_bits == f.mask_bits && g.group_index == f.group_index),
+               "filter not kept");
+    }
+    break;
+  }
+  case 2:
+    sn_world_set_custom_filter(s->w, fz_bool(&s->r) ? fz_custom_filter : NULL, s);
+    disturb_all(s);
+    break;
+  case 3:
+    sn_world_set_pre_solve(s->w, fz_bool(&s->r) ? fz_pre_solve : NULL, s);
+    disturb_all(s);
+    break;
+  case 4: { /* a body's and a shape's contacts */
+    sn_body_id b = pick_body(s);
+    sn_contact_data cd[8];
+    int32_t cap = rd_count(s, -1, 8);
+    int32_t n = sn_body_get_contacts(s->w, b, cap >= 0 && cap <= 8 ? cd : NULL, cap);
+    int32_t count = sn_body_get_contact_count(s->w, b);
+    if (n >= 0) FZ_CHECK(n <= count && (cap <= 0 || n <= cap), "body contacts %d of %d (capacity %d)", n, count, cap);
+    for (int32_t i = 0; cap > 0 && cap <= 8 && i < n; ++i) check_manifold(&cd[i].manifold);
+    g_stats.contacts_read += n > 0 ? n : 0;
+    sn_shape_id sh = pick_shape(s);
+    n = sn_shape_get_contacts(s->w, sh, cd, 8);
+    for (int32_t i = 0; i < n; ++i) {
+      check_manifold(&cd[i].manifold);
+      FZ_CHECK(cd[i].shape_a.index1 == sh.index1 || cd[i].shape_b.index1 == sh.index1, "a contact of another shape");
+    }
+    break;
+  }
+  case 5: { /* what is inside a sensor */
+    sn_shape_id sh = pick_shape(s);
+    sn_shape_id inside[16];
+    int32_t cap = rd_count(s, -1, 16);
+    int32_t n = sn_shape_get_sensor_overlaps(s->w, sh, cap >= 0 && cap <= 16 ? inside : NULL, cap);
+    if (n > 0 && cap > 0 && cap <= 16) {
+      for (int32_t i = 0; i < n; ++i) {
+        FZ_CHECK(sn_shape_is_valid(s->w, inside[i]), "a sensor lists a destroyed shape");
+        FZ_CHECK(!sn_shape_is_sensor(s->w, inside[i]), "a sensor lists a sensor");
+      }
+    }
+    break;
+  }
+  case 6: { /* the last step's sensor and body events */
+    sn_sensor_events se = sn_world_get_sensor_events(s->w);
+    FZ_CHECK(se.begin_count >= 0 && se.end_count >= 0, "negative sensor event counts");
+    g_stats.sensor_events += se.begin_count + se.end_count;
+    for (int32_t i = 0; i < se.begin_count; ++i)
+      FZ_CHECK((se.begin_events[i].visitor.index1 != 0) != (se.begin_events[i].soft_body.index1 != 0),
+               "a sensor event names both a shape and a soft body, or neither");
+    sn_body_events be = sn_world_get_body_events(s->w);
+    for (int32_t i = 0; i < be.move_count; ++i)
+      FZ_CHECK(isfinite(be.move_events[i].transform.p.x) && isfinite(be.move_events[i].transform.p.y),
+               "body event transform not finite");
+    sn_contact_events ce = sn_world_get_contact_events(s->w);
+    for (int32_t i = 0; i < ce.begin_count; ++i) check_manifold(&ce.begin_events[i].manifold);
+    break;
+  }
+  default: { /* readers must cope with anything */
+    sn_shape_id sh = pick_shape(s);
+    (void)sn_shape_get_filter(s->w, sh);
+    (void)sn_shape_is_sensor(s->w, sh);
+    (void)sn_body_get_contact_count(s->w, pick_body(s));
+    break;
+  }
   }
 }
 
@@ -1505,6 +1648,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       break;
     case 9:
       op_soft(s);
+      break;
+    case 11: /* (a step before filters, sensors and contact reading came) */
+      op_contacts(s);
       break;
     default:
       op_step(s);

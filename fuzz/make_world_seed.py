@@ -4,7 +4,9 @@ on it, then ~380 steps, so the penetration invariant of fuzz_world has calm
 pairs to check from the first run on; and fuzz/corpus/world/callbacks: the
 same pile with a fuzz.reenter constraint, then queries and draws whose
 callbacks call back into the world and loops over events that destroy
-bodies, between steps. The byte layout follows fuzz_world.c's decoder (op
+bodies, between steps; and fuzz/corpus/world/contacts: the pile with sensors,
+a filter, the custom filter and pre-solve callbacks, and reads of contacts,
+sensor overlaps and events between steps. The byte layout follows fuzz_world.c's decoder (op
 byte, then the op's arguments)."""
 import os
 import random
@@ -80,6 +82,63 @@ for round_ in range(24):
     u8(10)  # op_step, one to four steps
     u8(rng.randrange(4))
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "world", "callbacks")
+with open(path, "wb") as f:
+    f.write(out)
+print(path, len(out), "bytes")
+
+# ---- contacts: the pile, then the ops of op_contacts (op byte 11): a static
+# sensor over the pile and a circle sensor on a box, a filter with a group,
+# the custom filter and pre-solve callbacks, then steps with reads of
+# contacts, sensor overlaps and events between them
+out = bytearray(stack[: -8])
+u8(11)  # op_contacts
+u8(0)  # a sensor
+u8(0)  # on bodies[0], the ground
+u8(0)  # default shape def
+u8(0)  # flags: a sensor seen by..., no callbacks, a box
+u8(0)  # group 0
+fl(0.05, 4, 3.0)  # half width
+fl(0.05, 4, 2.0)  # half height
+u8(11)
+u8(0)  # a sensor
+u8(2)  # on bodies[2]
+u8(0)
+u8(32)  # a circle
+u8(0)
+fl(-1, 1, 0.0)
+fl(-1, 1, 0.0)
+fl(0.05, 3, 1.5)
+u8(11)
+u8(1)  # a filter
+u8(1)  # shapes[1]
+u8(1)  # category 1
+u8(1)  # mask: all
+u8(2)  # group 2
+u8(11)
+u8(2)  # the custom filter
+u8(1)
+u8(11)
+u8(3)  # the pre-solve callback
+u8(1)
+u8(11)
+u8(0)  # a solid shape that opts in to both callbacks
+u8(6)  # on bodies[6], the box dropped from 3 m
+u8(0)
+u8(1 | 4 | 8)  # not a sensor, custom filtering, pre-solve events, a box
+u8(0)
+fl(0.05, 4, 0.45)
+fl(0.05, 4, 0.45)
+for round_ in range(12):
+    u8(10)  # op_step: 4 steps...
+    u8(3)
+    for sub_op, args in ((4, (round_ % 7, 0, 8, 0, round_ % 6)), (5, (6 + round_ % 2, 0, 16, 0)), (6, ()), (7, (round_ % 8, round_ % 7))):
+        u8(11)
+        u8(sub_op)
+        for a in args:
+            u8(a)
+u8(10)
+u8(255)  # 94 steps
+path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "world", "contacts")
 with open(path, "wb") as f:
     f.write(out)
 print(path, len(out), "bytes")
