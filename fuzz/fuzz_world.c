@@ -1353,15 +1353,15 @@ static void check_penetration(fuzz_state *s) {
 
 /* ---- filters, sensors, callbacks, reading contacts ----------------------- */
 
-/* The custom filter: a fixed rule of the two shapes' slots (so a pair gets
- * the same answer whenever it is asked); a call that would change the world
- * must be refused (the world is locked). */
+/* The custom filter (context: its world): a fixed rule of the two shapes'
+ * slots (so a pair gets the same answer whenever it is asked); a call that
+ * would change the world must be refused (the world is locked). */
 static bool fz_custom_filter(sn_shape_id a, sn_shape_id b, void *context) {
-  fuzz_state *s = context;
+  sn_world *w = context;
   sn_filter f = {1, UINT64_MAX, 0};
-  FZ_CHECK(s->w->locked > 0, "the custom filter runs on an unlocked world");
+  FZ_CHECK(w->locked > 0, "the custom filter runs on an unlocked world");
   g_stats.filter_calls++;
-  FZ_CHECK(sn_shape_set_filter(s->w, a, f) == SN_ERR_WORLD_LOCKED, "sn_shape_set_filter in the custom filter");
+  FZ_CHECK(sn_shape_set_filter(w, a, f) == SN_ERR_WORLD_LOCKED, "sn_shape_set_filter in the custom filter");
   FZ_CHECK(a.index1 < b.index1, "custom filter pair out of order (%d, %d)", (int)a.index1, (int)b.index1);
   return (a.index1 + b.index1) % 3 != 0;
 }
@@ -1426,11 +1426,11 @@ static void op_contacts(fuzz_state *s) {
     break;
   }
   case 2:
-    sn_world_set_custom_filter(s->w, fz_bool(&s->r) ? fz_custom_filter : NULL, s);
+    sn_world_set_custom_filter(s->w, fz_bool(&s->r) ? fz_custom_filter : NULL, s->w);
     disturb_all(s);
     break;
   case 3:
-    sn_world_set_pre_solve(s->w, fz_bool(&s->r) ? fz_pre_solve : NULL, s);
+    sn_world_set_pre_solve(s->w, fz_bool(&s->r) ? fz_pre_solve : NULL, NULL);
     disturb_all(s);
     break;
   case 4: { /* a body's and a shape's contacts */
@@ -1559,6 +1559,9 @@ static void check_snapshot(fuzz_state *s) {
   FZ_CHECK(n0 == n1 && memcmp(a, b, n0) == 0, "the restored world's snapshot differs");
   free(a);
   free(b);
+  /* callbacks are not saved: the caller sets them again */
+  if (s->w->custom_filter != NULL) sn_world_set_custom_filter(r, s->w->custom_filter, r);
+  if (s->w->pre_solve != NULL) sn_world_set_pre_solve(r, s->w->pre_solve, NULL);
   /* fuzz.reenter's hooks call back into s->w only: none while r steps */
   sn_result ra = sn_world_step(s->w, 1.0f / 60.0f);
   g_state = NULL;
