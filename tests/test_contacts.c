@@ -251,6 +251,9 @@ END_TEST
 START_TEST(test_one_way_threads) {
   sn_vec2 end[2][40];
   int calls[2];
+  /* the sensor events of every step, as (step, sensor, visitor, begin) records */
+  static int32_t seen[2][4096][4];
+  int32_t seen_count[2] = {0, 0};
   for (int run = 0; run < 2; ++run) {
     sn_world *w = ct_world();
     sn_thread_pool *pool = NULL;
@@ -280,7 +283,25 @@ START_TEST(test_one_way_threads) {
       boxes[i] = sn_shape_get_body(w, s);
       if (i % 2) ck_assert_int_eq(sn_body_set_linear_velocity(w, boxes[i], (sn_vec2){0.0f, 8.0f}), SN_OK);
     }
-    ct_steps(w, 120);
+    /* a sensor zone under the platform */
+    sn_body_id zb = sn_create_body(w, &bd);
+    sn_polygon zone;
+    ck_assert_int_eq(sn_make_offset_box(10.0f, 0.8f, (sn_vec2){0.0f, 2.0f}, 0.0f, &zone), SN_OK);
+    sn_shape_def zd = sn_default_shape_def();
+    zd.is_sensor = true;
+    ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, zb, &zd, &zone)));
+    for (int step = 0; step < 120; ++step) {
+      ct_steps(w, 1);
+      sn_sensor_events ev = sn_world_get_sensor_events(w);
+      for (int k = 0; k < ev.begin_count + ev.end_count && seen_count[run] < 4096; ++k) {
+        int32_t *r = seen[run][seen_count[run]++];
+        bool begin = k < ev.begin_count;
+        r[0] = step;
+        r[1] = begin ? ev.begin_events[k].sensor.index1 : ev.end_events[k - ev.begin_count].sensor.index1;
+        r[2] = begin ? ev.begin_events[k].visitor.index1 : ev.end_events[k - ev.begin_count].visitor.index1;
+        r[3] = begin;
+      }
+    }
     for (int i = 0; i < 40; ++i) {
       end[run][i] = sn_body_get_position(w, boxes[i]);
       /* every box ends on the platform: centre at 3 + 0.2 */
@@ -292,6 +313,11 @@ START_TEST(test_one_way_threads) {
   }
   ck_assert(memcmp(end[0], end[1], sizeof(end[0])) == 0);
   ck_assert_int_eq(calls[0], calls[1]);
+  /* the 20 boxes thrown up crossed the zone (y 1.2 to 2.8) on their way to the platform: a
+   * begin and an end each, the same on both runs (the dropped ones stay above it) */
+  ck_assert_int_eq(seen_count[0], 40);
+  ck_assert_int_eq(seen_count[0], seen_count[1]);
+  ck_assert(memcmp(seen[0], seen[1], (size_t)seen_count[0] * sizeof(seen[0][0])) == 0);
 }
 END_TEST
 

@@ -70,9 +70,23 @@ static seen copy_seen(const void *data, size_t bytes) {
   return s;
 }
 
-enum { SEEN_SNAPSHOT, SEEN_BEGIN, SEEN_END, SEEN_HIT, SEEN_BROKEN, SEEN_FROZEN, SEEN_PENDING, SEEN_COUNTERS, SEEN_N };
-static const char *const seen_names[SEEN_N] = {"snapshot",      "begin events",  "end events",      "hit events",
-                                               "broken events", "frozen events", "held end events", "counters"};
+enum {
+  SEEN_SNAPSHOT,
+  SEEN_BEGIN,
+  SEEN_END,
+  SEEN_HIT,
+  SEEN_BROKEN,
+  SEEN_FROZEN,
+  SEEN_PENDING,
+  SEEN_COUNTERS,
+  SEEN_SENSOR_BEGIN,
+  SEEN_SENSOR_END,
+  SEEN_BODY,
+  SEEN_N
+};
+static const char *const seen_names[SEEN_N] = {
+    "snapshot",        "begin events", "end events",          "hit events",        "broken events",   "frozen events",
+    "held end events", "counters",     "sensor begin events", "sensor end events", "body move events"};
 
 typedef struct world_state {
   seen part[SEEN_N];
@@ -125,6 +139,11 @@ static world_state capture(sn_world *w) {
                           c.reused_manifold_count,
                           c.contact_limit_hits};
   s.part[SEEN_COUNTERS] = copy_seen(counters, sizeof counters);
+  sn_sensor_events se = sn_world_get_sensor_events(w);
+  s.part[SEEN_SENSOR_BEGIN] = copy_seen(se.begin_events, (size_t)se.begin_count * sizeof *se.begin_events);
+  s.part[SEEN_SENSOR_END] = copy_seen(se.end_events, (size_t)se.end_count * sizeof *se.end_events);
+  sn_body_events be = sn_world_get_body_events(w);
+  s.part[SEEN_BODY] = copy_seen(be.move_events, (size_t)be.move_count * sizeof *be.move_events);
   return s;
 }
 
@@ -306,6 +325,68 @@ static void between_cloth(sn_scene *s, int step) {
   add_disc(s->world, b, 0.2f, true);
 }
 
+/* The pile with sensors: a static zone over the floor that the rain falls
+ * through, a kinematic sensor bar sweeping across, a circle sensor riding
+ * a box, a jelly dropped through the zone; and a one-way platform (the
+ * pre-solve callback) the rain passes on its way down and bounces up through. */
+static bool one_way(sn_shape_id a, sn_shape_id b, const sn_contact_manifold *m, void *context) {
+  const int32_t *platform = context;
+  if (a.index1 == *platform) return m->normal.y > 0.7f;
+  if (b.index1 == *platform) return -m->normal.y > 0.7f;
+  return true;
+}
+
+static int32_t g_platform_index1; /* the platform shape's slot, for one_way */
+
+static void build_sensors(sn_scene *s, sn_world_def *def) {
+  build_pile(s, def);
+  sn_world *w = s->world;
+  sn_shape_def zd = sn_default_shape_def();
+  zd.is_sensor = true;
+  sn_body_id zone = add_body(w, SN_BODY_STATIC, (sn_vec2){0.0f, 2.5f}, (sn_vec2){0.0f, 0.0f});
+  sn_polygon box;
+  ck_assert_int_eq(sn_make_box(7.0f, 1.5f, &box), SN_OK);
+  ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, zone, &zd, &box)));
+  sn_body_id bar = add_body(w, SN_BODY_KINEMATIC, (sn_vec2){-7.0f, 1.5f}, (sn_vec2){3.0f, 0.0f});
+  ck_assert_int_eq(sn_make_box(0.3f, 1.0f, &box), SN_OK);
+  ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, bar, &zd, &box)));
+  sn_body_id rider = add_body(w, SN_BODY_DYNAMIC, (sn_vec2){5.0f, 6.0f}, (sn_vec2){0.0f, 0.0f});
+  add_box(w, rider, 0.3f, 0.3f, false);
+  sn_circle c = {{0.0f, 0.0f}, 1.2f};
+  zd.density = 0.0f;
+  ck_assert(sn_shape_is_valid(w, sn_create_circle_shape(w, rider, &zd, &c)));
+  sn_ring_def rd = sn_default_ring_def();
+  rd.center = (sn_vec2){-3.0f, 7.0f};
+  rd.radius = 0.5f;
+  rd.count = 12;
+  ck_assert(sn_soft_body_is_valid(w, sn_create_ring(w, &rd)));
+  sn_body_id shelf = add_body(w, SN_BODY_STATIC, (sn_vec2){2.0f, 3.0f}, (sn_vec2){0.0f, 0.0f});
+  sn_shape_def pd = sn_default_shape_def();
+  pd.enable_pre_solve_events = true;
+  ck_assert_int_eq(sn_make_box(2.0f, 0.1f, &box), SN_OK);
+  sn_shape_id platform = sn_create_polygon_shape(w, shelf, &pd, &box);
+  ck_assert(sn_shape_is_valid(w, platform));
+  g_platform_index1 = platform.index1;
+  ck_assert_int_eq(sn_world_set_pre_solve(w, one_way, &g_platform_index1), SN_OK);
+}
+
+static void between_sensors(sn_scene *s, int step) {
+  between_pile(s, step);
+  if (step == 30) {
+    /* a shape inside the zone goes between steps: its end event comes with the next step */
+    sn_world *w = s->world;
+    for (int32_t i = w->shapes.count - 1; i >= 0; --i) {
+      const sn_shape *sh = w->shapes.data + i;
+      if (!sh->in_use || sh->is_sensor || w->bodies.data[sh->body].type != SN_BODY_DYNAMIC) continue;
+      sn_vec2 p = w->bodies.data[sh->body].xf.p;
+      if (p.y > 1.0f && p.y < 4.0f && p.x > -7.0f && p.x < 7.0f) {
+        ck_assert_int_eq(sn_destroy_body(w, sn_make_body_id(w, sh->body)), SN_OK);
+        break;
+      }
+    }
+  }
+}
+
 static const scene_spec g_scenes[] = {
     {"pile", 120, build_pile, between_pile, 0, false},
     {"joints", 90, build_joints, NULL, 0, false},
@@ -319,6 +400,9 @@ static const scene_spec g_scenes[] = {
     /* the narrowphase, the contact list and the substeps in blocks on two workers */
     {"pile on two workers", 60, build_pile, between_pile, 0, true},
     {"mixed on two workers", 40, build_mixed, NULL, 0, true},
+    /* sensors (the pass in the step's first part) and the pre-solve callback */
+    {"sensors", 60, build_sensors, between_sensors, 0, false},
+    {"sensors on two workers", 40, build_sensors, between_sensors, 0, true},
 };
 
 /// A world of the scene on alloc, made and stepped to just before `step`.
@@ -481,6 +565,24 @@ START_TEST(test_scenes_cover) {
     ck_assert_msg(limited > 0, "%s: never at the limit", g_scenes[k].name);
     sn_scene_destroy(&s);
   }
+  /* sensors: shape and soft-body overlaps begin and end (one on a body destroyed between
+   * steps), the platform's contacts are left out of some solves */
+  make_at(g_scenes + 9, &alloc, &s, 0);
+  int sensor_begins = 0, sensor_ends = 0, soft_begins = 0, moves = 0;
+  for (int i = 0; i < g_scenes[9].steps; ++i) {
+    if (i > 0) g_scenes[9].between(&s, i);
+    ck_assert_int_eq(sn_world_step(s.world, DT), SN_OK);
+    sn_sensor_events e = sn_world_get_sensor_events(s.world);
+    sensor_begins += e.begin_count;
+    sensor_ends += e.end_count;
+    for (int32_t k = 0; k < e.begin_count; ++k) soft_begins += e.begin_events[k].soft_body.index1 != 0;
+    moves += sn_world_get_body_events(s.world).move_count;
+  }
+  ck_assert_int_gt(sensor_begins, 5);
+  ck_assert_int_gt(sensor_ends, 0);
+  ck_assert_int_gt(soft_begins, 0);
+  ck_assert_int_gt(moves, 0);
+  sn_scene_destroy(&s);
 }
 END_TEST
 

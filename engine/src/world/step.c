@@ -561,6 +561,7 @@ static void sn_report_body_moves(sn_world *w) {
     const sn_body *b = w->bodies.data + i;
     if (!b->in_use) continue;
     sn_body_move_event e;
+    memset(&e, 0, sizeof(e)); /* padding too: the events compare byte for byte */
     e.body = sn_make_body_id(w, i);
     e.transform = b->xf;
     e.fell_asleep = !b->is_awake;
