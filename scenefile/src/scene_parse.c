@@ -61,9 +61,25 @@ static bool parse_settings(sn_loader *L, const cJSON *obj) {
 /* Shapes                                                                    */
 
 static const char *const geometry_keys[] = {"circle", "box", "polygon", "capsule", "segment", NULL};
-static const char *const shape_keys[] = {
-    "circle",  "box",      "polygon",     "capsule",        "segment",    "offset",        "radius",    "angle",
-    "density", "friction", "restitution", "contact_events", "hit_events", "category_bits", "mask_bits", NULL};
+static const char *const shape_keys[] = {"circle",
+                                         "box",
+                                         "polygon",
+                                         "capsule",
+                                         "segment",
+                                         "offset",
+                                         "radius",
+                                         "angle",
+                                         "density",
+                                         "friction",
+                                         "restitution",
+                                         "rolling_resistance",
+                                         "tangent_speed",
+                                         "material",
+                                         "contact_events",
+                                         "hit_events",
+                                         "category_bits",
+                                         "mask_bits",
+                                         NULL};
 
 /// Collision filter bits: a whole number in [0, 2^53] or a string "0x" + up to 16 hex digits.
 static bool read_bits(sn_loader *L, const cJSON *n, uint64_t *out) {
@@ -279,6 +295,10 @@ static bool parse_shape(sn_loader *L, const cJSON *obj, sn_body_type body_type, 
   SN_OPT(L, obj, "density", sn_scene_read_float(L, n_, SN_RANGE_NON_NEGATIVE, &d->density));
   SN_OPT(L, obj, "friction", sn_scene_read_float(L, n_, SN_RANGE_NON_NEGATIVE, &d->friction));
   SN_OPT(L, obj, "restitution", sn_scene_read_float(L, n_, SN_RANGE_UNIT, &d->restitution));
+  SN_OPT(L, obj, "rolling_resistance", sn_scene_read_float(L, n_, SN_RANGE_NON_NEGATIVE, &d->rolling_resistance));
+  SN_OPT(L, obj, "tangent_speed",
+         sn_scene_read_float(L, n_, (sn_scene_range){-SN_MAX_SPEED, SN_MAX_SPEED, false}, &d->tangent_speed));
+  SN_OPT(L, obj, "material", sn_scene_read_int(L, n_, INT32_MIN, INT32_MAX, &d->material));
   SN_OPT(L, obj, "contact_events", sn_scene_read_bool(L, n_, &d->enable_contact_events));
   SN_OPT(L, obj, "hit_events", sn_scene_read_bool(L, n_, &d->enable_hit_events));
   SN_OPT(L, obj, "category_bits", read_bits(L, n_, &d->category_bits));
