@@ -20,7 +20,8 @@
 typedef struct sb_demo_state {
   sn_constraint_id joints[4];
   sn_body_id bodies[4];
-  /// soft bodies inside a sensor, kept from the sensor events (sb_track_sensor_events)
+  int32_t events; ///< scripted events fired so far (demo-explosion: blasts)
+  /// soft bodies inside a sensor, kept from the sensor events (sb_update_sensor)
   sn_soft_body_id lit_soft[16];
   int32_t lit_soft_count;
 } sb_demo_state;

@@ -661,10 +661,10 @@ START_TEST(test_forged_snapshot_counts) {
   ck_assert_msg(strstr(err, "max_shapes") != NULL && strstr(err, "shapes") != NULL, "%s", err);
   ck_assert_uint_lt(c.peak, forged_size);
   /* the same bytes under the default limits: a valid world (a world that
-   * made 100000 shapes and destroyed them), its memory about 36 bytes per
+   * made 100000 shapes and destroyed them), its memory about 38 bytes per
    * byte of snapshot at most */
   ck_assert_int_eq(load_counted(forged, forged_size, wd, &c, err, sizeof err), SN_OK);
-  ck_assert_uint_le(c.peak, 40 * forged_size);
+  ck_assert_uint_le(c.peak, 42 * forged_size); /* a free slot: 7 bytes saved, sizeof(sn_shape) = 264 in memory */
   free(forged);
   free(payload);
 

@@ -62,9 +62,10 @@ static bool parse_settings(sn_loader *L, const cJSON *obj) {
 
 static const char *const geometry_keys[] = {"circle", "box", "polygon", "capsule", "segment", NULL};
 static const char *const shape_keys[] = {
-    "circle",    "box",         "polygon",  "capsule",       "segment",          "offset",           "radius",
-    "angle",     "density",     "friction", "restitution",   "contact_events",   "hit_events",       "category_bits",
-    "mask_bits", "group_index", "sensor",   "sensor_events", "custom_filtering", "pre_solve_events", NULL};
+    "circle",        "box",      "polygon",        "capsule",          "segment",          "offset",
+    "radius",        "angle",    "density",        "friction",         "restitution",      "rolling_resistance",
+    "tangent_speed", "material", "contact_events", "hit_events",       "category_bits",    "mask_bits",
+    "group_index",   "sensor",   "sensor_events",  "custom_filtering", "pre_solve_events", NULL};
 
 /// Collision filter bits: a whole number in [0, 2^53] or a string "0x" + up to 16 hex digits.
 static bool read_bits(sn_loader *L, const cJSON *n, uint64_t *out) {
@@ -111,8 +112,6 @@ const char *sn_scene_geometry_expected(sn_result r) {
     return "a convex outline with no three points in a line";
   case SN_ERR_TOO_MANY_VERTICES:
     return "at most 8 points";
-  case SN_ERR_WRONG_BODY_TYPE:
-    return "segments on static bodies only";
   default:
     return "finite values in range";
   }
@@ -143,7 +142,7 @@ static bool parse_points(sn_loader *L, const cJSON *n, int32_t min, int32_t max,
   return true;
 }
 
-static bool parse_geometry(sn_loader *L, sn_shape_ir *s, const cJSON *obj, sn_body_type body_type) {
+static bool parse_geometry(sn_loader *L, sn_shape_ir *s, const cJSON *obj) {
   const cJSON *g = s->geometry;
   const char *kind = g->string;
   const cJSON *offset_node = sn_scene_member(obj, "offset");
@@ -226,17 +225,13 @@ static bool parse_geometry(sn_loader *L, sn_shape_ir *s, const cJSON *obj, sn_bo
         for (int32_t i = 0; i < 2; ++i) pts[i] = (sn_vec2){pts[i].x + offset.x, pts[i].y + offset.y};
       }
       s->segment = (sn_segment){pts[0], pts[1]};
-      if (body_type != SN_BODY_STATIC)
-        ok = sn_scene_fail(L, SN_SCENE_ERR_GEOMETRY, SN_ERR_WRONG_BODY_TYPE, g, true,
-                           "a segment has no area: expected it on a static body, this body is %s",
-                           sn_scene_body_type_name(body_type));
     }
   }
   sn_scene_path_pop(L, mark);
   return ok;
 }
 
-static bool parse_shape(sn_loader *L, const cJSON *obj, sn_body_type body_type, sn_shape_ir *s) {
+static bool parse_shape(sn_loader *L, const cJSON *obj, sn_shape_ir *s) {
   if (!sn_scene_read_object(L, obj, "a shape object such as {\"circle\": 0.5}")) return false;
   memset(s, 0, sizeof *s);
   s->node = obj;
@@ -280,6 +275,10 @@ static bool parse_shape(sn_loader *L, const cJSON *obj, sn_body_type body_type, 
   SN_OPT(L, obj, "density", sn_scene_read_float(L, n_, SN_RANGE_NON_NEGATIVE, &d->density));
   SN_OPT(L, obj, "friction", sn_scene_read_float(L, n_, SN_RANGE_NON_NEGATIVE, &d->friction));
   SN_OPT(L, obj, "restitution", sn_scene_read_float(L, n_, SN_RANGE_UNIT, &d->restitution));
+  SN_OPT(L, obj, "rolling_resistance", sn_scene_read_float(L, n_, SN_RANGE_NON_NEGATIVE, &d->rolling_resistance));
+  SN_OPT(L, obj, "tangent_speed",
+         sn_scene_read_float(L, n_, (sn_scene_range){-SN_MAX_SPEED, SN_MAX_SPEED, false}, &d->tangent_speed));
+  SN_OPT(L, obj, "material", sn_scene_read_int(L, n_, INT32_MIN, INT32_MAX, &d->material));
   SN_OPT(L, obj, "contact_events", sn_scene_read_bool(L, n_, &d->enable_contact_events));
   SN_OPT(L, obj, "hit_events", sn_scene_read_bool(L, n_, &d->enable_hit_events));
   SN_OPT(L, obj, "category_bits", read_bits(L, n_, &d->category_bits));
@@ -289,7 +288,7 @@ static bool parse_shape(sn_loader *L, const cJSON *obj, sn_body_type body_type, 
   SN_OPT(L, obj, "sensor_events", sn_scene_read_bool(L, n_, &d->enable_sensor_events));
   SN_OPT(L, obj, "custom_filtering", sn_scene_read_bool(L, n_, &d->enable_custom_filtering));
   SN_OPT(L, obj, "pre_solve_events", sn_scene_read_bool(L, n_, &d->enable_pre_solve_events));
-  return parse_geometry(L, s, obj, body_type);
+  return parse_geometry(L, s, obj);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -344,6 +343,7 @@ static bool parse_body(sn_loader *L, const cJSON *obj, int32_t index) {
                                      "awake",
                                      "sleep",
                                      "fixed_rotation",
+                                     "enabled",
                                      "shapes",
                                      NULL};
   if (!sn_scene_read_object(L, obj, "a body object")) return false;
@@ -386,6 +386,8 @@ static bool parse_body(sn_loader *L, const cJSON *obj, int32_t index) {
   SN_OPT(L, obj, "gravity_scale", sn_scene_read_float(L, n_, SN_RANGE_ANY, &d->gravity_scale));
   SN_OPT(L, obj, "bullet", sn_scene_read_bool(L, n_, &d->is_bullet));
   SN_OPT(L, obj, "awake", sn_scene_read_bool(L, n_, &d->is_awake));
+  b->enabled = true;
+  SN_OPT(L, obj, "enabled", sn_scene_read_bool(L, n_, &b->enabled));
   SN_OPT(L, obj, "sleep", sn_scene_read_bool(L, n_, &d->enable_sleep));
   SN_OPT(L, obj, "fixed_rotation", sn_scene_read_bool(L, n_, &d->fixed_rotation));
   b->first_shape = L->shape_count;
@@ -396,7 +398,7 @@ static bool parse_body(sn_loader *L, const cJSON *obj, int32_t index) {
     int32_t i = 0;
     for (const cJSON *c = ok ? shapes->child : NULL; c != NULL && ok; c = c->next, ++i) {
       size_t m2 = sn_scene_path_push_index(L, i);
-      ok = parse_shape(L, c, d->type, L->shapes + L->shape_count);
+      ok = parse_shape(L, c, L->shapes + L->shape_count);
       if (ok) L->shape_count++;
       sn_scene_path_pop(L, m2);
     }

@@ -30,8 +30,10 @@ typedef struct sn_shape {
   bool enable_custom_filtering; ///< new pairs go through w->custom_filter
   bool enable_pre_solve_events; ///< touching contacts go through w->pre_solve
   float density, friction, restitution;
+  float rolling_resistance, tangent_speed;
+  int32_t material;    ///< user material id for the mixing callbacks
+  int32_t group_index; ///< collision group (sn_filter); here it fills the padding before the bits
   uint64_t category_bits, mask_bits;
-  int32_t group_index;
   sn_aabb aabb;     ///< tight, current
   sn_aabb fat_aabb; ///< as stored in the tree
   void *user_data;
@@ -45,6 +47,7 @@ typedef struct sn_chain {
   uint16_t generation;
   bool in_use;
   int32_t next_free;
+  void *user_data;
 } sn_chain;
 
 /// Resolves a handle; NULL (with the error recorded) if stale or foreign.

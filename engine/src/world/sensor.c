@@ -121,7 +121,7 @@ bool sn_sensor_find(sn_world *w) {
   if (w->sensor_count == 0 && w->sensor_overlaps.count == 0) return true;
   for (int32_t i = 0; w->sensor_count > 0 && i < w->shapes.count; ++i) {
     const sn_shape *s = w->shapes.data + i;
-    if (!s->in_use || !s->is_sensor) continue;
+    if (!s->in_use || !s->is_sensor || s->proxy == SN_NULL_NODE) continue; /* (a disabled body's: none) */
     const int32_t first = w->sensor_next.count;
     sn_sensor_query q = {w, s, i, false};
     const uint64_t mask = sn_shape_query_mask(s);

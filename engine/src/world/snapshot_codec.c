@@ -59,6 +59,7 @@ void sn_io_body(sn_io *io, sn_body *b) {
   io_bool(io, &b->fixed_rotation);
   io_bool(io, &b->is_fast);
   io_bool(io, &b->frozen);
+  if (io->format >= 5) io_bool(io, &b->disabled);
   io_xf(io, &b->xf);
   io_vec2(io, &b->center);
   io_vec2(io, &b->center0);
@@ -151,13 +152,18 @@ void sn_io_shape(sn_io *io, sn_shape *s) {
   io_f32(io, &s->density);
   io_f32(io, &s->friction);
   io_f32(io, &s->restitution);
+  if (io->format >= 5) {
+    io_f32(io, &s->rolling_resistance);
+    io_f32(io, &s->tangent_speed);
+    io_i32(io, &s->material);
+  }
   io_u64(io, &s->category_bits);
   io_u64(io, &s->mask_bits);
   io_aabb(io, &s->aabb);
   io_aabb(io, &s->fat_aabb);
-  /* format 5: sensors, groups and the callbacks' opt-ins (older: none of them,
+  /* format 6: sensors, groups and the callbacks' opt-ins (older: none of them,
    * seen by sensors) */
-  if (io->format >= 5) {
+  if (io->format >= 6) {
     io_bool(io, &s->is_sensor);
     io_bool(io, &s->enable_sensor_events);
     io_bool(io, &s->enable_custom_filtering);
@@ -213,6 +219,10 @@ void sn_io_contact(sn_io *io, sn_contact *c) {
   }
   io_f32(io, &c->friction);
   io_f32(io, &c->restitution);
+  if (io->format >= 5) {
+    io_f32(io, &c->tangent_speed);
+    io_f32(io, &c->rolling_resistance);
+  }
   io_u32(io, &c->flags);
   /* the manifold's reference (contact.c): a continued run reuses it */
   if (c->flags & SN_CONTACT_HAS_REFERENCE) {

@@ -373,7 +373,7 @@ static bool sn_read_sections(sn_loader *l, sn_io *io, sn_world *w, const sn_regi
   sn_io_end(io, s);
   if (io->bad) goto done;
 
-  if (io->format >= 5) {
+  if (io->format >= 6) {
     s = sn_io_begin(io, SN_TAG('S', 'E', 'N', 'S'), "sensor overlaps");
     int32_t n = 0;
     io_count(io, &n, 12);

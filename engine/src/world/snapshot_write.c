@@ -158,7 +158,7 @@ static void sn_write_all(sn_io *io, sn_world *w, const sn_type_table *types) {
   }
   sn_io_end(io, s);
 
-  /* format 5: the sensors' overlaps as the last step found them (the next
+  /* format 6: the sensors' overlaps as the last step found them (the next
    * step's events are the difference) */
   s = sn_io_begin(io, SN_TAG('S', 'E', 'N', 'S'), "sensor overlaps");
   io_i32(io, &w->sensor_overlaps.count);
