@@ -545,7 +545,8 @@ SN_API sn_result sn_chain_set_user_data(sn_world *world, sn_chain_id chain, void
 SN_API void *sn_chain_get_user_data(sn_world *world, sn_chain_id chain);
 
 /// A def that recreates the shape's settings: density, friction,
-/// restitution, event flags, collision filter, user data.
+/// restitution, event flags, the sensor flag and the callback opt-ins,
+/// collision filter (group included), user data.
 SN_API sn_result sn_shape_get_def(sn_world *world, sn_shape_id shape, sn_shape_def *out);
 
 /* ------------------------------------------------------------------------ */
