@@ -432,7 +432,14 @@ SN_API sn_constraint_def sn_default_constraint_def(void);
 SN_API sn_constraint_id sn_create_constraint(sn_world *world, const sn_constraint_def *def);
 SN_API sn_result sn_destroy_constraint(sn_world *world, sn_constraint_id constraint);
 SN_API bool sn_constraint_is_valid(sn_world *world, sn_constraint_id constraint);
-/// Changes a parameter marked SN_PARAM_RUNTIME (range-checked).
+/// Changes a parameter marked SN_PARAM_RUNTIME and wakes the joined bodies.
+/// Refused, with the constraint left exactly as it was: an unknown name
+/// (SN_ERR_NOT_FOUND), a parameter fixed at creation, a value outside the
+/// schema's range or not a whole number for an int or bool parameter
+/// (SN_ERR_INVALID_ARGUMENT), NaN or infinity (SN_ERR_NOT_FINITE), a value
+/// the type's params_changed refuses (SN_ERR_INVALID_ARGUMENT), a call from
+/// a callback or during a step (SN_ERR_WORLD_LOCKED). y is read only for
+/// vec2 parameters.
 SN_API sn_result sn_constraint_set_param(sn_world *world, sn_constraint_id constraint, const char *name, double x,
                                          double y);
 /// Reads a parameter (y is 0 for scalars).
@@ -452,6 +459,16 @@ SN_API sn_result sn_constraint_get_param(sn_world *world, sn_constraint_id const
 /// SN_ERR_PLUGIN_INIT_FAILED if the callback refuses or writes an
 /// out-of-range value (out is then left unchanged).
 SN_API sn_result sn_constraint_export_params(sn_world *world, sn_constraint_id constraint, void *out, size_t size);
+/// Reads a value the constraint's type publishes (its state schema:
+/// sn_constraint_get_type(world, constraint)->states, state_count entries,
+/// listed like the parameters), computed now from the constraint and the
+/// current poses and velocities of its bodies: a revolute joint's "angle"
+/// (rad) or "speed" (rad/s), a prismatic joint's "translation" (m), a
+/// motor's torque over the last step (N m)... y is 0 for scalars.
+/// SN_ERR_NOT_FOUND if the type has no state of that name, SN_ERR_NULL for
+/// NULL x or y, SN_ERR_WORLD_LOCKED during a step. Call between steps.
+SN_API sn_result sn_constraint_get_state(sn_world *world, sn_constraint_id constraint, const char *name, double *x,
+                                         double *y);
 /// Reaction force (N) and torque (N m) on the second body over the last step
 /// (SN_ERR_OUT_OF_MEMORY if the views of a constraint with more than 8
 /// bodies and particles cannot be allocated).
