@@ -810,6 +810,125 @@ static bool sb_build_attach(sn_scene *s, const sn_registry *reg, sb_demo_state *
   return true;
 }
 
+/* A ragdoll at p: torso, head, upper and lower arms and legs on revolute
+ * joints with limits (elbows and knees bend one way), springs pulling each
+ * joint toward its rest angle and motors at speed 0 with a small torque
+ * (joint friction). */
+static void sb_ragdoll(sn_scene *s, const sn_registry *reg, sn_vec2 p) {
+  (void)reg;
+  sn_body_id torso = sb_box(s, 0.25f, 0.45f, p, 1.0f);
+  sn_body_id head = sb_ball(s, 0.22f, (sn_vec2){p.x, p.y + 0.7f}, 1.0f);
+  typedef struct limb {
+    sn_vec2 centre;
+    float hx, hy;
+    int parent; /* -1 torso, else an index into this table */
+    sn_vec2 pivot;
+    double lower, upper;
+  } limb;
+  const limb limbs[8] = {
+      {{p.x - 0.4f, p.y + 0.15f}, 0.08f, 0.25f, -1, {p.x - 0.4f, p.y + 0.4f}, -2.5, 0.5},     /* upper arms */
+      {{p.x + 0.4f, p.y + 0.15f}, 0.08f, 0.25f, -1, {p.x + 0.4f, p.y + 0.4f}, -0.5, 2.5},
+      {{p.x - 0.4f, p.y - 0.35f}, 0.07f, 0.25f, 0, {p.x - 0.4f, p.y - 0.1f}, -2.4, 0.0},      /* forearms */
+      {{p.x + 0.4f, p.y - 0.35f}, 0.07f, 0.25f, 1, {p.x + 0.4f, p.y - 0.1f}, 0.0, 2.4},
+      {{p.x - 0.14f, p.y - 0.75f}, 0.1f, 0.3f, -1, {p.x - 0.14f, p.y - 0.45f}, -1.2, 0.6},  /* thighs */
+      {{p.x + 0.14f, p.y - 0.75f}, 0.1f, 0.3f, -1, {p.x + 0.14f, p.y - 0.45f}, -0.6, 1.2},
+      {{p.x - 0.14f, p.y - 1.35f}, 0.09f, 0.3f, 4, {p.x - 0.14f, p.y - 1.05f}, 0.0, 2.2},   /* shins */
+      {{p.x + 0.14f, p.y - 1.35f}, 0.09f, 0.3f, 5, {p.x + 0.14f, p.y - 1.05f}, 0.0, 2.2},
+  };
+  sn_body_id parts[8];
+  sn_param_value neck[8] = {{"anchor", p.x, p.y + 0.5f}, {"enable_limit", 1, 0},     {"lower_angle", -0.6, 0},
+                            {"upper_angle", 0.6, 0},    {"enable_spring", 1, 0},    {"hertz", 3.0, 0},
+                            {"damping_ratio", 0.7, 0},  {"max_motor_torque", 2, 0}};
+  sb_joint(s, "revolute", torso, head, neck, 8);
+  for (int k = 0; k < 8; ++k) {
+    const limb *l = limbs + k;
+    parts[k] = sb_box(s, l->hx, l->hy, l->centre, 1.0f);
+    sn_param_value v[9] = {{"anchor", l->pivot.x, l->pivot.y},
+                           {"enable_limit", 1, 0},
+                           {"lower_angle", l->lower, 0},
+                           {"upper_angle", l->upper, 0},
+                           {"enable_spring", 1, 0},
+                           {"hertz", 0.8, 0},
+                           {"damping_ratio", 0.3, 0},
+                           {"enable_motor", 1, 0},
+                           {"max_motor_torque", 1, 0}};
+    sb_joint(s, "revolute", l->parent < 0 ? torso : parts[l->parent], parts[k], v, 9);
+  }
+}
+
+static bool sb_build_ragdoll(sn_scene *s, const sn_registry *reg, sb_demo_state *st) {
+  (void)st;
+  if (!sb_track_init(s, "demo-ragdoll", reg)) return false;
+  sn_world *w = s->world;
+  sb_ground(w, 40.0f);
+  /* steps to tumble down */
+  for (int k = 0; k < 5; ++k) sb_static_box(w, 1.0f, 0.25f * (float)(5 - k), (sn_vec2){-6.0f + 2.0f * (float)k, 0.25f * (float)(5 - k)}, 0.0f);
+  sb_static_box(w, 0.2f, 1.0f, (sn_vec2){6.0f, 1.0f}, 0.3f);
+  for (int k = 0; k < 4; ++k) sb_ragdoll(s, reg, (sn_vec2){-6.0f + 3.5f * (float)k, 5.0f + 1.5f * (float)k});
+  return true;
+}
+
+/* demo-gears: a pulley, a gear train, a ratchet, a rotary limit and a filter. */
+static bool sb_build_gears(sn_scene *s, const sn_registry *reg, sb_demo_state *st) {
+  if (!sb_track_init(s, "demo-gears", reg)) return false;
+  sn_world *w = s->world;
+  sn_body_id ground = sb_ground(w, 40.0f);
+  /* pulley: two crates on a 1:2 block and tackle, a ball dropped on the light one */
+  sn_body_id light = sb_box(s, 0.4f, 0.4f, (sn_vec2){-12.0f, 5.0f}, 1.0f);
+  sn_body_id heavy = sb_box(s, 0.4f, 0.4f, (sn_vec2){-9.0f, 5.0f}, 1.9f);
+  sn_param_value pv[5] = {{"ground_anchor_a", -12.0, 10.0},
+                          {"ground_anchor_b", -9.0, 10.0},
+                          {"anchor_a", -12.0, 5.4},
+                          {"anchor_b", -9.0, 5.4},
+                          {"ratio", 2.0, 0}};
+  sb_joint(s, "pulley", light, heavy, pv, 5);
+  sb_ball(s, 0.3f, (sn_vec2){-12.0f, 8.0f}, 1.0f);
+  /* gear train: a motor turns A; B meshes with it (ratio 2); C follows B by a belt (ratio -1) */
+  sn_vec2 gc[3] = {{-4.0f, 5.0f}, {-2.5f, 5.0f}, {0.5f, 5.0f}};
+  float gr[3] = {0.5f, 1.0f, 1.0f};
+  sn_body_id g[3];
+  for (int k = 0; k < 3; ++k) {
+    g[k] = sb_ball(s, gr[k], gc[k], 1.0f);
+    sn_param_value v[4] = {{"anchor", gc[k].x, gc[k].y}, {"enable_motor", k == 0, 0}, {"motor_speed", 2.0, 0},
+                           {"max_motor_torque", 200, 0}};
+    sb_joint(s, "revolute", ground, g[k], v, 4);
+  }
+  sn_param_value mesh = {"ratio", 2.0, 0}, belt = {"ratio", -1.0, 0};
+  sb_joint(s, "gear", g[0], g[1], &mesh, 1);
+  sb_joint(s, "gear", g[1], g[2], &belt, 1);
+  /* ratchet: a wheel pushed back and forth by the script turns one way only */
+  sn_body_id ratchet = sb_box(s, 1.0f, 0.1f, (sn_vec2){5.0f, 5.0f}, 1.0f);
+  sn_param_value pin = {"anchor", 5.0, 5.0};
+  sb_joint(s, "revolute", ground, ratchet, &pin, 1);
+  sn_param_value teeth[2] = {{"ratchet", 0.4, 0}, {"phase", 0.0, 0}};
+  sb_joint(s, "ratchet", ground, ratchet, teeth, 2);
+  st->bodies[0] = ratchet;
+  /* rotary limit: a seesaw that tips 0.4 rad each way under falling balls */
+  sn_body_id lever = sb_box(s, 1.6f, 0.08f, (sn_vec2){9.0f, 3.0f}, 1.0f);
+  sn_param_value lp = {"anchor", 9.0, 3.0};
+  sb_joint(s, "revolute", ground, lever, &lp, 1);
+  sn_param_value range[2] = {{"min", -0.4, 0}, {"max", 0.4, 0}};
+  sb_joint(s, "rotary_limit", ground, lever, range, 2);
+  for (int k = 0; k < 4; ++k) sb_ball(s, 0.2f, (sn_vec2){8.0f + 0.6f * (float)k, 6.0f + (float)k}, 1.0f);
+  /* filter: of two balls dropped on a hanging plank, the ghost (filtered) falls through */
+  sn_body_id plank = sb_box(s, 1.2f, 0.08f, (sn_vec2){14.0f, 3.0f}, 1.0f);
+  sn_param_value hang[2] = {{"anchor_a", 12.8, 5.0}, {"anchor_b", 12.8, 3.0}};
+  sb_joint(s, "distance", ground, plank, hang, 2);
+  sn_param_value hang2[2] = {{"anchor_a", 15.2, 5.0}, {"anchor_b", 15.2, 3.0}};
+  sb_joint(s, "distance", ground, plank, hang2, 2);
+  sn_body_id solid = sb_ball(s, 0.25f, (sn_vec2){13.5f, 6.0f}, 1.0f);
+  sn_body_id ghost = sb_ball(s, 0.25f, (sn_vec2){14.5f, 6.0f}, 1.0f);
+  (void)solid;
+  sb_joint(s, "filter", plank, ghost, NULL, 0);
+  return true;
+}
+
+static void sb_update_gears(sn_scene *s, sb_demo_state *st, double t) {
+  /* push the ratchet's bar one way for 1 s, the other way for 1 s */
+  if (sn_body_is_valid(s->world, st->bodies[0]))
+    sn_body_apply_torque(s->world, st->bodies[0], fmod(t, 2.0) < 1.0 ? 6.0f : -6.0f, true);
+}
+
 static const sb_scene_info sb_demos[] = {
     {"showcase",
      "default: rigid + soft: jelly on a pyramid, rope bridge, cloth and pendulum, see-saw",
@@ -916,6 +1035,22 @@ static const sb_scene_info sb_demos[] = {
      "attach xpbd_distance distance revolute",
      {2.0f, 6.5f},
      13.0f},
+    {"demo-ragdoll",
+     "revolute: ragdolls with joint limits, springs toward their rest pose and motor friction, down steps",
+     false,
+     sb_build_ragdoll,
+     NULL,
+     "revolute",
+     {0.0f, 4.0f},
+     14.0f},
+    {"demo-gears",
+     "pulley (1:2 block and tackle), gear train with a belt, ratchet pushed both ways, rotary limit, filter",
+     false,
+     sb_build_gears,
+     sb_update_gears,
+     "revolute pulley gear ratchet rotary_limit distance filter",
+     {1.0f, 5.0f},
+     16.0f},
 };
 #define SB_DEMO_COUNT ((int32_t)(sizeof(sb_demos) / sizeof(sb_demos[0])))
 

@@ -154,7 +154,10 @@ static void ratchet_state(const sn_step_info *info, const sn_constraint_item *it
 }
 
 static void ratchet_draw(const sn_constraint_item *item, const sn_draw_api *draw) {
-  draw->segment(item->bodies[0]->center, item->bodies[1]->center, 0xc0c080ffu, draw->context);
+  /* B's centre and its orientation (the held angle turns it) */
+  const sn_constraint_body *b = item->bodies[1];
+  draw->segment(b->center, sn_pm_add(b->center, sn_pm_rotate(b->q, sn_pm_vec2(0.3f, 0.0f))), 0xc0c080ffu, draw->context);
+  draw->point(b->center, 5.0f, 0xc0c080ffu, draw->context);
 }
 
 static const sn_param_desc ratchet_param_desc[] = {

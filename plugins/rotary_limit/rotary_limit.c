@@ -117,7 +117,10 @@ static void rotary_limit_state(const sn_step_info *info, const sn_constraint_ite
 }
 
 static void rotary_limit_draw(const sn_constraint_item *item, const sn_draw_api *draw) {
-  draw->segment(item->bodies[0]->center, item->bodies[1]->center, 0x80c0c0ffu, draw->context);
+  /* B's centre and its orientation (the held angle turns it) */
+  const sn_constraint_body *b = item->bodies[1];
+  draw->segment(b->center, sn_pm_add(b->center, sn_pm_rotate(b->q, sn_pm_vec2(0.3f, 0.0f))), 0x80c0c0ffu, draw->context);
+  draw->point(b->center, 5.0f, 0x80c0c0ffu, draw->context);
 }
 
 static const sn_param_desc rotary_limit_param_desc[] = {
