@@ -514,6 +514,24 @@ static void op_create_constraint(fuzz_state *s) {
   }
 }
 
+/* Every state the constraint's type publishes (sn_constraint_get_state),
+ * read without taking input bytes, so the ops keep the meaning their bytes
+ * had before the state schema existed (the op byte's 256 values are all
+ * taken): each value of a live constraint must be finite, an unknown name
+ * refused. */
+static void read_states(fuzz_state *s, sn_constraint_id c, const sn_constraint_type *t) {
+  if (t == NULL || !sn_constraint_is_valid(s->w, c)) return;
+  for (uint32_t i = 0; i < t->state_count; ++i) {
+    double x = 0.0, y = 0.0;
+    sn_result r = sn_constraint_get_state(s->w, c, t->states[i].name, &x, &y);
+    FZ_CHECK(r == SN_OK, "get_state %s.%s: %s", t->name, t->states[i].name, sn_world_last_error(s->w));
+    FZ_CHECK(isfinite(x) && isfinite(y), "get_state %s.%s = (%g, %g)", t->name, t->states[i].name, x, y);
+  }
+  double x, y;
+  FZ_CHECK(sn_constraint_get_state(s->w, c, "no_such_state", &x, &y) == SN_ERR_NOT_FOUND,
+           "get_state of an unknown name was not refused");
+}
+
 static void op_constraint_set(fuzz_state *s) {
   sn_constraint_id c = pick_constraint(s);
   const sn_constraint_type *t = sn_constraint_get_type(s->w, c);
@@ -522,6 +540,7 @@ static void op_constraint_set(fuzz_state *s) {
   for (int32_t i = 0; i < n; ++i) disturb(s, bs[i]);
   if (fz_bool(&s->r)) {
     sn_constraint_set_break_force(s->w, c, fz_float(&s->r, 0.0f, 1000.0f));
+    read_states(s, c, t);
     return;
   }
   if (t == NULL || t->param_count == 0) {
@@ -538,6 +557,7 @@ static void op_constraint_set(fuzz_state *s) {
   sn_vec2 f;
   float torque;
   (void)sn_constraint_get_reaction(s->w, c, &f, &torque);
+  read_states(s, c, t);
 }
 
 static sn_soft_body_def rd_soft_def(fuzz_state *s) {
