@@ -36,11 +36,10 @@ typedef struct shipped_plugin {
 #define SHIPPED(name)                                                                                                  \
   { #name, &sn_plugin_entry_##name }
 static const shipped_plugin shipped[] = {
-    SHIPPED(revolute),  SHIPPED(prismatic), SHIPPED(wheel),       SHIPPED(motor),
-    SHIPPED(mouse),     SHIPPED(distance),  SHIPPED(weld),        SHIPPED(xpbd_distance),
-    SHIPPED(xpbd_area), SHIPPED(xpbd_bend), SHIPPED(xpbd_tether), SHIPPED(attach),
-    SHIPPED(filter),    SHIPPED(pulley),    SHIPPED(gear),        SHIPPED(rotary_limit),
-    SHIPPED(ratchet),
+    SHIPPED(revolute),     SHIPPED(prismatic), SHIPPED(wheel),         SHIPPED(motor),     SHIPPED(mouse),
+    SHIPPED(distance),     SHIPPED(weld),      SHIPPED(xpbd_distance), SHIPPED(xpbd_area), SHIPPED(xpbd_bend),
+    SHIPPED(xpbd_tether),  SHIPPED(attach),    SHIPPED(filter),        SHIPPED(pulley),    SHIPPED(gear),
+    SHIPPED(rotary_limit), SHIPPED(ratchet),
 };
 #undef SHIPPED
 #define SHIPPED_COUNT (sizeof shipped / sizeof shipped[0])

@@ -826,32 +826,26 @@ static void sb_ragdoll(sn_scene *s, const sn_registry *reg, sn_vec2 p) {
     double lower, upper;
   } limb;
   const limb limbs[8] = {
-      {{p.x - 0.4f, p.y + 0.15f}, 0.08f, 0.25f, -1, {p.x - 0.4f, p.y + 0.4f}, -2.5, 0.5},     /* upper arms */
+      {{p.x - 0.4f, p.y + 0.15f}, 0.08f, 0.25f, -1, {p.x - 0.4f, p.y + 0.4f}, -2.5, 0.5}, /* upper arms */
       {{p.x + 0.4f, p.y + 0.15f}, 0.08f, 0.25f, -1, {p.x + 0.4f, p.y + 0.4f}, -0.5, 2.5},
-      {{p.x - 0.4f, p.y - 0.35f}, 0.07f, 0.25f, 0, {p.x - 0.4f, p.y - 0.1f}, -2.4, 0.0},      /* forearms */
+      {{p.x - 0.4f, p.y - 0.35f}, 0.07f, 0.25f, 0, {p.x - 0.4f, p.y - 0.1f}, -2.4, 0.0}, /* forearms */
       {{p.x + 0.4f, p.y - 0.35f}, 0.07f, 0.25f, 1, {p.x + 0.4f, p.y - 0.1f}, 0.0, 2.4},
-      {{p.x - 0.14f, p.y - 0.75f}, 0.1f, 0.3f, -1, {p.x - 0.14f, p.y - 0.45f}, -1.2, 0.6},  /* thighs */
+      {{p.x - 0.14f, p.y - 0.75f}, 0.1f, 0.3f, -1, {p.x - 0.14f, p.y - 0.45f}, -1.2, 0.6}, /* thighs */
       {{p.x + 0.14f, p.y - 0.75f}, 0.1f, 0.3f, -1, {p.x + 0.14f, p.y - 0.45f}, -0.6, 1.2},
-      {{p.x - 0.14f, p.y - 1.35f}, 0.09f, 0.3f, 4, {p.x - 0.14f, p.y - 1.05f}, 0.0, 2.2},   /* shins */
+      {{p.x - 0.14f, p.y - 1.35f}, 0.09f, 0.3f, 4, {p.x - 0.14f, p.y - 1.05f}, 0.0, 2.2}, /* shins */
       {{p.x + 0.14f, p.y - 1.35f}, 0.09f, 0.3f, 5, {p.x + 0.14f, p.y - 1.05f}, 0.0, 2.2},
   };
   sn_body_id parts[8];
-  sn_param_value neck[8] = {{"anchor", p.x, p.y + 0.5f}, {"enable_limit", 1, 0},     {"lower_angle", -0.6, 0},
-                            {"upper_angle", 0.6, 0},    {"enable_spring", 1, 0},    {"hertz", 3.0, 0},
-                            {"damping_ratio", 0.7, 0},  {"max_motor_torque", 2, 0}};
+  sn_param_value neck[8] = {{"anchor", p.x, p.y + 0.5f}, {"enable_limit", 1, 0},    {"lower_angle", -0.6, 0},
+                            {"upper_angle", 0.6, 0},     {"enable_spring", 1, 0},   {"hertz", 3.0, 0},
+                            {"damping_ratio", 0.7, 0},   {"max_motor_torque", 2, 0}};
   sb_joint(s, "revolute", torso, head, neck, 8);
   for (int k = 0; k < 8; ++k) {
     const limb *l = limbs + k;
     parts[k] = sb_box(s, l->hx, l->hy, l->centre, 1.0f);
-    sn_param_value v[9] = {{"anchor", l->pivot.x, l->pivot.y},
-                           {"enable_limit", 1, 0},
-                           {"lower_angle", l->lower, 0},
-                           {"upper_angle", l->upper, 0},
-                           {"enable_spring", 1, 0},
-                           {"hertz", 0.8, 0},
-                           {"damping_ratio", 0.3, 0},
-                           {"enable_motor", 1, 0},
-                           {"max_motor_torque", 1, 0}};
+    sn_param_value v[9] = {{"anchor", l->pivot.x, l->pivot.y}, {"enable_limit", 1, 0},  {"lower_angle", l->lower, 0},
+                           {"upper_angle", l->upper, 0},       {"enable_spring", 1, 0}, {"hertz", 0.8, 0},
+                           {"damping_ratio", 0.3, 0},          {"enable_motor", 1, 0},  {"max_motor_torque", 1, 0}};
     sb_joint(s, "revolute", l->parent < 0 ? torso : parts[l->parent], parts[k], v, 9);
   }
 }
@@ -862,7 +856,8 @@ static bool sb_build_ragdoll(sn_scene *s, const sn_registry *reg, sb_demo_state 
   sn_world *w = s->world;
   sb_ground(w, 40.0f);
   /* steps to tumble down */
-  for (int k = 0; k < 5; ++k) sb_static_box(w, 1.0f, 0.25f * (float)(5 - k), (sn_vec2){-6.0f + 2.0f * (float)k, 0.25f * (float)(5 - k)}, 0.0f);
+  for (int k = 0; k < 5; ++k)
+    sb_static_box(w, 1.0f, 0.25f * (float)(5 - k), (sn_vec2){-6.0f + 2.0f * (float)k, 0.25f * (float)(5 - k)}, 0.0f);
   sb_static_box(w, 0.2f, 1.0f, (sn_vec2){6.0f, 1.0f}, 0.3f);
   for (int k = 0; k < 4; ++k) sb_ragdoll(s, reg, (sn_vec2){-6.0f + 3.5f * (float)k, 5.0f + 1.5f * (float)k});
   return true;
@@ -889,7 +884,9 @@ static bool sb_build_gears(sn_scene *s, const sn_registry *reg, sb_demo_state *s
   sn_body_id g[3];
   for (int k = 0; k < 3; ++k) {
     g[k] = sb_ball(s, gr[k], gc[k], 1.0f);
-    sn_param_value v[4] = {{"anchor", gc[k].x, gc[k].y}, {"enable_motor", k == 0, 0}, {"motor_speed", 2.0, 0},
+    sn_param_value v[4] = {{"anchor", gc[k].x, gc[k].y},
+                           {"enable_motor", k == 0, 0},
+                           {"motor_speed", 2.0, 0},
                            {"max_motor_torque", 200, 0}};
     sb_joint(s, "revolute", ground, g[k], v, 4);
   }

@@ -170,8 +170,8 @@ START_TEST(test_revolute_state) {
   sn_world *w = js_world(r);
   sn_world_set_gravity(w, (sn_vec2){0.0f, 0.0f});
   sn_body_id g = js_ground(w), d = js_ball(w, (sn_vec2){0.0f, 0.0f}, 0.5f, 2.0f);
-  sn_param_value v[4] = {{"anchor", 0.0, 0.0}, {"enable_motor", 1, 0}, {"motor_speed", 50.0, 0},
-                         {"max_motor_torque", 0.3, 0}};
+  sn_param_value v[4] = {
+      {"anchor", 0.0, 0.0}, {"enable_motor", 1, 0}, {"motor_speed", 50.0, 0}, {"max_motor_torque", 0.3, 0}};
   sn_constraint_id k = js_joint(w, "revolute", g, d, v, 4);
   ck_assert(sn_constraint_is_valid(w, k));
   const sn_constraint_type *t = sn_constraint_get_type(w, k);
@@ -207,13 +207,16 @@ START_TEST(test_prismatic_wheel_state) {
   sn_world_set_gravity(w, (sn_vec2){0.0f, 0.0f});
   sn_body_id g = js_ground(w);
   sn_body_id s = js_box(w, (sn_vec2){0.0f, 0.0f}, 0.0f, 0.3f, 0.2f, (sn_vec2){0.0f, 0.0f}, 1.0f);
-  sn_param_value v[5] = {{"anchor", 0.0, 0.0}, {"axis", 0.6, 0.8}, {"enable_motor", 1, 0}, {"motor_speed", 40.0, 0},
+  sn_param_value v[5] = {{"anchor", 0.0, 0.0},
+                         {"axis", 0.6, 0.8},
+                         {"enable_motor", 1, 0},
+                         {"motor_speed", 40.0, 0},
                          {"max_motor_force", 1.5, 0}};
   sn_constraint_id k = js_joint(w, "prismatic", g, s, v, 5);
   ck_assert(sn_constraint_is_valid(w, k));
   sn_body_id c = js_box(w, (sn_vec2){5.0f, 0.0f}, 0.0f, 1.0f, 0.2f, (sn_vec2){0.0f, 0.0f}, 1.0f);
   sn_body_id wh = js_ball(w, (sn_vec2){5.0f, -0.5f}, 0.3f, 1.0f);
-  sn_param_value wv[6] = {{"anchor", 5.0, -0.5},      {"axis", 0.0, 1.0},          {"enable_motor", 1, 0},
+  sn_param_value wv[6] = {{"anchor", 5.0, -0.5},      {"axis", 0.0, 1.0},           {"enable_motor", 1, 0},
                           {"motor_speed", -100.0, 0}, {"max_motor_torque", 0.2, 0}, {"hertz", 4.0, 0}};
   sn_constraint_id kw = js_joint(w, "wheel", c, wh, wv, 6);
   ck_assert(sn_constraint_is_valid(w, kw));
@@ -350,7 +353,7 @@ START_TEST(test_older_descriptor_size) {
   full.create = probe_create;
   full.prepare = probe_prepare;
   full.solve_velocity = probe_solve;
-  const size_t sizes[2] = {offsetof(sn_constraint_type, state_count),               /* ABI 1.2 */
+  const size_t sizes[2] = {offsetof(sn_constraint_type, state_count),                  /* ABI 1.2 */
                            offsetof(sn_constraint_type, debug_draw) + sizeof(void *)}; /* ABI 1.0 */
   for (int k = 0; k < 2; ++k) {
     sn_registry *r = sn_create_registry(NULL);

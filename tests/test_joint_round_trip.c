@@ -57,13 +57,14 @@ static rig build(const sn_registry *reg) {
   ck_assert_int_eq(sn_constraint_set_param(w, hinge, "target_angle", 0.7, 0), SN_OK);
   /* a sprung slider and a wheel with a raised rest */
   sn_body_id slider = named_body(&r, "slider", js_box(w, (sn_vec2){4, 5}, 0.2f, 0.3f, 0.2f, (sn_vec2){0, 0}, 1.0f));
-  sn_constraint_id slide = named(&r, "slide", "prismatic", g, slider,
-                                 (sn_param_value[]){{"anchor", 4.0, 5.0}, {"axis", 1.0, 1.0}}, 2);
+  sn_constraint_id slide =
+      named(&r, "slide", "prismatic", g, slider, (sn_param_value[]){{"anchor", 4.0, 5.0}, {"axis", 1.0, 1.0}}, 2);
   ck_assert_int_eq(sn_constraint_set_param(w, slide, "enable_spring", 1, 0), SN_OK);
   ck_assert_int_eq(sn_constraint_set_param(w, slide, "hertz", 1.5, 0), SN_OK);
   ck_assert_int_eq(sn_constraint_set_param(w, slide, "target_translation", 0.4, 0), SN_OK);
   sn_body_id tyre = named_body(&r, "tyre", js_ball(w, (sn_vec2){7, 4}, 0.3f, 1.0f));
-  sn_constraint_id axle = named(&r, "axle", "wheel", g, tyre, (sn_param_value[]){{"anchor", 7.0, 4.0}, {"axis", 0, 1}}, 2);
+  sn_constraint_id axle =
+      named(&r, "axle", "wheel", g, tyre, (sn_param_value[]){{"anchor", 7.0, 4.0}, {"axis", 0, 1}}, 2);
   ck_assert_int_eq(sn_constraint_set_param(w, axle, "target_translation", 0.25, 0), SN_OK);
   /* two boxes passing through each other */
   sn_body_id ghost_a = named_body(&r, "ghost_a", js_box(w, (sn_vec2){10, 5}, 0, 0.3f, 0.3f, (sn_vec2){0, 0}, 1));
@@ -73,14 +74,18 @@ static rig build(const sn_registry *reg) {
   sn_body_id left = named_body(&r, "left", js_box(w, (sn_vec2){13, 3}, 0, 0.2f, 0.2f, (sn_vec2){0, 0}, 1.0f));
   sn_body_id right = named_body(&r, "right", js_box(w, (sn_vec2){15, 3}, 0, 0.2f, 0.2f, (sn_vec2){0, 0}, 1.5f));
   named(&r, "rope", "pulley", left, right,
-        (sn_param_value[]){{"ground_anchor_a", 13, 6}, {"ground_anchor_b", 15, 6}, {"anchor_a", 13, 3},
-                           {"anchor_b", 15, 3}, {"ratio", 1.5, 0}},
+        (sn_param_value[]){{"ground_anchor_a", 13, 6},
+                           {"ground_anchor_b", 15, 6},
+                           {"anchor_a", 13, 3},
+                           {"anchor_b", 15, 3},
+                           {"ratio", 1.5, 0}},
         5);
   /* a motor-driven gear train, a limited and a ratcheted disc */
   sn_body_id drive = named_body(&r, "drive", js_ball(w, (sn_vec2){18, 5}, 0.5f, 1.0f));
-  named(&r, "drive_pin", "revolute", g, drive,
-        (sn_param_value[]){{"anchor", 18, 5}, {"enable_motor", 1, 0}, {"motor_speed", 6, 0}, {"max_motor_torque", 20, 0}},
-        4);
+  named(
+      &r, "drive_pin", "revolute", g, drive,
+      (sn_param_value[]){{"anchor", 18, 5}, {"enable_motor", 1, 0}, {"motor_speed", 6, 0}, {"max_motor_torque", 20, 0}},
+      4);
   sn_body_id driven = named_body(&r, "driven", js_ball(w, (sn_vec2){19.5f, 5}, 1.0f, 1.0f));
   named(&r, "driven_pin", "revolute", g, driven, (sn_param_value[]){{"anchor", 19.5, 5}}, 1);
   named(&r, "mesh", "gear", drive, driven, (sn_param_value[]){{"ratio", 2.0, 0}, {"phase", 0.1, 0}}, 2);
@@ -96,7 +101,8 @@ static void free_rig(rig *r) {
 
 /* Every parameter (with same_params) and every state of every constraint of
  * a and b: the same bits; returns the states compared. */
-static int compare_constraints(sn_world *a, sn_world *b, bool same_params, const char *const *states, const char *when) {
+static int compare_constraints(sn_world *a, sn_world *b, bool same_params, const char *const *states,
+                               const char *when) {
   int32_t n = sn_world_get_constraint_count(a);
   ck_assert_int_eq(sn_world_get_constraint_count(b), n);
   sn_constraint_id ka[32], kb[32];
@@ -195,9 +201,9 @@ START_TEST(test_scene_round_trip) {
   ck_assert_msg(sn_scene_load_string(text, strlen(text), "joints.json", &o, &s, &e) == SN_SCENE_OK, "load: %s",
                 e.message);
   ck_assert_int_eq(assert_same_definitions(r.w, s.world, "reloaded"), sn_world_get_constraint_count(r.w));
-  static const char *const angles[] = {"gear.error", "rotary_limit.angle", "ratchet.angle", "revolute.angle",
-                                       "prismatic.translation", "wheel.translation", "pulley.length_a",
-                                       "pulley.length_b", NULL};
+  static const char *const angles[] = {"gear.error",      "rotary_limit.angle",    "ratchet.angle",
+                                       "revolute.angle",  "prismatic.translation", "wheel.translation",
+                                       "pulley.length_a", "pulley.length_b",       NULL};
   int compared = compare_constraints(r.w, s.world, false, angles, "reloaded");
   ck_assert_int_ge(compared, 10);
   /* the run-time values themselves */

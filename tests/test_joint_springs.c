@@ -16,7 +16,9 @@
 #include "joint_support.h"
 #include "sinew/sinew.h"
 
-static sn_registry *registry(void) { return js_registry((const char *const[]){"revolute", "prismatic", "wheel", NULL}); }
+static sn_registry *registry(void) {
+  return js_registry((const char *const[]){"revolute", "prismatic", "wheel", NULL});
+}
 
 static sn_world *world(sn_registry *r, bool gravity) {
   sn_world *w = js_world(r);
@@ -59,7 +61,10 @@ START_TEST(test_revolute_spring_period) {
   sn_registry *r = registry();
   sn_world *w = world(r, false);
   sn_body_id g = js_ground(w), d = js_ball(w, (sn_vec2){0.3f, 0.0f}, 0.5f, 2.0f);
-  sn_param_value v[5] = {{"anchor", 0.0, 0.0}, {"enable_spring", 1, 0}, {"hertz", 1.0, 0}, {"damping_ratio", 0.0, 0},
+  sn_param_value v[5] = {{"anchor", 0.0, 0.0},
+                         {"enable_spring", 1, 0},
+                         {"hertz", 1.0, 0},
+                         {"damping_ratio", 0.0, 0},
                          {"target_angle", 0.2, 0}};
   sn_constraint_id k = js_joint(w, "revolute", g, d, v, 5);
   ck_assert_msg(sn_constraint_is_valid(w, k), "%s", sn_world_last_error(w));
@@ -71,8 +76,8 @@ START_TEST(test_revolute_spring_period) {
   ck_assert_msg(fabs(t - expected) < 0.01 * expected, "period %.5f s, expected %.5f s", t, expected);
   /* the spring torque is -k (angle - target) */
   double angle = state(w, k, "angle"), torque = state(w, k, "spring_torque");
-  ck_assert_msg(fabs(torque + stiffness * (angle - 0.2)) < 0.05 * stiffness * 0.2, "spring torque %g, -k C = %g", torque,
-                -stiffness * (angle - 0.2));
+  ck_assert_msg(fabs(torque + stiffness * (angle - 0.2)) < 0.05 * stiffness * 0.2, "spring torque %g, -k C = %g",
+                torque, -stiffness * (angle - 0.2));
   sn_destroy_world(w);
   sn_destroy_registry(r);
 }
@@ -86,7 +91,7 @@ START_TEST(test_prismatic_spring_period) {
   sn_world *w = world(r, false);
   sn_body_id g = js_ground(w);
   sn_body_id b = js_box(w, (sn_vec2){0.0f, 0.0f}, 0.0f, 0.3f, 0.2f, (sn_vec2){0.0f, 0.0f}, 2.0f);
-  sn_param_value v[6] = {{"anchor", 0.0, 0.0}, {"axis", 1.0, 0.0},         {"enable_spring", 1, 0},
+  sn_param_value v[6] = {{"anchor", 0.0, 0.0}, {"axis", 1.0, 0.0},        {"enable_spring", 1, 0},
                          {"hertz", 1.5, 0},    {"damping_ratio", 0.0, 0}, {"target_translation", 0.3, 0}};
   sn_constraint_id k = js_joint(w, "prismatic", g, b, v, 6);
   ck_assert_msg(sn_constraint_is_valid(w, k), "%s", sn_world_last_error(w));
@@ -109,12 +114,15 @@ START_TEST(test_critical_damping) {
   sn_world *w = world(r, false);
   sn_body_id g = js_ground(w);
   sn_body_id b = js_box(w, (sn_vec2){0.0f, 0.0f}, 0.0f, 0.3f, 0.2f, (sn_vec2){0.0f, 0.0f}, 2.0f);
-  sn_param_value v[6] = {{"anchor", 0.0, 0.0}, {"axis", 0.0, 1.0},         {"enable_spring", 1, 0},
+  sn_param_value v[6] = {{"anchor", 0.0, 0.0}, {"axis", 0.0, 1.0},        {"enable_spring", 1, 0},
                          {"hertz", 1.5, 0},    {"damping_ratio", 1.0, 0}, {"target_translation", 0.5, 0}};
   sn_constraint_id k = js_joint(w, "prismatic", g, b, v, 6);
   ck_assert(sn_constraint_is_valid(w, k));
   sn_body_id d = js_ball(w, (sn_vec2){4.0f, 0.0f}, 0.5f, 1.0f);
-  sn_param_value rv[5] = {{"anchor", 4.0, 0.0}, {"enable_spring", 1, 0}, {"hertz", 1.5, 0}, {"damping_ratio", 1.0, 0},
+  sn_param_value rv[5] = {{"anchor", 4.0, 0.0},
+                          {"enable_spring", 1, 0},
+                          {"hertz", 1.5, 0},
+                          {"damping_ratio", 1.0, 0},
                           {"target_angle", 0.5, 0}};
   sn_constraint_id kr = js_joint(w, "revolute", g, d, rv, 5);
   ck_assert(sn_constraint_is_valid(w, kr));
@@ -144,7 +152,7 @@ START_TEST(test_target_moves_rest) {
   sn_world *w = world(r, true);
   sn_body_id g = js_ground(w);
   sn_body_id b = js_box(w, (sn_vec2){0.0f, 0.0f}, 0.0f, 0.3f, 0.2f, (sn_vec2){0.0f, 0.0f}, 2.0f);
-  sn_param_value v[6] = {{"anchor", 0.0, 0.0}, {"axis", 0.0, 1.0},         {"enable_spring", 1, 0},
+  sn_param_value v[6] = {{"anchor", 0.0, 0.0}, {"axis", 0.0, 1.0},        {"enable_spring", 1, 0},
                          {"hertz", 2.0, 0},    {"damping_ratio", 1.0, 0}, {"target_translation", 0.3, 0}};
   sn_constraint_id k = js_joint(w, "prismatic", g, b, v, 6);
   ck_assert(sn_constraint_is_valid(w, k));
@@ -164,7 +172,10 @@ START_TEST(test_target_moves_rest) {
   ck_assert(state(w, k, "spring_force") == 0.0);
   /* the wheel */
   sn_body_id wh = js_ball(w, (sn_vec2){3.0f, 0.0f}, 0.3f, 1.0f);
-  sn_param_value wv[5] = {{"anchor", 3.0, 0.0}, {"axis", 0.0, 1.0}, {"hertz", 2.0, 0}, {"damping_ratio", 1.0, 0},
+  sn_param_value wv[5] = {{"anchor", 3.0, 0.0},
+                          {"axis", 0.0, 1.0},
+                          {"hertz", 2.0, 0},
+                          {"damping_ratio", 1.0, 0},
                           {"target_translation", 0.2, 0}};
   sn_constraint_id kw = js_joint(w, "wheel", g, wh, wv, 5);
   ck_assert(sn_constraint_is_valid(w, kw));
@@ -183,8 +194,8 @@ START_TEST(test_runtime_motor_limit) {
   sn_registry *r = registry();
   sn_world *w = world(r, false);
   sn_body_id g = js_ground(w), d = js_ball(w, (sn_vec2){0.0f, 0.0f}, 0.5f, 1.0f);
-  sn_param_value v[4] = {{"anchor", 0.0, 0.0}, {"enable_motor", 1, 0}, {"motor_speed", 2.0, 0},
-                         {"max_motor_torque", 10.0, 0}};
+  sn_param_value v[4] = {
+      {"anchor", 0.0, 0.0}, {"enable_motor", 1, 0}, {"motor_speed", 2.0, 0}, {"max_motor_torque", 10.0, 0}};
   sn_constraint_id k = js_joint(w, "revolute", g, d, v, 4);
   ck_assert(sn_constraint_is_valid(w, k));
   for (int i = 0; i < 30; ++i) ck_assert_int_eq(sn_world_step(w, DT), SN_OK);

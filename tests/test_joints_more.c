@@ -153,8 +153,8 @@ START_TEST(test_gear) {
   sn_world *w = world(r, false);
   sn_body_id g = js_ground(w);
   sn_body_id a = js_ball(w, (sn_vec2){0.0f, 0.0f}, 0.5f, 1.0f);
-  sn_param_value m[4] = {{"anchor", 0.0, 0.0}, {"enable_motor", 1, 0}, {"motor_speed", 3.0, 0},
-                         {"max_motor_torque", 50.0, 0}};
+  sn_param_value m[4] = {
+      {"anchor", 0.0, 0.0}, {"enable_motor", 1, 0}, {"motor_speed", 3.0, 0}, {"max_motor_torque", 50.0, 0}};
   ck_assert(sn_constraint_is_valid(w, js_joint(w, "revolute", g, a, m, 4)));
   sn_body_id b = pinned_disc(w, g, (sn_vec2){1.5f, 0.0f}, 1.0f);
   sn_param_value v = {"ratio", 2.0, 0};

@@ -215,7 +215,8 @@ int sn_conf_check_type(const sn_registry *registry, const sn_constraint_type *t,
     /* single-precision rounding scales with the bodies' own momenta, not
      * with their (possibly tiny) sum: 1e-5 of the larger sum of |m v| */
     double mag = fmax(r1.scale, 1e-3);
-    if (!sn_conf_grounded(t) && !(fabs(r1.px - r1.p0x) <= 1e-5 * mag + 1e-6 && fabs(r1.py - r1.p0y) <= 1e-5 * mag + 1e-6)) {
+    if (!sn_conf_grounded(t) &&
+        !(fabs(r1.px - r1.p0x) <= 1e-5 * mag + 1e-6 && fabs(r1.py - r1.p0y) <= 1e-5 * mag + 1e-6)) {
       failures++;
       if (report)
         fprintf(report, "FAIL %s seed %u: linear momentum (%g, %g) -> (%g, %g)\n", t->name, seed, r1.p0x, r1.p0y, r1.px,

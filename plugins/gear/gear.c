@@ -46,8 +46,8 @@ static int gear_create(const sn_constraint_create_args *args) {
 
 /* recreated from any poses with the same error: angles restart at 0, so the
  * phase takes what they had turned */
-static int gear_export(const void *params, const void *instance, const sn_constraint_body *const *bodies,
-                       int32_t count, void *out_params) {
+static int gear_export(const void *params, const void *instance, const sn_constraint_body *const *bodies, int32_t count,
+                       void *out_params) {
   (void)count;
   const gear_params *p = params;
   const gear_instance *j = instance;

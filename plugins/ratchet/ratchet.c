@@ -128,9 +128,8 @@ static void ratchet_solve(const sn_step_info *info, sn_constraint_item *items, i
     const float s = p->ratchet > 0.0f ? 1.0f : -1.0f;
     float angle = j->angle + sn_pm_rel_angle(sa->dq, sb->dq);
     const sn_pm_softness soft = {j->bias_rate, j->mass_scale, j->impulse_scale};
-    float impulse =
-        s * sn_pm_limit_impulse(s * (angle - j->tooth), s * (sb->w - sa->w), j->mass, use_bias, info->inv_h, soft,
-                                &j->impulse);
+    float impulse = s * sn_pm_limit_impulse(s * (angle - j->tooth), s * (sb->w - sa->w), j->mass, use_bias, info->inv_h,
+                                            soft, &j->impulse);
     sa->w -= a->inv_inertia * impulse;
     sb->w += b->inv_inertia * impulse;
   }
@@ -156,7 +155,8 @@ static void ratchet_state(const sn_step_info *info, const sn_constraint_item *it
 static void ratchet_draw(const sn_constraint_item *item, const sn_draw_api *draw) {
   /* B's centre and its orientation (the held angle turns it) */
   const sn_constraint_body *b = item->bodies[1];
-  draw->segment(b->center, sn_pm_add(b->center, sn_pm_rotate(b->q, sn_pm_vec2(0.3f, 0.0f))), 0xc0c080ffu, draw->context);
+  draw->segment(b->center, sn_pm_add(b->center, sn_pm_rotate(b->q, sn_pm_vec2(0.3f, 0.0f))), 0xc0c080ffu,
+                draw->context);
   draw->point(b->center, 5.0f, 0xc0c080ffu, draw->context);
 }
 

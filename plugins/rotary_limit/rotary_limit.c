@@ -24,7 +24,7 @@ typedef struct rotary_limit_params {
 } rotary_limit_params;
 
 typedef struct rotary_limit_instance {
-  float angle;    /* B relative to A at the last step's start (rad, through turns) */
+  float angle;     /* B relative to A at the last step's start (rad, through turns) */
   sn_rot last_rel; /* their relative rotation then */
   float lower_impulse, upper_impulse;
   /* per step */
@@ -119,7 +119,8 @@ static void rotary_limit_state(const sn_step_info *info, const sn_constraint_ite
 static void rotary_limit_draw(const sn_constraint_item *item, const sn_draw_api *draw) {
   /* B's centre and its orientation (the held angle turns it) */
   const sn_constraint_body *b = item->bodies[1];
-  draw->segment(b->center, sn_pm_add(b->center, sn_pm_rotate(b->q, sn_pm_vec2(0.3f, 0.0f))), 0x80c0c0ffu, draw->context);
+  draw->segment(b->center, sn_pm_add(b->center, sn_pm_rotate(b->q, sn_pm_vec2(0.3f, 0.0f))), 0x80c0c0ffu,
+                draw->context);
   draw->point(b->center, 5.0f, 0x80c0c0ffu, draw->context);
 }
 
