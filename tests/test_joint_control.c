@@ -5,7 +5,9 @@
  * bodies when it succeeds; sn_constraint_get_state reads the shipped joints'
  * published values, compared with the bodies' poses and velocities and the
  * motors' torque bounds; a type registered with an older descriptor (smaller
- * struct_size) is copied by its own size and publishes no state. */
+ * struct_size) is copied by its own size and publishes no state, and a
+ * plugin built against the ABI 1.2 header loads, linked in and from its
+ * file (the part test_joint_control.plugin_files). */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -406,6 +408,80 @@ START_TEST(test_older_descriptor_size) {
 }
 END_TEST
 
+/* ------------------------------------------------------------------------ */
+/* A plugin written for ABI 1.2 keeps loading                                 */
+
+SN_DECLARE_STATIC_PLUGIN(create_1_2);
+SN_DECLARE_STATIC_PLUGIN(create_args);
+
+/* The fixture spring (tests/plugins/create_form.c) built against the ABI 1.2
+ * header kept in tests/plugins/abi_1_2 (entry minor 2, a descriptor that ends
+ * before the state fields) and against this one: both register (files = 1:
+ * loaded from their files), the 1.2 one without state, the current one with
+ * its "length" (the distance from its anchor body to its box, 5 m at
+ * creation, read back exactly as the box's centre gives it after steps); both hang a box at the
+ * same place, bit for bit. */
+static void check_old_and_new(int files) {
+  sn_registry *r = sn_create_registry(NULL);
+  char err[512] = "";
+  if (!files) {
+    ck_assert_msg(sn_registry_add_static(r, &sn_plugin_entry_create_1_2, err, sizeof err) == SN_OK, "%s", err);
+    ck_assert_msg(sn_registry_add_static(r, &sn_plugin_entry_create_args, err, sizeof err) == SN_OK, "%s", err);
+  } else {
+    const char *const paths[2] = {SN_CREATE_FORM_DIR "/fixture_create_1_2" SN_CREATE_FORM_SUFFIX,
+                                  SN_CREATE_FORM_DIR "/fixture_create_args" SN_CREATE_FORM_SUFFIX};
+    for (int k = 0; k < 2; ++k)
+      ck_assert_msg(sn_registry_load_plugin(r, paths[k], err, sizeof err) == SN_OK, "%s: %s", paths[k], err);
+  }
+  ck_assert_uint_eq(sn_plugin_entry_create_1_2.abi_minor, 2);
+  ck_assert_uint_eq(sn_plugin_entry_create_args.abi_minor, SN_PLUGIN_ABI_MINOR);
+  const sn_constraint_type *old = sn_registry_find_type(r, "fixture.create_1_2");
+  const sn_constraint_type *now = sn_registry_find_type(r, "fixture.create_args");
+  ck_assert(old != NULL && now != NULL);
+  ck_assert_uint_eq(old->state_count, 0);
+  ck_assert(old->get_state == NULL);
+  ck_assert_uint_eq(now->state_count, 1);
+  ck_assert_str_eq(now->states[0].name, "length");
+  /* each in a world of its own, the same box hung the same way */
+  const char *const types[2] = {"fixture.create_1_2", "fixture.create_args"};
+  sn_vec2 end[2];
+  for (int f = 0; f < 2; ++f) {
+    sn_world *w = js_world(r);
+    sn_body_id g = js_ground(w);
+    sn_body_id hung = js_box(w, (sn_vec2){3.0f, -4.0f}, 0.0f, 0.2f, 0.2f, (sn_vec2){0, 0}, 1.0f);
+    sn_constraint_def cd = sn_default_constraint_def();
+    cd.type = types[f];
+    cd.bodies[0] = g;
+    cd.bodies[1] = hung;
+    sn_constraint_id k = sn_create_constraint(w, &cd);
+    ck_assert_msg(sn_constraint_is_valid(w, k), "%s: %s", types[f], sn_world_last_error(w));
+    double x, y;
+    if (f == 0) {
+      ck_assert_int_eq(sn_constraint_get_state(w, k, "length", &x, &y), SN_ERR_NOT_FOUND);
+    } else {
+      ck_assert_int_eq(sn_constraint_get_state(w, k, "length", &x, &y), SN_OK);
+      ck_assert_msg(fabs(x - 5.0) < 1e-6, "length %g, expected 5", x);
+    }
+    for (int i = 0; i < 30; ++i) ck_assert_int_eq(sn_world_step(w, DT), SN_OK);
+    end[f] = sn_body_get_position(w, hung);
+    if (f == 1) {
+      ck_assert_int_eq(sn_constraint_get_state(w, k, "length", &x, &y), SN_OK);
+      sn_vec2 c = sn_body_get_world_center_of_mass(w, hung);
+      ck_assert(x == (double)sqrtf(c.x * c.x + c.y * c.y));
+    }
+    sn_destroy_world(w);
+  }
+  ck_assert_msg(end[0].x == end[1].x && end[0].y == end[1].y, "(%g, %g) and (%g, %g)", end[0].x, end[0].y, end[1].x,
+                end[1].y);
+  sn_destroy_registry(r);
+}
+
+START_TEST(test_abi_1_2_plugin_linked) { check_old_and_new(0); }
+END_TEST
+
+START_TEST(test_abi_1_2_plugin_file) { check_old_and_new(1); }
+END_TEST
+
 Suite *sn_test_suite(void) {
   Suite *s = suite_create("joint_control");
   TCase *tc = tcase_create("control");
@@ -417,6 +493,10 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_get_state_refusals);
   tcase_add_test(tc, test_get_state_in_step);
   tcase_add_test(tc, test_older_descriptor_size);
+  tcase_add_test(tc, test_abi_1_2_plugin_linked);
   suite_add_tcase(s, tc);
+  TCase *files = tcase_create("plugin_files");
+  tcase_add_test(files, test_abi_1_2_plugin_file);
+  sn_test_add_part(&sn_need_plugin_files, files);
   return s;
 }
