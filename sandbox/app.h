@@ -20,6 +20,7 @@
 typedef struct sb_demo_state {
   sn_constraint_id joints[4];
   sn_body_id bodies[4];
+  int32_t events; ///< scripted events fired so far (demo-explosion: blasts)
 } sb_demo_state;
 
 /// A scene the sandbox can show: a standard scene of sinew_scenes, or one of

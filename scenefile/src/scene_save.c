@@ -278,6 +278,9 @@ static bool put_shape(writer *W, sn_shape_id id, const char *body, int32_t index
   put_float_unless(b, "density", d.density, 1.0f);
   put_float_unless(b, "friction", d.friction, 0.6f);
   put_float_unless(b, "restitution", d.restitution, 0.0f);
+  put_float_unless(b, "rolling_resistance", d.rolling_resistance, 0.0f);
+  put_float_unless(b, "tangent_speed", d.tangent_speed, 0.0f);
+  if (d.material != 0) putf(b, ", \"material\": %d", (int)d.material);
   put_bool_unless(b, "contact_events", d.enable_contact_events, true);
   put_bool_unless(b, "hit_events", d.enable_hit_events, false);
   if (d.category_bits != 1) putf(b, ", \"category_bits\": \"0x%llx\"", (unsigned long long)d.category_bits);
@@ -312,7 +315,8 @@ static bool put_body(writer *W, sn_body_id id, const char *name) {
   put_float_unless(b, "angular_damping", d.angular_damping, 0.0f);
   put_float_unless(b, "gravity_scale", d.gravity_scale, 1.0f);
   put_bool_unless(b, "bullet", d.is_bullet, false);
-  put_bool_unless(b, "awake", d.is_awake || d.type == SN_BODY_STATIC, true);
+  put_bool_unless(b, "awake", d.is_awake || d.type == SN_BODY_STATIC || !sn_body_is_enabled(W->world, id), true);
+  put_bool_unless(b, "enabled", sn_body_is_enabled(W->world, id), true);
   put_bool_unless(b, "sleep", d.enable_sleep, true);
   put_bool_unless(b, "fixed_rotation", d.fixed_rotation, false);
   int32_t count = sn_body_get_shape_count(W->world, id);

@@ -252,7 +252,7 @@ void sn_body_refresh_extents(sn_world *w) {
  * member wakes the whole list. */
 void sn_body_wake(sn_world *w, int32_t body_index) {
   sn_body *b = w->bodies.data + body_index;
-  if (b->type == SN_BODY_STATIC || b->is_awake) return;
+  if (b->type == SN_BODY_STATIC || b->is_awake || b->disabled) return;
   /* find the list head: bodies of one sleeping island form a cycle */
   int32_t i = body_index;
   do {
@@ -263,6 +263,19 @@ void sn_body_wake(sn_world *w, int32_t body_index) {
     m->sleep_next = SN_NULL_INDEX;
     i = next;
   } while (i != SN_NULL_INDEX && i != body_index);
+}
+
+/* A kinematic body set moving wakes what it touches: a sleeping body would
+ * otherwise count as fixed and be pushed through (the island code then keeps
+ * them awake while it moves). */
+static void sn_body_wake_touching(sn_world *w, int32_t body_index) {
+  const sn_body *b = w->bodies.data + body_index;
+  if (b->type != SN_BODY_KINEMATIC) return;
+  for (int32_t key = b->contact_list; key != SN_NULL_INDEX;) {
+    const sn_contact *c = w->contacts.data + (key >> 1);
+    if (c->flags & SN_CONTACT_TOUCHING) sn_body_wake(w, c->edges[(key & 1) ^ 1].body);
+    key = c->edges[key & 1].next_key;
+  }
 }
 
 /* first_body starts a cycle through sleep_next (set up by the island code). */
@@ -302,28 +315,22 @@ sn_result sn_body_set_type(sn_world *w, sn_body_id id, sn_body_type type) {
     return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "unknown body type %d", (int)type);
   if (type == b->type) return SN_OK;
   int32_t index = id.index1 - 1;
-  if (type == SN_BODY_DYNAMIC) {
-    for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
-      if (w->shapes.data[s].geom.type == SN_SHAPE_SEGMENT || w->shapes.data[s].geom.type == SN_SHAPE_CHAIN_SEGMENT)
-        return sn_world_error(w, SN_ERR_WRONG_BODY_TYPE, "a body with segments must stay static");
-    }
-  }
   /* static <-> moving changes the tree of the proxies; the only step that can
    * fail (the new tree may have to grow), so it goes first */
   bool to_static = type == SN_BODY_STATIC;
-  bool change_tree = to_static != (b->type == SN_BODY_STATIC);
+  bool change_tree = !b->disabled && to_static != (b->type == SN_BODY_STATIC);
   if (change_tree && !sn_shape_move_proxies(w, index, to_static))
     return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow the broadphase tree");
   sn_body_wake(w, index);
   while (b->contact_list != SN_NULL_INDEX) sn_contact_destroy(w, b->contact_list >> 1, true);
   b->type = type;
-  b->is_awake = type != SN_BODY_STATIC;
+  b->is_awake = type != SN_BODY_STATIC && !b->disabled;
   b->sleep_time = 0.0f;
   if (type == SN_BODY_STATIC) {
     b->v = (sn_vec2){0.0f, 0.0f};
     b->w = 0.0f;
   }
-  if (!change_tree) {
+  if (!change_tree && !b->disabled) {
     /* same tree: re-insert so that new pairs are found. Removing a leaf frees
      * the two nodes its insertion takes, so this cannot fail. */
     for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
@@ -399,7 +406,10 @@ sn_result sn_body_set_linear_velocity(sn_world *w, sn_body_id id, sn_vec2 veloci
   SN_BODY_MUT(w, id);
   if (!sn_vec2_is_finite(velocity)) return sn_world_error(w, SN_ERR_NOT_FINITE, "velocity must be finite");
   if (b->type == SN_BODY_STATIC) return sn_world_error(w, SN_ERR_WRONG_BODY_TYPE, "static bodies do not move");
-  if (sn_length_sq(velocity) > 0.0f) sn_body_wake(w, id.index1 - 1);
+  if (sn_length_sq(velocity) > 0.0f) {
+    sn_body_wake(w, id.index1 - 1);
+    sn_body_wake_touching(w, id.index1 - 1);
+  }
   b->v = velocity;
   return SN_OK;
 }
@@ -413,7 +423,10 @@ sn_result sn_body_set_angular_velocity(sn_world *w, sn_body_id id, float omega) 
   SN_BODY_MUT(w, id);
   if (!sn_is_finite(omega)) return sn_world_error(w, SN_ERR_NOT_FINITE, "angular velocity must be finite");
   if (b->type == SN_BODY_STATIC) return sn_world_error(w, SN_ERR_WRONG_BODY_TYPE, "static bodies do not move");
-  if (omega != 0.0f) sn_body_wake(w, id.index1 - 1);
+  if (omega != 0.0f) {
+    sn_body_wake(w, id.index1 - 1);
+    sn_body_wake_touching(w, id.index1 - 1);
+  }
   b->w = b->fixed_rotation ? 0.0f : omega;
   return SN_OK;
 }
@@ -482,6 +495,115 @@ float sn_body_get_rotational_inertia(sn_world *w, sn_body_id id) {
 sn_mass_data sn_body_get_mass_data(sn_world *w, sn_body_id id) {
   SN_BODY_OR(w, id, ((sn_mass_data){0.0f, {0.0f, 0.0f}, 0.0f}));
   return (sn_mass_data){b->mass, b->local_center, b->inertia};
+}
+
+sn_result sn_body_set_mass_data(sn_world *w, sn_body_id id, sn_mass_data md) {
+  SN_BODY_MUT(w, id);
+  if (b->type != SN_BODY_DYNAMIC) return sn_world_error(w, SN_ERR_WRONG_BODY_TYPE, "only dynamic bodies have mass");
+  if (!sn_is_finite(md.mass) || !sn_vec2_is_finite(md.center) || !sn_is_finite(md.rotational_inertia))
+    return sn_world_error(w, SN_ERR_NOT_FINITE, "mass data must be finite");
+  if (!(md.mass > 0.0f) || !sn_is_finite(1.0f / md.mass))
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "mass %g must be > 0", (double)md.mass);
+  if (md.rotational_inertia < 0.0f)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "rotational inertia %g must be >= 0",
+                          (double)md.rotational_inertia);
+  if (!sn_vec2_within_limit(md.center))
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "centre of mass beyond SN_MAX_COORDINATE (1e6 m)");
+  b->mass = md.mass;
+  b->inv_mass = 1.0f / md.mass;
+  b->inertia = b->fixed_rotation ? 0.0f : md.rotational_inertia;
+  b->inv_inertia = b->inertia > 0.0f && sn_is_finite(1.0f / b->inertia) ? 1.0f / b->inertia : 0.0f;
+  /* the centre of mass moves, the velocity of the origin's material point does not */
+  sn_vec2 old_center = b->center;
+  b->local_center = md.center;
+  b->center = sn_transform_point(b->xf, b->local_center);
+  b->center0 = b->center;
+  b->v = sn_add(b->v, sn_cross_sv(b->w, sn_sub(b->center, old_center)));
+  /* the shapes' sums no longer give this mass: a shape added later sums them all again */
+  b->mass_sums_valid = false;
+  b->extent_stale = true;
+  w->extents_stale = true;
+  sn_body_wake(w, id.index1 - 1);
+  return SN_OK;
+}
+
+sn_result sn_body_apply_mass_from_shapes(sn_world *w, sn_body_id id) {
+  SN_BODY_MUT(w, id);
+  sn_body_update_mass(w, b);
+  sn_body_wake(w, id.index1 - 1);
+  return SN_OK;
+}
+
+sn_result sn_body_set_fixed_rotation(sn_world *w, sn_body_id id, bool flag) {
+  SN_BODY_MUT(w, id);
+  if (b->fixed_rotation == flag) return SN_OK;
+  b->fixed_rotation = flag;
+  if (flag) b->w = 0.0f;
+  sn_body_update_mass(w, b);
+  sn_body_wake(w, id.index1 - 1);
+  return SN_OK;
+}
+
+bool sn_body_is_fixed_rotation(sn_world *w, sn_body_id id) {
+  SN_BODY_OR(w, id, false);
+  return b->fixed_rotation;
+}
+
+sn_result sn_body_disable(sn_world *w, sn_body_id id) {
+  SN_BODY_MUT(w, id);
+  if (b->disabled) return SN_OK;
+  int32_t index = id.index1 - 1;
+  /* out of its sleeping island (the rest of it wakes), its contacts end
+   * (with end events, waking the bodies it touched), out of the broadphase */
+  sn_body_wake(w, index);
+  while (b->contact_list != SN_NULL_INDEX) sn_contact_destroy(w, b->contact_list >> 1, true);
+  for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) sn_shape_destroy_proxy(w, s);
+  b->disabled = true;
+  b->is_awake = false;
+  b->sleep_time = 0.0f;
+  b->sleep_next = SN_NULL_INDEX;
+  return SN_OK;
+}
+
+sn_result sn_body_enable(sn_world *w, sn_body_id id) {
+  SN_BODY_MUT(w, id);
+  if (!b->disabled) return SN_OK;
+  int32_t index = id.index1 - 1;
+  /* proxies back in the tree of its type, all or nothing */
+  if (!sn_shape_move_proxies(w, index, b->type == SN_BODY_STATIC))
+    return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow the broadphase tree");
+  b->disabled = false;
+  sn_body_wake(w, index);
+  return SN_OK;
+}
+
+bool sn_body_is_enabled(sn_world *w, sn_body_id id) {
+  SN_BODY_OR(w, id, false);
+  return !b->disabled;
+}
+
+sn_result sn_body_set_target_transform(sn_world *w, sn_body_id id, sn_vec2 position, float angle, float time_step) {
+  SN_BODY_MUT(w, id);
+  if (!sn_vec2_is_finite(position) || !sn_is_finite(angle) || !sn_is_finite(time_step))
+    return sn_world_error(w, SN_ERR_NOT_FINITE, "target and time step must be finite");
+  if (!(time_step > 0.0f)) return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "time step must be > 0");
+  if (!sn_vec2_within_limit(position))
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "target beyond +-SN_MAX_COORDINATE (1e6 m)");
+  if (b->type == SN_BODY_STATIC) return sn_world_error(w, SN_ERR_WRONG_BODY_TYPE, "static bodies do not move");
+  sn_rot q = sn_make_rot(angle);
+  sn_vec2 target_center = sn_add(position, sn_rotate(q, b->local_center));
+  float inv_dt = 1.0f / time_step;
+  sn_vec2 v = sn_scale(inv_dt, sn_sub(target_center, b->center));
+  /* the shortest turn from the current rotation to the target's */
+  sn_rot dq = sn_inv_mul_rot(b->xf.q, q);
+  float omega = b->fixed_rotation ? 0.0f : sn_rot_get_angle(dq) * inv_dt;
+  if (!sn_vec2_is_finite(v) || !sn_is_finite(omega) || sn_length(v) > SN_MAX_SPEED)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "the target is too far for the time step (beyond SN_MAX_SPEED)");
+  b->v = v;
+  b->w = omega;
+  sn_body_wake(w, id.index1 - 1);
+  sn_body_wake_touching(w, id.index1 - 1);
+  return SN_OK;
 }
 
 #define SN_BODY_SCALAR_SETTER(fn, field, lo, what)                                                                     \
