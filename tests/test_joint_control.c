@@ -16,6 +16,7 @@
 #include "test_main.h"
 #include "joint_support.h"
 #include "sinew/sinew.h"
+#include "sinew/soft.h"
 
 static sn_registry *registry(void) {
   return js_registry((const char *const[]){"revolute", "prismatic", "wheel", "weld", "ratchet", NULL});
@@ -341,6 +342,61 @@ START_TEST(test_get_state_in_step) {
 }
 END_TEST
 
+static void many_solve(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
+  (void)info, (void)items, (void)count;
+}
+/* the particles' summed x velocity, and how many views came */
+static void many_state(const sn_step_info *info, const sn_constraint_item *item, sn_vec2 *values) {
+  (void)info;
+  values[0].x = 0.0f;
+  for (int32_t i = 0; i < item->body_count; ++i) values[0].x += item->bodies[i]->state->v.x;
+  values[0].y = (float)item->body_count;
+}
+static const sn_state_desc many_states[] = {{1, SN_PARAM_VEC2, "sum_count", "m/s and a count"}};
+
+/* A constraint of more endpoints than the reader keeps on the stack (12
+ * particles): every view comes, each with its particle's velocity
+ * (1 m/s each: the sum 12). */
+START_TEST(test_get_state_many_particles) {
+  sn_registry *r = registry();
+  sn_constraint_type t;
+  memset(&t, 0, sizeof t);
+  t.struct_size = sizeof t;
+  t.name = "test.many";
+  t.flags = SN_CONSTRAINT_XPBD;
+  t.particle_count = SN_ANY_PARTICLES;
+  t.params_size = t.params_align = t.instance_size = t.instance_align = 4;
+  t.create = probe_create;
+  t.solve_position = many_solve;
+  t.state_count = 1;
+  t.states = many_states;
+  t.get_state = many_state;
+  char err[256];
+  ck_assert_msg(sn_registry_add_type(r, &t, err, sizeof err) == SN_OK, "%s", err);
+  sn_world *w = js_world(r);
+  sn_soft_body_def sd = sn_default_soft_body_def();
+  sn_soft_body_id soft = sn_create_soft_body(w, &sd);
+  sn_particle_id ps[12];
+  for (int i = 0; i < 12; ++i) {
+    sn_particle_def pd = sn_default_particle_def();
+    pd.position = (sn_vec2){(float)i, 0.0f};
+    pd.velocity = (sn_vec2){1.0f, 0.0f};
+    ps[i] = sn_create_particle(w, soft, &pd);
+  }
+  sn_constraint_def cd = sn_default_constraint_def();
+  cd.type = "test.many";
+  cd.particles = ps;
+  cd.particle_count = 12;
+  sn_constraint_id k = sn_create_constraint(w, &cd);
+  ck_assert_msg(sn_constraint_is_valid(w, k), "%s", sn_world_last_error(w));
+  double x, y;
+  ck_assert_int_eq(sn_constraint_get_state(w, k, "sum_count", &x, &y), SN_OK);
+  ck_assert(x == 12.0 && y == 12.0);
+  sn_destroy_world(w);
+  sn_destroy_registry(r);
+}
+END_TEST
+
 /* A host type whose descriptor is that of an older header (struct_size
  * ending before the 1.3 fields, in a block of exactly that size: ASan
  * catches any read past it) registers, is copied by its own size, and its
@@ -492,6 +548,7 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_prismatic_wheel_state);
   tcase_add_test(tc, test_get_state_refusals);
   tcase_add_test(tc, test_get_state_in_step);
+  tcase_add_test(tc, test_get_state_many_particles);
   tcase_add_test(tc, test_older_descriptor_size);
   tcase_add_test(tc, test_abi_1_2_plugin_linked);
   suite_add_tcase(s, tc);

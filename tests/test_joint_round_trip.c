@@ -10,7 +10,7 @@
  *   (the run-time values are saved), the saved text is a fixed point, and
  *   the angle-like states come back bit for bit (the gear's error, the
  *   rotary limit's and ratchet's angles through turns: their export pins
- *   them in phase and angle_offset). */
+ *   them in phase, angle_offset and the ratchet's pinned tooth). */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -201,9 +201,11 @@ START_TEST(test_scene_round_trip) {
   ck_assert_msg(sn_scene_load_string(text, strlen(text), "joints.json", &o, &s, &e) == SN_SCENE_OK, "load: %s",
                 e.message);
   ck_assert_int_eq(assert_same_definitions(r.w, s.world, "reloaded"), sn_world_get_constraint_count(r.w));
-  static const char *const angles[] = {"gear.error",      "rotary_limit.angle",    "ratchet.angle",
-                                       "revolute.angle",  "prismatic.translation", "wheel.translation",
-                                       "pulley.length_a", "pulley.length_b",       NULL};
+  static const char *const angles[] = {"gear.error",        "rotary_limit.angle",
+                                       "ratchet.angle",     "ratchet.tooth",
+                                       "revolute.angle",    "prismatic.translation",
+                                       "wheel.translation", "pulley.length_a",
+                                       "pulley.length_b",   NULL};
   int compared = compare_constraints(r.w, s.world, false, angles, "reloaded");
   ck_assert_int_ge(compared, 10);
   /* the run-time values themselves */

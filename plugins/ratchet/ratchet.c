@@ -26,6 +26,10 @@ typedef struct ratchet_params {
   float phase;        /* rad, where the teeth start */
   float ratchet;      /* rad between teeth; the sign is the free direction */
   float angle_offset; /* the angle at creation (rad) */
+  /* pinned definition (export_params writes it): the pawl's tooth instead
+   * of the last one behind angle_offset */
+  int32_t pinned;
+  float tooth;
 } ratchet_params;
 
 typedef struct ratchet_instance {
@@ -57,7 +61,7 @@ static int ratchet_create(const sn_constraint_create_args *args) {
   if (ratchet_check(p, args->err, args->err_capacity)) return 1;
   j->angle = p->angle_offset;
   j->last_rel = sn_pm_rel_rot(args->bodies[0]->q, args->bodies[1]->q);
-  j->tooth = last_tooth(p, j->angle);
+  j->tooth = p->pinned ? p->tooth : last_tooth(p, j->angle);
   j->impulse = 0.0f;
   return 0;
 }
@@ -76,13 +80,18 @@ static float current_angle(const ratchet_instance *j, const sn_constraint_body *
   return j->angle + sn_pm_rel_angle(j->last_rel, sn_pm_rel_rot(a->q, b->q));
 }
 
-/* recreated from any poses at the same angle */
+/* recreated from any poses at the same angle, the pawl on the same tooth
+ * (pressed back under load, the angle may be a little behind it) */
 static int ratchet_export(const void *params, const void *instance, const sn_constraint_body *const *bodies,
                           int32_t count, void *out_params) {
   (void)params, (void)count;
-  float angle = current_angle(instance, bodies[0], bodies[1]);
-  if (!(fabsf(angle) <= 1e6f)) return 1;
-  ((ratchet_params *)out_params)->angle_offset = angle;
+  const ratchet_instance *j = instance;
+  float angle = current_angle(j, bodies[0], bodies[1]);
+  if (!(fabsf(angle) <= 1e6f) || !(fabsf(j->tooth) <= 1e6f)) return 1;
+  ratchet_params *out = out_params;
+  out->angle_offset = angle;
+  out->pinned = 1;
+  out->tooth = j->tooth;
   return 0;
 }
 
@@ -167,6 +176,10 @@ static const sn_param_desc ratchet_param_desc[] = {
      "rad between teeth (|ratchet| >= 1e-4); > 0: the angle advances upward only, < 0: downward only"},
     {3, SN_PARAM_FLOAT, "angle_offset", offsetof(ratchet_params, angle_offset), 0, -1e6, 1e6, 0,
      "rad, the angle at creation (export_params pins the current angle here)"},
+    {4, SN_PARAM_BOOL, "pinned", offsetof(ratchet_params, pinned), 0, 0, 1, 0,
+     "1 = tooth is the pawl's tooth at creation instead of the last one behind angle_offset"},
+    {5, SN_PARAM_FLOAT, "tooth", offsetof(ratchet_params, tooth), 0, -1e6, 1e6, 0,
+     "rad, the pawl's tooth at creation (with pinned)"},
 };
 
 static const sn_state_desc ratchet_state_desc[] = {

@@ -7,7 +7,8 @@
  *
  * The spring is a soft row on the relative angle with the user's hertz and
  * damping ratio, in both passes (a physical spring, as the wheel's
- * suspension): C = angle - target_angle, Cdot = wB - wA, effective mass
+ * suspension): C = angle - target_angle (the angle in (-pi, pi], as the
+ * state "angle" reads it), Cdot = wB - wA, effective mass
  * I_axial = 1 / (1/I_A + 1/I_B) (inertias about the centres of mass). It
  * acts as a torsion spring of stiffness k = I_axial (2 pi hertz)^2 and
  * damping c = 2 damping_ratio I_axial (2 pi hertz). Every parameter but the
@@ -162,7 +163,7 @@ static void revolute_solve(const sn_step_info *info, sn_constraint_item *items, 
 
     if (spring_on(p) && j->axial_mass > 0.0f) {
       /* soft row toward the target angle, the same in both passes */
-      float c = j->delta_angle + sn_pm_rel_angle(sa->dq, sb->dq) - p->target_angle;
+      float c = sn_pm_unwind(j->delta_angle + sn_pm_rel_angle(sa->dq, sb->dq)) - p->target_angle;
       float cdot = sb->w - sa->w;
       float impulse = -j->axial_mass * j->spring_mass_scale * (cdot + j->spring_bias_rate * c) -
                       j->spring_impulse_scale * j->spring_impulse;

@@ -572,15 +572,24 @@ sn_result sn_constraint_get_state(sn_world *w, sn_constraint_id id, const char *
                           t->state_count == 0 ? " (it publishes none)" : "");
   /* inside a step the instances are packed away from their slots */
   if (w->stepping) return sn_world_locked_error(w, "sn_constraint_get_state");
+  /* values and views on the stack, the views of a constraint with many
+   * particles from the allocator */
+  sn_vec2 values[SN_MAX_CONSTRAINT_STATES];
+  sn_solver_body local_states[SN_REACTION_LOCAL_VIEWS];
+  sn_constraint_body local_views[SN_REACTION_LOCAL_VIEWS];
+  const sn_constraint_body *local_ptrs[SN_REACTION_LOCAL_VIEWS];
   int32_t nv = (int32_t)t->body_count + k->particle_count;
-  size_t view_bytes = (size_t)nv * (sizeof(sn_constraint_body) + sizeof(sn_constraint_body *) + sizeof(sn_solver_body));
-  size_t value_bytes = (size_t)t->state_count * sizeof(sn_vec2);
-  void *block = sn_mem_calloc(&w->mem, view_bytes + value_bytes + 1);
-  if (block == NULL) return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot read %s state", t->name);
-  sn_vec2 *values = block;
-  sn_solver_body *states = (sn_solver_body *)(void *)((char *)block + value_bytes);
-  sn_constraint_body *views = (sn_constraint_body *)(states + nv);
-  const sn_constraint_body **ptrs = (const sn_constraint_body **)(views + nv);
+  size_t view_bytes = (size_t)nv * (sizeof(sn_solver_body) + sizeof(sn_constraint_body) + sizeof(sn_constraint_body *));
+  void *block = NULL;
+  if (nv > SN_REACTION_LOCAL_VIEWS) {
+    block = sn_mem_alloc(&w->mem, view_bytes);
+    if (block == NULL) return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot read %s state", t->name);
+  }
+  sn_solver_body *states = block ? (sn_solver_body *)block : local_states;
+  sn_constraint_body *views = block ? (sn_constraint_body *)(void *)(states + nv) : local_views;
+  const sn_constraint_body **ptrs = block ? (const sn_constraint_body **)(views + nv) : local_ptrs;
+  memset(values, 0, sizeof(sn_vec2) * t->state_count);
+  memset(states, 0, sizeof(sn_solver_body) * (size_t)nv);
   sn_fill_views(w, t, k->bodies, k->particles, k->particle_count, views, ptrs);
   /* the current velocities, and no motion within a step */
   for (int32_t i = 0; i < nv; ++i) {
@@ -616,7 +625,7 @@ sn_result sn_constraint_get_state(sn_world *w, sn_constraint_id id, const char *
   sn_world_unlock(w);
   *x = values[index].x;
   *y = t->states[index].kind == SN_PARAM_VEC2 ? values[index].y : 0.0;
-  sn_mem_free(&w->mem, block, view_bytes + value_bytes + 1);
+  if (block != NULL) sn_mem_free(&w->mem, block, view_bytes);
   return SN_OK;
 }
 
