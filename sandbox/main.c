@@ -280,6 +280,11 @@ static int sb_list_plugins(const sn_registry *reg) {
              p->max, (p->flags & SN_PARAM_RUNTIME) ? "runtime" : "at creation", p->doc ? "  - " : "",
              p->doc ? p->doc : "");
     }
+    for (uint32_t k = 0; k < t->state_count; ++k) {
+      const sn_state_desc *d = t->states + k;
+      printf("  %-18s %-5s state (read-only)%s%s\n", d->name, sb_kind_name(d->kind), d->doc ? "  - " : "",
+             d->doc ? d->doc : "");
+    }
   }
   return 0;
 }
