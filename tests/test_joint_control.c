@@ -397,6 +397,115 @@ START_TEST(test_get_state_many_particles) {
 }
 END_TEST
 
+/* An allocator that refuses while `refuse` is set (test-only). */
+typedef struct refusing {
+  bool refuse;
+  long refused;
+} refusing;
+static void *refusing_alloc(size_t size, void *context) {
+  refusing *a = context;
+  if (a->refuse) {
+    a->refused++;
+    return NULL;
+  }
+  return malloc(size);
+}
+static void refusing_free(void *memory, size_t size, void *context) {
+  (void)size, (void)context;
+  free(memory);
+}
+
+/* Out of memory: sn_constraint_set_param on a type with params_changed
+ * keeps a copy of the instance to put back, and sn_constraint_get_state of
+ * a constraint with more than 8 endpoints takes its views from the
+ * allocator; when that fails each returns SN_ERR_OUT_OF_MEMORY with a
+ * message, and the parameter keeps its value (the world's bytes unchanged). */
+START_TEST(test_out_of_memory) {
+  sn_registry *r = registry();
+  sn_constraint_type t;
+  memset(&t, 0, sizeof t);
+  t.struct_size = sizeof t;
+  t.name = "test.many";
+  t.flags = SN_CONSTRAINT_XPBD;
+  t.particle_count = SN_ANY_PARTICLES;
+  t.params_size = t.params_align = t.instance_size = t.instance_align = 4;
+  t.create = probe_create;
+  t.solve_position = many_solve;
+  t.state_count = 1;
+  t.states = many_states;
+  t.get_state = many_state;
+  char err[256];
+  ck_assert_msg(sn_registry_add_type(r, &t, err, sizeof err) == SN_OK, "%s", err);
+  refusing a = {false, 0};
+  sn_world_def wd = sn_default_world_def();
+  wd.registry = r;
+  wd.allocator = (sn_allocator){refusing_alloc, refusing_free, &a};
+  sn_world *w = sn_create_world(&wd, NULL);
+  ck_assert_ptr_nonnull(w);
+  sn_body_id g = js_ground(w);
+  sn_body_id b = js_box(w, (sn_vec2){0.0f, 0.0f}, 0.0f, 0.3f, 0.2f, (sn_vec2){0, 0}, 1.0f);
+  sn_param_value v[2] = {{"anchor", 0.0, 0.0}, {"axis", 1.0, 0.0}};
+  sn_constraint_id slide = js_joint(w, "prismatic", g, b, v, 2);
+  ck_assert(sn_constraint_is_valid(w, slide));
+  sn_soft_body_def sd = sn_default_soft_body_def();
+  sn_soft_body_id soft = sn_create_soft_body(w, &sd);
+  sn_particle_id ps[12];
+  for (int i = 0; i < 12; ++i) {
+    sn_particle_def pd = sn_default_particle_def();
+    pd.position = (sn_vec2){(float)i, 3.0f};
+    ps[i] = sn_create_particle(w, soft, &pd);
+  }
+  sn_constraint_def cd = sn_default_constraint_def();
+  cd.type = "test.many";
+  cd.particles = ps;
+  cd.particle_count = 12;
+  sn_constraint_id many = sn_create_constraint(w, &cd);
+  ck_assert(sn_constraint_is_valid(w, many));
+  for (int i = 0; i < 5; ++i) ck_assert_int_eq(sn_world_step(w, DT), SN_OK);
+  size_t n0, n1;
+  uint8_t *before = snap(w, &n0);
+  a.refuse = true;
+  ck_assert_int_eq(sn_constraint_set_param(w, slide, "motor_speed", 3.0, 0), SN_ERR_OUT_OF_MEMORY);
+  ck_assert_msg(strstr(sn_world_last_error(w), "cannot change prismatic.motor_speed") != NULL, "%s",
+                sn_world_last_error(w));
+  double x = 7.0, y = 7.0;
+  ck_assert_int_eq(sn_constraint_get_state(w, many, "sum_count", &x, &y), SN_ERR_OUT_OF_MEMORY);
+  ck_assert_msg(strstr(sn_world_last_error(w), "cannot read test.many state") != NULL, "%s", sn_world_last_error(w));
+  ck_assert(x == 7.0 && y == 7.0);
+  /* a few endpoints: read from the stack, no allocation */
+  ck_assert_int_eq(sn_constraint_get_state(w, slide, "translation", &x, &y), SN_OK);
+  ck_assert_int_ge(a.refused, 2);
+  a.refuse = false;
+  uint8_t *after = snap(w, &n1);
+  ck_assert(n0 == n1 && memcmp(before, after, n0) == 0);
+  free(before);
+  free(after);
+  ck_assert_int_eq(sn_constraint_get_param(w, slide, "motor_speed", &x, &y), SN_OK);
+  ck_assert(x == 0.0);
+  sn_destroy_world(w);
+  sn_destroy_registry(r);
+}
+END_TEST
+
+/* The new types refuse what cannot work, at creation, with their reason:
+ * a ratchet without a tooth spacing, a pulley whose rope has no length (the
+ * body anchors on the ground anchors). */
+START_TEST(test_create_refusals) {
+  sn_registry *r = js_registry((const char *const[]){"ratchet", "pulley", NULL});
+  sn_world *w = js_world(r);
+  sn_body_id g = js_ground(w), a = js_ball(w, (sn_vec2){0, 0}, 0.2f, 1.0f), b = js_ball(w, (sn_vec2){2, 0}, 0.2f, 1.0f);
+  sn_param_value none = {"ratchet", 0.0, 0};
+  ck_assert(!sn_constraint_is_valid(w, js_joint(w, "ratchet", g, a, &none, 1)));
+  ck_assert_msg(strstr(sn_world_last_error(w), "spacing of at least 1e-4") != NULL, "%s", sn_world_last_error(w));
+  sn_param_value v[4] = {{"ground_anchor_a", 0, 0}, {"ground_anchor_b", 2, 0}, {"anchor_a", 0, 0}, {"anchor_b", 2, 0}};
+  ck_assert(!sn_constraint_is_valid(w, js_joint(w, "pulley", a, b, v, 4)));
+  ck_assert_msg(strstr(sn_world_last_error(w), "the rope has no length") != NULL, "%s", sn_world_last_error(w));
+  ck_assert_int_eq(sn_world_get_constraint_count(w), 0);
+  sn_destroy_world(w);
+  sn_destroy_registry(r);
+}
+END_TEST
+
 /* A host type whose descriptor is that of an older header (struct_size
  * ending before the 1.3 fields, in a block of exactly that size: ASan
  * catches any read past it) registers, is copied by its own size, and its
@@ -549,6 +658,8 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_get_state_refusals);
   tcase_add_test(tc, test_get_state_in_step);
   tcase_add_test(tc, test_get_state_many_particles);
+  tcase_add_test(tc, test_out_of_memory);
+  tcase_add_test(tc, test_create_refusals);
   tcase_add_test(tc, test_older_descriptor_size);
   tcase_add_test(tc, test_abi_1_2_plugin_linked);
   suite_add_tcase(s, tc);
