@@ -40,8 +40,9 @@ static sn_body_id pinned_disc(sn_world *w, sn_body_id ground, sn_vec2 p, float r
 /* filter: a box moving at 2 m/s passes through another (dynamic, at rest)
  * while a filter joins them: after 1.5 s it is 3 m on, the other has not
  * moved (1e-6 m) and no contact touches. Destroyed while they overlap, the
- * pair collides again: the contact pushes them apart (their centres more
- * than 0.3 m apart within 1 s). No force ever: the reaction is zero. */
+ * pair collides again: the contact pushes them apart until they touch side
+ * by side (centres more than 0.49 m apart, the boxes 0.5 m wide, within
+ * 1 s). No force ever: the reaction is zero. */
 START_TEST(test_filter) {
   sn_registry *r = registry();
   sn_world *w = world(r, false);
@@ -54,6 +55,7 @@ START_TEST(test_filter) {
   sn_vec2 pa = sn_body_get_position(w, a), pb = sn_body_get_position(w, b);
   ck_assert_msg(fabs(pb.x) < 1e-6 && fabs(pb.y) < 1e-6, "the other box moved to (%g, %g)", pb.x, pb.y);
   ck_assert_msg(fabs(pa.x - 0.0) < 1e-4, "the moving box is at %g, expected 0 (overlapping)", pa.x);
+  ck_assert_int_eq(sn_world_get_counters(w).touching_contact_count, 0);
   for (int i = 0; i < 45; ++i) ck_assert_int_eq(sn_world_step(w, DT), SN_OK);
   pa = sn_body_get_position(w, a);
   ck_assert_msg(fabs(pa.x - 1.5) < 1e-4, "the moving box is at %g, expected 1.5", pa.x);
@@ -71,7 +73,8 @@ START_TEST(test_filter) {
   for (int i = 0; i < 60; ++i) ck_assert_int_eq(sn_world_step(w, DT), SN_OK);
   pa = sn_body_get_position(w, a);
   pb = sn_body_get_position(w, b);
-  ck_assert_msg(pa.x - pb.x > 0.3, "not pushed apart: %g m", pa.x - pb.x);
+  ck_assert_msg(pa.x - pb.x > 0.49, "not pushed apart: %g m", pa.x - pb.x);
+  ck_assert_int_eq(sn_world_get_counters(w).touching_contact_count, 1); /* side by side */
   sn_destroy_world(w);
   sn_destroy_registry(r);
 }
