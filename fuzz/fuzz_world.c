@@ -467,10 +467,10 @@ static void op_world_set(fuzz_state *s) {
     sn_aabb box;
     box.lower = rd_vec(s, -30.0f, 0.0f);
     box.upper = rd_vec(s, 0.0f, 30.0f);
-    (void)sn_world_overlap_aabb(s->w, box, NULL, NULL);
+    (void)sn_world_overlap_aabb(s->w, box, sn_default_query_filter(), NULL, NULL);
     sn_ray_result rr;
     sn_vec2 origin = rd_vec(s, -30.0f, 30.0f);
-    (void)sn_world_cast_ray_closest(s->w, origin, rd_vec(s, -60.0f, 60.0f), &rr);
+    (void)sn_world_cast_ray_closest(s->w, origin, rd_vec(s, -60.0f, 60.0f), sn_default_query_filter(), &rr);
     break;
   }
   default:
@@ -924,7 +924,7 @@ static void reenter(fuzz_state *s) {
   case 9: /* a query inside the callback */
     if (s->cb_depth < REENTER_DEPTH) {
       sn_aabb box = rd_box(s);
-      sn_result r = which & 1 ? sn_world_overlap_aabb(w, box, reenter_query_fcn, s)
+      sn_result r = which & 1 ? sn_world_overlap_aabb(w, box, sn_default_query_filter(), reenter_query_fcn, s)
                               : sn_world_query_point(w, box.lower, reenter_query_fcn, s);
       FZ_CHECK(r == (stepping ? SN_ERR_WORLD_LOCKED : SN_OK), "nested query: %s", sn_result_name(r));
     }
@@ -943,7 +943,7 @@ static void reenter(fuzz_state *s) {
     FZ_CHECK(c.body_count == w->body_count, "counters");
     (void)sn_world_get_contact_events(w);
     sn_ray_result rr;
-    sn_result r = sn_world_cast_ray_closest(w, (sn_vec2){-30.0f, 1.0f}, (sn_vec2){60.0f, -2.0f}, &rr);
+    sn_result r = sn_world_cast_ray_closest(w, (sn_vec2){-30.0f, 1.0f}, (sn_vec2){60.0f, -2.0f}, sn_default_query_filter(), &rr);
     FZ_CHECK(r == (stepping ? SN_ERR_WORLD_LOCKED : SN_OK), "ray cast in a callback: %s", sn_result_name(r));
     size_t size = 0;
     r = sn_world_save_snapshot(w, NULL, 0, &size);
@@ -1099,7 +1099,7 @@ static void op_callbacks(fuzz_state *s) {
     r = sn_world_query_point(s->w, rd_vec(s, -20.0f, 20.0f), reenter_query_fcn, s);
   } else {
     sn_aabb box = rd_box(s);
-    r = sn_world_overlap_aabb(s->w, box, reenter_query_fcn, s);
+    r = sn_world_overlap_aabb(s->w, box, sn_default_query_filter(), reenter_query_fcn, s);
     FZ_CHECK(r == SN_OK, "query: %s", sn_world_last_error(s->w));
   }
   FZ_CHECK(s->w->locked == 0, "the lock is still held after the call (%d)", (int)s->w->locked);

@@ -74,7 +74,7 @@ int main() {
   if (!sn_body_is_valid(world, body) || !sn_shape_is_valid(world, shape)) return 3;
   if (sn_body_is_valid(world, null_body)) return 4;
   if (sn_world_step(world, 1.0f / 60.0f) != SN_OK) return 5;
-  if (sn_world_cast_ray_closest(world, {1.0f, 10.0f}, {0.0f, -20.0f}, &ray) != SN_OK || !ray.hit) return 6;
+  if (sn_world_cast_ray_closest(world, {1.0f, 10.0f}, {0.0f, -20.0f}, sn_default_query_filter(), &ray) != SN_OK || !ray.hit) return 6;
   (void)xf;
   (void)box;
   std::printf("%s %s\n", sn_version_string(), sn_result_name(SN_ERR_STALE_ID));
