@@ -177,11 +177,12 @@ typedef struct sn_plane_solver_result {
 SN_API sn_result sn_solve_planes(sn_vec2 target_delta, sn_collision_plane *planes, int32_t count,
                                  sn_plane_solver_result *out);
 
-/// Removes from v its components into the planes that have clip_velocity
-/// set: afterwards dot(v, normal) >= 0 for each of them (two planes at an
-/// angle stop v completely in the wedge). The tangential part stays, so a
-/// mover walking into a wall keeps sliding along it. Errors as
-/// sn_solve_planes.
+/// The vector closest to v that does not go into any plane with
+/// clip_velocity set (dot(result, normal) >= 0 for each): v itself when it
+/// goes into none, v less its part into one plane when that satisfies the
+/// others, else zero (v points into a wedge). The tangential part stays, so
+/// a mover walking into a wall keeps sliding along it. The planes' push is
+/// not read. Errors as sn_solve_planes.
 SN_API sn_result sn_clip_vector(sn_vec2 v, const sn_collision_plane *planes, int32_t count, sn_vec2 *out);
 
 #ifdef __cplusplus

@@ -63,28 +63,36 @@ sn_result sn_clip_vector(sn_vec2 v, const sn_collision_plane *planes, int32_t co
   if (!sn_vec2_is_finite(v)) return SN_ERR_NOT_FINITE;
   sn_result r = sn_planes_check(planes, count);
   if (r != SN_OK) return r;
-  // One plane: remove the part into it. Several: repeat, since clipping
-  // against one can push v into another; what is still into a plane after
-  // the passes is in a wedge and stops.
-  const float tiny = 1.0e-6f * sn_maxf(sn_length(v), 1.0e-30f);
-  for (int32_t pass = 0; pass < 2 * count + 1; ++pass) {
-    bool changed = false;
+  // The closest vector to v with dot(v, normal) >= 0 for every clipping
+  // plane. The allowed set is a cone at the origin, and in 2D the closest
+  // point of a cone is v itself, v with its part into one plane removed, or
+  // the origin: the nearest of those that satisfy every plane.
+  const float tiny = 1.0e-6f * sn_length(v);
+  sn_vec2 best = v;
+  bool feasible = true;
+  for (int32_t i = 0; i < count; ++i) {
+    if (planes[i].clip_velocity && sn_dot(v, planes[i].normal) < 0.0f) feasible = false;
+  }
+  if (!feasible) {
+    best = sn_v2(0.0f, 0.0f);
+    float best_distance = sn_length_sq(v);
     for (int32_t i = 0; i < count; ++i) {
       if (!planes[i].clip_velocity) continue;
       float into = sn_dot(v, planes[i].normal);
-      if (into < 0.0f) {
-        v = sn_mul_sub(v, into, planes[i].normal);
-        changed = true;
+      if (!(into < 0.0f)) continue;
+      sn_vec2 candidate = sn_mul_sub(v, into, planes[i].normal);
+      bool ok = true;
+      for (int32_t j = 0; j < count && ok; ++j) {
+        if (j != i && planes[j].clip_velocity && sn_dot(candidate, planes[j].normal) < -tiny) ok = false;
+      }
+      float distance = into * into;
+      if (ok && distance < best_distance) {
+        best = candidate;
+        best_distance = distance;
       }
     }
-    if (!changed) break;
   }
-  for (int32_t i = 0; i < count; ++i) {
-    if (planes[i].clip_velocity && sn_dot(v, planes[i].normal) < -tiny) {
-      v = sn_v2(0.0f, 0.0f);
-      break;
-    }
-  }
+  v = best;
   *out = v;
   return SN_OK;
 }
