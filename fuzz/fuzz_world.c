@@ -943,7 +943,8 @@ static void reenter(fuzz_state *s) {
     FZ_CHECK(c.body_count == w->body_count, "counters");
     (void)sn_world_get_contact_events(w);
     sn_ray_result rr;
-    sn_result r = sn_world_cast_ray_closest(w, (sn_vec2){-30.0f, 1.0f}, (sn_vec2){60.0f, -2.0f}, sn_default_query_filter(), &rr);
+    sn_result r =
+        sn_world_cast_ray_closest(w, (sn_vec2){-30.0f, 1.0f}, (sn_vec2){60.0f, -2.0f}, sn_default_query_filter(), &rr);
     FZ_CHECK(r == (stepping ? SN_ERR_WORLD_LOCKED : SN_OK), "ray cast in a callback: %s", sn_result_name(r));
     size_t size = 0;
     r = sn_world_save_snapshot(w, NULL, 0, &size);
@@ -1241,8 +1242,8 @@ static void op_queries(fuzz_state *s) {
     int32_t count = fz_u8(&s->r) % 5;
     for (int32_t i = 0; i < count; ++i) {
       float a = fz_float(&s->r, 0.0f, 6.3f);
-      planes[i] = (sn_collision_plane){{cosf(a), sinf(a)}, fz_float(&s->r, -1.0f, 1.0f), fz_float(&s->r, 0.0f, 5.0f),
-                                       0.0f, fz_bool(&s->r) != 0};
+      planes[i] = (sn_collision_plane){
+          {cosf(a), sinf(a)}, fz_float(&s->r, -1.0f, 1.0f), fz_float(&s->r, 0.0f, 5.0f), 0.0f, fz_bool(&s->r) != 0};
     }
     sn_plane_solver_result sr;
     sn_vec2 v;

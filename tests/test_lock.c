@@ -239,7 +239,9 @@ static void lk_reads_work(lk_fixture *f) {
   ck_assert_float_lt(sn_body_get_position(w, f->boxes[2]).y, 1.0f);
   ck_assert_int_eq(sn_world_get_body_count(w), LK_BOXES + 2);
   sn_ray_result ray;
-  ck_assert_int_eq(sn_world_cast_ray_closest(w, (sn_vec2){-24.0f, 5.0f}, (sn_vec2){0.0f, -10.0f}, sn_default_query_filter(), &ray), SN_OK);
+  ck_assert_int_eq(
+      sn_world_cast_ray_closest(w, (sn_vec2){-24.0f, 5.0f}, (sn_vec2){0.0f, -10.0f}, sn_default_query_filter(), &ray),
+      SN_OK);
   ck_assert(ray.hit);
   int hits = 0;
   ck_assert_int_eq(sn_world_query_point(w, sn_body_get_position(w, f->boxes[5]), lk_count_fcn, &hits), SN_OK);

@@ -64,8 +64,8 @@ static mv_ground mv_probe(sn_world *w, sn_vec2 p, float reach) {
   sn_vec2 pts[2] = {p, {p.x, p.y + MV_HEIGHT}};
   sn_shape_proxy proxy;
   ck_assert_int_eq(sn_make_proxy(pts, 2, MV_RADIUS, &proxy), SN_OK);
-  ck_assert_int_eq(sn_world_cast_shape(w, &proxy, (sn_vec2){0.0f, -reach}, sn_default_query_filter(), mv_ground_fcn, &g),
-                   SN_OK);
+  ck_assert_int_eq(
+      sn_world_cast_shape(w, &proxy, (sn_vec2){0.0f, -reach}, sn_default_query_filter(), mv_ground_fcn, &g), SN_OK);
   return g;
 }
 

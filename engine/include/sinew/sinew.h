@@ -455,8 +455,8 @@ SN_API sn_result sn_world_cast_ray(sn_world *world, sn_vec2 origin, sn_vec2 tran
 
 /// Closest hit along origin -> origin + translation among the shapes the
 /// filter accepts (result->hit false if none).
-SN_API sn_result sn_world_cast_ray_closest(sn_world *world, sn_vec2 origin, sn_vec2 translation,
-                                           sn_query_filter filter, sn_ray_result *result);
+SN_API sn_result sn_world_cast_ray_closest(sn_world *world, sn_vec2 origin, sn_vec2 translation, sn_query_filter filter,
+                                           sn_ray_result *result);
 
 /// Every hit along the ray, at most capacity of them (the closest ones),
 /// written to results sorted by fraction (equal fractions: in the order

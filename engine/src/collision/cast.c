@@ -95,8 +95,7 @@ sn_result sn_proxy_check(const sn_shape_proxy *proxy) {
 
 static sn_result sn_ray_check(const sn_ray_input *input, sn_transform xf, sn_cast_output *out) {
   if (input == NULL || out == NULL) return SN_ERR_NULL;
-  if (!sn_vec2_is_finite(input->origin) || !sn_vec2_is_finite(input->translation) ||
-      !sn_float_ok(input->max_fraction))
+  if (!sn_vec2_is_finite(input->origin) || !sn_vec2_is_finite(input->translation) || !sn_float_ok(input->max_fraction))
     return SN_ERR_NOT_FINITE;
   sn_result r = sn_vec2_check(input->origin);
   if (r != SN_OK) return r;
@@ -231,7 +230,8 @@ sn_cast_output sn_shape_cast(const sn_shape_cast_input *input, bool encroach) {
     out.hit = true;
     out.fraction = 0.0f;
     out.normal = o.normal;
-    out.point = o.simplex_count == 3 || o.distance < FLT_EPSILON ? o.point_a : sn_mul_add(o.point_a, radius_a, o.normal);
+    out.point =
+        o.simplex_count == 3 || o.distance < FLT_EPSILON ? o.point_a : sn_mul_add(o.point_a, radius_a, o.normal);
     return out;
   }
 

@@ -154,8 +154,7 @@ static bool sn_overlap_cb(int32_t proxy_id, int32_t shape_index, void *context) 
   return true;
 }
 
-sn_result sn_world_overlap_aabb(sn_world *w, sn_aabb aabb, sn_query_filter filter, sn_overlap_fcn *fcn,
-                                void *context) {
+sn_result sn_world_overlap_aabb(sn_world *w, sn_aabb aabb, sn_query_filter filter, sn_overlap_fcn *fcn, void *context) {
   sn_result r = sn_query_begin(w, "sn_world_overlap_aabb");
   if (r != SN_OK) return r;
   if (fcn == NULL) return sn_world_error(w, SN_ERR_NULL, "callback is NULL");
@@ -169,8 +168,8 @@ sn_result sn_world_overlap_aabb(sn_world *w, sn_aabb aabb, sn_query_filter filte
   return SN_OK;
 }
 
-sn_result sn_world_overlap_shape(sn_world *w, const sn_shape_proxy *proxy, sn_query_filter filter,
-                                 sn_overlap_fcn *fcn, void *context) {
+sn_result sn_world_overlap_shape(sn_world *w, const sn_shape_proxy *proxy, sn_query_filter filter, sn_overlap_fcn *fcn,
+                                 void *context) {
   const char *what = "sn_world_overlap_shape";
   sn_result r = sn_query_begin(w, what);
   if (r != SN_OK) return r;
@@ -530,8 +529,8 @@ static bool sn_mover_collide_cb(int32_t proxy_id, int32_t shape_index, void *con
   return true;
 }
 
-sn_result sn_world_collide_mover(sn_world *w, const sn_capsule *mover, sn_query_filter filter,
-                                 sn_plane_result_fcn *fcn, void *context) {
+sn_result sn_world_collide_mover(sn_world *w, const sn_capsule *mover, sn_query_filter filter, sn_plane_result_fcn *fcn,
+                                 void *context) {
   const char *what = "sn_world_collide_mover";
   sn_result r = sn_query_begin(w, what);
   if (r != SN_OK) return r;
