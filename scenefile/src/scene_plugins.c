@@ -5,7 +5,7 @@
 
 #include "platform/file_io.h"
 #include "platform/platform.h"
-#include "scene_internal.h"
+#include "scene_loader.h"
 
 #ifndef SN_HAVE_DLOPEN
 #define SN_HAVE_DLOPEN 1 /* the build sets it (CMake option SINEW_DLOPEN) */
@@ -115,4 +115,85 @@ sn_result sn_scene_add_plugin(const sn_scene_load_options *opt, sn_registry *reg
              SN_SCENE_SHIPPED_PLUGINS ? a->msg : "it has none");
   return r;
 #endif
+}
+
+/* ------------------------------------------------------------------------ */
+/* Plugins                                                                   */
+
+bool sn_scene_parse_plugin_names(sn_loader *L, const cJSON *arr) {
+  size_t mark = sn_scene_path_push_key(L, "plugins");
+  if (!sn_scene_read_array(L, arr, "an array of plugin names such as [\"revolute\"]")) return false;
+  int32_t i = 0;
+  for (const cJSON *c = arr->child; c != NULL; c = c->next, ++i) {
+    size_t m2 = sn_scene_path_push_index(L, i);
+    const char *name = NULL;
+    if (!sn_scene_read_string(L, c, "a plugin name (a string)", &name)) return false;
+    if (!sn_scene_plugin_name_ok(name))
+      return sn_scene_fail(
+          L, SN_SCENE_ERR_UNKNOWN_PLUGIN, SN_OK, c, false,
+          "invalid plugin name \"%.60s\"; expected a file name without \".so\" (letters, digits, '.', '_', "
+          "'-', not starting with '.')",
+          name);
+    sn_scene_path_pop(L, m2);
+  }
+  sn_scene_path_pop(L, mark);
+  return true;
+}
+
+bool sn_scene_load_plugins(sn_loader *L, sn_registry *reg) {
+  if (L->plugins_node == NULL) return true;
+  size_t mark = sn_scene_path_push_key(L, "plugins");
+  int32_t i = 0;
+  for (const cJSON *c = L->plugins_node->child; c != NULL; c = c->next, ++i) {
+    size_t m2 = sn_scene_path_push_index(L, i);
+    const char *name = c->valuestring;
+    if (!sn_scene_registry_has_plugin(reg, name)) {
+      sn_scene_plugin_attempt a;
+      sn_result r = sn_scene_add_plugin(L->opt, reg, name, &a);
+      if (r == SN_ERR_NOT_FOUND)
+        return sn_scene_fail(L, SN_SCENE_ERR_UNKNOWN_PLUGIN, SN_OK, c, false, "plugin \"%s\" not found; expected %s",
+                             name, a.missing);
+      if (r != SN_OK)
+        return sn_scene_fail(
+            L, SN_SCENE_ERR_PLUGIN_LOAD, r, c, false,
+            "plugin \"%s\" (%s) failed to load: %s: %s; expected a Sinew constraint plugin (docs/plugins.md)", name,
+            a.where, sn_result_name(r), a.msg);
+    }
+    sn_scene_path_pop(L, m2);
+  }
+  sn_scene_path_pop(L, mark);
+  return true;
+}
+
+/* The constraint types the builder entries need, loaded implicitly: the
+ * plugin of the same name (xpbd_area.so for xpbd_area) from the search path,
+ * unless the registry has it already. */
+bool sn_scene_load_soft_plugins(sn_loader *L, sn_registry *reg) {
+  for (int32_t i = 0; i < L->soft_count; ++i) {
+    const sn_soft_ir *s = L->softs + i;
+    const char *types[4];
+    int32_t n = sn_scene_soft_needs(s, types);
+    for (int32_t j = 0; j < n; ++j) {
+      if (sn_scene_registry_has_plugin(reg, types[j])) continue;
+      size_t mark = sn_scene_path_push_key(L, "soft_bodies");
+      size_t m2 = sn_scene_path_push_index(L, i);
+      sn_scene_plugin_attempt a;
+      sn_result r = sn_scene_add_plugin(L->opt, reg, types[j], &a);
+      if (r == SN_ERR_NOT_FOUND)
+        return sn_scene_fail(
+            L, SN_SCENE_ERR_UNKNOWN_PLUGIN, SN_OK, s->node, false,
+            "a %s needs the constraint type \"%s\", which no listed plugin provides, and plugin \"%s\" is "
+            "not found; expected %s",
+            s->kind_name, types[j], types[j], a.missing);
+      if (r != SN_OK)
+        return sn_scene_fail(
+            L, SN_SCENE_ERR_PLUGIN_LOAD, r, s->node, false,
+            "a %s needs the constraint type \"%s\"; plugin %s failed to load: %s: %s; expected a Sinew "
+            "constraint plugin (docs/plugins.md)",
+            s->kind_name, types[j], a.where, sn_result_name(r), a.msg);
+      sn_scene_path_pop(L, m2);
+      sn_scene_path_pop(L, mark);
+    }
+  }
+  return true;
 }

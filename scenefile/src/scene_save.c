@@ -278,6 +278,9 @@ static bool put_shape(writer *W, sn_shape_id id, const char *body, int32_t index
   put_float_unless(b, "density", d.density, 1.0f);
   put_float_unless(b, "friction", d.friction, 0.6f);
   put_float_unless(b, "restitution", d.restitution, 0.0f);
+  put_float_unless(b, "rolling_resistance", d.rolling_resistance, 0.0f);
+  put_float_unless(b, "tangent_speed", d.tangent_speed, 0.0f);
+  if (d.material != 0) putf(b, ", \"material\": %d", (int)d.material);
   put_bool_unless(b, "contact_events", d.enable_contact_events, true);
   put_bool_unless(b, "hit_events", d.enable_hit_events, false);
   if (d.category_bits != 1) putf(b, ", \"category_bits\": \"0x%llx\"", (unsigned long long)d.category_bits);

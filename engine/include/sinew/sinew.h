@@ -190,6 +190,38 @@ SN_API int32_t sn_world_get_bodies(sn_world *world, sn_body_id *bodies, int32_t 
 /// (sn_world_get_hit_event_threshold, sn_world_get_joint_hertz, ...).
 SN_API sn_result sn_world_get_def(sn_world *world, sn_world_def *out);
 SN_API float sn_world_get_hit_event_threshold(sn_world *world);
+
+/// Settings of an explosion: see sn_explosion_def.
+SN_API sn_explosion_def sn_default_explosion_def(void);
+/// Applies an explosion's impulses at once (between steps): dynamic bodies
+/// whose shapes pass def->mask_bits, and particles if def->affect_particles,
+/// are pushed (and woken) as sn_explosion_def describes.
+SN_API sn_result sn_world_explode(sn_world *world, const sn_explosion_def *def);
+
+/// The application's pointer on the world (not saved in snapshots or scene files).
+SN_API sn_result sn_world_set_user_data(sn_world *world, void *user_data);
+SN_API void *sn_world_get_user_data(sn_world *world);
+
+/// Friction of a contact from its two shapes' friction coefficients and
+/// material ids (sn_shape_def.material). The default rule is
+/// sqrt(friction_a * friction_b); a callback replaces it. A value that is not
+/// finite or is negative is not used: the contact keeps the default rule's.
+typedef float sn_friction_fcn(float friction_a, int32_t material_a, float friction_b, int32_t material_b,
+                              void *context);
+/// Restitution of a contact from its two shapes' restitutions and material
+/// ids. The default rule is max(restitution_a, restitution_b); a value
+/// outside [0, 1] (or NaN) is not used: the contact keeps the default rule's.
+typedef float sn_restitution_fcn(float restitution_a, int32_t material_a, float restitution_b, int32_t material_b,
+                                 void *context);
+/// Sets (or with NULL clears) the friction mixing callback. It runs when a
+/// contact is made (inside sn_world_step, on the thread that called it) and
+/// when a shape's material changes (sn_shape_set_friction ...), for the
+/// contacts made from then on and for the shape's existing ones; setting it
+/// mixes every existing contact again. It must not call into the world. The mixed values go into snapshots with the
+/// contacts; the callback does not.
+SN_API sn_result sn_world_set_friction_callback(sn_world *world, sn_friction_fcn *fcn, void *context);
+/// Same for restitution.
+SN_API sn_result sn_world_set_restitution_callback(sn_world *world, sn_restitution_fcn *fcn, void *context);
 /// The registry the world was created with (may be NULL).
 SN_API const struct sn_registry *sn_world_get_registry(sn_world *world);
 
@@ -307,6 +339,28 @@ SN_API sn_result sn_body_apply_angular_impulse(sn_world *world, sn_body_id body,
 SN_API float sn_body_get_mass(sn_world *world, sn_body_id body);
 SN_API float sn_body_get_rotational_inertia(sn_world *world, sn_body_id body);
 SN_API sn_mass_data sn_body_get_mass_data(sn_world *world, sn_body_id body);
+/// Overrides a dynamic body's mass (> 0), centre of mass (body frame) and
+/// rotational inertia about it (>= 0; ignored while the rotation is fixed).
+/// The override holds until the mass is computed from the shapes again: a
+/// shape added or destroyed with update_mass, a density change with
+/// update_mass, sn_body_set_fixed_rotation, sn_body_apply_mass_from_shapes.
+/// Wakes the body. Snapshots keep it.
+SN_API sn_result sn_body_set_mass_data(sn_world *world, sn_body_id body, sn_mass_data mass_data);
+/// Mass, centre of mass and inertia from the body's shapes (undoes sn_body_set_mass_data).
+SN_API sn_result sn_body_apply_mass_from_shapes(sn_world *world, sn_body_id body);
+/// Rotation fixed (no rotational inertia, angular velocity 0) or free; the
+/// mass is computed from the shapes again. Wakes the body.
+SN_API sn_result sn_body_set_fixed_rotation(sn_world *world, sn_body_id body, bool flag);
+SN_API bool sn_body_is_fixed_rotation(sn_world *world, sn_body_id body);
+/// Sets a kinematic (or dynamic) body's velocities so that it reaches the
+/// transform (position of the origin, angle) after time_step seconds of
+/// motion (the step's dt): the way to drive a moving platform or a door
+/// along a path while it pushes what it meets. The turn taken is the
+/// shortest one (under half a turn). Wakes the body. SN_ERR_WRONG_BODY_TYPE
+/// for a static body; SN_ERR_INVALID_ARGUMENT for time_step <= 0 or a
+/// target beyond SN_MAX_SPEED x time_step.
+SN_API sn_result sn_body_set_target_transform(sn_world *world, sn_body_id body, sn_vec2 position, float angle,
+                                              float time_step);
 
 SN_API sn_result sn_body_set_linear_damping(sn_world *world, sn_body_id body, float damping);
 SN_API float sn_body_get_linear_damping(sn_world *world, sn_body_id body);
@@ -373,6 +427,17 @@ SN_API sn_result sn_shape_set_friction(sn_world *world, sn_shape_id shape, float
 SN_API float sn_shape_get_friction(sn_world *world, sn_shape_id shape);
 SN_API sn_result sn_shape_set_restitution(sn_world *world, sn_shape_id shape, float restitution);
 SN_API float sn_shape_get_restitution(sn_world *world, sn_shape_id shape);
+/// Rolling resistance coefficient (sn_shape_def.rolling_resistance), >= 0.
+SN_API sn_result sn_shape_set_rolling_resistance(sn_world *world, sn_shape_id shape, float rolling_resistance);
+SN_API float sn_shape_get_rolling_resistance(sn_world *world, sn_shape_id shape);
+/// Surface speed (sn_shape_def.tangent_speed), m/s, |speed| <= SN_MAX_SPEED;
+/// wakes the bodies touching the shape.
+SN_API sn_result sn_shape_set_tangent_speed(sn_world *world, sn_shape_id shape, float speed);
+SN_API float sn_shape_get_tangent_speed(sn_world *world, sn_shape_id shape);
+/// User material id for the mixing callbacks (sn_shape_def.material); the
+/// shape's contacts are mixed again.
+SN_API sn_result sn_shape_set_material(sn_world *world, sn_shape_id shape, int32_t material);
+SN_API int32_t sn_shape_get_material(sn_world *world, sn_shape_id shape);
 SN_API sn_result sn_shape_set_density(sn_world *world, sn_shape_id shape, float density, bool update_mass);
 SN_API float sn_shape_get_density(sn_world *world, sn_shape_id shape);
 SN_API sn_aabb sn_shape_get_aabb(sn_world *world, sn_shape_id shape);
@@ -398,6 +463,9 @@ SN_API sn_chain_def sn_default_chain_def(void);
 SN_API sn_chain_id sn_create_chain(sn_world *world, sn_body_id body, const sn_chain_def *def);
 SN_API sn_result sn_destroy_chain(sn_world *world, sn_chain_id chain);
 SN_API bool sn_chain_is_valid(sn_world *world, sn_chain_id chain);
+/// The application's pointer on a chain (sn_chain_def.user_data; its segments' shapes carry it too).
+SN_API sn_result sn_chain_set_user_data(sn_world *world, sn_chain_id chain, void *user_data);
+SN_API void *sn_chain_get_user_data(sn_world *world, sn_chain_id chain);
 
 /// A def that recreates the shape's settings: density, friction,
 /// restitution, event flags, collision filter, user data.
@@ -612,6 +680,9 @@ SN_API int32_t sn_constraint_get_bodies(sn_world *world, sn_constraint_id constr
 /// collide_connected as created (false: the joined bodies do not collide
 /// with each other, nor the joined particles with the joined bodies).
 SN_API bool sn_constraint_get_collide_connected(sn_world *world, sn_constraint_id constraint);
+/// The application's pointer on a constraint (sn_constraint_def.user_data).
+SN_API sn_result sn_constraint_set_user_data(sn_world *world, sn_constraint_id constraint, void *user_data);
+SN_API void *sn_constraint_get_user_data(sn_world *world, sn_constraint_id constraint);
 
 /* ------------------------------------------------------------------------ */
 /* Constraint type registry and plugin loader                                 */

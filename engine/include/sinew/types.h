@@ -435,6 +435,20 @@ typedef struct sn_shape_def {
   float density;              ///< kg/m^2, default 1, must be >= 0
   float friction;             ///< Coulomb coefficient, default 0.6, must be >= 0
   float restitution;          ///< 0..1, default 0
+  /// Rolling resistance coefficient, >= 0, default 0: a contact resists the
+  /// relative spin of its bodies with a torque up to coefficient x rolling
+  /// radius x normal force (the rolling radius: a circle's or capsule's
+  /// radius, a rounded polygon's rounding; 0 for other shapes). A contact
+  /// takes the larger coefficient x radius of its two shapes.
+  float rolling_resistance;
+  /// Surface speed (m/s), finite, default 0: the shape's surface moves along
+  /// its outline clockwise at this speed, carrying what touches it (a
+  /// conveyor belt: a positive speed moves what rests on a top face to +x).
+  /// The two shapes of a contact add their speeds.
+  float tangent_speed;
+  /// User material id handed to the world's friction and restitution mixing
+  /// callbacks (sn_world_set_friction_callback), default 0.
+  int32_t material;
   bool is_sensor;             ///< reserved: must be false (sensors are not supported yet)
   bool enable_contact_events; ///< default true
   bool enable_hit_events;     ///< default false
@@ -449,13 +463,34 @@ typedef struct sn_chain_def {
   const sn_vec2 *points; ///< at least 4 points if is_loop is false, 3 if true
   int32_t count;
   bool is_loop;      ///< close the chain
-  float friction;    ///< default 0.6
-  float restitution; ///< default 0
+  float friction;           ///< default 0.6
+  float restitution;        ///< default 0
+  float rolling_resistance; ///< as sn_shape_def.rolling_resistance (segments have no rolling radius: only the
+                            ///< other shape's counts)
+  float tangent_speed;      ///< as sn_shape_def.tangent_speed, for every segment of the chain
+  int32_t material;         ///< as sn_shape_def.material
   uint64_t category_bits;
   uint64_t mask_bits;
   void *user_data;
   int32_t cookie;
 } sn_chain_def;
+
+/// An explosion (sn_world_explode): every dynamic body's shape and every
+/// particle near position gets an impulse pointing away from it, at the
+/// point of the shape closest to position. Its size is
+/// impulse_per_length x scale x width: width is how wide the shape is
+/// across the push direction (a circle: its diameter; a particle: twice its
+/// radius), scale is 1 up to radius from position (distance to the shape's
+/// surface) and falls linearly to 0 across the next falloff metres.
+typedef struct sn_explosion_def {
+  sn_vec2 position;
+  float radius;             ///< m, >= 0: full strength within it
+  float falloff;            ///< m, >= 0: strength falls to 0 across it beyond radius
+  float impulse_per_length; ///< N s / m (negative pulls instead of pushing)
+  uint64_t mask_bits;       ///< shapes whose category_bits & mask_bits != 0 are pushed, default all
+  bool affect_particles;    ///< push soft-body particles too (no filter applies to them), default true
+  int32_t cookie;
+} sn_explosion_def;
 
 /* ------------------------------------------------------------------------ */
 /* Queries and events                                                        */

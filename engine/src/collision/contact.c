@@ -52,6 +52,41 @@ static void sn_unlink_edge(sn_world *w, int32_t contact_index, int side) {
 
 /* A contact for a new pair whose key holds a placeholder in w->pairs, in
  * room sn_reserve_new_contacts made: nothing here allocates. */
+/* The radius a shape rolls on: circles and capsules, rounded polygons. */
+static float sn_rolling_radius(const sn_shape *s) {
+  switch (s->geom.type) {
+  case SN_SHAPE_CIRCLE:
+    return s->geom.circle.radius;
+  case SN_SHAPE_CAPSULE:
+    return s->geom.capsule.radius;
+  case SN_SHAPE_POLYGON:
+    return s->geom.polygon.radius;
+  default:
+    return 0.0f;
+  }
+}
+
+void sn_contact_mix_materials(const sn_world *w, sn_contact *c) {
+  const sn_shape *a = w->shapes.data + c->shape_a, *b = w->shapes.data + c->shape_b;
+  float friction = sqrtf(a->friction * b->friction);
+  float restitution = sn_maxf(a->restitution, b->restitution);
+  /* a callback's value is used when it is in range (friction finite and
+   * >= 0, restitution in [0, 1]), else the rule's */
+  if (w->friction_fcn != NULL) {
+    float f = w->friction_fcn(a->friction, a->material, b->friction, b->material, w->friction_context);
+    if (sn_is_finite(f) && f >= 0.0f) friction = f;
+  }
+  if (w->restitution_fcn != NULL) {
+    float e = w->restitution_fcn(a->restitution, a->material, b->restitution, b->material, w->restitution_context);
+    if (sn_is_finite(e) && e >= 0.0f && e <= 1.0f) restitution = e;
+  }
+  c->friction = friction;
+  c->restitution = restitution;
+  c->tangent_speed = a->tangent_speed + b->tangent_speed;
+  c->rolling_resistance =
+      sn_maxf(a->rolling_resistance * sn_rolling_radius(a), b->rolling_resistance * sn_rolling_radius(b));
+}
+
 static void sn_contact_create(sn_world *w, int32_t shape_a, int32_t shape_b) {
   uint64_t key = sn_pair_key(shape_a, shape_b);
   /* order the pair so the collide table handles (a, b); ties by index */
@@ -71,8 +106,7 @@ static void sn_contact_create(sn_world *w, int32_t shape_a, int32_t shape_b) {
   c->shape_a = shape_a;
   c->shape_b = shape_b;
   const sn_shape *a = w->shapes.data + shape_a, *b = w->shapes.data + shape_b;
-  c->friction = sqrtf(a->friction * b->friction);
-  c->restitution = sn_maxf(a->restitution, b->restitution);
+  sn_contact_mix_materials(w, c);
   if (a->enable_contact_events || b->enable_contact_events) c->flags |= SN_CONTACT_ENABLE_EVENTS;
   if (a->enable_hit_events || b->enable_hit_events) c->flags |= SN_CONTACT_ENABLE_HIT;
   if (c->flags & SN_CONTACT_ENABLE_EVENTS) w->event_contacts += 1;

@@ -49,6 +49,8 @@ typedef struct sn_contact {
   sn_simplex_cache cache;
   sn_contact_reference reference; ///< valid with SN_CONTACT_HAS_REFERENCE
   float friction, restitution;
+  float tangent_speed;      ///< the two shapes' surface speeds added
+  float rolling_resistance; ///< the larger coefficient x rolling radius of the two shapes
   uint32_t flags;
   bool in_use;
   int32_t next_free;
@@ -62,6 +64,10 @@ typedef struct sn_contact {
 
 bool sn_should_shapes_collide(const sn_world *w, const sn_shape *a, const sn_shape *b);
 void sn_contact_destroy(sn_world *w, int32_t contact_index, bool wake);
+/// The contact's material from its two shapes: friction and restitution by
+/// the world's mixing rules (its callbacks, else sqrt(fa fb) and max(ra, rb)),
+/// tangent speeds added, rolling resistance the larger coefficient x rolling radius.
+void sn_contact_mix_materials(const sn_world *w, sn_contact *c);
 /// Pair finding from the move buffer into w->new_pairs (after the dynamic
 /// tree's sn_tree_rebuild_moved), changing nothing a caller sees; false on OOM.
 bool sn_find_new_pairs(sn_world *w);

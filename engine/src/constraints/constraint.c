@@ -677,6 +677,19 @@ sn_result sn_constraint_set_break_force(sn_world *w, sn_constraint_id id, float 
   return SN_OK;
 }
 
+sn_result sn_constraint_set_user_data(sn_world *w, sn_constraint_id id, void *user_data) {
+  sn_result code;
+  sn_constraint *k = sn_get_constraint(w, id, &code);
+  if (k == NULL) return code;
+  k->user_data = user_data;
+  return SN_OK;
+}
+
+void *sn_constraint_get_user_data(sn_world *w, sn_constraint_id id) {
+  sn_constraint *k = sn_get_constraint(w, id, NULL);
+  return k ? k->user_data : NULL;
+}
+
 float sn_constraint_get_break_force(sn_world *w, sn_constraint_id id) {
   sn_constraint *k = sn_get_constraint(w, id, NULL);
   return k ? k->break_force : 0.0f;

@@ -484,6 +484,81 @@ sn_mass_data sn_body_get_mass_data(sn_world *w, sn_body_id id) {
   return (sn_mass_data){b->mass, b->local_center, b->inertia};
 }
 
+sn_result sn_body_set_mass_data(sn_world *w, sn_body_id id, sn_mass_data md) {
+  SN_BODY_MUT(w, id);
+  if (b->type != SN_BODY_DYNAMIC) return sn_world_error(w, SN_ERR_WRONG_BODY_TYPE, "only dynamic bodies have mass");
+  if (!sn_is_finite(md.mass) || !sn_vec2_is_finite(md.center) || !sn_is_finite(md.rotational_inertia))
+    return sn_world_error(w, SN_ERR_NOT_FINITE, "mass data must be finite");
+  if (!(md.mass > 0.0f) || !sn_is_finite(1.0f / md.mass))
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "mass %g must be > 0", (double)md.mass);
+  if (md.rotational_inertia < 0.0f)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "rotational inertia %g must be >= 0",
+                          (double)md.rotational_inertia);
+  if (!sn_vec2_within_limit(md.center))
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "centre of mass beyond SN_MAX_COORDINATE (1e6 m)");
+  b->mass = md.mass;
+  b->inv_mass = 1.0f / md.mass;
+  b->inertia = b->fixed_rotation ? 0.0f : md.rotational_inertia;
+  b->inv_inertia = b->inertia > 0.0f && sn_is_finite(1.0f / b->inertia) ? 1.0f / b->inertia : 0.0f;
+  /* the centre of mass moves, the velocity of the origin's material point does not */
+  sn_vec2 old_center = b->center;
+  b->local_center = md.center;
+  b->center = sn_transform_point(b->xf, b->local_center);
+  b->center0 = b->center;
+  b->v = sn_add(b->v, sn_cross_sv(b->w, sn_sub(b->center, old_center)));
+  /* the shapes' sums no longer give this mass: a shape added later sums them all again */
+  b->mass_sums_valid = false;
+  b->extent_stale = true;
+  w->extents_stale = true;
+  sn_body_wake(w, id.index1 - 1);
+  return SN_OK;
+}
+
+sn_result sn_body_apply_mass_from_shapes(sn_world *w, sn_body_id id) {
+  SN_BODY_MUT(w, id);
+  sn_body_update_mass(w, b);
+  sn_body_wake(w, id.index1 - 1);
+  return SN_OK;
+}
+
+sn_result sn_body_set_fixed_rotation(sn_world *w, sn_body_id id, bool flag) {
+  SN_BODY_MUT(w, id);
+  if (b->fixed_rotation == flag) return SN_OK;
+  b->fixed_rotation = flag;
+  if (flag) b->w = 0.0f;
+  sn_body_update_mass(w, b);
+  sn_body_wake(w, id.index1 - 1);
+  return SN_OK;
+}
+
+bool sn_body_is_fixed_rotation(sn_world *w, sn_body_id id) {
+  SN_BODY_OR(w, id, false);
+  return b->fixed_rotation;
+}
+
+sn_result sn_body_set_target_transform(sn_world *w, sn_body_id id, sn_vec2 position, float angle, float time_step) {
+  SN_BODY_MUT(w, id);
+  if (!sn_vec2_is_finite(position) || !sn_is_finite(angle) || !sn_is_finite(time_step))
+    return sn_world_error(w, SN_ERR_NOT_FINITE, "target and time step must be finite");
+  if (!(time_step > 0.0f)) return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "time step must be > 0");
+  if (!sn_vec2_within_limit(position))
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "target beyond +-SN_MAX_COORDINATE (1e6 m)");
+  if (b->type == SN_BODY_STATIC) return sn_world_error(w, SN_ERR_WRONG_BODY_TYPE, "static bodies do not move");
+  sn_rot q = sn_make_rot(angle);
+  sn_vec2 target_center = sn_add(position, sn_rotate(q, b->local_center));
+  float inv_dt = 1.0f / time_step;
+  sn_vec2 v = sn_scale(inv_dt, sn_sub(target_center, b->center));
+  /* the shortest turn from the current rotation to the target's */
+  sn_rot dq = sn_inv_mul_rot(b->xf.q, q);
+  float omega = b->fixed_rotation ? 0.0f : sn_rot_get_angle(dq) * inv_dt;
+  if (!sn_vec2_is_finite(v) || !sn_is_finite(omega) || sn_length(v) > SN_MAX_SPEED)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "the target is too far for the time step (beyond SN_MAX_SPEED)");
+  b->v = v;
+  b->w = omega;
+  sn_body_wake(w, id.index1 - 1);
+  return SN_OK;
+}
+
 #define SN_BODY_SCALAR_SETTER(fn, field, lo, what)                                                                     \
   sn_result fn(sn_world *w, sn_body_id id, float value) {                                                              \
     SN_BODY_MUT(w, id);                                                                                                \

@@ -66,6 +66,10 @@ struct sn_wide_group {
   float ni1[L], ni2[L], ti1[L], ti2[L];
   float mni1[L], mni2[L], rv1[L], rv2[L];
   float restitution[L];
+  float tangent_speed[L];   /* surface speed of a along t plus b's (conveyors): friction drives vt to it */
+  float rolling[L];         /* rolling resistance times rolling radius: |rolling impulse| <= it x normal impulse */
+  float rolling_mass[L];    /* 1 / (iia + iib) */
+  float rolling_impulse[L]; /* accumulated over the step's substeps */
   int32_t ia[L], ib[L];
   /* lanes whose body the contact may change (bit l): only those are written
    * back. Static and kinematic bodies may sit in several groups of a colour,
@@ -74,6 +78,8 @@ struct sn_wide_group {
   /* lanes whose two points are too close to solve as a block (bit l): they
    * are solved one after the other instead (contact_wide_kernel.inc) */
   int32_t seq_lanes;
+  /* lanes with rolling resistance (bit l): the kernel skips it when none */
+  int32_t rolling_lanes;
   int32_t lanes; /* lanes in use (the rest is padding) */
   int8_t points[L];
 };
@@ -150,11 +156,28 @@ static void sn_wide_pad_lane(sn_wide_group *g, int l, int32_t dummy) {
   g->ni1[l] = g->ni2[l] = g->ti1[l] = g->ti2[l] = 0.0f;
   g->mni1[l] = g->mni2[l] = g->rv1[l] = g->rv2[l] = 0.0f;
   g->restitution[l] = 0.0f;
+  g->tangent_speed[l] = g->rolling[l] = g->rolling_mass[l] = g->rolling_impulse[l] = 0.0f;
+}
+
+/* Rolling resistance and tangent speed of lane l (rolling: the mixed
+ * coefficient times the rolling radius). */
+static inline void sn_wide_set_rolling(sn_wide_group *g, int l, float tangent_speed, float rolling, float inv_ia,
+                                       float inv_ib) {
+  g->tangent_speed[l] = tangent_speed;
+  g->rolling_impulse[l] = 0.0f;
+  float k = inv_ia + inv_ib;
+  if (rolling > 0.0f && k > 0.0f) {
+    g->rolling[l] = rolling;
+    g->rolling_mass[l] = 1.0f / k;
+    g->rolling_lanes |= 1 << l;
+  } else {
+    g->rolling[l] = g->rolling_mass[l] = 0.0f;
+  }
 }
 
 void sn_wide_set_lane(const sn_wide_set *set, int32_t group, int l, const sn_contact_constraint *c, int32_t dummy) {
   sn_wide_group *g = set->groups + group;
-  if (l == 0) g->ia_write = g->ib_write = g->seq_lanes = g->lanes = 0;
+  if (l == 0) g->ia_write = g->ib_write = g->seq_lanes = g->rolling_lanes = g->lanes = 0;
   if (c == NULL) {
     sn_wide_pad_lane(g, l, dummy);
     return;
@@ -180,6 +203,7 @@ void sn_wide_set_lane(const sn_wide_set *set, int32_t group, int l, const sn_con
   g->iib[l] = c->ib_inv;
   g->friction[l] = c->friction;
   g->restitution[l] = c->restitution;
+  sn_wide_set_rolling(g, l, c->tangent_speed, c->rolling_resistance, c->ia_inv, c->ib_inv);
   g->bias_rate[l] = c->soft.bias_rate;
   g->mass_scale[l] = c->soft.mass_scale;
   g->impulse_scale[l] = c->soft.impulse_scale;
@@ -297,6 +321,7 @@ static void sn_wide_prepare_half(sn_wide_group *g, int off, const sn_prepare_inp
     if (key.dynamic & 2u) g->ib_write |= 1 << l;
     g->friction[l] = c->friction;
     g->restitution[l] = c->restitution;
+    sn_wide_set_rolling(g, l, c->tangent_speed, c->rolling_resistance, iia[i], iib[i]);
     const sn_softness *sf = (ma[i] == 0.0f || mb[i] == 0.0f) ? in->static_soft : in->soft;
     br[i] = sf->bias_rate;
     ms[i] = sf->mass_scale;
@@ -428,7 +453,7 @@ void sn_wide_prepare_range(const sn_wide_set *set, const sn_world *w, const int3
         SN_PREFETCH(c + 128);
       }
     }
-    g->ia_write = g->ib_write = g->seq_lanes = g->lanes = 0;
+    g->ia_write = g->ib_write = g->seq_lanes = g->rolling_lanes = g->lanes = 0;
     sn_wide_prepare_half(g, 0, &in, lanes);
     if (lanes[4] >= 0) {
       sn_wide_prepare_half(g, 4, &in, lanes);
@@ -530,6 +555,7 @@ static inline void sn_scatter_v(sn_body_state *s, const int32_t *idx, int32_t wr
 #define LD(f)                      f4_load(g->f + off)
 #define LDP(p)                     f4_load(p)
 #define SEQ_BITS                   ((g->seq_lanes >> off) & 15)
+#define ROLLING_BITS               ((g->rolling_lanes >> off) & 15)
 #define ST(f, x)                   f4_store(g->f + off, (x))
 #define GATHER_V(side, a, b, c, d) sn_gather_v(states, g->side + off, &a, &b, &c, &d)
 #define GATHER_ALL(side, a, b, c, d, e, f, q, r)                                                                       \
@@ -556,6 +582,7 @@ static inline void sn_scatter_v(sn_body_state *s, const int32_t *idx, int32_t wr
 #undef LD
 #undef LDP
 #undef SEQ_BITS
+#undef ROLLING_BITS
 #undef ST
 #undef GATHER_V
 #undef GATHER_ALL
@@ -581,22 +608,23 @@ SN_AVX2 static inline f8 f8_select(f8 m, f8 a, f8 b) { return _mm256_blendv_ps(b
 SN_AVX2 static inline f8 f8_join(f4 lo, f4 hi) { return _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1); }
 SN_AVX2 static inline f4 f8_lo(f8 a) { return _mm256_castps256_ps128(a); }
 SN_AVX2 static inline f4 f8_hi(f8 a) { return _mm256_extractf128_ps(a, 1); }
-#define V        f8
-#define v_set    f8_set
-#define v_add    f8_add
-#define v_sub    f8_sub
-#define v_mul    f8_mul
-#define v_max    f8_max
-#define v_min    f8_min
-#define v_gt     f8_gt
-#define v_ge     f8_ge
-#define v_lt     f8_lt
-#define v_and    f8_and
-#define v_select f8_select
-#define LD(f)    _mm256_load_ps(g->f)
-#define LDP(p)   _mm256_load_ps(p)
-#define SEQ_BITS (g->seq_lanes)
-#define ST(f, x) _mm256_store_ps(g->f, (x))
+#define V            f8
+#define v_set        f8_set
+#define v_add        f8_add
+#define v_sub        f8_sub
+#define v_mul        f8_mul
+#define v_max        f8_max
+#define v_min        f8_min
+#define v_gt         f8_gt
+#define v_ge         f8_ge
+#define v_lt         f8_lt
+#define v_and        f8_and
+#define v_select     f8_select
+#define LD(f)        _mm256_load_ps(g->f)
+#define LDP(p)       _mm256_load_ps(p)
+#define SEQ_BITS     (g->seq_lanes)
+#define ROLLING_BITS (g->rolling_lanes)
+#define ST(f, x)     _mm256_store_ps(g->f, (x))
 /* v.x, v.y, w, pad of eight bodies: rows l and l + 4 share a register,
  * then the inverse of the scatter's 4x8 transpose. */
 SN_AVX2 __attribute__((always_inline)) static inline void sn_gather8_v(const sn_body_state *s, const int32_t *idx,

@@ -45,6 +45,8 @@ typedef struct sn_contact_constraint {
   sn_vec2 normal;
   float ma, ia_inv, mb, ib_inv;
   float friction, restitution;
+  float tangent_speed;      ///< conveyor surface speed along the tangent (sn_contact.tangent_speed)
+  float rolling_resistance; ///< coefficient times rolling radius (sn_contact.rolling_resistance)
   sn_softness soft;
   int32_t point_count;
   int32_t contact;

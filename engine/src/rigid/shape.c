@@ -141,8 +141,19 @@ static bool sn_shape_def_ok(sn_world *w, const sn_shape_def *def) {
   if (def == NULL) return sn_world_error(w, SN_ERR_NULL, "shape def is NULL"), false;
   if (def->cookie != SN_DEF_COOKIE)
     return sn_world_error(w, SN_ERR_UNINITIALIZED_DEF, "start from sn_default_shape_def()"), false;
-  if (!sn_is_finite(def->density) || !sn_is_finite(def->friction) || !sn_is_finite(def->restitution))
-    return sn_world_error(w, SN_ERR_NOT_FINITE, "density, friction and restitution must be finite"), false;
+  if (!sn_is_finite(def->density) || !sn_is_finite(def->friction) || !sn_is_finite(def->restitution) ||
+      !sn_is_finite(def->rolling_resistance) || !sn_is_finite(def->tangent_speed))
+    return sn_world_error(w, SN_ERR_NOT_FINITE,
+                          "density, friction, restitution, rolling resistance and tangent speed must be finite"),
+           false;
+  if (def->rolling_resistance < 0.0f)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "rolling resistance %g must be >= 0",
+                          (double)def->rolling_resistance),
+           false;
+  if (sn_absf(def->tangent_speed) > SN_MAX_SPEED)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "tangent speed %g beyond SN_MAX_SPEED",
+                          (double)def->tangent_speed),
+           false;
   if (def->density < 0.0f)
     return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "density %g must be >= 0", (double)def->density), false;
   if (def->friction < 0.0f)
@@ -235,6 +246,9 @@ static sn_shape_id sn_create_shape(sn_world *w, sn_body_id body_id, const sn_sha
   s->density = def->density;
   s->friction = def->friction;
   s->restitution = def->restitution;
+  s->rolling_resistance = def->rolling_resistance;
+  s->tangent_speed = def->tangent_speed;
+  s->material = def->material;
   s->category_bits = def->category_bits;
   s->mask_bits = def->mask_bits;
   s->enable_contact_events = def->enable_contact_events;
@@ -389,8 +403,10 @@ sn_body_id sn_shape_get_body(sn_world *w, sn_shape_id id) {
   return sn_make_body_id(w, s->body);
 }
 
-/* Materials of existing contacts are refreshed when the contact updates. */
+/* A material change reaches the shape's existing contacts at once. */
 static void sn_refresh_contact_materials(sn_world *w, int32_t shape_index);
+/* Wakes the bodies touching the shape (a conveyor set moving). */
+static void sn_wake_shape_contacts(sn_world *w, int32_t shape_index);
 
 sn_result sn_shape_set_friction(sn_world *w, sn_shape_id id, float friction) {
   SN_SHAPE_MUT(w, id);
@@ -419,6 +435,49 @@ sn_result sn_shape_set_restitution(sn_world *w, sn_shape_id id, float restitutio
 float sn_shape_get_restitution(sn_world *w, sn_shape_id id) {
   SN_SHAPE_OR(w, id, 0.0f);
   return s->restitution;
+}
+
+sn_result sn_shape_set_rolling_resistance(sn_world *w, sn_shape_id id, float rolling_resistance) {
+  SN_SHAPE_MUT(w, id);
+  if (!sn_is_finite(rolling_resistance))
+    return sn_world_error(w, SN_ERR_NOT_FINITE, "rolling resistance must be finite");
+  if (rolling_resistance < 0.0f) return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "rolling resistance must be >= 0");
+  s->rolling_resistance = rolling_resistance;
+  sn_refresh_contact_materials(w, id.index1 - 1);
+  return SN_OK;
+}
+
+float sn_shape_get_rolling_resistance(sn_world *w, sn_shape_id id) {
+  SN_SHAPE_OR(w, id, 0.0f);
+  return s->rolling_resistance;
+}
+
+sn_result sn_shape_set_tangent_speed(sn_world *w, sn_shape_id id, float speed) {
+  SN_SHAPE_MUT(w, id);
+  if (!sn_is_finite(speed)) return sn_world_error(w, SN_ERR_NOT_FINITE, "tangent speed must be finite");
+  if (sn_absf(speed) > SN_MAX_SPEED)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "tangent speed beyond SN_MAX_SPEED");
+  s->tangent_speed = speed;
+  sn_refresh_contact_materials(w, id.index1 - 1);
+  sn_wake_shape_contacts(w, id.index1 - 1);
+  return SN_OK;
+}
+
+float sn_shape_get_tangent_speed(sn_world *w, sn_shape_id id) {
+  SN_SHAPE_OR(w, id, 0.0f);
+  return s->tangent_speed;
+}
+
+sn_result sn_shape_set_material(sn_world *w, sn_shape_id id, int32_t material) {
+  SN_SHAPE_MUT(w, id);
+  s->material = material;
+  sn_refresh_contact_materials(w, id.index1 - 1);
+  return SN_OK;
+}
+
+int32_t sn_shape_get_material(sn_world *w, sn_shape_id id) {
+  SN_SHAPE_OR(w, id, 0);
+  return s->material;
 }
 
 sn_result sn_shape_set_density(sn_world *w, sn_shape_id id, float density, bool update_mass) {
@@ -479,10 +538,18 @@ static void sn_refresh_contact_materials(sn_world *w, int32_t shape_index) {
   const sn_body *b = w->bodies.data + w->shapes.data[shape_index].body;
   for (int32_t key = b->contact_list; key != SN_NULL_INDEX;) {
     sn_contact *c = w->contacts.data + (key >> 1);
-    if (c->shape_a == shape_index || c->shape_b == shape_index) {
-      const sn_shape *a = w->shapes.data + c->shape_a, *bb = w->shapes.data + c->shape_b;
-      c->friction = sqrtf(a->friction * bb->friction);
-      c->restitution = sn_maxf(a->restitution, bb->restitution);
+    if (c->shape_a == shape_index || c->shape_b == shape_index) sn_contact_mix_materials(w, c);
+    key = c->edges[key & 1].next_key;
+  }
+}
+
+static void sn_wake_shape_contacts(sn_world *w, int32_t shape_index) {
+  const sn_body *b = w->bodies.data + w->shapes.data[shape_index].body;
+  for (int32_t key = b->contact_list; key != SN_NULL_INDEX;) {
+    sn_contact *c = w->contacts.data + (key >> 1);
+    if ((c->shape_a == shape_index || c->shape_b == shape_index) && (c->flags & SN_CONTACT_TOUCHING)) {
+      sn_body_wake(w, c->edges[0].body);
+      sn_body_wake(w, c->edges[1].body);
     }
     key = c->edges[key & 1].next_key;
   }
@@ -506,10 +573,15 @@ sn_chain_id sn_create_chain(sn_world *w, sn_body_id body_id, const sn_chain_def 
   if ((def->is_loop && n < 3) || (!def->is_loop && n < 4) || n > 1000000)
     return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "a chain needs >= 4 points (>= 3 for a loop), got %d", (int)n),
            SN_NULL_CHAIN;
-  if (!sn_is_finite(def->friction) || !sn_is_finite(def->restitution))
+  if (!sn_is_finite(def->friction) || !sn_is_finite(def->restitution) || !sn_is_finite(def->rolling_resistance) ||
+      !sn_is_finite(def->tangent_speed))
     return sn_world_error(w, SN_ERR_NOT_FINITE, "chain material must be finite"), SN_NULL_CHAIN;
-  if (def->friction < 0.0f || def->restitution < 0.0f || def->restitution > 1.0f)
-    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "chain friction >= 0, restitution in [0, 1]"), SN_NULL_CHAIN;
+  if (def->friction < 0.0f || def->restitution < 0.0f || def->restitution > 1.0f || def->rolling_resistance < 0.0f ||
+      sn_absf(def->tangent_speed) > SN_MAX_SPEED)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT,
+                          "chain friction >= 0, restitution in [0, 1], rolling resistance >= 0, |tangent speed| <= "
+                          "SN_MAX_SPEED"),
+           SN_NULL_CHAIN;
   for (int32_t i = 0; i < n; ++i) {
     if (!sn_vec2_is_finite(def->points[i]))
       return sn_world_error(w, SN_ERR_NOT_FINITE, "chain point %d is not finite", (int)i), SN_NULL_CHAIN;
@@ -543,6 +615,7 @@ sn_chain_id sn_create_chain(sn_world *w, sn_body_id body_id, const sn_chain_def 
   chain->body = body_id.index1 - 1;
   chain->shapes = shape_ids;
   chain->shape_count = seg_count;
+  chain->user_data = def->user_data;
 
   for (int32_t k = 0; k < seg_count; ++k) {
     /* open chain: segment k spans points k+1 -> k+2 with ghosts k and k+3 */
@@ -569,6 +642,9 @@ sn_chain_id sn_create_chain(sn_world *w, sn_body_id body_id, const sn_chain_def 
     s->density = 0.0f;
     s->friction = def->friction;
     s->restitution = def->restitution;
+    s->rolling_resistance = def->rolling_resistance;
+    s->tangent_speed = def->tangent_speed;
+    s->material = def->material;
     s->category_bits = def->category_bits ? def->category_bits : 1;
     s->mask_bits = def->mask_bits ? def->mask_bits : UINT64_MAX;
     s->enable_contact_events = true;
@@ -606,3 +682,16 @@ sn_result sn_destroy_chain(sn_world *w, sn_chain_id id) {
 }
 
 bool sn_chain_is_valid(sn_world *w, sn_chain_id id) { return SN_POOL_ID_LIVE(w, sn_chain_pool, id); }
+
+sn_result sn_chain_set_user_data(sn_world *w, sn_chain_id id, void *user_data) {
+  sn_result code;
+  sn_chain *c = sn_get_chain(w, id, &code);
+  if (c == NULL) return code;
+  c->user_data = user_data;
+  return SN_OK;
+}
+
+void *sn_chain_get_user_data(sn_world *w, sn_chain_id id) {
+  sn_chain *c = sn_get_chain(w, id, NULL);
+  return c ? c->user_data : NULL;
+}

@@ -26,6 +26,8 @@ typedef struct sn_shape {
   bool enable_contact_events;
   bool enable_hit_events;
   float density, friction, restitution;
+  float rolling_resistance, tangent_speed;
+  int32_t material; ///< user material id for the mixing callbacks
   uint64_t category_bits, mask_bits;
   sn_aabb aabb;     ///< tight, current
   sn_aabb fat_aabb; ///< as stored in the tree
@@ -40,6 +42,7 @@ typedef struct sn_chain {
   uint16_t generation;
   bool in_use;
   int32_t next_free;
+  void *user_data;
 } sn_chain;
 
 /// Resolves a handle; NULL (with the error recorded) if stale or foreign.

@@ -115,6 +115,9 @@ sn_result sn_shape_get_def(sn_world *w, sn_shape_id id, sn_shape_def *out) {
   def.density = s->density;
   def.friction = s->friction;
   def.restitution = s->restitution;
+  def.rolling_resistance = s->rolling_resistance;
+  def.tangent_speed = s->tangent_speed;
+  def.material = s->material;
   def.is_sensor = false;
   def.enable_contact_events = s->enable_contact_events;
   def.enable_hit_events = s->enable_hit_events;

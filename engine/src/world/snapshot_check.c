@@ -1,5 +1,7 @@
 /* Snapshots: the checks of a restored world, every index it holds, so that
  * nothing the engine does later can index out of bounds or loop forever. */
+#include <math.h>
+
 #include "world/snapshot_codec.h"
 #include "world/world_pool.h"
 
@@ -178,7 +180,8 @@ sn_result sn_check_world(sn_loader *l, sn_world *w, uint8_t *marks) {
       return sn_load_fail(l, SN_ERR_SNAPSHOT_CORRUPT, "shape %d: invalid polygon", (int)i);
     if ((s->geom.type == SN_SHAPE_CIRCLE && s->geom.circle.radius < 0.0f) ||
         (s->geom.type == SN_SHAPE_CAPSULE && s->geom.capsule.radius < 0.0f) || s->density < 0.0f ||
-        s->friction < 0.0f || s->restitution < 0.0f)
+        s->friction < 0.0f || s->restitution < 0.0f || !(s->rolling_resistance >= 0.0f) ||
+        !(fabsf(s->tangent_speed) <= SN_MAX_SPEED))
       return sn_load_fail(l, SN_ERR_SNAPSHOT_CORRUPT, "shape %d: negative radius or material", (int)i);
     if (s->geom.type == SN_SHAPE_CHAIN_SEGMENT && s->geom.chain_segment.chain_id != s->chain)
       return sn_load_fail(l, SN_ERR_SNAPSHOT_CORRUPT, "shape %d: chain segment of another chain", (int)i);

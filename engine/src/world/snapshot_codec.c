@@ -151,6 +151,11 @@ void sn_io_shape(sn_io *io, sn_shape *s) {
   io_f32(io, &s->density);
   io_f32(io, &s->friction);
   io_f32(io, &s->restitution);
+  if (io->format >= 5) {
+    io_f32(io, &s->rolling_resistance);
+    io_f32(io, &s->tangent_speed);
+    io_i32(io, &s->material);
+  }
   io_u64(io, &s->category_bits);
   io_u64(io, &s->mask_bits);
   io_aabb(io, &s->aabb);
@@ -193,6 +198,10 @@ void sn_io_contact(sn_io *io, sn_contact *c) {
   }
   io_f32(io, &c->friction);
   io_f32(io, &c->restitution);
+  if (io->format >= 5) {
+    io_f32(io, &c->tangent_speed);
+    io_f32(io, &c->rolling_resistance);
+  }
   io_u32(io, &c->flags);
   /* the manifold's reference (contact.c): a continued run reuses it */
   if (c->flags & SN_CONTACT_HAS_REFERENCE) {

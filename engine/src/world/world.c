@@ -359,6 +359,37 @@ sn_result sn_world_set_task_system(sn_world *w, int32_t worker_count, sn_enqueue
 
 int32_t sn_world_get_worker_count(sn_world *w) { return w ? w->worker_count : 0; }
 
+sn_result sn_world_set_user_data(sn_world *w, void *user_data) {
+  if (w == NULL) return SN_ERR_NULL;
+  w->user_data = user_data;
+  return SN_OK;
+}
+
+void *sn_world_get_user_data(sn_world *w) { return w ? w->user_data : NULL; }
+
+/* Mixes every contact again (the rule changed). */
+static void sn_world_remix_contacts(sn_world *w) {
+  for (int32_t i = 0; i < w->contacts.count; ++i) {
+    if (w->contacts.data[i].in_use) sn_contact_mix_materials(w, w->contacts.data + i);
+  }
+}
+
+sn_result sn_world_set_friction_callback(sn_world *w, sn_friction_fcn *fcn, void *context) {
+  SN_CHECK_WORLD(w);
+  w->friction_fcn = fcn;
+  w->friction_context = fcn ? context : NULL;
+  sn_world_remix_contacts(w);
+  return SN_OK;
+}
+
+sn_result sn_world_set_restitution_callback(sn_world *w, sn_restitution_fcn *fcn, void *context) {
+  SN_CHECK_WORLD(w);
+  w->restitution_fcn = fcn;
+  w->restitution_context = fcn ? context : NULL;
+  sn_world_remix_contacts(w);
+  return SN_OK;
+}
+
 sn_result sn_world_enable_sleeping(sn_world *w, bool flag) {
   SN_CHECK_WORLD(w);
   if (w->settings.enable_sleep && !flag) {

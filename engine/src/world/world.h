@@ -149,6 +149,14 @@ typedef struct sn_world {
   bool extents_stale;         ///< some body's max_extent waits for sn_body_refresh_extents
   int64_t shape_visits;       ///< shapes visited by shape-list walks and mass sums (tests: adding one is O(1))
 
+  /* the application's: material mixing callbacks (sn_world_set_friction_callback)
+   * and the world's user data */
+  sn_friction_fcn *friction_fcn;
+  void *friction_context;
+  sn_restitution_fcn *restitution_fcn;
+  void *restitution_context;
+  void *user_data;
+
   float last_dt; ///< dt of the last step (reactions)
   int32_t island_count;
   int32_t awake_body_count;
