@@ -941,7 +941,7 @@ static void sb_character_update(sn_world *w, sb_character *ch, float dir, bool j
   } else {
     if (ch->grounded) ch->velocity.y = SB_CH_JUMP;
     ch->grounded = false;
-    ch->velocity.x = dir * SB_CH_SPEED;
+    if (dir != 0.0f) ch->velocity.x = dir * SB_CH_SPEED; /* air control; else the motion goes on */
     ch->velocity.y -= SB_CH_GRAVITY * dt;
   }
   sn_vec2 delta = {(ch->velocity.x + platform.x) * dt, (ch->velocity.y + platform.y) * dt};
