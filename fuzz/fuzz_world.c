@@ -351,6 +351,94 @@ static void op_create_chain(fuzz_state *s) {
   }
 }
 
+static float friction_rule(float fa, int32_t ma, float fb, int32_t mb, void *context) {
+  (void)context;
+  /* anything, out of range values included: the engine falls back to its rule */
+  return (ma ^ mb) & 1 ? NAN : (ma & 2 ? -fa : fa + fb);
+}
+
+static float restitution_rule(float ra, int32_t ma, float rb, int32_t mb, void *context) {
+  (void)context;
+  return (ma + mb) % 3 == 0 ? 2.0f : ra * rb;
+}
+
+/* Mass data, fixed rotation, targets, enable/disable, geometry and material
+ * changes, mixing callbacks, explosions: each may be refused, none may
+ * break the world. */
+static void op_body_control(fuzz_state *s, sn_body_id b) {
+  sn_shape_id sh = pick_shape(s);
+  switch (fz_u8(&s->r) % 10) {
+  case 0: {
+    sn_mass_data md = {fz_float(&s->r, -1.0f, 20.0f), rd_vec(s, -3.0f, 3.0f), fz_float(&s->r, -1.0f, 20.0f)};
+    sn_body_set_mass_data(s->w, b, md);
+    break;
+  }
+  case 1:
+    if (fz_bool(&s->r))
+      sn_body_apply_mass_from_shapes(s->w, b);
+    else
+      sn_body_set_fixed_rotation(s->w, b, fz_bool(&s->r));
+    break;
+  case 2:
+    sn_body_set_target_transform(s->w, b, rd_vec(s, -30.0f, 30.0f), fz_float(&s->r, -7.0f, 7.0f),
+                                 fz_float(&s->r, -0.01f, 0.1f));
+    break;
+  case 3:
+    if (fz_bool(&s->r))
+      sn_body_disable(s->w, b);
+    else
+      sn_body_enable(s->w, b);
+    break;
+  case 4: {
+    sn_circle c = {rd_vec(s, -2.0f, 2.0f), fz_float(&s->r, -0.1f, 2.0f)};
+    sn_shape_set_circle(s->w, sh, &c);
+    break;
+  }
+  case 5: {
+    sn_polygon p;
+    if (sn_make_box(fz_float(&s->r, 0.0f, 2.0f), fz_float(&s->r, 0.0f, 2.0f), &p) == SN_OK)
+      sn_shape_set_polygon(s->w, sh, &p);
+    sn_segment seg = {rd_vec(s, -2.0f, 2.0f), rd_vec(s, -2.0f, 2.0f)};
+    if (fz_bool(&s->r)) sn_shape_set_segment(s->w, sh, &seg);
+    sn_capsule cap = {rd_vec(s, -2.0f, 2.0f), rd_vec(s, -2.0f, 2.0f), fz_float(&s->r, -0.1f, 1.0f)};
+    if (fz_bool(&s->r)) sn_shape_set_capsule(s->w, sh, &cap);
+    break;
+  }
+  case 6:
+    sn_shape_set_rolling_resistance(s->w, sh, fz_float(&s->r, -0.1f, 1.0f));
+    sn_shape_set_tangent_speed(s->w, sh, fz_float(&s->r, -10.0f, 10.0f));
+    sn_shape_set_material(s->w, sh, (int32_t)fz_u8(&s->r));
+    break;
+  case 7:
+    sn_world_set_friction_callback(s->w, fz_bool(&s->r) ? friction_rule : NULL, NULL);
+    sn_world_set_restitution_callback(s->w, fz_bool(&s->r) ? restitution_rule : NULL, NULL);
+    break;
+  case 8: {
+    sn_explosion_def def = sn_default_explosion_def();
+    def.position = rd_vec(s, -30.0f, 30.0f);
+    def.radius = fz_float(&s->r, -1.0f, 10.0f);
+    def.falloff = fz_float(&s->r, -1.0f, 10.0f);
+    def.impulse_per_length = fz_float(&s->r, -50.0f, 50.0f);
+    def.mask_bits = fz_bool(&s->r) ? UINT64_MAX : 1;
+    def.affect_particles = fz_bool(&s->r);
+    sn_world_explode(s->w, &def);
+    break;
+  }
+  default: {
+    sn_vec2 pts[5];
+    for (int i = 0; i < 5; ++i) pts[i] = rd_vec(s, -10.0f, 10.0f);
+    sn_chain_def cd = sn_default_chain_def();
+    cd.points = pts;
+    cd.count = 4 + (fz_u8(&s->r) & 1);
+    cd.is_loop = fz_bool(&s->r);
+    cd.tangent_speed = fz_float(&s->r, -5.0f, 5.0f);
+    cd.rolling_resistance = fz_float(&s->r, -0.1f, 1.0f);
+    sn_create_chain(s->w, b, &cd); /* on any body type */
+    break;
+  }
+  }
+}
+
 static void op_body_set(fuzz_state *s) {
   sn_body_id b = pick_body(s);
   disturb(s, b);
@@ -421,7 +509,11 @@ static void op_body_set(fuzz_state *s) {
     sn_shape_set_density(s->w, sh, density, fz_bool(&s->r));
     break;
   }
-  default: { /* readers must cope with anything */
+  default: { /* readers must cope with anything; or the run-time body and shape controls */
+    if (fz_u8(&s->r) & 1) {
+      op_body_control(s, b);
+      break;
+    }
     sn_shape_id sh = pick_shape(s);
     sn_polygon p;
     sn_circle c;

@@ -30,6 +30,7 @@ typedef struct sb_character {
 typedef struct sb_demo_state {
   sn_constraint_id joints[4];
   sn_body_id bodies[4];
+  int32_t events; ///< scripted events fired so far (demo-explosion: blasts)
   sb_character character;
   double time; ///< the scene time of the last update (demos that draw by it)
 } sb_demo_state;

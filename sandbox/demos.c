@@ -1106,6 +1106,90 @@ static void sb_draw_casts(sn_scene *s, const sb_demo_state *st, sb_renderer *r) 
   sb_render_segment(r, (sn_vec2){a.x, a.y - 0.3f}, (sn_vec2){b.x, b.y - 0.3f}, hit.hit ? 0x80ff80ffu : 0xa0a0a0ffu);
 }
 
+/* Conveyors carry crates right, up a ramp and onto a kinematic lift that a
+ * target path drives up and down; balls with rising rolling resistance
+ * roll out on the ground below. */
+static bool sb_build_conveyor(sn_scene *s, const sn_registry *reg, sb_demo_state *st) {
+  if (!sb_track_init(s, "demo-conveyor", reg)) return false;
+  sn_world *w = s->world;
+  sb_ground(w, 30.0f);
+  /* belts: three static boxes with surface speed, the last one uphill */
+  const float speeds[3] = {2.0f, 3.0f, 3.0f};
+  const sn_vec2 at[3] = {{-10.0f, 4.6f}, {-4.0f, 4.6f}, {1.9f, 5.5f}};
+  const float angles[3] = {0.0f, 0.0f, 0.3f};
+  for (int i = 0; i < 3; ++i) {
+    sn_body_id belt = sb_static_box(w, 3.0f, 0.2f, at[i], angles[i]);
+    sn_shape_id shape;
+    sn_body_get_shapes(w, belt, &shape, 1);
+    sn_shape_set_tangent_speed(w, shape, speeds[i]);
+    sn_shape_set_friction(w, shape, 1.0f);
+  }
+  for (int i = 0; i < 6; ++i) sb_box(s, 0.35f, 0.35f, (sn_vec2){-12.0f + 1.1f * (float)i, 5.2f}, 1.0f);
+  /* the lift: a kinematic platform at the top of the ramp */
+  sn_body_def ld = sn_default_body_def();
+  ld.type = SN_BODY_KINEMATIC;
+  ld.position = (sn_vec2){7.0f, 6.2f};
+  sn_body_id lift = sn_create_body(w, &ld);
+  sn_polygon deck;
+  sn_make_box(1.5f, 0.15f, &deck);
+  sn_shape_def sd = sn_default_shape_def();
+  sd.friction = 1.0f;
+  sn_create_polygon_shape(w, lift, &sd, &deck);
+  st->bodies[0] = lift;
+  /* rolling resistance 0, 0.02, 0.05, 0.1: the same push, shorter roll-outs */
+  for (int i = 0; i < 4; ++i) {
+    sn_body_id ball = sb_dynamic(w, (sn_vec2){-14.0f, 0.4f + 1.0f * (float)i}, 0.0f);
+    sn_circle c = {{0.0f, 0.0f}, 0.4f};
+    sn_shape_def bs = sn_default_shape_def();
+    bs.rolling_resistance = (float[]){0.0f, 0.02f, 0.05f, 0.1f}[i];
+    sn_create_circle_shape(w, ball, &bs, &c);
+    sn_body_set_linear_velocity(w, ball, (sn_vec2){4.0f, 0.0f});
+    sb_track(s, ball);
+    if (i < 3) {
+      /* on shelves, so the four lanes do not meet */
+      sb_static_box(w, 10.0f, 0.05f, (sn_vec2){-6.0f, 1.0f * (float)(i + 1) - 0.05f}, 0.0f);
+    }
+  }
+  return true;
+}
+
+static void sb_update_conveyor(sn_scene *s, sb_demo_state *st, double t) {
+  /* up and down 2 m every 6 s, tilting a little */
+  double y = 6.2 + 1.0 - cos(t * 2.0 * SB_PI / 6.0);
+  double a = 0.1 * sin(t * 2.0 * SB_PI / 6.0);
+  sn_body_set_target_transform(s->world, st->bodies[0], (sn_vec2){7.0f, (float)y}, (float)a, SB_DT);
+}
+
+/* A pyramid, a stack of balls and two jellies; a blast every 3 s under
+ * the pyramid's left foot, alternating sides. */
+static bool sb_build_explosion(sn_scene *s, const sn_registry *reg, sb_demo_state *st) {
+  (void)st;
+  if (!sb_track_init(s, "demo-explosion", reg)) return false;
+  sn_world *w = s->world;
+  sb_ground(w, 30.0f);
+  sb_static_box(w, 0.3f, 4.0f, (sn_vec2){-14.0f, 4.0f}, 0.0f);
+  sb_static_box(w, 0.3f, 4.0f, (sn_vec2){14.0f, 4.0f}, 0.0f);
+  sb_pyramid(s, 8, -5.0f, 0.4f);
+  for (int i = 0; i < 8; ++i) sb_ball(s, 0.3f, (sn_vec2){5.0f + 0.1f * (float)(i & 1), 0.3f + 0.62f * (float)i}, 1.0f);
+  for (int i = 0; i < 2; ++i) {
+    sn_ring_def rd = sb_jelly_def((sn_vec2){-10.0f + 20.0f * (float)i, 1.2f}, 0.8f);
+    if (!sb_soft(s, sn_create_ring(w, &rd))) return false;
+  }
+  return true;
+}
+
+static void sb_update_explosion(sn_scene *s, sb_demo_state *st, double t) {
+  int due = (int)(t / 3.0);
+  if (due <= st->events) return;
+  st->events = due;
+  sn_explosion_def def = sn_default_explosion_def();
+  def.position = (sn_vec2){due % 2 ? -5.0f : 5.0f, 0.2f};
+  def.radius = 1.0f;
+  def.falloff = 5.0f;
+  def.impulse_per_length = 12.0f;
+  sn_world_explode(s->world, &def);
+}
+
 static const sb_scene_info sb_demos[] = {
     {"showcase",
      "default: rigid + soft: jelly on a pyramid, rope bridge, cloth and pendulum, see-saw",
@@ -1251,6 +1335,24 @@ static const sb_scene_info sb_demos[] = {
      {0.0f, 4.5f},
      14.0f,
      sb_draw_casts},
+    {"demo-conveyor",
+     "conveyors carry crates up a ramp onto a lift driven by targets; balls with rolling resistance 0 to 0.1",
+     false,
+     sb_build_conveyor,
+     sb_update_conveyor,
+     "",
+     {-3.0f, 4.0f},
+     16.0f,
+     NULL},
+    {"demo-explosion",
+     "explosions every 3 s: a pyramid, a stack of balls and two jellies blown apart",
+     false,
+     sb_build_explosion,
+     sb_update_explosion,
+     "xpbd_distance xpbd_area",
+     {0.0f, 4.0f},
+     15.0f,
+     NULL},
 };
 #define SB_DEMO_COUNT ((int32_t)(sizeof(sb_demos) / sizeof(sb_demos[0])))
 

@@ -505,6 +505,188 @@ START_TEST(test_material_round_trips) {
 }
 END_TEST
 
+/* ------------------------------------------------------------------------ */
+/* Segments and chains on moving bodies; geometry changed at run time        */
+
+/* A 1 m box with a 3 m segment 0.3 m below its bottom (a skid): it lands
+ * on the ground on the segment, its origin 0.8 m above the ground's top. A
+ * kinematic chain floor rising at 1 m/s lifts a box at that speed. */
+START_TEST(test_segments_on_moving_bodies) {
+  sn_world *w = make_world(G);
+  ground_box(w, 20.0f, 0.5f, (sn_vec2){0.0f, -0.5f}, 0.6f, 0.0f);
+  sn_body_id sled = dynamic_box(w, (sn_vec2){0.0f, 2.0f}, 0.5f, 0.6f, 0.0f);
+  sn_segment skid = {{-1.5f, -0.8f}, {1.5f, -0.8f}};
+  sn_shape_def sd = sn_default_shape_def();
+  ck_assert(sn_shape_is_valid(w, sn_create_segment_shape(w, sled, &sd, &skid)));
+  ck_assert_float_eq_tol(sn_body_get_mass(w, sled), 1.0f, 1e-6f); /* the segment adds no mass */
+
+  sn_body_def kd = sn_default_body_def();
+  kd.type = SN_BODY_KINEMATIC;
+  kd.position = (sn_vec2){10.0f, 1.0f};
+  sn_body_id lift = sn_create_body(w, &kd);
+  /* points from +x to -x: the floor collides from above (the right side) */
+  sn_vec2 pts[4] = {{3.0f, 0.0f}, {2.0f, 0.0f}, {-2.0f, 0.0f}, {-3.0f, 0.0f}};
+  sn_chain_def cd = sn_default_chain_def();
+  cd.points = pts;
+  cd.count = 4;
+  ck_assert(sn_chain_is_valid(w, sn_create_chain(w, lift, &cd)));
+  sn_body_id cargo = dynamic_box(w, (sn_vec2){10.0f, 1.5f}, 0.5f, 0.6f, 0.0f);
+  for (int i = 0; i < 60; ++i) sn_world_step(w, DT);
+  ck_assert_int_eq(sn_body_set_linear_velocity(w, lift, (sn_vec2){0.0f, 1.0f}), SN_OK);
+  for (int i = 0; i < 60; ++i) sn_world_step(w, DT);
+  float y = sn_body_get_position(w, sled).y;
+  ck_assert_msg(fabsf(y - 0.8f) < 0.01f, "the sled rests at %g m, on its skid 0.8 m", (double)y);
+  ck_assert_float_eq_tol(sn_body_get_linear_velocity(w, cargo).y, 1.0f, 0.01f);
+  float gap = sn_body_get_position(w, cargo).y - sn_body_get_position(w, lift).y;
+  ck_assert_msg(fabsf(gap - 0.5f) < 0.01f, "the cargo rides %g m above the lift floor", (double)gap);
+  /* a body with a segment changes type freely */
+  ck_assert_int_eq(sn_body_set_type(w, sled, SN_BODY_STATIC), SN_OK);
+  ck_assert_int_eq(sn_body_set_type(w, sled, SN_BODY_DYNAMIC), SN_OK);
+  sn_destroy_world(w);
+}
+END_TEST
+
+/* A ball of radius 0.5 resting on the ground grows to radius 1: the mass
+ * follows (pi r^2 density), the contact begins again and it rests 1 m up.
+ * As a 0.6 m box it rests 0.6 m up. Refusals change nothing. */
+START_TEST(test_shape_geometry_at_run_time) {
+  sn_world *w = make_world(G);
+  ground_box(w, 20.0f, 0.5f, (sn_vec2){0.0f, -0.5f}, 0.6f, 0.0f);
+  sn_shape_def sd = sn_default_shape_def();
+  sn_body_id ball = dynamic_ball(w, (sn_vec2){0.0f, 0.5f}, 0.5f, &sd);
+  sn_shape_id shape;
+  sn_body_get_shapes(w, ball, &shape, 1);
+  for (int i = 0; i < 30; ++i) sn_world_step(w, DT);
+  sn_circle big = {{0.0f, 0.0f}, 1.0f};
+  ck_assert_int_eq(sn_shape_set_circle(w, shape, &big), SN_OK);
+  ck_assert_float_eq_tol(sn_body_get_mass(w, ball), PI, 1e-5f);
+  ck_assert(sn_body_is_awake(w, ball));
+  for (int i = 0; i < 120; ++i) sn_world_step(w, DT);
+  ck_assert_msg(fabsf(sn_body_get_position(w, ball).y - 1.0f) < 0.01f, "the grown ball rests at %g m",
+                (double)sn_body_get_position(w, ball).y);
+  sn_polygon box;
+  sn_make_box(0.6f, 0.6f, &box);
+  ck_assert_int_eq(sn_shape_set_polygon(w, shape, &box), SN_OK);
+  ck_assert_int_eq(sn_shape_get_type(w, shape), SN_SHAPE_POLYGON);
+  ck_assert_float_eq_tol(sn_body_get_mass(w, ball), 1.44f, 1e-5f);
+  for (int i = 0; i < 120; ++i) sn_world_step(w, DT);
+  ck_assert_msg(fabsf(sn_body_get_position(w, ball).y - 0.6f) < 0.01f, "the box rests at %g m",
+                (double)sn_body_get_position(w, ball).y);
+  sn_circle bad = {{0.0f, 0.0f}, -1.0f};
+  ck_assert_int_eq(sn_shape_set_circle(w, shape, &bad), SN_ERR_INVALID_ARGUMENT);
+  bad.radius = NAN;
+  ck_assert_int_eq(sn_shape_set_circle(w, shape, &bad), SN_ERR_NOT_FINITE);
+  ck_assert_int_eq(sn_shape_set_circle(w, shape, NULL), SN_ERR_NULL);
+  sn_capsule flat = {{0.0f, 0.0f}, {0.0f, 0.0f}, 0.2f};
+  ck_assert_int_eq(sn_shape_set_capsule(w, shape, &flat), SN_ERR_DEGENERATE_POLYGON);
+  sn_segment dot = {{1.0f, 1.0f}, {1.0f, 1.0f}};
+  ck_assert_int_eq(sn_shape_set_segment(w, shape, &dot), SN_ERR_DEGENERATE_POLYGON);
+  ck_assert_int_eq(sn_shape_get_type(w, shape), SN_SHAPE_POLYGON);
+  ck_assert_float_eq_tol(sn_body_get_mass(w, ball), 1.44f, 1e-5f);
+  /* a chain's segments keep their geometry */
+  sn_body_id ground = sn_create_body(w, &(sn_body_def){.cookie = sn_default_body_def().cookie});
+  sn_vec2 pts[4] = {{-3, 1}, {-2, 0}, {2, 0}, {3, 1}};
+  sn_chain_def cd = sn_default_chain_def();
+  cd.points = pts;
+  cd.count = 4;
+  sn_create_chain(w, ground, &cd);
+  sn_shape_id link;
+  ck_assert_int_eq(sn_body_get_shapes(w, ground, &link, 1), 1);
+  sn_segment seg = {{0, 0}, {1, 0}};
+  ck_assert_int_eq(sn_shape_set_segment(w, link, &seg), SN_ERR_INVALID_ARGUMENT);
+  sn_destroy_world(w);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* Disabling bodies                                                          */
+
+static int count_ray_hits(sn_world *w, sn_vec2 from, sn_vec2 to) {
+  sn_ray_result r;
+  memset(&r, 0, sizeof r);
+  sn_world_cast_ray_closest(w, from, (sn_vec2){to.x - from.x, to.y - from.y}, sn_default_query_filter(), &r);
+  return r.hit ? 1 : 0;
+}
+
+/* A box resting on a plank: the plank disabled, the box falls through it to
+ * the ground and the plank stays where it was, unmoved by an impulse; its contact ended with an end event; rays miss
+ * it; a revolute joint on it idles. Enabled again it wakes and falls. The state survives a snapshot and a scene file.
+ */
+START_TEST(test_disable_and_enable) {
+  sn_world *w = make_world(G);
+  ground_box(w, 20.0f, 0.5f, (sn_vec2){0.0f, -0.5f}, 0.6f, 0.0f);
+  sn_body_def bd = sn_default_body_def();
+  bd.type = SN_BODY_DYNAMIC;
+  bd.position = (sn_vec2){0.0f, 2.0f};
+  bd.gravity_scale = 0.0f;
+  sn_body_id plank = sn_create_body(w, &bd);
+  sn_polygon p;
+  sn_make_box(2.0f, 0.1f, &p);
+  sn_shape_def sd = sn_default_shape_def();
+  sn_create_polygon_shape(w, plank, &sd, &p);
+  /* held up by nothing but its 1000 kg inertia (no gravity on it) */
+  sn_body_set_mass_data(w, plank, (sn_mass_data){1000.0f, {0, 0}, 1000.0f});
+  sn_body_id box = dynamic_box(w, (sn_vec2){0.0f, 2.6f}, 0.5f, 0.6f, 0.0f);
+  for (int i = 0; i < 20; ++i) sn_world_step(w, DT);
+  ck_assert_int_eq(count_ray_hits(w, (sn_vec2){3.0f, 2.0f}, (sn_vec2){1.5f, 2.0f}), 1);
+
+  ck_assert_int_eq(sn_body_disable(w, plank), SN_OK);
+  ck_assert(!sn_body_is_enabled(w, plank));
+  ck_assert(!sn_body_is_awake(w, plank));
+  ck_assert_int_eq(sn_body_disable(w, plank), SN_OK); /* again: nothing */
+  ck_assert_int_eq(count_ray_hits(w, (sn_vec2){3.0f, 2.0f}, (sn_vec2){1.5f, 2.0f}), 0);
+  sn_vec2 at = sn_body_get_position(w, plank);
+  sn_body_apply_linear_impulse(w, plank, (sn_vec2){0.0f, 100.0f}, at, true);
+  ck_assert(!sn_body_is_awake(w, plank));
+  sn_world_step(w, DT);
+  sn_contact_events ev = sn_world_get_contact_events(w);
+  ck_assert_int_ge(ev.end_count, 1);
+  for (int i = 0; i < 90; ++i) sn_world_step(w, DT);
+  ck_assert_msg(fabsf(sn_body_get_position(w, box).y - 0.5f) < 0.01f, "the box is at %g m, on the ground",
+                (double)sn_body_get_position(w, box).y);
+  sn_vec2 still = sn_body_get_position(w, plank);
+  ck_assert(memcmp(&still, &at, sizeof at) == 0);
+
+  /* snapshot and scene file keep it disabled */
+  size_t size = 0;
+  sn_world_save_snapshot(w, NULL, 0, &size);
+  void *bytes = malloc(size);
+  sn_world_save_snapshot(w, bytes, size, &size);
+  sn_world *copy = NULL;
+  ck_assert_int_eq(sn_world_load_snapshot(bytes, size, NULL, &copy, NULL, 0), SN_OK);
+  ck_assert(!sn_body_is_enabled(copy, plank));
+  sn_world_step(copy, DT);
+  ck_assert(memcmp(&still, &(sn_vec2){sn_body_get_position(copy, plank).x, sn_body_get_position(copy, plank).y},
+                   sizeof still) == 0);
+  sn_destroy_world(copy);
+  free(bytes);
+  sn_scene_error err;
+  char *text = sn_scene_save_string(w, NULL, &err);
+  ck_assert_ptr_nonnull(strstr(text, "\"enabled\": false"));
+  sn_loaded_scene scene;
+  sn_scene_load_options opt = sn_default_scene_load_options();
+  ck_assert_int_eq(sn_scene_load_string(text, strlen(text), "disabled", &opt, &scene, &err), SN_SCENE_OK);
+  sn_body_id ids[3];
+  ck_assert_int_eq(sn_world_get_bodies(scene.world, ids, 3), 3);
+  ck_assert(!sn_body_is_enabled(scene.world, ids[1]));
+  ck_assert(sn_body_is_enabled(scene.world, ids[2]));
+  sn_scene_unload(&scene);
+  sn_scene_free_text(text);
+
+  /* back: it wakes and, given gravity, falls onto the box */
+  ck_assert_int_eq(sn_body_enable(w, plank), SN_OK);
+  sn_body_set_gravity_scale(w, plank, 1.0f);
+  sn_body_apply_mass_from_shapes(w, plank); /* 0.8 kg */
+  ck_assert(sn_body_is_enabled(w, plank));
+  ck_assert(sn_body_is_awake(w, plank));
+  for (int i = 0; i < 120; ++i) sn_world_step(w, DT);
+  ck_assert_msg(fabsf(sn_body_get_position(w, plank).y - 1.1f) < 0.02f, "the plank is at %g m, on the box",
+                (double)sn_body_get_position(w, plank).y);
+  ck_assert_int_ne(sn_body_disable(w, (sn_body_id){0}), SN_OK);
+  sn_destroy_world(w);
+}
+END_TEST
+
 Suite *sn_test_suite(void) {
   Suite *s = suite_create("body_control");
   TCase *tc = tcase_create("body_control");
@@ -519,6 +701,9 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_explosion_falloff);
   tcase_add_test(tc, test_user_data_everywhere);
   tcase_add_test(tc, test_material_round_trips);
+  tcase_add_test(tc, test_segments_on_moving_bodies);
+  tcase_add_test(tc, test_shape_geometry_at_run_time);
+  tcase_add_test(tc, test_disable_and_enable);
   suite_add_tcase(s, tc);
   return s;
 }

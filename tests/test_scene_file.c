@@ -804,8 +804,8 @@ static const fixture fixtures[] = {
      SN_SCENE_ERR_GEOMETRY, "SN_ERR_NON_CONVEX_POLYGON", SN_ERR_NON_CONVEX_POLYGON},
     {"too_many_points", BALL_WITH("{\"polygon\": `[[0,0],[1,0],[2,1],[3,2],[3,3],[2,4],[1,4],[0,3],[-1,2]]}"),
      SN_SCENE_ERR_RANGE, "with 3 to 8 points, got 9 points", SN_OK},
-    {"segment_on_dynamic", BALL_WITH("{`\"segment\": [[0, 0], [1, 0]]}"), SN_SCENE_ERR_GEOMETRY,
-     "expected it on a static body", SN_ERR_WRONG_BODY_TYPE},
+    {"segment_too_short", BALL_WITH("{\"segment\": `[[0, 0], [0, 0]]}"), SN_SCENE_ERR_GEOMETRY,
+     "SN_ERR_DEGENERATE_POLYGON", SN_ERR_DEGENERATE_POLYGON},
     {"capsule_coincident", BALL_WITH("{\"capsule\": `[[0, 0], [0, 0], 0.5]}"), SN_SCENE_ERR_GEOMETRY,
      "SN_ERR_DEGENERATE_POLYGON", SN_ERR_DEGENERATE_POLYGON},
     /* names and references */

@@ -131,6 +131,7 @@ static bool build_bodies(sn_loader *L, sn_world *w, sn_scene_names *names, sn_bo
     if (b->def.type != SN_BODY_STATIC && memcmp(&v, &b->def.linear_velocity, sizeof v) != 0 &&
         sn_body_set_linear_velocity(w, id, b->def.linear_velocity) != SN_OK)
       return engine_refused(L, w, b->node, "velocity");
+    if (!b->enabled && sn_body_disable(w, id) != SN_OK) return engine_refused(L, w, b->node, "enabled");
     sn_scene_path_pop(L, m2);
     sn_scene_path_pop(L, mark);
   }

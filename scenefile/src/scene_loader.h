@@ -37,6 +37,7 @@ typedef struct sn_body_ir {
   const cJSON *name_node;
   const char *name;
   sn_body_def def;
+  bool enabled; ///< "enabled" (sn_body_disable after building when false)
   int32_t first_shape, shape_count;
 } sn_body_ir;
 

@@ -126,8 +126,6 @@ const char *sn_scene_geometry_expected(sn_result r) {
     return "a convex outline with no three points in a line";
   case SN_ERR_TOO_MANY_VERTICES:
     return "at most 8 points";
-  case SN_ERR_WRONG_BODY_TYPE:
-    return "segments on static bodies only";
   default:
     return "finite values in range";
   }
@@ -158,7 +156,7 @@ static bool parse_points(sn_loader *L, const cJSON *n, int32_t min, int32_t max,
   return true;
 }
 
-static bool parse_geometry(sn_loader *L, sn_shape_ir *s, const cJSON *obj, sn_body_type body_type) {
+static bool parse_geometry(sn_loader *L, sn_shape_ir *s, const cJSON *obj) {
   const cJSON *g = s->geometry;
   const char *kind = g->string;
   const cJSON *offset_node = sn_scene_member(obj, "offset");
@@ -241,17 +239,13 @@ static bool parse_geometry(sn_loader *L, sn_shape_ir *s, const cJSON *obj, sn_bo
         for (int32_t i = 0; i < 2; ++i) pts[i] = (sn_vec2){pts[i].x + offset.x, pts[i].y + offset.y};
       }
       s->segment = (sn_segment){pts[0], pts[1]};
-      if (body_type != SN_BODY_STATIC)
-        ok = sn_scene_fail(L, SN_SCENE_ERR_GEOMETRY, SN_ERR_WRONG_BODY_TYPE, g, true,
-                           "a segment has no area: expected it on a static body, this body is %s",
-                           sn_scene_body_type_name(body_type));
     }
   }
   sn_scene_path_pop(L, mark);
   return ok;
 }
 
-static bool parse_shape(sn_loader *L, const cJSON *obj, sn_body_type body_type, sn_shape_ir *s) {
+static bool parse_shape(sn_loader *L, const cJSON *obj, sn_shape_ir *s) {
   if (!sn_scene_read_object(L, obj, "a shape object such as {\"circle\": 0.5}")) return false;
   memset(s, 0, sizeof *s);
   s->node = obj;
@@ -303,7 +297,7 @@ static bool parse_shape(sn_loader *L, const cJSON *obj, sn_body_type body_type, 
   SN_OPT(L, obj, "hit_events", sn_scene_read_bool(L, n_, &d->enable_hit_events));
   SN_OPT(L, obj, "category_bits", read_bits(L, n_, &d->category_bits));
   SN_OPT(L, obj, "mask_bits", read_bits(L, n_, &d->mask_bits));
-  return parse_geometry(L, s, obj, body_type);
+  return parse_geometry(L, s, obj);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -358,6 +352,7 @@ static bool parse_body(sn_loader *L, const cJSON *obj, int32_t index) {
                                      "awake",
                                      "sleep",
                                      "fixed_rotation",
+                                     "enabled",
                                      "shapes",
                                      NULL};
   if (!sn_scene_read_object(L, obj, "a body object")) return false;
@@ -400,6 +395,8 @@ static bool parse_body(sn_loader *L, const cJSON *obj, int32_t index) {
   SN_OPT(L, obj, "gravity_scale", sn_scene_read_float(L, n_, SN_RANGE_ANY, &d->gravity_scale));
   SN_OPT(L, obj, "bullet", sn_scene_read_bool(L, n_, &d->is_bullet));
   SN_OPT(L, obj, "awake", sn_scene_read_bool(L, n_, &d->is_awake));
+  b->enabled = true;
+  SN_OPT(L, obj, "enabled", sn_scene_read_bool(L, n_, &b->enabled));
   SN_OPT(L, obj, "sleep", sn_scene_read_bool(L, n_, &d->enable_sleep));
   SN_OPT(L, obj, "fixed_rotation", sn_scene_read_bool(L, n_, &d->fixed_rotation));
   b->first_shape = L->shape_count;
@@ -410,7 +407,7 @@ static bool parse_body(sn_loader *L, const cJSON *obj, int32_t index) {
     int32_t i = 0;
     for (const cJSON *c = ok ? shapes->child : NULL; c != NULL && ok; c = c->next, ++i) {
       size_t m2 = sn_scene_path_push_index(L, i);
-      ok = parse_shape(L, c, d->type, L->shapes + L->shape_count);
+      ok = parse_shape(L, c, L->shapes + L->shape_count);
       if (ok) L->shape_count++;
       sn_scene_path_pop(L, m2);
     }

@@ -315,7 +315,8 @@ static bool put_body(writer *W, sn_body_id id, const char *name) {
   put_float_unless(b, "angular_damping", d.angular_damping, 0.0f);
   put_float_unless(b, "gravity_scale", d.gravity_scale, 1.0f);
   put_bool_unless(b, "bullet", d.is_bullet, false);
-  put_bool_unless(b, "awake", d.is_awake || d.type == SN_BODY_STATIC, true);
+  put_bool_unless(b, "awake", d.is_awake || d.type == SN_BODY_STATIC || !sn_body_is_enabled(W->world, id), true);
+  put_bool_unless(b, "enabled", sn_body_is_enabled(W->world, id), true);
   put_bool_unless(b, "sleep", d.enable_sleep, true);
   put_bool_unless(b, "fixed_rotation", d.fixed_rotation, false);
   int32_t count = sn_body_get_shape_count(W->world, id);

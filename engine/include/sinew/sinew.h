@@ -359,6 +359,17 @@ SN_API bool sn_body_is_fixed_rotation(sn_world *world, sn_body_id body);
 /// shortest one (under half a turn). Wakes the body. SN_ERR_WRONG_BODY_TYPE
 /// for a static body; SN_ERR_INVALID_ARGUMENT for time_step <= 0 or a
 /// target beyond SN_MAX_SPEED x time_step.
+/// Takes a body out of the simulation, keeping its state: its shapes leave
+/// the broadphase (no contacts, queries, particles or explosions find them),
+/// its contacts end (with end events), it is never awake (forces, impulses
+/// and wake calls have no effect) and the constraints on it idle. Its
+/// sleeping island, if any, wakes. A no-op on a disabled body. Snapshots and
+/// scene files keep the state.
+SN_API sn_result sn_body_disable(sn_world *world, sn_body_id body);
+/// Puts a disabled body back (awake unless static); SN_ERR_OUT_OF_MEMORY
+/// (and still disabled) if the broadphase cannot grow.
+SN_API sn_result sn_body_enable(sn_world *world, sn_body_id body);
+SN_API bool sn_body_is_enabled(sn_world *world, sn_body_id body);
 SN_API sn_result sn_body_set_target_transform(sn_world *world, sn_body_id body, sn_vec2 position, float angle,
                                               float time_step);
 
@@ -414,7 +425,10 @@ SN_API sn_shape_id sn_create_capsule_shape(sn_world *world, sn_body_id body, con
 /// engine validates them again.
 SN_API sn_shape_id sn_create_polygon_shape(sn_world *world, sn_body_id body, const sn_shape_def *def,
                                            const sn_polygon *polygon);
-/// Segments have no area: static bodies only (SN_ERR_WRONG_BODY_TYPE otherwise).
+/// Segments fit any body type. They have no area, hence no mass: a dynamic
+/// body needs another shape with density, or sn_body_set_mass_data, to be
+/// pushed by contacts. Segments collide with circles, capsules and polygons
+/// (not with other segments or chains).
 SN_API sn_shape_id sn_create_segment_shape(sn_world *world, sn_body_id body, const sn_shape_def *def,
                                            const sn_segment *segment);
 
@@ -448,13 +462,23 @@ SN_API sn_result sn_shape_get_circle(sn_world *world, sn_shape_id shape, sn_circ
 SN_API sn_result sn_shape_get_capsule(sn_world *world, sn_shape_id shape, sn_capsule *out);
 SN_API sn_result sn_shape_get_polygon(sn_world *world, sn_shape_id shape, sn_polygon *out);
 SN_API sn_result sn_shape_get_segment(sn_world *world, sn_shape_id shape, sn_segment *out);
+/// Gives a shape new geometry (of any kind: a circle may become a polygon),
+/// checked as at creation. Its contacts end at once (with end events; they
+/// begin again at the next step if the shapes still touch), the body's mass
+/// is computed from its shapes again (undoing sn_body_set_mass_data) and the
+/// body wakes. A chain's segments keep theirs (SN_ERR_INVALID_ARGUMENT).
+SN_API sn_result sn_shape_set_circle(sn_world *world, sn_shape_id shape, const sn_circle *circle);
+SN_API sn_result sn_shape_set_capsule(sn_world *world, sn_shape_id shape, const sn_capsule *capsule);
+SN_API sn_result sn_shape_set_polygon(sn_world *world, sn_shape_id shape, const sn_polygon *polygon);
+SN_API sn_result sn_shape_set_segment(sn_world *world, sn_shape_id shape, const sn_segment *segment);
 
 /// True if the world point lies inside the shape.
 SN_API bool sn_shape_test_point(sn_world *world, sn_shape_id shape, sn_vec2 point);
 
 /// Default chain settings.
 SN_API sn_chain_def sn_default_chain_def(void);
-/// Creates a chain of one-sided segments on a static body. Bodies collide
+/// Creates a chain of one-sided segments on a body of any type (they have
+/// no mass: see sn_create_segment_shape). Bodies collide
 /// with each segment from its right side (the collision normal is the right
 /// perpendicular of point[i] -> point[i+1]); the left side is solid. So a
 /// counter-clockwise loop is a solid island and a clockwise loop is a

@@ -458,7 +458,7 @@ typedef struct sn_shape_def {
   int32_t cookie;
 } sn_shape_def;
 
-/// Chain settings: a static outline of segments with smooth seams.
+/// Chain settings: an outline of one-sided segments with smooth seams, on a body of any type.
 typedef struct sn_chain_def {
   const sn_vec2 *points; ///< at least 4 points if is_loop is false, 3 if true
   int32_t count;

@@ -138,6 +138,10 @@ void sn_position_end(sn_world *w, sn_step_context *ctx, sn_soft_context *soft, c
 }
 
 bool sn_constraint_active(const sn_world *w, const sn_constraint *k) {
+  /* a constraint on a disabled body idles */
+  for (uint32_t i = 0; i < k->type->body_count; ++i) {
+    if (w->bodies.data[k->bodies[i]].disabled) return false;
+  }
   if (k->particle_count > 0) return true; /* particles never sleep */
   for (uint32_t i = 0; i < k->type->body_count; ++i) {
     if (w->bodies.data[k->bodies[i]].solver_index >= 0) return true;

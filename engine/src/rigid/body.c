@@ -252,7 +252,7 @@ void sn_body_refresh_extents(sn_world *w) {
  * member wakes the whole list. */
 void sn_body_wake(sn_world *w, int32_t body_index) {
   sn_body *b = w->bodies.data + body_index;
-  if (b->type == SN_BODY_STATIC || b->is_awake) return;
+  if (b->type == SN_BODY_STATIC || b->is_awake || b->disabled) return;
   /* find the list head: bodies of one sleeping island form a cycle */
   int32_t i = body_index;
   do {
@@ -263,6 +263,19 @@ void sn_body_wake(sn_world *w, int32_t body_index) {
     m->sleep_next = SN_NULL_INDEX;
     i = next;
   } while (i != SN_NULL_INDEX && i != body_index);
+}
+
+/* A kinematic body set moving wakes what it touches: a sleeping body would
+ * otherwise count as fixed and be pushed through (the island code then keeps
+ * them awake while it moves). */
+static void sn_body_wake_touching(sn_world *w, int32_t body_index) {
+  const sn_body *b = w->bodies.data + body_index;
+  if (b->type != SN_BODY_KINEMATIC) return;
+  for (int32_t key = b->contact_list; key != SN_NULL_INDEX;) {
+    const sn_contact *c = w->contacts.data + (key >> 1);
+    if (c->flags & SN_CONTACT_TOUCHING) sn_body_wake(w, c->edges[(key & 1) ^ 1].body);
+    key = c->edges[key & 1].next_key;
+  }
 }
 
 /* first_body starts a cycle through sleep_next (set up by the island code). */
@@ -302,28 +315,22 @@ sn_result sn_body_set_type(sn_world *w, sn_body_id id, sn_body_type type) {
     return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "unknown body type %d", (int)type);
   if (type == b->type) return SN_OK;
   int32_t index = id.index1 - 1;
-  if (type == SN_BODY_DYNAMIC) {
-    for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
-      if (w->shapes.data[s].geom.type == SN_SHAPE_SEGMENT || w->shapes.data[s].geom.type == SN_SHAPE_CHAIN_SEGMENT)
-        return sn_world_error(w, SN_ERR_WRONG_BODY_TYPE, "a body with segments must stay static");
-    }
-  }
   /* static <-> moving changes the tree of the proxies; the only step that can
    * fail (the new tree may have to grow), so it goes first */
   bool to_static = type == SN_BODY_STATIC;
-  bool change_tree = to_static != (b->type == SN_BODY_STATIC);
+  bool change_tree = !b->disabled && to_static != (b->type == SN_BODY_STATIC);
   if (change_tree && !sn_shape_move_proxies(w, index, to_static))
     return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow the broadphase tree");
   sn_body_wake(w, index);
   while (b->contact_list != SN_NULL_INDEX) sn_contact_destroy(w, b->contact_list >> 1, true);
   b->type = type;
-  b->is_awake = type != SN_BODY_STATIC;
+  b->is_awake = type != SN_BODY_STATIC && !b->disabled;
   b->sleep_time = 0.0f;
   if (type == SN_BODY_STATIC) {
     b->v = (sn_vec2){0.0f, 0.0f};
     b->w = 0.0f;
   }
-  if (!change_tree) {
+  if (!change_tree && !b->disabled) {
     /* same tree: re-insert so that new pairs are found. Removing a leaf frees
      * the two nodes its insertion takes, so this cannot fail. */
     for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
@@ -399,7 +406,10 @@ sn_result sn_body_set_linear_velocity(sn_world *w, sn_body_id id, sn_vec2 veloci
   SN_BODY_MUT(w, id);
   if (!sn_vec2_is_finite(velocity)) return sn_world_error(w, SN_ERR_NOT_FINITE, "velocity must be finite");
   if (b->type == SN_BODY_STATIC) return sn_world_error(w, SN_ERR_WRONG_BODY_TYPE, "static bodies do not move");
-  if (sn_length_sq(velocity) > 0.0f) sn_body_wake(w, id.index1 - 1);
+  if (sn_length_sq(velocity) > 0.0f) {
+    sn_body_wake(w, id.index1 - 1);
+    sn_body_wake_touching(w, id.index1 - 1);
+  }
   b->v = velocity;
   return SN_OK;
 }
@@ -413,7 +423,10 @@ sn_result sn_body_set_angular_velocity(sn_world *w, sn_body_id id, float omega) 
   SN_BODY_MUT(w, id);
   if (!sn_is_finite(omega)) return sn_world_error(w, SN_ERR_NOT_FINITE, "angular velocity must be finite");
   if (b->type == SN_BODY_STATIC) return sn_world_error(w, SN_ERR_WRONG_BODY_TYPE, "static bodies do not move");
-  if (omega != 0.0f) sn_body_wake(w, id.index1 - 1);
+  if (omega != 0.0f) {
+    sn_body_wake(w, id.index1 - 1);
+    sn_body_wake_touching(w, id.index1 - 1);
+  }
   b->w = b->fixed_rotation ? 0.0f : omega;
   return SN_OK;
 }
@@ -536,6 +549,39 @@ bool sn_body_is_fixed_rotation(sn_world *w, sn_body_id id) {
   return b->fixed_rotation;
 }
 
+sn_result sn_body_disable(sn_world *w, sn_body_id id) {
+  SN_BODY_MUT(w, id);
+  if (b->disabled) return SN_OK;
+  int32_t index = id.index1 - 1;
+  /* out of its sleeping island (the rest of it wakes), its contacts end
+   * (with end events, waking the bodies it touched), out of the broadphase */
+  sn_body_wake(w, index);
+  while (b->contact_list != SN_NULL_INDEX) sn_contact_destroy(w, b->contact_list >> 1, true);
+  for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) sn_shape_destroy_proxy(w, s);
+  b->disabled = true;
+  b->is_awake = false;
+  b->sleep_time = 0.0f;
+  b->sleep_next = SN_NULL_INDEX;
+  return SN_OK;
+}
+
+sn_result sn_body_enable(sn_world *w, sn_body_id id) {
+  SN_BODY_MUT(w, id);
+  if (!b->disabled) return SN_OK;
+  int32_t index = id.index1 - 1;
+  /* proxies back in the tree of its type, all or nothing */
+  if (!sn_shape_move_proxies(w, index, b->type == SN_BODY_STATIC))
+    return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow the broadphase tree");
+  b->disabled = false;
+  sn_body_wake(w, index);
+  return SN_OK;
+}
+
+bool sn_body_is_enabled(sn_world *w, sn_body_id id) {
+  SN_BODY_OR(w, id, false);
+  return !b->disabled;
+}
+
 sn_result sn_body_set_target_transform(sn_world *w, sn_body_id id, sn_vec2 position, float angle, float time_step) {
   SN_BODY_MUT(w, id);
   if (!sn_vec2_is_finite(position) || !sn_is_finite(angle) || !sn_is_finite(time_step))
@@ -556,6 +602,7 @@ sn_result sn_body_set_target_transform(sn_world *w, sn_body_id id, sn_vec2 posit
   b->v = v;
   b->w = omega;
   sn_body_wake(w, id.index1 - 1);
+  sn_body_wake_touching(w, id.index1 - 1);
   return SN_OK;
 }
 

@@ -254,7 +254,8 @@ static sn_shape_id sn_create_shape(sn_world *w, sn_body_id body_id, const sn_sha
   s->enable_contact_events = def->enable_contact_events;
   s->enable_hit_events = def->enable_hit_events;
   s->user_data = def->user_data;
-  if (!sn_shape_create_proxy(w, index)) {
+  s->proxy = SN_NULL_NODE;
+  if (!b->disabled && !sn_shape_create_proxy(w, index)) {
     sn_shape_destroy_internal(w, index, false);
     return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow the broadphase tree"), SN_NULL_SHAPE;
   }
@@ -269,72 +270,85 @@ static bool sn_check_vec(sn_world *w, sn_vec2 v, const char *what) {
 }
 
 /// Finite geometry beyond SN_MAX_COORDINATE (local points, radii): refused.
-static sn_shape_id sn_beyond_limit(sn_world *w, const char *what) {
-  sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "%s beyond SN_MAX_COORDINATE (1e6 m)", what);
-  return SN_NULL_SHAPE;
+static sn_result sn_beyond_limit(sn_world *w, const char *what) {
+  return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "%s beyond SN_MAX_COORDINATE (1e6 m)", what);
+}
+
+/* The checks of each kind of geometry, shared by creation and by the
+ * setters: SN_OK, or the error (recorded). */
+static sn_result sn_circle_ok(sn_world *w, const sn_circle *circle) {
+  if (circle == NULL) return sn_world_error(w, SN_ERR_NULL, "circle is NULL");
+  if (!sn_check_vec(w, circle->center, "circle center") || !sn_is_finite(circle->radius))
+    return sn_world_error(w, SN_ERR_NOT_FINITE, "circle must be finite");
+  if (!sn_vec2_within_limit(circle->center) || !sn_within_limit(circle->radius))
+    return sn_beyond_limit(w, "circle center or radius");
+  if (circle->radius <= 0.0f)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "circle radius %g must be > 0", (double)circle->radius);
+  return SN_OK;
+}
+
+static sn_result sn_capsule_ok(sn_world *w, const sn_capsule *capsule) {
+  if (capsule == NULL) return sn_world_error(w, SN_ERR_NULL, "capsule is NULL");
+  if (!sn_vec2_is_finite(capsule->center1) || !sn_vec2_is_finite(capsule->center2) || !sn_is_finite(capsule->radius))
+    return sn_world_error(w, SN_ERR_NOT_FINITE, "capsule must be finite");
+  if (!sn_vec2_within_limit(capsule->center1) || !sn_vec2_within_limit(capsule->center2) ||
+      !sn_within_limit(capsule->radius))
+    return sn_beyond_limit(w, "capsule centre or radius");
+  if (capsule->radius <= 0.0f) return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "capsule radius must be > 0");
+  /* a zero-length capsule is a circle; refuse rather than guess */
+  if (sn_distance_sq(capsule->center1, capsule->center2) <= SN_LINEAR_SLOP * SN_LINEAR_SLOP)
+    return sn_world_error(w, SN_ERR_DEGENERATE_POLYGON, "capsule centres coincide: use a circle");
+  return SN_OK;
+}
+
+static sn_result sn_polygon_ok(sn_world *w, const sn_polygon *polygon) {
+  if (polygon == NULL) return sn_world_error(w, SN_ERR_NULL, "polygon is NULL");
+  sn_result r = sn_polygon_validate(polygon);
+  if (r != SN_OK)
+    return sn_world_error(w, r, "invalid polygon (%d vertices): build it with sn_make_polygon or sn_compute_hull",
+                          (int)polygon->count);
+  for (int32_t i = 0; i < polygon->count; ++i) {
+    if (!sn_vec2_within_limit(polygon->vertices[i])) return sn_beyond_limit(w, "polygon vertex");
+  }
+  if (!sn_within_limit(polygon->radius)) return sn_beyond_limit(w, "polygon radius");
+  return SN_OK;
+}
+
+static sn_result sn_segment_ok(sn_world *w, const sn_segment *segment) {
+  if (segment == NULL) return sn_world_error(w, SN_ERR_NULL, "segment is NULL");
+  if (!sn_vec2_is_finite(segment->point1) || !sn_vec2_is_finite(segment->point2))
+    return sn_world_error(w, SN_ERR_NOT_FINITE, "segment must be finite");
+  if (!sn_vec2_within_limit(segment->point1) || !sn_vec2_within_limit(segment->point2))
+    return sn_beyond_limit(w, "segment point");
+  if (sn_distance_sq(segment->point1, segment->point2) <= SN_LINEAR_SLOP * SN_LINEAR_SLOP)
+    return sn_world_error(w, SN_ERR_DEGENERATE_POLYGON, "segment is shorter than the linear slop");
+  return SN_OK;
 }
 
 sn_shape_id sn_create_circle_shape(sn_world *w, sn_body_id body, const sn_shape_def *def, const sn_circle *circle) {
   if (w == NULL) return SN_NULL_SHAPE;
-  if (circle == NULL) return sn_world_error(w, SN_ERR_NULL, "circle is NULL"), SN_NULL_SHAPE;
-  if (!sn_check_vec(w, circle->center, "circle center") || !sn_is_finite(circle->radius))
-    return sn_world_error(w, SN_ERR_NOT_FINITE, "circle must be finite"), SN_NULL_SHAPE;
-  if (!sn_vec2_within_limit(circle->center) || !sn_within_limit(circle->radius))
-    return sn_beyond_limit(w, "circle center or radius");
-  if (circle->radius <= 0.0f)
-    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "circle radius %g must be > 0", (double)circle->radius),
-           SN_NULL_SHAPE;
+  if (sn_circle_ok(w, circle) != SN_OK) return SN_NULL_SHAPE;
   sn_geometry g = {.type = SN_SHAPE_CIRCLE, .circle = *circle};
   return sn_create_shape(w, body, def, &g);
 }
 
 sn_shape_id sn_create_capsule_shape(sn_world *w, sn_body_id body, const sn_shape_def *def, const sn_capsule *capsule) {
   if (w == NULL) return SN_NULL_SHAPE;
-  if (capsule == NULL) return sn_world_error(w, SN_ERR_NULL, "capsule is NULL"), SN_NULL_SHAPE;
-  if (!sn_vec2_is_finite(capsule->center1) || !sn_vec2_is_finite(capsule->center2) || !sn_is_finite(capsule->radius))
-    return sn_world_error(w, SN_ERR_NOT_FINITE, "capsule must be finite"), SN_NULL_SHAPE;
-  if (!sn_vec2_within_limit(capsule->center1) || !sn_vec2_within_limit(capsule->center2) ||
-      !sn_within_limit(capsule->radius))
-    return sn_beyond_limit(w, "capsule centre or radius");
-  if (capsule->radius <= 0.0f)
-    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "capsule radius must be > 0"), SN_NULL_SHAPE;
-  if (sn_distance_sq(capsule->center1, capsule->center2) <= SN_LINEAR_SLOP * SN_LINEAR_SLOP) {
-    /* a zero-length capsule is a circle; refuse rather than guess */
-    return sn_world_error(w, SN_ERR_DEGENERATE_POLYGON, "capsule centres coincide: use a circle"), SN_NULL_SHAPE;
-  }
+  if (sn_capsule_ok(w, capsule) != SN_OK) return SN_NULL_SHAPE;
   sn_geometry g = {.type = SN_SHAPE_CAPSULE, .capsule = *capsule};
   return sn_create_shape(w, body, def, &g);
 }
 
 sn_shape_id sn_create_polygon_shape(sn_world *w, sn_body_id body, const sn_shape_def *def, const sn_polygon *polygon) {
   if (w == NULL) return SN_NULL_SHAPE;
-  if (polygon == NULL) return sn_world_error(w, SN_ERR_NULL, "polygon is NULL"), SN_NULL_SHAPE;
-  sn_result r = sn_polygon_validate(polygon);
-  if (r != SN_OK) {
-    sn_world_error(w, r, "invalid polygon (%d vertices): build it with sn_make_polygon or sn_compute_hull",
-                   (int)polygon->count);
-    return SN_NULL_SHAPE;
-  }
-  for (int32_t i = 0; i < polygon->count; ++i) {
-    if (!sn_vec2_within_limit(polygon->vertices[i])) return sn_beyond_limit(w, "polygon vertex");
-  }
-  if (!sn_within_limit(polygon->radius)) return sn_beyond_limit(w, "polygon radius");
+  if (sn_polygon_ok(w, polygon) != SN_OK) return SN_NULL_SHAPE;
   sn_geometry g = {.type = SN_SHAPE_POLYGON, .polygon = *polygon};
   return sn_create_shape(w, body, def, &g);
 }
 
 sn_shape_id sn_create_segment_shape(sn_world *w, sn_body_id body, const sn_shape_def *def, const sn_segment *segment) {
   if (w == NULL) return SN_NULL_SHAPE;
-  if (segment == NULL) return sn_world_error(w, SN_ERR_NULL, "segment is NULL"), SN_NULL_SHAPE;
-  if (!sn_vec2_is_finite(segment->point1) || !sn_vec2_is_finite(segment->point2))
-    return sn_world_error(w, SN_ERR_NOT_FINITE, "segment must be finite"), SN_NULL_SHAPE;
-  if (!sn_vec2_within_limit(segment->point1) || !sn_vec2_within_limit(segment->point2))
-    return sn_beyond_limit(w, "segment point");
-  if (sn_distance_sq(segment->point1, segment->point2) <= SN_LINEAR_SLOP * SN_LINEAR_SLOP)
-    return sn_world_error(w, SN_ERR_DEGENERATE_POLYGON, "segment is shorter than the linear slop"), SN_NULL_SHAPE;
-  sn_body *b = sn_get_body(w, body, NULL);
-  if (b != NULL && b->type != SN_BODY_STATIC)
-    return sn_world_error(w, SN_ERR_WRONG_BODY_TYPE, "segments belong on static bodies"), SN_NULL_SHAPE;
+  if (sn_segment_ok(w, segment) != SN_OK) return SN_NULL_SHAPE;
   sn_geometry g = {.type = SN_SHAPE_SEGMENT, .segment = *segment};
   return sn_create_shape(w, body, def, &g);
 }
@@ -528,6 +542,44 @@ SN_SHAPE_GETTER(sn_shape_get_capsule, sn_capsule, SN_SHAPE_CAPSULE, capsule)
 SN_SHAPE_GETTER(sn_shape_get_polygon, sn_polygon, SN_SHAPE_POLYGON, polygon)
 SN_SHAPE_GETTER(sn_shape_get_segment, sn_segment, SN_SHAPE_SEGMENT, segment)
 
+/* A shape takes new geometry: its contacts end (begin again next step if
+ * they still touch), its proxy is put back in its tree, the body's mass is
+ * computed from its shapes again and it wakes. */
+static sn_result sn_shape_set_geometry(sn_world *w, sn_shape_id id, const sn_geometry *g) {
+  int32_t index = id.index1 - 1;
+  sn_shape *s = w->shapes.data + index;
+  sn_body *b = w->bodies.data + s->body;
+  for (int32_t key = b->contact_list; key != SN_NULL_INDEX;) {
+    int32_t ci = key >> 1;
+    int32_t next = w->contacts.data[ci].edges[key & 1].next_key;
+    if (w->contacts.data[ci].shape_a == index || w->contacts.data[ci].shape_b == index) sn_contact_destroy(w, ci, true);
+    key = next;
+  }
+  s->geom = *g;
+  /* removing a leaf frees the two nodes its insertion takes: cannot fail */
+  sn_shape_destroy_proxy(w, index);
+  if (!b->disabled) sn_shape_create_proxy(w, index);
+  sn_body_update_mass(w, b);
+  sn_body_wake(w, s->body);
+  return SN_OK;
+}
+
+#define SN_SHAPE_SETTER(fn, type_name, tag, field, check)                                                              \
+  sn_result fn(sn_world *w, sn_shape_id id, const type_name *value) {                                                  \
+    SN_SHAPE_MUT(w, id);                                                                                               \
+    if (s->chain != SN_NULL_INDEX)                                                                                     \
+      return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "a chain's segments keep their geometry");                     \
+    sn_result r = check(w, value);                                                                                     \
+    if (r != SN_OK) return r;                                                                                          \
+    sn_geometry g = {.type = (tag), .field = *value};                                                                  \
+    return sn_shape_set_geometry(w, id, &g);                                                                           \
+  }
+
+SN_SHAPE_SETTER(sn_shape_set_circle, sn_circle, SN_SHAPE_CIRCLE, circle, sn_circle_ok)
+SN_SHAPE_SETTER(sn_shape_set_capsule, sn_capsule, SN_SHAPE_CAPSULE, capsule, sn_capsule_ok)
+SN_SHAPE_SETTER(sn_shape_set_polygon, sn_polygon, SN_SHAPE_POLYGON, polygon, sn_polygon_ok)
+SN_SHAPE_SETTER(sn_shape_set_segment, sn_segment, SN_SHAPE_SEGMENT, segment, sn_segment_ok)
+
 bool sn_shape_test_point(sn_world *w, sn_shape_id id, sn_vec2 point) {
   SN_SHAPE_OR(w, id, false);
   if (!sn_vec2_is_finite(point)) return false;
@@ -566,8 +618,6 @@ sn_chain_id sn_create_chain(sn_world *w, sn_body_id body_id, const sn_chain_def 
   if (def == NULL) return sn_world_error(w, SN_ERR_NULL, "chain def is NULL"), SN_NULL_CHAIN;
   if (def->cookie != SN_DEF_COOKIE)
     return sn_world_error(w, SN_ERR_UNINITIALIZED_DEF, "start from sn_default_chain_def()"), SN_NULL_CHAIN;
-  if (b->type != SN_BODY_STATIC)
-    return sn_world_error(w, SN_ERR_WRONG_BODY_TYPE, "chains belong on static bodies"), SN_NULL_CHAIN;
   if (def->points == NULL) return sn_world_error(w, SN_ERR_NULL, "chain points are NULL"), SN_NULL_CHAIN;
   int32_t n = def->count;
   if ((def->is_loop && n < 3) || (!def->is_loop && n < 4) || n > 1000000)

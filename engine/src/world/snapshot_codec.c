@@ -59,6 +59,7 @@ void sn_io_body(sn_io *io, sn_body *b) {
   io_bool(io, &b->fixed_rotation);
   io_bool(io, &b->is_fast);
   io_bool(io, &b->frozen);
+  if (io->format >= 5) io_bool(io, &b->disabled);
   io_xf(io, &b->xf);
   io_vec2(io, &b->center);
   io_vec2(io, &b->center0);
