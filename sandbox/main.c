@@ -415,6 +415,7 @@ static int sb_headless(const sb_options *o, sn_registry *reg, const char *why) {
     sb_render_clear(&r);
     sn_result dr = sb_render_world(&r, run.scene.world, o->flags);
     if (dr != SN_OK) fprintf(stderr, "sinew-sandbox: draw: %s\n", sn_world_last_error(run.scene.world));
+    if (run.info != NULL && run.info->draw != NULL) run.info->draw(&run.scene, &run.demo, &r);
     if (o->overlay) {
       char line[512];
       float y = 6.0f;
@@ -1016,6 +1017,8 @@ static int sb_window(const sb_options *o, sn_registry *reg) {
     }
     sb_render_clear(&app.r);
     if (app.run.scene.world) sb_render_world(&app.r, app.run.scene.world, app.flags);
+    if (app.run.scene.world && app.run.info != NULL && app.run.info->draw != NULL)
+      app.run.info->draw(&app.run.scene, &app.run.demo, &app.r);
     if (sb_particle_drag_active(&app.pdrag) && sn_particle_is_valid(app.run.scene.world, app.pdrag.grabbed))
       sb_render_segment(&app.r, sn_particle_get_position(app.run.scene.world, app.pdrag.grabbed), app.pdrag.target,
                         0xffd060ffu);
