@@ -944,6 +944,10 @@ static void sb_update_gears(sn_scene *s, sb_demo_state *st, double t) {
 #define SB_CH_MAX_SLOPE 0.7071f /* cos 45 degrees: steeper is a wall */
 #define SB_CH_PROBE     0.05f
 #define SB_CH_PLANES    8
+/* One-way platforms: shapes of this category. Rising through the air the
+ * character's queries leave them out; otherwise only their planes that
+ * hold it up count. */
+#define SB_CH_ONE_WAY 2u
 
 typedef struct sb_ch_ground {
   sn_shape_id shape;
@@ -975,11 +979,15 @@ static sn_shape_proxy sb_ch_proxy(sn_vec2 p) {
 }
 
 /* The first shape within reach below the capsule. */
-static sb_ch_ground sb_ch_probe(sn_world *w, sn_vec2 p, float reach) {
+static sb_ch_ground sb_ch_probe_filtered(sn_world *w, sn_vec2 p, float reach, sn_query_filter filter) {
   sb_ch_ground g = {SN_NULL_SHAPE, {0.0f, 1.0f}, 1.0f, false};
   sn_shape_proxy proxy = sb_ch_proxy(p);
-  sn_world_cast_shape(w, &proxy, (sn_vec2){0.0f, -reach}, sn_default_query_filter(), sb_ch_ground_fcn, &g);
+  sn_world_cast_shape(w, &proxy, (sn_vec2){0.0f, -reach}, filter, sb_ch_ground_fcn, &g);
   return g;
+}
+
+static sb_ch_ground sb_ch_probe(sn_world *w, sn_vec2 p, float reach) {
+  return sb_ch_probe_filtered(w, p, reach, sn_default_query_filter());
 }
 
 static bool sb_ch_walkable(sb_ch_ground g) { return g.hit && g.normal.y >= SB_CH_MAX_SLOPE; }
@@ -987,15 +995,17 @@ static bool sb_ch_walkable(sb_ch_ground g) { return g.hit && g.normal.y >= SB_CH
 typedef struct sb_ch_planes {
   sn_collision_plane planes[SB_CH_PLANES];
   int32_t count;
+  sn_world *world;
+  sn_query_filter filter;
 } sb_ch_planes;
 
 static bool sb_ch_plane_fcn(sn_shape_id shape, const sn_plane_result *plane, void *context) {
-  (void)shape;
   sb_ch_planes *q = context;
-  /* Hook for one-way platforms: a shape the character may pass through
-   * from below (a pre-solve rule of the world) would be skipped here when
-   * the character is below it or moving up through it. */
   if (q->count == SB_CH_PLANES) return false;
+  sn_shape_def sd;
+  if (sn_shape_get_def(q->world, shape, &sd) == SN_OK && (sd.category_bits & SB_CH_ONE_WAY) &&
+      plane->normal.y < SB_CH_MAX_SLOPE)
+    return true; /* a one-way platform met from below or the side */
   q->planes[q->count++] = (sn_collision_plane){plane->normal, plane->separation, FLT_MAX, 0.0f, true};
   return true;
 }
@@ -1006,11 +1016,12 @@ static sn_vec2 sb_ch_slide(sn_world *w, sn_vec2 p, sn_vec2 delta, sb_ch_planes *
   for (int it = 0; it < 5; ++it) {
     planes->count = 0;
     sn_capsule c = sb_ch_capsule(p);
-    sn_world_collide_mover(w, &c, sn_default_query_filter(), sb_ch_plane_fcn, planes);
+    planes->world = w;
+    sn_world_collide_mover(w, &c, planes->filter, sb_ch_plane_fcn, planes);
     sn_plane_solver_result r;
     if (sn_solve_planes((sn_vec2){target.x - p.x, target.y - p.y}, planes->planes, planes->count, &r) != SN_OK) break;
     float fraction = 1.0f;
-    if (sn_world_cast_mover(w, &c, r.translation, sn_default_query_filter(), &fraction) != SN_OK) break;
+    if (sn_world_cast_mover(w, &c, r.translation, planes->filter, &fraction) != SN_OK) break;
     sn_vec2 step = {fraction * r.translation.x, fraction * r.translation.y};
     p.x += step.x;
     p.y += step.y;
@@ -1045,8 +1056,12 @@ static bool sb_ch_push_fcn(const sn_particle_contact *c, void *context) {
 
 /* One frame of the controller: dir is the walk input (-1, 0, 1). */
 static void sb_character_update(sn_world *w, sb_character *ch, float dir, bool jump, float dt) {
-  sb_ch_ground g = sb_ch_probe(w, ch->position, SB_CH_PROBE);
-  ch->grounded = sb_ch_walkable(g);
+  /* rising through the air: one-way platforms are not there */
+  bool rising = !ch->grounded && ch->velocity.y > 0.0f;
+  sn_query_filter filter = sn_default_query_filter();
+  if (rising || jump) filter.mask_bits &= ~(uint64_t)SB_CH_ONE_WAY;
+  sb_ch_ground g = sb_ch_probe_filtered(w, ch->position, SB_CH_PROBE, rising ? filter : sn_default_query_filter());
+  ch->grounded = sb_ch_walkable(g) && !rising;
   ch->ground_normal = g.normal;
   sn_vec2 platform = {0.0f, 0.0f};
   if (ch->grounded && !(jump && ch->velocity.y <= 0.0f)) {
@@ -1062,12 +1077,14 @@ static void sb_character_update(sn_world *w, sb_character *ch, float dir, bool j
   }
   sn_vec2 delta = {(ch->velocity.x + platform.x) * dt, (ch->velocity.y + platform.y) * dt};
   sb_ch_planes planes = {0};
+  planes.filter = ch->velocity.y > 0.0f && !ch->grounded ? filter : sn_default_query_filter();
   sn_vec2 start = ch->position;
   ch->position = sb_ch_slide(w, start, delta, &planes);
   float moved = ch->position.x - start.x;
   if (ch->grounded && dir != 0.0f && fabsf(moved) < 0.5f * fabsf(delta.x)) {
     /* blocked: step up, across and back down onto walkable ground */
     sb_ch_planes trial_planes = {0};
+    trial_planes.filter = sn_default_query_filter();
     sn_vec2 p = sb_ch_slide(w, start, (sn_vec2){0.0f, SB_CH_STEP}, &trial_planes);
     p = sb_ch_slide(w, p, (sn_vec2){delta.x, 0.0f}, &trial_planes);
     p = sb_ch_slide(w, p, (sn_vec2){0.0f, -(SB_CH_STEP + SB_CH_PROBE)}, &trial_planes);
@@ -1094,7 +1111,7 @@ static void sb_character_update(sn_world *w, sb_character *ch, float dir, bool j
 }
 
 /* A course: a 30 degree slope, a 0.2 m step, a kinematic platform over a
- * gap, a wall, and a jelly to push. The character runs it on a script:
+ * gap, a one-way ledge, a wall, and a jelly to push. The character runs it on a script:
  * right, with a jump over the gap onto the platform, then back. */
 static bool sb_build_character(sn_scene *s, const sn_registry *reg, sb_demo_state *st) {
   if (!sb_track_init(s, "demo-character", reg)) return false;
@@ -1113,6 +1130,15 @@ static bool sb_build_character(sn_scene *s, const sn_registry *reg, sb_demo_stat
   sn_shape_def sd = sn_default_shape_def();
   sn_create_polygon_shape(w, platform, &sd, &plank);
   st->bodies[0] = platform;
+  /* a one-way platform the character jumps up through and lands on */
+  sn_body_def od = sn_default_body_def();
+  od.position = (sn_vec2){6.0f, 0.9f};
+  sn_body_id one_way = sn_create_body(w, &od);
+  sn_polygon ledge;
+  sn_make_box(1.0f, 0.1f, &ledge);
+  sn_shape_def ow = sn_default_shape_def();
+  ow.category_bits = SB_CH_ONE_WAY;
+  sn_create_polygon_shape(w, one_way, &ow, &ledge);
   sn_ring_def jelly = sb_jelly_def((sn_vec2){9.0f, 0.7f}, 0.6f);
   if (!sb_soft(s, sn_create_ring(w, &jelly))) return false;
   for (int i = 0; i < 4; ++i) sb_box(s, 0.25f, 0.25f, (sn_vec2){-10.0f + 0.6f * (float)i, 0.25f}, 1.0f);

@@ -4,7 +4,8 @@
  * sn_world_overlap_particles_shape to push soft bodies), checked on a 30
  * degree slope (stays on it, does not slide when idle), a 0.2 m step (climbed
  * by a step-up), a wall (stops it, keeps the velocity along it), a moving
- * kinematic platform (carries it) and a jelly (pushed ahead). */
+ * kinematic platform (carries it), a one-way platform (jumped through from
+ * below, stood on from above) and a jelly (pushed ahead). */
 #include <check.h>
 #include <float.h>
 #include <math.h>
@@ -22,6 +23,10 @@
 #define MV_MAX_SLOPE   0.7071f /* cos 45 degrees: steeper ground is a wall */
 #define MV_PROBE       0.05f   /* how far below the feet ground still counts */
 #define MV_MAX_PLANES  8
+/* One-way platforms: shapes of this category. A rising capsule's queries
+ * leave them out (a mask without the bit); a falling one keeps their
+ * planes that hold it up (normal up) only. */
+#define MV_ONE_WAY 2u
 
 typedef struct mover {
   sn_world *w;
@@ -33,6 +38,8 @@ typedef struct mover {
   sn_collision_plane planes[MV_MAX_PLANES];
   int32_t plane_count;
   bool push_particles;
+  float jump; ///< take off at this speed on the next grounded frame (then 0)
+  sn_query_filter filter;
 } mover;
 
 static sn_capsule mv_capsule(sn_vec2 p) {
@@ -59,22 +66,27 @@ static float mv_ground_fcn(sn_shape_id shape, sn_vec2 point, sn_vec2 normal, flo
 
 /// The first shape within `reach` below the capsule at p (walkable or not:
 /// mv_walkable).
-static mv_ground mv_probe(sn_world *w, sn_vec2 p, float reach) {
+static mv_ground mv_probe_filtered(sn_world *w, sn_vec2 p, float reach, sn_query_filter filter) {
   mv_ground g = {SN_NULL_SHAPE, {0.0f, 1.0f}, 1.0f, false};
   sn_vec2 pts[2] = {p, {p.x, p.y + MV_HEIGHT}};
   sn_shape_proxy proxy;
   ck_assert_int_eq(sn_make_proxy(pts, 2, MV_RADIUS, &proxy), SN_OK);
-  ck_assert_int_eq(
-      sn_world_cast_shape(w, &proxy, (sn_vec2){0.0f, -reach}, sn_default_query_filter(), mv_ground_fcn, &g), SN_OK);
+  ck_assert_int_eq(sn_world_cast_shape(w, &proxy, (sn_vec2){0.0f, -reach}, filter, mv_ground_fcn, &g), SN_OK);
   return g;
+}
+
+static mv_ground mv_probe(sn_world *w, sn_vec2 p, float reach) {
+  return mv_probe_filtered(w, p, reach, sn_default_query_filter());
 }
 
 static bool mv_walkable(mv_ground g) { return g.hit && g.normal.y >= MV_MAX_SLOPE; }
 
 static bool mv_plane_fcn(sn_shape_id shape, const sn_plane_result *plane, void *context) {
-  (void)shape;
   mover *m = context;
   if (m->plane_count == MV_MAX_PLANES) return false;
+  sn_shape_def sd;
+  if (sn_shape_get_def(m->w, shape, &sd) == SN_OK && (sd.category_bits & MV_ONE_WAY) && plane->normal.y < MV_MAX_SLOPE)
+    return true; /* a one-way platform met from below or the side: no plane */
   sn_collision_plane cp = {plane->normal, plane->separation, FLT_MAX, 0.0f, true};
   m->planes[m->plane_count++] = cp;
   return true;
@@ -87,12 +99,12 @@ static sn_vec2 mv_slide(mover *m, sn_vec2 delta) {
   for (int it = 0; it < 5; ++it) {
     m->plane_count = 0;
     sn_capsule c = mv_capsule(m->p);
-    ck_assert_int_eq(sn_world_collide_mover(m->w, &c, sn_default_query_filter(), mv_plane_fcn, m), SN_OK);
+    ck_assert_int_eq(sn_world_collide_mover(m->w, &c, m->filter, mv_plane_fcn, m), SN_OK);
     sn_plane_solver_result r;
     sn_vec2 wanted = {target.x - m->p.x, target.y - m->p.y};
     ck_assert_int_eq(sn_solve_planes(wanted, m->planes, m->plane_count, &r), SN_OK);
     float fraction = 1.0f;
-    ck_assert_int_eq(sn_world_cast_mover(m->w, &c, r.translation, sn_default_query_filter(), &fraction), SN_OK);
+    ck_assert_int_eq(sn_world_cast_mover(m->w, &c, r.translation, m->filter, &fraction), SN_OK);
     sn_vec2 step = {fraction * r.translation.x, fraction * r.translation.y};
     m->p.x += step.x;
     m->p.y += step.y;
@@ -125,8 +137,19 @@ static bool mv_collect_fcn(const sn_particle_contact *contact, void *context) {
 
 /// One frame: input direction dir (-1, 0, 1).
 static void mv_update(mover *m, float dir, float dt) {
-  mv_ground g = mv_probe(m->w, m->p, MV_PROBE);
-  m->grounded = mv_walkable(g);
+  /* rising through the air: one-way platforms are not there (for the
+   * ground probe either) */
+  bool rising = !m->grounded && m->v.y > 0.0f;
+  m->filter = sn_default_query_filter();
+  if (rising) m->filter.mask_bits &= ~(uint64_t)MV_ONE_WAY;
+  mv_ground g = mv_probe_filtered(m->w, m->p, MV_PROBE, m->filter);
+  m->grounded = mv_walkable(g) && !rising;
+  if (m->grounded && m->jump > 0.0f) {
+    m->v = (sn_vec2){dir * MV_SPEED, m->jump};
+    m->jump = 0.0f;
+    m->grounded = false;
+    m->filter.mask_bits &= ~(uint64_t)MV_ONE_WAY;
+  }
   m->ground_normal = g.normal;
   m->ground_shape = g.shape;
   sn_vec2 platform = {0.0f, 0.0f};
@@ -204,6 +227,7 @@ static mover mv_make(sn_world *w, sn_vec2 p) {
   memset(&m, 0, sizeof m);
   m.w = w;
   m.p = p;
+  m.filter = sn_default_query_filter();
   return m;
 }
 
@@ -462,6 +486,46 @@ START_TEST(test_pushes_jelly) {
 }
 END_TEST
 
+/* A one-way platform 2 m up (top at 2.1 m): a jump at 8 m/s (apex 3.2 m
+ * under gravity 10) passes up through it and lands on it, the capsule's
+ * lowest point then within 1 cm of 2.1 m. The same jump under a platform
+ * of the ordinary category hits its head and lands back on the floor. */
+START_TEST(test_one_way_platform) {
+  for (int one_way = 1; one_way >= 0; --one_way) {
+    sn_world *w = mv_world();
+    mv_box(w, SN_BODY_STATIC, (sn_vec2){0.0f, -0.5f}, 10.0f, 0.5f, 0.0f);
+    sn_body_def bd = sn_default_body_def();
+    bd.position = (sn_vec2){0.0f, 2.0f};
+    sn_body_id platform = sn_create_body(w, &bd);
+    sn_polygon plank;
+    sn_make_box(1.5f, 0.1f, &plank);
+    sn_shape_def sd = sn_default_shape_def();
+    if (one_way) sd.category_bits = MV_ONE_WAY;
+    ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, platform, &sd, &plank)));
+    mover m = mv_make(w, (sn_vec2){0.0f, MV_RADIUS + 0.001f});
+    for (int i = 0; i < 5; ++i) mv_update(&m, 0.0f, 1.0f / 60.0f);
+    m.jump = 8.0f;
+    float highest = 0.0f;
+    for (int i = 0; i < 180; ++i) {
+      mv_update(&m, 0.0f, 1.0f / 60.0f);
+      highest = fmaxf(highest, m.p.y - MV_RADIUS);
+    }
+    float feet = m.p.y - MV_RADIUS;
+    if (one_way) {
+      ck_assert_msg(highest > 2.9f, "the jump stopped at %g m under the one-way platform", (double)highest);
+      ck_assert_msg(fabsf(feet - 2.1f) < 0.01f && m.grounded, "landed at %g m (grounded %d), the platform's top 2.1 m",
+                    (double)feet, (int)m.grounded);
+    } else {
+      /* the head (1.4 m above the feet) meets the underside at 1.9 m */
+      ck_assert_msg(highest < 1.9f - MV_HEIGHT - 2.0f * MV_RADIUS + 0.02f, "rose to %g m through a solid platform",
+                    (double)highest);
+      ck_assert_msg(fabsf(feet) < 0.01f, "back on the floor at %g m", (double)feet);
+    }
+    sn_destroy_world(w);
+  }
+}
+END_TEST
+
 Suite *sn_test_suite(void) {
   Suite *s = suite_create("mover");
   TCase *tc = tcase_create("core");
@@ -473,6 +537,7 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_wall_stops_and_clips);
   tcase_add_test(tc, test_rides_kinematic_platform);
   tcase_add_test(tc, test_pushes_jelly);
+  tcase_add_test(tc, test_one_way_platform);
   suite_add_tcase(s, tc);
   return s;
 }
