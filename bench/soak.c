@@ -456,7 +456,7 @@ static bool sk_count_shape(sn_shape_id shape, void *context) {
 /* true if no shape's fat box and no particle is within box */
 static bool sk_area_free(sk_state *S, sn_aabb box) {
   int32_t hits = 0;
-  sn_world_overlap_aabb(S->w, box, sk_count_shape, &hits);
+  sn_world_overlap_aabb(S->w, box, sn_default_query_filter(), sk_count_shape, &hits);
   if (hits > 0) return false;
   for (int32_t k = 0; k < S->soft_count; ++k) {
     int32_t np = S->softs[k].particles;

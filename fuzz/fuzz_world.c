@@ -562,10 +562,10 @@ static void op_world_set(fuzz_state *s) {
     sn_aabb box;
     box.lower = rd_vec(s, -30.0f, 0.0f);
     box.upper = rd_vec(s, 0.0f, 30.0f);
-    (void)sn_world_overlap_aabb(s->w, box, NULL, NULL);
+    (void)sn_world_overlap_aabb(s->w, box, sn_default_query_filter(), NULL, NULL);
     sn_ray_result rr;
     sn_vec2 origin = rd_vec(s, -30.0f, 30.0f);
-    (void)sn_world_cast_ray_closest(s->w, origin, rd_vec(s, -60.0f, 60.0f), &rr);
+    (void)sn_world_cast_ray_closest(s->w, origin, rd_vec(s, -60.0f, 60.0f), sn_default_query_filter(), &rr);
     break;
   }
   default:
@@ -609,6 +609,24 @@ static void op_create_constraint(fuzz_state *s) {
   }
 }
 
+/* Every state the constraint's type publishes (sn_constraint_get_state),
+ * read without taking input bytes, so the ops keep the meaning their bytes
+ * had before the state schema existed (the op byte's 256 values are all
+ * taken): each value of a live constraint must be finite, an unknown name
+ * refused. */
+static void read_states(fuzz_state *s, sn_constraint_id c, const sn_constraint_type *t) {
+  if (t == NULL || !sn_constraint_is_valid(s->w, c)) return;
+  for (uint32_t i = 0; i < t->state_count; ++i) {
+    double x = 0.0, y = 0.0;
+    sn_result r = sn_constraint_get_state(s->w, c, t->states[i].name, &x, &y);
+    FZ_CHECK(r == SN_OK, "get_state %s.%s: %s", t->name, t->states[i].name, sn_world_last_error(s->w));
+    FZ_CHECK(isfinite(x) && isfinite(y), "get_state %s.%s = (%g, %g)", t->name, t->states[i].name, x, y);
+  }
+  double x, y;
+  FZ_CHECK(sn_constraint_get_state(s->w, c, "no_such_state", &x, &y) == SN_ERR_NOT_FOUND,
+           "get_state of an unknown name was not refused");
+}
+
 static void op_constraint_set(fuzz_state *s) {
   sn_constraint_id c = pick_constraint(s);
   const sn_constraint_type *t = sn_constraint_get_type(s->w, c);
@@ -617,6 +635,7 @@ static void op_constraint_set(fuzz_state *s) {
   for (int32_t i = 0; i < n; ++i) disturb(s, bs[i]);
   if (fz_bool(&s->r)) {
     sn_constraint_set_break_force(s->w, c, fz_float(&s->r, 0.0f, 1000.0f));
+    read_states(s, c, t);
     return;
   }
   if (t == NULL || t->param_count == 0) {
@@ -633,6 +652,7 @@ static void op_constraint_set(fuzz_state *s) {
   sn_vec2 f;
   float torque;
   (void)sn_constraint_get_reaction(s->w, c, &f, &torque);
+  read_states(s, c, t);
 }
 
 static sn_soft_body_def rd_soft_def(fuzz_state *s) {
@@ -1019,7 +1039,7 @@ static void reenter(fuzz_state *s) {
   case 9: /* a query inside the callback */
     if (s->cb_depth < REENTER_DEPTH) {
       sn_aabb box = rd_box(s);
-      sn_result r = which & 1 ? sn_world_overlap_aabb(w, box, reenter_query_fcn, s)
+      sn_result r = which & 1 ? sn_world_overlap_aabb(w, box, sn_default_query_filter(), reenter_query_fcn, s)
                               : sn_world_query_point(w, box.lower, reenter_query_fcn, s);
       FZ_CHECK(r == (stepping ? SN_ERR_WORLD_LOCKED : SN_OK), "nested query: %s", sn_result_name(r));
     }
@@ -1038,7 +1058,8 @@ static void reenter(fuzz_state *s) {
     FZ_CHECK(c.body_count == w->body_count, "counters");
     (void)sn_world_get_contact_events(w);
     sn_ray_result rr;
-    sn_result r = sn_world_cast_ray_closest(w, (sn_vec2){-30.0f, 1.0f}, (sn_vec2){60.0f, -2.0f}, &rr);
+    sn_result r =
+        sn_world_cast_ray_closest(w, (sn_vec2){-30.0f, 1.0f}, (sn_vec2){60.0f, -2.0f}, sn_default_query_filter(), &rr);
     FZ_CHECK(r == (stepping ? SN_ERR_WORLD_LOCKED : SN_OK), "ray cast in a callback: %s", sn_result_name(r));
     size_t size = 0;
     r = sn_world_save_snapshot(w, NULL, 0, &size);
@@ -1194,7 +1215,7 @@ static void op_callbacks(fuzz_state *s) {
     r = sn_world_query_point(s->w, rd_vec(s, -20.0f, 20.0f), reenter_query_fcn, s);
   } else {
     sn_aabb box = rd_box(s);
-    r = sn_world_overlap_aabb(s->w, box, reenter_query_fcn, s);
+    r = sn_world_overlap_aabb(s->w, box, sn_default_query_filter(), reenter_query_fcn, s);
     FZ_CHECK(r == SN_OK, "query: %s", sn_world_last_error(s->w));
   }
   FZ_CHECK(s->w->locked == 0, "the lock is still held after the call (%d)", (int)s->w->locked);
@@ -1203,6 +1224,157 @@ static void op_callbacks(fuzz_state *s) {
   free(before);
   free(after);
   (void)r;
+}
+
+/* ---- the queries of collision/query.c ----------------------------------- */
+
+/* A proxy from the input: 0..9 points (0 and 9 are refused), any radius;
+ * sometimes a point without radius (refused: no extent). */
+static sn_shape_proxy rd_proxy(fuzz_state *s) {
+  sn_shape_proxy p;
+  memset(&p, 0, sizeof p);
+  int32_t n = fz_u8(&s->r) % 10;
+  p.count = n;
+  for (int32_t i = 0; i < n && i < SN_MAX_POLYGON_VERTICES; ++i) p.points[i] = rd_vec(s, -25.0f, 25.0f);
+  p.radius = fz_float(&s->r, -0.1f, 2.0f);
+  return p;
+}
+
+static sn_query_filter rd_filter(fuzz_state *s) {
+  sn_query_filter f = sn_default_query_filter();
+  if (fz_bool(&s->r)) {
+    f.category_bits = (uint64_t)fz_u16(&s->r) | (uint64_t)fz_u16(&s->r) << 48;
+    f.mask_bits = (uint64_t)fz_u16(&s->r) | (uint64_t)fz_u16(&s->r) << 48;
+  }
+  return f;
+}
+
+/* Cast callbacks: every hit within [0, 1] on a live shape; the answer
+ * (ignore, stop, clip, continue) comes from the input, and a nested call
+ * sometimes. */
+static float query_cast_fcn(sn_shape_id shape, sn_vec2 point, sn_vec2 normal, float fraction, void *context) {
+  fuzz_state *s = context;
+  FZ_CHECK(sn_shape_is_valid(s->w, shape), "a cast reported a dead shape");
+  FZ_CHECK(fraction >= 0.0f && fraction <= 1.0f, "cast fraction %g outside [0, 1]", (double)fraction);
+  FZ_CHECK(isfinite(point.x) && isfinite(point.y) && isfinite(normal.x) && isfinite(normal.y), "cast hit not finite");
+  if (s->cb_budget > 0) {
+    s->cb_depth++;
+    reenter(s);
+    s->cb_depth--;
+  }
+  static const float answers[4] = {-1.0f, 0.0f, 1.0f, 0.5f};
+  uint8_t a = fz_u8(&s->r);
+  return a < 4 ? answers[a] : fraction;
+}
+
+static float query_particle_cast_fcn(sn_particle_id particle, sn_vec2 point, sn_vec2 normal, float fraction,
+                                     void *context) {
+  fuzz_state *s = context;
+  (void)point;
+  (void)normal;
+  FZ_CHECK(sn_particle_is_valid(s->w, particle), "a cast reported a dead particle");
+  FZ_CHECK(fraction >= 0.0f && fraction <= 1.0f, "particle cast fraction %g outside [0, 1]", (double)fraction);
+  return fz_u8(&s->r) < 16 ? 0.0f : fraction;
+}
+
+static bool query_particle_fcn(sn_particle_id particle, void *context) {
+  fuzz_state *s = context;
+  FZ_CHECK(sn_particle_is_valid(s->w, particle), "a query reported a dead particle");
+  return fz_u8(&s->r) != 0;
+}
+
+static bool query_particle_contact_fcn(const sn_particle_contact *c, void *context) {
+  fuzz_state *s = context;
+  FZ_CHECK(sn_particle_is_valid(s->w, c->particle), "a query reported a dead particle");
+  FZ_CHECK(c->separation <= 0.0f, "a particle contact with a gap %g", (double)c->separation);
+  return fz_u8(&s->r) != 0;
+}
+
+static bool query_plane_fcn(sn_shape_id shape, const sn_plane_result *plane, void *context) {
+  fuzz_state *s = context;
+  FZ_CHECK(sn_shape_is_valid(s->w, shape), "a mover plane of a dead shape");
+  float n2 = plane->normal.x * plane->normal.x + plane->normal.y * plane->normal.y;
+  FZ_CHECK(fabsf(n2 - 1.0f) < 1e-3f, "a mover plane's normal is not unit (%g)", (double)n2);
+  FZ_CHECK(plane->separation < SN_MOVER_CONTACT_DISTANCE, "a mover plane beyond the contact distance");
+  return fz_u8(&s->r) != 0;
+}
+
+/* Opcode 255: one query picked by the input, with arguments that may be
+ * refused (NaN, degenerate proxies, out of range). Queries never change the
+ * world: it saves the same snapshot before and after. */
+static void op_queries(fuzz_state *s) {
+  size_t n0 = 0, n1 = 0;
+  uint8_t *before = snapshot_of(s->w, &n0);
+  sn_world *w = s->w;
+  sn_query_filter f = rd_filter(s);
+  sn_vec2 origin = rd_vec(s, -30.0f, 30.0f), translation = rd_vec(s, -60.0f, 60.0f);
+  sn_result r = SN_OK;
+  switch (fz_u8(&s->r) % 11) {
+  case 0:
+    r = sn_world_cast_ray(w, origin, translation, f, query_cast_fcn, s);
+    break;
+  case 1: {
+    sn_ray_result out[6];
+    int32_t count = -1, capacity = (int32_t)(fz_u8(&s->r) % 8) - 1;
+    r = sn_world_cast_ray_all(w, origin, translation, f, out, capacity > 6 ? 6 : capacity, &count);
+    if (r == SN_OK) {
+      for (int32_t i = 1; i < count; ++i) FZ_CHECK(out[i - 1].fraction <= out[i].fraction, "ray_all not sorted");
+    }
+  } break;
+  case 2: {
+    sn_shape_proxy p = rd_proxy(s);
+    r = sn_world_cast_shape(w, &p, translation, f, query_cast_fcn, s);
+  } break;
+  case 3: {
+    sn_shape_proxy p = rd_proxy(s);
+    r = sn_world_overlap_shape(w, &p, f, reenter_query_fcn, s);
+  } break;
+  case 4:
+    r = sn_world_overlap_aabb(w, rd_box(s), f, reenter_query_fcn, s);
+    break;
+  case 5:
+    r = sn_world_overlap_particles_aabb(w, rd_box(s), query_particle_fcn, s);
+    break;
+  case 6:
+    r = sn_world_cast_ray_particles(w, origin, translation, query_particle_cast_fcn, s);
+    break;
+  case 7: {
+    sn_shape_proxy p = rd_proxy(s);
+    r = sn_world_overlap_particles_shape(w, &p, query_particle_contact_fcn, s);
+  } break;
+  case 8: {
+    sn_capsule c = {origin, rd_vec(s, -30.0f, 30.0f), fz_float(&s->r, -0.1f, 1.0f)};
+    float fraction = -1.0f;
+    r = sn_world_cast_mover(w, &c, translation, f, &fraction);
+    if (r == SN_OK) FZ_CHECK(fraction >= 0.0f && fraction <= 1.0f, "mover fraction %g", (double)fraction);
+  } break;
+  case 9: {
+    sn_capsule c = {origin, rd_vec(s, -30.0f, 30.0f), fz_float(&s->r, -0.1f, 1.0f)};
+    r = sn_world_collide_mover(w, &c, f, query_plane_fcn, s);
+  } break;
+  default: {
+    sn_collision_plane planes[4];
+    int32_t count = fz_u8(&s->r) % 5;
+    for (int32_t i = 0; i < count; ++i) {
+      float a = fz_float(&s->r, 0.0f, 6.3f);
+      planes[i] = (sn_collision_plane){
+          {cosf(a), sinf(a)}, fz_float(&s->r, -1.0f, 1.0f), fz_float(&s->r, 0.0f, 5.0f), 0.0f, fz_bool(&s->r) != 0};
+    }
+    sn_plane_solver_result sr;
+    sn_vec2 v;
+    if (sn_solve_planes(translation, planes, count, &sr) == SN_OK)
+      FZ_CHECK(isfinite(sr.translation.x) && isfinite(sr.translation.y), "plane solver result not finite");
+    if (sn_clip_vector(translation, planes, count, &v) == SN_OK)
+      FZ_CHECK(isfinite(v.x) && isfinite(v.y), "clipped vector not finite");
+  } break;
+  }
+  FZ_CHECK(r == SN_OK || r == SN_ERR_NOT_FINITE || r == SN_ERR_INVALID_ARGUMENT || r == SN_ERR_NULL,
+           "query returned %s", sn_result_name(r));
+  FZ_CHECK(w->locked == 0, "the lock is still held after a query (%d)", (int)w->locked);
+  uint8_t *after = snapshot_of(w, &n1);
+  FZ_CHECK(n0 == n1 && memcmp(before, after, n0) == 0, "the world changed inside a query");
+  free(before);
+  free(after);
 }
 
 /* ---- loops over events that change the world ------------------------------ */
@@ -1706,12 +1878,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     s->cb_budget = REENTER_CALLS;
     uint8_t op = fz_u8(&s->r);
     /* 240..255: the ops that call back into the world (0..239 keep their
-     * meaning: 240 is a multiple of 12) */
+     * meaning: 240 is a multiple of 12); 255, the last, the queries */
     if (op >= 240) {
       if (op < 248)
         op_callbacks(s);
-      else
+      else if (op < 255)
         op_event_loop(s);
+      else
+        op_queries(s);
       FZ_CHECK(s->w->locked == 0, "the world is still locked after an op");
       continue;
     }

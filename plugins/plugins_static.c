@@ -21,6 +21,11 @@ SN_DECLARE_STATIC_PLUGIN(xpbd_area);
 SN_DECLARE_STATIC_PLUGIN(xpbd_bend);
 SN_DECLARE_STATIC_PLUGIN(xpbd_tether);
 SN_DECLARE_STATIC_PLUGIN(attach);
+SN_DECLARE_STATIC_PLUGIN(filter);
+SN_DECLARE_STATIC_PLUGIN(pulley);
+SN_DECLARE_STATIC_PLUGIN(gear);
+SN_DECLARE_STATIC_PLUGIN(rotary_limit);
+SN_DECLARE_STATIC_PLUGIN(ratchet);
 
 /* each plugin under the name of its file (<name>.so) in a build that loads files */
 typedef struct shipped_plugin {
@@ -31,9 +36,10 @@ typedef struct shipped_plugin {
 #define SHIPPED(name)                                                                                                  \
   { #name, &sn_plugin_entry_##name }
 static const shipped_plugin shipped[] = {
-    SHIPPED(revolute),  SHIPPED(prismatic), SHIPPED(wheel),       SHIPPED(motor),
-    SHIPPED(mouse),     SHIPPED(distance),  SHIPPED(weld),        SHIPPED(xpbd_distance),
-    SHIPPED(xpbd_area), SHIPPED(xpbd_bend), SHIPPED(xpbd_tether), SHIPPED(attach),
+    SHIPPED(revolute),     SHIPPED(prismatic), SHIPPED(wheel),         SHIPPED(motor),     SHIPPED(mouse),
+    SHIPPED(distance),     SHIPPED(weld),      SHIPPED(xpbd_distance), SHIPPED(xpbd_area), SHIPPED(xpbd_bend),
+    SHIPPED(xpbd_tether),  SHIPPED(attach),    SHIPPED(filter),        SHIPPED(pulley),    SHIPPED(gear),
+    SHIPPED(rotary_limit), SHIPPED(ratchet),
 };
 #undef SHIPPED
 #define SHIPPED_COUNT (sizeof shipped / sizeof shipped[0])

@@ -16,15 +16,29 @@
 
 /* ------------------------------------------------------------------ scenes */
 
+/// The character of demo-character: a capsule moved by the world's mover
+/// queries (demos.c, sb_character_update), not a body.
+typedef struct sb_character {
+  sn_vec2 position; ///< centre of the capsule's lower end
+  sn_vec2 velocity;
+  bool grounded;
+  sn_vec2 ground_normal;
+  int32_t planes; ///< contact planes of the last frame (overlay)
+} sb_character;
+
 /// What a demo's scripted motion needs between steps (joints to drive).
 typedef struct sb_demo_state {
   sn_constraint_id joints[4];
   sn_body_id bodies[4];
   int32_t events; ///< scripted events fired so far (demo-explosion: blasts)
+  sb_character character;
+  double time; ///< the scene time of the last update (demos that draw by it)
   /// soft bodies inside a sensor, kept from the sensor events (sb_update_sensor)
   sn_soft_body_id lit_soft[16];
   int32_t lit_soft_count;
 } sb_demo_state;
+
+struct sb_renderer;
 
 /// A scene the sandbox can show: a standard scene of sinew_scenes, or one of
 /// the sandbox's own demos.
@@ -39,6 +53,9 @@ typedef struct sb_scene_info {
   const char *plugins; ///< plugin types the demo needs, space separated ("" = none)
   sn_vec2 view_center; ///< view_height 0 = fit the dynamic bodies
   float view_height;   ///< metres visible vertically
+  /// demos: draws over the world after each frame (query results, the
+  /// character); may be NULL
+  void (*draw)(sn_scene *scene, const sb_demo_state *state, struct sb_renderer *renderer);
 } sb_scene_info;
 
 /// Number of scenes (standard ones first, then demos), and the i-th.

@@ -4,6 +4,7 @@
  * shipped constraint plugin, and a mixed world. Demos are built through the
  * public API only, and tracked in an sn_scene so the benchmark metrics and
  * JSON line apply to them too. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -810,6 +811,443 @@ static bool sb_build_attach(sn_scene *s, const sn_registry *reg, sb_demo_state *
   return true;
 }
 
+/* A ragdoll at p: torso, head, upper and lower arms and legs on revolute
+ * joints with limits (elbows and knees bend one way), springs pulling each
+ * joint toward its rest angle and motors at speed 0 with a small torque
+ * (joint friction). */
+static void sb_ragdoll(sn_scene *s, const sn_registry *reg, sn_vec2 p) {
+  (void)reg;
+  sn_body_id torso = sb_box(s, 0.25f, 0.45f, p, 1.0f);
+  sn_body_id head = sb_ball(s, 0.22f, (sn_vec2){p.x, p.y + 0.7f}, 1.0f);
+  typedef struct limb {
+    sn_vec2 centre;
+    float hx, hy;
+    int parent; /* -1 torso, else an index into this table */
+    sn_vec2 pivot;
+    double lower, upper;
+  } limb;
+  const limb limbs[8] = {
+      {{p.x - 0.4f, p.y + 0.15f}, 0.08f, 0.25f, -1, {p.x - 0.4f, p.y + 0.4f}, -2.5, 0.5}, /* upper arms */
+      {{p.x + 0.4f, p.y + 0.15f}, 0.08f, 0.25f, -1, {p.x + 0.4f, p.y + 0.4f}, -0.5, 2.5},
+      {{p.x - 0.4f, p.y - 0.35f}, 0.07f, 0.25f, 0, {p.x - 0.4f, p.y - 0.1f}, -2.4, 0.0}, /* forearms */
+      {{p.x + 0.4f, p.y - 0.35f}, 0.07f, 0.25f, 1, {p.x + 0.4f, p.y - 0.1f}, 0.0, 2.4},
+      {{p.x - 0.14f, p.y - 0.75f}, 0.1f, 0.3f, -1, {p.x - 0.14f, p.y - 0.45f}, -1.2, 0.6}, /* thighs */
+      {{p.x + 0.14f, p.y - 0.75f}, 0.1f, 0.3f, -1, {p.x + 0.14f, p.y - 0.45f}, -0.6, 1.2},
+      {{p.x - 0.14f, p.y - 1.35f}, 0.09f, 0.3f, 4, {p.x - 0.14f, p.y - 1.05f}, 0.0, 2.2}, /* shins */
+      {{p.x + 0.14f, p.y - 1.35f}, 0.09f, 0.3f, 5, {p.x + 0.14f, p.y - 1.05f}, 0.0, 2.2},
+  };
+  sn_body_id parts[8];
+  sn_param_value neck[8] = {{"anchor", p.x, p.y + 0.5f}, {"enable_limit", 1, 0},    {"lower_angle", -0.6, 0},
+                            {"upper_angle", 0.6, 0},     {"enable_spring", 1, 0},   {"hertz", 3.0, 0},
+                            {"damping_ratio", 0.7, 0},   {"max_motor_torque", 2, 0}};
+  sb_joint(s, "revolute", torso, head, neck, 8);
+  for (int k = 0; k < 8; ++k) {
+    const limb *l = limbs + k;
+    parts[k] = sb_box(s, l->hx, l->hy, l->centre, 1.0f);
+    sn_param_value v[9] = {{"anchor", l->pivot.x, l->pivot.y}, {"enable_limit", 1, 0},  {"lower_angle", l->lower, 0},
+                           {"upper_angle", l->upper, 0},       {"enable_spring", 1, 0}, {"hertz", 0.8, 0},
+                           {"damping_ratio", 0.3, 0},          {"enable_motor", 1, 0},  {"max_motor_torque", 1, 0}};
+    sb_joint(s, "revolute", l->parent < 0 ? torso : parts[l->parent], parts[k], v, 9);
+  }
+}
+
+static bool sb_build_ragdoll(sn_scene *s, const sn_registry *reg, sb_demo_state *st) {
+  (void)st;
+  if (!sb_track_init(s, "demo-ragdoll", reg)) return false;
+  sn_world *w = s->world;
+  sb_ground(w, 40.0f);
+  /* steps to tumble down */
+  for (int k = 0; k < 5; ++k)
+    sb_static_box(w, 1.0f, 0.25f * (float)(5 - k), (sn_vec2){-6.0f + 2.0f * (float)k, 0.25f * (float)(5 - k)}, 0.0f);
+  sb_static_box(w, 0.2f, 1.0f, (sn_vec2){6.0f, 1.0f}, 0.3f);
+  for (int k = 0; k < 4; ++k) sb_ragdoll(s, reg, (sn_vec2){-6.0f + 3.5f * (float)k, 5.0f + 1.5f * (float)k});
+  return true;
+}
+
+/* demo-gears: a pulley, a gear train, a ratchet, a rotary limit and a filter. */
+static bool sb_build_gears(sn_scene *s, const sn_registry *reg, sb_demo_state *st) {
+  if (!sb_track_init(s, "demo-gears", reg)) return false;
+  sn_world *w = s->world;
+  sn_body_id ground = sb_ground(w, 40.0f);
+  /* pulley: two crates on a 1:2 block and tackle, a ball dropped on the light one */
+  sn_body_id light = sb_box(s, 0.4f, 0.4f, (sn_vec2){-12.0f, 5.0f}, 1.0f);
+  sn_body_id heavy = sb_box(s, 0.4f, 0.4f, (sn_vec2){-9.0f, 5.0f}, 1.9f);
+  sn_param_value pv[5] = {{"ground_anchor_a", -12.0, 10.0},
+                          {"ground_anchor_b", -9.0, 10.0},
+                          {"anchor_a", -12.0, 5.4},
+                          {"anchor_b", -9.0, 5.4},
+                          {"ratio", 2.0, 0}};
+  sb_joint(s, "pulley", light, heavy, pv, 5);
+  sb_ball(s, 0.3f, (sn_vec2){-12.0f, 8.0f}, 1.0f);
+  /* gear train: a motor turns A; B meshes with it (ratio 2); C follows B by a belt (ratio -1) */
+  sn_vec2 gc[3] = {{-4.0f, 5.0f}, {-2.5f, 5.0f}, {0.5f, 5.0f}};
+  float gr[3] = {0.5f, 1.0f, 1.0f};
+  sn_body_id g[3];
+  for (int k = 0; k < 3; ++k) {
+    g[k] = sb_ball(s, gr[k], gc[k], 1.0f);
+    sn_param_value v[4] = {{"anchor", gc[k].x, gc[k].y},
+                           {"enable_motor", k == 0, 0},
+                           {"motor_speed", 2.0, 0},
+                           {"max_motor_torque", 200, 0}};
+    sb_joint(s, "revolute", ground, g[k], v, 4);
+  }
+  sn_param_value mesh = {"ratio", 2.0, 0}, belt = {"ratio", -1.0, 0};
+  sb_joint(s, "gear", g[0], g[1], &mesh, 1);
+  sb_joint(s, "gear", g[1], g[2], &belt, 1);
+  /* ratchet: a wheel pushed back and forth by the script turns one way only */
+  sn_body_id ratchet = sb_box(s, 1.0f, 0.1f, (sn_vec2){5.0f, 5.0f}, 1.0f);
+  sn_param_value pin = {"anchor", 5.0, 5.0};
+  sb_joint(s, "revolute", ground, ratchet, &pin, 1);
+  sn_param_value teeth[2] = {{"ratchet", 0.4, 0}, {"phase", 0.0, 0}};
+  sb_joint(s, "ratchet", ground, ratchet, teeth, 2);
+  st->bodies[0] = ratchet;
+  /* rotary limit: a seesaw that tips 0.4 rad each way under falling balls */
+  sn_body_id lever = sb_box(s, 1.6f, 0.08f, (sn_vec2){9.0f, 3.0f}, 1.0f);
+  sn_param_value lp = {"anchor", 9.0, 3.0};
+  sb_joint(s, "revolute", ground, lever, &lp, 1);
+  sn_param_value range[2] = {{"min", -0.4, 0}, {"max", 0.4, 0}};
+  sb_joint(s, "rotary_limit", ground, lever, range, 2);
+  for (int k = 0; k < 4; ++k) sb_ball(s, 0.2f, (sn_vec2){8.0f + 0.6f * (float)k, 6.0f + (float)k}, 1.0f);
+  /* filter: of two balls dropped on a hanging plank, the ghost (filtered) falls through */
+  sn_body_id plank = sb_box(s, 1.2f, 0.08f, (sn_vec2){14.0f, 3.0f}, 1.0f);
+  sn_param_value hang[2] = {{"anchor_a", 12.8, 5.0}, {"anchor_b", 12.8, 3.0}};
+  sb_joint(s, "distance", ground, plank, hang, 2);
+  sn_param_value hang2[2] = {{"anchor_a", 15.2, 5.0}, {"anchor_b", 15.2, 3.0}};
+  sb_joint(s, "distance", ground, plank, hang2, 2);
+  sn_body_id solid = sb_ball(s, 0.25f, (sn_vec2){13.5f, 6.0f}, 1.0f);
+  sn_body_id ghost = sb_ball(s, 0.25f, (sn_vec2){14.5f, 6.0f}, 1.0f);
+  (void)solid;
+  sb_joint(s, "filter", plank, ghost, NULL, 0);
+  return true;
+}
+
+static void sb_update_gears(sn_scene *s, sb_demo_state *st, double t) {
+  /* push the ratchet's bar one way for 1 s, the other way for 1 s */
+  if (sn_body_is_valid(s->world, st->bodies[0]))
+    sn_body_apply_torque(s->world, st->bodies[0], fmod(t, 2.0) < 1.0 ? 6.0f : -6.0f, true);
+}
+
+/* ------------------------------------------------------------- character */
+
+/* A character controller on the world's mover queries: the capsule is not a
+ * body; each frame it looks for ground below it, walks along the ground's
+ * tangent (no gravity and no sliding on walkable ground), falls and jumps
+ * in the air, is moved by collide, solve planes, cast (sn_world_collide_mover,
+ * sn_solve_planes, sn_world_cast_mover), climbs steps up to SB_CH_STEP,
+ * rides kinematic platforms and pushes soft bodies. */
+#define SB_CH_RADIUS    0.3f
+#define SB_CH_HEIGHT    0.8f /* between the centres of the capsule's ends */
+#define SB_CH_SPEED     3.0f
+#define SB_CH_JUMP      6.0f
+#define SB_CH_GRAVITY   15.0f
+#define SB_CH_STEP      0.25f
+#define SB_CH_MAX_SLOPE 0.7071f /* cos 45 degrees: steeper is a wall */
+#define SB_CH_PROBE     0.05f
+#define SB_CH_PLANES    8
+/* One-way platforms: shapes of this category. Rising through the air the
+ * character's queries leave them out; otherwise only their planes that
+ * hold it up count. */
+#define SB_CH_ONE_WAY 2u
+
+typedef struct sb_ch_ground {
+  sn_shape_id shape;
+  sn_vec2 normal;
+  float fraction;
+  bool hit;
+} sb_ch_ground;
+
+static float sb_ch_ground_fcn(sn_shape_id shape, sn_vec2 point, sn_vec2 normal, float fraction, void *context) {
+  (void)point;
+  sb_ch_ground *g = context;
+  g->shape = shape;
+  g->normal = normal;
+  g->fraction = fraction;
+  g->hit = true;
+  return fraction;
+}
+
+static sn_capsule sb_ch_capsule(sn_vec2 p) {
+  sn_capsule c = {p, {p.x, p.y + SB_CH_HEIGHT}, SB_CH_RADIUS};
+  return c;
+}
+
+static sn_shape_proxy sb_ch_proxy(sn_vec2 p) {
+  sn_vec2 pts[2] = {p, {p.x, p.y + SB_CH_HEIGHT}};
+  sn_shape_proxy proxy;
+  sn_make_proxy(pts, 2, SB_CH_RADIUS, &proxy);
+  return proxy;
+}
+
+/* The first shape within reach below the capsule. */
+static sb_ch_ground sb_ch_probe_filtered(sn_world *w, sn_vec2 p, float reach, sn_query_filter filter) {
+  sb_ch_ground g = {SN_NULL_SHAPE, {0.0f, 1.0f}, 1.0f, false};
+  sn_shape_proxy proxy = sb_ch_proxy(p);
+  sn_world_cast_shape(w, &proxy, (sn_vec2){0.0f, -reach}, filter, sb_ch_ground_fcn, &g);
+  return g;
+}
+
+static sb_ch_ground sb_ch_probe(sn_world *w, sn_vec2 p, float reach) {
+  return sb_ch_probe_filtered(w, p, reach, sn_default_query_filter());
+}
+
+static bool sb_ch_walkable(sb_ch_ground g) { return g.hit && g.normal.y >= SB_CH_MAX_SLOPE; }
+
+typedef struct sb_ch_planes {
+  sn_collision_plane planes[SB_CH_PLANES];
+  int32_t count;
+  sn_world *world;
+  sn_query_filter filter;
+} sb_ch_planes;
+
+static bool sb_ch_plane_fcn(sn_shape_id shape, const sn_plane_result *plane, void *context) {
+  sb_ch_planes *q = context;
+  if (q->count == SB_CH_PLANES) return false;
+  sn_shape_def sd;
+  if (sn_shape_get_def(q->world, shape, &sd) == SN_OK && (sd.category_bits & SB_CH_ONE_WAY) &&
+      plane->normal.y < SB_CH_MAX_SLOPE)
+    return true; /* a one-way platform met from below or the side */
+  q->planes[q->count++] = (sn_collision_plane){plane->normal, plane->separation, FLT_MAX, 0.0f, true};
+  return true;
+}
+
+/* Moves the capsule towards p + delta as far as the world allows. */
+static sn_vec2 sb_ch_slide(sn_world *w, sn_vec2 p, sn_vec2 delta, sb_ch_planes *planes) {
+  sn_vec2 target = {p.x + delta.x, p.y + delta.y};
+  for (int it = 0; it < 5; ++it) {
+    planes->count = 0;
+    sn_capsule c = sb_ch_capsule(p);
+    planes->world = w;
+    sn_world_collide_mover(w, &c, planes->filter, sb_ch_plane_fcn, planes);
+    sn_plane_solver_result r;
+    if (sn_solve_planes((sn_vec2){target.x - p.x, target.y - p.y}, planes->planes, planes->count, &r) != SN_OK) break;
+    float fraction = 1.0f;
+    if (sn_world_cast_mover(w, &c, r.translation, planes->filter, &fraction) != SN_OK) break;
+    sn_vec2 step = {fraction * r.translation.x, fraction * r.translation.y};
+    p.x += step.x;
+    p.y += step.y;
+    if (step.x * step.x + step.y * step.y < 1e-10f) break;
+  }
+  return p;
+}
+
+typedef struct sb_ch_push {
+  sn_world *w;
+  sn_vec2 velocity;
+  sn_particle_id ids[64];
+  sn_vec2 v[64];
+  int32_t count;
+} sb_ch_push;
+
+/* Particles in the capsule's way get at least its velocity along the
+ * contact normal (set after the query: its callback runs on a locked world). */
+static bool sb_ch_push_fcn(const sn_particle_contact *c, void *context) {
+  sb_ch_push *q = context;
+  if (q->count == 64) return false;
+  if (c->normal.x == 0.0f && c->normal.y == 0.0f) return true;
+  sn_vec2 pv = sn_particle_get_velocity(q->w, c->particle);
+  float want = q->velocity.x * c->normal.x + q->velocity.y * c->normal.y;
+  float have = pv.x * c->normal.x + pv.y * c->normal.y;
+  if (want <= have) return true;
+  q->ids[q->count] = c->particle;
+  q->v[q->count] = (sn_vec2){pv.x + (want - have) * c->normal.x, pv.y + (want - have) * c->normal.y};
+  q->count++;
+  return true;
+}
+
+/* One frame of the controller: dir is the walk input (-1, 0, 1). */
+static void sb_character_update(sn_world *w, sb_character *ch, float dir, bool jump, float dt) {
+  /* rising through the air: one-way platforms are not there */
+  bool rising = !ch->grounded && ch->velocity.y > 0.0f;
+  sn_query_filter filter = sn_default_query_filter();
+  if (rising || jump) filter.mask_bits &= ~(uint64_t)SB_CH_ONE_WAY;
+  sb_ch_ground g = sb_ch_probe_filtered(w, ch->position, SB_CH_PROBE, rising ? filter : sn_default_query_filter());
+  ch->grounded = sb_ch_walkable(g) && !rising;
+  ch->ground_normal = g.normal;
+  sn_vec2 platform = {0.0f, 0.0f};
+  if (ch->grounded && !(jump && ch->velocity.y <= 0.0f)) {
+    sn_vec2 tangent = {g.normal.y, -g.normal.x};
+    ch->velocity = (sn_vec2){dir * SB_CH_SPEED * tangent.x, dir * SB_CH_SPEED * tangent.y};
+    sn_body_id body = sn_shape_get_body(w, g.shape);
+    if (sn_body_get_type(w, body) == SN_BODY_KINEMATIC) platform = sn_body_get_linear_velocity(w, body);
+  } else {
+    if (ch->grounded) ch->velocity.y = SB_CH_JUMP;
+    ch->grounded = false;
+    if (dir != 0.0f) ch->velocity.x = dir * SB_CH_SPEED; /* air control; else the motion goes on */
+    ch->velocity.y -= SB_CH_GRAVITY * dt;
+  }
+  sn_vec2 delta = {(ch->velocity.x + platform.x) * dt, (ch->velocity.y + platform.y) * dt};
+  sb_ch_planes planes = {0};
+  planes.filter = ch->velocity.y > 0.0f && !ch->grounded ? filter : sn_default_query_filter();
+  sn_vec2 start = ch->position;
+  ch->position = sb_ch_slide(w, start, delta, &planes);
+  float moved = ch->position.x - start.x;
+  if (ch->grounded && dir != 0.0f && fabsf(moved) < 0.5f * fabsf(delta.x)) {
+    /* blocked: step up, across and back down onto walkable ground */
+    sb_ch_planes trial_planes = {0};
+    trial_planes.filter = sn_default_query_filter();
+    sn_vec2 p = sb_ch_slide(w, start, (sn_vec2){0.0f, SB_CH_STEP}, &trial_planes);
+    p = sb_ch_slide(w, p, (sn_vec2){delta.x, 0.0f}, &trial_planes);
+    p = sb_ch_slide(w, p, (sn_vec2){0.0f, -(SB_CH_STEP + SB_CH_PROBE)}, &trial_planes);
+    if (sb_ch_walkable(sb_ch_probe(w, p, SB_CH_PROBE)) && fabsf(p.x - start.x) > fabsf(moved) + 1e-4f) {
+      ch->position = p;
+      planes = trial_planes;
+    }
+  }
+  if (ch->grounded) { /* walking down a slope: stay on it */
+    sb_ch_ground snap = sb_ch_probe(w, ch->position, SB_CH_STEP);
+    if (sb_ch_walkable(snap)) ch->position.y -= snap.fraction * SB_CH_STEP;
+  }
+  sn_vec2 clipped;
+  if (sn_clip_vector(ch->velocity, planes.planes, planes.count, &clipped) == SN_OK) ch->velocity = clipped;
+  ch->planes = planes.count;
+  /* push the soft bodies it walks into */
+  sb_ch_push push;
+  memset(&push, 0, sizeof push);
+  push.w = w;
+  push.velocity = (sn_vec2){dir * SB_CH_SPEED, 0.0f};
+  sn_shape_proxy proxy = sb_ch_proxy(ch->position);
+  sn_world_overlap_particles_shape(w, &proxy, sb_ch_push_fcn, &push);
+  for (int32_t i = 0; i < push.count; ++i) sn_particle_set_velocity(w, push.ids[i], push.v[i]);
+}
+
+/* A course: a 30 degree slope, a 0.2 m step, a kinematic platform over a
+ * gap, a one-way ledge, a wall, and a jelly to push. The character runs it on a script:
+ * right, with a jump over the gap onto the platform, then back. */
+static bool sb_build_character(sn_scene *s, const sn_registry *reg, sb_demo_state *st) {
+  if (!sb_track_init(s, "demo-character", reg)) return false;
+  sn_world *w = s->world;
+  sb_static_box(w, 12.0f, 0.5f, (sn_vec2){0.0f, -0.5f}, 0.0f);    /* floor x -12 .. 12 */
+  sb_static_box(w, 2.0f, 0.1f, (sn_vec2){-7.0f, 0.1f}, 0.0f);     /* 0.2 m step */
+  sb_static_box(w, 3.0f, 0.5f, (sn_vec2){-3.2f, -0.2f}, 0.5236f); /* 30 degree ramp */
+  sb_static_box(w, 0.5f, 3.0f, (sn_vec2){12.5f, 3.0f}, 0.0f);     /* walls */
+  sb_static_box(w, 0.5f, 3.0f, (sn_vec2){-12.5f, 3.0f}, 0.0f);
+  sn_body_def bd = sn_default_body_def();
+  bd.type = SN_BODY_KINEMATIC;
+  bd.position = (sn_vec2){2.5f, 0.75f};
+  sn_body_id platform = sn_create_body(w, &bd);
+  sn_polygon plank;
+  sn_make_box(1.5f, 0.2f, &plank);
+  sn_shape_def sd = sn_default_shape_def();
+  sn_create_polygon_shape(w, platform, &sd, &plank);
+  st->bodies[0] = platform;
+  /* a one-way platform the character jumps up through and lands on */
+  sn_body_def od = sn_default_body_def();
+  od.position = (sn_vec2){6.0f, 0.9f};
+  sn_body_id one_way = sn_create_body(w, &od);
+  sn_polygon ledge;
+  sn_make_box(1.0f, 0.1f, &ledge);
+  sn_shape_def ow = sn_default_shape_def();
+  ow.category_bits = SB_CH_ONE_WAY;
+  sn_create_polygon_shape(w, one_way, &ow, &ledge);
+  sn_ring_def jelly = sb_jelly_def((sn_vec2){9.0f, 0.7f}, 0.6f);
+  if (!sb_soft(s, sn_create_ring(w, &jelly))) return false;
+  for (int i = 0; i < 4; ++i) sb_box(s, 0.25f, 0.25f, (sn_vec2){-10.0f + 0.6f * (float)i, 0.25f}, 1.0f);
+  memset(&st->character, 0, sizeof st->character);
+  st->character.position = (sn_vec2){-11.0f, SB_CH_RADIUS + 0.01f};
+  s->default_steps = 600;
+  return true;
+}
+
+static void sb_update_character(sn_scene *s, sb_demo_state *st, double t) {
+  sn_world *w = s->world;
+  /* the platform shuttles between x = 1.5 and 3.5 */
+  if (sn_body_is_valid(w, st->bodies[0])) {
+    float vx = sinf((float)t * 1.2f) >= 0.0f ? 1.0f : -1.0f;
+    sn_body_set_linear_velocity(w, st->bodies[0], (sn_vec2){vx, 0.0f});
+  }
+  /* script: right for 8 s, jumping now and then, then left, and again */
+  double phase = fmod(t, 16.0);
+  float dir = phase < 8.0 ? 1.0f : -1.0f;
+  bool jump = fmod(t, 2.0) < SB_DT;
+  sb_character_update(w, &st->character, dir, jump, SB_DT);
+}
+
+static void sb_draw_capsule(sb_renderer *r, sn_vec2 a, sn_vec2 b, float radius, uint32_t rgba) {
+  const int n = 12;
+  for (int i = 0; i < n; ++i) {
+    float a0 = SB_PI * (float)i / (float)n, a1 = SB_PI * (float)(i + 1) / (float)n;
+    sn_vec2 top0 = {b.x + radius * cosf(a0), b.y + radius * sinf(a0)};
+    sn_vec2 top1 = {b.x + radius * cosf(a1), b.y + radius * sinf(a1)};
+    sn_vec2 bot0 = {a.x - radius * cosf(a0), a.y - radius * sinf(a0)};
+    sn_vec2 bot1 = {a.x - radius * cosf(a1), a.y - radius * sinf(a1)};
+    sb_render_segment(r, top0, top1, rgba);
+    sb_render_segment(r, bot0, bot1, rgba);
+  }
+  sb_render_segment(r, (sn_vec2){a.x - radius, a.y}, (sn_vec2){b.x - radius, b.y}, rgba);
+  sb_render_segment(r, (sn_vec2){a.x + radius, a.y}, (sn_vec2){b.x + radius, b.y}, rgba);
+}
+
+static void sb_draw_character(sn_scene *s, const sb_demo_state *st, sb_renderer *r) {
+  (void)s;
+  const sb_character *ch = &st->character;
+  sn_vec2 top = {ch->position.x, ch->position.y + SB_CH_HEIGHT};
+  sb_draw_capsule(r, ch->position, top, SB_CH_RADIUS, ch->grounded ? 0x60e060ffu : 0xe0c040ffu);
+  sn_vec2 c = {ch->position.x, ch->position.y + 0.5f * SB_CH_HEIGHT};
+  sb_render_segment(r, c, (sn_vec2){c.x + 0.2f * ch->velocity.x, c.y + 0.2f * ch->velocity.y}, 0xff8080ffu);
+}
+
+/* ----------------------------------------------------------------- casts */
+
+/* Static shapes and a pile of bodies, with a fan of rays (closest hits and
+ * their normals) from a point circling the scene and a capsule cast
+ * sweeping across it, drawn where it first touches. */
+static bool sb_build_casts(sn_scene *s, const sn_registry *reg, sb_demo_state *st) {
+  (void)st;
+  if (!sb_track_init(s, "demo-casts", reg)) return false;
+  sn_world *w = s->world;
+  sb_ground(w, 12.0f);
+  sb_static_box(w, 1.0f, 0.4f, (sn_vec2){-5.0f, 3.0f}, 0.4f);
+  sb_static_box(w, 0.6f, 0.6f, (sn_vec2){4.0f, 4.0f}, 0.8f);
+  sb_pyramid(s, 5, 0.0f, 0.3f);
+  for (int i = 0; i < 6; ++i) sb_ball(s, 0.3f + 0.05f * (float)i, (sn_vec2){-6.0f + 2.2f * (float)i, 6.0f}, 1.0f);
+  return true;
+}
+
+static void sb_update_casts(sn_scene *s, sb_demo_state *st, double t) {
+  (void)s;
+  st->time = t;
+}
+
+static void sb_draw_casts(sn_scene *s, const sb_demo_state *st, sb_renderer *r) {
+  sn_world *w = s->world;
+  float t = (float)st->time;
+  sn_vec2 origin = {6.0f * cosf(0.3f * t), 5.0f + 2.0f * sinf(0.3f * t)};
+  for (int i = 0; i < 24; ++i) {
+    float a = 2.0f * SB_PI * (float)i / 24.0f;
+    sn_vec2 d = {12.0f * cosf(a), 12.0f * sinf(a)};
+    sn_ray_result hit;
+    if (sn_world_cast_ray_closest(w, origin, d, sn_default_query_filter(), &hit) != SN_OK) continue;
+    if (hit.hit) {
+      sb_render_segment(r, origin, hit.point, 0xf0f070ffu);
+      sb_render_segment(r, hit.point, (sn_vec2){hit.point.x + 0.3f * hit.normal.x, hit.point.y + 0.3f * hit.normal.y},
+                        0xff6060ffu);
+    } else {
+      sb_render_segment(r, origin, (sn_vec2){origin.x + d.x, origin.y + d.y}, 0x707070ffu);
+    }
+  }
+  /* a capsule swept down from above, its x moving back and forth */
+  sn_vec2 start = {8.0f * sinf(0.2f * t), 10.0f};
+  sn_vec2 pts[2] = {{start.x - 0.5f, start.y}, {start.x + 0.5f, start.y}};
+  sn_shape_proxy proxy;
+  if (sn_make_proxy(pts, 2, 0.3f, &proxy) != SN_OK) return;
+  sb_ch_ground hit = {SN_NULL_SHAPE, {0.0f, 0.0f}, 1.0f, false};
+  sn_vec2 sweep = {0.0f, -10.0f};
+  sn_world_cast_shape(w, &proxy, sweep, sn_default_query_filter(), sb_ch_ground_fcn, &hit);
+  float f = hit.hit ? hit.fraction : 1.0f;
+  sn_vec2 a = {pts[0].x + f * sweep.x, pts[0].y + f * sweep.y}, b = {pts[1].x + f * sweep.x, pts[1].y + f * sweep.y};
+  sb_render_segment(r, (sn_vec2){start.x, start.y}, (sn_vec2){start.x, a.y}, 0x8080ffffu);
+  /* the capsule lying on its side: draw it as two end circles and sides */
+  const int n = 12;
+  for (int i = 0; i < 2 * n; ++i) {
+    float a0 = SB_PI * (float)i / (float)n, a1 = SB_PI * (float)(i + 1) / (float)n;
+    sn_vec2 c = i < n ? b : a; /* right cap for angles 0..pi, left cap for pi..2 pi */
+    sb_render_segment(r, (sn_vec2){c.x + 0.3f * sinf(a0), c.y + 0.3f * cosf(a0)},
+                      (sn_vec2){c.x + 0.3f * sinf(a1), c.y + 0.3f * cosf(a1)}, hit.hit ? 0x80ff80ffu : 0xa0a0a0ffu);
+  }
+  sb_render_segment(r, (sn_vec2){a.x, a.y + 0.3f}, (sn_vec2){b.x, b.y + 0.3f}, hit.hit ? 0x80ff80ffu : 0xa0a0a0ffu);
+  sb_render_segment(r, (sn_vec2){a.x, a.y - 0.3f}, (sn_vec2){b.x, b.y - 0.3f}, hit.hit ? 0x80ff80ffu : 0xa0a0a0ffu);
+}
+
 /* Conveyors carry crates right, up a ramp and onto a kinematic lift that a
  * target path drives up and down; balls with rising rolling resistance
  * roll out on the ground below. */
@@ -1008,7 +1446,8 @@ static const sb_scene_info sb_demos[] = {
      NULL,
      "revolute distance xpbd_distance xpbd_area xpbd_tether",
      {0.0f, 7.5f},
-     19.0f},
+     19.0f,
+     NULL},
     {"demo-revolute",
      "revolute: pendulum chain, motorised spinner, limited door",
      false,
@@ -1016,7 +1455,8 @@ static const sb_scene_info sb_demos[] = {
      NULL,
      "revolute",
      {2.0f, 6.0f},
-     16.0f},
+     16.0f,
+     NULL},
     {"demo-prismatic",
      "prismatic: motorised elevator with limits, slider on a 30 degree rail",
      false,
@@ -1024,7 +1464,8 @@ static const sb_scene_info sb_demos[] = {
      sb_update_prismatic,
      "prismatic",
      {0.0f, 4.5f},
-     12.0f},
+     12.0f,
+     NULL},
     {"demo-wheel",
      "wheel: two cars with spring suspension and motors on a bumpy road",
      false,
@@ -1032,7 +1473,8 @@ static const sb_scene_info sb_demos[] = {
      NULL,
      "wheel",
      {-6.0f, 3.0f},
-     14.0f},
+     14.0f,
+     NULL},
     {"demo-distance",
      "distance: rod pendulum, soft spring, rope with slack, soft chain",
      false,
@@ -1040,8 +1482,17 @@ static const sb_scene_info sb_demos[] = {
      NULL,
      "distance",
      {2.0f, 7.0f},
-     14.0f},
-    {"demo-weld", "weld: a rigid and a soft cantilever beam", false, sb_build_weld, NULL, "weld", {-3.0f, 5.0f}, 12.0f},
+     14.0f,
+     NULL},
+    {"demo-weld",
+     "weld: a rigid and a soft cantilever beam",
+     false,
+     sb_build_weld,
+     NULL,
+     "weld",
+     {-3.0f, 5.0f},
+     12.0f,
+     NULL},
     {"demo-motor",
      "motor: a paddle driven round a circle through a pile of balls",
      false,
@@ -1049,7 +1500,8 @@ static const sb_scene_info sb_demos[] = {
      sb_update_motor,
      "motor",
      {0.0f, 4.0f},
-     12.0f},
+     12.0f,
+     NULL},
     {"demo-mouse",
      "mouse: a scripted hand drags a crate through a pyramid",
      false,
@@ -1057,7 +1509,8 @@ static const sb_scene_info sb_demos[] = {
      sb_update_mouse,
      "mouse",
      {0.0f, 3.5f},
-     10.0f},
+     10.0f,
+     NULL},
     {"demo-jelly",
      "mixed: jellies and soft boxes dropped on a rigid pyramid in a box",
      false,
@@ -1065,7 +1518,8 @@ static const sb_scene_info sb_demos[] = {
      NULL,
      "xpbd_distance xpbd_area",
      {0.0f, 5.6f},
-     12.6f},
+     12.6f,
+     NULL},
     {"demo-xpbd_distance",
      "xpbd_distance: soft chain, hammocks with a tear force (a heavy crate tears one), bungee",
      false,
@@ -1073,7 +1527,8 @@ static const sb_scene_info sb_demos[] = {
      NULL,
      "xpbd_distance xpbd_area",
      {1.5f, 6.8f},
-     14.0f},
+     14.0f,
+     NULL},
     {"demo-xpbd_area",
      "xpbd_area: pistons on rings at pressure 0.8, 1, 1.5, 2.5; then incompressible and compliant",
      false,
@@ -1081,7 +1536,8 @@ static const sb_scene_info sb_demos[] = {
      sb_update_xpbd_area,
      "xpbd_distance xpbd_area",
      {0.0f, 2.6f},
-     10.5f},
+     10.5f,
+     NULL},
     {"demo-xpbd_bend",
      "xpbd_bend: clamped ropes from rigid to no bending; a stiff and a floppy rope over posts",
      false,
@@ -1089,7 +1545,8 @@ static const sb_scene_info sb_demos[] = {
      NULL,
      "xpbd_distance xpbd_bend",
      {2.1f, 6.0f},
-     15.5f},
+     15.5f,
+     NULL},
     {"demo-xpbd_tether",
      "xpbd_tether: ropes and cloths at 1 substep without (left) and with tethers (right)",
      false,
@@ -1097,7 +1554,8 @@ static const sb_scene_info sb_demos[] = {
      NULL,
      "xpbd_distance xpbd_tether",
      {-0.5f, 7.9f},
-     14.0f},
+     14.0f,
+     NULL},
     {"demo-attach",
      "attach: rope over a pulley tying two crates, pendulum with a soft tail, flag on a turning bar",
      false,
@@ -1105,7 +1563,44 @@ static const sb_scene_info sb_demos[] = {
      NULL,
      "attach xpbd_distance distance revolute",
      {2.0f, 6.5f},
-     13.0f},
+     13.0f,
+     NULL},
+    {"demo-ragdoll",
+     "revolute: ragdolls with joint limits, springs toward their rest pose and motor friction, down steps",
+     false,
+     sb_build_ragdoll,
+     NULL,
+     "revolute",
+     {0.0f, 4.0f},
+     14.0f,
+     NULL},
+    {"demo-gears",
+     "pulley (1:2 block and tackle), gear train with a belt, ratchet pushed both ways, rotary limit, filter",
+     false,
+     sb_build_gears,
+     sb_update_gears,
+     "revolute pulley gear ratchet rotary_limit distance filter",
+     {1.0f, 5.0f},
+     16.0f,
+     NULL},
+    {"demo-character",
+     "character mover: a capsule walks a slope and a step, rides a platform, jumps, pushes a jelly",
+     false,
+     sb_build_character,
+     sb_update_character,
+     "xpbd_distance xpbd_area",
+     {0.0f, 2.5f},
+     12.0f,
+     sb_draw_character},
+    {"demo-casts",
+     "queries: a fan of closest-hit rays with normals, a capsule cast sweeping the scene",
+     false,
+     sb_build_casts,
+     sb_update_casts,
+     "",
+     {0.0f, 4.5f},
+     14.0f,
+     sb_draw_casts},
     {"demo-conveyor",
      "conveyors carry crates up a ramp onto a lift driven by targets; balls with rolling resistance 0 to 0.1",
      false,
@@ -1113,7 +1608,8 @@ static const sb_scene_info sb_demos[] = {
      sb_update_conveyor,
      "",
      {-3.0f, 4.0f},
-     16.0f},
+     16.0f,
+     NULL},
     {"demo-explosion",
      "explosions every 3 s: a pyramid, a stack of balls and two jellies blown apart",
      false,
@@ -1121,7 +1617,8 @@ static const sb_scene_info sb_demos[] = {
      sb_update_explosion,
      "xpbd_distance xpbd_area",
      {0.0f, 4.0f},
-     15.0f},
+     15.0f,
+     NULL},
     {"demo-sensor",
      "sensor zone: shapes and jellies falling through a sensor band are lit; a kinematic sensor sweeps the floor",
      false,
@@ -1129,7 +1626,8 @@ static const sb_scene_info sb_demos[] = {
      sb_update_sensor,
      "xpbd_distance xpbd_area",
      {0.0f, 7.0f},
-     16.0f},
+     16.0f,
+     NULL},
     {"demo-one_way",
      "one-way platform: balls thrown up pass through the platforms and land on them (pre-solve callback)",
      false,
@@ -1137,7 +1635,8 @@ static const sb_scene_info sb_demos[] = {
      sb_update_one_way,
      "",
      {0.0f, 5.0f},
-     14.0f},
+     14.0f,
+     NULL},
 };
 #define SB_DEMO_COUNT ((int32_t)(sizeof(sb_demos) / sizeof(sb_demos[0])))
 

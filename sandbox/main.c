@@ -280,6 +280,11 @@ static int sb_list_plugins(const sn_registry *reg) {
              p->max, (p->flags & SN_PARAM_RUNTIME) ? "runtime" : "at creation", p->doc ? "  - " : "",
              p->doc ? p->doc : "");
     }
+    for (uint32_t k = 0; k < t->state_count; ++k) {
+      const sn_state_desc *d = t->states + k;
+      printf("  %-18s %-5s state (read-only)%s%s\n", d->name, sb_kind_name(d->kind), d->doc ? "  - " : "",
+             d->doc ? d->doc : "");
+    }
   }
   return 0;
 }
@@ -411,6 +416,7 @@ static int sb_headless(const sb_options *o, sn_registry *reg, const char *why) {
     sn_result dr = sb_render_world(&r, run.scene.world, o->flags);
     if (dr == SN_OK) sb_render_sensors(&r, run.scene.world, &run.demo);
     if (dr != SN_OK) fprintf(stderr, "sinew-sandbox: draw: %s\n", sn_world_last_error(run.scene.world));
+    if (run.info != NULL && run.info->draw != NULL) run.info->draw(&run.scene, &run.demo, &r);
     if (o->overlay) {
       char line[512];
       float y = 6.0f;
@@ -1013,6 +1019,8 @@ static int sb_window(const sb_options *o, sn_registry *reg) {
     sb_render_clear(&app.r);
     if (app.run.scene.world && sb_render_world(&app.r, app.run.scene.world, app.flags) == SN_OK)
       sb_render_sensors(&app.r, app.run.scene.world, &app.run.demo);
+    if (app.run.scene.world && app.run.info != NULL && app.run.info->draw != NULL)
+      app.run.info->draw(&app.run.scene, &app.run.demo, &app.r);
     if (sb_particle_drag_active(&app.pdrag) && sn_particle_is_valid(app.run.scene.world, app.pdrag.grabbed))
       sb_render_segment(&app.r, sn_particle_get_position(app.run.scene.world, app.pdrag.grabbed), app.pdrag.target,
                         0xffd060ffu);

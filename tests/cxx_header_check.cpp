@@ -74,7 +74,25 @@ int main() {
   if (!sn_body_is_valid(world, body) || !sn_shape_is_valid(world, shape)) return 3;
   if (sn_body_is_valid(world, null_body)) return 4;
   if (sn_world_step(world, 1.0f / 60.0f) != SN_OK) return 5;
-  if (sn_world_cast_ray_closest(world, {1.0f, 10.0f}, {0.0f, -20.0f}, &ray) != SN_OK || !ray.hit) return 6;
+  if (sn_world_cast_ray_closest(world, {1.0f, 10.0f}, {0.0f, -20.0f}, sn_default_query_filter(), &ray) != SN_OK ||
+      !ray.hit)
+    return 6;
+  // sinew/collision.h and the queries from C++: a proxy, a shape cast with a
+  // captureless lambda as the callback, the plane solver
+  sn_shape_proxy proxy;
+  const sn_vec2 center = {1.0f, 10.0f};
+  if (sn_make_proxy(&center, 1, 0.25f, &proxy) != SN_OK) return 9;
+  float first = 2.0f;
+  sn_cast_result_fcn *keep_closest = [](sn_shape_id, sn_vec2, sn_vec2, float fraction, void *context) -> float {
+    *static_cast<float *>(context) = fraction;
+    return fraction;
+  };
+  if (sn_world_cast_shape(world, &proxy, {0.0f, -20.0f}, sn_default_query_filter(), keep_closest, &first) != SN_OK ||
+      !(first < 1.0f))
+    return 10;
+  sn_collision_plane ground = {{0.0f, 1.0f}, 0.0f, 1e30f, 0.0f, true};
+  sn_plane_solver_result solved;
+  if (sn_solve_planes({1.0f, -1.0f}, &ground, 1, &solved) != SN_OK || solved.translation.y != 0.0f) return 11;
   (void)xf;
   (void)box;
   std::printf("%s %s\n", sn_version_string(), sn_result_name(SN_ERR_STALE_ID));

@@ -1169,28 +1169,39 @@ START_TEST(test_queries_refuse_bad_input) {
   for (int k = 0; k < N_BAD; ++k) {
     float bad = bad_floats[k];
     sn_aabb box = {{bad, -1.0f}, {1.0f, 1.0f}};
-    expect_refused(w, &snap, sn_world_overlap_aabb(w, box, count_cb, &calls), SN_ERR_NOT_FINITE, "aabb");
+    expect_refused(w, &snap, sn_world_overlap_aabb(w, box, sn_default_query_filter(), count_cb, &calls),
+                   SN_ERR_NOT_FINITE, "aabb");
     box = (sn_aabb){{-1.0f, -1.0f}, {1.0f, bad}};
-    expect_refused(w, &snap, sn_world_overlap_aabb(w, box, count_cb, &calls), SN_ERR_NOT_FINITE, "aabb");
+    expect_refused(w, &snap, sn_world_overlap_aabb(w, box, sn_default_query_filter(), count_cb, &calls),
+                   SN_ERR_NOT_FINITE, "aabb");
     expect_refused(w, &snap, sn_world_query_point(w, (sn_vec2){bad, 0.0f}, count_cb, &calls), SN_ERR_NOT_FINITE,
                    "point");
-    expect_refused(w, &snap, sn_world_cast_ray_closest(w, (sn_vec2){0.0f, bad}, (sn_vec2){0.0f, -5.0f}, &ray),
-                   SN_ERR_NOT_FINITE, "ray");
-    expect_refused(w, &snap, sn_world_cast_ray_closest(w, (sn_vec2){0.0f, 5.0f}, (sn_vec2){bad, -5.0f}, &ray),
-                   SN_ERR_NOT_FINITE, "ray");
+    expect_refused(
+        w, &snap,
+        sn_world_cast_ray_closest(w, (sn_vec2){0.0f, bad}, (sn_vec2){0.0f, -5.0f}, sn_default_query_filter(), &ray),
+        SN_ERR_NOT_FINITE, "ray");
+    expect_refused(
+        w, &snap,
+        sn_world_cast_ray_closest(w, (sn_vec2){0.0f, 5.0f}, (sn_vec2){bad, -5.0f}, sn_default_query_filter(), &ray),
+        SN_ERR_NOT_FINITE, "ray");
   }
   sn_aabb inverted = {{1.0f, 1.0f}, {-1.0f, -1.0f}};
-  expect_refused(w, &snap, sn_world_overlap_aabb(w, inverted, count_cb, &calls), SN_ERR_INVALID_ARGUMENT, "aabb");
+  expect_refused(w, &snap, sn_world_overlap_aabb(w, inverted, sn_default_query_filter(), count_cb, &calls),
+                 SN_ERR_INVALID_ARGUMENT, "aabb");
   sn_aabb all = {{-100.0f, -100.0f}, {100.0f, 100.0f}};
-  expect_refused(w, &snap, sn_world_overlap_aabb(w, all, NULL, NULL), SN_ERR_NULL, "callback");
+  expect_refused(w, &snap, sn_world_overlap_aabb(w, all, sn_default_query_filter(), NULL, NULL), SN_ERR_NULL,
+                 "callback");
   expect_refused(w, &snap, sn_world_query_point(w, (sn_vec2){0.0f, 0.0f}, NULL, NULL), SN_ERR_NULL, "callback");
-  expect_refused(w, &snap, sn_world_cast_ray_closest(w, (sn_vec2){0.0f, 5.0f}, (sn_vec2){0.0f, -5.0f}, NULL),
-                 SN_ERR_NULL, "result");
+  expect_refused(
+      w, &snap,
+      sn_world_cast_ray_closest(w, (sn_vec2){0.0f, 5.0f}, (sn_vec2){0.0f, -5.0f}, sn_default_query_filter(), NULL),
+      SN_ERR_NULL, "result");
   free_snapshot(&snap);
   ck_assert_int_eq(calls, 0);
   ck_assert_msg(memcmp(&ray, &ray_ref, sizeof ray) == 0, "refused ray cast wrote its result");
-  ck_assert_int_eq(sn_world_overlap_aabb(NULL, all, count_cb, &calls), SN_ERR_NULL);
-  ck_assert_int_eq(sn_world_cast_ray_closest(NULL, (sn_vec2){0, 0}, (sn_vec2){1, 0}, &ray), SN_ERR_NULL);
+  ck_assert_int_eq(sn_world_overlap_aabb(NULL, all, sn_default_query_filter(), count_cb, &calls), SN_ERR_NULL);
+  ck_assert_int_eq(sn_world_cast_ray_closest(NULL, (sn_vec2){0, 0}, (sn_vec2){1, 0}, sn_default_query_filter(), &ray),
+                   SN_ERR_NULL);
   sn_destroy_world(w);
 }
 END_TEST
@@ -1635,7 +1646,7 @@ static void run_failing(long n, bool one_shot) {
   /* every created shape is in the broadphase: a query over everything sees it */
   int seen = 0;
   sn_aabb all = {{-1000.0f, -1000.0f}, {1000.0f, 1000.0f}};
-  ck_assert_int_eq(sn_world_overlap_aabb(w, all, collect_cb, &seen), SN_OK);
+  ck_assert_int_eq(sn_world_overlap_aabb(w, all, sn_default_query_filter(), collect_cb, &seen), SN_OK);
   ck_assert_msg(seen == sc.shape_count, "n=%ld (%s): the broadphase holds %d of %d shapes", n,
                 one_shot ? "one-shot" : "from then on", seen, sc.shape_count);
   /* bodies rest on the ground if both it and they have shapes */
@@ -1718,7 +1729,7 @@ static void assert_ray(sn_world *w, sn_vec2 origin, sn_vec2 translation, sn_shap
                        sn_vec2 normal, float fraction) {
   sn_ray_result r;
   memset(&r, 0, sizeof r);
-  ck_assert_int_eq(sn_world_cast_ray_closest(w, origin, translation, &r), SN_OK);
+  ck_assert_int_eq(sn_world_cast_ray_closest(w, origin, translation, sn_default_query_filter(), &r), SN_OK);
   ck_assert_msg(r.hit, "ray from (%g, %g) missed", (double)origin.x, (double)origin.y);
   ck_assert_msg(same_shape(r.shape, shape), "ray from (%g, %g) hit shape %d, expected %d", (double)origin.x,
                 (double)origin.y, (int)r.shape.index1, (int)shape.index1);
@@ -1732,7 +1743,7 @@ static void assert_ray(sn_world *w, sn_vec2 origin, sn_vec2 translation, sn_shap
 static void assert_ray_miss(sn_world *w, sn_vec2 origin, sn_vec2 translation) {
   sn_ray_result r;
   memset(&r, 0x11, sizeof r);
-  ck_assert_int_eq(sn_world_cast_ray_closest(w, origin, translation, &r), SN_OK);
+  ck_assert_int_eq(sn_world_cast_ray_closest(w, origin, translation, sn_default_query_filter(), &r), SN_OK);
   ck_assert_msg(!r.hit, "ray from (%g, %g) along (%g, %g) hit shape %d", (double)origin.x, (double)origin.y,
                 (double)translation.x, (double)translation.y, (int)r.shape.index1);
   ck_assert_int_eq(r.shape.index1, 0);
@@ -1797,7 +1808,8 @@ static seen_shapes overlap(sn_world *w, float x0, float y0, float x1, float y1, 
   seen_shapes s;
   memset(&s, 0, sizeof s);
   s.stop_after = stop_after;
-  ck_assert_int_eq(sn_world_overlap_aabb(w, (sn_aabb){{x0, y0}, {x1, y1}}, seen_cb, &s), SN_OK);
+  ck_assert_int_eq(sn_world_overlap_aabb(w, (sn_aabb){{x0, y0}, {x1, y1}}, sn_default_query_filter(), seen_cb, &s),
+                   SN_OK);
   return s;
 }
 

@@ -604,7 +604,7 @@ END_TEST
 static int count_ray_hits(sn_world *w, sn_vec2 from, sn_vec2 to) {
   sn_ray_result r;
   memset(&r, 0, sizeof r);
-  sn_world_cast_ray_closest(w, from, (sn_vec2){to.x - from.x, to.y - from.y}, &r);
+  sn_world_cast_ray_closest(w, from, (sn_vec2){to.x - from.x, to.y - from.y}, sn_default_query_filter(), &r);
   return r.hit ? 1 : 0;
 }
 

@@ -18,7 +18,7 @@
 static int check_all(bool particle_types) {
   sn_registry *reg = sn_create_registry(NULL);
   ck_assert_int_eq(sn_shipped_add_all(reg, SN_PLUGIN_DIR, NULL, NULL), SN_OK);
-  ck_assert_int_eq(sn_registry_get_type_count(reg), 12);
+  ck_assert_int_eq(sn_registry_get_type_count(reg), 17);
   int checked = 0;
   for (int32_t i = 0; i < sn_registry_get_type_count(reg); ++i) {
     const sn_constraint_type *t = sn_registry_get_type(reg, i);

@@ -512,7 +512,9 @@ START_TEST(test_sensor_zone) {
   ck_assert_int_eq(inside_steps, first_out - first_in);
   /* a ray passes through the sensor (nothing else is on its line) */
   sn_ray_result ray;
-  ck_assert_int_eq(sn_world_cast_ray_closest(w, (sn_vec2){-1.5f, 10.0f}, (sn_vec2){0.0f, -20.0f}, &ray), SN_OK);
+  ck_assert_int_eq(
+      sn_world_cast_ray_closest(w, (sn_vec2){-1.5f, 10.0f}, (sn_vec2){0.0f, -20.0f}, sn_default_query_filter(), &ray),
+      SN_OK);
   ck_assert(!ray.hit);
   /* errors: a shape that is not a sensor, bad capacity */
   sn_shape_id out[1];

@@ -34,7 +34,7 @@ static sn_shape_proxy box_proxy(float hx, float hy) {
   sn_geometry g;
   g.type = SN_SHAPE_POLYGON;
   g.polygon = p;
-  return sn_make_proxy(&g);
+  return sn_geometry_proxy(&g);
 }
 
 static sn_distance_output distance(sn_shape_proxy a, sn_transform xa, sn_shape_proxy b, sn_transform xb, bool use_radii,
@@ -54,21 +54,21 @@ START_TEST(test_proxies) {
   sn_geometry g;
   g.type = SN_SHAPE_CIRCLE;
   g.circle = (sn_circle){{1.0f, 2.0f}, 0.5f};
-  sn_shape_proxy p = sn_make_proxy(&g);
+  sn_shape_proxy p = sn_geometry_proxy(&g);
   ck_assert_int_eq(p.count, 1);
   ck_assert_near(p.radius, 0.5f, 0.0f);
   ck_assert_near(p.points[0].y, 2.0f, 0.0f);
 
   g.type = SN_SHAPE_CAPSULE;
   g.capsule = (sn_capsule){{-1.0f, 0.0f}, {1.0f, 0.0f}, 0.25f};
-  p = sn_make_proxy(&g);
+  p = sn_geometry_proxy(&g);
   ck_assert_int_eq(p.count, 2);
   ck_assert_near(p.radius, 0.25f, 0.0f);
   ck_assert_near(p.points[1].x, 1.0f, 0.0f);
 
   g.type = SN_SHAPE_SEGMENT;
   g.segment = (sn_segment){{0.0f, 0.0f}, {3.0f, 4.0f}};
-  p = sn_make_proxy(&g);
+  p = sn_geometry_proxy(&g);
   ck_assert_int_eq(p.count, 2);
   ck_assert_near(p.radius, 0.0f, 0.0f);
 
@@ -76,7 +76,7 @@ START_TEST(test_proxies) {
   g.chain_segment.ghost1 = sn_v2(-1.0f, 0.0f);
   g.chain_segment.segment = (sn_segment){{0.0f, 0.0f}, {1.0f, 0.0f}};
   g.chain_segment.ghost2 = sn_v2(2.0f, 0.0f);
-  p = sn_make_proxy(&g);
+  p = sn_geometry_proxy(&g);
   ck_assert_int_eq(p.count, 2);
   ck_assert_near(p.points[1].x, 1.0f, 0.0f);
 

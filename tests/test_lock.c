@@ -242,7 +242,9 @@ static void lk_reads_work(lk_fixture *f) {
   ck_assert_float_lt(sn_body_get_position(w, f->boxes[2]).y, 1.0f);
   ck_assert_int_eq(sn_world_get_body_count(w), LK_BOXES + 2);
   sn_ray_result ray;
-  ck_assert_int_eq(sn_world_cast_ray_closest(w, (sn_vec2){-24.0f, 5.0f}, (sn_vec2){0.0f, -10.0f}, &ray), SN_OK);
+  ck_assert_int_eq(
+      sn_world_cast_ray_closest(w, (sn_vec2){-24.0f, 5.0f}, (sn_vec2){0.0f, -10.0f}, sn_default_query_filter(), &ray),
+      SN_OK);
   ck_assert(ray.hit);
   int hits = 0;
   ck_assert_int_eq(sn_world_query_point(w, sn_body_get_position(w, f->boxes[5]), lk_count_fcn, &hits), SN_OK);
@@ -301,7 +303,7 @@ START_TEST(test_query_callbacks_run_locked) {
 
   lk_query q = {&f, 0, 0, 0, true};
   sn_aabb all = {{-100.0f, -100.0f}, {100.0f, 100.0f}};
-  ck_assert_int_eq(sn_world_overlap_aabb(f.w, all, lk_destroy_hits_fcn, &q), SN_OK);
+  ck_assert_int_eq(sn_world_overlap_aabb(f.w, all, sn_default_query_filter(), lk_destroy_hits_fcn, &q), SN_OK);
   /* every shape: the ground, the boxes and the chain's segment */
   ck_assert_int_eq(q.calls, LK_BOXES + 2);
   ck_assert_int_eq(q.destroy_refused, q.calls);
@@ -356,7 +358,7 @@ static bool lk_nest_fcn(sn_shape_id shape, void *context) {
   /* the same box again from inside: the walk of the outer query goes on */
   sn_aabb box = sn_shape_get_aabb(w, shape);
   int before = n->inner_total;
-  ck_assert_int_eq(sn_world_overlap_aabb(w, box, lk_nest_fcn, n), SN_OK);
+  ck_assert_int_eq(sn_world_overlap_aabb(w, box, sn_default_query_filter(), lk_nest_fcn, n), SN_OK);
   ck_assert_int_ge(n->inner_total - before, 1);
   sn_debug_draw d = sn_default_debug_draw();
   d.segment = lk_nest_segment;
@@ -375,7 +377,7 @@ START_TEST(test_nested_queries_keep_the_lock) {
   unsigned char *before = lk_snapshot(f.w, &size);
   lk_nest n = {&f, 0, 0, 0, 0};
   sn_aabb left = {{-25.0f, -1.0f}, {-15.0f, 2.0f}};
-  ck_assert_int_eq(sn_world_overlap_aabb(f.w, left, lk_nest_fcn, &n), SN_OK);
+  ck_assert_int_eq(sn_world_overlap_aabb(f.w, left, sn_default_query_filter(), lk_nest_fcn, &n), SN_OK);
   ck_assert_int_ge(n.outer_calls, 5); /* the ground and the boxes there */
   ck_assert_int_ge(n.inner_total, n.outer_calls);
   ck_assert_int_ge(n.draws, 4 * (LK_BOXES + 2));

@@ -910,8 +910,8 @@ START_TEST(test_random_pairs_are_sane) {
         ck_assert(m.point_count >= 0 && m.point_count <= 2);
 
         sn_distance_input in;
-        in.proxy_a = sn_make_proxy(&a);
-        in.proxy_b = sn_make_proxy(&b);
+        in.proxy_a = sn_geometry_proxy(&a);
+        in.proxy_b = sn_geometry_proxy(&b);
         in.transform_a = xa;
         in.transform_b = xb;
         in.use_radii = false;
@@ -1054,8 +1054,8 @@ static sn_transform near_pose(const sn_geometry *a, sn_transform xa, const sn_ge
     xb.p = sn_add(sn_mul_add(mid, reach + frand(-0.03f, 0.03f), n), sn_scale(frand(-0.4f, 0.4f), t));
   } else if (kind == 2) {
     sn_distance_input in;
-    in.proxy_a = sn_make_proxy(a);
-    in.proxy_b = sn_make_proxy(b);
+    in.proxy_a = sn_geometry_proxy(a);
+    in.proxy_b = sn_geometry_proxy(b);
     in.transform_a = xa;
     in.transform_b = xb;
     in.use_radii = false;

@@ -54,16 +54,17 @@ START_TEST(test_each_failure_mode) {
       {SN_FIXTURE_DIR "/not_a_library.so", SN_ERR_PLUGIN_OPEN, "not_a_library.so", "not a loadable shared object"},
       {SN_FIXTURE_DIR "/missing.so", SN_ERR_PLUGIN_OPEN, "missing.so", "no such file"},
       {FIXTURE("no_entry"), SN_ERR_PLUGIN_NO_ENTRY, "fixture_no_entry.so", "sn_plugin_entry_v1"},
-      {FIXTURE("abi_major2"), SN_ERR_PLUGIN_ABI_MAJOR, "plugin ABI 2.2", "host speaks 1.2"},
-      {FIXTURE("minor_next"), SN_ERR_PLUGIN_TOO_NEW, "needs plugin ABI 1.3", "host is older (1.2)"},
+      {FIXTURE("abi_major2"), SN_ERR_PLUGIN_ABI_MAJOR, "plugin ABI 2.3", "host speaks 1.3"},
+      {FIXTURE("minor_next"), SN_ERR_PLUGIN_TOO_NEW, "needs plugin ABI 1.4", "host is older (1.3)"},
       {FIXTURE("fingerprint"), SN_ERR_PLUGIN_FINGERPRINT, "fixture_fingerprint.so", "fingerprint"},
       {FIXTURE("no_solve"), SN_ERR_PLUGIN_BAD_DESCRIPTOR, "fixture.good", "solve_velocity is NULL"},
       {FIXTURE("bad_default"), SN_ERR_PLUGIN_BAD_DESCRIPTOR, "stiffness", "default 200 outside [0, 100]"},
-      {FIXTURE("init_fail"), SN_ERR_PLUGIN_INIT_FAILED, "no licence", "sn_plugin_entry_v1 (ABI 1.2, host 1.2)"},
+      {FIXTURE("init_fail"), SN_ERR_PLUGIN_INIT_FAILED, "no licence", "sn_plugin_entry_v1 (ABI 1.3, host 1.3)"},
       {FIXTURE("two_types"), SN_ERR_PLUGIN_BAD_DESCRIPTOR, "fixture.broken", "solve_position is NULL"},
       {FIXTURE("bad_batch"), SN_ERR_PLUGIN_BAD_DESCRIPTOR, "fixture.good", "solve_particles needs XPBD"},
       {FIXTURE("bad_batch_flags"), SN_ERR_PLUGIN_BAD_DESCRIPTOR, "fixture.good", "batch_flags 0x80"},
       {FIXTURE("bad_begin"), SN_ERR_PLUGIN_BAD_DESCRIPTOR, "fixture.good", "begin_position needs XPBD"},
+      {FIXTURE("bad_state"), SN_ERR_PLUGIN_BAD_DESCRIPTOR, "fixture.good", "needs states and get_state"},
   };
   sn_registry *r = sn_create_registry(NULL);
   char msg[512];
@@ -375,8 +376,8 @@ START_TEST(test_directory_sorted) {
   sn_registry *r = sn_create_registry(NULL);
   dir_log log = {0, 0, ""};
   ck_assert_int_eq(sn_registry_load_directory(r, SN_FIXTURE_DIR, on_load, &log), SN_OK);
-  /* 13 fixtures + not_a_library.so; sorted, so fixture_abi_major2 comes first */
-  ck_assert_int_eq(log.calls, 14);
+  /* 14 fixtures + not_a_library.so; sorted, so fixture_abi_major2 comes first */
+  ck_assert_int_eq(log.calls, 15);
   ps_assert_has(log.first, "fixture_abi_major2.so");
   /* good loads; duplicate then collides with it; the rest fail */
   ck_assert_int_eq(log.ok, 1);

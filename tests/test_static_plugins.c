@@ -1,5 +1,5 @@
 /* Types registered without a file. The shipped types linked in
- * (libsinew_plugins.a, sn_registry_add_shipped): all twelve registered with
+ * (libsinew_plugins.a, sn_registry_add_shipped): all seventeen registered with
  * the same checks as loaded files, adding them twice is a no-op, one plugin
  * by name, and a linked-in entry of another ABI is refused. Host types
  * (sn_registry_add_type) go through the same validation. A world using
@@ -119,7 +119,7 @@ START_TEST(test_shipped_linked_in) {
   sn_registry *r = sn_create_registry(NULL);
   char err[512];
   ck_assert_msg(sn_registry_add_shipped(r, err, sizeof err) == SN_OK, "%s", err);
-  ck_assert_int_eq(sn_registry_get_type_count(r), 12);
+  ck_assert_int_eq(sn_registry_get_type_count(r), 17);
   for (size_t i = 0; i < sizeof shipped / sizeof shipped[0]; ++i) {
     ck_assert_msg(sn_registry_find_type(r, shipped[i]) != NULL, "no type %s", shipped[i]);
     const char *origin = sn_registry_get_type_origin(r, shipped[i]);
@@ -128,7 +128,7 @@ START_TEST(test_shipped_linked_in) {
   }
   /* twice: nothing new */
   ck_assert_int_eq(sn_registry_add_shipped(r, err, sizeof err), SN_OK);
-  ck_assert_int_eq(sn_registry_get_type_count(r), 12);
+  ck_assert_int_eq(sn_registry_get_type_count(r), 17);
   ck_assert_int_eq(sn_registry_add_static(r, &sn_plugin_entry_revolute, err, sizeof err), SN_OK);
   ck_assert_msg(strstr(err, "already registered") != NULL, "%s", err);
   size_t n_static = 0;
@@ -170,7 +170,7 @@ START_TEST(test_no_file_loaded) {
   ck_assert_int_eq(sn_registry_load_plugin(r, SN_PLUGIN_DIR "/revolute.so", err, sizeof err), SN_ERR_PLUGIN_OPEN);
   ck_assert_msg(strstr(err, "sn_registry_add_static") != NULL, "%s", err);
   ck_assert_int_eq(sn_registry_load_directory(r, SN_PLUGIN_DIR, NULL, NULL), SN_ERR_PLUGIN_OPEN);
-  ck_assert_int_eq(sn_registry_get_type_count(r), 12);
+  ck_assert_int_eq(sn_registry_get_type_count(r), 17);
   sn_destroy_registry(r);
 }
 END_TEST
@@ -193,7 +193,7 @@ START_TEST(test_shipped_plugin_by_name) {
   ck_assert_int_eq(sn_registry_add_shipped_plugin(NULL, "revolute", err, sizeof err), SN_ERR_NULL);
   /* the rest after it: the one already there is skipped */
   ck_assert_msg(sn_registry_add_shipped(r, err, sizeof err) == SN_OK, "%s", err);
-  ck_assert_int_eq(sn_registry_get_type_count(r), 12);
+  ck_assert_int_eq(sn_registry_get_type_count(r), 17);
   sn_destroy_registry(r);
 }
 END_TEST

@@ -4,7 +4,9 @@
  * random valid parameters between free bodies and/or particles, no gravity,
  * random velocities, and stepped 2 s. Each run must stay finite; conserve
  * total linear momentum to 1e-5 of the summed |m v| (the type's impulses are
- * equal and opposite); and give the same bits when repeated, when the host
+ * equal and opposite; not asked of a type with a parameter named ground_*,
+ * which holds bodies to fixed world points that take a share of the load,
+ * as the pulley's ground anchors); and give the same bits when repeated, when the host
  * moves every params/instance blob between steps, when the world is saved to
  * a snapshot halfway and the restored copy goes on, and (batched particle
  * types) when solved per item instead of batched. */
@@ -36,6 +38,10 @@ typedef struct sn_conf_result {
 /// True if the checks apply to the type (two-body impulse types, and types
 /// that join particles).
 bool sn_conf_applies(const sn_constraint_type *t);
+
+/// True if the type has a parameter named ground_* (a fixed world point):
+/// its runs are not held to momentum conservation.
+bool sn_conf_grounded(const sn_constraint_type *t);
 
 /// One run of the type with parameters drawn from seed.
 sn_conf_result sn_conf_run(const sn_registry *registry, const sn_constraint_type *t, uint32_t seed, sn_conf_mode mode);

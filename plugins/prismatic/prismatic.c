@@ -1,6 +1,12 @@
 /* prismatic: body B slides along an axis fixed in body A, with no relative
- * rotation. Optional motor (target speed along the axis, bounded force) and
- * optional translation range. Soft-step aware like the revolute: the
+ * rotation. Optional spring along the axis (toward target_translation),
+ * optional motor (target speed along the axis, bounded force) and optional
+ * translation range. The spring is a soft row with the user's hertz and
+ * damping ratio in both passes (as the wheel's suspension): C = translation
+ * - target_translation, effective mass m_axial (the axial row's), so it is
+ * a linear spring of stiffness k = m_axial (2 pi hertz)^2 and damping
+ * c = 2 damping_ratio m_axial (2 pi hertz); m_axial = 1 / (1/m_A + 1/m_B)
+ * when the anchors sit at the centres of mass. Soft-step aware like the revolute: the
  * perpendicular offset and the relative angle (solved together as one 2x2
  * block) get soft position feedback in the biased solve and none in the
  * relax pass; limits are speculative when open and soft when violated; all
@@ -35,6 +41,9 @@ typedef struct prismatic_params {
   sn_vec2 local_anchor_a, local_anchor_b; /* body frames, from the origins */
   sn_vec2 local_axis;                     /* in body A's frame; normalised unless unit already */
   float reference_angle;                  /* angle B - angle A held by the joint */
+  int32_t enable_spring;
+  float hertz, damping_ratio; /* spring stiffness and damping */
+  float target_translation;   /* m, the spring's rest position along the axis */
 } prismatic_params;
 
 typedef struct prismatic_instance {
@@ -45,13 +54,18 @@ typedef struct prismatic_instance {
   sn_vec2 step_impulse; /* sum over the step of impulse + position-stage correction / h */
   int32_t samples;      /* substeps summed (0: no position stage ran) */
   float motor_impulse, lower_impulse, upper_impulse;
+  float spring_impulse;
   /* per step */
   sn_vec2 ra, rb;       /* anchors from the centres of mass, world frame, step start */
   sn_vec2 delta_center; /* centre B - centre A at step start */
   sn_vec2 axis;         /* world axis at step start */
   float delta_angle;    /* angle B - A - reference at step start */
   float bias_rate, mass_scale, impulse_scale;
+  float spring_bias_rate, spring_mass_scale, spring_impulse_scale;
 } prismatic_instance;
+
+/* The spring acts when it is on with a positive frequency. */
+static int spring_on(const prismatic_params *p) { return p->enable_spring && p->hertz > 0.0f; }
 
 static int prismatic_check(const prismatic_params *p, char *err, size_t cap) {
   if (p->enable_limit && p->lower_translation > p->upper_translation) {
@@ -88,7 +102,7 @@ static int prismatic_create(const sn_constraint_create_args *args) {
   }
   j->impulse = j->step_impulse = (sn_vec2){0.0f, 0.0f};
   j->samples = 0;
-  j->motor_impulse = j->lower_impulse = j->upper_impulse = 0.0f;
+  j->motor_impulse = j->lower_impulse = j->upper_impulse = j->spring_impulse = 0.0f;
   return 0;
 }
 
@@ -116,6 +130,7 @@ static int prismatic_params_changed(const void *params, void *instance, char *er
   (void)cap;
   prismatic_instance *j = instance;
   const prismatic_params *p = params;
+  if (!spring_on(p)) j->spring_impulse = 0.0f;
   if (!p->enable_motor) j->motor_impulse = 0.0f;
   if (!p->enable_limit) j->lower_impulse = j->upper_impulse = 0.0f;
   return 0;
@@ -125,6 +140,7 @@ static void prismatic_prepare(const sn_step_info *info, sn_constraint_item *item
   /* soft position feedback: omega = 2 pi hertz, implicit spring-damper */
   const sn_pm_softness soft = sn_pm_soft(info->joint_hertz, info->joint_damping_ratio, info->h);
   for (int32_t i = 0; i < count; ++i) {
+    const prismatic_params *p = items[i].params;
     prismatic_instance *j = items[i].instance;
     const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
     j->ra = sn_pm_arm(a, j->local_a);
@@ -137,6 +153,12 @@ static void prismatic_prepare(const sn_step_info *info, sn_constraint_item *item
     j->impulse_scale = soft.impulse_scale;
     j->step_impulse = (sn_vec2){0.0f, 0.0f};
     j->samples = 0;
+    if (spring_on(p)) {
+      const sn_pm_softness spring = sn_pm_soft(p->hertz, p->damping_ratio, info->h);
+      j->spring_bias_rate = spring.bias_rate;
+      j->spring_mass_scale = spring.mass_scale;
+      j->spring_impulse_scale = spring.impulse_scale;
+    }
   }
 }
 
@@ -148,12 +170,14 @@ static sn_pm_line_frame frame(const prismatic_instance *j, const sn_solver_body 
 static void prismatic_warm_start(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
   (void)info;
   for (int32_t i = 0; i < count; ++i) {
+    const prismatic_params *p = items[i].params;
     prismatic_instance *j = items[i].instance;
     const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
     sn_pm_line_frame f = frame(j, a->state, b->state);
     float a1 = sn_pm_cross(sn_pm_add(f.d, f.ra), f.axis), a2 = sn_pm_cross(f.rb, f.axis);
     float s1 = sn_pm_cross(sn_pm_add(f.d, f.ra), f.perp), s2 = sn_pm_cross(f.rb, f.perp);
     float axial = j->motor_impulse + j->lower_impulse - j->upper_impulse;
+    if (spring_on(p)) axial += j->spring_impulse;
     sn_vec2 P = sn_pm_add(sn_pm_scale(axial, f.axis), sn_pm_scale(j->impulse.x, f.perp));
     sn_pm_apply_pair(a, b, P, axial * a1 + j->impulse.x * s1 + j->impulse.y,
                      axial * a2 + j->impulse.x * s2 + j->impulse.y);
@@ -174,6 +198,14 @@ static void prismatic_solve(const sn_step_info *info, sn_constraint_item *items,
     float k_axial = ma + mb + ia * a1 * a1 + ib * a2 * a2;
     float axial_mass = sn_pm_inv_or_zero(k_axial);
 
+    if (spring_on(p) && axial_mass > 0.0f) {
+      /* soft row toward the target translation, the same in both passes */
+      float cdot = sn_pm_dot(f.axis, sn_pm_sub(sb->v, sa->v)) + a2 * sb->w - a1 * sa->w;
+      float bias = j->spring_bias_rate * (translation - p->target_translation);
+      float impulse = -axial_mass * j->spring_mass_scale * (cdot + bias) - j->spring_impulse_scale * j->spring_impulse;
+      j->spring_impulse += impulse;
+      sn_pm_apply_pair(a, b, sn_pm_scale(impulse, f.axis), impulse * a1, impulse * a2);
+    }
     if (p->enable_motor && axial_mass > 0.0f) {
       float cdot = sn_pm_dot(f.axis, sn_pm_sub(sb->v, sa->v)) + a2 * sb->w - a1 * sa->w;
       float impulse = axial_mass * (p->motor_speed - cdot);
@@ -243,16 +275,41 @@ static void prismatic_project(const sn_step_info *info, sn_constraint_item *item
 
 static void prismatic_reaction(const sn_step_info *info, const sn_constraint_item *item, sn_vec2 *force,
                                float *torque) {
+  const prismatic_params *p = item->params;
   const prismatic_instance *j = item->instance;
   const sn_constraint_body *a = item->bodies[0];
   /* accumulated impulses are per substep: divide by h */
   sn_vec2 axis = sn_pm_rotate(a->q, j->local_axis);
   float axial = j->motor_impulse + j->lower_impulse - j->upper_impulse;
+  if (spring_on(p)) axial += j->spring_impulse;
   /* load shared with the position stage: the step's average */
   sn_vec2 row = sn_pm_reaction_average2(j->step_impulse, j->samples, j->impulse);
   *force = sn_pm_scale(info->inv_h, sn_pm_add(sn_pm_scale(axial, axis), sn_pm_scale(row.x, sn_pm_perp(axis))));
   *torque = info->inv_h * row.y;
 }
+
+/* translation (m along the axis from the anchor), speed (m/s along it),
+ * motor and spring force over the last step (N) */
+static void prismatic_state(const sn_step_info *info, const sn_constraint_item *item, sn_vec2 *values) {
+  const prismatic_instance *j = item->instance;
+  const sn_constraint_body *a = item->bodies[0], *b = item->bodies[1];
+  const sn_solver_body *sa = a->state, *sb = b->state;
+  sn_vec2 ra = sn_pm_arm(a, j->local_a), rb = sn_pm_arm(b, j->local_b);
+  sn_vec2 d = sn_pm_add(sn_pm_sub(b->center, a->center), sn_pm_sub(rb, ra));
+  sn_vec2 axis = sn_pm_rotate(a->q, j->local_axis);
+  float a1 = sn_pm_cross(sn_pm_add(d, ra), axis), a2 = sn_pm_cross(rb, axis);
+  values[0].x = sn_pm_dot(axis, d);
+  values[1].x = sn_pm_dot(axis, sn_pm_sub(sb->v, sa->v)) + a2 * sb->w - a1 * sa->w;
+  values[2].x = info->inv_h * j->motor_impulse;
+  values[3].x = info->inv_h * j->spring_impulse;
+}
+
+static const sn_state_desc prismatic_state_desc[] = {
+    {1, SN_PARAM_FLOAT, "translation", "m, anchor B from anchor A along the axis"},
+    {2, SN_PARAM_FLOAT, "speed", "m/s, speed of B relative to A along the axis"},
+    {3, SN_PARAM_FLOAT, "motor_force", "N, the motor's force on B along the axis over the last step"},
+    {4, SN_PARAM_FLOAT, "spring_force", "N, the spring's force on B along the axis over the last step"},
+};
 
 static void prismatic_draw(const sn_constraint_item *item, const sn_draw_api *draw) {
   const prismatic_params *p = item->params;
@@ -292,6 +349,14 @@ static const sn_param_desc prismatic_param_desc[] = {
      "slide direction in body A's frame (with pinned; nonzero; normalised)"},
     {13, SN_PARAM_FLOAT, "reference_angle", offsetof(prismatic_params, reference_angle), 0, -6.3, 6.3, 0.0,
      "angle B - angle A the joint holds (with pinned)"},
+    {14, SN_PARAM_BOOL, "enable_spring", offsetof(prismatic_params, enable_spring), SN_PARAM_RUNTIME, 0, 1, 0,
+     "linear spring along the axis toward target_translation"},
+    {15, SN_PARAM_FLOAT, "hertz", offsetof(prismatic_params, hertz), SN_PARAM_RUNTIME, 0, 1e4, 0,
+     "spring frequency: stiffness k = m_axial (2 pi hertz)^2; 0 = off"},
+    {16, SN_PARAM_FLOAT, "damping_ratio", offsetof(prismatic_params, damping_ratio), SN_PARAM_RUNTIME, 0, 1e4, 0,
+     "spring damping (1 = critical for the axial mass)"},
+    {17, SN_PARAM_FLOAT, "target_translation", offsetof(prismatic_params, target_translation), SN_PARAM_RUNTIME, -1e6,
+     1e6, 0, "m along the axis, the spring's rest position"},
 };
 
 static const sn_constraint_type prismatic_type = {
@@ -314,6 +379,9 @@ static const sn_constraint_type prismatic_type = {
     .get_reaction = prismatic_reaction,
     .debug_draw = prismatic_draw,
     .export_params = prismatic_export,
+    .state_count = sizeof(prismatic_state_desc) / sizeof(prismatic_state_desc[0]),
+    .states = prismatic_state_desc,
+    .get_state = prismatic_state,
 };
 
 SN_DEFINE_PLUGIN_TYPES("sinew.prismatic", "0.1.0", &prismatic_type);

@@ -1,8 +1,18 @@
 /* revolute: a pin joint. Two bodies share a point and rotate freely about
- * it, with an optional motor (target relative speed, bounded torque) and an
- * optional angle range. Soft-step aware: position feedback (soft, spring-
- * damper) in the biased solve, none in the relax pass; all impulses are
- * accumulated and warm-started.
+ * it, with an optional angular spring (toward target_angle), an optional
+ * motor (target relative speed, bounded torque) and an optional angle range.
+ * Soft-step aware: position feedback (soft, spring-damper) in the biased
+ * solve, none in the relax pass; all impulses are accumulated and
+ * warm-started.
+ *
+ * The spring is a soft row on the relative angle with the user's hertz and
+ * damping ratio, in both passes (a physical spring, as the wheel's
+ * suspension): C = angle - target_angle (the angle in (-pi, pi], as the
+ * state "angle" reads it), Cdot = wB - wA, effective mass
+ * I_axial = 1 / (1/I_A + 1/I_B) (inertias about the centres of mass). It
+ * acts as a torsion spring of stiffness k = I_axial (2 pi hertz)^2 and
+ * damping c = 2 damping_ratio I_axial (2 pi hertz). Every parameter but the
+ * anchor and the pinned definition may change at run time.
  *
  * Built as its own shared object against sinew/plugin.h (and the header-only
  * sinew/plugin_math.h) only. */
@@ -25,6 +35,9 @@ typedef struct revolute_params {
   int32_t pinned;
   sn_vec2 local_anchor_a, local_anchor_b; /* body frames, from the origins */
   float reference_angle;                  /* angle B - angle A of the unloaded joint */
+  int32_t enable_spring;
+  float hertz, damping_ratio; /* spring stiffness and damping */
+  float target_angle;         /* rad, the spring's rest angle relative to the reference angle */
 } revolute_params;
 
 typedef struct revolute_instance {
@@ -34,13 +47,18 @@ typedef struct revolute_instance {
   sn_vec2 step_impulse; /* sum over the step's substeps of impulse + position-stage correction / h */
   int32_t samples;      /* substeps summed in step_impulse (0: no position stage ran) */
   float motor_impulse, lower_impulse, upper_impulse;
+  float spring_impulse;
   /* per step */
   sn_vec2 ra, rb;       /* anchors from the centres of mass, world frame, step start */
   sn_vec2 delta_center; /* centre B - centre A at step start */
   float delta_angle;    /* angle B - A - reference at step start */
   float axial_mass;
   float bias_rate, mass_scale, impulse_scale;
+  float spring_bias_rate, spring_mass_scale, spring_impulse_scale;
 } revolute_instance;
+
+/* The spring acts when it is on with a positive frequency. */
+static int spring_on(const revolute_params *p) { return p->enable_spring && p->hertz > 0.0f; }
 
 static int revolute_create(const sn_constraint_create_args *args) {
   const revolute_params *p = args->params;
@@ -62,7 +80,21 @@ static int revolute_create(const sn_constraint_create_args *args) {
   }
   j->impulse = j->step_impulse = (sn_vec2){0.0f, 0.0f};
   j->samples = 0;
-  j->motor_impulse = j->lower_impulse = j->upper_impulse = 0.0f;
+  j->motor_impulse = j->lower_impulse = j->upper_impulse = j->spring_impulse = 0.0f;
+  return 0;
+}
+
+/* Runtime changes never fail: limits set one at a time may pass through a
+ * crossed range, which the solver reads as [min, max]. Impulses of a row that
+ * was switched off must not be warm-started. */
+static int revolute_params_changed(const void *params, void *instance, char *err, size_t cap) {
+  (void)err;
+  (void)cap;
+  const revolute_params *p = params;
+  revolute_instance *j = instance;
+  if (!spring_on(p)) j->spring_impulse = 0.0f;
+  if (!p->enable_motor) j->motor_impulse = 0.0f;
+  if (!p->enable_limit) j->lower_impulse = j->upper_impulse = 0.0f;
   return 0;
 }
 
@@ -85,6 +117,7 @@ static void revolute_prepare(const sn_step_info *info, sn_constraint_item *items
   /* soft position feedback: omega = 2 pi hertz, implicit spring-damper */
   const sn_pm_softness soft = sn_pm_soft(info->joint_hertz, info->joint_damping_ratio, info->h);
   for (int32_t i = 0; i < count; ++i) {
+    const revolute_params *p = items[i].params;
     revolute_instance *j = items[i].instance;
     const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
     j->ra = sn_pm_arm(a, j->local_a);
@@ -97,16 +130,25 @@ static void revolute_prepare(const sn_step_info *info, sn_constraint_item *items
     j->impulse_scale = soft.impulse_scale;
     j->step_impulse = (sn_vec2){0.0f, 0.0f};
     j->samples = 0;
+    if (spring_on(p)) {
+      const sn_pm_softness spring = sn_pm_soft(p->hertz, p->damping_ratio, info->h);
+      j->spring_bias_rate = spring.bias_rate;
+      j->spring_mass_scale = spring.mass_scale;
+      j->spring_impulse_scale = spring.impulse_scale;
+    }
   }
 }
 
 static void revolute_warm_start(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
   (void)info;
   for (int32_t i = 0; i < count; ++i) {
+    const revolute_params *p = items[i].params;
     revolute_instance *j = items[i].instance;
     const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
     sn_vec2 ra = sn_pm_rotate(a->state->dq, j->ra), rb = sn_pm_rotate(b->state->dq, j->rb);
-    sn_pm_apply_point(a, b, ra, rb, j->impulse, j->motor_impulse + j->lower_impulse - j->upper_impulse);
+    float axial = j->motor_impulse + j->lower_impulse - j->upper_impulse;
+    if (spring_on(p)) axial += j->spring_impulse;
+    sn_pm_apply_point(a, b, ra, rb, j->impulse, axial);
   }
 }
 
@@ -119,6 +161,16 @@ static void revolute_solve(const sn_step_info *info, sn_constraint_item *items, 
     sn_solver_body *sa = a->state, *sb = b->state;
     const float ia = a->inv_inertia, ib = b->inv_inertia, ma = a->inv_mass, mb = b->inv_mass;
 
+    if (spring_on(p) && j->axial_mass > 0.0f) {
+      /* soft row toward the target angle, the same in both passes */
+      float c = sn_pm_unwind(j->delta_angle + sn_pm_rel_angle(sa->dq, sb->dq)) - p->target_angle;
+      float cdot = sb->w - sa->w;
+      float impulse = -j->axial_mass * j->spring_mass_scale * (cdot + j->spring_bias_rate * c) -
+                      j->spring_impulse_scale * j->spring_impulse;
+      j->spring_impulse += impulse;
+      sa->w -= ia * impulse;
+      sb->w += ib * impulse;
+    }
     if (p->enable_motor && j->axial_mass > 0.0f) {
       float cdot = sb->w - sa->w - p->motor_speed;
       float impulse = -j->axial_mass * cdot;
@@ -130,10 +182,11 @@ static void revolute_solve(const sn_step_info *info, sn_constraint_item *items, 
     }
     if (p->enable_limit && j->axial_mass > 0.0f) {
       float angle = j->delta_angle + sn_pm_rel_angle(sa->dq, sb->dq);
+      float lower = fminf(p->lower_angle, p->upper_angle), upper = fmaxf(p->lower_angle, p->upper_angle);
       const sn_pm_softness soft = {j->bias_rate, j->mass_scale, j->impulse_scale};
       for (int side = 0; side < 2; ++side) {
         /* lower: C = angle - lower >= 0; upper: C = upper - angle >= 0 */
-        float c = side == 0 ? angle - p->lower_angle : p->upper_angle - angle;
+        float c = side == 0 ? angle - lower : upper - angle;
         float cdot = side == 0 ? sb->w - sa->w : sa->w - sb->w;
         float *acc = side == 0 ? &j->lower_impulse : &j->upper_impulse;
         float impulse = sn_pm_limit_impulse(c, cdot, j->axial_mass, use_bias, inv_h, soft, acc);
@@ -173,12 +226,33 @@ static void revolute_project(const sn_step_info *info, sn_constraint_item *items
 }
 
 static void revolute_reaction(const sn_step_info *info, const sn_constraint_item *item, sn_vec2 *force, float *torque) {
+  const revolute_params *p = item->params;
   const revolute_instance *j = item->instance;
   /* accumulated impulses are per substep: divide by h; the point load is
    * shared with the position stage: the step's average of both */
   *force = sn_pm_scale(info->inv_h, sn_pm_reaction_average2(j->step_impulse, j->samples, j->impulse));
-  *torque = info->inv_h * (j->motor_impulse + j->lower_impulse - j->upper_impulse);
+  float axial = j->motor_impulse + j->lower_impulse - j->upper_impulse;
+  if (spring_on(p)) axial += j->spring_impulse;
+  *torque = info->inv_h * axial;
 }
+
+/* angle (rad, B relative to A from the reference angle, in (-pi, pi]),
+ * speed (rad/s), motor and spring torque over the last step (N m) */
+static void revolute_state(const sn_step_info *info, const sn_constraint_item *item, sn_vec2 *values) {
+  const revolute_instance *j = item->instance;
+  const sn_constraint_body *a = item->bodies[0], *b = item->bodies[1];
+  values[0].x = sn_pm_unwind(sn_pm_rel_angle(a->q, b->q) - j->reference_angle);
+  values[1].x = b->state->w - a->state->w;
+  values[2].x = info->inv_h * j->motor_impulse;
+  values[3].x = info->inv_h * j->spring_impulse;
+}
+
+static const sn_state_desc revolute_state_desc[] = {
+    {1, SN_PARAM_FLOAT, "angle", "rad, angle B - angle A from the reference angle, in (-pi, pi]"},
+    {2, SN_PARAM_FLOAT, "speed", "rad/s, angular speed of B relative to A"},
+    {3, SN_PARAM_FLOAT, "motor_torque", "N m, the motor's torque on B over the last step"},
+    {4, SN_PARAM_FLOAT, "spring_torque", "N m, the spring's torque on B over the last step"},
+};
 
 static void revolute_draw(const sn_constraint_item *item, const sn_draw_api *draw) {
   const revolute_instance *j = item->instance;
@@ -209,6 +283,14 @@ static const sn_param_desc revolute_param_desc[] = {
      "pivot in body B's frame (with pinned)"},
     {11, SN_PARAM_FLOAT, "reference_angle", offsetof(revolute_params, reference_angle), 0, -6.3, 6.3, 0.0,
      "angle B - angle A at which the joint angle is 0 (with pinned; the limits are relative to it)"},
+    {12, SN_PARAM_BOOL, "enable_spring", offsetof(revolute_params, enable_spring), SN_PARAM_RUNTIME, 0, 1, 0,
+     "angular spring toward target_angle"},
+    {13, SN_PARAM_FLOAT, "hertz", offsetof(revolute_params, hertz), SN_PARAM_RUNTIME, 0, 1e4, 0,
+     "spring frequency: stiffness k = I_axial (2 pi hertz)^2, I_axial = 1 / (1/I_A + 1/I_B); 0 = off"},
+    {14, SN_PARAM_FLOAT, "damping_ratio", offsetof(revolute_params, damping_ratio), SN_PARAM_RUNTIME, 0, 1e4, 0,
+     "spring damping (1 = critical for the axial inertia)"},
+    {15, SN_PARAM_FLOAT, "target_angle", offsetof(revolute_params, target_angle), SN_PARAM_RUNTIME, -6.3, 6.3, 0,
+     "rad, the spring's rest angle (relative to the angle at creation)"},
 };
 
 static const sn_constraint_type revolute_type = {
@@ -223,6 +305,7 @@ static const sn_constraint_type revolute_type = {
     .param_count = sizeof(revolute_param_desc) / sizeof(revolute_param_desc[0]),
     .params = revolute_param_desc,
     .create = revolute_create,
+    .params_changed = revolute_params_changed,
     .prepare = revolute_prepare,
     .warm_start = revolute_warm_start,
     .solve_velocity = revolute_solve,
@@ -230,6 +313,9 @@ static const sn_constraint_type revolute_type = {
     .get_reaction = revolute_reaction,
     .debug_draw = revolute_draw,
     .export_params = revolute_export,
+    .state_count = sizeof(revolute_state_desc) / sizeof(revolute_state_desc[0]),
+    .states = revolute_state_desc,
+    .get_state = revolute_state,
 };
 
 SN_DEFINE_PLUGIN_TYPES("sinew.revolute", "0.1.0", &revolute_type);

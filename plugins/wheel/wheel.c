@@ -11,7 +11,8 @@
  * The spring uses the soft-step coefficients (bias rate omega / (2 zeta +
  * h omega), mass and impulse scales) in both passes: it is a physical
  * spring, not position drift correction, so at rest it carries exactly
- * k C with k = m_axial (2 pi hertz)^2.
+ * k C with k = m_axial (2 pi hertz)^2 and C = translation -
+ * target_translation (the rest position, 0 by default: the anchor).
  *
  * Built as its own shared object against sinew/plugin.h (and the header-only
  * sinew/plugin_math.h) only. */
@@ -37,6 +38,7 @@ typedef struct wheel_params {
   int32_t pinned;
   sn_vec2 local_anchor_a, local_anchor_b; /* body frames, from the origins */
   sn_vec2 local_axis;                     /* in body A's frame; normalised unless unit already */
+  float target_translation;               /* m along the axis, the suspension's rest position */
 } wheel_params;
 
 typedef struct wheel_instance {
@@ -179,7 +181,7 @@ static void wheel_solve(const sn_step_info *info, sn_constraint_item *items, int
     /* suspension: soft row with the user's hertz/damping in both passes */
     if (p->enable_spring && p->hertz > 0.0f && axial_mass > 0.0f) {
       float cdot = sn_pm_dot(f.axis, sn_pm_sub(sb->v, sa->v)) + a2 * sb->w - a1 * sa->w;
-      float bias = j->spring_bias_rate * translation;
+      float bias = j->spring_bias_rate * (translation - p->target_translation);
       float impulse = -axial_mass * j->spring_mass_scale * (cdot + bias) - j->spring_impulse_scale * j->spring_impulse;
       j->spring_impulse += impulse;
       sn_pm_apply_pair(a, b, sn_pm_scale(impulse, f.axis), impulse * a1, impulse * a2);
@@ -258,6 +260,24 @@ static void wheel_reaction(const sn_step_info *info, const sn_constraint_item *i
   *torque = info->inv_h * j->motor_impulse;
 }
 
+/* translation (m along the axis), spin (rad/s of B relative to A), motor
+ * torque over the last step (N m) */
+static void wheel_state(const sn_step_info *info, const sn_constraint_item *item, sn_vec2 *values) {
+  const wheel_instance *j = item->instance;
+  const sn_constraint_body *a = item->bodies[0], *b = item->bodies[1];
+  sn_vec2 ra = sn_pm_arm(a, j->local_a), rb = sn_pm_arm(b, j->local_b);
+  sn_vec2 d = sn_pm_add(sn_pm_sub(b->center, a->center), sn_pm_sub(rb, ra));
+  values[0].x = sn_pm_dot(sn_pm_rotate(a->q, j->local_axis), d);
+  values[1].x = b->state->w - a->state->w;
+  values[2].x = info->inv_h * j->motor_impulse;
+}
+
+static const sn_state_desc wheel_state_desc[] = {
+    {1, SN_PARAM_FLOAT, "translation", "m, anchor B from anchor A along the suspension axis"},
+    {2, SN_PARAM_FLOAT, "speed", "rad/s, spin of B relative to A"},
+    {3, SN_PARAM_FLOAT, "motor_torque", "N m, the motor's torque on B over the last step"},
+};
+
 static void wheel_draw(const sn_constraint_item *item, const sn_draw_api *draw) {
   const wheel_params *p = item->params;
   const wheel_instance *j = item->instance;
@@ -297,6 +317,8 @@ static const sn_param_desc wheel_param_desc[] = {
      "anchor in body B's frame (with pinned)"},
     {15, SN_PARAM_VEC2, "local_axis", offsetof(wheel_params, local_axis), 0, -1e6, 1e6, 0.0,
      "suspension direction in body A's frame (with pinned; nonzero; normalised)"},
+    {16, SN_PARAM_FLOAT, "target_translation", offsetof(wheel_params, target_translation), SN_PARAM_RUNTIME, -1e6, 1e6,
+     0, "m along the axis, the suspension's rest position"},
 };
 
 static const sn_constraint_type wheel_type = {
@@ -319,6 +341,9 @@ static const sn_constraint_type wheel_type = {
     .get_reaction = wheel_reaction,
     .debug_draw = wheel_draw,
     .export_params = wheel_export,
+    .state_count = sizeof(wheel_state_desc) / sizeof(wheel_state_desc[0]),
+    .states = wheel_state_desc,
+    .get_state = wheel_state,
 };
 
 SN_DEFINE_PLUGIN_TYPES("sinew.wheel", "0.1.0", &wheel_type);

@@ -24,7 +24,8 @@ expect_fail() {
 list=$("$sb" --list-scenes) || bad "--list-scenes exit"
 for s in pyramid tower rain ratio chain cloth jelly mixed showcase demo-revolute demo-prismatic demo-wheel \
   demo-distance demo-weld demo-motor demo-mouse demo-jelly demo-xpbd_distance demo-xpbd_area demo-xpbd_bend \
-  demo-xpbd_tether demo-attach; do
+  demo-xpbd_tether demo-attach demo-ragdoll demo-gears demo-character demo-casts demo-conveyor \
+  demo-explosion; do
   grep -q "^$s " <<<"$list" || bad "--list-scenes lacks $s"
 done
 grep -q "^showcase .*\[default\]" <<<"$list" && ok "--list-scenes" || bad "--list-scenes: showcase not the default"

@@ -2,9 +2,13 @@
  * of the plugin header it is built against. Built against the ABI 1.1 header
  * kept in tests/plugins/abi_1_1 it is a plugin written for 1.1: entry minor
  * 1, create with seven parameters, type "fixture.create_1_1". Built against
- * engine/include it takes sn_constraint_create_args: type
- * "fixture.create_args". Everything else is the same source, so the two
- * types must simulate bit for bit alike (tests/test_plugin_create.c).
+ * the ABI 1.2 header kept in tests/plugins/abi_1_2 it takes
+ * sn_constraint_create_args and its descriptor ends before the 1.3 state
+ * fields: type "fixture.create_1_2". Built against engine/include it takes
+ * sn_constraint_create_args and publishes one state, "length" (the distance
+ * between the centres of mass, m): type "fixture.create_args". Everything
+ * else is the same source, so the types must simulate bit for bit alike
+ * (tests/test_plugin_create.c, tests/test_joint_control.c).
  *
  * The spring joins the two centres of mass: rest length rest_scale times
  * their distance at creation (what create derives from the bodies), force
@@ -22,6 +26,9 @@
 #if SN_PLUGIN_ABI_MINOR < 2
 #define FIXTURE_TYPE    "fixture.create_1_1"
 #define FIXTURE_LIBRARY "test.create_1_1"
+#elif SN_PLUGIN_ABI_MINOR == 2
+#define FIXTURE_TYPE    "fixture.create_1_2"
+#define FIXTURE_LIBRARY "test.create_1_2"
 #else
 #define FIXTURE_TYPE    "fixture.create_args"
 #define FIXTURE_LIBRARY "test.create_args"
@@ -109,6 +116,18 @@ static const sn_param_desc spring_param_desc[] = {
      "rest length over the distance at creation"},
 };
 
+#if SN_PLUGIN_ABI_MINOR >= 3
+static void spring_state(const sn_step_info *info, const sn_constraint_item *item, sn_vec2 *values) {
+  (void)info;
+  float dx = item->bodies[1]->center.x - item->bodies[0]->center.x;
+  float dy = item->bodies[1]->center.y - item->bodies[0]->center.y;
+  values[0].x = sqrtf(dx * dx + dy * dy);
+  values[0].y = 0.0f;
+}
+
+static const sn_state_desc spring_state_desc[] = {{1, SN_PARAM_FLOAT, "length", "m, between the centres of mass"}};
+#endif
+
 static const sn_constraint_type spring_type = {
     .struct_size = sizeof(sn_constraint_type),
     .name = FIXTURE_TYPE,
@@ -123,6 +142,11 @@ static const sn_constraint_type spring_type = {
     .create = spring_create,
     .prepare = spring_prepare,
     .solve_velocity = spring_solve,
+#if SN_PLUGIN_ABI_MINOR >= 3
+    .state_count = 1,
+    .states = spring_state_desc,
+    .get_state = spring_state,
+#endif
 };
 
 static int spring_register(const sn_host_api *host, sn_registrar *registrar, char *err, size_t cap) {

@@ -12,7 +12,8 @@
  *   two_types   registers a good type, then a broken one (must roll back both)
  *   bad_batch   the good (impulse, one-body) type with a solve_particles
  *   bad_batch_flags the good type with batch_flags bits that are no SN_BATCH_* flag
- *   bad_begin       the good (impulse) type with a begin_position: XPBD only, refused */
+ *   bad_begin       the good (impulse) type with a begin_position: XPBD only, refused
+ *   bad_state       the good type publishing a state without get_state: refused */
 #include <stddef.h>
 #include <stdio.h>
 
@@ -34,6 +35,7 @@
 #define KIND_bad_batch       11
 #define KIND_bad_batch_flags 12
 #define KIND_bad_begin       13
+#define KIND_bad_state       14
 #define CAT(a, b)            a##b
 #define KIND(k)              CAT(KIND_, k)
 #define THIS                 KIND(FIXTURE_KIND)
@@ -42,6 +44,10 @@ typedef struct fixture_params {
   float stiffness;
   int32_t enabled;
 } fixture_params;
+
+#if THIS == KIND_bad_state
+static const sn_state_desc fixture_states[] = {{1, SN_PARAM_FLOAT, "impulse", "N s"}};
+#endif
 
 typedef struct fixture_instance {
   float impulse;
@@ -138,6 +144,14 @@ static const sn_constraint_type fixture_type = {
     NULL, /* begin_position */
 #endif
     NULL, /* begin_particles */
+#if THIS == KIND_bad_state
+    1u, /* state_count */
+    fixture_states,
+#else
+    0u,   /* state_count */
+    NULL, /* states */
+#endif
+    NULL, /* get_state */
 };
 
 #if THIS == KIND_two_types

@@ -1,4 +1,4 @@
-/* Sinew constraint plugin ABI, version 1.2.
+/* Sinew constraint plugin ABI, version 1.3.
  *
  * This is the only header a plugin needs (sinew/plugin_math.h and
  * sinew/plugin_batch.h add optional header-only helpers built on it). A
@@ -18,7 +18,8 @@
  * host calls the form of the minor the plugin's entry declares. Minors:
  * 1.0 the base (fields appended up to batch_flags); 1.1 begin_position and
  * begin_particles; 1.2 create takes one sn_constraint_create_args instead
- * of seven parameters (plugins declaring 1.0 or 1.1 keep theirs).
+ * of seven parameters (plugins declaring 1.0 or 1.1 keep theirs); 1.3 a
+ * read-only state schema (state_count, states) and get_state.
  *
  * Threads and stages: every callback says when it runs. [main] callbacks run
  * on the thread that calls into the world, outside sn_world_step. [step]
@@ -40,7 +41,7 @@ extern "C" {
 #endif
 
 #define SN_PLUGIN_ABI_MAJOR 1
-#define SN_PLUGIN_ABI_MINOR 2
+#define SN_PLUGIN_ABI_MINOR 3
 /// Catches float/double and 32/64-bit mismatches before any function of the
 /// plugin is called (its constructors have run: loading runs them).
 #define SN_PLUGIN_FINGERPRINT ((uint32_t)((sizeof(float) << 8) | sizeof(void *)))
@@ -182,6 +183,19 @@ typedef struct sn_param_desc {
   double min, max, def; ///< finite; min <= def <= max
   const char *doc;      ///< one line for tools (may be NULL)
 } sn_param_desc;
+
+/// A value a constraint publishes for reading (ABI 1.3): a joint's angle,
+/// speed, motor torque, ... Read-only: sn_constraint_get_state asks the
+/// type's get_state for it by name. Only SN_PARAM_FLOAT and SN_PARAM_VEC2.
+typedef struct sn_state_desc {
+  uint32_t id;      ///< stable, unique within the type's states
+  uint32_t kind;    ///< SN_PARAM_FLOAT or SN_PARAM_VEC2
+  const char *name; ///< [a-z0-9_], unique within the type's states
+  const char *doc;  ///< one line for tools, with the unit (may be NULL)
+} sn_state_desc;
+
+/// Most states one type may publish.
+#define SN_MAX_CONSTRAINT_STATES 64
 
 /* ------------------------------------------------------------------------ */
 /* Debug drawing offered to plugins                                          */
@@ -335,6 +349,19 @@ struct sn_constraint_type {
   /// begin_position and solve_particles, and both must give the same result
   /// bit for bit (the host uses the item path when it does not batch).
   void (*begin_particles)(const sn_step_info *info, const sn_particle_batch *batch, int32_t begin, int32_t end);
+  /* ABI 1.3: readable state */
+  /// Entries in states (at most SN_MAX_CONSTRAINT_STATES; 0 = none).
+  uint32_t state_count;
+  /// The state schema: what get_state reports, in order.
+  const sn_state_desc *states;
+  /// [main, between steps] Writes the current value of every state into
+  /// values[0 .. state_count) (x, y; y 0 for SN_PARAM_FLOAT), from the
+  /// instance and the bodies. Here each body's state (never NULL) holds its
+  /// current velocity (v, w) with dp 0 and dq the identity, and center, q and
+  /// origin are its current pose; info is the last step's timing (dt 0, h 0
+  /// and inv_h 0 before the first step: report forces as 0 then). Required
+  /// when state_count > 0.
+  void (*get_state)(const sn_step_info *info, const sn_constraint_item *item, sn_vec2 *values);
 };
 
 /// sn_constraint_type.batch_flags: solve_particles accepts params_stride 0

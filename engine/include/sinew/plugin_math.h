@@ -89,6 +89,25 @@ static inline float sn_pm_unwind(float a) {
   return a;
 }
 
+/// An angle tracked through any number of turns: adds the turn from *last
+/// to now (in (-pi, pi], so less than half a turn may happen between two
+/// calls), stores now in *last and returns the new angle. Rotations hold no
+/// turn count; a joint that needs one (a gear, a ratchet) keeps the angle
+/// and the last rotation in its instance and calls this once per step.
+static inline float sn_pm_track_angle(float angle, sn_rot *last, sn_rot now) {
+  angle += sn_pm_rel_angle(*last, now);
+  *last = now;
+  return angle;
+}
+
+/// The relative rotation of b to a: a^-1 b.
+static inline sn_rot sn_pm_rel_rot(sn_rot a, sn_rot b) {
+  sn_rot r;
+  r.c = a.c * b.c + a.s * b.s;
+  r.s = a.c * b.s - a.s * b.c;
+  return r;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Body frames                                                               */
 

@@ -12,7 +12,8 @@ extern "C" {
 #endif
 
 /// Registers every shipped type (revolute, prismatic, wheel, motor, mouse,
-/// distance, weld, xpbd_distance, xpbd_area, xpbd_bend, xpbd_tether, attach)
+/// distance, weld, xpbd_distance, xpbd_area, xpbd_bend, xpbd_tether, attach,
+/// filter, pulley, gear, rotary_limit, ratchet)
 /// through sn_registry_add_static. Each plugin's types come all or none; on
 /// the first failure it stops, returns why and err says which. Registering
 /// them twice is a no-op.

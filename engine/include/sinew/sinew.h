@@ -26,6 +26,7 @@
 #ifndef SINEW_SINEW_H
 #define SINEW_SINEW_H
 
+#include "sinew/collision.h"
 #include "sinew/plugin.h"
 #include "sinew/types.h"
 
@@ -551,7 +552,13 @@ SN_API sn_result sn_shape_get_def(sn_world *world, sn_shape_id shape, sn_shape_d
 
 /* ------------------------------------------------------------------------ */
 /* Queries: call between steps or from inside a callback of the engine (a
- * query nests); during a step they return SN_ERR_WORLD_LOCKED.             */
+ * query nests); during a step they return SN_ERR_WORLD_LOCKED. Every query
+ * checks its arguments first (NaN/Inf: SN_ERR_NOT_FINITE; a point beyond
+ * SN_MAX_COORDINATE, a translation longer than 2 * SN_MAX_COORDINATE, a
+ * proxy without extent: SN_ERR_INVALID_ARGUMENT; a NULL callback or result:
+ * SN_ERR_NULL) and then changes nothing. Shapes are filtered by an
+ * sn_query_filter; chain segments count as two-sided segments. Callbacks
+ * see shapes in no particular order. docs/user-guide.md, "Queries".        */
 
 /// Return false to stop the query. Runs on a locked world: it may read the
 /// world and query it again, but calls that change the world (destroying the
@@ -559,15 +566,137 @@ SN_API sn_result sn_shape_get_def(sn_world *world, sn_shape_id shape, sn_shape_d
 /// the ids and change the world after the query returns.
 typedef bool sn_overlap_fcn(sn_shape_id shape, void *context);
 
-/// Calls fcn for every shape whose fat bounding box overlaps aabb.
-SN_API sn_result sn_world_overlap_aabb(sn_world *world, sn_aabb aabb, sn_overlap_fcn *fcn, void *context);
+/// Calls fcn for every shape the filter accepts whose bounding box (tight:
+/// the shape's own, as sn_shape_get_aabb, not the broadphase's enlarged box)
+/// overlaps aabb. aabb lower > upper: SN_ERR_INVALID_ARGUMENT.
+SN_API sn_result sn_world_overlap_aabb(sn_world *world, sn_aabb aabb, sn_query_filter filter, sn_overlap_fcn *fcn,
+                                       void *context);
 
-/// Calls fcn for every shape that contains the point.
+/// Calls fcn for every shape the filter accepts that overlaps the proxy
+/// (world coordinates): exact, the GJK distance of the rounded shapes is 0
+/// (touching counts). Segments overlap what crosses or touches them.
+SN_API sn_result sn_world_overlap_shape(sn_world *world, const sn_shape_proxy *proxy, sn_query_filter filter,
+                                        sn_overlap_fcn *fcn, void *context);
+
+/// Calls fcn for every shape that contains the point (all shapes: no filter).
 SN_API sn_result sn_world_query_point(sn_world *world, sn_vec2 point, sn_overlap_fcn *fcn, void *context);
 
-/// Closest hit along origin -> origin + translation (result->hit false if
-/// none). Sensor shapes are not solid: the ray passes through them.
-SN_API sn_result sn_world_cast_ray_closest(sn_world *world, sn_vec2 origin, sn_vec2 translation, sn_ray_result *result);
+/// Called for each shape a ray or shape cast hits: the hit shape, the world
+/// point and the shape's outward surface normal there, and the fraction of
+/// the translation at the hit. What it returns steers the cast:
+/// - a negative value (-1): ignore this hit, the cast goes on unchanged;
+/// - 0: stop the cast now;
+/// - fraction (the value it was given): clip the cast there, so only hits
+///   at or before it are reported from now on (the closest-hit idiom: the
+///   last hit reported is the closest);
+/// - 1: go on unchanged (every hit is reported);
+/// - any other value in (0, 1] clips the cast to it (values above 1 count as 1).
+/// Runs on a locked world, like sn_overlap_fcn.
+typedef float sn_cast_result_fcn(sn_shape_id shape, sn_vec2 point, sn_vec2 normal, float fraction, void *context);
+
+/// Casts the ray origin -> origin + translation against the shapes the
+/// filter accepts and calls fcn for each hit as sn_cast_result_fcn says. A
+/// ray starting inside a solid shape does not hit it. Sensor shapes are not
+/// solid: ray casts, shape casts and the mover's queries pass through them
+/// (the overlap and point queries report them).
+SN_API sn_result sn_world_cast_ray(sn_world *world, sn_vec2 origin, sn_vec2 translation, sn_query_filter filter,
+                                   sn_cast_result_fcn *fcn, void *context);
+
+/// Closest hit along origin -> origin + translation among the shapes the
+/// filter accepts (result->hit false if none).
+SN_API sn_result sn_world_cast_ray_closest(sn_world *world, sn_vec2 origin, sn_vec2 translation, sn_query_filter filter,
+                                           sn_ray_result *result);
+
+/// Every hit along the ray, at most capacity of them (the closest ones),
+/// written to results sorted by fraction (equal fractions: in the order
+/// found); *count is the number written. results may be NULL when capacity
+/// is 0 (capacity < 0: SN_ERR_INVALID_ARGUMENT).
+SN_API sn_result sn_world_cast_ray_all(sn_world *world, sn_vec2 origin, sn_vec2 translation, sn_query_filter filter,
+                                       sn_ray_result *results, int32_t capacity, int32_t *count);
+
+/// Casts the proxy (world coordinates) along translation against the shapes
+/// the filter accepts (sn_compute_shape_cast for each: the fraction at which
+/// the rounded shapes first touch, within 2e-5 m) and calls fcn for each hit
+/// as sn_cast_result_fcn says. A shape the proxy overlaps at the start is
+/// hit at fraction 0 (its normal is zero when the proxy's points are inside
+/// the shape's).
+SN_API sn_result sn_world_cast_shape(sn_world *world, const sn_shape_proxy *proxy, sn_vec2 translation,
+                                     sn_query_filter filter, sn_cast_result_fcn *fcn, void *context);
+
+/* Particles have no collision filter: these report every particle of radius
+ * > 0 (a particle is its disc). They visit particles in slot order. */
+
+/// Return false to stop the query (runs on a locked world).
+typedef bool sn_particle_overlap_fcn(sn_particle_id particle, void *context);
+
+/// Calls fcn for every particle whose disc's bounding box overlaps aabb.
+SN_API sn_result sn_world_overlap_particles_aabb(sn_world *world, sn_aabb aabb, sn_particle_overlap_fcn *fcn,
+                                                 void *context);
+
+/// As sn_cast_result_fcn, for a particle's disc.
+typedef float sn_particle_cast_fcn(sn_particle_id particle, sn_vec2 point, sn_vec2 normal, float fraction,
+                                   void *context);
+
+/// Casts the ray against the particles' discs (a ray starting inside a disc
+/// does not hit it); fcn steers it as sn_cast_result_fcn.
+SN_API sn_result sn_world_cast_ray_particles(sn_world *world, sn_vec2 origin, sn_vec2 translation,
+                                             sn_particle_cast_fcn *fcn, void *context);
+
+/// A particle touching a proxy.
+typedef struct sn_particle_contact {
+  sn_particle_id particle;
+  sn_vec2 point;    ///< closest point of the proxy's surface to the particle's centre (world)
+  sn_vec2 normal;   ///< unit, from the proxy towards the particle; zero when its centre is inside the proxy's points
+  float separation; ///< gap between the proxy and the disc (m), <= 0
+} sn_particle_contact;
+
+/// Return false to stop the query (runs on a locked world).
+typedef bool sn_particle_contact_fcn(const sn_particle_contact *contact, void *context);
+
+/// Calls fcn for every particle whose disc overlaps or touches the proxy
+/// (world coordinates). A character mover pushes soft bodies with it
+/// (docs/user-guide.md, "Character movement").
+SN_API sn_result sn_world_overlap_particles_shape(sn_world *world, const sn_shape_proxy *proxy,
+                                                  sn_particle_contact_fcn *fcn, void *context);
+
+/* ------------------------------------------------------------------------ */
+/* Character mover: a capsule moved by the caller, not by the solver. Each
+ * frame: collect the planes it touches (sn_world_collide_mover), correct the
+ * wanted translation with them (sn_solve_planes), cast the capsule along the
+ * result (sn_world_cast_mover) and move it by the fraction found; repeat a
+ * few times; then remove the velocity into the planes (sn_clip_vector).
+ * docs/user-guide.md, "Character movement".                                */
+
+/// Shapes within this gap (m) of the mover are reported as planes by
+/// sn_world_collide_mover.
+#define SN_MOVER_CONTACT_DISTANCE 0.01f
+
+/// A plane the mover touches.
+typedef struct sn_plane_result {
+  sn_vec2 normal;   ///< unit, from the shape towards the mover
+  float separation; ///< gap (m), negative when overlapping; < SN_MOVER_CONTACT_DISTANCE
+  sn_vec2 point;    ///< closest point on the shape's surface (world)
+} sn_plane_result;
+
+/// Return false to stop the query (runs on a locked world).
+typedef bool sn_plane_result_fcn(sn_shape_id shape, const sn_plane_result *plane, void *context);
+
+/// How far the mover (a capsule in world coordinates, radius > 0) can move
+/// along translation before it hits a shape the filter accepts: *fraction
+/// in [0, 1], 1 if nothing is in the way. A shape the mover already touches
+/// (gap below one linear slop, 5 mm) only stops motion that would take the
+/// mover more than 5 mm deeper into it, so the mover slides along the ground
+/// and walls it rests on; one whose core the mover's segment has entered is
+/// ignored (the planes push the mover out of it).
+SN_API sn_result sn_world_cast_mover(sn_world *world, const sn_capsule *mover, sn_vec2 translation,
+                                     sn_query_filter filter, float *fraction);
+
+/// Calls fcn with the contact plane of every shape the filter accepts
+/// within SN_MOVER_CONTACT_DISTANCE of the mover (a capsule in world
+/// coordinates, radius > 0). Shapes whose core the mover's segment has
+/// entered give no plane (their normal is unknown).
+SN_API sn_result sn_world_collide_mover(sn_world *world, const sn_capsule *mover, sn_query_filter filter,
+                                        sn_plane_result_fcn *fcn, void *context);
 
 /* ------------------------------------------------------------------------ */
 /* Constraints of registered types (joints, springs, ...)                     */
@@ -580,7 +709,14 @@ SN_API sn_constraint_def sn_default_constraint_def(void);
 SN_API sn_constraint_id sn_create_constraint(sn_world *world, const sn_constraint_def *def);
 SN_API sn_result sn_destroy_constraint(sn_world *world, sn_constraint_id constraint);
 SN_API bool sn_constraint_is_valid(sn_world *world, sn_constraint_id constraint);
-/// Changes a parameter marked SN_PARAM_RUNTIME (range-checked).
+/// Changes a parameter marked SN_PARAM_RUNTIME and wakes the joined bodies.
+/// Refused, with the constraint left exactly as it was: an unknown name
+/// (SN_ERR_NOT_FOUND), a parameter fixed at creation, a value outside the
+/// schema's range or not a whole number for an int or bool parameter
+/// (SN_ERR_INVALID_ARGUMENT), NaN or infinity (SN_ERR_NOT_FINITE), a value
+/// the type's params_changed refuses (SN_ERR_INVALID_ARGUMENT), a call from
+/// a callback or during a step (SN_ERR_WORLD_LOCKED). y is read only for
+/// vec2 parameters.
 SN_API sn_result sn_constraint_set_param(sn_world *world, sn_constraint_id constraint, const char *name, double x,
                                          double y);
 /// Reads a parameter (y is 0 for scalars).
@@ -600,6 +736,16 @@ SN_API sn_result sn_constraint_get_param(sn_world *world, sn_constraint_id const
 /// SN_ERR_PLUGIN_INIT_FAILED if the callback refuses or writes an
 /// out-of-range value (out is then left unchanged).
 SN_API sn_result sn_constraint_export_params(sn_world *world, sn_constraint_id constraint, void *out, size_t size);
+/// Reads a value the constraint's type publishes (its state schema:
+/// sn_constraint_get_type(world, constraint)->states, state_count entries,
+/// listed like the parameters), computed now from the constraint and the
+/// current poses and velocities of its bodies: a revolute joint's "angle"
+/// (rad) or "speed" (rad/s), a prismatic joint's "translation" (m), a
+/// motor's torque over the last step (N m)... y is 0 for scalars.
+/// SN_ERR_NOT_FOUND if the type has no state of that name, SN_ERR_NULL for
+/// NULL x or y, SN_ERR_WORLD_LOCKED during a step. Call between steps.
+SN_API sn_result sn_constraint_get_state(sn_world *world, sn_constraint_id constraint, const char *name, double *x,
+                                         double *y);
 /// Reaction force (N) and torque (N m) on the second body over the last step
 /// (SN_ERR_OUT_OF_MEMORY if the views of a constraint with more than 8
 /// bodies and particles cannot be allocated).

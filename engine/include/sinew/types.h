@@ -547,6 +547,19 @@ typedef struct sn_cast_output {
   bool hit;
 } sn_cast_output;
 
+/// Which shapes a query reports: a shape is reported when
+/// (shape.category_bits & filter.mask_bits) != 0 and
+/// (shape.mask_bits & filter.category_bits) != 0, as two shapes decide
+/// whether they collide. Make one with sn_default_query_filter().
+typedef struct sn_query_filter {
+  uint64_t category_bits; ///< what the query is; default 1 (the default shape category)
+  uint64_t mask_bits;     ///< the shape categories it reports; default all
+} sn_query_filter;
+
+/// The filter that reports every shape whose mask_bits include category 1
+/// (every shape with the default sn_shape_def): {1, UINT64_MAX}.
+SN_API sn_query_filter sn_default_query_filter(void);
+
 /// One point of a contact manifold (sn_contact_manifold).
 typedef struct sn_contact_point {
   sn_vec2 point;    ///< world point, midway between the two surfaces

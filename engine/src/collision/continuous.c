@@ -115,7 +115,7 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
     /* bodies collide from the right (the normal side); skip sweeps that start behind */
     if (sn_dot(sn_sub(c1, p1), normal) < 0.0f) return true;
   }
-  const sn_shape_proxy proxy_a = sn_make_proxy(&other->geom), proxy_b = sn_make_proxy(&q->shape->geom);
+  const sn_shape_proxy proxy_a = sn_geometry_proxy(&other->geom), proxy_b = sn_geometry_proxy(&q->shape->geom);
   sn_toi_output out = sn_toi_against(ob, &proxy_a, &proxy_b, &q->sweep, q->fraction);
   /* A fast body that is not a bullet skips moving bodies it was already
    * near when the step began: their contact had points within the
@@ -141,8 +141,8 @@ static void sn_toi_inelastic(sn_world *w, sn_body *b, const sn_toi_query *q) {
   const sn_shape *sa = w->shapes.data + q->hit_shape, *so = w->shapes.data + q->hit_other;
   sn_body *o = w->bodies.data + so->body;
   sn_distance_input in;
-  in.proxy_a = sn_make_proxy(&so->geom);
-  in.proxy_b = sn_make_proxy(&sa->geom);
+  in.proxy_a = sn_geometry_proxy(&so->geom);
+  in.proxy_b = sn_geometry_proxy(&sa->geom);
   in.transform_a = sn_toi_other_transform(o, q->fraction);
   in.transform_b = b->xf;
   in.use_radii = false;

@@ -34,7 +34,7 @@ sn_shape_proxy sn_make_proxy_points(const sn_vec2 *points, int32_t count, float 
   return proxy;
 }
 
-sn_shape_proxy sn_make_proxy(const sn_geometry *g) {
+sn_shape_proxy sn_geometry_proxy(const sn_geometry *g) {
   switch (g->type) {
   case SN_SHAPE_CIRCLE:
     return sn_make_proxy_points(&g->circle.center, 1, g->circle.radius);

@@ -3,17 +3,12 @@
 #ifndef SN_COLLISION_DISTANCE_H
 #define SN_COLLISION_DISTANCE_H
 
+#include "sinew/collision.h"
+
 #include "geometry/geometry.h"
 
-/// A convex point cloud with a radius (the GJK support set).
-typedef struct sn_shape_proxy {
-  sn_vec2 points[SN_MAX_POLYGON_VERTICES];
-  int32_t count;
-  float radius;
-} sn_shape_proxy;
-
 /// Proxy of any shape (circle: 1 point; capsule/segment: 2; polygon: n).
-sn_shape_proxy sn_make_proxy(const sn_geometry *g);
+sn_shape_proxy sn_geometry_proxy(const sn_geometry *g);
 sn_shape_proxy sn_make_proxy_points(const sn_vec2 *points, int32_t count, float radius);
 
 /// Warm-start cache of the GJK simplex between calls (count 0 = cold).
@@ -23,23 +18,21 @@ typedef struct sn_simplex_cache {
   uint8_t index_b[3];
 } sn_simplex_cache;
 
-typedef struct sn_distance_input {
-  sn_shape_proxy proxy_a, proxy_b;
-  sn_transform transform_a, transform_b;
-  bool use_radii; ///< true: distance between the rounded shapes
-} sn_distance_input;
-
-typedef struct sn_distance_output {
-  sn_vec2 point_a; ///< closest point on A (world)
-  sn_vec2 point_b; ///< closest point on B (world)
-  sn_vec2 normal;  ///< from A to B (unit; zero if overlapping cores)
-  float distance;  ///< >= 0; 0 when the cores overlap
-  int32_t iterations;
-  int32_t simplex_count;
-} sn_distance_output;
+/* sn_distance_input and sn_distance_output are public (sinew/collision.h). */
 
 /// GJK closest points. cache may be NULL.
 sn_distance_output sn_shape_distance(const sn_distance_input *input, sn_simplex_cache *cache);
+
+/// Time of impact of proxy B moving by input->translation_b against A
+/// (conservative advancement on the GJK distance of the point hulls), the
+/// unchecked core of sn_compute_shape_cast. The rounded shapes touch when
+/// the hull distance reaches the sum of the radii; accepted within
+/// sn_shape_cast_tolerance. encroach (the character mover): a pair that
+/// starts closer than SN_LINEAR_SLOP to touching may go SN_LINEAR_SLOP
+/// deeper than it starts before it counts as a hit, so motion along a
+/// surface the proxy rests on is free; a pair whose hulls are closer than
+/// that is no hit at all.
+sn_cast_output sn_shape_cast(const sn_shape_cast_input *input, bool encroach);
 
 /// Closest points between segments p1-q1 and p2-q2.
 typedef struct sn_segment_distance_result {

@@ -385,19 +385,30 @@ sn_result sn_constraint_set_param(sn_world *w, sn_constraint_id id, const char *
   double ox, oy;
   sn_read_param(k->params, p, &ox, &oy);
   sn_write_param(k->params, p, x, y);
-  w->xpbd_param_edits++; /* the XPBD schedule's same_params follow */
   if (k->type->params_changed) {
+    /* the instance as it was, to put back if the type refuses (the ABI lets
+     * the host copy instances) */
+    size_t bytes = k->type->instance_size;
+    void *saved = bytes > 0 ? sn_mem_alloc(&w->mem, bytes) : NULL;
+    if (bytes > 0 && saved == NULL) {
+      sn_write_param(k->params, p, ox, oy);
+      return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot change %s.%s", k->type->name, p->name);
+    }
+    if (saved != NULL) memcpy(saved, k->instance, bytes);
     char err[256];
     err[0] = '\0';
     sn_world_lock(w);
     int refused = k->type->params_changed(k->params, k->instance, err, sizeof(err));
     sn_world_unlock(w);
+    if (refused != 0 && saved != NULL) memcpy(k->instance, saved, bytes);
+    sn_mem_free(&w->mem, saved, bytes);
     if (refused != 0) {
       sn_write_param(k->params, p, ox, oy); /* leave it as it was */
       err[sizeof(err) - 1] = '\0';
       return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "%s refused %s: %s", k->type->name, p->name, err);
     }
   }
+  w->xpbd_param_edits++; /* the XPBD schedule's same_params follow */
   for (uint32_t i = 0; i < k->type->body_count; ++i) sn_body_wake(w, k->bodies[i]);
   return SN_OK;
 }
@@ -535,6 +546,86 @@ sn_result sn_constraint_get_reaction(sn_world *w, sn_constraint_id id, sn_vec2 *
   if (!sn_reaction(w, k, w->last_dt, NULL, force, torque))
     return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "sn_constraint_get_reaction: out of memory for %d endpoint views",
                           (int)(k->type->body_count + (uint32_t)k->particle_count));
+  return SN_OK;
+}
+
+static const sn_state_desc *sn_find_state(const sn_constraint_type *t, const char *name, uint32_t *index) {
+  if (name == NULL) return NULL;
+  for (uint32_t i = 0; i < t->state_count; ++i) {
+    if (strcmp(t->states[i].name, name) == 0) {
+      *index = i;
+      return t->states + i;
+    }
+  }
+  return NULL;
+}
+
+sn_result sn_constraint_get_state(sn_world *w, sn_constraint_id id, const char *name, double *x, double *y) {
+  sn_result code;
+  sn_constraint *k = sn_get_constraint(w, id, &code);
+  if (k == NULL) return code;
+  if (x == NULL || y == NULL) return sn_world_error(w, SN_ERR_NULL, "x and y must not be NULL");
+  const sn_constraint_type *t = k->type;
+  uint32_t index = 0;
+  if (sn_find_state(t, name, &index) == NULL)
+    return sn_world_error(w, SN_ERR_NOT_FOUND, "%s has no state '%s'%s", t->name, name ? name : "(null)",
+                          t->state_count == 0 ? " (it publishes none)" : "");
+  /* inside a step the instances are packed away from their slots */
+  if (w->stepping) return sn_world_locked_error(w, "sn_constraint_get_state");
+  /* values and views on the stack, the views of a constraint with many
+   * particles from the allocator */
+  sn_vec2 values[SN_MAX_CONSTRAINT_STATES];
+  sn_solver_body local_states[SN_REACTION_LOCAL_VIEWS];
+  sn_constraint_body local_views[SN_REACTION_LOCAL_VIEWS];
+  const sn_constraint_body *local_ptrs[SN_REACTION_LOCAL_VIEWS];
+  int32_t nv = (int32_t)t->body_count + k->particle_count;
+  size_t view_bytes = (size_t)nv * (sizeof(sn_solver_body) + sizeof(sn_constraint_body) + sizeof(sn_constraint_body *));
+  void *block = NULL;
+  if (nv > SN_REACTION_LOCAL_VIEWS) {
+    block = sn_mem_alloc(&w->mem, view_bytes);
+    if (block == NULL) return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot read %s state", t->name);
+  }
+  sn_solver_body *states = block ? (sn_solver_body *)block : local_states;
+  sn_constraint_body *views = block ? (sn_constraint_body *)(void *)(states + nv) : local_views;
+  const sn_constraint_body **ptrs = block ? (const sn_constraint_body **)(views + nv) : local_ptrs;
+  memset(values, 0, sizeof(sn_vec2) * t->state_count);
+  memset(states, 0, sizeof(sn_solver_body) * (size_t)nv);
+  sn_fill_views(w, t, k->bodies, k->particles, k->particle_count, views, ptrs);
+  /* the current velocities, and no motion within a step */
+  for (int32_t i = 0; i < nv; ++i) {
+    states[i].dq = (sn_rot){1.0f, 0.0f};
+    if (i < (int32_t)t->body_count) {
+      const sn_body *b = w->bodies.data + k->bodies[i];
+      states[i].v = b->v;
+      states[i].w = b->w;
+    } else {
+      states[i].v = w->particles.data[k->particles[i - (int32_t)t->body_count]].v;
+    }
+    views[i].state = states + i;
+  }
+  sn_constraint_item item;
+  memset(&item, 0, sizeof(item));
+  item.params = k->params;
+  item.instance = k->instance;
+  item.bodies = (sn_constraint_body *const *)ptrs;
+  item.body_count = nv;
+  sn_step_info info;
+  memset(&info, 0, sizeof(info));
+  info.size = sizeof(info);
+  info.substeps = w->settings.substeps;
+  info.iterations = 1;
+  if (w->last_dt > 0.0f) {
+    info.dt = w->last_dt;
+    info.inv_dt = 1.0f / w->last_dt;
+    info.h = w->last_dt / (float)w->settings.substeps;
+    info.inv_h = 1.0f / info.h;
+  }
+  sn_world_lock(w);
+  t->get_state(&info, &item, values);
+  sn_world_unlock(w);
+  *x = values[index].x;
+  *y = t->states[index].kind == SN_PARAM_VEC2 ? values[index].y : 0.0;
+  if (block != NULL) sn_mem_free(&w->mem, block, view_bytes);
   return SN_OK;
 }
 

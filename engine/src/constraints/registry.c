@@ -221,6 +221,29 @@ static sn_result sn_validate_type(const sn_constraint_type *t, char *err, size_t
   if (begins_batch && (!begins || !batched))
     return sn_set_err(err, cap, "type '%s': begin_particles needs begin_position and solve_particles", n),
            SN_ERR_PLUGIN_BAD_DESCRIPTOR;
+  /* the state schema arrived with ABI 1.3: read only if the plugin's struct holds it */
+  if (t->struct_size >= offsetof(sn_constraint_type, get_state) + sizeof(t->get_state)) {
+    if (t->state_count > SN_MAX_CONSTRAINT_STATES)
+      return sn_set_err(err, cap, "type '%s': state_count %u above %d", n, t->state_count, SN_MAX_CONSTRAINT_STATES),
+             SN_ERR_PLUGIN_BAD_DESCRIPTOR;
+    if (t->state_count > 0 && (t->states == NULL || t->get_state == NULL))
+      return sn_set_err(err, cap, "type '%s': state_count %u needs states and get_state", n, t->state_count),
+             SN_ERR_PLUGIN_BAD_DESCRIPTOR;
+    for (uint32_t i = 0; i < t->state_count; ++i) {
+      const sn_state_desc *d = t->states + i;
+      if (!sn_valid_name(d->name, 64, false))
+        return sn_set_err(err, cap, "type '%s': state %u has an invalid name (use [a-z0-9_])", n, i),
+               SN_ERR_PLUGIN_BAD_DESCRIPTOR;
+      if (d->kind != SN_PARAM_FLOAT && d->kind != SN_PARAM_VEC2)
+        return sn_set_err(err, cap, "type '%s': state '%s' has kind %u (FLOAT or VEC2 only)", n, d->name, d->kind),
+               SN_ERR_PLUGIN_BAD_DESCRIPTOR;
+      for (uint32_t j = 0; j < i; ++j) {
+        if (t->states[j].id == d->id || strcmp(t->states[j].name, d->name) == 0)
+          return sn_set_err(err, cap, "type '%s': states %u and %u share an id or name", n, j, i),
+                 SN_ERR_PLUGIN_BAD_DESCRIPTOR;
+      }
+    }
+  }
   if (t->param_count > 0 && t->params == NULL)
     return sn_set_err(err, cap, "type '%s': param_count %u but params is NULL", n, t->param_count),
            SN_ERR_PLUGIN_BAD_DESCRIPTOR;
@@ -312,6 +335,11 @@ static sn_result sn_add(sn_registry *r, const sn_constraint_type *t, int32_t lib
     rt->type.begin_position = NULL;
   if (t->struct_size < offsetof(sn_constraint_type, begin_particles) + sizeof(rt->type.begin_particles))
     rt->type.begin_particles = NULL;
+  if (t->struct_size < offsetof(sn_constraint_type, get_state) + sizeof(rt->type.get_state)) {
+    rt->type.state_count = 0u;
+    rt->type.states = NULL;
+    rt->type.get_state = NULL;
+  }
   if (abi_minor < SN_CREATE_ARGS_MINOR) {
     /* the plugin's function has the 1.1 form: converted back to it (through
      * the generic function pointer type), it is called only as such */

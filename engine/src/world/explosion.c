@@ -18,7 +18,7 @@ sn_explosion_def sn_default_explosion_def(void) {
 /* The width the shape shows to a blast travelling along dir: its extent
  * across dir (a circle: its diameter). */
 static float sn_projected_width(const sn_geometry *g, sn_transform xf, sn_vec2 dir) {
-  sn_shape_proxy proxy = sn_make_proxy(g);
+  sn_shape_proxy proxy = sn_geometry_proxy(g);
   sn_vec2 across = {-dir.y, dir.x};
   float lo = SN_HUGE, hi = -SN_HUGE;
   for (int32_t i = 0; i < proxy.count; ++i) {
@@ -54,7 +54,7 @@ static bool sn_blast_shape(int32_t proxy_id, int32_t shape_index, void *context)
   if (b->type != SN_BODY_DYNAMIC || b->frozen) return true;
   sn_distance_input in;
   in.proxy_a = sn_make_proxy_points(&def->position, 1, 0.0f);
-  in.proxy_b = sn_make_proxy(&s->geom);
+  in.proxy_b = sn_geometry_proxy(&s->geom);
   in.transform_a = sn_transform_identity();
   in.transform_b = b->xf;
   in.use_radii = true;
