@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "test_main.h"
+#include "sinew/collision.h"
 #include "sinew/sinew.h"
 #include "sinew/soft.h"
 #include "sinew/thread_pool.h"
@@ -444,6 +445,18 @@ END_TEST
 /* ------------------------------------------------------------------------ */
 /* Sensors                                                                   */
 
+static float ct_count_hits(sn_shape_id shape, sn_vec2 point, sn_vec2 normal, float fraction, void *context) {
+  (void)shape, (void)point, (void)normal, (void)fraction;
+  *(int *)context += 1;
+  return 1.0f; /* every hit */
+}
+
+static bool ct_count_overlaps(sn_shape_id shape, void *context) {
+  (void)shape;
+  *(int *)context += 1;
+  return true;
+}
+
 typedef struct ct_counts {
   int begins, ends;
 } ct_counts;
@@ -516,6 +529,17 @@ START_TEST(test_sensor_zone) {
       sn_world_cast_ray_closest(w, (sn_vec2){-1.5f, 10.0f}, (sn_vec2){0.0f, -20.0f}, sn_default_query_filter(), &ray),
       SN_OK);
   ck_assert(!ray.hit);
+  /* so does a shape cast; an overlap query reports the sensor */
+  sn_shape_proxy disc;
+  const sn_vec2 centre = {-1.5f, 10.0f};
+  ck_assert_int_eq(sn_make_proxy(&centre, 1, 0.2f, &disc), SN_OK);
+  int hits = 0, overlaps = 0;
+  ck_assert_int_eq(
+      sn_world_cast_shape(w, &disc, (sn_vec2){0.0f, -20.0f}, sn_default_query_filter(), ct_count_hits, &hits), SN_OK);
+  ck_assert_int_eq(hits, 0);
+  sn_aabb probe = {{-1.6f, 2.9f}, {-1.4f, 3.1f}};
+  ck_assert_int_eq(sn_world_overlap_aabb(w, probe, sn_default_query_filter(), ct_count_overlaps, &overlaps), SN_OK);
+  ck_assert_int_eq(overlaps, 1);
   /* errors: a shape that is not a sensor, bad capacity */
   sn_shape_id out[1];
   ck_assert_int_eq(sn_shape_get_sensor_overlaps(w, box, out, 1), -1);
