@@ -102,6 +102,35 @@ START_TEST(test_group_rules) {
 }
 END_TEST
 
+/* A chain's group_index goes to every segment: a box of the same negative
+ * group falls through the chain, one of another group rests on it. */
+START_TEST(test_chain_group) {
+  sn_world *w = ct_world();
+  sn_body_def bd = sn_default_body_def();
+  sn_body_id g = sn_create_body(w, &bd);
+  /* a clockwise (container) loop: the floor's inside faces up */
+  const sn_vec2 pts[] = {{-5.0f, 0.0f}, {-5.0f, 5.0f}, {5.0f, 5.0f}, {5.0f, 0.0f}};
+  sn_chain_def cd = sn_default_chain_def();
+  cd.points = pts;
+  cd.count = 4;
+  cd.is_loop = true;
+  cd.group_index = -7;
+  ck_assert_msg(sn_chain_is_valid(w, sn_create_chain(w, g, &cd)), "%s", sn_world_last_error(w));
+  sn_shape_id segs[8];
+  ck_assert_int_eq(sn_body_get_shapes(w, g, segs, 8), 4);
+  for (int i = 0; i < 4; ++i) ck_assert_int_eq(sn_shape_get_filter(w, segs[i]).group_index, -7);
+  sn_shape_def sd = sn_default_shape_def();
+  sd.group_index = -7;
+  sn_shape_id ghost = ct_box(w, SN_BODY_DYNAMIC, (sn_vec2){-2.0f, 1.0f}, 0.25f, &sd);
+  sd.group_index = -8;
+  sn_shape_id solid = ct_box(w, SN_BODY_DYNAMIC, (sn_vec2){2.0f, 1.0f}, 0.25f, &sd);
+  ct_steps(w, 120);
+  ck_assert_float_lt(ct_y(w, ghost), -10.0f);
+  ck_assert_float_eq_tol(ct_y(w, solid), 0.25f, 0.005f);
+  sn_destroy_world(w);
+}
+END_TEST
+
 START_TEST(test_set_filter) {
   sn_world *w = ct_world();
   sn_shape_def sd = sn_default_shape_def();
@@ -800,6 +829,7 @@ Suite *sn_test_suite(void) {
   TCase *tc = tcase_create("filter");
   tcase_add_test(tc, test_group_rules);
   tcase_add_test(tc, test_set_filter);
+  tcase_add_test(tc, test_chain_group);
   tcase_add_test(tc, test_custom_filter);
   tcase_add_test(tc, test_one_way_platform);
   tcase_add_test(tc, test_one_way_threads);
