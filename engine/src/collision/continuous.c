@@ -185,6 +185,7 @@ static void sn_solve_continuous(sn_world *w, int32_t body_index, bool recheck) {
     sn_transform xf = sn_sweep_get_transform(&q.sweep, q.fraction);
     b->xf = xf;
     b->center = sn_transform_point(xf, b->local_center);
+    w->body_events.data[b->solver_index].transform = xf; /* its move event (rigid/solver.c) */
     if (w->bodies.data[w->shapes.data[q.hit_other].body].type != SN_BODY_STATIC) sn_toi_inelastic(w, b, &q);
   }
 }

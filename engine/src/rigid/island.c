@@ -103,5 +103,11 @@ void sn_update_sleep(sn_world *w, float dt) {
     int32_t first = w->awake_bodies.data[k];
     w->bodies.data[w->awake_bodies.data[last[k]]].sleep_next = first;
     sn_body_put_to_sleep(w, first);
+    /* the members' move events say so */
+    int32_t i = first;
+    do {
+      w->body_events.data[w->bodies.data[i].solver_index].fell_asleep = true;
+      i = w->bodies.data[i].sleep_next;
+    } while (i != first);
   }
 }

@@ -159,6 +159,17 @@ bool sn_state_contained(const sn_body *b, const sn_body_state *s) {
  * flag for continuous collision. A state that is not finite is contained:
  * the body goes back where the step found it, stopped and frozen (the event
  * is recorded after the stage, in body order). */
+/* The body's move event, written while the body is at hand (slot k: the
+ * awake bodies' order, which is body slot order); continuous collision and
+ * the islands amend it (world/step.c, sn_report_body_moves). */
+static void sn_note_move(sn_world *w, int32_t k, int32_t bi, const sn_body *b) {
+  sn_body_move_event *e = w->body_events.data + k;
+  memset(e, 0, sizeof(*e)); /* padding too: the events compare byte for byte */
+  e->body = sn_make_body_id(w, bi);
+  e->transform = b->xf;
+  e->user_data = b->user_data;
+}
+
 bool sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int32_t begin, int32_t end) {
   bool frozen = false;
   for (int32_t k = begin; k < end; ++k) {
@@ -186,6 +197,7 @@ bool sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int32_t be
         if (escaped) post |= SN_POST_ESCAPED;
       }
       ctx->post[k] = post;
+      sn_note_move(w, k, bi, b);
       continue;
     }
     /* and the velocity the step hands on (relax, joints and XPBD act after
@@ -241,6 +253,7 @@ bool sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int32_t be
       }
     }
     ctx->post[k] = post;
+    sn_note_move(w, k, bi, b);
   }
   return frozen;
 }

@@ -552,23 +552,12 @@ static void sn_solve(sn_world *w, float dt) {
 /* -------------------------------------------------------------- the step */
 
 /* The body events: every body the solver moved this step (the awake
- * bodies, in body slot order), with whether the islands put it to sleep
- * (room reserved by sn_solve_reserve). */
-static void sn_report_body_moves(sn_world *w) {
-  w->body_events.count = 0;
-  for (int32_t k = 0; k < w->awake_bodies.count; ++k) {
-    const int32_t i = w->awake_bodies.data[k];
-    const sn_body *b = w->bodies.data + i;
-    if (!b->in_use) continue;
-    sn_body_move_event e;
-    memset(&e, 0, sizeof(e)); /* padding too: the events compare byte for byte */
-    e.body = sn_make_body_id(w, i);
-    e.transform = b->xf;
-    e.fell_asleep = !b->is_awake;
-    e.user_data = b->user_data;
-    w->body_events.data[w->body_events.count++] = e;
-  }
-}
+ * bodies, in body slot order), with whether the islands put it to sleep.
+ * The write back notes each one while the body is at hand
+ * (rigid/solver.c, sn_note_move), continuous collision amends the
+ * transforms it changes and the islands the bodies they put to sleep: here
+ * they are published (room reserved by sn_step_reserve). */
+static void sn_report_body_moves(sn_world *w) { w->body_events.count = w->awake_bodies.count; }
 
 /* The first part of a step: everything that may fail (memory), before
  * anything a caller can see changes. The extents and the constraint lists
