@@ -46,13 +46,15 @@ typedef struct sn_contact_reference {
 
 typedef struct sn_contact {
   int32_t shape_a, shape_b;
+  /* the material, in the first cache line with the shapes: the solver's
+   * preparation reads it with the manifold */
+  float friction, restitution;
+  float tangent_speed;      ///< the two shapes' surface speeds added
+  float rolling_resistance; ///< the larger coefficient x rolling radius of the two shapes
   sn_contact_edge edges[2];
   sn_manifold manifold;
   sn_simplex_cache cache;
   sn_contact_reference reference; ///< valid with SN_CONTACT_HAS_REFERENCE
-  float friction, restitution;
-  float tangent_speed;      ///< the two shapes' surface speeds added
-  float rolling_resistance; ///< the larger coefficient x rolling radius of the two shapes
   uint32_t flags;
   bool in_use;
   int32_t next_free;

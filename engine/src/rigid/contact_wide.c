@@ -78,8 +78,10 @@ struct sn_wide_group {
   /* lanes whose two points are too close to solve as a block (bit l): they
    * are solved one after the other instead (contact_wide_kernel.inc) */
   int32_t seq_lanes;
-  /* lanes with rolling resistance (bit l): the kernel skips it when none */
-  int32_t rolling_lanes;
+  /* lanes with rolling resistance, lanes with a tangent speed (bit l): the
+   * kernel skips each when a group has none; the other lanes of a group
+   * that has some hold zeros (sn_wide_finish_surface) */
+  int32_t rolling_lanes, tangent_lanes;
   int32_t lanes; /* lanes in use (the rest is padding) */
   int8_t points[L];
 };
@@ -156,30 +158,47 @@ static void sn_wide_pad_lane(sn_wide_group *g, int l, int32_t dummy) {
   g->ni1[l] = g->ni2[l] = g->ti1[l] = g->ti2[l] = 0.0f;
   g->mni1[l] = g->mni2[l] = g->rv1[l] = g->rv2[l] = 0.0f;
   g->restitution[l] = 0.0f;
-  g->tangent_speed[l] = g->rolling[l] = g->rolling_mass[l] = g->rolling_impulse[l] = 0.0f;
 }
 
 /* Rolling resistance and tangent speed of lane l (rolling: the mixed
- * coefficient times the rolling radius). */
-static inline void sn_wide_set_rolling(sn_wide_group *g, int l, float tangent_speed, float rolling, float inv_ia,
+ * coefficient times the rolling radius), written only when the lane has
+ * them: most contacts have neither. */
+static inline void sn_wide_set_surface(sn_wide_group *g, int l, float tangent_speed, float rolling, float inv_ia,
                                        float inv_ib) {
-  g->tangent_speed[l] = tangent_speed;
-  g->rolling_impulse[l] = 0.0f;
+  if (tangent_speed != 0.0f) {
+    g->tangent_speed[l] = tangent_speed;
+    g->tangent_lanes |= 1 << l;
+  }
   float k = inv_ia + inv_ib;
   if (rolling > 0.0f && k > 0.0f) {
     g->rolling[l] = rolling;
     g->rolling_mass[l] = 1.0f / k;
+    g->rolling_impulse[l] = 0.0f;
     g->rolling_lanes |= 1 << l;
-  } else {
-    g->rolling[l] = g->rolling_mass[l] = 0.0f;
+  }
+}
+
+/* Once every lane of a group is set: zeros in the lanes without a tangent
+ * speed or rolling resistance of a group where some lane has one. */
+static inline void sn_wide_finish_surface(sn_wide_group *g) {
+  if (g->tangent_lanes != 0) {
+    for (int l = 0; l < L; ++l) {
+      if (!(g->tangent_lanes & (1 << l))) g->tangent_speed[l] = 0.0f;
+    }
+  }
+  if (g->rolling_lanes != 0) {
+    for (int l = 0; l < L; ++l) {
+      if (!(g->rolling_lanes & (1 << l))) g->rolling[l] = g->rolling_mass[l] = g->rolling_impulse[l] = 0.0f;
+    }
   }
 }
 
 void sn_wide_set_lane(const sn_wide_set *set, int32_t group, int l, const sn_contact_constraint *c, int32_t dummy) {
   sn_wide_group *g = set->groups + group;
-  if (l == 0) g->ia_write = g->ib_write = g->seq_lanes = g->rolling_lanes = g->lanes = 0;
+  if (l == 0) g->ia_write = g->ib_write = g->seq_lanes = g->rolling_lanes = g->tangent_lanes = g->lanes = 0;
   if (c == NULL) {
     sn_wide_pad_lane(g, l, dummy);
+    if (l == L - 1) sn_wide_finish_surface(g);
     return;
   }
   const sn_constraint_point *p1 = c->points, *p2 = c->points + 1;
@@ -203,7 +222,7 @@ void sn_wide_set_lane(const sn_wide_set *set, int32_t group, int l, const sn_con
   g->iib[l] = c->ib_inv;
   g->friction[l] = c->friction;
   g->restitution[l] = c->restitution;
-  sn_wide_set_rolling(g, l, c->tangent_speed, c->rolling_resistance, c->ia_inv, c->ib_inv);
+  sn_wide_set_surface(g, l, c->tangent_speed, c->rolling_resistance, c->ia_inv, c->ib_inv);
   g->bias_rate[l] = c->soft.bias_rate;
   g->mass_scale[l] = c->soft.mass_scale;
   g->impulse_scale[l] = c->soft.impulse_scale;
@@ -245,6 +264,7 @@ void sn_wide_set_lane(const sn_wide_set *set, int32_t group, int l, const sn_con
   g->mni2[l] = 0.0f;
   g->rv1[l] = p1->relative_velocity;
   g->rv2[l] = two ? p2->relative_velocity : 0.0f;
+  if (l == L - 1) sn_wide_finish_surface(g);
 }
 
 /* Lanes [off, off + 4) of group g straight from the world, four at a time:
@@ -321,7 +341,7 @@ static void sn_wide_prepare_half(sn_wide_group *g, int off, const sn_prepare_inp
     if (key.dynamic & 2u) g->ib_write |= 1 << l;
     g->friction[l] = c->friction;
     g->restitution[l] = c->restitution;
-    sn_wide_set_rolling(g, l, c->tangent_speed, c->rolling_resistance, iia[i], iib[i]);
+    sn_wide_set_surface(g, l, c->tangent_speed, c->rolling_resistance, iia[i], iib[i]);
     const sn_softness *sf = (ma[i] == 0.0f || mb[i] == 0.0f) ? in->static_soft : in->soft;
     br[i] = sf->bias_rate;
     ms[i] = sf->mass_scale;
@@ -453,13 +473,14 @@ void sn_wide_prepare_range(const sn_wide_set *set, const sn_world *w, const int3
         SN_PREFETCH(c + 128);
       }
     }
-    g->ia_write = g->ib_write = g->seq_lanes = g->rolling_lanes = g->lanes = 0;
+    g->ia_write = g->ib_write = g->seq_lanes = g->rolling_lanes = g->tangent_lanes = g->lanes = 0;
     sn_wide_prepare_half(g, 0, &in, lanes);
     if (lanes[4] >= 0) {
       sn_wide_prepare_half(g, 4, &in, lanes);
     } else {
       for (int l = 4; l < L; ++l) sn_wide_pad_lane(g, l, dummy);
     }
+    sn_wide_finish_surface(g);
   }
 }
 
@@ -556,6 +577,7 @@ static inline void sn_scatter_v(sn_body_state *s, const int32_t *idx, int32_t wr
 #define LDP(p)                     f4_load(p)
 #define SEQ_BITS                   ((g->seq_lanes >> off) & 15)
 #define ROLLING_BITS               ((g->rolling_lanes >> off) & 15)
+#define TANGENT_BITS               ((g->tangent_lanes >> off) & 15)
 #define ST(f, x)                   f4_store(g->f + off, (x))
 #define GATHER_V(side, a, b, c, d) sn_gather_v(states, g->side + off, &a, &b, &c, &d)
 #define GATHER_ALL(side, a, b, c, d, e, f, q, r)                                                                       \
@@ -583,6 +605,7 @@ static inline void sn_scatter_v(sn_body_state *s, const int32_t *idx, int32_t wr
 #undef LDP
 #undef SEQ_BITS
 #undef ROLLING_BITS
+#undef TANGENT_BITS
 #undef ST
 #undef GATHER_V
 #undef GATHER_ALL
@@ -624,6 +647,7 @@ SN_AVX2 static inline f4 f8_hi(f8 a) { return _mm256_extractf128_ps(a, 1); }
 #define LDP(p)       _mm256_load_ps(p)
 #define SEQ_BITS     (g->seq_lanes)
 #define ROLLING_BITS (g->rolling_lanes)
+#define TANGENT_BITS (g->tangent_lanes)
 #define ST(f, x)     _mm256_store_ps(g->f, (x))
 /* v.x, v.y, w, pad of eight bodies: rows l and l + 4 share a register,
  * then the inverse of the scatter's 4x8 transpose. */
