@@ -687,12 +687,61 @@ START_TEST(test_disable_and_enable) {
 }
 END_TEST
 
+/* Contacts with and without a tangent speed or rolling resistance solved
+ * side by side (they share the solver's lane groups): boxes on the plain
+ * ground stay put, boxes on the belt reach its speed, balls with rolling
+ * resistance slow down and balls without it keep rolling. */
+START_TEST(test_surface_lanes_mixed) {
+  sn_world *w = make_world(G);
+  ground_box(w, 20.0f, 0.25f, (sn_vec2){-20.5f, -0.25f}, 0.8f, 0.0f);
+  sn_shape_id belt = ground_box(w, 20.0f, 0.25f, (sn_vec2){20.5f, -0.25f}, 0.8f, 0.0f);
+  sn_shape_set_tangent_speed(w, belt, 1.0f);
+  sn_body_id still[8], carried[8], slowed[4], free_balls[4];
+  for (int i = 0; i < 8; ++i) {
+    still[i] = dynamic_box(w, (sn_vec2){-30.0f + 2.0f * (float)i, 0.5f}, 0.5f, 0.8f, 0.0f);
+    carried[i] = dynamic_box(w, (sn_vec2){3.0f + 2.0f * (float)i, 0.5f}, 0.5f, 0.8f, 0.0f);
+  }
+  for (int i = 0; i < 4; ++i) {
+    sn_shape_def sd = sn_default_shape_def();
+    sd.friction = 1.0f;
+    sd.rolling_resistance = 0.1f;
+    slowed[i] = dynamic_ball(w, (sn_vec2){-14.0f + 2.0f * (float)i, 0.25f}, 0.25f, &sd);
+    sd.rolling_resistance = 0.0f;
+    free_balls[i] = dynamic_ball(w, (sn_vec2){-4.5f + 1.0f * (float)i, 0.25f}, 0.25f, &sd);
+    sn_body_set_linear_velocity(w, slowed[i], (sn_vec2){1.0f, 0.0f});
+    sn_body_set_angular_velocity(w, slowed[i], -4.0f);
+  }
+  for (int i = 0; i < 4; ++i) sn_world_step(w, DT);
+  for (int i = 0; i < 4; ++i) {
+    sn_body_set_linear_velocity(w, free_balls[i], (sn_vec2){-1.0f, 0.0f});
+    sn_body_set_angular_velocity(w, free_balls[i], 4.0f);
+  }
+  for (int i = 0; i < 60; ++i) sn_world_step(w, DT);
+  for (int i = 0; i < 8; ++i) {
+    ck_assert_msg(fabsf(sn_body_get_linear_velocity(w, still[i]).x) < 1e-4f, "plain box %d moves at %g m/s", i,
+                  (double)sn_body_get_linear_velocity(w, still[i]).x);
+    ck_assert_msg(fabsf(sn_body_get_linear_velocity(w, carried[i]).x - 1.0f) < 0.01f, "belt box %d at %g m/s", i,
+                  (double)sn_body_get_linear_velocity(w, carried[i]).x);
+  }
+  /* one second of c g / 1.5 = 0.667 m/s^2 from about 1 m/s; the free balls stay near -1 m/s */
+  for (int i = 0; i < 4; ++i) {
+    float v = sn_body_get_linear_velocity(w, slowed[i]).x;
+    ck_assert_msg(v < 0.45f && v > 0.2f, "rolling-resistant ball %d at %g m/s", i, (double)v);
+  }
+  for (int i = 0; i < 4; ++i)
+    ck_assert_msg(fabsf(sn_body_get_linear_velocity(w, free_balls[i]).x + 1.0f) < 0.02f, "free ball %d at %g m/s", i,
+                  (double)sn_body_get_linear_velocity(w, free_balls[i]).x);
+  sn_destroy_world(w);
+}
+END_TEST
+
 Suite *sn_test_suite(void) {
   Suite *s = suite_create("body_control");
   TCase *tc = tcase_create("body_control");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_rolling_resistance_stops_a_disc);
   tcase_add_test(tc, test_conveyor_carries_a_box);
+  tcase_add_test(tc, test_surface_lanes_mixed);
   tcase_add_test(tc, test_friction_callback);
   tcase_add_test(tc, test_restitution_callback);
   tcase_add_test(tc, test_mass_data_override);

@@ -165,6 +165,57 @@ START_TEST(test_block_solve_symmetric) {
 }
 END_TEST
 
+/* Eight boxes falling at 1 m/s onto the ground, one group of eight lanes:
+ * lane 0's contact has a tangent speed (a belt) and rolling resistance,
+ * the others none. Packed over a group whose lanes all had them before
+ * (the same memory), the other seven must come out as if the group had
+ * never held any: straight down, no spin. Lane 0's box is carried along
+ * by the ground's surface, to +x, as far as friction allows: 0.6 x the
+ * 1 N s normal impulse, 0.6 m/s for its 1 kg. */
+START_TEST(test_surface_lanes_reset) {
+  enum { N = 8 };
+  sn_body_state states[N + 1];
+  int32_t dummy = N;
+  sn_contact_constraint cs[N];
+  for (int k = 0; k < N; ++k) {
+    cs[k] = make_constraint(k, dummy, dummy, 2);
+    cs[k].normal = (sn_vec2){0.0f, -1.0f};
+    cs[k].points[0].rb = cs[k].points[0].ra;
+    cs[k].points[1].rb = cs[k].points[1].ra;
+    cs[k].tangent_speed = 3.0f;
+    cs[k].rolling_resistance = 0.5f;
+  }
+  int32_t colors[N];
+  uint64_t masks[N + 1];
+  sn_wide_key keys[N];
+  for (int k = 0; k < N; ++k) keys[k] = sn_wide_key_of(cs + k, dummy);
+  int32_t groups = sn_wide_color(keys, N, N + 1, colors, masks);
+  ck_assert_int_eq(groups, 1);
+  sn_mem mem;
+  sn_mem_init(&mem, NULL);
+  sn_arena arena;
+  sn_arena_init(&arena);
+  ck_assert(sn_arena_reserve(&arena, &mem, sn_wide_bytes(groups)));
+  sn_wide_set set;
+  ck_assert(sn_wide_build(&set, &arena, N, colors, groups));
+  sn_wide_fill(&set, cs, 0, set.group_count, dummy); /* every lane with a belt and rolling resistance */
+  for (int k = 1; k < N; ++k) cs[k].tangent_speed = cs[k].rolling_resistance = 0.0f;
+  sn_wide_fill(&set, cs, 0, set.group_count, dummy); /* only lane 0 now */
+  memset(states, 0, sizeof(states));
+  for (int i = 0; i <= N; ++i) states[i].dq = (sn_rot){1.0f, 0.0f};
+  for (int k = 0; k < N; ++k) states[k].v = (sn_vec2){0.0f, -1.0f};
+  sn_wide_solve(&set, states, 240.0f, 3.0f, false);
+  for (int k = 1; k < N; ++k) {
+    ck_assert_msg(states[k].v.x == 0.0f && states[k].w == 0.0f, "lane %d: v.x %g, w %g", k, (double)states[k].v.x,
+                  (double)states[k].w);
+    ck_assert_float_eq_tol(states[k].v.y, 0.0f, 1e-6f);
+  }
+  ck_assert_msg(fabsf(states[0].v.x - 0.6f) < 1e-4f, "the belt lane's box: v.x %g, expected 0.6",
+                (double)states[0].v.x);
+  sn_arena_destroy(&arena, &mem);
+}
+END_TEST
+
 /* In a world: a box dropped flat onto a box resting on the ground lands
  * without spinning (|w| < 1e-4 rad/s) or shifting (< 1 mm): the two points
  * are solved together (solved one after the other, the box would rock
@@ -226,6 +277,7 @@ Suite *sn_test_suite(void) {
   TCase *tc = tcase_create("wide");
   tcase_add_test(tc, test_coloring_invariants);
   tcase_add_test(tc, test_block_solve_symmetric);
+  tcase_add_test(tc, test_surface_lanes_reset);
   tcase_add_test(tc, test_drop_no_spin);
   suite_add_tcase(s, tc);
   TCase *avx2 = tcase_create("avx2");
