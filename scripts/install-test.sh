@@ -74,7 +74,7 @@ check_prefix() {
 int main(void) {
   char err[512];
   sn_registry *reg = sn_create_registry(NULL);
-  if (sn_registry_add_shipped(reg, err, sizeof err) != SN_OK || sn_registry_get_type_count(reg) != 12) {
+  if (sn_registry_add_shipped(reg, err, sizeof err) != SN_OK || sn_registry_get_type_count(reg) != 17) {
     fprintf(stderr, "%s\n", err);
     return 1;
   }
