@@ -120,8 +120,7 @@ static sn_constraint_id sn_b2_revolute(sn_world *w, sn_body_id a, sn_body_id b, 
 
 /* ---- joint_grid: 100 x 100 circles joined to their upper and left
  * neighbours, 7 static pins in the middle of the top row, no contacts. */
-static bool sn_b2_joint_grid(sn_scene *s, struct sn_box2d_state *st) {
-  const int32_t n = 100;
+static bool sn_b2_joint_grid(sn_scene *s, struct sn_box2d_state *st, int32_t n) {
   if (!sn_b2_reserve(s, n * n)) return false;
   st->joints = calloc((size_t)(2 * n * n), sizeof(sn_b2_joint));
   sn_body_id *grid = calloc((size_t)(n * n), sizeof(sn_body_id));
@@ -140,7 +139,7 @@ static bool sn_b2_joint_grid(sn_scene *s, struct sn_box2d_state *st) {
   bool ok = true;
   for (int32_t k = 0; k < n && ok; ++k) {
     for (int32_t i = 0; i < n && ok; ++i) {
-      bool pin = i == 0 && k >= 47 && k <= 53;
+      bool pin = i == 0 && k >= n / 2 - 3 && k <= n / 2 + 3; /* 47..53 of 100 */
       sn_vec2 p = {(float)k, (float)-i};
       sn_body_id b = sn_b2_body(s->world, pin ? SN_BODY_STATIC : SN_BODY_DYNAMIC, p);
       ok = sn_shape_is_valid(s->world, sn_create_circle_shape(s->world, b, &sd, &circle));
@@ -202,8 +201,8 @@ static bool sn_b2_large_pyramid(sn_scene *s, struct sn_box2d_state *st) {
 
 /* ---- many_pyramids: 20 x 20 pyramids of 10 at the base on 20 two-sided
  * ground segments 11 m apart */
-static bool sn_b2_many_pyramids(sn_scene *s, struct sn_box2d_state *st) {
-  const int32_t base = 10, rows = 20, columns = 20;
+static bool sn_b2_many_pyramids(sn_scene *s, struct sn_box2d_state *st, int32_t rows) {
+  const int32_t base = 10, columns = rows;
   const float extent = 0.5f;
   const float ground_dy = 2.0f * extent * (float)(base + 1);                     /* 11 */
   const float ground_width = 2.0f * extent * (float)columns * (float)(base + 1); /* 220 */
@@ -525,14 +524,20 @@ static bool sn_b2_tumbler(sn_scene *s, struct sn_box2d_state *st) {
   return true;
 }
 
-bool sn_box2d_scene_build(sn_scene *s, const char *name, const sn_world_def *base) {
+bool sn_box2d_scene_build(sn_scene *s, const char *name, int32_t size, const sn_world_def *base) {
   int32_t kind = -1;
   for (int32_t k = 0; sn_box2d_scene_names[k] != NULL; ++k) {
     if (strcmp(sn_box2d_scene_names[k], name) == 0) kind = k;
   }
   if (kind < 0) return false;
   s->name = sn_box2d_scene_names[kind];
-  s->size = 1;
+  /* the size: joint_grid's side (100) and many_pyramids' rows and columns (20), else 1 */
+  if (kind == SN_B2_JOINT_GRID)
+    s->size = size > 0 ? size : 100;
+  else if (kind == SN_B2_MANY_PYRAMIDS)
+    s->size = size > 0 ? size : 20;
+  else
+    s->size = 1;
   s->default_steps = sn_b2_steps[kind];
   struct sn_box2d_state *st = calloc(1, sizeof(*st));
   if (st == NULL) return false;
@@ -542,7 +547,7 @@ bool sn_box2d_scene_build(sn_scene *s, const char *name, const sn_world_def *bas
   /* joint_grid and the pyramids turn sleeping off; the others keep it on */
   wd.enable_sleep = !(kind == SN_B2_JOINT_GRID || kind == SN_B2_LARGE_PYRAMID || kind == SN_B2_MANY_PYRAMIDS);
   static const int32_t bodies[SN_B2_SCENE_COUNT] = {10000, 5051, 22001, 11001, 9601, 3040, 2027};
-  wd.body_capacity = bodies[kind];
+  wd.body_capacity = s->size == 1 || s->size == 100 || s->size == 20 ? bodies[kind] : 0;
   const sn_registry *registry = base->registry;
   bool joints = kind == SN_B2_JOINT_GRID || kind == SN_B2_RAIN || kind == SN_B2_SPINNER || kind == SN_B2_TUMBLER;
   if (joints && (registry == NULL || sn_registry_find_type(registry, "revolute") == NULL)) {
@@ -559,11 +564,11 @@ bool sn_box2d_scene_build(sn_scene *s, const char *name, const sn_world_def *bas
   if (s->world == NULL) return false;
   switch (kind) {
   case SN_B2_JOINT_GRID:
-    return sn_b2_joint_grid(s, st);
+    return sn_b2_joint_grid(s, st, s->size);
   case SN_B2_LARGE_PYRAMID:
     return sn_b2_large_pyramid(s, st);
   case SN_B2_MANY_PYRAMIDS:
-    return sn_b2_many_pyramids(s, st);
+    return sn_b2_many_pyramids(s, st, s->size);
   case SN_B2_RAIN:
     return sn_b2_rain(s, st);
   case SN_B2_SMASH:

@@ -154,7 +154,7 @@ bool sn_scene_build_ex(sn_scene *s, const char *name, int32_t size, int32_t subs
 bool sn_scene_build_def(sn_scene *s, const char *name, int32_t size, const sn_world_def *base) {
   memset(s, 0, sizeof(*s));
   s->ratio_small = s->ratio_big = -1;
-  if (sn_box2d_scene_is(name)) return sn_box2d_scene_build(s, name, base);
+  if (sn_box2d_scene_is(name)) return sn_box2d_scene_build(s, name, size, base);
   if (size <= 0) size = sn_scene_default_size(name);
   sn_world_def wd = *base;
   const sn_registry *registry = base->registry;

@@ -89,7 +89,10 @@ bool sn_box2d_scene_is(const char *name);
 /// Step count of the Box2D app for a suite scene; 0 for other names.
 int32_t sn_box2d_scene_default_steps(const char *name);
 /// Builds a Box2D suite scene (sn_scene_build_def calls it for those names).
-bool sn_box2d_scene_build(sn_scene *scene, const char *name, const sn_world_def *def);
+/// `size` 0 gives Box2D's scene; else joint_grid is size x size circles (pins
+/// size/2 - 3 .. size/2 + 3 of the top row) and many_pyramids size x size
+/// pyramids (the smaller scene files); the other scenes ignore it.
+bool sn_box2d_scene_build(sn_scene *scene, const char *name, int32_t size, const sn_world_def *def);
 void sn_box2d_scene_destroy(sn_scene *scene);
 /// The scene's step callback with step index k, called before step k (and
 /// with 0 before the first step): rain spawns and recycles ragdolls, spinner
