@@ -547,7 +547,7 @@ bool sn_box2d_scene_build(sn_scene *s, const char *name, int32_t size, const sn_
   /* joint_grid and the pyramids turn sleeping off; the others keep it on */
   wd.enable_sleep = !(kind == SN_B2_JOINT_GRID || kind == SN_B2_LARGE_PYRAMID || kind == SN_B2_MANY_PYRAMIDS);
   static const int32_t bodies[SN_B2_SCENE_COUNT] = {10000, 5051, 22001, 11001, 9601, 3040, 2027};
-  wd.body_capacity = s->size == 1 || s->size == 100 || s->size == 20 ? bodies[kind] : 0;
+  wd.body_capacity = size <= 0 ? bodies[kind] : 0; /* a hint for Box2D's sizes */
   const sn_registry *registry = base->registry;
   bool joints = kind == SN_B2_JOINT_GRID || kind == SN_B2_RAIN || kind == SN_B2_SPINNER || kind == SN_B2_TUMBLER;
   if (joints && (registry == NULL || sn_registry_find_type(registry, "revolute") == NULL)) {

@@ -158,7 +158,6 @@ int sn_box2d_suite_run(const sn_box2d_suite_options *o) {
     if (o->scene != NULL && strcmp(o->scene, short_name) != 0 && strcmp(o->scene, full) != 0) continue;
     found = true;
     int32_t steps = o->steps > 0 ? o->steps : sn_box2d_scene_default_steps(full);
-    if (steps < 2) steps = 2;
     double *times = malloc((size_t)steps * sizeof(double));
     if (times == NULL) return 1;
     for (int32_t wi = 0; wi < worker_count && rc == 0; ++wi) {

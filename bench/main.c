@@ -156,11 +156,11 @@ int main(int argc, char **argv) {
       fprintf(stderr, "sinew-bench: the only --suite is box2d, not '%s'\n", suite);
       return 2;
     }
-    if (steps < 0 || workers < 0 || workers > SN_MAX_WORKERS || runs < 0 || runs > 1000 || peers || soak || sleep ||
-        size != 0 || substeps != 0 || sn_soft_iterations != 0 || threads != 1) {
+    if (steps < 0 || steps == 1 || workers < 0 || workers > SN_MAX_WORKERS || runs < 0 || runs > 1000 || peers ||
+        soak || sleep || size != 0 || substeps != 0 || sn_soft_iterations != 0 || threads != 1) {
       fprintf(stderr,
               "sinew-bench: --suite box2d takes only --scene, --workers N (1..%d), --runs R (1..1000)\n"
-              "             and --steps N (>= 2)\n",
+              "             and --steps N (>= 2: step 0 is not timed)\n",
               SN_MAX_WORKERS);
       return 2;
     }
