@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "box2d_suite.h"
 #include "peers.h"
 #include "report.h"
 #include "scenes.h"
@@ -31,7 +32,12 @@ static void sn_usage(FILE *f) {
              "  --soak: the rain, jelly and mixed scenes in turn, each world living --world-steps steps (3600),\n"
              "          with seeded spawning and deleting and invariant checks (docs/benchmark.md); a summary\n"
              "          on stderr, one JSON line with --json; exit 1 on any invariant failure\n"
-             "  --soak-fault: destroy a body behind the driver's back at step 100 of each world (tests the checks)\n");
+             "  --soak-fault: destroy a body behind the driver's back at step 100 of each world (tests the checks)\n"
+             "       sinew-bench --suite box2d [--scene NAME] [--workers N] [--runs R] [--steps N]\n"
+             "  --suite box2d: Box2D v3.1.1's benchmark scenes (joint_grid, large_pyramid, many_pyramids, rain,\n"
+             "          smash, spinner, tumbler) timed by its protocol, Sinew's defaults and 4 substeps run by run;\n"
+             "          one JSON line per scene, configuration and worker count (--workers N: that count only,\n"
+             "          default 1 and 2; --runs R: minimum of R runs, default 2; --steps N: instead of the scene's)\n");
 }
 
 static int32_t sn_soft_iterations = 0;
@@ -88,6 +94,8 @@ int main(int argc, char **argv) {
   sn_peers_options po = {0};
   sn_soak_options so = {0};
   bool soak = false, json = false, seeded = false;
+  const char *suite = NULL;
+  int32_t workers = 0, runs = 0;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     bool has_value = i + 1 < argc;
@@ -103,6 +111,12 @@ int main(int argc, char **argv) {
       sn_soft_iterations = atoi(argv[++i]);
     else if (strcmp(a, "--sleep") == 0)
       sleep = true;
+    else if (strcmp(a, "--suite") == 0 && has_value)
+      suite = argv[++i];
+    else if (strcmp(a, "--workers") == 0 && has_value)
+      workers = atoi(argv[++i]);
+    else if (strcmp(a, "--runs") == 0 && has_value)
+      runs = atoi(argv[++i]);
     else if (strcmp(a, "--threads") == 0 && has_value)
       threads = atoi(argv[++i]);
     else if (strcmp(a, "--peers") == 0)
@@ -136,6 +150,26 @@ int main(int argc, char **argv) {
       sn_usage(stderr);
       return 2;
     }
+  }
+  if (suite != NULL) {
+    if (strcmp(suite, "box2d") != 0) {
+      fprintf(stderr, "sinew-bench: the only --suite is box2d, not '%s'\n", suite);
+      return 2;
+    }
+    if (steps < 0 || steps == 1 || workers < 0 || workers > SN_MAX_WORKERS || runs < 0 || runs > 1000 || peers ||
+        soak || sleep || size != 0 || substeps != 0 || sn_soft_iterations != 0 || threads != 1) {
+      fprintf(stderr,
+              "sinew-bench: --suite box2d takes only --scene, --workers N (1..%d), --runs R (1..1000)\n"
+              "             and --steps N (>= 2: step 0 is not timed)\n",
+              SN_MAX_WORKERS);
+      return 2;
+    }
+    sn_box2d_suite_options bo = {scene, workers, runs, steps};
+    return sn_box2d_suite_run(&bo);
+  }
+  if (workers != 0 || runs != 0) {
+    fprintf(stderr, "sinew-bench: --workers and --runs go with --suite box2d\n");
+    return 2;
   }
   if (size < 0 || steps < 0) {
     fprintf(stderr, "sinew-bench: --size, --steps must be >= 0\n");

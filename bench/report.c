@@ -76,8 +76,8 @@ void sn_scene_print_json(FILE *out, const sn_scene *s, int32_t steps, bool sleep
   fflush(out);
 }
 
-/* Lists of names sinew_scenes builds. */
-static const char *const *const sn_scene_lists[] = {sn_rigid_scene_names, sn_soft_scene_names};
+/* Lists of names sinew_scenes builds (the Box2D v3 suite's last). */
+static const char *const *const sn_scene_lists[] = {sn_rigid_scene_names, sn_soft_scene_names, sn_box2d_scene_names};
 
 int32_t sn_scene_count(void) {
   int32_t n = 0;

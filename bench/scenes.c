@@ -154,6 +154,7 @@ bool sn_scene_build_ex(sn_scene *s, const char *name, int32_t size, int32_t subs
 bool sn_scene_build_def(sn_scene *s, const char *name, int32_t size, const sn_world_def *base) {
   memset(s, 0, sizeof(*s));
   s->ratio_small = s->ratio_big = -1;
+  if (sn_box2d_scene_is(name)) return sn_box2d_scene_build(s, name, size, base);
   if (size <= 0) size = sn_scene_default_size(name);
   sn_world_def wd = *base;
   const sn_registry *registry = base->registry;
@@ -290,6 +291,7 @@ bool sn_scene_build_def(sn_scene *s, const char *name, int32_t size, const sn_wo
 }
 
 void sn_scene_destroy(sn_scene *s) {
+  sn_box2d_scene_destroy(s);
   sn_soft_scene_destroy(s);
   if (s->world) sn_destroy_world(s->world);
   if (s->registry) sn_destroy_registry(s->registry);

@@ -32,6 +32,8 @@ typedef struct sn_scene {
   float *ring_area; ///< target areas
   int32_t ring_count;
   sn_particle_id *particles; ///< every particle, in soft-body order
+  /* Box2D v3 suite scenes (bench/box2d_scenes.c) */
+  struct sn_box2d_state *box2d; ///< owned; NULL for the other scenes
 } sn_scene;
 
 /// Scene metrics, the fields of docs/benchmark.md.
@@ -49,6 +51,10 @@ typedef struct sn_scene_metrics {
 
 /// Names of the rigid scenes, NULL-terminated.
 extern const char *const sn_rigid_scene_names[];
+/// Names of the scenes of Box2D v3.1.1's benchmark app as this library builds
+/// them (box2d-joint_grid, box2d-large_pyramid, box2d-many_pyramids,
+/// box2d-rain, box2d-smash, box2d-spinner, box2d-tumbler), NULL-terminated.
+extern const char *const sn_box2d_scene_names[];
 /// Names of the soft and mixed scenes (cloth, jelly, mixed), NULL-terminated.
 extern const char *const sn_soft_scene_names[];
 
@@ -61,6 +67,43 @@ void sn_soft_scene_measure(const sn_scene *scene, sn_scene_metrics *out, uint64_
 /// built outside this library (the sandbox's demos). False with a message on
 /// stderr if soft is not valid, or out of memory.
 bool sn_scene_add_soft(sn_scene *scene, sn_soft_body_id soft);
+
+/// End-of-run figures of a Box2D suite scene (docs/benchmark.md).
+typedef struct sn_box2d_metrics {
+  int32_t bodies, shapes, joints, contacts, touching_contacts, awake_bodies; ///< world counters
+  double joint_separation; ///< joint_grid, rain: worst distance between a joint's two anchors (m)
+  double lowest_y;         ///< joint_grid: lowest body origin (m)
+  double top_drift;        ///< pyramids: largest displacement of a pyramid's top box from its start (m)
+  int32_t fallen;          ///< pyramids: boxes more than 0.5 m below their start
+  int32_t live_ragdolls;   ///< rain
+  double limit_violation;  ///< rain: worst joint angle outside its limits (rad), 0 if none
+  int32_t woken;           ///< smash: bodies awake after some step (sn_box2d_scene_observe)
+  double ram_speed;        ///< smash: the ram's final speed (m/s)
+  double motor_angle;      ///< spinner: the motor joint's state "angle" (rad, in (-pi, pi])
+  int32_t outside;         ///< spinner, tumbler: bodies outside the container
+  uint64_t state_hash;     ///< sn_scene_hash_bytes over every body's pose and velocity
+} sn_box2d_metrics;
+
+/// True for the names of sn_box2d_scene_names.
+bool sn_box2d_scene_is(const char *name);
+/// Step count of the Box2D app for a suite scene; 0 for other names.
+int32_t sn_box2d_scene_default_steps(const char *name);
+/// Builds a Box2D suite scene (sn_scene_build_def calls it for those names).
+/// `size` 0 gives Box2D's scene; else joint_grid is size x size circles (pins
+/// size/2 - 3 .. size/2 + 3 of the top row) and many_pyramids size x size
+/// pyramids (the smaller scene files); the other scenes ignore it.
+bool sn_box2d_scene_build(sn_scene *scene, const char *name, int32_t size, const sn_world_def *def);
+void sn_box2d_scene_destroy(sn_scene *scene);
+/// The scene's step callback with step index k, called before step k (and
+/// with 0 before the first step): rain spawns and recycles ragdolls, spinner
+/// reads its motor angle; nothing for the others. False (with a message on
+/// stderr) if the world refused a call.
+bool sn_box2d_scene_step_callback(sn_scene *scene, int32_t k);
+/// Records, after a step, what the metrics follow over time (smash: the bodies awake).
+void sn_box2d_scene_observe(sn_scene *scene);
+void sn_box2d_scene_measure(const sn_scene *scene, sn_box2d_metrics *out);
+/// The 360 points of the spinner's container chain.
+void sn_box2d_spinner_points(sn_vec2 out[360]);
 
 /// Builds scene `name` of `size` (0 = its default) with `substeps` (0 = the world default)
 /// and sleep off unless `sleep`. Returns false for an unknown name.

@@ -1653,6 +1653,14 @@ static const char *sb_standard_description(const char *name) {
   if (strcmp(name, "jelly") == 0) return "standard: 50 pressure-ring jellies in a box (docs/benchmark.md 6)";
   if (strcmp(name, "mixed") == 0)
     return "standard: rope trampoline with boxes, pyramid and a jelly (docs/benchmark.md 7)";
+  /* the Box2D v3 suite (docs/benchmark.md, "Box2D v3 suite") */
+  if (strcmp(name, "box2d-joint_grid") == 0) return "Box2D v3 suite: 100 x 100 circles joined by 19800 revolutes";
+  if (strcmp(name, "box2d-large_pyramid") == 0) return "Box2D v3 suite: pyramid of 5050 boxes";
+  if (strcmp(name, "box2d-many_pyramids") == 0) return "Box2D v3 suite: 400 pyramids of 55 boxes on 20 floors";
+  if (strcmp(name, "box2d-rain") == 0) return "Box2D v3 suite: ragdolls raining on 5 floors, recycled every 8 steps";
+  if (strcmp(name, "box2d-smash") == 0) return "Box2D v3 suite: a heavy ram into 9600 sleeping tiles, no gravity";
+  if (strcmp(name, "box2d-spinner") == 0) return "Box2D v3 suite: motor-driven bar stirring 3038 pieces in a ring";
+  if (strcmp(name, "box2d-tumbler") == 0) return "Box2D v3 suite: 2025 small boxes in a turning square drum";
   return "standard scene";
 }
 
@@ -1672,6 +1680,13 @@ static void sb_standard_view(const char *name, sn_vec2 *center, float *height) {
     *center = (sn_vec2){-12.0f, 3.8f};
     *height = 10.0f;
   }
+}
+
+/* The Box2D v3 suite scenes' per-step callback (rain spawns and recycles
+ * ragdolls), with the step index the scene time gives. */
+static void sb_box2d_update(sn_scene *scene, sb_demo_state *state, double time) {
+  (void)state;
+  sn_box2d_scene_step_callback(scene, (int32_t)lround(time / (double)SB_DT));
 }
 
 /* Standard entries are made on first use from sinew_scenes' names; the
@@ -1694,6 +1709,7 @@ static sb_catalog *sb_get_catalog(void) {
       e->description = sb_standard_description(e->name);
       e->standard = true;
       e->plugins = "";
+      if (sn_box2d_scene_is(e->name)) e->update = sb_box2d_update;
       sb_standard_view(e->name, &e->view_center, &e->view_height);
     }
     catalog.ready = true;
