@@ -735,6 +735,36 @@ START_TEST(test_surface_lanes_mixed) {
 }
 END_TEST
 
+/* A body created asleep stays asleep while its shapes are added and while
+ * nothing touches it, even resting on (or in) other sleeping bodies; a box
+ * dropped onto it wakes it when they touch. */
+START_TEST(test_created_asleep_stays_asleep) {
+  sn_world *w = make_world(G);
+  ground_box(w, 20.0f, 0.5f, (sn_vec2){0.0f, -0.5f}, 0.6f, 0.0f);
+  sn_body_id sleepers[3];
+  for (int i = 0; i < 3; ++i) {
+    sn_body_def bd = sn_default_body_def();
+    bd.type = SN_BODY_DYNAMIC;
+    bd.is_awake = false;
+    bd.position = (sn_vec2){(float)i * 1.0f, 0.5f}; /* side by side, touching */
+    sleepers[i] = sn_create_body(w, &bd);
+    sn_polygon box;
+    sn_make_box(0.5f, 0.5f, &box);
+    sn_shape_def sd = sn_default_shape_def();
+    sn_create_polygon_shape(w, sleepers[i], &sd, &box);
+    ck_assert(!sn_body_is_awake(w, sleepers[i]));
+  }
+  sn_body_id dropped = dynamic_box(w, (sn_vec2){0.0f, 3.0f}, 0.5f, 0.6f, 0.0f);
+  for (int i = 0; i < 20; ++i) sn_world_step(w, DT);
+  for (int i = 0; i < 3; ++i) ck_assert_msg(!sn_body_is_awake(w, sleepers[i]), "sleeper %d woke by itself", i);
+  for (int i = 0; i < 40; ++i) sn_world_step(w, DT);
+  ck_assert_msg(sn_body_is_awake(w, sleepers[0]), "the box landed on the sleeper without waking it");
+  ck_assert_msg(sn_body_get_position(w, dropped).y > 1.4f, "the dropped box sank to %g m",
+                (double)sn_body_get_position(w, dropped).y);
+  sn_destroy_world(w);
+}
+END_TEST
+
 Suite *sn_test_suite(void) {
   Suite *s = suite_create("body_control");
   TCase *tc = tcase_create("body_control");
@@ -753,6 +783,7 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_segments_on_moving_bodies);
   tcase_add_test(tc, test_shape_geometry_at_run_time);
   tcase_add_test(tc, test_disable_and_enable);
+  tcase_add_test(tc, test_created_asleep_stays_asleep);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -268,7 +268,9 @@ static sn_shape_id sn_create_shape(sn_world *w, sn_body_id body_id, const sn_sha
   }
   if (s->is_sensor) w->sensor_count += 1;
   sn_body_add_shape_mass(w, b, index); /* mass, or only extents for kinematic/static */
-  sn_body_wake(w, body_index);
+  /* a sleeping body stays asleep (one built asleep, shape by shape, is
+   * still asleep when done): its new shape's contacts wake it when an
+   * awake body touches it */
   return sn_make_shape_id(w, index);
 }
 
