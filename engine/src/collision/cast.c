@@ -19,8 +19,6 @@
 
 /* ----------------------------------------------------------------- checks */
 
-static bool sn_float_ok(float x) { return sn_is_finite(x); }
-
 static sn_result sn_vec2_check(sn_vec2 v) {
   if (!sn_vec2_is_finite(v)) return SN_ERR_NOT_FINITE;
   if (sn_absf(v.x) > SN_MAX_COORDINATE || sn_absf(v.y) > SN_MAX_COORDINATE) return SN_ERR_INVALID_ARGUMENT;
@@ -28,7 +26,7 @@ static sn_result sn_vec2_check(sn_vec2 v) {
 }
 
 static sn_result sn_transform_check(sn_transform xf) {
-  if (!sn_vec2_is_finite(xf.p) || !sn_float_ok(xf.q.c) || !sn_float_ok(xf.q.s)) return SN_ERR_NOT_FINITE;
+  if (!sn_vec2_is_finite(xf.p) || !sn_is_finite(xf.q.c) || !sn_is_finite(xf.q.s)) return SN_ERR_NOT_FINITE;
   sn_result r = sn_vec2_check(xf.p);
   if (r != SN_OK) return r;
   float len_sq = xf.q.c * xf.q.c + xf.q.s * xf.q.s;
@@ -37,7 +35,7 @@ static sn_result sn_transform_check(sn_transform xf) {
 }
 
 static sn_result sn_radius_check(float radius) {
-  if (!sn_float_ok(radius)) return SN_ERR_NOT_FINITE;
+  if (!sn_is_finite(radius)) return SN_ERR_NOT_FINITE;
   if (radius < 0.0f || radius > SN_MAX_COORDINATE) return SN_ERR_INVALID_ARGUMENT;
   return SN_OK;
 }
@@ -95,7 +93,7 @@ sn_result sn_proxy_check(const sn_shape_proxy *proxy) {
 
 static sn_result sn_ray_check(const sn_ray_input *input, sn_transform xf, sn_cast_output *out) {
   if (input == NULL || out == NULL) return SN_ERR_NULL;
-  if (!sn_vec2_is_finite(input->origin) || !sn_vec2_is_finite(input->translation) || !sn_float_ok(input->max_fraction))
+  if (!sn_vec2_is_finite(input->origin) || !sn_vec2_is_finite(input->translation) || !sn_is_finite(input->max_fraction))
     return SN_ERR_NOT_FINITE;
   sn_result r = sn_vec2_check(input->origin);
   if (r != SN_OK) return r;
@@ -270,7 +268,7 @@ sn_result sn_compute_shape_cast(const sn_shape_cast_input *input, sn_cast_output
   if (input == NULL || out == NULL) return SN_ERR_NULL;
   sn_result r = sn_proxy_pair_check(&input->proxy_a, input->transform_a, &input->proxy_b, input->transform_b);
   if (r != SN_OK) return r;
-  if (!sn_vec2_is_finite(input->translation_b) || !sn_float_ok(input->max_fraction)) return SN_ERR_NOT_FINITE;
+  if (!sn_vec2_is_finite(input->translation_b) || !sn_is_finite(input->max_fraction)) return SN_ERR_NOT_FINITE;
   if (sn_absf(input->translation_b.x) > 2.0f * SN_MAX_COORDINATE ||
       sn_absf(input->translation_b.y) > 2.0f * SN_MAX_COORDINATE || input->max_fraction < 0.0f ||
       input->max_fraction > 1.0f)

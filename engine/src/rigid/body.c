@@ -128,6 +128,16 @@ static void sn_body_sum_shape(sn_body *b, const sn_shape *shape) {
   b->inertia_sum += md.rotational_inertia + md.mass * sn_dot(md.center, md.center);
 }
 
+/* The centre of mass moves to local_center (body frame); the velocity of
+ * the origin's material point does not change. */
+static void sn_body_move_center(sn_body *b, sn_vec2 local_center) {
+  sn_vec2 old_center = b->center;
+  b->local_center = local_center;
+  b->center = sn_transform_point(b->xf, b->local_center);
+  b->center0 = b->center;
+  b->v = sn_add(b->v, sn_cross_sv(b->w, sn_sub(b->center, old_center)));
+}
+
 /* Mass, inverse mass, centre of mass and inertia of a dynamic body from its
  * sums; the centre of mass moves, the velocity of the origin's material
  * point does not. */
@@ -147,10 +157,7 @@ static void sn_body_apply_sums(sn_body *b) {
     b->inertia = rot_inertia - mass * sn_dot(b->local_center, b->local_center);
     b->inv_inertia = b->inertia > 0.0f && sn_is_finite(1.0f / b->inertia) ? 1.0f / b->inertia : 0.0f;
   }
-  sn_vec2 old_center = b->center;
-  b->center = sn_transform_point(b->xf, b->local_center);
-  b->center0 = b->center;
-  b->v = sn_add(b->v, sn_cross_sv(b->w, sn_sub(b->center, old_center)));
+  sn_body_move_center(b, b->local_center);
 }
 
 /* How far a shape reaches from the body's centre of mass. */
@@ -513,12 +520,7 @@ sn_result sn_body_set_mass_data(sn_world *w, sn_body_id id, sn_mass_data md) {
   b->inv_mass = 1.0f / md.mass;
   b->inertia = b->fixed_rotation ? 0.0f : md.rotational_inertia;
   b->inv_inertia = b->inertia > 0.0f && sn_is_finite(1.0f / b->inertia) ? 1.0f / b->inertia : 0.0f;
-  /* the centre of mass moves, the velocity of the origin's material point does not */
-  sn_vec2 old_center = b->center;
-  b->local_center = md.center;
-  b->center = sn_transform_point(b->xf, b->local_center);
-  b->center0 = b->center;
-  b->v = sn_add(b->v, sn_cross_sv(b->w, sn_sub(b->center, old_center)));
+  sn_body_move_center(b, md.center);
   /* the shapes' sums no longer give this mass: a shape added later sums them all again */
   b->mass_sums_valid = false;
   b->extent_stale = true;

@@ -16,8 +16,8 @@ typedef struct sn_body {
   bool enable_sleep;
   bool is_bullet;
   bool fixed_rotation;
-  bool is_fast; ///< moved far this step: continuous collision candidate
-  bool frozen;  ///< state went non-finite: kept out of the solver until teleported
+  bool is_fast;  ///< moved far this step: continuous collision candidate
+  bool frozen;   ///< state went non-finite: kept out of the solver until teleported
   bool disabled; ///< sn_body_disable: no proxies, no contacts, never awake, its constraints idle
   /// check_plugins: the plugin callback that first made this step's state
   /// non-finite (sn_plugin_callback + 1, 0 none) and its constraint slot

@@ -1,5 +1,6 @@
 /* Shapes: creation with validated geometry and material, broadphase proxies,
  * chains of smooth one-sided segments. */
+#include <float.h>
 #include <string.h>
 
 #include "base/constants.h"
@@ -363,19 +364,23 @@ sn_shape_id sn_create_segment_shape(sn_world *w, sn_body_id body, const sn_shape
   return sn_create_shape(w, body, def, &g);
 }
 
-void sn_shape_destroy_internal(sn_world *w, int32_t shape_index, bool wake) {
-  sn_shape *s = w->shapes.data + shape_index;
-  int32_t body_index = s->body;
-  sn_body *b = w->bodies.data + body_index;
-  /* destroy contacts of this shape */
-  int32_t key = b->contact_list;
-  while (key != SN_NULL_INDEX) {
+/* Ends every contact of the shape (with end events for touching ones). */
+static void sn_shape_destroy_contacts(sn_world *w, int32_t shape_index, bool wake) {
+  const sn_body *b = w->bodies.data + w->shapes.data[shape_index].body;
+  for (int32_t key = b->contact_list; key != SN_NULL_INDEX;) {
     int32_t ci = key >> 1;
     int32_t next = w->contacts.data[ci].edges[key & 1].next_key;
     if (w->contacts.data[ci].shape_a == shape_index || w->contacts.data[ci].shape_b == shape_index)
       sn_contact_destroy(w, ci, wake);
     key = next;
   }
+}
+
+void sn_shape_destroy_internal(sn_world *w, int32_t shape_index, bool wake) {
+  sn_shape *s = w->shapes.data + shape_index;
+  int32_t body_index = s->body;
+  sn_body *b = w->bodies.data + body_index;
+  sn_shape_destroy_contacts(w, shape_index, wake);
   sn_shape_destroy_proxy(w, shape_index);
   if (s->is_sensor) w->sensor_count -= 1; /* its overlaps end at the next step's sensor pass */
   /* unlink from the body */
@@ -433,65 +438,36 @@ static void sn_refresh_contact_materials(sn_world *w, int32_t shape_index);
 /* Wakes the bodies touching the shape (a conveyor set moving). */
 static void sn_wake_shape_contacts(sn_world *w, int32_t shape_index);
 
-sn_result sn_shape_set_friction(sn_world *w, sn_shape_id id, float friction) {
-  SN_SHAPE_MUT(w, id);
-  if (!sn_is_finite(friction)) return sn_world_error(w, SN_ERR_NOT_FINITE, "friction must be finite");
-  if (friction < 0.0f) return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "friction must be >= 0");
-  s->friction = friction;
-  sn_refresh_contact_materials(w, id.index1 - 1);
-  return SN_OK;
+/* The refusal of a material number outside [lo, hi] (hi FLT_MAX: no upper bound). */
+static sn_result sn_material_range_error(sn_world *w, const char *what, float value, float lo, float hi) {
+  if (hi == FLT_MAX)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "%s %g must be >= %g", what, (double)value, (double)lo);
+  return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "%s %g must be in [%g, %g]", what, (double)value, (double)lo,
+                        (double)hi);
 }
 
-float sn_shape_get_friction(sn_world *w, sn_shape_id id) {
-  SN_SHAPE_OR(w, id, 0.0f);
-  return s->friction;
-}
+/* A material number's setter and getter: finite, within [lo, hi], given to
+ * the shape's existing contacts at once; `then` runs after (a statement). */
+#define SN_SHAPE_MATERIAL(field, lo, hi, what, then)                                                                   \
+  sn_result sn_shape_set_##field(sn_world *w, sn_shape_id id, float value) {                                           \
+    SN_SHAPE_MUT(w, id);                                                                                               \
+    if (!sn_is_finite(value)) return sn_world_error(w, SN_ERR_NOT_FINITE, what " must be finite");                     \
+    if (value < (lo) || value > (hi)) return sn_material_range_error(w, what, value, (lo), (hi));                      \
+    s->field = value;                                                                                                  \
+    sn_refresh_contact_materials(w, id.index1 - 1);                                                                    \
+    then;                                                                                                              \
+    return SN_OK;                                                                                                      \
+  }                                                                                                                    \
+  float sn_shape_get_##field(sn_world *w, sn_shape_id id) {                                                            \
+    SN_SHAPE_OR(w, id, 0.0f);                                                                                          \
+    return s->field;                                                                                                   \
+  }
 
-sn_result sn_shape_set_restitution(sn_world *w, sn_shape_id id, float restitution) {
-  SN_SHAPE_MUT(w, id);
-  if (!sn_is_finite(restitution)) return sn_world_error(w, SN_ERR_NOT_FINITE, "restitution must be finite");
-  if (restitution < 0.0f || restitution > 1.0f)
-    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "restitution must be in [0, 1]");
-  s->restitution = restitution;
-  sn_refresh_contact_materials(w, id.index1 - 1);
-  return SN_OK;
-}
-
-float sn_shape_get_restitution(sn_world *w, sn_shape_id id) {
-  SN_SHAPE_OR(w, id, 0.0f);
-  return s->restitution;
-}
-
-sn_result sn_shape_set_rolling_resistance(sn_world *w, sn_shape_id id, float rolling_resistance) {
-  SN_SHAPE_MUT(w, id);
-  if (!sn_is_finite(rolling_resistance))
-    return sn_world_error(w, SN_ERR_NOT_FINITE, "rolling resistance must be finite");
-  if (rolling_resistance < 0.0f) return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "rolling resistance must be >= 0");
-  s->rolling_resistance = rolling_resistance;
-  sn_refresh_contact_materials(w, id.index1 - 1);
-  return SN_OK;
-}
-
-float sn_shape_get_rolling_resistance(sn_world *w, sn_shape_id id) {
-  SN_SHAPE_OR(w, id, 0.0f);
-  return s->rolling_resistance;
-}
-
-sn_result sn_shape_set_tangent_speed(sn_world *w, sn_shape_id id, float speed) {
-  SN_SHAPE_MUT(w, id);
-  if (!sn_is_finite(speed)) return sn_world_error(w, SN_ERR_NOT_FINITE, "tangent speed must be finite");
-  if (sn_absf(speed) > SN_MAX_SPEED)
-    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "tangent speed beyond SN_MAX_SPEED");
-  s->tangent_speed = speed;
-  sn_refresh_contact_materials(w, id.index1 - 1);
-  sn_wake_shape_contacts(w, id.index1 - 1);
-  return SN_OK;
-}
-
-float sn_shape_get_tangent_speed(sn_world *w, sn_shape_id id) {
-  SN_SHAPE_OR(w, id, 0.0f);
-  return s->tangent_speed;
-}
+SN_SHAPE_MATERIAL(friction, 0.0f, FLT_MAX, "friction", (void)0)
+SN_SHAPE_MATERIAL(restitution, 0.0f, 1.0f, "restitution", (void)0)
+SN_SHAPE_MATERIAL(rolling_resistance, 0.0f, FLT_MAX, "rolling resistance", (void)0)
+/* a belt set moving (or stopped) wakes what rests on it */
+SN_SHAPE_MATERIAL(tangent_speed, -SN_MAX_SPEED, SN_MAX_SPEED, "tangent speed", sn_wake_shape_contacts(w, id.index1 - 1))
 
 sn_result sn_shape_set_material(sn_world *w, sn_shape_id id, int32_t material) {
   SN_SHAPE_MUT(w, id);
@@ -560,12 +536,7 @@ static sn_result sn_shape_set_geometry(sn_world *w, sn_shape_id id, const sn_geo
   int32_t index = id.index1 - 1;
   sn_shape *s = w->shapes.data + index;
   sn_body *b = w->bodies.data + s->body;
-  for (int32_t key = b->contact_list; key != SN_NULL_INDEX;) {
-    int32_t ci = key >> 1;
-    int32_t next = w->contacts.data[ci].edges[key & 1].next_key;
-    if (w->contacts.data[ci].shape_a == index || w->contacts.data[ci].shape_b == index) sn_contact_destroy(w, ci, true);
-    key = next;
-  }
+  sn_shape_destroy_contacts(w, index, true);
   s->geom = *g;
   /* removing a leaf frees the two nodes its insertion takes: cannot fail */
   sn_shape_destroy_proxy(w, index);

@@ -88,29 +88,30 @@ static int sn_overlap_compare(const sn_sensor_overlap *a, const sn_sensor_overla
   return 0;
 }
 
-static sn_shape_id sn_overlap_sensor_id(const sn_world *w, const sn_sensor_overlap *o) {
-  return (sn_shape_id){o->sensor + 1, w->tag, o->sensor_generation};
+/* The sensor and visitor ids an overlap names (begin and end events hold
+ * the same three). */
+static void sn_overlap_ids(const sn_world *w, const sn_sensor_overlap *o, sn_shape_id *sensor, sn_shape_id *visitor,
+                           sn_soft_body_id *soft_body) {
+  *sensor = (sn_shape_id){o->sensor + 1, w->tag, o->sensor_generation};
+  *visitor = (sn_shape_id){0, 0, 0};
+  *soft_body = (sn_soft_body_id){0, 0, 0};
+  if (o->visitor & SN_SENSOR_SOFT)
+    *soft_body = (sn_soft_body_id){(int32_t)(o->visitor & ~SN_SENSOR_SOFT) + 1, w->tag, o->visitor_generation};
+  else
+    *visitor = (sn_shape_id){(int32_t)o->visitor + 1, w->tag, o->visitor_generation};
 }
 
 static bool sn_push_begin(sn_world *w, const sn_sensor_overlap *o) {
   sn_sensor_begin_touch_event e;
   memset(&e, 0, sizeof(e));
-  e.sensor = sn_overlap_sensor_id(w, o);
-  if (o->visitor & SN_SENSOR_SOFT)
-    e.soft_body = (sn_soft_body_id){(int32_t)(o->visitor & ~SN_SENSOR_SOFT) + 1, w->tag, o->visitor_generation};
-  else
-    e.visitor = (sn_shape_id){(int32_t)o->visitor + 1, w->tag, o->visitor_generation};
+  sn_overlap_ids(w, o, &e.sensor, &e.visitor, &e.soft_body);
   return sn_array_push(&w->mem, w->sensor_begin_next, e);
 }
 
 static bool sn_push_end(sn_world *w, const sn_sensor_overlap *o) {
   sn_sensor_end_touch_event e;
   memset(&e, 0, sizeof(e));
-  e.sensor = sn_overlap_sensor_id(w, o);
-  if (o->visitor & SN_SENSOR_SOFT)
-    e.soft_body = (sn_soft_body_id){(int32_t)(o->visitor & ~SN_SENSOR_SOFT) + 1, w->tag, o->visitor_generation};
-  else
-    e.visitor = (sn_shape_id){(int32_t)o->visitor + 1, w->tag, o->visitor_generation};
+  sn_overlap_ids(w, o, &e.sensor, &e.visitor, &e.soft_body);
   return sn_array_push(&w->mem, w->sensor_end_next, e);
 }
 
