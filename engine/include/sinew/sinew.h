@@ -436,8 +436,9 @@ SN_API sn_result sn_body_get_def(sn_world *world, sn_body_id body, sn_body_def *
 
 /* ------------------------------------------------------------------------ */
 /* Shapes. Creating a shape on a dynamic body updates its mass from density
- * (in constant time: a body of N shapes is built in O(N)). Past the world's
- * max_shapes: SN_ERR_CAPACITY.                                               */
+ * (in constant time: a body of N shapes is built in O(N)); it does not wake
+ * a sleeping body (one created asleep stays asleep until something awake
+ * touches it). Past the world's max_shapes: SN_ERR_CAPACITY.                 */
 
 /// Default shape settings: density 1, friction 0.6, restitution 0.
 SN_API sn_shape_def sn_default_shape_def(void);

@@ -245,7 +245,7 @@ typedef struct sn_capsule {
   float radius;
 } sn_capsule;
 
-/// A line segment (static bodies only: it has no area, so no mass).
+/// A line segment (on any body type; it has no area, so no mass).
 typedef struct sn_segment {
   sn_vec2 point1, point2;
 } sn_segment;
