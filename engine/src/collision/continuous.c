@@ -4,6 +4,9 @@
  * it moved, and stopped at its first time of impact. */
 #include "collision/continuous.h"
 
+#include <float.h>
+#include <math.h>
+
 #include "base/constants.h"
 #include "base/math.h"
 #include "collision/distance.h"
@@ -16,9 +19,12 @@ typedef struct sn_toi_query {
   sn_sweep sweep;
   float fraction;
   bool bullet;
-  bool recheck;      ///< second pass: only fast bodies the first pass stopped
-  int32_t hit_shape; ///< the fast body's shape and the other shape of the
-  int32_t hit_other; ///< earliest hit (SN_NULL_INDEX: none yet)
+  bool recheck;         ///< second pass: only fast bodies the first pass stopped
+  sn_shape_proxy proxy; ///< the fast shape's core
+  float reach;          ///< farthest core point from the body's centre of mass
+  float rotation;       ///< its term of the time of impact's rotation bound
+  int32_t hit_shape;    ///< the fast body's shape and the other shape of the
+  int32_t hit_other;    ///< earliest hit (SN_NULL_INDEX: none yet)
 } sn_toi_query;
 
 /* A body at rest where it is now, for the whole step. */
@@ -38,26 +44,66 @@ static sn_sweep sn_step_sweep(const sn_body *b) {
  * toi_fraction is 1). */
 static bool sn_toi_stopped(const sn_body *o) { return o->is_fast && o->solver_index >= 0 && o->toi_fraction < 1.0f; }
 
-/* Time of impact of the fast body b (proxy_b, sweep_b) against shape
- * proxy_a of body o within max_fraction of the step. o moves as it did over
- * the step; one that was stopped moved along its sweep until then and rests
- * after, so the step is split at that time. */
-static sn_toi_output sn_toi_against(const sn_body *o, const sn_shape_proxy *proxy_a, const sn_shape_proxy *proxy_b,
-                                    const sn_sweep *sweep_b, float max_fraction) {
+/* Farthest core point of a proxy from centre. */
+static float sn_proxy_reach(const sn_shape_proxy *proxy, sn_vec2 center) {
+  float reach_sq = 0.0f;
+  for (int32_t i = 0; i < proxy->count; ++i) reach_sq = sn_maxf(reach_sq, sn_distance_sq(proxy->points[i], center));
+  return sqrtf(reach_sq);
+}
+
+/* Squared distance from the origin to the segment p q. */
+static float sn_origin_segment_distance_sq(sn_vec2 p, sn_vec2 q) {
+  sn_vec2 d = sn_sub(q, p);
+  float dd = sn_dot(d, d);
+  float t = dd > 0.0f ? sn_clampf(-sn_dot(p, d) / dd, 0.0f, 1.0f) : 0.0f;
+  return sn_length_sq(sn_mul_add(p, t, d));
+}
+
+bool sn_continuous_may_touch(sn_sweep sweep_a, float reach_a, float split_a, sn_sweep sweep_b, float reach_b,
+                             float radius) {
+  /* Every core point stays within its reach of its centre of mass, and the
+   * centres move linearly (sn_sweep_get_transform): the cores are at least
+   * |cb(t) - ca(t)| - reach_a - reach_b apart at every t. The time of
+   * impact stops cores at most max(slop, radius - slop) + slop / 4 apart
+   * (distance.c); the bound below keeps 3/4 slop more for rounding. */
+  const float limit = reach_a + reach_b + radius + 2.0f * SN_LINEAR_SLOP;
+  /* the relative centre at t = 0, at A's split and at t = 1: A moves from
+   * c1 to c2 until split and rests at c2 after (split 1: one segment) */
+  sn_vec2 d0 = sn_sub(sweep_b.c1, sweep_a.c1);
+  sn_vec2 d1 = sn_sub(sweep_b.c2, sweep_a.c2);
+  float dist_sq;
+  if (split_a < 1.0f) {
+    sn_vec2 ds = sn_sub(sn_lerp(sweep_b.c1, sweep_b.c2, split_a), sweep_a.c2);
+    dist_sq = sn_minf(sn_origin_segment_distance_sq(d0, ds), sn_origin_segment_distance_sq(ds, d1));
+  } else {
+    dist_sq = sn_origin_segment_distance_sq(d0, d1);
+  }
+  return !(dist_sq > limit * limit);
+}
+
+/* Time of impact of the fast shape of q against shape proxy_a of body o
+ * within q's fraction of the step. o moves as it did over the step; one
+ * that was stopped moved along its sweep until then and rests after, so
+ * the step is split at that time. A pair nearer than min_separation0 at the
+ * start is not swept (SN_TOI_NEAR). */
+static sn_toi_output sn_toi_against(const sn_body *o, const sn_shape_proxy *proxy_a, const sn_toi_query *q,
+                                    float min_separation0) {
+  const sn_sweep *sweep_b = &q->sweep;
+  const float max_fraction = q->fraction;
   sn_toi_input input;
   input.proxy_a = *proxy_a;
-  input.proxy_b = *proxy_b;
+  input.proxy_b = q->proxy;
   input.sweep_a = sn_step_sweep(o);
   input.sweep_b = *sweep_b;
   input.max_fraction = max_fraction;
   const float split = o->toi_fraction;
-  if (!sn_toi_stopped(o)) return sn_time_of_impact(&input);
+  if (!sn_toi_stopped(o)) return sn_time_of_impact_with(&input, q->rotation, min_separation0);
   /* before the split: both sweeps cut at it, the time rescaled */
   sn_transform mid = sn_sweep_get_transform(sweep_b, split);
   sn_vec2 mid_center = sn_transform_point(mid, sweep_b->local_center);
   input.sweep_b = (sn_sweep){sweep_b->local_center, sweep_b->c1, mid_center, sweep_b->q1, mid.q};
   input.max_fraction = split > 0.0f ? sn_minf(1.0f, max_fraction / split) : 0.0f;
-  sn_toi_output out = sn_time_of_impact(&input);
+  sn_toi_output out = sn_time_of_impact_with(&input, -1.0f, min_separation0);
   if (out.state == SN_TOI_HIT) {
     out.fraction *= split;
     return out;
@@ -115,14 +161,22 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
     /* bodies collide from the right (the normal side); skip sweeps that start behind */
     if (sn_dot(sn_sub(c1, p1), normal) < 0.0f) return true;
   }
-  const sn_shape_proxy proxy_a = sn_geometry_proxy(&other->geom), proxy_b = sn_geometry_proxy(&q->shape->geom);
-  sn_toi_output out = sn_toi_against(ob, &proxy_a, &proxy_b, &q->sweep, q->fraction);
+  const sn_shape_proxy proxy_a = sn_geometry_proxy(&other->geom);
+  /* no time of impact for a pair whose centres never come near enough
+   * (exact: such a pair never hits, see sn_continuous_may_touch) */
+  const float split = sn_toi_stopped(ob) ? ob->toi_fraction : 1.0f;
+  if (!sn_continuous_may_touch(sn_step_sweep(ob), sn_proxy_reach(&proxy_a, ob->local_center), split, q->sweep, q->reach,
+                               proxy_a.radius + q->proxy.radius))
+    return true;
   /* A fast body that is not a bullet skips moving bodies it was already
    * near when the step began: their contact had points within the
    * speculative distance, and the solver kept the pair apart. The others
    * had none, so nothing stopped a body knocked fast in mid-step (a rock
-   * struck by a bullet) from plunging into them. */
-  if (moving && !q->bullet && !(out.separation0 >= SN_SPECULATIVE_DISTANCE)) return true;
+   * struck by a bullet) from plunging into them. The time of impact stops
+   * at its first distance for those. */
+  const bool skip_near = moving && !q->bullet;
+  sn_toi_output out = sn_toi_against(ob, &proxy_a, q, skip_near ? SN_SPECULATIVE_DISTANCE : -FLT_MAX);
+  if (skip_near && !(out.separation0 >= SN_SPECULATIVE_DISTANCE)) return true;
   if (out.state == SN_TOI_HIT && out.fraction > 0.0f && out.fraction < q->fraction) {
     q->fraction = out.fraction;
     q->hit_shape = (int32_t)(q->shape - w->shapes.data);
@@ -173,11 +227,15 @@ static void sn_solve_continuous(sn_world *w, int32_t body_index, bool recheck) {
   for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
     q.shape = w->shapes.data + s;
     if (q.shape->is_sensor) continue;
+    q.proxy = sn_geometry_proxy(&q.shape->geom);
+    q.reach = sn_proxy_reach(&q.proxy, b->local_center);
+    q.rotation = sn_sweep_rotation_reach(&q.sweep, &q.proxy);
     sn_aabb box1 = sn_geometry_compute_aabb(&q.shape->geom, xf1);
     sn_aabb box2 = sn_geometry_compute_aabb(&q.shape->geom, b->xf);
     sn_aabb box = sn_aabb_union(box1, box2);
     const uint64_t mask = sn_shape_query_mask(q.shape);
-    sn_tree_query(&w->static_tree, box, mask, sn_toi_query_fcn, &q);
+    /* the second pass looks at stopped bodies only, never static ones */
+    if (!recheck) sn_tree_query(&w->static_tree, box, mask, sn_toi_query_fcn, &q);
     sn_tree_query(&w->dynamic_tree, box, mask, sn_toi_query_fcn, &q);
   }
   b->toi_fraction = q.fraction;
