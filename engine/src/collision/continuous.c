@@ -20,6 +20,7 @@ typedef struct sn_toi_query {
   float fraction;
   bool bullet;
   bool recheck;         ///< second pass: only fast bodies the first pass stopped
+  bool may_recheck;     ///< met a fast body that was not stopped then
   sn_shape_proxy proxy; ///< the fast shape's core
   float reach;          ///< farthest core point from the body's centre of mass
   float rotation;       ///< its term of the time of impact's rotation bound
@@ -151,6 +152,9 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
    * bodies at every moving body, each swept over the step as it moved. */
   const bool moving = ob->type != SN_BODY_STATIC;
   if (moving && q->bullet && ob->is_bullet) return true;
+  /* a fast body not stopped (yet) may stop later in the pass: only then
+   * can the second pass find more than this one did */
+  if (ob->is_fast && ob->solver_index >= 0 && ob->toi_fraction == 1.0f) q->may_recheck = true;
   if (q->recheck && !sn_toi_stopped(ob)) return true;
   /* one-sided chain segments: ignore sweeps that start behind the segment */
   if (other->geom.type == SN_SHAPE_CHAIN_SEGMENT) {
@@ -221,6 +225,7 @@ static void sn_solve_continuous(sn_world *w, int32_t body_index, bool recheck) {
   q.fraction = 1.0f;
   q.bullet = b->is_bullet;
   q.recheck = recheck;
+  q.may_recheck = false;
   q.hit_shape = SN_NULL_INDEX;
   q.hit_other = SN_NULL_INDEX;
   sn_transform xf1 = {sn_sub(b->center0, sn_rotate(b->q0, b->local_center)), b->q0};
@@ -239,6 +244,7 @@ static void sn_solve_continuous(sn_world *w, int32_t body_index, bool recheck) {
     sn_tree_query(&w->dynamic_tree, box, mask, sn_toi_query_fcn, &q);
   }
   b->toi_fraction = q.fraction;
+  b->toi_recheck = q.may_recheck;
   if (q.fraction < 1.0f) {
     sn_transform xf = sn_sweep_get_transform(&q.sweep, q.fraction);
     b->xf = xf;
@@ -259,10 +265,12 @@ void sn_continuous_solve(sn_world *w) {
   /* A fast body handled before one that was then stopped was swept
    * against that one's whole motion, and may run into where it stopped
    * (two bodies flung together, the second caught by a third): once more
-   * for those, against the stopped bodies only. */
+   * for those, against the stopped bodies only. One that met no fast body
+   * unstopped at the time (sn_body.toi_recheck) met every stopped body as
+   * it is now, with the same sweeps: the second pass would find nothing. */
   for (int32_t k = 0; k < nb && stopped; ++k) {
     const sn_body *b = w->bodies.data + w->awake_bodies.data[k];
-    if (b->is_fast && b->toi_fraction == 1.0f) sn_solve_continuous(w, w->awake_bodies.data[k], true);
+    if (b->is_fast && b->toi_fraction == 1.0f && b->toi_recheck) sn_solve_continuous(w, w->awake_bodies.data[k], true);
   }
 }
 
