@@ -216,7 +216,104 @@ static void sn_toi_inelastic(sn_world *w, sn_body *b, const sn_toi_query *q) {
   o->v = sn_mul_add(o->v, -wo * impulse, n);
 }
 
-static void sn_solve_continuous(sn_world *w, int32_t body_index, bool recheck) {
+/* Fast bodies are swept in groups of neighbours (consecutive in body
+ * order, their swept boxes touching): each tree is queried once with the
+ * group's box, its leaves kept, and each shape of the group then visits the
+ * kept leaves its own box overlaps. A query visits leaves in the tree's
+ * depth-first order, so those are the leaves its own query would visit, in
+ * the same order: the results are the same, for a fraction of the descents
+ * (a ragdoll's parts, a crowd falling side by side). */
+enum { SN_TOI_GROUP_BODIES = 8, SN_TOI_GROUP_SHAPES = 16, SN_TOI_GROUP_LEAVES = 96 };
+
+typedef struct sn_toi_leaf {
+  sn_aabb box;
+  uint64_t category_bits;
+  int32_t proxy, shape;
+} sn_toi_leaf;
+
+typedef struct sn_toi_leaves {
+  const sn_tree *tree;
+  sn_toi_leaf *data;
+  int32_t count;
+  bool full; ///< more leaves than room: the group's shapes query the tree themselves
+} sn_toi_leaves;
+
+typedef struct sn_toi_group {
+  int32_t bodies[SN_TOI_GROUP_BODIES]; ///< awake indices
+  int32_t first_shape[SN_TOI_GROUP_BODIES + 1];
+  sn_aabb shape_box[SN_TOI_GROUP_SHAPES]; ///< each non-sensor shape's swept box, in shape order
+  int32_t body_count, shape_count;
+  sn_aabb box;             ///< union of the shapes' boxes
+  uint64_t mask;           ///< union of the shapes' query masks
+  sn_toi_leaves leaves[2]; ///< static tree, dynamic tree
+} sn_toi_group;
+
+static bool sn_toi_gather_fcn(int32_t proxy_id, int32_t shape_index, void *context) {
+  sn_toi_leaves *l = context;
+  if (l->count == SN_TOI_GROUP_LEAVES) {
+    l->full = true;
+    return false;
+  }
+  const sn_tree_node *node = l->tree->nodes + proxy_id;
+  l->data[l->count++] = (sn_toi_leaf){node->aabb, node->category_bits, proxy_id, shape_index};
+  return true;
+}
+
+/* Visits what sn_tree_query(tree, box, mask) would: from the group's kept
+ * leaves, or the tree itself when they did not fit. */
+static void sn_toi_visit(const sn_toi_leaves *l, sn_aabb box, uint64_t mask, sn_toi_query *q) {
+  if (l->full) {
+    sn_tree_query(l->tree, box, mask, sn_toi_query_fcn, q);
+    return;
+  }
+  for (int32_t i = 0; i < l->count; ++i) {
+    const sn_toi_leaf *leaf = l->data + i;
+    if ((leaf->category_bits & mask) != 0 && sn_aabb_overlaps(leaf->box, box)) {
+      if (!sn_toi_query_fcn(leaf->proxy, leaf->shape, q)) return;
+    }
+  }
+}
+
+/* Body b's swept boxes (one per non-sensor shape) appended to the group;
+ * false (group unchanged) when they do not fit or do not touch the group's
+ * box (the perimeter of the union is more than the two perimeters). */
+static bool sn_toi_group_add(sn_world *w, sn_toi_group *g, int32_t k) {
+  const sn_body *b = w->bodies.data + w->awake_bodies.data[k];
+  if (g->body_count == SN_TOI_GROUP_BODIES) return false;
+  const sn_transform xf1 = {sn_sub(b->center0, sn_rotate(b->q0, b->local_center)), b->q0};
+  int32_t n = g->shape_count;
+  sn_aabb box = {{0.0f, 0.0f}, {0.0f, 0.0f}};
+  uint64_t mask = 0;
+  for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
+    const sn_shape *shape = w->shapes.data + s;
+    if (shape->is_sensor) continue;
+    if (n == SN_TOI_GROUP_SHAPES) return false;
+    sn_aabb box1 = sn_geometry_compute_aabb(&shape->geom, xf1);
+    sn_aabb box2 = sn_geometry_compute_aabb(&shape->geom, b->xf);
+    g->shape_box[n] = sn_aabb_union(box1, box2);
+    box = n == g->shape_count ? g->shape_box[n] : sn_aabb_union(box, g->shape_box[n]);
+    mask |= sn_shape_query_mask(shape);
+    ++n;
+  }
+  if (g->body_count > 0 && n > g->shape_count) {
+    sn_aabb joined = sn_aabb_union(g->box, box);
+    if (sn_aabb_perimeter(joined) > sn_aabb_perimeter(g->box) + sn_aabb_perimeter(box)) return false;
+    g->box = joined;
+  } else if (n > g->shape_count) {
+    g->box = g->shape_count > 0 ? sn_aabb_union(g->box, box) : box;
+  }
+  g->mask |= mask;
+  g->bodies[g->body_count] = k;
+  g->first_shape[g->body_count + 1] = n;
+  g->body_count += 1;
+  g->shape_count = n;
+  return true;
+}
+
+/* Sweeps fast body k (awake index), body i of group g, against what the
+ * group's leaves hold (g NULL: against the trees). */
+static void sn_solve_continuous(sn_world *w, int32_t k, const sn_toi_group *g, int32_t i, bool recheck) {
+  const int32_t body_index = w->awake_bodies.data[k];
   sn_body *b = w->bodies.data + body_index;
   sn_toi_query q;
   q.w = w;
@@ -228,20 +325,23 @@ static void sn_solve_continuous(sn_world *w, int32_t body_index, bool recheck) {
   q.may_recheck = false;
   q.hit_shape = SN_NULL_INDEX;
   q.hit_other = SN_NULL_INDEX;
-  sn_transform xf1 = {sn_sub(b->center0, sn_rotate(b->q0, b->local_center)), b->q0};
+  int32_t n = g != NULL ? g->first_shape[i] : 0;
+  const sn_transform xf1 = {sn_sub(b->center0, sn_rotate(b->q0, b->local_center)), b->q0};
+  const sn_toi_leaves trees[2] = {{&w->static_tree, NULL, 0, true}, {&w->dynamic_tree, NULL, 0, true}};
+  const sn_toi_leaves *leaves = g != NULL ? g->leaves : trees;
   for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
     q.shape = w->shapes.data + s;
     if (q.shape->is_sensor) continue;
     q.proxy = sn_geometry_proxy(&q.shape->geom);
     q.reach = sn_proxy_reach(&q.proxy, b->local_center);
     q.rotation = sn_sweep_rotation_reach(&q.sweep, &q.proxy);
-    sn_aabb box1 = sn_geometry_compute_aabb(&q.shape->geom, xf1);
-    sn_aabb box2 = sn_geometry_compute_aabb(&q.shape->geom, b->xf);
-    sn_aabb box = sn_aabb_union(box1, box2);
+    const sn_aabb box = g != NULL ? g->shape_box[n++]
+                                  : sn_aabb_union(sn_geometry_compute_aabb(&q.shape->geom, xf1),
+                                                  sn_geometry_compute_aabb(&q.shape->geom, b->xf));
     const uint64_t mask = sn_shape_query_mask(q.shape);
     /* the second pass looks at stopped bodies only, never static ones */
-    if (!recheck) sn_tree_query(&w->static_tree, box, mask, sn_toi_query_fcn, &q);
-    sn_tree_query(&w->dynamic_tree, box, mask, sn_toi_query_fcn, &q);
+    if (!recheck) sn_toi_visit(&leaves[0], box, mask, &q);
+    sn_toi_visit(&leaves[1], box, mask, &q);
   }
   b->toi_fraction = q.fraction;
   b->toi_recheck = q.may_recheck;
@@ -254,24 +354,71 @@ static void sn_solve_continuous(sn_world *w, int32_t body_index, bool recheck) {
   }
 }
 
-void sn_continuous_solve(sn_world *w) {
+/* Does the pass sweep awake body k? The first every fast one; the second
+ * (recheck) the fast ones not stopped that met a fast body not stopped at
+ * the time: one that met none met every stopped body as it is now, with the
+ * same sweeps, so it would find nothing more. Neither changes while earlier
+ * bodies are swept. */
+static bool sn_toi_needs(const sn_world *w, int32_t k, bool recheck) {
+  const sn_body *b = w->bodies.data + w->awake_bodies.data[k];
+  if (!recheck) return b->is_fast;
+  return b->is_fast && b->toi_fraction == 1.0f && b->toi_recheck;
+}
+
+/* One pass over the fast bodies in body order, a group at a time; true
+ * when a body was stopped. */
+static bool sn_continuous_pass(sn_world *w, bool recheck) {
   const int32_t nb = w->awake_bodies.count;
+  sn_toi_leaf leaves[2][SN_TOI_GROUP_LEAVES];
+  sn_toi_group g;
   bool stopped = false;
-  for (int32_t k = 0; k < nb; ++k) {
-    if (!w->bodies.data[w->awake_bodies.data[k]].is_fast) continue;
-    sn_solve_continuous(w, w->awake_bodies.data[k], false);
-    stopped = stopped || w->bodies.data[w->awake_bodies.data[k]].toi_fraction < 1.0f;
+  int32_t k = 0;
+  while (k < nb) {
+    if (!sn_toi_needs(w, k, recheck)) {
+      ++k;
+      continue;
+    }
+    g.body_count = 0;
+    g.shape_count = 0;
+    g.first_shape[0] = 0;
+    g.mask = 0;
+    g.box = (sn_aabb){{0.0f, 0.0f}, {0.0f, 0.0f}};
+    if (!sn_toi_group_add(w, &g, k)) {
+      /* more shapes than a group holds: the body queries the trees itself */
+      sn_solve_continuous(w, k, NULL, 0, recheck);
+      stopped = stopped || w->bodies.data[w->awake_bodies.data[k]].toi_fraction < 1.0f;
+      ++k;
+      continue;
+    }
+    int32_t next = k + 1;
+    while (next < nb) {
+      if (!sn_toi_needs(w, next, recheck)) {
+        ++next;
+        continue;
+      }
+      if (!sn_toi_group_add(w, &g, next)) break;
+      ++next;
+    }
+    const sn_tree *trees[2] = {&w->static_tree, &w->dynamic_tree};
+    for (int32_t t = recheck ? 1 : 0; t < 2; ++t) {
+      g.leaves[t] = (sn_toi_leaves){trees[t], leaves[t], 0, false};
+      if (g.shape_count > 0) sn_tree_query(trees[t], g.box, g.mask, sn_toi_gather_fcn, &g.leaves[t]);
+    }
+    for (int32_t i = 0; i < g.body_count; ++i) {
+      sn_solve_continuous(w, g.bodies[i], &g, i, recheck);
+      stopped = stopped || w->bodies.data[w->awake_bodies.data[g.bodies[i]]].toi_fraction < 1.0f;
+    }
+    k = next;
   }
+  return stopped;
+}
+
+void sn_continuous_solve(sn_world *w) {
   /* A fast body handled before one that was then stopped was swept
    * against that one's whole motion, and may run into where it stopped
    * (two bodies flung together, the second caught by a third): once more
-   * for those, against the stopped bodies only. One that met no fast body
-   * unstopped at the time (sn_body.toi_recheck) met every stopped body as
-   * it is now, with the same sweeps: the second pass would find nothing. */
-  for (int32_t k = 0; k < nb && stopped; ++k) {
-    const sn_body *b = w->bodies.data + w->awake_bodies.data[k];
-    if (b->is_fast && b->toi_fraction == 1.0f && b->toi_recheck) sn_solve_continuous(w, w->awake_bodies.data[k], true);
-  }
+   * for those, against the stopped bodies only. */
+  if (sn_continuous_pass(w, false)) sn_continuous_pass(w, true);
 }
 
 size_t sn_continuous_scratch_bytes(const sn_world *w) {
