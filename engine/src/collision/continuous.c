@@ -225,17 +225,10 @@ static void sn_toi_inelastic(sn_world *w, sn_body *b, const sn_toi_query *q) {
  * (a ragdoll's parts, a crowd falling side by side). */
 enum { SN_TOI_GROUP_BODIES = 8, SN_TOI_GROUP_SHAPES = 16, SN_TOI_GROUP_LEAVES = 96 };
 
-typedef struct sn_toi_leaf {
-  sn_aabb box;
-  uint64_t category_bits;
-  int32_t proxy, shape;
-} sn_toi_leaf;
-
 typedef struct sn_toi_leaves {
   const sn_tree *tree;
-  sn_toi_leaf *data;
-  int32_t count;
-  bool full; ///< more leaves than room: the group's shapes query the tree themselves
+  const sn_tree_leaf *data;
+  int32_t count; ///< -1: more leaves than room, the group's shapes query the tree themselves
 } sn_toi_leaves;
 
 typedef struct sn_toi_group {
@@ -248,30 +241,13 @@ typedef struct sn_toi_group {
   sn_toi_leaves leaves[2]; ///< static tree, dynamic tree
 } sn_toi_group;
 
-static bool sn_toi_gather_fcn(int32_t proxy_id, int32_t shape_index, void *context) {
-  sn_toi_leaves *l = context;
-  if (l->count == SN_TOI_GROUP_LEAVES) {
-    l->full = true;
-    return false;
-  }
-  const sn_tree_node *node = l->tree->nodes + proxy_id;
-  l->data[l->count++] = (sn_toi_leaf){node->aabb, node->category_bits, proxy_id, shape_index};
-  return true;
-}
-
 /* Visits what sn_tree_query(tree, box, mask) would: from the group's kept
  * leaves, or the tree itself when they did not fit. */
 static void sn_toi_visit(const sn_toi_leaves *l, sn_aabb box, uint64_t mask, sn_toi_query *q) {
-  if (l->full) {
+  if (l->count < 0)
     sn_tree_query(l->tree, box, mask, sn_toi_query_fcn, q);
-    return;
-  }
-  for (int32_t i = 0; i < l->count; ++i) {
-    const sn_toi_leaf *leaf = l->data + i;
-    if ((leaf->category_bits & mask) != 0 && sn_aabb_overlaps(leaf->box, box)) {
-      if (!sn_toi_query_fcn(leaf->proxy, leaf->shape, q)) return;
-    }
-  }
+  else
+    sn_tree_leaves_query(l->data, l->count, box, mask, sn_toi_query_fcn, q);
 }
 
 /* Body b's swept boxes (one per non-sensor shape) appended to the group;
@@ -327,7 +303,7 @@ static void sn_solve_continuous(sn_world *w, int32_t k, const sn_toi_group *g, i
   q.hit_other = SN_NULL_INDEX;
   int32_t n = g != NULL ? g->first_shape[i] : 0;
   const sn_transform xf1 = {sn_sub(b->center0, sn_rotate(b->q0, b->local_center)), b->q0};
-  const sn_toi_leaves trees[2] = {{&w->static_tree, NULL, 0, true}, {&w->dynamic_tree, NULL, 0, true}};
+  const sn_toi_leaves trees[2] = {{&w->static_tree, NULL, -1}, {&w->dynamic_tree, NULL, -1}};
   const sn_toi_leaves *leaves = g != NULL ? g->leaves : trees;
   for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
     q.shape = w->shapes.data + s;
@@ -369,7 +345,7 @@ static bool sn_toi_needs(const sn_world *w, int32_t k, bool recheck) {
  * when a body was stopped. */
 static bool sn_continuous_pass(sn_world *w, bool recheck) {
   const int32_t nb = w->awake_bodies.count;
-  sn_toi_leaf leaves[2][SN_TOI_GROUP_LEAVES];
+  sn_tree_leaf leaves[2][SN_TOI_GROUP_LEAVES];
   sn_toi_group g;
   bool stopped = false;
   int32_t k = 0;
@@ -400,9 +376,10 @@ static bool sn_continuous_pass(sn_world *w, bool recheck) {
       ++next;
     }
     const sn_tree *trees[2] = {&w->static_tree, &w->dynamic_tree};
-    for (int32_t t = recheck ? 1 : 0; t < 2; ++t) {
-      g.leaves[t] = (sn_toi_leaves){trees[t], leaves[t], 0, false};
-      if (g.shape_count > 0) sn_tree_query(trees[t], g.box, g.mask, sn_toi_gather_fcn, &g.leaves[t]);
+    for (int32_t t = 0; t < 2; ++t) {
+      /* (the second pass never looks at the static tree) */
+      int32_t count = recheck && t == 0 ? 0 : sn_tree_collect(trees[t], g.box, g.mask, leaves[t], SN_TOI_GROUP_LEAVES);
+      g.leaves[t] = (sn_toi_leaves){trees[t], leaves[t], count};
     }
     for (int32_t i = 0; i < g.body_count; ++i) {
       sn_solve_continuous(w, g.bodies[i], &g, i, recheck);
