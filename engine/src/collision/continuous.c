@@ -21,6 +21,7 @@ typedef struct sn_toi_query {
   bool bullet;
   bool recheck;         ///< second pass: only fast bodies the first pass stopped
   bool may_recheck;     ///< met a fast body that was not stopped then
+  bool ahead;           ///< swept ahead of its turn (in parallel): stop at the first fast body met
   sn_shape_proxy proxy; ///< the fast shape's core
   float reach;          ///< farthest core point from the body's centre of mass
   float rotation;       ///< its term of the time of impact's rotation bound
@@ -154,7 +155,10 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
   if (moving && q->bullet && ob->is_bullet) return true;
   /* a fast body not stopped (yet) may stop later in the pass: only then
    * can the second pass find more than this one did */
-  if (ob->is_fast && ob->solver_index >= 0 && ob->toi_fraction == 1.0f) q->may_recheck = true;
+  if (ob->is_fast && ob->solver_index >= 0 && ob->toi_fraction == 1.0f) {
+    q->may_recheck = true;
+    if (q->ahead) return false; /* the result depends on that body's: swept again in turn */
+  }
   if (q->recheck && !sn_toi_stopped(ob)) return true;
   /* one-sided chain segments: ignore sweeps that start behind the segment */
   if (other->geom.type == SN_SHAPE_CHAIN_SEGMENT) {
@@ -287,47 +291,106 @@ static bool sn_toi_group_add(sn_world *w, sn_toi_group *g, int32_t k) {
 }
 
 /* Sweeps fast body k (awake index), body i of group g, against what the
- * group's leaves hold (g NULL: against the trees). */
-static void sn_solve_continuous(sn_world *w, int32_t k, const sn_toi_group *g, int32_t i, bool recheck) {
+ * group's leaves hold (g NULL: against the trees), into q. Changes nothing. */
+static void sn_toi_sweep(sn_world *w, int32_t k, const sn_toi_group *g, int32_t i, bool recheck, bool ahead,
+                         sn_toi_query *q) {
   const int32_t body_index = w->awake_bodies.data[k];
-  sn_body *b = w->bodies.data + body_index;
-  sn_toi_query q;
-  q.w = w;
-  q.body_index = body_index;
-  q.sweep = sn_step_sweep(b);
-  q.fraction = 1.0f;
-  q.bullet = b->is_bullet;
-  q.recheck = recheck;
-  q.may_recheck = false;
-  q.hit_shape = SN_NULL_INDEX;
-  q.hit_other = SN_NULL_INDEX;
+  const sn_body *b = w->bodies.data + body_index;
+  q->w = w;
+  q->body_index = body_index;
+  q->sweep = sn_step_sweep(b);
+  q->fraction = 1.0f;
+  q->bullet = b->is_bullet;
+  q->recheck = recheck;
+  q->may_recheck = false;
+  q->ahead = ahead;
+  q->hit_shape = SN_NULL_INDEX;
+  q->hit_other = SN_NULL_INDEX;
   int32_t n = g != NULL ? g->first_shape[i] : 0;
   const sn_transform xf1 = {sn_sub(b->center0, sn_rotate(b->q0, b->local_center)), b->q0};
   const sn_toi_leaves trees[2] = {{&w->static_tree, NULL, -1}, {&w->dynamic_tree, NULL, -1}};
   const sn_toi_leaves *leaves = g != NULL ? g->leaves : trees;
   for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
-    q.shape = w->shapes.data + s;
-    if (q.shape->is_sensor) continue;
-    q.proxy = sn_geometry_proxy(&q.shape->geom);
-    q.reach = sn_proxy_reach(&q.proxy, b->local_center);
-    q.rotation = sn_sweep_rotation_reach(&q.sweep, &q.proxy);
+    q->shape = w->shapes.data + s;
+    if (q->shape->is_sensor) continue;
+    q->proxy = sn_geometry_proxy(&q->shape->geom);
+    q->reach = sn_proxy_reach(&q->proxy, b->local_center);
+    q->rotation = sn_sweep_rotation_reach(&q->sweep, &q->proxy);
     const sn_aabb box = g != NULL ? g->shape_box[n++]
-                                  : sn_aabb_union(sn_geometry_compute_aabb(&q.shape->geom, xf1),
-                                                  sn_geometry_compute_aabb(&q.shape->geom, b->xf));
-    const uint64_t mask = sn_shape_query_mask(q.shape);
+                                  : sn_aabb_union(sn_geometry_compute_aabb(&q->shape->geom, xf1),
+                                                  sn_geometry_compute_aabb(&q->shape->geom, b->xf));
+    const uint64_t mask = sn_shape_query_mask(q->shape);
     /* the second pass looks at stopped bodies only, never static ones */
-    if (!recheck) sn_toi_visit(&leaves[0], box, mask, &q);
-    sn_toi_visit(&leaves[1], box, mask, &q);
+    if (!recheck) sn_toi_visit(&leaves[0], box, mask, q);
+    if (ahead && q->may_recheck) return;
+    sn_toi_visit(&leaves[1], box, mask, q);
+    if (ahead && q->may_recheck) return;
   }
-  b->toi_fraction = q.fraction;
-  b->toi_recheck = q.may_recheck;
-  if (q.fraction < 1.0f) {
-    sn_transform xf = sn_sweep_get_transform(&q.sweep, q.fraction);
+}
+
+/* Body k takes the result of its sweep: stopped at its time of impact
+ * (with the inelastic impulse against a moving body), or not. */
+static void sn_toi_apply(sn_world *w, int32_t k, const sn_toi_query *q) {
+  sn_body *b = w->bodies.data + w->awake_bodies.data[k];
+  b->toi_fraction = q->fraction;
+  b->toi_recheck = q->may_recheck;
+  if (q->fraction < 1.0f) {
+    sn_transform xf = sn_sweep_get_transform(&q->sweep, q->fraction);
     b->xf = xf;
     b->center = sn_transform_point(xf, b->local_center);
     w->body_events.data[b->solver_index].transform = xf; /* its move event (rigid/solver.c) */
-    if (w->bodies.data[w->shapes.data[q.hit_other].body].type != SN_BODY_STATIC) sn_toi_inelastic(w, b, &q);
+    if (w->bodies.data[w->shapes.data[q->hit_other].body].type != SN_BODY_STATIC) sn_toi_inelastic(w, b, q);
   }
+}
+
+static void sn_solve_continuous(sn_world *w, int32_t k, const sn_toi_group *g, int32_t i, bool recheck) {
+  sn_toi_query q;
+  sn_toi_sweep(w, k, g, i, recheck, false, &q);
+  sn_toi_apply(w, k, &q);
+}
+
+/* Sweeps ahead, in parallel (sn_continuous_solve): a fast body that meets
+ * no fast body reads nothing the pass changes before its turn (static and
+ * slow bodies stay where they are; the impulses change only velocities),
+ * so its result then is its result in turn. The others stop at the first
+ * fast body they meet and are swept in turn. */
+typedef struct sn_toi_ahead {
+  float fraction;
+  int32_t hit_shape, hit_other;
+  bool done; ///< met no fast body: the result in turn
+} sn_toi_ahead;
+
+typedef struct sn_toi_ahead_run {
+  sn_world *w;
+  sn_toi_ahead *ahead;
+} sn_toi_ahead_run;
+
+static void sn_toi_ahead_stage(void *context, const sn_stage *st, int32_t begin, int32_t end) {
+  (void)st;
+  sn_toi_ahead_run *run = context;
+  sn_world *w = run->w;
+  for (int32_t k = begin; k < end; ++k) {
+    sn_toi_ahead *a = run->ahead + k;
+    a->done = false;
+    if (!w->bodies.data[w->awake_bodies.data[k]].is_fast) continue;
+    sn_toi_query q;
+    sn_toi_sweep(w, k, NULL, 0, false, true, &q);
+    *a = (sn_toi_ahead){q.fraction, q.hit_shape, q.hit_other, !q.may_recheck};
+  }
+}
+
+/* Body k takes the result its sweep ahead found. */
+static void sn_toi_apply_ahead(sn_world *w, int32_t k, const sn_toi_ahead *a) {
+  const sn_body *b = w->bodies.data + w->awake_bodies.data[k];
+  sn_toi_query q;
+  q.w = w;
+  q.body_index = w->awake_bodies.data[k];
+  q.sweep = sn_step_sweep(b);
+  q.fraction = a->fraction;
+  q.may_recheck = false;
+  q.hit_shape = a->hit_shape;
+  q.hit_other = a->hit_other;
+  sn_toi_apply(w, k, &q);
 }
 
 /* Does the pass sweep awake body k? The first every fast one; the second
@@ -343,7 +406,7 @@ static bool sn_toi_needs(const sn_world *w, int32_t k, bool recheck) {
 
 /* One pass over the fast bodies in body order, a group at a time; true
  * when a body was stopped. */
-static bool sn_continuous_pass(sn_world *w, bool recheck) {
+static bool sn_continuous_pass(sn_world *w, bool recheck, const sn_toi_ahead *ahead) {
   const int32_t nb = w->awake_bodies.count;
   sn_tree_leaf leaves[2][SN_TOI_GROUP_LEAVES];
   sn_toi_group g;
@@ -351,6 +414,12 @@ static bool sn_continuous_pass(sn_world *w, bool recheck) {
   int32_t k = 0;
   while (k < nb) {
     if (!sn_toi_needs(w, k, recheck)) {
+      ++k;
+      continue;
+    }
+    if (ahead != NULL && ahead[k].done) {
+      sn_toi_apply_ahead(w, k, ahead + k);
+      stopped = stopped || ahead[k].fraction < 1.0f;
       ++k;
       continue;
     }
@@ -372,6 +441,7 @@ static bool sn_continuous_pass(sn_world *w, bool recheck) {
         ++next;
         continue;
       }
+      if (ahead != NULL && ahead[next].done) break; /* its result is applied in turn */
       if (!sn_toi_group_add(w, &g, next)) break;
       ++next;
     }
@@ -391,14 +461,32 @@ static bool sn_continuous_pass(sn_world *w, bool recheck) {
 }
 
 void sn_continuous_solve(sn_world *w) {
+  /* With workers, fast bodies are swept ahead in parallel first; those
+   * that met no fast body keep that result (the same as in turn, so the
+   * outcome does not depend on the worker count). A custom filter is a
+   * user callback: it is only called from the stepping thread. */
+  const int32_t nb = w->awake_bodies.count;
+  sn_toi_ahead *ahead = NULL;
+  if (w->worker_count > 1 && nb >= w->parallel_min_items && w->custom_filter == NULL) {
+    ahead = sn_arena_alloc(&w->arena, (size_t)nb * sizeof(sn_toi_ahead));
+    sn_toi_ahead_run run = {w, ahead};
+    sn_stage_runner r;
+    if (ahead != NULL && sn_stage_runner_init(&r, &w->arena, 1, w->worker_count, sn_toi_ahead_stage, &run)) {
+      sn_stage_add(&r, 0, 0, 0, nb, SN_BLOCK_BODIES, 1);
+      sn_stage_run(&w->tasks, &r);
+    } else {
+      ahead = NULL;
+    }
+  }
   /* A fast body handled before one that was then stopped was swept
    * against that one's whole motion, and may run into where it stopped
    * (two bodies flung together, the second caught by a third): once more
    * for those, against the stopped bodies only. */
-  if (sn_continuous_pass(w, false)) sn_continuous_pass(w, true);
+  if (sn_continuous_pass(w, false, ahead)) sn_continuous_pass(w, true, NULL);
 }
 
 size_t sn_continuous_scratch_bytes(const sn_world *w) {
-  (void)w; /* the tree queries keep their stacks on the call stack */
-  return 0;
+  /* the sweeps ahead, one per body that may be awake, and their stage (the
+   * tree queries keep their stacks on the call stack) */
+  return (size_t)w->bodies.count * sizeof(sn_toi_ahead) + 16 + sn_stage_runner_bytes(1);
 }
