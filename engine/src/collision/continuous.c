@@ -12,6 +12,10 @@
 #include "collision/distance.h"
 #include "world/world.h"
 
+/* Fast bodies a swept body met while they were not stopped, kept to tell
+ * whether the second pass needs it. */
+enum { SN_TOI_MET = 6 };
+
 typedef struct sn_toi_query {
   sn_world *w;
   int32_t body_index;
@@ -21,6 +25,8 @@ typedef struct sn_toi_query {
   bool bullet;
   bool recheck;         ///< second pass: only fast bodies the first pass stopped
   bool may_recheck;     ///< met a fast body that was not stopped then
+  int32_t *met;         ///< those bodies (NULL: not kept), up to SN_TOI_MET
+  int32_t met_count;    ///< SN_TOI_MET + 1: more than that
   bool ahead;           ///< swept ahead of its turn (in parallel): stop at the first fast body met
   sn_shape_proxy proxy; ///< the fast shape's core
   float reach;          ///< farthest core point from the body's centre of mass
@@ -158,6 +164,13 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
   if (ob->is_fast && ob->solver_index >= 0 && ob->toi_fraction == 1.0f) {
     q->may_recheck = true;
     if (q->ahead) return false; /* the result depends on that body's: swept again in turn */
+    if (q->met != NULL && q->met_count <= SN_TOI_MET &&
+        (q->met_count == 0 || q->met[q->met_count - 1] != other->body)) {
+      if (q->met_count < SN_TOI_MET)
+        q->met[q->met_count++] = other->body;
+      else
+        q->met_count = SN_TOI_MET + 1;
+    }
   }
   if (q->recheck && !sn_toi_stopped(ob)) return true;
   /* one-sided chain segments: ignore sweeps that start behind the segment */
@@ -290,10 +303,17 @@ static bool sn_toi_group_add(sn_world *w, sn_toi_group *g, int32_t k) {
   return true;
 }
 
+/* What the first pass's bodies met (sn_toi_query.met), per awake index;
+ * bodies NULL: not kept (short of memory), every flagged body is swept again. */
+typedef struct sn_toi_met {
+  int32_t *bodies; ///< SN_TOI_MET a body
+  uint8_t *count;
+} sn_toi_met;
+
 /* Sweeps fast body k (awake index), body i of group g, against what the
  * group's leaves hold (g NULL: against the trees), into q. Changes nothing. */
 static void sn_toi_sweep(sn_world *w, int32_t k, const sn_toi_group *g, int32_t i, bool recheck, bool ahead,
-                         sn_toi_query *q) {
+                         int32_t *met, sn_toi_query *q) {
   const int32_t body_index = w->awake_bodies.data[k];
   const sn_body *b = w->bodies.data + body_index;
   q->w = w;
@@ -304,6 +324,8 @@ static void sn_toi_sweep(sn_world *w, int32_t k, const sn_toi_group *g, int32_t 
   q->recheck = recheck;
   q->may_recheck = false;
   q->ahead = ahead;
+  q->met = met;
+  q->met_count = 0;
   q->hit_shape = SN_NULL_INDEX;
   q->hit_other = SN_NULL_INDEX;
   int32_t n = g != NULL ? g->first_shape[i] : 0;
@@ -330,10 +352,11 @@ static void sn_toi_sweep(sn_world *w, int32_t k, const sn_toi_group *g, int32_t 
 
 /* Body k takes the result of its sweep: stopped at its time of impact
  * (with the inelastic impulse against a moving body), or not. */
-static void sn_toi_apply(sn_world *w, int32_t k, const sn_toi_query *q) {
+static void sn_toi_apply(sn_world *w, int32_t k, const sn_toi_query *q, const sn_toi_met *m) {
   sn_body *b = w->bodies.data + w->awake_bodies.data[k];
   b->toi_fraction = q->fraction;
   b->toi_recheck = q->may_recheck;
+  if (m->bodies != NULL && q->met != NULL) m->count[k] = (uint8_t)q->met_count;
   if (q->fraction < 1.0f) {
     sn_transform xf = sn_sweep_get_transform(&q->sweep, q->fraction);
     b->xf = xf;
@@ -343,10 +366,12 @@ static void sn_toi_apply(sn_world *w, int32_t k, const sn_toi_query *q) {
   }
 }
 
-static void sn_solve_continuous(sn_world *w, int32_t k, const sn_toi_group *g, int32_t i, bool recheck) {
+static void sn_solve_continuous(sn_world *w, int32_t k, const sn_toi_group *g, int32_t i, bool recheck,
+                                const sn_toi_met *m) {
   sn_toi_query q;
-  sn_toi_sweep(w, k, g, i, recheck, false, &q);
-  sn_toi_apply(w, k, &q);
+  int32_t *met = !recheck && m->bodies != NULL ? m->bodies + (size_t)k * SN_TOI_MET : NULL;
+  sn_toi_sweep(w, k, g, i, recheck, false, met, &q);
+  sn_toi_apply(w, k, &q, m);
 }
 
 /* Sweeps ahead, in parallel (sn_continuous_solve): a fast body that meets
@@ -374,13 +399,13 @@ static void sn_toi_ahead_stage(void *context, const sn_stage *st, int32_t begin,
     a->done = false;
     if (!w->bodies.data[w->awake_bodies.data[k]].is_fast) continue;
     sn_toi_query q;
-    sn_toi_sweep(w, k, NULL, 0, false, true, &q);
+    sn_toi_sweep(w, k, NULL, 0, false, true, NULL, &q);
     *a = (sn_toi_ahead){q.fraction, q.hit_shape, q.hit_other, !q.may_recheck};
   }
 }
 
 /* Body k takes the result its sweep ahead found. */
-static void sn_toi_apply_ahead(sn_world *w, int32_t k, const sn_toi_ahead *a) {
+static void sn_toi_apply_ahead(sn_world *w, int32_t k, const sn_toi_ahead *a, const sn_toi_met *m) {
   const sn_body *b = w->bodies.data + w->awake_bodies.data[k];
   sn_toi_query q;
   q.w = w;
@@ -388,37 +413,46 @@ static void sn_toi_apply_ahead(sn_world *w, int32_t k, const sn_toi_ahead *a) {
   q.sweep = sn_step_sweep(b);
   q.fraction = a->fraction;
   q.may_recheck = false;
+  q.met = NULL;
+  q.met_count = 0;
   q.hit_shape = a->hit_shape;
   q.hit_other = a->hit_other;
-  sn_toi_apply(w, k, &q);
+  sn_toi_apply(w, k, &q, m);
 }
 
 /* Does the pass sweep awake body k? The first every fast one; the second
  * (recheck) the fast ones not stopped that met a fast body not stopped at
- * the time: one that met none met every stopped body as it is now, with the
- * same sweeps, so it would find nothing more. Neither changes while earlier
- * bodies are swept. */
-static bool sn_toi_needs(const sn_world *w, int32_t k, bool recheck) {
+ * the time which is stopped now. Any other stopped body it met was stopped
+ * before its sweep, which found no hit against it: sweeping again, with the
+ * same sweeps, would find the same. The first pass's answer never changes
+ * while earlier bodies are swept; the second's can only turn true. */
+static bool sn_toi_needs(const sn_world *w, int32_t k, bool recheck, const sn_toi_met *m) {
   const sn_body *b = w->bodies.data + w->awake_bodies.data[k];
   if (!recheck) return b->is_fast;
-  return b->is_fast && b->toi_fraction == 1.0f && b->toi_recheck;
+  if (!(b->is_fast && b->toi_fraction == 1.0f && b->toi_recheck)) return false;
+  if (m->bodies == NULL || m->count[k] > SN_TOI_MET) return true;
+  const int32_t *met = m->bodies + (size_t)k * SN_TOI_MET;
+  for (int32_t j = 0; j < m->count[k]; ++j) {
+    if (sn_toi_stopped(w->bodies.data + met[j])) return true;
+  }
+  return false;
 }
 
 /* One pass over the fast bodies in body order, a group at a time; true
  * when a body was stopped. */
-static bool sn_continuous_pass(sn_world *w, bool recheck, const sn_toi_ahead *ahead) {
+static bool sn_continuous_pass(sn_world *w, bool recheck, const sn_toi_ahead *ahead, const sn_toi_met *m) {
   const int32_t nb = w->awake_bodies.count;
   sn_tree_leaf leaves[2][SN_TOI_GROUP_LEAVES];
   sn_toi_group g;
   bool stopped = false;
   int32_t k = 0;
   while (k < nb) {
-    if (!sn_toi_needs(w, k, recheck)) {
+    if (!sn_toi_needs(w, k, recheck, m)) {
       ++k;
       continue;
     }
     if (ahead != NULL && ahead[k].done) {
-      sn_toi_apply_ahead(w, k, ahead + k);
+      sn_toi_apply_ahead(w, k, ahead + k, m);
       stopped = stopped || ahead[k].fraction < 1.0f;
       ++k;
       continue;
@@ -430,14 +464,16 @@ static bool sn_continuous_pass(sn_world *w, bool recheck, const sn_toi_ahead *ah
     g.box = (sn_aabb){{0.0f, 0.0f}, {0.0f, 0.0f}};
     if (!sn_toi_group_add(w, &g, k)) {
       /* more shapes than a group holds: the body queries the trees itself */
-      sn_solve_continuous(w, k, NULL, 0, recheck);
+      sn_solve_continuous(w, k, NULL, 0, recheck, m);
       stopped = stopped || w->bodies.data[w->awake_bodies.data[k]].toi_fraction < 1.0f;
       ++k;
       continue;
     }
     int32_t next = k + 1;
     while (next < nb) {
-      if (!sn_toi_needs(w, next, recheck)) {
+      if (!sn_toi_needs(w, next, recheck, m)) {
+        /* (in the second pass it may turn true once earlier ones are swept) */
+        if (recheck) break;
         ++next;
         continue;
       }
@@ -452,7 +488,7 @@ static bool sn_continuous_pass(sn_world *w, bool recheck, const sn_toi_ahead *ah
       g.leaves[t] = (sn_toi_leaves){trees[t], leaves[t], count};
     }
     for (int32_t i = 0; i < g.body_count; ++i) {
-      sn_solve_continuous(w, g.bodies[i], &g, i, recheck);
+      sn_solve_continuous(w, g.bodies[i], &g, i, recheck, m);
       stopped = stopped || w->bodies.data[w->awake_bodies.data[g.bodies[i]]].toi_fraction < 1.0f;
     }
     k = next;
@@ -482,11 +518,18 @@ void sn_continuous_solve(sn_world *w) {
    * against that one's whole motion, and may run into where it stopped
    * (two bodies flung together, the second caught by a third): once more
    * for those, against the stopped bodies only. */
-  if (sn_continuous_pass(w, false, ahead)) sn_continuous_pass(w, true, NULL);
+  sn_toi_met m = {NULL, NULL};
+  if (nb > 0) {
+    m.bodies = sn_arena_alloc(&w->arena, (size_t)nb * SN_TOI_MET * sizeof(int32_t));
+    m.count = sn_arena_alloc(&w->arena, (size_t)nb);
+    if (m.count == NULL) m.bodies = NULL;
+  }
+  if (sn_continuous_pass(w, false, ahead, &m)) sn_continuous_pass(w, true, NULL, &m);
 }
 
 size_t sn_continuous_scratch_bytes(const sn_world *w) {
   /* the sweeps ahead, one per body that may be awake, and their stage (the
    * tree queries keep their stacks on the call stack) */
-  return (size_t)w->bodies.count * sizeof(sn_toi_ahead) + 16 + sn_stage_runner_bytes(1);
+  const size_t n = (size_t)w->bodies.count;
+  return n * (sizeof(sn_toi_ahead) + SN_TOI_MET * sizeof(int32_t) + 1) + 3 * 16 + sn_stage_runner_bytes(1);
 }
