@@ -392,16 +392,12 @@ static float proxy_reach(const sn_shape_proxy *proxy, sn_vec2 local_center) {
 /// Bound on the angular rate (per unit fraction) of the normalised linear
 /// interpolation from q1 to q2. For a total angle theta the chord
 /// interpolation turns fastest at its midpoint, at 2 tan(theta / 2) >= theta.
-/// With (c, s) the rotation from q1 to q2, tan(theta / 2) = |s| / (1 + c)
-/// for theta in [0, pi]: no atan2 and no tan. Past 0.98 pi (c below
-/// cos(0.98 pi)) the bound stays at 2 tan(0.49 pi).
 static float sweep_angular_bound(const sn_sweep *sweep) {
-  /* a sweep that does not turn (a body at rest, a static one) */
+  /* a sweep that does not turn (a body at rest, a static one): 2 tan(0) */
   if (sweep->q1.c == sweep->q2.c && sweep->q1.s == sweep->q2.s) return 0.0f;
-  const float c = sweep->q1.c * sweep->q2.c + sweep->q1.s * sweep->q2.s;
-  const float s = sweep->q1.c * sweep->q2.s - sweep->q1.s * sweep->q2.c;
-  if (!(c > -0.99802673f)) return 2.0f * 31.8205159f; /* cos(0.98 pi), tan(0.49 pi) */
-  return 2.0f * sn_absf(s) / (1.0f + c);
+  float theta = sn_absf(sn_relative_angle(sweep->q1, sweep->q2));
+  theta = sn_minf(theta, 0.98f * SN_PI);
+  return 2.0f * tanf(0.5f * theta);
 }
 
 float sn_sweep_rotation_reach(const sn_sweep *sweep, const sn_shape_proxy *proxy) {
