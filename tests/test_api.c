@@ -738,6 +738,14 @@ START_TEST(test_body_def_refused) {
   def = sn_default_body_def();
   def.linear_damping = -1.0f;
   expect_refused_id(w, &snap, sn_create_body(w, &def), SN_ERR_INVALID_ARGUMENT, "damping");
+  for (int k = 0; k < N_BAD; ++k) {
+    def = sn_default_body_def();
+    def.sleep_threshold = bad_floats[k];
+    expect_refused_id(w, &snap, sn_create_body(w, &def), SN_ERR_NOT_FINITE, "sleep_threshold");
+  }
+  def = sn_default_body_def();
+  def.sleep_threshold = -0.01f;
+  expect_refused_id(w, &snap, sn_create_body(w, &def), SN_ERR_INVALID_ARGUMENT, "sleep_threshold must be >= 0");
   def = sn_default_body_def();
   def.angular_damping = -0.1f;
   expect_refused_id(w, &snap, sn_create_body(w, &def), SN_ERR_INVALID_ARGUMENT, "damping");
@@ -779,7 +787,9 @@ START_TEST(test_body_setters_refuse_non_finite) {
     expect_refused(w, &snap, sn_body_set_linear_damping(w, b, bad), SN_ERR_NOT_FINITE, "linear damping");
     expect_refused(w, &snap, sn_body_set_angular_damping(w, b, bad), SN_ERR_NOT_FINITE, "angular damping");
     expect_refused(w, &snap, sn_body_set_gravity_scale(w, b, bad), SN_ERR_NOT_FINITE, "gravity scale");
+    expect_refused(w, &snap, sn_body_set_sleep_threshold(w, b, bad), SN_ERR_NOT_FINITE, "sleep threshold");
   }
+  expect_refused(w, &snap, sn_body_set_sleep_threshold(w, b, -0.05f), SN_ERR_INVALID_ARGUMENT, "sleep threshold");
   expect_refused(w, &snap, sn_body_set_linear_damping(w, b, -1.0f), SN_ERR_INVALID_ARGUMENT, "linear damping");
   expect_refused(w, &snap, sn_body_set_angular_damping(w, b, -1.0f), SN_ERR_INVALID_ARGUMENT, "angular damping");
   expect_refused(w, &snap, sn_body_set_type(w, b, (sn_body_type)3), SN_ERR_INVALID_ARGUMENT, "body type");
@@ -1257,6 +1267,8 @@ START_TEST(test_stale_body_and_shape) {
   expect_refused(w, &snap, sn_body_set_linear_velocity(w, dead, (sn_vec2){1, 0}), SN_ERR_STALE_ID, "destroyed");
   expect_refused(w, &snap, sn_body_set_transform(w, dead, (sn_vec2){1, 0}, 0.0f), SN_ERR_STALE_ID, "destroyed");
   expect_refused(w, &snap, sn_body_set_gravity_scale(w, dead, 0.0f), SN_ERR_STALE_ID, "destroyed");
+  expect_refused(w, &snap, sn_body_set_sleep_threshold(w, dead, 0.1f), SN_ERR_STALE_ID, "destroyed");
+  ck_assert(sn_body_get_sleep_threshold(w, dead) == 0.0f);
   expect_refused(w, &snap, sn_body_apply_linear_impulse(w, dead, (sn_vec2){1, 0}, (sn_vec2){0, 0}, true),
                  SN_ERR_STALE_ID, "destroyed");
   expect_refused(w, &snap, sn_body_set_type(w, dead, SN_BODY_STATIC), SN_ERR_STALE_ID, "destroyed");

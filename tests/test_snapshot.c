@@ -339,10 +339,13 @@ START_TEST(test_ids_survive) {
   wd.registry = reg;
   sn_body_id kept;
   sn_world *w = small_world(&wd, &kept);
+  /* the body's sleep threshold is kept (format 7) */
+  ck_assert_int_eq(sn_body_set_sleep_threshold(w, kept, 0.1f), SN_OK);
   size_t n;
   uint8_t *s = save(w, &n);
   sn_world *r = load(s, n, reg);
   ck_assert(sn_body_is_valid(r, kept));
+  ck_assert(sn_body_get_sleep_threshold(r, kept) == 0.1f);
   sn_vec2 pw = sn_body_get_position(w, kept), pr = sn_body_get_position(r, kept);
   ck_assert(memcmp(&pw, &pr, sizeof pw) == 0);
   ck_assert_ptr_nonnull(sn_body_get_user_data(w, kept));
@@ -667,6 +670,11 @@ START_TEST(test_broken_invariants) {
   expect_refused(w, reg, "rotation is not a unit");
   ba->xf.q = q;
 
+  /* a negative sleep threshold (no body can be given one) */
+  ba->sleep_threshold = -0.05f;
+  expect_refused(w, reg, "negative sleep threshold");
+  ba->sleep_threshold = SN_DEFAULT_SLEEP_THRESHOLD;
+
   /* a manifold reuse reference with a normal that is not unit, or a point
    * that is not finite (the reuse would hand them to the solver) */
   int32_t kept = -1;
@@ -927,6 +935,10 @@ START_TEST(test_format3_file) {
                            info->type == SN_SETTING_TYPE_VEC2 ? sizeof(sn_vec2) : sizeof(float)) == 0,
                     "%s: not its default in a format 3 snapshot", info->name);
   }
+  /* a format before 7 holds no sleep thresholds: every body has the default */
+  for (int32_t i = 0; i < restored->bodies.count; ++i)
+    if (restored->bodies.data[i].in_use)
+      ck_assert(restored->bodies.data[i].sleep_threshold == SN_DEFAULT_SLEEP_THRESHOLD);
   sn_scene scene = format3_world();
   for (int i = 0; i < 30; ++i) ck_assert_int_eq(sn_world_step(scene.world, DT), SN_OK);
   size_t n_fresh, n_restored;

@@ -413,6 +413,12 @@ SN_API void *sn_body_get_user_data(sn_world *world, sn_body_id body);
 SN_API bool sn_body_is_awake(sn_world *world, sn_body_id body);
 SN_API sn_result sn_body_set_awake(sn_world *world, sn_body_id body, bool awake);
 SN_API sn_result sn_body_enable_sleep(sn_world *world, sn_body_id body, bool flag);
+/// The body's sleep threshold (sn_body_def.sleep_threshold, m/s): finite
+/// and >= 0, else SN_ERR_NOT_FINITE / SN_ERR_INVALID_ARGUMENT and nothing
+/// changes. It takes effect from the next step; it wakes nothing.
+SN_API sn_result sn_body_set_sleep_threshold(sn_world *world, sn_body_id body, float threshold);
+/// The body's sleep threshold (0 for a bad handle, error set).
+SN_API float sn_body_get_sleep_threshold(sn_world *world, sn_body_id body);
 
 /// Point conversions between body-local and world frames.
 SN_API sn_vec2 sn_body_get_world_point(sn_world *world, sn_body_id body, sn_vec2 local_point);

@@ -81,6 +81,11 @@ void sn_io_body(sn_io *io, sn_body *b) {
   io_f32(io, &b->sleep_time);
   io_vec2(io, &b->sleep_v);
   io_f32(io, &b->sleep_w);
+  /* format 7: the body's sleep threshold (older: the default) */
+  if (io->format >= 7)
+    io_f32(io, &b->sleep_threshold);
+  else if (io->reading)
+    b->sleep_threshold = SN_DEFAULT_SLEEP_THRESHOLD;
   /* references: ranges checked here, consistency in sn_check_world */
   io_i32(io, &b->shape_list);
   io_i32(io, &b->shape_count);
