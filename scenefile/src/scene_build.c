@@ -118,6 +118,10 @@ static bool build_bodies(sn_loader *L, sn_world *w, sn_scene_names *names, sn_bo
       case SN_SHAPE_POLYGON:
         sid = sn_create_polygon_shape(w, id, &s->def, &s->polygon);
         break;
+      case SN_SHAPE_CHAIN_SEGMENT:
+        /* its segments go into the body's shape list here, in file order */
+        sid.index1 = sn_create_chain(w, id, &s->chain).index1;
+        break;
       default:
         break;
       }
