@@ -20,7 +20,8 @@ int main(int argc, char **argv) {
   static const struct {
     const char *scene;
     int32_t size;
-  } scenes[] = {{"joint_grid", 20}, {"large_pyramid", 0}, {"many_pyramids", 4}, {"smash", 0}, {"spinner", 0}, {"tumbler", 0}};
+  } scenes[] = {{"joint_grid", 20}, {"large_pyramid", 0}, {"many_pyramids", 4},
+                {"smash", 0},       {"spinner", 0},       {"tumbler", 0}};
   int rc = 0;
   for (size_t k = 0; k < sizeof scenes / sizeof scenes[0]; ++k) {
     char name[64], path[4096];
