@@ -896,6 +896,10 @@ START_TEST(test_docs_example_loads) {
   ck_assert_int_eq(sn_world_get_constraint_count(s.world), 3 + 25 + 9);
   sn_body_id plank = sn_scene_names_find_body(s.names, "plank");
   ck_assert_int_eq(sn_body_get_shape_count(s.world, plank), 3);
+  /* the ground: box, segment and an open chain of 5 points (2 segments) */
+  sn_body_id ground = sn_scene_names_find_body(s.names, "ground");
+  ck_assert_int_eq(sn_body_get_shape_count(s.world, ground), 4);
+  ck_assert(sn_body_get_sleep_threshold(s.world, sn_scene_names_find_body(s.names, "ball")) == 0.1f);
   for (int i = 0; i < 60; ++i) ck_assert_int_eq(sn_world_step(s.world, DT), SN_OK);
   sn_scene_unload(&s);
   free(doc);
