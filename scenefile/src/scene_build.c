@@ -122,7 +122,7 @@ static bool build_bodies(sn_loader *L, sn_world *w, sn_scene_names *names, sn_bo
         /* its segments go into the body's shape list here, in file order */
         sid.index1 = sn_create_chain(w, id, &s->chain).index1;
         break;
-      default:
+      case SN_SHAPE_TYPE_COUNT:
         break;
       }
       if (sid.index1 == 0) return engine_refused(L, w, s->geometry, "shape");

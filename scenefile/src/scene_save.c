@@ -268,7 +268,8 @@ static bool put_shape(writer *W, sn_shape_id id, const char *body, int32_t index
     put_float_unless(b, "radius", p.radius, 0.0f);
     break;
   }
-  default:
+  case SN_SHAPE_CHAIN_SEGMENT: /* put_chain writes a chain's segments, never this */
+  case SN_SHAPE_TYPE_COUNT:
     return unrepresentable(W, body, index, "a shape of an unknown type");
   }
   sn_shape_def d;
