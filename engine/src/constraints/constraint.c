@@ -237,12 +237,9 @@ sn_constraint_id sn_create_constraint(sn_world *w, const sn_constraint_def *def)
              SN_NULL_CONSTRAINT;
     if (sn_check_param(w, t, p, def->params[i].x, def->params[i].y) != SN_OK) return SN_NULL_CONSTRAINT;
   }
-  if (w->constraint_count >= w->max_constraints)
-    return sn_world_error(w, SN_ERR_CAPACITY, "the world has %d constraints, its max_constraints limit (sn_world_def)",
-                          (int)w->constraint_count),
-           SN_NULL_CONSTRAINT;
-  if (!sn_array_reserve(&w->mem, w->constraints, w->constraints.count + 1))
-    return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow constraints"), SN_NULL_CONSTRAINT;
+  sn_pool pool = sn_constraint_pool(w);
+  if (!sn_world_make_room(w, &pool, 1, w->max_constraints, "max_constraints", "constraints", NULL))
+    return SN_NULL_CONSTRAINT;
   sn_constraint k;
   memset(&k, 0, sizeof(k));
   k.type = t;
@@ -322,7 +319,6 @@ sn_constraint_id sn_create_constraint(sn_world *w, const sn_constraint_def *def)
       key = next;
     }
   }
-  sn_pool pool = sn_constraint_pool(w);
   int32_t index = sn_pool_acquire(&pool);
   k.generation = w->constraints.data[index].generation;
   k.in_use = true;
