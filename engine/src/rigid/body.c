@@ -58,16 +58,9 @@ sn_body_id sn_create_body(sn_world *w, const sn_body_def *def) {
   if (w == NULL) return SN_NULL_BODY;
   if (w->locked) return sn_world_locked_error(w, "sn_create_body"), SN_NULL_BODY;
   if (!sn_body_def_ok(w, def)) return SN_NULL_BODY;
-  if (w->body_count >= w->max_bodies)
-    return sn_world_error(w, SN_ERR_CAPACITY, "the world has %d bodies, its max_bodies limit (sn_world_def)",
-                          (int)w->body_count),
-           SN_NULL_BODY;
   sn_pool pool = sn_body_pool(w);
+  if (!sn_world_make_room(w, &pool, 1, w->max_bodies, "max_bodies", "bodies", NULL)) return SN_NULL_BODY;
   int32_t index = sn_pool_acquire(&pool);
-  if (index == SN_NULL_INDEX) {
-    sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow the body array");
-    return SN_NULL_BODY;
-  }
   sn_body *b = w->bodies.data + index;
   b->type = def->type;
   b->is_awake = def->type != SN_BODY_STATIC && (def->is_awake || !def->enable_sleep || !w->settings.enable_sleep);

@@ -172,11 +172,7 @@ static bool sn_shape_def_ok(sn_world *w, const sn_shape_def *def) {
 
 /* Allocates a shape slot and links it to the body. Returns the index or -1. */
 static int32_t sn_shape_alloc(sn_world *w, int32_t body_index) {
-  sn_pool pool = sn_shape_pool(w);
-  if (!sn_pool_reserve(&pool, 1)) {
-    sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow the shape array");
-    return SN_NULL_INDEX;
-  }
+  sn_pool pool = sn_shape_pool(w); /* (the caller made room: sn_world_make_room) */
   if (!sn_array_reserve(&w->mem, w->move_buffer, w->move_buffer.count + 1)) {
     sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow the move buffer");
     return SN_NULL_INDEX;
@@ -236,10 +232,8 @@ static sn_shape_id sn_create_shape(sn_world *w, sn_body_id body_id, const sn_sha
   if (w->locked) return sn_world_locked_error(w, "creating a shape"), SN_NULL_SHAPE;
   if (!sn_shape_def_ok(w, def)) return SN_NULL_SHAPE;
   if (!sn_mass_fits(w, g, def->density)) return SN_NULL_SHAPE;
-  if (w->shape_count >= w->max_shapes)
-    return sn_world_error(w, SN_ERR_CAPACITY, "the world has %d shapes, its max_shapes limit (sn_world_def)",
-                          (int)w->shape_count),
-           SN_NULL_SHAPE;
+  sn_pool pool = sn_shape_pool(w);
+  if (!sn_world_make_room(w, &pool, 1, w->max_shapes, "max_shapes", "shapes", NULL)) return SN_NULL_SHAPE;
   int32_t body_index = body_id.index1 - 1;
   int32_t index = sn_shape_alloc(w, body_index);
   if (index == SN_NULL_INDEX) return SN_NULL_SHAPE;
@@ -626,16 +620,10 @@ sn_chain_id sn_create_chain(sn_world *w, sn_body_id body_id, const sn_chain_def 
              SN_NULL_CHAIN;
   }
   int32_t seg_count = def->is_loop ? n : n - 3;
-  if (seg_count > w->max_shapes - w->shape_count)
-    return sn_world_error(w, SN_ERR_CAPACITY,
-                          "the chain's %d segments would pass the world's max_shapes limit (sn_world_def) of %d: it "
-                          "has %d shapes",
-                          (int)seg_count, (int)w->max_shapes, (int)w->shape_count),
-           SN_NULL_CHAIN;
   /* reserve everything first so a failure leaves the world unchanged */
   sn_pool shapes = sn_shape_pool(w), chains = sn_chain_pool(w);
-  if (!sn_pool_reserve(&shapes, seg_count))
-    return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow shapes"), SN_NULL_CHAIN;
+  if (!sn_world_make_room(w, &shapes, seg_count, w->max_shapes, "max_shapes", "shapes", "the chain's segments"))
+    return SN_NULL_CHAIN;
   if (!sn_array_reserve(&w->mem, w->move_buffer, w->move_buffer.count + seg_count) ||
       !sn_array_reserve(&w->mem, w->chains, w->chains.count + 1))
     return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow chains"), SN_NULL_CHAIN;

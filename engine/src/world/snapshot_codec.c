@@ -132,8 +132,8 @@ static void io_geometry(sn_io *io, sn_geometry *g) {
     io_f32(io, &p->radius);
     break;
   }
+  case SN_SHAPE_TYPE_COUNT: /* (refused above; read as a chain segment) */
   case SN_SHAPE_CHAIN_SEGMENT:
-  default:
     io_vec2(io, &g->chain_segment.ghost1);
     io_vec2(io, &g->chain_segment.segment.point1);
     io_vec2(io, &g->chain_segment.segment.point2);
