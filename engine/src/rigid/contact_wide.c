@@ -467,10 +467,13 @@ void sn_wide_prepare_range(const sn_wide_set *set, const sn_world *w, const int3
     if (gi + 2 < end) {
       const int32_t *ahead = set->lane_constraint + L * (gi + 2);
       for (int l = 0; l < L && ahead[l] >= 0; ++l) {
+        /* every line from the material to the point count: the contacts
+         * are not line-aligned, so those bytes span three or four lines */
         const char *c = (const char *)(w->contacts.data + contacts[ahead[l]]);
-        SN_PREFETCH(c);
-        SN_PREFETCH(c + 64);
-        SN_PREFETCH(c + 128);
+        SN_PREFETCH(c + offsetof(sn_contact, friction));
+        SN_PREFETCH(c + offsetof(sn_contact, friction) + 64);
+        SN_PREFETCH(c + offsetof(sn_contact, friction) + 128);
+        SN_PREFETCH(c + offsetof(sn_contact, manifold.point_count));
       }
     }
     g->ia_write = g->ib_write = g->seq_lanes = g->rolling_lanes = g->tangent_lanes = g->lanes = 0;

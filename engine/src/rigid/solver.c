@@ -84,23 +84,30 @@ void sn_prepare_groups(const sn_world *w, const sn_step_context *ctx, const sn_w
  * speeds hit events read. True if one of them reports hit events. */
 bool sn_store_impulses(sn_world *w, const sn_wide_set *wide, int32_t begin, int32_t end) {
   bool hits = false;
+  /* (the flags sit in another cache line than the points: read only when
+   * some contact has hit events) */
+  const bool any_hits = w->hit_contacts > 0;
   for (int32_t g = begin; g < end; ++g) {
     /* lanes follow the colouring: the contacts of the group after next on
      * their way (they come from all over the array) */
     if (g + 2 < end) {
       const int32_t *ahead = wide->lane_constraint + SN_WIDE_LANES * (g + 2);
       for (int l = 0; l < SN_WIDE_LANES && ahead[l] >= 0; ++l) {
+        /* every line of the manifold's points (the contacts are not
+         * line-aligned: three or four lines) */
         const char *p = (const char *)(w->contacts.data + w->solver_contacts.data[ahead[l]]);
-        SN_PREFETCH_WRITE(p);
-        SN_PREFETCH_WRITE(p + 64);
-        SN_PREFETCH_WRITE(p + 128);
+        const char *first = p + offsetof(sn_contact, manifold.points);
+        SN_PREFETCH_WRITE(first);
+        SN_PREFETCH_WRITE(first + 64);
+        SN_PREFETCH_WRITE(p + offsetof(sn_contact, manifold.points[1]));
+        SN_PREFETCH_WRITE(p + offsetof(sn_contact, manifold.point_count));
       }
     }
     for (int l = 0; l < SN_WIDE_LANES; ++l) {
       int32_t k = wide->lane_constraint[SN_WIDE_LANES * g + l];
       if (k < 0) continue;
       sn_contact *c = w->contacts.data + w->solver_contacts.data[k];
-      hits = hits || (c->flags & SN_CONTACT_ENABLE_HIT) != 0;
+      hits = hits || (any_hits && (c->flags & SN_CONTACT_ENABLE_HIT) != 0);
       sn_wide_result r;
       sn_wide_get_result(wide, g, l, &r);
       sn_manifold *m = &c->manifold;
@@ -359,9 +366,20 @@ bool sn_list_solver_contacts(sn_world *w) {
   if (!sn_array_reserve(&w->mem, w->solver_contacts, count) || !sn_array_reserve(&w->mem, w->solver_keys, count) ||
       !sn_array_reserve(&w->mem, w->stages, 3))
     return false;
+  int32_t workers = count >= w->parallel_min_items ? w->worker_count : 1;
+  if (workers == 1) {
+    /* one thread: one pass, each match written as it is found */
+    int32_t at = 0, dummy = w->awake_bodies.count;
+    for (int32_t ci = 0; ci < count; ++ci) {
+      if (!sn_solver_contact(w, ci)) continue;
+      w->solver_keys.data[at] = sn_solver_key(w, ci, dummy);
+      w->solver_contacts.data[at++] = ci;
+    }
+    w->solver_contacts.count = at;
+    return true;
+  }
   sn_list_run run = {w, NULL, 0, 0};
   sn_stage_runner r;
-  int32_t workers = count >= w->parallel_min_items ? w->worker_count : 1;
   sn_stage_runner_init_on(&r, w->stages.data, 3, workers, sn_list_stage, &run);
   sn_stage_add(&r, SN_LIST_COUNT, 0, 0, count, SN_BLOCK_CONTACTS * 4, 1);
   if (r.count == 0) return true; /* no contacts */
