@@ -321,16 +321,12 @@ static bool sn_solver_contact(const sn_world *w, int32_t ci) {
 static sn_wide_key sn_solver_key(const sn_world *w, int32_t ci, int32_t dummy) {
   const sn_contact *c = w->contacts.data + ci;
   const int32_t *index = w->body_solver_index.data;
-  int32_t ia = index[c->edges[0].body], ib = index[c->edges[1].body];
-  sn_wide_key k = {ia >= 0 ? ia : dummy, ib >= 0 ? ib : dummy, 0u};
-  if (ia >= 0) {
-    const sn_body *ba = w->bodies.data + c->edges[0].body;
-    if (ba->inv_mass > 0.0f || ba->inv_inertia > 0.0f) k.dynamic |= 1u;
-  }
-  if (ib >= 0) {
-    const sn_body *bb = w->bodies.data + c->edges[1].body;
-    if (bb->inv_mass > 0.0f || bb->inv_inertia > 0.0f) k.dynamic |= 2u;
-  }
+  /* (solver index << 1 | can move, from sn_gather_awake_bodies: the bodies
+   * themselves are not read here) */
+  int32_t xa = index[c->edges[0].body], xb = index[c->edges[1].body];
+  sn_wide_key k = {xa >= 0 ? xa >> 1 : dummy, xb >= 0 ? xb >> 1 : dummy, 0u};
+  if (xa >= 0 && (xa & 1)) k.dynamic |= 1u;
+  if (xb >= 0 && (xb & 1)) k.dynamic |= 2u;
   return k;
 }
 
@@ -404,7 +400,10 @@ void sn_gather_awake_bodies(sn_world *w) {
     w->body_solver_index.data[i] = SN_NULL_INDEX;
     if (!b->in_use || b->type == SN_BODY_STATIC || !b->is_awake || b->frozen) continue;
     b->solver_index = w->awake_bodies.count;
-    w->body_solver_index.data[i] = b->solver_index;
+    /* the contact list's copy: the solver index and whether a contact can
+     * move the body (the colouring key's dynamic bit) */
+    const bool moves = b->inv_mass > 0.0f || b->inv_inertia > 0.0f;
+    w->body_solver_index.data[i] = 2 * b->solver_index + (moves ? 1 : 0);
     w->awake_bodies.data[w->awake_bodies.count++] = i;
   }
   w->awake_body_count = w->awake_bodies.count;
