@@ -32,9 +32,13 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 #define SN_PREFETCH_WRITE(p) __builtin_prefetch((p), 1)
+#define SN_PREFETCH_READ(p)  __builtin_prefetch(p)
 #else
 #define SN_PREFETCH_WRITE(p) ((void)(p))
+#define SN_PREFETCH_READ(p)  ((void)(p))
 #endif
+/// Contacts the one-worker solver contact list fetches ahead.
+#define SN_LIST_AHEAD 16
 
 static sn_softness sn_make_soft(float hertz, float zeta, float h) {
   if (hertz == 0.0f) return (sn_softness){0.0f, 1.0f, 0.0f};
@@ -367,6 +371,14 @@ bool sn_list_solver_contacts(sn_world *w) {
     /* one thread: one pass, each match written as it is found */
     int32_t at = 0, dummy = w->awake_bodies.count;
     for (int32_t ci = 0; ci < count; ++ci) {
+      if (ci + SN_LIST_AHEAD < count) {
+        /* the lines it tests, ahead (the bodies' edges, the flags) */
+        const sn_contact *ahead = w->contacts.data + ci + SN_LIST_AHEAD;
+        SN_PREFETCH_READ(&ahead->edges[0]);
+        SN_PREFETCH_READ(&ahead->edges[1].body);
+        SN_PREFETCH_READ(&ahead->flags);
+        SN_PREFETCH_READ(&ahead->in_use);
+      }
       if (!sn_solver_contact(w, ci)) continue;
       w->solver_keys.data[at] = sn_solver_key(w, ci, dummy);
       w->solver_contacts.data[at++] = ci;
