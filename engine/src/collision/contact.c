@@ -104,9 +104,12 @@ static float sn_rolling_radius(const sn_shape *s) {
     return s->geom.capsule.radius;
   case SN_SHAPE_POLYGON:
     return s->geom.polygon.radius;
-  default:
-    return 0.0f;
+  case SN_SHAPE_SEGMENT:
+  case SN_SHAPE_CHAIN_SEGMENT:
+  case SN_SHAPE_TYPE_COUNT:
+    break;
   }
+  return 0.0f;
 }
 
 void sn_contact_mix_materials(const sn_world *w, sn_contact *c) {

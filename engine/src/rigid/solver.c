@@ -221,13 +221,17 @@ bool sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int32_t be
     b->force = (sn_vec2){0.0f, 0.0f};
     b->torque = 0.0f;
     if (w->settings.enable_sleep) {
-      bool slow = b->enable_sleep && sn_length_sq(b->v) < SN_LINEAR_SLEEP_TOLERANCE * SN_LINEAR_SLEEP_TOLERANCE &&
-                  b->w * b->w < SN_ANGULAR_SLEEP_TOLERANCE * SN_ANGULAR_SLEEP_TOLERANCE;
+      /* the body's threshold scales the world's tolerances (the default
+       * threshold makes the ratio exactly 1: the constants' own bits) */
+      const float linear_tol = b->sleep_threshold;
+      const float angular_tol = SN_ANGULAR_SLEEP_TOLERANCE * (linear_tol / SN_LINEAR_SLEEP_TOLERANCE);
+      bool slow =
+          b->enable_sleep && sn_length_sq(b->v) < linear_tol * linear_tol && b->w * b->w < angular_tol * angular_tol;
       if (slow && b->sleep_time > 0.0f) {
         /* slow but speeding up since the timer started: accelerating, not
          * at rest (a pile settling slows down, so it is not held awake) */
-        if (sn_length(b->v) > sn_length(b->sleep_v) + SN_LINEAR_SLEEP_CHANGE ||
-            sn_absf(b->w) > sn_absf(b->sleep_w) + SN_ANGULAR_SLEEP_CHANGE)
+        if (sn_length(b->v) > sn_length(b->sleep_v) + 0.2f * linear_tol ||
+            sn_absf(b->w) > sn_absf(b->sleep_w) + 0.2f * angular_tol)
           b->sleep_time = 0.0f;
       }
       if (slow && b->sleep_time == 0.0f) {
