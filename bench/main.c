@@ -21,7 +21,8 @@ static void sn_usage(FILE *f) {
           "                   [--svg FILE] [--table FILE]\n"
           "  scenes: pyramid (20, 50, 100), tower (20), rain (2000), ratio, chain (100 revolute links),\n"
           "          cards (house of cards; size = lean from horizontal in degrees, 45..85, default 68),\n"
-          "          cloth (32, 64, 128), jelly (50), mixed\n"
+          "          tiny (one box resting on the ground: the fixed cost of a step), cloth (32, 64, 128),\n"
+          "          jelly (50), mixed\n"
           "  no --scene: every scene at its standard sizes\n"
           "  --peers: the rigid scenes on Sinew and on Box2D 2.4 / Chipmunk 7 (if built in), interleaved\n"
           "           in turns of --block steps (10); one JSON line per engine and a ratio line per scene\n"
@@ -252,6 +253,7 @@ int main(int argc, char **argv) {
   rc |= sn_run("ratio", 1, steps, substeps, sleep);
   rc |= sn_run("chain", 100, steps, substeps, sleep);
   rc |= sn_run("cards", SN_CARDS_DEFAULT_LEAN, steps, substeps, sleep);
+  rc |= sn_run("tiny", 1, steps, substeps, sleep);
   static const int32_t cloth_sizes[] = {32, 64, 128};
   for (int k = 0; k < 3; ++k) rc |= sn_run("cloth", cloth_sizes[k], steps, substeps, sleep);
   rc |= sn_run("jelly", 50, steps, substeps, sleep);
