@@ -412,6 +412,64 @@ START_TEST(test_stalled_helper_goes_solo) {
 }
 END_TEST
 
+/* A run that starts no helper (here: the world backing off after a stall,
+ * with stages cut into blocks for four workers) runs every block of every
+ * stage on the caller, in order: block after block from the stage's first
+ * item, each item once per stage, stage after stage. */
+typedef struct solo_probe {
+  int32_t value[RUN_ITEMS];
+  int32_t next_begin[RUN_STAGES]; ///< where the next block of stage k must start
+  int32_t blocks, out_of_order, off_main;
+  pthread_t main_thread;
+} solo_probe;
+
+static void solo_stage(void *context, const sn_stage *stage, int32_t begin, int32_t end) {
+  solo_probe *p = context;
+  int32_t k = stage->arg;
+  p->blocks++;
+  if (!pthread_equal(pthread_self(), p->main_thread)) p->off_main++;
+  if (begin != p->next_begin[k] || end <= begin || end - begin > stage->block_size) p->out_of_order++;
+  p->next_begin[k] = end;
+  for (int32_t i = begin; i < end; ++i) {
+    if (p->value[i] != k * (k + 1) / 2) p->out_of_order++;
+    p->value[i] += k + 1;
+  }
+}
+
+START_TEST(test_solo_run_blocks_in_order) {
+  static solo_probe probe;
+  memset(&probe, 0, sizeof probe);
+  probe.main_thread = pthread_self();
+  sn_thread_pool *pool = sn_thread_pool_create(4);
+  ck_assert_ptr_nonnull(pool);
+  sn_world_def def = sn_default_world_def();
+  sn_thread_pool_apply(pool, &def);
+  sn_world *w = sn_create_world(&def, NULL);
+  ck_assert_ptr_nonnull(w);
+  ck_assert(sn_array_reserve(&w->mem, w->stages, RUN_STAGES));
+  sn_stage_runner r;
+  sn_stage_runner_init_on(&r, w->stages.data, RUN_STAGES, 4, solo_stage, &probe);
+  int32_t expected_blocks = 0;
+  for (int32_t k = 0; k < RUN_STAGES; ++k) {
+    sn_stage_add(&r, 0, k, 0, RUN_ITEMS, 1 + k % 5, 1);
+    expected_blocks += r.stages[k].block_count;
+  }
+  ck_assert_int_gt(expected_blocks, RUN_STAGES); /* stages of several blocks each */
+  w->tasks.solo_runs = 1;                        /* a stall's backoff: this run starts no helper */
+  int64_t helper_blocks = w->tasks.helper_blocks;
+  sn_stage_run(&w->tasks, &r);
+  ck_assert_int_eq(w->tasks.solo_runs, 0);
+  ck_assert_int_eq(w->tasks.helper_blocks, helper_blocks);
+  ck_assert_int_eq(probe.off_main, 0);
+  ck_assert_int_eq(probe.out_of_order, 0);
+  ck_assert_int_eq(probe.blocks, expected_blocks);
+  for (int32_t k = 0; k < RUN_STAGES; ++k) ck_assert_int_eq(probe.next_begin[k], RUN_ITEMS);
+  for (int32_t i = 0; i < RUN_ITEMS; ++i) ck_assert_int_eq(probe.value[i], RUN_STAGES * (RUN_STAGES + 1) / 2);
+  sn_destroy_world(w);
+  sn_thread_pool_destroy(pool);
+}
+END_TEST
+
 /* ------------------------------------------------------------- the pool */
 
 typedef struct cover_probe {
@@ -553,6 +611,7 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_def_and_setter_validation);
   tcase_add_test(tc, test_stage_runner_order_and_coverage);
   tcase_add_test(tc, test_stalled_helper_goes_solo);
+  tcase_add_test(tc, test_solo_run_blocks_in_order);
   tcase_add_test(tc, test_pool_covers_each_item_once);
   tcase_add_test(tc, test_continuous_ahead_same_bits);
   suite_add_tcase(s, tc);

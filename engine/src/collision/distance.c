@@ -52,9 +52,10 @@ sn_shape_proxy sn_geometry_proxy(const sn_geometry *g) {
     sn_vec2 p[2] = {g->chain_segment.segment.point1, g->chain_segment.segment.point2};
     return sn_make_proxy_points(p, 2, 0.0f);
   }
-  default:
-    return sn_make_proxy_points(NULL, 0, 0.0f);
+  case SN_SHAPE_TYPE_COUNT:
+    break;
   }
+  return sn_make_proxy_points(NULL, 0, 0.0f);
 }
 
 /* -------------------------------------------------------------------- GJK */

@@ -39,6 +39,7 @@ typedef struct sn_body {
   float min_extent, max_extent;
   float linear_damping, angular_damping, gravity_scale;
   float sleep_time;
+  float sleep_threshold; ///< m/s (sn_body_def.sleep_threshold)
   /// continuous collision, within a step: the fraction of the step's motion
   /// a fast body kept (1 until the continuous pass stops it earlier)
   float toi_fraction;
