@@ -84,6 +84,10 @@ struct sn_wide_group {
   int32_t rolling_lanes, tangent_lanes;
   int32_t lanes; /* lanes in use (the rest is padding) */
   int8_t points[L];
+  /* per lane, what the preparation found (SN_LANE_*): each lane is written
+   * by the contact it holds alone, the masks above from these once the
+   * group is complete (sn_wide_prepare_lanes) */
+  int8_t lane_flags[L];
 };
 
 /* Index of the lowest clear bit of a word that has one. */
@@ -130,7 +134,8 @@ int32_t sn_wide_color(const sn_wide_key *keys, int32_t count, int32_t body_count
 }
 
 size_t sn_wide_bytes(int32_t group_count) {
-  return (size_t)group_count * (sizeof(sn_wide_group) + L * sizeof(int32_t)) + 128;
+  /* the groups, the contact per lane and the lane per contact */
+  return (size_t)group_count * (sizeof(sn_wide_group) + 2 * L * sizeof(int32_t)) + 160;
 }
 
 /* Lane l of group g as padding: no body it can change, never touching. */
@@ -267,11 +272,15 @@ void sn_wide_set_lane(const sn_wide_set *set, int32_t group, int l, const sn_con
   if (l == L - 1) sn_wide_finish_surface(g);
 }
 
-/* Lanes [off, off + 4) of group g straight from the world, four at a time:
- * a scalar gather of what each contact needs, then the arithmetic in SIMD
- * lanes, in the order the scalar formulas give (the bits do not depend on
- * the width). Padding lanes are set afterwards. */
+/* Solver contacts [k0, k0 + 4) (those below `end`) straight from the world,
+ * four at a time, each into its own lane (set->contact_slot): a scalar
+ * gather of what each contact needs, then the arithmetic in SIMD lanes, in
+ * the order the scalar formulas give (lane by lane: the bits do not depend
+ * on which contacts share a vector), then a scatter to the lanes. The
+ * group-wide lane masks, the padding lanes and the surface zeros are left
+ * to sn_wide_prepare_lanes, once every contact of a group is in. */
 typedef struct sn_prepare_input {
+  const sn_wide_set *set;
   const sn_world *w;
   const int32_t *contacts;
   const sn_wide_key *keys;
@@ -280,6 +289,10 @@ typedef struct sn_prepare_input {
   int32_t dummy;
   const sn_softness *soft, *static_soft;
 } sn_prepare_input;
+
+/* Lane bits of sn_wide_group.lane_flags (what sn_wide_prepare_lanes folds
+ * into the group's masks). */
+enum { SN_LANE_WRITE_A = 1, SN_LANE_WRITE_B = 2, SN_LANE_SEQ = 4, SN_LANE_ROLLING = 8, SN_LANE_TANGENT = 16 };
 
 /* What a lane reads of one of its bodies. */
 static inline void sn_prepare_body(const sn_prepare_input *in, int32_t solver_index, int32_t body, float *inv_mass,
@@ -306,8 +319,34 @@ static inline void sn_prepare_body(const sn_prepare_input *in, int32_t solver_in
   *w = b->w;
 }
 
-static void sn_wide_prepare_half(sn_wide_group *g, int off, const sn_prepare_input *in, const int32_t *lane_contact) {
-  const int32_t dummy = in->dummy;
+/* Rolling resistance and tangent speed of lane l, as sn_wide_set_surface,
+ * but the lane's bits returned (SN_LANE_*) instead of set in the group. */
+static inline int sn_wide_lane_surface(sn_wide_group *g, int l, float tangent_speed, float rolling, float inv_ia,
+                                       float inv_ib) {
+  int bits = 0;
+  if (tangent_speed != 0.0f) {
+    g->tangent_speed[l] = tangent_speed;
+    bits |= SN_LANE_TANGENT;
+  }
+  float k = inv_ia + inv_ib;
+  if (rolling > 0.0f && k > 0.0f) {
+    g->rolling[l] = rolling;
+    g->rolling_mass[l] = 1.0f / k;
+    g->rolling_impulse[l] = 0.0f;
+    bits |= SN_LANE_ROLLING;
+  }
+  return bits;
+}
+
+/* The lane rows the arithmetic fills, four contacts each. */
+#define SN_PREP_ROWS(X)                                                                                                \
+  X(nx)                                                                                                                \
+  X(ny) X(ma) X(mb) X(iia) X(iib) X(bias_rate) X(mass_scale) X(impulse_scale) X(k11) X(k12) X(k22) X(n11) X(n12)       \
+      X(n22) X(nm1) X(nm2) X(tm1) X(tm2) X(r1ax) X(r1ay) X(r1bx) X(r1by) X(r2ax) X(r2ay) X(r2bx) X(r2by) X(base1)      \
+          X(base2) X(ni1) X(ni2) X(ti1) X(ti2) X(rv1) X(rv2)
+
+static void sn_wide_prepare_four(const sn_prepare_input *in, int32_t k0, int32_t end) {
+  const sn_wide_set *set = in->set;
   enum { N = 4 };
   /* the gathered inputs, one row of four lanes each: one object, so every
    * store of the gather is at a fixed offset from one base */
@@ -317,13 +356,14 @@ static void sn_wide_prepare_half(sn_wide_group *g, int off, const sn_prepare_inp
     float a1x[N], a1y[N], b1x[N], b1y[N], a2x[N], a2y[N], b2x[N], b2y[N], sep1[N], sep2[N];
     float ni1[N], ni2[N], ti1[N], ti2[N], br[N], ms[N], is[N], cnt[N];
   } v;
-  int pad = 0;
+  sn_wide_group *gs[N];
+  int ls[N];
+  int flags[N];
+  const int n = end - k0 < N ? end - k0 : N;
   for (int i = 0; i < N; ++i) {
-    int l = off + i;
-    int32_t k = lane_contact[l];
-    if (k < 0) {
-      /* neutral inputs (the lane is overwritten as padding below) */
-      pad |= 1 << i;
+    int32_t k = k0 + i;
+    if (i >= n) {
+      /* neutral inputs (past the range: computed, never stored) */
       v.ma[i] = v.mb[i] = v.iia[i] = v.iib[i] = v.nx[i] = v.oax[i] = v.oay[i] = v.obx[i] = v.oby[i] = 0.0f;
       v.ny[i] = 1.0f;
       v.vax[i] = v.vay[i] = v.wa[i] = v.vbx[i] = v.vby[i] = v.wb[i] = 0.0f;
@@ -334,6 +374,11 @@ static void sn_wide_prepare_half(sn_wide_group *g, int off, const sn_prepare_inp
       v.cnt[i] = 1.0f;
       continue;
     }
+    const int32_t slot = set->contact_slot[k];
+    sn_wide_group *g = set->groups + slot / L;
+    const int l = slot % L;
+    gs[i] = g;
+    ls[i] = l;
     const sn_contact *c = in->w->contacts.data + in->contacts[k];
     const sn_manifold *m = &c->manifold;
     const sn_wide_key key = in->keys[k];
@@ -341,14 +386,13 @@ static void sn_wide_prepare_half(sn_wide_group *g, int off, const sn_prepare_inp
                     v.wa + i);
     sn_prepare_body(in, key.ib, c->edges[1].body, v.mb + i, v.iib + i, v.obx + i, v.oby + i, v.vbx + i, v.vby + i,
                     v.wb + i);
-    g->lanes = l + 1;
     g->ia[l] = key.ia;
     g->ib[l] = key.ib;
-    if (key.dynamic & 1u) g->ia_write |= 1 << l;
-    if (key.dynamic & 2u) g->ib_write |= 1 << l;
+    int bits = (key.dynamic & 1u) ? SN_LANE_WRITE_A : 0;
+    if (key.dynamic & 2u) bits |= SN_LANE_WRITE_B;
     g->friction[l] = c->friction;
     g->restitution[l] = c->restitution;
-    sn_wide_set_surface(g, l, c->tangent_speed, c->rolling_resistance, v.iia[i], v.iib[i]);
+    flags[i] = bits | sn_wide_lane_surface(g, l, c->tangent_speed, c->rolling_resistance, v.iia[i], v.iib[i]);
     const sn_softness *sf = (v.ma[i] == 0.0f || v.mb[i] == 0.0f) ? in->static_soft : in->soft;
     v.br[i] = sf->bias_rate;
     v.ms[i] = sf->mass_scale;
@@ -418,79 +462,109 @@ static void sn_wide_prepare_half(sn_wide_group *g, int off, const sn_prepare_inp
   f4 two = f4_select(block, block, seq);   /* block or seq: both points are solved */
   f4 inv_det = f4_div(one, det);
   f4 has1 = f4_gt(nm1, zero);
-  f4_store(g->k11 + off, f4_select(two, k11, f4_select(has1, f4_div(one, nm1), one)));
-  f4_store(g->k12 + off, f4_select(two, k12, zero));
-  f4_store(g->k22 + off, f4_select(two, k22, one));
-  f4_store(g->n11 + off, f4_select(block, f4_mul(k22, inv_det), f4_select(has1, nm1, zero)));
-  f4_store(g->n12 + off, f4_select(block, f4_mul(f4_sub(zero, k12), inv_det), zero));
-  f4_store(g->n22 + off, f4_select(block, f4_mul(k11, inv_det), f4_select(seq, nm2, one)));
-  f4_store(g->nx + off, Nx);
-  f4_store(g->ny + off, Ny);
-  f4_store(g->ma + off, Ma);
-  f4_store(g->mb + off, Mb);
-  f4_store(g->iia + off, Ia);
-  f4_store(g->iib + off, Ib);
-  f4_store(g->bias_rate + off, f4_load(v.br));
-  f4_store(g->mass_scale + off, f4_load(v.ms));
-  f4_store(g->impulse_scale + off, f4_load(v.is));
-  f4_store(g->nm1 + off, nm1);
-  f4_store(g->nm2 + off, f4_select(two, nm2, one));
-  f4_store(g->tm1 + off, tm1);
-  f4_store(g->tm2 + off, f4_select(two, tm2, zero));
-  f4_store(g->r1ax + off, r1ax);
-  f4_store(g->r1ay + off, r1ay);
-  f4_store(g->r1bx + off, r1bx);
-  f4_store(g->r1by + off, r1by);
-  f4_store(g->r2ax + off, f4_select(two, r2ax, zero));
-  f4_store(g->r2ay + off, f4_select(two, r2ay, zero));
-  f4_store(g->r2bx + off, f4_select(two, r2bx, zero));
-  f4_store(g->r2by + off, f4_select(two, r2by, zero));
-  f4_store(g->base1 + off, base1);
-  f4_store(g->base2 + off, f4_select(two, base2, f4_set(SN_WIDE_FAR)));
-  f4_store(g->ni1 + off, f4_load(v.ni1));
-  f4_store(g->ni2 + off, f4_select(two, f4_load(v.ni2), zero));
-  f4_store(g->ti1 + off, f4_load(v.ti1));
-  f4_store(g->ti2 + off, f4_select(two, f4_load(v.ti2), zero));
-  f4_store(g->rv1 + off, rv1);
-  f4_store(g->rv2 + off, f4_select(two, rv2, zero));
-  f4_store(g->mni1 + off, zero);
-  f4_store(g->mni2 + off, zero);
-  int two_bits = f4_mask_bits(two);
-  for (int i = 0; i < N; ++i) g->points[off + i] = (int8_t)((two_bits >> i) & 1 ? 2 : 1);
-  g->seq_lanes |= f4_mask_bits(seq) << off;
-  for (int i = 0; i < N; ++i) {
-    if (pad & (1 << i)) sn_wide_pad_lane(g, off + i, dummy);
+  /* the results, one row of four contacts each, then lane by lane into
+   * the groups */
+  struct {
+#define SN_PREP_ROW(f) float f[N];
+    SN_PREP_ROWS(SN_PREP_ROW)
+#undef SN_PREP_ROW
+  } o;
+  f4_store(o.k11, f4_select(two, k11, f4_select(has1, f4_div(one, nm1), one)));
+  f4_store(o.k12, f4_select(two, k12, zero));
+  f4_store(o.k22, f4_select(two, k22, one));
+  f4_store(o.n11, f4_select(block, f4_mul(k22, inv_det), f4_select(has1, nm1, zero)));
+  f4_store(o.n12, f4_select(block, f4_mul(f4_sub(zero, k12), inv_det), zero));
+  f4_store(o.n22, f4_select(block, f4_mul(k11, inv_det), f4_select(seq, nm2, one)));
+  f4_store(o.nx, Nx);
+  f4_store(o.ny, Ny);
+  f4_store(o.ma, Ma);
+  f4_store(o.mb, Mb);
+  f4_store(o.iia, Ia);
+  f4_store(o.iib, Ib);
+  f4_store(o.bias_rate, f4_load(v.br));
+  f4_store(o.mass_scale, f4_load(v.ms));
+  f4_store(o.impulse_scale, f4_load(v.is));
+  f4_store(o.nm1, nm1);
+  f4_store(o.nm2, f4_select(two, nm2, one));
+  f4_store(o.tm1, tm1);
+  f4_store(o.tm2, f4_select(two, tm2, zero));
+  f4_store(o.r1ax, r1ax);
+  f4_store(o.r1ay, r1ay);
+  f4_store(o.r1bx, r1bx);
+  f4_store(o.r1by, r1by);
+  f4_store(o.r2ax, f4_select(two, r2ax, zero));
+  f4_store(o.r2ay, f4_select(two, r2ay, zero));
+  f4_store(o.r2bx, f4_select(two, r2bx, zero));
+  f4_store(o.r2by, f4_select(two, r2by, zero));
+  f4_store(o.base1, base1);
+  f4_store(o.base2, f4_select(two, base2, f4_set(SN_WIDE_FAR)));
+  f4_store(o.ni1, f4_load(v.ni1));
+  f4_store(o.ni2, f4_select(two, f4_load(v.ni2), zero));
+  f4_store(o.ti1, f4_load(v.ti1));
+  f4_store(o.ti2, f4_select(two, f4_load(v.ti2), zero));
+  f4_store(o.rv1, rv1);
+  f4_store(o.rv2, f4_select(two, rv2, zero));
+  const int two_bits = f4_mask_bits(two), seq_bits = f4_mask_bits(seq);
+  for (int i = 0; i < n; ++i) {
+    sn_wide_group *g = gs[i];
+    const int l = ls[i];
+#define SN_PREP_ROW(f) g->f[l] = o.f[i];
+    SN_PREP_ROWS(SN_PREP_ROW)
+#undef SN_PREP_ROW
+    g->mni1[l] = 0.0f;
+    g->mni2[l] = 0.0f;
+    g->points[l] = (int8_t)((two_bits >> i) & 1 ? 2 : 1);
+    g->lane_flags[l] = (int8_t)(flags[i] | ((seq_bits >> i) & 1 ? SN_LANE_SEQ : 0));
   }
 }
+#undef SN_PREP_ROWS
+
+/// Solver contacts the preparation fetches ahead.
+#define SN_PREPARE_AHEAD 8
 
 void sn_wide_prepare_range(const sn_wide_set *set, const sn_world *w, const int32_t *contacts, const sn_wide_key *keys,
                            const sn_body_state *states, const sn_wide_body *bodies, int32_t begin, int32_t end,
                            int32_t dummy, const sn_softness *soft, const sn_softness *static_soft) {
-  const sn_prepare_input in = {w, contacts, keys, states, bodies, dummy, soft, static_soft};
+  const sn_prepare_input in = {set, w, contacts, keys, states, bodies, dummy, soft, static_soft};
+  for (int32_t k = begin; k < end; k += 4) {
+    /* the contacts are read in array order, with gaps where a contact does
+     * not touch: the lines from the material to the point count of those
+     * a little ahead (the contacts are not line-aligned: three or four) */
+    for (int32_t a = k + SN_PREPARE_AHEAD; a < k + SN_PREPARE_AHEAD + 4 && a < end; ++a) {
+      const char *c = (const char *)(w->contacts.data + contacts[a]);
+      SN_PREFETCH(c + offsetof(sn_contact, friction));
+      SN_PREFETCH(c + offsetof(sn_contact, friction) + 64);
+      SN_PREFETCH(c + offsetof(sn_contact, friction) + 128);
+      SN_PREFETCH(c + offsetof(sn_contact, manifold.point_count));
+    }
+    sn_wide_prepare_four(&in, k, end);
+  }
+}
+
+void sn_wide_prepare_lanes(const sn_wide_set *set, int32_t begin, int32_t end, int32_t dummy) {
   for (int32_t gi = begin; gi < end; ++gi) {
     sn_wide_group *g = set->groups + gi;
     const int32_t *lanes = set->lane_constraint + L * gi;
-    /* the manifolds of the group after next on their way (lanes follow the
-     * colouring, so the contacts come from all over the array) */
-    if (gi + 2 < end) {
-      const int32_t *ahead = set->lane_constraint + L * (gi + 2);
-      for (int l = 0; l < L && ahead[l] >= 0; ++l) {
-        /* every line from the material to the point count: the contacts
-         * are not line-aligned, so those bytes span three or four lines */
-        const char *c = (const char *)(w->contacts.data + contacts[ahead[l]]);
-        SN_PREFETCH(c + offsetof(sn_contact, friction));
-        SN_PREFETCH(c + offsetof(sn_contact, friction) + 64);
-        SN_PREFETCH(c + offsetof(sn_contact, friction) + 128);
-        SN_PREFETCH(c + offsetof(sn_contact, manifold.point_count));
+    int32_t a = 0, b = 0, seq = 0, rolling = 0, tangent = 0, used = 0;
+    for (int l = 0; l < L; ++l) {
+      if (lanes[l] < 0) {
+        sn_wide_pad_lane(g, l, dummy);
+        continue;
       }
+      const int f = g->lane_flags[l];
+      used = l + 1;
+      if (f & SN_LANE_WRITE_A) a |= 1 << l;
+      if (f & SN_LANE_WRITE_B) b |= 1 << l;
+      if (f & SN_LANE_SEQ) seq |= 1 << l;
+      if (f & SN_LANE_ROLLING) rolling |= 1 << l;
+      if (f & SN_LANE_TANGENT) tangent |= 1 << l;
     }
-    g->ia_write = g->ib_write = g->seq_lanes = g->rolling_lanes = g->tangent_lanes = g->lanes = 0;
-    sn_wide_prepare_half(g, 0, &in, lanes);
-    if (lanes[4] >= 0) {
-      sn_wide_prepare_half(g, 4, &in, lanes);
-    } else {
-      for (int l = 4; l < L; ++l) sn_wide_pad_lane(g, l, dummy);
-    }
+    g->ia_write = a;
+    g->ib_write = b;
+    g->seq_lanes = seq;
+    g->rolling_lanes = rolling;
+    g->tangent_lanes = tangent;
+    g->lanes = used;
     sn_wide_finish_surface(g);
   }
 }
@@ -521,11 +595,24 @@ bool sn_wide_build(sn_wide_set *set, sn_arena *arena, int32_t count, const int32
   cursor[SN_MAX_COLORS] = L * group;
   for (int32_t c = 0; c <= SN_MAX_COLORS; ++c) set->color_first[c] = cursor[c] / L;
   set->color_first[SN_MAX_COLORS + 1] = group_count;
+  set->contact_slot = sn_arena_alloc(arena, (size_t)count * sizeof(int32_t) + 1);
+  if (set->contact_slot == NULL) return false;
   for (int32_t i = 0; i < L * group_count; ++i) set->lane_constraint[i] = -1;
   for (int32_t k = 0; k < count; ++k) {
     int32_t c = colors[k];
     set->lane_constraint[cursor[c]] = k;
+    set->contact_slot[k] = cursor[c];
     cursor[c] += c == SN_MAX_COLORS ? L : 1;
+  }
+  return true;
+}
+
+bool sn_wide_index_contacts(sn_wide_set *set, sn_arena *arena, int32_t count) {
+  set->contact_slot = sn_arena_alloc(arena, (size_t)count * sizeof(int32_t) + 1);
+  if (set->contact_slot == NULL) return false;
+  for (int32_t i = 0; i < L * set->group_count; ++i) {
+    int32_t k = set->lane_constraint[i];
+    if (k >= 0) set->contact_slot[k] = i;
   }
   return true;
 }
