@@ -294,31 +294,6 @@ typedef struct sn_prepare_input {
  * into the group's masks). */
 enum { SN_LANE_WRITE_A = 1, SN_LANE_WRITE_B = 2, SN_LANE_SEQ = 4, SN_LANE_ROLLING = 8, SN_LANE_TANGENT = 16 };
 
-/* What a lane reads of one of its bodies. */
-static inline void sn_prepare_body(const sn_prepare_input *in, int32_t solver_index, int32_t body, float *inv_mass,
-                                   float *inv_inertia, float *ox, float *oy, float *vx, float *vy, float *w) {
-  if (solver_index < in->dummy) {
-    const sn_wide_body *b = in->bodies + solver_index;
-    const sn_body_state *s = in->states + solver_index;
-    *inv_mass = b->inv_mass;
-    *inv_inertia = b->inv_inertia;
-    *ox = b->offset.x;
-    *oy = b->offset.y;
-    *vx = s->v.x;
-    *vy = s->v.y;
-    *w = s->w;
-    return;
-  }
-  const sn_body *b = in->w->bodies.data + body;
-  *inv_mass = b->inv_mass;
-  *inv_inertia = b->inv_inertia;
-  *ox = b->center.x - b->xf.p.x;
-  *oy = b->center.y - b->xf.p.y;
-  *vx = b->v.x;
-  *vy = b->v.y;
-  *w = b->w;
-}
-
 /* Rolling resistance and tangent speed of lane l, as sn_wide_set_surface,
  * but the lane's bits returned (SN_LANE_*) instead of set in the group. */
 static inline int sn_wide_lane_surface(sn_wide_group *g, int l, float tangent_speed, float rolling, float inv_ia,
@@ -341,21 +316,44 @@ static inline int sn_wide_lane_surface(sn_wide_group *g, int l, float tangent_sp
 /* The lane rows the arithmetic fills, four contacts each. */
 #define SN_PREP_ROWS(X)                                                                                                \
   X(nx)                                                                                                                \
-  X(ny) X(ma) X(mb) X(iia) X(iib) X(bias_rate) X(mass_scale) X(impulse_scale) X(k11) X(k12) X(k22) X(n11) X(n12)       \
-      X(n22) X(nm1) X(nm2) X(tm1) X(tm2) X(r1ax) X(r1ay) X(r1bx) X(r1by) X(r2ax) X(r2ay) X(r2bx) X(r2by) X(base1)      \
-          X(base2) X(ni1) X(ni2) X(ti1) X(ti2) X(rv1) X(rv2)
+  X(ny)                                                                                                                \
+  X(ma) X(mb) X(iia) X(iib) X(bias_rate) X(mass_scale) X(impulse_scale) X(k11) X(k12) X(k22) X(n11) X(n12) X(n22)      \
+      X(nm1) X(nm2) X(tm1) X(tm2) X(r1ax) X(r1ay) X(r1bx) X(r1by) X(r2ax) X(r2ay) X(r2bx) X(r2by) X(base1) X(base2)    \
+          X(ni1) X(ni2) X(ti1) X(ti2) X(rv1) X(rv2)
+
+/* What a lane reads of one of its bodies, as two rows of four: inverse
+ * mass, inverse inertia, centre offset x, y; velocity x, y, angular, pad
+ * (and the inverse mass and inertia alone). */
+static inline void sn_prepare_body4(const sn_prepare_input *in, int32_t solver_index, int32_t body, f4 *mass, f4 *vel,
+                                    float *inv_mass, float *inv_inertia) {
+  if (solver_index < in->dummy) {
+    const sn_wide_body *b = in->bodies + solver_index;
+    *mass = f4_load(&b->inv_mass);
+    *vel = f4_load(&in->states[solver_index].v.x);
+    *inv_mass = b->inv_mass;
+    *inv_inertia = b->inv_inertia;
+    return;
+  }
+  const sn_body *b = in->w->bodies.data + body;
+  *mass = f4_make(b->inv_mass, b->inv_inertia, b->center.x - b->xf.p.x, b->center.y - b->xf.p.y);
+  *vel = f4_make(b->v.x, b->v.y, b->w, 0.0f);
+  *inv_mass = b->inv_mass;
+  *inv_inertia = b->inv_inertia;
+}
 
 static void sn_wide_prepare_four(const sn_prepare_input *in, int32_t k0, int32_t end) {
   const sn_wide_set *set = in->set;
   enum { N = 4 };
-  /* the gathered inputs, one row of four lanes each: one object, so every
-   * store of the gather is at a fixed offset from one base */
-  struct {
-    float ma[N], mb[N], iia[N], iib[N], nx[N], ny[N], oax[N], oay[N], obx[N], oby[N];
-    float vax[N], vay[N], wa[N], vbx[N], vby[N], wb[N];
-    float a1x[N], a1y[N], b1x[N], b1y[N], a2x[N], a2y[N], b2x[N], b2y[N], sep1[N], sep2[N];
-    float ni1[N], ni2[N], ti1[N], ti2[N], br[N], ms[N], is[N], cnt[N];
-  } v;
+  /* the gathered inputs, one vector per contact and kind, each a 16-byte
+   * load where the memory holds the four floats side by side (bodies,
+   * states, a point's anchors, its separation and impulses), then
+   * transposed into rows of four contacts: no row is assembled from
+   * scalar stores */
+  f4 mass_a[N], vel_a[N], mass_b[N], vel_b[N], anchors1[N], sep1[N], anchors2[N], sep2[N], normal[N], soft[N];
+  const f4 zero = f4_set(0.0f), one = f4_set(1.0f);
+  const f4 soft_dynamic = f4_make(in->soft->bias_rate, in->soft->mass_scale, in->soft->impulse_scale, 0.0f);
+  const f4 soft_static =
+      f4_make(in->static_soft->bias_rate, in->static_soft->mass_scale, in->static_soft->impulse_scale, 0.0f);
   sn_wide_group *gs[N];
   int ls[N];
   int flags[N];
@@ -364,14 +362,10 @@ static void sn_wide_prepare_four(const sn_prepare_input *in, int32_t k0, int32_t
     int32_t k = k0 + i;
     if (i >= n) {
       /* neutral inputs (past the range: computed, never stored) */
-      v.ma[i] = v.mb[i] = v.iia[i] = v.iib[i] = v.nx[i] = v.oax[i] = v.oay[i] = v.obx[i] = v.oby[i] = 0.0f;
-      v.ny[i] = 1.0f;
-      v.vax[i] = v.vay[i] = v.wa[i] = v.vbx[i] = v.vby[i] = v.wb[i] = 0.0f;
-      v.a1x[i] = v.a1y[i] = v.b1x[i] = v.b1y[i] = v.a2x[i] = v.a2y[i] = v.b2x[i] = v.b2y[i] = v.sep1[i] = v.sep2[i] =
-          0.0f;
-      v.ni1[i] = v.ni2[i] = v.ti1[i] = v.ti2[i] = v.br[i] = v.is[i] = 0.0f;
-      v.ms[i] = 1.0f;
-      v.cnt[i] = 1.0f;
+      mass_a[i] = vel_a[i] = mass_b[i] = vel_b[i] = zero;
+      anchors1[i] = sep1[i] = anchors2[i] = sep2[i] = zero;
+      normal[i] = f4_make(0.0f, 1.0f, 1.0f, 0.0f);
+      soft[i] = f4_make(0.0f, 1.0f, 0.0f, 0.0f);
       continue;
     }
     const int32_t slot = set->contact_slot[k];
@@ -382,53 +376,58 @@ static void sn_wide_prepare_four(const sn_prepare_input *in, int32_t k0, int32_t
     const sn_contact *c = in->w->contacts.data + in->contacts[k];
     const sn_manifold *m = &c->manifold;
     const sn_wide_key key = in->keys[k];
-    sn_prepare_body(in, key.ia, c->edges[0].body, v.ma + i, v.iia + i, v.oax + i, v.oay + i, v.vax + i, v.vay + i,
-                    v.wa + i);
-    sn_prepare_body(in, key.ib, c->edges[1].body, v.mb + i, v.iib + i, v.obx + i, v.oby + i, v.vbx + i, v.vby + i,
-                    v.wb + i);
+    float ima, iia, imb, iib;
+    sn_prepare_body4(in, key.ia, c->edges[0].body, mass_a + i, vel_a + i, &ima, &iia);
+    sn_prepare_body4(in, key.ib, c->edges[1].body, mass_b + i, vel_b + i, &imb, &iib);
     g->ia[l] = key.ia;
     g->ib[l] = key.ib;
     int bits = (key.dynamic & 1u) ? SN_LANE_WRITE_A : 0;
     if (key.dynamic & 2u) bits |= SN_LANE_WRITE_B;
     g->friction[l] = c->friction;
     g->restitution[l] = c->restitution;
-    flags[i] = bits | sn_wide_lane_surface(g, l, c->tangent_speed, c->rolling_resistance, v.iia[i], v.iib[i]);
-    const sn_softness *sf = (v.ma[i] == 0.0f || v.mb[i] == 0.0f) ? in->static_soft : in->soft;
-    v.br[i] = sf->bias_rate;
-    v.ms[i] = sf->mass_scale;
-    v.is[i] = sf->impulse_scale;
-    v.nx[i] = m->normal.x;
-    v.ny[i] = m->normal.y;
+    flags[i] = bits | sn_wide_lane_surface(g, l, c->tangent_speed, c->rolling_resistance, iia, iib);
+    soft[i] = (ima == 0.0f || imb == 0.0f) ? soft_static : soft_dynamic;
     const sn_manifold_point *p1 = m->points, *p2 = m->points + 1;
-    bool two = m->point_count == 2;
-    v.cnt[i] = two ? 2.0f : 1.0f;
-    v.a1x[i] = p1->anchor_a.x;
-    v.a1y[i] = p1->anchor_a.y;
-    v.b1x[i] = p1->anchor_b.x;
-    v.b1y[i] = p1->anchor_b.y;
-    v.sep1[i] = p1->separation;
-    v.ni1[i] = p1->normal_impulse;
-    v.ti1[i] = p1->tangent_impulse;
-    v.a2x[i] = two ? p2->anchor_a.x : 0.0f;
-    v.a2y[i] = two ? p2->anchor_a.y : 0.0f;
-    v.b2x[i] = two ? p2->anchor_b.x : 0.0f;
-    v.b2y[i] = two ? p2->anchor_b.y : 0.0f;
-    v.sep2[i] = two ? p2->separation : 0.0f;
-    v.ni2[i] = two ? p2->normal_impulse : 0.0f;
-    v.ti2[i] = two ? p2->tangent_impulse : 0.0f;
+    const bool two = m->point_count == 2;
+    normal[i] = f4_make(m->normal.x, m->normal.y, two ? 2.0f : 1.0f, 0.0f);
+    anchors1[i] = f4_load(&p1->anchor_a.x);
+    sep1[i] = f4_load(&p1->separation);
+    /* one point: the second's inputs are zeros */
+    anchors2[i] = two ? f4_load(&p2->anchor_a.x) : zero;
+    sep2[i] = two ? f4_load(&p2->separation) : zero;
   }
-  const f4 zero = f4_set(0.0f), one = f4_set(1.0f);
-  f4 Ma = f4_load(v.ma), Mb = f4_load(v.mb), Ia = f4_load(v.iia), Ib = f4_load(v.iib);
-  f4 Nx = f4_load(v.nx), Ny = f4_load(v.ny), Tx = Ny, Ty = f4_sub(zero, Nx);
-  f4 Oax = f4_load(v.oax), Oay = f4_load(v.oay), Obx = f4_load(v.obx), Oby = f4_load(v.oby);
-  f4 Vax = f4_load(v.vax), Vay = f4_load(v.vay), Wa = f4_load(v.wa), Vbx = f4_load(v.vbx), Vby = f4_load(v.vby),
-     Wb = f4_load(v.wb);
+  _Static_assert(offsetof(sn_wide_body, offset) == offsetof(sn_wide_body, inv_mass) + 2 * sizeof(float) &&
+                     offsetof(sn_body_state, w) == 2 * sizeof(float) &&
+                     offsetof(sn_manifold_point, anchor_b) == offsetof(sn_manifold_point, anchor_a) + 8 &&
+                     offsetof(sn_manifold_point, tangent_impulse) == offsetof(sn_manifold_point, separation) + 8,
+                 "the gathered floats sit side by side");
+  f4 Ma = mass_a[0], Ia = mass_a[1], Oax = mass_a[2], Oay = mass_a[3];
+  f4_transpose(&Ma, &Ia, &Oax, &Oay);
+  f4 Mb = mass_b[0], Ib = mass_b[1], Obx = mass_b[2], Oby = mass_b[3];
+  f4_transpose(&Mb, &Ib, &Obx, &Oby);
+  f4 Vax = vel_a[0], Vay = vel_a[1], Wa = vel_a[2], pad_a = vel_a[3];
+  f4_transpose(&Vax, &Vay, &Wa, &pad_a);
+  f4 Vbx = vel_b[0], Vby = vel_b[1], Wb = vel_b[2], pad_b = vel_b[3];
+  f4_transpose(&Vbx, &Vby, &Wb, &pad_b);
+  f4 A1x = anchors1[0], A1y = anchors1[1], B1x = anchors1[2], B1y = anchors1[3];
+  f4_transpose(&A1x, &A1y, &B1x, &B1y);
+  f4 A2x = anchors2[0], A2y = anchors2[1], B2x = anchors2[2], B2y = anchors2[3];
+  f4_transpose(&A2x, &A2y, &B2x, &B2y);
+  f4 Sep1 = sep1[0], Ni1 = sep1[1], Ti1 = sep1[2], max1 = sep1[3];
+  f4_transpose(&Sep1, &Ni1, &Ti1, &max1);
+  f4 Sep2 = sep2[0], Ni2 = sep2[1], Ti2 = sep2[2], max2 = sep2[3];
+  f4_transpose(&Sep2, &Ni2, &Ti2, &max2);
+  f4 Nx = normal[0], Ny = normal[1], Cnt = normal[2], pad_n = normal[3];
+  f4_transpose(&Nx, &Ny, &Cnt, &pad_n);
+  f4 Br = soft[0], Ms = soft[1], Is = soft[2], pad_s = soft[3];
+  f4_transpose(&Br, &Ms, &Is, &pad_s);
+  f4 Tx = Ny, Ty = f4_sub(zero, Nx);
   f4 msum = f4_add(Ma, Mb);
   /* one point: anchors from the centres of mass, masses, base separation,
    * approach speed (each line as the scalar formula it replaces) */
 #define SN_PREP_POINT(AX, AY, BX, BY, SEP, RAX, RAY, RBX, RBY, RNA, RNB, NM, TM, BASE, RV)                             \
-  f4 RAX = f4_sub(f4_load(AX), Oax), RAY = f4_sub(f4_load(AY), Oay);                                                   \
-  f4 RBX = f4_sub(f4_load(BX), Obx), RBY = f4_sub(f4_load(BY), Oby);                                                   \
+  f4 RAX = f4_sub(AX, Oax), RAY = f4_sub(AY, Oay);                                                                     \
+  f4 RBX = f4_sub(BX, Obx), RBY = f4_sub(BY, Oby);                                                                     \
   f4 RNA = f4_sub(f4_mul(RAX, Ny), f4_mul(RAY, Nx)), RNB = f4_sub(f4_mul(RBX, Ny), f4_mul(RBY, Nx));                   \
   f4 NM, TM, BASE, RV;                                                                                                 \
   {                                                                                                                    \
@@ -440,10 +439,10 @@ static void sn_wide_prepare_four(const sn_prepare_input *in, int32_t k0, int32_t
     f4 dvx = f4_sub(f4_sub(Vbx, f4_mul(Wb, RBY)), f4_sub(Vax, f4_mul(Wa, RAY)));                                       \
     f4 dvy = f4_sub(f4_add(Vby, f4_mul(Wb, RBX)), f4_add(Vay, f4_mul(Wa, RAX)));                                       \
     RV = f4_add(f4_mul(Nx, dvx), f4_mul(Ny, dvy));                                                                     \
-    BASE = f4_sub(f4_load(SEP), f4_add(f4_mul(f4_sub(RBX, RAX), Nx), f4_mul(f4_sub(RBY, RAY), Ny)));                   \
+    BASE = f4_sub(SEP, f4_add(f4_mul(f4_sub(RBX, RAX), Nx), f4_mul(f4_sub(RBY, RAY), Ny)));                            \
   }
-  SN_PREP_POINT(v.a1x, v.a1y, v.b1x, v.b1y, v.sep1, r1ax, r1ay, r1bx, r1by, rn1a, rn1b, nm1, tm1, base1, rv1)
-  SN_PREP_POINT(v.a2x, v.a2y, v.b2x, v.b2y, v.sep2, r2ax, r2ay, r2bx, r2by, rn2a, rn2b, nm2, tm2, base2, rv2)
+  SN_PREP_POINT(A1x, A1y, B1x, B1y, Sep1, r1ax, r1ay, r1bx, r1by, rn1a, rn1b, nm1, tm1, base1, rv1)
+  SN_PREP_POINT(A2x, A2y, B2x, B2y, Sep2, r2ax, r2ay, r2bx, r2by, rn2a, rn2b, nm2, tm2, base2, rv2)
 #undef SN_PREP_POINT
   /* two points: the 2x2 block (`block`) where it is well conditioned; where
    * the points are so close (for the body's inertia) that it is not, they
@@ -455,7 +454,7 @@ static void sn_wide_prepare_four(const sn_prepare_input *in, int32_t k0, int32_t
   f4 k22 = f4_add(f4_add(msum, f4_mul(f4_mul(Ia, rn2a), rn2a)), f4_mul(f4_mul(Ib, rn2b), rn2b));
   f4 k12 = f4_add(f4_add(msum, f4_mul(f4_mul(Ia, rn1a), rn2a)), f4_mul(f4_mul(Ib, rn1b), rn2b));
   f4 det = f4_sub(f4_mul(k11, k22), f4_mul(k12, k12));
-  f4 has2 = f4_gt(f4_load(v.cnt), one);
+  f4 has2 = f4_gt(Cnt, one);
   f4 kk = f4_mul(k11, k11), limit = f4_mul(f4_set(SN_WIDE_MAX_CONDITION), det);
   f4 block = f4_and(has2, f4_lt(kk, limit));
   f4 seq = f4_and(has2, f4_ge(kk, limit)); /* not block (a NaN lane is neither: one point) */
@@ -481,9 +480,9 @@ static void sn_wide_prepare_four(const sn_prepare_input *in, int32_t k0, int32_t
   f4_store(o.mb, Mb);
   f4_store(o.iia, Ia);
   f4_store(o.iib, Ib);
-  f4_store(o.bias_rate, f4_load(v.br));
-  f4_store(o.mass_scale, f4_load(v.ms));
-  f4_store(o.impulse_scale, f4_load(v.is));
+  f4_store(o.bias_rate, Br);
+  f4_store(o.mass_scale, Ms);
+  f4_store(o.impulse_scale, Is);
   f4_store(o.nm1, nm1);
   f4_store(o.nm2, f4_select(two, nm2, one));
   f4_store(o.tm1, tm1);
@@ -498,10 +497,10 @@ static void sn_wide_prepare_four(const sn_prepare_input *in, int32_t k0, int32_t
   f4_store(o.r2by, f4_select(two, r2by, zero));
   f4_store(o.base1, base1);
   f4_store(o.base2, f4_select(two, base2, f4_set(SN_WIDE_FAR)));
-  f4_store(o.ni1, f4_load(v.ni1));
-  f4_store(o.ni2, f4_select(two, f4_load(v.ni2), zero));
-  f4_store(o.ti1, f4_load(v.ti1));
-  f4_store(o.ti2, f4_select(two, f4_load(v.ti2), zero));
+  f4_store(o.ni1, Ni1);
+  f4_store(o.ni2, f4_select(two, Ni2, zero));
+  f4_store(o.ti1, Ti1);
+  f4_store(o.ti2, f4_select(two, Ti2, zero));
   f4_store(o.rv1, rv1);
   f4_store(o.rv2, f4_select(two, rv2, zero));
   const int two_bits = f4_mask_bits(two), seq_bits = f4_mask_bits(seq);
