@@ -43,9 +43,11 @@
 /// Separation given to phantom points and padding lanes: never touching.
 #define SN_WIDE_FAR 1.0e6f
 #if defined(__GNUC__) || defined(__clang__)
-#define SN_PREFETCH(p) __builtin_prefetch(p)
+#define SN_PREFETCH(p)       __builtin_prefetch(p)
+#define SN_PREFETCH_WRITE(p) __builtin_prefetch((p), 1)
 #else
-#define SN_PREFETCH(p) ((void)(p))
+#define SN_PREFETCH(p)       ((void)(p))
+#define SN_PREFETCH_WRITE(p) ((void)(p))
 #endif
 #define SN_MAX_COLORS 64
 #define L             SN_WIDE_LANES
@@ -281,6 +283,7 @@ void sn_wide_set_lane(const sn_wide_set *set, int32_t group, int l, const sn_con
  * to sn_wide_prepare_lanes, once every contact of a group is in. */
 typedef struct sn_prepare_input {
   const sn_wide_set *set;
+  int32_t begin; ///< the first contact of the call: groups from there on complete in it
   const sn_world *w;
   const int32_t *contacts;
   const sn_wide_key *keys;
@@ -317,9 +320,10 @@ static inline int sn_wide_lane_surface(sn_wide_group *g, int l, float tangent_sp
 #define SN_PREP_ROWS(X)                                                                                                \
   X(nx)                                                                                                                \
   X(ny)                                                                                                                \
-  X(ma) X(mb) X(iia) X(iib) X(bias_rate) X(mass_scale) X(impulse_scale) X(k11) X(k12) X(k22) X(n11) X(n12) X(n22)      \
-      X(nm1) X(nm2) X(tm1) X(tm2) X(r1ax) X(r1ay) X(r1bx) X(r1by) X(r2ax) X(r2ay) X(r2bx) X(r2by) X(base1) X(base2)    \
-          X(ni1) X(ni2) X(ti1) X(ti2) X(rv1) X(rv2)
+  X(ma)                                                                                                                \
+  X(mb) X(iia) X(iib) X(bias_rate) X(mass_scale) X(impulse_scale) X(k11) X(k12) X(k22) X(n11) X(n12) X(n22) X(nm1)     \
+      X(nm2) X(tm1) X(tm2) X(r1ax) X(r1ay) X(r1bx) X(r1by) X(r2ax) X(r2ay) X(r2bx) X(r2by) X(base1) X(base2) X(ni1)    \
+          X(ni2) X(ti1) X(ti2) X(rv1) X(rv2)
 
 /* What a lane reads of one of its bodies, as two rows of four: inverse
  * mass, inverse inertia, centre offset x, y; velocity x, y, angular, pad
@@ -339,6 +343,35 @@ static inline void sn_prepare_body4(const sn_prepare_input *in, int32_t solver_i
   *vel = f4_make(b->v.x, b->v.y, b->w, 0.0f);
   *inv_mass = b->inv_mass;
   *inv_inertia = b->inv_inertia;
+}
+
+/* Group gi once each of its contacts is in its lane: the masks from the
+ * lanes' findings, padding lanes, the surface zeros (the same bytes however
+ * often it runs). */
+static void sn_wide_finish_group(const sn_wide_set *set, int32_t gi, int32_t dummy) {
+  sn_wide_group *g = set->groups + gi;
+  const int32_t *lanes = set->lane_constraint + L * gi;
+  int32_t a = 0, b = 0, seq = 0, rolling = 0, tangent = 0, used = 0;
+  for (int l = 0; l < L; ++l) {
+    if (lanes[l] < 0) {
+      sn_wide_pad_lane(g, l, dummy);
+      continue;
+    }
+    const int f = g->lane_flags[l];
+    used = l + 1;
+    if (f & SN_LANE_WRITE_A) a |= 1 << l;
+    if (f & SN_LANE_WRITE_B) b |= 1 << l;
+    if (f & SN_LANE_SEQ) seq |= 1 << l;
+    if (f & SN_LANE_ROLLING) rolling |= 1 << l;
+    if (f & SN_LANE_TANGENT) tangent |= 1 << l;
+  }
+  g->ia_write = a;
+  g->ib_write = b;
+  g->seq_lanes = seq;
+  g->rolling_lanes = rolling;
+  g->tangent_lanes = tangent;
+  g->lanes = used;
+  sn_wide_finish_surface(g);
 }
 
 static void sn_wide_prepare_four(const sn_prepare_input *in, int32_t k0, int32_t end) {
@@ -514,17 +547,24 @@ static void sn_wide_prepare_four(const sn_prepare_input *in, int32_t k0, int32_t
     g->mni2[l] = 0.0f;
     g->points[l] = (int8_t)((two_bits >> i) & 1 ? 2 : 1);
     g->lane_flags[l] = (int8_t)(flags[i] | ((seq_bits >> i) & 1 ? SN_LANE_SEQ : 0));
+    /* a colour's lanes take its contacts in order: the group's last lane,
+     * with its first in this call, completes it here while it is in cache */
+    const int32_t slot = (int32_t)(g - set->groups) * L + l;
+    if ((l == L - 1 || set->lane_constraint[slot + 1] < 0) && set->lane_constraint[slot - l] >= in->begin)
+      sn_wide_finish_group(set, slot / L, in->dummy);
   }
 }
 #undef SN_PREP_ROWS
 
 /// Solver contacts the preparation fetches ahead.
 #define SN_PREPARE_AHEAD 8
+/// Solver contacts ahead whose group the preparation fetches for writing.
+#define SN_PREPARE_GROUP_AHEAD 16
 
 void sn_wide_prepare_range(const sn_wide_set *set, const sn_world *w, const int32_t *contacts, const sn_wide_key *keys,
                            const sn_body_state *states, const sn_wide_body *bodies, int32_t begin, int32_t end,
                            int32_t dummy, const sn_softness *soft, const sn_softness *static_soft) {
-  const sn_prepare_input in = {set, w, contacts, keys, states, bodies, dummy, soft, static_soft};
+  const sn_prepare_input in = {set, begin, w, contacts, keys, states, bodies, dummy, soft, static_soft};
   for (int32_t k = begin; k < end; k += 4) {
     /* the contacts are read in array order, with gaps where a contact does
      * not touch: the lines from the material to the point count of those
@@ -536,36 +576,20 @@ void sn_wide_prepare_range(const sn_wide_set *set, const sn_world *w, const int3
       SN_PREFETCH(c + offsetof(sn_contact, friction) + 128);
       SN_PREFETCH(c + offsetof(sn_contact, manifold.point_count));
     }
+    /* and the group whose first lane a contact further on fills, whole,
+     * for writing (each colour fills its groups front to back) */
+    for (int32_t a = k + SN_PREPARE_GROUP_AHEAD; a < k + SN_PREPARE_GROUP_AHEAD + 4 && a < end; ++a) {
+      const int32_t slot = set->contact_slot[a];
+      if (slot % L != 0) continue;
+      const char *g = (const char *)(set->groups + slot / L);
+      for (size_t at = 0; at < sizeof(sn_wide_group); at += 64) SN_PREFETCH_WRITE(g + at);
+    }
     sn_wide_prepare_four(&in, k, end);
   }
 }
 
 void sn_wide_prepare_lanes(const sn_wide_set *set, int32_t begin, int32_t end, int32_t dummy) {
-  for (int32_t gi = begin; gi < end; ++gi) {
-    sn_wide_group *g = set->groups + gi;
-    const int32_t *lanes = set->lane_constraint + L * gi;
-    int32_t a = 0, b = 0, seq = 0, rolling = 0, tangent = 0, used = 0;
-    for (int l = 0; l < L; ++l) {
-      if (lanes[l] < 0) {
-        sn_wide_pad_lane(g, l, dummy);
-        continue;
-      }
-      const int f = g->lane_flags[l];
-      used = l + 1;
-      if (f & SN_LANE_WRITE_A) a |= 1 << l;
-      if (f & SN_LANE_WRITE_B) b |= 1 << l;
-      if (f & SN_LANE_SEQ) seq |= 1 << l;
-      if (f & SN_LANE_ROLLING) rolling |= 1 << l;
-      if (f & SN_LANE_TANGENT) tangent |= 1 << l;
-    }
-    g->ia_write = a;
-    g->ib_write = b;
-    g->seq_lanes = seq;
-    g->rolling_lanes = rolling;
-    g->tangent_lanes = tangent;
-    g->lanes = used;
-    sn_wide_finish_surface(g);
-  }
+  for (int32_t gi = begin; gi < end; ++gi) sn_wide_finish_group(set, gi, dummy);
 }
 
 bool sn_wide_alloc_groups(sn_wide_set *set, sn_arena *arena, int32_t group_count) {

@@ -117,12 +117,14 @@ void sn_wide_set_lane(const sn_wide_set *set, int32_t group, int lane, const sn_
 /// keys[k] (anchors, effective masses, the 2x2 block, softness: static for
 /// contacts with a body that cannot move). Awake bodies come from
 /// states/bodies by solver index, others (the static slot `dummy`) from the
-/// world. Any cut of the contacts gives the same lanes; the groups are
-/// complete after sn_wide_prepare_lanes.
+/// world. Any cut of the contacts gives the same lanes; a group whose
+/// contacts all lie in [begin, end) is complete on return, the others after
+/// sn_wide_prepare_lanes.
 void sn_wide_prepare_range(const sn_wide_set *set, const sn_world *w, const int32_t *contacts, const sn_wide_key *keys,
                            const sn_body_state *states, const sn_wide_body *bodies, int32_t begin, int32_t end,
                            int32_t dummy, const sn_softness *soft, const sn_softness *static_soft);
-/// Groups [begin, end), once every contact is prepared: the lane masks
+/// Groups [begin, end), once every contact is prepared (again for those
+/// complete already: the same bytes): the lane masks
 /// from each lane's findings, padding lanes, zeros in the lanes without a
 /// surface speed or rolling resistance of a group where some lane has one.
 void sn_wide_prepare_lanes(const sn_wide_set *set, int32_t begin, int32_t end, int32_t dummy);

@@ -456,7 +456,8 @@ static void sn_solve(sn_world *w, float dt) {
   if (!sn_reserved(sn_stage_runner_init(&runner, &w->arena, 3, workers, sn_solver_stage, &run))) return;
   sn_stage_add(&runner, SN_STAGE_INIT, 0, 0, nb, SN_BLOCK_BODIES, 1);
   sn_stage_add(&runner, SN_STAGE_PREPARE, 0, 0, nc, SN_BLOCK_CONTACTS, 1);
-  sn_stage_add(&runner, SN_STAGE_PREPARE_LANES, 0, 0, wide.group_count, SN_BLOCK_GROUPS * 4, 1);
+  /* (one block of contacts completes every group itself) */
+  if (workers > 1) sn_stage_add(&runner, SN_STAGE_PREPARE_LANES, 0, 0, wide.group_count, SN_BLOCK_GROUPS * 4, 1);
   sn_stage_run(&w->tasks, &runner);
 
   /* particles (their views are what particle constraints see) */
