@@ -321,9 +321,10 @@ static inline int sn_wide_lane_surface(sn_wide_group *g, int l, float tangent_sp
   X(nx)                                                                                                                \
   X(ny)                                                                                                                \
   X(ma)                                                                                                                \
-  X(mb) X(iia) X(iib) X(bias_rate) X(mass_scale) X(impulse_scale) X(k11) X(k12) X(k22) X(n11) X(n12) X(n22) X(nm1)     \
-      X(nm2) X(tm1) X(tm2) X(r1ax) X(r1ay) X(r1bx) X(r1by) X(r2ax) X(r2ay) X(r2bx) X(r2by) X(base1) X(base2) X(ni1)    \
-          X(ni2) X(ti1) X(ti2) X(rv1) X(rv2)
+  X(mb)                                                                                                                \
+  X(iia) X(iib) X(bias_rate) X(mass_scale) X(impulse_scale) X(k11) X(k12) X(k22) X(n11) X(n12) X(n22) X(nm1) X(nm2)    \
+      X(tm1) X(tm2) X(r1ax) X(r1ay) X(r1bx) X(r1by) X(r2ax) X(r2ay) X(r2bx) X(r2by) X(base1) X(base2) X(ni1) X(ni2)    \
+          X(ti1) X(ti2) X(rv1) X(rv2)
 
 /* What a lane reads of one of its bodies, as two rows of four: inverse
  * mass, inverse inertia, centre offset x, y; velocity x, y, angular, pad
@@ -588,8 +589,17 @@ void sn_wide_prepare_range(const sn_wide_set *set, const sn_world *w, const int3
   }
 }
 
-void sn_wide_prepare_lanes(const sn_wide_set *set, int32_t begin, int32_t end, int32_t dummy) {
-  for (int32_t gi = begin; gi < end; ++gi) sn_wide_finish_group(set, gi, dummy);
+void sn_wide_prepare_lanes(const sn_wide_set *set, int32_t begin, int32_t end, int32_t dummy, int32_t block) {
+  for (int32_t gi = begin; gi < end; ++gi) {
+    if (block > 0) {
+      /* first and last contact of the group in one block: done there */
+      const int32_t *lanes = set->lane_constraint + L * gi;
+      int last = L - 1;
+      while (last > 0 && lanes[last] < 0) --last;
+      if (lanes[0] / block == lanes[last] / block) continue;
+    }
+    sn_wide_finish_group(set, gi, dummy);
+  }
 }
 
 bool sn_wide_alloc_groups(sn_wide_set *set, sn_arena *arena, int32_t group_count) {

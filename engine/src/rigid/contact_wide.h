@@ -123,11 +123,13 @@ void sn_wide_set_lane(const sn_wide_set *set, int32_t group, int lane, const sn_
 void sn_wide_prepare_range(const sn_wide_set *set, const sn_world *w, const int32_t *contacts, const sn_wide_key *keys,
                            const sn_body_state *states, const sn_wide_body *bodies, int32_t begin, int32_t end,
                            int32_t dummy, const sn_softness *soft, const sn_softness *static_soft);
-/// Groups [begin, end), once every contact is prepared (again for those
-/// complete already: the same bytes): the lane masks
+/// Groups [begin, end), once every contact is prepared: the lane masks
 /// from each lane's findings, padding lanes, zeros in the lanes without a
 /// surface speed or rolling resistance of a group where some lane has one.
-void sn_wide_prepare_lanes(const sn_wide_set *set, int32_t begin, int32_t end, int32_t dummy);
+/// block > 0: the contacts were prepared in calls of `block` from 0, and a
+/// group within one call, complete already, is skipped; 0: every group
+/// (again for those complete: the same bytes).
+void sn_wide_prepare_lanes(const sn_wide_set *set, int32_t begin, int32_t end, int32_t dummy, int32_t block);
 /// Packs constraints cs[lane_constraint] of groups [begin, end) into their lanes.
 void sn_wide_fill(const sn_wide_set *set, const sn_contact_constraint *cs, int32_t begin, int32_t end, int32_t dummy);
 /// Number of colours in color_first (the last one, SN_WIDE_OVERFLOW, holds

@@ -87,7 +87,7 @@ void sn_prepare_contacts(const sn_world *w, const sn_step_context *ctx, const sn
 }
 
 void sn_prepare_lanes(const sn_step_context *ctx, const sn_wide_set *wide, int32_t begin, int32_t end) {
-  sn_wide_prepare_lanes(wide, begin, end, ctx->body_count);
+  sn_wide_prepare_lanes(wide, begin, end, ctx->body_count, ctx->prepare_block);
 }
 
 /* The accumulated impulses of solver contacts [begin, end) go back to their
@@ -484,6 +484,7 @@ bool sn_step_context_init(sn_world *w, sn_step_context *ctx, float dt) {
   ctx->push_max_velocity = w->settings.contact_push_max_velocity;
   ctx->restitution_threshold = w->settings.restitution_threshold;
   ctx->max_rotation = SN_MAX_ROTATION;
+  ctx->prepare_block = 0; /* (every group completed by sn_prepare_lanes until the step sets it) */
   if (ctx->states == NULL) return false;
   ctx->states[nb] = (sn_body_state){{0.0f, 0.0f}, 0.0f, 0.0f, {0.0f, 0.0f}, {1.0f, 0.0f}};
   return true;

@@ -456,7 +456,9 @@ static void sn_solve(sn_world *w, float dt) {
   if (!sn_reserved(sn_stage_runner_init(&runner, &w->arena, 3, workers, sn_solver_stage, &run))) return;
   sn_stage_add(&runner, SN_STAGE_INIT, 0, 0, nb, SN_BLOCK_BODIES, 1);
   sn_stage_add(&runner, SN_STAGE_PREPARE, 0, 0, nc, SN_BLOCK_CONTACTS, 1);
-  /* (one block of contacts completes every group itself) */
+  /* a block of contacts completes the groups it holds whole; the others
+   * after it (one block: all of them) */
+  ctx.prepare_block = nc > 0 ? runner.stages[runner.count - 1].block_size : 1;
   if (workers > 1) sn_stage_add(&runner, SN_STAGE_PREPARE_LANES, 0, 0, wide.group_count, SN_BLOCK_GROUPS * 4, 1);
   sn_stage_run(&w->tasks, &runner);
 
