@@ -319,26 +319,22 @@ typedef struct sn_list_run {
   int32_t block_size, block_count;
 } sn_list_run;
 
-static bool sn_solver_contact(const sn_world *w, int32_t ci) {
+/* Whether contact ci is a solver contact (touching, not left out by the
+ * pre-solve callback, with an awake body) and then its colouring key
+ * (dummy: the static slot; only awake bodies the contact can change are
+ * dynamic for it), from one read of the contact and its bodies' indices. */
+static inline bool sn_solver_contact_key(const sn_world *w, int32_t ci, int32_t dummy, sn_wide_key *key) {
   const sn_contact *c = w->contacts.data + ci;
-  /* touching and not left out by the pre-solve callback */
   if (!c->in_use || (c->flags & (SN_CONTACT_TOUCHING | SN_CONTACT_DISABLED)) != SN_CONTACT_TOUCHING) return false;
-  const int32_t *index = w->body_solver_index.data;
-  return index[c->edges[0].body] >= 0 || index[c->edges[1].body] >= 0;
-}
-
-/* The colouring key of solver contact ci (dummy: the static slot). Only
- * awake bodies the contact can change are dynamic for it. */
-static sn_wide_key sn_solver_key(const sn_world *w, int32_t ci, int32_t dummy) {
-  const sn_contact *c = w->contacts.data + ci;
-  const int32_t *index = w->body_solver_index.data;
   /* (solver index << 1 | can move, from sn_gather_awake_bodies: the bodies
    * themselves are not read here) */
-  int32_t xa = index[c->edges[0].body], xb = index[c->edges[1].body];
-  sn_wide_key k = {xa >= 0 ? xa >> 1 : dummy, xb >= 0 ? xb >> 1 : dummy, 0u};
-  if (xa >= 0 && (xa & 1)) k.dynamic |= 1u;
-  if (xb >= 0 && (xb & 1)) k.dynamic |= 2u;
-  return k;
+  const int32_t *index = w->body_solver_index.data;
+  const int32_t xa = index[c->edges[0].body], xb = index[c->edges[1].body];
+  if (xa < 0 && xb < 0) return false;
+  key->ia = xa >= 0 ? xa >> 1 : dummy;
+  key->ib = xb >= 0 ? xb >> 1 : dummy;
+  key->dynamic = (xa >= 0 && (xa & 1) ? 1u : 0u) | (xb >= 0 && (xb & 1) ? 2u : 0u);
+  return true;
 }
 
 static void sn_list_stage(void *context, const sn_stage *st, int32_t begin, int32_t end) {
@@ -346,8 +342,9 @@ static void sn_list_stage(void *context, const sn_stage *st, int32_t begin, int3
   sn_world *w = run->w;
   int32_t block = (begin - st->first) / (st->block_size > 0 ? st->block_size : 1);
   if (st->kind == SN_LIST_COUNT) {
-    int32_t n = 0;
-    for (int32_t ci = begin; ci < end; ++ci) n += sn_solver_contact(w, ci) ? 1 : 0;
+    int32_t n = 0, dummy = w->awake_bodies.count;
+    sn_wide_key key;
+    for (int32_t ci = begin; ci < end; ++ci) n += sn_solver_contact_key(w, ci, dummy, &key) ? 1 : 0;
     run->block_counts[block] = n;
   } else if (st->kind == SN_LIST_PREFIX) {
     int32_t total = 0;
@@ -360,8 +357,7 @@ static void sn_list_stage(void *context, const sn_stage *st, int32_t begin, int3
   } else {
     int32_t at = run->block_counts[block], dummy = w->awake_bodies.count;
     for (int32_t ci = begin; ci < end; ++ci) {
-      if (!sn_solver_contact(w, ci)) continue;
-      w->solver_keys.data[at] = sn_solver_key(w, ci, dummy);
+      if (!sn_solver_contact_key(w, ci, dummy, w->solver_keys.data + at)) continue;
       w->solver_contacts.data[at++] = ci;
     }
   }
@@ -386,8 +382,7 @@ bool sn_list_solver_contacts(sn_world *w) {
         SN_PREFETCH_READ(&ahead->flags);
         SN_PREFETCH_READ(&ahead->in_use);
       }
-      if (!sn_solver_contact(w, ci)) continue;
-      w->solver_keys.data[at] = sn_solver_key(w, ci, dummy);
+      if (!sn_solver_contact_key(w, ci, dummy, w->solver_keys.data + at)) continue;
       w->solver_contacts.data[at++] = ci;
     }
     w->solver_contacts.count = at;
