@@ -322,9 +322,10 @@ static inline int sn_wide_lane_surface(sn_wide_group *g, int l, float tangent_sp
   X(ny)                                                                                                                \
   X(ma)                                                                                                                \
   X(mb)                                                                                                                \
-  X(iia) X(iib) X(bias_rate) X(mass_scale) X(impulse_scale) X(k11) X(k12) X(k22) X(n11) X(n12) X(n22) X(nm1) X(nm2)    \
-      X(tm1) X(tm2) X(r1ax) X(r1ay) X(r1bx) X(r1by) X(r2ax) X(r2ay) X(r2bx) X(r2by) X(base1) X(base2) X(ni1) X(ni2)    \
-          X(ti1) X(ti2) X(rv1) X(rv2)
+  X(iia)                                                                                                               \
+  X(iib) X(bias_rate) X(mass_scale) X(impulse_scale) X(k11) X(k12) X(k22) X(n11) X(n12) X(n22) X(nm1) X(nm2) X(tm1)    \
+      X(tm2) X(r1ax) X(r1ay) X(r1bx) X(r1by) X(r2ax) X(r2ay) X(r2bx) X(r2by) X(base1) X(base2) X(ni1) X(ni2) X(ti1)    \
+          X(ti2) X(rv1) X(rv2)
 
 /* What a lane reads of one of its bodies, as two rows of four: inverse
  * mass, inverse inertia, centre offset x, y; velocity x, y, angular, pad
@@ -557,8 +558,6 @@ static void sn_wide_prepare_four(const sn_prepare_input *in, int32_t k0, int32_t
 }
 #undef SN_PREP_ROWS
 
-/// Solver contacts the preparation fetches ahead.
-#define SN_PREPARE_AHEAD 8
 /// Solver contacts ahead whose group the preparation fetches for writing.
 #define SN_PREPARE_GROUP_AHEAD 16
 
@@ -567,18 +566,11 @@ void sn_wide_prepare_range(const sn_wide_set *set, const sn_world *w, const int3
                            int32_t dummy, const sn_softness *soft, const sn_softness *static_soft) {
   const sn_prepare_input in = {set, begin, w, contacts, keys, states, bodies, dummy, soft, static_soft};
   for (int32_t k = begin; k < end; k += 4) {
-    /* the contacts are read in array order, with gaps where a contact does
-     * not touch: the lines from the material to the point count of those
-     * a little ahead (the contacts are not line-aligned: three or four) */
-    for (int32_t a = k + SN_PREPARE_AHEAD; a < k + SN_PREPARE_AHEAD + 4 && a < end; ++a) {
-      const char *c = (const char *)(w->contacts.data + contacts[a]);
-      SN_PREFETCH(c + offsetof(sn_contact, friction));
-      SN_PREFETCH(c + offsetof(sn_contact, friction) + 64);
-      SN_PREFETCH(c + offsetof(sn_contact, friction) + 128);
-      SN_PREFETCH(c + offsetof(sn_contact, manifold.point_count));
-    }
-    /* and the group whose first lane a contact further on fills, whole,
-     * for writing (each colour fills its groups front to back) */
+    /* the contacts are read in array order (the hardware fetches those
+     * ahead; fetching them here as well cost more than it saved), the
+     * groups in colour order: the group whose first lane a contact further
+     * on fills, whole, for writing (each colour fills its groups front to
+     * back) */
     for (int32_t a = k + SN_PREPARE_GROUP_AHEAD; a < k + SN_PREPARE_GROUP_AHEAD + 4 && a < end; ++a) {
       const int32_t slot = set->contact_slot[a];
       if (slot % L != 0) continue;
