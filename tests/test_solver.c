@@ -99,6 +99,8 @@ START_TEST(test_coloring_invariants) {
     }
   }
   for (int32_t k = 0; k < NC; ++k) ck_assert_int_eq(seen[k], 1);
+  /* and the lane of each contact is the inverse map */
+  for (int32_t k = 0; k < NC; ++k) ck_assert_int_eq(set.lane_constraint[set.contact_slot[k]], k);
   free(seen);
   sn_arena_destroy(&arena, &mem);
   ck_assert_uint_eq(mem.live_bytes, 0);
@@ -106,6 +108,103 @@ START_TEST(test_coloring_invariants) {
   free(keys);
   free(colors);
   free(masks);
+}
+END_TEST
+
+/* The wide set of a 30-row pyramid's last step, prepared straight from the
+ * world: once all contacts at one go (which completes every group), once
+ * in cuts of 1, 2, 3, 5 and 7 contacts with every group completed
+ * afterwards in two cuts, once in blocks of 16 (as workers cut them) with
+ * only the groups no block held whole completed afterwards. Both must solve to the same bits (velocities and every
+ * lane's impulses), and the pile must push (some normal impulse > 0). A set whose colouring is taken from the lanes
+ * (sn_wide_index_contacts) gives each contact the lane sn_wide_build gave it. */
+START_TEST(test_prepare_any_cut) {
+  sn_scene scene;
+  ck_assert(sn_scene_build(&scene, "pyramid", 30, 0, false));
+  sn_world *w = scene.world;
+  for (int i = 0; i < 60; ++i) sn_world_step(w, 1.0f / 60.0f);
+  const int32_t nb = w->awake_bodies.count, nc = w->solver_contacts.count;
+  ck_assert_int_eq(nb, 30 * 31 / 2);
+  ck_assert_int_ge(nc, nb);
+  sn_body_state *states = calloc((size_t)nb + 1, sizeof(*states));
+  sn_body_state *solved[3] = {calloc((size_t)nb + 1, sizeof(*states)), calloc((size_t)nb + 1, sizeof(*states)),
+                              calloc((size_t)nb + 1, sizeof(*states))};
+  sn_wide_body *bodies = calloc((size_t)nb, sizeof(*bodies));
+  for (int32_t k = 0; k <= nb; ++k) states[k].dq = (sn_rot){1.0f, 0.0f};
+  for (int32_t k = 0; k < nb; ++k) {
+    const sn_body *b = w->bodies.data + w->awake_bodies.data[k];
+    states[k].v = b->v;
+    states[k].w = b->w;
+    bodies[k] = (sn_wide_body){b->inv_mass, b->inv_inertia, {b->center.x - b->xf.p.x, b->center.y - b->xf.p.y}};
+  }
+  int32_t *colors = calloc((size_t)nc, sizeof(int32_t));
+  uint64_t *masks = calloc((size_t)nb + 1, sizeof(uint64_t));
+  int32_t groups = sn_wide_color(w->solver_keys.data, nc, nb, colors, masks);
+  sn_mem mem;
+  sn_mem_init(&mem, NULL);
+  sn_arena arena;
+  sn_arena_init(&arena);
+  ck_assert(sn_arena_reserve(&arena, &mem, 4 * sn_wide_bytes(groups)));
+  const sn_softness soft = {10.0f, 0.9f, 0.1f}, static_soft = {20.0f, 0.95f, 0.05f};
+  sn_wide_set sets[3];
+  const int cuts[5] = {1, 2, 3, 5, 7};
+  for (int run = 0; run < 3; ++run) {
+    sn_wide_set *set = sets + run;
+    ck_assert(sn_wide_build(set, &arena, nc, colors, groups));
+    if (run == 0) {
+      /* (one call over every contact completes every group) */
+      sn_wide_prepare_range(set, w, w->solver_contacts.data, w->solver_keys.data, states, bodies, 0, nc, nb, &soft,
+                            &static_soft);
+    } else if (run == 2) {
+      /* blocks of 16 (as the step cuts them): the lane pass skips the
+       * groups that one block held whole */
+      for (int32_t k = 0; k < nc; k += 16) {
+        sn_wide_prepare_range(set, w, w->solver_contacts.data, w->solver_keys.data, states, bodies, k,
+                              k + 16 < nc ? k + 16 : nc, nb, &soft, &static_soft);
+      }
+      sn_wide_prepare_lanes(set, 0, groups, nb, 16);
+    } else {
+      for (int32_t k = 0, c = 0; k < nc; k += cuts[c], c = (c + 1) % 5) {
+        int32_t end = k + cuts[c] < nc ? k + cuts[c] : nc;
+        sn_wide_prepare_range(set, w, w->solver_contacts.data, w->solver_keys.data, states, bodies, k, end, nb, &soft,
+                              &static_soft);
+      }
+      sn_wide_prepare_lanes(set, groups / 2, groups, nb, 0);
+      sn_wide_prepare_lanes(set, 0, groups / 2, nb, 0);
+    }
+    memcpy(solved[run], states, ((size_t)nb + 1) * sizeof(*states));
+    sn_wide_warm_range(set, solved[run], 0, groups);
+    sn_wide_solve(set, solved[run], 480.0f, 3.0f, true);
+    sn_wide_solve(set, solved[run], 480.0f, 3.0f, false);
+  }
+  ck_assert_mem_eq(solved[0], solved[1], (size_t)nb * sizeof(*states));
+  ck_assert_mem_eq(solved[0], solved[2], (size_t)nb * sizeof(*states));
+  float most = 0.0f;
+  for (int32_t g = 0; g < groups; ++g) {
+    for (int l = 0; l < SN_WIDE_LANES; ++l) {
+      sn_wide_result r[3];
+      for (int run = 0; run < 3; ++run) sn_wide_get_result(sets + run, g, l, r + run);
+      ck_assert_mem_eq(r + 0, r + 1, sizeof(r[0]));
+      ck_assert_mem_eq(r + 0, r + 2, sizeof(r[0]));
+      most = fmaxf(most, fmaxf(r[0].normal_impulse[0], r[0].normal_impulse[1]));
+    }
+  }
+  ck_assert_msg(most > 0.0f, "no contact pushed");
+  /* the lanes of a kept colouring give the contacts the lanes they had */
+  sn_wide_set kept;
+  ck_assert(sn_wide_alloc_groups(&kept, &arena, groups));
+  kept.lane_constraint = sets[0].lane_constraint;
+  ck_assert(sn_wide_index_contacts(&kept, &arena, nc));
+  ck_assert_mem_eq(kept.contact_slot, sets[0].contact_slot, (size_t)nc * sizeof(int32_t));
+  sn_arena_destroy(&arena, &mem);
+  free(states);
+  free(solved[0]);
+  free(solved[1]);
+  free(solved[2]);
+  free(bodies);
+  free(colors);
+  free(masks);
+  sn_scene_destroy(&scene);
 }
 END_TEST
 
@@ -276,6 +375,7 @@ Suite *sn_test_suite(void) {
   Suite *s = suite_create("solver");
   TCase *tc = tcase_create("wide");
   tcase_add_test(tc, test_coloring_invariants);
+  tcase_add_test(tc, test_prepare_any_cut);
   tcase_add_test(tc, test_block_solve_symmetric);
   tcase_add_test(tc, test_surface_lanes_reset);
   tcase_add_test(tc, test_drop_no_spin);

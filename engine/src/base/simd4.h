@@ -32,6 +32,8 @@ static inline f4 f4_select(f4 mask, f4 a, f4 b) { return _mm_or_ps(_mm_and_ps(ma
 static inline f4 f4_load(const float *p) { return _mm_loadu_ps(p); }
 static inline void f4_store(float *p, f4 a) { _mm_storeu_ps(p, a); }
 static inline void f4_transpose(f4 *a, f4 *b, f4 *c, f4 *d) { _MM_TRANSPOSE4_PS(*a, *b, *c, *d); }
+/// Lanes a, b, c, d in that order (from registers: no trip through memory).
+static inline f4 f4_make(float a, float b, float c, float d) { return _mm_setr_ps(a, b, c, d); }
 #else
 /* Portable fallback with the same semantics lane by lane. */
 typedef struct f4 {
@@ -61,6 +63,10 @@ static inline int f4_mask_bits(f4 m) {
 }
 static inline f4 f4_select(f4 m, f4 a, f4 b) { F4_MAP(m.v[i] != 0.0f ? a.v[i] : b.v[i]); }
 static inline f4 f4_load(const float *p) { F4_MAP(p[i]); }
+static inline f4 f4_make(float a, float b, float c, float d) {
+  f4 r = {{a, b, c, d}};
+  return r;
+}
 static inline void f4_store(float *p, f4 a) {
   for (int i = 0; i < 4; ++i) p[i] = a.v[i];
 }

@@ -43,9 +43,11 @@
 /// Separation given to phantom points and padding lanes: never touching.
 #define SN_WIDE_FAR 1.0e6f
 #if defined(__GNUC__) || defined(__clang__)
-#define SN_PREFETCH(p) __builtin_prefetch(p)
+#define SN_PREFETCH(p)       __builtin_prefetch(p)
+#define SN_PREFETCH_WRITE(p) __builtin_prefetch((p), 1)
 #else
-#define SN_PREFETCH(p) ((void)(p))
+#define SN_PREFETCH(p)       ((void)(p))
+#define SN_PREFETCH_WRITE(p) ((void)(p))
 #endif
 #define SN_MAX_COLORS 64
 #define L             SN_WIDE_LANES
@@ -84,6 +86,10 @@ struct sn_wide_group {
   int32_t rolling_lanes, tangent_lanes;
   int32_t lanes; /* lanes in use (the rest is padding) */
   int8_t points[L];
+  /* per lane, what the preparation found (SN_LANE_*): each lane is written
+   * by the contact it holds alone, the masks above from these once the
+   * group is complete (sn_wide_prepare_lanes) */
+  int8_t lane_flags[L];
 };
 
 /* Index of the lowest clear bit of a word that has one. */
@@ -130,7 +136,8 @@ int32_t sn_wide_color(const sn_wide_key *keys, int32_t count, int32_t body_count
 }
 
 size_t sn_wide_bytes(int32_t group_count) {
-  return (size_t)group_count * (sizeof(sn_wide_group) + L * sizeof(int32_t)) + 128;
+  /* the groups, the contact per lane and the lane per contact */
+  return (size_t)group_count * (sizeof(sn_wide_group) + 2 * L * sizeof(int32_t)) + 160;
 }
 
 /* Lane l of group g as padding: no body it can change, never touching. */
@@ -267,11 +274,16 @@ void sn_wide_set_lane(const sn_wide_set *set, int32_t group, int l, const sn_con
   if (l == L - 1) sn_wide_finish_surface(g);
 }
 
-/* Lanes [off, off + 4) of group g straight from the world, four at a time:
- * a scalar gather of what each contact needs, then the arithmetic in SIMD
- * lanes, in the order the scalar formulas give (the bits do not depend on
- * the width). Padding lanes are set afterwards. */
+/* Solver contacts [k0, k0 + 4) (those below `end`) straight from the world,
+ * four at a time, each into its own lane (set->contact_slot): a scalar
+ * gather of what each contact needs, then the arithmetic in SIMD lanes, in
+ * the order the scalar formulas give (lane by lane: the bits do not depend
+ * on which contacts share a vector), then a scatter to the lanes. The
+ * group-wide lane masks, the padding lanes and the surface zeros are left
+ * to sn_wide_prepare_lanes, once every contact of a group is in. */
 typedef struct sn_prepare_input {
+  const sn_wide_set *set;
+  int32_t begin; ///< the first contact of the call: groups from there on complete in it
   const sn_world *w;
   const int32_t *contacts;
   const sn_wide_key *keys;
@@ -281,110 +293,176 @@ typedef struct sn_prepare_input {
   const sn_softness *soft, *static_soft;
 } sn_prepare_input;
 
-/* What a lane reads of one of its bodies. */
-static inline void sn_prepare_body(const sn_prepare_input *in, int32_t solver_index, int32_t body, float *inv_mass,
-                                   float *inv_inertia, float *ox, float *oy, float *vx, float *vy, float *w) {
+/* Lane bits of sn_wide_group.lane_flags (what sn_wide_prepare_lanes folds
+ * into the group's masks). */
+enum { SN_LANE_WRITE_A = 1, SN_LANE_WRITE_B = 2, SN_LANE_SEQ = 4, SN_LANE_ROLLING = 8, SN_LANE_TANGENT = 16 };
+
+/* Rolling resistance and tangent speed of lane l, as sn_wide_set_surface,
+ * but the lane's bits returned (SN_LANE_*) instead of set in the group. */
+static inline int sn_wide_lane_surface(sn_wide_group *g, int l, float tangent_speed, float rolling, float inv_ia,
+                                       float inv_ib) {
+  int bits = 0;
+  if (tangent_speed != 0.0f) {
+    g->tangent_speed[l] = tangent_speed;
+    bits |= SN_LANE_TANGENT;
+  }
+  float k = inv_ia + inv_ib;
+  if (rolling > 0.0f && k > 0.0f) {
+    g->rolling[l] = rolling;
+    g->rolling_mass[l] = 1.0f / k;
+    g->rolling_impulse[l] = 0.0f;
+    bits |= SN_LANE_ROLLING;
+  }
+  return bits;
+}
+
+/* The lane rows the arithmetic fills, four contacts each. */
+#define SN_PREP_ROWS(X)                                                                                                \
+  X(nx)                                                                                                                \
+  X(ny)                                                                                                                \
+  X(ma)                                                                                                                \
+  X(mb)                                                                                                                \
+  X(iia)                                                                                                               \
+  X(iib) X(bias_rate) X(mass_scale) X(impulse_scale) X(k11) X(k12) X(k22) X(n11) X(n12) X(n22) X(nm1) X(nm2) X(tm1)    \
+      X(tm2) X(r1ax) X(r1ay) X(r1bx) X(r1by) X(r2ax) X(r2ay) X(r2bx) X(r2by) X(base1) X(base2) X(ni1) X(ni2) X(ti1)    \
+          X(ti2) X(rv1) X(rv2)
+
+/* What a lane reads of one of its bodies, as two rows of four: inverse
+ * mass, inverse inertia, centre offset x, y; velocity x, y, angular, pad
+ * (and the inverse mass and inertia alone). */
+static inline void sn_prepare_body4(const sn_prepare_input *in, int32_t solver_index, int32_t body, f4 *mass, f4 *vel,
+                                    float *inv_mass, float *inv_inertia) {
   if (solver_index < in->dummy) {
     const sn_wide_body *b = in->bodies + solver_index;
-    const sn_body_state *s = in->states + solver_index;
+    *mass = f4_load(&b->inv_mass);
+    *vel = f4_load(&in->states[solver_index].v.x);
     *inv_mass = b->inv_mass;
     *inv_inertia = b->inv_inertia;
-    *ox = b->offset.x;
-    *oy = b->offset.y;
-    *vx = s->v.x;
-    *vy = s->v.y;
-    *w = s->w;
     return;
   }
   const sn_body *b = in->w->bodies.data + body;
+  *mass = f4_make(b->inv_mass, b->inv_inertia, b->center.x - b->xf.p.x, b->center.y - b->xf.p.y);
+  *vel = f4_make(b->v.x, b->v.y, b->w, 0.0f);
   *inv_mass = b->inv_mass;
   *inv_inertia = b->inv_inertia;
-  *ox = b->center.x - b->xf.p.x;
-  *oy = b->center.y - b->xf.p.y;
-  *vx = b->v.x;
-  *vy = b->v.y;
-  *w = b->w;
 }
 
-static void sn_wide_prepare_half(sn_wide_group *g, int off, const sn_prepare_input *in, const int32_t *lane_contact) {
-  const int32_t dummy = in->dummy;
-  enum { N = 4 };
-  /* the gathered inputs, one row of four lanes each: one object, so every
-   * store of the gather is at a fixed offset from one base */
-  struct {
-    float ma[N], mb[N], iia[N], iib[N], nx[N], ny[N], oax[N], oay[N], obx[N], oby[N];
-    float vax[N], vay[N], wa[N], vbx[N], vby[N], wb[N];
-    float a1x[N], a1y[N], b1x[N], b1y[N], a2x[N], a2y[N], b2x[N], b2y[N], sep1[N], sep2[N];
-    float ni1[N], ni2[N], ti1[N], ti2[N], br[N], ms[N], is[N], cnt[N];
-  } v;
-  int pad = 0;
-  for (int i = 0; i < N; ++i) {
-    int l = off + i;
-    int32_t k = lane_contact[l];
-    if (k < 0) {
-      /* neutral inputs (the lane is overwritten as padding below) */
-      pad |= 1 << i;
-      v.ma[i] = v.mb[i] = v.iia[i] = v.iib[i] = v.nx[i] = v.oax[i] = v.oay[i] = v.obx[i] = v.oby[i] = 0.0f;
-      v.ny[i] = 1.0f;
-      v.vax[i] = v.vay[i] = v.wa[i] = v.vbx[i] = v.vby[i] = v.wb[i] = 0.0f;
-      v.a1x[i] = v.a1y[i] = v.b1x[i] = v.b1y[i] = v.a2x[i] = v.a2y[i] = v.b2x[i] = v.b2y[i] = v.sep1[i] = v.sep2[i] =
-          0.0f;
-      v.ni1[i] = v.ni2[i] = v.ti1[i] = v.ti2[i] = v.br[i] = v.is[i] = 0.0f;
-      v.ms[i] = 1.0f;
-      v.cnt[i] = 1.0f;
+/* Group gi once each of its contacts is in its lane: the masks from the
+ * lanes' findings, padding lanes, the surface zeros (the same bytes however
+ * often it runs). */
+static void sn_wide_finish_group(const sn_wide_set *set, int32_t gi, int32_t dummy) {
+  sn_wide_group *g = set->groups + gi;
+  const int32_t *lanes = set->lane_constraint + L * gi;
+  int32_t a = 0, b = 0, seq = 0, rolling = 0, tangent = 0, used = 0;
+  for (int l = 0; l < L; ++l) {
+    if (lanes[l] < 0) {
+      sn_wide_pad_lane(g, l, dummy);
       continue;
     }
+    const int f = g->lane_flags[l];
+    used = l + 1;
+    if (f & SN_LANE_WRITE_A) a |= 1 << l;
+    if (f & SN_LANE_WRITE_B) b |= 1 << l;
+    if (f & SN_LANE_SEQ) seq |= 1 << l;
+    if (f & SN_LANE_ROLLING) rolling |= 1 << l;
+    if (f & SN_LANE_TANGENT) tangent |= 1 << l;
+  }
+  g->ia_write = a;
+  g->ib_write = b;
+  g->seq_lanes = seq;
+  g->rolling_lanes = rolling;
+  g->tangent_lanes = tangent;
+  g->lanes = used;
+  sn_wide_finish_surface(g);
+}
+
+static void sn_wide_prepare_four(const sn_prepare_input *in, int32_t k0, int32_t end) {
+  const sn_wide_set *set = in->set;
+  enum { N = 4 };
+  /* the gathered inputs, one vector per contact and kind, each a 16-byte
+   * load where the memory holds the four floats side by side (bodies,
+   * states, a point's anchors, its separation and impulses), then
+   * transposed into rows of four contacts: no row is assembled from
+   * scalar stores */
+  f4 mass_a[N], vel_a[N], mass_b[N], vel_b[N], anchors1[N], sep1[N], anchors2[N], sep2[N], normal[N], soft[N];
+  const f4 zero = f4_set(0.0f), one = f4_set(1.0f);
+  const f4 soft_dynamic = f4_make(in->soft->bias_rate, in->soft->mass_scale, in->soft->impulse_scale, 0.0f);
+  const f4 soft_static =
+      f4_make(in->static_soft->bias_rate, in->static_soft->mass_scale, in->static_soft->impulse_scale, 0.0f);
+  sn_wide_group *gs[N];
+  int ls[N];
+  int flags[N];
+  const int n = end - k0 < N ? end - k0 : N;
+  for (int i = 0; i < N; ++i) {
+    int32_t k = k0 + i;
+    if (i >= n) {
+      /* neutral inputs (past the range: computed, never stored) */
+      mass_a[i] = vel_a[i] = mass_b[i] = vel_b[i] = zero;
+      anchors1[i] = sep1[i] = anchors2[i] = sep2[i] = zero;
+      normal[i] = f4_make(0.0f, 1.0f, 1.0f, 0.0f);
+      soft[i] = f4_make(0.0f, 1.0f, 0.0f, 0.0f);
+      continue;
+    }
+    const int32_t slot = set->contact_slot[k];
+    sn_wide_group *g = set->groups + slot / L;
+    const int l = slot % L;
+    gs[i] = g;
+    ls[i] = l;
     const sn_contact *c = in->w->contacts.data + in->contacts[k];
     const sn_manifold *m = &c->manifold;
     const sn_wide_key key = in->keys[k];
-    sn_prepare_body(in, key.ia, c->edges[0].body, v.ma + i, v.iia + i, v.oax + i, v.oay + i, v.vax + i, v.vay + i,
-                    v.wa + i);
-    sn_prepare_body(in, key.ib, c->edges[1].body, v.mb + i, v.iib + i, v.obx + i, v.oby + i, v.vbx + i, v.vby + i,
-                    v.wb + i);
-    g->lanes = l + 1;
+    float ima, iia, imb, iib;
+    sn_prepare_body4(in, key.ia, c->edges[0].body, mass_a + i, vel_a + i, &ima, &iia);
+    sn_prepare_body4(in, key.ib, c->edges[1].body, mass_b + i, vel_b + i, &imb, &iib);
     g->ia[l] = key.ia;
     g->ib[l] = key.ib;
-    if (key.dynamic & 1u) g->ia_write |= 1 << l;
-    if (key.dynamic & 2u) g->ib_write |= 1 << l;
+    int bits = (key.dynamic & 1u) ? SN_LANE_WRITE_A : 0;
+    if (key.dynamic & 2u) bits |= SN_LANE_WRITE_B;
     g->friction[l] = c->friction;
     g->restitution[l] = c->restitution;
-    sn_wide_set_surface(g, l, c->tangent_speed, c->rolling_resistance, v.iia[i], v.iib[i]);
-    const sn_softness *sf = (v.ma[i] == 0.0f || v.mb[i] == 0.0f) ? in->static_soft : in->soft;
-    v.br[i] = sf->bias_rate;
-    v.ms[i] = sf->mass_scale;
-    v.is[i] = sf->impulse_scale;
-    v.nx[i] = m->normal.x;
-    v.ny[i] = m->normal.y;
+    flags[i] = bits | sn_wide_lane_surface(g, l, c->tangent_speed, c->rolling_resistance, iia, iib);
+    soft[i] = (ima == 0.0f || imb == 0.0f) ? soft_static : soft_dynamic;
     const sn_manifold_point *p1 = m->points, *p2 = m->points + 1;
-    bool two = m->point_count == 2;
-    v.cnt[i] = two ? 2.0f : 1.0f;
-    v.a1x[i] = p1->anchor_a.x;
-    v.a1y[i] = p1->anchor_a.y;
-    v.b1x[i] = p1->anchor_b.x;
-    v.b1y[i] = p1->anchor_b.y;
-    v.sep1[i] = p1->separation;
-    v.ni1[i] = p1->normal_impulse;
-    v.ti1[i] = p1->tangent_impulse;
-    v.a2x[i] = two ? p2->anchor_a.x : 0.0f;
-    v.a2y[i] = two ? p2->anchor_a.y : 0.0f;
-    v.b2x[i] = two ? p2->anchor_b.x : 0.0f;
-    v.b2y[i] = two ? p2->anchor_b.y : 0.0f;
-    v.sep2[i] = two ? p2->separation : 0.0f;
-    v.ni2[i] = two ? p2->normal_impulse : 0.0f;
-    v.ti2[i] = two ? p2->tangent_impulse : 0.0f;
+    const bool two = m->point_count == 2;
+    normal[i] = f4_make(m->normal.x, m->normal.y, two ? 2.0f : 1.0f, 0.0f);
+    anchors1[i] = f4_load(&p1->anchor_a.x);
+    sep1[i] = f4_load(&p1->separation);
+    /* one point: the second's inputs are zeros */
+    anchors2[i] = two ? f4_load(&p2->anchor_a.x) : zero;
+    sep2[i] = two ? f4_load(&p2->separation) : zero;
   }
-  const f4 zero = f4_set(0.0f), one = f4_set(1.0f);
-  f4 Ma = f4_load(v.ma), Mb = f4_load(v.mb), Ia = f4_load(v.iia), Ib = f4_load(v.iib);
-  f4 Nx = f4_load(v.nx), Ny = f4_load(v.ny), Tx = Ny, Ty = f4_sub(zero, Nx);
-  f4 Oax = f4_load(v.oax), Oay = f4_load(v.oay), Obx = f4_load(v.obx), Oby = f4_load(v.oby);
-  f4 Vax = f4_load(v.vax), Vay = f4_load(v.vay), Wa = f4_load(v.wa), Vbx = f4_load(v.vbx), Vby = f4_load(v.vby),
-     Wb = f4_load(v.wb);
+  _Static_assert(offsetof(sn_wide_body, offset) == offsetof(sn_wide_body, inv_mass) + 2 * sizeof(float) &&
+                     offsetof(sn_body_state, w) == 2 * sizeof(float) &&
+                     offsetof(sn_manifold_point, anchor_b) == offsetof(sn_manifold_point, anchor_a) + 8 &&
+                     offsetof(sn_manifold_point, tangent_impulse) == offsetof(sn_manifold_point, separation) + 8,
+                 "the gathered floats sit side by side");
+  f4 Ma = mass_a[0], Ia = mass_a[1], Oax = mass_a[2], Oay = mass_a[3];
+  f4_transpose(&Ma, &Ia, &Oax, &Oay);
+  f4 Mb = mass_b[0], Ib = mass_b[1], Obx = mass_b[2], Oby = mass_b[3];
+  f4_transpose(&Mb, &Ib, &Obx, &Oby);
+  f4 Vax = vel_a[0], Vay = vel_a[1], Wa = vel_a[2], pad_a = vel_a[3];
+  f4_transpose(&Vax, &Vay, &Wa, &pad_a);
+  f4 Vbx = vel_b[0], Vby = vel_b[1], Wb = vel_b[2], pad_b = vel_b[3];
+  f4_transpose(&Vbx, &Vby, &Wb, &pad_b);
+  f4 A1x = anchors1[0], A1y = anchors1[1], B1x = anchors1[2], B1y = anchors1[3];
+  f4_transpose(&A1x, &A1y, &B1x, &B1y);
+  f4 A2x = anchors2[0], A2y = anchors2[1], B2x = anchors2[2], B2y = anchors2[3];
+  f4_transpose(&A2x, &A2y, &B2x, &B2y);
+  f4 Sep1 = sep1[0], Ni1 = sep1[1], Ti1 = sep1[2], max1 = sep1[3];
+  f4_transpose(&Sep1, &Ni1, &Ti1, &max1);
+  f4 Sep2 = sep2[0], Ni2 = sep2[1], Ti2 = sep2[2], max2 = sep2[3];
+  f4_transpose(&Sep2, &Ni2, &Ti2, &max2);
+  f4 Nx = normal[0], Ny = normal[1], Cnt = normal[2], pad_n = normal[3];
+  f4_transpose(&Nx, &Ny, &Cnt, &pad_n);
+  f4 Br = soft[0], Ms = soft[1], Is = soft[2], pad_s = soft[3];
+  f4_transpose(&Br, &Ms, &Is, &pad_s);
+  f4 Tx = Ny, Ty = f4_sub(zero, Nx);
   f4 msum = f4_add(Ma, Mb);
   /* one point: anchors from the centres of mass, masses, base separation,
    * approach speed (each line as the scalar formula it replaces) */
 #define SN_PREP_POINT(AX, AY, BX, BY, SEP, RAX, RAY, RBX, RBY, RNA, RNB, NM, TM, BASE, RV)                             \
-  f4 RAX = f4_sub(f4_load(AX), Oax), RAY = f4_sub(f4_load(AY), Oay);                                                   \
-  f4 RBX = f4_sub(f4_load(BX), Obx), RBY = f4_sub(f4_load(BY), Oby);                                                   \
+  f4 RAX = f4_sub(AX, Oax), RAY = f4_sub(AY, Oay);                                                                     \
+  f4 RBX = f4_sub(BX, Obx), RBY = f4_sub(BY, Oby);                                                                     \
   f4 RNA = f4_sub(f4_mul(RAX, Ny), f4_mul(RAY, Nx)), RNB = f4_sub(f4_mul(RBX, Ny), f4_mul(RBY, Nx));                   \
   f4 NM, TM, BASE, RV;                                                                                                 \
   {                                                                                                                    \
@@ -396,10 +474,10 @@ static void sn_wide_prepare_half(sn_wide_group *g, int off, const sn_prepare_inp
     f4 dvx = f4_sub(f4_sub(Vbx, f4_mul(Wb, RBY)), f4_sub(Vax, f4_mul(Wa, RAY)));                                       \
     f4 dvy = f4_sub(f4_add(Vby, f4_mul(Wb, RBX)), f4_add(Vay, f4_mul(Wa, RAX)));                                       \
     RV = f4_add(f4_mul(Nx, dvx), f4_mul(Ny, dvy));                                                                     \
-    BASE = f4_sub(f4_load(SEP), f4_add(f4_mul(f4_sub(RBX, RAX), Nx), f4_mul(f4_sub(RBY, RAY), Ny)));                   \
+    BASE = f4_sub(SEP, f4_add(f4_mul(f4_sub(RBX, RAX), Nx), f4_mul(f4_sub(RBY, RAY), Ny)));                            \
   }
-  SN_PREP_POINT(v.a1x, v.a1y, v.b1x, v.b1y, v.sep1, r1ax, r1ay, r1bx, r1by, rn1a, rn1b, nm1, tm1, base1, rv1)
-  SN_PREP_POINT(v.a2x, v.a2y, v.b2x, v.b2y, v.sep2, r2ax, r2ay, r2bx, r2by, rn2a, rn2b, nm2, tm2, base2, rv2)
+  SN_PREP_POINT(A1x, A1y, B1x, B1y, Sep1, r1ax, r1ay, r1bx, r1by, rn1a, rn1b, nm1, tm1, base1, rv1)
+  SN_PREP_POINT(A2x, A2y, B2x, B2y, Sep2, r2ax, r2ay, r2bx, r2by, rn2a, rn2b, nm2, tm2, base2, rv2)
 #undef SN_PREP_POINT
   /* two points: the 2x2 block (`block`) where it is well conditioned; where
    * the points are so close (for the body's inertia) that it is not, they
@@ -411,87 +489,108 @@ static void sn_wide_prepare_half(sn_wide_group *g, int off, const sn_prepare_inp
   f4 k22 = f4_add(f4_add(msum, f4_mul(f4_mul(Ia, rn2a), rn2a)), f4_mul(f4_mul(Ib, rn2b), rn2b));
   f4 k12 = f4_add(f4_add(msum, f4_mul(f4_mul(Ia, rn1a), rn2a)), f4_mul(f4_mul(Ib, rn1b), rn2b));
   f4 det = f4_sub(f4_mul(k11, k22), f4_mul(k12, k12));
-  f4 has2 = f4_gt(f4_load(v.cnt), one);
+  f4 has2 = f4_gt(Cnt, one);
   f4 kk = f4_mul(k11, k11), limit = f4_mul(f4_set(SN_WIDE_MAX_CONDITION), det);
   f4 block = f4_and(has2, f4_lt(kk, limit));
   f4 seq = f4_and(has2, f4_ge(kk, limit)); /* not block (a NaN lane is neither: one point) */
   f4 two = f4_select(block, block, seq);   /* block or seq: both points are solved */
   f4 inv_det = f4_div(one, det);
   f4 has1 = f4_gt(nm1, zero);
-  f4_store(g->k11 + off, f4_select(two, k11, f4_select(has1, f4_div(one, nm1), one)));
-  f4_store(g->k12 + off, f4_select(two, k12, zero));
-  f4_store(g->k22 + off, f4_select(two, k22, one));
-  f4_store(g->n11 + off, f4_select(block, f4_mul(k22, inv_det), f4_select(has1, nm1, zero)));
-  f4_store(g->n12 + off, f4_select(block, f4_mul(f4_sub(zero, k12), inv_det), zero));
-  f4_store(g->n22 + off, f4_select(block, f4_mul(k11, inv_det), f4_select(seq, nm2, one)));
-  f4_store(g->nx + off, Nx);
-  f4_store(g->ny + off, Ny);
-  f4_store(g->ma + off, Ma);
-  f4_store(g->mb + off, Mb);
-  f4_store(g->iia + off, Ia);
-  f4_store(g->iib + off, Ib);
-  f4_store(g->bias_rate + off, f4_load(v.br));
-  f4_store(g->mass_scale + off, f4_load(v.ms));
-  f4_store(g->impulse_scale + off, f4_load(v.is));
-  f4_store(g->nm1 + off, nm1);
-  f4_store(g->nm2 + off, f4_select(two, nm2, one));
-  f4_store(g->tm1 + off, tm1);
-  f4_store(g->tm2 + off, f4_select(two, tm2, zero));
-  f4_store(g->r1ax + off, r1ax);
-  f4_store(g->r1ay + off, r1ay);
-  f4_store(g->r1bx + off, r1bx);
-  f4_store(g->r1by + off, r1by);
-  f4_store(g->r2ax + off, f4_select(two, r2ax, zero));
-  f4_store(g->r2ay + off, f4_select(two, r2ay, zero));
-  f4_store(g->r2bx + off, f4_select(two, r2bx, zero));
-  f4_store(g->r2by + off, f4_select(two, r2by, zero));
-  f4_store(g->base1 + off, base1);
-  f4_store(g->base2 + off, f4_select(two, base2, f4_set(SN_WIDE_FAR)));
-  f4_store(g->ni1 + off, f4_load(v.ni1));
-  f4_store(g->ni2 + off, f4_select(two, f4_load(v.ni2), zero));
-  f4_store(g->ti1 + off, f4_load(v.ti1));
-  f4_store(g->ti2 + off, f4_select(two, f4_load(v.ti2), zero));
-  f4_store(g->rv1 + off, rv1);
-  f4_store(g->rv2 + off, f4_select(two, rv2, zero));
-  f4_store(g->mni1 + off, zero);
-  f4_store(g->mni2 + off, zero);
-  int two_bits = f4_mask_bits(two);
-  for (int i = 0; i < N; ++i) g->points[off + i] = (int8_t)((two_bits >> i) & 1 ? 2 : 1);
-  g->seq_lanes |= f4_mask_bits(seq) << off;
-  for (int i = 0; i < N; ++i) {
-    if (pad & (1 << i)) sn_wide_pad_lane(g, off + i, dummy);
+  /* the results, one row of four contacts each, then lane by lane into
+   * the groups */
+  struct {
+#define SN_PREP_ROW(f) float f[N];
+    SN_PREP_ROWS(SN_PREP_ROW)
+#undef SN_PREP_ROW
+  } o;
+  f4_store(o.k11, f4_select(two, k11, f4_select(has1, f4_div(one, nm1), one)));
+  f4_store(o.k12, f4_select(two, k12, zero));
+  f4_store(o.k22, f4_select(two, k22, one));
+  f4_store(o.n11, f4_select(block, f4_mul(k22, inv_det), f4_select(has1, nm1, zero)));
+  f4_store(o.n12, f4_select(block, f4_mul(f4_sub(zero, k12), inv_det), zero));
+  f4_store(o.n22, f4_select(block, f4_mul(k11, inv_det), f4_select(seq, nm2, one)));
+  f4_store(o.nx, Nx);
+  f4_store(o.ny, Ny);
+  f4_store(o.ma, Ma);
+  f4_store(o.mb, Mb);
+  f4_store(o.iia, Ia);
+  f4_store(o.iib, Ib);
+  f4_store(o.bias_rate, Br);
+  f4_store(o.mass_scale, Ms);
+  f4_store(o.impulse_scale, Is);
+  f4_store(o.nm1, nm1);
+  f4_store(o.nm2, f4_select(two, nm2, one));
+  f4_store(o.tm1, tm1);
+  f4_store(o.tm2, f4_select(two, tm2, zero));
+  f4_store(o.r1ax, r1ax);
+  f4_store(o.r1ay, r1ay);
+  f4_store(o.r1bx, r1bx);
+  f4_store(o.r1by, r1by);
+  f4_store(o.r2ax, f4_select(two, r2ax, zero));
+  f4_store(o.r2ay, f4_select(two, r2ay, zero));
+  f4_store(o.r2bx, f4_select(two, r2bx, zero));
+  f4_store(o.r2by, f4_select(two, r2by, zero));
+  f4_store(o.base1, base1);
+  f4_store(o.base2, f4_select(two, base2, f4_set(SN_WIDE_FAR)));
+  f4_store(o.ni1, Ni1);
+  f4_store(o.ni2, f4_select(two, Ni2, zero));
+  f4_store(o.ti1, Ti1);
+  f4_store(o.ti2, f4_select(two, Ti2, zero));
+  f4_store(o.rv1, rv1);
+  f4_store(o.rv2, f4_select(two, rv2, zero));
+  const int two_bits = f4_mask_bits(two), seq_bits = f4_mask_bits(seq);
+  for (int i = 0; i < n; ++i) {
+    sn_wide_group *g = gs[i];
+    const int l = ls[i];
+#define SN_PREP_ROW(f) g->f[l] = o.f[i];
+    SN_PREP_ROWS(SN_PREP_ROW)
+#undef SN_PREP_ROW
+    g->mni1[l] = 0.0f;
+    g->mni2[l] = 0.0f;
+    g->points[l] = (int8_t)((two_bits >> i) & 1 ? 2 : 1);
+    g->lane_flags[l] = (int8_t)(flags[i] | ((seq_bits >> i) & 1 ? SN_LANE_SEQ : 0));
+    /* a colour's lanes take its contacts in order: the group's last lane,
+     * with its first in this call, completes it here while it is in cache */
+    const int32_t slot = (int32_t)(g - set->groups) * L + l;
+    if ((l == L - 1 || set->lane_constraint[slot + 1] < 0) && set->lane_constraint[slot - l] >= in->begin)
+      sn_wide_finish_group(set, slot / L, in->dummy);
   }
 }
+#undef SN_PREP_ROWS
+
+/// Solver contacts ahead whose group the preparation fetches for writing.
+#define SN_PREPARE_GROUP_AHEAD 16
 
 void sn_wide_prepare_range(const sn_wide_set *set, const sn_world *w, const int32_t *contacts, const sn_wide_key *keys,
                            const sn_body_state *states, const sn_wide_body *bodies, int32_t begin, int32_t end,
                            int32_t dummy, const sn_softness *soft, const sn_softness *static_soft) {
-  const sn_prepare_input in = {w, contacts, keys, states, bodies, dummy, soft, static_soft};
+  const sn_prepare_input in = {set, begin, w, contacts, keys, states, bodies, dummy, soft, static_soft};
+  for (int32_t k = begin; k < end; k += 4) {
+    /* the contacts are read in array order (the hardware fetches those
+     * ahead; fetching them here as well cost more than it saved), the
+     * groups in colour order: the group whose first lane a contact further
+     * on fills, whole, for writing (each colour fills its groups front to
+     * back) */
+    for (int32_t a = k + SN_PREPARE_GROUP_AHEAD; a < k + SN_PREPARE_GROUP_AHEAD + 4 && a < end; ++a) {
+      const int32_t slot = set->contact_slot[a];
+      if (slot % L != 0) continue;
+      const char *g = (const char *)(set->groups + slot / L);
+      for (size_t at = 0; at < sizeof(sn_wide_group); at += 64) SN_PREFETCH_WRITE(g + at);
+    }
+    sn_wide_prepare_four(&in, k, end);
+  }
+}
+
+void sn_wide_prepare_lanes(const sn_wide_set *set, int32_t begin, int32_t end, int32_t dummy, int32_t block) {
   for (int32_t gi = begin; gi < end; ++gi) {
-    sn_wide_group *g = set->groups + gi;
-    const int32_t *lanes = set->lane_constraint + L * gi;
-    /* the manifolds of the group after next on their way (lanes follow the
-     * colouring, so the contacts come from all over the array) */
-    if (gi + 2 < end) {
-      const int32_t *ahead = set->lane_constraint + L * (gi + 2);
-      for (int l = 0; l < L && ahead[l] >= 0; ++l) {
-        /* every line from the material to the point count: the contacts
-         * are not line-aligned, so those bytes span three or four lines */
-        const char *c = (const char *)(w->contacts.data + contacts[ahead[l]]);
-        SN_PREFETCH(c + offsetof(sn_contact, friction));
-        SN_PREFETCH(c + offsetof(sn_contact, friction) + 64);
-        SN_PREFETCH(c + offsetof(sn_contact, friction) + 128);
-        SN_PREFETCH(c + offsetof(sn_contact, manifold.point_count));
-      }
+    if (block > 0) {
+      /* first and last contact of the group in one block: done there */
+      const int32_t *lanes = set->lane_constraint + L * gi;
+      int last = L - 1;
+      while (last > 0 && lanes[last] < 0) --last;
+      if (lanes[0] / block == lanes[last] / block) continue;
     }
-    g->ia_write = g->ib_write = g->seq_lanes = g->rolling_lanes = g->tangent_lanes = g->lanes = 0;
-    sn_wide_prepare_half(g, 0, &in, lanes);
-    if (lanes[4] >= 0) {
-      sn_wide_prepare_half(g, 4, &in, lanes);
-    } else {
-      for (int l = 4; l < L; ++l) sn_wide_pad_lane(g, l, dummy);
-    }
-    sn_wide_finish_surface(g);
+    sn_wide_finish_group(set, gi, dummy);
   }
 }
 
@@ -521,11 +620,24 @@ bool sn_wide_build(sn_wide_set *set, sn_arena *arena, int32_t count, const int32
   cursor[SN_MAX_COLORS] = L * group;
   for (int32_t c = 0; c <= SN_MAX_COLORS; ++c) set->color_first[c] = cursor[c] / L;
   set->color_first[SN_MAX_COLORS + 1] = group_count;
+  set->contact_slot = sn_arena_alloc(arena, (size_t)count * sizeof(int32_t) + 1);
+  if (set->contact_slot == NULL) return false;
   for (int32_t i = 0; i < L * group_count; ++i) set->lane_constraint[i] = -1;
   for (int32_t k = 0; k < count; ++k) {
     int32_t c = colors[k];
     set->lane_constraint[cursor[c]] = k;
+    set->contact_slot[k] = cursor[c];
     cursor[c] += c == SN_MAX_COLORS ? L : 1;
+  }
+  return true;
+}
+
+bool sn_wide_index_contacts(sn_wide_set *set, sn_arena *arena, int32_t count) {
+  set->contact_slot = sn_arena_alloc(arena, (size_t)count * sizeof(int32_t) + 1);
+  if (set->contact_slot == NULL) return false;
+  for (int32_t i = 0; i < L * set->group_count; ++i) {
+    int32_t k = set->lane_constraint[i];
+    if (k >= 0) set->contact_slot[k] = i;
   }
   return true;
 }

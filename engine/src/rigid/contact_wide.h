@@ -68,6 +68,7 @@ typedef struct sn_wide_set {
   sn_wide_group *groups;
   int32_t group_count;
   int32_t *lane_constraint; ///< constraint index per lane (-1 = padding), SN_WIDE_LANES per group
+  int32_t *contact_slot;    ///< per constraint: its lane, SN_WIDE_LANES x group + lane (the inverse)
   int32_t color_first[66];  ///< first group of each colour (64 = overflow), then the end
   bool use_avx2;            ///< 8 lanes at once (same results bit for bit)
 } sn_wide_set;
@@ -103,18 +104,32 @@ bool sn_wide_build(sn_wide_set *set, sn_arena *arena, int32_t count, const int32
 /// Only the groups (arena memory, 32-byte aligned) of a set whose lanes are
 /// assigned already (a colouring kept from the last step).
 bool sn_wide_alloc_groups(sn_wide_set *set, sn_arena *arena, int32_t group_count);
+/// The lane of each of the count contacts (contact_slot, arena memory) from
+/// the contact of each lane (lane_constraint) of a set whose lanes are
+/// assigned already.
+bool sn_wide_index_contacts(sn_wide_set *set, sn_arena *arena, int32_t count);
 /// Packs one prepared constraint (NULL: padding) into lane `lane` of group
 /// `group`; dummy is the static slot of the state array. Every lane of a
 /// group must be set before it is solved.
 void sn_wide_set_lane(const sn_wide_set *set, int32_t group, int lane, const sn_contact_constraint *c, int32_t dummy);
-/// Prepares groups [begin, end) straight from the world: lane k is contact
-/// contacts[k] with colouring key keys[k] (anchors, effective masses, the
-/// 2x2 block, softness: static for contacts with a body that cannot move).
-/// Awake bodies come from states/bodies by solver index, others (the static
-/// slot `dummy`) from the world.
+/// Prepares solver contacts [begin, end) straight from the world into
+/// their lanes (contact_slot): contact k is contacts[k] with colouring key
+/// keys[k] (anchors, effective masses, the 2x2 block, softness: static for
+/// contacts with a body that cannot move). Awake bodies come from
+/// states/bodies by solver index, others (the static slot `dummy`) from the
+/// world. Any cut of the contacts gives the same lanes; a group whose
+/// contacts all lie in [begin, end) is complete on return, the others after
+/// sn_wide_prepare_lanes.
 void sn_wide_prepare_range(const sn_wide_set *set, const sn_world *w, const int32_t *contacts, const sn_wide_key *keys,
                            const sn_body_state *states, const sn_wide_body *bodies, int32_t begin, int32_t end,
                            int32_t dummy, const sn_softness *soft, const sn_softness *static_soft);
+/// Groups [begin, end), once every contact is prepared: the lane masks
+/// from each lane's findings, padding lanes, zeros in the lanes without a
+/// surface speed or rolling resistance of a group where some lane has one.
+/// block > 0: the contacts were prepared in calls of `block` from 0, and a
+/// group within one call, complete already, is skipped; 0: every group
+/// (again for those complete: the same bytes).
+void sn_wide_prepare_lanes(const sn_wide_set *set, int32_t begin, int32_t end, int32_t dummy, int32_t block);
 /// Packs constraints cs[lane_constraint] of groups [begin, end) into their lanes.
 void sn_wide_fill(const sn_wide_set *set, const sn_contact_constraint *cs, int32_t begin, int32_t end, int32_t dummy);
 /// Number of colours in color_first (the last one, SN_WIDE_OVERFLOW, holds

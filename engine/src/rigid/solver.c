@@ -39,6 +39,8 @@
 #endif
 /// Contacts the one-worker solver contact list fetches ahead.
 #define SN_LIST_AHEAD 16
+/// Solver contacts the impulse store fetches ahead.
+#define SN_STORE_AHEAD 8
 
 static sn_softness sn_make_soft(float hertz, float zeta, float h) {
   if (hertz == 0.0f) return (sn_softness){0.0f, 1.0f, 0.0f};
@@ -69,9 +71,10 @@ void sn_integrate_positions(sn_step_context *ctx, int32_t begin, int32_t end) {
   sn_wide_integrate_positions(ctx->states, begin, end, ctx->h, ctx->max_rotation, ctx->motions[begin].max_speed_sq);
 }
 
-/* Groups [begin, end): each lane's contact prepared straight into its lane. */
-void sn_prepare_groups(const sn_world *w, const sn_step_context *ctx, const sn_wide_set *wide, int32_t begin,
-                       int32_t end) {
+/* Solver contacts [begin, end), in contact order (the contacts' memory read
+ * front to back), each prepared straight into its lane. */
+void sn_prepare_contacts(const sn_world *w, const sn_step_context *ctx, const sn_wide_set *wide, int32_t begin,
+                         int32_t end) {
   float h = ctx->h, substep_rate = ctx->inv_h;
   /* stiffness: the user's, else a quarter of the substep rate (the stable
    * limit of the soft step); static contacts are twice as stiff */
@@ -83,45 +86,45 @@ void sn_prepare_groups(const sn_world *w, const sn_step_context *ctx, const sn_w
                         ctx->body_count, &soft, &static_soft);
 }
 
-/* The accumulated impulses of groups [begin, end) go back to their
+void sn_prepare_lanes(const sn_step_context *ctx, const sn_wide_set *wide, int32_t begin, int32_t end) {
+  sn_wide_prepare_lanes(wide, begin, end, ctx->body_count, ctx->prepare_block);
+}
+
+/* The accumulated impulses of solver contacts [begin, end) go back to their
  * manifolds (warm starting next step), with the peak impulses and approach
- * speeds hit events read. True if one of them reports hit events. */
+ * speeds hit events read, in contact order: the contacts' memory is written
+ * front to back, each taking its lane's results. True if one of them
+ * reports hit events. */
 bool sn_store_impulses(sn_world *w, const sn_wide_set *wide, int32_t begin, int32_t end) {
   bool hits = false;
   /* (the flags sit in another cache line than the points: read only when
    * some contact has hit events) */
   const bool any_hits = w->hit_contacts > 0;
-  for (int32_t g = begin; g < end; ++g) {
-    /* lanes follow the colouring: the contacts of the group after next on
-     * their way (they come from all over the array) */
-    if (g + 2 < end) {
-      const int32_t *ahead = wide->lane_constraint + SN_WIDE_LANES * (g + 2);
-      for (int l = 0; l < SN_WIDE_LANES && ahead[l] >= 0; ++l) {
-        /* every line of the manifold's points (the contacts are not
-         * line-aligned: three or four lines) */
-        const char *p = (const char *)(w->contacts.data + w->solver_contacts.data[ahead[l]]);
-        const char *first = p + offsetof(sn_contact, manifold.points);
-        SN_PREFETCH_WRITE(first);
-        SN_PREFETCH_WRITE(first + 64);
-        SN_PREFETCH_WRITE(p + offsetof(sn_contact, manifold.points[1]));
-        SN_PREFETCH_WRITE(p + offsetof(sn_contact, manifold.point_count));
-      }
+  const int32_t *contacts = w->solver_contacts.data;
+  for (int32_t k = begin; k < end; ++k) {
+    if (k + SN_STORE_AHEAD < end) {
+      /* the lines of the manifold's points a little ahead (the contacts
+       * are not line-aligned: three or four lines; gaps where a contact
+       * does not touch) */
+      const char *p = (const char *)(w->contacts.data + contacts[k + SN_STORE_AHEAD]);
+      const char *first = p + offsetof(sn_contact, manifold.points);
+      SN_PREFETCH_WRITE(first);
+      SN_PREFETCH_WRITE(first + 64);
+      SN_PREFETCH_WRITE(p + offsetof(sn_contact, manifold.points[1]));
+      SN_PREFETCH_WRITE(p + offsetof(sn_contact, manifold.point_count));
     }
-    for (int l = 0; l < SN_WIDE_LANES; ++l) {
-      int32_t k = wide->lane_constraint[SN_WIDE_LANES * g + l];
-      if (k < 0) continue;
-      sn_contact *c = w->contacts.data + w->solver_contacts.data[k];
-      hits = hits || (any_hits && (c->flags & SN_CONTACT_ENABLE_HIT) != 0);
-      sn_wide_result r;
-      sn_wide_get_result(wide, g, l, &r);
-      sn_manifold *m = &c->manifold;
-      for (int32_t j = 0; j < m->point_count; ++j) {
-        bool kept = j < r.point_count;
-        m->points[j].normal_impulse = kept ? r.normal_impulse[j] : 0.0f;
-        m->points[j].tangent_impulse = kept ? r.tangent_impulse[j] : 0.0f;
-        m->points[j].max_normal_impulse = kept ? r.max_normal_impulse[j] : 0.0f;
-        if (kept) m->points[j].normal_velocity = r.relative_velocity[j];
-      }
+    sn_contact *c = w->contacts.data + contacts[k];
+    hits = hits || (any_hits && (c->flags & SN_CONTACT_ENABLE_HIT) != 0);
+    const int32_t slot = wide->contact_slot[k];
+    sn_wide_result r;
+    sn_wide_get_result(wide, slot / SN_WIDE_LANES, slot % SN_WIDE_LANES, &r);
+    sn_manifold *m = &c->manifold;
+    for (int32_t j = 0; j < m->point_count; ++j) {
+      bool kept = j < r.point_count;
+      m->points[j].normal_impulse = kept ? r.normal_impulse[j] : 0.0f;
+      m->points[j].tangent_impulse = kept ? r.tangent_impulse[j] : 0.0f;
+      m->points[j].max_normal_impulse = kept ? r.max_normal_impulse[j] : 0.0f;
+      if (kept) m->points[j].normal_velocity = r.relative_velocity[j];
     }
   }
   return hits;
@@ -316,26 +319,22 @@ typedef struct sn_list_run {
   int32_t block_size, block_count;
 } sn_list_run;
 
-static bool sn_solver_contact(const sn_world *w, int32_t ci) {
+/* Whether contact ci is a solver contact (touching, not left out by the
+ * pre-solve callback, with an awake body) and then its colouring key
+ * (dummy: the static slot; only awake bodies the contact can change are
+ * dynamic for it), from one read of the contact and its bodies' indices. */
+static inline bool sn_solver_contact_key(const sn_world *w, int32_t ci, int32_t dummy, sn_wide_key *key) {
   const sn_contact *c = w->contacts.data + ci;
-  /* touching and not left out by the pre-solve callback */
   if (!c->in_use || (c->flags & (SN_CONTACT_TOUCHING | SN_CONTACT_DISABLED)) != SN_CONTACT_TOUCHING) return false;
-  const int32_t *index = w->body_solver_index.data;
-  return index[c->edges[0].body] >= 0 || index[c->edges[1].body] >= 0;
-}
-
-/* The colouring key of solver contact ci (dummy: the static slot). Only
- * awake bodies the contact can change are dynamic for it. */
-static sn_wide_key sn_solver_key(const sn_world *w, int32_t ci, int32_t dummy) {
-  const sn_contact *c = w->contacts.data + ci;
-  const int32_t *index = w->body_solver_index.data;
   /* (solver index << 1 | can move, from sn_gather_awake_bodies: the bodies
    * themselves are not read here) */
-  int32_t xa = index[c->edges[0].body], xb = index[c->edges[1].body];
-  sn_wide_key k = {xa >= 0 ? xa >> 1 : dummy, xb >= 0 ? xb >> 1 : dummy, 0u};
-  if (xa >= 0 && (xa & 1)) k.dynamic |= 1u;
-  if (xb >= 0 && (xb & 1)) k.dynamic |= 2u;
-  return k;
+  const int32_t *index = w->body_solver_index.data;
+  const int32_t xa = index[c->edges[0].body], xb = index[c->edges[1].body];
+  if (xa < 0 && xb < 0) return false;
+  key->ia = xa >= 0 ? xa >> 1 : dummy;
+  key->ib = xb >= 0 ? xb >> 1 : dummy;
+  key->dynamic = (xa >= 0 && (xa & 1) ? 1u : 0u) | (xb >= 0 && (xb & 1) ? 2u : 0u);
+  return true;
 }
 
 static void sn_list_stage(void *context, const sn_stage *st, int32_t begin, int32_t end) {
@@ -343,8 +342,9 @@ static void sn_list_stage(void *context, const sn_stage *st, int32_t begin, int3
   sn_world *w = run->w;
   int32_t block = (begin - st->first) / (st->block_size > 0 ? st->block_size : 1);
   if (st->kind == SN_LIST_COUNT) {
-    int32_t n = 0;
-    for (int32_t ci = begin; ci < end; ++ci) n += sn_solver_contact(w, ci) ? 1 : 0;
+    int32_t n = 0, dummy = w->awake_bodies.count;
+    sn_wide_key key;
+    for (int32_t ci = begin; ci < end; ++ci) n += sn_solver_contact_key(w, ci, dummy, &key) ? 1 : 0;
     run->block_counts[block] = n;
   } else if (st->kind == SN_LIST_PREFIX) {
     int32_t total = 0;
@@ -357,8 +357,7 @@ static void sn_list_stage(void *context, const sn_stage *st, int32_t begin, int3
   } else {
     int32_t at = run->block_counts[block], dummy = w->awake_bodies.count;
     for (int32_t ci = begin; ci < end; ++ci) {
-      if (!sn_solver_contact(w, ci)) continue;
-      w->solver_keys.data[at] = sn_solver_key(w, ci, dummy);
+      if (!sn_solver_contact_key(w, ci, dummy, w->solver_keys.data + at)) continue;
       w->solver_contacts.data[at++] = ci;
     }
   }
@@ -383,8 +382,7 @@ bool sn_list_solver_contacts(sn_world *w) {
         SN_PREFETCH_READ(&ahead->flags);
         SN_PREFETCH_READ(&ahead->in_use);
       }
-      if (!sn_solver_contact(w, ci)) continue;
-      w->solver_keys.data[at] = sn_solver_key(w, ci, dummy);
+      if (!sn_solver_contact_key(w, ci, dummy, w->solver_keys.data + at)) continue;
       w->solver_contacts.data[at++] = ci;
     }
     w->solver_contacts.count = at;
@@ -443,6 +441,7 @@ bool sn_build_wide_set(sn_world *w, sn_wide_set *wide, bool reuse, int32_t group
   if (reuse) {
     if (!sn_wide_alloc_groups(wide, &w->arena, groups)) return false;
     wide->lane_constraint = w->wide_cache_lanes.data;
+    if (!sn_wide_index_contacts(wide, &w->arena, nc)) return false;
     memcpy(wide->color_first, w->wide_cache_color_first, sizeof(wide->color_first));
   } else {
     if (!sn_wide_build(wide, &w->arena, nc, w->contact_colors.data, groups)) return false;
@@ -480,6 +479,7 @@ bool sn_step_context_init(sn_world *w, sn_step_context *ctx, float dt) {
   ctx->push_max_velocity = w->settings.contact_push_max_velocity;
   ctx->restitution_threshold = w->settings.restitution_threshold;
   ctx->max_rotation = SN_MAX_ROTATION;
+  ctx->prepare_block = 0; /* (every group completed by sn_prepare_lanes until the step sets it) */
   if (ctx->states == NULL) return false;
   ctx->states[nb] = (sn_body_state){{0.0f, 0.0f}, 0.0f, 0.0f, {0.0f, 0.0f}, {1.0f, 0.0f}};
   return true;

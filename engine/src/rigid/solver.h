@@ -30,6 +30,7 @@ typedef struct sn_step_context {
   float push_max_velocity;
   float restitution_threshold;
   float max_rotation;
+  int32_t prepare_block; ///< solver contacts per block of the preparation (sn_prepare_lanes)
 } sn_step_context;
 
 /// What a body needs after the parallel write back (sn_step_context.post).
@@ -57,12 +58,16 @@ bool sn_step_context_init(sn_world *w, sn_step_context *ctx, float dt);
 /// Solver state of bodies [begin, end): velocities, step-start pose, the
 /// per-substep velocity change from gravity and forces, damping factors.
 void sn_init_bodies(sn_world *w, sn_step_context *ctx, float h, int32_t begin, int32_t end);
-/// Groups [begin, end): each lane's contact prepared straight into its lane.
-void sn_prepare_groups(const sn_world *w, const sn_step_context *ctx, const sn_wide_set *wide, int32_t begin,
-                       int32_t end);
+/// Solver contacts [begin, end), in contact order: each prepared straight
+/// into its lane (then sn_prepare_lanes completes the groups).
+void sn_prepare_contacts(const sn_world *w, const sn_step_context *ctx, const sn_wide_set *wide, int32_t begin,
+                         int32_t end);
+/// Groups [begin, end), once every contact is prepared: lane masks, padding
+/// (those within one block of ctx->prepare_block contacts are done).
+void sn_prepare_lanes(const sn_step_context *ctx, const sn_wide_set *wide, int32_t begin, int32_t end);
 void sn_integrate_velocities(sn_step_context *ctx, int32_t begin, int32_t end);
 void sn_integrate_positions(sn_step_context *ctx, int32_t begin, int32_t end);
-/// The accumulated impulses of groups [begin, end) back to their manifolds;
+/// The accumulated impulses of solver contacts [begin, end) back to their manifolds;
 /// true if one of them reports hit events (then sn_report_hits).
 bool sn_store_impulses(sn_world *w, const sn_wide_set *wide, int32_t begin, int32_t end);
 /// Hit events, in contact order.

@@ -20,7 +20,8 @@
  *    awake bodies, solver contacts          rigid/solver.c                sn_gather_awake_bodies
  *                                           rigid/solver.c                sn_list_solver_contacts
  *    contact colours and groups             rigid/solver.c                sn_color_contacts, sn_build_wide_set
- *    body states, contact preparation       rigid/solver.c                sn_init_bodies, sn_prepare_groups
+ *    body states, contact preparation       rigid/solver.c                sn_init_bodies, sn_prepare_contacts,
+ *                                                                         sn_prepare_lanes
  *    particle states                        soft/soft_step.c              sn_soft_begin
  *    plugin constraint batches, prepare     constraints/constraint_step.c sn_build_joint_batches
  *                                           constraints/constraint_step.c sn_joint_batches_prepare
@@ -83,7 +84,8 @@ static size_t sn_maxz(size_t a, size_t b) { return a > b ? a : b; }
  * the passes, so every worker count gives the same bits. */
 enum {
   SN_STAGE_INIT,           /* bodies: solver state and motion */
-  SN_STAGE_PREPARE,        /* groups: contacts prepared into their SoA lanes */
+  SN_STAGE_PREPARE,        /* solver contacts: prepared into their SoA lanes */
+  SN_STAGE_PREPARE_LANES,  /* groups: lane masks and padding */
   SN_STAGE_INTEGRATE_V,    /* bodies */
   SN_STAGE_SUBSTEP,        /* main: step info, rigid centres for particle contacts (arg = substep) */
   SN_STAGE_PREDICT,        /* particles: prediction (arg = substep) */
@@ -105,7 +107,7 @@ enum {
   SN_STAGE_POS_VELOCITIES, /* particles: v = (p - x) / h */
   SN_STAGE_POS_END,        /* main: rigid velocities from the motion, velocity pass */
   SN_STAGE_POST,           /* main: particles, plugin instances, restitution */
-  SN_STAGE_STORE,          /* groups: impulses back to the manifolds */
+  SN_STAGE_STORE,          /* solver contacts: impulses back to the manifolds */
   SN_STAGE_WRITE_BACK      /* bodies */
 };
 
@@ -154,7 +156,10 @@ static void sn_solver_stage(void *context, const sn_stage *st, int32_t begin, in
     sn_init_bodies(run->w, ctx, run->h, begin, end);
     break;
   case SN_STAGE_PREPARE:
-    sn_prepare_groups(run->w, ctx, run->wide, begin, end);
+    sn_prepare_contacts(run->w, ctx, run->wide, begin, end);
+    break;
+  case SN_STAGE_PREPARE_LANES:
+    sn_prepare_lanes(ctx, run->wide, begin, end);
     break;
   case SN_STAGE_INTEGRATE_V:
     sn_integrate_velocities(ctx, begin, end);
@@ -317,7 +322,7 @@ static inline bool sn_reserved(bool ok) {
  * and the plugin constraints counted, and the setup's stage runner here. */
 static size_t sn_solve_scratch_bytes(const sn_world *w, int32_t nb, int32_t groups, sn_joint_count joints) {
   return sn_contact_solver_scratch_bytes(nb, groups) + sn_soft_scratch_bytes(w) + sn_joint_scratch_bytes(nb, joints) +
-         sn_continuous_scratch_bytes(w) + sn_stage_runner_bytes(2);
+         sn_continuous_scratch_bytes(w) + sn_stage_runner_bytes(3);
 }
 
 /* Bounds, from the world before the narrowphase, on what the rest of the
@@ -448,9 +453,13 @@ static void sn_solve(sn_world *w, float dt) {
   run.wide = &wide;
   sn_stage_runner runner;
   int32_t workers = nb + nc + nj + w->particle_count >= w->parallel_min_items ? w->worker_count : 1;
-  if (!sn_reserved(sn_stage_runner_init(&runner, &w->arena, 2, workers, sn_solver_stage, &run))) return;
+  if (!sn_reserved(sn_stage_runner_init(&runner, &w->arena, 3, workers, sn_solver_stage, &run))) return;
   sn_stage_add(&runner, SN_STAGE_INIT, 0, 0, nb, SN_BLOCK_BODIES, 1);
-  sn_stage_add(&runner, SN_STAGE_PREPARE, 0, 0, wide.group_count, SN_BLOCK_GROUPS, 1);
+  sn_stage_add(&runner, SN_STAGE_PREPARE, 0, 0, nc, SN_BLOCK_CONTACTS, 1);
+  /* a block of contacts completes the groups it holds whole; the others
+   * after it (one block: all of them) */
+  ctx.prepare_block = nc > 0 ? runner.stages[runner.count - 1].block_size : 1;
+  if (workers > 1) sn_stage_add(&runner, SN_STAGE_PREPARE_LANES, 0, 0, wide.group_count, SN_BLOCK_GROUPS * 4, 1);
   sn_stage_run(&w->tasks, &runner);
 
   /* particles (their views are what particle constraints see) */
@@ -537,7 +546,7 @@ static void sn_solve(sn_world *w, float dt) {
     if (position_stage) sn_add_position_stages(&runner, batches, batch_count, &stage, &soft, i);
   }
   sn_stage_add_main(&runner, SN_STAGE_POST, 0);
-  sn_stage_add(&runner, SN_STAGE_STORE, 0, 0, wide.group_count, SN_BLOCK_GROUPS, 1);
+  sn_stage_add(&runner, SN_STAGE_STORE, 0, 0, nc, SN_BLOCK_CONTACTS, 1);
   sn_stage_add(&runner, SN_STAGE_WRITE_BACK, 0, 0, nb, SN_BLOCK_BODIES, 1);
   double t_loop = sn_clock_ms();
   sn_stage_run(&w->tasks, &runner);
