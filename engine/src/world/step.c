@@ -88,13 +88,15 @@ enum {
   SN_STAGE_SUBSTEP,        /* main: step info, rigid centres for particle contacts (arg = substep) */
   SN_STAGE_PREDICT,        /* particles: prediction (arg = substep) */
   SN_STAGE_WARM,           /* groups of colour arg */
-  SN_STAGE_JOINT_WARM,     /* main */
+  SN_STAGE_JOINT_WARM,     /* items of one colour of impulse type arg */
   SN_STAGE_SOLVE,          /* groups of colour arg, with bias */
-  SN_STAGE_JOINT_SOLVE,    /* main */
+  SN_STAGE_JOINT_SOLVE,    /* items of one colour of impulse type arg */
   SN_STAGE_INTEGRATE_P,    /* bodies */
   SN_STAGE_RELAX,          /* groups of colour arg, no bias */
-  SN_STAGE_JOINT_RELAX,    /* main */
-  SN_STAGE_POS_BEGIN,      /* main: joint projection, rigid poses before XPBD */
+  SN_STAGE_JOINT_RELAX,    /* items of one colour of impulse type arg */
+  SN_STAGE_JOINT_SWEEP,    /* main: projection sweep arg (info->iteration) */
+  SN_STAGE_JOINT_PROJECT,  /* items of one colour of impulse type arg: projection */
+  SN_STAGE_POS_BEGIN,      /* main: rigid poses before XPBD */
   SN_STAGE_POS_SWEEP,      /* main: info->iteration = arg */
   SN_STAGE_POS_PACK,       /* particles: arrays for batched types (arg: first sweep) */
   SN_STAGE_POS_UNPACK,     /* particles: their motion back to the states */
@@ -133,17 +135,15 @@ static void sn_post_substeps(sn_solver_run *run) {
   sn_wide_restitution(run->wide, run->ctx->states, run->ctx->restitution_threshold);
 }
 
-static void sn_run_joints(const sn_solver_run *run, int32_t kind) {
-  for (int32_t b = 0; b < run->batch_count; ++b) {
-    const sn_joint_batch *batch = run->batches + b;
-    if (!batch->impulse || batch->count == 0) continue;
-    if (kind == SN_STAGE_JOINT_WARM) {
-      if (batch->type->warm_start) sn_run_plugin(run->caller, batch, run->info, SN_CALLBACK_WARM_START);
-    } else {
-      sn_run_plugin(run->caller, batch, run->info,
-                    kind == SN_STAGE_JOINT_SOLVE ? SN_CALLBACK_SOLVE_VELOCITY : SN_CALLBACK_RELAX);
-    }
-  }
+/* A block [begin, end) of one colour of batch arg's items (item numbers from
+ * the first batch's: the owners list). */
+static void sn_run_joints(const sn_solver_run *run, const sn_stage *st, int32_t begin, int32_t end) {
+  const sn_joint_batch *batch = run->batches + st->arg;
+  int32_t callback = SN_CALLBACK_PROJECT;
+  if (st->kind == SN_STAGE_JOINT_WARM) callback = SN_CALLBACK_WARM_START;
+  if (st->kind == SN_STAGE_JOINT_SOLVE) callback = SN_CALLBACK_SOLVE_VELOCITY;
+  if (st->kind == SN_STAGE_JOINT_RELAX) callback = SN_CALLBACK_RELAX;
+  sn_run_plugin_range(run->caller, batch, run->info, callback, begin - batch->first, end - batch->first);
 }
 
 static void sn_solver_stage(void *context, const sn_stage *st, int32_t begin, int32_t end) {
@@ -182,13 +182,23 @@ static void sn_solver_stage(void *context, const sn_stage *st, int32_t begin, in
   case SN_STAGE_JOINT_WARM:
   case SN_STAGE_JOINT_SOLVE:
   case SN_STAGE_JOINT_RELAX:
-    sn_run_joints(run, st->kind);
+    sn_run_joints(run, st, begin, end);
+    break;
+  case SN_STAGE_JOINT_PROJECT: {
+    const sn_joint_batch *batch = run->batches + st->arg;
+    sn_run_plugin_on(run->caller, batch, run->info, SN_CALLBACK_PROJECT, batch->slot_items, batch->slot_owners,
+                     batch->count);
+    break;
+  }
+  case SN_STAGE_JOINT_SWEEP:
+    run->info->iterations = run->position->position_iterations;
+    run->info->iteration = st->arg;
     break;
   case SN_STAGE_INTEGRATE_P:
     sn_integrate_positions(ctx, begin, end);
     break;
   case SN_STAGE_POS_BEGIN:
-    sn_position_begin(ctx, run->soft, run->batches, run->batch_count, run->info, run->position, run->caller);
+    sn_position_begin(ctx, run->soft, run->info, run->position);
     break;
   case SN_STAGE_POS_SWEEP:
     run->info->iteration = st->arg;
@@ -243,11 +253,43 @@ static void sn_add_color_stages(sn_stage_runner *r, const sn_wide_set *wide, int
   }
 }
 
+/* One pass of the impulse joints (kind: warm start, solve, relax or
+ * projection): each type in order, colour by colour, a colour's items in
+ * blocks (the overflow colour one block). Returns the stages added. */
+static int32_t sn_add_joint_stages(sn_stage_runner *r, const sn_joint_batch *batches, int32_t batch_count,
+                                   int32_t kind) {
+  int32_t added = 0;
+  for (int32_t b = 0; b < batch_count; ++b) {
+    const sn_joint_batch *batch = batches + b;
+    if (!batch->impulse || batch->count == 0 || batch->colour_start == NULL) continue;
+    if (kind == SN_STAGE_JOINT_WARM && !batch->type->warm_start) continue;
+    if (kind == SN_STAGE_JOINT_PROJECT && !batch->type->project) continue;
+    for (int32_t c = 0; c <= SN_JOINT_OVERFLOW; ++c) {
+      int32_t first = batch->colour_start[c], count = batch->colour_start[c + 1] - first;
+      if (count == 0) continue;
+      if (kind == SN_STAGE_JOINT_PROJECT) {
+        /* (in slot order, on the calling thread: one stage a type) */
+        if (r != NULL) sn_stage_add_main(r, kind, b);
+        added++;
+        break;
+      }
+      if (r != NULL)
+        sn_stage_add(r, kind, b, batch->first + first, count, c == SN_JOINT_OVERFLOW ? count : SN_BLOCK_JOINTS, 1);
+      added++;
+    }
+  }
+  return added;
+}
+
 /* The position stage of one substep (the serial order of the old loop). */
 static void sn_add_position_stages(sn_stage_runner *r, const sn_joint_batch *batches, int32_t batch_count,
                                    const sn_position_setup *stage, const sn_soft_context *soft, int32_t substep) {
   const bool soft_active = soft->active;
   const int32_t np = soft->active ? soft->count : 0;
+  for (int32_t it = 0; stage->project_count > 0 && it < stage->position_iterations; ++it) {
+    sn_stage_add_main(r, SN_STAGE_JOINT_SWEEP, it);
+    sn_add_joint_stages(r, batches, batch_count, SN_STAGE_JOINT_PROJECT);
+  }
   sn_stage_add_main(r, SN_STAGE_POS_BEGIN, substep);
   if (stage->xpbd_count == 0 && !soft_active) return;
   for (int32_t it = 0; it < stage->soft_iterations; ++it) {
@@ -283,14 +325,17 @@ static void sn_add_position_stages(sn_stage_runner *r, const sn_joint_batch *bat
   sn_stage_add_main(r, SN_STAGE_POS_END, substep);
 }
 
-/* Stages of the position stage of one substep: an upper bound. */
-static int32_t sn_position_stage_capacity(const sn_joint_batch *batches, int32_t batch_count, int32_t sweeps) {
+/* Stages of the position stage of one substep: an upper bound (the joint
+ * projection's sweeps: joint_stages each and one to start it). */
+static int32_t sn_position_stage_capacity(const sn_joint_batch *batches, int32_t batch_count, int32_t sweeps,
+                                          int32_t projection_sweeps, int32_t joint_stages) {
   int32_t per_sweep = 3;
   for (int32_t b = 0; b < batch_count; ++b) {
     per_sweep += 2;
     if (batches[b].batched) per_sweep += batches[b].particles.colour_count;
   }
-  return 3 + sweeps * per_sweep + batch_count; /* + the batched types' starts */
+  /* + the batched types' starts */
+  return 3 + sweeps * per_sweep + batch_count + projection_sweeps * (1 + joint_stages);
 }
 
 /// Stages of the substep loop: an upper bound for the arena.
@@ -360,7 +405,12 @@ bool sn_solve_reserve(sn_world *w, float dt) {
   int32_t types = l->batched.count + l->item_types.count, colours = 0;
   for (int32_t r = 0; w->xpbd.valid && r < w->xpbd.ranges.count; ++r) colours += w->xpbd.ranges.data[r].level_count;
   const int64_t position = 3 + (int64_t)w->settings.soft_iterations * (3 + 2 * (int64_t)types + colours) + types;
-  const int64_t stages = sn_stage_capacity(w->settings.substeps) + (int64_t)w->settings.substeps * position;
+  /* the impulse joints: warm start, solve, relax and the projection sweeps,
+   * each a stage per type and colour (sn_add_joint_stages) */
+  const int64_t joint_stages = (int64_t)l->item_types.count * (SN_JOINT_COLORS + 1);
+  const int64_t projection = (int64_t)w->settings.position_iterations * (1 + joint_stages);
+  const int64_t stages = sn_stage_capacity(w->settings.substeps) +
+                         (int64_t)w->settings.substeps * (position + projection + 3 * joint_stages);
   /* (counts past an int32 are memory no allocator has: refused as such) */
   const int64_t frozen = (int64_t)nb + w->particles.count, lanes = (int64_t)SN_WIDE_LANES * groups;
   if (stages > INT32_MAX || frozen > INT32_MAX || lanes > INT32_MAX) return false;
@@ -386,7 +436,7 @@ bool sn_solve_reserve(sn_world *w, float dt) {
   /* the arena, reset between the narrowphase, the solve, breaking and the
    * islands: the largest of them (sn_soft_scratch_bytes reads the awake
    * list's capacity, reserved above) */
-  const sn_joint_count joints = {nj, endpoints, packed};
+  const sn_joint_count joints = {nj, endpoints, packed, types};
   size_t bytes = sn_narrowphase_scratch_bytes();
   bytes = sn_maxz(bytes, sn_solve_scratch_bytes(w, nb, groups, joints));
   bytes = sn_maxz(bytes, sn_breaking_scratch_bytes(w));
@@ -412,7 +462,7 @@ static void sn_solve(sn_world *w, float dt) {
   int32_t nb = w->awake_bodies.count, nc = w->solver_contacts.count;
   /* active plugin constraints, their endpoints and packed bytes */
   const sn_joint_count joints_active = sn_joint_count_active(w);
-  int32_t nj = joints_active.constraints, endpoints = joints_active.endpoints;
+  int32_t nj = joints_active.constraints;
   /* all step memory up front: nothing is allocated inside the substeps */
   if (!sn_reserved(sn_array_reserve(&w->mem, w->contact_colors, nc) &&
                    sn_array_reserve(&w->mem, w->body_color_masks, nb + 1)))
@@ -455,7 +505,7 @@ static void sn_solve(sn_world *w, float dt) {
   sn_joint_batches_alloc(w, nj, &batches, &owners);
   if (nj > 0 && !sn_reserved(sn_xpbd_schedule_update(w))) return;
   int32_t batch_count =
-      nj > 0 && batches && owners ? sn_build_joint_batches(w, &ctx, &soft, batches, nj, endpoints, owners) : 0;
+      nj > 0 && batches && owners ? sn_build_joint_batches(w, &ctx, &soft, batches, joints_active, owners) : 0;
   const sn_plugin_caller caller = {w, &ctx, &soft, owners};
   sn_step_info info;
   memset(&info, 0, sizeof(info));
@@ -509,9 +559,12 @@ static void sn_solve(sn_world *w, float dt) {
   run.dt = dt;
   atomic_init(&run.frozen, 0);
   atomic_init(&run.hits, 0);
-  int32_t capacity = sn_stage_capacity(substeps);
+  const int32_t joint_stages = sn_add_joint_stages(NULL, batches, batch_count, SN_STAGE_JOINT_SOLVE);
+  int32_t capacity = sn_stage_capacity(substeps) + substeps * 3 * joint_stages;
   if (position_stage)
-    capacity += substeps * sn_position_stage_capacity(batches, batch_count, w->settings.soft_iterations);
+    capacity +=
+        substeps * sn_position_stage_capacity(batches, batch_count, w->settings.soft_iterations,
+                                              stage.project_count > 0 ? stage.position_iterations : 0, joint_stages);
   if (!sn_reserved(sn_array_reserve(&w->mem, w->stages, capacity))) return;
   sn_stage_runner_init_on(&runner, w->stages.data, capacity, workers, sn_solver_stage, &run);
   for (int32_t i = 0; i < substeps; ++i) {
@@ -521,12 +574,12 @@ static void sn_solve(sn_world *w, float dt) {
     if (joints || position_stage || soft.active) sn_stage_add_main(&runner, SN_STAGE_SUBSTEP, i);
     if (soft.active) sn_stage_add(&runner, SN_STAGE_PREDICT, i, 0, soft.count, SN_BLOCK_PARTICLES, 1);
     sn_add_color_stages(&runner, &wide, SN_STAGE_WARM);
-    if (joints) sn_stage_add_main(&runner, SN_STAGE_JOINT_WARM, i);
+    sn_add_joint_stages(&runner, batches, batch_count, SN_STAGE_JOINT_WARM);
     sn_add_color_stages(&runner, &wide, SN_STAGE_SOLVE);
-    if (joints) sn_stage_add_main(&runner, SN_STAGE_JOINT_SOLVE, i);
+    sn_add_joint_stages(&runner, batches, batch_count, SN_STAGE_JOINT_SOLVE);
     sn_stage_add(&runner, SN_STAGE_INTEGRATE_P, i, 0, nb, SN_BLOCK_BODIES, 1);
     sn_add_color_stages(&runner, &wide, SN_STAGE_RELAX);
-    if (joints) sn_stage_add_main(&runner, SN_STAGE_JOINT_RELAX, i);
+    sn_add_joint_stages(&runner, batches, batch_count, SN_STAGE_JOINT_RELAX);
     if (position_stage) sn_add_position_stages(&runner, batches, batch_count, &stage, &soft, i);
   }
   sn_stage_add_main(&runner, SN_STAGE_POST, 0);
