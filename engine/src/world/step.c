@@ -136,14 +136,19 @@ static void sn_post_substeps(sn_solver_run *run) {
 }
 
 /* A block [begin, end) of one colour of batch arg's items (item numbers from
- * the first batch's: the owners list). */
+ * the first batch's: the owners list). A colour's items share no body state:
+ * the call says so (SN_STEP_INDEPENDENT_ITEMS), the overflow colour's do not. */
 static void sn_run_joints(const sn_solver_run *run, const sn_stage *st, int32_t begin, int32_t end) {
   const sn_joint_batch *batch = run->batches + st->arg;
-  int32_t callback = SN_CALLBACK_PROJECT;
+  int32_t callback = SN_CALLBACK_RELAX;
   if (st->kind == SN_STAGE_JOINT_WARM) callback = SN_CALLBACK_WARM_START;
   if (st->kind == SN_STAGE_JOINT_SOLVE) callback = SN_CALLBACK_SOLVE_VELOCITY;
-  if (st->kind == SN_STAGE_JOINT_RELAX) callback = SN_CALLBACK_RELAX;
-  sn_run_plugin_range(run->caller, batch, run->info, callback, begin - batch->first, end - batch->first);
+  begin -= batch->first;
+  end -= batch->first;
+  sn_step_info info = *run->info;
+  if (begin < batch->colour_start[SN_JOINT_OVERFLOW] && !run->w->joint_lanes_off)
+    info.flags |= SN_STEP_INDEPENDENT_ITEMS;
+  sn_run_plugin_range(run->caller, batch, &info, callback, begin, end);
 }
 
 static void sn_solver_stage(void *context, const sn_stage *st, int32_t begin, int32_t end) {
