@@ -356,6 +356,76 @@ static void revolute_point4(sn_constraint_item *items, int use_bias) {
   revolute_scatter_side(items, 0, &a);
   revolute_scatter_side(items, 1, &b);
 }
+/* The pose row back (dp, dq). */
+static inline __attribute__((always_inline)) void revolute_scatter_pose(sn_constraint_item *items, int side,
+                                                                         const revolute_side4 *g) {
+  __m128 r0 = (__m128)g->dpx, r1 = (__m128)g->dpy, r2 = (__m128)g->qc, r3 = (__m128)g->qs;
+  _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+  __m128 rows[4] = {r0, r1, r2, r3};
+  for (int l = 0; l < 4; ++l) _mm_storeu_ps(&items[l].bodies[side]->state->dp.x, rows[l]);
+}
+
+/* sn_pm_project_body per lane: the move (sn_pm_move_body, the turn of
+ * sn_pm_turn where the inverse inertia is not 0) and its velocity. */
+static inline __attribute__((always_inline)) void revolute_project_body4(revolute_side4 *g, rv4 px, rv4 py, rv4 l,
+                                                                          rv4 inv_h) {
+  g->dpx = g->dpx + g->m * px;
+  g->dpy = g->dpy + g->m * py;
+  const rv4 angle = g->i * l;
+  const rv4 rc = g->qc - angle * g->qs, rs = g->qs + angle * g->qc;
+  const rv4 len = (rv4)_mm_sqrt_ps((__m128)(rc * rc + rs * rs));
+  const ri4 turns = g->i != 0.0f, scaled = len > 0.0f;
+  g->qc = SN_PB_SEL_4(turns, SN_PB_SEL_4(scaled, rc / len, rc), g->qc);
+  g->qs = SN_PB_SEL_4(turns, SN_PB_SEL_4(scaled, rs / len, rs), g->qs);
+  const rv4 mh = g->m * inv_h;
+  g->vx = g->vx + mh * px;
+  g->vy = g->vy + mh * py;
+  g->w = g->w + g->i * inv_h * l;
+}
+
+/* revolute_project of four independent items (sn_pm_project_anchors, then
+ * the reaction sums per lane). */
+static void revolute_project4(const sn_step_info *info, sn_constraint_item *items) {
+  revolute_side4 a = revolute_gather_side(items, 0), b = revolute_gather_side(items, 1);
+  rv4 ra0x, ra0y, rb0x, rb0y, dcx, dcy, angle, axial;
+  REVOLUTE_ROWS(REVOLUTE_ARMS, ra0x, ra0y, rb0x, rb0y);
+  REVOLUTE_ROWS(REVOLUTE_GAP, dcx, dcy, angle, axial);
+  (void)angle, (void)axial;
+  const rv4 rax = a.qc * ra0x - a.qs * ra0y, ray = a.qs * ra0x + a.qc * ra0y;
+  const rv4 rbx = b.qc * rb0x - b.qs * rb0y, rby = b.qs * rb0x + b.qc * rb0y;
+  /* the gap, clamped to SN_PM_MAX_PROJECTION_SPEED h (sn_pm_clamp_length) */
+  rv4 sx = ((b.dpx - a.dpx) + (rbx - rax)) + dcx, sy = ((b.dpy - a.dpy) + (rby - ray)) + dcy;
+  const float max = SN_PM_MAX_PROJECTION_SPEED * info->h;
+  const rv4 maxv = {max, max, max, max};
+  const rv4 len_sq = sx * sx + sy * sy;
+  const ri4 within = len_sq <= maxv * maxv;
+  const rv4 f = maxv / (rv4)_mm_sqrt_ps((__m128)len_sq);
+  sx = SN_PB_SEL_4(within, sx, f * sx);
+  sy = SN_PB_SEL_4(within, sy, f * sy);
+  const rv4 k11 = a.m + b.m + ray * ray * a.i + rby * rby * b.i;
+  const rv4 k12 = -ray * rax * a.i - rby * rbx * b.i;
+  const rv4 k22 = a.m + b.m + rax * rax * a.i + rbx * rbx * b.i;
+  rv4 det = k11 * k22 - k12 * k12;
+  const rv4 one = {1.0f, 1.0f, 1.0f, 1.0f};
+  const ri4 nonzero = det != 0.0f;
+  det = SN_PB_SEL_4(nonzero, one / det, det);
+  /* P = -K^-1 sep; A moves by -P, B by P */
+  const rv4 px = -(det * (k22 * sx - k12 * sy)), py = -(det * (k11 * sy - k12 * sx));
+  const rv4 zero = {0.0f, 0.0f, 0.0f, 0.0f};
+  const rv4 inv_h = {info->inv_h, info->inv_h, info->inv_h, info->inv_h};
+  revolute_project_body4(&a, -px, -py, -((rax * py - ray * px) + zero), inv_h);
+  revolute_project_body4(&b, px, py, (rbx * py - rby * px) + zero, inv_h);
+  revolute_scatter_side(items, 0, &a);
+  revolute_scatter_side(items, 1, &b);
+  revolute_scatter_pose(items, 0, &a);
+  revolute_scatter_pose(items, 1, &b);
+  for (int l = 0; l < 4; ++l) {
+    revolute_instance *j = items[l].instance;
+    if (sn_pm_reaction_sample(info, &j->samples)) j->step_impulse = sn_pm_add(j->step_impulse, j->impulse);
+    j->step_impulse = sn_pm_add(j->step_impulse, sn_pm_reaction_correction2(info, sn_pm_vec2(px[l], py[l])));
+  }
+}
+
 #undef REVOLUTE_J
 #undef REVOLUTE_ARMS
 #undef REVOLUTE_GAP
@@ -395,7 +465,12 @@ static void revolute_solve(const sn_step_info *info, sn_constraint_item *items, 
 /* position stage: move the two anchors together (the host turns the motion
  * into velocity) */
 static void revolute_project(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
-  for (int32_t i = 0; i < count; ++i) {
+  int32_t i = 0;
+#if SN_PB_SIMD
+  if (sn_step_items_independent(info))
+    for (; i + 4 <= count; i += 4) revolute_project4(info, items + i);
+#endif
+  for (; i < count; ++i) {
     revolute_instance *j = items[i].instance;
     sn_vec2 P = sn_pm_project_anchors(info, items[i].bodies[0], items[i].bodies[1], j->ra, j->rb, j->delta_center);
     if (sn_pm_reaction_sample(info, &j->samples)) j->step_impulse = sn_pm_add(j->step_impulse, j->impulse);

@@ -268,6 +268,56 @@ static bool sn_add_items(sn_world *w, sn_step_context *ctx, const sn_soft_contex
   return true;
 }
 
+/* The projection's order for an impulse type's items: slot order cut into
+ * levels, an item's level one past the last level of the earlier items on
+ * its moving bodies (an item with particles: past every earlier item, and
+ * every later one past it). Items of a level share no moving body and
+ * every item they depend on in slot order lies in an earlier level, so the
+ * levels in turn (a level's items in any order, together or in parallel)
+ * give the serial slot order's bits: its Gauss-Seidel sweep, which carries
+ * a correction down a chain in one pass. c->found holds the found
+ * constraints in slot order, c->place their items. */
+static bool sn_add_wavefront(sn_world *w, const sn_step_context *ctx, sn_joint_batch *batch, sn_item_cursor *c,
+                             int32_t found) {
+  uint32_t *last = c->masks; /* per solver body: 1 + the level of its last item so far */
+  int32_t *level = c->order;
+  memset(last, 0, (size_t)ctx->body_count * sizeof(uint32_t));
+  int32_t levels = 0, barrier = 0;
+  for (int32_t i = 0; i < found; ++i) {
+    const sn_constraint *k = w->constraints.data + c->found[i];
+    int32_t at = barrier;
+    if (k->particle_count > 0) at = levels;
+    for (uint32_t m = 0; m < k->type->body_count; ++m) {
+      const int32_t s = w->bodies.data[k->bodies[m]].solver_index;
+      if (s >= 0 && (int32_t)last[s] > at) at = (int32_t)last[s];
+    }
+    level[i] = at;
+    for (uint32_t m = 0; m < k->type->body_count; ++m) {
+      const int32_t s = w->bodies.data[k->bodies[m]].solver_index;
+      if (s >= 0) last[s] = (uint32_t)at + 1u;
+    }
+    if (k->particle_count > 0) barrier = at + 1;
+    if (at + 1 > levels) levels = at + 1;
+  }
+  int32_t *start = sn_arena_alloc(&w->arena, (size_t)(levels + 2) * sizeof(int32_t));
+  sn_constraint_item *items = sn_arena_alloc(&w->arena, (size_t)found * sizeof(sn_constraint_item));
+  int32_t *owners = sn_arena_alloc(&w->arena, (size_t)found * sizeof(int32_t));
+  if (start == NULL || items == NULL || owners == NULL) return false;
+  memset(start, 0, (size_t)(levels + 2) * sizeof(int32_t));
+  for (int32_t i = 0; i < found; ++i) start[level[i] + 2]++;
+  for (int32_t l = 0; l < levels; ++l) start[l + 2] += start[l + 1];
+  for (int32_t i = 0; i < found; ++i) { /* (start[l + 1]: the next free place of level l) */
+    const int32_t at = start[level[i] + 1]++;
+    items[at] = batch->items[c->place[i]];
+    owners[at] = c->found[i];
+  }
+  batch->wave_items = items;
+  batch->wave_owners = owners;
+  batch->level_start = start;
+  batch->level_count = levels;
+  return true;
+}
+
 /* sn_add_items for an impulse type, its items in colour order: greedy
  * colouring in slot order over the bodies the step moves (a static or
  * sleeping side conflicts with nothing; a kinematic one does, its state is
@@ -337,17 +387,7 @@ static bool sn_add_coloured_items(sn_world *w, sn_step_context *ctx, const sn_so
     c->n++;
   }
   batch->count += found;
-  /* the same items in slot order, for the projection */
-  sn_constraint_item *slot_items = sn_arena_alloc(&w->arena, (size_t)found * sizeof(sn_constraint_item));
-  int32_t *slot_owners = sn_arena_alloc(&w->arena, (size_t)found * sizeof(int32_t));
-  if (slot_items == NULL || slot_owners == NULL) return false;
-  for (int32_t i = 0; i < found; ++i) {
-    slot_items[i] = batch->items[c->place[i]];
-    slot_owners[i] = c->found[i];
-  }
-  batch->slot_items = slot_items;
-  batch->slot_owners = slot_owners;
-  return true;
+  return sn_add_wavefront(w, ctx, batch, c, found);
 }
 
 /* Starts batch number b of type t at the cursor. */
@@ -472,15 +512,16 @@ sn_joint_count sn_joint_count_active(const sn_world *w) {
 
 size_t sn_joint_scratch_bytes(int32_t nb, sn_joint_count n) {
   /* batches and owners (sn_joint_batches_alloc), items, views, resting
-   * states, the colouring's lists and pointers (sn_build_joint_batches), each
+   * states, the colouring's lists, the projection's items and levels and
+   * pointers (sn_build_joint_batches), each
    * packed params and instance (sn_emit_item), the poses of the position
    * stage (sn_position_setup_alloc); 16 bytes of alignment each */
   return (size_t)n.constraints *
              (sizeof(sn_constraint_item) + 2 * sizeof(sn_constraint_body) + 2 * sizeof(sn_body_state) +
               sizeof(sn_joint_batch) + 5 * sizeof(int32_t) + 1 + sizeof(sn_constraint_item)) +
          (size_t)n.endpoints * sizeof(sn_constraint_body *) + n.packed + (size_t)nb * sizeof(sn_body_pose) +
-         (size_t)(nb + 1) * sizeof(uint32_t) + (size_t)n.types * (SN_JOINT_COLORS + 2) * sizeof(int32_t) +
-         (12 + 2 * (size_t)n.types) * 16;
+         (size_t)(nb + 1) * sizeof(uint32_t) + (size_t)n.types * (SN_JOINT_COLORS + 4) * sizeof(int32_t) +
+         (12 + 6 * (size_t)n.types) * 16;
 }
 
 void sn_joint_batches_alloc(sn_world *w, int32_t nj, sn_joint_batch **batches, int32_t **owners) {

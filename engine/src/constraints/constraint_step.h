@@ -25,6 +25,9 @@ typedef struct sn_body_pose {
 #define SN_JOINT_OVERFLOW SN_JOINT_COLORS
 /// Minimum items per block of a joint colour.
 #define SN_BLOCK_JOINTS 64
+/// A projection level with fewer items runs on one thread, with its
+/// neighbours of that size (a stage each would cost more than it solves).
+#define SN_JOINT_LEVEL_MIN 128
 
 /// Plugin constraints of one type, solved as a batch.
 typedef struct sn_joint_batch {
@@ -37,10 +40,13 @@ typedef struct sn_joint_batch {
   /* impulse types: items [colour_start[c], colour_start[c + 1]) have colour
    * c, c in 0 .. SN_JOINT_OVERFLOW (NULL for other types) */
   const int32_t *colour_start;
-  /* impulse types: the items again in slot order, and their owners (the
-   * projection's order) */
-  sn_constraint_item *slot_items;
-  const int32_t *slot_owners;
+  /* impulse types: the items again in the projection's order (slot order
+   * in levels, see sn_build_joint_batches) and their owners; level l is
+   * [level_start[l], level_start[l + 1]) */
+  sn_constraint_item *wave_items;
+  const int32_t *wave_owners;
+  const int32_t *level_start;
+  int32_t level_count;
   sn_particle_batch particles; /* batched: the type's constraints and the particles */
 } sn_joint_batch;
 

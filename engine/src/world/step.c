@@ -151,6 +151,27 @@ static void sn_run_joints(const sn_solver_run *run, const sn_stage *st, int32_t 
   sn_run_plugin_range(run->caller, batch, &info, callback, begin, end);
 }
 
+/* Items [begin, end) of batch b's projection order (whole levels, or part
+ * of one): level by level, each level's items independent. */
+static void sn_run_projection(const sn_solver_run *run, int32_t b, int32_t begin, int32_t end) {
+  const sn_joint_batch *batch = run->batches + b;
+  const int32_t *start = batch->level_start;
+  int32_t lo = 0, hi = batch->level_count; /* the level holding begin: start[lo] <= begin < start[lo + 1] */
+  while (hi - lo > 1) {
+    int32_t mid = lo + (hi - lo) / 2;
+    if (start[mid] <= begin) lo = mid;
+    else hi = mid;
+  }
+  sn_step_info info = *run->info;
+  if (!run->w->joint_lanes_off) info.flags |= SN_STEP_INDEPENDENT_ITEMS;
+  for (int32_t l = lo; begin < end; ++l) {
+    const int32_t stop = start[l + 1] < end ? start[l + 1] : end;
+    sn_run_plugin_on(run->caller, batch, &info, SN_CALLBACK_PROJECT, batch->wave_items + begin,
+                     batch->wave_owners + begin, stop - begin);
+    begin = stop;
+  }
+}
+
 static void sn_solver_stage(void *context, const sn_stage *st, int32_t begin, int32_t end) {
   sn_solver_run *run = context;
   sn_step_context *ctx = run->ctx;
@@ -189,12 +210,9 @@ static void sn_solver_stage(void *context, const sn_stage *st, int32_t begin, in
   case SN_STAGE_JOINT_RELAX:
     sn_run_joints(run, st, begin, end);
     break;
-  case SN_STAGE_JOINT_PROJECT: {
-    const sn_joint_batch *batch = run->batches + st->arg;
-    sn_run_plugin_on(run->caller, batch, run->info, SN_CALLBACK_PROJECT, batch->slot_items, batch->slot_owners,
-                     batch->count);
+  case SN_STAGE_JOINT_PROJECT:
+    sn_run_projection(run, st->arg, begin, end);
     break;
-  }
   case SN_STAGE_JOINT_SWEEP:
     run->info->iterations = run->position->position_iterations;
     run->info->iteration = st->arg;
@@ -268,16 +286,30 @@ static int32_t sn_add_joint_stages(sn_stage_runner *r, const sn_joint_batch *bat
     const sn_joint_batch *batch = batches + b;
     if (!batch->impulse || batch->count == 0 || batch->colour_start == NULL) continue;
     if (kind == SN_STAGE_JOINT_WARM && !batch->type->warm_start) continue;
-    if (kind == SN_STAGE_JOINT_PROJECT && !batch->type->project) continue;
+    if (kind == SN_STAGE_JOINT_PROJECT) {
+      if (!batch->type->project) continue;
+      /* levels: a large one in parallel blocks, runs of small ones as one
+       * block (the order of sn_run_projection) */
+      int32_t small = -1;
+      for (int32_t l = 0; l < batch->level_count; ++l) {
+        int32_t first = batch->level_start[l], count = batch->level_start[l + 1] - first;
+        if (count < SN_JOINT_LEVEL_MIN) {
+          if (small < 0) small = first;
+          continue;
+        }
+        if (small >= 0 && r != NULL) sn_stage_add(r, kind, b, small, first - small, first - small, 1);
+        added += small >= 0;
+        small = -1;
+        if (r != NULL) sn_stage_add(r, kind, b, first, count, SN_BLOCK_JOINTS, 1);
+        added++;
+      }
+      if (small >= 0 && r != NULL) sn_stage_add(r, kind, b, small, batch->count - small, batch->count - small, 1);
+      added += small >= 0;
+      continue;
+    }
     for (int32_t c = 0; c <= SN_JOINT_OVERFLOW; ++c) {
       int32_t first = batch->colour_start[c], count = batch->colour_start[c + 1] - first;
       if (count == 0) continue;
-      if (kind == SN_STAGE_JOINT_PROJECT) {
-        /* (in slot order, on the calling thread: one stage a type) */
-        if (r != NULL) sn_stage_add_main(r, kind, b);
-        added++;
-        break;
-      }
       if (r != NULL)
         sn_stage_add(r, kind, b, batch->first + first, count, c == SN_JOINT_OVERFLOW ? count : SN_BLOCK_JOINTS, 1);
       added++;
@@ -331,16 +363,16 @@ static void sn_add_position_stages(sn_stage_runner *r, const sn_joint_batch *bat
 }
 
 /* Stages of the position stage of one substep: an upper bound (the joint
- * projection's sweeps: joint_stages each and one to start it). */
+ * projection's sweeps: projection_stages each and one to start it). */
 static int32_t sn_position_stage_capacity(const sn_joint_batch *batches, int32_t batch_count, int32_t sweeps,
-                                          int32_t projection_sweeps, int32_t joint_stages) {
+                                          int32_t projection_sweeps, int32_t projection_stages) {
   int32_t per_sweep = 3;
   for (int32_t b = 0; b < batch_count; ++b) {
     per_sweep += 2;
     if (batches[b].batched) per_sweep += batches[b].particles.colour_count;
   }
   /* + the batched types' starts */
-  return 3 + sweeps * per_sweep + batch_count + projection_sweeps * (1 + joint_stages);
+  return 3 + sweeps * per_sweep + batch_count + projection_sweeps * (1 + projection_stages);
 }
 
 /// Stages of the substep loop: an upper bound for the arena.
@@ -410,10 +442,12 @@ bool sn_solve_reserve(sn_world *w, float dt) {
   int32_t types = l->batched.count + l->item_types.count, colours = 0;
   for (int32_t r = 0; w->xpbd.valid && r < w->xpbd.ranges.count; ++r) colours += w->xpbd.ranges.data[r].level_count;
   const int64_t position = 3 + (int64_t)w->settings.soft_iterations * (3 + 2 * (int64_t)types + colours) + types;
-  /* the impulse joints: warm start, solve, relax and the projection sweeps,
-   * each a stage per type and colour (sn_add_joint_stages) */
+  /* the impulse joints: warm start, solve and relax, each a stage per type
+   * and colour, and the projection sweeps, each a stage per large level and
+   * per run of small ones between them (sn_add_joint_stages) */
   const int64_t joint_stages = (int64_t)l->item_types.count * (SN_JOINT_COLORS + 1);
-  const int64_t projection = (int64_t)w->settings.position_iterations * (1 + joint_stages);
+  const int64_t projection = (int64_t)w->settings.position_iterations *
+                             (2 + (int64_t)l->item_types.count + 2 * (int64_t)nj / SN_JOINT_LEVEL_MIN);
   const int64_t stages = sn_stage_capacity(w->settings.substeps) +
                          (int64_t)w->settings.substeps * (position + projection + 3 * joint_stages);
   /* (counts past an int32 are memory no allocator has: refused as such) */
@@ -565,11 +599,13 @@ static void sn_solve(sn_world *w, float dt) {
   atomic_init(&run.frozen, 0);
   atomic_init(&run.hits, 0);
   const int32_t joint_stages = sn_add_joint_stages(NULL, batches, batch_count, SN_STAGE_JOINT_SOLVE);
+  const int32_t projection_stages = sn_add_joint_stages(NULL, batches, batch_count, SN_STAGE_JOINT_PROJECT);
   int32_t capacity = sn_stage_capacity(substeps) + substeps * 3 * joint_stages;
   if (position_stage)
     capacity +=
         substeps * sn_position_stage_capacity(batches, batch_count, w->settings.soft_iterations,
-                                              stage.project_count > 0 ? stage.position_iterations : 0, joint_stages);
+                                              stage.project_count > 0 ? stage.position_iterations : 0,
+                                              projection_stages);
   if (!sn_reserved(sn_array_reserve(&w->mem, w->stages, capacity))) return;
   sn_stage_runner_init_on(&runner, w->stages.data, capacity, workers, sn_solver_stage, &run);
   for (int32_t i = 0; i < substeps; ++i) {
