@@ -358,7 +358,7 @@ static void revolute_point4(sn_constraint_item *items, int use_bias) {
 }
 /* The pose row back (dp, dq). */
 static inline __attribute__((always_inline)) void revolute_scatter_pose(sn_constraint_item *items, int side,
-                                                                         const revolute_side4 *g) {
+                                                                        const revolute_side4 *g) {
   __m128 r0 = (__m128)g->dpx, r1 = (__m128)g->dpy, r2 = (__m128)g->qc, r3 = (__m128)g->qs;
   _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
   __m128 rows[4] = {r0, r1, r2, r3};
@@ -368,7 +368,7 @@ static inline __attribute__((always_inline)) void revolute_scatter_pose(sn_const
 /* sn_pm_project_body per lane: the move (sn_pm_move_body, the turn of
  * sn_pm_turn where the inverse inertia is not 0) and its velocity. */
 static inline __attribute__((always_inline)) void revolute_project_body4(revolute_side4 *g, rv4 px, rv4 py, rv4 l,
-                                                                          rv4 inv_h) {
+                                                                         rv4 inv_h) {
   g->dpx = g->dpx + g->m * px;
   g->dpy = g->dpy + g->m * py;
   const rv4 angle = g->i * l;

@@ -115,12 +115,12 @@ typedef struct sn_step_info {
 
 /// sn_step_info.flags: the items of this call share no body state (no two
 /// of them have the same moving body; a static or sleeping side is a
-/// private copy per item). Set on warm_start and solve_velocity calls over
-/// one colour of an impulse type's items (the host's colouring,
-/// docs/plugins.md "Independent items"); never on prepare or project. The
-/// plugin may then solve the items in any order or several at a time (SIMD
-/// lanes) but must give the bits that solving them one after another
-/// gives: each item's arithmetic is the same, and no item sees another's.
+/// private copy per item). Set on warm_start, solve_velocity and project
+/// calls over one level of an impulse type's items (docs/plugins.md,
+/// "Independent items"); never on prepare. The plugin may then solve the
+/// items in any order or several at a time (SIMD lanes) but must give the
+/// bits that solving them one after another gives: each item's arithmetic
+/// is the same, and no item sees another's.
 #define SN_STEP_INDEPENDENT_ITEMS 1u
 
 /// True when info says the call's items share no body state

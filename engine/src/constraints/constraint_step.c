@@ -111,8 +111,8 @@ _Static_assert(sizeof(sn_body_state) == sizeof(sn_solver_body) &&
                "plugin ABI: sn_solver_body must match the solver's body state");
 
 /* The position stage as pieces the stage list strings together (see
- * sn_add_position_stages): the joint projection (its sweeps colour by
- * colour, stages of their own), begin (the rigid poses before XPBD), then
+ * sn_add_position_stages): the joint projection (its sweeps level by
+ * level, stages of their own), begin (the rigid poses before XPBD), then
  * per sweep the XPBD types in order (a batched type colour by colour, each
  * colour a parallel stage; the others per item on the calling thread) and
  * the particle collisions, then end (velocities from the motion, the
@@ -175,25 +175,23 @@ void sn_wake_joined(sn_world *w) {
 }
 
 /* Where sn_build_joint_batches writes its items, and its scratch for the
- * colouring. */
+ * levels. */
 typedef struct sn_item_cursor {
   sn_constraint_item *items;
   sn_constraint_body *views;
   sn_body_state *rest; ///< a private state per view of a body the step does not move
   sn_constraint_body **ptrs;
   int32_t *owners;
-  int32_t *found, *order; ///< a type's constraints as found, then in colour order
-  int32_t *place;         ///< the item number of each found constraint
-  uint8_t *colour;        ///< the colour of each found constraint
-  uint32_t *masks;        ///< per solver body: the colours its constraints took
-  int32_t *colour_start;  ///< SN_JOINT_COLORS + 2 entries per batch
+  int32_t *found, *order; ///< a type's constraints as found, then in level order
+  int32_t *level;         ///< the level of each found constraint
+  uint32_t *last;         ///< per solver body: one past the level of its last item
   int32_t n, used;
 } sn_item_cursor;
 
 /* Item n of the cursor for constraint j, its params and instance at pp and
  * ip (packed copies): a view per rigid body. A body the step does not move
  * (static, asleep) gets a private copy of the resting state, so the items
- * of one colour share no memory. */
+ * of one level share no memory. */
 static void sn_view_item(sn_world *w, sn_step_context *ctx, const sn_soft_context *soft, sn_item_cursor *c, int32_t n,
                          int32_t j, const void *pp, void *ip) {
   const sn_constraint *k = w->constraints.data + j;
@@ -268,25 +266,31 @@ static bool sn_add_items(sn_world *w, sn_step_context *ctx, const sn_soft_contex
   return true;
 }
 
-/* The projection's order for an impulse type's items: slot order cut into
- * levels, an item's level one past the last level of the earlier items on
- * its moving bodies (an item with particles: past every earlier item, and
- * every later one past it). Items of a level share no moving body and
- * every item they depend on in slot order lies in an earlier level, so the
- * levels in turn (a level's items in any order, together or in parallel)
- * give the serial slot order's bits: its Gauss-Seidel sweep, which carries
- * a correction down a chain in one pass. c->found holds the found
- * constraints in slot order, c->place their items. */
-static bool sn_add_wavefront(sn_world *w, const sn_step_context *ctx, sn_joint_batch *batch, sn_item_cursor *c,
-                             int32_t found) {
-  uint32_t *last = c->masks; /* per solver body: 1 + the level of its last item so far */
-  int32_t *level = c->order;
+/* sn_add_items for an impulse type, its items in levels: slot order cut
+ * into levels, an item's level one past the last level of the earlier items
+ * on its moving bodies (a static or sleeping side conflicts with nothing; a
+ * kinematic one does, its state is written; an item with particles comes
+ * past every earlier item, and every later one past it). The items of a
+ * level share no state, and every item an item follows in slot order on a
+ * body lies in an earlier level: the levels in turn, each level's items in
+ * any order, together (SIMD lanes) or in parallel blocks, give the bits of
+ * the serial slot order, whose Gauss-Seidel sweeps carry a correction down
+ * a chain in one pass. The levels depend on the constraints and the awake
+ * bodies alone, never on the worker count. */
+static bool sn_add_levelled_items(sn_world *w, sn_step_context *ctx, const sn_soft_context *soft, sn_joint_batch *batch,
+                                  sn_item_cursor *c, const int32_t *slots, int32_t from, int32_t count) {
+  int32_t found = 0;
+  for (int32_t e = from; e < count; ++e) {
+    const int32_t j = slots ? slots[e] : e;
+    if (sn_item_of(w, batch, j)) c->found[found++] = j;
+  }
+  uint32_t *last = c->last; /* per solver body: 1 + the level of its last item so far */
+  int32_t *level = c->level;
   memset(last, 0, (size_t)ctx->body_count * sizeof(uint32_t));
   int32_t levels = 0, barrier = 0;
   for (int32_t i = 0; i < found; ++i) {
     const sn_constraint *k = w->constraints.data + c->found[i];
-    int32_t at = barrier;
-    if (k->particle_count > 0) at = levels;
+    int32_t at = k->particle_count > 0 ? levels : barrier;
     for (uint32_t m = 0; m < k->type->body_count; ++m) {
       const int32_t s = w->bodies.data[k->bodies[m]].solver_index;
       if (s >= 0 && (int32_t)last[s] > at) at = (int32_t)last[s];
@@ -299,86 +303,28 @@ static bool sn_add_wavefront(sn_world *w, const sn_step_context *ctx, sn_joint_b
     if (k->particle_count > 0) barrier = at + 1;
     if (at + 1 > levels) levels = at + 1;
   }
+  /* a counting sort by level (within a level, slot order) */
   int32_t *start = sn_arena_alloc(&w->arena, (size_t)(levels + 2) * sizeof(int32_t));
-  sn_constraint_item *items = sn_arena_alloc(&w->arena, (size_t)found * sizeof(sn_constraint_item));
-  int32_t *owners = sn_arena_alloc(&w->arena, (size_t)found * sizeof(int32_t));
-  if (start == NULL || items == NULL || owners == NULL) return false;
+  if (start == NULL) return false;
   memset(start, 0, (size_t)(levels + 2) * sizeof(int32_t));
   for (int32_t i = 0; i < found; ++i) start[level[i] + 2]++;
   for (int32_t l = 0; l < levels; ++l) start[l + 2] += start[l + 1];
-  for (int32_t i = 0; i < found; ++i) { /* (start[l + 1]: the next free place of level l) */
-    const int32_t at = start[level[i] + 1]++;
-    items[at] = batch->items[c->place[i]];
-    owners[at] = c->found[i];
-  }
-  batch->wave_items = items;
-  batch->wave_owners = owners;
   batch->level_start = start;
   batch->level_count = levels;
-  return true;
-}
-
-/* sn_add_items for an impulse type, its items in colour order: greedy
- * colouring in slot order over the bodies the step moves (a static or
- * sleeping side conflicts with nothing; a kinematic one does, its state is
- * written), the first of SN_JOINT_COLORS colours none of the item's bodies
- * has yet, else the overflow colour (and always for items with particles).
- * The items of a colour share no state, so a colour runs in parallel
- * blocks; the colouring depends on the constraints and the awake bodies
- * alone, never on the worker count. */
-static bool sn_add_coloured_items(sn_world *w, sn_step_context *ctx, const sn_soft_context *soft, sn_joint_batch *batch,
-                                  int32_t batch_index, sn_item_cursor *c, const int32_t *slots, int32_t from,
-                                  int32_t count) {
-  int32_t found = 0;
-  for (int32_t e = from; e < count; ++e) {
-    const int32_t j = slots ? slots[e] : e;
-    if (sn_item_of(w, batch, j)) c->found[found++] = j;
-  }
-  memset(c->masks, 0, (size_t)ctx->body_count * sizeof(uint32_t));
-  int32_t *start = c->colour_start + (size_t)batch_index * (SN_JOINT_COLORS + 2);
-  memset(start, 0, (SN_JOINT_COLORS + 2) * sizeof(int32_t));
-  const uint32_t all = SN_JOINT_COLORS >= 32 ? ~0u : (1u << SN_JOINT_COLORS) - 1u;
-  for (int32_t i = 0; i < found; ++i) {
-    const sn_constraint *k = w->constraints.data + c->found[i];
-    int32_t colour = SN_JOINT_OVERFLOW;
-    if (k->particle_count == 0) {
-      uint32_t taken = 0;
-      for (uint32_t m = 0; m < k->type->body_count; ++m) {
-        const int32_t s = w->bodies.data[k->bodies[m]].solver_index;
-        if (s >= 0) taken |= c->masks[s];
-      }
-      const uint32_t free_colours = ~taken & all;
-      if (free_colours != 0) {
-        colour = __builtin_ctz(free_colours);
-        for (uint32_t m = 0; m < k->type->body_count; ++m) {
-          const int32_t s = w->bodies.data[k->bodies[m]].solver_index;
-          if (s >= 0) c->masks[s] |= 1u << colour;
-        }
-      }
-    }
-    c->colour[i] = (uint8_t)colour;
-    start[colour + 1]++;
-  }
-  for (int32_t q = 0; q <= SN_JOINT_COLORS; ++q) start[q + 1] += start[q];
-  /* a counting sort: within a colour the slot order */
-  batch->colour_start = start;
   if (found == 0) return true;
-  /* params and instances packed in colour order, copied in slot order (the
+  /* params and instances packed in level order, copied in slot order (the
    * constraints' own memory is read once, front to back) */
   const sn_constraint_type *t = batch->type;
   uintptr_t pp, ip;
   const size_t ps = sn_pack_block(w, t->params_size, t->params_align, found, &pp);
   const size_t is = sn_pack_block(w, t->instance_size, t->instance_align, found, &ip);
   if (pp == 0 || ip == 0) return false;
-  int32_t next[SN_JOINT_COLORS + 1];
-  memcpy(next, start, sizeof(next));
-  for (int32_t i = 0; i < found; ++i) {
-    const int32_t at = next[c->colour[i]]++;
+  for (int32_t i = 0; i < found; ++i) { /* (start[l + 1]: the next free place of level l) */
+    const int32_t at = start[level[i] + 1]++;
     const sn_constraint *k = w->constraints.data + c->found[i];
     memcpy((void *)(pp + (size_t)at * ps), k->params, t->params_size);
     memcpy((void *)(ip + (size_t)at * is), k->instance, t->instance_size);
     c->order[at] = c->found[i];
-    c->place[i] = at;
   }
   for (int32_t at = 0; at < found; ++at) {
     c->owners[c->n] = c->order[at];
@@ -387,7 +333,7 @@ static bool sn_add_coloured_items(sn_world *w, sn_step_context *ctx, const sn_so
     c->n++;
   }
   batch->count += found;
-  return sn_add_wavefront(w, ctx, batch, c, found);
+  return true;
 }
 
 /* Starts batch number b of type t at the cursor. */
@@ -408,7 +354,7 @@ static sn_joint_batch *sn_begin_batch(sn_joint_batch *batches, int32_t b, const 
  * not every constraint: the per-item constraints, with the batched types
  * merged in at their first slots (batched constraints are always active), so
  * the types come in the order a scan of every slot finds them. Impulse
- * types come in colour order (sn_add_coloured_items). */
+ * types come in levels (sn_add_levelled_items). */
 int32_t sn_build_joint_batches(sn_world *w, sn_step_context *ctx, const sn_soft_context *soft, sn_joint_batch *batches,
                                sn_joint_count n, int32_t *owners) {
   const int32_t nj = n.constraints;
@@ -419,14 +365,12 @@ int32_t sn_build_joint_batches(sn_world *w, sn_step_context *ctx, const sn_soft_
   c.ptrs = sn_arena_alloc(&w->arena, (size_t)n.endpoints * sizeof(sn_constraint_body *) + 1);
   c.found = sn_arena_alloc(&w->arena, (size_t)nj * sizeof(int32_t) + 1);
   c.order = sn_arena_alloc(&w->arena, (size_t)nj * sizeof(int32_t) + 1);
-  c.place = sn_arena_alloc(&w->arena, (size_t)nj * sizeof(int32_t) + 1);
-  c.colour = sn_arena_alloc(&w->arena, (size_t)nj + 1);
-  c.masks = sn_arena_alloc(&w->arena, (size_t)(ctx->body_count + 1) * sizeof(uint32_t));
-  c.colour_start = sn_arena_alloc(&w->arena, (size_t)n.types * (SN_JOINT_COLORS + 2) * sizeof(int32_t) + 1);
+  c.level = sn_arena_alloc(&w->arena, (size_t)nj * sizeof(int32_t) + 1);
+  c.last = sn_arena_alloc(&w->arena, (size_t)(ctx->body_count + 1) * sizeof(uint32_t));
   c.owners = owners;
   c.n = c.used = 0;
   if (c.items == NULL || c.views == NULL || c.rest == NULL || c.ptrs == NULL || c.found == NULL || c.order == NULL ||
-      c.place == NULL || c.colour == NULL || c.masks == NULL || c.colour_start == NULL)
+      c.level == NULL || c.last == NULL)
     return 0;
   const sn_constraint_lists *l = &w->constraint_lists;
   const bool batching = soft->active && w->xpbd.valid;
@@ -443,7 +387,7 @@ int32_t sn_build_joint_batches(sn_world *w, sn_step_context *ctx, const sn_soft_
         batch->count = batch->particles.count;
         c.n += batch->count;
       } else if (!((batch->type->flags & SN_CONSTRAINT_IMPULSE) != 0
-                       ? sn_add_coloured_items(w, ctx, soft, batch, b, &c, NULL, 0, w->constraints.count)
+                       ? sn_add_levelled_items(w, ctx, soft, batch, &c, NULL, 0, w->constraints.count)
                        : sn_add_items(w, ctx, soft, batch, &c, NULL, 0, w->constraints.count))) {
         return 0;
       }
@@ -458,7 +402,7 @@ int32_t sn_build_joint_batches(sn_world *w, sn_step_context *ctx, const sn_soft_
     const int32_t b = batch_count++;
     sn_joint_batch *batch = sn_begin_batch(batches, b, first->type, &c);
     const bool ok = (first->type->flags & SN_CONSTRAINT_IMPULSE) != 0
-                        ? sn_add_coloured_items(w, ctx, soft, batch, b, &c, l->items.data, e, l->items.count)
+                        ? sn_add_levelled_items(w, ctx, soft, batch, &c, l->items.data, e, l->items.count)
                         : sn_add_items(w, ctx, soft, batch, &c, l->items.data, e, l->items.count);
     if (!ok) return 0;
   }
@@ -511,17 +455,16 @@ sn_joint_count sn_joint_count_active(const sn_world *w) {
 }
 
 size_t sn_joint_scratch_bytes(int32_t nb, sn_joint_count n) {
-  /* batches and owners (sn_joint_batches_alloc), items, views, resting
-   * states, the colouring's lists, the projection's items and levels and
-   * pointers (sn_build_joint_batches), each
-   * packed params and instance (sn_emit_item), the poses of the position
-   * stage (sn_position_setup_alloc); 16 bytes of alignment each */
-  return (size_t)n.constraints *
-             (sizeof(sn_constraint_item) + 2 * sizeof(sn_constraint_body) + 2 * sizeof(sn_body_state) +
-              sizeof(sn_joint_batch) + 5 * sizeof(int32_t) + 1 + sizeof(sn_constraint_item)) +
+  /* batches and owners (sn_joint_batches_alloc); items, views, resting
+   * states, pointers, the levels' lists (found, order, level: an int each,
+   * the level starts: one more than the levels, 2 more a type) and each
+   * body's last level (sn_build_joint_batches); each packed params and
+   * instance (sn_emit_item, sn_add_levelled_items); the poses of the
+   * position stage (sn_position_setup_alloc); 16 bytes of alignment each */
+  return (size_t)n.constraints * (sizeof(sn_constraint_item) + 2 * sizeof(sn_constraint_body) +
+                                  2 * sizeof(sn_body_state) + sizeof(sn_joint_batch) + 5 * sizeof(int32_t)) +
          (size_t)n.endpoints * sizeof(sn_constraint_body *) + n.packed + (size_t)nb * sizeof(sn_body_pose) +
-         (size_t)(nb + 1) * sizeof(uint32_t) + (size_t)n.types * (SN_JOINT_COLORS + 4) * sizeof(int32_t) +
-         (12 + 6 * (size_t)n.types) * 16;
+         (size_t)(nb + 1) * sizeof(uint32_t) + (size_t)n.types * (2 * sizeof(int32_t) + 3 * 16) + 12 * 16;
 }
 
 void sn_joint_batches_alloc(sn_world *w, int32_t nj, sn_joint_batch **batches, int32_t **owners) {

@@ -18,16 +18,12 @@ typedef struct sn_body_pose {
   sn_rot dq;
 } sn_body_pose;
 
-/// Colours of the impulse joints' items (sn_build_joint_batches): the items
-/// of one colour share no body the step moves, so a colour runs in parallel
-/// blocks; SN_JOINT_OVERFLOW holds the rest, one block.
-#define SN_JOINT_COLORS   24
-#define SN_JOINT_OVERFLOW SN_JOINT_COLORS
-/// Minimum items per block of a joint colour.
-#define SN_BLOCK_JOINTS 64
-/// A projection level with fewer items runs on one thread, with its
-/// neighbours of that size (a stage each would cost more than it solves).
+/// The impulse joints' items come in levels (sn_build_joint_batches): the
+/// items of a level share no body the step moves. A level with fewer items
+/// runs on one thread, with its neighbours of that size (a stage each would
+/// cost more than it solves); a larger one in blocks of SN_BLOCK_JOINTS.
 #define SN_JOINT_LEVEL_MIN 128
+#define SN_BLOCK_JOINTS    64
 
 /// Plugin constraints of one type, solved as a batch.
 typedef struct sn_joint_batch {
@@ -37,14 +33,8 @@ typedef struct sn_joint_batch {
   sn_constraint_item *items;
   int32_t count;
   int32_t first; /* the first item's entry in the owners list */
-  /* impulse types: items [colour_start[c], colour_start[c + 1]) have colour
-   * c, c in 0 .. SN_JOINT_OVERFLOW (NULL for other types) */
-  const int32_t *colour_start;
-  /* impulse types: the items again in the projection's order (slot order
-   * in levels, see sn_build_joint_batches) and their owners; level l is
-   * [level_start[l], level_start[l + 1]) */
-  sn_constraint_item *wave_items;
-  const int32_t *wave_owners;
+  /* impulse types: the items in levels, level l is items
+   * [level_start[l], level_start[l + 1]) (NULL for other types) */
   const int32_t *level_start;
   int32_t level_count;
   sn_particle_batch particles; /* batched: the type's constraints and the particles */

@@ -88,14 +88,14 @@ enum {
   SN_STAGE_SUBSTEP,        /* main: step info, rigid centres for particle contacts (arg = substep) */
   SN_STAGE_PREDICT,        /* particles: prediction (arg = substep) */
   SN_STAGE_WARM,           /* groups of colour arg */
-  SN_STAGE_JOINT_WARM,     /* items of one colour of impulse type arg */
+  SN_STAGE_JOINT_WARM,     /* levels of impulse type arg (sn_add_joint_stages) */
   SN_STAGE_SOLVE,          /* groups of colour arg, with bias */
-  SN_STAGE_JOINT_SOLVE,    /* items of one colour of impulse type arg */
+  SN_STAGE_JOINT_SOLVE,    /* levels of impulse type arg */
   SN_STAGE_INTEGRATE_P,    /* bodies */
   SN_STAGE_RELAX,          /* groups of colour arg, no bias */
-  SN_STAGE_JOINT_RELAX,    /* items of one colour of impulse type arg */
+  SN_STAGE_JOINT_RELAX,    /* levels of impulse type arg */
   SN_STAGE_JOINT_SWEEP,    /* main: projection sweep arg (info->iteration) */
-  SN_STAGE_JOINT_PROJECT,  /* items of one colour of impulse type arg: projection */
+  SN_STAGE_JOINT_PROJECT,  /* levels of impulse type arg: projection */
   SN_STAGE_POS_BEGIN,      /* main: rigid poses before XPBD */
   SN_STAGE_POS_SWEEP,      /* main: info->iteration = arg */
   SN_STAGE_POS_PACK,       /* particles: arrays for batched types (arg: first sweep) */
@@ -135,39 +135,29 @@ static void sn_post_substeps(sn_solver_run *run) {
   sn_wide_restitution(run->wide, run->ctx->states, run->ctx->restitution_threshold);
 }
 
-/* A block [begin, end) of one colour of batch arg's items (item numbers from
- * the first batch's: the owners list). A colour's items share no body state:
- * the call says so (SN_STEP_INDEPENDENT_ITEMS), the overflow colour's do not. */
+/* Items [begin, end) of batch arg (whole levels, or part of one) through
+ * the stage's callback, level by level: a level's items share no body
+ * state, and the call says so (SN_STEP_INDEPENDENT_ITEMS). */
 static void sn_run_joints(const sn_solver_run *run, const sn_stage *st, int32_t begin, int32_t end) {
   const sn_joint_batch *batch = run->batches + st->arg;
-  int32_t callback = SN_CALLBACK_RELAX;
+  int32_t callback = SN_CALLBACK_PROJECT;
   if (st->kind == SN_STAGE_JOINT_WARM) callback = SN_CALLBACK_WARM_START;
   if (st->kind == SN_STAGE_JOINT_SOLVE) callback = SN_CALLBACK_SOLVE_VELOCITY;
-  begin -= batch->first;
-  end -= batch->first;
-  sn_step_info info = *run->info;
-  if (begin < batch->colour_start[SN_JOINT_OVERFLOW] && !run->w->joint_lanes_off)
-    info.flags |= SN_STEP_INDEPENDENT_ITEMS;
-  sn_run_plugin_range(run->caller, batch, &info, callback, begin, end);
-}
-
-/* Items [begin, end) of batch b's projection order (whole levels, or part
- * of one): level by level, each level's items independent. */
-static void sn_run_projection(const sn_solver_run *run, int32_t b, int32_t begin, int32_t end) {
-  const sn_joint_batch *batch = run->batches + b;
+  if (st->kind == SN_STAGE_JOINT_RELAX) callback = SN_CALLBACK_RELAX;
   const int32_t *start = batch->level_start;
   int32_t lo = 0, hi = batch->level_count; /* the level holding begin: start[lo] <= begin < start[lo + 1] */
   while (hi - lo > 1) {
     int32_t mid = lo + (hi - lo) / 2;
-    if (start[mid] <= begin) lo = mid;
-    else hi = mid;
+    if (start[mid] <= begin)
+      lo = mid;
+    else
+      hi = mid;
   }
   sn_step_info info = *run->info;
   if (!run->w->joint_lanes_off) info.flags |= SN_STEP_INDEPENDENT_ITEMS;
   for (int32_t l = lo; begin < end; ++l) {
     const int32_t stop = start[l + 1] < end ? start[l + 1] : end;
-    sn_run_plugin_on(run->caller, batch, &info, SN_CALLBACK_PROJECT, batch->wave_items + begin,
-                     batch->wave_owners + begin, stop - begin);
+    sn_run_plugin_range(run->caller, batch, &info, callback, begin, stop);
     begin = stop;
   }
 }
@@ -208,10 +198,8 @@ static void sn_solver_stage(void *context, const sn_stage *st, int32_t begin, in
   case SN_STAGE_JOINT_WARM:
   case SN_STAGE_JOINT_SOLVE:
   case SN_STAGE_JOINT_RELAX:
-    sn_run_joints(run, st, begin, end);
-    break;
   case SN_STAGE_JOINT_PROJECT:
-    sn_run_projection(run, st->arg, begin, end);
+    sn_run_joints(run, st, begin, end);
     break;
   case SN_STAGE_JOINT_SWEEP:
     run->info->iterations = run->position->position_iterations;
@@ -277,43 +265,32 @@ static void sn_add_color_stages(sn_stage_runner *r, const sn_wide_set *wide, int
 }
 
 /* One pass of the impulse joints (kind: warm start, solve, relax or
- * projection): each type in order, colour by colour, a colour's items in
- * blocks (the overflow colour one block). Returns the stages added. */
+ * projection): each type in order, level by level, a large level in
+ * parallel blocks and each run of small ones between them as one block
+ * (sn_run_joints walks its levels). Returns the stages added. */
 static int32_t sn_add_joint_stages(sn_stage_runner *r, const sn_joint_batch *batches, int32_t batch_count,
                                    int32_t kind) {
   int32_t added = 0;
   for (int32_t b = 0; b < batch_count; ++b) {
     const sn_joint_batch *batch = batches + b;
-    if (!batch->impulse || batch->count == 0 || batch->colour_start == NULL) continue;
+    if (!batch->impulse || batch->count == 0 || batch->level_start == NULL) continue;
     if (kind == SN_STAGE_JOINT_WARM && !batch->type->warm_start) continue;
-    if (kind == SN_STAGE_JOINT_PROJECT) {
-      if (!batch->type->project) continue;
-      /* levels: a large one in parallel blocks, runs of small ones as one
-       * block (the order of sn_run_projection) */
-      int32_t small = -1;
-      for (int32_t l = 0; l < batch->level_count; ++l) {
-        int32_t first = batch->level_start[l], count = batch->level_start[l + 1] - first;
-        if (count < SN_JOINT_LEVEL_MIN) {
-          if (small < 0) small = first;
-          continue;
-        }
-        if (small >= 0 && r != NULL) sn_stage_add(r, kind, b, small, first - small, first - small, 1);
-        added += small >= 0;
-        small = -1;
-        if (r != NULL) sn_stage_add(r, kind, b, first, count, SN_BLOCK_JOINTS, 1);
-        added++;
+    if (kind == SN_STAGE_JOINT_PROJECT && !batch->type->project) continue;
+    int32_t small = -1;
+    for (int32_t l = 0; l < batch->level_count; ++l) {
+      int32_t first = batch->level_start[l], count = batch->level_start[l + 1] - first;
+      if (count < SN_JOINT_LEVEL_MIN) {
+        if (small < 0) small = first;
+        continue;
       }
-      if (small >= 0 && r != NULL) sn_stage_add(r, kind, b, small, batch->count - small, batch->count - small, 1);
+      if (small >= 0 && r != NULL) sn_stage_add(r, kind, b, small, first - small, first - small, 1);
       added += small >= 0;
-      continue;
-    }
-    for (int32_t c = 0; c <= SN_JOINT_OVERFLOW; ++c) {
-      int32_t first = batch->colour_start[c], count = batch->colour_start[c + 1] - first;
-      if (count == 0) continue;
-      if (r != NULL)
-        sn_stage_add(r, kind, b, batch->first + first, count, c == SN_JOINT_OVERFLOW ? count : SN_BLOCK_JOINTS, 1);
+      small = -1;
+      if (r != NULL) sn_stage_add(r, kind, b, first, count, SN_BLOCK_JOINTS, 1);
       added++;
     }
+    if (small >= 0 && r != NULL) sn_stage_add(r, kind, b, small, batch->count - small, batch->count - small, 1);
+    added += small >= 0;
   }
   return added;
 }
@@ -442,12 +419,11 @@ bool sn_solve_reserve(sn_world *w, float dt) {
   int32_t types = l->batched.count + l->item_types.count, colours = 0;
   for (int32_t r = 0; w->xpbd.valid && r < w->xpbd.ranges.count; ++r) colours += w->xpbd.ranges.data[r].level_count;
   const int64_t position = 3 + (int64_t)w->settings.soft_iterations * (3 + 2 * (int64_t)types + colours) + types;
-  /* the impulse joints: warm start, solve and relax, each a stage per type
-   * and colour, and the projection sweeps, each a stage per large level and
-   * per run of small ones between them (sn_add_joint_stages) */
-  const int64_t joint_stages = (int64_t)l->item_types.count * (SN_JOINT_COLORS + 1);
-  const int64_t projection = (int64_t)w->settings.position_iterations *
-                             (2 + (int64_t)l->item_types.count + 2 * (int64_t)nj / SN_JOINT_LEVEL_MIN);
+  /* the impulse joints: warm start, solve, relax and the projection sweeps
+   * (one more stage each), each a stage per large level and per run of
+   * small ones between them (sn_add_joint_stages) */
+  const int64_t joint_stages = 1 + (int64_t)l->item_types.count + 2 * (int64_t)nj / SN_JOINT_LEVEL_MIN;
+  const int64_t projection = (int64_t)w->settings.position_iterations * (1 + joint_stages);
   const int64_t stages = sn_stage_capacity(w->settings.substeps) +
                          (int64_t)w->settings.substeps * (position + projection + 3 * joint_stages);
   /* (counts past an int32 are memory no allocator has: refused as such) */
@@ -602,10 +578,9 @@ static void sn_solve(sn_world *w, float dt) {
   const int32_t projection_stages = sn_add_joint_stages(NULL, batches, batch_count, SN_STAGE_JOINT_PROJECT);
   int32_t capacity = sn_stage_capacity(substeps) + substeps * 3 * joint_stages;
   if (position_stage)
-    capacity +=
-        substeps * sn_position_stage_capacity(batches, batch_count, w->settings.soft_iterations,
-                                              stage.project_count > 0 ? stage.position_iterations : 0,
-                                              projection_stages);
+    capacity += substeps * sn_position_stage_capacity(batches, batch_count, w->settings.soft_iterations,
+                                                      stage.project_count > 0 ? stage.position_iterations : 0,
+                                                      projection_stages);
   if (!sn_reserved(sn_array_reserve(&w->mem, w->stages, capacity))) return;
   sn_stage_runner_init_on(&runner, w->stages.data, capacity, workers, sn_solver_stage, &run);
   for (int32_t i = 0; i < substeps; ++i) {
