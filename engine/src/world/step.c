@@ -137,7 +137,8 @@ static void sn_post_substeps(sn_solver_run *run) {
 
 /* Items [begin, end) of batch arg (whole levels, or part of one) through
  * the stage's callback, level by level: a level's items share no body
- * state, and the call says so (SN_STEP_INDEPENDENT_ITEMS). */
+ * state, and the call says so (SN_STEP_INDEPENDENT_ITEMS; not with the
+ * plugin checks, which call one item at a time). */
 static void sn_run_joints(const sn_solver_run *run, const sn_stage *st, int32_t begin, int32_t end) {
   const sn_joint_batch *batch = run->batches + st->arg;
   int32_t callback = SN_CALLBACK_PROJECT;
@@ -154,7 +155,7 @@ static void sn_run_joints(const sn_solver_run *run, const sn_stage *st, int32_t 
       hi = mid;
   }
   sn_step_info info = *run->info;
-  if (!run->w->joint_lanes_off) info.flags |= SN_STEP_INDEPENDENT_ITEMS;
+  if (!run->w->joint_lanes_off && !run->w->check_plugins) info.flags |= SN_STEP_INDEPENDENT_ITEMS;
   for (int32_t l = lo; begin < end; ++l) {
     const int32_t stop = start[l + 1] < end ? start[l + 1] : end;
     sn_run_plugin_range(run->caller, batch, &info, callback, begin, stop);
