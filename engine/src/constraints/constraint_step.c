@@ -182,25 +182,25 @@ typedef struct sn_item_cursor {
   sn_body_state *rest; ///< a private state per view of a body the step does not move
   sn_constraint_body **ptrs;
   int32_t *owners;
-  int32_t *found, *order; ///< a type's constraints as found, then in level order
-  int32_t *level;         ///< the level of each found constraint
-  uint32_t *last;         ///< per solver body: one past the level of its last item
+  int32_t *found, *ends; ///< a type's constraints as found; by place, the first pointer of each
+  int32_t *level;        ///< the level of each found constraint
+  uint32_t *last;        ///< per solver body: one past the level of its last item
   int32_t n, used;
 } sn_item_cursor;
 
 /* Item n of the cursor for constraint j, its params and instance at pp and
- * ip (packed copies): a view per rigid body. A body the step does not move
- * (static, asleep) gets a private copy of the resting state, so the items
- * of one level share no memory. */
+ * ip (packed copies): a view per rigid body, the endpoints' pointers at ptrs.
+ * A body the step does not move (static, asleep) gets a private copy of the
+ * resting state, so the items of one level share no memory. */
 static void sn_view_item(sn_world *w, sn_step_context *ctx, const sn_soft_context *soft, sn_item_cursor *c, int32_t n,
-                         int32_t j, const void *pp, void *ip) {
+                         int32_t j, const void *pp, void *ip, sn_constraint_body **ptrs) {
   const sn_constraint *k = w->constraints.data + j;
   const sn_constraint_type *t = k->type;
   sn_constraint_item *item = c->items + n;
   memset(item, 0, sizeof(*item));
   item->params = pp;
   item->instance = ip;
-  item->bodies = c->ptrs + c->used;
+  item->bodies = ptrs;
   item->body_count = (int32_t)t->body_count + k->particle_count;
   for (uint32_t m = 0; m < t->body_count; ++m) {
     const sn_body *body = w->bodies.data + k->bodies[m];
@@ -215,9 +215,9 @@ static void sn_view_item(sn_world *w, sn_step_context *ctx, const sn_soft_contex
     v->q = body->xf.q;
     v->local_center = body->local_center;
     v->origin = body->xf.p;
-    c->ptrs[c->used++] = v;
+    *ptrs++ = v;
   }
-  for (int32_t m = 0; m < k->particle_count; ++m) c->ptrs[c->used++] = soft->views + k->particles[m];
+  for (int32_t m = 0; m < k->particle_count; ++m) *ptrs++ = soft->views + k->particles[m];
 }
 
 /* Room for count packed records of size bytes aligned to align: the stride,
@@ -243,7 +243,8 @@ static bool sn_emit_item(sn_world *w, sn_step_context *ctx, const sn_soft_contex
   memcpy((void *)pp, k->params, t->params_size);
   memcpy((void *)ip, k->instance, t->instance_size);
   c->owners[c->n] = j;
-  sn_view_item(w, ctx, soft, c, c->n, j, (const void *)pp, (void *)ip);
+  sn_view_item(w, ctx, soft, c, c->n, j, (const void *)pp, (void *)ip, c->ptrs + c->used);
+  c->used += (int32_t)t->body_count + k->particle_count;
   c->n++;
   batch->count++;
   return true;
@@ -319,19 +320,33 @@ static bool sn_add_levelled_items(sn_world *w, sn_step_context *ctx, const sn_so
   const size_t ps = sn_pack_block(w, t->params_size, t->params_align, found, &pp);
   const size_t is = sn_pack_block(w, t->instance_size, t->instance_align, found, &ip);
   if (pp == 0 || ip == 0) return false;
+  /* each item's place (into level[]) and its endpoints' first pointer
+   * (c->ends, by place), then everything written in slot order: the
+   * constraints and their bodies are read front to back */
+  int32_t *ends = c->ends;
   for (int32_t i = 0; i < found; ++i) { /* (start[l + 1]: the next free place of level l) */
     const int32_t at = start[level[i] + 1]++;
     const sn_constraint *k = w->constraints.data + c->found[i];
+    level[i] = at;
+    ends[at] = (int32_t)t->body_count + k->particle_count;
+  }
+  for (int32_t at = 0, sum = c->used; at < found; ++at) {
+    const int32_t endpoints = ends[at];
+    ends[at] = sum;
+    sum += endpoints;
+  }
+  const int32_t n0 = c->n;
+  for (int32_t i = 0; i < found; ++i) {
+    const int32_t at = level[i], j = c->found[i];
+    const sn_constraint *k = w->constraints.data + j;
     memcpy((void *)(pp + (size_t)at * ps), k->params, t->params_size);
     memcpy((void *)(ip + (size_t)at * is), k->instance, t->instance_size);
-    c->order[at] = c->found[i];
+    c->owners[n0 + at] = j;
+    sn_view_item(w, ctx, soft, c, n0 + at, j, (const void *)(pp + (size_t)at * ps), (void *)(ip + (size_t)at * is),
+                 c->ptrs + ends[at]);
+    c->used += (int32_t)t->body_count + k->particle_count;
   }
-  for (int32_t at = 0; at < found; ++at) {
-    c->owners[c->n] = c->order[at];
-    sn_view_item(w, ctx, soft, c, c->n, c->order[at], (const void *)(pp + (size_t)at * ps),
-                 (void *)(ip + (size_t)at * is));
-    c->n++;
-  }
+  c->n += found;
   batch->count += found;
   return true;
 }
@@ -364,12 +379,12 @@ int32_t sn_build_joint_batches(sn_world *w, sn_step_context *ctx, const sn_soft_
   c.rest = sn_arena_alloc(&w->arena, (size_t)nj * 2 * sizeof(sn_body_state) + 1);
   c.ptrs = sn_arena_alloc(&w->arena, (size_t)n.endpoints * sizeof(sn_constraint_body *) + 1);
   c.found = sn_arena_alloc(&w->arena, (size_t)nj * sizeof(int32_t) + 1);
-  c.order = sn_arena_alloc(&w->arena, (size_t)nj * sizeof(int32_t) + 1);
+  c.ends = sn_arena_alloc(&w->arena, (size_t)nj * sizeof(int32_t) + 1);
   c.level = sn_arena_alloc(&w->arena, (size_t)nj * sizeof(int32_t) + 1);
   c.last = sn_arena_alloc(&w->arena, (size_t)(ctx->body_count + 1) * sizeof(uint32_t));
   c.owners = owners;
   c.n = c.used = 0;
-  if (c.items == NULL || c.views == NULL || c.rest == NULL || c.ptrs == NULL || c.found == NULL || c.order == NULL ||
+  if (c.items == NULL || c.views == NULL || c.rest == NULL || c.ptrs == NULL || c.found == NULL || c.ends == NULL ||
       c.level == NULL || c.last == NULL)
     return 0;
   const sn_constraint_lists *l = &w->constraint_lists;
@@ -456,7 +471,7 @@ sn_joint_count sn_joint_count_active(const sn_world *w) {
 
 size_t sn_joint_scratch_bytes(int32_t nb, sn_joint_count n) {
   /* batches and owners (sn_joint_batches_alloc); items, views, resting
-   * states, pointers, the levels' lists (found, order, level: an int each,
+   * states, pointers, the levels' lists (found, ends, level: an int each,
    * the level starts: one more than the levels, 2 more a type) and each
    * body's last level (sn_build_joint_batches); each packed params and
    * instance (sn_emit_item, sn_add_levelled_items); the poses of the
