@@ -296,8 +296,8 @@ static bool sn_rag_create(sn_scene *s, struct sn_box2d_state *st, int32_t slot, 
     bd.position = (sn_vec2){p.x, p.y + b->y};
     bd.linear_damping = b->damping;
     /* Box2D gives the ragdoll bodies a sleep threshold of 0.1 m/s (its
-     * default is 0.05): Sinew has no per-body sleep threshold, so they keep
-     * the world's sleep rule. */
+     * default is 0.05) */
+    bd.sleep_threshold = 0.1f;
     bones[k] = sn_create_body(s->world, &bd);
     if (!sn_body_is_valid(s->world, bones[k])) return false;
     sn_shape_def sd = sn_default_shape_def();

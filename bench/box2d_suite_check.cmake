@@ -6,10 +6,13 @@
 # count, each with the scene's exact body, shape and joint counts (facts of
 # the scene, not of the machine), the steps asked for and a run that ended
 # with the same state as itself; with both worker counts (no WORKERS), the
-# same state hash on 1 and 2 workers for each configuration. No time is
-# checked.
+# same state hash on 1 and 2 workers for each configuration. The --table
+# file has one row per worker count naming the scene, its figures and, on
+# the 2-worker row, the equal hashes. No time is checked.
 cmake_minimum_required(VERSION 3.19)
-set(args --suite box2d --scene ${SCENE} --runs 1 --steps ${STEPS})
+set(table "${CMAKE_CURRENT_BINARY_DIR}/box2d_${SCENE}_table.md")
+file(REMOVE "${table}")
+set(args --suite box2d --scene ${SCENE} --runs 1 --steps ${STEPS} --table ${table})
 set(expected_lines 4)
 if(WORKERS)
   list(APPEND args --workers ${WORKERS})
@@ -62,4 +65,29 @@ foreach(line IN LISTS lines)
       message(FATAL_ERROR "${SCENE}: no field ${field}")
     endif()
   endforeach()
+endforeach()
+
+# the table: header, separator, one row per worker count
+file(STRINGS "${table}" rows ENCODING UTF-8)
+list(LENGTH rows nrows)
+math(EXPR want_rows "2 + ${expected_lines} / 2")
+if(NOT nrows EQUAL want_rows)
+  message(FATAL_ERROR "${table}: ${nrows} lines, expected ${want_rows}")
+endif()
+list(GET rows 0 header)
+if(NOT header MATCHES "^\\| scene \\| workers \\| Box2D v3.1.1 \\|")
+  message(FATAL_ERROR "${table}: header ${header}")
+endif()
+list(GET fields 0 first_field)
+foreach(k RANGE 2 ${nrows})
+  if(k EQUAL nrows)
+    break()
+  endif()
+  list(GET rows ${k} row)
+  if(NOT row MATCHES "^\\| `${SCENE}` \\| [12] \\| .*${first_field}: ")
+    message(FATAL_ERROR "${table}: row ${row}")
+  endif()
+  if(NOT WORKERS AND k EQUAL 3 AND NOT row MATCHES "\\| yes \\|$")
+    message(FATAL_ERROR "${table}: 2-worker row without equal hashes: ${row}")
+  endif()
 endforeach()

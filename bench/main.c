@@ -15,29 +15,33 @@
 #include "platform/platform.h" /* sn_thread_cpu_ms */
 
 static void sn_usage(FILE *f) {
-  fprintf(f, "usage: sinew-bench [--scene NAME] [--size N] [--steps N] [--substeps N] [--soft-iterations N] [--sleep]\n"
-             "       sinew-bench --peers [--scene NAME] [--size N] [--steps N] [--substeps N] [--block N]\n"
-             "                   [--svg FILE] [--table FILE]\n"
-             "  scenes: pyramid (20, 50, 100), tower (20), rain (2000), ratio, chain (100 revolute links),\n"
-             "          cards (house of cards; size = lean from horizontal in degrees, 45..85, default 68),\n"
-             "          cloth (32, 64, 128), jelly (50), mixed\n"
-             "  no --scene: every scene at its standard sizes\n"
-             "  --peers: the rigid scenes on Sinew and on Box2D 2.4 / Chipmunk 7 (if built in), interleaved\n"
-             "           in turns of --block steps (10); one JSON line per engine and a ratio line per scene\n"
-             "  --svg FILE: with --peers, plot ms/step against bodies (no --scene: pyramid 10..100)\n"
-             "  --table FILE: with --peers, a Markdown table of the runs\n"
-             "  --threads N: step Sinew's worlds on N workers (sinew::threads pool; default 1)\n"
-             "       sinew-bench --soak SECONDS | --soak-steps N [--scene rain|jelly|mixed|all] [--seed N]\n"
-             "                   [--world-steps N] [--json] [--soak-fault]\n"
-             "  --soak: the rain, jelly and mixed scenes in turn, each world living --world-steps steps (3600),\n"
-             "          with seeded spawning and deleting and invariant checks (docs/benchmark.md); a summary\n"
-             "          on stderr, one JSON line with --json; exit 1 on any invariant failure\n"
-             "  --soak-fault: destroy a body behind the driver's back at step 100 of each world (tests the checks)\n"
-             "       sinew-bench --suite box2d [--scene NAME] [--workers N] [--runs R] [--steps N]\n"
-             "  --suite box2d: Box2D v3.1.1's benchmark scenes (joint_grid, large_pyramid, many_pyramids, rain,\n"
-             "          smash, spinner, tumbler) timed by its protocol, Sinew's defaults and 4 substeps run by run;\n"
-             "          one JSON line per scene, configuration and worker count (--workers N: that count only,\n"
-             "          default 1 and 2; --runs R: minimum of R runs, default 2; --steps N: instead of the scene's)\n");
+  fprintf(f,
+          "usage: sinew-bench [--scene NAME] [--size N] [--steps N] [--substeps N] [--soft-iterations N] [--sleep]\n"
+          "       sinew-bench --peers [--scene NAME] [--size N] [--steps N] [--substeps N] [--block N]\n"
+          "                   [--svg FILE] [--table FILE]\n"
+          "  scenes: pyramid (20, 50, 100), tower (20), rain (2000), ratio, chain (100 revolute links),\n"
+          "          cards (house of cards; size = lean from horizontal in degrees, 45..85, default 68),\n"
+          "          tiny (one box resting on the ground: the fixed cost of a step), cloth (32, 64, 128),\n"
+          "          jelly (50), mixed\n"
+          "  no --scene: every scene at its standard sizes\n"
+          "  --peers: the rigid scenes on Sinew and on Box2D 2.4 / Chipmunk 7 (if built in), interleaved\n"
+          "           in turns of --block steps (10); one JSON line per engine and a ratio line per scene\n"
+          "  --svg FILE: with --peers, plot ms/step against bodies (no --scene: pyramid 10..100)\n"
+          "  --table FILE: with --peers, a Markdown table of the runs\n"
+          "  --threads N: step Sinew's worlds on N workers (sinew::threads pool; default 1)\n"
+          "       sinew-bench --soak SECONDS | --soak-steps N [--scene rain|jelly|mixed|all] [--seed N]\n"
+          "                   [--world-steps N] [--json] [--soak-fault]\n"
+          "  --soak: the rain, jelly and mixed scenes in turn, each world living --world-steps steps (3600),\n"
+          "          with seeded spawning and deleting and invariant checks (docs/benchmark.md); a summary\n"
+          "          on stderr, one JSON line with --json; exit 1 on any invariant failure\n"
+          "  --soak-fault: destroy a body behind the driver's back at step 100 of each world (tests the checks)\n"
+          "       sinew-bench --suite box2d [--scene NAME] [--workers N] [--runs R] [--steps N] [--svg FILE]\n"
+          "                   [--table FILE]\n"
+          "  --suite box2d: Box2D v3.1.1's benchmark scenes (joint_grid, large_pyramid, many_pyramids, rain,\n"
+          "          smash, spinner, tumbler) timed by its protocol, Sinew's defaults and 4 substeps run by run;\n"
+          "          one JSON line per scene, configuration and worker count (--workers N: that count only,\n"
+          "          default 1 and 2; --runs R: minimum of R runs, default 2; --steps N: instead of the scene's);\n"
+          "          --svg FILE: bars of each total over Box2D's; --table FILE: the totals and figures in Markdown\n");
 }
 
 static int32_t sn_soft_iterations = 0;
@@ -159,12 +163,16 @@ int main(int argc, char **argv) {
     if (steps < 0 || steps == 1 || workers < 0 || workers > SN_MAX_WORKERS || runs < 0 || runs > 1000 || peers ||
         soak || sleep || size != 0 || substeps != 0 || sn_soft_iterations != 0 || threads != 1) {
       fprintf(stderr,
-              "sinew-bench: --suite box2d takes only --scene, --workers N (1..%d), --runs R (1..1000)\n"
-              "             and --steps N (>= 2: step 0 is not timed)\n",
+              "sinew-bench: --suite box2d takes only --scene, --workers N (1..%d), --runs R (1..1000),\n"
+              "             --steps N (>= 2: step 0 is not timed), --svg FILE and --table FILE\n",
               SN_MAX_WORKERS);
       return 2;
     }
-    sn_box2d_suite_options bo = {scene, workers, runs, steps};
+    if (po.block != 0) {
+      fprintf(stderr, "sinew-bench: --block goes with --peers\n");
+      return 2;
+    }
+    sn_box2d_suite_options bo = {scene, workers, runs, steps, po.svg_path, po.table_path};
     return sn_box2d_suite_run(&bo);
   }
   if (workers != 0 || runs != 0) {
@@ -245,6 +253,7 @@ int main(int argc, char **argv) {
   rc |= sn_run("ratio", 1, steps, substeps, sleep);
   rc |= sn_run("chain", 100, steps, substeps, sleep);
   rc |= sn_run("cards", SN_CARDS_DEFAULT_LEAN, steps, substeps, sleep);
+  rc |= sn_run("tiny", 1, steps, substeps, sleep);
   static const int32_t cloth_sizes[] = {32, 64, 128};
   for (int k = 0; k < 3; ++k) rc |= sn_run("cloth", cloth_sizes[k], steps, substeps, sleep);
   rc |= sn_run("jelly", 50, steps, substeps, sleep);

@@ -64,15 +64,15 @@ void sn_scene_print_json(FILE *out, const sn_scene *s, int32_t steps, bool sleep
           "{\"engine\": \"sinew-%s\", \"scene\": \"%s\", \"size\": %d, \"steps\": %d, "
           "\"bodies\": %d, \"particles\": %d, \"constraints\": %d, "
           "\"settings\": \"substeps=%d soft_iterations=%d sleep=%s\", "
-          "\"ms_step_median\": %.4f, \"ms_step_p95\": %.4f, \"ms_total\": %.2f, "
+          "\"ms_step_median\": %.4f, \"us_step_median\": %.3f, \"ms_step_p95\": %.4f, \"ms_total\": %.2f, "
           "\"top_drift\": %.4f, \"max_dx\": %.4f, \"fallen\": %d, \"min_y_gap\": %s, \"ke_end\": %.3g, "
           "\"max_strain\": %s, \"max_area_error\": %s, \"link_error\": %s, \"proj_per_s\": %s, "
           "\"cpu_ms_step_median\": %s, \"cpu_proj_per_s\": %s, \"profile_ms\": %s, "
           "\"state_hash\": \"%016llx\"}\n",
           sn_version_string(), s->name, (int)s->size, (int)steps, (int)s->body_count, (int)s->particle_count,
           (int)s->constraint_count, (int)sn_world_get_substeps(s->world), (int)sn_world_get_soft_iterations(s->world),
-          sleep ? "on" : "off", t->median, t->p95, t->total, m.top_drift, m.max_dx, (int)m.fallen, gap, m.ke_end,
-          strain, area, link, proj, cpu, cpu_proj, profile, (unsigned long long)m.state_hash);
+          sleep ? "on" : "off", t->median, 1e3 * t->median, t->p95, t->total, m.top_drift, m.max_dx, (int)m.fallen, gap,
+          m.ke_end, strain, area, link, proj, cpu, cpu_proj, profile, (unsigned long long)m.state_hash);
   fflush(out);
 }
 

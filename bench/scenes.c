@@ -9,7 +9,7 @@
 
 #include "shipped.h"
 
-const char *const sn_rigid_scene_names[] = {"pyramid", "tower", "rain", "ratio", "chain", "cards", NULL};
+const char *const sn_rigid_scene_names[] = {"pyramid", "tower", "rain", "ratio", "chain", "cards", "tiny", NULL};
 
 typedef struct sn_plugin_dir_pick {
   char *out;
@@ -173,6 +173,16 @@ bool sn_scene_build_def(sn_scene *s, const char *name, int32_t size, const sn_wo
         sn_add_box(s, 0.5f, 1.0f, (sn_vec2){x, y});
       }
     }
+    return true;
+  }
+  if (strcmp(name, "tiny") == 0) {
+    /* the fixed cost of a step: one box resting on the ground, one contact */
+    s->name = "tiny";
+    s->default_steps = 20000;
+    s->world = sn_create_world(&wd, NULL);
+    if (s->world == NULL || !sn_scene_reserve(s, 1)) return false;
+    sn_add_static_box(s->world, 200.0f, 1.0f, (sn_vec2){0.0f, -1.0f});
+    sn_add_box(s, 0.5f, 1.0f, (sn_vec2){0.0f, 0.5f});
     return true;
   }
   if (strcmp(name, "tower") == 0) {

@@ -1022,7 +1022,8 @@ static bool sk_add_body_items(sk_state *S, sn_body_id id, bool is_static, int32_
       it->v[1] = sk_xf(xf, g.point2);
       it->n = 2;
     } break;
-    default:
+    case SN_SHAPE_CHAIN_SEGMENT: /* (not made by the soak scenes) */
+    case SN_SHAPE_TYPE_COUNT:
       --*n;
       continue;
     }

@@ -442,12 +442,68 @@ static void op_body_control(fuzz_state *s, sn_body_id b) {
   }
 }
 
+/* op_body_set's bytes 252..255: sleep thresholds and reading chains back.
+ * A refused threshold leaves the body's as it was; an accepted one reads
+ * back; a chain's def and points agree with each other and are finite. */
+static void op_sleep_and_chains(fuzz_state *s, sn_body_id b, int which) {
+  switch (which) {
+  case 0: {
+    float before = sn_body_get_sleep_threshold(s->w, b), t = fz_float(&s->r, 0.0f, 0.5f);
+    sn_result r = sn_body_set_sleep_threshold(s->w, b, t);
+    float after = sn_body_get_sleep_threshold(s->w, b);
+    if (r == SN_OK)
+      FZ_CHECK(after == t, "sleep threshold %g set, %g read back", (double)t, (double)after);
+    else
+      FZ_CHECK(memcmp(&after, &before, sizeof after) == 0, "refused sleep threshold %g changed it", (double)t);
+    FZ_CHECK(!(after < 0.0f) && isfinite(after), "sleep threshold %g", (double)after);
+    break;
+  }
+  case 1:
+  case 2: {
+    /* a chain (live or not), or the chain of a shape */
+    sn_chain_id c = which == 1 ? pick_chain(s) : sn_shape_get_parent_chain(s->w, pick_shape(s));
+    sn_chain_def d;
+    sn_vec2 pts[64];
+    int32_t capacity = fz_range(&s->r, -1, 64);
+    int32_t n = sn_chain_get_points(s->w, c, capacity > 0 ? pts : NULL, capacity);
+    if (sn_chain_get_def(s->w, c, &d) != SN_OK) {
+      FZ_CHECK(n == -1, "points of a chain without a def: %d", (int)n);
+      break;
+    }
+    FZ_CHECK(sn_chain_is_valid(s->w, c), "a def for a dead chain");
+    FZ_CHECK(d.count >= (d.is_loop ? 3 : 4) && d.points == NULL, "chain def count %d", (int)d.count);
+    if (capacity < 0) {
+      FZ_CHECK(n == -1, "negative capacity gave %d", (int)n);
+    } else {
+      FZ_CHECK(n == (capacity == 0 ? d.count : (capacity < d.count ? capacity : d.count)),
+               "%d points of %d, capacity %d", (int)n, (int)d.count, (int)capacity);
+      for (int32_t i = 0; i < n && capacity > 0; ++i)
+        FZ_CHECK(isfinite(pts[i].x) && isfinite(pts[i].y), "chain point %d not finite", (int)i);
+    }
+    break;
+  }
+  default: { /* the body's def keeps its threshold */
+    sn_body_def d;
+    if (sn_body_get_def(s->w, b, &d) == SN_OK)
+      FZ_CHECK(d.sleep_threshold == sn_body_get_sleep_threshold(s->w, b), "body def sleep threshold");
+    break;
+  }
+  }
+}
+
 static void op_body_set(fuzz_state *s) {
   sn_body_id b = pick_body(s);
   disturb(s, b);
   bool wake = fz_bool(&s->r);
   sn_vec2 v1 = rd_vec(s, -20.0f, 20.0f), v2 = rd_vec(s, -1000.0f, 1000.0f);
-  switch (fz_u8(&s->r) % 16) {
+  /* bytes 0..251 keep their meaning; 252..255 (cases 12..15 before) are
+   * the calls added last */
+  uint8_t which = fz_u8(&s->r);
+  if (which >= 252) {
+    op_sleep_and_chains(s, b, which - 252);
+    return;
+  }
+  switch (which % 16) {
   case 0:
     sn_body_set_transform(s->w, b, v1, fz_float(&s->r, -7.0f, 7.0f));
     break;

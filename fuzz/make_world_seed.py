@@ -142,3 +142,66 @@ path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "world
 with open(path, "wb") as f:
     f.write(out)
 print(path, len(out), "bytes")
+
+# ---- sleep_chains: a box above a valley chain on the ground, then
+# op_body_set's bytes 252..255: sleep thresholds (0.1 m/s, then NaN, refused),
+# reading the chain back whole and through a shape, the body def's threshold,
+# and steps between
+out = bytearray()
+u8(8)  # setup: the ground in bodies[0]
+u8(0)  # op_create_body: a dynamic box at (0, 3), bodies[1]
+u8(2)
+fl(-20, 20, 0.0)
+fl(-20, 20, 3.0)
+fl(-7, 7, 0.0)
+u8(0)
+u8(1)
+u8(1)  # op_create_shape on bodies[1]: a 0.5 m box
+u8(1)
+u8(0)
+u8(3)
+u8(0)
+fl(0, 2, 0.5)
+fl(0, 2, 0.5)
+u8(4)  # op_create_chain: 6 points, open, on the ground
+out.extend(struct.pack("<H", 6))
+for x, y in ((-10, 6), (-8, 5), (-4, 0.5), (4, 0.5), (8, 5), (10, 6)):
+    fl(-20, 20, x)
+    fl(-20, 20, y)
+u8(1)  # the points
+u8(1)  # count = 6
+u8(0)  # open
+fl(0, 1, 0.4)  # friction
+fl(0, 1, 0.0)  # restitution
+u8(0)  # bodies[0]
+
+
+def body_set(which, args):
+    u8(5)  # op_body_set on bodies[1]
+    u8(1)
+    u8(1)  # wake
+    for _ in range(2):
+        fl(-20, 20, 0.0)
+    for _ in range(2):
+        fl(-1000, 1000, 0.0)
+    u8(which)
+    for a in args:
+        u8(a)
+
+
+body_set(252, ())
+fl(0, 0.5, 0.1)  # sleep threshold 0.1 m/s
+u8(10)  # op_step: 4 steps
+u8(3)
+body_set(253, (0, 65, 0))  # chains[0], capacity 64
+body_set(253, (0, 4, 0))  # chains[0], capacity 3
+body_set(254, (0, 1, 0))  # shapes[0] (the box: no chain), capacity 0
+body_set(255, ())  # the def's threshold
+body_set(252, (224, 16))  # NaN: refused
+body_set(252, (224, 3))  # -1: refused
+u8(10)
+u8(255)  # 94 steps
+path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "world", "sleep_chains")
+with open(path, "wb") as f:
+    f.write(out)
+print(path, len(out), "bytes")

@@ -32,14 +32,17 @@ static bool sb_track_init(sn_scene *s, const char *name, const sn_registry *regi
   return s->bodies != NULL && s->initial != NULL && s->world != NULL;
 }
 
-static void sb_track(sn_scene *s, sn_body_id id) {
-  if (s->body_count >= SB_MAX_TRACKED || id.index1 == 0) return;
+/* Tracks a dynamic body (its start for the report) while fewer than cap are. */
+static void sb_track_upto(sn_scene *s, sn_body_id id, int32_t cap) {
+  if (s->body_count >= cap || id.index1 == 0) return;
   sn_vec2 p = sn_body_get_position(s->world, id);
   s->bodies[s->body_count] = id;
   s->initial[s->body_count] = p;
   if (s->body_count == 0 || p.y > s->initial[s->top_body].y) s->top_body = s->body_count;
   s->body_count++;
 }
+
+static void sb_track(sn_scene *s, sn_body_id id) { sb_track_upto(s, id, SB_MAX_TRACKED); }
 
 static sn_body_id sb_static_box(sn_world *w, float hx, float hy, sn_vec2 c, float angle) {
   sn_body_def bd = sn_default_body_def();
@@ -1792,9 +1795,10 @@ bool sb_scene_file_load(const char *path, const sn_registry *registry, sn_scene 
   scene->size = 1;
   scene->default_steps = 600;
   scene->ratio_small = scene->ratio_big = -1;
-  scene->bodies = calloc(SB_MAX_TRACKED, sizeof(sn_body_id));
-  scene->initial = calloc(SB_MAX_TRACKED, sizeof(sn_vec2));
+  /* every dynamic body of the file is tracked */
   int32_t n = sn_world_get_body_count(loaded.world);
+  scene->bodies = calloc((size_t)n + 1, sizeof(sn_body_id));
+  scene->initial = calloc((size_t)n + 1, sizeof(sn_vec2));
   sn_body_id *ids = malloc(((size_t)n + 1) * sizeof(sn_body_id));
   if (scene->bodies == NULL || scene->initial == NULL || ids == NULL) {
     free(ids);
@@ -1804,7 +1808,7 @@ bool sb_scene_file_load(const char *path, const sn_registry *registry, sn_scene 
   }
   n = sn_world_get_bodies(loaded.world, ids, n);
   for (int32_t i = 0; i < n; ++i)
-    if (sn_body_get_type(loaded.world, ids[i]) == SN_BODY_DYNAMIC) sb_track(scene, ids[i]);
+    if (sn_body_get_type(loaded.world, ids[i]) == SN_BODY_DYNAMIC) sb_track_upto(scene, ids[i], n);
   free(ids);
   /* the soft bodies and their particles, links and rings, as the soft
    * scenes track them (what --json and the framing report) */

@@ -46,7 +46,7 @@ for spec in "pyramid 100 300" "cloth 128 120"; do
   echo "| $1 $2 | 1 | $best_1 ($runs_1) | — | $hash_1 |" >>"$threads_table"
   echo "| $1 $2 | 2 | $best_2 ($runs_2) | $speedup | $hash_2 |" >>"$threads_table"
 done
-# Cloth (issue 7's XPBD target): single thread, two runs each, the best CPU
+# Cloth (the XPBD target): single thread, two runs each, the best CPU
 # time counts; projections = constraints x substeps x soft iterations.
 cloth_table="$tmp/cloth.md"
 echo "| scene | particles | constraints | CPU ms/step median: best (runs) | projections/s (CPU time) | max_strain | state_hash |" >"$cloth_table"
@@ -71,7 +71,7 @@ for spec in "pyramid 50 300" "pyramid 100 300" "rain 2000 600"; do
 done
 prof="$(grep -o '"profile_ms": {[^}]*}' "$tmp/cloth_128_1.json" | sed 's/"profile_ms": //')"
 echo "| cloth 128 | $(field ms_step_median "$tmp/cloth_128_1.json") | $(part collide) | $(part solve_setup) | $(part substeps) | $(part solve_finish) | $(part sleep) |" >>"$profile_table"
-# Issue 7's single-thread targets against this run's CPU-time ratios.
+# The single-thread targets against this run's CPU-time ratios.
 ratio_of() { # scene size field
   grep "\"scene\": \"$1\", \"size\": $2," "$tmp/lines.jsonl" | grep '"ratio_box2d"' |
     grep -o "\"$3\": [0-9.]*" | head -1 | sed 's/.*: //'
@@ -116,6 +116,8 @@ flags=$(grep -m1 '"command".*engine/src/collision/contact.c' "$build/compile_com
 box2d_pkg=$(dpkg-query -W -f='${Version}' libbox2d-dev 2>/dev/null || echo "?")
 chipmunk_pkg=$(dpkg-query -W -f='${Version}' libchipmunk-dev 2>/dev/null || echo "?")
 
+# the Box2D suite's section (scripts/results-box2d.sh) is kept as it is
+sed -n '/^<!-- box2d-suite/,/^<!-- \/box2d-suite -->/p' docs/results.md >"$tmp/suite_section.md" 2>/dev/null || true
 {
   cat <<EOF
 # Results: Sinew and its peers
@@ -128,6 +130,7 @@ per-step times; **Sinew ÷ engine** is the ratio of the medians (below 1: Sinew 
 monotonic clock (the \`ratio_*\` fields, as the benchmark protocol times steps) and by the thread's CPU
 time (\`cpu_ratio_*\`), which a shared machine's time slicing does not inflate: with more runnable jobs
 than cores, a step of a few ms is now and then descheduled for a whole slice, and the clock counts it.
+The last section, Box2D v3's own benchmark suite, comes from \`scripts/results-box2d.sh\` (a run of its own).
 
 **The peers are Debian's builds, with their assertions on** (libbox2d-dev $box2d_pkg calls
 \`assert\`; libchipmunk-dev $chipmunk_pkg reports "Debug Enabled"). Their speed here is what a Debian
@@ -145,7 +148,7 @@ user gets, not the best each can do: builds with \`-DNDEBUG\` would be faster.
 - Settings: Sinew at its defaults (8 substeps); Box2D 8 velocity / 3 position iterations (its
   testbed); Chipmunk 30 iterations (its stacking demo), collision slop 0.005 m. Sleeping off for all.
 
-## Issue 7's targets in this run
+## Targets in this run
 
 Speedups are the inverse of the CPU-time ratios below (single thread, same process, engines
 interleaved); the cloth figure is the best of two CPU-time runs; the two-worker speedups are from
@@ -209,5 +212,9 @@ speedup = its inverse):
 EOF
   cat "$tmp/lines.jsonl"
   echo '```'
+  if [ -s "$tmp/suite_section.md" ]; then
+    echo
+    cat "$tmp/suite_section.md"
+  fi
 } >docs/results.md
 echo "results.sh: wrote docs/results.md and docs/images/results.svg"

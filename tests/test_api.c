@@ -738,6 +738,14 @@ START_TEST(test_body_def_refused) {
   def = sn_default_body_def();
   def.linear_damping = -1.0f;
   expect_refused_id(w, &snap, sn_create_body(w, &def), SN_ERR_INVALID_ARGUMENT, "damping");
+  for (int k = 0; k < N_BAD; ++k) {
+    def = sn_default_body_def();
+    def.sleep_threshold = bad_floats[k];
+    expect_refused_id(w, &snap, sn_create_body(w, &def), SN_ERR_NOT_FINITE, "sleep_threshold");
+  }
+  def = sn_default_body_def();
+  def.sleep_threshold = -0.01f;
+  expect_refused_id(w, &snap, sn_create_body(w, &def), SN_ERR_INVALID_ARGUMENT, "sleep_threshold must be >= 0");
   def = sn_default_body_def();
   def.angular_damping = -0.1f;
   expect_refused_id(w, &snap, sn_create_body(w, &def), SN_ERR_INVALID_ARGUMENT, "damping");
@@ -779,7 +787,9 @@ START_TEST(test_body_setters_refuse_non_finite) {
     expect_refused(w, &snap, sn_body_set_linear_damping(w, b, bad), SN_ERR_NOT_FINITE, "linear damping");
     expect_refused(w, &snap, sn_body_set_angular_damping(w, b, bad), SN_ERR_NOT_FINITE, "angular damping");
     expect_refused(w, &snap, sn_body_set_gravity_scale(w, b, bad), SN_ERR_NOT_FINITE, "gravity scale");
+    expect_refused(w, &snap, sn_body_set_sleep_threshold(w, b, bad), SN_ERR_NOT_FINITE, "sleep threshold");
   }
+  expect_refused(w, &snap, sn_body_set_sleep_threshold(w, b, -0.05f), SN_ERR_INVALID_ARGUMENT, "sleep threshold");
   expect_refused(w, &snap, sn_body_set_linear_damping(w, b, -1.0f), SN_ERR_INVALID_ARGUMENT, "linear damping");
   expect_refused(w, &snap, sn_body_set_angular_damping(w, b, -1.0f), SN_ERR_INVALID_ARGUMENT, "angular damping");
   expect_refused(w, &snap, sn_body_set_type(w, b, (sn_body_type)3), SN_ERR_INVALID_ARGUMENT, "body type");
@@ -1152,6 +1162,107 @@ START_TEST(test_chain_refused) {
 }
 END_TEST
 
+/* Reading a chain back: sn_chain_get_def and sn_chain_get_points give what
+ * made it, sn_shape_get_parent_chain finds it from a segment; bad handles
+ * and arguments are refused with the world unchanged. */
+START_TEST(test_chain_read_back) {
+  sn_world *w = new_world();
+  sn_body_id ground = add_body(w, SN_BODY_STATIC, 0.0f, 0.0f, 0.0f);
+  sn_shape_id box = add_box(w, ground, 0.5f, 0.5f, 1.0f);
+  sn_vec2 open_pts[6] = {{-6, 1}, {-4, 0}, {-2, 0}, {2, 0}, {4, 0}, {6, 1}};
+  sn_chain_def def = sn_default_chain_def();
+  def.points = open_pts;
+  def.count = 6;
+  def.friction = 0.3f;
+  def.restitution = 0.25f;
+  def.rolling_resistance = 0.02f;
+  def.tangent_speed = -1.5f;
+  def.material = 9;
+  def.category_bits = 0x4;
+  def.mask_bits = 0xf0;
+  def.group_index = -2;
+  def.user_data = &def;
+  sn_chain_id open = sn_create_chain(w, ground, &def);
+  ck_assert(sn_chain_is_valid(w, open));
+  sn_vec2 loop_pts[4] = {{0, 5}, {1, 5}, {1, 6}, {0, 6}};
+  sn_chain_def ld = sn_default_chain_def();
+  ld.points = loop_pts;
+  ld.count = 4;
+  ld.is_loop = true;
+  sn_chain_id loop = sn_create_chain(w, ground, &ld);
+  ck_assert(sn_chain_is_valid(w, loop));
+  /* the defs */
+  sn_chain_def got;
+  ck_assert_int_eq(sn_chain_get_def(w, open, &got), SN_OK);
+  ck_assert(!got.is_loop);
+  ck_assert_int_eq(got.count, 6);
+  ck_assert_ptr_null(got.points);
+  ck_assert(got.friction == 0.3f && got.restitution == 0.25f && got.rolling_resistance == 0.02f);
+  ck_assert(got.tangent_speed == -1.5f);
+  ck_assert_int_eq(got.material, 9);
+  ck_assert(got.category_bits == 0x4 && got.mask_bits == 0xf0);
+  ck_assert_int_eq(got.group_index, -2);
+  ck_assert_ptr_eq(got.user_data, &def);
+  ck_assert_int_eq(sn_chain_get_def(w, loop, &got), SN_OK);
+  ck_assert(got.is_loop);
+  ck_assert_int_eq(got.count, 4);
+  ck_assert(got.friction == 0.6f && got.category_bits == 1 && got.mask_bits == UINT64_MAX);
+  /* the points, bit for bit; capacity 0 gives the count, a smaller one cuts */
+  sn_vec2 back[8];
+  ck_assert_int_eq(sn_chain_get_points(w, open, NULL, 0), 6);
+  ck_assert_int_eq(sn_chain_get_points(w, open, back, 8), 6);
+  ck_assert(memcmp(back, open_pts, sizeof open_pts) == 0);
+  ck_assert_int_eq(sn_chain_get_points(w, loop, back, 8), 4);
+  ck_assert(memcmp(back, loop_pts, sizeof loop_pts) == 0);
+  ck_assert_int_eq(sn_chain_get_points(w, open, back, 2), 2);
+  ck_assert(memcmp(back, open_pts, 2 * sizeof *back) == 0);
+  /* segments know their chain: the box is no segment; 3 + 4 segments follow it */
+  sn_shape_id shapes[8];
+  ck_assert_int_eq(sn_body_get_shapes(w, ground, shapes, 8), 8);
+  ck_assert_int_eq(sn_shape_get_parent_chain(w, box).index1, 0);
+  for (int i = 1; i < 8; ++i) {
+    sn_chain_id c = sn_shape_get_parent_chain(w, shapes[i]);
+    sn_chain_id want = i < 4 ? open : loop;
+    ck_assert(c.index1 == want.index1 && c.generation == want.generation && c.world_tag == want.world_tag);
+  }
+  /* an open chain whose last three points repeat its first three makes the
+   * segments of the loop of its middle points, in the same order: it reads
+   * as that loop, and that loop makes the same segments again */
+  sn_vec2 wrap[6] = {{10, 0}, {11, 0}, {11, 1}, {10, 0}, {11, 0}, {11, 1}};
+  sn_chain_def wd = sn_default_chain_def();
+  wd.points = wrap;
+  wd.count = 6;
+  sn_chain_id wrapped = sn_create_chain(w, ground, &wd);
+  ck_assert(sn_chain_is_valid(w, wrapped));
+  ck_assert_int_eq(sn_chain_get_def(w, wrapped, &got), SN_OK);
+  ck_assert(got.is_loop);
+  ck_assert_int_eq(got.count, 3);
+  ck_assert_int_eq(sn_chain_get_points(w, wrapped, back, 8), 3);
+  ck_assert(memcmp(back, wrap + 1, 3 * sizeof *back) == 0);
+  /* refusals change nothing */
+  world_snapshot snap = take_snapshot(w);
+  expect_refused(w, &snap, sn_chain_get_def(w, open, NULL), SN_ERR_NULL, "out is NULL");
+  ck_assert_int_eq(sn_chain_get_points(w, open, back, -1), -1);
+  ck_assert_ptr_nonnull(strstr(sn_world_last_error(w), "negative capacity"));
+  ck_assert_int_eq(sn_chain_get_points(w, open, NULL, 3), -1);
+  ck_assert_ptr_nonnull(strstr(sn_world_last_error(w), "NULL with capacity 3"));
+  free_snapshot(&snap);
+  ck_assert_int_eq(sn_destroy_chain(w, loop), SN_OK);
+  snap = take_snapshot(w);
+  expect_refused(w, &snap, sn_chain_get_def(w, loop, &got), SN_ERR_STALE_ID, "chain");
+  ck_assert_int_eq(sn_chain_get_points(w, loop, back, 8), -1);
+  ck_assert_ptr_nonnull(strstr(sn_world_last_error(w), "SN_ERR_STALE_ID"));
+  ck_assert_int_eq(sn_chain_get_def(NULL, open, &got), SN_ERR_NULL);
+  ck_assert_int_eq(sn_chain_get_points(NULL, open, back, 8), -1);
+  ck_assert_int_eq(sn_shape_get_parent_chain(NULL, box).index1, 0);
+  ck_assert_int_eq(sn_destroy_shape(w, box, true), SN_OK);
+  ck_assert_int_eq(sn_shape_get_parent_chain(w, box).index1, 0);
+  ck_assert_ptr_nonnull(strstr(sn_world_last_error(w), "SN_ERR_STALE_ID"));
+  free_snapshot(&snap);
+  sn_destroy_world(w);
+}
+END_TEST
+
 static bool count_cb(sn_shape_id shape, void *context) {
   (void)shape;
   *(int *)context += 1;
@@ -1257,6 +1368,8 @@ START_TEST(test_stale_body_and_shape) {
   expect_refused(w, &snap, sn_body_set_linear_velocity(w, dead, (sn_vec2){1, 0}), SN_ERR_STALE_ID, "destroyed");
   expect_refused(w, &snap, sn_body_set_transform(w, dead, (sn_vec2){1, 0}, 0.0f), SN_ERR_STALE_ID, "destroyed");
   expect_refused(w, &snap, sn_body_set_gravity_scale(w, dead, 0.0f), SN_ERR_STALE_ID, "destroyed");
+  expect_refused(w, &snap, sn_body_set_sleep_threshold(w, dead, 0.1f), SN_ERR_STALE_ID, "destroyed");
+  ck_assert(sn_body_get_sleep_threshold(w, dead) == 0.0f);
   expect_refused(w, &snap, sn_body_apply_linear_impulse(w, dead, (sn_vec2){1, 0}, (sn_vec2){0, 0}, true),
                  SN_ERR_STALE_ID, "destroyed");
   expect_refused(w, &snap, sn_body_set_type(w, dead, SN_BODY_STATIC), SN_ERR_STALE_ID, "destroyed");
@@ -2537,6 +2650,7 @@ Suite *sn_test_suite(void) {
   tcase_add_test(input, test_corrupt_polygon_shape_refused);
   tcase_add_test(input, test_shape_setters_refuse);
   tcase_add_test(input, test_chain_refused);
+  tcase_add_test(input, test_chain_read_back);
   tcase_add_test(input, test_queries_refuse_bad_input);
   tcase_add_test(input, test_null_world_everywhere);
   suite_add_tcase(s, input);

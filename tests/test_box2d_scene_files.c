@@ -25,6 +25,8 @@ static const file_case cases[] = {
     {"box2d_large_pyramid.json", "box2d-large_pyramid", 0, 5051, 5051, 0},
     {"box2d_many_pyramids4.json", "box2d-many_pyramids", 4, 881, 884, 0},
     {"box2d_smash.json", "box2d-smash", 0, 9601, 9601, 0},
+    /* the container: one loop chain of 360 segments */
+    {"box2d_spinner.json", "box2d-spinner", 0, 3040, 3399, 1},
     {"box2d_tumbler.json", "box2d-tumbler", 0, 2027, 2029, 1},
 };
 

@@ -4,12 +4,15 @@
  * Tolerances: 1e-5 m for GJK/segment results of unit-sized shapes, the TOI
  * target band (0.25 * SN_LINEAR_SLOP) for times of impact. */
 #include <check.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "test_main.h"
 #include "sinew/sinew.h"
 
+#include "collision/continuous.h"
 #include "collision/distance.h"
 #include "base/constants.h"
 #include "base/math.h"
@@ -421,6 +424,117 @@ START_TEST(test_toi_circles) {
 }
 END_TEST
 
+/* ------------------------------------------- continuous collision's shortcuts */
+
+static uint32_t lcg_next(uint32_t *state) {
+  *state = *state * 1664525u + 1013904223u;
+  return *state >> 8;
+}
+static float lcg_range(uint32_t *state, float lo, float hi) {
+  return lo + (hi - lo) * (float)lcg_next(state) / 16777216.0f;
+}
+static sn_rot rot_of(float angle) { return (sn_rot){cosf(angle), sinf(angle)}; }
+static float core_reach(const sn_shape_proxy *p, sn_vec2 center) {
+  float r = 0.0f;
+  for (int32_t i = 0; i < p->count; ++i) r = fmaxf(r, sn_length(sn_sub(p->points[i], center)));
+  return r;
+}
+static sn_shape_proxy random_proxy(uint32_t *state) {
+  if (lcg_next(state) % 2u == 0u) {
+    sn_vec2 c = {0.0f, 0.0f};
+    return sn_make_proxy_points(&c, 1, lcg_range(state, 0.05f, 0.5f));
+  }
+  sn_shape_proxy p = box_proxy(lcg_range(state, 0.05f, 0.6f), lcg_range(state, 0.05f, 0.6f));
+  p.radius = lcg_range(state, 0.0f, 1.0f) < 0.5f ? 0.0f : 0.02f;
+  return p;
+}
+static sn_sweep random_sweep(uint32_t *state) {
+  sn_vec2 lc = {lcg_range(state, -0.1f, 0.1f), lcg_range(state, -0.1f, 0.1f)};
+  sn_vec2 c1 = {lcg_range(state, -2.0f, 2.0f), lcg_range(state, -2.0f, 2.0f)};
+  sn_vec2 c2 = {c1.x + lcg_range(state, -3.0f, 3.0f), c1.y + lcg_range(state, -3.0f, 3.0f)};
+  float a1 = lcg_range(state, -3.0f, 3.0f), a2 = a1 + lcg_range(state, -2.0f, 2.0f);
+  return (sn_sweep){lc, c1, c2, rot_of(a1), rot_of(a2)};
+}
+
+START_TEST(test_toi_with_matches_plain) {
+  // sn_time_of_impact_with given B's rotation term and no near limit gives
+  // sn_time_of_impact's result bit for bit, over 300 random sweeps.
+  uint32_t state = 12345u;
+  int hits = 0;
+  for (int k = 0; k < 300; ++k) {
+    sn_toi_input in;
+    in.proxy_a = random_proxy(&state);
+    in.proxy_b = random_proxy(&state);
+    in.sweep_a = random_sweep(&state);
+    in.sweep_b = random_sweep(&state);
+    in.max_fraction = 1.0f;
+    sn_toi_output plain = sn_time_of_impact(&in);
+    sn_toi_output with = sn_time_of_impact_with(&in, sn_sweep_rotation_reach(&in.sweep_b, &in.proxy_b), -FLT_MAX);
+    ck_assert_int_eq(with.state, plain.state);
+    ck_assert(memcmp(&with.fraction, &plain.fraction, sizeof(float)) == 0);
+    ck_assert(memcmp(&with.separation0, &plain.separation0, sizeof(float)) == 0);
+    hits += plain.state == SN_TOI_HIT && plain.fraction > 0.0f;
+  }
+  ck_assert_int_gt(hits, 10); // both outcomes were met
+}
+END_TEST
+
+START_TEST(test_toi_with_near_limit) {
+  // box (half 0.1) 0.01 m from a thin wall (half 0.05 x 1), moving into it:
+  // gap 0.01 is above the target band (slop + slop/4 = 0.00625) and below a
+  // limit of 4 slop (0.02), so the sweep stops at once with SN_TOI_NEAR and
+  // separation0 = 0.01; without the limit it hits.
+  sn_toi_input in;
+  in.proxy_a = box_proxy(0.05f, 1.0f);
+  in.proxy_b = box_proxy(0.1f, 0.1f);
+  in.sweep_a = still(3.0f, 0.0f);
+  in.sweep_b = (sn_sweep){{0.0f, 0.0f}, {2.84f, 0.0f}, {5.0f, 0.0f}, {1.0f, 0.0f}, {1.0f, 0.0f}};
+  in.max_fraction = 1.0f;
+  sn_toi_output out = sn_time_of_impact_with(&in, -1.0f, 4.0f * SN_LINEAR_SLOP);
+  ck_assert_int_eq(out.state, SN_TOI_NEAR);
+  ck_assert_near(out.separation0, 0.01f, TOL);
+  out = sn_time_of_impact_with(&in, -1.0f, -FLT_MAX);
+  ck_assert_int_eq(out.state, SN_TOI_HIT);
+  // 0.01 - slop of 2.16 m closes at t = 0.005 / 2.16
+  ck_assert_near(2.16f * out.fraction, 0.01f - SN_LINEAR_SLOP, TOI_TOL + TOI_SLACK);
+}
+END_TEST
+
+START_TEST(test_continuous_may_touch_is_conservative) {
+  // Random pairs of swept proxies, A stopped at a random split or not. When
+  // sn_continuous_may_touch says no, the cores never come within the radii
+  // plus 1.25 slop (the time of impact's stop band) at 400 sampled times,
+  // and (unsplit) the time of impact does not hit. Both answers are met.
+  uint32_t state = 777u;
+  int refused = 0, accepted_hits = 0;
+  for (int k = 0; k < 2000; ++k) {
+    sn_shape_proxy pa = random_proxy(&state), pb = random_proxy(&state);
+    sn_sweep sa = random_sweep(&state), sb = random_sweep(&state);
+    float split = lcg_next(&state) % 2u == 0u ? 1.0f : lcg_range(&state, 0.05f, 0.95f);
+    bool may = sn_continuous_may_touch(sa, core_reach(&pa, sa.local_center), split, sb,
+                                       core_reach(&pb, sb.local_center), pa.radius + pb.radius);
+    if (split == 1.0f) {
+      sn_toi_input in = {pa, pb, sa, sb, 1.0f};
+      sn_toi_output out = sn_time_of_impact(&in);
+      if (!may) ck_assert_int_ne(out.state, SN_TOI_HIT);
+      if (may && out.state == SN_TOI_HIT) accepted_hits++;
+    }
+    if (may) continue;
+    refused++;
+    for (int i = 0; i <= 400; ++i) {
+      float t = (float)i / 400.0f;
+      // A moves until split, then rests where it stopped (at sa.c2, q2)
+      sn_transform xa = sn_sweep_get_transform(&sa, t < split ? t / split : 1.0f);
+      sn_transform xb = sn_sweep_get_transform(&sb, t);
+      float d = distance(pa, xa, pb, xb, false, NULL).distance;
+      ck_assert_msg(d > pa.radius + pb.radius + 1.25f * SN_LINEAR_SLOP, "pair %d at t %g: %g", k, (double)t, (double)d);
+    }
+  }
+  ck_assert_int_gt(refused, 100);
+  ck_assert_int_gt(accepted_hits, 20);
+}
+END_TEST
+
 START_TEST(test_toi_rotating_bar) {
   // A long bar (half 2 x 0.05) spins half a turn while its centre passes a
   // small box; the result must be a fraction where the gap is in the target
@@ -492,6 +606,9 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_toi_box_into_thin_wall);
   tcase_add_test(tc, test_toi_circles);
   tcase_add_test(tc, test_toi_rotating_bar);
+  tcase_add_test(tc, test_toi_with_matches_plain);
+  tcase_add_test(tc, test_toi_with_near_limit);
+  tcase_add_test(tc, test_continuous_may_touch_is_conservative);
   tcase_add_test(tc, test_toi_grazing_terminates);
   suite_add_tcase(s, tc);
   return s;

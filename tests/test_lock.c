@@ -22,7 +22,7 @@
 
 #define LK_BOXES 24
 /// Calls lk_try_every_mutation makes (each must be refused).
-#define LK_MUTATIONS 63
+#define LK_MUTATIONS 64
 
 typedef struct lk_fixture {
   sn_registry *reg;
@@ -171,6 +171,7 @@ static void lk_try_every_mutation(lk_fixture *f) {
   LK_REFUSED(f, sn_body_set_user_data(w, b, f));
   LK_REFUSED(f, sn_body_set_awake(w, b, false));
   LK_REFUSED(f, sn_body_enable_sleep(w, b, false));
+  LK_REFUSED(f, sn_body_set_sleep_threshold(w, b, 0.1f));
   /* shapes and chains */
   sn_shape_def sd = sn_default_shape_def();
   sn_circle circle = {{0.0f, 0.0f}, 0.3f};

@@ -778,6 +778,8 @@ END_TEST
 /* ------------------------------------------------------------- dispatch */
 
 START_TEST(test_dispatch_table) {
+  // a new shape kind needs a row and a column in each table below
+  _Static_assert(SN_SHAPE_TYPE_COUNT == 5, "the tables of this test name every shape kind");
   // exactly the pairs sn_collide handles, in this order
   const bool expect[SN_SHAPE_TYPE_COUNT][SN_SHAPE_TYPE_COUNT] = {
       /* circle  */ {true, false, false, false, false},
@@ -882,7 +884,7 @@ static sn_geometry random_geometry(sn_shape_type type) {
     g.chain_segment.ghost2 = sn_v2(x2 - frand(0.2f, 1.0f), frand(-0.8f, 0.8f));
     break;
   }
-  default:
+  case SN_SHAPE_TYPE_COUNT:
     break;
   }
   return g;

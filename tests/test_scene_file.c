@@ -451,6 +451,195 @@ START_TEST(test_round_trip_bit_identical) {
 }
 END_TEST
 
+/* ------------------------------------------------------------------------ */
+/* Chains                                                                    */
+
+static sn_chain_id add_chain(sn_world *w, sn_body_id body, const sn_vec2 *pts, int32_t n, bool loop) {
+  sn_chain_def d = sn_default_chain_def();
+  d.points = pts;
+  d.count = n;
+  d.is_loop = loop;
+  sn_chain_id c = sn_create_chain(w, body, &d);
+  ck_assert(sn_chain_is_valid(w, c));
+  return c;
+}
+
+/* Every body's shapes in both worlds: the same types in the same order, and
+ * each chain (found from its first segment) with the same def and points. */
+static void assert_same_chains(sn_world *a, sn_world *b, int32_t expected_chains) {
+  int32_t n = sn_world_get_body_count(a), chains = 0;
+  ck_assert_int_eq(n, sn_world_get_body_count(b));
+  sn_body_id ba[16], bb[16];
+  ck_assert_int_le(n, 16);
+  sn_world_get_bodies(a, ba, 16);
+  sn_world_get_bodies(b, bb, 16);
+  for (int32_t i = 0; i < n; ++i) {
+    sn_shape_id sa[64], sb[64];
+    int32_t k = sn_body_get_shapes(a, ba[i], sa, 64);
+    ck_assert_int_eq(k, sn_body_get_shapes(b, bb[i], sb, 64));
+    sn_chain_id last = SN_NULL_CHAIN;
+    for (int32_t j = 0; j < k; ++j) {
+      ck_assert_int_eq(sn_shape_get_type(a, sa[j]), sn_shape_get_type(b, sb[j]));
+      sn_chain_id ca = sn_shape_get_parent_chain(a, sa[j]), cb = sn_shape_get_parent_chain(b, sb[j]);
+      ck_assert_int_eq(ca.index1 != 0, cb.index1 != 0);
+      if (ca.index1 == 0 || ca.index1 == last.index1) continue;
+      last = ca;
+      chains++;
+      sn_chain_def da, db;
+      ck_assert_int_eq(sn_chain_get_def(a, ca, &da), SN_OK);
+      ck_assert_int_eq(sn_chain_get_def(b, cb, &db), SN_OK);
+      da.user_data = db.user_data = NULL;
+      ck_assert_msg(same_bits(&da, &db, sizeof da), "body %d shape %d: chain def", (int)i, (int)j);
+      sn_vec2 pa[64], pb[64];
+      int32_t m = sn_chain_get_points(a, ca, pa, 64);
+      ck_assert_int_eq(m, sn_chain_get_points(b, cb, pb, 64));
+      ck_assert_msg(same_bits(pa, pb, (size_t)m * sizeof *pa), "body %d shape %d: chain points", (int)i, (int)j);
+    }
+  }
+  ck_assert_int_eq(chains, expected_chains);
+}
+
+/* Chains in scene files: a world with an open chain with every field of its
+ * def set (between a box and a segment on the ground), a loop on a spinning
+ * kinematic body, a loop between two circles of a dynamic body, and boxes
+ * (with their own sleep thresholds) falling on them. Saved, loaded and saved
+ * again it gives the same text; the loaded world has the same shapes in the
+ * same order and the same chains, and steps bit for bit like the original
+ * (120 steps, every body's pose and velocity compared every 20). */
+START_TEST(test_chains_round_trip) {
+  sn_world_def wd = sn_default_world_def();
+  sn_world *w = sn_create_world(&wd, NULL);
+  sn_body_def gd = sn_default_body_def();
+  sn_body_id ground = sn_create_body(w, &gd);
+  sn_shape_def sd = sn_default_shape_def();
+  sn_polygon box;
+  ck_assert_int_eq(sn_make_offset_box(1.0f, 0.5f, (sn_vec2){-14.0f, 4.0f}, 0.0f, &box), SN_OK);
+  ck_assert(sn_create_polygon_shape(w, ground, &sd, &box).index1 != 0);
+  const sn_vec2 valley[7] = {{-14, 6}, {-12, 5}, {-6, 0.5f}, {0, 0}, {6, 0.5f}, {12, 5}, {14, 6}};
+  sn_chain_def vd = sn_default_chain_def();
+  vd.points = valley;
+  vd.count = 7;
+  vd.friction = 0.3f;
+  vd.restitution = 0.1f;
+  vd.rolling_resistance = 0.02f;
+  vd.tangent_speed = 0.5f;
+  vd.material = 7;
+  vd.category_bits = 0x2;
+  vd.mask_bits = 0xff;
+  vd.group_index = -3;
+  ck_assert(sn_chain_is_valid(w, sn_create_chain(w, ground, &vd)));
+  sn_segment seg = {{12, 8}, {14, 9}};
+  ck_assert(sn_create_segment_shape(w, ground, &sd, &seg).index1 != 0);
+  /* a spinning kinematic island */
+  sn_body_def kd = sn_default_body_def();
+  kd.type = SN_BODY_KINEMATIC;
+  kd.position = (sn_vec2){3.0f, 3.0f};
+  kd.angular_velocity = 0.4f;
+  sn_body_id spinner = sn_create_body(w, &kd);
+  const sn_vec2 square[4] = {{-1, -0.5f}, {1, -0.5f}, {1, 0.5f}, {-1, 0.5f}};
+  add_chain(w, spinner, square, 4, true);
+  /* a dynamic body: circle, loop, circle */
+  sn_body_def dd = sn_default_body_def();
+  dd.type = SN_BODY_DYNAMIC;
+  dd.position = (sn_vec2){-4.0f, 6.0f};
+  dd.sleep_threshold = 0.1f;
+  sn_body_id wheel = sn_create_body(w, &dd);
+  sn_circle c1 = {{-0.3f, 0.0f}, 0.3f}, c2 = {{0.3f, 0.0f}, 0.25f};
+  ck_assert(sn_create_circle_shape(w, wheel, &sd, &c1).index1 != 0);
+  const sn_vec2 tri[3] = {{-0.6f, -0.4f}, {0.6f, -0.4f}, {0.0f, 0.6f}};
+  add_chain(w, wheel, tri, 3, true);
+  ck_assert(sn_create_circle_shape(w, wheel, &sd, &c2).index1 != 0);
+  /* boxes: thresholds 0.05 (default), 0.1 and 0 */
+  const float thresholds[3] = {0.05f, 0.1f, 0.0f};
+  sn_polygon small;
+  ck_assert_int_eq(sn_make_box(0.3f, 0.3f, &small), SN_OK);
+  for (int i = 0; i < 6; ++i) {
+    dd.position = (sn_vec2){-3.0f + 1.3f * (float)i, 8.0f + 0.5f * (float)i};
+    dd.sleep_threshold = thresholds[i % 3];
+    sn_body_id b = sn_create_body(w, &dd);
+    ck_assert(sn_create_polygon_shape(w, b, &sd, &small).index1 != 0);
+  }
+
+  char *text1 = save_or_fail(w, NULL);
+  sn_loaded_scene s;
+  load_or_fail(text1, "chains.json", &s);
+  char *text2 = save_or_fail(s.world, s.names);
+  if (strcmp(text1, text2) != 0) fprintf(stderr, "%s\n---\n%s\n", text1, text2);
+  ck_assert_msg(strcmp(text1, text2) == 0, "save -> load -> save changed the text");
+  ck_assert_ptr_nonnull(strstr(text1, "\"chain\": [[-14, 6], [-12, 5], [-6, 0.5], [0, 0], [6, 0.5], [12, 5], [14, 6]], "
+                                      "\"friction\": 0.3, \"restitution\": 0.1, \"rolling_resistance\": 0.02, "
+                                      "\"tangent_speed\": 0.5, \"material\": 7, \"category_bits\": \"0x2\", "
+                                      "\"mask_bits\": \"0xff\", \"group_index\": -3}, {\"segment\""));
+  ck_assert_ptr_nonnull(strstr(text1, "\"chain\": [[-1, -0.5], [1, -0.5], [1, 0.5], [-1, 0.5]], \"loop\": true}"));
+  ck_assert_ptr_nonnull(strstr(text1, "{\"circle\": 0.3, \"offset\": [-0.3, 0]}, {\"chain\": [[-0.6, -0.4], [0.6, "
+                                      "-0.4], [0, 0.6]], \"loop\": true}, {\"circle\": 0.25"));
+  ck_assert_ptr_nonnull(strstr(text1, "\"sleep_threshold\": 0.1"));
+  ck_assert_ptr_nonnull(strstr(text1, "\"sleep_threshold\": 0,"));
+  assert_same_chains(w, s.world, 3);
+  assert_same_world(w, s.world, "after load");
+  int touching = 0;
+  for (int step = 1; step <= 120; ++step) {
+    ck_assert_int_eq(sn_world_step(w, DT), SN_OK);
+    ck_assert_int_eq(sn_world_step(s.world, DT), SN_OK);
+    touching += sn_world_get_counters(w).touching_contact_count;
+    if (step % 20 == 0) {
+      char when[32];
+      snprintf(when, sizeof when, "step %d", step);
+      assert_same_world(w, s.world, when);
+    }
+  }
+  ck_assert_int_gt(touching, 0); /* the boxes met the chains */
+  /* stepped: still a fixed point, the chains unchanged */
+  char *text3 = save_or_fail(w, NULL);
+  sn_loaded_scene s3;
+  load_or_fail(text3, "chains-stepped.json", &s3);
+  char *text4 = save_or_fail(s3.world, s3.names);
+  ck_assert_msg(strcmp(text3, text4) == 0, "stepped: save -> load -> save changed the text");
+  assert_same_chains(w, s3.world, 3);
+  sn_scene_free_text(text1);
+  sn_scene_free_text(text2);
+  sn_scene_free_text(text3);
+  sn_scene_free_text(text4);
+  sn_scene_unload(&s);
+  sn_scene_unload(&s3);
+  sn_destroy_world(w);
+}
+END_TEST
+
+/* A chain's segments count against the world's max_shapes before anything
+ * is built: 12 points of a loop are 12 shapes, 12 of an open chain 9. */
+START_TEST(test_chain_shape_limit) {
+  const char *loop = "{\"sinew_scene\": 1, \"bodies\": [{\"type\": \"static\", \"shapes\": [{\"circle\": 1}, "
+                     "{\"chain\": [[0,0],[1,0],[2,0],[3,0],[4,0],[5,0],[6,1],[5,2],[4,2],[3,2],[2,2],[1,2]], "
+                     "\"loop\": true}]}]}";
+  sn_world_def limits = sn_default_world_def();
+  limits.max_shapes = 12;
+  sn_scene_load_options o = test_options();
+  o.limits = &limits;
+  sn_loaded_scene s;
+  sn_scene_error e;
+  ck_assert_int_eq(sn_scene_load_string(loop, strlen(loop), "limit.json", &o, &s, &e), SN_SCENE_ERR_ENGINE);
+  ck_assert_int_eq(e.engine_result, SN_ERR_CAPACITY);
+  ck_assert_msg(strstr(e.message, "bodies: 13 shapes; expected at most 12, the world's max_shapes limit") != NULL, "%s",
+                e.message);
+  ck_assert_ptr_null(s.world);
+  limits.max_shapes = 13;
+  ck_assert_msg(sn_scene_load_string(loop, strlen(loop), "limit.json", &o, &s, &e) == SN_SCENE_OK, "%s", e.message);
+  ck_assert_int_eq(sn_world_get_counters(s.world).shape_count, 13);
+  sn_scene_unload(&s);
+  /* the same points as an open chain: 9 segments */
+  const char *open = "{\"sinew_scene\": 1, \"bodies\": [{\"type\": \"static\", \"shapes\": [{\"circle\": 1}, "
+                     "{\"chain\": [[0,0],[1,0],[2,0],[3,0],[4,0],[5,0],[6,1],[5,2],[4,2],[3,2],[2,2],[1,2]]}]}]}";
+  limits.max_shapes = 10;
+  ck_assert_msg(sn_scene_load_string(open, strlen(open), "limit.json", &o, &s, &e) == SN_SCENE_OK, "%s", e.message);
+  ck_assert_int_eq(sn_world_get_counters(s.world).shape_count, 10);
+  sn_scene_unload(&s);
+  limits.max_shapes = 9;
+  ck_assert_int_eq(sn_scene_load_string(open, strlen(open), "limit.json", &o, &s, &e), SN_SCENE_ERR_ENGINE);
+  ck_assert_int_eq(e.engine_result, SN_ERR_CAPACITY);
+}
+END_TEST
+
 /* Number of names in dir (not . and ..). */
 static int entries(const char *dir) {
   DIR *d = opendir(dir);
@@ -707,6 +896,10 @@ START_TEST(test_docs_example_loads) {
   ck_assert_int_eq(sn_world_get_constraint_count(s.world), 3 + 25 + 9);
   sn_body_id plank = sn_scene_names_find_body(s.names, "plank");
   ck_assert_int_eq(sn_body_get_shape_count(s.world, plank), 3);
+  /* the ground: box, segment and an open chain of 5 points (2 segments) */
+  sn_body_id ground = sn_scene_names_find_body(s.names, "ground");
+  ck_assert_int_eq(sn_body_get_shape_count(s.world, ground), 4);
+  ck_assert(sn_body_get_sleep_threshold(s.world, sn_scene_names_find_body(s.names, "ball")) == 0.1f);
   for (int i = 0; i < 60; ++i) ck_assert_int_eq(sn_world_step(s.world, DT), SN_OK);
   sn_scene_unload(&s);
   free(doc);
@@ -820,6 +1013,50 @@ static const fixture fixtures[] = {
      "SN_ERR_DEGENERATE_POLYGON", SN_ERR_DEGENERATE_POLYGON},
     {"capsule_coincident", BALL_WITH("{\"capsule\": `[[0, 0], [0, 0], 0.5]}"), SN_SCENE_ERR_GEOMETRY,
      "SN_ERR_DEGENERATE_POLYGON", SN_ERR_DEGENERATE_POLYGON},
+    /* chains */
+    {"chain_too_few_points", BALL_WITH("{\"chain\": `[[0, 0], [1, 0], [2, 1]]}"), SN_SCENE_ERR_RANGE,
+     "bodies[0].shapes[0].chain: expected [[x, y], ...] with at least 4 points (an open chain; 3 with \"loop\": true) "
+     "(at most 1000000), got 3 points",
+     SN_OK},
+    {"chain_loop_too_few_points", BALL_WITH("{\"chain\": `[[0, 0], [1, 0]], \"loop\": true}"), SN_SCENE_ERR_RANGE,
+     "expected [[x, y], ...] with at least 3 points (a loop) (at most 1000000), got 2 points", SN_OK},
+    {"chain_not_array", BALL_WITH("{\"chain\": `4}"), SN_SCENE_ERR_TYPE,
+     "bodies[0].shapes[0].chain: expected [[x, y], ...] with at least 4 points", SN_OK},
+    {"chain_point_not_vec2", BALL_WITH("{\"chain\": [[0, 0], [1, 0], `[2], [3, 0]]}"), SN_SCENE_ERR_RANGE,
+     "bodies[0].shapes[0].chain[2]: expected [x, y]", SN_OK},
+    {"chain_point_overflow", BALL_WITH("{\"chain\": [[0, 0], [1, 0], [`1e39, 0], [3, 0]]}"), SN_SCENE_ERR_RANGE,
+     "bodies[0].shapes[0].chain[2][0]: expected a number in [-1e+06, 1e+06], got 1e39", SN_OK},
+    {"chain_point_far", BALL_WITH("{\"chain\": [[0, 0], [1, 0], [2, `2e6], [3, 0]]}"), SN_SCENE_ERR_RANGE,
+     "bodies[0].shapes[0].chain[2][1]: expected a number in [-1e+06, 1e+06], got 2e6", SN_OK},
+    {"chain_point_far_with_offset",
+     BALL_WITH("{\"chain\": [[0, 0], [1, 0], `[999999.5, 0], [3, 0]], \"offset\": [1, 0]}"), SN_SCENE_ERR_RANGE,
+     "bodies[0].shapes[0].chain[2]: expected a point within +-1e6 m (SN_MAX_COORDINATE) with the offset added", SN_OK},
+    {"chain_duplicate_point", BALL_WITH("{\"chain\": [[0, 0], [1, 0], `[1.001, 0], [3, 0]]}"), SN_SCENE_ERR_GEOMETRY,
+     "bodies[0].shapes[0].chain[2]: chain point 2 coincides with point 1 (0.001", SN_ERR_DEGENERATE_POLYGON},
+    {"chain_loop_closed_twice", BALL_WITH("{\"chain\": [`[0, 0], [1, 0], [1, 1], [0, 0]], \"loop\": true}"),
+     SN_SCENE_ERR_GEOMETRY, "bodies[0].shapes[0].chain[0]: the loop's last point (3) coincides with its first",
+     SN_ERR_DEGENERATE_POLYGON},
+    {"chain_density", BALL_WITH("{\"chain\": [[0, 0], [1, 0], [2, 1], [3, 0]], `\"density\": 1}"),
+     SN_SCENE_ERR_UNKNOWN_KEY, "bodies[0].shapes[0].density: \"density\" does not apply to a chain", SN_OK},
+    {"chain_sensor", BALL_WITH("{\"chain\": [[0, 0], [1, 0], [2, 1], [3, 0]], `\"sensor\": true}"),
+     SN_SCENE_ERR_UNKNOWN_KEY, "\"sensor\" does not apply to a chain", SN_OK},
+    {"chain_radius", BALL_WITH("{\"chain\": [[0, 0], [1, 0], [2, 1], [3, 0]], `\"radius\": 0.1}"),
+     SN_SCENE_ERR_UNKNOWN_KEY, "expected no \"radius\" on a chain", SN_OK},
+    {"chain_unknown_key", BALL_WITH("{\"chain\": [[0, 0], [1, 0], [2, 1], [3, 0]], `\"closed\": true}"),
+     SN_SCENE_ERR_UNKNOWN_KEY, "bodies[0].shapes[0].closed: unknown key \"closed\" in a shape", SN_OK},
+    {"chain_loop_not_bool", BALL_WITH("{\"chain\": [[0, 0], [1, 0], [2, 1]], \"loop\": `1}"), SN_SCENE_ERR_TYPE,
+     "bodies[0].shapes[0].loop: expected true or false, got 1", SN_OK},
+    {"loop_on_segment", BALL_WITH("{\"segment\": [[0, 0], [1, 0]], `\"loop\": false}"), SN_SCENE_ERR_UNKNOWN_KEY,
+     "\"loop\" applies to chain shapes only; expected no \"loop\" on a segment", SN_OK},
+    {"chain_friction_negative", BALL_WITH("{\"chain\": [[0, 0], [1, 0], [2, 1], [3, 0]], \"friction\": `-1}"),
+     SN_SCENE_ERR_RANGE, "bodies[0].shapes[0].friction: expected a number >= 0, got -1", SN_OK},
+    {"chain_and_circle", BALL_WITH("{\"circle\": 0.5, `\"chain\": [[0, 0], [1, 0], [2, 1], [3, 0]]}"),
+     SN_SCENE_ERR_UNKNOWN_SHAPE, "a shape has exactly one geometry, and this one already is a circle", SN_OK},
+    /* the per-body sleep threshold */
+    {"sleep_threshold_negative", HEAD " \"bodies\": [{\"type\": \"dynamic\", \"sleep_threshold\": `-0.1}]}",
+     SN_SCENE_ERR_RANGE, "bodies[0].sleep_threshold: expected a number >= 0, got -0.1", SN_OK},
+    {"sleep_threshold_string", HEAD " \"bodies\": [{\"type\": \"dynamic\", \"sleep_threshold\": `\"fast\"}]}",
+     SN_SCENE_ERR_TYPE, "bodies[0].sleep_threshold: expected a number >= 0, got the string \"fast\"", SN_OK},
     /* names and references */
     {"duplicate_body_name",
      HEAD " \"bodies\": [\n  {\"name\": \"ball\", \"type\": \"static\"},\n  {\"name\": `\"ball\", \"type\": "
@@ -924,14 +1161,21 @@ START_TEST(test_save_refusals) {
   sn_world *w = sn_create_world(&wd, NULL);
   sn_body_def bd = sn_default_body_def();
   sn_body_id b = sn_create_body(w, &bd);
-  sn_vec2 pts[4] = {{0, 0}, {1, 0}, {2, 0.5f}, {3, 0}};
+  /* a chain whose segment was given another material: one chain def cannot say it */
+  sn_vec2 pts[5] = {{0, 0}, {1, 0}, {2, 0.5f}, {3, 0}, {4, 0}};
   sn_chain_def cd = sn_default_chain_def();
   cd.points = pts;
-  cd.count = 4;
+  cd.count = 5;
   ck_assert(sn_chain_is_valid(w, sn_create_chain(w, b, &cd)));
+  sn_shape_id segs[2];
+  ck_assert_int_eq(sn_body_get_shapes(w, b, segs, 2), 2);
+  char *chain_text = save_or_fail(w, NULL); /* as made, it saves */
+  ck_assert_ptr_nonnull(strstr(chain_text, "\"chain\": [[0, 0], [1, 0], [2, 0.5], [3, 0], [4, 0]]}"));
+  sn_scene_free_text(chain_text);
+  ck_assert_int_eq(sn_shape_set_friction(w, segs[1], 0.2f), SN_OK);
   ck_assert_ptr_null(sn_scene_save_string(w, NULL, &e));
   ck_assert_int_eq(e.status, SN_SCENE_ERR_UNREPRESENTABLE);
-  ck_assert_ptr_nonnull(strstr(e.message, "chains"));
+  ck_assert_ptr_nonnull(strstr(e.message, "body \"body0\", shape 1: a chain segment whose material or filter"));
   ck_assert_int_eq(sn_scene_save_file("/tmp/never-written.json", w, NULL, &e), SN_SCENE_ERR_UNREPRESENTABLE);
   ck_assert_int_ne(access("/tmp/never-written.json", F_OK), 0);
   sn_destroy_world(w);
@@ -1240,6 +1484,8 @@ Suite *sn_test_suite(void) {
   tcase_add_test(load, test_pendulum_file);
   tcase_add_test(load, test_docs_example_loads);
   tcase_add_test(load, test_save_refusals);
+  tcase_add_test(load, test_chains_round_trip);
+  tcase_add_test(load, test_chain_shape_limit);
   tcase_add_test(load, test_names_table);
   tcase_add_test(load, test_names_utf8);
   suite_add_tcase(s, load);

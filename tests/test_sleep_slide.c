@@ -116,12 +116,96 @@ START_TEST(test_piles_still_sleep) {
 }
 END_TEST
 
+/* A drifting body in zero gravity, nothing to touch: the sleep rule alone.
+ * The rule (rigid/solver.c): a body is at rest while |v| < t and
+ * |w| < (2 deg/s) x t / 0.05, t its sleep threshold (m/s); its island sleeps
+ * once it has been at rest for SN_TIME_TO_SLEEP = 0.5 s, i.e. at step
+ * ceil(0.5 / dt) = 30 at dt = 1/60 (the float sum of 30 dt is 0.5 within
+ * 1 ulp, so step 30 or 31). */
+static sn_body_id drifter(sn_world *w, float y, sn_vec2 v, float spin, float threshold) {
+  sn_body_def bd = sn_default_body_def();
+  bd.type = SN_BODY_DYNAMIC;
+  bd.position = (sn_vec2){0.0f, y};
+  bd.linear_velocity = v;
+  bd.angular_velocity = spin;
+  bd.sleep_threshold = threshold;
+  sn_body_id b = sn_create_body(w, &bd);
+  sn_circle c = {{0.0f, 0.0f}, 0.5f};
+  sn_shape_def sd = sn_default_shape_def();
+  ck_assert(sn_create_circle_shape(w, b, &sd, &c).index1 != 0);
+  return b;
+}
+
+/* The step at which b fell asleep (1-based), or -1 within `steps`. */
+static int asleep_step(sn_world *w, sn_body_id b, int *first, int steps) {
+  for (int i = 0; i < steps; ++i) {
+    ck_assert_int_eq(sn_world_step(w, dt), SN_OK);
+    if (*first < 0 && !sn_body_is_awake(w, b)) *first = i + 1;
+  }
+  return *first;
+}
+
+START_TEST(test_sleep_threshold_per_body) {
+  sn_world_def wd = sn_default_world_def();
+  wd.gravity = (sn_vec2){0.0f, 0.0f};
+  sn_world *w = sn_create_world(&wd, NULL);
+  ck_assert_ptr_nonnull(w);
+  ck_assert(sn_default_body_def().sleep_threshold == 0.05f);
+  /* 0.08 m/s: below 0.1, above the default 0.05 */
+  sn_body_id high = drifter(w, 0.0f, (sn_vec2){0.08f, 0.0f}, 0.0f, 0.1f);
+  sn_body_id low = drifter(w, 10.0f, (sn_vec2){0.08f, 0.0f}, 0.0f, 0.05f);
+  /* 0.05 rad/s: below 2 deg/s x 0.1 / 0.05 = 0.0698 rad/s, above 2 deg/s = 0.0349 rad/s */
+  sn_body_id spin_high = drifter(w, 20.0f, (sn_vec2){0.0f, 0.0f}, 0.05f, 0.1f);
+  sn_body_id spin_low = drifter(w, 30.0f, (sn_vec2){0.0f, 0.0f}, 0.05f, 0.05f);
+  /* 0.03 m/s with the default threshold: at rest by the default rule */
+  sn_body_id slow = drifter(w, 40.0f, (sn_vec2){0.03f, 0.0f}, 0.0f, SN_DEFAULT_SLEEP_THRESHOLD);
+  ck_assert(sn_body_get_sleep_threshold(w, high) == 0.1f);
+  ck_assert(sn_body_get_sleep_threshold(w, low) == 0.05f);
+  sn_body_def got;
+  ck_assert_int_eq(sn_body_get_def(w, high, &got), SN_OK);
+  ck_assert(got.sleep_threshold == 0.1f);
+  int first[5] = {-1, -1, -1, -1, -1};
+  const sn_body_id all[5] = {high, low, spin_high, spin_low, slow};
+  for (int i = 0; i < 120; ++i) {
+    ck_assert_int_eq(sn_world_step(w, dt), SN_OK);
+    for (int k = 0; k < 5; ++k)
+      if (first[k] < 0 && !sn_body_is_awake(w, all[k])) first[k] = i + 1;
+  }
+  printf("asleep at steps: high %d, low %d, spin high %d, spin low %d, slow %d\n", first[0], first[1], first[2],
+         first[3], first[4]);
+  ck_assert_msg(first[0] >= 30 && first[0] <= 31, "threshold 0.1 at 0.08 m/s asleep at step %d", first[0]);
+  ck_assert_msg(first[2] >= 30 && first[2] <= 31, "threshold 0.1 at 0.05 rad/s asleep at step %d", first[2]);
+  ck_assert_msg(first[4] >= 30 && first[4] <= 31, "default threshold at 0.03 m/s asleep at step %d", first[4]);
+  ck_assert_msg(first[1] < 0, "default threshold at 0.08 m/s fell asleep at step %d", first[1]);
+  ck_assert_msg(first[3] < 0, "default threshold at 0.05 rad/s fell asleep at step %d", first[3]);
+  /* the awake ones keep their speed: no gravity, no damping, nothing touched */
+  ck_assert_float_eq_tol(sn_body_get_linear_velocity(w, low).x, 0.08f, 1e-6f);
+  ck_assert_float_eq_tol(sn_body_get_angular_velocity(w, spin_low), 0.05f, 1e-6f);
+  /* raising the awake body's threshold lets it sleep 30 steps later (the
+   * setter wakes nothing and keeps the running timer at 0) */
+  ck_assert_int_eq(sn_body_set_sleep_threshold(w, low, 0.1f), SN_OK);
+  ck_assert(sn_body_get_sleep_threshold(w, low) == 0.1f);
+  int later = -1;
+  asleep_step(w, low, &later, 40);
+  ck_assert_msg(later >= 30 && later <= 31, "raised threshold: asleep after %d more steps", later);
+  /* threshold 0: never at rest, even at 0.03 m/s */
+  ck_assert_int_eq(sn_body_set_awake(w, slow, true), SN_OK);
+  ck_assert_int_eq(sn_body_set_linear_velocity(w, slow, (sn_vec2){0.03f, 0.0f}), SN_OK);
+  ck_assert_int_eq(sn_body_set_sleep_threshold(w, slow, 0.0f), SN_OK);
+  int never = -1;
+  asleep_step(w, slow, &never, 120);
+  ck_assert_msg(never < 0, "threshold 0 fell asleep at step %d", never);
+  sn_destroy_world(w);
+}
+END_TEST
+
 Suite *sn_test_suite(void) {
   Suite *s = suite_create("sleep_slide");
   TCase *tc = tcase_create("sleep");
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, test_slope_threshold_with_sleep);
   tcase_add_test(tc, test_piles_still_sleep);
+  tcase_add_test(tc, test_sleep_threshold_per_body);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -339,10 +339,13 @@ START_TEST(test_ids_survive) {
   wd.registry = reg;
   sn_body_id kept;
   sn_world *w = small_world(&wd, &kept);
+  /* the body's sleep threshold is kept (format 7) */
+  ck_assert_int_eq(sn_body_set_sleep_threshold(w, kept, 0.1f), SN_OK);
   size_t n;
   uint8_t *s = save(w, &n);
   sn_world *r = load(s, n, reg);
   ck_assert(sn_body_is_valid(r, kept));
+  ck_assert(sn_body_get_sleep_threshold(r, kept) == 0.1f);
   sn_vec2 pw = sn_body_get_position(w, kept), pr = sn_body_get_position(r, kept);
   ck_assert(memcmp(&pw, &pr, sizeof pw) == 0);
   ck_assert_ptr_nonnull(sn_body_get_user_data(w, kept));
@@ -667,6 +670,11 @@ START_TEST(test_broken_invariants) {
   expect_refused(w, reg, "rotation is not a unit");
   ba->xf.q = q;
 
+  /* a negative sleep threshold (no body can be given one) */
+  ba->sleep_threshold = -0.05f;
+  expect_refused(w, reg, "negative sleep threshold");
+  ba->sleep_threshold = SN_DEFAULT_SLEEP_THRESHOLD;
+
   /* a manifold reuse reference with a normal that is not unit, or a point
    * that is not finite (the reuse would hand them to the solver) */
   int32_t kept = -1;
@@ -927,6 +935,10 @@ START_TEST(test_format3_file) {
                            info->type == SN_SETTING_TYPE_VEC2 ? sizeof(sn_vec2) : sizeof(float)) == 0,
                     "%s: not its default in a format 3 snapshot", info->name);
   }
+  /* a format before 7 holds no sleep thresholds: every body has the default */
+  for (int32_t i = 0; i < restored->bodies.count; ++i)
+    if (restored->bodies.data[i].in_use)
+      ck_assert(restored->bodies.data[i].sleep_threshold == SN_DEFAULT_SLEEP_THRESHOLD);
   sn_scene scene = format3_world();
   for (int i = 0; i < 30; ++i) ck_assert_int_eq(sn_world_step(scene.world, DT), SN_OK);
   size_t n_fresh, n_restored;
@@ -948,6 +960,85 @@ START_TEST(test_format3_file) {
   free(again);
   sn_destroy_world(restored);
   sn_scene_destroy(&scene);
+}
+END_TEST
+
+/* A snapshot of format 6 (made here from this library's bytes: the
+ * bodies' sleep thresholds taken out of the body records, the section and
+ * total sizes and the version set back, resealed) loads, every body with
+ * the default sleep threshold, and the world saves the bytes of the
+ * original world with its thresholds at the default. */
+START_TEST(test_format6_bytes) {
+  sn_registry *reg = small_registry();
+  sn_world_def wd = sn_default_world_def();
+  wd.registry = reg;
+  sn_body_id kept;
+  sn_world *w = small_world(&wd, &kept);
+  ck_assert_int_eq(sn_body_set_sleep_threshold(w, kept, 0.1f), SN_OK);
+  size_t n7;
+  uint8_t *s7 = save(w, &n7);
+  uint8_t *s6 = malloc(n7);
+  ck_assert_ptr_nonnull(s6);
+  /* sections after the 40-byte header: a 4-byte tag and a u64 length each */
+  size_t in = 40, out = 40, body_length_at = 0, live = 0;
+  memcpy(s6, s7, in);
+  while (in < n7 - SN_SNAPSHOT_TRAILER_BYTES) {
+    uint64_t length = 0;
+    for (int i = 0; i < 8; ++i) length |= (uint64_t)s7[in + 4 + (size_t)i] << (8 * i);
+    if (memcmp(s7 + in, "BODY", 4) != 0) {
+      memcpy(s6 + out, s7 + in, 12 + (size_t)length);
+      in += 12 + (size_t)length;
+      out += 12 + (size_t)length;
+      continue;
+    }
+    /* slots count, free head, live count; then per slot 7 bytes (in use
+     * first) and a live body's record: 135 bytes, the threshold (4), 20 */
+    body_length_at = out + 4;
+    memcpy(s6 + out, s7 + in, 12 + 12);
+    int32_t slots;
+    memcpy(&slots, s7 + in + 12, sizeof slots);
+    size_t r = in + 24, o = out + 24;
+    for (int32_t k = 0; k < slots; ++k) {
+      bool in_use = s7[r] != 0;
+      memcpy(s6 + o, s7 + r, 7);
+      r += 7;
+      o += 7;
+      if (!in_use) continue;
+      memcpy(s6 + o, s7 + r, 135);
+      memcpy(s6 + o + 135, s7 + r + 139, 20);
+      r += 159;
+      o += 155;
+      live++;
+    }
+    ck_assert_uint_eq(r, in + 12 + (size_t)length);
+    in = r;
+    out = o;
+    uint64_t shorter = length - 4 * live;
+    for (int i = 0; i < 8; ++i) s6[body_length_at + (size_t)i] = (uint8_t)(shorter >> (8 * i));
+  }
+  ck_assert_uint_gt(live, 2);
+  size_t n6 = out + SN_SNAPSHOT_TRAILER_BYTES;
+  ck_assert_uint_eq(n6, n7 - 4 * live);
+  for (int i = 0; i < 8; ++i) s6[16 + i] = (uint8_t)((uint64_t)n6 >> (8 * i));
+  s6[8] = 6;
+  reseal(s6, n6);
+  sn_world *r6 = load(s6, n6, reg);
+  for (int32_t i = 0; i < r6->bodies.count; ++i)
+    if (r6->bodies.data[i].in_use) ck_assert(r6->bodies.data[i].sleep_threshold == SN_DEFAULT_SLEEP_THRESHOLD);
+  ck_assert(sn_body_get_sleep_threshold(r6, kept) == 0.05f);
+  /* the same world as the original with the default threshold, byte for byte */
+  ck_assert_int_eq(sn_body_set_sleep_threshold(w, kept, SN_DEFAULT_SLEEP_THRESHOLD), SN_OK);
+  size_t na, nb;
+  uint8_t *a = save(w, &na), *b = save(r6, &nb);
+  ck_assert_uint_eq(na, nb);
+  ck_assert(memcmp(a, b, na) == 0);
+  free(a);
+  free(b);
+  free(s6);
+  free(s7);
+  sn_destroy_world(r6);
+  sn_destroy_world(w);
+  sn_destroy_registry(reg);
 }
 END_TEST
 
@@ -1177,6 +1268,7 @@ Suite *sn_test_suite(void) {
   suite_add_tcase(s, tc);
   tc = tcase_create("files");
   tcase_add_test(tc, test_format3_file);
+  tcase_add_test(tc, test_format6_bytes);
   tcase_add_test(tc, test_files);
   tcase_add_test(tc, test_file_edges);
   suite_add_tcase(s, tc);

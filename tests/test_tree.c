@@ -442,6 +442,60 @@ static float ignore_fcn(const sn_ray_input *input, int32_t proxy_id, int32_t use
   return -1.0f; // filtered: continue unchanged
 }
 
+START_TEST(test_collect_shares_a_descent) {
+  // 2000 random boxes, some moved deferred (loose ancestors). For 200 group
+  // boxes: sn_tree_collect gets what sn_tree_query visits, in its order; a
+  // box inside the group box with a mask inside its mask then visits,
+  // through sn_tree_leaves_query, exactly the sequence its own sn_tree_query
+  // visits; too small a buffer answers -1; a callback's stop is kept.
+  sn_mem mem;
+  sn_mem_init(&mem, NULL);
+  sn_tree tree;
+  ck_assert(sn_tree_init(&tree, &mem, 16));
+  lcg g = {4242u};
+  static int32_t ids[2000];
+  for (int32_t i = 0; i < 2000; ++i) ids[i] = sn_tree_create_proxy(&tree, random_box(&g), random_category(&g), i);
+  for (int32_t i = 0; i < 2000; i += 7) sn_tree_move_proxy_deferred(&tree, ids[i], random_box(&g));
+  static sn_tree_leaf leaves[4096];
+  static hit_list own, shared;
+  int nonempty = 0;
+  for (int k = 0; k < 200; ++k) {
+    sn_aabb group = random_box(&g);
+    group.lower.x -= 6.0f;
+    group.upper.x += 6.0f;
+    uint64_t group_mask = k % 5 == 0 ? UINT64_MAX : (random_category(&g) | random_category(&g));
+    int32_t n = sn_tree_collect(&tree, group, group_mask, leaves, 4096);
+    own.count = 0;
+    own.stop_after = 0;
+    sn_tree_query(&tree, group, group_mask, collect_fcn, &own);
+    ck_assert_int_eq(n, own.count);
+    for (int32_t i = 0; i < n; ++i) {
+      ck_assert_int_eq(leaves[i].proxy_id, own.ids[i]);
+      ck_assert_int_eq(leaves[i].user_data, own.user_data[i]);
+    }
+    if (n > 1) ck_assert_int_eq(sn_tree_collect(&tree, group, group_mask, leaves + n, n - 1), -1);
+    for (int j = 0; j < 4; ++j) {
+      float x0 = lcg_float(&g, group.lower.x, group.upper.x), x1 = lcg_float(&g, x0, group.upper.x);
+      float y0 = lcg_float(&g, group.lower.y, group.upper.y), y1 = lcg_float(&g, y0, group.upper.y);
+      sn_aabb box = {{x0, y0}, {x1, y1}};
+      uint64_t mask = j == 0 ? group_mask : (group_mask & random_category(&g));
+      own.count = 0;
+      own.stop_after = j == 3 ? 2 : 0;
+      shared.count = 0;
+      shared.stop_after = own.stop_after;
+      sn_tree_query(&tree, box, mask, collect_fcn, &own);
+      sn_tree_leaves_query(leaves, n, box, mask, collect_fcn, &shared);
+      ck_assert_int_eq(shared.count, own.count);
+      for (int32_t i = 0; i < own.count; ++i) ck_assert_int_eq(shared.ids[i], own.ids[i]);
+      nonempty += own.count > 1;
+    }
+  }
+  ck_assert_int_gt(nonempty, 50); // orders of several leaves were compared
+  sn_tree_destroy(&tree);
+  ck_assert_uint_eq(mem.live_bytes, 0);
+}
+END_TEST
+
 START_TEST(test_callback_contracts) {
   sn_mem mem;
   sn_mem_init(&mem, NULL);
@@ -923,6 +977,7 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_grid_balance);
   tcase_add_test(tc, test_mask_filter);
   tcase_add_test(tc, test_callback_contracts);
+  tcase_add_test(tc, test_collect_shares_a_descent);
   tcase_add_test(tc, test_enlarge);
   tcase_add_test(tc, test_rebuild);
   tcase_add_test(tc, test_deferred_moves);

@@ -69,6 +69,13 @@ mixed=$(cd "$(dirname "$0")/../../scenes" && pwd)/mixed.json
 json=$("$sb" --headless --scene "$mixed" --steps 5 --json --screenshot "$out/mixed-json.png") || bad "scene file --json exit"
 grep -q '"bodies": 15, "particles": 54, "constraints": 91, "settings": "substeps=8 soft_iterations=1 sleep=on"' \
   <<<"$json" && ok "scene file --json counts" || bad "scene file --json counts: $json"
+# a scene file with a chain: the Box2D suite's spinner (a loop chain of 360 points as its
+# container, a motor on a revolute joint), its one constraint loaded
+spinner=$(cd "$(dirname "$0")/../../scenes" && pwd)/box2d_spinner.json
+json=$("$sb" --headless --scene "$spinner" --steps 5 --json --screenshot "$out/spinner.png") || bad "spinner file exit"
+grep -q '"bodies": 3039, "particles": 0, "constraints": 1, "settings": "substeps=8 soft_iterations=1 sleep=on"' <<<"$json" &&
+  "$check" "$out/spinner.png" 1280 720 >/dev/null && ok "scene file with a chain (scenes/box2d_spinner.json)" ||
+  bad "scene file box2d_spinner.json: $json"
 # the default screenshot name of a scene file: its base name, in the current folder
 (cd "$out" && rm -f sandbox-mixed.png && "$sb" --headless --scene "$mixed" --steps 2 >/dev/null &&
   [ -f sandbox-mixed.png ]) && ok "default screenshot name of a scene file" || bad "default screenshot name of a scene file"

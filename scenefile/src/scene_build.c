@@ -118,7 +118,11 @@ static bool build_bodies(sn_loader *L, sn_world *w, sn_scene_names *names, sn_bo
       case SN_SHAPE_POLYGON:
         sid = sn_create_polygon_shape(w, id, &s->def, &s->polygon);
         break;
-      default:
+      case SN_SHAPE_CHAIN_SEGMENT:
+        /* its segments go into the body's shape list here, in file order */
+        sid.index1 = sn_create_chain(w, id, &s->chain).index1;
+        break;
+      case SN_SHAPE_TYPE_COUNT:
         break;
       }
       if (sid.index1 == 0) return engine_refused(L, w, s->geometry, "shape");

@@ -37,6 +37,7 @@ static void loader_free(sn_loader *L) {
   free(L->groups);
   free(L->particle_ids);
   free(L->bodies);
+  for (int32_t i = 0; L->shapes != NULL && i < L->shape_count; ++i) free(L->shapes[i].chain_points);
   free(L->shapes);
   free(L->softs);
   free(L->constraints);

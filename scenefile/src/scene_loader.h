@@ -30,6 +30,9 @@ typedef struct sn_shape_ir {
   sn_capsule capsule;
   sn_segment segment;
   sn_polygon polygon;
+  /* a chain (type SN_SHAPE_CHAIN_SEGMENT): its def, points malloc'd */
+  sn_chain_def chain;
+  sn_vec2 *chain_points;
 } sn_shape_ir;
 
 typedef struct sn_body_ir {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/constants.h"
 #include "scene_loader.h"
 
 /* ------------------------------------------------------------------------ */
@@ -60,12 +61,38 @@ static bool parse_settings(sn_loader *L, const cJSON *obj) {
 /* ------------------------------------------------------------------------ */
 /* Shapes                                                                    */
 
-static const char *const geometry_keys[] = {"circle", "box", "polygon", "capsule", "segment", NULL};
-static const char *const shape_keys[] = {
-    "circle",        "box",      "polygon",        "capsule",          "segment",          "offset",
-    "radius",        "angle",    "density",        "friction",         "restitution",      "rolling_resistance",
-    "tangent_speed", "material", "contact_events", "hit_events",       "category_bits",    "mask_bits",
-    "group_index",   "sensor",   "sensor_events",  "custom_filtering", "pre_solve_events", NULL};
+static const char *const geometry_keys[] = {"circle", "box", "polygon", "capsule", "segment", "chain", NULL};
+static const char *const shape_keys[] = {"circle",
+                                         "box",
+                                         "polygon",
+                                         "capsule",
+                                         "segment",
+                                         "chain",
+                                         "offset",
+                                         "radius",
+                                         "angle",
+                                         "density",
+                                         "friction",
+                                         "restitution",
+                                         "rolling_resistance",
+                                         "tangent_speed",
+                                         "material",
+                                         "contact_events",
+                                         "hit_events",
+                                         "category_bits",
+                                         "mask_bits",
+                                         "group_index",
+                                         "sensor",
+                                         "sensor_events",
+                                         "custom_filtering",
+                                         "pre_solve_events",
+                                         "loop",
+                                         NULL};
+/// Keys of a shape that a chain does not take (sn_chain_def has no such field).
+static const char *const not_chain_keys[] = {"density",       "contact_events",   "hit_events",       "sensor",
+                                             "sensor_events", "custom_filtering", "pre_solve_events", NULL};
+/// Most points of a chain (sn_create_chain's limit).
+#define SN_SCENE_MAX_CHAIN_POINTS 1000000
 
 /// Collision filter bits: a whole number in [0, 2^53] or a string "0x" + up to 16 hex digits.
 static bool read_bits(sn_loader *L, const cJSON *n, uint64_t *out) {
@@ -142,6 +169,82 @@ static bool parse_points(sn_loader *L, const cJSON *n, int32_t min, int32_t max,
   return true;
 }
 
+/* A chain: "chain" the points, at least 4 (3 with "loop": true), each
+ * within +-SN_MAX_COORDINATE and more than the linear slop from the one
+ * before (and, for a loop, the last from the first), as sn_create_chain
+ * wants them; offset is added to every point. The material and filter keys
+ * are those of the shape; the path is at "chain". */
+static bool parse_chain(sn_loader *L, sn_shape_ir *s, const cJSON *g, bool loop, sn_vec2 offset) {
+  s->type = SN_SHAPE_CHAIN_SEGMENT;
+  const int32_t min = loop ? 3 : 4;
+  const char *expected = loop ? "[[x, y], ...] with at least 3 points (a loop)"
+                              : "[[x, y], ...] with at least 4 points (an open chain; 3 with \"loop\": true)";
+  char got[96];
+  if (!cJSON_IsArray(g))
+    return sn_scene_fail(L, SN_SCENE_ERR_TYPE, SN_OK, g, false, "expected %s, got %s", expected,
+                         sn_scene_describe(L, g, got, sizeof got));
+  const int32_t k = cJSON_GetArraySize(g);
+  if (k < min || k > SN_SCENE_MAX_CHAIN_POINTS)
+    return sn_scene_fail(L, SN_SCENE_ERR_RANGE, SN_OK, g, false, "expected %s (at most %d), got %d points", expected,
+                         SN_SCENE_MAX_CHAIN_POINTS, (int)k);
+  s->chain_points = malloc((size_t)k * sizeof *s->chain_points);
+  if (s->chain_points == NULL) return sn_scene_out_of_memory(L);
+  const sn_scene_range within = {-SN_MAX_COORDINATE, SN_MAX_COORDINATE, false};
+  const float slop_sq = SN_LINEAR_SLOP * SN_LINEAR_SLOP;
+  int32_t i = 0;
+  for (const cJSON *c = g->child; c != NULL; c = c->next, ++i) {
+    size_t mark = sn_scene_path_push_index(L, i);
+    sn_vec2 p;
+    bool ok = sn_scene_read_vec2_in(L, c, within, &p);
+    if (ok) {
+      p = (sn_vec2){p.x + offset.x, p.y + offset.y};
+      if (!(fabsf(p.x) <= SN_MAX_COORDINATE && fabsf(p.y) <= SN_MAX_COORDINATE))
+        ok = sn_scene_fail(L, SN_SCENE_ERR_RANGE, SN_OK, c, false,
+                           "expected a point within +-1e6 m (SN_MAX_COORDINATE) with the offset added, got [%g, %g]",
+                           (double)p.x, (double)p.y);
+    }
+    if (ok && i > 0) {
+      const sn_vec2 q = s->chain_points[i - 1];
+      const float dx = p.x - q.x, dy = p.y - q.y;
+      if (dx * dx + dy * dy <= slop_sq)
+        ok = sn_scene_fail(L, SN_SCENE_ERR_GEOMETRY, SN_ERR_DEGENERATE_POLYGON, c, false,
+                           "chain point %d coincides with point %d (%g m apart); expected consecutive points more than "
+                           "0.005 m (the linear slop) apart",
+                           (int)i, (int)(i - 1), sqrt((double)(dx * dx + dy * dy)));
+    }
+    sn_scene_path_pop(L, mark);
+    if (!ok) return false;
+    s->chain_points[i] = p;
+  }
+  if (loop) {
+    const sn_vec2 a = s->chain_points[k - 1], b = s->chain_points[0];
+    const float dx = b.x - a.x, dy = b.y - a.y;
+    if (dx * dx + dy * dy <= slop_sq) {
+      size_t mark = sn_scene_path_push_index(L, 0);
+      sn_scene_fail(L, SN_SCENE_ERR_GEOMETRY, SN_ERR_DEGENERATE_POLYGON, g->child, false,
+                    "the loop's last point (%d) coincides with its first (%g m apart); expected them more than 0.005 m "
+                    "(the linear slop) apart, the loop closes by itself",
+                    (int)(k - 1), sqrt((double)(dx * dx + dy * dy)));
+      sn_scene_path_pop(L, mark);
+      return false;
+    }
+  }
+  sn_chain_def *d = &s->chain;
+  *d = sn_default_chain_def();
+  d->points = s->chain_points;
+  d->count = k;
+  d->is_loop = loop;
+  d->friction = s->def.friction;
+  d->restitution = s->def.restitution;
+  d->rolling_resistance = s->def.rolling_resistance;
+  d->tangent_speed = s->def.tangent_speed;
+  d->material = s->def.material;
+  d->category_bits = s->def.category_bits;
+  d->mask_bits = s->def.mask_bits;
+  d->group_index = s->def.group_index;
+  return true;
+}
+
 static bool parse_geometry(sn_loader *L, sn_shape_ir *s, const cJSON *obj) {
   const cJSON *g = s->geometry;
   const char *kind = g->string;
@@ -160,6 +263,8 @@ static bool parse_geometry(sn_loader *L, sn_shape_ir *s, const cJSON *obj) {
                              "\"angle\" applies to box shapes only; expected no \"angle\" on a %s", kind);
   SN_OPT(L, obj, "radius", sn_scene_read_float(L, n_, SN_RANGE_NON_NEGATIVE, &radius));
   SN_OPT(L, obj, "angle", sn_scene_read_float(L, n_, SN_RANGE_ANY, &angle));
+  bool loop = false;
+  SN_OPT(L, obj, "loop", sn_scene_read_bool(L, n_, &loop));
   size_t mark = sn_scene_path_push_key(L, kind);
   bool ok = true;
   if (strcmp(kind, "circle") == 0) {
@@ -215,6 +320,8 @@ static bool parse_geometry(sn_loader *L, sn_shape_ir *s, const cJSON *obj) {
         s->capsule.center2 = (sn_vec2){s->capsule.center2.x + offset.x, s->capsule.center2.y + offset.y};
       }
     }
+  } else if (strcmp(kind, "chain") == 0) {
+    ok = parse_chain(L, s, g, loop, offset_node != NULL ? offset : (sn_vec2){0.0f, 0.0f});
   } else { /* segment */
     s->type = SN_SHAPE_SEGMENT;
     sn_vec2 pts[2];
@@ -243,7 +350,7 @@ static bool parse_shape(sn_loader *L, const cJSON *obj, sn_shape_ir *s) {
         return sn_scene_fail_key(
             L, SN_SCENE_ERR_UNKNOWN_SHAPE, c,
             "a shape has exactly one geometry, and this one already is a %s; expected one of circle, box, "
-            "polygon, capsule, segment per shape",
+            "polygon, capsule, segment, chain per shape",
             s->geometry->string);
       s->geometry = c;
     } else if (!sn_scene_in_list(c->string, shape_keys) && unknown == NULL) {
@@ -252,7 +359,7 @@ static bool parse_shape(sn_loader *L, const cJSON *obj, sn_shape_ir *s) {
   }
   if (unknown != NULL && s->geometry == NULL)
     return sn_scene_fail_key(L, SN_SCENE_ERR_UNKNOWN_SHAPE, unknown,
-                             "unknown shape \"%s\"; expected one of: circle, box, polygon, capsule, segment",
+                             "unknown shape \"%s\"; expected one of: circle, box, polygon, capsule, segment, chain",
                              unknown->string);
   if (unknown != NULL) {
     char list[512];
@@ -261,8 +368,22 @@ static bool parse_shape(sn_loader *L, const cJSON *obj, sn_shape_ir *s) {
                              unknown->string, list);
   }
   if (s->geometry == NULL)
-    return sn_scene_fail(L, SN_SCENE_ERR_UNKNOWN_SHAPE, SN_OK, obj, false,
-                         "a shape needs a geometry key; expected one of: circle, box, polygon, capsule, segment");
+    return sn_scene_fail(
+        L, SN_SCENE_ERR_UNKNOWN_SHAPE, SN_OK, obj, false,
+        "a shape needs a geometry key; expected one of: circle, box, polygon, capsule, segment, chain");
+  /* keys a chain does not take, and "loop" on anything but a chain */
+  const bool chain = strcmp(s->geometry->string, "chain") == 0;
+  for (const cJSON *c = obj->child; c != NULL; c = c->next) {
+    if (chain && sn_scene_in_list(c->string, not_chain_keys))
+      return sn_scene_fail_key(L, SN_SCENE_ERR_UNKNOWN_KEY, c,
+                               "\"%s\" does not apply to a chain (sn_chain_def has no such field); expected only "
+                               "\"loop\", \"offset\", material and filter keys beside \"chain\"",
+                               c->string);
+    if (!chain && strcmp(c->string, "loop") == 0)
+      return sn_scene_fail_key(L, SN_SCENE_ERR_UNKNOWN_KEY, c,
+                               "\"loop\" applies to chain shapes only; expected no \"loop\" on a %s",
+                               s->geometry->string);
+  }
   sn_shape_def *d = &s->def;
   *d = sn_default_shape_def();
   d->density = 1.0f;
@@ -342,6 +463,7 @@ static bool parse_body(sn_loader *L, const cJSON *obj, int32_t index) {
                                      "bullet",
                                      "awake",
                                      "sleep",
+                                     "sleep_threshold",
                                      "fixed_rotation",
                                      "enabled",
                                      "shapes",
@@ -375,6 +497,7 @@ static bool parse_body(sn_loader *L, const cJSON *obj, int32_t index) {
   d->is_bullet = false;
   d->is_awake = true;
   d->enable_sleep = true;
+  d->sleep_threshold = 0.05f;
   d->fixed_rotation = false;
   SN_OPT(L, obj, "position", sn_scene_read_vec2(L, n_, &d->position));
   SN_OPT(L, obj, "angle", sn_scene_read_float(L, n_, SN_RANGE_ANY, &d->angle));
@@ -389,6 +512,7 @@ static bool parse_body(sn_loader *L, const cJSON *obj, int32_t index) {
   b->enabled = true;
   SN_OPT(L, obj, "enabled", sn_scene_read_bool(L, n_, &b->enabled));
   SN_OPT(L, obj, "sleep", sn_scene_read_bool(L, n_, &d->enable_sleep));
+  SN_OPT(L, obj, "sleep_threshold", sn_scene_read_float(L, n_, SN_RANGE_NON_NEGATIVE, &d->sleep_threshold));
   SN_OPT(L, obj, "fixed_rotation", sn_scene_read_bool(L, n_, &d->fixed_rotation));
   b->first_shape = L->shape_count;
   const cJSON *shapes = sn_scene_member(obj, "shapes");
@@ -399,7 +523,12 @@ static bool parse_body(sn_loader *L, const cJSON *obj, int32_t index) {
     for (const cJSON *c = ok ? shapes->child : NULL; c != NULL && ok; c = c->next, ++i) {
       size_t m2 = sn_scene_path_push_index(L, i);
       ok = parse_shape(L, c, L->shapes + L->shape_count);
-      if (ok) L->shape_count++;
+      if (ok) {
+        L->shape_count++;
+      } else {
+        free(L->shapes[L->shape_count].chain_points); /* a chain refused after its points were read */
+        L->shapes[L->shape_count].chain_points = NULL;
+      }
       sn_scene_path_pop(L, m2);
     }
     sn_scene_path_pop(L, mark);
@@ -440,12 +569,22 @@ static int32_t array_size(const cJSON *root, const char *key) {
 }
 
 static bool allocate(sn_loader *L, const cJSON *root) {
-  int32_t bodies = array_size(root, "bodies"), shapes = 0;
+  int32_t bodies = array_size(root, "bodies");
+  int64_t shapes = 0, entries = 0;
   const cJSON *arr = sn_scene_member(root, "bodies");
   for (const cJSON *b = cJSON_IsArray(arr) ? arr->child : NULL; b != NULL; b = b->next) {
     const cJSON *s = cJSON_IsObject(b) ? sn_scene_member(b, "shapes") : NULL;
-    if (cJSON_IsArray(s)) shapes += cJSON_GetArraySize(s);
+    if (!cJSON_IsArray(s)) continue;
+    entries += cJSON_GetArraySize(s);
+    /* a chain makes a shape per segment: n points make n (a loop) or n - 3 */
+    for (const cJSON *e = s->child; e != NULL; e = e->next) {
+      const cJSON *c = cJSON_IsObject(e) ? sn_scene_member(e, "chain") : NULL;
+      if (!cJSON_IsArray(c)) continue;
+      int32_t segments = cJSON_GetArraySize(c) - (cJSON_IsTrue(sn_scene_member(e, "loop")) ? 0 : 3);
+      if (segments > 1) shapes += segments - 1;
+    }
   }
+  shapes += entries;
   int32_t softs = array_size(root, "soft_bodies"), constraints = array_size(root, "constraints");
   /* the world's limits, before anything is allocated for the entries */
   const struct {
@@ -466,7 +605,7 @@ static bool allocate(sn_loader *L, const cJSON *root) {
     return false;
   }
   L->bodies = calloc((size_t)bodies + 1, sizeof *L->bodies);
-  L->shapes = calloc((size_t)shapes + 1, sizeof *L->shapes);
+  L->shapes = calloc((size_t)entries + 1, sizeof *L->shapes);
   L->softs = calloc((size_t)softs + 1, sizeof *L->softs);
   L->constraints = calloc((size_t)constraints + 1, sizeof *L->constraints);
   if (!L->bodies || !L->shapes || !L->softs || !L->constraints) return sn_scene_out_of_memory(L);

@@ -268,10 +268,9 @@ static bool put_shape(writer *W, sn_shape_id id, const char *body, int32_t index
     put_float_unless(b, "radius", p.radius, 0.0f);
     break;
   }
-  default:
-    return unrepresentable(W, body, index,
-                           "chains (sn_create_chain) are not part of the scene format yet; expected circle, box, "
-                           "polygon, capsule or segment shapes");
+  case SN_SHAPE_CHAIN_SEGMENT: /* put_chain writes a chain's segments, never this */
+  case SN_SHAPE_TYPE_COUNT:
+    return unrepresentable(W, body, index, "a shape of an unknown type");
   }
   sn_shape_def d;
   sn_shape_get_def(W->world, id, &d);
@@ -291,6 +290,70 @@ static bool put_shape(writer *W, sn_shape_id id, const char *body, int32_t index
   put_bool_unless(b, "custom_filtering", d.enable_custom_filtering, false);
   put_bool_unless(b, "pre_solve_events", d.enable_pre_solve_events, false);
   put(b, "}");
+  return true;
+}
+
+static bool same_chain_material(const sn_shape_def *a, const sn_shape_def *b) {
+  return same_float(a->friction, b->friction) && same_float(a->restitution, b->restitution) &&
+         same_float(a->rolling_resistance, b->rolling_resistance) && same_float(a->tangent_speed, b->tangent_speed) &&
+         a->material == b->material && a->category_bits == b->category_bits && a->mask_bits == b->mask_bits &&
+         a->group_index == b->group_index;
+}
+
+/* The chain whose segments start at shapes[at] (count shapes of the body in
+ * all), as one shape object; *used is how many of the shapes it covers. Its
+ * segments must follow each other in the body's list and share one material
+ * and filter, as sn_create_chain makes them. */
+static bool put_chain(writer *W, const sn_shape_id *shapes, int32_t at, int32_t count, const char *body,
+                      int32_t *used) {
+  text_buffer *b = &W->out;
+  sn_chain_id chain = sn_shape_get_parent_chain(W->world, shapes[at]);
+  sn_chain_def d;
+  if (sn_chain_get_def(W->world, chain, &d) != SN_OK)
+    return unrepresentable(W, body, at, "a chain segment whose chain cannot be read");
+  const int32_t segments = d.is_loop ? d.count : d.count - 3;
+  sn_shape_def first;
+  sn_shape_get_def(W->world, shapes[at], &first);
+  int32_t run = 0;
+  for (int32_t k = at; k < count; ++k, ++run) {
+    sn_chain_id c = sn_shape_get_parent_chain(W->world, shapes[k]);
+    if (c.index1 != chain.index1 || c.generation != chain.generation) break;
+    sn_shape_def sd;
+    sn_shape_get_def(W->world, shapes[k], &sd);
+    if (!same_chain_material(&sd, &first))
+      return unrepresentable(W, body, k,
+                             "a chain segment whose material or filter was changed from its chain's; expected every "
+                             "segment of a chain to have the same (sn_chain_def has one for all)");
+  }
+  if (run != segments)
+    return unrepresentable(W, body, at,
+                           "a chain whose segments do not follow each other in the body's shape list; expected them "
+                           "together, as sn_create_chain adds them");
+  sn_vec2 *points = malloc((size_t)d.count * sizeof *points);
+  if (points == NULL) {
+    b->out_of_memory = true;
+    *used = run;
+    return true;
+  }
+  int32_t n = sn_chain_get_points(W->world, chain, points, d.count);
+  put(b, "{\"chain\": [");
+  for (int32_t i = 0; i < n; ++i) {
+    if (i) put(b, ", ");
+    put_vec2(b, points[i]);
+  }
+  put(b, "]");
+  free(points);
+  put_bool_unless(b, "loop", d.is_loop, false);
+  put_float_unless(b, "friction", d.friction, 0.6f);
+  put_float_unless(b, "restitution", d.restitution, 0.0f);
+  put_float_unless(b, "rolling_resistance", d.rolling_resistance, 0.0f);
+  put_float_unless(b, "tangent_speed", d.tangent_speed, 0.0f);
+  if (d.material != 0) putf(b, ", \"material\": %d", (int)d.material);
+  if (d.category_bits != 1) putf(b, ", \"category_bits\": \"0x%llx\"", (unsigned long long)d.category_bits);
+  if (d.mask_bits != UINT64_MAX) putf(b, ", \"mask_bits\": \"0x%llx\"", (unsigned long long)d.mask_bits);
+  if (d.group_index != 0) putf(b, ", \"group_index\": %d", (int)d.group_index);
+  put(b, "}");
+  *used = run;
   return true;
 }
 
@@ -323,6 +386,7 @@ static bool put_body(writer *W, sn_body_id id, const char *name) {
   put_bool_unless(b, "awake", d.is_awake || d.type == SN_BODY_STATIC || !sn_body_is_enabled(W->world, id), true);
   put_bool_unless(b, "enabled", sn_body_is_enabled(W->world, id), true);
   put_bool_unless(b, "sleep", d.enable_sleep, true);
+  put_float_unless(b, "sleep_threshold", d.sleep_threshold, 0.05f);
   put_bool_unless(b, "fixed_rotation", d.fixed_rotation, false);
   int32_t count = sn_body_get_shape_count(W->world, id);
   if (count > 0) {
@@ -334,9 +398,16 @@ static bool put_body(writer *W, sn_body_id id, const char *name) {
     count = sn_body_get_shapes(W->world, id, shapes, count);
     put(b, ", \"shapes\": [");
     bool ok = true;
-    for (int32_t i = 0; i < count && ok; ++i) {
-      if (i) put(b, ", ");
-      ok = put_shape(W, shapes[i], name, i);
+    for (int32_t i = 0, entry = 0; i < count && ok; ++entry) {
+      if (entry) put(b, ", ");
+      if (sn_shape_get_type(W->world, shapes[i]) == SN_SHAPE_CHAIN_SEGMENT) {
+        int32_t used = 0;
+        ok = put_chain(W, shapes, i, count, name, &used);
+        i += used;
+      } else {
+        ok = put_shape(W, shapes[i], name, i);
+        i++;
+      }
     }
     free(shapes);
     if (!ok) return false;

@@ -413,6 +413,12 @@ SN_API void *sn_body_get_user_data(sn_world *world, sn_body_id body);
 SN_API bool sn_body_is_awake(sn_world *world, sn_body_id body);
 SN_API sn_result sn_body_set_awake(sn_world *world, sn_body_id body, bool awake);
 SN_API sn_result sn_body_enable_sleep(sn_world *world, sn_body_id body, bool flag);
+/// The body's sleep threshold (sn_body_def.sleep_threshold, m/s): finite
+/// and >= 0, else SN_ERR_NOT_FINITE / SN_ERR_INVALID_ARGUMENT and nothing
+/// changes. It takes effect from the next step; it wakes nothing.
+SN_API sn_result sn_body_set_sleep_threshold(sn_world *world, sn_body_id body, float threshold);
+/// The body's sleep threshold (0 for a bad handle, error set).
+SN_API float sn_body_get_sleep_threshold(sn_world *world, sn_body_id body);
 
 /// Point conversions between body-local and world frames.
 SN_API sn_vec2 sn_body_get_world_point(sn_world *world, sn_body_id body, sn_vec2 local_point);
@@ -545,6 +551,22 @@ SN_API bool sn_chain_is_valid(sn_world *world, sn_chain_id chain);
 /// The application's pointer on a chain (sn_chain_def.user_data; its segments' shapes carry it too).
 SN_API sn_result sn_chain_set_user_data(sn_world *world, sn_chain_id chain, void *user_data);
 SN_API void *sn_chain_get_user_data(sn_world *world, sn_chain_id chain);
+/// A def that recreates the chain: is_loop, count (its points), and the
+/// material and filter of its segments as the first segment has them
+/// (sn_shape_set_friction and the like may change one segment), user data;
+/// points is NULL (read them with sn_chain_get_points). An open chain whose
+/// points make exactly the segments of a loop (its last three points repeat
+/// its first three) reads as that loop, which is the same chain.
+/// SN_ERR_STALE_ID and the like for a bad handle, SN_ERR_NULL for a NULL out.
+SN_API sn_result sn_chain_get_def(sn_world *world, sn_chain_id chain, sn_chain_def *out);
+/// The chain's points in the body's frame, as sn_chain_get_def's count
+/// says: up to capacity, returning the number written; with capacity 0
+/// (points may be NULL) the count. -1 (error set) for a bad handle, a
+/// negative capacity, or NULL with capacity > 0.
+SN_API int32_t sn_chain_get_points(sn_world *world, sn_chain_id chain, sn_vec2 *points, int32_t capacity);
+/// The chain a shape is a segment of; the null id for a shape of its own
+/// (and for a bad handle, error set).
+SN_API sn_chain_id sn_shape_get_parent_chain(sn_world *world, sn_shape_id shape);
 
 /// A def that recreates the shape's settings: density, friction,
 /// restitution, event flags, the sensor flag and the callback opt-ins,

@@ -407,6 +407,12 @@ typedef struct sn_world_def {
 /// within which contact points are found before shapes touch.
 #define SN_MAX_CONTACT_REUSE_DISTANCE 0.005f
 
+/// Default sn_body_def.sleep_threshold (m/s).
+#define SN_DEFAULT_SLEEP_THRESHOLD 0.05f
+/// Angular speed (rad/s, 2 degrees per second) below which a body with the
+/// default sleep threshold counts as at rest.
+#define SN_DEFAULT_ANGULAR_SLEEP_THRESHOLD (2.0f / 180.0f * 3.14159265359f)
+
 /// Body settings.
 typedef struct sn_body_def {
   sn_body_type type;       ///< default static
@@ -423,6 +429,12 @@ typedef struct sn_body_def {
   bool fixed_rotation;     ///< default false
   void *user_data;
   int32_t cookie;
+  /// Sleep threshold (m/s), finite, >= 0, default SN_DEFAULT_SLEEP_THRESHOLD:
+  /// the body counts as at rest while its speed stays below it (and its
+  /// angular speed below SN_DEFAULT_ANGULAR_SLEEP_THRESHOLD scaled by
+  /// sleep_threshold / SN_DEFAULT_SLEEP_THRESHOLD); its island sleeps when
+  /// every member has been at rest for half a second. 0: never at rest.
+  float sleep_threshold;
   /// The exact rotation (cosine, sine), used instead of angle when not
   /// {0, 0} (the default); finite, c^2 + s^2 within 1e-4 of 1.
   /// sn_body_get_def sets it when no float angle gives the body's rotation

@@ -195,6 +195,20 @@ static void sn_stage_helper(int32_t begin, int32_t end, uint32_t worker, void *c
   }
 }
 
+/* A run without helpers: the caller runs every block of every stage in
+ * order, with none of the claiming and counting that sharing needs (a small
+ * world's step is hundreds of stages of one block each). */
+static void sn_stage_run_solo(sn_stage_runner *r) {
+  for (int32_t i = 0; i < r->count; ++i) {
+    const sn_stage *s = r->stages + i;
+    const int32_t last = s->first + s->count;
+    for (int32_t begin = s->first; begin < last; begin += s->block_size) {
+      int32_t end = begin + s->block_size;
+      r->fn(r->context, s, begin, end < last ? end : last);
+    }
+  }
+}
+
 void sn_stage_run(sn_task_system *tasks, sn_stage_runner *r) {
   void *handle = NULL;
   bool started = false;
@@ -203,6 +217,10 @@ void sn_stage_run(sn_task_system *tasks, sn_stage_runner *r) {
     /* a helper stalled recently: stay solo for a while */
     tasks->solo_runs--;
     helpers = 0;
+  }
+  if (helpers <= 0 || r->count == 0 || tasks->enqueue_task == NULL) {
+    sn_stage_run_solo(r);
+    return;
   }
   bool stalled = false;
   atomic_store_explicit(&r->solo, helpers > 0 ? 0 : 1, memory_order_relaxed);

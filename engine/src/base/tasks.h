@@ -114,7 +114,8 @@ void sn_stage_add_main(sn_stage_runner *r, int32_t kind, int32_t arg);
 #define SN_BLOCK_PARTICLES            256
 
 /// Runs every stage on the runner's workers (helpers through the task
-/// system); returns when all are done.
+/// system); returns when all are done. With no helper to start (one worker,
+/// or a stall backoff) the caller runs the blocks in order with no atomics.
 void sn_stage_run(sn_task_system *tasks, sn_stage_runner *r);
 
 #endif /* SN_BASE_TASKS_H */

@@ -282,7 +282,7 @@ sn_result sn_compute_shape_cast(const sn_shape_cast_input *input, sn_cast_output
 static sn_result sn_shape_geometry_convert(const sn_shape_geometry *in, sn_geometry *g) {
   memset(g, 0, sizeof *g);
   g->type = in->type;
-  sn_result r = SN_OK;
+  sn_result r = SN_ERR_INVALID_ARGUMENT; /* any value no case accepts */
   switch (in->type) {
   case SN_SHAPE_CIRCLE:
     g->circle = in->circle;
@@ -306,8 +306,8 @@ static sn_result sn_shape_geometry_convert(const sn_shape_geometry *in, sn_geome
     g->polygon = in->polygon;
     r = sn_polygon_validate(&in->polygon);
     break;
-  default:
-    r = SN_ERR_INVALID_ARGUMENT;
+  case SN_SHAPE_CHAIN_SEGMENT: /* not a cast proxy */
+  case SN_SHAPE_TYPE_COUNT:
     break;
   }
   return r;

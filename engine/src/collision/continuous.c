@@ -4,10 +4,17 @@
  * it moved, and stopped at its first time of impact. */
 #include "collision/continuous.h"
 
+#include <float.h>
+#include <math.h>
+
 #include "base/constants.h"
 #include "base/math.h"
 #include "collision/distance.h"
 #include "world/world.h"
+
+/* Fast bodies a swept body met while they were not stopped, kept to tell
+ * whether the second pass needs it. */
+enum { SN_TOI_MET = 6 };
 
 typedef struct sn_toi_query {
   sn_world *w;
@@ -16,9 +23,18 @@ typedef struct sn_toi_query {
   sn_sweep sweep;
   float fraction;
   bool bullet;
-  bool recheck;      ///< second pass: only fast bodies the first pass stopped
-  int32_t hit_shape; ///< the fast body's shape and the other shape of the
-  int32_t hit_other; ///< earliest hit (SN_NULL_INDEX: none yet)
+  bool recheck;         ///< second pass: only fast bodies the first pass stopped
+  bool may_recheck;     ///< met a fast body that was not stopped then
+  int32_t *met;         ///< those bodies (NULL: not kept), up to SN_TOI_MET
+  int32_t met_count;    ///< SN_TOI_MET + 1: more than that
+  bool ahead;           ///< swept ahead of its turn (in parallel): stop at the first fast body met
+  sn_shape_proxy proxy; ///< the fast shape's core
+  float reach;          ///< farthest core point from the body's centre of mass
+  float rotation;       ///< its term of the time of impact's rotation bound
+  sn_vec2 disc_center;  ///< a disc inside the fast shape at the step's start (world)
+  float disc_radius;    ///< (negative: none, see sn_inscribed_disc)
+  int32_t hit_shape;    ///< the fast body's shape and the other shape of the
+  int32_t hit_other;    ///< earliest hit (SN_NULL_INDEX: none yet)
 } sn_toi_query;
 
 /* A body at rest where it is now, for the whole step. */
@@ -38,26 +54,93 @@ static sn_sweep sn_step_sweep(const sn_body *b) {
  * toi_fraction is 1). */
 static bool sn_toi_stopped(const sn_body *o) { return o->is_fast && o->solver_index >= 0 && o->toi_fraction < 1.0f; }
 
-/* Time of impact of the fast body b (proxy_b, sweep_b) against shape
- * proxy_a of body o within max_fraction of the step. o moves as it did over
- * the step; one that was stopped moved along its sweep until then and rests
- * after, so the step is split at that time. */
-static sn_toi_output sn_toi_against(const sn_body *o, const sn_shape_proxy *proxy_a, const sn_shape_proxy *proxy_b,
-                                    const sn_sweep *sweep_b, float max_fraction) {
+/* A disc inside the shape (body frame): its radius, negative when the shape
+ * has none worth using (segments). */
+static float sn_inscribed_disc(const sn_geometry *g, sn_vec2 *center) {
+  switch (g->type) {
+  case SN_SHAPE_CIRCLE:
+    *center = g->circle.center;
+    return g->circle.radius;
+  case SN_SHAPE_CAPSULE:
+    *center = sn_lerp(g->capsule.center1, g->capsule.center2, 0.5f);
+    return g->capsule.radius;
+  case SN_SHAPE_POLYGON: {
+    const sn_polygon *p = &g->polygon;
+    float inner = FLT_MAX;
+    for (int32_t i = 0; i < p->count; ++i)
+      inner = sn_minf(inner, sn_dot(p->normals[i], sn_sub(p->vertices[i], p->centroid)));
+    *center = p->centroid;
+    return inner + p->radius;
+  }
+  default:
+    return -1.0f;
+  }
+}
+
+/* Rounding allowance of the shortcut below: far more than the distance's
+ * float error, far less than the speculative distance. */
+#define SN_TOI_NEAR_ALLOWANCE 0.001f
+
+/* Farthest core point of a proxy from centre. */
+static float sn_proxy_reach(const sn_shape_proxy *proxy, sn_vec2 center) {
+  float reach_sq = 0.0f;
+  for (int32_t i = 0; i < proxy->count; ++i) reach_sq = sn_maxf(reach_sq, sn_distance_sq(proxy->points[i], center));
+  return sqrtf(reach_sq);
+}
+
+/* Squared distance from the origin to the segment p q. */
+static float sn_origin_segment_distance_sq(sn_vec2 p, sn_vec2 q) {
+  sn_vec2 d = sn_sub(q, p);
+  float dd = sn_dot(d, d);
+  float t = dd > 0.0f ? sn_clampf(-sn_dot(p, d) / dd, 0.0f, 1.0f) : 0.0f;
+  return sn_length_sq(sn_mul_add(p, t, d));
+}
+
+bool sn_continuous_may_touch(sn_sweep sweep_a, float reach_a, float split_a, sn_sweep sweep_b, float reach_b,
+                             float radius) {
+  /* Every core point stays within its reach of its centre of mass, and the
+   * centres move linearly (sn_sweep_get_transform): the cores are at least
+   * |cb(t) - ca(t)| - reach_a - reach_b apart at every t. The time of
+   * impact stops cores at most max(slop, radius - slop) + slop / 4 apart
+   * (distance.c); the bound below keeps 3/4 slop more for rounding. */
+  const float limit = reach_a + reach_b + radius + 2.0f * SN_LINEAR_SLOP;
+  /* the relative centre at t = 0, at A's split and at t = 1: A moves from
+   * c1 to c2 until split and rests at c2 after (split 1: one segment) */
+  sn_vec2 d0 = sn_sub(sweep_b.c1, sweep_a.c1);
+  sn_vec2 d1 = sn_sub(sweep_b.c2, sweep_a.c2);
+  float dist_sq;
+  if (split_a < 1.0f) {
+    sn_vec2 ds = sn_sub(sn_lerp(sweep_b.c1, sweep_b.c2, split_a), sweep_a.c2);
+    dist_sq = sn_minf(sn_origin_segment_distance_sq(d0, ds), sn_origin_segment_distance_sq(ds, d1));
+  } else {
+    dist_sq = sn_origin_segment_distance_sq(d0, d1);
+  }
+  return !(dist_sq > limit * limit);
+}
+
+/* Time of impact of the fast shape of q against shape proxy_a of body o
+ * within q's fraction of the step. o moves as it did over the step; one
+ * that was stopped moved along its sweep until then and rests after, so
+ * the step is split at that time. A pair nearer than min_separation0 at the
+ * start is not swept (SN_TOI_NEAR). */
+static sn_toi_output sn_toi_against(const sn_body *o, const sn_shape_proxy *proxy_a, const sn_toi_query *q,
+                                    float min_separation0) {
+  const sn_sweep *sweep_b = &q->sweep;
+  const float max_fraction = q->fraction;
   sn_toi_input input;
   input.proxy_a = *proxy_a;
-  input.proxy_b = *proxy_b;
+  input.proxy_b = q->proxy;
   input.sweep_a = sn_step_sweep(o);
   input.sweep_b = *sweep_b;
   input.max_fraction = max_fraction;
   const float split = o->toi_fraction;
-  if (!sn_toi_stopped(o)) return sn_time_of_impact(&input);
+  if (!sn_toi_stopped(o)) return sn_time_of_impact_with(&input, q->rotation, min_separation0);
   /* before the split: both sweeps cut at it, the time rescaled */
   sn_transform mid = sn_sweep_get_transform(sweep_b, split);
   sn_vec2 mid_center = sn_transform_point(mid, sweep_b->local_center);
   input.sweep_b = (sn_sweep){sweep_b->local_center, sweep_b->c1, mid_center, sweep_b->q1, mid.q};
   input.max_fraction = split > 0.0f ? sn_minf(1.0f, max_fraction / split) : 0.0f;
-  sn_toi_output out = sn_time_of_impact(&input);
+  sn_toi_output out = sn_time_of_impact_with(&input, -1.0f, min_separation0);
   if (out.state == SN_TOI_HIT) {
     out.fraction *= split;
     return out;
@@ -105,6 +188,19 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
    * bodies at every moving body, each swept over the step as it moved. */
   const bool moving = ob->type != SN_BODY_STATIC;
   if (moving && q->bullet && ob->is_bullet) return true;
+  /* a fast body not stopped (yet) may stop later in the pass: only then
+   * can the second pass find more than this one did */
+  if (ob->is_fast && ob->solver_index >= 0 && ob->toi_fraction == 1.0f) {
+    q->may_recheck = true;
+    if (q->ahead) return false; /* the result depends on that body's: swept again in turn */
+    if (q->met != NULL && q->met_count <= SN_TOI_MET &&
+        (q->met_count == 0 || q->met[q->met_count - 1] != other->body)) {
+      if (q->met_count < SN_TOI_MET)
+        q->met[q->met_count++] = other->body;
+      else
+        q->met_count = SN_TOI_MET + 1;
+    }
+  }
   if (q->recheck && !sn_toi_stopped(ob)) return true;
   /* one-sided chain segments: ignore sweeps that start behind the segment */
   if (other->geom.type == SN_SHAPE_CHAIN_SEGMENT) {
@@ -115,14 +211,34 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
     /* bodies collide from the right (the normal side); skip sweeps that start behind */
     if (sn_dot(sn_sub(c1, p1), normal) < 0.0f) return true;
   }
-  const sn_shape_proxy proxy_a = sn_geometry_proxy(&other->geom), proxy_b = sn_geometry_proxy(&q->shape->geom);
-  sn_toi_output out = sn_toi_against(ob, &proxy_a, &proxy_b, &q->sweep, q->fraction);
+  const sn_shape_proxy proxy_a = sn_geometry_proxy(&other->geom);
+  /* no time of impact for a pair whose centres never come near enough
+   * (exact: such a pair never hits, see sn_continuous_may_touch) */
+  const float split = sn_toi_stopped(ob) ? ob->toi_fraction : 1.0f;
+  if (!sn_continuous_may_touch(sn_step_sweep(ob), sn_proxy_reach(&proxy_a, ob->local_center), split, q->sweep, q->reach,
+                               proxy_a.radius + q->proxy.radius))
+    return true;
   /* A fast body that is not a bullet skips moving bodies it was already
    * near when the step began: their contact had points within the
    * speculative distance, and the solver kept the pair apart. The others
    * had none, so nothing stopped a body knocked fast in mid-step (a rock
-   * struck by a bullet) from plunging into them. */
-  if (moving && !q->bullet && !(out.separation0 >= SN_SPECULATIVE_DISTANCE)) return true;
+   * struck by a bullet) from plunging into them. The time of impact stops
+   * at its first distance for those. */
+  const bool skip_near = moving && !q->bullet;
+  if (skip_near && q->disc_radius >= 0.0f) {
+    /* two discs inside the shapes, nearer than the speculative distance at
+     * the start: so are the shapes, no distance needed */
+    sn_vec2 local;
+    const float radius = sn_inscribed_disc(&other->geom, &local);
+    if (radius >= 0.0f) {
+      const sn_sweep so = sn_step_sweep(ob);
+      const sn_vec2 center = sn_add(so.c1, sn_rotate(so.q1, sn_sub(local, so.local_center)));
+      const float gap = sn_distance(center, q->disc_center) - radius - q->disc_radius;
+      if (gap < SN_SPECULATIVE_DISTANCE - SN_TOI_NEAR_ALLOWANCE) return true;
+    }
+  }
+  sn_toi_output out = sn_toi_against(ob, &proxy_a, q, skip_near ? SN_SPECULATIVE_DISTANCE : -FLT_MAX);
+  if (skip_near && !(out.separation0 >= SN_SPECULATIVE_DISTANCE)) return true;
   if (out.state == SN_TOI_HIT && out.fraction > 0.0f && out.fraction < q->fraction) {
     q->fraction = out.fraction;
     q->hit_shape = (int32_t)(q->shape - w->shapes.data);
@@ -158,57 +274,306 @@ static void sn_toi_inelastic(sn_world *w, sn_body *b, const sn_toi_query *q) {
   o->v = sn_mul_add(o->v, -wo * impulse, n);
 }
 
-static void sn_solve_continuous(sn_world *w, int32_t body_index, bool recheck) {
-  sn_body *b = w->bodies.data + body_index;
-  sn_toi_query q;
-  q.w = w;
-  q.body_index = body_index;
-  q.sweep = sn_step_sweep(b);
-  q.fraction = 1.0f;
-  q.bullet = b->is_bullet;
-  q.recheck = recheck;
-  q.hit_shape = SN_NULL_INDEX;
-  q.hit_other = SN_NULL_INDEX;
-  sn_transform xf1 = {sn_sub(b->center0, sn_rotate(b->q0, b->local_center)), b->q0};
+/* Fast bodies are swept in groups of neighbours (consecutive in body
+ * order, their swept boxes touching): each tree is queried once with the
+ * group's box, its leaves kept, and each shape of the group then visits the
+ * kept leaves its own box overlaps. A query visits leaves in the tree's
+ * depth-first order, so those are the leaves its own query would visit, in
+ * the same order: the results are the same, for a fraction of the descents
+ * (a ragdoll's parts, a crowd falling side by side). */
+enum { SN_TOI_GROUP_BODIES = 8, SN_TOI_GROUP_SHAPES = 16, SN_TOI_GROUP_LEAVES = 96 };
+
+typedef struct sn_toi_leaves {
+  const sn_tree *tree;
+  const sn_tree_leaf *data;
+  int32_t count; ///< -1: more leaves than room, the group's shapes query the tree themselves
+} sn_toi_leaves;
+
+typedef struct sn_toi_group {
+  int32_t bodies[SN_TOI_GROUP_BODIES]; ///< awake indices
+  int32_t first_shape[SN_TOI_GROUP_BODIES + 1];
+  sn_aabb shape_box[SN_TOI_GROUP_SHAPES]; ///< each non-sensor shape's swept box, in shape order
+  int32_t body_count, shape_count;
+  sn_aabb box;             ///< union of the shapes' boxes
+  uint64_t mask;           ///< union of the shapes' query masks
+  sn_toi_leaves leaves[2]; ///< static tree, dynamic tree
+} sn_toi_group;
+
+/* Visits what sn_tree_query(tree, box, mask) would: from the group's kept
+ * leaves, or the tree itself when they did not fit. */
+static void sn_toi_visit(const sn_toi_leaves *l, sn_aabb box, uint64_t mask, sn_toi_query *q) {
+  if (l->count < 0)
+    sn_tree_query(l->tree, box, mask, sn_toi_query_fcn, q);
+  else
+    sn_tree_leaves_query(l->data, l->count, box, mask, sn_toi_query_fcn, q);
+}
+
+/* Body b's swept boxes (one per non-sensor shape) appended to the group;
+ * false (group unchanged) when they do not fit or do not touch the group's
+ * box (the perimeter of the union is more than the two perimeters). */
+static bool sn_toi_group_add(sn_world *w, sn_toi_group *g, int32_t k) {
+  const sn_body *b = w->bodies.data + w->awake_bodies.data[k];
+  if (g->body_count == SN_TOI_GROUP_BODIES) return false;
+  const sn_transform xf1 = {sn_sub(b->center0, sn_rotate(b->q0, b->local_center)), b->q0};
+  int32_t n = g->shape_count;
+  sn_aabb box = {{0.0f, 0.0f}, {0.0f, 0.0f}};
+  uint64_t mask = 0;
   for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
-    q.shape = w->shapes.data + s;
-    if (q.shape->is_sensor) continue;
-    sn_aabb box1 = sn_geometry_compute_aabb(&q.shape->geom, xf1);
-    sn_aabb box2 = sn_geometry_compute_aabb(&q.shape->geom, b->xf);
-    sn_aabb box = sn_aabb_union(box1, box2);
-    const uint64_t mask = sn_shape_query_mask(q.shape);
-    sn_tree_query(&w->static_tree, box, mask, sn_toi_query_fcn, &q);
-    sn_tree_query(&w->dynamic_tree, box, mask, sn_toi_query_fcn, &q);
+    const sn_shape *shape = w->shapes.data + s;
+    if (shape->is_sensor) continue;
+    if (n == SN_TOI_GROUP_SHAPES) return false;
+    sn_aabb box1 = sn_geometry_compute_aabb(&shape->geom, xf1);
+    sn_aabb box2 = sn_geometry_compute_aabb(&shape->geom, b->xf);
+    g->shape_box[n] = sn_aabb_union(box1, box2);
+    box = n == g->shape_count ? g->shape_box[n] : sn_aabb_union(box, g->shape_box[n]);
+    mask |= sn_shape_query_mask(shape);
+    ++n;
   }
-  b->toi_fraction = q.fraction;
-  if (q.fraction < 1.0f) {
-    sn_transform xf = sn_sweep_get_transform(&q.sweep, q.fraction);
-    b->xf = xf;
-    b->center = sn_transform_point(xf, b->local_center);
-    w->body_events.data[b->solver_index].transform = xf; /* its move event (rigid/solver.c) */
-    if (w->bodies.data[w->shapes.data[q.hit_other].body].type != SN_BODY_STATIC) sn_toi_inelastic(w, b, &q);
+  if (g->body_count > 0 && n > g->shape_count) {
+    sn_aabb joined = sn_aabb_union(g->box, box);
+    if (sn_aabb_perimeter(joined) > sn_aabb_perimeter(g->box) + sn_aabb_perimeter(box)) return false;
+    g->box = joined;
+  } else if (n > g->shape_count) {
+    g->box = g->shape_count > 0 ? sn_aabb_union(g->box, box) : box;
+  }
+  g->mask |= mask;
+  g->bodies[g->body_count] = k;
+  g->first_shape[g->body_count + 1] = n;
+  g->body_count += 1;
+  g->shape_count = n;
+  return true;
+}
+
+/* What the first pass's bodies met (sn_toi_query.met), per awake index;
+ * bodies NULL: not kept (short of memory), every flagged body is swept again. */
+typedef struct sn_toi_met {
+  int32_t *bodies; ///< SN_TOI_MET a body
+  uint8_t *count;
+} sn_toi_met;
+
+/* Sweeps fast body k (awake index), body i of group g, against what the
+ * group's leaves hold (g NULL: against the trees), into q. Changes nothing. */
+static void sn_toi_sweep(sn_world *w, int32_t k, const sn_toi_group *g, int32_t i, bool recheck, bool ahead,
+                         int32_t *met, sn_toi_query *q) {
+  const int32_t body_index = w->awake_bodies.data[k];
+  const sn_body *b = w->bodies.data + body_index;
+  q->w = w;
+  q->body_index = body_index;
+  q->sweep = sn_step_sweep(b);
+  q->fraction = 1.0f;
+  q->bullet = b->is_bullet;
+  q->recheck = recheck;
+  q->may_recheck = false;
+  q->ahead = ahead;
+  q->met = met;
+  q->met_count = 0;
+  q->hit_shape = SN_NULL_INDEX;
+  q->hit_other = SN_NULL_INDEX;
+  int32_t n = g != NULL ? g->first_shape[i] : 0;
+  const sn_transform xf1 = {sn_sub(b->center0, sn_rotate(b->q0, b->local_center)), b->q0};
+  const sn_toi_leaves trees[2] = {{&w->static_tree, NULL, -1}, {&w->dynamic_tree, NULL, -1}};
+  const sn_toi_leaves *leaves = g != NULL ? g->leaves : trees;
+  for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
+    q->shape = w->shapes.data + s;
+    if (q->shape->is_sensor) continue;
+    q->proxy = sn_geometry_proxy(&q->shape->geom);
+    q->reach = sn_proxy_reach(&q->proxy, b->local_center);
+    q->rotation = sn_sweep_rotation_reach(&q->sweep, &q->proxy);
+    sn_vec2 local;
+    q->disc_radius = sn_inscribed_disc(&q->shape->geom, &local);
+    q->disc_center = sn_add(q->sweep.c1, sn_rotate(q->sweep.q1, sn_sub(local, q->sweep.local_center)));
+    const sn_aabb box = g != NULL ? g->shape_box[n++]
+                                  : sn_aabb_union(sn_geometry_compute_aabb(&q->shape->geom, xf1),
+                                                  sn_geometry_compute_aabb(&q->shape->geom, b->xf));
+    const uint64_t mask = sn_shape_query_mask(q->shape);
+    /* the second pass looks at stopped bodies only, never static ones */
+    if (!recheck) sn_toi_visit(&leaves[0], box, mask, q);
+    if (ahead && q->may_recheck) return;
+    sn_toi_visit(&leaves[1], box, mask, q);
+    if (ahead && q->may_recheck) return;
   }
 }
 
-void sn_continuous_solve(sn_world *w) {
-  const int32_t nb = w->awake_bodies.count;
-  bool stopped = false;
-  for (int32_t k = 0; k < nb; ++k) {
+/* Body k takes the result of its sweep: stopped at its time of impact
+ * (with the inelastic impulse against a moving body), or not. */
+static void sn_toi_apply(sn_world *w, int32_t k, const sn_toi_query *q, const sn_toi_met *m) {
+  sn_body *b = w->bodies.data + w->awake_bodies.data[k];
+  b->toi_fraction = q->fraction;
+  b->toi_recheck = q->may_recheck;
+  if (m->bodies != NULL && q->met != NULL) m->count[k] = (uint8_t)q->met_count;
+  if (q->fraction < 1.0f) {
+    sn_transform xf = sn_sweep_get_transform(&q->sweep, q->fraction);
+    b->xf = xf;
+    b->center = sn_transform_point(xf, b->local_center);
+    w->body_events.data[b->solver_index].transform = xf; /* its move event (rigid/solver.c) */
+    if (w->bodies.data[w->shapes.data[q->hit_other].body].type != SN_BODY_STATIC) sn_toi_inelastic(w, b, q);
+  }
+}
+
+static void sn_solve_continuous(sn_world *w, int32_t k, const sn_toi_group *g, int32_t i, bool recheck,
+                                const sn_toi_met *m) {
+  sn_toi_query q;
+  int32_t *met = !recheck && m->bodies != NULL ? m->bodies + (size_t)k * SN_TOI_MET : NULL;
+  sn_toi_sweep(w, k, g, i, recheck, false, met, &q);
+  sn_toi_apply(w, k, &q, m);
+}
+
+/* Sweeps ahead, in parallel (sn_continuous_solve): a fast body that meets
+ * no fast body reads nothing the pass changes before its turn (static and
+ * slow bodies stay where they are; the impulses change only velocities),
+ * so its result then is its result in turn. The others stop at the first
+ * fast body they meet and are swept in turn. */
+typedef struct sn_toi_ahead {
+  float fraction;
+  int32_t hit_shape, hit_other;
+  bool done; ///< met no fast body: the result in turn
+} sn_toi_ahead;
+
+typedef struct sn_toi_ahead_run {
+  sn_world *w;
+  sn_toi_ahead *ahead;
+} sn_toi_ahead_run;
+
+static void sn_toi_ahead_stage(void *context, const sn_stage *st, int32_t begin, int32_t end) {
+  (void)st;
+  sn_toi_ahead_run *run = context;
+  sn_world *w = run->w;
+  for (int32_t k = begin; k < end; ++k) {
+    sn_toi_ahead *a = run->ahead + k;
+    a->done = false;
     if (!w->bodies.data[w->awake_bodies.data[k]].is_fast) continue;
-    sn_solve_continuous(w, w->awake_bodies.data[k], false);
-    stopped = stopped || w->bodies.data[w->awake_bodies.data[k]].toi_fraction < 1.0f;
+    sn_toi_query q;
+    sn_toi_sweep(w, k, NULL, 0, false, true, NULL, &q);
+    *a = (sn_toi_ahead){q.fraction, q.hit_shape, q.hit_other, !q.may_recheck};
+  }
+}
+
+/* Body k takes the result its sweep ahead found. */
+static void sn_toi_apply_ahead(sn_world *w, int32_t k, const sn_toi_ahead *a, const sn_toi_met *m) {
+  const sn_body *b = w->bodies.data + w->awake_bodies.data[k];
+  sn_toi_query q;
+  q.w = w;
+  q.body_index = w->awake_bodies.data[k];
+  q.sweep = sn_step_sweep(b);
+  q.fraction = a->fraction;
+  q.may_recheck = false;
+  q.met = NULL;
+  q.met_count = 0;
+  q.hit_shape = a->hit_shape;
+  q.hit_other = a->hit_other;
+  sn_toi_apply(w, k, &q, m);
+}
+
+/* Does the pass sweep awake body k? The first every fast one; the second
+ * (recheck) the fast ones not stopped that met a fast body not stopped at
+ * the time which is stopped now. Any other stopped body it met was stopped
+ * before its sweep, which found no hit against it: sweeping again, with the
+ * same sweeps, would find the same. The first pass's answer never changes
+ * while earlier bodies are swept; the second's can only turn true. */
+static bool sn_toi_needs(const sn_world *w, int32_t k, bool recheck, const sn_toi_met *m) {
+  const sn_body *b = w->bodies.data + w->awake_bodies.data[k];
+  if (!recheck) return b->is_fast;
+  if (!(b->is_fast && b->toi_fraction == 1.0f && b->toi_recheck)) return false;
+  if (m->bodies == NULL || m->count[k] > SN_TOI_MET) return true;
+  const int32_t *met = m->bodies + (size_t)k * SN_TOI_MET;
+  for (int32_t j = 0; j < m->count[k]; ++j) {
+    if (sn_toi_stopped(w->bodies.data + met[j])) return true;
+  }
+  return false;
+}
+
+/* One pass over the fast bodies in body order, a group at a time; true
+ * when a body was stopped. */
+static bool sn_continuous_pass(sn_world *w, bool recheck, const sn_toi_ahead *ahead, const sn_toi_met *m) {
+  const int32_t nb = w->awake_bodies.count;
+  sn_tree_leaf leaves[2][SN_TOI_GROUP_LEAVES];
+  sn_toi_group g;
+  bool stopped = false;
+  int32_t k = 0;
+  while (k < nb) {
+    if (!sn_toi_needs(w, k, recheck, m)) {
+      ++k;
+      continue;
+    }
+    if (ahead != NULL && ahead[k].done) {
+      sn_toi_apply_ahead(w, k, ahead + k, m);
+      stopped = stopped || ahead[k].fraction < 1.0f;
+      ++k;
+      continue;
+    }
+    g.body_count = 0;
+    g.shape_count = 0;
+    g.first_shape[0] = 0;
+    g.mask = 0;
+    g.box = (sn_aabb){{0.0f, 0.0f}, {0.0f, 0.0f}};
+    if (!sn_toi_group_add(w, &g, k)) {
+      /* more shapes than a group holds: the body queries the trees itself */
+      sn_solve_continuous(w, k, NULL, 0, recheck, m);
+      stopped = stopped || w->bodies.data[w->awake_bodies.data[k]].toi_fraction < 1.0f;
+      ++k;
+      continue;
+    }
+    int32_t next = k + 1;
+    while (next < nb) {
+      if (!sn_toi_needs(w, next, recheck, m)) {
+        /* (in the second pass it may turn true once earlier ones are swept) */
+        if (recheck) break;
+        ++next;
+        continue;
+      }
+      if (ahead != NULL && ahead[next].done) break; /* its result is applied in turn */
+      if (!sn_toi_group_add(w, &g, next)) break;
+      ++next;
+    }
+    const sn_tree *trees[2] = {&w->static_tree, &w->dynamic_tree};
+    for (int32_t t = 0; t < 2; ++t) {
+      /* (the second pass never looks at the static tree) */
+      int32_t count = recheck && t == 0 ? 0 : sn_tree_collect(trees[t], g.box, g.mask, leaves[t], SN_TOI_GROUP_LEAVES);
+      g.leaves[t] = (sn_toi_leaves){trees[t], leaves[t], count};
+    }
+    for (int32_t i = 0; i < g.body_count; ++i) {
+      sn_solve_continuous(w, g.bodies[i], &g, i, recheck, m);
+      stopped = stopped || w->bodies.data[w->awake_bodies.data[g.bodies[i]]].toi_fraction < 1.0f;
+    }
+    k = next;
+  }
+  return stopped;
+}
+
+void sn_continuous_solve(sn_world *w) {
+  /* With workers, fast bodies are swept ahead in parallel first; those
+   * that met no fast body keep that result (the same as in turn, so the
+   * outcome does not depend on the worker count). A custom filter is a
+   * user callback: it is only called from the stepping thread. */
+  const int32_t nb = w->awake_bodies.count;
+  sn_toi_ahead *ahead = NULL;
+  if (w->worker_count > 1 && nb >= w->parallel_min_items && w->custom_filter == NULL) {
+    ahead = sn_arena_alloc(&w->arena, (size_t)nb * sizeof(sn_toi_ahead));
+    sn_toi_ahead_run run = {w, ahead};
+    sn_stage_runner r;
+    if (ahead != NULL && sn_stage_runner_init(&r, &w->arena, 1, w->worker_count, sn_toi_ahead_stage, &run)) {
+      sn_stage_add(&r, 0, 0, 0, nb, SN_BLOCK_BODIES, 1);
+      sn_stage_run(&w->tasks, &r);
+    } else {
+      ahead = NULL;
+    }
   }
   /* A fast body handled before one that was then stopped was swept
    * against that one's whole motion, and may run into where it stopped
    * (two bodies flung together, the second caught by a third): once more
    * for those, against the stopped bodies only. */
-  for (int32_t k = 0; k < nb && stopped; ++k) {
-    const sn_body *b = w->bodies.data + w->awake_bodies.data[k];
-    if (b->is_fast && b->toi_fraction == 1.0f) sn_solve_continuous(w, w->awake_bodies.data[k], true);
+  sn_toi_met m = {NULL, NULL};
+  if (nb > 0) {
+    m.bodies = sn_arena_alloc(&w->arena, (size_t)nb * SN_TOI_MET * sizeof(int32_t));
+    m.count = sn_arena_alloc(&w->arena, (size_t)nb);
+    if (m.count == NULL) m.bodies = NULL;
   }
+  if (sn_continuous_pass(w, false, ahead, &m)) sn_continuous_pass(w, true, NULL, &m);
 }
 
 size_t sn_continuous_scratch_bytes(const sn_world *w) {
-  (void)w; /* the tree queries keep their stacks on the call stack */
-  return 0;
+  /* the sweeps ahead, one per body that may be awake, and their stage (the
+   * tree queries keep their stacks on the call stack) */
+  const size_t n = (size_t)w->bodies.count;
+  return n * (sizeof(sn_toi_ahead) + SN_TOI_MET * sizeof(int32_t) + 1) + 3 * 16 + sn_stage_runner_bytes(1);
 }

@@ -4,13 +4,27 @@
 
 #include <stddef.h>
 
+#include "collision/distance.h"
 #include "sinew/sinew.h"
 
 /// Sweeps the awake bodies the write back found fast (sn_body.is_fast), in
 /// body order, and stops each at its first time of impact; those not
-/// stopped go once more against the ones that were. Allocates nothing.
+/// stopped that met a body stopped after their sweep go once more against
+/// the stopped ones. With workers, the bodies are swept ahead in parallel
+/// and those that met no fast body keep that result (the same for any
+/// worker count). Takes its scratch from the world's arena
+/// (sn_continuous_scratch_bytes, reserved by the step): allocates nothing.
 void sn_continuous_solve(sn_world *w);
-/// Arena bytes sn_continuous_solve uses: none.
+/// Can the cores of two swept proxies come within radius (the sum of the
+/// proxies' radii) plus the time of impact's slop? A proxy's core points
+/// stay within reach of its sweep's centre of mass. A moves along
+/// sweep_a until split (in (0, 1]) and rests at sweep_a.c2 after; B moves
+/// along sweep_b. False only when sn_time_of_impact cannot hit: the cheap
+/// test before it.
+bool sn_continuous_may_touch(sn_sweep sweep_a, float reach_a, float split_a, sn_sweep sweep_b, float reach_b,
+                             float radius);
+/// Arena bytes sn_continuous_solve may use: the sweeps ahead and the bodies
+/// each fast body met, for every body that may be awake.
 size_t sn_continuous_scratch_bytes(const sn_world *w);
 
 #endif /* SN_COLLISION_CONTINUOUS_H */

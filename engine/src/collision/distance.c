@@ -52,9 +52,10 @@ sn_shape_proxy sn_geometry_proxy(const sn_geometry *g) {
     sn_vec2 p[2] = {g->chain_segment.segment.point1, g->chain_segment.segment.point2};
     return sn_make_proxy_points(p, 2, 0.0f);
   }
-  default:
-    return sn_make_proxy_points(NULL, 0, 0.0f);
+  case SN_SHAPE_TYPE_COUNT:
+    break;
   }
+  return sn_make_proxy_points(NULL, 0, 0.0f);
 }
 
 /* -------------------------------------------------------------------- GJK */
@@ -393,9 +394,15 @@ static float proxy_reach(const sn_shape_proxy *proxy, sn_vec2 local_center) {
 /// interpolation from q1 to q2. For a total angle theta the chord
 /// interpolation turns fastest at its midpoint, at 2 tan(theta / 2) >= theta.
 static float sweep_angular_bound(const sn_sweep *sweep) {
+  /* a sweep that does not turn (a body at rest, a static one): 2 tan(0) */
+  if (sweep->q1.c == sweep->q2.c && sweep->q1.s == sweep->q2.s) return 0.0f;
   float theta = sn_absf(sn_relative_angle(sweep->q1, sweep->q2));
   theta = sn_minf(theta, 0.98f * SN_PI);
   return 2.0f * tanf(0.5f * theta);
+}
+
+float sn_sweep_rotation_reach(const sn_sweep *sweep, const sn_shape_proxy *proxy) {
+  return sweep_angular_bound(sweep) * proxy_reach(proxy, sweep->local_center);
 }
 
 typedef struct sn_toi_context {
@@ -432,7 +439,9 @@ static float toi_bisect(sn_toi_context *ctx, float lo, float hi, float target, f
   return lo;
 }
 
-sn_toi_output sn_time_of_impact(const sn_toi_input *input) {
+sn_toi_output sn_time_of_impact(const sn_toi_input *input) { return sn_time_of_impact_with(input, -1.0f, -FLT_MAX); }
+
+sn_toi_output sn_time_of_impact_with(const sn_toi_input *input, float rotation_b, float min_separation0) {
   sn_toi_output out = {SN_TOI_UNKNOWN, 0.0f, 0.0f};
   const float t_max = sn_clampf(input->max_fraction, 0.0f, 1.0f);
 
@@ -458,9 +467,8 @@ sn_toi_output sn_time_of_impact(const sn_toi_input *input) {
   sn_vec2 delta_a = sn_sub(input->sweep_a.c2, input->sweep_a.c1);
   sn_vec2 delta_b = sn_sub(input->sweep_b.c2, input->sweep_b.c1);
   sn_vec2 relative = sn_sub(delta_b, delta_a);
-  float rotation_bound =
-      sweep_angular_bound(&input->sweep_a) * proxy_reach(&input->proxy_a, input->sweep_a.local_center) +
-      sweep_angular_bound(&input->sweep_b) * proxy_reach(&input->proxy_b, input->sweep_b.local_center);
+  if (!(rotation_b >= 0.0f)) rotation_b = sn_sweep_rotation_reach(&input->sweep_b, &input->proxy_b);
+  float rotation_bound = sn_sweep_rotation_reach(&input->sweep_a, &input->proxy_a) + rotation_b;
 
   sn_vec2 normal;
   float d = toi_distance(&ctx, 0.0f, &normal);
@@ -473,6 +481,10 @@ sn_toi_output sn_time_of_impact(const sn_toi_input *input) {
   if (d < target + tolerance) {
     out.state = SN_TOI_HIT;
     out.fraction = 0.0f;
+    return out;
+  }
+  if (out.separation0 < min_separation0) {
+    out.state = SN_TOI_NEAR;
     return out;
   }
 

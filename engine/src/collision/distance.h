@@ -63,7 +63,8 @@ typedef enum sn_toi_state {
   SN_TOI_FAILED,
   SN_TOI_OVERLAPPED, ///< already closer than the target at t = 0
   SN_TOI_HIT,        ///< touching (within target separation) at fraction
-  SN_TOI_SEPARATED   ///< no contact within max_fraction
+  SN_TOI_SEPARATED,  ///< no contact within max_fraction
+  SN_TOI_NEAR        ///< apart at t = 0 but nearer than asked (sn_time_of_impact_with): not swept
 } sn_toi_state;
 
 typedef struct sn_toi_output {
@@ -75,5 +76,17 @@ typedef struct sn_toi_output {
 /// Time of impact: first fraction at which the proxies come within
 /// max(SN_LINEAR_SLOP, r_a + r_b - 3 slop) ... i.e. touch with a small target gap.
 sn_toi_output sn_time_of_impact(const sn_toi_input *input);
+/// sn_time_of_impact with what the caller already knows. rotation_b: B's
+/// term of the rotation bound, sn_sweep_rotation_reach(&input->sweep_b,
+/// &input->proxy_b), for a caller that sweeps one proxy against many
+/// (negative: computed here). min_separation0: a pair whose surfaces are
+/// apart but nearer than this at t = 0 is not swept (SN_TOI_NEAR, with
+/// separation0); -FLT_MAX sweeps every pair. Same result as
+/// sn_time_of_impact otherwise, bit for bit.
+sn_toi_output sn_time_of_impact_with(const sn_toi_input *input, float rotation_b, float min_separation0);
+/// Bound on how fast (per unit fraction) a proxy's core points move about
+/// the sweep's centre of mass as it turns: the turn rate bound of the
+/// normalised interpolation times the farthest point's distance.
+float sn_sweep_rotation_reach(const sn_sweep *sweep, const sn_shape_proxy *proxy);
 
 #endif /* SN_COLLISION_DISTANCE_H */

@@ -1211,9 +1211,10 @@ bool sn_collide_supported(sn_shape_type type_a, sn_shape_type type_b) {
            type_b == SN_SHAPE_POLYGON;
   case SN_SHAPE_CHAIN_SEGMENT:
     return type_b == SN_SHAPE_CIRCLE || type_b == SN_SHAPE_CAPSULE || type_b == SN_SHAPE_POLYGON;
-  default:
-    return false;
+  case SN_SHAPE_TYPE_COUNT:
+    break;
   }
+  return false;
 }
 
 sn_manifold sn_collide(const sn_geometry *a, sn_transform xf_a, const sn_geometry *b, sn_transform xf_b,
@@ -1241,7 +1242,8 @@ sn_manifold sn_collide(const sn_geometry *a, sn_transform xf_a, const sn_geometr
       return swap_roles(collide_segment_polygon_cached(&b->segment, xf_b, &a->polygon, xf_a, cache));
     case SN_SHAPE_POLYGON:
       return collide_polygons_cached(&a->polygon, xf_a, &b->polygon, xf_b, cache);
-    default:
+    case SN_SHAPE_CHAIN_SEGMENT: /* a chain segment is always shape A */
+    case SN_SHAPE_TYPE_COUNT:
       break;
     }
     break;
@@ -1253,11 +1255,13 @@ sn_manifold sn_collide(const sn_geometry *a, sn_transform xf_a, const sn_geometr
       return sn_collide_chain_segment_and_capsule(&a->chain_segment, xf_a, &b->capsule, xf_b, cache);
     case SN_SHAPE_POLYGON:
       return sn_collide_chain_segment_and_polygon(&a->chain_segment, xf_a, &b->polygon, xf_b, cache);
-    default:
+    case SN_SHAPE_SEGMENT: /* two one-sided or massless lines never collide */
+    case SN_SHAPE_CHAIN_SEGMENT:
+    case SN_SHAPE_TYPE_COUNT:
       break;
     }
     break;
-  default:
+  case SN_SHAPE_TYPE_COUNT:
     break;
   }
   return empty_manifold();

@@ -547,6 +547,39 @@ void sn_tree_query(const sn_tree *tree, sn_aabb aabb, uint64_t mask_bits, sn_tre
   }
 }
 
+typedef struct sn_tree_collector {
+  const sn_tree *tree;
+  sn_tree_leaf *leaves;
+  int32_t count, capacity;
+  bool full;
+} sn_tree_collector;
+
+static bool sn_tree_collect_fcn(int32_t proxy_id, int32_t user_data, void *context) {
+  sn_tree_collector *c = context;
+  if (c->count == c->capacity) {
+    c->full = true;
+    return false;
+  }
+  const sn_tree_node *node = c->tree->nodes + proxy_id;
+  c->leaves[c->count++] = (sn_tree_leaf){node->aabb, node->category_bits, proxy_id, user_data};
+  return true;
+}
+
+int32_t sn_tree_collect(const sn_tree *tree, sn_aabb aabb, uint64_t mask_bits, sn_tree_leaf *leaves, int32_t capacity) {
+  sn_tree_collector c = {tree, leaves, 0, capacity, false};
+  sn_tree_query(tree, aabb, mask_bits, sn_tree_collect_fcn, &c);
+  return c.full ? -1 : c.count;
+}
+
+void sn_tree_leaves_query(const sn_tree_leaf *leaves, int32_t count, sn_aabb aabb, uint64_t mask_bits,
+                          sn_tree_query_fcn *fcn, void *context) {
+  for (int32_t i = 0; i < count; ++i) {
+    const sn_tree_leaf *leaf = leaves + i;
+    if ((leaf->category_bits & mask_bits) == 0 || !sn_aabb_overlaps(leaf->aabb, aabb)) continue;
+    if (!fcn(leaf->proxy_id, leaf->user_data, context)) return;
+  }
+}
+
 /// State of a ray cast, shared by the stack walk and the stackless fallback.
 typedef struct sn_ray_state {
   sn_ray_input sub; ///< handed to the callback; max_fraction is the current clip

@@ -85,6 +85,24 @@ typedef bool sn_tree_query_fcn(int32_t proxy_id, int32_t user_data, void *contex
 /// Calls fcn for every leaf whose AABB overlaps aabb and whose category_bits & mask_bits != 0.
 void sn_tree_query(const sn_tree *tree, sn_aabb aabb, uint64_t mask_bits, sn_tree_query_fcn *fcn, void *context);
 
+/// A leaf as a query meets it (sn_tree_collect).
+typedef struct sn_tree_leaf {
+  sn_aabb aabb;
+  uint64_t category_bits;
+  int32_t proxy_id, user_data;
+} sn_tree_leaf;
+/// The leaves sn_tree_query(tree, aabb, mask_bits) would visit, in its
+/// order (the tree's depth-first order, which does not depend on the box),
+/// copied to leaves: their count, or -1 when there are more than capacity.
+/// Queries of neighbours then share one descent: a box inside aabb and a
+/// mask inside mask_bits visit, through sn_tree_leaves_query, what their own
+/// sn_tree_query would, in the same order.
+int32_t sn_tree_collect(const sn_tree *tree, sn_aabb aabb, uint64_t mask_bits, sn_tree_leaf *leaves, int32_t capacity);
+/// Calls fcn, as sn_tree_query does, for every collected leaf whose AABB
+/// overlaps aabb and whose category_bits & mask_bits != 0, in order.
+void sn_tree_leaves_query(const sn_tree_leaf *leaves, int32_t count, sn_aabb aabb, uint64_t mask_bits,
+                          sn_tree_query_fcn *fcn, void *context);
+
 /// Ray callback: return the new max fraction (0 stops; input->max_fraction
 /// or larger continues unchanged; a smaller value clips the ray).
 typedef float sn_tree_ray_cast_fcn(const sn_ray_input *input, int32_t proxy_id, int32_t user_data, void *context);

@@ -237,12 +237,9 @@ sn_constraint_id sn_create_constraint(sn_world *w, const sn_constraint_def *def)
              SN_NULL_CONSTRAINT;
     if (sn_check_param(w, t, p, def->params[i].x, def->params[i].y) != SN_OK) return SN_NULL_CONSTRAINT;
   }
-  if (w->constraint_count >= w->max_constraints)
-    return sn_world_error(w, SN_ERR_CAPACITY, "the world has %d constraints, its max_constraints limit (sn_world_def)",
-                          (int)w->constraint_count),
-           SN_NULL_CONSTRAINT;
-  if (!sn_array_reserve(&w->mem, w->constraints, w->constraints.count + 1))
-    return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow constraints"), SN_NULL_CONSTRAINT;
+  sn_pool pool = sn_constraint_pool(w);
+  if (!sn_world_make_room(w, &pool, 1, w->max_constraints, "max_constraints", "constraints", NULL))
+    return SN_NULL_CONSTRAINT;
   sn_constraint k;
   memset(&k, 0, sizeof(k));
   k.type = t;
@@ -322,7 +319,6 @@ sn_constraint_id sn_create_constraint(sn_world *w, const sn_constraint_def *def)
       key = next;
     }
   }
-  sn_pool pool = sn_constraint_pool(w);
   int32_t index = sn_pool_acquire(&pool);
   k.generation = w->constraints.data[index].generation;
   k.in_use = true;
@@ -493,6 +489,33 @@ size_t sn_breaking_scratch_bytes(const sn_world *w) {
   return sn_reaction_bytes(w->constraint_lists.breakable_endpoints);
 }
 
+/* A constraint as one item for a query callback (get_reaction, get_state)
+ * over its endpoint views, and the step info of a step of length dt (0:
+ * no step yet, rates left zero). */
+static sn_constraint_item sn_query_item(const sn_constraint *k, const sn_constraint_body **ptrs, int32_t nv) {
+  sn_constraint_item item;
+  memset(&item, 0, sizeof(item));
+  item.params = k->params;
+  item.instance = k->instance;
+  item.bodies = (sn_constraint_body *const *)ptrs;
+  item.body_count = nv;
+  return item;
+}
+static sn_step_info sn_query_step_info(const sn_world *w, float dt) {
+  sn_step_info info;
+  memset(&info, 0, sizeof(info));
+  info.size = sizeof(info);
+  info.substeps = w->settings.substeps;
+  info.iterations = 1;
+  if (dt > 0.0f) {
+    info.dt = dt;
+    info.inv_dt = 1.0f / dt;
+    info.h = dt / (float)w->settings.substeps;
+    info.inv_h = 1.0f / info.h;
+  }
+  return info;
+}
+
 /* The reaction over the last step (zero without get_reaction). The views
  * come from arena (reset first) when not NULL: the step reserved it
  * (sn_solve_reserve); else from the allocator. False when out of memory. */
@@ -513,24 +536,11 @@ static bool sn_reaction(sn_world *w, const sn_constraint *k, float dt, sn_arena 
     block = sn_mem_alloc(&w->mem, view_bytes);
   }
   if (!local && block == NULL) return false;
-  sn_constraint_body *views = nv > 8 ? (sn_constraint_body *)block : local_views;
-  const sn_constraint_body **ptrs = nv > 8 ? (const sn_constraint_body **)(views + nv) : local_ptrs;
+  sn_constraint_body *views = local ? local_views : (sn_constraint_body *)block;
+  const sn_constraint_body **ptrs = local ? local_ptrs : (const sn_constraint_body **)(views + nv);
   sn_fill_views(w, k->type, k->bodies, k->particles, k->particle_count, views, ptrs);
-  sn_constraint_item item;
-  memset(&item, 0, sizeof(item));
-  item.params = k->params;
-  item.instance = k->instance;
-  item.bodies = (sn_constraint_body *const *)ptrs;
-  item.body_count = nv;
-  sn_step_info info;
-  memset(&info, 0, sizeof(info));
-  info.size = sizeof(info);
-  info.dt = dt;
-  info.inv_dt = 1.0f / dt;
-  info.substeps = w->settings.substeps;
-  info.h = dt / (float)w->settings.substeps;
-  info.inv_h = 1.0f / info.h;
-  info.iterations = 1;
+  const sn_constraint_item item = sn_query_item(k, ptrs, nv);
+  const sn_step_info info = sn_query_step_info(w, dt);
   sn_world_lock(w);
   k->type->get_reaction(&info, &item, force, torque);
   sn_world_unlock(w);
@@ -603,23 +613,8 @@ sn_result sn_constraint_get_state(sn_world *w, sn_constraint_id id, const char *
     }
     views[i].state = states + i;
   }
-  sn_constraint_item item;
-  memset(&item, 0, sizeof(item));
-  item.params = k->params;
-  item.instance = k->instance;
-  item.bodies = (sn_constraint_body *const *)ptrs;
-  item.body_count = nv;
-  sn_step_info info;
-  memset(&info, 0, sizeof(info));
-  info.size = sizeof(info);
-  info.substeps = w->settings.substeps;
-  info.iterations = 1;
-  if (w->last_dt > 0.0f) {
-    info.dt = w->last_dt;
-    info.inv_dt = 1.0f / w->last_dt;
-    info.h = w->last_dt / (float)w->settings.substeps;
-    info.inv_h = 1.0f / info.h;
-  }
+  const sn_constraint_item item = sn_query_item(k, ptrs, nv);
+  const sn_step_info info = sn_query_step_info(w, w->last_dt);
   sn_world_lock(w);
   t->get_state(&info, &item, values);
   sn_world_unlock(w);

@@ -13,6 +13,7 @@ sn_body_def sn_default_body_def(void) {
   def.gravity_scale = 1.0f;
   def.is_awake = true;
   def.enable_sleep = true;
+  def.sleep_threshold = SN_DEFAULT_SLEEP_THRESHOLD;
   def.cookie = SN_DEF_COOKIE;
   return def;
 }
@@ -35,6 +36,12 @@ static bool sn_body_def_ok(sn_world *w, const sn_body_def *def) {
     return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "unknown body type %d", (int)def->type), false;
   if (def->linear_damping < 0.0f || def->angular_damping < 0.0f)
     return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "damping must be >= 0"), false;
+  if (!sn_is_finite(def->sleep_threshold))
+    return sn_world_error(w, SN_ERR_NOT_FINITE, "body def sleep_threshold must be finite"), false;
+  if (def->sleep_threshold < 0.0f)
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "body def sleep_threshold must be >= 0, got %g",
+                          (double)def->sleep_threshold),
+           false;
   if (def->rotation.c != 0.0f || def->rotation.s != 0.0f) {
     const sn_rot q = def->rotation;
     if (!sn_is_finite(q.c) || !sn_is_finite(q.s))
@@ -51,20 +58,14 @@ sn_body_id sn_create_body(sn_world *w, const sn_body_def *def) {
   if (w == NULL) return SN_NULL_BODY;
   if (w->locked) return sn_world_locked_error(w, "sn_create_body"), SN_NULL_BODY;
   if (!sn_body_def_ok(w, def)) return SN_NULL_BODY;
-  if (w->body_count >= w->max_bodies)
-    return sn_world_error(w, SN_ERR_CAPACITY, "the world has %d bodies, its max_bodies limit (sn_world_def)",
-                          (int)w->body_count),
-           SN_NULL_BODY;
   sn_pool pool = sn_body_pool(w);
+  if (!sn_world_make_room(w, &pool, 1, w->max_bodies, "max_bodies", "bodies", NULL)) return SN_NULL_BODY;
   int32_t index = sn_pool_acquire(&pool);
-  if (index == SN_NULL_INDEX) {
-    sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow the body array");
-    return SN_NULL_BODY;
-  }
   sn_body *b = w->bodies.data + index;
   b->type = def->type;
   b->is_awake = def->type != SN_BODY_STATIC && (def->is_awake || !def->enable_sleep || !w->settings.enable_sleep);
   b->enable_sleep = def->enable_sleep;
+  b->sleep_threshold = def->sleep_threshold;
   b->is_bullet = def->is_bullet;
   b->fixed_rotation = def->fixed_rotation;
   b->xf.p = def->position;
@@ -620,6 +621,12 @@ sn_result sn_body_set_target_transform(sn_world *w, sn_body_id id, sn_vec2 posit
 SN_BODY_SCALAR_SETTER(sn_body_set_linear_damping, linear_damping, 0.0f, "linear damping")
 SN_BODY_SCALAR_SETTER(sn_body_set_angular_damping, angular_damping, 0.0f, "angular damping")
 SN_BODY_SCALAR_SETTER(sn_body_set_gravity_scale, gravity_scale, -SN_HUGE, "gravity scale")
+SN_BODY_SCALAR_SETTER(sn_body_set_sleep_threshold, sleep_threshold, 0.0f, "sleep threshold")
+
+float sn_body_get_sleep_threshold(sn_world *w, sn_body_id id) {
+  SN_BODY_OR(w, id, 0.0f);
+  return b->sleep_threshold;
+}
 
 float sn_body_get_linear_damping(sn_world *w, sn_body_id id) {
   SN_BODY_OR(w, id, 0.0f);

@@ -39,11 +39,13 @@ typedef struct sn_body {
   float min_extent, max_extent;
   float linear_damping, angular_damping, gravity_scale;
   float sleep_time;
+  float sleep_threshold; ///< m/s (sn_body_def.sleep_threshold)
   /// continuous collision, within a step: the fraction of the step's motion
   /// a fast body kept (1 until the continuous pass stops it earlier)
   float toi_fraction;
-  sn_vec2 sleep_v; ///< velocity when the sleep timer last started (a body whose
-  float sleep_w;   ///< velocity changes since then is accelerating: no sleep)
+  bool toi_recheck; ///< continuous collision: met a fast body not stopped yet (collision/continuous.c)
+  sn_vec2 sleep_v;  ///< velocity when the sleep timer last started (a body whose
+  float sleep_w;    ///< velocity changes since then is accelerating: no sleep)
 
   int32_t shape_list; ///< first shape, linked by sn_shape.next
   int32_t shape_tail; ///< last shape of the list: a hint, checked before use (sn_shape_alloc)

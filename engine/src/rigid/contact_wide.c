@@ -309,10 +309,14 @@ static inline void sn_prepare_body(const sn_prepare_input *in, int32_t solver_in
 static void sn_wide_prepare_half(sn_wide_group *g, int off, const sn_prepare_input *in, const int32_t *lane_contact) {
   const int32_t dummy = in->dummy;
   enum { N = 4 };
-  float ma[N], mb[N], iia[N], iib[N], nx[N], ny[N], oax[N], oay[N], obx[N], oby[N];
-  float vax[N], vay[N], wa[N], vbx[N], vby[N], wb[N];
-  float a1x[N], a1y[N], b1x[N], b1y[N], a2x[N], a2y[N], b2x[N], b2y[N], sep1[N], sep2[N];
-  float ni1[N], ni2[N], ti1[N], ti2[N], br[N], ms[N], is[N], cnt[N];
+  /* the gathered inputs, one row of four lanes each: one object, so every
+   * store of the gather is at a fixed offset from one base */
+  struct {
+    float ma[N], mb[N], iia[N], iib[N], nx[N], ny[N], oax[N], oay[N], obx[N], oby[N];
+    float vax[N], vay[N], wa[N], vbx[N], vby[N], wb[N];
+    float a1x[N], a1y[N], b1x[N], b1y[N], a2x[N], a2y[N], b2x[N], b2y[N], sep1[N], sep2[N];
+    float ni1[N], ni2[N], ti1[N], ti2[N], br[N], ms[N], is[N], cnt[N];
+  } v;
   int pad = 0;
   for (int i = 0; i < N; ++i) {
     int l = off + i;
@@ -320,20 +324,23 @@ static void sn_wide_prepare_half(sn_wide_group *g, int off, const sn_prepare_inp
     if (k < 0) {
       /* neutral inputs (the lane is overwritten as padding below) */
       pad |= 1 << i;
-      ma[i] = mb[i] = iia[i] = iib[i] = nx[i] = oax[i] = oay[i] = obx[i] = oby[i] = 0.0f;
-      ny[i] = 1.0f;
-      vax[i] = vay[i] = wa[i] = vbx[i] = vby[i] = wb[i] = 0.0f;
-      a1x[i] = a1y[i] = b1x[i] = b1y[i] = a2x[i] = a2y[i] = b2x[i] = b2y[i] = sep1[i] = sep2[i] = 0.0f;
-      ni1[i] = ni2[i] = ti1[i] = ti2[i] = br[i] = is[i] = 0.0f;
-      ms[i] = 1.0f;
-      cnt[i] = 1.0f;
+      v.ma[i] = v.mb[i] = v.iia[i] = v.iib[i] = v.nx[i] = v.oax[i] = v.oay[i] = v.obx[i] = v.oby[i] = 0.0f;
+      v.ny[i] = 1.0f;
+      v.vax[i] = v.vay[i] = v.wa[i] = v.vbx[i] = v.vby[i] = v.wb[i] = 0.0f;
+      v.a1x[i] = v.a1y[i] = v.b1x[i] = v.b1y[i] = v.a2x[i] = v.a2y[i] = v.b2x[i] = v.b2y[i] = v.sep1[i] = v.sep2[i] =
+          0.0f;
+      v.ni1[i] = v.ni2[i] = v.ti1[i] = v.ti2[i] = v.br[i] = v.is[i] = 0.0f;
+      v.ms[i] = 1.0f;
+      v.cnt[i] = 1.0f;
       continue;
     }
     const sn_contact *c = in->w->contacts.data + in->contacts[k];
     const sn_manifold *m = &c->manifold;
     const sn_wide_key key = in->keys[k];
-    sn_prepare_body(in, key.ia, c->edges[0].body, ma + i, iia + i, oax + i, oay + i, vax + i, vay + i, wa + i);
-    sn_prepare_body(in, key.ib, c->edges[1].body, mb + i, iib + i, obx + i, oby + i, vbx + i, vby + i, wb + i);
+    sn_prepare_body(in, key.ia, c->edges[0].body, v.ma + i, v.iia + i, v.oax + i, v.oay + i, v.vax + i, v.vay + i,
+                    v.wa + i);
+    sn_prepare_body(in, key.ib, c->edges[1].body, v.mb + i, v.iib + i, v.obx + i, v.oby + i, v.vbx + i, v.vby + i,
+                    v.wb + i);
     g->lanes = l + 1;
     g->ia[l] = key.ia;
     g->ib[l] = key.ib;
@@ -341,36 +348,37 @@ static void sn_wide_prepare_half(sn_wide_group *g, int off, const sn_prepare_inp
     if (key.dynamic & 2u) g->ib_write |= 1 << l;
     g->friction[l] = c->friction;
     g->restitution[l] = c->restitution;
-    sn_wide_set_surface(g, l, c->tangent_speed, c->rolling_resistance, iia[i], iib[i]);
-    const sn_softness *sf = (ma[i] == 0.0f || mb[i] == 0.0f) ? in->static_soft : in->soft;
-    br[i] = sf->bias_rate;
-    ms[i] = sf->mass_scale;
-    is[i] = sf->impulse_scale;
-    nx[i] = m->normal.x;
-    ny[i] = m->normal.y;
+    sn_wide_set_surface(g, l, c->tangent_speed, c->rolling_resistance, v.iia[i], v.iib[i]);
+    const sn_softness *sf = (v.ma[i] == 0.0f || v.mb[i] == 0.0f) ? in->static_soft : in->soft;
+    v.br[i] = sf->bias_rate;
+    v.ms[i] = sf->mass_scale;
+    v.is[i] = sf->impulse_scale;
+    v.nx[i] = m->normal.x;
+    v.ny[i] = m->normal.y;
     const sn_manifold_point *p1 = m->points, *p2 = m->points + 1;
     bool two = m->point_count == 2;
-    cnt[i] = two ? 2.0f : 1.0f;
-    a1x[i] = p1->anchor_a.x;
-    a1y[i] = p1->anchor_a.y;
-    b1x[i] = p1->anchor_b.x;
-    b1y[i] = p1->anchor_b.y;
-    sep1[i] = p1->separation;
-    ni1[i] = p1->normal_impulse;
-    ti1[i] = p1->tangent_impulse;
-    a2x[i] = two ? p2->anchor_a.x : 0.0f;
-    a2y[i] = two ? p2->anchor_a.y : 0.0f;
-    b2x[i] = two ? p2->anchor_b.x : 0.0f;
-    b2y[i] = two ? p2->anchor_b.y : 0.0f;
-    sep2[i] = two ? p2->separation : 0.0f;
-    ni2[i] = two ? p2->normal_impulse : 0.0f;
-    ti2[i] = two ? p2->tangent_impulse : 0.0f;
+    v.cnt[i] = two ? 2.0f : 1.0f;
+    v.a1x[i] = p1->anchor_a.x;
+    v.a1y[i] = p1->anchor_a.y;
+    v.b1x[i] = p1->anchor_b.x;
+    v.b1y[i] = p1->anchor_b.y;
+    v.sep1[i] = p1->separation;
+    v.ni1[i] = p1->normal_impulse;
+    v.ti1[i] = p1->tangent_impulse;
+    v.a2x[i] = two ? p2->anchor_a.x : 0.0f;
+    v.a2y[i] = two ? p2->anchor_a.y : 0.0f;
+    v.b2x[i] = two ? p2->anchor_b.x : 0.0f;
+    v.b2y[i] = two ? p2->anchor_b.y : 0.0f;
+    v.sep2[i] = two ? p2->separation : 0.0f;
+    v.ni2[i] = two ? p2->normal_impulse : 0.0f;
+    v.ti2[i] = two ? p2->tangent_impulse : 0.0f;
   }
   const f4 zero = f4_set(0.0f), one = f4_set(1.0f);
-  f4 Ma = f4_load(ma), Mb = f4_load(mb), Ia = f4_load(iia), Ib = f4_load(iib);
-  f4 Nx = f4_load(nx), Ny = f4_load(ny), Tx = Ny, Ty = f4_sub(zero, Nx);
-  f4 Oax = f4_load(oax), Oay = f4_load(oay), Obx = f4_load(obx), Oby = f4_load(oby);
-  f4 Vax = f4_load(vax), Vay = f4_load(vay), Wa = f4_load(wa), Vbx = f4_load(vbx), Vby = f4_load(vby), Wb = f4_load(wb);
+  f4 Ma = f4_load(v.ma), Mb = f4_load(v.mb), Ia = f4_load(v.iia), Ib = f4_load(v.iib);
+  f4 Nx = f4_load(v.nx), Ny = f4_load(v.ny), Tx = Ny, Ty = f4_sub(zero, Nx);
+  f4 Oax = f4_load(v.oax), Oay = f4_load(v.oay), Obx = f4_load(v.obx), Oby = f4_load(v.oby);
+  f4 Vax = f4_load(v.vax), Vay = f4_load(v.vay), Wa = f4_load(v.wa), Vbx = f4_load(v.vbx), Vby = f4_load(v.vby),
+     Wb = f4_load(v.wb);
   f4 msum = f4_add(Ma, Mb);
   /* one point: anchors from the centres of mass, masses, base separation,
    * approach speed (each line as the scalar formula it replaces) */
@@ -390,8 +398,8 @@ static void sn_wide_prepare_half(sn_wide_group *g, int off, const sn_prepare_inp
     RV = f4_add(f4_mul(Nx, dvx), f4_mul(Ny, dvy));                                                                     \
     BASE = f4_sub(f4_load(SEP), f4_add(f4_mul(f4_sub(RBX, RAX), Nx), f4_mul(f4_sub(RBY, RAY), Ny)));                   \
   }
-  SN_PREP_POINT(a1x, a1y, b1x, b1y, sep1, r1ax, r1ay, r1bx, r1by, rn1a, rn1b, nm1, tm1, base1, rv1)
-  SN_PREP_POINT(a2x, a2y, b2x, b2y, sep2, r2ax, r2ay, r2bx, r2by, rn2a, rn2b, nm2, tm2, base2, rv2)
+  SN_PREP_POINT(v.a1x, v.a1y, v.b1x, v.b1y, v.sep1, r1ax, r1ay, r1bx, r1by, rn1a, rn1b, nm1, tm1, base1, rv1)
+  SN_PREP_POINT(v.a2x, v.a2y, v.b2x, v.b2y, v.sep2, r2ax, r2ay, r2bx, r2by, rn2a, rn2b, nm2, tm2, base2, rv2)
 #undef SN_PREP_POINT
   /* two points: the 2x2 block (`block`) where it is well conditioned; where
    * the points are so close (for the body's inertia) that it is not, they
@@ -403,7 +411,7 @@ static void sn_wide_prepare_half(sn_wide_group *g, int off, const sn_prepare_inp
   f4 k22 = f4_add(f4_add(msum, f4_mul(f4_mul(Ia, rn2a), rn2a)), f4_mul(f4_mul(Ib, rn2b), rn2b));
   f4 k12 = f4_add(f4_add(msum, f4_mul(f4_mul(Ia, rn1a), rn2a)), f4_mul(f4_mul(Ib, rn1b), rn2b));
   f4 det = f4_sub(f4_mul(k11, k22), f4_mul(k12, k12));
-  f4 has2 = f4_gt(f4_load(cnt), one);
+  f4 has2 = f4_gt(f4_load(v.cnt), one);
   f4 kk = f4_mul(k11, k11), limit = f4_mul(f4_set(SN_WIDE_MAX_CONDITION), det);
   f4 block = f4_and(has2, f4_lt(kk, limit));
   f4 seq = f4_and(has2, f4_ge(kk, limit)); /* not block (a NaN lane is neither: one point) */
@@ -422,9 +430,9 @@ static void sn_wide_prepare_half(sn_wide_group *g, int off, const sn_prepare_inp
   f4_store(g->mb + off, Mb);
   f4_store(g->iia + off, Ia);
   f4_store(g->iib + off, Ib);
-  f4_store(g->bias_rate + off, f4_load(br));
-  f4_store(g->mass_scale + off, f4_load(ms));
-  f4_store(g->impulse_scale + off, f4_load(is));
+  f4_store(g->bias_rate + off, f4_load(v.br));
+  f4_store(g->mass_scale + off, f4_load(v.ms));
+  f4_store(g->impulse_scale + off, f4_load(v.is));
   f4_store(g->nm1 + off, nm1);
   f4_store(g->nm2 + off, f4_select(two, nm2, one));
   f4_store(g->tm1 + off, tm1);
@@ -439,10 +447,10 @@ static void sn_wide_prepare_half(sn_wide_group *g, int off, const sn_prepare_inp
   f4_store(g->r2by + off, f4_select(two, r2by, zero));
   f4_store(g->base1 + off, base1);
   f4_store(g->base2 + off, f4_select(two, base2, f4_set(SN_WIDE_FAR)));
-  f4_store(g->ni1 + off, f4_load(ni1));
-  f4_store(g->ni2 + off, f4_select(two, f4_load(ni2), zero));
-  f4_store(g->ti1 + off, f4_load(ti1));
-  f4_store(g->ti2 + off, f4_select(two, f4_load(ti2), zero));
+  f4_store(g->ni1 + off, f4_load(v.ni1));
+  f4_store(g->ni2 + off, f4_select(two, f4_load(v.ni2), zero));
+  f4_store(g->ti1 + off, f4_load(v.ti1));
+  f4_store(g->ti2 + off, f4_select(two, f4_load(v.ti2), zero));
   f4_store(g->rv1 + off, rv1);
   f4_store(g->rv2 + off, f4_select(two, rv2, zero));
   f4_store(g->mni1 + off, zero);
@@ -467,10 +475,13 @@ void sn_wide_prepare_range(const sn_wide_set *set, const sn_world *w, const int3
     if (gi + 2 < end) {
       const int32_t *ahead = set->lane_constraint + L * (gi + 2);
       for (int l = 0; l < L && ahead[l] >= 0; ++l) {
+        /* every line from the material to the point count: the contacts
+         * are not line-aligned, so those bytes span three or four lines */
         const char *c = (const char *)(w->contacts.data + contacts[ahead[l]]);
-        SN_PREFETCH(c);
-        SN_PREFETCH(c + 64);
-        SN_PREFETCH(c + 128);
+        SN_PREFETCH(c + offsetof(sn_contact, friction));
+        SN_PREFETCH(c + offsetof(sn_contact, friction) + 64);
+        SN_PREFETCH(c + offsetof(sn_contact, friction) + 128);
+        SN_PREFETCH(c + offsetof(sn_contact, manifold.point_count));
       }
     }
     g->ia_write = g->ib_write = g->seq_lanes = g->rolling_lanes = g->tangent_lanes = g->lanes = 0;

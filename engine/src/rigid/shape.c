@@ -172,11 +172,7 @@ static bool sn_shape_def_ok(sn_world *w, const sn_shape_def *def) {
 
 /* Allocates a shape slot and links it to the body. Returns the index or -1. */
 static int32_t sn_shape_alloc(sn_world *w, int32_t body_index) {
-  sn_pool pool = sn_shape_pool(w);
-  if (!sn_pool_reserve(&pool, 1)) {
-    sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow the shape array");
-    return SN_NULL_INDEX;
-  }
+  sn_pool pool = sn_shape_pool(w); /* (the caller made room: sn_world_make_room) */
   if (!sn_array_reserve(&w->mem, w->move_buffer, w->move_buffer.count + 1)) {
     sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow the move buffer");
     return SN_NULL_INDEX;
@@ -236,10 +232,8 @@ static sn_shape_id sn_create_shape(sn_world *w, sn_body_id body_id, const sn_sha
   if (w->locked) return sn_world_locked_error(w, "creating a shape"), SN_NULL_SHAPE;
   if (!sn_shape_def_ok(w, def)) return SN_NULL_SHAPE;
   if (!sn_mass_fits(w, g, def->density)) return SN_NULL_SHAPE;
-  if (w->shape_count >= w->max_shapes)
-    return sn_world_error(w, SN_ERR_CAPACITY, "the world has %d shapes, its max_shapes limit (sn_world_def)",
-                          (int)w->shape_count),
-           SN_NULL_SHAPE;
+  sn_pool pool = sn_shape_pool(w);
+  if (!sn_world_make_room(w, &pool, 1, w->max_shapes, "max_shapes", "shapes", NULL)) return SN_NULL_SHAPE;
   int32_t body_index = body_id.index1 - 1;
   int32_t index = sn_shape_alloc(w, body_index);
   if (index == SN_NULL_INDEX) return SN_NULL_SHAPE;
@@ -626,16 +620,10 @@ sn_chain_id sn_create_chain(sn_world *w, sn_body_id body_id, const sn_chain_def 
              SN_NULL_CHAIN;
   }
   int32_t seg_count = def->is_loop ? n : n - 3;
-  if (seg_count > w->max_shapes - w->shape_count)
-    return sn_world_error(w, SN_ERR_CAPACITY,
-                          "the chain's %d segments would pass the world's max_shapes limit (sn_world_def) of %d: it "
-                          "has %d shapes",
-                          (int)seg_count, (int)w->max_shapes, (int)w->shape_count),
-           SN_NULL_CHAIN;
   /* reserve everything first so a failure leaves the world unchanged */
   sn_pool shapes = sn_shape_pool(w), chains = sn_chain_pool(w);
-  if (!sn_pool_reserve(&shapes, seg_count))
-    return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow shapes"), SN_NULL_CHAIN;
+  if (!sn_world_make_room(w, &shapes, seg_count, w->max_shapes, "max_shapes", "shapes", "the chain's segments"))
+    return SN_NULL_CHAIN;
   if (!sn_array_reserve(&w->mem, w->move_buffer, w->move_buffer.count + seg_count) ||
       !sn_array_reserve(&w->mem, w->chains, w->chains.count + 1))
     return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow chains"), SN_NULL_CHAIN;
@@ -825,4 +813,76 @@ sn_result sn_chain_set_user_data(sn_world *w, sn_chain_id id, void *user_data) {
 void *sn_chain_get_user_data(sn_world *w, sn_chain_id id) {
   sn_chain *c = sn_get_chain(w, id, NULL);
   return c ? c->user_data : NULL;
+}
+
+sn_chain_id sn_shape_get_parent_chain(sn_world *w, sn_shape_id id) {
+  if (w == NULL) return SN_NULL_CHAIN;
+  sn_shape *s = sn_get_shape(w, id, NULL);
+  if (s == NULL || s->chain == SN_NULL_INDEX) return SN_NULL_CHAIN;
+  const sn_chain *c = w->chains.data + s->chain;
+  return (sn_chain_id){s->chain + 1, w->tag, c->generation};
+}
+
+static bool sn_same_point(sn_vec2 a, sn_vec2 b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+/* A chain closes when its last segment leads into its first exactly as a
+ * loop's do (sn_create_chain): then the loop of the segments' first points
+ * makes the same segments in the same order. An open chain can only do so
+ * if its points make exactly those segments, so it is that loop. */
+static bool sn_chain_closes(const sn_world *w, const sn_chain *c) {
+  if (c->shape_count < 3) return false;
+  const sn_chain_segment *first = &w->shapes.data[c->shapes[0]].geom.chain_segment;
+  const sn_chain_segment *last = &w->shapes.data[c->shapes[c->shape_count - 1]].geom.chain_segment;
+  return sn_same_point(first->ghost1, last->segment.point1) &&
+         sn_same_point(last->segment.point2, first->segment.point1) &&
+         sn_same_point(last->ghost2, first->segment.point2);
+}
+
+sn_result sn_chain_get_def(sn_world *w, sn_chain_id id, sn_chain_def *out) {
+  if (w == NULL) return SN_ERR_NULL;
+  sn_result code;
+  sn_chain *c = sn_get_chain(w, id, &code);
+  if (c == NULL) return code;
+  if (out == NULL) return sn_world_error(w, SN_ERR_NULL, "out is NULL");
+  const sn_shape *s = w->shapes.data + c->shapes[0];
+  sn_chain_def def = sn_default_chain_def();
+  def.is_loop = sn_chain_closes(w, c);
+  def.count = def.is_loop ? c->shape_count : c->shape_count + 3;
+  def.friction = s->friction;
+  def.restitution = s->restitution;
+  def.rolling_resistance = s->rolling_resistance;
+  def.tangent_speed = s->tangent_speed;
+  def.material = s->material;
+  def.category_bits = s->category_bits;
+  def.mask_bits = s->mask_bits;
+  def.group_index = s->group_index;
+  def.user_data = c->user_data;
+  *out = def;
+  return SN_OK;
+}
+
+int32_t sn_chain_get_points(sn_world *w, sn_chain_id id, sn_vec2 *points, int32_t capacity) {
+  if (w == NULL) return -1;
+  sn_result code;
+  sn_chain *c = sn_get_chain(w, id, &code);
+  if (c == NULL) return -1;
+  if (capacity < 0 || (points == NULL && capacity > 0))
+    return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "points: a negative capacity, or NULL with capacity %d",
+                          (int)capacity),
+           -1;
+  const bool loop = sn_chain_closes(w, c);
+  const int32_t n = loop ? c->shape_count : c->shape_count + 3;
+  if (capacity == 0) return n;
+  int32_t written = 0;
+  /* a loop's point k starts segment k; an open chain's points are the first
+   * segment's ghost, every segment's start, then the last one's end and ghost */
+  if (!loop && written < capacity) points[written++] = w->shapes.data[c->shapes[0]].geom.chain_segment.ghost1;
+  for (int32_t k = 0; k < c->shape_count && written < capacity; ++k)
+    points[written++] = w->shapes.data[c->shapes[k]].geom.chain_segment.segment.point1;
+  if (!loop) {
+    const sn_chain_segment *last = &w->shapes.data[c->shapes[c->shape_count - 1]].geom.chain_segment;
+    if (written < capacity) points[written++] = last->segment.point2;
+    if (written < capacity) points[written++] = last->ghost2;
+  }
+  return written;
 }

@@ -32,9 +32,13 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 #define SN_PREFETCH_WRITE(p) __builtin_prefetch((p), 1)
+#define SN_PREFETCH_READ(p)  __builtin_prefetch(p)
 #else
 #define SN_PREFETCH_WRITE(p) ((void)(p))
+#define SN_PREFETCH_READ(p)  ((void)(p))
 #endif
+/// Contacts the one-worker solver contact list fetches ahead.
+#define SN_LIST_AHEAD 16
 
 static sn_softness sn_make_soft(float hertz, float zeta, float h) {
   if (hertz == 0.0f) return (sn_softness){0.0f, 1.0f, 0.0f};
@@ -84,23 +88,30 @@ void sn_prepare_groups(const sn_world *w, const sn_step_context *ctx, const sn_w
  * speeds hit events read. True if one of them reports hit events. */
 bool sn_store_impulses(sn_world *w, const sn_wide_set *wide, int32_t begin, int32_t end) {
   bool hits = false;
+  /* (the flags sit in another cache line than the points: read only when
+   * some contact has hit events) */
+  const bool any_hits = w->hit_contacts > 0;
   for (int32_t g = begin; g < end; ++g) {
     /* lanes follow the colouring: the contacts of the group after next on
      * their way (they come from all over the array) */
     if (g + 2 < end) {
       const int32_t *ahead = wide->lane_constraint + SN_WIDE_LANES * (g + 2);
       for (int l = 0; l < SN_WIDE_LANES && ahead[l] >= 0; ++l) {
+        /* every line of the manifold's points (the contacts are not
+         * line-aligned: three or four lines) */
         const char *p = (const char *)(w->contacts.data + w->solver_contacts.data[ahead[l]]);
-        SN_PREFETCH_WRITE(p);
-        SN_PREFETCH_WRITE(p + 64);
-        SN_PREFETCH_WRITE(p + 128);
+        const char *first = p + offsetof(sn_contact, manifold.points);
+        SN_PREFETCH_WRITE(first);
+        SN_PREFETCH_WRITE(first + 64);
+        SN_PREFETCH_WRITE(p + offsetof(sn_contact, manifold.points[1]));
+        SN_PREFETCH_WRITE(p + offsetof(sn_contact, manifold.point_count));
       }
     }
     for (int l = 0; l < SN_WIDE_LANES; ++l) {
       int32_t k = wide->lane_constraint[SN_WIDE_LANES * g + l];
       if (k < 0) continue;
       sn_contact *c = w->contacts.data + w->solver_contacts.data[k];
-      hits = hits || (c->flags & SN_CONTACT_ENABLE_HIT) != 0;
+      hits = hits || (any_hits && (c->flags & SN_CONTACT_ENABLE_HIT) != 0);
       sn_wide_result r;
       sn_wide_get_result(wide, g, l, &r);
       sn_manifold *m = &c->manifold;
@@ -210,13 +221,17 @@ bool sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int32_t be
     b->force = (sn_vec2){0.0f, 0.0f};
     b->torque = 0.0f;
     if (w->settings.enable_sleep) {
-      bool slow = b->enable_sleep && sn_length_sq(b->v) < SN_LINEAR_SLEEP_TOLERANCE * SN_LINEAR_SLEEP_TOLERANCE &&
-                  b->w * b->w < SN_ANGULAR_SLEEP_TOLERANCE * SN_ANGULAR_SLEEP_TOLERANCE;
+      /* the body's threshold scales the world's tolerances (the default
+       * threshold makes the ratio exactly 1: the constants' own bits) */
+      const float linear_tol = b->sleep_threshold;
+      const float angular_tol = SN_ANGULAR_SLEEP_TOLERANCE * (linear_tol / SN_LINEAR_SLEEP_TOLERANCE);
+      bool slow =
+          b->enable_sleep && sn_length_sq(b->v) < linear_tol * linear_tol && b->w * b->w < angular_tol * angular_tol;
       if (slow && b->sleep_time > 0.0f) {
         /* slow but speeding up since the timer started: accelerating, not
          * at rest (a pile settling slows down, so it is not held awake) */
-        if (sn_length(b->v) > sn_length(b->sleep_v) + SN_LINEAR_SLEEP_CHANGE ||
-            sn_absf(b->w) > sn_absf(b->sleep_w) + SN_ANGULAR_SLEEP_CHANGE)
+        if (sn_length(b->v) > sn_length(b->sleep_v) + 0.2f * linear_tol ||
+            sn_absf(b->w) > sn_absf(b->sleep_w) + 0.2f * angular_tol)
           b->sleep_time = 0.0f;
       }
       if (slow && b->sleep_time == 0.0f) {
@@ -314,16 +329,12 @@ static bool sn_solver_contact(const sn_world *w, int32_t ci) {
 static sn_wide_key sn_solver_key(const sn_world *w, int32_t ci, int32_t dummy) {
   const sn_contact *c = w->contacts.data + ci;
   const int32_t *index = w->body_solver_index.data;
-  int32_t ia = index[c->edges[0].body], ib = index[c->edges[1].body];
-  sn_wide_key k = {ia >= 0 ? ia : dummy, ib >= 0 ? ib : dummy, 0u};
-  if (ia >= 0) {
-    const sn_body *ba = w->bodies.data + c->edges[0].body;
-    if (ba->inv_mass > 0.0f || ba->inv_inertia > 0.0f) k.dynamic |= 1u;
-  }
-  if (ib >= 0) {
-    const sn_body *bb = w->bodies.data + c->edges[1].body;
-    if (bb->inv_mass > 0.0f || bb->inv_inertia > 0.0f) k.dynamic |= 2u;
-  }
+  /* (solver index << 1 | can move, from sn_gather_awake_bodies: the bodies
+   * themselves are not read here) */
+  int32_t xa = index[c->edges[0].body], xb = index[c->edges[1].body];
+  sn_wide_key k = {xa >= 0 ? xa >> 1 : dummy, xb >= 0 ? xb >> 1 : dummy, 0u};
+  if (xa >= 0 && (xa & 1)) k.dynamic |= 1u;
+  if (xb >= 0 && (xb & 1)) k.dynamic |= 2u;
   return k;
 }
 
@@ -359,9 +370,28 @@ bool sn_list_solver_contacts(sn_world *w) {
   if (!sn_array_reserve(&w->mem, w->solver_contacts, count) || !sn_array_reserve(&w->mem, w->solver_keys, count) ||
       !sn_array_reserve(&w->mem, w->stages, 3))
     return false;
+  int32_t workers = count >= w->parallel_min_items ? w->worker_count : 1;
+  if (workers == 1) {
+    /* one thread: one pass, each match written as it is found */
+    int32_t at = 0, dummy = w->awake_bodies.count;
+    for (int32_t ci = 0; ci < count; ++ci) {
+      if (ci + SN_LIST_AHEAD < count) {
+        /* the lines it tests, ahead (the bodies' edges, the flags) */
+        const sn_contact *ahead = w->contacts.data + ci + SN_LIST_AHEAD;
+        SN_PREFETCH_READ(&ahead->edges[0]);
+        SN_PREFETCH_READ(&ahead->edges[1].body);
+        SN_PREFETCH_READ(&ahead->flags);
+        SN_PREFETCH_READ(&ahead->in_use);
+      }
+      if (!sn_solver_contact(w, ci)) continue;
+      w->solver_keys.data[at] = sn_solver_key(w, ci, dummy);
+      w->solver_contacts.data[at++] = ci;
+    }
+    w->solver_contacts.count = at;
+    return true;
+  }
   sn_list_run run = {w, NULL, 0, 0};
   sn_stage_runner r;
-  int32_t workers = count >= w->parallel_min_items ? w->worker_count : 1;
   sn_stage_runner_init_on(&r, w->stages.data, 3, workers, sn_list_stage, &run);
   sn_stage_add(&r, SN_LIST_COUNT, 0, 0, count, SN_BLOCK_CONTACTS * 4, 1);
   if (r.count == 0) return true; /* no contacts */
@@ -386,7 +416,10 @@ void sn_gather_awake_bodies(sn_world *w) {
     w->body_solver_index.data[i] = SN_NULL_INDEX;
     if (!b->in_use || b->type == SN_BODY_STATIC || !b->is_awake || b->frozen) continue;
     b->solver_index = w->awake_bodies.count;
-    w->body_solver_index.data[i] = b->solver_index;
+    /* the contact list's copy: the solver index and whether a contact can
+     * move the body (the colouring key's dynamic bit) */
+    const bool moves = b->inv_mass > 0.0f || b->inv_inertia > 0.0f;
+    w->body_solver_index.data[i] = 2 * b->solver_index + (moves ? 1 : 0);
     w->awake_bodies.data[w->awake_bodies.count++] = i;
   }
   w->awake_body_count = w->awake_bodies.count;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "world/world.h"
+#include "world/world_pool.h"
 
 /* Most particles one builder makes (keeps index arithmetic in int32_t). */
 #define SN_BUILDER_MAX_PARTICLES (1 << 20)
@@ -185,24 +186,10 @@ static bool sn_check_count(sn_world *w, const char *fn, const char *field, int32
  * limits (sn_world_def.max_*): checked before anything is allocated, so a
  * grid too large is refused at once instead of after building part of it. */
 static bool sn_check_room(sn_world *w, const char *fn, int64_t particles, int64_t constraints) {
-  if (w->soft_count >= w->max_soft_bodies) {
-    sn_world_error(w, SN_ERR_CAPACITY, "%s: the world has %d soft bodies, its max_soft_bodies limit (sn_world_def)", fn,
-                   (int)w->soft_count);
-    return false;
-  }
-  if (particles > (int64_t)w->max_particles - w->particle_count) {
-    sn_world_error(w, SN_ERR_CAPACITY,
-                   "%s: %lld particles would pass the world's max_particles limit (sn_world_def) of %d: it has %d", fn,
-                   (long long)particles, (int)w->max_particles, (int)w->particle_count);
-    return false;
-  }
-  if (constraints > (int64_t)w->max_constraints - w->constraint_count) {
-    sn_world_error(w, SN_ERR_CAPACITY,
-                   "%s: %lld constraints would pass the world's max_constraints limit (sn_world_def) of %d: it has %d",
-                   fn, (long long)constraints, (int)w->max_constraints, (int)w->constraint_count);
-    return false;
-  }
-  return true;
+  sn_pool soft = sn_soft_body_pool(w), points = sn_particle_pool(w), links = sn_constraint_pool(w);
+  return sn_world_limit_ok(w, &soft, 1, w->max_soft_bodies, "max_soft_bodies", "soft bodies", fn) &&
+         sn_world_limit_ok(w, &points, particles, w->max_particles, "max_particles", "particles", fn) &&
+         sn_world_limit_ok(w, &links, constraints, w->max_constraints, "max_constraints", "constraints", fn);
 }
 
 /* Constraints sn_build_grid makes on a columns x rows grid. */

@@ -59,13 +59,9 @@ sn_soft_body_id sn_create_soft_body(sn_world *w, const sn_soft_body_def *def) {
   if (w == NULL) return SN_NULL_SOFT_BODY;
   if (w->locked) return sn_world_locked_error(w, "sn_create_soft_body"), SN_NULL_SOFT_BODY;
   if (!sn_soft_def_ok(w, def)) return SN_NULL_SOFT_BODY;
-  if (w->soft_count >= w->max_soft_bodies)
-    return sn_world_error(w, SN_ERR_CAPACITY, "the world has %d soft bodies, its max_soft_bodies limit (sn_world_def)",
-                          (int)w->soft_count),
-           SN_NULL_SOFT_BODY;
-  if (!sn_array_reserve(&w->mem, w->soft_bodies, w->soft_bodies.count + 1))
-    return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow soft bodies"), SN_NULL_SOFT_BODY;
   sn_pool pool = sn_soft_body_pool(w);
+  if (!sn_world_make_room(w, &pool, 1, w->max_soft_bodies, "max_soft_bodies", "soft bodies", NULL))
+    return SN_NULL_SOFT_BODY;
   int32_t index = sn_pool_acquire(&pool);
   sn_soft_body *s = w->soft_bodies.data + index;
   s->material = *def;
@@ -241,19 +237,14 @@ sn_particle_id sn_create_particle(sn_world *w, sn_soft_body_id soft, const sn_pa
     return sn_world_error(w, SN_ERR_INVALID_ARGUMENT, "particle mass %g is too small: its inverse overflows",
                           (double)def->mass),
            SN_NULL_PARTICLE;
-  if (w->particle_count >= w->max_particles)
-    return sn_world_error(w, SN_ERR_CAPACITY, "the world has %d particles, its max_particles limit (sn_world_def)",
-                          (int)w->particle_count),
-           SN_NULL_PARTICLE;
-  if (!sn_array_reserve(&w->mem, w->particles, w->particles.count + 1))
-    return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow particles"), SN_NULL_PARTICLE;
+  sn_pool pool = sn_particle_pool(w);
+  if (!sn_world_make_room(w, &pool, 1, w->max_particles, "max_particles", "particles", NULL)) return SN_NULL_PARTICLE;
   if (s->particle_count == s->particle_capacity) {
     int32_t cap = s->particle_capacity;
     if (!sn_array_grow(&w->mem, (void **)&s->particles, &cap, sizeof(int32_t), s->particle_count + 1))
       return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow soft body"), SN_NULL_PARTICLE;
     s->particle_capacity = cap;
   }
-  sn_pool pool = sn_particle_pool(w);
   int32_t index = sn_pool_acquire(&pool);
   sn_particle *p = w->particles.data + index;
   p->x = def->position;

@@ -614,8 +614,7 @@ static sn_closest sn_closest_point(const sn_geometry *g, sn_vec2 p) {
     }
     return sn_closest_on_segment(p, a, b, 0.0f);
   }
-  case SN_SHAPE_POLYGON:
-  default: {
+  case SN_SHAPE_POLYGON: {
     const sn_polygon *poly = &g->polygon;
     float best = -FLT_MAX;
     int32_t edge = 0;
@@ -641,7 +640,13 @@ static sn_closest sn_closest_point(const sn_geometry *g, sn_vec2 p) {
     }
     return c;
   }
+  case SN_SHAPE_TYPE_COUNT:
+    break;
   }
+  c.distance = FLT_MAX; /* no shape: never a contact */
+  c.normal = (sn_vec2){0.0f, 1.0f};
+  c.point = p;
+  return c;
 }
 
 /* Pose of a shape's body in the current substep. */

@@ -112,7 +112,7 @@ static void sn_draw_shape(const sn_debug_draw *d, const sn_shape *s, sn_transfor
                  sn_transform_point(xf, g->chain_segment.segment.point2), SN_COLOR_CHAIN, d->context);
     }
     break;
-  default:
+  case SN_SHAPE_TYPE_COUNT:
     break;
   }
 }

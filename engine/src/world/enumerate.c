@@ -100,6 +100,7 @@ sn_result sn_body_get_def(sn_world *w, sn_body_id id, sn_body_def *out) {
   def.is_bullet = b->is_bullet;
   def.is_awake = b->is_awake;
   def.enable_sleep = b->enable_sleep;
+  def.sleep_threshold = b->sleep_threshold;
   def.fixed_rotation = b->fixed_rotation;
   def.user_data = b->user_data;
   *out = def;

@@ -10,7 +10,7 @@
 /// oldest it reads: a format adds to the one before it (world settings, the
 /// format column of SN_WORLD_SETTINGS), so this library reads every format
 /// from the oldest on; a snapshot of an older format saves back in this one.
-#define SN_SNAPSHOT_FORMAT        6u
+#define SN_SNAPSHOT_FORMAT        7u
 #define SN_SNAPSHOT_OLDEST_FORMAT 3u
 
 /// Where sn_snapshot_write_file pretends to fail (tests only): the

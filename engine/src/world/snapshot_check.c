@@ -119,6 +119,8 @@ sn_result sn_check_world(sn_loader *l, sn_world *w, uint8_t *marks) {
     if (!b->in_use) continue;
     if (b->shape_count < 0 || b->contact_count < 0)
       return sn_load_fail(l, SN_ERR_SNAPSHOT_CORRUPT, "body %d: negative counts", (int)i);
+    if (!(b->sleep_threshold >= 0.0f))
+      return sn_load_fail(l, SN_ERR_SNAPSHOT_CORRUPT, "body %d: negative sleep threshold", (int)i);
     /* a rotation that is not one would scale the body's shapes (the steps
      * keep it unit to float precision) */
     float q2 = b->xf.q.c * b->xf.q.c + b->xf.q.s * b->xf.q.s;

@@ -81,6 +81,11 @@ void sn_io_body(sn_io *io, sn_body *b) {
   io_f32(io, &b->sleep_time);
   io_vec2(io, &b->sleep_v);
   io_f32(io, &b->sleep_w);
+  /* format 7: the body's sleep threshold (older: the default) */
+  if (io->format >= 7)
+    io_f32(io, &b->sleep_threshold);
+  else if (io->reading)
+    b->sleep_threshold = SN_DEFAULT_SLEEP_THRESHOLD;
   /* references: ranges checked here, consistency in sn_check_world */
   io_i32(io, &b->shape_list);
   io_i32(io, &b->shape_count);
@@ -127,8 +132,8 @@ static void io_geometry(sn_io *io, sn_geometry *g) {
     io_f32(io, &p->radius);
     break;
   }
+  case SN_SHAPE_TYPE_COUNT: /* (refused above; read as a chain segment) */
   case SN_SHAPE_CHAIN_SEGMENT:
-  default:
     io_vec2(io, &g->chain_segment.ghost1);
     io_vec2(io, &g->chain_segment.segment.point1);
     io_vec2(io, &g->chain_segment.segment.point2);

@@ -256,8 +256,15 @@ static void sn_solver_stage(void *context, const sn_stage *st, int32_t begin, in
   }
 }
 
-/* One pass over every colour's groups (the overflow colour as one block). */
+/* One pass over every colour's groups (the overflow colour as one block).
+ * On one worker the colours run one after the other anyway: one stage over
+ * all groups in colour order does the same passes in the same order. */
 static void sn_add_color_stages(sn_stage_runner *r, const sn_wide_set *wide, int32_t kind) {
+  if (r->workers == 1) {
+    int32_t count = wide->color_first[SN_WIDE_COLORS] - wide->color_first[0];
+    sn_stage_add(r, kind, 0, wide->color_first[0], count, count, 1);
+    return;
+  }
   for (int32_t c = 0; c < SN_WIDE_COLORS; ++c) {
     int32_t first = wide->color_first[c], count = wide->color_first[c + 1] - first;
     int32_t min_block = c == SN_WIDE_OVERFLOW ? count : SN_BLOCK_GROUPS;

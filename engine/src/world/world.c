@@ -9,6 +9,7 @@
 #include "base/constants.h"
 #include "base/math.h"
 #include "rigid/contact_wide.h"
+#include "world/world_pool.h"
 
 static const char *const sn_result_names[] = {
 #define SN_X_NAME(name, id, msg) [id] = #name,
@@ -45,6 +46,35 @@ sn_result sn_world_error(sn_world *w, sn_result code, const char *fmt, ...) {
   vsnprintf(w->last_error + n, sizeof(w->last_error) - (size_t)n, fmt, args);
   va_end(args);
   return code;
+}
+
+bool sn_world_limit_ok(sn_world *w, const sn_pool *pool, int64_t n, int32_t max, const char *limit, const char *kind,
+                       const char *fn) {
+  const char *sep = fn != NULL ? ": " : "";
+  fn = fn != NULL ? fn : "";
+  const int32_t live = pool->live != NULL ? *pool->live : 0;
+  if (n == 1 && live >= max) {
+    sn_world_error(w, SN_ERR_CAPACITY, "%s%sthe world has %d %s, its %s limit (sn_world_def)", fn, sep, (int)live, kind,
+                   limit);
+    return false;
+  }
+  if (n > (int64_t)max - live) {
+    sn_world_error(w, SN_ERR_CAPACITY, "%s%s%lld %s would pass the world's %s limit (sn_world_def) of %d: it has %d",
+                   fn, sep, (long long)n, kind, limit, (int)max, (int)live);
+    return false;
+  }
+  return true;
+}
+
+bool sn_world_make_room(sn_world *w, const sn_pool *pool, int64_t n, int32_t max, const char *limit, const char *kind,
+                        const char *fn) {
+  if (!sn_world_limit_ok(w, pool, n, max, limit, kind, fn)) return false;
+  if (n > 0 && !sn_pool_reserve(pool, (int32_t)n)) {
+    sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "%s%scannot grow the %s", fn != NULL ? fn : "", fn != NULL ? ": " : "",
+                   kind);
+    return false;
+  }
+  return true;
 }
 
 void *sn_resolve_handle(sn_world *w, const char *kind, int32_t index1, uint16_t tag, uint16_t generation, void *data,

@@ -121,7 +121,7 @@ typedef struct sn_world {
   SN_ARRAY(int32_t) active_contacts;   ///< contacts with an awake body
   SN_ARRAY(int32_t) solver_contacts;   ///< touching contacts solved this step
   SN_ARRAY(sn_wide_key) solver_keys;   ///< their bodies, for the colouring
-  SN_ARRAY(int32_t) body_solver_index; ///< per body slot: its solver index this step (compact copy)
+  SN_ARRAY(int32_t) body_solver_index; ///< per body slot: 2 x its solver index this step + 1 if it can move, or -1
   /* the last step's contact colouring, kept while the solver contacts and
    * their keys stay the same (rigid/solver.c): a pure function of them */
   SN_ARRAY(int32_t) wide_cache_contacts;

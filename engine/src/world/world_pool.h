@@ -29,6 +29,18 @@ static inline sn_pool sn_constraint_pool(sn_world *w) {
   return SN_POOL(&w->mem, w->constraints, w->constraint_free, &w->constraint_count, SN_POOL_LAYOUT(sn_constraint));
 }
 
+/// Whether n more objects fit in `pool` under the world's limit of `max`
+/// live ones (the sn_world_def field `limit`); allocates nothing. `kind` is
+/// the plural noun of the message, `fn` (or NULL) its prefix. False with
+/// SN_ERR_CAPACITY set when they do not.
+bool sn_world_limit_ok(sn_world *w, const sn_pool *pool, int64_t n, int32_t max, const char *limit, const char *kind,
+                       const char *fn);
+/// Room for n more objects in `pool` before a create call changes anything:
+/// sn_world_limit_ok, then memory for n more slots (SN_ERR_OUT_OF_MEMORY
+/// set when it fails; nothing else changes either way).
+bool sn_world_make_room(sn_world *w, const sn_pool *pool, int64_t n, int32_t max, const char *limit, const char *kind,
+                        const char *fn);
+
 static inline bool sn_pool_holds(sn_pool pool, int32_t index1, uint16_t generation) {
   return sn_pool_is_live(&pool, index1, generation);
 }

@@ -199,7 +199,7 @@ SN_API void sn_scene_unload(sn_loaded_scene *scene);
 /// constraint type came from ("revolute" for .../revolute.so); types
 /// registered by the host program (sn_registry_add_type) are not listed, so
 /// loading such a file needs a registry that has them. Returns NULL on
-/// failure (*error says why: a chain, or a shape the format cannot describe
+/// failure (*error says why: a chain whose segments differ, or a shape the format cannot describe
 /// exactly, gives SN_SCENE_ERR_UNREPRESENTABLE). Free with sn_scene_free_text.
 SN_API char *sn_scene_save_string(sn_world *world, const sn_scene_names *names, sn_scene_error *error);
 SN_API void sn_scene_free_text(char *text);
