@@ -7,8 +7,11 @@
 #include <string.h>
 
 #include "test_main.h"
+#include "constraints/constraint_step.h"
 #include "joint_support.h"
 #include "sinew/sinew.h"
+#include "sinew/thread_pool.h"
+#include "world/world.h"
 
 static sn_registry *registry(void) { return js_registry((const char *const[]){"revolute", NULL}); }
 #define world_with js_world
@@ -330,6 +333,92 @@ START_TEST(test_weld_cantilever) {
 }
 END_TEST
 
+/* A field of CHAINS hanging chains of 4 links (0.8 m x 0.2 m boxes, tilted
+ * so they swing), each pinned to the ground; their revolute joints carry a
+ * limit, a zero-speed motor (joint friction), a spring, or all three. Every
+ * chain's k-th joint lies in level k (the levels of sn_build_joint_batches),
+ * so a level holds more than SN_JOINT_LEVEL_MIN items and runs in parallel
+ * blocks, and its calls say their items are independent (revolute solves
+ * them four at a time in SIMD lanes). The hash of every body after 1.5 s. */
+#define CHAINS 200
+enum { FIELD_LANES, FIELD_ITEMS, FIELD_CHECKED, FIELD_POOL2, FIELD_POOL4, FIELD_MODES };
+
+static uint64_t chain_field(const sn_registry *r, int mode) {
+  sn_world *w = world_with(r);
+  sn_thread_pool *pool = NULL;
+  if (mode == FIELD_POOL2 || mode == FIELD_POOL4) {
+    pool = sn_thread_pool_create(mode == FIELD_POOL2 ? 2 : 4);
+    ck_assert_ptr_nonnull(pool);
+    ck_assert_int_eq(sn_world_set_task_system(w, sn_thread_pool_worker_count(pool), sn_thread_pool_enqueue,
+                                              sn_thread_pool_finish, pool),
+                     SN_OK);
+  }
+  w->parallel_min_items = 0;
+  w->joint_lanes_off = mode == FIELD_ITEMS;
+  w->check_plugins = mode == FIELD_CHECKED;
+  sn_body_id ground = js_ground(w), bodies[CHAINS * 4];
+  for (int c = 0; c < CHAINS; ++c) {
+    sn_body_id prev = ground;
+    const float x = 2.0f * (float)c;
+    for (int k = 0; k < 4; ++k) {
+      sn_vec2 top = {x + 0.8f * (float)k, 0.0f};
+      sn_body_id link = js_box(w, (sn_vec2){top.x + 0.4f, 0.0f}, 0.0f, 0.4f, 0.1f, (sn_vec2){0.0f, 0.0f}, 1.0f);
+      bodies[4 * c + k] = link;
+      const int kind = (c + k) % 4; /* 0 limit, 1 motor, 2 spring, 3 all */
+      sn_param_value v[10] = {{"anchor", top.x, top.y}};
+      int32_t n = 1;
+      if (kind == 0 || kind == 3) {
+        v[n++] = (sn_param_value){"enable_limit", 1, 0};
+        v[n++] = (sn_param_value){"lower_angle", -0.4, 0};
+        v[n++] = (sn_param_value){"upper_angle", 0.3, 0};
+      }
+      if (kind == 1 || kind == 3) {
+        v[n++] = (sn_param_value){"enable_motor", 1, 0};
+        v[n++] = (sn_param_value){"max_motor_torque", 0.5, 0};
+      }
+      if (kind == 2 || kind == 3) {
+        v[n++] = (sn_param_value){"enable_spring", 1, 0};
+        v[n++] = (sn_param_value){"hertz", 3.0, 0};
+        v[n++] = (sn_param_value){"damping_ratio", 0.3, 0};
+      }
+      ck_assert(sn_constraint_is_valid(w, js_joint(w, "revolute", prev, link, v, n)));
+      prev = link;
+    }
+  }
+  for (int i = 0; i < 90; ++i) ck_assert_int_eq(sn_world_step(w, DT), SN_OK);
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (int b = 0; b < CHAINS * 4; ++b) {
+    sn_transform xf = sn_body_get_transform(w, bodies[b]);
+    sn_vec2 v = sn_body_get_linear_velocity(w, bodies[b]);
+    float state[7] = {xf.p.x, xf.p.y, xf.q.c, xf.q.s, v.x, v.y, sn_body_get_angular_velocity(w, bodies[b])};
+    const unsigned char *bytes = (const unsigned char *)state;
+    for (size_t i = 0; i < sizeof state; ++i) h = (h ^ bytes[i]) * 0x100000001b3ull;
+  }
+  /* the chains swung: the last link of chain 0 (centre at (2.8, 0) at the
+   * start) moved by more than 0.2 m */
+  sn_vec2 end = sn_body_get_position(w, bodies[3]);
+  ck_assert_msg(hypot(end.x - 2.8, end.y) > 0.2, "last link at (%g, %g)", end.x, end.y);
+  sn_destroy_world(w);
+  if (pool) sn_thread_pool_destroy(pool);
+  return h;
+}
+
+/* The joints' levels give the same bits solved one item at a time (the
+ * calls never say independent), with the plugin checks (one item a call),
+ * and on pools of 2 and 4 workers as in SIMD lanes on the calling thread. */
+START_TEST(test_levels_same_bits) {
+  ck_assert_int_gt(CHAINS, SN_JOINT_LEVEL_MIN);
+  sn_registry *r = registry();
+  uint64_t h[FIELD_MODES];
+  static const char *const names[FIELD_MODES] = {"lanes", "items", "check_plugins", "pool of 2", "pool of 4"};
+  for (int m = 0; m < FIELD_MODES; ++m) h[m] = chain_field(r, m);
+  for (int m = 1; m < FIELD_MODES; ++m)
+    ck_assert_msg(h[m] == h[0], "%s: 0x%016llx, lanes 0x%016llx", names[m], (unsigned long long)h[m],
+                  (unsigned long long)h[0]);
+  sn_destroy_registry(r);
+}
+END_TEST
+
 Suite *sn_test_suite(void) {
   Suite *s = suite_create("joints");
   TCase *tc = tcase_create("revolute");
@@ -342,6 +431,7 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_break_at_limit);
   tcase_add_test(tc, test_chain_link_error);
   tcase_add_test(tc, test_weld_cantilever);
+  tcase_add_test(tc, test_levels_same_bits);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -197,6 +197,75 @@ sn_conf_result sn_conf_run(const sn_registry *registry, const sn_constraint_type
   return r;
 }
 
+/* Copies of a two-body type's scene side by side (10 m apart, each with its
+ * own draws), so the copies' constraints share no body and the host hands
+ * them to warm_start and solve_velocity in one call marked
+ * SN_STEP_INDEPENDENT_ITEMS (lanes_off: never so marked). The hash of every
+ * body after the run; *made = the constraints created. */
+#define SN_CONF_COPIES 7
+static uint64_t conf_copies(const sn_registry *registry, const sn_constraint_type *t, uint32_t seed, bool lanes_off,
+                            int *made, bool *finite) {
+  sn_world_def wd = sn_default_world_def();
+  wd.registry = registry;
+  wd.gravity = (sn_vec2){0.0f, 0.0f};
+  wd.enable_sleep = false;
+  *made = 0;
+  *finite = false;
+  sn_world *w = sn_create_world(&wd, NULL);
+  if (w == NULL) return 0;
+  w->joint_lanes_off = lanes_off;
+  uint32_t s = seed;
+  sn_body_id bodies[2 * SN_CONF_COPIES];
+  for (int32_t copy = 0; copy < SN_CONF_COPIES; ++copy) {
+    const float x = 10.0f * (float)copy;
+    for (int32_t k = 0; k < 2; ++k) {
+      sn_vec2 at = {x + (k ? 0.6f : -0.6f), k ? 0.1f : 0.0f};
+      bodies[2 * copy + k] =
+          box(w, at, (sn_vec2){(float)uniform(&s, -2, 2), (float)uniform(&s, -2, 2)}, (float)uniform(&s, -1, 1));
+    }
+    sn_param_value values[64];
+    int32_t n = draw_params(t, &s, values, 64);
+    for (int32_t i = 0; i < n; ++i) {
+      /* world points (anchors) follow the copy */
+      const sn_param_desc *p = t->params + i;
+      if (p->kind == SN_PARAM_VEC2 && strstr(p->name, "anchor") != NULL && strstr(p->name, "local") == NULL)
+        values[i].x += x;
+    }
+    sn_constraint_def cd = sn_default_constraint_def();
+    cd.type = t->name;
+    cd.bodies[0] = bodies[2 * copy];
+    cd.bodies[1] = bodies[2 * copy + 1];
+    cd.params = values;
+    cd.param_count = n;
+    *made += sn_create_constraint(w, &cd).index1 != 0;
+  }
+  for (int i = 0; i < SN_CONF_STEPS; ++i) sn_world_step(w, SN_CONF_DT);
+  uint64_t h = 0xcbf29ce484222325ull;
+  *finite = true;
+  for (int32_t k = 0; k < 2 * SN_CONF_COPIES; ++k) {
+    sn_transform xf = sn_body_get_transform(w, bodies[k]);
+    sn_vec2 v = sn_body_get_linear_velocity(w, bodies[k]);
+    float state[7] = {xf.p.x, xf.p.y, xf.q.c, xf.q.s, v.x, v.y, sn_body_get_angular_velocity(w, bodies[k])};
+    for (int j = 0; j < 7; ++j) *finite = *finite && isfinite(state[j]);
+    h = fnv(h, state, sizeof state);
+  }
+  sn_destroy_world(w);
+  return h;
+}
+
+int sn_conf_check_lanes(const sn_registry *registry, const sn_constraint_type *t, uint32_t seed, FILE *report) {
+  if (t->particle_count != 0 || t->body_count != 2 || !(t->flags & SN_CONSTRAINT_IMPULSE)) return 0;
+  int made[2];
+  bool finite[2];
+  uint64_t h[2];
+  for (int off = 0; off < 2; ++off) h[off] = conf_copies(registry, t, seed, off == 1, made + off, finite + off);
+  if (made[0] < 4 || (h[0] == h[1] && finite[0] == finite[1])) return 0;
+  if (report)
+    fprintf(report, "FAIL %s seed %u: different bits when its items are solved as independent (%d constraints)\n",
+            t->name, seed, made[0]);
+  return 1;
+}
+
 int sn_conf_check_type(const sn_registry *registry, const sn_constraint_type *t, uint32_t seeds, int *created,
                        FILE *report) {
   int failures = 0;
@@ -222,6 +291,7 @@ int sn_conf_check_type(const sn_registry *registry, const sn_constraint_type *t,
         fprintf(report, "FAIL %s seed %u: linear momentum (%g, %g) -> (%g, %g)\n", t->name, seed, r1.p0x, r1.p0y, r1.px,
                 r1.py);
     }
+    failures += sn_conf_check_lanes(registry, t, seed, report);
     for (int mode = SN_CONF_PLAIN; mode <= SN_CONF_ITEMS; ++mode) {
       if (mode == SN_CONF_ITEMS && t->solve_particles == NULL) continue;
       sn_conf_result r2 = sn_conf_run(registry, t, seed, (sn_conf_mode)mode);

@@ -9,7 +9,11 @@
  * as the pulley's ground anchors); and give the same bits when repeated, when the host
  * moves every params/instance blob between steps, when the world is saved to
  * a snapshot halfway and the restored copy goes on, and (batched particle
- * types) when solved per item instead of batched. */
+ * types) when solved per item instead of batched. Two-body impulse types are
+ * also run as seven copies side by side, whose constraints share no body:
+ * the host hands them over as independent items (SN_STEP_INDEPENDENT_ITEMS,
+ * which a type may solve in SIMD lanes), and the bits must be those of the
+ * same world whose calls never say so. */
 #ifndef SN_PLUGIN_CONFORMANCE_H
 #define SN_PLUGIN_CONFORMANCE_H
 
@@ -45,6 +49,10 @@ bool sn_conf_grounded(const sn_constraint_type *t);
 
 /// One run of the type with parameters drawn from seed.
 sn_conf_result sn_conf_run(const sn_registry *registry, const sn_constraint_type *t, uint32_t seed, sn_conf_mode mode);
+
+/// The independent-items check of one seed (a two-body impulse type; 0 for
+/// the others): 1 and a line to report (may be NULL) when the bits differ.
+int sn_conf_check_lanes(const sn_registry *registry, const sn_constraint_type *t, uint32_t seed, FILE *report);
 
 /// Checks seeds 1..seeds of the type; writes one line per failure to report
 /// (may be NULL) and returns the number of failures. *created: how many

@@ -14,13 +14,19 @@
  * damping c = 2 damping_ratio I_axial (2 pi hertz). Every parameter but the
  * anchor and the pinned definition may change at run time.
  *
+ * Warm start and the velocity passes take four independent items at a time
+ * in SIMD lanes when the host says a call's items share no body state
+ * (SN_STEP_INDEPENDENT_ITEMS): the point row's arithmetic in the lanes is
+ * the scalar row's, operation for operation, so both give the same bits.
+ *
  * Built as its own shared object against sinew/plugin.h (and the header-only
- * sinew/plugin_math.h) only. */
+ * sinew/plugin_math.h and sinew/plugin_batch.h) only. */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 
 #include "sinew/plugin.h"
+#include "sinew/plugin_batch.h"
 #include "sinew/plugin_math.h"
 
 typedef struct revolute_params {
@@ -139,85 +145,332 @@ static void revolute_prepare(const sn_step_info *info, sn_constraint_item *items
   }
 }
 
-static void revolute_warm_start(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
-  (void)info;
-  for (int32_t i = 0; i < count; ++i) {
-    const revolute_params *p = items[i].params;
-    revolute_instance *j = items[i].instance;
-    const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
-    sn_vec2 ra = sn_pm_rotate(a->state->dq, j->ra), rb = sn_pm_rotate(b->state->dq, j->rb);
-    float axial = j->motor_impulse + j->lower_impulse - j->upper_impulse;
-    if (spring_on(p)) axial += j->spring_impulse;
-    sn_pm_apply_point(a, b, ra, rb, j->impulse, axial);
+/* The axial impulse the warm start applies. */
+static float revolute_axial(const revolute_params *p, const revolute_instance *j) {
+  float axial = j->motor_impulse + j->lower_impulse - j->upper_impulse;
+  if (spring_on(p)) axial += j->spring_impulse;
+  return axial;
+}
+
+static void revolute_warm_one(sn_constraint_item *item) {
+  const revolute_instance *j = item->instance;
+  const sn_constraint_body *a = item->bodies[0], *b = item->bodies[1];
+  sn_vec2 ra = sn_pm_rotate(a->state->dq, j->ra), rb = sn_pm_rotate(b->state->dq, j->rb);
+  sn_pm_apply_point(a, b, ra, rb, j->impulse, revolute_axial(item->params, j));
+}
+
+/* The axial rows (spring, motor, limit) of one item. */
+static void revolute_axial_rows(const sn_step_info *info, sn_constraint_item *item, int use_bias) {
+  const float h = info->h, inv_h = info->inv_h;
+  const revolute_params *p = item->params;
+  revolute_instance *j = item->instance;
+  const sn_constraint_body *a = item->bodies[0], *b = item->bodies[1];
+  sn_solver_body *sa = a->state, *sb = b->state;
+  const float ia = a->inv_inertia, ib = b->inv_inertia;
+  if (spring_on(p) && j->axial_mass > 0.0f) {
+    /* soft row toward the target angle, the same in both passes */
+    float c = sn_pm_unwind(j->delta_angle + sn_pm_rel_angle(sa->dq, sb->dq)) - p->target_angle;
+    float cdot = sb->w - sa->w;
+    float impulse = -j->axial_mass * j->spring_mass_scale * (cdot + j->spring_bias_rate * c) -
+                    j->spring_impulse_scale * j->spring_impulse;
+    j->spring_impulse += impulse;
+    sa->w -= ia * impulse;
+    sb->w += ib * impulse;
+  }
+  if (p->enable_motor && j->axial_mass > 0.0f) {
+    float cdot = sb->w - sa->w - p->motor_speed;
+    float impulse = -j->axial_mass * cdot;
+    float old = j->motor_impulse, max = h * p->max_motor_torque;
+    j->motor_impulse = sn_pm_clamp(old + impulse, -max, max);
+    impulse = j->motor_impulse - old;
+    sa->w -= ia * impulse;
+    sb->w += ib * impulse;
+  }
+  if (p->enable_limit && j->axial_mass > 0.0f) {
+    float angle = j->delta_angle + sn_pm_rel_angle(sa->dq, sb->dq);
+    float lower = fminf(p->lower_angle, p->upper_angle), upper = fmaxf(p->lower_angle, p->upper_angle);
+    const sn_pm_softness soft = {j->bias_rate, j->mass_scale, j->impulse_scale};
+    for (int side = 0; side < 2; ++side) {
+      /* lower: C = angle - lower >= 0; upper: C = upper - angle >= 0 */
+      float c = side == 0 ? angle - lower : upper - angle;
+      float cdot = side == 0 ? sb->w - sa->w : sa->w - sb->w;
+      float *acc = side == 0 ? &j->lower_impulse : &j->upper_impulse;
+      float impulse = sn_pm_limit_impulse(c, cdot, j->axial_mass, use_bias, inv_h, soft, acc);
+      float s = side == 0 ? impulse : -impulse;
+      sa->w -= ia * s;
+      sb->w += ib * s;
+    }
   }
 }
 
-static void revolute_solve(const sn_step_info *info, sn_constraint_item *items, int32_t count, int use_bias) {
-  const float h = info->h, inv_h = info->inv_h;
-  for (int32_t i = 0; i < count; ++i) {
-    const revolute_params *p = items[i].params;
-    revolute_instance *j = items[i].instance;
-    const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
-    sn_solver_body *sa = a->state, *sb = b->state;
-    const float ia = a->inv_inertia, ib = b->inv_inertia, ma = a->inv_mass, mb = b->inv_mass;
+/* The point row of one item: vB + wB x rB - vA - wA x rA = 0, with soft
+ * feedback on the gap in the biased pass. */
+static void revolute_point_row(sn_constraint_item *item, int use_bias) {
+  revolute_instance *j = item->instance;
+  const sn_constraint_body *a = item->bodies[0], *b = item->bodies[1];
+  sn_solver_body *sa = a->state, *sb = b->state;
+  const float ia = a->inv_inertia, ib = b->inv_inertia, ma = a->inv_mass, mb = b->inv_mass;
+  sn_vec2 ra = sn_pm_rotate(sa->dq, j->ra), rb = sn_pm_rotate(sb->dq, j->rb);
+  sn_vec2 cdot = sn_pm_relative_velocity(sa, sb, ra, rb);
+  sn_vec2 bias = {0.0f, 0.0f};
+  float ms = 1.0f, is = 0.0f;
+  if (use_bias) {
+    sn_vec2 sep = sn_pm_separation(sa, sb, ra, rb, j->delta_center);
+    bias = sn_pm_scale(j->bias_rate, sep);
+    ms = j->mass_scale;
+    is = j->impulse_scale;
+  }
+  sn_vec2 rhs = sn_pm_add(cdot, bias);
+  sn_vec2 x = sn_pm_solve22(sn_pm_point_mass(ma, mb, ia, ib, ra, rb), rhs);
+  sn_vec2 impulse = {-ms * x.x - is * j->impulse.x, -ms * x.y - is * j->impulse.y};
+  j->impulse = sn_pm_add(j->impulse, impulse);
+  sn_pm_apply_point(a, b, ra, rb, impulse, 0.0f);
+}
 
-    if (spring_on(p) && j->axial_mass > 0.0f) {
-      /* soft row toward the target angle, the same in both passes */
-      float c = sn_pm_unwind(j->delta_angle + sn_pm_rel_angle(sa->dq, sb->dq)) - p->target_angle;
-      float cdot = sb->w - sa->w;
-      float impulse = -j->axial_mass * j->spring_mass_scale * (cdot + j->spring_bias_rate * c) -
-                      j->spring_impulse_scale * j->spring_impulse;
-      j->spring_impulse += impulse;
-      sa->w -= ia * impulse;
-      sb->w += ib * impulse;
+#if SN_PB_SIMD
+/* Four independent items in SSE lanes. Records are read 16 bytes at a time
+ * and turned into lanes by 4x4 transposes (a body's velocity row, its pose
+ * row, the instance's arms, gap and softness rows), so no lane is built
+ * through memory. The expressions below are those of the scalar helpers
+ * (sn_pm_rotate, sn_pm_relative_velocity, sn_pm_separation,
+ * sn_pm_point_mass, sn_pm_solve22, sn_pm_apply_point) term for term, in
+ * their order, so every lane gets the scalar bits. */
+typedef sn_pb_vf4 rv4;
+typedef sn_pb_vi4 ri4;
+
+typedef struct revolute_side4 {
+  rv4 vx, vy, w, reserved, dpx, dpy, qc, qs, m, i;
+} revolute_side4;
+
+/* Four 16-byte rows (the float at p(l) onwards) as four lanes of each of
+ * their floats. */
+#define REVOLUTE_ROWS(p, x0, x1, x2, x3)                                                                               \
+  do {                                                                                                                 \
+    __m128 r0_ = _mm_loadu_ps(p(0)), r1_ = _mm_loadu_ps(p(1)), r2_ = _mm_loadu_ps(p(2)), r3_ = _mm_loadu_ps(p(3));     \
+    _MM_TRANSPOSE4_PS(r0_, r1_, r2_, r3_);                                                                             \
+    x0 = (rv4)r0_, x1 = (rv4)r1_, x2 = (rv4)r2_, x3 = (rv4)r3_;                                                        \
+  } while (0)
+
+static inline __attribute__((always_inline)) revolute_side4 revolute_gather_side(sn_constraint_item *items, int side) {
+  revolute_side4 g;
+#define REVOLUTE_V(l) (&items[l].bodies[side]->state->v.x)
+#define REVOLUTE_P(l) (&items[l].bodies[side]->state->dp.x)
+  REVOLUTE_ROWS(REVOLUTE_V, g.vx, g.vy, g.w, g.reserved);
+  REVOLUTE_ROWS(REVOLUTE_P, g.dpx, g.dpy, g.qc, g.qs);
+#undef REVOLUTE_V
+#undef REVOLUTE_P
+  /* inverse mass and inertia: 8 bytes of each view */
+  __m128 m0 = _mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(const void *)&items[0].bodies[side]->inv_mass);
+  __m128 m1 = _mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(const void *)&items[1].bodies[side]->inv_mass);
+  __m128 m2 = _mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(const void *)&items[2].bodies[side]->inv_mass);
+  __m128 m3 = _mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(const void *)&items[3].bodies[side]->inv_mass);
+  __m128 a01 = _mm_unpacklo_ps(m0, m1), a23 = _mm_unpacklo_ps(m2, m3);
+  g.m = (rv4)_mm_movelh_ps(a01, a23);
+  g.i = (rv4)_mm_movehl_ps(a23, a01);
+  return g;
+}
+
+/* The velocities back (v and w; the reserved float is not written). */
+static inline __attribute__((always_inline)) void revolute_scatter_side(sn_constraint_item *items, int side,
+                                                                        const revolute_side4 *g) {
+  __m128 r0 = (__m128)g->vx, r1 = (__m128)g->vy, r2 = (__m128)g->w, r3 = (__m128)g->reserved;
+  _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+  __m128 rows[4] = {r0, r1, r2, r3};
+  for (int l = 0; l < 4; ++l) {
+    sn_solver_body *s = items[l].bodies[side]->state;
+    _mm_storel_pi((__m64 *)(void *)&s->v.x, rows[l]);
+    _mm_store_ss(&s->w, _mm_movehl_ps(rows[l], rows[l]));
+  }
+}
+
+/* sn_pm_apply_point with impulse (px, py) and axial impulse ax per lane. */
+static inline __attribute__((always_inline)) void revolute_apply4(revolute_side4 *a, revolute_side4 *b, rv4 rax,
+                                                                  rv4 ray, rv4 rbx, rv4 rby, rv4 px, rv4 py, rv4 ax) {
+  const rv4 la = (rax * py - ray * px) + ax, lb = (rbx * py - rby * px) + ax;
+  a->vx = a->vx - a->m * px;
+  a->vy = a->vy - a->m * py;
+  a->w = a->w - a->i * la;
+  b->vx = b->vx + b->m * px;
+  b->vy = b->vy + b->m * py;
+  b->w = b->w + b->i * lb;
+}
+
+#define REVOLUTE_J(l, field) (&((revolute_instance *)items[l].instance)->field)
+#define REVOLUTE_ARMS(l)     REVOLUTE_J(l, ra.x)
+#define REVOLUTE_GAP(l)      REVOLUTE_J(l, delta_center.x)
+#define REVOLUTE_SOFT(l)     REVOLUTE_J(l, bias_rate)
+#define REVOLUTE_IMPULSE(l)  REVOLUTE_J(l, impulse.x)
+
+static void revolute_warm4(sn_constraint_item *items) {
+  revolute_side4 a = revolute_gather_side(items, 0), b = revolute_gather_side(items, 1);
+  rv4 ra0x, ra0y, rb0x, rb0y, px, py, unused0, unused1, ax;
+  REVOLUTE_ROWS(REVOLUTE_ARMS, ra0x, ra0y, rb0x, rb0y);
+  REVOLUTE_ROWS(REVOLUTE_IMPULSE, px, py, unused0, unused1);
+  (void)unused0, (void)unused1;
+  for (int l = 0; l < 4; ++l) ax[l] = revolute_axial(items[l].params, items[l].instance);
+  const rv4 rax = a.qc * ra0x - a.qs * ra0y, ray = a.qs * ra0x + a.qc * ra0y;
+  const rv4 rbx = b.qc * rb0x - b.qs * rb0y, rby = b.qs * rb0x + b.qc * rb0y;
+  revolute_apply4(&a, &b, rax, ray, rbx, rby, px, py, ax);
+  revolute_scatter_side(items, 0, &a);
+  revolute_scatter_side(items, 1, &b);
+}
+
+static void revolute_point4(sn_constraint_item *items, int use_bias) {
+  revolute_side4 a = revolute_gather_side(items, 0), b = revolute_gather_side(items, 1);
+  rv4 ra0x, ra0y, rb0x, rb0y, dcx, dcy, angle, axial, rate, ms, is, spring, jx, jy, sx, sy;
+  REVOLUTE_ROWS(REVOLUTE_ARMS, ra0x, ra0y, rb0x, rb0y);
+  REVOLUTE_ROWS(REVOLUTE_GAP, dcx, dcy, angle, axial);
+  REVOLUTE_ROWS(REVOLUTE_SOFT, rate, ms, is, spring);
+  REVOLUTE_ROWS(REVOLUTE_IMPULSE, jx, jy, sx, sy);
+  (void)angle, (void)axial, (void)spring, (void)sx, (void)sy;
+  const rv4 rax = a.qc * ra0x - a.qs * ra0y, ray = a.qs * ra0x + a.qc * ra0y;
+  const rv4 rbx = b.qc * rb0x - b.qs * rb0y, rby = b.qs * rb0x + b.qc * rb0y;
+  /* cdot = (vB + wB x rB) - (vA + wA x rA), w x r = (-w r.y, w r.x) */
+  const rv4 cx = (b.vx + -b.w * rby) - (a.vx + -a.w * ray), cy = (b.vy + b.w * rbx) - (a.vy + a.w * rax);
+  rv4 bx = {0.0f, 0.0f, 0.0f, 0.0f}, by = bx;
+  if (use_bias) {
+    bx = rate * (((b.dpx - a.dpx) + (rbx - rax)) + dcx);
+    by = rate * (((b.dpy - a.dpy) + (rby - ray)) + dcy);
+  } else {
+    ms = (rv4){1.0f, 1.0f, 1.0f, 1.0f};
+    is = (rv4){0.0f, 0.0f, 0.0f, 0.0f};
+  }
+  const rv4 hx = cx + bx, hy = cy + by;
+  const rv4 k11 = a.m + b.m + ray * ray * a.i + rby * rby * b.i;
+  const rv4 k12 = -ray * rax * a.i - rby * rbx * b.i;
+  const rv4 k22 = a.m + b.m + rax * rax * a.i + rbx * rbx * b.i;
+  rv4 det = k11 * k22 - k12 * k12;
+  const rv4 one = {1.0f, 1.0f, 1.0f, 1.0f};
+  const ri4 nonzero = det != 0.0f;
+  det = SN_PB_SEL_4(nonzero, one / det, det);
+  const rv4 xx = det * (k22 * hx - k12 * hy), xy = det * (k11 * hy - k12 * hx);
+  const rv4 px = -ms * xx - is * jx, py = -ms * xy - is * jy;
+  const rv4 nx = jx + px, ny = jy + py;
+  for (int l = 0; l < 4; ++l) {
+    revolute_instance *j = items[l].instance;
+    j->impulse.x = nx[l];
+    j->impulse.y = ny[l];
+  }
+  const rv4 zero = {0.0f, 0.0f, 0.0f, 0.0f};
+  revolute_apply4(&a, &b, rax, ray, rbx, rby, px, py, zero);
+  revolute_scatter_side(items, 0, &a);
+  revolute_scatter_side(items, 1, &b);
+}
+/* The pose row back (dp, dq). */
+static inline __attribute__((always_inline)) void revolute_scatter_pose(sn_constraint_item *items, int side,
+                                                                        const revolute_side4 *g) {
+  __m128 r0 = (__m128)g->dpx, r1 = (__m128)g->dpy, r2 = (__m128)g->qc, r3 = (__m128)g->qs;
+  _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+  __m128 rows[4] = {r0, r1, r2, r3};
+  for (int l = 0; l < 4; ++l) _mm_storeu_ps(&items[l].bodies[side]->state->dp.x, rows[l]);
+}
+
+/* sn_pm_project_body per lane: the move (sn_pm_move_body, the turn of
+ * sn_pm_turn where the inverse inertia is not 0) and its velocity. */
+static inline __attribute__((always_inline)) void revolute_project_body4(revolute_side4 *g, rv4 px, rv4 py, rv4 l,
+                                                                         rv4 inv_h) {
+  g->dpx = g->dpx + g->m * px;
+  g->dpy = g->dpy + g->m * py;
+  const rv4 angle = g->i * l;
+  const rv4 rc = g->qc - angle * g->qs, rs = g->qs + angle * g->qc;
+  const rv4 len = (rv4)_mm_sqrt_ps((__m128)(rc * rc + rs * rs));
+  const ri4 turns = g->i != 0.0f, scaled = len > 0.0f;
+  g->qc = SN_PB_SEL_4(turns, SN_PB_SEL_4(scaled, rc / len, rc), g->qc);
+  g->qs = SN_PB_SEL_4(turns, SN_PB_SEL_4(scaled, rs / len, rs), g->qs);
+  const rv4 mh = g->m * inv_h;
+  g->vx = g->vx + mh * px;
+  g->vy = g->vy + mh * py;
+  g->w = g->w + g->i * inv_h * l;
+}
+
+/* revolute_project of four independent items (sn_pm_project_anchors, then
+ * the reaction sums per lane). */
+static void revolute_project4(const sn_step_info *info, sn_constraint_item *items) {
+  revolute_side4 a = revolute_gather_side(items, 0), b = revolute_gather_side(items, 1);
+  rv4 ra0x, ra0y, rb0x, rb0y, dcx, dcy, angle, axial;
+  REVOLUTE_ROWS(REVOLUTE_ARMS, ra0x, ra0y, rb0x, rb0y);
+  REVOLUTE_ROWS(REVOLUTE_GAP, dcx, dcy, angle, axial);
+  (void)angle, (void)axial;
+  const rv4 rax = a.qc * ra0x - a.qs * ra0y, ray = a.qs * ra0x + a.qc * ra0y;
+  const rv4 rbx = b.qc * rb0x - b.qs * rb0y, rby = b.qs * rb0x + b.qc * rb0y;
+  /* the gap, clamped to SN_PM_MAX_PROJECTION_SPEED h (sn_pm_clamp_length) */
+  rv4 sx = ((b.dpx - a.dpx) + (rbx - rax)) + dcx, sy = ((b.dpy - a.dpy) + (rby - ray)) + dcy;
+  const float max = SN_PM_MAX_PROJECTION_SPEED * info->h;
+  const rv4 maxv = {max, max, max, max};
+  const rv4 len_sq = sx * sx + sy * sy;
+  const ri4 within = len_sq <= maxv * maxv;
+  const rv4 f = maxv / (rv4)_mm_sqrt_ps((__m128)len_sq);
+  sx = SN_PB_SEL_4(within, sx, f * sx);
+  sy = SN_PB_SEL_4(within, sy, f * sy);
+  const rv4 k11 = a.m + b.m + ray * ray * a.i + rby * rby * b.i;
+  const rv4 k12 = -ray * rax * a.i - rby * rbx * b.i;
+  const rv4 k22 = a.m + b.m + rax * rax * a.i + rbx * rbx * b.i;
+  rv4 det = k11 * k22 - k12 * k12;
+  const rv4 one = {1.0f, 1.0f, 1.0f, 1.0f};
+  const ri4 nonzero = det != 0.0f;
+  det = SN_PB_SEL_4(nonzero, one / det, det);
+  /* P = -K^-1 sep; A moves by -P, B by P */
+  const rv4 px = -(det * (k22 * sx - k12 * sy)), py = -(det * (k11 * sy - k12 * sx));
+  const rv4 zero = {0.0f, 0.0f, 0.0f, 0.0f};
+  const rv4 inv_h = {info->inv_h, info->inv_h, info->inv_h, info->inv_h};
+  revolute_project_body4(&a, -px, -py, -((rax * py - ray * px) + zero), inv_h);
+  revolute_project_body4(&b, px, py, (rbx * py - rby * px) + zero, inv_h);
+  revolute_scatter_side(items, 0, &a);
+  revolute_scatter_side(items, 1, &b);
+  revolute_scatter_pose(items, 0, &a);
+  revolute_scatter_pose(items, 1, &b);
+  for (int l = 0; l < 4; ++l) {
+    revolute_instance *j = items[l].instance;
+    if (sn_pm_reaction_sample(info, &j->samples)) j->step_impulse = sn_pm_add(j->step_impulse, j->impulse);
+    j->step_impulse = sn_pm_add(j->step_impulse, sn_pm_reaction_correction2(info, sn_pm_vec2(px[l], py[l])));
+  }
+}
+
+#undef REVOLUTE_J
+#undef REVOLUTE_ARMS
+#undef REVOLUTE_GAP
+#undef REVOLUTE_SOFT
+#undef REVOLUTE_IMPULSE
+#endif
+
+static void revolute_warm_start(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
+  int32_t i = 0;
+#if SN_PB_SIMD
+  if (sn_step_items_independent(info))
+    for (; i + 4 <= count; i += 4) revolute_warm4(items + i);
+#else
+  (void)info;
+#endif
+  for (; i < count; ++i) revolute_warm_one(items + i);
+}
+
+static void revolute_solve(const sn_step_info *info, sn_constraint_item *items, int32_t count, int use_bias) {
+  int32_t i = 0;
+#if SN_PB_SIMD
+  if (sn_step_items_independent(info)) {
+    /* each item's axial rows, then the four point rows: the items share no
+     * body, so each still sees its own rows in the scalar order */
+    for (; i + 4 <= count; i += 4) {
+      for (int l = 0; l < 4; ++l) revolute_axial_rows(info, items + i + l, use_bias);
+      revolute_point4(items + i, use_bias);
     }
-    if (p->enable_motor && j->axial_mass > 0.0f) {
-      float cdot = sb->w - sa->w - p->motor_speed;
-      float impulse = -j->axial_mass * cdot;
-      float old = j->motor_impulse, max = h * p->max_motor_torque;
-      j->motor_impulse = sn_pm_clamp(old + impulse, -max, max);
-      impulse = j->motor_impulse - old;
-      sa->w -= ia * impulse;
-      sb->w += ib * impulse;
-    }
-    if (p->enable_limit && j->axial_mass > 0.0f) {
-      float angle = j->delta_angle + sn_pm_rel_angle(sa->dq, sb->dq);
-      float lower = fminf(p->lower_angle, p->upper_angle), upper = fmaxf(p->lower_angle, p->upper_angle);
-      const sn_pm_softness soft = {j->bias_rate, j->mass_scale, j->impulse_scale};
-      for (int side = 0; side < 2; ++side) {
-        /* lower: C = angle - lower >= 0; upper: C = upper - angle >= 0 */
-        float c = side == 0 ? angle - lower : upper - angle;
-        float cdot = side == 0 ? sb->w - sa->w : sa->w - sb->w;
-        float *acc = side == 0 ? &j->lower_impulse : &j->upper_impulse;
-        float impulse = sn_pm_limit_impulse(c, cdot, j->axial_mass, use_bias, inv_h, soft, acc);
-        float s = side == 0 ? impulse : -impulse;
-        sa->w -= ia * s;
-        sb->w += ib * s;
-      }
-    }
-    /* point: vB + wB x rB - vA - wA x rA = 0, with soft feedback on the gap */
-    sn_vec2 ra = sn_pm_rotate(sa->dq, j->ra), rb = sn_pm_rotate(sb->dq, j->rb);
-    sn_vec2 cdot = sn_pm_relative_velocity(sa, sb, ra, rb);
-    sn_vec2 bias = {0.0f, 0.0f};
-    float ms = 1.0f, is = 0.0f;
-    if (use_bias) {
-      sn_vec2 sep = sn_pm_separation(sa, sb, ra, rb, j->delta_center);
-      bias = sn_pm_scale(j->bias_rate, sep);
-      ms = j->mass_scale;
-      is = j->impulse_scale;
-    }
-    sn_vec2 rhs = sn_pm_add(cdot, bias);
-    sn_vec2 x = sn_pm_solve22(sn_pm_point_mass(ma, mb, ia, ib, ra, rb), rhs);
-    sn_vec2 impulse = {-ms * x.x - is * j->impulse.x, -ms * x.y - is * j->impulse.y};
-    j->impulse = sn_pm_add(j->impulse, impulse);
-    sn_pm_apply_point(a, b, ra, rb, impulse, 0.0f);
+  }
+#endif
+  for (; i < count; ++i) {
+    revolute_axial_rows(info, items + i, use_bias);
+    revolute_point_row(items + i, use_bias);
   }
 }
 
 /* position stage: move the two anchors together (the host turns the motion
  * into velocity) */
 static void revolute_project(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
-  for (int32_t i = 0; i < count; ++i) {
+  int32_t i = 0;
+#if SN_PB_SIMD
+  if (sn_step_items_independent(info))
+    for (; i + 4 <= count; i += 4) revolute_project4(info, items + i);
+#endif
+  for (; i < count; ++i) {
     revolute_instance *j = items[i].instance;
     sn_vec2 P = sn_pm_project_anchors(info, items[i].bodies[0], items[i].bodies[1], j->ra, j->rb, j->delta_center);
     if (sn_pm_reaction_sample(info, &j->samples)) j->step_impulse = sn_pm_add(j->step_impulse, j->impulse);

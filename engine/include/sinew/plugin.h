@@ -19,7 +19,9 @@
  * 1.0 the base (fields appended up to batch_flags); 1.1 begin_position and
  * begin_particles; 1.2 create takes one sn_constraint_create_args instead
  * of seven parameters (plugins declaring 1.0 or 1.1 keep theirs); 1.3 a
- * read-only state schema (state_count, states) and get_state.
+ * read-only state schema (state_count, states) and get_state; 1.4
+ * sn_step_info.flags: SN_STEP_INDEPENDENT_ITEMS marks the calls whose items
+ * share no body state, which a plugin may solve together (in SIMD lanes).
  *
  * Threads and stages: every callback says when it runs. [main] callbacks run
  * on the thread that calls into the world, outside sn_world_step. [step]
@@ -41,7 +43,7 @@ extern "C" {
 #endif
 
 #define SN_PLUGIN_ABI_MAJOR 1
-#define SN_PLUGIN_ABI_MINOR 3
+#define SN_PLUGIN_ABI_MINOR 4
 /// Catches float/double and 32/64-bit mismatches before any function of the
 /// plugin is called (its constructors have run: loading runs them).
 #define SN_PLUGIN_FINGERPRINT ((uint32_t)((sizeof(float) << 8) | sizeof(void *)))
@@ -105,7 +107,28 @@ typedef struct sn_step_info {
   int32_t substep;                            ///< index of the current substep
   int32_t iterations;                         ///< sweeps of the current stage per substep (position or XPBD stage)
   int32_t iteration; ///< index of the current sweep: 0 starts a substep (reset XPBD lambda there)
+  /* ABI 1.4 */
+  /// SN_STEP_* bits describing this call (read them with
+  /// sn_step_items_independent: a host built before 1.4 has no such field).
+  uint32_t flags;
 } sn_step_info;
+
+/// sn_step_info.flags: the items of this call share no body state (no two
+/// of them have the same moving body; a static or sleeping side is a
+/// private copy per item). Set on warm_start, solve_velocity and project
+/// calls over one level of an impulse type's items (docs/plugins.md,
+/// "Independent items"); never on prepare. The plugin may then solve the
+/// items in any order or several at a time (SIMD lanes) but must give the
+/// bits that solving them one after another gives: each item's arithmetic
+/// is the same, and no item sees another's.
+#define SN_STEP_INDEPENDENT_ITEMS 1u
+
+/// True when info says the call's items share no body state
+/// (SN_STEP_INDEPENDENT_ITEMS, from a host of ABI 1.4 or later).
+static inline int sn_step_items_independent(const sn_step_info *info) {
+  return info->size >= offsetof(sn_step_info, flags) + sizeof(info->flags) &&
+         (info->flags & SN_STEP_INDEPENDENT_ITEMS) != 0u;
+}
 
 /// One constraint handed to a callback: its parameters (read-only during a
 /// step), its instance memory, and its bodies: the type's body_count rigid

@@ -83,15 +83,26 @@ static void sn_blame(const sn_plugin_caller *pc, const sn_constraint_item *item,
  * time (the same order, so the same result), each checked after its call. */
 void sn_run_plugin(const sn_plugin_caller *pc, const sn_joint_batch *batch, const sn_step_info *info,
                    int32_t callback) {
+  sn_run_plugin_range(pc, batch, info, callback, 0, batch->count);
+}
+
+void sn_run_plugin_range(const sn_plugin_caller *pc, const sn_joint_batch *batch, const sn_step_info *info,
+                         int32_t callback, int32_t begin, int32_t end) {
+  sn_run_plugin_on(pc, batch, info, callback, batch->items + begin, pc->owners + batch->first + begin, end - begin);
+}
+
+void sn_run_plugin_on(const sn_plugin_caller *pc, const sn_joint_batch *batch, const sn_step_info *info,
+                      int32_t callback, sn_constraint_item *items, const int32_t *owners, int32_t count) {
+  if (count <= 0) return;
   if (!pc->w->check_plugins) {
-    sn_call_plugin(batch, info, callback, batch->items, batch->count);
+    sn_call_plugin(batch, info, callback, items, count);
     return;
   }
-  for (int32_t i = 0; i < batch->count; ++i) {
-    sn_constraint_item *item = batch->items + i;
+  for (int32_t i = 0; i < count; ++i) {
+    sn_constraint_item *item = items + i;
     uint64_t before = sn_item_spoiled(item);
     sn_call_plugin(batch, info, callback, item, 1);
-    if (sn_item_spoiled(item) != before) sn_blame(pc, item, before, pc->owners[batch->first + i], callback);
+    if (sn_item_spoiled(item) != before) sn_blame(pc, item, before, owners[i], callback);
   }
 }
 
@@ -100,24 +111,14 @@ _Static_assert(sizeof(sn_body_state) == sizeof(sn_solver_body) &&
                "plugin ABI: sn_solver_body must match the solver's body state");
 
 /* The position stage as pieces the stage list strings together (see
- * sn_add_position_stages): begin (joint projection, the rigid poses before
- * XPBD), then per sweep the XPBD types in order (a batched type colour by
- * colour, each colour a parallel stage; the others per item on the calling
- * thread) and the particle collisions, then end (velocities from the
- * motion, the velocity pass). The order is the serial one: the same bits. */
-void sn_position_begin(sn_step_context *ctx, const sn_soft_context *soft, const sn_joint_batch *batches,
-                       int32_t batch_count, sn_step_info *info, const sn_position_setup *stage,
-                       const sn_plugin_caller *pc) {
-  if (stage->project_count > 0) {
-    info->iterations = stage->position_iterations;
-    for (int32_t it = 0; it < stage->position_iterations; ++it) {
-      info->iteration = it;
-      for (int32_t b = 0; b < batch_count; ++b) {
-        if (batches[b].impulse && batches[b].count && batches[b].type->project)
-          sn_run_plugin(pc, batches + b, info, SN_CALLBACK_PROJECT);
-      }
-    }
-  }
+ * sn_add_position_stages): the joint projection (its sweeps level by
+ * level, stages of their own), begin (the rigid poses before XPBD), then
+ * per sweep the XPBD types in order (a batched type colour by colour, each
+ * colour a parallel stage; the others per item on the calling thread) and
+ * the particle collisions, then end (velocities from the motion, the
+ * velocity pass). The order is the serial one: the same bits. */
+void sn_position_begin(sn_step_context *ctx, const sn_soft_context *soft, sn_step_info *info,
+                       const sn_position_setup *stage) {
   if (stage->xpbd_count == 0 && !soft->active) return;
   for (int32_t k = 0; k < ctx->body_count; ++k) {
     stage->pose0[k].dp = ctx->states[k].dp;
@@ -173,14 +174,87 @@ void sn_wake_joined(sn_world *w) {
   }
 }
 
-/* Where sn_build_joint_batches writes its items. */
+/* Where sn_build_joint_batches writes its items, and its scratch for the
+ * levels. */
 typedef struct sn_item_cursor {
   sn_constraint_item *items;
   sn_constraint_body *views;
+  sn_body_state *rest; ///< a private state per view of a body the step does not move
   sn_constraint_body **ptrs;
   int32_t *owners;
+  int32_t *found, *ends; ///< a type's constraints as found; by place, the first pointer of each
+  int32_t *level;        ///< the level of each found constraint
+  uint32_t *last;        ///< per solver body: one past the level of its last item
   int32_t n, used;
 } sn_item_cursor;
+
+/* Item n of the cursor for constraint j, its params and instance at pp and
+ * ip (packed copies): a view per rigid body, the endpoints' pointers at ptrs.
+ * A body the step does not move (static, asleep) gets a private copy of the
+ * resting state, so the items of one level share no memory. */
+static void sn_view_item(sn_world *w, sn_step_context *ctx, const sn_soft_context *soft, sn_item_cursor *c, int32_t n,
+                         int32_t j, const void *pp, void *ip, sn_constraint_body **ptrs) {
+  const sn_constraint *k = w->constraints.data + j;
+  const sn_constraint_type *t = k->type;
+  sn_constraint_item *item = c->items + n;
+  memset(item, 0, sizeof(*item));
+  item->params = pp;
+  item->instance = ip;
+  item->bodies = ptrs;
+  item->body_count = (int32_t)t->body_count + k->particle_count;
+  for (uint32_t m = 0; m < t->body_count; ++m) {
+    const sn_body *body = w->bodies.data + k->bodies[m];
+    sn_constraint_body *v = c->views + 2 * n + m;
+    const bool moves = body->solver_index >= 0;
+    sn_body_state *state = moves ? ctx->states + body->solver_index : c->rest + 2 * n + m;
+    if (!moves) *state = ctx->states[ctx->body_count];
+    v->state = (sn_solver_body *)(void *)state;
+    v->inv_mass = moves ? body->inv_mass : 0.0f;
+    v->inv_inertia = moves ? body->inv_inertia : 0.0f;
+    v->center = body->center;
+    v->q = body->xf.q;
+    v->local_center = body->local_center;
+    v->origin = body->xf.p;
+    *ptrs++ = v;
+  }
+  for (int32_t m = 0; m < k->particle_count; ++m) *ptrs++ = soft->views + k->particles[m];
+}
+
+/* Room for count packed records of size bytes aligned to align: the stride,
+ * *base the first (NULL when the arena is short). */
+static size_t sn_pack_block(sn_world *w, uint32_t size, uint32_t align, int32_t count, uintptr_t *base) {
+  const size_t stride = ((size_t)size + align - 1) & ~(size_t)(align - 1);
+  uintptr_t p = (uintptr_t)sn_arena_alloc(&w->arena, stride * (size_t)count + align);
+  *base = p == 0 ? 0 : (p + align - 1) & ~(uintptr_t)(align - 1);
+  return stride;
+}
+
+/* Appends constraint j to batch as an item: params and instance packed in
+ * solve order (the ABI lets the host move them), so one type's batch
+ * streams through contiguous memory; instances go back after the step. */
+static bool sn_emit_item(sn_world *w, sn_step_context *ctx, const sn_soft_context *soft, sn_joint_batch *batch,
+                         sn_item_cursor *c, int32_t j) {
+  const sn_constraint *k = w->constraints.data + j;
+  const sn_constraint_type *t = k->type;
+  uintptr_t pp, ip;
+  sn_pack_block(w, t->params_size, t->params_align, 1, &pp);
+  sn_pack_block(w, t->instance_size, t->instance_align, 1, &ip);
+  if (pp == 0 || ip == 0) return false;
+  memcpy((void *)pp, k->params, t->params_size);
+  memcpy((void *)ip, k->instance, t->instance_size);
+  c->owners[c->n] = j;
+  sn_view_item(w, ctx, soft, c, c->n, j, (const void *)pp, (void *)ip, c->ptrs + c->used);
+  c->used += (int32_t)t->body_count + k->particle_count;
+  c->n++;
+  batch->count++;
+  return true;
+}
+
+/* Whether constraint slot j is an active constraint of batch's type. */
+static bool sn_item_of(const sn_world *w, const sn_joint_batch *batch, int32_t j) {
+  const sn_constraint *k = w->constraints.data + j;
+  return k->in_use && k->type == batch->type && sn_constraint_active(w, k);
+}
 
 /* Appends the active constraints of batch->type among slots[from, count)
  * (slots NULL: the slots from .. count - 1 themselves) as items. */
@@ -188,45 +262,104 @@ static bool sn_add_items(sn_world *w, sn_step_context *ctx, const sn_soft_contex
                          sn_item_cursor *c, const int32_t *slots, int32_t from, int32_t count) {
   for (int32_t e = from; e < count; ++e) {
     const int32_t j = slots ? slots[e] : e;
-    sn_constraint *k = w->constraints.data + j;
-    if (!k->in_use || k->type != batch->type || !sn_constraint_active(w, k)) continue;
-    sn_constraint_item *item = c->items + c->n;
-    memset(item, 0, sizeof(*item));
-    /* pack params and instance of the step's constraints together, in
-     * solve order (the ABI lets the host move them): one type's batch then
-     * streams through contiguous memory; instances go back after the step */
-    const sn_constraint_type *t = k->type;
-    uintptr_t pp = (uintptr_t)sn_arena_alloc(&w->arena, t->params_size + t->params_align);
-    uintptr_t ip = (uintptr_t)sn_arena_alloc(&w->arena, t->instance_size + t->instance_align);
-    if (pp == 0 || ip == 0) return false;
-    pp = (pp + t->params_align - 1) & ~(uintptr_t)(t->params_align - 1);
-    ip = (ip + t->instance_align - 1) & ~(uintptr_t)(t->instance_align - 1);
-    memcpy((void *)pp, k->params, t->params_size);
-    memcpy((void *)ip, k->instance, t->instance_size);
-    item->params = (const void *)pp;
-    item->instance = (void *)ip;
-    c->owners[c->n] = j;
-    item->bodies = c->ptrs + c->used;
-    item->body_count = (int32_t)k->type->body_count + k->particle_count;
-    for (uint32_t m = 0; m < k->type->body_count; ++m) {
-      const sn_body *body = w->bodies.data + k->bodies[m];
-      sn_constraint_body *v = c->views + 2 * c->n + m;
-      int32_t slot = body->solver_index >= 0 ? body->solver_index : ctx->body_count;
-      v->state = (sn_solver_body *)(void *)(ctx->states + slot);
-      bool moves = body->solver_index >= 0;
-      v->inv_mass = moves ? body->inv_mass : 0.0f;
-      v->inv_inertia = moves ? body->inv_inertia : 0.0f;
-      v->center = body->center;
-      v->q = body->xf.q;
-      v->local_center = body->local_center;
-      v->origin = body->xf.p;
-      c->ptrs[c->used++] = v;
-    }
-    for (int32_t m = 0; m < k->particle_count; ++m) c->ptrs[c->used++] = soft->views + k->particles[m];
-    c->n++;
-    batch->count++;
+    if (sn_item_of(w, batch, j) && !sn_emit_item(w, ctx, soft, batch, c, j)) return false;
   }
   return true;
+}
+
+/* sn_add_items for an impulse type, its items in levels: slot order cut
+ * into levels, an item's level one past the last level of the earlier items
+ * on its moving bodies (a static or sleeping side conflicts with nothing; a
+ * kinematic one does, its state is written; an item with particles comes
+ * past every earlier item, and every later one past it). The items of a
+ * level share no state, and every item an item follows in slot order on a
+ * body lies in an earlier level: the levels in turn, each level's items in
+ * any order, together (SIMD lanes) or in parallel blocks, give the bits of
+ * the serial slot order, whose Gauss-Seidel sweeps carry a correction down
+ * a chain in one pass. The levels depend on the constraints and the awake
+ * bodies alone, never on the worker count. */
+static bool sn_add_levelled_items(sn_world *w, sn_step_context *ctx, const sn_soft_context *soft, sn_joint_batch *batch,
+                                  sn_item_cursor *c, const int32_t *slots, int32_t from, int32_t count) {
+  int32_t found = 0;
+  for (int32_t e = from; e < count; ++e) {
+    const int32_t j = slots ? slots[e] : e;
+    if (sn_item_of(w, batch, j)) c->found[found++] = j;
+  }
+  uint32_t *last = c->last; /* per solver body: 1 + the level of its last item so far */
+  int32_t *level = c->level;
+  memset(last, 0, (size_t)ctx->body_count * sizeof(uint32_t));
+  int32_t levels = 0, barrier = 0;
+  for (int32_t i = 0; i < found; ++i) {
+    const sn_constraint *k = w->constraints.data + c->found[i];
+    int32_t at = k->particle_count > 0 ? levels : barrier;
+    for (uint32_t m = 0; m < k->type->body_count; ++m) {
+      const int32_t s = w->bodies.data[k->bodies[m]].solver_index;
+      if (s >= 0 && (int32_t)last[s] > at) at = (int32_t)last[s];
+    }
+    level[i] = at;
+    for (uint32_t m = 0; m < k->type->body_count; ++m) {
+      const int32_t s = w->bodies.data[k->bodies[m]].solver_index;
+      if (s >= 0) last[s] = (uint32_t)at + 1u;
+    }
+    if (k->particle_count > 0) barrier = at + 1;
+    if (at + 1 > levels) levels = at + 1;
+  }
+  /* a counting sort by level (within a level, slot order) */
+  int32_t *start = sn_arena_alloc(&w->arena, (size_t)(levels + 2) * sizeof(int32_t));
+  if (start == NULL) return false;
+  memset(start, 0, (size_t)(levels + 2) * sizeof(int32_t));
+  for (int32_t i = 0; i < found; ++i) start[level[i] + 2]++;
+  for (int32_t l = 0; l < levels; ++l) start[l + 2] += start[l + 1];
+  batch->level_start = start;
+  batch->level_count = levels;
+  if (found == 0) return true;
+  /* params and instances packed in level order, copied in slot order (the
+   * constraints' own memory is read once, front to back) */
+  const sn_constraint_type *t = batch->type;
+  uintptr_t pp, ip;
+  const size_t ps = sn_pack_block(w, t->params_size, t->params_align, found, &pp);
+  const size_t is = sn_pack_block(w, t->instance_size, t->instance_align, found, &ip);
+  if (pp == 0 || ip == 0) return false;
+  /* each item's place (into level[]) and its endpoints' first pointer
+   * (c->ends, by place), then everything written in slot order: the
+   * constraints and their bodies are read front to back */
+  int32_t *ends = c->ends;
+  for (int32_t i = 0; i < found; ++i) { /* (start[l + 1]: the next free place of level l) */
+    const int32_t at = start[level[i] + 1]++;
+    const sn_constraint *k = w->constraints.data + c->found[i];
+    level[i] = at;
+    ends[at] = (int32_t)t->body_count + k->particle_count;
+  }
+  for (int32_t at = 0, sum = c->used; at < found; ++at) {
+    const int32_t endpoints = ends[at];
+    ends[at] = sum;
+    sum += endpoints;
+  }
+  const int32_t n0 = c->n;
+  for (int32_t i = 0; i < found; ++i) {
+    const int32_t at = level[i], j = c->found[i];
+    const sn_constraint *k = w->constraints.data + j;
+    memcpy((void *)(pp + (size_t)at * ps), k->params, t->params_size);
+    memcpy((void *)(ip + (size_t)at * is), k->instance, t->instance_size);
+    c->owners[n0 + at] = j;
+    sn_view_item(w, ctx, soft, c, n0 + at, j, (const void *)(pp + (size_t)at * ps), (void *)(ip + (size_t)at * is),
+                 c->ptrs + ends[at]);
+    c->used += (int32_t)t->body_count + k->particle_count;
+  }
+  c->n += found;
+  batch->count += found;
+  return true;
+}
+
+/* Starts batch number b of type t at the cursor. */
+static sn_joint_batch *sn_begin_batch(sn_joint_batch *batches, int32_t b, const sn_constraint_type *t,
+                                      const sn_item_cursor *c) {
+  sn_joint_batch *batch = batches + b;
+  memset(batch, 0, sizeof(*batch));
+  batch->type = t;
+  batch->items = c->items + c->n;
+  batch->first = c->n;
+  return batch;
 }
 
 /* Items grouped by type (in order of first appearance), arena memory. Rigid
@@ -235,35 +368,42 @@ static bool sn_add_items(sn_world *w, sn_step_context *ctx, const sn_soft_contex
  * instances stay put). Walks the cached lists (sn_constraint_lists_update),
  * not every constraint: the per-item constraints, with the batched types
  * merged in at their first slots (batched constraints are always active), so
- * the types come in the order a scan of every slot finds them. */
+ * the types come in the order a scan of every slot finds them. Impulse
+ * types come in levels (sn_add_levelled_items). */
 int32_t sn_build_joint_batches(sn_world *w, sn_step_context *ctx, const sn_soft_context *soft, sn_joint_batch *batches,
-                               int32_t nj, int32_t endpoints, int32_t *owners) {
+                               sn_joint_count n, int32_t *owners) {
+  const int32_t nj = n.constraints;
   sn_item_cursor c;
   c.items = sn_arena_alloc(&w->arena, (size_t)nj * sizeof(sn_constraint_item) + 1);
   c.views = sn_arena_alloc(&w->arena, (size_t)nj * 2 * sizeof(sn_constraint_body) + 1);
-  c.ptrs = sn_arena_alloc(&w->arena, (size_t)endpoints * sizeof(sn_constraint_body *) + 1);
+  c.rest = sn_arena_alloc(&w->arena, (size_t)nj * 2 * sizeof(sn_body_state) + 1);
+  c.ptrs = sn_arena_alloc(&w->arena, (size_t)n.endpoints * sizeof(sn_constraint_body *) + 1);
+  c.found = sn_arena_alloc(&w->arena, (size_t)nj * sizeof(int32_t) + 1);
+  c.ends = sn_arena_alloc(&w->arena, (size_t)nj * sizeof(int32_t) + 1);
+  c.level = sn_arena_alloc(&w->arena, (size_t)nj * sizeof(int32_t) + 1);
+  c.last = sn_arena_alloc(&w->arena, (size_t)(ctx->body_count + 1) * sizeof(uint32_t));
   c.owners = owners;
   c.n = c.used = 0;
-  if (c.items == NULL || c.views == NULL || c.ptrs == NULL) return 0;
+  if (c.items == NULL || c.views == NULL || c.rest == NULL || c.ptrs == NULL || c.found == NULL || c.ends == NULL ||
+      c.level == NULL || c.last == NULL)
+    return 0;
   const sn_constraint_lists *l = &w->constraint_lists;
   const bool batching = soft->active && w->xpbd.valid;
   int32_t batch_count = 0, next_batched = 0;
   for (int32_t e = 0; e <= l->items.count; ++e) {
     const int32_t slot = e < l->items.count ? l->items.data[e] : INT32_MAX;
     while (next_batched < l->batched.count && l->batched.data[next_batched].slot < slot) {
-      sn_joint_batch *batch = batches + batch_count++;
-      batch->type = l->batched.data[next_batched++].type;
-      batch->items = c.items + c.n;
-      batch->first = c.n;
-      batch->count = 0;
-      batch->batched = false;
+      const int32_t b = batch_count++;
+      sn_joint_batch *batch = sn_begin_batch(batches, b, l->batched.data[next_batched++].type, &c);
       if (batching) {
         if (!sn_xpbd_particle_batch(w, soft, batch->type, &batch->particles)) return 0;
         batch->batched = true;
         batch->items = NULL;
         batch->count = batch->particles.count;
         c.n += batch->count;
-      } else if (!sn_add_items(w, ctx, soft, batch, &c, NULL, 0, w->constraints.count)) {
+      } else if (!((batch->type->flags & SN_CONSTRAINT_IMPULSE) != 0
+                       ? sn_add_levelled_items(w, ctx, soft, batch, &c, NULL, 0, w->constraints.count)
+                       : sn_add_items(w, ctx, soft, batch, &c, NULL, 0, w->constraints.count))) {
         return 0;
       }
     }
@@ -273,13 +413,13 @@ int32_t sn_build_joint_batches(sn_world *w, sn_step_context *ctx, const sn_soft_
     bool seen = false;
     for (int32_t b = 0; b < batch_count; ++b) seen = seen || batches[b].type == first->type;
     if (seen) continue;
-    sn_joint_batch *batch = batches + batch_count++;
-    batch->type = first->type;
-    batch->items = c.items + c.n;
-    batch->first = c.n;
-    batch->count = 0;
-    batch->batched = false;
-    if (!sn_add_items(w, ctx, soft, batch, &c, l->items.data, e, l->items.count)) return 0;
+    if (batch_count >= n.types) return 0; /* (a wrong bound: the caller asserts) */
+    const int32_t b = batch_count++;
+    sn_joint_batch *batch = sn_begin_batch(batches, b, first->type, &c);
+    const bool ok = (first->type->flags & SN_CONSTRAINT_IMPULSE) != 0
+                        ? sn_add_levelled_items(w, ctx, soft, batch, &c, l->items.data, e, l->items.count)
+                        : sn_add_items(w, ctx, soft, batch, &c, l->items.data, e, l->items.count);
+    if (!ok) return 0;
   }
   return batch_count;
 }
@@ -317,7 +457,8 @@ sn_joint_count sn_joint_count_active(const sn_world *w) {
   /* the batched ones counted when the constraint set last changed (a cloth
    * has 10^5 of them), the rest here */
   const sn_constraint_lists *lists = &w->constraint_lists;
-  sn_joint_count n = {lists->batched_count, lists->batched_endpoints, lists->batched_packed};
+  sn_joint_count n = {lists->batched_count, lists->batched_endpoints, lists->batched_packed,
+                      lists->batched.count + lists->item_types.count};
   for (int32_t e = 0; e < lists->items.count; ++e) {
     const sn_constraint *k = w->constraints.data + lists->items.data[e];
     if (!k->in_use || !sn_constraint_active(w, k)) continue;
@@ -329,13 +470,16 @@ sn_joint_count sn_joint_count_active(const sn_world *w) {
 }
 
 size_t sn_joint_scratch_bytes(int32_t nb, sn_joint_count n) {
-  /* batches and owners (sn_joint_batches_alloc), items, views and pointers
-   * (sn_build_joint_batches), each packed params and instance (sn_add_items),
-   * the poses of the position stage (sn_position_setup_alloc); 16 bytes of
-   * alignment each */
-  return (size_t)n.constraints *
-             (sizeof(sn_constraint_item) + 2 * sizeof(sn_constraint_body) + sizeof(sn_joint_batch) + sizeof(int32_t)) +
-         (size_t)n.endpoints * sizeof(sn_constraint_body *) + n.packed + (size_t)nb * sizeof(sn_body_pose) + 6 * 16;
+  /* batches and owners (sn_joint_batches_alloc); items, views, resting
+   * states, pointers, the levels' lists (found, ends, level: an int each,
+   * the level starts: one more than the levels, 2 more a type) and each
+   * body's last level (sn_build_joint_batches); each packed params and
+   * instance (sn_emit_item, sn_add_levelled_items); the poses of the
+   * position stage (sn_position_setup_alloc); 16 bytes of alignment each */
+  return (size_t)n.constraints * (sizeof(sn_constraint_item) + 2 * sizeof(sn_constraint_body) +
+                                  2 * sizeof(sn_body_state) + sizeof(sn_joint_batch) + 5 * sizeof(int32_t)) +
+         (size_t)n.endpoints * sizeof(sn_constraint_body *) + n.packed + (size_t)nb * sizeof(sn_body_pose) +
+         (size_t)(nb + 1) * sizeof(uint32_t) + (size_t)n.types * (2 * sizeof(int32_t) + 3 * 16) + 12 * 16;
 }
 
 void sn_joint_batches_alloc(sn_world *w, int32_t nj, sn_joint_batch **batches, int32_t **owners) {

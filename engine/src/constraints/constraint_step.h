@@ -18,6 +18,13 @@ typedef struct sn_body_pose {
   sn_rot dq;
 } sn_body_pose;
 
+/// The impulse joints' items come in levels (sn_build_joint_batches): the
+/// items of a level share no body the step moves. A level with fewer items
+/// runs on one thread, with its neighbours of that size (a stage each would
+/// cost more than it solves); a larger one in blocks of SN_BLOCK_JOINTS.
+#define SN_JOINT_LEVEL_MIN 128
+#define SN_BLOCK_JOINTS    64
+
 /// Plugin constraints of one type, solved as a batch.
 typedef struct sn_joint_batch {
   const sn_constraint_type *type;
@@ -25,7 +32,11 @@ typedef struct sn_joint_batch {
   bool batched;       /* the XPBD stage calls solve_particles (no items) */
   sn_constraint_item *items;
   int32_t count;
-  int32_t first;               /* the first item's entry in the owners list */
+  int32_t first; /* the first item's entry in the owners list */
+  /* impulse types: the items in levels, level l is items
+   * [level_start[l], level_start[l + 1]) (NULL for other types) */
+  const int32_t *level_start;
+  int32_t level_count;
   sn_particle_batch particles; /* batched: the type's constraints and the particles */
 } sn_joint_batch;
 
@@ -59,24 +70,37 @@ typedef struct sn_position_setup {
 /// A plugin callback over a batch's items; with check_plugins one item at a
 /// time (the same order, so the same result), each checked after its call.
 void sn_run_plugin(const sn_plugin_caller *pc, const sn_joint_batch *batch, const sn_step_info *info, int32_t callback);
-/// The position stage's first piece (joint projection, the rigid poses
-/// before XPBD) and its last (rigid velocities from the motion, the
+/// sn_run_plugin over count items of the batch at items, their constraint
+/// slots at owners.
+void sn_run_plugin_on(const sn_plugin_caller *pc, const sn_joint_batch *batch, const sn_step_info *info,
+                      int32_t callback, sn_constraint_item *items, const int32_t *owners, int32_t count);
+/// sn_run_plugin over items [begin, end) of the batch.
+void sn_run_plugin_range(const sn_plugin_caller *pc, const sn_joint_batch *batch, const sn_step_info *info,
+                         int32_t callback, int32_t begin, int32_t end);
+/// The position stage's first piece after the joint projection (the rigid
+/// poses before XPBD) and its last (rigid velocities from the motion, the
 /// particles' velocity pass); see sn_position_setup.
-void sn_position_begin(sn_step_context *ctx, const sn_soft_context *soft, const sn_joint_batch *batches,
-                       int32_t batch_count, sn_step_info *info, const sn_position_setup *stage,
-                       const sn_plugin_caller *pc);
+void sn_position_begin(sn_step_context *ctx, const sn_soft_context *soft, sn_step_info *info,
+                       const sn_position_setup *stage);
 void sn_position_end(sn_world *w, sn_step_context *ctx, sn_soft_context *soft, const sn_position_setup *stage);
 /// Whether a constraint takes part in the step (a particle or an awake body).
 bool sn_constraint_active(const sn_world *w, const sn_constraint *k);
 /// Wakes the sleeping bodies joined to awake ones (before the solver
 /// gathers the awake bodies).
 void sn_wake_joined(sn_world *w);
-/// The step's batches (arena memory, sn_joint_scratch_bytes): nj active
-/// constraints with endpoints bodies and particles in all; owners gets the
+/// The active plugin constraints of a step, their bodies and particles and
+/// their packed params and instance bytes (with alignment).
+typedef struct sn_joint_count {
+  int32_t constraints, endpoints;
+  size_t packed;
+  int32_t types; ///< plugin types that may have constraints (a bound on the batches)
+} sn_joint_count;
+/// The step's batches (arena memory, sn_joint_scratch_bytes) of the active
+/// constraints counted in n; owners gets the
 /// constraint slot of each item. Returns the number of batches (0 when the
 /// arena is short).
 int32_t sn_build_joint_batches(sn_world *w, sn_step_context *ctx, const sn_soft_context *soft, sn_joint_batch *batches,
-                               int32_t nj, int32_t endpoints, int32_t *owners);
+                               sn_joint_count n, int32_t *owners);
 /// Arena memory for the batches of nj constraints and the owner of each
 /// item (NULL when the arena is short).
 void sn_joint_batches_alloc(sn_world *w, int32_t nj, sn_joint_batch **batches, int32_t **owners);
@@ -88,13 +112,7 @@ void sn_joint_batches_prepare(const sn_plugin_caller *pc, sn_joint_batch *batche
                               const sn_step_info *info, sn_position_setup *stage);
 /// After the substeps: the packed instances go back to their constraints.
 void sn_joint_batches_end(sn_world *w, const sn_joint_batch *batches, int32_t batch_count, const int32_t *owners);
-
-/// The active plugin constraints of a step, their bodies and particles and
-/// their packed params and instance bytes (with alignment).
-typedef struct sn_joint_count {
-  int32_t constraints, endpoints;
-  size_t packed;
-} sn_joint_count;
+/// Counts the active plugin constraints (sn_joint_count).
 sn_joint_count sn_joint_count_active(const sn_world *w);
 /// Arena bytes the step's plugin constraints use, for nb solver bodies and
 /// the constraints counted (each term grows with each count, so bounds give

@@ -90,13 +90,15 @@ enum {
   SN_STAGE_SUBSTEP,        /* main: step info, rigid centres for particle contacts (arg = substep) */
   SN_STAGE_PREDICT,        /* particles: prediction (arg = substep) */
   SN_STAGE_WARM,           /* groups of colour arg */
-  SN_STAGE_JOINT_WARM,     /* main */
+  SN_STAGE_JOINT_WARM,     /* levels of impulse type arg (sn_add_joint_stages) */
   SN_STAGE_SOLVE,          /* groups of colour arg, with bias */
-  SN_STAGE_JOINT_SOLVE,    /* main */
+  SN_STAGE_JOINT_SOLVE,    /* levels of impulse type arg */
   SN_STAGE_INTEGRATE_P,    /* bodies */
   SN_STAGE_RELAX,          /* groups of colour arg, no bias */
-  SN_STAGE_JOINT_RELAX,    /* main */
-  SN_STAGE_POS_BEGIN,      /* main: joint projection, rigid poses before XPBD */
+  SN_STAGE_JOINT_RELAX,    /* levels of impulse type arg */
+  SN_STAGE_JOINT_SWEEP,    /* main: projection sweep arg (info->iteration) */
+  SN_STAGE_JOINT_PROJECT,  /* levels of impulse type arg: projection */
+  SN_STAGE_POS_BEGIN,      /* main: rigid poses before XPBD */
   SN_STAGE_POS_SWEEP,      /* main: info->iteration = arg */
   SN_STAGE_POS_PACK,       /* particles: arrays for batched types (arg: first sweep) */
   SN_STAGE_POS_UNPACK,     /* particles: their motion back to the states */
@@ -135,16 +137,31 @@ static void sn_post_substeps(sn_solver_run *run) {
   sn_wide_restitution(run->wide, run->ctx->states, run->ctx->restitution_threshold);
 }
 
-static void sn_run_joints(const sn_solver_run *run, int32_t kind) {
-  for (int32_t b = 0; b < run->batch_count; ++b) {
-    const sn_joint_batch *batch = run->batches + b;
-    if (!batch->impulse || batch->count == 0) continue;
-    if (kind == SN_STAGE_JOINT_WARM) {
-      if (batch->type->warm_start) sn_run_plugin(run->caller, batch, run->info, SN_CALLBACK_WARM_START);
-    } else {
-      sn_run_plugin(run->caller, batch, run->info,
-                    kind == SN_STAGE_JOINT_SOLVE ? SN_CALLBACK_SOLVE_VELOCITY : SN_CALLBACK_RELAX);
-    }
+/* Items [begin, end) of batch arg (whole levels, or part of one) through
+ * the stage's callback, level by level: a level's items share no body
+ * state, and the call says so (SN_STEP_INDEPENDENT_ITEMS; not with the
+ * plugin checks, which call one item at a time). */
+static void sn_run_joints(const sn_solver_run *run, const sn_stage *st, int32_t begin, int32_t end) {
+  const sn_joint_batch *batch = run->batches + st->arg;
+  int32_t callback = SN_CALLBACK_PROJECT;
+  if (st->kind == SN_STAGE_JOINT_WARM) callback = SN_CALLBACK_WARM_START;
+  if (st->kind == SN_STAGE_JOINT_SOLVE) callback = SN_CALLBACK_SOLVE_VELOCITY;
+  if (st->kind == SN_STAGE_JOINT_RELAX) callback = SN_CALLBACK_RELAX;
+  const int32_t *start = batch->level_start;
+  int32_t lo = 0, hi = batch->level_count; /* the level holding begin: start[lo] <= begin < start[lo + 1] */
+  while (hi - lo > 1) {
+    int32_t mid = lo + (hi - lo) / 2;
+    if (start[mid] <= begin)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  sn_step_info info = *run->info;
+  if (!run->w->joint_lanes_off && !run->w->check_plugins) info.flags |= SN_STEP_INDEPENDENT_ITEMS;
+  for (int32_t l = lo; begin < end; ++l) {
+    const int32_t stop = start[l + 1] < end ? start[l + 1] : end;
+    sn_run_plugin_range(run->caller, batch, &info, callback, begin, stop);
+    begin = stop;
   }
 }
 
@@ -187,13 +204,18 @@ static void sn_solver_stage(void *context, const sn_stage *st, int32_t begin, in
   case SN_STAGE_JOINT_WARM:
   case SN_STAGE_JOINT_SOLVE:
   case SN_STAGE_JOINT_RELAX:
-    sn_run_joints(run, st->kind);
+  case SN_STAGE_JOINT_PROJECT:
+    sn_run_joints(run, st, begin, end);
+    break;
+  case SN_STAGE_JOINT_SWEEP:
+    run->info->iterations = run->position->position_iterations;
+    run->info->iteration = st->arg;
     break;
   case SN_STAGE_INTEGRATE_P:
     sn_integrate_positions(ctx, begin, end);
     break;
   case SN_STAGE_POS_BEGIN:
-    sn_position_begin(ctx, run->soft, run->batches, run->batch_count, run->info, run->position, run->caller);
+    sn_position_begin(ctx, run->soft, run->info, run->position);
     break;
   case SN_STAGE_POS_SWEEP:
     run->info->iteration = st->arg;
@@ -255,11 +277,46 @@ static void sn_add_color_stages(sn_stage_runner *r, const sn_wide_set *wide, int
   }
 }
 
+/* One pass of the impulse joints (kind: warm start, solve, relax or
+ * projection): each type in order, level by level, a large level in
+ * parallel blocks and each run of small ones between them as one block
+ * (sn_run_joints walks its levels). Returns the stages added. */
+static int32_t sn_add_joint_stages(sn_stage_runner *r, const sn_joint_batch *batches, int32_t batch_count,
+                                   int32_t kind) {
+  int32_t added = 0;
+  for (int32_t b = 0; b < batch_count; ++b) {
+    const sn_joint_batch *batch = batches + b;
+    if (!batch->impulse || batch->count == 0 || batch->level_start == NULL) continue;
+    if (kind == SN_STAGE_JOINT_WARM && !batch->type->warm_start) continue;
+    if (kind == SN_STAGE_JOINT_PROJECT && !batch->type->project) continue;
+    int32_t small = -1;
+    for (int32_t l = 0; l < batch->level_count; ++l) {
+      int32_t first = batch->level_start[l], count = batch->level_start[l + 1] - first;
+      if (count < SN_JOINT_LEVEL_MIN) {
+        if (small < 0) small = first;
+        continue;
+      }
+      if (small >= 0 && r != NULL) sn_stage_add(r, kind, b, small, first - small, first - small, 1);
+      added += small >= 0;
+      small = -1;
+      if (r != NULL) sn_stage_add(r, kind, b, first, count, SN_BLOCK_JOINTS, 1);
+      added++;
+    }
+    if (small >= 0 && r != NULL) sn_stage_add(r, kind, b, small, batch->count - small, batch->count - small, 1);
+    added += small >= 0;
+  }
+  return added;
+}
+
 /* The position stage of one substep (the serial order of the old loop). */
 static void sn_add_position_stages(sn_stage_runner *r, const sn_joint_batch *batches, int32_t batch_count,
                                    const sn_position_setup *stage, const sn_soft_context *soft, int32_t substep) {
   const bool soft_active = soft->active;
   const int32_t np = soft->active ? soft->count : 0;
+  for (int32_t it = 0; stage->project_count > 0 && it < stage->position_iterations; ++it) {
+    sn_stage_add_main(r, SN_STAGE_JOINT_SWEEP, it);
+    sn_add_joint_stages(r, batches, batch_count, SN_STAGE_JOINT_PROJECT);
+  }
   sn_stage_add_main(r, SN_STAGE_POS_BEGIN, substep);
   if (stage->xpbd_count == 0 && !soft_active) return;
   for (int32_t it = 0; it < stage->soft_iterations; ++it) {
@@ -295,14 +352,17 @@ static void sn_add_position_stages(sn_stage_runner *r, const sn_joint_batch *bat
   sn_stage_add_main(r, SN_STAGE_POS_END, substep);
 }
 
-/* Stages of the position stage of one substep: an upper bound. */
-static int32_t sn_position_stage_capacity(const sn_joint_batch *batches, int32_t batch_count, int32_t sweeps) {
+/* Stages of the position stage of one substep: an upper bound (the joint
+ * projection's sweeps: projection_stages each and one to start it). */
+static int32_t sn_position_stage_capacity(const sn_joint_batch *batches, int32_t batch_count, int32_t sweeps,
+                                          int32_t projection_sweeps, int32_t projection_stages) {
   int32_t per_sweep = 3;
   for (int32_t b = 0; b < batch_count; ++b) {
     per_sweep += 2;
     if (batches[b].batched) per_sweep += batches[b].particles.colour_count;
   }
-  return 3 + sweeps * per_sweep + batch_count; /* + the batched types' starts */
+  /* + the batched types' starts */
+  return 3 + sweeps * per_sweep + batch_count + projection_sweeps * (1 + projection_stages);
 }
 
 /// Stages of the substep loop: an upper bound for the arena.
@@ -372,7 +432,13 @@ bool sn_solve_reserve(sn_world *w, float dt) {
   int32_t types = l->batched.count + l->item_types.count, colours = 0;
   for (int32_t r = 0; w->xpbd.valid && r < w->xpbd.ranges.count; ++r) colours += w->xpbd.ranges.data[r].level_count;
   const int64_t position = 3 + (int64_t)w->settings.soft_iterations * (3 + 2 * (int64_t)types + colours) + types;
-  const int64_t stages = sn_stage_capacity(w->settings.substeps) + (int64_t)w->settings.substeps * position;
+  /* the impulse joints: warm start, solve, relax and the projection sweeps
+   * (one more stage each), each a stage per large level and per run of
+   * small ones between them (sn_add_joint_stages) */
+  const int64_t joint_stages = 1 + (int64_t)l->item_types.count + 2 * (int64_t)nj / SN_JOINT_LEVEL_MIN;
+  const int64_t projection = (int64_t)w->settings.position_iterations * (1 + joint_stages);
+  const int64_t stages = sn_stage_capacity(w->settings.substeps) +
+                         (int64_t)w->settings.substeps * (position + projection + 3 * joint_stages);
   /* (counts past an int32 are memory no allocator has: refused as such) */
   const int64_t frozen = (int64_t)nb + w->particles.count, lanes = (int64_t)SN_WIDE_LANES * groups;
   if (stages > INT32_MAX || frozen > INT32_MAX || lanes > INT32_MAX) return false;
@@ -398,7 +464,7 @@ bool sn_solve_reserve(sn_world *w, float dt) {
   /* the arena, reset between the narrowphase, the solve, breaking and the
    * islands: the largest of them (sn_soft_scratch_bytes reads the awake
    * list's capacity, reserved above) */
-  const sn_joint_count joints = {nj, endpoints, packed};
+  const sn_joint_count joints = {nj, endpoints, packed, types};
   size_t bytes = sn_narrowphase_scratch_bytes();
   bytes = sn_maxz(bytes, sn_solve_scratch_bytes(w, nb, groups, joints));
   bytes = sn_maxz(bytes, sn_breaking_scratch_bytes(w));
@@ -424,7 +490,7 @@ static void sn_solve(sn_world *w, float dt) {
   int32_t nb = w->awake_bodies.count, nc = w->solver_contacts.count;
   /* active plugin constraints, their endpoints and packed bytes */
   const sn_joint_count joints_active = sn_joint_count_active(w);
-  int32_t nj = joints_active.constraints, endpoints = joints_active.endpoints;
+  int32_t nj = joints_active.constraints;
   /* all step memory up front: nothing is allocated inside the substeps */
   if (!sn_reserved(sn_array_reserve(&w->mem, w->contact_colors, nc) &&
                    sn_array_reserve(&w->mem, w->body_color_masks, nb + 1)))
@@ -471,7 +537,7 @@ static void sn_solve(sn_world *w, float dt) {
   sn_joint_batches_alloc(w, nj, &batches, &owners);
   if (nj > 0 && !sn_reserved(sn_xpbd_schedule_update(w))) return;
   int32_t batch_count =
-      nj > 0 && batches && owners ? sn_build_joint_batches(w, &ctx, &soft, batches, nj, endpoints, owners) : 0;
+      nj > 0 && batches && owners ? sn_build_joint_batches(w, &ctx, &soft, batches, joints_active, owners) : 0;
   const sn_plugin_caller caller = {w, &ctx, &soft, owners};
   sn_step_info info;
   memset(&info, 0, sizeof(info));
@@ -525,9 +591,13 @@ static void sn_solve(sn_world *w, float dt) {
   run.dt = dt;
   atomic_init(&run.frozen, 0);
   atomic_init(&run.hits, 0);
-  int32_t capacity = sn_stage_capacity(substeps);
+  const int32_t joint_stages = sn_add_joint_stages(NULL, batches, batch_count, SN_STAGE_JOINT_SOLVE);
+  const int32_t projection_stages = sn_add_joint_stages(NULL, batches, batch_count, SN_STAGE_JOINT_PROJECT);
+  int32_t capacity = sn_stage_capacity(substeps) + substeps * 3 * joint_stages;
   if (position_stage)
-    capacity += substeps * sn_position_stage_capacity(batches, batch_count, w->settings.soft_iterations);
+    capacity += substeps * sn_position_stage_capacity(batches, batch_count, w->settings.soft_iterations,
+                                                      stage.project_count > 0 ? stage.position_iterations : 0,
+                                                      projection_stages);
   if (!sn_reserved(sn_array_reserve(&w->mem, w->stages, capacity))) return;
   sn_stage_runner_init_on(&runner, w->stages.data, capacity, workers, sn_solver_stage, &run);
   for (int32_t i = 0; i < substeps; ++i) {
@@ -537,12 +607,12 @@ static void sn_solve(sn_world *w, float dt) {
     if (joints || position_stage || soft.active) sn_stage_add_main(&runner, SN_STAGE_SUBSTEP, i);
     if (soft.active) sn_stage_add(&runner, SN_STAGE_PREDICT, i, 0, soft.count, SN_BLOCK_PARTICLES, 1);
     sn_add_color_stages(&runner, &wide, SN_STAGE_WARM);
-    if (joints) sn_stage_add_main(&runner, SN_STAGE_JOINT_WARM, i);
+    sn_add_joint_stages(&runner, batches, batch_count, SN_STAGE_JOINT_WARM);
     sn_add_color_stages(&runner, &wide, SN_STAGE_SOLVE);
-    if (joints) sn_stage_add_main(&runner, SN_STAGE_JOINT_SOLVE, i);
+    sn_add_joint_stages(&runner, batches, batch_count, SN_STAGE_JOINT_SOLVE);
     sn_stage_add(&runner, SN_STAGE_INTEGRATE_P, i, 0, nb, SN_BLOCK_BODIES, 1);
     sn_add_color_stages(&runner, &wide, SN_STAGE_RELAX);
-    if (joints) sn_stage_add_main(&runner, SN_STAGE_JOINT_RELAX, i);
+    sn_add_joint_stages(&runner, batches, batch_count, SN_STAGE_JOINT_RELAX);
     if (position_stage) sn_add_position_stages(&runner, batches, batch_count, &stage, &soft, i);
   }
   sn_stage_add_main(&runner, SN_STAGE_POST, 0);

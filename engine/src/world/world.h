@@ -92,6 +92,7 @@ typedef struct sn_world {
   uint32_t xpbd_param_edits;  ///< bumped when a constraint's params change (same_params follows)
   sn_xpbd_schedule xpbd;      ///< colours of the batched XPBD types
   bool xpbd_batch_off;        ///< internal (tests): solve every XPBD type per item
+  bool joint_lanes_off;       ///< internal (tests): joint calls never say their items are independent
   bool check_plugins;         ///< sn_world_def.check_plugins: each callback one item at a time, states checked after
   bool xpbd_scalar;           ///< internal (tests): batch kernels without SIMD
   sn_constraint_lists constraint_lists; ///< the step's constraint scans, cached
