@@ -291,6 +291,13 @@ static bool sn_levels_hold(const sn_world *w) {
          (nb == 0 || memcmp(l->levels_awake.data, w->awake_bodies.data, (size_t)nb * sizeof(int32_t)) == 0);
 }
 
+bool sn_joint_levels_reserve(sn_world *w, int32_t nb, int32_t nj, int32_t types) {
+  /* per type at most found slots and found + 2 level starts */
+  sn_constraint_lists *l = &w->constraint_lists;
+  return sn_array_reserve(&w->mem, l->levels_awake, nb) && sn_array_reserve(&w->mem, l->levels, types) &&
+         sn_array_reserve(&w->mem, l->levels_data, 2 * nj + 2 * types);
+}
+
 /* The kept levels of type t (NULL: none). */
 static const sn_level_cache *sn_kept_levels(const sn_world *w, const sn_constraint_type *t) {
   const sn_constraint_lists *l = &w->constraint_lists;
