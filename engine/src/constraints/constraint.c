@@ -628,6 +628,7 @@ bool sn_constraint_lists_update(sn_world *w) {
   sn_constraint_lists *l = &w->constraint_lists;
   if (l->valid && l->topology == w->xpbd_topology && l->batch_off == w->xpbd_batch_off) return true;
   l->valid = false;
+  l->levels_valid = false;
   l->items.count = l->breakable.count = l->batched.count = l->item_types.count = 0;
   l->batched_count = l->batched_endpoints = l->items_endpoints = l->breakable_endpoints = 0;
   l->batched_packed = l->items_packed = 0;

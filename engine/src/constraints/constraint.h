@@ -34,6 +34,14 @@ typedef struct sn_type_first {
   int32_t slot;
 } sn_type_first;
 
+/// An impulse type's levels as the step last found them (constraint_step.c,
+/// sn_add_levelled_items): count slots in level order at offset of
+/// sn_constraint_lists.levels_data, then the levels + 2 level starts.
+typedef struct sn_level_cache {
+  const sn_constraint_type *type;
+  int32_t count, levels, offset;
+} sn_level_cache;
+
 /// What the step's scans over every constraint found, kept while the
 /// constraint set does not change (constraint.c, sn_constraint_lists_update):
 /// rebuilt when w->xpbd_topology moved (a constraint came or went), a break
@@ -54,6 +62,13 @@ typedef struct sn_constraint_lists {
   int32_t batched_count;     ///< in-use constraints of batched types (always active)
   int32_t batched_endpoints; ///< their particles
   size_t batched_packed;     ///< their params + instance bytes as sn_joint_count_active counts them
+  /* the impulse types' levels, kept while the constraints (topology) and the
+   * awake bodies (solver order) stay the same: the step packs by them */
+  bool levels_valid;
+  uint32_t levels_topology;        ///< w->xpbd_topology they were found for
+  SN_ARRAY(int32_t) levels_awake;  ///< w->awake_bodies they were found for
+  SN_ARRAY(sn_level_cache) levels; ///< per impulse type
+  SN_ARRAY(int32_t) levels_data;   ///< their slots and level starts
 } sn_constraint_lists;
 
 void sn_constraints_destroy_all(sn_world *w);

@@ -186,6 +186,8 @@ typedef struct sn_item_cursor {
   int32_t *level;        ///< the level of each found constraint
   uint32_t *last;        ///< per solver body: one past the level of its last item
   int32_t n, used;
+  bool cached;    ///< the levels kept from an earlier step hold (sn_levels_hold)
+  bool recording; ///< the levels found go to the world's cache
 } sn_item_cursor;
 
 /* Item n of the cursor for constraint j, its params and instance at pp and
@@ -278,8 +280,87 @@ static bool sn_add_items(sn_world *w, sn_step_context *ctx, const sn_soft_contex
  * the serial slot order, whose Gauss-Seidel sweeps carry a correction down
  * a chain in one pass. The levels depend on the constraints and the awake
  * bodies alone, never on the worker count. */
+/* Whether the levels kept in the world (sn_constraint_lists) are this
+ * step's: found for the same constraints (topology: a constraint came or
+ * went, a body was disabled or enabled) and the same awake bodies in the
+ * same solver order (which body moves, and its state). */
+static bool sn_levels_hold(const sn_world *w) {
+  const sn_constraint_lists *l = &w->constraint_lists;
+  const int32_t nb = w->awake_bodies.count;
+  return l->levels_valid && l->levels_topology == w->xpbd_topology && l->levels_awake.count == nb &&
+         (nb == 0 || memcmp(l->levels_awake.data, w->awake_bodies.data, (size_t)nb * sizeof(int32_t)) == 0);
+}
+
+bool sn_joint_levels_reserve(sn_world *w, int32_t nb, int32_t nj, int32_t types) {
+  /* per type at most found slots and found + 2 level starts */
+  sn_constraint_lists *l = &w->constraint_lists;
+  return sn_array_reserve(&w->mem, l->levels_awake, nb) && sn_array_reserve(&w->mem, l->levels, types) &&
+         sn_array_reserve(&w->mem, l->levels_data, 2 * nj + 2 * types);
+}
+
+/* The kept levels of type t (NULL: none). */
+static const sn_level_cache *sn_kept_levels(const sn_world *w, const sn_constraint_type *t) {
+  const sn_constraint_lists *l = &w->constraint_lists;
+  for (int32_t e = 0; e < l->levels.count; ++e) {
+    if (l->levels.data[e].type == t) return l->levels.data + e;
+  }
+  return NULL;
+}
+
+/* Keeps the levels found for batch (found items, their slots in level order
+ * at order, start the level starts) for the next steps; false when memory is
+ * short (then nothing is kept). */
+static bool sn_keep_levels(sn_world *w, const sn_joint_batch *batch, const int32_t *order, int32_t found,
+                           const int32_t *start, int32_t levels) {
+  sn_constraint_lists *l = &w->constraint_lists;
+  const int32_t offset = l->levels_data.count, size = found + levels + 2;
+  if (!sn_array_reserve(&w->mem, l->levels_data, offset + size)) return false;
+  const sn_level_cache e = {batch->type, found, levels, offset};
+  if (!sn_array_push(&w->mem, l->levels, e)) return false;
+  if (found > 0) memcpy(l->levels_data.data + offset, order, (size_t)found * sizeof(int32_t));
+  memcpy(l->levels_data.data + offset + found, start, (size_t)(levels + 2) * sizeof(int32_t));
+  l->levels_data.count += size;
+  return true;
+}
+
+/* The items of batch from kept levels: each constraint in level order,
+ * everything written front to back (the same items, views and pointers as
+ * sn_add_levelled_items finds). */
+static bool sn_add_kept_items(sn_world *w, sn_step_context *ctx, const sn_soft_context *soft, sn_joint_batch *batch,
+                              sn_item_cursor *c, const sn_level_cache *kept) {
+  const int32_t found = kept->count, levels = kept->levels;
+  const int32_t *order = w->constraint_lists.levels_data.data + kept->offset;
+  int32_t *start = sn_arena_alloc(&w->arena, (size_t)(levels + 2) * sizeof(int32_t));
+  if (start == NULL) return false;
+  memcpy(start, order + found, (size_t)(levels + 2) * sizeof(int32_t));
+  batch->level_start = start;
+  batch->level_count = levels;
+  if (found == 0) return true;
+  const sn_constraint_type *t = batch->type;
+  uintptr_t pp, ip;
+  const size_t ps = sn_pack_block(w, t->params_size, t->params_align, found, &pp);
+  const size_t is = sn_pack_block(w, t->instance_size, t->instance_align, found, &ip);
+  if (pp == 0 || ip == 0) return false;
+  const int32_t n0 = c->n;
+  for (int32_t at = 0; at < found; ++at) {
+    const int32_t j = order[at];
+    const sn_constraint *k = w->constraints.data + j;
+    memcpy((void *)(pp + (size_t)at * ps), k->params, t->params_size);
+    memcpy((void *)(ip + (size_t)at * is), k->instance, t->instance_size);
+    c->owners[n0 + at] = j;
+    sn_view_item(w, ctx, soft, c, n0 + at, j, (const void *)(pp + (size_t)at * ps), (void *)(ip + (size_t)at * is),
+                 c->ptrs + c->used);
+    c->used += (int32_t)t->body_count + k->particle_count;
+  }
+  c->n += found;
+  batch->count += found;
+  return true;
+}
+
 static bool sn_add_levelled_items(sn_world *w, sn_step_context *ctx, const sn_soft_context *soft, sn_joint_batch *batch,
                                   sn_item_cursor *c, const int32_t *slots, int32_t from, int32_t count) {
+  const sn_level_cache *kept = c->cached ? sn_kept_levels(w, batch->type) : NULL;
+  if (kept != NULL) return sn_add_kept_items(w, ctx, soft, batch, c, kept);
   int32_t found = 0;
   for (int32_t e = from; e < count; ++e) {
     const int32_t j = slots ? slots[e] : e;
@@ -348,6 +429,12 @@ static bool sn_add_levelled_items(sn_world *w, sn_step_context *ctx, const sn_so
   }
   c->n += found;
   batch->count += found;
+  if (c->recording) {
+    /* the slots in level order (c->ends is free again) */
+    int32_t *order = c->ends;
+    for (int32_t i = 0; i < found; ++i) order[level[i]] = c->found[i];
+    c->recording = sn_keep_levels(w, batch, order, found, start, levels);
+  }
   return true;
 }
 
@@ -387,7 +474,15 @@ int32_t sn_build_joint_batches(sn_world *w, sn_step_context *ctx, const sn_soft_
   if (c.items == NULL || c.views == NULL || c.rest == NULL || c.ptrs == NULL || c.found == NULL || c.ends == NULL ||
       c.level == NULL || c.last == NULL)
     return 0;
-  const sn_constraint_lists *l = &w->constraint_lists;
+  sn_constraint_lists *l = &w->constraint_lists;
+  /* the impulse types' levels: kept from an earlier step while they hold,
+   * else found and kept (complete, or not at all) */
+  c.cached = sn_levels_hold(w);
+  c.recording = !c.cached;
+  if (!c.cached) {
+    l->levels_valid = false;
+    l->levels.count = l->levels_data.count = 0;
+  }
   const bool batching = soft->active && w->xpbd.valid;
   int32_t batch_count = 0, next_batched = 0;
   for (int32_t e = 0; e <= l->items.count; ++e) {
@@ -420,6 +515,13 @@ int32_t sn_build_joint_batches(sn_world *w, sn_step_context *ctx, const sn_soft_
                         ? sn_add_levelled_items(w, ctx, soft, batch, &c, l->items.data, e, l->items.count)
                         : sn_add_items(w, ctx, soft, batch, &c, l->items.data, e, l->items.count);
     if (!ok) return 0;
+  }
+  if (c.recording && sn_array_reserve(&w->mem, l->levels_awake, w->awake_bodies.count)) {
+    l->levels_awake.count = w->awake_bodies.count;
+    if (l->levels_awake.count > 0)
+      memcpy(l->levels_awake.data, w->awake_bodies.data, (size_t)l->levels_awake.count * sizeof(int32_t));
+    l->levels_topology = w->xpbd_topology;
+    l->levels_valid = true;
   }
   return batch_count;
 }

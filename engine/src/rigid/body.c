@@ -562,6 +562,7 @@ sn_result sn_body_disable(sn_world *w, sn_body_id id) {
   while (b->contact_list != SN_NULL_INDEX) sn_contact_destroy(w, b->contact_list >> 1, true);
   for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) sn_shape_destroy_proxy(w, s);
   b->disabled = true;
+  w->xpbd_topology++; /* its constraints leave the step (the joints' levels follow) */
   b->is_awake = false;
   b->sleep_time = 0.0f;
   b->sleep_next = SN_NULL_INDEX;
@@ -576,6 +577,7 @@ sn_result sn_body_enable(sn_world *w, sn_body_id id) {
   if (!sn_shape_move_proxies(w, index, b->type == SN_BODY_STATIC))
     return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow the broadphase tree");
   b->disabled = false;
+  w->xpbd_topology++; /* its constraints come back to the step */
   sn_body_wake(w, index);
   return SN_OK;
 }

@@ -322,6 +322,9 @@ sn_result sn_destroy_world(sn_world *w) {
   sn_array_free(&w->mem, w->constraint_lists.breakable);
   sn_array_free(&w->mem, w->constraint_lists.batched);
   sn_array_free(&w->mem, w->constraint_lists.item_types);
+  sn_array_free(&w->mem, w->constraint_lists.levels_awake);
+  sn_array_free(&w->mem, w->constraint_lists.levels);
+  sn_array_free(&w->mem, w->constraint_lists.levels_data);
   sn_array_free(&w->mem, w->new_pairs);
   sn_mem_free(&w->mem, w->xpbd.params_block, w->xpbd.params_bytes);
   sn_mem_free(&w->mem, w->xpbd.instance_block, w->xpbd.instance_bytes);

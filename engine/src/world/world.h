@@ -88,7 +88,8 @@ typedef struct sn_world {
   sn_world_profile profile;   ///< the last step's stage times (sn_world_get_profile)
   double profile_clock;       ///< ms: when the solver starts, then when it ended (stages meet)
   sn_task_system tasks;       ///< the task callbacks and their stall backoff (base/tasks.c)
-  uint32_t xpbd_topology;     ///< bumped when a constraint comes or goes (the XPBD schedule follows)
+  uint32_t xpbd_topology;     ///< bumped when a constraint comes or goes, or a body is disabled or enabled (the XPBD
+                              ///< schedule and the joints' levels follow)
   uint32_t xpbd_param_edits;  ///< bumped when a constraint's params change (same_params follows)
   sn_xpbd_schedule xpbd;      ///< colours of the batched XPBD types
   bool xpbd_batch_off;        ///< internal (tests): solve every XPBD type per item
