@@ -40,6 +40,15 @@ int32_t sn_pair_set_find(const sn_pair_set *set, uint64_t key) {
   }
 }
 
+void sn_pair_set_prefetch(const sn_pair_set *set, uint64_t key) {
+  if (set->capacity == 0) return;
+#if defined(__GNUC__) || defined(__clang__)
+  __builtin_prefetch(set->entries + (sn_pair_hash(key) & (set->capacity - 1)));
+#else
+  (void)key;
+#endif
+}
+
 static void sn_pair_set_insert_raw(sn_pair_entry *entries, uint32_t capacity, uint64_t key, int32_t value) {
   uint32_t mask = capacity - 1;
   uint32_t i = sn_pair_hash(key) & mask;

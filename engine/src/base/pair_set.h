@@ -28,6 +28,9 @@ static inline uint64_t sn_pair_key(int32_t a, int32_t b) {
 void sn_pair_set_destroy(sn_pair_set *set, sn_mem *mem);
 /// Value for key, or -1.
 int32_t sn_pair_set_find(const sn_pair_set *set, uint64_t key);
+/// Starts fetching the line where a lookup of key begins (a hint: nothing
+/// changes), so that a batch of lookups waits for memory once, not each time.
+void sn_pair_set_prefetch(const sn_pair_set *set, uint64_t key);
 /// Inserts (key must be new). False on OOM.
 bool sn_pair_set_add(sn_pair_set *set, sn_mem *mem, uint64_t key, int32_t value);
 /// Gives key (present) the value; false if it is not there.

@@ -219,7 +219,8 @@ static bool sn_pair_query_fcn(int32_t proxy_id, int32_t shape_index, void *conte
    * a deterministic order */
   if (shape_index < q->query_shape && !q->query_is_static && !q->tree_is_static && w->shapes.data[shape_index].enlarged)
     return true;
-  if (!sn_aabb_overlaps(q->fat_aabb, sn_tree_get_aabb(q->tree, proxy_id))) return true;
+  /* (the tree tested the leaf's box against the query's, q->fat_aabb) */
+  (void)proxy_id;
   if (sn_pair_set_find(&w->pairs, sn_pair_key(q->query_shape, shape_index)) != -1) return true;
   if (!sn_should_shapes_collide(w, w->shapes.data + q->query_shape, w->shapes.data + shape_index)) return true;
   if (w->contact_count + w->new_pairs.count / 2 >= w->max_contacts) {
@@ -257,6 +258,12 @@ static bool sn_pair_query_fcn(int32_t proxy_id, int32_t shape_index, void *conte
  * (the same pairs in the same order, for a fraction of the descents). */
 enum { SN_PAIR_GROUP_SHAPES = 8, SN_PAIR_GROUP_LEAVES = 128 };
 
+#if defined(__GNUC__) || defined(__clang__)
+#define SN_PAIR_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define SN_PAIR_PREFETCH(p) ((void)(p))
+#endif
+
 typedef struct sn_pair_group {
   int32_t entries[SN_PAIR_GROUP_SHAPES]; ///< move-buffer indices
   int32_t count;
@@ -291,6 +298,33 @@ static bool sn_pair_group_add(const sn_world *w, sn_pair_group *g, int32_t i) {
   return true;
 }
 
+/* A shape's search over its group's kept leaves: the leaves its box overlaps
+ * (sn_tree_leaves_query's test), then the query function on each in order.
+ * Between the two passes the pair set's lines of all the pairs are fetched
+ * (and the other shapes' flags the both-moved rule reads): the lookups,
+ * scattered over the set, then wait for memory together instead of one
+ * after the other. The same calls in the same order as sn_tree_leaves_query. */
+static void sn_pair_leaves_search(sn_pair_query *q, const sn_tree_leaf *leaves, int32_t count, uint64_t mask) {
+  int32_t hits[SN_PAIR_GROUP_LEAVES];
+  int32_t n = 0;
+  for (int32_t k = 0; k < count; ++k) {
+    const sn_tree_leaf *leaf = leaves + k;
+    if ((leaf->category_bits & mask) == 0 || !sn_aabb_overlaps(leaf->aabb, q->fat_aabb)) continue;
+    hits[n++] = k;
+  }
+  const sn_world *w = q->w;
+  for (int32_t k = 0; k < n; ++k) {
+    int32_t other = leaves[hits[k]].user_data;
+    if (other == q->query_shape) continue;
+    sn_pair_set_prefetch(&w->pairs, sn_pair_key(q->query_shape, other));
+    if (other < q->query_shape) SN_PAIR_PREFETCH(&w->shapes.data[other].enlarged);
+  }
+  for (int32_t k = 0; k < n; ++k) {
+    const sn_tree_leaf *leaf = leaves + hits[k];
+    if (!sn_pair_query_fcn(leaf->proxy_id, leaf->user_data, q)) return;
+  }
+}
+
 /* Shape si's search (entry i of the move buffer) over the leaves kept for
  * its group (count -1: too many, the tree itself); false when out of memory. */
 static bool sn_pair_search(sn_world *w, int32_t i, sn_tree_leaf (*leaves)[SN_PAIR_GROUP_LEAVES], const int32_t *counts,
@@ -303,7 +337,7 @@ static bool sn_pair_search(sn_world *w, int32_t i, sn_tree_leaf (*leaves)[SN_PAI
     if (counts[0] < 0)
       sn_tree_query(&w->static_tree, s->fat_aabb, mask, sn_pair_query_fcn, &q);
     else
-      sn_tree_leaves_query(leaves[0], counts[0], s->fat_aabb, mask, sn_pair_query_fcn, &q);
+      sn_pair_leaves_search(&q, leaves[0], counts[0], mask);
   }
   q.tree = &w->dynamic_tree;
   q.tree_is_static = false;
@@ -311,7 +345,7 @@ static bool sn_pair_search(sn_world *w, int32_t i, sn_tree_leaf (*leaves)[SN_PAI
     if (counts[1] < 0)
       sn_tree_query(&w->dynamic_tree, s->fat_aabb, mask, sn_pair_query_fcn, &q);
     else
-      sn_tree_leaves_query(leaves[1], counts[1], s->fat_aabb, mask, sn_pair_query_fcn, &q);
+      sn_pair_leaves_search(&q, leaves[1], counts[1], mask);
   }
   if (q.oom) return false;
   if (q.full) {
