@@ -190,14 +190,19 @@ typedef struct sn_item_cursor {
   bool recording; ///< the levels found go to the world's cache
 } sn_item_cursor;
 
-/* Item n of the cursor for constraint j, its params and instance at pp and
- * ip (packed copies): a view per rigid body, the endpoints' pointers at ptrs.
- * A body the step does not move (static, asleep) gets a private copy of the
- * resting state, so the items of one level share no memory. */
-static void sn_view_item(sn_world *w, sn_step_context *ctx, const sn_soft_context *soft, sn_item_cursor *c, int32_t n,
-                         int32_t j, const void *pp, void *ip, sn_constraint_body **ptrs) {
+/* Item n of the cursor for constraint j: its params and instance copied to
+ * pp and ip (packed in solve order), its owner, a view per rigid body and
+ * the endpoints' pointers at ptrs (counted in c->used). A body the step
+ * does not move (static, asleep) gets a private copy of the resting state,
+ * so the items of one level share no memory. */
+static void sn_place_item(sn_world *w, sn_step_context *ctx, const sn_soft_context *soft, sn_item_cursor *c, int32_t n,
+                          int32_t j, void *pp, void *ip, sn_constraint_body **ptrs) {
   const sn_constraint *k = w->constraints.data + j;
   const sn_constraint_type *t = k->type;
+  memcpy(pp, k->params, t->params_size);
+  memcpy(ip, k->instance, t->instance_size);
+  c->owners[n] = j;
+  c->used += (int32_t)t->body_count + k->particle_count;
   sn_constraint_item *item = c->items + n;
   memset(item, 0, sizeof(*item));
   item->params = pp;
@@ -242,11 +247,7 @@ static bool sn_emit_item(sn_world *w, sn_step_context *ctx, const sn_soft_contex
   sn_pack_block(w, t->params_size, t->params_align, 1, &pp);
   sn_pack_block(w, t->instance_size, t->instance_align, 1, &ip);
   if (pp == 0 || ip == 0) return false;
-  memcpy((void *)pp, k->params, t->params_size);
-  memcpy((void *)ip, k->instance, t->instance_size);
-  c->owners[c->n] = j;
-  sn_view_item(w, ctx, soft, c, c->n, j, (const void *)pp, (void *)ip, c->ptrs + c->used);
-  c->used += (int32_t)t->body_count + k->particle_count;
+  sn_place_item(w, ctx, soft, c, c->n, j, (void *)pp, (void *)ip, c->ptrs + c->used);
   c->n++;
   batch->count++;
   return true;
@@ -269,17 +270,6 @@ static bool sn_add_items(sn_world *w, sn_step_context *ctx, const sn_soft_contex
   return true;
 }
 
-/* sn_add_items for an impulse type, its items in levels: slot order cut
- * into levels, an item's level one past the last level of the earlier items
- * on its moving bodies (a static or sleeping side conflicts with nothing; a
- * kinematic one does, its state is written; an item with particles comes
- * past every earlier item, and every later one past it). The items of a
- * level share no state, and every item an item follows in slot order on a
- * body lies in an earlier level: the levels in turn, each level's items in
- * any order, together (SIMD lanes) or in parallel blocks, give the bits of
- * the serial slot order, whose Gauss-Seidel sweeps carry a correction down
- * a chain in one pass. The levels depend on the constraints and the awake
- * bodies alone, never on the worker count. */
 /* Whether the levels kept in the world (sn_constraint_lists) are this
  * step's: found for the same constraints (topology: a constraint came or
  * went, a body was disabled or enabled) and the same awake bodies in the
@@ -342,21 +332,25 @@ static bool sn_add_kept_items(sn_world *w, sn_step_context *ctx, const sn_soft_c
   const size_t is = sn_pack_block(w, t->instance_size, t->instance_align, found, &ip);
   if (pp == 0 || ip == 0) return false;
   const int32_t n0 = c->n;
-  for (int32_t at = 0; at < found; ++at) {
-    const int32_t j = order[at];
-    const sn_constraint *k = w->constraints.data + j;
-    memcpy((void *)(pp + (size_t)at * ps), k->params, t->params_size);
-    memcpy((void *)(ip + (size_t)at * is), k->instance, t->instance_size);
-    c->owners[n0 + at] = j;
-    sn_view_item(w, ctx, soft, c, n0 + at, j, (const void *)(pp + (size_t)at * ps), (void *)(ip + (size_t)at * is),
-                 c->ptrs + c->used);
-    c->used += (int32_t)t->body_count + k->particle_count;
-  }
+  for (int32_t at = 0; at < found; ++at)
+    sn_place_item(w, ctx, soft, c, n0 + at, order[at], (void *)(pp + (size_t)at * ps), (void *)(ip + (size_t)at * is),
+                  c->ptrs + c->used);
   c->n += found;
   batch->count += found;
   return true;
 }
 
+/* sn_add_items for an impulse type, its items in levels: slot order cut
+ * into levels, an item's level one past the last level of the earlier items
+ * on its moving bodies (a static or sleeping side conflicts with nothing; a
+ * kinematic one does, its state is written; an item with particles comes
+ * past every earlier item, and every later one past it). The items of a
+ * level share no state, and every item an item follows in slot order on a
+ * body lies in an earlier level: the levels in turn, each level's items in
+ * any order, together (SIMD lanes) or in parallel blocks, give the bits of
+ * the serial slot order, whose Gauss-Seidel sweeps carry a correction down
+ * a chain in one pass. The levels depend on the constraints and the awake
+ * bodies alone, never on the worker count. */
 static bool sn_add_levelled_items(sn_world *w, sn_step_context *ctx, const sn_soft_context *soft, sn_joint_batch *batch,
                                   sn_item_cursor *c, const int32_t *slots, int32_t from, int32_t count) {
   const sn_level_cache *kept = c->cached ? sn_kept_levels(w, batch->type) : NULL;
@@ -418,14 +412,9 @@ static bool sn_add_levelled_items(sn_world *w, sn_step_context *ctx, const sn_so
   }
   const int32_t n0 = c->n;
   for (int32_t i = 0; i < found; ++i) {
-    const int32_t at = level[i], j = c->found[i];
-    const sn_constraint *k = w->constraints.data + j;
-    memcpy((void *)(pp + (size_t)at * ps), k->params, t->params_size);
-    memcpy((void *)(ip + (size_t)at * is), k->instance, t->instance_size);
-    c->owners[n0 + at] = j;
-    sn_view_item(w, ctx, soft, c, n0 + at, j, (const void *)(pp + (size_t)at * ps), (void *)(ip + (size_t)at * is),
-                 c->ptrs + ends[at]);
-    c->used += (int32_t)t->body_count + k->particle_count;
+    const int32_t at = level[i];
+    sn_place_item(w, ctx, soft, c, n0 + at, c->found[i], (void *)(pp + (size_t)at * ps), (void *)(ip + (size_t)at * is),
+                  c->ptrs + ends[at]);
   }
   c->n += found;
   batch->count += found;

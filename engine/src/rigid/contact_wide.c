@@ -317,15 +317,14 @@ static inline int sn_wide_lane_surface(sn_wide_group *g, int l, float tangent_sp
 }
 
 /* The lane rows the arithmetic fills, four contacts each. */
-#define SN_PREP_ROWS(X)                                                                                                \
-  X(nx)                                                                                                                \
-  X(ny)                                                                                                                \
-  X(ma)                                                                                                                \
-  X(mb)                                                                                                                \
-  X(iia)                                                                                                               \
-  X(iib) X(bias_rate) X(mass_scale) X(impulse_scale) X(k11) X(k12) X(k22) X(n11) X(n12) X(n22) X(nm1) X(nm2) X(tm1)    \
-      X(tm2) X(r1ax) X(r1ay) X(r1bx) X(r1by) X(r2ax) X(r2ay) X(r2bx) X(r2by) X(base1) X(base2) X(ni1) X(ni2) X(ti1)    \
-          X(ti2) X(rv1) X(rv2)
+// clang-format off
+#define SN_PREP_ROWS(X) \
+  X(nx) X(ny) X(ma) X(mb) X(iia) X(iib) \
+  X(bias_rate) X(mass_scale) X(impulse_scale) \
+  X(k11) X(k12) X(k22) X(n11) X(n12) X(n22) X(nm1) X(nm2) X(tm1) X(tm2) \
+  X(r1ax) X(r1ay) X(r1bx) X(r1by) X(r2ax) X(r2ay) X(r2bx) X(r2by) \
+  X(base1) X(base2) X(ni1) X(ni2) X(ti1) X(ti2) X(rv1) X(rv2)
+// clang-format on
 
 /* What a lane reads of one of its bodies, as two rows of four: inverse
  * mass, inverse inertia, centre offset x, y; velocity x, y, angular, pad
