@@ -32,7 +32,7 @@ typedef struct sn_toi_query {
   float reach;          ///< farthest core point from the body's centre of mass
   float rotation;       ///< its term of the time of impact's rotation bound
   sn_vec2 disc_center;  ///< a disc inside the fast shape at the step's start (world)
-  float disc_radius;    ///< (negative: none, see sn_inscribed_disc)
+  float disc_radius;    ///< (negative: none, see sn_geometry_inscribed_disc)
   int32_t hit_shape;    ///< the fast body's shape and the other shape of the
   int32_t hit_other;    ///< earliest hit (SN_NULL_INDEX: none yet)
 } sn_toi_query;
@@ -53,29 +53,6 @@ static sn_sweep sn_step_sweep(const sn_body *b) {
  * to o->toi_fraction of its motion and stayed there (until it is handled,
  * toi_fraction is 1). */
 static bool sn_toi_stopped(const sn_body *o) { return o->is_fast && o->solver_index >= 0 && o->toi_fraction < 1.0f; }
-
-/* A disc inside the shape (body frame): its radius, negative when the shape
- * has none worth using (segments). */
-static float sn_inscribed_disc(const sn_geometry *g, sn_vec2 *center) {
-  switch (g->type) {
-  case SN_SHAPE_CIRCLE:
-    *center = g->circle.center;
-    return g->circle.radius;
-  case SN_SHAPE_CAPSULE:
-    *center = sn_lerp(g->capsule.center1, g->capsule.center2, 0.5f);
-    return g->capsule.radius;
-  case SN_SHAPE_POLYGON: {
-    const sn_polygon *p = &g->polygon;
-    float inner = FLT_MAX;
-    for (int32_t i = 0; i < p->count; ++i)
-      inner = sn_minf(inner, sn_dot(p->normals[i], sn_sub(p->vertices[i], p->centroid)));
-    *center = p->centroid;
-    return inner + p->radius;
-  }
-  default:
-    return -1.0f;
-  }
-}
 
 /* Rounding allowance of the shortcut below: far more than the distance's
  * float error, far less than the speculative distance. */
@@ -229,7 +206,7 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
     /* two discs inside the shapes, nearer than the speculative distance at
      * the start: so are the shapes, no distance needed */
     sn_vec2 local;
-    const float radius = sn_inscribed_disc(&other->geom, &local);
+    const float radius = sn_geometry_inscribed_disc(&other->geom, &local);
     if (radius >= 0.0f) {
       const sn_sweep so = sn_step_sweep(ob);
       const sn_vec2 center = sn_add(so.c1, sn_rotate(so.q1, sn_sub(local, so.local_center)));
@@ -380,7 +357,7 @@ static void sn_toi_sweep(sn_world *w, int32_t k, const sn_toi_group *g, int32_t 
     q->reach = sn_proxy_reach(&q->proxy, b->local_center);
     q->rotation = sn_sweep_rotation_reach(&q->sweep, &q->proxy);
     sn_vec2 local;
-    q->disc_radius = sn_inscribed_disc(&q->shape->geom, &local);
+    q->disc_radius = sn_geometry_inscribed_disc(&q->shape->geom, &local);
     q->disc_center = sn_add(q->sweep.c1, sn_rotate(q->sweep.q1, sn_sub(local, q->sweep.local_center)));
     const sn_aabb box = g != NULL ? g->shape_box[n++]
                                   : sn_aabb_union(sn_geometry_compute_aabb(&q->shape->geom, xf1),

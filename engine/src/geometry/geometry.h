@@ -43,6 +43,12 @@ sn_vec2 sn_geometry_centroid(const sn_geometry *g);
 /// used for continuous collision thresholds.
 float sn_geometry_extent(const sn_geometry *g);
 
+/// A disc inside the shape (body frame): its radius and, at center, its
+/// centre; negative for segments and chain segments, which enclose no area.
+/// A polygon's is about its centroid, as far as its nearest edge plus its
+/// rounding.
+float sn_geometry_inscribed_disc(const sn_geometry *g, sn_vec2 *center);
+
 /// True if the local point lies in the solid shape (segments: never).
 bool sn_geometry_test_point(const sn_geometry *g, sn_vec2 local_point);
 

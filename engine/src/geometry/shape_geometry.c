@@ -10,6 +10,7 @@
  * One-sided (chain) segments follow the chain convention of geometry.h: the
  * collision normal is the right perpendicular of point1 -> point2, and only a
  * ray that arrives from that side (travelling against the normal) hits. */
+#include <float.h>
 #include <string.h>
 
 #include "sinew/sinew.h"
@@ -333,4 +334,29 @@ sn_cast_output sn_geometry_ray_cast(const sn_geometry *g, const sn_ray_input *lo
     break;
   }
   return no_hit();
+}
+
+float sn_geometry_inscribed_disc(const sn_geometry *g, sn_vec2 *center) {
+  *center = (sn_vec2){0.0f, 0.0f};
+  switch (g->type) {
+  case SN_SHAPE_CIRCLE:
+    *center = g->circle.center;
+    return g->circle.radius;
+  case SN_SHAPE_CAPSULE:
+    *center = sn_lerp(g->capsule.center1, g->capsule.center2, 0.5f);
+    return g->capsule.radius;
+  case SN_SHAPE_POLYGON: {
+    const sn_polygon *p = &g->polygon;
+    float inner = FLT_MAX;
+    for (int32_t i = 0; i < p->count; ++i)
+      inner = sn_minf(inner, sn_dot(p->normals[i], sn_sub(p->vertices[i], p->centroid)));
+    *center = p->centroid;
+    return inner + p->radius;
+  }
+  case SN_SHAPE_SEGMENT:
+  case SN_SHAPE_CHAIN_SEGMENT:
+  case SN_SHAPE_TYPE_COUNT:
+    break;
+  }
+  return -1.0f;
 }

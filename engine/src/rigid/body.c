@@ -169,21 +169,8 @@ static float sn_shape_reach(const sn_geometry *g, sn_vec2 local_center) {
 /* The thinnest shape decides how far the body may move per step without
  * tunnelling: the shape's inner radius. */
 static float sn_shape_inner(const sn_geometry *g) {
-  float extent = sn_geometry_extent(g);
-  float inner = g->type == SN_SHAPE_CIRCLE    ? g->circle.radius
-                : g->type == SN_SHAPE_CAPSULE ? g->capsule.radius
-                : g->type == SN_SHAPE_POLYGON ? g->polygon.radius + extent * 0.25f
-                                              : 0.0f;
-  if (g->type == SN_SHAPE_POLYGON) {
-    /* inner radius of the polygon: smallest distance from centroid to an edge */
-    float inner_poly = SN_HUGE;
-    for (int32_t i = 0; i < g->polygon.count; ++i) {
-      float d = sn_dot(g->polygon.normals[i], sn_sub(g->polygon.vertices[i], g->polygon.centroid));
-      inner_poly = sn_minf(inner_poly, d);
-    }
-    inner = inner_poly + g->polygon.radius;
-  }
-  return inner;
+  sn_vec2 center;
+  return sn_maxf(sn_geometry_inscribed_disc(g, &center), 0.0f); /* (segments: 0) */
 }
 
 /* max_extent over every shape about the current centre of mass. */
