@@ -207,24 +207,8 @@ static void revolute_axial_rows(const sn_step_info *info, sn_constraint_item *it
  * feedback on the gap in the biased pass. */
 static void revolute_point_row(sn_constraint_item *item, int use_bias) {
   revolute_instance *j = item->instance;
-  const sn_constraint_body *a = item->bodies[0], *b = item->bodies[1];
-  sn_solver_body *sa = a->state, *sb = b->state;
-  const float ia = a->inv_inertia, ib = b->inv_inertia, ma = a->inv_mass, mb = b->inv_mass;
-  sn_vec2 ra = sn_pm_rotate(sa->dq, j->ra), rb = sn_pm_rotate(sb->dq, j->rb);
-  sn_vec2 cdot = sn_pm_relative_velocity(sa, sb, ra, rb);
-  sn_vec2 bias = {0.0f, 0.0f};
-  float ms = 1.0f, is = 0.0f;
-  if (use_bias) {
-    sn_vec2 sep = sn_pm_separation(sa, sb, ra, rb, j->delta_center);
-    bias = sn_pm_scale(j->bias_rate, sep);
-    ms = j->mass_scale;
-    is = j->impulse_scale;
-  }
-  sn_vec2 rhs = sn_pm_add(cdot, bias);
-  sn_vec2 x = sn_pm_solve22(sn_pm_point_mass(ma, mb, ia, ib, ra, rb), rhs);
-  sn_vec2 impulse = {-ms * x.x - is * j->impulse.x, -ms * x.y - is * j->impulse.y};
-  j->impulse = sn_pm_add(j->impulse, impulse);
-  sn_pm_apply_point(a, b, ra, rb, impulse, 0.0f);
+  const sn_pm_softness soft = {j->bias_rate, j->mass_scale, j->impulse_scale};
+  sn_pm_point_row(item->bodies[0], item->bodies[1], j->ra, j->rb, j->delta_center, soft, use_bias, &j->impulse);
 }
 
 #if SN_PB_SIMD

@@ -129,7 +129,7 @@ static void weld_solve(const sn_step_info *info, sn_constraint_item *items, int3
     weld_instance *j = items[i].instance;
     const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
     sn_solver_body *sa = a->state, *sb = b->state;
-    const float ia = a->inv_inertia, ib = b->inv_inertia, ma = a->inv_mass, mb = b->inv_mass;
+    const float ia = a->inv_inertia, ib = b->inv_inertia;
 
     /* angular: Cdot = wB - wA, C = relative angle - reference */
     int soft = p->angular_hertz > 0.0f;
@@ -150,22 +150,8 @@ static void weld_solve(const sn_step_info *info, sn_constraint_item *items, int3
     /* point: vB + wB x rB - vA - wA x rA = 0, with feedback on the gap */
     soft = p->linear_hertz > 0.0f;
     if (!use_bias && soft) continue;
-    sn_vec2 ra = sn_pm_rotate(sa->dq, j->ra), rb = sn_pm_rotate(sb->dq, j->rb);
-    sn_vec2 cdot = sn_pm_relative_velocity(sa, sb, ra, rb);
-    sn_vec2 bias = {0.0f, 0.0f};
-    float ms = 1.0f, is = 0.0f;
-    if (use_bias) {
-      sn_vec2 sep = sn_pm_separation(sa, sb, ra, rb, j->delta_center);
-      bias = sn_pm_scale(j->linear_bias_rate, sep);
-      ms = j->linear_mass_scale;
-      is = j->linear_impulse_scale;
-    }
-    /* K = (mA + mB) I + iA [rA]x^T [rA]x + iB [rB]x^T [rB]x, solved by Cramer */
-    sn_vec2 rhs = sn_pm_add(cdot, bias);
-    sn_vec2 x = sn_pm_solve22(sn_pm_point_mass(ma, mb, ia, ib, ra, rb), rhs);
-    sn_vec2 impulse = {-ms * x.x - is * j->linear_impulse.x, -ms * x.y - is * j->linear_impulse.y};
-    j->linear_impulse = sn_pm_add(j->linear_impulse, impulse);
-    sn_pm_apply_point(a, b, ra, rb, impulse, 0.0f);
+    const sn_pm_softness linear = {j->linear_bias_rate, j->linear_mass_scale, j->linear_impulse_scale};
+    sn_pm_point_row(a, b, j->ra, j->rb, j->delta_center, linear, use_bias, &j->linear_impulse);
   }
 }
 

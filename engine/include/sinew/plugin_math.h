@@ -317,6 +317,32 @@ static inline sn_pm_line_frame sn_pm_line_frame_at(const sn_solver_body *sa, con
 /// and centre B - centre A at step start delta_center, moves both anchors
 /// together (error clamped to SN_PM_MAX_PROJECTION_SPEED * h) with the
 /// velocity that goes with it; returns the positional impulse applied to B.
+/// The velocity row of a pin (point) joint, one substep: vB + wB x rB - vA -
+/// wA x rA = 0 with step-start arms ra0, rb0 and centre B - centre A at
+/// step start delta_center; with use_bias, soft feedback on the anchors' gap
+/// (soft: sn_pm_soft), without it a rigid row. K = (mA + mB) I + iA [rA]x^T
+/// [rA]x + iB [rB]x^T [rB]x is solved by Cramer's rule. Adds the impulse to
+/// *accumulated (warm-started) and applies it to both bodies.
+static inline void sn_pm_point_row(const sn_constraint_body *a, const sn_constraint_body *b, sn_vec2 ra0, sn_vec2 rb0,
+                                   sn_vec2 delta_center, sn_pm_softness soft, int use_bias, sn_vec2 *accumulated) {
+  sn_solver_body *sa = a->state, *sb = b->state;
+  sn_vec2 ra = sn_pm_rotate(sa->dq, ra0), rb = sn_pm_rotate(sb->dq, rb0);
+  sn_vec2 cdot = sn_pm_relative_velocity(sa, sb, ra, rb);
+  sn_vec2 bias = {0.0f, 0.0f};
+  float ms = 1.0f, is = 0.0f;
+  if (use_bias) {
+    sn_vec2 sep = sn_pm_separation(sa, sb, ra, rb, delta_center);
+    bias = sn_pm_scale(soft.bias_rate, sep);
+    ms = soft.mass_scale;
+    is = soft.impulse_scale;
+  }
+  sn_vec2 rhs = sn_pm_add(cdot, bias);
+  sn_vec2 x = sn_pm_solve22(sn_pm_point_mass(a->inv_mass, b->inv_mass, a->inv_inertia, b->inv_inertia, ra, rb), rhs);
+  sn_vec2 impulse = {-ms * x.x - is * accumulated->x, -ms * x.y - is * accumulated->y};
+  *accumulated = sn_pm_add(*accumulated, impulse);
+  sn_pm_apply_point(a, b, ra, rb, impulse, 0.0f);
+}
+
 static inline sn_vec2 sn_pm_project_anchors(const sn_step_info *info, const sn_constraint_body *a,
                                             const sn_constraint_body *b, sn_vec2 ra0, sn_vec2 rb0,
                                             sn_vec2 delta_center) {
