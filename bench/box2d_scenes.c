@@ -597,7 +597,11 @@ bool sn_box2d_scene_step_callback(sn_scene *s, int32_t k) {
   if (st == NULL) return true;
   if (st->kind == SN_B2_SPINNER) {
     double a = 0.0, unused = 0.0;
-    if (sn_constraint_get_state(s->world, st->motor, "angle", &a, &unused) != SN_OK) return false;
+    sn_result r = sn_constraint_get_state(s->world, st->motor, "angle", &a, &unused);
+    if (r != SN_OK) {
+      fprintf(stderr, "sinew-bench: spinner: the motor's angle: %s\n", sn_world_last_error(s->world));
+      return false;
+    }
     st->motor_angle = a;
     return true;
   }
