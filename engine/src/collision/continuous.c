@@ -32,6 +32,7 @@ typedef struct sn_toi_query {
   float reach;          ///< farthest core point from the body's centre of mass
   float rotation;       ///< its term of the time of impact's rotation bound
   sn_vec2 disc_center;  ///< a disc inside the fast shape at the step's start (world)
+  sn_vec2 disc_local;   ///< its centre in the body frame
   float disc_radius;    ///< (negative: none, see sn_geometry_inscribed_disc)
   int32_t hit_shape;    ///< the fast body's shape and the other shape of the
   int32_t hit_other;    ///< earliest hit (SN_NULL_INDEX: none yet)
@@ -216,6 +217,20 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
   }
   sn_toi_output out = sn_toi_against(ob, &proxy_a, q, skip_near ? SN_SPECULATIVE_DISTANCE : -FLT_MAX);
   if (skip_near && !(out.separation0 >= SN_SPECULATIVE_DISTANCE)) return true;
+  if (((out.state == SN_TOI_HIT && out.fraction == 0.0f) || out.state == SN_TOI_OVERLAPPED) && q->disc_radius > 0.0f) {
+    /* Touching or overlapping at the step's start (a body stopped at a wall
+     * last step, resting on it, or pressed into it): the sweep cannot tell
+     * sliding along the surface or leaving it from going through it, so it
+     * is not stopped at 0. What must not happen is its core going through:
+     * a small disc at the centre of its inscribed disc, a quarter of that
+     * disc's radius, is swept instead and stops the body where that disc
+     * would reach the other shape (a crowd pushing a box through a thin
+     * wall). */
+    sn_toi_query core = *q;
+    core.proxy = sn_make_proxy_points(&q->disc_local, 1, 0.25f * q->disc_radius);
+    core.rotation = -1.0f;
+    out = sn_toi_against(ob, &proxy_a, &core, -FLT_MAX);
+  }
   if (out.state == SN_TOI_HIT && out.fraction > 0.0f && out.fraction < q->fraction) {
     q->fraction = out.fraction;
     q->hit_shape = (int32_t)(q->shape - w->shapes.data);
@@ -356,9 +371,8 @@ static void sn_toi_sweep(sn_world *w, int32_t k, const sn_toi_group *g, int32_t 
     q->proxy = sn_geometry_proxy(&q->shape->geom);
     q->reach = sn_proxy_reach(&q->proxy, b->local_center);
     q->rotation = sn_sweep_rotation_reach(&q->sweep, &q->proxy);
-    sn_vec2 local;
-    q->disc_radius = sn_geometry_inscribed_disc(&q->shape->geom, &local);
-    q->disc_center = sn_add(q->sweep.c1, sn_rotate(q->sweep.q1, sn_sub(local, q->sweep.local_center)));
+    q->disc_radius = sn_geometry_inscribed_disc(&q->shape->geom, &q->disc_local);
+    q->disc_center = sn_add(q->sweep.c1, sn_rotate(q->sweep.q1, sn_sub(q->disc_local, q->sweep.local_center)));
     const sn_aabb box = g != NULL ? g->shape_box[n++]
                                   : sn_aabb_union(sn_geometry_compute_aabb(&q->shape->geom, xf1),
                                                   sn_geometry_compute_aabb(&q->shape->geom, b->xf));
