@@ -451,6 +451,7 @@ bool sn_step_context_init(sn_world *w, sn_step_context *ctx, float dt) {
   ctx->max_rotation = SN_MAX_ROTATION;
   ctx->prepare_block = 0; /* (every group completed by sn_prepare_lanes until the step sets it) */
   if (ctx->states == NULL) return false;
+  assert(((uintptr_t)ctx->states & 63u) == 0);
   ctx->states[nb] = (sn_body_state){{0.0f, 0.0f}, 0.0f, 0.0f, {0.0f, 0.0f}, {1.0f, 0.0f}};
   return true;
 }
