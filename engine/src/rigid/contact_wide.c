@@ -875,35 +875,16 @@ _Static_assert(L == 8 && offsetof(sn_wide_group, ia) % 32 == 0 && sizeof(sn_wide
                    sizeof(float[L]) == 32,
                "lane rows are 32 bytes");
 
-/// Groups ahead whose lines the warm start fetches.
-#define SN_WARM_AHEAD 8
-/// Groups ahead whose bodies' states the contact passes fetch (their
-/// indices fetched SN_INDEX_AHEAD groups ahead by the solve and relax).
+/// Groups ahead whose bodies' states the solve and relax fetch, and whose
+/// body indices they fetch.
 #define SN_STATES_AHEAD 3
 #define SN_INDEX_AHEAD  6
 
-/* The lines of group g the warm start reads (its bodies, normal, masses,
- * anchors and accumulated impulses: 11 of its 24 lines, read sparsely). */
-static inline void sn_wide_prefetch_warm(const sn_wide_group *g) {
-  const char *p = (const char *)g;
-  SN_PREFETCH(p + offsetof(sn_wide_group, nx));
-  SN_PREFETCH(p + offsetof(sn_wide_group, ma));
-  SN_PREFETCH(p + offsetof(sn_wide_group, iib));
-  SN_PREFETCH(p + offsetof(sn_wide_group, r1ax));
-  SN_PREFETCH(p + offsetof(sn_wide_group, r1bx));
-  SN_PREFETCH(p + offsetof(sn_wide_group, r2ax));
-  SN_PREFETCH(p + offsetof(sn_wide_group, r2bx));
-  SN_PREFETCH(p + offsetof(sn_wide_group, ni1));
-  SN_PREFETCH(p + offsetof(sn_wide_group, ti2));
-  SN_PREFETCH(p + offsetof(sn_wide_group, ia));
-  SN_PREFETCH(p + offsetof(sn_wide_group, ib));
-  SN_PREFETCH(p + offsetof(sn_wide_group, ia_write));
-}
-
-/* The states of group g's sixteen bodies, for writing. A pass streams the
- * groups (megabytes in a large pile) through the caches and pushes the
- * states out of them, so without this each group waited for its bodies'
- * states (a warm start, which does little arithmetic, cost half a solve). */
+/* The states of group g's sixteen bodies, for writing (solve and relax).
+ * A pass streams the groups (megabytes in a large pile) through the caches
+ * and pushes the states out of them. The warm start does not fetch: it
+ * gained nothing measurable from this, nor from fetching its groups' lines
+ * ahead. */
 static inline void sn_wide_prefetch_states(const sn_wide_group *g, const sn_body_state *states) {
   for (int l = 0; l < L; ++l) {
     SN_PREFETCH_WRITE(states + g->ia[l]);
@@ -914,17 +895,13 @@ static inline void sn_wide_prefetch_states(const sn_wide_group *g, const sn_body
 /* Groups [g, end): 8 lanes at once with AVX2, else two halves of 4 (the
  * second only if it has a contact). */
 void sn_wide_warm_range(const sn_wide_set *set, sn_body_state *states, int32_t g, int32_t end) {
-  for (int32_t a = g; a < g + SN_WARM_AHEAD && a < end; ++a) sn_wide_prefetch_warm(set->groups + a);
-  for (int32_t a = g; a < g + SN_STATES_AHEAD && a < end; ++a) sn_wide_prefetch_states(set->groups + a, states);
-  for (; g < end; ++g) {
-    if (g + SN_WARM_AHEAD < end) sn_wide_prefetch_warm(set->groups + g + SN_WARM_AHEAD);
-    if (g + SN_STATES_AHEAD < end) sn_wide_prefetch_states(set->groups + g + SN_STATES_AHEAD, states);
 #if SN_HAVE_AVX2
-    if (set->use_avx2) {
-      sn_wide8_warm_group(states, set->groups + g, 0);
-      continue;
-    }
+  if (set->use_avx2) {
+    for (; g < end; ++g) sn_wide8_warm_group(states, set->groups + g, 0);
+    return;
+  }
 #endif
+  for (; g < end; ++g) {
     sn_wide4_warm_group(states, set->groups + g, 0);
     if (set->groups[g].lanes > 4) sn_wide4_warm_group(states, set->groups + g, 4);
   }
