@@ -95,6 +95,33 @@ bool sn_continuous_may_touch(sn_sweep sweep_a, float reach_a, float split_a, sn_
   return !(dist_sq > limit * limit);
 }
 
+/* Squared distance between the segments p1 p2 and q1 q2. */
+static float sn_segments_distance_sq(sn_vec2 p1, sn_vec2 p2, sn_vec2 q1, sn_vec2 q2) {
+  /* crossing segments: each one's ends on opposite sides of the other */
+  const sn_vec2 dp = sn_sub(p2, p1), dq = sn_sub(q2, q1);
+  const float s1 = sn_cross(dp, sn_sub(q1, p1)), s2 = sn_cross(dp, sn_sub(q2, p1));
+  const float s3 = sn_cross(dq, sn_sub(p1, q1)), s4 = sn_cross(dq, sn_sub(p2, q1));
+  if (((s1 <= 0.0f && s2 >= 0.0f) || (s1 >= 0.0f && s2 <= 0.0f)) &&
+      ((s3 <= 0.0f && s4 >= 0.0f) || (s3 >= 0.0f && s4 <= 0.0f)))
+    return 0.0f;
+  /* else the nearest points include an end of one of them */
+  float d = sn_origin_segment_distance_sq(sn_sub(q1, p1), sn_sub(q2, p1));
+  d = sn_minf(d, sn_origin_segment_distance_sq(sn_sub(q1, p2), sn_sub(q2, p2)));
+  d = sn_minf(d, sn_origin_segment_distance_sq(sn_sub(p1, q1), sn_sub(p2, q1)));
+  return sn_minf(d, sn_origin_segment_distance_sq(sn_sub(p1, q2), sn_sub(p2, q2)));
+}
+
+bool sn_continuous_may_touch_any_split(sn_sweep sweep_a, float reach_a, sn_sweep sweep_b, float reach_b,
+                                       float radius) {
+  /* Whatever A's split, its centre stays on its segment c1 c2 (a stopped
+   * body's centre is a point of it, up to rounding) and B's on its own:
+   * the centres are never nearer than the two segments. One more slop
+   * covers the rounding of a stopped centre and of the test itself. */
+  const float limit = reach_a + reach_b + radius + 3.0f * SN_LINEAR_SLOP;
+  const float dist_sq = sn_segments_distance_sq(sweep_a.c1, sweep_a.c2, sweep_b.c1, sweep_b.c2);
+  return !(dist_sq > limit * limit);
+}
+
 /* Time of impact of the fast shape of q against shape proxy_a of body o
  * within q's fraction of the step. o moves as it did over the step; one
  * that was stopped moved along its sweep until then and rests after, so
@@ -143,6 +170,32 @@ static sn_transform sn_toi_other_transform(const sn_body *o, float t) {
   return sn_sweep_get_transform(&sweep, stopped ? t / split : t);
 }
 
+/* Are the discs inside the fast shape of q and inside shape other of body
+ * ob (moving, not a bullet pair) nearer than the speculative distance at
+ * the step's start? Then the pair is near and skipped (see below). */
+static bool sn_toi_discs_near(const sn_toi_query *q, const sn_shape *other, const sn_body *ob) {
+  if (q->disc_radius < 0.0f) return false;
+  sn_vec2 local;
+  const float radius = sn_geometry_inscribed_disc(&other->geom, &local);
+  if (radius < 0.0f) return false;
+  const sn_sweep so = sn_step_sweep(ob);
+  const sn_vec2 center = sn_add(so.c1, sn_rotate(so.q1, sn_sub(local, so.local_center)));
+  const float gap = sn_distance(center, q->disc_center) - radius - q->disc_radius;
+  return gap < SN_SPECULATIVE_DISTANCE - SN_TOI_NEAR_ALLOWANCE;
+}
+
+/* Ahead of its turn, q met fast body ob (not stopped yet) with shape
+ * other: can the pair change q's result in turn, whether ob is stopped by
+ * then or not? False only when every outcome in turn leaves q as it is. */
+static bool sn_toi_ahead_may_matter(const sn_toi_query *q, const sn_shape *other, const sn_body *ob) {
+  /* a one-sided segment's test reads where ob is now */
+  if (other->geom.type == SN_SHAPE_CHAIN_SEGMENT) return true;
+  if (!q->bullet && sn_toi_discs_near(q, other, ob)) return false;
+  const sn_shape_proxy proxy_a = sn_geometry_proxy(&other->geom);
+  return sn_continuous_may_touch_any_split(sn_step_sweep(ob), sn_proxy_reach(&proxy_a, ob->local_center), q->sweep,
+                                           q->reach, proxy_a.radius + q->proxy.radius);
+}
+
 static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *context) {
   (void)proxy_id;
   sn_toi_query *q = context;
@@ -168,8 +221,17 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
   /* a fast body not stopped (yet) may stop later in the pass: only then
    * can the second pass find more than this one did */
   if (ob->is_fast && ob->solver_index >= 0 && ob->toi_fraction == 1.0f) {
+    if (q->ahead) {
+      /* In turn that body may be stopped or not: a pair that the centres'
+       * test rejects for any stop, or that the discs find near at the
+       * start (the step's start does not depend on a stop), changes
+       * nothing in turn either. Any other makes the result depend on that
+       * body's: swept again in turn. */
+      if (!sn_toi_ahead_may_matter(q, other, ob)) return true;
+      q->may_recheck = true;
+      return false;
+    }
     q->may_recheck = true;
-    if (q->ahead) return false; /* the result depends on that body's: swept again in turn */
     if (q->met != NULL && q->met_count <= SN_TOI_MET &&
         (q->met_count == 0 || q->met[q->met_count - 1] != other->body)) {
       if (q->met_count < SN_TOI_MET)
@@ -202,18 +264,9 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
    * struck by a bullet) from plunging into them. The time of impact stops
    * at its first distance for those. */
   const bool skip_near = moving && !q->bullet;
-  if (skip_near && q->disc_radius >= 0.0f) {
-    /* two discs inside the shapes, nearer than the speculative distance at
-     * the start: so are the shapes, no distance needed */
-    sn_vec2 local;
-    const float radius = sn_geometry_inscribed_disc(&other->geom, &local);
-    if (radius >= 0.0f) {
-      const sn_sweep so = sn_step_sweep(ob);
-      const sn_vec2 center = sn_add(so.c1, sn_rotate(so.q1, sn_sub(local, so.local_center)));
-      const float gap = sn_distance(center, q->disc_center) - radius - q->disc_radius;
-      if (gap < SN_SPECULATIVE_DISTANCE - SN_TOI_NEAR_ALLOWANCE) return true;
-    }
-  }
+  /* two discs inside the shapes, nearer than the speculative distance at
+   * the start: so are the shapes, no distance needed */
+  if (skip_near && sn_toi_discs_near(q, other, ob)) return true;
   sn_toi_output out = sn_toi_against(ob, &proxy_a, q, skip_near ? SN_SPECULATIVE_DISTANCE : -FLT_MAX);
   if (skip_near && !(out.separation0 >= SN_SPECULATIVE_DISTANCE)) return true;
   if (out.state == SN_TOI_HIT && out.fraction > 0.0f && out.fraction < q->fraction) {
@@ -400,6 +453,10 @@ static void sn_solve_continuous(sn_world *w, int32_t k, const sn_toi_group *g, i
  * slow bodies stay where they are; the impulses change only velocities),
  * so its result then is its result in turn. The others stop at the first
  * fast body they meet and are swept in turn. */
+/* A fast body's sweep counts as this many items against the world's
+ * parallel_min_items. */
+enum { SN_TOI_AHEAD_WEIGHT = 32 };
+
 typedef struct sn_toi_ahead {
   float fraction;
   int32_t hit_shape, hit_other;
@@ -524,7 +581,13 @@ void sn_continuous_solve(sn_world *w) {
    * user callback: it is only called from the stepping thread. */
   const int32_t nb = w->awake_bodies.count;
   sn_toi_ahead *ahead = NULL;
-  if (w->worker_count > 1 && nb >= w->parallel_min_items && w->custom_filter == NULL) {
+  int32_t fast = 0;
+  if (w->worker_count > 1 && w->custom_filter == NULL) {
+    for (int32_t k = 0; k < nb; ++k) fast += w->bodies.data[w->awake_bodies.data[k]].is_fast ? 1 : 0;
+  }
+  /* a sweep costs tens of times a body's other work in the step: the
+   * sweeps ahead pay from a few dozen fast bodies on */
+  if (w->worker_count > 1 && w->custom_filter == NULL && (int64_t)fast * SN_TOI_AHEAD_WEIGHT >= w->parallel_min_items) {
     ahead = sn_arena_alloc(&w->arena, (size_t)nb * sizeof(sn_toi_ahead));
     sn_toi_ahead_run run = {w, ahead};
     sn_stage_runner r;

@@ -23,6 +23,12 @@ void sn_continuous_solve(sn_world *w);
 /// test before it.
 bool sn_continuous_may_touch(sn_sweep sweep_a, float reach_a, float split_a, sn_sweep sweep_b, float reach_b,
                              float radius);
+/// Can they for some split? False only when sn_continuous_may_touch is
+/// false for every split in (0, 1] and for A's sweep cut at any fraction:
+/// the centres' segments stay farther apart than the reaches, the radius
+/// and the slops.
+bool sn_continuous_may_touch_any_split(sn_sweep sweep_a, float reach_a, sn_sweep sweep_b, float reach_b,
+                                       float radius);
 /// Arena bytes sn_continuous_solve may use: the sweeps ahead and the bodies
 /// each fast body met, for every body that may be awake.
 size_t sn_continuous_scratch_bytes(const sn_world *w);
