@@ -448,15 +448,15 @@ static void sn_solve_continuous(sn_world *w, int32_t k, const sn_toi_group *g, i
   sn_toi_apply(w, k, &q, m);
 }
 
+/* A fast body's sweep counts as this many items against the world's
+ * parallel_min_items. */
+enum { SN_TOI_AHEAD_WEIGHT = 32 };
+
 /* Sweeps ahead, in parallel (sn_continuous_solve): a fast body that meets
  * no fast body reads nothing the pass changes before its turn (static and
  * slow bodies stay where they are; the impulses change only velocities),
  * so its result then is its result in turn. The others stop at the first
  * fast body they meet and are swept in turn. */
-/* A fast body's sweep counts as this many items against the world's
- * parallel_min_items. */
-enum { SN_TOI_AHEAD_WEIGHT = 32 };
-
 typedef struct sn_toi_ahead {
   float fraction;
   int32_t hit_shape, hit_other;
