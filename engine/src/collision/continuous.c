@@ -111,8 +111,7 @@ static float sn_segments_distance_sq(sn_vec2 p1, sn_vec2 p2, sn_vec2 q1, sn_vec2
   return sn_minf(d, sn_origin_segment_distance_sq(sn_sub(p1, q2), sn_sub(p2, q2)));
 }
 
-bool sn_continuous_may_touch_any_split(sn_sweep sweep_a, float reach_a, sn_sweep sweep_b, float reach_b,
-                                       float radius) {
+bool sn_continuous_may_touch_any_split(sn_sweep sweep_a, float reach_a, sn_sweep sweep_b, float reach_b, float radius) {
   /* Whatever A's split, its centre stays on its segment c1 c2 (a stopped
    * body's centre is a point of it, up to rounding) and B's on its own:
    * the centres are never nearer than the two segments. One more slop
@@ -448,9 +447,10 @@ static void sn_solve_continuous(sn_world *w, int32_t k, const sn_toi_group *g, i
   sn_toi_apply(w, k, &q, m);
 }
 
-/* A fast body's sweep counts as this many items against the world's
- * parallel_min_items. */
-enum { SN_TOI_AHEAD_WEIGHT = 32 };
+/* Steps without sweeps ahead after a step whose sweeps ahead finished
+ * fewer than a quarter of the fast bodies (a crowd of fast bodies, all
+ * swept again in turn): they only doubled the work. */
+enum { SN_TOI_AHEAD_REST = 15 };
 
 /* Sweeps ahead, in parallel (sn_continuous_solve): a fast body that meets
  * no fast body reads nothing the pass changes before its turn (static and
@@ -577,23 +577,31 @@ static bool sn_continuous_pass(sn_world *w, bool recheck, const sn_toi_ahead *ah
 void sn_continuous_solve(sn_world *w) {
   /* With workers, fast bodies are swept ahead in parallel first; those
    * that met no fast body keep that result (the same as in turn, so the
-   * outcome does not depend on the worker count). A custom filter is a
-   * user callback: it is only called from the stepping thread. */
+   * outcome does not depend on the worker count). When most of them met
+   * one, the sweeps ahead rest a few steps (SN_TOI_AHEAD_REST), which
+   * changes only who does the work. A custom filter is a user callback:
+   * it is only called from the stepping thread. */
   const int32_t nb = w->awake_bodies.count;
   sn_toi_ahead *ahead = NULL;
-  int32_t fast = 0;
-  if (w->worker_count > 1 && w->custom_filter == NULL) {
-    for (int32_t k = 0; k < nb; ++k) fast += w->bodies.data[w->awake_bodies.data[k]].is_fast ? 1 : 0;
+  bool try_ahead = w->worker_count > 1 && nb >= w->parallel_min_items && w->custom_filter == NULL;
+  if (try_ahead && w->toi_ahead_rest > 0) {
+    w->toi_ahead_rest -= 1;
+    try_ahead = false;
   }
-  /* a sweep costs tens of times a body's other work in the step: the
-   * sweeps ahead pay from a few dozen fast bodies on */
-  if (w->worker_count > 1 && w->custom_filter == NULL && (int64_t)fast * SN_TOI_AHEAD_WEIGHT >= w->parallel_min_items) {
+  if (try_ahead) {
     ahead = sn_arena_alloc(&w->arena, (size_t)nb * sizeof(sn_toi_ahead));
     sn_toi_ahead_run run = {w, ahead};
     sn_stage_runner r;
     if (ahead != NULL && sn_stage_runner_init(&r, &w->arena, 1, w->worker_count, sn_toi_ahead_stage, &run)) {
       sn_stage_add(&r, 0, 0, 0, nb, SN_BLOCK_BODIES, 1);
       sn_stage_run(&w->tasks, &r);
+      int32_t fast = 0, done = 0;
+      for (int32_t k = 0; k < nb; ++k) {
+        if (!w->bodies.data[w->awake_bodies.data[k]].is_fast) continue;
+        fast += 1;
+        done += ahead[k].done ? 1 : 0;
+      }
+      if (4 * (int64_t)done < fast) w->toi_ahead_rest = SN_TOI_AHEAD_REST;
     } else {
       ahead = NULL;
     }
