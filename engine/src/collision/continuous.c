@@ -65,6 +65,47 @@ static float sn_proxy_reach(const sn_shape_proxy *proxy, sn_vec2 center) {
   return sqrtf(reach_sq);
 }
 
+/* sn_proxy_reach(sn_geometry_proxy(g), center) and the proxy's radius,
+ * without building the proxy: the same points in the same order, so the
+ * same bits. */
+static float sn_geometry_core_reach(const sn_geometry *g, sn_vec2 center, float *radius) {
+  sn_vec2 pair[2];
+  const sn_vec2 *points = pair;
+  int32_t count = 2;
+  *radius = 0.0f;
+  switch (g->type) {
+  case SN_SHAPE_CIRCLE:
+    points = &g->circle.center;
+    count = 1;
+    *radius = g->circle.radius;
+    break;
+  case SN_SHAPE_CAPSULE:
+    pair[0] = g->capsule.center1;
+    pair[1] = g->capsule.center2;
+    *radius = g->capsule.radius;
+    break;
+  case SN_SHAPE_SEGMENT:
+    pair[0] = g->segment.point1;
+    pair[1] = g->segment.point2;
+    break;
+  case SN_SHAPE_POLYGON:
+    points = g->polygon.vertices;
+    count = sn_mini(sn_maxi(g->polygon.count, 0), SN_MAX_POLYGON_VERTICES);
+    *radius = g->polygon.radius;
+    break;
+  case SN_SHAPE_CHAIN_SEGMENT:
+    pair[0] = g->chain_segment.segment.point1;
+    pair[1] = g->chain_segment.segment.point2;
+    break;
+  case SN_SHAPE_TYPE_COUNT:
+    count = 0;
+    break;
+  }
+  float reach_sq = 0.0f;
+  for (int32_t i = 0; i < count; ++i) reach_sq = sn_maxf(reach_sq, sn_distance_sq(points[i], center));
+  return sqrtf(reach_sq);
+}
+
 /* Squared distance from the origin to the segment p q. */
 static float sn_origin_segment_distance_sq(sn_vec2 p, sn_vec2 q) {
   sn_vec2 d = sn_sub(q, p);
@@ -190,9 +231,9 @@ static bool sn_toi_ahead_may_matter(const sn_toi_query *q, const sn_shape *other
   /* a one-sided segment's test reads where ob is now */
   if (other->geom.type == SN_SHAPE_CHAIN_SEGMENT) return true;
   if (!q->bullet && sn_toi_discs_near(q, other, ob)) return false;
-  const sn_shape_proxy proxy_a = sn_geometry_proxy(&other->geom);
-  return sn_continuous_may_touch_any_split(sn_step_sweep(ob), sn_proxy_reach(&proxy_a, ob->local_center), q->sweep,
-                                           q->reach, proxy_a.radius + q->proxy.radius);
+  float radius;
+  const float reach = sn_geometry_core_reach(&other->geom, ob->local_center, &radius);
+  return sn_continuous_may_touch_any_split(sn_step_sweep(ob), reach, q->sweep, q->reach, radius + q->proxy.radius);
 }
 
 static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *context) {
@@ -249,12 +290,12 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
     /* bodies collide from the right (the normal side); skip sweeps that start behind */
     if (sn_dot(sn_sub(c1, p1), normal) < 0.0f) return true;
   }
-  const sn_shape_proxy proxy_a = sn_geometry_proxy(&other->geom);
   /* no time of impact for a pair whose centres never come near enough
    * (exact: such a pair never hits, see sn_continuous_may_touch) */
   const float split = sn_toi_stopped(ob) ? ob->toi_fraction : 1.0f;
-  if (!sn_continuous_may_touch(sn_step_sweep(ob), sn_proxy_reach(&proxy_a, ob->local_center), split, q->sweep, q->reach,
-                               proxy_a.radius + q->proxy.radius))
+  float radius_a;
+  const float reach_a = sn_geometry_core_reach(&other->geom, ob->local_center, &radius_a);
+  if (!sn_continuous_may_touch(sn_step_sweep(ob), reach_a, split, q->sweep, q->reach, radius_a + q->proxy.radius))
     return true;
   /* A fast body that is not a bullet skips moving bodies it was already
    * near when the step began: their contact had points within the
@@ -266,6 +307,7 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
   /* two discs inside the shapes, nearer than the speculative distance at
    * the start: so are the shapes, no distance needed */
   if (skip_near && sn_toi_discs_near(q, other, ob)) return true;
+  const sn_shape_proxy proxy_a = sn_geometry_proxy(&other->geom);
   sn_toi_output out = sn_toi_against(ob, &proxy_a, q, skip_near ? SN_SPECULATIVE_DISTANCE : -FLT_MAX);
   if (skip_near && !(out.separation0 >= SN_SPECULATIVE_DISTANCE)) return true;
   if (out.state == SN_TOI_HIT && out.fraction > 0.0f && out.fraction < q->fraction) {
