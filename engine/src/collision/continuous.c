@@ -65,10 +65,9 @@ static float sn_proxy_reach(const sn_shape_proxy *proxy, sn_vec2 center) {
   return sqrtf(reach_sq);
 }
 
-/* sn_proxy_reach(sn_geometry_proxy(g), center) and the proxy's radius,
- * without building the proxy: the same points in the same order, so the
- * same bits. */
-static float sn_geometry_core_reach(const sn_geometry *g, sn_vec2 center, float *radius) {
+/* The proxy's points in the proxy's order (sn_geometry_proxy), so the same
+ * bits as sn_proxy_reach of the proxy. */
+float sn_geometry_core_reach(const sn_geometry *g, sn_vec2 center, float *radius) {
   sn_vec2 pair[2];
   const sn_vec2 *points = pair;
   int32_t count = 2;
