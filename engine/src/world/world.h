@@ -86,6 +86,7 @@ typedef struct sn_world {
   int32_t worker_count;       ///< threads a step may use (base/tasks.c)
   int32_t parallel_min_items; ///< smaller steps stay on one thread (SN_PARALLEL_MIN_ITEMS; tests lower it)
   sn_world_profile profile;   ///< the last step's stage times (sn_world_get_profile)
+  int32_t toi_ahead_rest;     ///< steps continuous collision skips its sweeps ahead (no result depends on it)
   double profile_clock;       ///< ms: when the solver starts, then when it ended (stages meet)
   sn_task_system tasks;       ///< the task callbacks and their stall backoff (base/tasks.c)
   uint32_t xpbd_topology;     ///< bumped when a constraint comes or goes, or a body is disabled or enabled (the XPBD
