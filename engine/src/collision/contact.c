@@ -448,46 +448,6 @@ static bool sn_pair_far_apart(const sn_shape *sa, const sn_shape *sb) {
   return gap > SN_SPECULATIVE_DISTANCE + SN_LINEAR_SLOP + 1.0e-4f * size;
 }
 
-/* True if a pair of round shapes, a circle, capsule or segment against a
- * circle or capsule, or a chain segment against a circle (ordered as the
- * collide table orders them, A first), has tight boxes farther apart along x
- * or y than the speculative distance, plus a rounding allowance (a slop,
- * 1e-4 of the coordinates' size and 1e-3 of B's radius). Their collide
- * functions report a point only when a distance that is at least the gap
- * between the boxes is below the speculative distance:
- * - circles and capsules: the distance of points on the cores (closed forms
- *   on the closest points, or the segments' closest points), less the radii;
- * - a chain segment against a circle: the centre's height over the segment's
- *   line where the centre projects onto the segment, else its distance to
- *   the end, whose height counts instead when its direction is within 1.8
- *   degrees of the normal (cosine 0.9995: the 1e-3 of the radius covers the
- *   5e-4 of the distance lost there).
- * So they would return no points and use no simplex cache: the pair gets the
- * empty manifold without the call. Unlike sn_pair_far_apart, the caller tests
- * it after trying reuse and records the empty manifold for reuse, as the
- * full narrowphase does, so the skip gives the same bits. The tight boxes are
- * as in sn_pair_far_apart; debug builds check every skip against the full
- * test. */
-static bool sn_round_pair_far_apart(const sn_shape *sa, const sn_shape *sb) {
-  const sn_shape_type ta = sa->geom.type, tb = sb->geom.type;
-  float radius_b;
-  if (tb == SN_SHAPE_CIRCLE) {
-    if (ta != SN_SHAPE_CAPSULE && ta != SN_SHAPE_SEGMENT && ta != SN_SHAPE_CHAIN_SEGMENT) return false;
-    radius_b = sb->geom.circle.radius;
-  } else if (tb == SN_SHAPE_CAPSULE) {
-    if (ta != SN_SHAPE_CAPSULE && ta != SN_SHAPE_SEGMENT) return false;
-    radius_b = sb->geom.capsule.radius;
-  } else {
-    return false;
-  }
-  const sn_aabb a = sa->aabb, b = sb->aabb;
-  float gap = sn_maxf(sn_maxf(b.lower.x - a.upper.x, a.lower.x - b.upper.x),
-                      sn_maxf(b.lower.y - a.upper.y, a.lower.y - b.upper.y));
-  float size =
-      sn_maxf(sn_maxf(sn_absf(a.lower.x), sn_absf(a.upper.x)), sn_maxf(sn_absf(a.lower.y), sn_absf(a.upper.y)));
-  return gap > SN_SPECULATIVE_DISTANCE + SN_LINEAR_SLOP + 1.0e-4f * size + 1.0e-3f * radius_b;
-}
-
 /* Manifold reuse (sn_world_def.contact_reuse_distance). After a full
  * narrowphase the manifold is recorded in the bodies' frames (reference).
  * In later steps, while no point of the smaller body has moved farther than
@@ -578,7 +538,10 @@ static bool sn_update_manifold(sn_world *w, sn_contact *c, bool *reused) {
     *reused = true;
     return m->point_count > 0;
   }
-  if (sn_round_pair_far_apart(sa, sb)) {
+  /* round pairs beyond the speculative distance: after reuse (which may keep
+   * the empty manifold), and recorded for reuse as below, so the skip changes
+   * nothing the full narrowphase would have done */
+  if (sn_round_pair_far_apart(&sa->geom, sa->aabb, &sb->geom, sb->aabb)) {
 #ifndef NDEBUG
     sn_manifold full = sn_collide(&sa->geom, ba->xf, &sb->geom, bb->xf, NULL);
     assert(full.point_count == 0 && "shape AABB out of date with its body's transform");

@@ -1245,6 +1245,38 @@ sn_manifold sn_collide_chain_segment_and_capsule(const sn_chain_segment *a, sn_t
 
 /* ------------------------------------------------------------- dispatch */
 
+/* The allowance is a slop, 1e-4 of the coordinates' size (hundreds of float
+ * steps) and 1e-3 of B's radius. These pairs report a point only when a
+ * distance that is at least the gap between the boxes is below the
+ * speculative distance:
+ * - circles and capsules (discs_local, capsules_local): the distance of
+ *   points on the cores, less the radii;
+ * - a chain segment against a circle (chain_disc_local): the centre's height
+ *   over the segment's line where the centre projects onto the segment, else
+ *   its distance to the end, whose height counts instead when its direction
+ *   is within 1.8 degrees of the normal (cosine SN_CHAIN_FACE_COS = 0.9995:
+ *   the 1e-3 of the radius covers the 5e-4 of the distance lost there).
+ * None of them reads or writes the simplex cache. Polygons are left out: SAT
+ * can report less than the true distance at sharp corners, and their rounded
+ * and chain pairs warm start GJK from the cache. */
+bool sn_round_pair_far_apart(const sn_geometry *a, sn_aabb box_a, const sn_geometry *b, sn_aabb box_b) {
+  float radius_b;
+  if (b->type == SN_SHAPE_CIRCLE) {
+    if (a->type != SN_SHAPE_CAPSULE && a->type != SN_SHAPE_SEGMENT && a->type != SN_SHAPE_CHAIN_SEGMENT) return false;
+    radius_b = b->circle.radius;
+  } else if (b->type == SN_SHAPE_CAPSULE) {
+    if (a->type != SN_SHAPE_CAPSULE && a->type != SN_SHAPE_SEGMENT) return false;
+    radius_b = b->capsule.radius;
+  } else {
+    return false;
+  }
+  const float gap = sn_maxf(sn_maxf(box_b.lower.x - box_a.upper.x, box_a.lower.x - box_b.upper.x),
+                            sn_maxf(box_b.lower.y - box_a.upper.y, box_a.lower.y - box_b.upper.y));
+  const float size = sn_maxf(sn_maxf(sn_absf(box_a.lower.x), sn_absf(box_a.upper.x)),
+                             sn_maxf(sn_absf(box_a.lower.y), sn_absf(box_a.upper.y)));
+  return gap > SN_SPECULATIVE_DISTANCE + SN_LINEAR_SLOP + 1.0e-4f * size + 1.0e-3f * radius_b;
+}
+
 bool sn_collide_supported(sn_shape_type type_a, sn_shape_type type_b) {
   switch (type_a) {
   case SN_SHAPE_CIRCLE:
