@@ -12,6 +12,7 @@
 #include "sinew/sinew.h"
 
 #include "collision/manifold.h"
+#include "geometry/geometry.h"
 #include "base/constants.h"
 #include "base/math.h"
 
@@ -1280,6 +1281,79 @@ static void check_clean(const sn_manifold *m) {
   if (m->point_count == 0) ck_assert(m->normal.x == 0.0f && m->normal.y == 0.0f);
 }
 
+/// The narrowphase gives a pair the empty manifold without calling sn_collide
+/// when sn_round_pair_far_apart says its tight boxes are beyond the
+/// speculative distance: sn_collide must then return no points and leave the
+/// simplex cache as it was. Round pairs at random poses, many of them just
+/// beyond the threshold (surfaces within 0.1 m of the speculative distance),
+/// chain segments also against large circles (radius up to 20 m: the
+/// allowance's share of the radius); other pairs are never skipped.
+START_TEST(test_round_pair_far_apart) {
+  srand(83);
+  static const sn_shape_type round[][2] = {{SN_SHAPE_CAPSULE, SN_SHAPE_CIRCLE},
+                                           {SN_SHAPE_CAPSULE, SN_SHAPE_CAPSULE},
+                                           {SN_SHAPE_SEGMENT, SN_SHAPE_CIRCLE},
+                                           {SN_SHAPE_SEGMENT, SN_SHAPE_CAPSULE},
+                                           {SN_SHAPE_CHAIN_SEGMENT, SN_SHAPE_CIRCLE}};
+  for (int kind = 0; kind < 5; ++kind) {
+    const sn_shape_type ta = round[kind][0], tb = round[kind][1];
+    int skipped = 0, near = 0;
+    for (int k = 0; k < 4000; ++k) {
+      sn_geometry a = random_geometry(ta), b = random_geometry(tb);
+      if (tb == SN_SHAPE_CIRCLE && k % 2 == 1) b.circle.radius = frand(1.0f, 20.0f);
+      sn_transform xa = xf_make(frand(-50.0f, 50.0f), frand(-50.0f, 50.0f), frand(-3.2f, 3.2f));
+      if (ta == SN_SHAPE_CHAIN_SEGMENT) xa.q = sn_make_rot(0.0f);
+      // B's origin at a random direction from A's, the surfaces about the
+      // speculative distance apart (0.05 m nearer to 0.2 m farther)
+      sn_transform xb = xf_make(0.0f, 0.0f, frand(-3.2f, 3.2f));
+      const float angle = frand(-3.2f, 3.2f);
+      const sn_vec2 d = sn_v2(cosf(angle), sinf(angle));
+      sn_distance_input in;
+      memset(&in, 0, sizeof in);
+      in.proxy_a = sn_geometry_proxy(&a);
+      in.proxy_b = sn_geometry_proxy(&b);
+      in.transform_a = xa;
+      in.use_radii = true;
+      float lo = 0.0f, hi = 4.0f + 2.0f * in.proxy_b.radius, gap = 0.0f;
+      const float target = SN_SPECULATIVE_DISTANCE + frand(-0.05f, 0.2f);
+      for (int it = 0; it < 40; ++it) { // bisection on the distance along d
+        const float mid = 0.5f * (lo + hi);
+        xb.p = sn_mul_add(xa.p, mid, d);
+        in.transform_b = xb;
+        gap = sn_shape_distance(&in, NULL).distance;
+        if (gap < target)
+          lo = mid;
+        else
+          hi = mid;
+      }
+      const sn_aabb box_a = sn_geometry_compute_aabb(&a, xa), box_b = sn_geometry_compute_aabb(&b, xb);
+      if (!sn_round_pair_far_apart(&a, box_a, &b, box_b)) continue;
+      sn_simplex_cache cache = {2, {1, 0, 0}, {0, 1, 0}}, before = cache;
+      sn_manifold m = sn_collide(&a, xa, &b, xb, &cache);
+      ck_assert_msg(m.point_count == 0, "kinds %d-%d case %d: %d points, surfaces %g apart", (int)ta, (int)tb, k,
+                    m.point_count, (double)gap);
+      ck_assert(memcmp(&cache, &before, sizeof cache) == 0);
+      skipped += 1;
+      near += gap < SN_SPECULATIVE_DISTANCE + 0.1f;
+    }
+    ck_assert_int_gt(skipped, 600);
+    ck_assert_int_gt(near, 200);
+  }
+  // the other pairs are never skipped, however far apart
+  static const sn_shape_type other[][2] = {
+      {SN_SHAPE_CIRCLE, SN_SHAPE_CIRCLE},        {SN_SHAPE_POLYGON, SN_SHAPE_CIRCLE},
+      {SN_SHAPE_POLYGON, SN_SHAPE_CAPSULE},      {SN_SHAPE_POLYGON, SN_SHAPE_SEGMENT},
+      {SN_SHAPE_POLYGON, SN_SHAPE_POLYGON},      {SN_SHAPE_CHAIN_SEGMENT, SN_SHAPE_CAPSULE},
+      {SN_SHAPE_CHAIN_SEGMENT, SN_SHAPE_POLYGON}};
+  for (int kind = 0; kind < 7; ++kind) {
+    sn_geometry a = random_geometry(other[kind][0]), b = random_geometry(other[kind][1]);
+    const sn_aabb box_a = sn_geometry_compute_aabb(&a, xf_make(0.0f, 0.0f, 0.0f));
+    const sn_aabb box_b = sn_geometry_compute_aabb(&b, xf_make(10.0f, 0.0f, 0.0f));
+    ck_assert(!sn_round_pair_far_apart(&a, box_a, &b, box_b));
+  }
+}
+END_TEST
+
 START_TEST(test_polygon_circle_reference) {
   // Random convex polygons (some rounded) against random discs at random
   // poses, compared with the double-precision closest-feature reference:
@@ -1410,6 +1484,7 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_quad_path_matches_general);
   tcase_add_test(tc, test_polygon_circle_lanes_match_loop);
   tcase_add_test(tc, test_collide_into_matches_collide);
+  tcase_add_test(tc, test_round_pair_far_apart);
   tcase_add_test(tc, test_polygon_circle_reference);
   tcase_add_test(tc, test_capsule_circle_reference);
   suite_add_tcase(s, tc);

@@ -538,6 +538,20 @@ static bool sn_update_manifold(sn_world *w, sn_contact *c, bool *reused) {
     *reused = true;
     return m->point_count > 0;
   }
+  /* round pairs beyond the speculative distance: after reuse (which may keep
+   * the empty manifold), and recorded for reuse as below, so the skip changes
+   * nothing the full narrowphase would have done */
+  if (sn_round_pair_far_apart(&sa->geom, sa->aabb, &sb->geom, sb->aabb)) {
+#ifndef NDEBUG
+    sn_manifold full = sn_collide(&sa->geom, ba->xf, &sb->geom, bb->xf, NULL);
+    assert(full.point_count == 0 && "shape AABB out of date with its body's transform");
+#endif
+    /* what the full narrowphase leaves of a pair without points */
+    m->point_count = 0;
+    m->normal = (sn_vec2){0.0f, 0.0f};
+    sn_record_reference(c, ba, bb);
+    return false;
+  }
   /* last step's points: ids and impulses (at most two) */
   const int32_t old_count = m->point_count;
   const uint16_t id0 = old_count > 0 ? m->points[0].id : 0, id1 = old_count > 1 ? m->points[1].id : 0;

@@ -426,6 +426,25 @@ sn_manifold sn_collide_capsules(const sn_capsule *a, sn_transform xf_a, const sn
   return m;
 }
 
+/// Capsule and circle into *m (sn_collide_capsule_and_circle's arithmetic).
+static void capsule_circle_into(sn_manifold *m, const sn_capsule *a, const sn_transform *xf_a_ptr, const sn_circle *b,
+                                const sn_transform *xf_b_ptr) {
+  const sn_transform xf_a = *xf_a_ptr, xf_b = *xf_b_ptr;
+  sn_transform xf = sn_inv_mul_transforms(xf_a, xf_b);
+  sn_vec2 cb = sn_transform_point(xf, b->center);
+  write_hit(m, capsule_disc_local(a->center1, a->center2, a->radius, cb, b->radius), xf_a, xf_b);
+}
+
+/// Two capsules into *m (sn_collide_capsules' arithmetic).
+static void capsules_into(sn_manifold *m, const sn_capsule *a, const sn_transform *xf_a_ptr, const sn_capsule *b,
+                          const sn_transform *xf_b_ptr) {
+  const sn_transform xf_a = *xf_a_ptr, xf_b = *xf_b_ptr;
+  sn_transform xf = sn_inv_mul_transforms(xf_a, xf_b);
+  sn_vec2 p2 = sn_transform_point(xf, b->center1), q2 = sn_transform_point(xf, b->center2);
+  *m = capsules_local(a->center1, a->center2, a->radius, p2, q2, b->radius);
+  to_world(m, xf_a, xf_b);
+}
+
 sn_manifold sn_collide_segment_and_circle(const sn_segment *a, sn_transform xf_a, const sn_circle *b,
                                           sn_transform xf_b) {
   sn_transform xf = sn_inv_mul_transforms(xf_a, xf_b);
@@ -992,6 +1011,33 @@ static sn_manifold collide_polygon_capsule_cached(const sn_polygon *a, sn_transf
   return collide_polygons_cached(a, xf_a, &pb, xf_b, cache);
 }
 
+/// Polygon and capsule into *m: collide_polygon_capsule_cached without its
+/// scratch manifolds, and with the counts as constants for a quadrilateral
+/// (the same operations in the same order: the same bits). The capsule's
+/// 2-gon is built as sn_make_capsule_polygon builds it (polygons_n reads its
+/// vertices, normals and radius).
+static void polygon_capsule_into(sn_manifold *m, const sn_polygon *a, const sn_transform *xf_a, const sn_capsule *b,
+                                 const sn_transform *xf_b, sn_simplex_cache *cache) {
+  if (!capsule_has_axis(b)) {
+    const sn_circle disc = {b->center1, b->radius};
+    polygon_circle_into(m, a, xf_a, &disc, xf_b);
+    return;
+  }
+  sn_polygon pb;
+  pb.vertices[0] = b->center1;
+  pb.vertices[1] = b->center2;
+  pb.normals[0] = sn_normalize(sn_right_perp(sn_sub(b->center2, b->center1)));
+  pb.normals[1] = sn_neg(pb.normals[0]);
+  pb.centroid = sn_lerp(b->center1, b->center2, 0.5f);
+  pb.radius = b->radius;
+  pb.count = 2;
+  if (a->count == 4) {
+    polygons_n(m, a, *xf_a, &pb, *xf_b, cache, 4, 2);
+  } else {
+    polygons_n(m, a, *xf_a, &pb, *xf_b, cache, a->count, 2);
+  }
+}
+
 sn_manifold sn_collide_polygon_and_capsule(const sn_polygon *a, sn_transform xf_a, const sn_capsule *b,
                                            sn_transform xf_b) {
   return collide_polygon_capsule_cached(a, xf_a, b, xf_b, NULL);
@@ -1199,6 +1245,38 @@ sn_manifold sn_collide_chain_segment_and_capsule(const sn_chain_segment *a, sn_t
 
 /* ------------------------------------------------------------- dispatch */
 
+/* The allowance is a slop, 1e-4 of the coordinates' size (hundreds of float
+ * steps) and 1e-3 of B's radius. These pairs report a point only when a
+ * distance that is at least the gap between the boxes is below the
+ * speculative distance:
+ * - circles and capsules (discs_local, capsules_local): the distance of
+ *   points on the cores, less the radii;
+ * - a chain segment against a circle (chain_disc_local): the centre's height
+ *   over the segment's line where the centre projects onto the segment, else
+ *   its distance to the end, whose height counts instead when its direction
+ *   is within 1.8 degrees of the normal (cosine SN_CHAIN_FACE_COS = 0.9995:
+ *   the 1e-3 of the radius covers the 5e-4 of the distance lost there).
+ * None of them reads or writes the simplex cache. Polygons are left out: SAT
+ * can report less than the true distance at sharp corners, and their rounded
+ * and chain pairs warm start GJK from the cache. */
+bool sn_round_pair_far_apart(const sn_geometry *a, sn_aabb box_a, const sn_geometry *b, sn_aabb box_b) {
+  float radius_b;
+  if (b->type == SN_SHAPE_CIRCLE) {
+    if (a->type != SN_SHAPE_CAPSULE && a->type != SN_SHAPE_SEGMENT && a->type != SN_SHAPE_CHAIN_SEGMENT) return false;
+    radius_b = b->circle.radius;
+  } else if (b->type == SN_SHAPE_CAPSULE) {
+    if (a->type != SN_SHAPE_CAPSULE && a->type != SN_SHAPE_SEGMENT) return false;
+    radius_b = b->capsule.radius;
+  } else {
+    return false;
+  }
+  const float gap = sn_maxf(sn_maxf(box_b.lower.x - box_a.upper.x, box_a.lower.x - box_b.upper.x),
+                            sn_maxf(box_b.lower.y - box_a.upper.y, box_a.lower.y - box_b.upper.y));
+  const float size = sn_maxf(sn_maxf(sn_absf(box_a.lower.x), sn_absf(box_a.upper.x)),
+                             sn_maxf(sn_absf(box_a.lower.y), sn_absf(box_a.upper.y)));
+  return gap > SN_SPECULATIVE_DISTANCE + SN_LINEAR_SLOP + 1.0e-4f * size + 1.0e-3f * radius_b;
+}
+
 bool sn_collide_supported(sn_shape_type type_a, sn_shape_type type_b) {
   switch (type_a) {
   case SN_SHAPE_CIRCLE:
@@ -1285,8 +1363,14 @@ void sn_collide_into(const sn_geometry *a, const sn_transform *xf_a, const sn_ge
     }
   } else if (a->type == SN_SHAPE_POLYGON && b->type == SN_SHAPE_CIRCLE) {
     polygon_circle_into(m, &a->polygon, xf_a, &b->circle, xf_b);
+  } else if (a->type == SN_SHAPE_POLYGON && b->type == SN_SHAPE_CAPSULE) {
+    polygon_capsule_into(m, &a->polygon, xf_a, &b->capsule, xf_b, cache);
   } else if (a->type == SN_SHAPE_CIRCLE && b->type == SN_SHAPE_CIRCLE) {
     circles_into(m, &a->circle, xf_a, &b->circle, xf_b);
+  } else if (a->type == SN_SHAPE_CAPSULE && b->type == SN_SHAPE_CIRCLE) {
+    capsule_circle_into(m, &a->capsule, xf_a, &b->circle, xf_b);
+  } else if (a->type == SN_SHAPE_CAPSULE && b->type == SN_SHAPE_CAPSULE) {
+    capsules_into(m, &a->capsule, xf_a, &b->capsule, xf_b);
   } else {
     *m = sn_collide(a, *xf_a, b, *xf_b, cache);
   }

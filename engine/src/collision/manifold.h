@@ -68,8 +68,9 @@ sn_manifold sn_collide(const sn_geometry *a, sn_transform xf_a, const sn_geometr
 /// sn_collide writing into *m, for the narrowphase: the same normal,
 /// point_count and points below point_count, bit for bit (impulse fields
 /// zero); points at and above point_count may be left as they were. Polygon
-/// pairs (two boxes take a four-lane SAT), polygon-circle and circle pairs
-/// are built in place, the other pairs computed by sn_collide and copied.
+/// pairs (two boxes take a four-lane SAT), polygon-circle, polygon-capsule,
+/// circle, capsule-circle and capsule pairs are built in place, the other
+/// pairs computed by sn_collide and copied.
 /// use_avx2: the CPU has AVX2 (the world's use_avx2): two boxes then run a
 /// build of their path for it, with the same results.
 void sn_collide_into(const sn_geometry *a, const sn_transform *xf_a, const sn_geometry *b, const sn_transform *xf_b,
@@ -83,6 +84,15 @@ sn_manifold sn_collide_polygons_general(const sn_polygon *a, sn_transform xf_a, 
 /// vertex count (a quadrilateral otherwise tests its edges four lanes wide).
 sn_manifold sn_collide_polygon_and_circle_loop(const sn_polygon *a, sn_transform xf_a, const sn_circle *b,
                                                sn_transform xf_b);
+
+/// True if a pair of round shapes, a circle, capsule or segment against a
+/// circle or capsule, or a chain segment against a circle (in sn_collide's
+/// order), has tight boxes (box_a, box_b: at the poses it is collided at)
+/// farther apart along x or y than the speculative distance plus a rounding
+/// allowance: sn_collide then returns no points and leaves the simplex cache
+/// alone, so the narrowphase gives such a pair the empty manifold without
+/// the call. False for every other pair.
+bool sn_round_pair_far_apart(const sn_geometry *a, sn_aabb box_a, const sn_geometry *b, sn_aabb box_b);
 
 /// True if sn_collide handles (type_a, type_b) in this order.
 bool sn_collide_supported(sn_shape_type type_a, sn_shape_type type_b);
