@@ -555,10 +555,9 @@ bool sn_find_new_pairs(sn_world *w) {
   int parallel = -1;
   if (w->worker_count > 1 && (int64_t)n * SN_PAIR_PARALLEL_WEIGHT >= w->parallel_min_items) {
     /* (the step's first part: the arena may grow here, and is free again after) */
-    if (sn_arena_reserve(&w->arena, &w->mem, sn_pair_search_scratch_bytes(w))) {
-      parallel = sn_find_new_pairs_parallel(w, &kept);
-      sn_arena_reset(&w->arena);
-    }
+    if (!sn_arena_reserve(&w->arena, &w->mem, sn_pair_search_scratch_bytes(w))) return false;
+    parallel = sn_find_new_pairs_parallel(w, &kept);
+    sn_arena_reset(&w->arena);
   }
   if (parallel == 0) return false;
   if (parallel < 0) {
