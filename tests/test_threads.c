@@ -615,6 +615,117 @@ START_TEST(test_continuous_ahead_same_bits) {
 }
 END_TEST
 
+/* The pair search on two workers: each worker lists its groups' pairs that
+ * may be new, the stepping thread adds them in move-buffer order. A crowd
+ * dropped into a heap of overlapping boxes (up to 40 new pairs per shape:
+ * longer than a worker's list, so some groups search again on the stepping
+ * thread) with every third shape asking for the custom filter, which refuses
+ * pairs of shape indices summing to a multiple of 5, and a contact limit the
+ * crowd reaches (searches cut short, searching again later). Every step's
+ * contacts (their slots and shapes, in order), the custom filter's calls in
+ * order, and the limit hits are those of one worker. */
+enum { CROWD_BOXES = 120, CROWD_STEPS = 40, CROWD_CALLS = 200000 };
+
+typedef struct crowd_log {
+  int32_t calls[CROWD_CALLS][2];
+  int32_t call_count;
+  uint64_t contacts_hash; ///< FNV-1a over each step's contact slots and shapes
+  int32_t limit_hits, most_contacts;
+} crowd_log;
+
+static bool crowd_filter(sn_shape_id a, sn_shape_id b, void *context) {
+  crowd_log *log = context;
+  if (log->call_count < CROWD_CALLS) {
+    log->calls[log->call_count][0] = a.index1;
+    log->calls[log->call_count][1] = b.index1;
+  }
+  log->call_count++;
+  return (a.index1 + b.index1) % 5 != 0;
+}
+
+static void crowd_hash(uint64_t *h, int32_t v) {
+  for (int k = 0; k < 4; ++k) {
+    *h ^= (uint8_t)((uint32_t)v >> (8 * k));
+    *h *= 1099511628211ull;
+  }
+}
+
+static void crowd(int32_t workers, crowd_log *log) {
+  sn_world_def wd = sn_default_world_def();
+  wd.enable_sleep = false;
+  wd.max_contacts = 900;
+  sn_world *w = sn_create_world(&wd, NULL);
+  ck_assert_ptr_nonnull(w);
+  sn_thread_pool *pool = NULL;
+  if (workers > 1) {
+    pool = sn_thread_pool_create(workers);
+    ck_assert_ptr_nonnull(pool);
+    ck_assert_int_eq(sn_world_set_task_system(w, sn_thread_pool_worker_count(pool), sn_thread_pool_enqueue,
+                                              sn_thread_pool_finish, pool),
+                     SN_OK);
+  }
+  w->parallel_min_items = 0; /* white box: the parallel search for every step */
+  ck_assert_int_eq(sn_world_set_custom_filter(w, crowd_filter, log), SN_OK);
+  sn_body_def bd = sn_default_body_def();
+  sn_body_id ground = sn_create_body(w, &bd);
+  sn_polygon box;
+  ck_assert_int_eq(sn_make_box(20.0f, 0.5f, &box), SN_OK);
+  sn_shape_def sd = sn_default_shape_def();
+  ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, ground, &sd, &box)));
+  ck_assert_int_eq(sn_make_box(0.5f, 0.5f, &box), SN_OK);
+  for (int32_t i = 0; i < CROWD_BOXES; ++i) {
+    bd = sn_default_body_def();
+    bd.type = SN_BODY_DYNAMIC;
+    /* a heap: 40 boxes within 1 m of each other, the rest in a loose column */
+    if (i < 40)
+      bd.position = (sn_vec2){0.025f * (float)(i % 8), 1.0f + 0.03f * (float)(i / 8)};
+    else
+      bd.position = (sn_vec2){0.4f * (float)(i % 5) - 0.8f, 3.0f + 0.6f * (float)(i / 5)};
+    sn_body_id b = sn_create_body(w, &bd);
+    sd = sn_default_shape_def();
+    sd.enable_custom_filtering = i % 3 == 0;
+    ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, b, &sd, &box)));
+  }
+  log->call_count = 0;
+  log->contacts_hash = 14695981039346656037ull;
+  log->limit_hits = 0;
+  log->most_contacts = 0;
+  for (int32_t step = 0; step < CROWD_STEPS; ++step) {
+    ck_assert_int_eq(sn_world_step(w, 1.0f / 60.0f), SN_OK);
+    sn_world_counters c = sn_world_get_counters(w);
+    log->limit_hits += c.contact_limit_hits;
+    if (c.contact_count > log->most_contacts) log->most_contacts = c.contact_count;
+    for (int32_t ci = 0; ci < w->contacts.count; ++ci) {
+      const sn_contact *k = w->contacts.data + ci;
+      if (!k->in_use) continue;
+      crowd_hash(&log->contacts_hash, ci);
+      crowd_hash(&log->contacts_hash, k->shape_a);
+      crowd_hash(&log->contacts_hash, k->shape_b);
+    }
+  }
+  sn_destroy_world(w);
+  sn_thread_pool_destroy(pool);
+}
+
+START_TEST(test_pair_search_same_pairs) {
+  static crowd_log one, two;
+  crowd(1, &one);
+  crowd(2, &two);
+  /* the scene does what it is for: the filter was asked, the limit met */
+  ck_assert_int_gt(one.call_count, 100);
+  ck_assert_int_le(one.call_count, CROWD_CALLS);
+  ck_assert_int_gt(one.limit_hits, 0);
+  ck_assert_int_eq(one.most_contacts, 900);
+  ck_assert_int_eq(two.call_count, one.call_count);
+  ck_assert_int_eq(two.limit_hits, one.limit_hits);
+  ck_assert_int_eq(two.most_contacts, one.most_contacts);
+  ck_assert_msg(memcmp(two.calls, one.calls, (size_t)one.call_count * sizeof one.calls[0]) == 0,
+                "the custom filter was called in another order");
+  ck_assert_msg(two.contacts_hash == one.contacts_hash, "contacts 0x%016" PRIx64 " on 2 workers, 0x%016" PRIx64 " on 1",
+                two.contacts_hash, one.contacts_hash);
+}
+END_TEST
+
 Suite *sn_test_suite(void) {
   Suite *s = suite_create("threads");
   TCase *tc = tcase_create("threads");
@@ -627,6 +738,7 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_solo_run_blocks_in_order);
   tcase_add_test(tc, test_pool_covers_each_item_once);
   tcase_add_test(tc, test_continuous_ahead_same_bits);
+  tcase_add_test(tc, test_pair_search_same_pairs);
   suite_add_tcase(s, tc);
   return s;
 }

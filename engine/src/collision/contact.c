@@ -200,27 +200,31 @@ typedef struct sn_pair_query {
   sn_aabb fat_aabb; ///< the query shape's
   bool full;        ///< max_contacts stopped the query: the shape searches again next step
   bool oom;         ///< out of memory: the search stopped
+  /// A worker's search (sn_find_new_pairs_parallel): the pairs that may be
+  /// new go here, nothing else changes. NULL: the search adds the pairs.
+  int32_t *found;
+  int32_t found_count, found_capacity;
+  bool overflow; ///< found was too short: the search stopped
 } sn_pair_query;
 
 /// Value in w->pairs of a pair found for a new contact that is not made yet
 /// (sn_find_new_pairs; sn_create_new_pairs gives it its contact's index).
 #define SN_PAIR_PENDING (-2)
 
-/* Most pairs a moved shape reports have their contact already (a falling
- * crowd: ~97%), so the other shape and both bodies are read only for the
- * rule below and for new pairs: the leaf's box is the other shape's fat AABB
- * (shape.fat_aabb is as stored in the tree) and the pair is looked up before
- * the filter (a pair found earlier in this search counts as made). */
-static bool sn_pair_query_fcn(int32_t proxy_id, int32_t shape_index, void *context) {
-  sn_pair_query *q = context;
-  sn_world *w = q->w;
+/* The query function's rule for whom a leaf's shape is not a pair: itself,
+ * or (both moved) a lower index, which makes the pair itself, so that it is
+ * made once, in a deterministic order. */
+static inline bool sn_pair_skips(const sn_pair_query *q, int32_t shape_index) {
   if (shape_index == q->query_shape) return true;
-  /* both moved: let the lower index create the pair so it is created once, in
-   * a deterministic order */
-  if (shape_index < q->query_shape && !q->query_is_static && !q->tree_is_static && w->shapes.data[shape_index].enlarged)
-    return true;
-  /* (the tree tested the leaf's box against the query's, q->fat_aabb) */
-  (void)proxy_id;
+  return shape_index < q->query_shape && !q->query_is_static && !q->tree_is_static &&
+         q->w->shapes.data[shape_index].enlarged;
+}
+
+/* A pair the search met: looked up (a pair found earlier in this search
+ * counts as made), filtered, and added with its placeholder. False stops the
+ * shape's search (full or oom set). */
+static bool sn_pair_consider(sn_pair_query *q, int32_t shape_index) {
+  sn_world *w = q->w;
   if (sn_pair_set_find(&w->pairs, sn_pair_key(q->query_shape, shape_index)) != -1) return true;
   if (!sn_should_shapes_collide(w, w->shapes.data + q->query_shape, w->shapes.data + shape_index)) return true;
   if (w->contact_count + w->new_pairs.count / 2 >= w->max_contacts) {
@@ -235,6 +239,32 @@ static bool sn_pair_query_fcn(int32_t proxy_id, int32_t shape_index, void *conte
   }
   w->new_pairs.data[w->new_pairs.count++] = q->query_shape;
   w->new_pairs.data[w->new_pairs.count++] = shape_index;
+  return true;
+}
+
+/* Most pairs a moved shape reports have their contact already (a falling
+ * crowd: ~97%), so the other shape and both bodies are read only for the
+ * rule above and for new pairs: the leaf's box is the other shape's fat AABB
+ * (shape.fat_aabb is as stored in the tree) and the pair is looked up before
+ * the filter. */
+static bool sn_pair_query_fcn(int32_t proxy_id, int32_t shape_index, void *context) {
+  sn_pair_query *q = context;
+  /* (the tree tested the leaf's box against the query's, q->fat_aabb) */
+  (void)proxy_id;
+  if (sn_pair_skips(q, shape_index)) return true;
+  if (q->found == NULL) return sn_pair_consider(q, shape_index);
+  /* a worker's search: the set as it was before the search (nothing adds
+   * to it until the workers are done), the filter without the callback */
+  sn_world *w = q->w;
+  if (sn_pair_set_find(&w->pairs, sn_pair_key(q->query_shape, shape_index)) != -1) return true;
+  const sn_shape *a = w->shapes.data + q->query_shape, *b = w->shapes.data + shape_index;
+  const bool custom = (a->enable_custom_filtering || b->enable_custom_filtering) && w->custom_filter != NULL;
+  if (!custom && !sn_should_shapes_collide(w, a, b)) return true;
+  if (q->found_count == q->found_capacity) {
+    q->overflow = true;
+    return false;
+  }
+  q->found[q->found_count++] = shape_index;
   return true;
 }
 
@@ -326,67 +356,217 @@ static void sn_pair_leaves_search(sn_pair_query *q, const sn_tree_leaf *leaves, 
 }
 
 /* Shape si's search (entry i of the move buffer) over the leaves kept for
- * its group (count -1: too many, the tree itself); false when out of memory. */
-static bool sn_pair_search(sn_world *w, int32_t i, sn_tree_leaf (*leaves)[SN_PAIR_GROUP_LEAVES], const int32_t *counts,
-                           int32_t *kept) {
+ * its group (count -1: too many, the tree itself), with q made by
+ * sn_pair_query_make; false when out of memory. */
+static bool sn_pair_search(sn_world *w, int32_t i, sn_pair_query *q, sn_tree_leaf (*leaves)[SN_PAIR_GROUP_LEAVES],
+                           const int32_t *counts, int32_t *kept) {
   int32_t si = w->move_buffer.data[i];
-  sn_shape *s = w->shapes.data + si;
-  sn_pair_query q = {w, &w->static_tree, true, si, s->is_static_tree, s->fat_aabb, false, false};
+  const sn_shape *s = w->shapes.data + si;
   const uint64_t mask = sn_shape_query_mask(s);
   if (!s->is_static_tree) {
     if (counts[0] < 0)
-      sn_tree_query(&w->static_tree, s->fat_aabb, mask, sn_pair_query_fcn, &q);
+      sn_tree_query(&w->static_tree, s->fat_aabb, mask, sn_pair_query_fcn, q);
     else
-      sn_pair_leaves_search(&q, leaves[0], counts[0], mask);
+      sn_pair_leaves_search(q, leaves[0], counts[0], mask);
   }
-  q.tree = &w->dynamic_tree;
-  q.tree_is_static = false;
-  if (!q.full && !q.oom) {
+  q->tree = &w->dynamic_tree;
+  q->tree_is_static = false;
+  if (!q->full && !q->oom && !q->overflow) {
     if (counts[1] < 0)
-      sn_tree_query(&w->dynamic_tree, s->fat_aabb, mask, sn_pair_query_fcn, &q);
+      sn_tree_query(&w->dynamic_tree, s->fat_aabb, mask, sn_pair_query_fcn, q);
     else
-      sn_pair_leaves_search(&q, leaves[1], counts[1], mask);
+      sn_pair_leaves_search(q, leaves[1], counts[1], mask);
   }
-  if (q.oom) return false;
-  if (q.full) {
+  if (q->oom) return false;
+  if (q->full) {
     w->move_buffer.data[i] = -1 - si; /* marked: searches again (the flags are read until the search ends) */
     *kept += 1;
   }
   return true;
 }
 
-bool sn_find_new_pairs(sn_world *w) {
-  assert(w->new_pairs.count == 0);
-  sn_tree_leaf leaves[2][SN_PAIR_GROUP_LEAVES];
-  int32_t kept = 0, i = 0;
-  while (i < w->move_buffer.count) {
-    if (!sn_pair_searches(w, w->move_buffer.data[i])) {
-      ++i;
+static sn_pair_query sn_pair_query_make(sn_world *w, int32_t si) {
+  const sn_shape *s = w->shapes.data + si;
+  return (sn_pair_query){w, &w->static_tree, true, si, s->is_static_tree, s->fat_aabb, false, false, NULL, 0, 0, false};
+}
+
+/* The groups of the move buffer, in order: entries [*i, *next) (the first
+ * one searches; the others that search are in the group), or false when no
+ * entry from *i on searches. */
+static bool sn_pair_next_group(const sn_world *w, int32_t *i, int32_t *next, sn_pair_group *g) {
+  while (*i < w->move_buffer.count && !sn_pair_searches(w, w->move_buffer.data[*i])) ++*i;
+  if (*i >= w->move_buffer.count) return false;
+  *g = (sn_pair_group){{0}, 0, {{0.0f, 0.0f}, {0.0f, 0.0f}}, 0, false, false};
+  sn_pair_group_add(w, g, *i);
+  int32_t n = *i + 1;
+  while (n < w->move_buffer.count) {
+    if (!sn_pair_searches(w, w->move_buffer.data[n])) {
+      ++n;
       continue;
     }
-    sn_pair_group g = {{0}, 0, {{0.0f, 0.0f}, {0.0f, 0.0f}}, 0, false, false};
-    sn_pair_group_add(w, &g, i);
-    int32_t next = i + 1;
-    while (next < w->move_buffer.count) {
-      if (!sn_pair_searches(w, w->move_buffer.data[next])) {
-        ++next;
-        continue;
+    if (!sn_pair_group_add(w, g, n)) break;
+    ++n;
+  }
+  *next = n;
+  return true;
+}
+
+/* One descent of each tree with the group's box, its leaves kept in
+ * leaves (counts[t] -1: the shapes query tree t themselves). */
+static void sn_pair_group_collect(const sn_world *w, const sn_pair_group *g,
+                                  sn_tree_leaf (*leaves)[SN_PAIR_GROUP_LEAVES], int32_t *counts) {
+  counts[0] = 0;
+  counts[1] = -1;
+  /* a lone shape queries the trees itself (nothing to share) */
+  if (g->count > 1) {
+    if (g->any_moving) counts[0] = sn_tree_collect(&w->static_tree, g->box, g->mask, leaves[0], SN_PAIR_GROUP_LEAVES);
+    counts[1] = sn_tree_collect(&w->dynamic_tree, g->box, g->mask, leaves[1], SN_PAIR_GROUP_LEAVES);
+  } else {
+    counts[0] = -1;
+  }
+}
+
+/* The serial search of one group: each shape adds its pairs in turn. */
+static bool sn_pair_group_search(sn_world *w, const sn_pair_group *g, int32_t *kept) {
+  sn_tree_leaf leaves[2][SN_PAIR_GROUP_LEAVES];
+  int32_t counts[2];
+  sn_pair_group_collect(w, g, leaves, counts);
+  for (int32_t k = 0; k < g->count; ++k) {
+    sn_pair_query q = sn_pair_query_make(w, w->move_buffer.data[g->entries[k]]);
+    if (!sn_pair_search(w, g->entries[k], &q, leaves, counts, kept)) return false;
+  }
+  return true;
+}
+
+/* The parallel search. The groups are formed first, as the serial search
+ * forms them; then each worker searches whole groups as the serial search
+ * would, except that it changes nothing: a pair the set held before the
+ * search, or that the filter refuses, is dropped, and the others (few: new
+ * pairs, or ones an earlier shape of this search found) are written to the
+ * group's part of a list, SN_PAIR_FOUND_SLOTS per move-buffer entry of the
+ * group. The filter is left to the adding when a shape asks for the custom
+ * filter, a user callback called from the stepping thread only. Then, on
+ * the stepping thread, the shapes add their pairs in move-buffer order
+ * through the serial search's last part (the lookup, which now also sees
+ * the pairs of the shapes before, the filter, the limit): the same pairs
+ * in the same order as the serial search, for any worker count. A group
+ * whose list was too short searches again there, as the serial search. */
+enum { SN_PAIR_FOUND_SLOTS = 8, SN_PAIR_BLOCK_GROUPS = 8 };
+
+/// Move-buffer entries from which the search runs on the workers, counted
+/// against the world's parallel_min_items (a moved shape's search is worth
+/// several contacts' narrowphase).
+#define SN_PAIR_PARALLEL_WEIGHT 8
+
+typedef struct sn_pair_plan {
+  sn_world *w;
+  sn_pair_group *groups;
+  int32_t *group_first; ///< group g's first move-buffer entry; group_first[g + 1] ends its part of found
+  int32_t *found;       ///< SN_PAIR_FOUND_SLOTS per move-buffer entry
+  int32_t *found_count; ///< per move-buffer entry: its pairs, from found[first entry of its group * slots]
+  uint8_t *overflow;    ///< per group
+} sn_pair_plan;
+
+static void sn_pair_plan_stage(void *context, const sn_stage *stage, int32_t begin, int32_t end) {
+  (void)stage;
+  sn_pair_plan *p = context;
+  sn_world *w = p->w;
+  sn_tree_leaf leaves[2][SN_PAIR_GROUP_LEAVES];
+  for (int32_t gi = begin; gi < end; ++gi) {
+    const sn_pair_group *g = p->groups + gi;
+    int32_t counts[2];
+    sn_pair_group_collect(w, g, leaves, counts);
+    int32_t at = p->group_first[gi] * SN_PAIR_FOUND_SLOTS;
+    const int32_t stop = p->group_first[gi + 1] * SN_PAIR_FOUND_SLOTS;
+    p->overflow[gi] = 0;
+    for (int32_t k = 0; k < g->count; ++k) {
+      sn_pair_query q = sn_pair_query_make(w, w->move_buffer.data[g->entries[k]]);
+      q.found = p->found + at;
+      q.found_capacity = stop - at;
+      int32_t kept = 0;
+      sn_pair_search(w, g->entries[k], &q, leaves, counts, &kept);
+      if (q.overflow) {
+        p->overflow[gi] = 1;
+        break;
       }
-      if (!sn_pair_group_add(w, &g, next)) break;
-      ++next;
+      p->found_count[g->entries[k]] = q.found_count;
+      at += q.found_count;
     }
-    int32_t counts[2] = {0, -1};
-    /* a lone shape queries the trees itself (nothing to share) */
-    if (g.count > 1) {
-      if (g.any_moving) counts[0] = sn_tree_collect(&w->static_tree, g.box, g.mask, leaves[0], SN_PAIR_GROUP_LEAVES);
-      counts[1] = sn_tree_collect(&w->dynamic_tree, g.box, g.mask, leaves[1], SN_PAIR_GROUP_LEAVES);
-    } else {
-      counts[0] = -1;
-    }
-    for (int32_t k = 0; k < g.count; ++k) {
-      if (!sn_pair_search(w, g.entries[k], leaves, counts, &kept)) return false;
-    }
+  }
+}
+
+static size_t sn_pair_search_scratch_bytes(const sn_world *w) {
+  const size_t n = (size_t)w->move_buffer.count;
+  return n * (sizeof(sn_pair_group) + 2 * sizeof(int32_t) + SN_PAIR_FOUND_SLOTS * sizeof(int32_t) + 1) +
+         sizeof(int32_t) + 6 * 16;
+}
+
+/* The parallel search (above); -1 when the arena is short (nothing done). */
+static int sn_find_new_pairs_parallel(sn_world *w, int32_t *kept) {
+  const int32_t n = w->move_buffer.count;
+  sn_pair_plan p = {w, NULL, NULL, NULL, NULL, NULL};
+  p.groups = sn_arena_alloc(&w->arena, (size_t)n * sizeof(sn_pair_group));
+  p.group_first = sn_arena_alloc(&w->arena, ((size_t)n + 1) * sizeof(int32_t));
+  p.found = sn_arena_alloc(&w->arena, (size_t)n * SN_PAIR_FOUND_SLOTS * sizeof(int32_t));
+  p.found_count = sn_arena_alloc(&w->arena, (size_t)n * sizeof(int32_t));
+  p.overflow = sn_arena_alloc(&w->arena, (size_t)n);
+  if (p.groups == NULL || p.group_first == NULL || p.found == NULL || p.found_count == NULL || p.overflow == NULL)
+    return -1;
+  int32_t group_count = 0, i = 0, next = 0;
+  while (sn_pair_next_group(w, &i, &next, p.groups + group_count)) {
+    p.group_first[group_count++] = i;
     i = next;
+  }
+  p.group_first[group_count] = next;
+  sn_stage stage;
+  sn_stage_runner r;
+  sn_stage_runner_init_on(&r, &stage, 1, w->worker_count, sn_pair_plan_stage, &p);
+  sn_stage_add(&r, 0, 0, 0, group_count, SN_PAIR_BLOCK_GROUPS, 1);
+  sn_stage_run(&w->tasks, &r);
+  for (int32_t gi = 0; gi < group_count; ++gi) {
+    const sn_pair_group *g = p.groups + gi;
+    if (p.overflow[gi]) {
+      if (!sn_pair_group_search(w, g, kept)) return 0;
+      continue;
+    }
+    const int32_t *found = p.found + p.group_first[gi] * SN_PAIR_FOUND_SLOTS;
+    for (int32_t k = 0; k < g->count; ++k) {
+      const int32_t e = g->entries[k];
+      const int32_t si = w->move_buffer.data[e];
+      const int32_t count = p.found_count[e];
+      sn_pair_query q = sn_pair_query_make(w, si);
+      for (int32_t f = 0; f < count && sn_pair_consider(&q, found[f]); ++f) {
+      }
+      found += count;
+      if (q.oom) return 0;
+      if (q.full) {
+        w->move_buffer.data[e] = -1 - si; /* marked, as sn_pair_search marks */
+        *kept += 1;
+      }
+    }
+  }
+  return 1;
+}
+
+bool sn_find_new_pairs(sn_world *w) {
+  assert(w->new_pairs.count == 0);
+  int32_t kept = 0;
+  const int32_t n = w->move_buffer.count;
+  int parallel = -1;
+  if (w->worker_count > 1 && (int64_t)n * SN_PAIR_PARALLEL_WEIGHT >= w->parallel_min_items) {
+    /* (the step's first part: the arena may grow here, and is free again after) */
+    if (!sn_arena_reserve(&w->arena, &w->mem, sn_pair_search_scratch_bytes(w))) return false;
+    parallel = sn_find_new_pairs_parallel(w, &kept);
+    sn_arena_reset(&w->arena);
+  }
+  if (parallel == 0) return false;
+  if (parallel < 0) {
+    sn_pair_group g;
+    int32_t i = 0, next = 0;
+    while (sn_pair_next_group(w, &i, &next, &g)) {
+      if (!sn_pair_group_search(w, &g, &kept)) return false;
+      i = next;
+    }
   }
   w->step_limit_hits += kept;
   return true;
