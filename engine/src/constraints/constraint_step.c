@@ -393,6 +393,7 @@ static bool sn_add_kept_items(sn_world *w, sn_step_context *ctx, const sn_soft_c
     is = sn_pack_block(w, t->instance_size, t->instance_align, found, &ip);
     if (pp == 0 || ip == 0) return false;
   }
+  batch->resident = kept->resident;
   const int32_t n0 = c->n;
   for (int32_t at = 0; at < found; ++at)
     sn_place_item(w, ctx, soft, c, n0 + at, order[at], (void *)(pp + (size_t)at * ps), (void *)(ip + (size_t)at * is),
@@ -466,6 +467,7 @@ static bool sn_add_levelled_items(sn_world *w, sn_step_context *ctx, const sn_so
   packing.resident = c->recording && t->params_align <= 64 && t->instance_align <= 64 && used <= l->resident_room;
   uintptr_t pp, ip;
   size_t ps, is;
+  batch->resident = packing.resident;
   if (packing.resident) {
     l->resident_used = used;
     pp = (uintptr_t)(l->resident_base + packing.params_offset);
@@ -556,7 +558,7 @@ int32_t sn_build_joint_batches(sn_world *w, sn_step_context *ctx, const sn_soft_
     l->levels.count = l->levels_data.count = 0;
   }
   const bool batching = soft->active && w->xpbd.valid;
-  int32_t batch_count = 0, next_batched = 0;
+  int32_t batch_count = 0, next_batched = 0, item_batches = 0;
   for (int32_t e = 0; e <= l->items.count; ++e) {
     const int32_t slot = e < l->items.count ? l->items.data[e] : INT32_MAX;
     while (next_batched < l->batched.count && l->batched.data[next_batched].slot < slot) {
@@ -575,6 +577,11 @@ int32_t sn_build_joint_batches(sn_world *w, sn_step_context *ctx, const sn_soft_
       }
     }
     if (e == l->items.count) break;
+    /* every item type has its batch: only the batched types after them are left */
+    if (item_batches == l->item_types.count) {
+      e = l->items.count - 1;
+      continue;
+    }
     const sn_constraint *first = w->constraints.data + slot;
     if (!first->in_use || !sn_constraint_active(w, first)) continue;
     bool seen = false;
@@ -582,6 +589,7 @@ int32_t sn_build_joint_batches(sn_world *w, sn_step_context *ctx, const sn_soft_
     if (seen) continue;
     if (batch_count >= n.types) return 0; /* (a wrong bound: the caller asserts) */
     const int32_t b = batch_count++;
+    item_batches++;
     sn_joint_batch *batch = sn_begin_batch(batches, b, first->type, &c);
     const bool ok = (first->type->flags & SN_CONSTRAINT_IMPULSE) != 0
                         ? sn_add_levelled_items(w, ctx, soft, batch, &c, l->items.data, e, l->items.count)
@@ -619,7 +627,7 @@ void sn_joint_batches_prepare(const sn_plugin_caller *pc, sn_joint_batch *batche
 void sn_joint_batches_end(sn_world *w, const sn_joint_batch *batches, int32_t batch_count, const int32_t *owners) {
   /* packed instances go home (batched ones live in the schedule's block) */
   for (int32_t b = 0, n = 0; b < batch_count; ++b) {
-    if (batches[b].batched) {
+    if (batches[b].batched || batches[b].resident) { /* (resident: solved in place) */
       n += batches[b].count;
       continue;
     }

@@ -30,6 +30,7 @@ typedef struct sn_joint_batch {
   const sn_constraint_type *type;
   bool impulse, xpbd; /* runs in the velocity passes / the XPBD stage */
   bool batched;       /* the XPBD stage calls solve_particles (no items) */
+  bool resident;      /* the items' params and instances are the constraints' own (nothing to copy back) */
   sn_constraint_item *items;
   int32_t count;
   int32_t first; /* the first item's entry in the owners list */
