@@ -667,6 +667,71 @@ START_TEST(test_sensor_soft_body) {
 }
 END_TEST
 
+/* Sensors come and go among many other shapes: each one reports exactly
+ * the boxes inside it, a destroyed sensor's overlaps end, a sensor made in
+ * its slot starts its own, and a soft body far from every sensor is never
+ * reported while one inside a sensor is. */
+START_TEST(test_sensor_list_changes) {
+  sn_world *w = ct_world();
+  sn_shape_def sd = sn_default_shape_def();
+  ct_ground(w, &sd);
+  /* 200 resting boxes along the ground, 0.2 m apart: x = -19.9 .. 19.9 */
+  sn_shape_id boxes[200];
+  for (int i = 0; i < 200; ++i)
+    boxes[i] = ct_box(w, SN_BODY_DYNAMIC, (sn_vec2){-19.9f + 0.2f * (float)i, 0.05f}, 0.05f, &sd);
+  sn_shape_def zd = sn_default_shape_def();
+  zd.is_sensor = true;
+  /* three static zones 1 m square at box centres x = -9.9, 0.1, 10.1, reaching 0.05 m into the
+   * ground: each holds the ground and five boxes (centres within 0.4; the next ones, 0.6 away, are
+   * 0.05 m clear) */
+  const float zx[3] = {-9.9f, 0.1f, 10.1f};
+  sn_shape_id zones[3];
+  for (int k = 0; k < 3; ++k) zones[k] = ct_box(w, SN_BODY_STATIC, (sn_vec2){zx[k], 0.45f}, 0.5f, &zd);
+  /* a soft body of one particle resting on the ground at x = -5.1 (no zone) */
+  sn_soft_body_def sbd = sn_default_soft_body_def();
+  sn_soft_body_id soft = sn_create_soft_body(w, &sbd);
+  sn_particle_def pdf = sn_default_particle_def();
+  pdf.position = (sn_vec2){-5.1f, 0.2f};
+  ck_assert(sn_particle_is_valid(w, sn_create_particle(w, soft, &pdf)));
+  ct_steps(w, 2);
+  for (int k = 0; k < 3; ++k) ck_assert_int_eq(sn_shape_get_sensor_overlaps(w, zones[k], NULL, 0), 6);
+  /* the middle zone goes: its six overlaps end with the next step */
+  ck_assert_int_eq(sn_destroy_shape(w, zones[1], true), SN_OK);
+  ct_steps(w, 1);
+  sn_sensor_events ev = sn_world_get_sensor_events(w);
+  ck_assert_int_eq(ev.end_count, 6);
+  for (int k = 0; k < ev.end_count; ++k) ck_assert_int_eq(ev.end_events[k].sensor.index1, zones[1].index1);
+  ck_assert_int_eq(ev.begin_count, 0);
+  /* a zone over the soft body (x = -5.1) and one at x = 5.1: begins for the soft body, the ground
+   * and five boxes each */
+  sn_shape_id over_soft = ct_box(w, SN_BODY_STATIC, (sn_vec2){-5.1f, 0.45f}, 0.5f, &zd);
+  sn_shape_id fourth = ct_box(w, SN_BODY_STATIC, (sn_vec2){5.1f, 0.45f}, 0.5f, &zd);
+  ct_steps(w, 1);
+  ev = sn_world_get_sensor_events(w);
+  int soft_begins = 0, fourth_begins = 0, over_soft_boxes = 0;
+  for (int k = 0; k < ev.begin_count; ++k) {
+    if (ev.begin_events[k].soft_body.index1 != 0) {
+      ck_assert(memcmp(&ev.begin_events[k].soft_body, &soft, sizeof(soft)) == 0);
+      ck_assert_int_eq(ev.begin_events[k].sensor.index1, over_soft.index1);
+      soft_begins++;
+    } else if (ev.begin_events[k].sensor.index1 == fourth.index1) {
+      fourth_begins++;
+    } else {
+      ck_assert_int_eq(ev.begin_events[k].sensor.index1, over_soft.index1);
+      over_soft_boxes++;
+    }
+  }
+  ck_assert_int_eq(soft_begins, 1);
+  ck_assert_int_eq(fourth_begins, 6);
+  ck_assert_int_eq(over_soft_boxes, 6);
+  ck_assert_int_eq(ev.end_count, 0);
+  ck_assert_int_eq(sn_shape_get_sensor_overlaps(w, zones[0], NULL, 0), 6);
+  ck_assert_int_eq(sn_shape_get_sensor_overlaps(w, zones[2], NULL, 0), 6);
+  (void)boxes;
+  sn_destroy_world(w);
+}
+END_TEST
+
 START_TEST(test_sensor_errors) {
   sn_world *w = ct_world();
   sn_body_def bd = sn_default_body_def();
@@ -844,6 +909,7 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_sensor_zone);
   tcase_add_test(tc, test_sensor_bodies_and_destroy);
   tcase_add_test(tc, test_sensor_soft_body);
+  tcase_add_test(tc, test_sensor_list_changes);
   tcase_add_test(tc, test_sensor_errors);
   tcase_add_test(tc, test_snapshot_round_trip);
   suite_add_tcase(s, tc);

@@ -535,6 +535,72 @@ START_TEST(test_continuous_may_touch_is_conservative) {
 }
 END_TEST
 
+START_TEST(test_continuous_may_touch_any_split_covers_every_split) {
+  // Random pairs of swept proxies. When sn_continuous_may_touch_any_split
+  // says no, sn_continuous_may_touch says no for A unstopped and for A
+  // stopped at 40 fractions f in (0, 1): its sweep cut at f (centre and
+  // rotation where sn_sweep_get_transform puts it, as the pass stops a
+  // body), resting there after. Both answers are met.
+  uint32_t state = 4242u;
+  int refused = 0, accepted = 0;
+  for (int k = 0; k < 3000; ++k) {
+    sn_shape_proxy pa = random_proxy(&state), pb = random_proxy(&state);
+    sn_sweep sa = random_sweep(&state), sb = random_sweep(&state);
+    const float ra = core_reach(&pa, sa.local_center), rb = core_reach(&pb, sb.local_center);
+    const float radius = pa.radius + pb.radius;
+    if (sn_continuous_may_touch_any_split(sa, ra, sb, rb, radius)) {
+      accepted++;
+      continue;
+    }
+    refused++;
+    ck_assert(!sn_continuous_may_touch(sa, ra, 1.0f, sb, rb, radius));
+    for (int i = 1; i < 40; ++i) {
+      const float f = (float)i / 40.0f;
+      sn_transform xf = sn_sweep_get_transform(&sa, f);
+      sn_sweep cut = {sa.local_center, sa.c1, sn_transform_point(xf, sa.local_center), sa.q1, xf.q};
+      ck_assert_msg(!sn_continuous_may_touch(cut, ra, f, sb, rb, radius), "pair %d at split %g", k, (double)f);
+    }
+  }
+  ck_assert_int_gt(refused, 100);
+  ck_assert_int_gt(accepted, 100);
+}
+END_TEST
+
+START_TEST(test_geometry_core_reach_same_bits) {
+  // sn_geometry_core_reach of each shape kind is, bit for bit, the farthest
+  // of sn_geometry_proxy's points (by squared distance, then one sqrtf) and
+  // its radius: continuous collision reads it in place of the proxy.
+  sn_geometry g[5];
+  memset(g, 0, sizeof g);
+  g[0].type = SN_SHAPE_CIRCLE;
+  g[0].circle = (sn_circle){{0.3f, -0.2f}, 0.45f};
+  g[1].type = SN_SHAPE_CAPSULE;
+  g[1].capsule = (sn_capsule){{-0.7f, 0.1f}, {0.9f, 0.35f}, 0.15f};
+  g[2].type = SN_SHAPE_SEGMENT;
+  g[2].segment = (sn_segment){{-1.3f, 0.2f}, {0.4f, 1.7f}};
+  g[3].type = SN_SHAPE_POLYGON;
+  ck_assert_int_eq(sn_make_box(0.7f, 0.3f, &g[3].polygon), SN_OK);
+  g[3].polygon.radius = 0.02f;
+  g[4].type = SN_SHAPE_CHAIN_SEGMENT;
+  g[4].chain_segment.segment = (sn_segment){{2.0f, -0.5f}, {-0.25f, 0.75f}};
+  const sn_vec2 centers[3] = {{0.0f, 0.0f}, {0.123f, -0.456f}, {-1.1f, 0.9f}};
+  for (int i = 0; i < 5; ++i) {
+    for (int c = 0; c < 3; ++c) {
+      sn_shape_proxy p = sn_geometry_proxy(&g[i]);
+      float reach_sq = 0.0f;
+      for (int32_t j = 0; j < p.count; ++j) reach_sq = fmaxf(reach_sq, sn_distance_sq(p.points[j], centers[c]));
+      const float expected = sqrtf(reach_sq);
+      float radius = -1.0f;
+      const float reach = sn_geometry_core_reach(&g[i], centers[c], &radius);
+      ck_assert_msg(memcmp(&reach, &expected, sizeof(float)) == 0, "kind %d: %g, proxy %g", i, (double)reach,
+                    (double)expected);
+      ck_assert(memcmp(&radius, &p.radius, sizeof(float)) == 0);
+      ck_assert_float_gt(reach, 0.1f); // every case has extent
+    }
+  }
+}
+END_TEST
+
 START_TEST(test_toi_rotating_bar) {
   // A long bar (half 2 x 0.05) spins half a turn while its centre passes a
   // small box; the result must be a fraction where the gap is in the target
@@ -609,6 +675,8 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_toi_with_matches_plain);
   tcase_add_test(tc, test_toi_with_near_limit);
   tcase_add_test(tc, test_continuous_may_touch_is_conservative);
+  tcase_add_test(tc, test_continuous_may_touch_any_split_covers_every_split);
+  tcase_add_test(tc, test_geometry_core_reach_same_bits);
   tcase_add_test(tc, test_toi_grazing_terminates);
   suite_add_tcase(s, tc);
   return s;

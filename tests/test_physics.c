@@ -454,6 +454,53 @@ START_TEST(test_bullet) {
 }
 END_TEST
 
+/* A crowd driven into a thin static wall: 300 boxes (0.5 m, 60 columns of
+ * five) at 150 m/s, pressed on by an acceleration of 100 m/s^2 towards a
+ * 0.1 m wall tall enough that nothing goes round it. The front boxes are
+ * stopped at the wall by continuous collision and then pressed into it by
+ * the crowd, so they start later steps touching or inside it, where the
+ * sweep of the whole box says "touching at 0". Sweeping the box's core (a
+ * disc at its centre) then keeps its centre on the near side: without that,
+ * boxes pushed fast from behind went through. */
+START_TEST(test_crowd_against_thin_wall) {
+  sn_world *w = make_world(0, true);
+  sn_world_set_gravity(w, (sn_vec2){100.0f, 0.0f});
+  sn_body_def wd = sn_default_body_def();
+  sn_body_id wall = sn_create_body(w, &wd);
+  sn_polygon slab;
+  ck_assert_int_eq(sn_make_box(0.05f, 1000.0f, &slab), SN_OK); /* faces at x = -0.05 and 0.05 */
+  sn_shape_def sd = sn_default_shape_def();
+  ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, wall, &sd, &slab)));
+  enum { N = 300 };
+  sn_body_id b[N];
+  sn_polygon box;
+  ck_assert_int_eq(sn_make_box(0.25f, 0.25f, &box), SN_OK);
+  for (int i = 0; i < N; ++i) {
+    sn_body_def bd = sn_default_body_def();
+    bd.type = SN_BODY_DYNAMIC;
+    bd.position = (sn_vec2){-1.0f - 0.6f * (float)(i / 5), -1.2f + 0.6f * (float)(i % 5)};
+    bd.linear_velocity = (sn_vec2){150.0f, 0.0f};
+    b[i] = sn_create_body(w, &bd);
+    ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, b[i], &sd, &box)));
+  }
+  float max_x = -1e9f;
+  int worst = -1;
+  for (int step = 0; step < 240; ++step) {
+    ck_assert_int_eq(sn_world_step(w, dt), SN_OK);
+    for (int i = 0; i < N; ++i) {
+      const float x = sn_body_get_position(w, b[i]).x;
+      if (x > max_x) {
+        max_x = x;
+        worst = i;
+      }
+    }
+  }
+  /* no box's centre ever reached the wall's near face */
+  ck_assert_msg(max_x < -0.05f, "box %d reached x = %.3f (into or through the wall)", worst, (double)max_x);
+  sn_destroy_world(w);
+}
+END_TEST
+
 /* Every shape type comes to rest on the ground at its analytic height
  * (within 1 cm) and on a static segment and a chain as well. */
 START_TEST(test_shapes_rest) {
@@ -871,6 +918,7 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_momentum);
   tcase_add_test(tc, test_resting_box);
   tcase_add_test(tc, test_bullet);
+  tcase_add_test(tc, test_crowd_against_thin_wall);
   tcase_add_test(tc, test_struck_body_stops_at_neighbour);
   tcase_add_test(tc, test_fast_body_behind_slow_one);
   tcase_add_test(tc, test_fast_bodies_meet);

@@ -527,10 +527,14 @@ END_TEST
  * (+-10 m/s up and down): the continuous pass sweeps ahead in parallel
  * (white box: parallel_min_items 0) and keeps only the results that met no
  * fast body. Returns how many boxes are beyond the wall (centre past its far
- * face, x > 10.25) after 10 steps, when every box has reached it. */
+ * face, x > 10.25) after 10 steps, when every box has reached it. rest:
+ * the sweeps ahead may rest after a step where most fast bodies met one
+ * (else they run every step); *rested counts the steps after which they
+ * rest. */
 enum { VOLLEY_BOXES = 80 };
 
-static int32_t volley(int32_t workers, bool continuous, sn_vec2 *pos, sn_vec2 *vel, int32_t *stopped_steps) {
+static int32_t volley(int32_t workers, bool continuous, bool rest, sn_vec2 *pos, sn_vec2 *vel, int32_t *stopped_steps,
+                      int32_t *rested) {
   sn_world_def wd = sn_default_world_def();
   wd.gravity = (sn_vec2){0.0f, 0.0f};
   wd.enable_sleep = false;
@@ -564,8 +568,11 @@ static int32_t volley(int32_t workers, bool continuous, sn_vec2 *pos, sn_vec2 *v
     ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, ids[i], &sd, &box)));
   }
   *stopped_steps = 0;
+  *rested = 0;
   for (int32_t step = 0; step < 10; ++step) {
+    if (!rest) w->toi_ahead_rest = 0;
     ck_assert_int_eq(sn_world_step(w, 1.0f / 60.0f), SN_OK);
+    *rested += w->toi_ahead_rest > 0;
     int32_t stopped = 0;
     for (int32_t k = 0; k < w->awake_bodies.count; ++k) {
       const sn_body *b = w->bodies.data + w->awake_bodies.data[k];
@@ -586,19 +593,25 @@ static int32_t volley(int32_t workers, bool continuous, sn_vec2 *pos, sn_vec2 *v
 
 START_TEST(test_continuous_ahead_same_bits) {
   static sn_vec2 pos1[VOLLEY_BOXES], vel1[VOLLEY_BOXES], pos2[VOLLEY_BOXES], vel2[VOLLEY_BOXES];
-  int32_t stopped1 = 0, stopped2 = 0;
-  ck_assert_int_eq(volley(1, true, pos1, vel1, &stopped1), 0); /* nothing tunnels */
-  ck_assert_int_eq(volley(2, true, pos2, vel2, &stopped2), 0);
-  ck_assert_int_gt(stopped1, 0); /* continuous collision did stop boxes */
-  ck_assert_int_eq(stopped2, stopped1);
-  for (int32_t i = 0; i < VOLLEY_BOXES; ++i) {
-    ck_assert_msg(memcmp(pos1 + i, pos2 + i, sizeof(sn_vec2)) == 0 && memcmp(vel1 + i, vel2 + i, sizeof(sn_vec2)) == 0,
-                  "box %d: (%g, %g) on 2 workers, (%g, %g) on 1", (int)i, (double)pos2[i].x, (double)pos2[i].y,
-                  (double)pos1[i].x, (double)pos1[i].y);
+  int32_t stopped1 = 0, stopped2 = 0, rested = 0;
+  ck_assert_int_eq(volley(1, true, true, pos1, vel1, &stopped1, &rested), 0); /* nothing tunnels */
+  ck_assert_int_eq(rested, 0);                                                /* one worker: no sweeps ahead */
+  ck_assert_int_gt(stopped1, 0);                                              /* continuous collision did stop boxes */
+  /* 2 workers, the sweeps ahead every step, then allowed to rest: the same bits */
+  for (int32_t pass = 0; pass < 2; ++pass) {
+    ck_assert_int_eq(volley(2, true, pass == 1, pos2, vel2, &stopped2, &rested), 0);
+    if (pass == 1) ck_assert_int_gt(rested, 0); /* crossing rows: most fast bodies meet one */
+    ck_assert_int_eq(stopped2, stopped1);
+    for (int32_t i = 0; i < VOLLEY_BOXES; ++i) {
+      ck_assert_msg(memcmp(pos1 + i, pos2 + i, sizeof(sn_vec2)) == 0 &&
+                        memcmp(vel1 + i, vel2 + i, sizeof(sn_vec2)) == 0,
+                    "box %d: (%g, %g) on 2 workers, (%g, %g) on 1", (int)i, (double)pos2[i].x, (double)pos2[i].y,
+                    (double)pos1[i].x, (double)pos1[i].y);
+    }
   }
   /* the scene does test tunnelling: without continuous collision boxes pass */
   int32_t unused = 0;
-  ck_assert_int_gt(volley(2, false, pos2, vel2, &unused), 10);
+  ck_assert_int_gt(volley(2, false, true, pos2, vel2, &unused, &rested), 10);
 }
 END_TEST
 

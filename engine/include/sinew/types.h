@@ -333,7 +333,8 @@ typedef struct sn_world_def {
   float restitution_threshold;     ///< approach speed (m/s) below which no bounce, default 1; <= SN_MAX_SPEED
   float maximum_linear_speed;      ///< m/s, default 400, at most SN_MAX_SPEED; bounds bodies' and particles' motion per
                                    ///< substep and bodies' speed after a step
-  bool enable_continuous;          ///< time of impact for fast bodies (static and moving), default true
+  bool enable_continuous;          ///< time of impact for fast bodies against static shapes and moving bodies,
+                                   ///< default true
   /// Contact manifold reuse (m), default 0.0005: a touching pair whose shapes have moved
   /// relative to each other by less than this since its manifold was last computed (any
   /// point of the smaller body, in the other's frame) keeps that manifold's features and
@@ -423,7 +424,8 @@ typedef struct sn_body_def {
   float linear_damping;    ///< 1/s, default 0
   float angular_damping;   ///< 1/s, default 0
   float gravity_scale;     ///< default 1
-  bool is_bullet;          ///< continuous collision against dynamic bodies too
+  bool is_bullet;          ///< swept from a quarter of its inner radius per step (others: half), also against
+                           ///< moving bodies it starts the step near; never against other bullets
   bool is_awake;           ///< default true
   bool enable_sleep;       ///< default true; false keeps this body (and its island) awake
   bool fixed_rotation;     ///< default false

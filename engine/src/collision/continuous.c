@@ -32,6 +32,7 @@ typedef struct sn_toi_query {
   float reach;          ///< farthest core point from the body's centre of mass
   float rotation;       ///< its term of the time of impact's rotation bound
   sn_vec2 disc_center;  ///< a disc inside the fast shape at the step's start (world)
+  sn_vec2 disc_local;   ///< its centre in the body frame
   float disc_radius;    ///< (negative: none, see sn_geometry_inscribed_disc)
   int32_t hit_shape;    ///< the fast body's shape and the other shape of the
   int32_t hit_other;    ///< earliest hit (SN_NULL_INDEX: none yet)
@@ -65,6 +66,46 @@ static float sn_proxy_reach(const sn_shape_proxy *proxy, sn_vec2 center) {
   return sqrtf(reach_sq);
 }
 
+/* The proxy's points in the proxy's order (sn_geometry_proxy), so the same
+ * bits as sn_proxy_reach of the proxy. */
+float sn_geometry_core_reach(const sn_geometry *g, sn_vec2 center, float *radius) {
+  sn_vec2 pair[2];
+  const sn_vec2 *points = pair;
+  int32_t count = 2;
+  *radius = 0.0f;
+  switch (g->type) {
+  case SN_SHAPE_CIRCLE:
+    points = &g->circle.center;
+    count = 1;
+    *radius = g->circle.radius;
+    break;
+  case SN_SHAPE_CAPSULE:
+    pair[0] = g->capsule.center1;
+    pair[1] = g->capsule.center2;
+    *radius = g->capsule.radius;
+    break;
+  case SN_SHAPE_SEGMENT:
+    pair[0] = g->segment.point1;
+    pair[1] = g->segment.point2;
+    break;
+  case SN_SHAPE_POLYGON:
+    points = g->polygon.vertices;
+    count = sn_mini(sn_maxi(g->polygon.count, 0), SN_MAX_POLYGON_VERTICES);
+    *radius = g->polygon.radius;
+    break;
+  case SN_SHAPE_CHAIN_SEGMENT:
+    pair[0] = g->chain_segment.segment.point1;
+    pair[1] = g->chain_segment.segment.point2;
+    break;
+  case SN_SHAPE_TYPE_COUNT:
+    count = 0;
+    break;
+  }
+  float reach_sq = 0.0f;
+  for (int32_t i = 0; i < count; ++i) reach_sq = sn_maxf(reach_sq, sn_distance_sq(points[i], center));
+  return sqrtf(reach_sq);
+}
+
 /* Squared distance from the origin to the segment p q. */
 static float sn_origin_segment_distance_sq(sn_vec2 p, sn_vec2 q) {
   sn_vec2 d = sn_sub(q, p);
@@ -92,6 +133,32 @@ bool sn_continuous_may_touch(sn_sweep sweep_a, float reach_a, float split_a, sn_
   } else {
     dist_sq = sn_origin_segment_distance_sq(d0, d1);
   }
+  return !(dist_sq > limit * limit);
+}
+
+/* Squared distance between the segments p1 p2 and q1 q2. */
+static float sn_segments_distance_sq(sn_vec2 p1, sn_vec2 p2, sn_vec2 q1, sn_vec2 q2) {
+  /* crossing segments: each one's ends on opposite sides of the other */
+  const sn_vec2 dp = sn_sub(p2, p1), dq = sn_sub(q2, q1);
+  const float s1 = sn_cross(dp, sn_sub(q1, p1)), s2 = sn_cross(dp, sn_sub(q2, p1));
+  const float s3 = sn_cross(dq, sn_sub(p1, q1)), s4 = sn_cross(dq, sn_sub(p2, q1));
+  if (((s1 <= 0.0f && s2 >= 0.0f) || (s1 >= 0.0f && s2 <= 0.0f)) &&
+      ((s3 <= 0.0f && s4 >= 0.0f) || (s3 >= 0.0f && s4 <= 0.0f)))
+    return 0.0f;
+  /* else the nearest points include an end of one of them */
+  float d = sn_origin_segment_distance_sq(sn_sub(q1, p1), sn_sub(q2, p1));
+  d = sn_minf(d, sn_origin_segment_distance_sq(sn_sub(q1, p2), sn_sub(q2, p2)));
+  d = sn_minf(d, sn_origin_segment_distance_sq(sn_sub(p1, q1), sn_sub(p2, q1)));
+  return sn_minf(d, sn_origin_segment_distance_sq(sn_sub(p1, q2), sn_sub(p2, q2)));
+}
+
+bool sn_continuous_may_touch_any_split(sn_sweep sweep_a, float reach_a, sn_sweep sweep_b, float reach_b, float radius) {
+  /* Whatever A's split, its centre stays on its segment c1 c2 (a stopped
+   * body's centre is a point of it, up to rounding) and B's on its own:
+   * the centres are never nearer than the two segments. One more slop
+   * covers the rounding of a stopped centre and of the test itself. */
+  const float limit = reach_a + reach_b + radius + 3.0f * SN_LINEAR_SLOP;
+  const float dist_sq = sn_segments_distance_sq(sweep_a.c1, sweep_a.c2, sweep_b.c1, sweep_b.c2);
   return !(dist_sq > limit * limit);
 }
 
@@ -143,6 +210,32 @@ static sn_transform sn_toi_other_transform(const sn_body *o, float t) {
   return sn_sweep_get_transform(&sweep, stopped ? t / split : t);
 }
 
+/* Are the discs inside the fast shape of q and inside shape other of body
+ * ob (moving, not a bullet pair) nearer than the speculative distance at
+ * the step's start? Then the pair is near and skipped (see below). */
+static bool sn_toi_discs_near(const sn_toi_query *q, const sn_shape *other, const sn_body *ob) {
+  if (q->disc_radius < 0.0f) return false;
+  sn_vec2 local;
+  const float radius = sn_geometry_inscribed_disc(&other->geom, &local);
+  if (radius < 0.0f) return false;
+  const sn_sweep so = sn_step_sweep(ob);
+  const sn_vec2 center = sn_add(so.c1, sn_rotate(so.q1, sn_sub(local, so.local_center)));
+  const float gap = sn_distance(center, q->disc_center) - radius - q->disc_radius;
+  return gap < SN_SPECULATIVE_DISTANCE - SN_TOI_NEAR_ALLOWANCE;
+}
+
+/* Ahead of its turn, q met fast body ob (not stopped yet) with shape
+ * other: can the pair change q's result in turn, whether ob is stopped by
+ * then or not? False only when every outcome in turn leaves q as it is. */
+static bool sn_toi_ahead_may_matter(const sn_toi_query *q, const sn_shape *other, const sn_body *ob) {
+  /* a one-sided segment's test reads where ob is now */
+  if (other->geom.type == SN_SHAPE_CHAIN_SEGMENT) return true;
+  if (!q->bullet && sn_toi_discs_near(q, other, ob)) return false;
+  float radius;
+  const float reach = sn_geometry_core_reach(&other->geom, ob->local_center, &radius);
+  return sn_continuous_may_touch_any_split(sn_step_sweep(ob), reach, q->sweep, q->reach, radius + q->proxy.radius);
+}
+
 static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *context) {
   (void)proxy_id;
   sn_toi_query *q = context;
@@ -168,8 +261,17 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
   /* a fast body not stopped (yet) may stop later in the pass: only then
    * can the second pass find more than this one did */
   if (ob->is_fast && ob->solver_index >= 0 && ob->toi_fraction == 1.0f) {
+    if (q->ahead) {
+      /* In turn that body may be stopped or not: a pair that the centres'
+       * test rejects for any stop, or that the discs find near at the
+       * start (the step's start does not depend on a stop), changes
+       * nothing in turn either. Any other makes the result depend on that
+       * body's: swept again in turn. */
+      if (!sn_toi_ahead_may_matter(q, other, ob)) return true;
+      q->may_recheck = true;
+      return false;
+    }
     q->may_recheck = true;
-    if (q->ahead) return false; /* the result depends on that body's: swept again in turn */
     if (q->met != NULL && q->met_count <= SN_TOI_MET &&
         (q->met_count == 0 || q->met[q->met_count - 1] != other->body)) {
       if (q->met_count < SN_TOI_MET)
@@ -188,12 +290,12 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
     /* bodies collide from the right (the normal side); skip sweeps that start behind */
     if (sn_dot(sn_sub(c1, p1), normal) < 0.0f) return true;
   }
-  const sn_shape_proxy proxy_a = sn_geometry_proxy(&other->geom);
   /* no time of impact for a pair whose centres never come near enough
    * (exact: such a pair never hits, see sn_continuous_may_touch) */
   const float split = sn_toi_stopped(ob) ? ob->toi_fraction : 1.0f;
-  if (!sn_continuous_may_touch(sn_step_sweep(ob), sn_proxy_reach(&proxy_a, ob->local_center), split, q->sweep, q->reach,
-                               proxy_a.radius + q->proxy.radius))
+  float radius_a;
+  const float reach_a = sn_geometry_core_reach(&other->geom, ob->local_center, &radius_a);
+  if (!sn_continuous_may_touch(sn_step_sweep(ob), reach_a, split, q->sweep, q->reach, radius_a + q->proxy.radius))
     return true;
   /* A fast body that is not a bullet skips moving bodies it was already
    * near when the step began: their contact had points within the
@@ -202,20 +304,26 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
    * struck by a bullet) from plunging into them. The time of impact stops
    * at its first distance for those. */
   const bool skip_near = moving && !q->bullet;
-  if (skip_near && q->disc_radius >= 0.0f) {
-    /* two discs inside the shapes, nearer than the speculative distance at
-     * the start: so are the shapes, no distance needed */
-    sn_vec2 local;
-    const float radius = sn_geometry_inscribed_disc(&other->geom, &local);
-    if (radius >= 0.0f) {
-      const sn_sweep so = sn_step_sweep(ob);
-      const sn_vec2 center = sn_add(so.c1, sn_rotate(so.q1, sn_sub(local, so.local_center)));
-      const float gap = sn_distance(center, q->disc_center) - radius - q->disc_radius;
-      if (gap < SN_SPECULATIVE_DISTANCE - SN_TOI_NEAR_ALLOWANCE) return true;
-    }
-  }
+  /* two discs inside the shapes, nearer than the speculative distance at
+   * the start: so are the shapes, no distance needed */
+  if (skip_near && sn_toi_discs_near(q, other, ob)) return true;
+  const sn_shape_proxy proxy_a = sn_geometry_proxy(&other->geom);
   sn_toi_output out = sn_toi_against(ob, &proxy_a, q, skip_near ? SN_SPECULATIVE_DISTANCE : -FLT_MAX);
   if (skip_near && !(out.separation0 >= SN_SPECULATIVE_DISTANCE)) return true;
+  if (((out.state == SN_TOI_HIT && out.fraction == 0.0f) || out.state == SN_TOI_OVERLAPPED) && q->disc_radius > 0.0f) {
+    /* Touching or overlapping at the step's start (a body stopped at a wall
+     * last step, resting on it, or pressed into it): the sweep cannot tell
+     * sliding along the surface or leaving it from going through it, so it
+     * is not stopped at 0. What must not happen is its core going through:
+     * a small disc at the centre of its inscribed disc, a quarter of that
+     * disc's radius, is swept instead and stops the body where that disc
+     * would reach the other shape (a crowd pushing a box through a thin
+     * wall). */
+    sn_toi_query core = *q;
+    core.proxy = sn_make_proxy_points(&q->disc_local, 1, 0.25f * q->disc_radius);
+    core.rotation = -1.0f;
+    out = sn_toi_against(ob, &proxy_a, &core, -FLT_MAX);
+  }
   if (out.state == SN_TOI_HIT && out.fraction > 0.0f && out.fraction < q->fraction) {
     q->fraction = out.fraction;
     q->hit_shape = (int32_t)(q->shape - w->shapes.data);
@@ -356,9 +464,8 @@ static void sn_toi_sweep(sn_world *w, int32_t k, const sn_toi_group *g, int32_t 
     q->proxy = sn_geometry_proxy(&q->shape->geom);
     q->reach = sn_proxy_reach(&q->proxy, b->local_center);
     q->rotation = sn_sweep_rotation_reach(&q->sweep, &q->proxy);
-    sn_vec2 local;
-    q->disc_radius = sn_geometry_inscribed_disc(&q->shape->geom, &local);
-    q->disc_center = sn_add(q->sweep.c1, sn_rotate(q->sweep.q1, sn_sub(local, q->sweep.local_center)));
+    q->disc_radius = sn_geometry_inscribed_disc(&q->shape->geom, &q->disc_local);
+    q->disc_center = sn_add(q->sweep.c1, sn_rotate(q->sweep.q1, sn_sub(q->disc_local, q->sweep.local_center)));
     const sn_aabb box = g != NULL ? g->shape_box[n++]
                                   : sn_aabb_union(sn_geometry_compute_aabb(&q->shape->geom, xf1),
                                                   sn_geometry_compute_aabb(&q->shape->geom, b->xf));
@@ -394,6 +501,11 @@ static void sn_solve_continuous(sn_world *w, int32_t k, const sn_toi_group *g, i
   sn_toi_sweep(w, k, g, i, recheck, false, met, &q);
   sn_toi_apply(w, k, &q, m);
 }
+
+/* Steps without sweeps ahead after a step whose sweeps ahead finished
+ * fewer than a quarter of the fast bodies (a crowd of fast bodies, all
+ * swept again in turn): they only doubled the work. */
+enum { SN_TOI_AHEAD_REST = 15 };
 
 /* Sweeps ahead, in parallel (sn_continuous_solve): a fast body that meets
  * no fast body reads nothing the pass changes before its turn (static and
@@ -520,17 +632,31 @@ static bool sn_continuous_pass(sn_world *w, bool recheck, const sn_toi_ahead *ah
 void sn_continuous_solve(sn_world *w) {
   /* With workers, fast bodies are swept ahead in parallel first; those
    * that met no fast body keep that result (the same as in turn, so the
-   * outcome does not depend on the worker count). A custom filter is a
-   * user callback: it is only called from the stepping thread. */
+   * outcome does not depend on the worker count). When most of them met
+   * one, the sweeps ahead rest a few steps (SN_TOI_AHEAD_REST), which
+   * changes only who does the work. A custom filter is a user callback:
+   * it is only called from the stepping thread. */
   const int32_t nb = w->awake_bodies.count;
   sn_toi_ahead *ahead = NULL;
-  if (w->worker_count > 1 && nb >= w->parallel_min_items && w->custom_filter == NULL) {
+  bool try_ahead = w->worker_count > 1 && nb >= w->parallel_min_items && w->custom_filter == NULL;
+  if (try_ahead && w->toi_ahead_rest > 0) {
+    w->toi_ahead_rest -= 1;
+    try_ahead = false;
+  }
+  if (try_ahead) {
     ahead = sn_arena_alloc(&w->arena, (size_t)nb * sizeof(sn_toi_ahead));
     sn_toi_ahead_run run = {w, ahead};
     sn_stage_runner r;
     if (ahead != NULL && sn_stage_runner_init(&r, &w->arena, 1, w->worker_count, sn_toi_ahead_stage, &run)) {
       sn_stage_add(&r, 0, 0, 0, nb, SN_BLOCK_BODIES, 1);
       sn_stage_run(&w->tasks, &r);
+      int32_t fast = 0, done = 0;
+      for (int32_t k = 0; k < nb; ++k) {
+        if (!w->bodies.data[w->awake_bodies.data[k]].is_fast) continue;
+        fast += 1;
+        done += ahead[k].done ? 1 : 0;
+      }
+      if (4 * (int64_t)done < fast) w->toi_ahead_rest = SN_TOI_AHEAD_REST;
     } else {
       ahead = NULL;
     }

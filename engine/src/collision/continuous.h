@@ -23,6 +23,15 @@ void sn_continuous_solve(sn_world *w);
 /// test before it.
 bool sn_continuous_may_touch(sn_sweep sweep_a, float reach_a, float split_a, sn_sweep sweep_b, float reach_b,
                              float radius);
+/// Can they for some split? False only when sn_continuous_may_touch is
+/// false for every split in (0, 1], A's sweep cut there (a body stopped at
+/// that fraction): the centres' segments stay farther apart than the
+/// reaches, the radius and three slops.
+bool sn_continuous_may_touch_any_split(sn_sweep sweep_a, float reach_a, sn_sweep sweep_b, float reach_b, float radius);
+/// The farthest core point of g from center, and in *radius the core's
+/// rounding: what sn_geometry_proxy(g) gives (its points' farthest, by
+/// squared distance then one square root), without building the proxy.
+float sn_geometry_core_reach(const sn_geometry *g, sn_vec2 center, float *radius);
 /// Arena bytes sn_continuous_solve may use: the sweeps ahead and the bodies
 /// each fast body met, for every body that may be awake.
 size_t sn_continuous_scratch_bytes(const sn_world *w);

@@ -467,9 +467,6 @@ sn_toi_output sn_time_of_impact_with(const sn_toi_input *input, float rotation_b
   sn_vec2 delta_a = sn_sub(input->sweep_a.c2, input->sweep_a.c1);
   sn_vec2 delta_b = sn_sub(input->sweep_b.c2, input->sweep_b.c1);
   sn_vec2 relative = sn_sub(delta_b, delta_a);
-  if (!(rotation_b >= 0.0f)) rotation_b = sn_sweep_rotation_reach(&input->sweep_b, &input->proxy_b);
-  float rotation_bound = sn_sweep_rotation_reach(&input->sweep_a, &input->proxy_a) + rotation_b;
-
   sn_vec2 normal;
   float d = toi_distance(&ctx, 0.0f, &normal);
   out.separation0 = d - total_radius;
@@ -487,6 +484,10 @@ sn_toi_output sn_time_of_impact_with(const sn_toi_input *input, float rotation_b
     out.state = SN_TOI_NEAR;
     return out;
   }
+  // (only a sweep past its first distance needs the rotation bound: an
+  // atan2 and a tan per turning sweep)
+  if (!(rotation_b >= 0.0f)) rotation_b = sn_sweep_rotation_reach(&input->sweep_b, &input->proxy_b);
+  const float rotation_bound = sn_sweep_rotation_reach(&input->sweep_a, &input->proxy_a) + rotation_b;
 
   float t = 0.0f;
   for (int32_t iter = 0; iter < SN_TOI_MAX_ITERATIONS; ++iter) {

@@ -875,6 +875,23 @@ _Static_assert(L == 8 && offsetof(sn_wide_group, ia) % 32 == 0 && sizeof(sn_wide
                    sizeof(float[L]) == 32,
                "lane rows are 32 bytes");
 
+/// Groups ahead whose bodies' states the solve and relax fetch, and whose
+/// body indices they fetch.
+#define SN_STATES_AHEAD 3
+#define SN_INDEX_AHEAD  6
+
+/* The states of group g's sixteen bodies, for writing (solve and relax).
+ * A pass streams the groups (megabytes in a large pile) through the caches
+ * and pushes the states out of them. The warm start does not fetch: it
+ * gained nothing measurable from this, nor from fetching its groups' lines
+ * ahead. */
+static inline void sn_wide_prefetch_states(const sn_wide_group *g, const sn_body_state *states) {
+  for (int l = 0; l < L; ++l) {
+    SN_PREFETCH_WRITE(states + g->ia[l]);
+    SN_PREFETCH_WRITE(states + g->ib[l]);
+  }
+}
+
 /* Groups [g, end): 8 lanes at once with AVX2, else two halves of 4 (the
  * second only if it has a contact). */
 void sn_wide_warm_range(const sn_wide_set *set, sn_body_state *states, int32_t g, int32_t end) {
@@ -892,13 +909,23 @@ void sn_wide_warm_range(const sn_wide_set *set, sn_body_state *states, int32_t g
 
 void sn_wide_solve_range(const sn_wide_set *set, sn_body_state *states, int32_t g, int32_t end, float inv_h, float push,
                          bool use_bias) {
-#if SN_HAVE_AVX2
-  if (set->use_avx2) {
-    for (; g < end; ++g) sn_wide8_solve_group(states, set->groups + g, 0, use_bias, inv_h, push);
-    return;
+  for (int32_t a = g; a < g + SN_INDEX_AHEAD && a < end; ++a) {
+    SN_PREFETCH(set->groups[a].ia);
+    SN_PREFETCH(set->groups[a].ib);
   }
-#endif
+  for (int32_t a = g; a < g + SN_STATES_AHEAD && a < end; ++a) sn_wide_prefetch_states(set->groups + a, states);
   for (; g < end; ++g) {
+    if (g + SN_INDEX_AHEAD < end) {
+      SN_PREFETCH(set->groups[g + SN_INDEX_AHEAD].ia);
+      SN_PREFETCH(set->groups[g + SN_INDEX_AHEAD].ib);
+    }
+    if (g + SN_STATES_AHEAD < end) sn_wide_prefetch_states(set->groups + g + SN_STATES_AHEAD, states);
+#if SN_HAVE_AVX2
+    if (set->use_avx2) {
+      sn_wide8_solve_group(states, set->groups + g, 0, use_bias, inv_h, push);
+      continue;
+    }
+#endif
     sn_wide4_solve_group(states, set->groups + g, 0, use_bias, inv_h, push);
     if (set->groups[g].lanes > 4) sn_wide4_solve_group(states, set->groups + g, 4, use_bias, inv_h, push);
   }
@@ -962,6 +989,52 @@ void sn_wide_get_result(const sn_wide_set *set, int32_t group, int l, sn_wide_re
   out->max_normal_impulse[1] = g->mni2[l];
   out->relative_velocity[0] = g->rv1[l];
   out->relative_velocity[1] = g->rv2[l];
+}
+
+/// Solver contacts ahead whose manifold and lane the impulse store fetches.
+#define SN_STORE_AHEAD 8
+
+bool sn_wide_store_range(const sn_wide_set *set, sn_world *w, const int32_t *contacts, int32_t begin, int32_t end) {
+  bool hits = false;
+  /* (the flags sit in another cache line than the points: read only when
+   * some contact has hit events) */
+  const bool any_hits = w->hit_contacts > 0;
+  for (int32_t k = begin; k < end; ++k) {
+    if (k + SN_STORE_AHEAD < end) {
+      /* the lines of the manifold's points a little ahead (the contacts
+       * are not line-aligned: three or four lines; gaps where a contact
+       * does not touch), and the lines of its lane's results: the lanes
+       * are in colour order, scattered over the groups */
+      const char *p = (const char *)(w->contacts.data + contacts[k + SN_STORE_AHEAD]);
+      const char *first = p + offsetof(sn_contact, manifold.points);
+      SN_PREFETCH_WRITE(first);
+      SN_PREFETCH_WRITE(first + 64);
+      SN_PREFETCH_WRITE(p + offsetof(sn_contact, manifold.points[1]));
+      SN_PREFETCH_WRITE(p + offsetof(sn_contact, manifold.point_count));
+      const int32_t slot = set->contact_slot[k + SN_STORE_AHEAD];
+      const sn_wide_group *g = set->groups + slot / L;
+      const int l = slot % L;
+      SN_PREFETCH(g->points + l);
+      SN_PREFETCH(g->ni1 + l);
+      SN_PREFETCH(g->ti1 + l);
+      SN_PREFETCH(g->mni1 + l);
+      SN_PREFETCH(g->rv1 + l);
+    }
+    sn_contact *c = w->contacts.data + contacts[k];
+    hits = hits || (any_hits && (c->flags & SN_CONTACT_ENABLE_HIT) != 0);
+    const int32_t slot = set->contact_slot[k];
+    sn_wide_result r;
+    sn_wide_get_result(set, slot / L, slot % L, &r);
+    sn_manifold *m = &c->manifold;
+    for (int32_t j = 0; j < m->point_count; ++j) {
+      bool kept = j < r.point_count;
+      m->points[j].normal_impulse = kept ? r.normal_impulse[j] : 0.0f;
+      m->points[j].tangent_impulse = kept ? r.tangent_impulse[j] : 0.0f;
+      m->points[j].max_normal_impulse = kept ? r.max_normal_impulse[j] : 0.0f;
+      if (kept) m->points[j].normal_velocity = r.relative_velocity[j];
+    }
+  }
+  return hits;
 }
 
 void sn_wide_store(const sn_wide_set *set, sn_contact_constraint *cs) {

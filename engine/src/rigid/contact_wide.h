@@ -152,6 +152,12 @@ void sn_wide_solve(const sn_wide_set *set, sn_body_state *states, float inv_h, f
 void sn_wide_restitution(const sn_wide_set *set, sn_body_state *states, float threshold);
 /// The results of lane `lane` of group `group`.
 void sn_wide_get_result(const sn_wide_set *set, int32_t group, int lane, sn_wide_result *out);
+/// The results of solver contacts [begin, end) back to their manifolds in
+/// contact order (contact k is w->contacts[contacts[k]], its lane
+/// contact_slot[k]): accumulated impulses for warm starting, peak impulses
+/// and approach speeds for hit events; points past the lane's are zeroed.
+/// True if one of them reports hit events.
+bool sn_wide_store_range(const sn_wide_set *set, sn_world *w, const int32_t *contacts, int32_t begin, int32_t end);
 /// Copies accumulated impulses, peak impulses and approach speeds back to
 /// cs[lane_constraint] (tests; the step stores straight to the manifolds).
 void sn_wide_store(const sn_wide_set *set, sn_contact_constraint *cs);

@@ -261,7 +261,10 @@ static sn_shape_id sn_create_shape(sn_world *w, sn_body_id body_id, const sn_sha
     sn_shape_destroy_internal(w, index, false);
     return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow the broadphase tree"), SN_NULL_SHAPE;
   }
-  if (s->is_sensor) w->sensor_count += 1;
+  if (s->is_sensor) {
+    w->sensor_count += 1;
+    w->sensor_shapes_valid = false;
+  }
   sn_body_add_shape_mass(w, b, index); /* mass, or only extents for kinematic/static */
   /* a sleeping body stays asleep (one built asleep, shape by shape, is
    * still asleep when done): its new shape's contacts wake it when an
@@ -376,7 +379,10 @@ void sn_shape_destroy_internal(sn_world *w, int32_t shape_index, bool wake) {
   sn_body *b = w->bodies.data + body_index;
   sn_shape_destroy_contacts(w, shape_index, wake);
   sn_shape_destroy_proxy(w, shape_index);
-  if (s->is_sensor) w->sensor_count -= 1; /* its overlaps end at the next step's sensor pass */
+  if (s->is_sensor) { /* its overlaps end at the next step's sensor pass */
+    w->sensor_count -= 1;
+    w->sensor_shapes_valid = false;
+  }
   /* unlink from the body */
   int32_t *link = &b->shape_list, prev = SN_NULL_INDEX;
   while (*link != shape_index) {

@@ -39,8 +39,6 @@
 #endif
 /// Contacts the one-worker solver contact list fetches ahead.
 #define SN_LIST_AHEAD 16
-/// Solver contacts the impulse store fetches ahead.
-#define SN_STORE_AHEAD 8
 
 static sn_softness sn_make_soft(float hertz, float zeta, float h) {
   if (hertz == 0.0f) return (sn_softness){0.0f, 1.0f, 0.0f};
@@ -96,38 +94,7 @@ void sn_prepare_lanes(const sn_step_context *ctx, const sn_wide_set *wide, int32
  * front to back, each taking its lane's results. True if one of them
  * reports hit events. */
 bool sn_store_impulses(sn_world *w, const sn_wide_set *wide, int32_t begin, int32_t end) {
-  bool hits = false;
-  /* (the flags sit in another cache line than the points: read only when
-   * some contact has hit events) */
-  const bool any_hits = w->hit_contacts > 0;
-  const int32_t *contacts = w->solver_contacts.data;
-  for (int32_t k = begin; k < end; ++k) {
-    if (k + SN_STORE_AHEAD < end) {
-      /* the lines of the manifold's points a little ahead (the contacts
-       * are not line-aligned: three or four lines; gaps where a contact
-       * does not touch) */
-      const char *p = (const char *)(w->contacts.data + contacts[k + SN_STORE_AHEAD]);
-      const char *first = p + offsetof(sn_contact, manifold.points);
-      SN_PREFETCH_WRITE(first);
-      SN_PREFETCH_WRITE(first + 64);
-      SN_PREFETCH_WRITE(p + offsetof(sn_contact, manifold.points[1]));
-      SN_PREFETCH_WRITE(p + offsetof(sn_contact, manifold.point_count));
-    }
-    sn_contact *c = w->contacts.data + contacts[k];
-    hits = hits || (any_hits && (c->flags & SN_CONTACT_ENABLE_HIT) != 0);
-    const int32_t slot = wide->contact_slot[k];
-    sn_wide_result r;
-    sn_wide_get_result(wide, slot / SN_WIDE_LANES, slot % SN_WIDE_LANES, &r);
-    sn_manifold *m = &c->manifold;
-    for (int32_t j = 0; j < m->point_count; ++j) {
-      bool kept = j < r.point_count;
-      m->points[j].normal_impulse = kept ? r.normal_impulse[j] : 0.0f;
-      m->points[j].tangent_impulse = kept ? r.tangent_impulse[j] : 0.0f;
-      m->points[j].max_normal_impulse = kept ? r.max_normal_impulse[j] : 0.0f;
-      if (kept) m->points[j].normal_velocity = r.relative_velocity[j];
-    }
-  }
-  return hits;
+  return sn_wide_store_range(wide, w, w->solver_contacts.data, begin, end);
 }
 
 /* Hit events, in contact order: the fastest approaching point that pushed. */
@@ -468,7 +435,10 @@ bool sn_build_wide_set(sn_world *w, sn_wide_set *wide, bool reuse, int32_t group
 
 bool sn_step_context_init(sn_world *w, sn_step_context *ctx, float dt) {
   const int32_t nb = w->awake_bodies.count;
-  ctx->states = sn_arena_alloc(&w->arena, (size_t)(nb + 1) * sizeof(sn_body_state));
+  /* states on 64-byte lines: each 32-byte state in one line (a state
+   * across two lines costs the contact passes' gathers and scatters two) */
+  char *raw = sn_arena_alloc(&w->arena, (size_t)(nb + 1) * sizeof(sn_body_state) + 48);
+  ctx->states = raw == NULL ? NULL : (sn_body_state *)(void *)(raw + ((64u - ((uintptr_t)raw & 63u)) & 63u));
   ctx->motions = sn_arena_alloc(&w->arena, (size_t)nb * sizeof(sn_body_motion) + 1);
   ctx->post = sn_arena_alloc(&w->arena, (size_t)nb + 1);
   ctx->bodies = sn_arena_alloc(&w->arena, (size_t)nb * sizeof(sn_wide_body) + 1);
@@ -481,6 +451,7 @@ bool sn_step_context_init(sn_world *w, sn_step_context *ctx, float dt) {
   ctx->max_rotation = SN_MAX_ROTATION;
   ctx->prepare_block = 0; /* (every group completed by sn_prepare_lanes until the step sets it) */
   if (ctx->states == NULL) return false;
+  assert(((uintptr_t)ctx->states & 63u) == 0);
   ctx->states[nb] = (sn_body_state){{0.0f, 0.0f}, 0.0f, 0.0f, {0.0f, 0.0f}, {1.0f, 0.0f}};
   return true;
 }
@@ -510,8 +481,9 @@ void sn_move_proxies(sn_world *w, const sn_step_context *ctx) {
 }
 
 size_t sn_contact_solver_scratch_bytes(int32_t nb, int32_t groups) {
-  /* the step context (sn_step_context_init), the groups and lanes
-   * (sn_build_wide_set); 16 bytes of alignment each */
-  return (size_t)(nb + 1) * sizeof(sn_body_state) + (size_t)nb * (sizeof(sn_body_motion) + sizeof(sn_wide_body)) +
+  /* the step context (sn_step_context_init: the states aligned to 64
+   * bytes), the groups and lanes (sn_build_wide_set); 16 bytes of
+   * alignment each */
+  return (size_t)(nb + 1) * sizeof(sn_body_state) + 48 + (size_t)nb * (sizeof(sn_body_motion) + sizeof(sn_wide_body)) +
          (size_t)nb + sn_wide_bytes(groups) + 6 * 16;
 }

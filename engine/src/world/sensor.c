@@ -11,7 +11,15 @@
  * nothing (a step that runs out of memory leaves the world as it was), and
  * the number of overlaps is not known before the bodies move. The pass sees
  * the positions the previous step left (and any moves made between steps),
- * so an overlap is reported one step after the motion that made it. */
+ * so an overlap is reported one step after the motion that made it.
+ *
+ * Cost: the pass visits the sensor shapes only (a list kept in shape
+ * order, listed again after a sensor shape comes or goes), each querying
+ * the trees with its box; a soft body is looked at particle by particle
+ * only by sensors whose box meets the box of its particles (one box per
+ * soft body per pass). A world with one sensor among thousands of shapes
+ * pays for that sensor, not for the thousands. */
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +65,42 @@ static bool sn_sensor_query_fcn(int32_t proxy_id, int32_t shape_index, void *con
   if (!sn_array_push(&w->mem, w->sensor_next, e)) {
     q->oom = true;
     return false;
+  }
+  return true;
+}
+
+/* The sensor shapes in index order (the pass's order), listed again when a
+ * sensor shape came or went; false when memory ran out. */
+static bool sn_list_sensor_shapes(sn_world *w) {
+  if (w->sensor_shapes_valid) return true;
+  w->sensor_shapes.count = 0;
+  if (!sn_array_reserve(&w->mem, w->sensor_shapes, w->sensor_count)) return false;
+  for (int32_t i = 0; i < w->shapes.count && w->sensor_shapes.count < w->sensor_count; ++i) {
+    const sn_shape *s = w->shapes.data + i;
+    if (s->in_use && s->is_sensor) w->sensor_shapes.data[w->sensor_shapes.count++] = i;
+  }
+  w->sensor_shapes_valid = true;
+  return true;
+}
+
+/* The box of each soft body's live particle centres (lower above upper:
+ * none), for the sensors to skip the soft bodies they cannot hold. */
+static bool sn_soft_boxes(sn_world *w) {
+  const int32_t n = w->soft_bodies.count;
+  w->sensor_soft_boxes.count = 0;
+  if (n == 0) return true;
+  if (!sn_array_reserve(&w->mem, w->sensor_soft_boxes, n)) return false;
+  w->sensor_soft_boxes.count = n;
+  for (int32_t k = 0; k < n; ++k) {
+    const sn_soft_body *sb = w->soft_bodies.data + k;
+    sn_aabb box = {{FLT_MAX, FLT_MAX}, {-FLT_MAX, -FLT_MAX}};
+    for (int32_t i = 0; sb->in_use && i < sb->particle_count; ++i) {
+      const sn_particle *p = w->particles.data + sb->particles[i];
+      if (!p->in_use) continue;
+      box.lower = sn_vmin(box.lower, p->x);
+      box.upper = sn_vmax(box.upper, p->x);
+    }
+    w->sensor_soft_boxes.data[k] = box;
   }
   return true;
 }
@@ -120,7 +164,10 @@ bool sn_sensor_find(sn_world *w) {
   w->sensor_begin_next.count = 0;
   w->sensor_end_next.count = 0;
   if (w->sensor_count == 0 && w->sensor_overlaps.count == 0) return true;
-  for (int32_t i = 0; w->sensor_count > 0 && i < w->shapes.count; ++i) {
+  if (!sn_list_sensor_shapes(w)) return false;
+  if (w->sensor_count > 0 && !sn_soft_boxes(w)) return false;
+  for (int32_t si = 0; si < w->sensor_shapes.count; ++si) {
+    const int32_t i = w->sensor_shapes.data[si];
     const sn_shape *s = w->shapes.data + i;
     if (!s->in_use || !s->is_sensor || s->proxy == SN_NULL_NODE) continue; /* (a disabled body's: none) */
     const int32_t first = w->sensor_next.count;
@@ -131,7 +178,8 @@ bool sn_sensor_find(sn_world *w) {
     if (q.oom) return false;
     for (int32_t k = 0; k < w->soft_bodies.count; ++k) {
       const sn_soft_body *sb = w->soft_bodies.data + k;
-      if (!sb->in_use || !sn_soft_inside(w, s, sb)) continue;
+      const sn_aabb box = w->sensor_soft_boxes.data[k];
+      if (!sb->in_use || !sn_aabb_overlaps(box, s->aabb) || !sn_soft_inside(w, s, sb)) continue;
       sn_sensor_overlap e = {i, SN_SENSOR_SOFT | (uint32_t)k, s->generation, sb->generation};
       if (!sn_array_push(&w->mem, w->sensor_next, e)) return false;
     }

@@ -556,6 +556,7 @@ sn_result sn_world_load_snapshot(const void *bytes, size_t size, const sn_world_
   }
   for (int32_t i = 0; i < w->shapes.count; ++i)
     w->sensor_count += w->shapes.data[i].in_use && w->shapes.data[i].is_sensor;
+  w->sensor_shapes_valid = false;
   /* the counts the step's reservations read (contact.c keeps them) */
   for (int32_t i = 0; i < w->bodies.count; ++i) {
     const sn_body *b = w->bodies.data + i;

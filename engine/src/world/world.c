@@ -359,6 +359,8 @@ sn_result sn_destroy_world(sn_world *w) {
   sn_array_free(&w->mem, w->hit_events);
   sn_array_free(&w->mem, w->body_events);
   sn_array_free(&w->mem, w->sensor_overlaps);
+  sn_array_free(&w->mem, w->sensor_shapes);
+  sn_array_free(&w->mem, w->sensor_soft_boxes);
   sn_array_free(&w->mem, w->sensor_next);
   sn_array_free(&w->mem, w->sensor_begin_events);
   sn_array_free(&w->mem, w->sensor_begin_next);

@@ -86,6 +86,7 @@ typedef struct sn_world {
   int32_t worker_count;       ///< threads a step may use (base/tasks.c)
   int32_t parallel_min_items; ///< smaller steps stay on one thread (SN_PARALLEL_MIN_ITEMS; tests lower it)
   sn_world_profile profile;   ///< the last step's stage times (sn_world_get_profile)
+  int32_t toi_ahead_rest;     ///< steps continuous collision skips its sweeps ahead (no result depends on it)
   double profile_clock;       ///< ms: when the solver starts, then when it ended (stages meet)
   sn_task_system tasks;       ///< the task callbacks and their stall backoff (base/tasks.c)
   uint32_t xpbd_topology;     ///< bumped when a constraint comes or goes, or a body is disabled or enabled (the XPBD
@@ -156,7 +157,10 @@ typedef struct sn_world {
   /* sensors (world/sensor.c): the overlaps the last step found, sorted by
    * sensor then visitor; the next step's, built in its first part; the
    * last step's events and the next ones; end events raised between steps */
-  int32_t sensor_count; ///< live sensor shapes (the pass is skipped at 0 with nothing to end)
+  int32_t sensor_count;            ///< live sensor shapes (the pass is skipped at 0 with nothing to end)
+  SN_ARRAY(int32_t) sensor_shapes; ///< their indices in order, listed again by the pass when not sensor_shapes_valid
+  bool sensor_shapes_valid;        ///< cleared when a sensor shape comes or goes
+  SN_ARRAY(sn_aabb) sensor_soft_boxes; ///< the pass's box of each soft body's particles
   SN_ARRAY(sn_sensor_overlap) sensor_overlaps, sensor_next;
   SN_ARRAY(sn_sensor_begin_touch_event) sensor_begin_events, sensor_begin_next;
   SN_ARRAY(sn_sensor_end_touch_event) sensor_end_events, sensor_end_next;
