@@ -419,15 +419,32 @@ START_TEST(test_levels_same_bits) {
 }
 END_TEST
 
+/* Whether constraint slot i's params and instance live in the resident
+ * block of the kept levels (sn_constraint_lists). */
+static bool resident(const sn_world *w, int32_t i) {
+  const sn_constraint_lists *l = &w->constraint_lists;
+  const sn_constraint *k = w->constraints.data + i;
+  const char *lo = l->resident_base, *hi = lo + l->resident_room;
+  return lo != NULL && (const char *)k->params >= lo && (const char *)k->params < hi &&
+         (const char *)k->instance >= lo && (const char *)k->instance < hi;
+}
+
 /* Chains of 4 revolute links, chain c pinned to its own static anchor; in
  * turn: swinging, chain 0's anchor disabled (its first joint leaves the
- * step, the chain falls), enabled again, chain 1 put to sleep, woken. fresh:
- * the levels are found again every step (the topology moved), else the step
- * packs by the levels it kept. The hash of every body after each phase. */
+ * step, the chain falls), enabled again, chain 1 put to sleep, woken; a
+ * motor switched on in chain 2 half way through phase 2. fresh: the levels
+ * are found again every step (the topology moved), else the step packs by
+ * the levels it kept; relocate: every constraint's memory moves
+ * (sn_constraints_relocate) half way through phases 0 and 3, out of the
+ * resident block while the levels are kept. The hash of every body after each phase. resident_steps
+ * counts the kept steps whose joints stayed in place (every active joint's
+ * params and instance resident before and after, at the same address). */
 #define KEPT_CHAINS 8
-static uint64_t kept_levels_run(const sn_registry *r, bool fresh, int32_t *kept_steps) {
+static uint64_t kept_levels_run_with(const sn_registry *r, bool fresh, bool relocate, int32_t *kept_steps,
+                                     int32_t *resident_steps) {
   sn_world *w = world_with(r);
   sn_body_id anchors[KEPT_CHAINS], bodies[KEPT_CHAINS * 4];
+  sn_constraint_id joints[KEPT_CHAINS * 4];
   for (int c = 0; c < KEPT_CHAINS; ++c) {
     const float x = 4.0f * (float)c;
     sn_body_def bd = sn_default_body_def();
@@ -440,24 +457,45 @@ static uint64_t kept_levels_run(const sn_registry *r, bool fresh, int32_t *kept_
       sn_body_id link = js_box(w, (sn_vec2){top.x + 0.4f, 0.0f}, 0.0f, 0.4f, 0.1f, (sn_vec2){0.0f, 0.0f}, 1.0f);
       bodies[4 * c + k] = link;
       sn_param_value v[1] = {{"anchor", top.x, top.y}};
-      ck_assert(sn_constraint_is_valid(w, js_joint(w, "revolute", prev, link, v, 1)));
+      joints[4 * c + k] = js_joint(w, "revolute", prev, link, v, 1);
+      ck_assert(sn_constraint_is_valid(w, joints[4 * c + k]));
       prev = link;
     }
   }
   uint64_t h = 0xcbf29ce484222325ull;
-  *kept_steps = 0;
+  *kept_steps = *resident_steps = 0;
   for (int phase = 0; phase < 5; ++phase) {
     if (phase == 1) ck_assert_int_eq(sn_body_disable(w, anchors[0]), SN_OK);
     if (phase == 2) ck_assert_int_eq(sn_body_enable(w, anchors[0]), SN_OK);
     for (int k = 0; k < 4 && phase >= 3; ++k) ck_assert_int_eq(sn_body_set_awake(w, bodies[4 + k], phase == 4), SN_OK);
     for (int i = 0; i < 20; ++i) {
+      if (relocate && (phase == 0 || phase == 3) && i == 10) ck_assert(sn_constraints_relocate(w));
+      if (phase == 2 && i == 10) {
+        ck_assert_int_eq(sn_constraint_set_param(w, joints[8], "max_motor_torque", 5.0, 0.0), SN_OK);
+        ck_assert_int_eq(sn_constraint_set_param(w, joints[8], "motor_speed", 2.0, 0.0), SN_OK);
+        ck_assert_int_eq(sn_constraint_set_param(w, joints[8], "enable_motor", 1.0, 0.0), SN_OK);
+      }
       if (fresh) w->xpbd_topology++;
       const sn_constraint_lists *l = &w->constraint_lists; /* the step will pack by the kept levels */
       const bool held =
           l->levels_valid && l->levels_topology == w->xpbd_topology && l->levels_awake.count == w->awake_bodies.count &&
           memcmp(l->levels_awake.data, w->awake_bodies.data, (size_t)w->awake_bodies.count * sizeof(int32_t)) == 0;
+      const void *before[KEPT_CHAINS * 4];
+      bool in_place = held;
+      for (int j = 0; j < KEPT_CHAINS * 4; ++j) {
+        const int32_t slot = joints[j].index1 - 1;
+        before[j] = w->constraints.data[slot].instance;
+        const bool active = sn_constraint_active(w, w->constraints.data + slot);
+        in_place = in_place && (!active || resident(w, slot));
+      }
       ck_assert_int_eq(sn_world_step(w, DT), SN_OK);
+      for (int j = 0; j < KEPT_CHAINS * 4 && in_place; ++j) {
+        const int32_t slot = joints[j].index1 - 1;
+        in_place = !sn_constraint_active(w, w->constraints.data + slot) ||
+                   (resident(w, slot) && w->constraints.data[slot].instance == before[j]);
+      }
       *kept_steps += held;
+      *resident_steps += in_place;
     }
     for (int b = 0; b < KEPT_CHAINS * 4; ++b) {
       sn_transform xf = sn_body_get_transform(w, bodies[b]);
@@ -478,6 +516,11 @@ static uint64_t kept_levels_run(const sn_registry *r, bool fresh, int32_t *kept_
   return h;
 }
 
+static uint64_t kept_levels_run(const sn_registry *r, bool fresh, int32_t *kept_steps) {
+  int32_t resident_steps = 0;
+  return kept_levels_run_with(r, fresh, false, kept_steps, &resident_steps);
+}
+
 /* Levels kept from step to step give the bits of levels found afresh each
  * step, through a disabled and enabled anchor and a chain asleep and
  * woken; the kept levels served most steps (all but the first after each
@@ -490,6 +533,28 @@ START_TEST(test_kept_levels_same_bits) {
                 (unsigned long long)b);
   ck_assert_int_eq(fresh_kept, 0);
   ck_assert_msg(kept >= 80, "kept levels served %d of 100 steps", kept);
+  sn_destroy_registry(r);
+}
+END_TEST
+
+/* While the levels are kept the joints' params and instances stay in the
+ * resident block, solved in place: every kept step found them there and
+ * left them at the same address, but for the two steps right after a
+ * relocation (which moves them out; that step brings them back). Relocating
+ * them and changing a parameter of a resident joint give the bits of the
+ * run that finds its levels (and packs) afresh every step. */
+START_TEST(test_resident_joints_same_bits) {
+  sn_registry *r = registry();
+  int32_t kept = 0, in_place = 0, fresh_kept = 0, fresh_in_place = 0, moved_kept = 0, moved_in_place = 0;
+  const uint64_t a = kept_levels_run_with(r, false, false, &kept, &in_place);
+  const uint64_t b = kept_levels_run_with(r, true, false, &fresh_kept, &fresh_in_place);
+  const uint64_t c = kept_levels_run_with(r, false, true, &moved_kept, &moved_in_place);
+  ck_assert_msg(a == b && c == b, "kept 0x%016llx, relocated 0x%016llx, found each step 0x%016llx",
+                (unsigned long long)a, (unsigned long long)c, (unsigned long long)b);
+  ck_assert_int_eq(fresh_in_place, 0);
+  ck_assert_msg(kept >= 80 && in_place == kept, "kept levels served %d steps, in place %d", kept, in_place);
+  ck_assert_msg(moved_kept == kept && moved_in_place == kept - 2, "relocated: kept %d steps, in place %d of %d",
+                moved_kept, moved_in_place, kept);
   sn_destroy_registry(r);
 }
 END_TEST
@@ -508,6 +573,7 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_weld_cantilever);
   tcase_add_test(tc, test_levels_same_bits);
   tcase_add_test(tc, test_kept_levels_same_bits);
+  tcase_add_test(tc, test_resident_joints_same_bits);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -167,9 +167,15 @@ static void revolute_axial_rows(const sn_step_info *info, sn_constraint_item *it
   const sn_constraint_body *a = item->bodies[0], *b = item->bodies[1];
   sn_solver_body *sa = a->state, *sb = b->state;
   const float ia = a->inv_inertia, ib = b->inv_inertia;
+  /* the rotation since the step start: the rows change velocities only, so
+   * the spring and the limit read the same angle (one atan2f for both) */
+  float turned = 0.0f;
+  int have_turned = 0;
   if (spring_on(p) && j->axial_mass > 0.0f) {
     /* soft row toward the target angle, the same in both passes */
-    float c = sn_pm_unwind(j->delta_angle + sn_pm_rel_angle(sa->dq, sb->dq)) - p->target_angle;
+    turned = sn_pm_rel_angle(sa->dq, sb->dq);
+    have_turned = 1;
+    float c = sn_pm_unwind(j->delta_angle + turned) - p->target_angle;
     float cdot = sb->w - sa->w;
     float impulse = -j->axial_mass * j->spring_mass_scale * (cdot + j->spring_bias_rate * c) -
                     j->spring_impulse_scale * j->spring_impulse;
@@ -187,7 +193,8 @@ static void revolute_axial_rows(const sn_step_info *info, sn_constraint_item *it
     sb->w += ib * impulse;
   }
   if (p->enable_limit && j->axial_mass > 0.0f) {
-    float angle = j->delta_angle + sn_pm_rel_angle(sa->dq, sb->dq);
+    if (!have_turned) turned = sn_pm_rel_angle(sa->dq, sb->dq);
+    float angle = j->delta_angle + turned;
     float lower = fminf(p->lower_angle, p->upper_angle), upper = fmaxf(p->lower_angle, p->upper_angle);
     const sn_pm_softness soft = {j->bias_rate, j->mass_scale, j->impulse_scale};
     for (int side = 0; side < 2; ++side) {

@@ -37,9 +37,15 @@ typedef struct sn_type_first {
 /// An impulse type's levels as the step last found them (constraint_step.c,
 /// sn_add_levelled_items): count slots in level order at offset of
 /// sn_constraint_lists.levels_data, then the levels + 2 level starts.
+/// Resident: the constraints' params and instances live in the lists'
+/// resident block in that order (item at: params_offset + at params_stride,
+/// instance_offset + at instance_stride), so a step that keeps the levels
+/// solves them in place.
 typedef struct sn_level_cache {
   const sn_constraint_type *type;
   int32_t count, levels, offset;
+  bool resident;
+  size_t params_offset, instance_offset, params_stride, instance_stride;
 } sn_level_cache;
 
 /// What the step's scans over every constraint found, kept while the
@@ -69,6 +75,17 @@ typedef struct sn_constraint_lists {
   SN_ARRAY(int32_t) levels_awake;  ///< w->awake_bodies they were found for
   SN_ARRAY(sn_level_cache) levels; ///< per impulse type
   SN_ARRAY(int32_t) levels_data;   ///< their slots and level starts
+  /* the leveled constraints' params and instances, packed in level order
+   * while the levels are kept (world memory, sn_joint_levels_reserve): the
+   * constraints point into it, so the step copies nothing in or out */
+  void *resident_block;
+  size_t resident_bytes; ///< of resident_block
+  char *resident_base;   ///< resident_block aligned to 64
+  size_t resident_room;  ///< bytes from resident_base
+  size_t resident_used;  ///< bytes the kept levels take
+  /* the step's count of active constraints (sn_joint_count_active), kept with the levels */
+  int32_t levels_constraints, levels_endpoints;
+  size_t levels_packed;
 } sn_constraint_lists;
 
 void sn_constraints_destroy_all(sn_world *w);

@@ -191,16 +191,18 @@ typedef struct sn_item_cursor {
 } sn_item_cursor;
 
 /* Item n of the cursor for constraint j: its params and instance copied to
- * pp and ip (packed in solve order), its owner, a view per rigid body and
- * the endpoints' pointers at ptrs (counted in c->used). A body the step
- * does not move (static, asleep) gets a private copy of the resting state,
- * so the items of one level share no memory. */
+ * pp and ip (packed in solve order; resident: the constraint's memory from
+ * then on, and nothing to copy when it already is), its owner, a view per
+ * rigid body and the endpoints' pointers at ptrs (counted in c->used). A
+ * body the step does not move (static, asleep) gets a private copy of the
+ * resting state, so the items of one level share no memory. */
 static void sn_place_item(sn_world *w, sn_step_context *ctx, const sn_soft_context *soft, sn_item_cursor *c, int32_t n,
-                          int32_t j, void *pp, void *ip, sn_constraint_body **ptrs) {
-  const sn_constraint *k = w->constraints.data + j;
+                          int32_t j, void *pp, void *ip, sn_constraint_body **ptrs, bool resident) {
+  sn_constraint *k = w->constraints.data + j;
   const sn_constraint_type *t = k->type;
-  memcpy(pp, k->params, t->params_size);
-  memcpy(ip, k->instance, t->instance_size);
+  if (pp != k->params) memcpy(pp, k->params, t->params_size);
+  if (ip != k->instance) memcpy(ip, k->instance, t->instance_size);
+  if (resident) k->params = pp, k->instance = ip;
   c->owners[n] = j;
   c->used += (int32_t)t->body_count + k->particle_count;
   sn_constraint_item *item = c->items + n;
@@ -247,7 +249,7 @@ static bool sn_emit_item(sn_world *w, sn_step_context *ctx, const sn_soft_contex
   sn_pack_block(w, t->params_size, t->params_align, 1, &pp);
   sn_pack_block(w, t->instance_size, t->instance_align, 1, &ip);
   if (pp == 0 || ip == 0) return false;
-  sn_place_item(w, ctx, soft, c, c->n, j, (void *)pp, (void *)ip, c->ptrs + c->used);
+  sn_place_item(w, ctx, soft, c, c->n, j, (void *)pp, (void *)ip, c->ptrs + c->used, false);
   c->n++;
   batch->count++;
   return true;
@@ -281,11 +283,57 @@ static bool sn_levels_hold(const sn_world *w) {
          (nb == 0 || memcmp(l->levels_awake.data, w->awake_bodies.data, (size_t)nb * sizeof(int32_t)) == 0);
 }
 
-bool sn_joint_levels_reserve(sn_world *w, int32_t nb, int32_t nj, int32_t types) {
+static bool sn_in_resident(const sn_constraint_lists *l, const void *p) {
+  return l->resident_base != NULL && (const char *)p >= l->resident_base &&
+         (const char *)p < l->resident_base + l->resident_room;
+}
+
+/* Every constraint whose params or instance live in the resident block
+ * goes back to its own memory (its blocks, aligned as at creation), before
+ * the block is packed anew or freed. */
+static void sn_resident_go_home(sn_world *w) {
+  sn_constraint_lists *l = &w->constraint_lists;
+  if (l->resident_used == 0) return;
+  for (int32_t i = 0; i < w->constraints.count; ++i) {
+    sn_constraint *k = w->constraints.data + i;
+    if (!k->in_use) continue;
+    const sn_constraint_type *t = k->type;
+    if (sn_in_resident(l, k->params)) {
+      void *home = (void *)(((uintptr_t)k->params_block + (t->params_align - 1)) & ~(uintptr_t)(t->params_align - 1));
+      memcpy(home, k->params, t->params_size);
+      k->params = home;
+    }
+    if (sn_in_resident(l, k->instance)) {
+      void *home =
+          (void *)(((uintptr_t)k->instance_block + (t->instance_align - 1)) & ~(uintptr_t)(t->instance_align - 1));
+      memcpy(home, k->instance, t->instance_size);
+      k->instance = home;
+    }
+  }
+  for (int32_t e = 0; e < l->levels.count; ++e) l->levels.data[e].resident = false;
+  l->resident_used = 0;
+}
+
+bool sn_joint_levels_reserve(sn_world *w, int32_t nb, int32_t nj, int32_t types, size_t packed) {
   /* per type at most found slots and found + 2 level starts */
   sn_constraint_lists *l = &w->constraint_lists;
-  return sn_array_reserve(&w->mem, l->levels_awake, nb) && sn_array_reserve(&w->mem, l->levels, types) &&
-         sn_array_reserve(&w->mem, l->levels_data, 2 * nj + 2 * types);
+  if (!(sn_array_reserve(&w->mem, l->levels_awake, nb) && sn_array_reserve(&w->mem, l->levels, types) &&
+        sn_array_reserve(&w->mem, l->levels_data, 2 * nj + 2 * types)))
+    return false;
+  /* the resident block: each type's params and instances start 64-aligned */
+  const size_t room = packed + (size_t)types * 128;
+  if (room <= l->resident_room) return true;
+  const size_t bytes = room + 64;
+  void *block = sn_mem_alloc(&w->mem, bytes);
+  if (block == NULL) return false;
+  sn_resident_go_home(w);
+  sn_mem_free(&w->mem, l->resident_block, l->resident_bytes);
+  l->resident_block = block;
+  l->resident_bytes = bytes;
+  l->resident_base = (char *)(((uintptr_t)block + 63u) & ~(uintptr_t)63u);
+  l->resident_room = room;
+  l->levels_valid = false; /* packed anew next step */
+  return true;
 }
 
 /* The kept levels of type t (NULL: none). */
@@ -301,11 +349,15 @@ static const sn_level_cache *sn_kept_levels(const sn_world *w, const sn_constrai
  * at order, start the level starts) for the next steps; false when memory is
  * short (then nothing is kept). */
 static bool sn_keep_levels(sn_world *w, const sn_joint_batch *batch, const int32_t *order, int32_t found,
-                           const int32_t *start, int32_t levels) {
+                           const int32_t *start, int32_t levels, const sn_level_cache *packing) {
   sn_constraint_lists *l = &w->constraint_lists;
   const int32_t offset = l->levels_data.count, size = found + levels + 2;
   if (!sn_array_reserve(&w->mem, l->levels_data, offset + size)) return false;
-  const sn_level_cache e = {batch->type, found, levels, offset};
+  sn_level_cache e = *packing;
+  e.type = batch->type;
+  e.count = found;
+  e.levels = levels;
+  e.offset = offset;
   if (!sn_array_push(&w->mem, l->levels, e)) return false;
   if (found > 0) memcpy(l->levels_data.data + offset, order, (size_t)found * sizeof(int32_t));
   memcpy(l->levels_data.data + offset + found, start, (size_t)(levels + 2) * sizeof(int32_t));
@@ -328,13 +380,24 @@ static bool sn_add_kept_items(sn_world *w, sn_step_context *ctx, const sn_soft_c
   if (found == 0) return true;
   const sn_constraint_type *t = batch->type;
   uintptr_t pp, ip;
-  const size_t ps = sn_pack_block(w, t->params_size, t->params_align, found, &pp);
-  const size_t is = sn_pack_block(w, t->instance_size, t->instance_align, found, &ip);
-  if (pp == 0 || ip == 0) return false;
+  size_t ps, is;
+  if (kept->resident) {
+    /* in place (a constraint moved since, e.g. relocated, comes back) */
+    const sn_constraint_lists *l = &w->constraint_lists;
+    pp = (uintptr_t)(l->resident_base + kept->params_offset);
+    ip = (uintptr_t)(l->resident_base + kept->instance_offset);
+    ps = kept->params_stride;
+    is = kept->instance_stride;
+  } else {
+    ps = sn_pack_block(w, t->params_size, t->params_align, found, &pp);
+    is = sn_pack_block(w, t->instance_size, t->instance_align, found, &ip);
+    if (pp == 0 || ip == 0) return false;
+  }
+  batch->resident = kept->resident;
   const int32_t n0 = c->n;
   for (int32_t at = 0; at < found; ++at)
     sn_place_item(w, ctx, soft, c, n0 + at, order[at], (void *)(pp + (size_t)at * ps), (void *)(ip + (size_t)at * is),
-                  c->ptrs + c->used);
+                  c->ptrs + c->used, kept->resident);
   c->n += found;
   batch->count += found;
   return true;
@@ -389,12 +452,33 @@ static bool sn_add_levelled_items(sn_world *w, sn_step_context *ctx, const sn_so
   batch->level_count = levels;
   if (found == 0) return true;
   /* params and instances packed in level order, copied in slot order (the
-   * constraints' own memory is read once, front to back) */
+   * constraints' own memory is read once, front to back): levels about to
+   * be kept pack into the resident block, where the constraints then live,
+   * others into the arena */
   const sn_constraint_type *t = batch->type;
+  sn_constraint_lists *l = &w->constraint_lists;
+  sn_level_cache packing;
+  memset(&packing, 0, sizeof(packing));
+  packing.params_stride = ((size_t)t->params_size + t->params_align - 1) & ~(size_t)(t->params_align - 1);
+  packing.instance_stride = ((size_t)t->instance_size + t->instance_align - 1) & ~(size_t)(t->instance_align - 1);
+  packing.params_offset = (l->resident_used + 63u) & ~(size_t)63u;
+  packing.instance_offset = (packing.params_offset + (size_t)found * packing.params_stride + 63u) & ~(size_t)63u;
+  const size_t used = packing.instance_offset + (size_t)found * packing.instance_stride;
+  packing.resident = c->recording && t->params_align <= 64 && t->instance_align <= 64 && used <= l->resident_room;
   uintptr_t pp, ip;
-  const size_t ps = sn_pack_block(w, t->params_size, t->params_align, found, &pp);
-  const size_t is = sn_pack_block(w, t->instance_size, t->instance_align, found, &ip);
-  if (pp == 0 || ip == 0) return false;
+  size_t ps, is;
+  batch->resident = packing.resident;
+  if (packing.resident) {
+    l->resident_used = used;
+    pp = (uintptr_t)(l->resident_base + packing.params_offset);
+    ip = (uintptr_t)(l->resident_base + packing.instance_offset);
+    ps = packing.params_stride;
+    is = packing.instance_stride;
+  } else {
+    ps = sn_pack_block(w, t->params_size, t->params_align, found, &pp);
+    is = sn_pack_block(w, t->instance_size, t->instance_align, found, &ip);
+    if (pp == 0 || ip == 0) return false;
+  }
   /* each item's place (into level[]) and its endpoints' first pointer
    * (c->ends, by place), then everything written in slot order: the
    * constraints and their bodies are read front to back */
@@ -414,7 +498,7 @@ static bool sn_add_levelled_items(sn_world *w, sn_step_context *ctx, const sn_so
   for (int32_t i = 0; i < found; ++i) {
     const int32_t at = level[i];
     sn_place_item(w, ctx, soft, c, n0 + at, c->found[i], (void *)(pp + (size_t)at * ps), (void *)(ip + (size_t)at * is),
-                  c->ptrs + ends[at]);
+                  c->ptrs + ends[at], packing.resident);
   }
   c->n += found;
   batch->count += found;
@@ -422,7 +506,7 @@ static bool sn_add_levelled_items(sn_world *w, sn_step_context *ctx, const sn_so
     /* the slots in level order (c->ends is free again) */
     int32_t *order = c->ends;
     for (int32_t i = 0; i < found; ++i) order[level[i]] = c->found[i];
-    c->recording = sn_keep_levels(w, batch, order, found, start, levels);
+    c->recording = sn_keep_levels(w, batch, order, found, start, levels, &packing);
   }
   return true;
 }
@@ -469,11 +553,12 @@ int32_t sn_build_joint_batches(sn_world *w, sn_step_context *ctx, const sn_soft_
   c.cached = sn_levels_hold(w);
   c.recording = !c.cached;
   if (!c.cached) {
+    sn_resident_go_home(w);
     l->levels_valid = false;
     l->levels.count = l->levels_data.count = 0;
   }
   const bool batching = soft->active && w->xpbd.valid;
-  int32_t batch_count = 0, next_batched = 0;
+  int32_t batch_count = 0, next_batched = 0, item_batches = 0;
   for (int32_t e = 0; e <= l->items.count; ++e) {
     const int32_t slot = e < l->items.count ? l->items.data[e] : INT32_MAX;
     while (next_batched < l->batched.count && l->batched.data[next_batched].slot < slot) {
@@ -492,6 +577,11 @@ int32_t sn_build_joint_batches(sn_world *w, sn_step_context *ctx, const sn_soft_
       }
     }
     if (e == l->items.count) break;
+    /* every item type has its batch: only the batched types after them are left */
+    if (item_batches == l->item_types.count) {
+      e = l->items.count - 1;
+      continue;
+    }
     const sn_constraint *first = w->constraints.data + slot;
     if (!first->in_use || !sn_constraint_active(w, first)) continue;
     bool seen = false;
@@ -499,6 +589,7 @@ int32_t sn_build_joint_batches(sn_world *w, sn_step_context *ctx, const sn_soft_
     if (seen) continue;
     if (batch_count >= n.types) return 0; /* (a wrong bound: the caller asserts) */
     const int32_t b = batch_count++;
+    item_batches++;
     sn_joint_batch *batch = sn_begin_batch(batches, b, first->type, &c);
     const bool ok = (first->type->flags & SN_CONSTRAINT_IMPULSE) != 0
                         ? sn_add_levelled_items(w, ctx, soft, batch, &c, l->items.data, e, l->items.count)
@@ -510,6 +601,9 @@ int32_t sn_build_joint_batches(sn_world *w, sn_step_context *ctx, const sn_soft_
     if (l->levels_awake.count > 0)
       memcpy(l->levels_awake.data, w->awake_bodies.data, (size_t)l->levels_awake.count * sizeof(int32_t));
     l->levels_topology = w->xpbd_topology;
+    l->levels_constraints = n.constraints;
+    l->levels_endpoints = n.endpoints;
+    l->levels_packed = n.packed;
     l->levels_valid = true;
   }
   return batch_count;
@@ -533,23 +627,31 @@ void sn_joint_batches_prepare(const sn_plugin_caller *pc, sn_joint_batch *batche
 void sn_joint_batches_end(sn_world *w, const sn_joint_batch *batches, int32_t batch_count, const int32_t *owners) {
   /* packed instances go home (batched ones live in the schedule's block) */
   for (int32_t b = 0, n = 0; b < batch_count; ++b) {
-    if (batches[b].batched) {
+    if (batches[b].batched || batches[b].resident) { /* (resident: solved in place) */
       n += batches[b].count;
       continue;
     }
     for (int32_t i = 0; i < batches[b].count; ++i, ++n) {
       sn_constraint *k = w->constraints.data + owners[n];
-      memcpy(k->instance, batches[b].items[i].instance, k->type->instance_size);
+      const void *packed = batches[b].items[i].instance;
+      if (packed != k->instance) memcpy(k->instance, packed, k->type->instance_size); /* (resident: in place) */
     }
   }
 }
 
 sn_joint_count sn_joint_count_active(const sn_world *w) {
   /* the batched ones counted when the constraint set last changed (a cloth
-   * has 10^5 of them), the rest here */
+   * has 10^5 of them), the rest here; while the kept levels hold (the same
+   * constraints, the same awake bodies) the count kept with them */
   const sn_constraint_lists *lists = &w->constraint_lists;
   sn_joint_count n = {lists->batched_count, lists->batched_endpoints, lists->batched_packed,
                       lists->batched.count + lists->item_types.count};
+  if (lists->valid && lists->topology == w->xpbd_topology && sn_levels_hold(w)) {
+    n.constraints = lists->levels_constraints;
+    n.endpoints = lists->levels_endpoints;
+    n.packed = lists->levels_packed;
+    return n;
+  }
   for (int32_t e = 0; e < lists->items.count; ++e) {
     const sn_constraint *k = w->constraints.data + lists->items.data[e];
     if (!k->in_use || !sn_constraint_active(w, k)) continue;

@@ -30,6 +30,7 @@ typedef struct sn_joint_batch {
   const sn_constraint_type *type;
   bool impulse, xpbd; /* runs in the velocity passes / the XPBD stage */
   bool batched;       /* the XPBD stage calls solve_particles (no items) */
+  bool resident;      /* the items' params and instances are the constraints' own (nothing to copy back) */
   sn_constraint_item *items;
   int32_t count;
   int32_t first; /* the first item's entry in the owners list */
@@ -103,9 +104,11 @@ int32_t sn_build_joint_batches(sn_world *w, sn_step_context *ctx, const sn_soft_
                                sn_joint_count n, int32_t *owners);
 /// World memory for keeping the impulse types' levels (sn_build_joint_batches
 /// keeps them while the constraints and the awake bodies stay the same) for
-/// nb awake bodies and nj constraints of the given number of types; false
-/// when memory is short (sn_solve_reserve).
-bool sn_joint_levels_reserve(sn_world *w, int32_t nb, int32_t nj, int32_t types);
+/// nb awake bodies and nj constraints of the given number of types, and for
+/// their params and instances resident in level order (packed: the bytes
+/// sn_joint_count_active counts for them); false when memory is short
+/// (sn_solve_reserve).
+bool sn_joint_levels_reserve(sn_world *w, int32_t nb, int32_t nj, int32_t types, size_t packed);
 /// Arena memory for the batches of nj constraints and the owner of each
 /// item (NULL when the arena is short).
 void sn_joint_batches_alloc(sn_world *w, int32_t nj, sn_joint_batch **batches, int32_t **owners);

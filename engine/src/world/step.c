@@ -460,7 +460,7 @@ bool sn_solve_reserve(sn_world *w, float dt) {
       sn_array_reserve(&w->mem, w->wide_cache_lanes, (int32_t)lanes) &&
       sn_array_reserve(&w->mem, w->move_buffer, w->shapes.count) &&
       sn_array_reserve(&w->mem, w->stages, sn_maxi(3, (int32_t)stages));
-  if (!ok || !sn_joint_levels_reserve(w, nb, nj, types)) return false;
+  if (!ok || !sn_joint_levels_reserve(w, nb, nj, types, l->items_packed)) return false;
   /* the arena, reset between the narrowphase, the solve, breaking and the
    * islands: the largest of them (sn_soft_scratch_bytes reads the awake
    * list's capacity, reserved above) */

@@ -325,6 +325,7 @@ sn_result sn_destroy_world(sn_world *w) {
   sn_array_free(&w->mem, w->constraint_lists.levels_awake);
   sn_array_free(&w->mem, w->constraint_lists.levels);
   sn_array_free(&w->mem, w->constraint_lists.levels_data);
+  sn_mem_free(&w->mem, w->constraint_lists.resident_block, w->constraint_lists.resident_bytes);
   sn_array_free(&w->mem, w->new_pairs);
   sn_mem_free(&w->mem, w->xpbd.params_block, w->xpbd.params_bytes);
   sn_mem_free(&w->mem, w->xpbd.instance_block, w->xpbd.instance_bytes);
