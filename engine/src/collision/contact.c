@@ -696,6 +696,20 @@ static bool sn_reuse_manifold(const sn_world *w, sn_contact *c, const sn_body *b
   return true;
 }
 
+/* The manifold of a pair a box test found beyond reach: no points (debug
+ * builds check that the full narrowphase agrees). */
+static void sn_manifold_empty(const sn_shape *sa, const sn_body *ba, const sn_shape *sb, const sn_body *bb,
+                              sn_manifold *m) {
+#ifndef NDEBUG
+  sn_manifold full = sn_collide(&sa->geom, ba->xf, &sb->geom, bb->xf, NULL);
+  assert(full.point_count == 0 && "shape AABB out of date with its body's transform");
+#else
+  (void)sa, (void)ba, (void)sb, (void)bb;
+#endif
+  m->point_count = 0;
+  m->normal = (sn_vec2){0.0f, 0.0f};
+}
+
 /* Narrowphase for one contact; returns true if it touches. The manifold is
  * reused (*reused set) or rebuilt in place, last step's ids and impulses kept
  * aside first, and recorded for reuse. */
@@ -704,12 +718,7 @@ static bool sn_update_manifold(sn_world *w, sn_contact *c, bool *reused) {
   const sn_body *ba = w->bodies.data + c->edges[0].body, *bb = w->bodies.data + c->edges[1].body;
   sn_manifold *m = &c->manifold;
   if (sn_pair_far_apart(sa, sb)) {
-#ifndef NDEBUG
-    sn_manifold full = sn_collide(&sa->geom, ba->xf, &sb->geom, bb->xf, NULL);
-    assert(full.point_count == 0 && "shape AABB out of date with its body's transform");
-#endif
-    m->point_count = 0;
-    m->normal = (sn_vec2){0.0f, 0.0f};
+    sn_manifold_empty(sa, ba, sb, bb, m);
     c->flags &= ~(uint32_t)SN_CONTACT_HAS_REFERENCE;
     return false;
   }
@@ -722,13 +731,7 @@ static bool sn_update_manifold(sn_world *w, sn_contact *c, bool *reused) {
    * the empty manifold), and recorded for reuse as below, so the skip changes
    * nothing the full narrowphase would have done */
   if (sn_round_pair_far_apart(&sa->geom, sa->aabb, &sb->geom, sb->aabb)) {
-#ifndef NDEBUG
-    sn_manifold full = sn_collide(&sa->geom, ba->xf, &sb->geom, bb->xf, NULL);
-    assert(full.point_count == 0 && "shape AABB out of date with its body's transform");
-#endif
-    /* what the full narrowphase leaves of a pair without points */
-    m->point_count = 0;
-    m->normal = (sn_vec2){0.0f, 0.0f};
+    sn_manifold_empty(sa, ba, sb, bb, m); /* what the full narrowphase leaves of a pair without points */
     sn_record_reference(c, ba, bb);
     return false;
   }
