@@ -274,6 +274,20 @@ static inline __attribute__((always_inline)) void revolute_scatter_side(sn_const
   }
 }
 
+/* The point row's effective mass K (symmetric 2x2) per lane, and det =
+ * 1 / det K where det K is not 0 (0 there). */
+static inline __attribute__((always_inline)) void revolute_point_mass4(const revolute_side4 *a, const revolute_side4 *b,
+                                                                       rv4 rax, rv4 ray, rv4 rbx, rv4 rby, rv4 *k11,
+                                                                       rv4 *k12, rv4 *k22, rv4 *det) {
+  *k11 = a->m + b->m + ray * ray * a->i + rby * rby * b->i;
+  *k12 = -ray * rax * a->i - rby * rbx * b->i;
+  *k22 = a->m + b->m + rax * rax * a->i + rbx * rbx * b->i;
+  const rv4 d = *k11 * *k22 - *k12 * *k12;
+  const rv4 one = {1.0f, 1.0f, 1.0f, 1.0f};
+  const ri4 nonzero = d != 0.0f;
+  *det = SN_PB_SEL_4(nonzero, one / d, d);
+}
+
 /* sn_pm_apply_point with impulse (px, py) and axial impulse ax per lane. */
 static inline __attribute__((always_inline)) void revolute_apply4(revolute_side4 *a, revolute_side4 *b, rv4 rax,
                                                                   rv4 ray, rv4 rbx, rv4 rby, rv4 px, rv4 py, rv4 ax) {
@@ -327,13 +341,8 @@ static void revolute_point4(sn_constraint_item *items, int use_bias) {
     is = (rv4){0.0f, 0.0f, 0.0f, 0.0f};
   }
   const rv4 hx = cx + bx, hy = cy + by;
-  const rv4 k11 = a.m + b.m + ray * ray * a.i + rby * rby * b.i;
-  const rv4 k12 = -ray * rax * a.i - rby * rbx * b.i;
-  const rv4 k22 = a.m + b.m + rax * rax * a.i + rbx * rbx * b.i;
-  rv4 det = k11 * k22 - k12 * k12;
-  const rv4 one = {1.0f, 1.0f, 1.0f, 1.0f};
-  const ri4 nonzero = det != 0.0f;
-  det = SN_PB_SEL_4(nonzero, one / det, det);
+  rv4 k11, k12, k22, det;
+  revolute_point_mass4(&a, &b, rax, ray, rbx, rby, &k11, &k12, &k22, &det);
   const rv4 xx = det * (k22 * hx - k12 * hy), xy = det * (k11 * hy - k12 * hx);
   const rv4 px = -ms * xx - is * jx, py = -ms * xy - is * jy;
   const rv4 nx = jx + px, ny = jy + py;
@@ -393,13 +402,8 @@ static void revolute_project4(const sn_step_info *info, sn_constraint_item *item
   const rv4 f = maxv / (rv4)_mm_sqrt_ps((__m128)len_sq);
   sx = SN_PB_SEL_4(within, sx, f * sx);
   sy = SN_PB_SEL_4(within, sy, f * sy);
-  const rv4 k11 = a.m + b.m + ray * ray * a.i + rby * rby * b.i;
-  const rv4 k12 = -ray * rax * a.i - rby * rbx * b.i;
-  const rv4 k22 = a.m + b.m + rax * rax * a.i + rbx * rbx * b.i;
-  rv4 det = k11 * k22 - k12 * k12;
-  const rv4 one = {1.0f, 1.0f, 1.0f, 1.0f};
-  const ri4 nonzero = det != 0.0f;
-  det = SN_PB_SEL_4(nonzero, one / det, det);
+  rv4 k11, k12, k22, det;
+  revolute_point_mass4(&a, &b, rax, ray, rbx, rby, &k11, &k12, &k22, &det);
   /* P = -K^-1 sep; A moves by -P, B by P */
   const rv4 px = -(det * (k22 * sx - k12 * sy)), py = -(det * (k11 * sy - k12 * sx));
   const rv4 zero = {0.0f, 0.0f, 0.0f, 0.0f};
