@@ -522,6 +522,17 @@ START_TEST(test_pool_covers_each_item_once) {
 }
 END_TEST
 
+/* A pool of workers stepping w (NULL, and w left alone, for one worker). */
+static sn_thread_pool *attach_pool(sn_world *w, int32_t workers) {
+  if (workers <= 1) return NULL;
+  sn_thread_pool *pool = sn_thread_pool_create(workers);
+  ck_assert_ptr_nonnull(pool);
+  ck_assert_int_eq(sn_world_set_task_system(w, sn_thread_pool_worker_count(pool), sn_thread_pool_enqueue,
+                                            sn_thread_pool_finish, pool),
+                   SN_OK);
+  return pool;
+}
+
 /* A volley of fast boxes (60 to 88 m/s, 1 to 1.5 m a step, ten times their
  * half width) at a wall 0.5 m thick, rows crossing each other's paths
  * (+-10 m/s up and down): the continuous pass sweeps ahead in parallel
@@ -541,14 +552,7 @@ static int32_t volley(int32_t workers, bool continuous, bool rest, sn_vec2 *pos,
   sn_world *w = sn_create_world(&wd, NULL);
   ck_assert_ptr_nonnull(w);
   ck_assert_int_eq(sn_world_enable_continuous(w, continuous), SN_OK);
-  sn_thread_pool *pool = NULL;
-  if (workers > 1) {
-    pool = sn_thread_pool_create(workers);
-    ck_assert_ptr_nonnull(pool);
-    ck_assert_int_eq(sn_world_set_task_system(w, sn_thread_pool_worker_count(pool), sn_thread_pool_enqueue,
-                                              sn_thread_pool_finish, pool),
-                     SN_OK);
-  }
+  sn_thread_pool *pool = attach_pool(w, workers);
   w->parallel_min_items = 0;
   sn_body_def bd = sn_default_body_def();
   bd.position = (sn_vec2){10.0f, 0.0f};
@@ -656,14 +660,7 @@ static void crowd(int32_t workers, crowd_log *log) {
   wd.max_contacts = 900;
   sn_world *w = sn_create_world(&wd, NULL);
   ck_assert_ptr_nonnull(w);
-  sn_thread_pool *pool = NULL;
-  if (workers > 1) {
-    pool = sn_thread_pool_create(workers);
-    ck_assert_ptr_nonnull(pool);
-    ck_assert_int_eq(sn_world_set_task_system(w, sn_thread_pool_worker_count(pool), sn_thread_pool_enqueue,
-                                              sn_thread_pool_finish, pool),
-                     SN_OK);
-  }
+  sn_thread_pool *pool = attach_pool(w, workers);
   w->parallel_min_items = 0; /* white box: the parallel search for every step */
   ck_assert_int_eq(sn_world_set_custom_filter(w, crowd_filter, log), SN_OK);
   sn_body_def bd = sn_default_body_def();
