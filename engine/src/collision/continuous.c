@@ -36,6 +36,10 @@ typedef struct sn_toi_query {
   float disc_radius;    ///< (negative: none, see sn_geometry_inscribed_disc)
   int32_t hit_shape;    ///< the fast body's shape and the other shape of the
   int32_t hit_other;    ///< earliest hit (SN_NULL_INDEX: none yet)
+  sn_vec2 hit_normal;   ///< stopped at the start: from the other shape to the core (world), else zero
+  float turn;           ///< the fast body's angle turned over the step (a bound)
+  float max_extent;     ///< its farthest shape point from its centre of mass
+  float fast_limit;     ///< the motion that makes it fast (solver.c)
 } sn_toi_query;
 
 /* A body at rest where it is now, for the whole step. */
@@ -201,6 +205,34 @@ static sn_toi_output sn_toi_against(const sn_body *o, const sn_shape_proxy *prox
   return out;
 }
 
+/* A bound on the angle turned from q1 to q2: asin |sin| <= pi/2 |sin|
+ * while cos > 0, else pi. */
+static float sn_turn_bound(sn_rot q1, sn_rot q2) {
+  const float sin_turn = q1.c * q2.s - q1.s * q2.c, cos_turn = q1.c * q2.c + q1.s * q2.s;
+  return cos_turn > 0.0f ? 1.5708f * sn_absf(sin_turn) : 3.1416f;
+}
+
+/* Is the fast body of q slow relative to moving body ob (not stopped)? In
+ * ob's frame, no point of the fast body moves farther over the step than
+ * the relative motion of the centres plus each turn times the distance it
+ * swings a point through: the fast body's turn about its centre, ob's turn
+ * about its own centre (a point of the fast body is at most the centres'
+ * distance, largest at an end of the step, plus the fast body's extent from
+ * it). Below the motion that makes a body fast, the pair is what the
+ * discrete step handles for a body that is not fast against a static
+ * shape: the fast body cannot get more than half its inner radius into ob,
+ * so the contact pushes it back out the way it came. No time of impact
+ * then. */
+static bool sn_toi_relatively_slow(const sn_toi_query *q, const sn_body *ob) {
+  const sn_sweep so = sn_step_sweep(ob);
+  const sn_vec2 d1 = sn_sub(q->sweep.c1, so.c1), d2 = sn_sub(q->sweep.c2, so.c2);
+  const float moved = sn_length(sn_sub(d2, d1));
+  const float arm = sqrtf(sn_maxf(sn_length_sq(d1), sn_length_sq(d2))) + q->max_extent;
+  const float motion = moved + q->turn * q->max_extent + sn_turn_bound(so.q1, so.q2) * arm;
+  /* room for the rounding of the bound */
+  return motion * 1.001f < q->fast_limit;
+}
+
 /* Where body o is at fraction t of the step, as sn_toi_against sees it. */
 static sn_transform sn_toi_other_transform(const sn_body *o, float t) {
   const float split = o->toi_fraction;
@@ -208,6 +240,27 @@ static sn_transform sn_toi_other_transform(const sn_body *o, float t) {
   if (stopped && t >= split) return o->xf;
   const sn_sweep sweep = sn_step_sweep(o);
   return sn_sweep_get_transform(&sweep, stopped ? t / split : t);
+}
+
+/* Does the core of q (a point proxy), apart from shape proxy_a of body o
+ * at the step's start, move towards it (more than a quarter slop, in o's
+ * frame, along the normal between them at the start) by fraction t? */
+static bool sn_toi_core_closes(const sn_toi_query *q, const sn_body *o, const sn_shape_proxy *proxy_a, float t,
+                               sn_vec2 *normal) {
+  sn_distance_input in;
+  in.proxy_a = *proxy_a;
+  in.proxy_b = q->proxy;
+  in.transform_a = sn_toi_other_transform(o, 0.0f);
+  in.transform_b = sn_sweep_get_transform(&q->sweep, 0.0f);
+  in.use_radii = false;
+  const sn_distance_output d = sn_shape_distance(&in, NULL);
+  if (!(d.distance > 0.0f)) return false; /* the core's centre is inside: nothing to keep */
+  const sn_transform end_a = sn_toi_other_transform(o, t), end_b = sn_sweep_get_transform(&q->sweep, t);
+  const sn_vec2 p0 = sn_inv_transform_point(in.transform_a, sn_transform_point(in.transform_b, q->proxy.points[0]));
+  const sn_vec2 p1 = sn_inv_transform_point(end_a, sn_transform_point(end_b, q->proxy.points[0]));
+  const sn_vec2 n = sn_inv_rotate(in.transform_a.q, d.normal);
+  *normal = d.normal;
+  return sn_dot(sn_sub(p1, p0), n) < -0.25f * SN_LINEAR_SLOP;
 }
 
 /* Are the discs inside the fast shape of q and inside shape other of body
@@ -290,6 +343,9 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
     /* bodies collide from the right (the normal side); skip sweeps that start behind */
     if (sn_dot(sn_sub(c1, p1), normal) < 0.0f) return true;
   }
+  /* nor for a moving body the fast one is slow against (a stopped one
+   * moved differently: the second pass looks at it) */
+  if (moving && !sn_toi_stopped(ob) && sn_toi_relatively_slow(q, ob)) return true;
   /* no time of impact for a pair whose centres never come near enough
    * (exact: such a pair never hits, see sn_continuous_may_touch) */
   const float split = sn_toi_stopped(ob) ? ob->toi_fraction : 1.0f;
@@ -310,7 +366,10 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
   const sn_shape_proxy proxy_a = sn_geometry_proxy(&other->geom);
   sn_toi_output out = sn_toi_against(ob, &proxy_a, q, skip_near ? SN_SPECULATIVE_DISTANCE : -FLT_MAX);
   if (skip_near && !(out.separation0 >= SN_SPECULATIVE_DISTANCE)) return true;
-  if (((out.state == SN_TOI_HIT && out.fraction == 0.0f) || out.state == SN_TOI_OVERLAPPED) && q->disc_radius > 0.0f) {
+  const bool touching = (out.state == SN_TOI_HIT && out.fraction == 0.0f) || out.state == SN_TOI_OVERLAPPED;
+  bool stay = false; /* stopped at the step's start */
+  sn_vec2 stay_normal = {0.0f, 0.0f};
+  if ((touching || out.state == SN_TOI_FAILED) && q->disc_radius > 0.0f) {
     /* Touching or overlapping at the step's start (a body stopped at a wall
      * last step, resting on it, or pressed into it): the sweep cannot tell
      * sliding along the surface or leaving it from going through it, so it
@@ -318,38 +377,37 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
      * a small disc at the centre of its inscribed disc, a quarter of that
      * disc's radius, is swept instead and stops the body where that disc
      * would reach the other shape (a crowd pushing a box through a thin
-     * wall). */
+     * wall). So is a sweep that ran out of iterations before it found the
+     * time of impact (a small body spinning fast: its rotation bound makes
+     * every advance short); the disc, at the centre, barely turns. */
     sn_toi_query core = *q;
     core.proxy = sn_make_proxy_points(&q->disc_local, 1, 0.25f * q->disc_radius);
     core.rotation = -1.0f;
     out = sn_toi_against(ob, &proxy_a, &core, -FLT_MAX);
+    /* The core itself touching at the start (stopped there last step, or
+     * pressed there) and moving on into the other shape over the step stays
+     * where it is: the contact pushes the body back out, and a sweep out of
+     * it moves it. */
+    const bool core_touching = ((out.state == SN_TOI_HIT || out.state == SN_TOI_FAILED) && out.fraction == 0.0f) ||
+                               out.state == SN_TOI_OVERLAPPED;
+    if (core_touching && sn_toi_core_closes(&core, ob, &proxy_a, q->fraction, &stay_normal)) stay = true;
   }
-  if (out.state == SN_TOI_HIT && out.fraction > 0.0f && out.fraction < q->fraction) {
+  if (stay) out = (sn_toi_output){SN_TOI_HIT, 0.0f, out.separation0};
+  /* (a sweep out of iterations stops where it got to: still apart there) */
+  if ((out.state == SN_TOI_HIT || out.state == SN_TOI_FAILED) && out.fraction < q->fraction &&
+      (out.fraction > 0.0f || stay)) {
     q->fraction = out.fraction;
     q->hit_shape = (int32_t)(q->shape - w->shapes.data);
     q->hit_other = shape_index;
+    q->hit_normal = stay ? stay_normal : (sn_vec2){0.0f, 0.0f};
   }
   return true;
 }
 
-/* A fast body stopped at its time of impact against a moving body keeps
- * no approach along the contact normal: the two take an inelastic impulse
- * (linear momentum kept; a kinematic body counts as infinitely heavy).
- * Without it the body kept its speed and was stopped again every step a
- * little behind a body moving ahead of it, with nothing from behind
- * stopped at it. */
-static void sn_toi_inelastic(sn_world *w, sn_body *b, const sn_toi_query *q) {
-  const sn_shape *sa = w->shapes.data + q->hit_shape, *so = w->shapes.data + q->hit_other;
-  sn_body *o = w->bodies.data + so->body;
-  sn_distance_input in;
-  in.proxy_a = sn_geometry_proxy(&so->geom);
-  in.proxy_b = sn_geometry_proxy(&sa->geom);
-  in.transform_a = sn_toi_other_transform(o, q->fraction);
-  in.transform_b = b->xf;
-  in.use_radii = false;
-  sn_distance_output d = sn_shape_distance(&in, NULL);
-  const sn_vec2 n = d.normal; /* from the other to the fast body */
-  if (!(d.distance > 0.0f)) return;
+/* The inelastic impulse along n (from o to b) that leaves b no approach
+ * to o (linear momentum kept; a static or kinematic body counts as
+ * infinitely heavy). */
+static void sn_toi_approach_impulse(sn_body *b, sn_body *o, sn_vec2 n) {
   float approach = sn_dot(sn_sub(b->v, o->v), n);
   if (!(approach < 0.0f)) return;
   float wb = b->inv_mass, wo = o->type == SN_BODY_DYNAMIC ? o->inv_mass : 0.0f;
@@ -357,6 +415,33 @@ static void sn_toi_inelastic(sn_world *w, sn_body *b, const sn_toi_query *q) {
   float impulse = -approach / (wb + wo);
   b->v = sn_mul_add(b->v, wb * impulse, n);
   o->v = sn_mul_add(o->v, -wo * impulse, n);
+}
+
+/* A fast body stopped at its time of impact against a moving body keeps
+ * no approach along the contact normal: the two take an inelastic impulse.
+ * Without it the body kept its speed and was stopped again every step a
+ * little behind a body moving ahead of it, with nothing from behind
+ * stopped at it. One kept at the step's start by its core loses its
+ * approach to any body, a static one too: else the step that pushed it in
+ * would be the next step's too, and it would stay there. */
+static void sn_toi_inelastic(sn_world *w, sn_body *b, const sn_toi_query *q) {
+  const sn_shape *sa = w->shapes.data + q->hit_shape, *so = w->shapes.data + q->hit_other;
+  sn_body *o = w->bodies.data + so->body;
+  if (q->hit_normal.x != 0.0f || q->hit_normal.y != 0.0f) {
+    /* kept at the start by its core: the core's normal */
+    sn_toi_approach_impulse(b, o, q->hit_normal);
+    return;
+  }
+  if (o->type == SN_BODY_STATIC) return;
+  sn_distance_input in;
+  in.proxy_a = sn_geometry_proxy(&so->geom);
+  in.proxy_b = sn_geometry_proxy(&sa->geom);
+  in.transform_a = sn_toi_other_transform(o, q->fraction);
+  in.transform_b = b->xf;
+  in.use_radii = false;
+  sn_distance_output d = sn_shape_distance(&in, NULL);
+  if (!(d.distance > 0.0f)) return;
+  sn_toi_approach_impulse(b, o, d.normal);
 }
 
 /* Fast bodies are swept in groups of neighbours (consecutive in body
@@ -454,6 +539,10 @@ static void sn_toi_sweep(sn_world *w, int32_t k, const sn_toi_group *g, int32_t 
   q->met_count = 0;
   q->hit_shape = SN_NULL_INDEX;
   q->hit_other = SN_NULL_INDEX;
+  q->hit_normal = (sn_vec2){0.0f, 0.0f};
+  q->turn = sn_turn_bound(q->sweep.q1, q->sweep.q2);
+  q->max_extent = b->max_extent;
+  q->fast_limit = (b->is_bullet ? 0.25f : 0.5f) * b->min_extent;
   int32_t n = g != NULL ? g->first_shape[i] : 0;
   const sn_transform xf1 = {sn_sub(b->center0, sn_rotate(b->q0, b->local_center)), b->q0};
   const sn_toi_leaves trees[2] = {{&w->static_tree, NULL, -1}, {&w->dynamic_tree, NULL, -1}};
@@ -490,7 +579,7 @@ static void sn_toi_apply(sn_world *w, int32_t k, const sn_toi_query *q, const sn
     b->xf = xf;
     b->center = sn_transform_point(xf, b->local_center);
     w->body_events.data[b->solver_index].transform = xf; /* its move event (rigid/solver.c) */
-    if (w->bodies.data[w->shapes.data[q->hit_other].body].type != SN_BODY_STATIC) sn_toi_inelastic(w, b, q);
+    sn_toi_inelastic(w, b, q);
   }
 }
 
@@ -515,6 +604,7 @@ enum { SN_TOI_AHEAD_REST = 15 };
 typedef struct sn_toi_ahead {
   float fraction;
   int32_t hit_shape, hit_other;
+  sn_vec2 hit_normal;
   bool done; ///< met no fast body: the result in turn
 } sn_toi_ahead;
 
@@ -533,7 +623,7 @@ static void sn_toi_ahead_stage(void *context, const sn_stage *st, int32_t begin,
     if (!w->bodies.data[w->awake_bodies.data[k]].is_fast) continue;
     sn_toi_query q;
     sn_toi_sweep(w, k, NULL, 0, false, true, NULL, &q);
-    *a = (sn_toi_ahead){q.fraction, q.hit_shape, q.hit_other, !q.may_recheck};
+    *a = (sn_toi_ahead){q.fraction, q.hit_shape, q.hit_other, q.hit_normal, !q.may_recheck};
   }
 }
 
@@ -550,6 +640,7 @@ static void sn_toi_apply_ahead(sn_world *w, int32_t k, const sn_toi_ahead *a, co
   q.met_count = 0;
   q.hit_shape = a->hit_shape;
   q.hit_other = a->hit_other;
+  q.hit_normal = a->hit_normal;
   sn_toi_apply(w, k, &q, m);
 }
 
