@@ -333,8 +333,8 @@ typedef struct sn_world_def {
   float restitution_threshold;     ///< approach speed (m/s) below which no bounce, default 1; <= SN_MAX_SPEED
   float maximum_linear_speed;      ///< m/s, default 400, at most SN_MAX_SPEED; bounds bodies' and particles' motion per
                                    ///< substep and bodies' speed after a step
-  bool enable_continuous;          ///< time of impact for fast bodies against static shapes and moving bodies,
-                                   ///< default true
+  bool enable_continuous;          ///< time of impact for fast bodies against static shapes and the moving
+                                   ///< bodies they move fast against, default true
   /// Contact manifold reuse (m), default 0.0005: a touching pair whose shapes have moved
   /// relative to each other by less than this since its manifold was last computed (any
   /// point of the smaller body, in the other's frame) keeps that manifold's features and

@@ -56,7 +56,7 @@
   X(soft_iterations, INT, DEF_SET, 1, 1, 32, 0, "soft_iterations", 3, "XPBD sweeps per substep")                      \
   X(enable_sleep, BOOL, DEF, true, 0, 1, 0, "sleep", 3, "islands at rest fall asleep")                                \
   X(enable_continuous, BOOL, DEF, true, 0, 1, 0, "continuous",                                                        \
-    3, "time of impact for fast bodies against static shapes and moving bodies (see `is_bullet` for the differences)")                           \
+    3, "time of impact for fast bodies against static shapes and the moving bodies they move fast against (see `is_bullet`)") \
   X(contact_hertz, FLOAT, DEF, 0.0f, 0, SN_MAX_CONTACT_TUNING, 0, "contact_hertz",                                    \
     3, "contact stiffness (Hz), at most a quarter of the substep rate; 0 = that quarter")                             \
   X(contact_damping_ratio, FLOAT, DEF, 10.0f, 0, SN_MAX_CONTACT_TUNING, 0, "contact_damping_ratio",                    \
