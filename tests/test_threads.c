@@ -536,16 +536,18 @@ static sn_thread_pool *attach_pool(sn_world *w, int32_t workers) {
 /* A volley of fast boxes (60 to 88 m/s, 1 to 1.5 m a step, ten times their
  * half width) at a wall 0.5 m thick, rows crossing each other's paths
  * (+-10 m/s up and down): the continuous pass sweeps ahead in parallel
- * (white box: parallel_min_items 0) and keeps only the results that met no
- * fast body. Returns how many boxes are beyond the wall (centre past its far
- * face, x > 10.25) after 10 steps, when every box has reached it. rest:
- * the sweeps ahead may rest after a step where most fast bodies met one
+ * (white box: parallel_min_items 0) and keeps the results whose fast bodies
+ * met and handled before them were not stopped by their turn; the others
+ * are swept in turn. Returns how many boxes are beyond the wall (centre
+ * past its far face, x > 10.25) after 10 steps, when every box has reached
+ * it. rest: the sweeps ahead may rest after a step where few of them held
  * (else they run every step); *rested counts the steps after which they
- * rest. */
+ * rest; *held and *redone sum the world's counts of sweeps ahead that met
+ * such bodies and held, and of those dropped because one was stopped. */
 enum { VOLLEY_BOXES = 80 };
 
 static int32_t volley(int32_t workers, bool continuous, bool rest, sn_vec2 *pos, sn_vec2 *vel, int32_t *stopped_steps,
-                      int32_t *rested) {
+                      int32_t *rested, int32_t *held, int32_t *redone) {
   sn_world_def wd = sn_default_world_def();
   wd.gravity = (sn_vec2){0.0f, 0.0f};
   wd.enable_sleep = false;
@@ -573,10 +575,13 @@ static int32_t volley(int32_t workers, bool continuous, bool rest, sn_vec2 *pos,
   }
   *stopped_steps = 0;
   *rested = 0;
+  *held = *redone = 0;
   for (int32_t step = 0; step < 10; ++step) {
     if (!rest) w->toi_ahead_rest = 0;
     ck_assert_int_eq(sn_world_step(w, 1.0f / 60.0f), SN_OK);
     *rested += w->toi_ahead_rest > 0;
+    *held += w->toi_ahead_held;
+    *redone += w->toi_ahead_redone;
     int32_t stopped = 0;
     for (int32_t k = 0; k < w->awake_bodies.count; ++k) {
       const sn_body *b = w->bodies.data + w->awake_bodies.data[k];
@@ -597,14 +602,20 @@ static int32_t volley(int32_t workers, bool continuous, bool rest, sn_vec2 *pos,
 
 START_TEST(test_continuous_ahead_same_bits) {
   static sn_vec2 pos1[VOLLEY_BOXES], vel1[VOLLEY_BOXES], pos2[VOLLEY_BOXES], vel2[VOLLEY_BOXES];
-  int32_t stopped1 = 0, stopped2 = 0, rested = 0;
-  ck_assert_int_eq(volley(1, true, true, pos1, vel1, &stopped1, &rested), 0); /* nothing tunnels */
-  ck_assert_int_eq(rested, 0);                                                /* one worker: no sweeps ahead */
-  ck_assert_int_gt(stopped1, 0);                                              /* continuous collision did stop boxes */
+  int32_t stopped1 = 0, stopped2 = 0, rested = 0, held = 0, redone = 0;
+  ck_assert_int_eq(volley(1, true, true, pos1, vel1, &stopped1, &rested, &held, &redone), 0); /* nothing tunnels */
+  ck_assert_int_eq(rested, 0);              /* one worker: no sweeps ahead */
+  ck_assert_int_eq(held + redone, 0);       /* (none) */
+  ck_assert_int_gt(stopped1, 0);            /* continuous collision did stop boxes */
   /* 2 workers, the sweeps ahead every step, then allowed to rest: the same bits */
   for (int32_t pass = 0; pass < 2; ++pass) {
-    ck_assert_int_eq(volley(2, true, pass == 1, pos2, vel2, &stopped2, &rested), 0);
-    if (pass == 1) ck_assert_int_gt(rested, 0); /* crossing rows: most fast bodies meet one */
+    ck_assert_int_eq(volley(2, true, pass == 1, pos2, vel2, &stopped2, &rested, &held, &redone), 0);
+    if (pass == 0) {
+      /* both fates of a sweep ahead that met a fast body handled before it */
+      ck_assert_int_gt(held, 0);
+      ck_assert_int_gt(redone, 0);
+    }
+    if (pass == 1) ck_assert_int_gt(rested, 0); /* crossing rows: many stop each other */
     ck_assert_int_eq(stopped2, stopped1);
     for (int32_t i = 0; i < VOLLEY_BOXES; ++i) {
       ck_assert_msg(memcmp(pos1 + i, pos2 + i, sizeof(sn_vec2)) == 0 &&
@@ -615,7 +626,7 @@ START_TEST(test_continuous_ahead_same_bits) {
   }
   /* the scene does test tunnelling: without continuous collision boxes pass */
   int32_t unused = 0;
-  ck_assert_int_gt(volley(2, false, true, pos2, vel2, &unused, &rested), 10);
+  ck_assert_int_gt(volley(2, false, true, pos2, vel2, &unused, &rested, &held, &redone), 10);
 }
 END_TEST
 

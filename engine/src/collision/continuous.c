@@ -6,6 +6,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <string.h>
 
 #include "base/constants.h"
 #include "base/math.h"
@@ -27,7 +28,11 @@ typedef struct sn_toi_query {
   bool may_recheck;     ///< met a fast body that was not stopped then
   int32_t *met;         ///< those bodies (NULL: not kept), up to SN_TOI_MET
   int32_t met_count;    ///< SN_TOI_MET + 1: more than that
-  bool ahead;           ///< swept ahead of its turn (in parallel): stop at the first fast body met
+  bool ahead;           ///< swept ahead of its turn (in parallel), see sn_toi_ahead
+  bool aborted;         ///< ahead: met more fast bodies handled before it than it keeps
+  int32_t self_index;   ///< the fast body's awake index (its turn)
+  int32_t *deps;        ///< ahead: fast bodies handled before it that it met, up to SN_TOI_MET
+  int32_t dep_count;
   sn_shape_proxy proxy; ///< the fast shape's core
   float reach;          ///< farthest core point from the body's centre of mass
   float rotation;       ///< its term of the time of impact's rotation bound
@@ -318,11 +323,18 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
       /* In turn that body may be stopped or not: a pair that the centres'
        * test rejects for any stop, or that the discs find near at the
        * start (the step's start does not depend on a stop), changes
-       * nothing in turn either. Any other makes the result depend on that
-       * body's: swept again in turn. */
+       * nothing in turn either. One handled after this body is not
+       * stopped yet in this body's turn either: the sweep goes on as it
+       * does in turn. One handled before may be stopped by then: it is
+       * kept, and the result ahead holds in turn only if it is not. */
       if (!sn_toi_ahead_may_matter(q, other, ob)) return true;
-      q->may_recheck = true;
-      return false;
+      if (ob->solver_index < q->self_index && (q->dep_count == 0 || q->deps[q->dep_count - 1] != other->body)) {
+        if (q->dep_count == SN_TOI_MET) {
+          q->aborted = true;
+          return false;
+        }
+        q->deps[q->dep_count++] = other->body;
+      }
     }
     q->may_recheck = true;
     if (q->met != NULL && q->met_count <= SN_TOI_MET &&
@@ -514,6 +526,25 @@ static bool sn_toi_group_add(sn_world *w, sn_toi_group *g, int32_t k) {
   return true;
 }
 
+static void sn_toi_group_clear(sn_toi_group *g) {
+  g->body_count = 0;
+  g->shape_count = 0;
+  g->first_shape[0] = 0;
+  g->mask = 0;
+  g->box = (sn_aabb){{0.0f, 0.0f}, {0.0f, 0.0f}};
+}
+
+/* The leaves of each tree under the group's box, into leaves (the second
+ * pass never looks at the static tree). */
+static void sn_toi_group_collect(sn_world *w, sn_toi_group *g, bool recheck,
+                                 sn_tree_leaf leaves[2][SN_TOI_GROUP_LEAVES]) {
+  const sn_tree *trees[2] = {&w->static_tree, &w->dynamic_tree};
+  for (int32_t t = 0; t < 2; ++t) {
+    int32_t count = recheck && t == 0 ? 0 : sn_tree_collect(trees[t], g->box, g->mask, leaves[t], SN_TOI_GROUP_LEAVES);
+    g->leaves[t] = (sn_toi_leaves){trees[t], leaves[t], count};
+  }
+}
+
 /* What the first pass's bodies met (sn_toi_query.met), per awake index;
  * bodies NULL: not kept (short of memory), every flagged body is swept again. */
 typedef struct sn_toi_met {
@@ -535,6 +566,9 @@ static void sn_toi_sweep(sn_world *w, int32_t k, const sn_toi_group *g, int32_t 
   q->recheck = recheck;
   q->may_recheck = false;
   q->ahead = ahead;
+  q->aborted = false;
+  q->self_index = k;
+  q->dep_count = 0;
   q->met = met;
   q->met_count = 0;
   q->hit_shape = SN_NULL_INDEX;
@@ -561,9 +595,9 @@ static void sn_toi_sweep(sn_world *w, int32_t k, const sn_toi_group *g, int32_t 
     const uint64_t mask = sn_shape_query_mask(q->shape);
     /* the second pass looks at stopped bodies only, never static ones */
     if (!recheck) sn_toi_visit(&leaves[0], box, mask, q);
-    if (ahead && q->may_recheck) return;
+    if (q->aborted) return;
     sn_toi_visit(&leaves[1], box, mask, q);
-    if (ahead && q->may_recheck) return;
+    if (q->aborted) return;
   }
 }
 
@@ -586,26 +620,37 @@ static void sn_toi_apply(sn_world *w, int32_t k, const sn_toi_query *q, const sn
 static void sn_solve_continuous(sn_world *w, int32_t k, const sn_toi_group *g, int32_t i, bool recheck,
                                 const sn_toi_met *m) {
   sn_toi_query q;
+  q.deps = NULL;
   int32_t *met = !recheck && m->bodies != NULL ? m->bodies + (size_t)k * SN_TOI_MET : NULL;
   sn_toi_sweep(w, k, g, i, recheck, false, met, &q);
   sn_toi_apply(w, k, &q, m);
 }
 
-/* Steps without sweeps ahead after a step whose sweeps ahead finished
- * fewer than a quarter of the fast bodies (a crowd of fast bodies, all
- * swept again in turn): they only doubled the work. */
-enum { SN_TOI_AHEAD_REST = 15 };
+/* Steps without sweeps ahead after a step whose sweeps ahead held for
+ * fewer than four fifths of the fast bodies (fast bodies stopping each
+ * other, many swept again in turn; a sweep ahead queries the trees for
+ * itself, a sweep in turn shares its group's descent): they cost more than
+ * they saved. Sweeps ahead start at parallel_min_items /
+ * SN_TOI_AHEAD_WEIGHT fast bodies (a sweep is the work of many smaller
+ * items). */
+enum { SN_TOI_AHEAD_REST = 15, SN_TOI_AHEAD_WEIGHT = 16 };
 
-/* Sweeps ahead, in parallel (sn_continuous_solve): a fast body that meets
- * no fast body reads nothing the pass changes before its turn (static and
- * slow bodies stay where they are; the impulses change only velocities),
- * so its result then is its result in turn. The others stop at the first
- * fast body they meet and are swept in turn. */
+/* Sweeps ahead, in parallel (sn_continuous_solve). Before a fast body's
+ * turn the pass changes only fast bodies (those it stops; static and slow
+ * bodies stay where they are, and the impulses change only velocities),
+ * and only those handled before it: the others are where a sweep ahead
+ * sees them. So a sweep ahead is the sweep in turn unless a fast body
+ * handled before it, which it met, is stopped by its turn; those (up to
+ * SN_TOI_MET) are kept with the result and checked in turn. With more,
+ * the body is swept in turn. */
 typedef struct sn_toi_ahead {
   float fraction;
   int32_t hit_shape, hit_other;
   sn_vec2 hit_normal;
-  bool done; ///< met no fast body: the result in turn
+  bool done;        ///< the result in turn if no body of deps is stopped then
+  bool may_recheck; ///< as sn_toi_query
+  uint8_t met_count, dep_count;
+  int32_t met[SN_TOI_MET], deps[SN_TOI_MET];
 } sn_toi_ahead;
 
 typedef struct sn_toi_ahead_run {
@@ -613,18 +658,81 @@ typedef struct sn_toi_ahead_run {
   sn_toi_ahead *ahead;
 } sn_toi_ahead_run;
 
+/* Body k (body i of group g, or g NULL) swept ahead into run->ahead[k]. */
+static void sn_toi_ahead_one(sn_world *w, sn_toi_ahead *a, int32_t k, const sn_toi_group *g, int32_t i) {
+  sn_toi_query q;
+  q.deps = a->deps;
+  sn_toi_sweep(w, k, g, i, false, true, a->met, &q);
+  a->fraction = q.fraction;
+  a->hit_shape = q.hit_shape;
+  a->hit_other = q.hit_other;
+  a->hit_normal = q.hit_normal;
+  a->done = !q.aborted;
+  a->may_recheck = q.may_recheck;
+  a->met_count = (uint8_t)q.met_count;
+  a->dep_count = (uint8_t)q.dep_count;
+}
+
+/* The block's fast bodies swept ahead, in groups of neighbours as in turn
+ * (the same leaves in the same order: the same results). */
 static void sn_toi_ahead_stage(void *context, const sn_stage *st, int32_t begin, int32_t end) {
   (void)st;
   sn_toi_ahead_run *run = context;
   sn_world *w = run->w;
-  for (int32_t k = begin; k < end; ++k) {
-    sn_toi_ahead *a = run->ahead + k;
-    a->done = false;
-    if (!w->bodies.data[w->awake_bodies.data[k]].is_fast) continue;
-    sn_toi_query q;
-    sn_toi_sweep(w, k, NULL, 0, false, true, NULL, &q);
-    *a = (sn_toi_ahead){q.fraction, q.hit_shape, q.hit_other, q.hit_normal, !q.may_recheck};
+  sn_tree_leaf leaves[2][SN_TOI_GROUP_LEAVES];
+  sn_toi_group g;
+  for (int32_t k = begin; k < end; ++k) run->ahead[k].done = false;
+  int32_t k = begin;
+  while (k < end) {
+    if (!w->bodies.data[w->awake_bodies.data[k]].is_fast) {
+      ++k;
+      continue;
+    }
+    sn_toi_group_clear(&g);
+    if (!sn_toi_group_add(w, &g, k)) {
+      sn_toi_ahead_one(w, run->ahead + k, k, NULL, 0);
+      ++k;
+      continue;
+    }
+    int32_t next = k + 1;
+    while (next < end) {
+      if (w->bodies.data[w->awake_bodies.data[next]].is_fast && !sn_toi_group_add(w, &g, next)) break;
+      ++next;
+    }
+    sn_toi_group_collect(w, &g, false, leaves);
+    for (int32_t i = 0; i < g.body_count; ++i) sn_toi_ahead_one(w, run->ahead + g.bodies[i], g.bodies[i], &g, i);
+    k = next;
   }
+}
+
+/* Does body k's sweep ahead hold in its turn (none of the bodies it
+ * depends on stopped)? */
+static bool sn_toi_ahead_holds(const sn_world *w, const sn_toi_ahead *a) {
+  if (!a->done) return false;
+  for (int32_t j = 0; j < a->dep_count; ++j) {
+    if (sn_toi_stopped(w->bodies.data + a->deps[j])) return false;
+  }
+  return true;
+}
+
+/* The counts of sn_world.toi_ahead_held and _redone, for a sweep ahead
+ * whose fate in turn is decided. */
+static void sn_toi_ahead_count(sn_world *w, const sn_toi_ahead *a, bool holds) {
+  if (holds)
+    w->toi_ahead_held += a->dep_count > 0 ? 1 : 0;
+  else
+    w->toi_ahead_redone += a->done ? 1 : 0;
+}
+
+/* Did body k's sweep ahead meet a body of group g? */
+static bool sn_toi_ahead_meets_group(const sn_toi_ahead *a, const sn_world *w, const sn_toi_group *g) {
+  for (int32_t j = 0; j < a->dep_count; ++j) {
+    const int32_t k = w->bodies.data[a->deps[j]].solver_index;
+    for (int32_t i = 0; i < g->body_count; ++i) {
+      if (g->bodies[i] == k) return true;
+    }
+  }
+  return false;
 }
 
 /* Body k takes the result its sweep ahead found. */
@@ -635,9 +743,10 @@ static void sn_toi_apply_ahead(sn_world *w, int32_t k, const sn_toi_ahead *a, co
   q.body_index = w->awake_bodies.data[k];
   q.sweep = sn_step_sweep(b);
   q.fraction = a->fraction;
-  q.may_recheck = false;
-  q.met = NULL;
-  q.met_count = 0;
+  q.may_recheck = a->may_recheck;
+  q.met = m->bodies != NULL ? m->bodies + (size_t)k * SN_TOI_MET : NULL;
+  q.met_count = a->met_count;
+  if (q.met != NULL) memcpy(q.met, a->met, sizeof a->met);
   q.hit_shape = a->hit_shape;
   q.hit_other = a->hit_other;
   q.hit_normal = a->hit_normal;
@@ -664,7 +773,8 @@ static bool sn_toi_needs(const sn_world *w, int32_t k, bool recheck, const sn_to
 
 /* One pass over the fast bodies in body order, a group at a time; true
  * when a body was stopped. */
-static bool sn_continuous_pass(sn_world *w, bool recheck, const sn_toi_ahead *ahead, const sn_toi_met *m) {
+static bool sn_continuous_pass(sn_world *w, bool recheck, const sn_toi_ahead *ahead, const sn_toi_met *m,
+                               int32_t *held) {
   const int32_t nb = w->awake_bodies.count;
   sn_tree_leaf leaves[2][SN_TOI_GROUP_LEAVES];
   sn_toi_group g;
@@ -675,17 +785,16 @@ static bool sn_continuous_pass(sn_world *w, bool recheck, const sn_toi_ahead *ah
       ++k;
       continue;
     }
-    if (ahead != NULL && ahead[k].done) {
+    const bool holds = ahead != NULL && sn_toi_ahead_holds(w, ahead + k);
+    if (ahead != NULL) sn_toi_ahead_count(w, ahead + k, holds);
+    if (holds) {
+      *held += 1;
       sn_toi_apply_ahead(w, k, ahead + k, m);
       stopped = stopped || ahead[k].fraction < 1.0f;
       ++k;
       continue;
     }
-    g.body_count = 0;
-    g.shape_count = 0;
-    g.first_shape[0] = 0;
-    g.mask = 0;
-    g.box = (sn_aabb){{0.0f, 0.0f}, {0.0f, 0.0f}};
+    sn_toi_group_clear(&g);
     if (!sn_toi_group_add(w, &g, k)) {
       /* more shapes than a group holds: the body queries the trees itself */
       sn_solve_continuous(w, k, NULL, 0, recheck, m);
@@ -701,16 +810,31 @@ static bool sn_continuous_pass(sn_world *w, bool recheck, const sn_toi_ahead *ah
         ++next;
         continue;
       }
-      if (ahead != NULL && ahead[next].done) break; /* its result is applied in turn */
+      if (ahead != NULL && ahead[next].done) {
+        /* Whether its sweep ahead holds is known now unless it met a body
+         * of this group (not swept yet). One that holds and stops nothing
+         * is applied now: the group's later bodies see it unstopped either
+         * way. One that stops is applied in its turn. One that does not
+         * hold is swept in turn, with the group. */
+        if (sn_toi_ahead_meets_group(&ahead[next], w, &g)) break;
+        const bool next_holds = sn_toi_ahead_holds(w, ahead + next);
+        if (next_holds && ahead[next].fraction < 1.0f) break;
+        if (next_holds) {
+          sn_toi_ahead_count(w, ahead + next, true);
+          *held += 1;
+          sn_toi_apply_ahead(w, next, ahead + next, m);
+          ++next;
+          continue;
+        }
+        if (!sn_toi_group_add(w, &g, next)) break;
+        sn_toi_ahead_count(w, ahead + next, false);
+        ++next;
+        continue;
+      }
       if (!sn_toi_group_add(w, &g, next)) break;
       ++next;
     }
-    const sn_tree *trees[2] = {&w->static_tree, &w->dynamic_tree};
-    for (int32_t t = 0; t < 2; ++t) {
-      /* (the second pass never looks at the static tree) */
-      int32_t count = recheck && t == 0 ? 0 : sn_tree_collect(trees[t], g.box, g.mask, leaves[t], SN_TOI_GROUP_LEAVES);
-      g.leaves[t] = (sn_toi_leaves){trees[t], leaves[t], count};
-    }
+    sn_toi_group_collect(w, &g, recheck, leaves);
     for (int32_t i = 0; i < g.body_count; ++i) {
       sn_solve_continuous(w, g.bodies[i], &g, i, recheck, m);
       stopped = stopped || w->bodies.data[w->awake_bodies.data[g.bodies[i]]].toi_fraction < 1.0f;
@@ -729,7 +853,11 @@ void sn_continuous_solve(sn_world *w) {
    * it is only called from the stepping thread. */
   const int32_t nb = w->awake_bodies.count;
   sn_toi_ahead *ahead = NULL;
-  bool try_ahead = w->worker_count > 1 && nb >= w->parallel_min_items && w->custom_filter == NULL;
+  int32_t fast = 0;
+  if (w->worker_count > 1 && w->custom_filter == NULL) {
+    for (int32_t k = 0; k < nb; ++k) fast += w->bodies.data[w->awake_bodies.data[k]].is_fast ? 1 : 0;
+  }
+  bool try_ahead = fast > 0 && (int64_t)fast * SN_TOI_AHEAD_WEIGHT >= w->parallel_min_items;
   if (try_ahead && w->toi_ahead_rest > 0) {
     w->toi_ahead_rest -= 1;
     try_ahead = false;
@@ -741,13 +869,6 @@ void sn_continuous_solve(sn_world *w) {
     if (ahead != NULL && sn_stage_runner_init(&r, &w->arena, 1, w->worker_count, sn_toi_ahead_stage, &run)) {
       sn_stage_add(&r, 0, 0, 0, nb, SN_BLOCK_BODIES, 1);
       sn_stage_run(&w->tasks, &r);
-      int32_t fast = 0, done = 0;
-      for (int32_t k = 0; k < nb; ++k) {
-        if (!w->bodies.data[w->awake_bodies.data[k]].is_fast) continue;
-        fast += 1;
-        done += ahead[k].done ? 1 : 0;
-      }
-      if (4 * (int64_t)done < fast) w->toi_ahead_rest = SN_TOI_AHEAD_REST;
     } else {
       ahead = NULL;
     }
@@ -762,7 +883,11 @@ void sn_continuous_solve(sn_world *w) {
     m.count = sn_arena_alloc(&w->arena, (size_t)nb);
     if (m.count == NULL) m.bodies = NULL;
   }
-  if (sn_continuous_pass(w, false, ahead, &m)) sn_continuous_pass(w, true, NULL, &m);
+  int32_t held = 0;
+  w->toi_ahead_held = w->toi_ahead_redone = 0;
+  const bool stopped = sn_continuous_pass(w, false, ahead, &m, &held);
+  if (ahead != NULL && 5 * (int64_t)held < 4 * (int64_t)fast) w->toi_ahead_rest = SN_TOI_AHEAD_REST;
+  if (stopped) sn_continuous_pass(w, true, NULL, &m, &held);
 }
 
 size_t sn_continuous_scratch_bytes(const sn_world *w) {
