@@ -630,6 +630,32 @@ START_TEST(test_continuous_ahead_same_bits) {
 }
 END_TEST
 
+/* The substep loop's bar: a pyramid of 20 rows (210 boxes, about 600
+ * contacts) on two workers runs its other stages on both, its loop on the
+ * calling thread (under SN_LOOP_PARALLEL_FACTOR x SN_PARALLEL_MIN_ITEMS
+ * contacts); with the minimum lowered, on both. The same bits either way. */
+START_TEST(test_small_loop_stays_on_caller) {
+  uint64_t hash[2];
+  for (int pass = 0; pass < 2; ++pass) {
+    sn_scene scene;
+    ck_assert(sn_scene_build(&scene, "pyramid", 20, 0, false));
+    sn_thread_pool *pool = attach_pool(scene.world, 2);
+    scene.world->parallel_min_items = pass == 0 ? 200 : 0; /* 200: the other runs on both */
+    for (int i = 0; i < 30; ++i) ck_assert_int_eq(sn_world_step(scene.world, 1.0f / 60.0f), SN_OK);
+    const int32_t contacts = scene.world->solver_contacts.count;
+    ck_assert_int_gt(contacts, 200);
+    ck_assert_int_lt(contacts, SN_LOOP_PARALLEL_FACTOR * 200);
+    ck_assert_int_eq(scene.world->loop_workers, pass == 0 ? 1 : 2);
+    sn_scene_metrics m;
+    sn_scene_measure(&scene, &m);
+    hash[pass] = m.state_hash;
+    sn_scene_destroy(&scene);
+    sn_thread_pool_destroy(pool);
+  }
+  ck_assert_uint_eq(hash[0], hash[1]);
+}
+END_TEST
+
 /* The pair search on two workers: each worker lists its groups' pairs that
  * may be new, the stepping thread adds them in move-buffer order. A crowd
  * dropped into a heap of overlapping boxes (up to 40 new pairs per shape:
@@ -746,6 +772,7 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_solo_run_blocks_in_order);
   tcase_add_test(tc, test_pool_covers_each_item_once);
   tcase_add_test(tc, test_continuous_ahead_same_bits);
+  tcase_add_test(tc, test_small_loop_stays_on_caller);
   tcase_add_test(tc, test_pair_search_same_pairs);
   suite_add_tcase(s, tc);
   return s;

@@ -106,6 +106,16 @@ void sn_stage_add_main(sn_stage_runner *r, int32_t kind, int32_t arg);
 /// stages between cores than they gain.
 #define SN_PARALLEL_MIN_ITEMS 2048
 
+/// The substep loop runs on the workers from SN_LOOP_PARALLEL_FACTOR times
+/// SN_PARALLEL_MIN_ITEMS contacts, or SN_PARALLEL_MIN_ITEMS /
+/// SN_LOOP_JOINT_WEIGHT joints, or SN_PARALLEL_MIN_ITEMS particles
+/// (world/step.c). Measured on two cores at 2 workers: tumbler (4,700
+/// contacts, one joint) and spinner (4,800, one joint) run their loops
+/// faster alone; smash (12,400 contacts), the pyramids (15,000 and 58,000),
+/// rain's ragdolls and joint_grid faster on both.
+#define SN_LOOP_PARALLEL_FACTOR 4
+#define SN_LOOP_JOINT_WEIGHT    8
+
 /// Minimum items per block: enough work to pay for claiming a block.
 #define SN_BLOCK_BODIES               128
 #define SN_BLOCK_CONTACTS             64

@@ -599,7 +599,19 @@ static void sn_solve(sn_world *w, float dt) {
                                                       stage.project_count > 0 ? stage.position_iterations : 0,
                                                       projection_stages);
   if (!sn_reserved(sn_array_reserve(&w->mem, w->stages, capacity))) return;
-  sn_stage_runner_init_on(&runner, w->stages.data, capacity, workers, sn_solver_stage, &run);
+  /* The substep loop's stages are many and short (every colour of every
+   * substep, each a hand-over between the cores). With few contacts (under
+   * SN_LOOP_PARALLEL_FACTOR times the parallel minimum) and few joints and
+   * particles, the hand-overs cost more than the second core saves, and the
+   * calling thread runs the loop alone (the same passes in the same order:
+   * the same bits). Joints weigh SN_LOOP_JOINT_WEIGHT contacts (several
+   * rows and passes each, and whole ragdolls' levels run in parallel). */
+  const int64_t min_items = w->parallel_min_items;
+  const bool loop_parallel = (int64_t)nc >= SN_LOOP_PARALLEL_FACTOR * min_items ||
+                             (int64_t)nj * SN_LOOP_JOINT_WEIGHT >= min_items || w->particle_count >= min_items;
+  const int32_t loop_workers = loop_parallel ? workers : 1;
+  w->loop_workers = loop_workers;
+  sn_stage_runner_init_on(&runner, w->stages.data, capacity, loop_workers, sn_solver_stage, &run);
   for (int32_t i = 0; i < substeps; ++i) {
     sn_stage_add(&runner, SN_STAGE_INTEGRATE_V, i, 0, nb, SN_BLOCK_BODIES, 1);
     /* step info and rigid centres for the plugins and particles (a main-only

@@ -87,6 +87,7 @@ typedef struct sn_world {
   int32_t parallel_min_items; ///< smaller steps stay on one thread (SN_PARALLEL_MIN_ITEMS; tests lower it)
   sn_world_profile profile;   ///< the last step's stage times (sn_world_get_profile)
   int32_t toi_ahead_rest;     ///< steps continuous collision skips its sweeps ahead (no result depends on it)
+  int32_t loop_workers;       ///< last step: workers its substep loop ran on (SN_LOOP_PARALLEL_FACTOR)
   int32_t toi_ahead_held;     ///< last step: sweeps ahead taken in turn that had met fast bodies handled before
   int32_t toi_ahead_redone;   ///< last step: sweeps ahead dropped (one of those was stopped), swept in turn
   double profile_clock;       ///< ms: when the solver starts, then when it ended (stages meet)
