@@ -454,6 +454,17 @@ START_TEST(test_bullet) {
 }
 END_TEST
 
+/* A static wall 0.1 m thick at the origin, faces at x = -0.05 and 0.05,
+ * half_height tall each way. */
+static void add_thin_wall(sn_world *w, float half_height) {
+  sn_body_def wd = sn_default_body_def();
+  sn_body_id wall = sn_create_body(w, &wd);
+  sn_polygon slab;
+  ck_assert_int_eq(sn_make_box(0.05f, half_height, &slab), SN_OK);
+  sn_shape_def sd = sn_default_shape_def();
+  ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, wall, &sd, &slab)));
+}
+
 /* A crowd driven into a thin static wall: 500 bodies (boxes 0.5 m,
  * capsules 0.5 m long and 0.2 m thick, circles 0.5 m across; 100 columns of
  * five) at 150 m/s, pressed on by an acceleration of 100 or 1000 m/s^2
@@ -476,12 +487,8 @@ START_TEST(test_crowd_against_thin_wall) {
     const float push = run < 3 ? 100.0f : 1000.0f, limit = run < 3 ? -0.05f : 0.0f;
     sn_world *w = make_world(0, true);
     sn_world_set_gravity(w, (sn_vec2){push, 0.0f});
-    sn_body_def wd = sn_default_body_def();
-    sn_body_id wall = sn_create_body(w, &wd);
-    sn_polygon slab;
-    ck_assert_int_eq(sn_make_box(0.05f, 1000.0f, &slab), SN_OK); /* faces at x = -0.05 and 0.05 */
+    add_thin_wall(w, 1000.0f);
     sn_shape_def sd = sn_default_shape_def();
-    ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, wall, &sd, &slab)));
     enum { N = 500 };
     sn_body_id b[N];
     sn_polygon box;
@@ -531,12 +538,8 @@ START_TEST(test_spinning_box_against_thin_wall) {
   for (size_t k = 0; k < sizeof spins / sizeof spins[0]; ++k) {
     sn_world *w = make_world(0, false);
     sn_world_set_gravity(w, (sn_vec2){0.0f, 0.0f});
-    sn_body_def wd = sn_default_body_def();
-    sn_body_id wall = sn_create_body(w, &wd);
-    sn_polygon slab;
-    ck_assert_int_eq(sn_make_box(0.05f, 10.0f, &slab), SN_OK); /* faces at x = -0.05 and 0.05 */
+    add_thin_wall(w, 10.0f);
     sn_shape_def sd = sn_default_shape_def();
-    ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, wall, &sd, &slab)));
     sn_body_def bd = sn_default_body_def();
     bd.type = SN_BODY_DYNAMIC;
     bd.position = (sn_vec2){-0.05f - 0.35f - 0.03f, 0.0f};
