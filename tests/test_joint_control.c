@@ -506,6 +506,51 @@ START_TEST(test_create_refusals) {
 }
 END_TEST
 
+/* A struct_size that ends inside a callback field (any byte of it) leaves
+ * that callback unset in the host's copy: a partial pointer is never kept,
+ * so never called (the descriptor fuzzer found project cut after its first
+ * byte, called at address 0x50). Every pointer field past ABI 1.0. */
+START_TEST(test_descriptor_size_inside_a_field) {
+  sn_constraint_type full;
+  memset(&full, 0, sizeof full);
+  full.name = "test.cut";
+  full.flags = SN_CONSTRAINT_IMPULSE;
+  full.body_count = 1;
+  full.params_size = full.params_align = full.instance_size = full.instance_align = 4;
+  full.create = probe_create;
+  full.prepare = probe_prepare;
+  full.solve_velocity = probe_solve;
+  const size_t fields[] = {offsetof(sn_constraint_type, project), offsetof(sn_constraint_type, export_params),
+                           offsetof(sn_constraint_type, solve_particles), offsetof(sn_constraint_type, begin_position),
+                           offsetof(sn_constraint_type, begin_particles), offsetof(sn_constraint_type, states),
+                           offsetof(sn_constraint_type, get_state)};
+  for (size_t f = 0; f < sizeof fields / sizeof fields[0]; ++f) {
+    for (size_t cut = 1; cut < sizeof(void *); ++cut) {
+      const size_t size = fields[f] + cut;
+      /* the cut field holds a real callback's address (its bytes) */
+      sn_constraint_type with = full;
+      void (*fn)(const sn_step_info *, sn_constraint_item *, int32_t) = probe_prepare;
+      memcpy((unsigned char *)(void *)&with + fields[f], &fn, sizeof fn);
+      sn_registry *r = sn_create_registry(NULL);
+      sn_constraint_type *old = malloc(size);
+      ck_assert_ptr_nonnull(old);
+      memcpy(old, &with, size);
+      old->struct_size = (uint32_t)size;
+      char err[256] = "";
+      ck_assert_msg(sn_registry_add_type(r, old, err, sizeof err) == SN_OK, "field %zu cut %zu: %s", f, cut, err);
+      free(old);
+      const sn_constraint_type *copy = sn_registry_find_type(r, "test.cut");
+      ck_assert_ptr_nonnull(copy);
+      const unsigned char *bytes = (const unsigned char *)(const void *)copy;
+      void *field = NULL;
+      memcpy(&field, bytes + fields[f], sizeof field);
+      ck_assert_msg(field == NULL, "field %zu cut after %zu bytes kept a partial pointer", f, cut);
+      sn_destroy_registry(r);
+    }
+  }
+}
+END_TEST
+
 /* A host type whose descriptor is that of an older header (struct_size
  * ending before the 1.3 fields, in a block of exactly that size: ASan
  * catches any read past it) registers, is copied by its own size, and its
@@ -661,6 +706,7 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_out_of_memory);
   tcase_add_test(tc, test_create_refusals);
   tcase_add_test(tc, test_older_descriptor_size);
+  tcase_add_test(tc, test_descriptor_size_inside_a_field);
   tcase_add_test(tc, test_abi_1_2_plugin_linked);
   suite_add_tcase(s, tc);
   TCase *files = tcase_create("plugin_files");

@@ -326,9 +326,12 @@ static sn_result sn_add(sn_registry *r, const sn_constraint_type *t, int32_t lib
   memcpy(&rt->type, t, n);
   /* fields appended after ABI 1.0 count only if the plugin's struct holds
    * them whole (a struct_size ending inside a field leaves it unset) */
+  if (t->struct_size < offsetof(sn_constraint_type, project) + sizeof(rt->type.project)) rt->type.project = NULL;
   if (t->struct_size < offsetof(sn_constraint_type, particle_count) + sizeof(uint32_t)) rt->type.particle_count = 0u;
   if (t->struct_size < offsetof(sn_constraint_type, export_params) + sizeof(rt->type.export_params))
     rt->type.export_params = NULL;
+  if (t->struct_size < offsetof(sn_constraint_type, solve_particles) + sizeof(rt->type.solve_particles))
+    rt->type.solve_particles = NULL;
   if (t->struct_size < offsetof(sn_constraint_type, batch_flags) + sizeof(rt->type.batch_flags))
     rt->type.batch_flags = 0u;
   if (t->struct_size < offsetof(sn_constraint_type, begin_position) + sizeof(rt->type.begin_position))
