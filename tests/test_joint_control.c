@@ -506,21 +506,39 @@ START_TEST(test_create_refusals) {
 }
 END_TEST
 
+/* An impulse type of one body with the probe callbacks. */
+static sn_constraint_type probe_impulse_type(const char *name) {
+  sn_constraint_type t;
+  memset(&t, 0, sizeof t);
+  t.name = name;
+  t.flags = SN_CONSTRAINT_IMPULSE;
+  t.body_count = 1;
+  t.params_size = t.params_align = t.instance_size = t.instance_align = 4;
+  t.create = probe_create;
+  t.prepare = probe_prepare;
+  t.solve_velocity = probe_solve;
+  return t;
+}
+
+/* Registers the first size bytes of t as a descriptor of that struct_size,
+ * from a block of exactly that size (ASan catches any read past it). */
+static sn_result add_cut_type(sn_registry *r, const sn_constraint_type *t, size_t size, char *err, size_t cap) {
+  sn_constraint_type *cut = malloc(size);
+  ck_assert_ptr_nonnull(cut);
+  memcpy(cut, t, size);
+  cut->struct_size = (uint32_t)size;
+  sn_result res = sn_registry_add_type(r, cut, err, cap);
+  free(cut);
+  return res;
+}
+
 /* A struct_size that ends inside a callback field (any byte of it) leaves
  * that callback unset in the host's copy: a partial pointer is never kept,
  * so never called (the descriptor fuzzer found project cut after its first
  * byte, called at address 0x50). Every pointer field past ABI 1.0. */
 START_TEST(test_descriptor_size_inside_a_field) {
-  sn_constraint_type full;
-  memset(&full, 0, sizeof full);
-  full.name = "test.cut";
-  full.flags = SN_CONSTRAINT_IMPULSE;
-  full.body_count = 1;
-  full.params_size = full.params_align = full.instance_size = full.instance_align = 4;
-  full.create = probe_create;
-  full.prepare = probe_prepare;
-  full.solve_velocity = probe_solve;
-  const size_t fields[] = {offsetof(sn_constraint_type, project), offsetof(sn_constraint_type, export_params),
+  sn_constraint_type full = probe_impulse_type("test.cut");
+  const size_t fields[] = {offsetof(sn_constraint_type, project),         offsetof(sn_constraint_type, export_params),
                            offsetof(sn_constraint_type, solve_particles), offsetof(sn_constraint_type, begin_position),
                            offsetof(sn_constraint_type, begin_particles), offsetof(sn_constraint_type, states),
                            offsetof(sn_constraint_type, get_state)};
@@ -532,13 +550,8 @@ START_TEST(test_descriptor_size_inside_a_field) {
       void (*fn)(const sn_step_info *, sn_constraint_item *, int32_t) = probe_prepare;
       memcpy((unsigned char *)(void *)&with + fields[f], &fn, sizeof fn);
       sn_registry *r = sn_create_registry(NULL);
-      sn_constraint_type *old = malloc(size);
-      ck_assert_ptr_nonnull(old);
-      memcpy(old, &with, size);
-      old->struct_size = (uint32_t)size;
       char err[256] = "";
-      ck_assert_msg(sn_registry_add_type(r, old, err, sizeof err) == SN_OK, "field %zu cut %zu: %s", f, cut, err);
-      free(old);
+      ck_assert_msg(add_cut_type(r, &with, size, err, sizeof err) == SN_OK, "field %zu cut %zu: %s", f, cut, err);
       const sn_constraint_type *copy = sn_registry_find_type(r, "test.cut");
       ck_assert_ptr_nonnull(copy);
       const unsigned char *bytes = (const unsigned char *)(const void *)copy;
@@ -556,26 +569,13 @@ END_TEST
  * catches any read past it) registers, is copied by its own size, and its
  * copy publishes no state; a bad state schema is refused. */
 START_TEST(test_older_descriptor_size) {
-  sn_constraint_type full;
-  memset(&full, 0, sizeof full);
-  full.name = "test.old";
-  full.flags = SN_CONSTRAINT_IMPULSE;
-  full.body_count = 1;
-  full.params_size = full.params_align = full.instance_size = full.instance_align = 4;
-  full.create = probe_create;
-  full.prepare = probe_prepare;
-  full.solve_velocity = probe_solve;
+  sn_constraint_type full = probe_impulse_type("test.old");
   const size_t sizes[2] = {offsetof(sn_constraint_type, state_count),                  /* ABI 1.2 */
                            offsetof(sn_constraint_type, debug_draw) + sizeof(void *)}; /* ABI 1.0 */
   for (int k = 0; k < 2; ++k) {
     sn_registry *r = sn_create_registry(NULL);
-    sn_constraint_type *old = malloc(sizes[k]);
-    ck_assert_ptr_nonnull(old);
-    memcpy(old, &full, sizes[k]);
-    old->struct_size = (uint32_t)sizes[k];
     char err[256] = "";
-    ck_assert_msg(sn_registry_add_type(r, old, err, sizeof err) == SN_OK, "%s", err);
-    free(old);
+    ck_assert_msg(add_cut_type(r, &full, sizes[k], err, sizeof err) == SN_OK, "%s", err);
     const sn_constraint_type *copy = sn_registry_find_type(r, "test.old");
     ck_assert_ptr_nonnull(copy);
     ck_assert_uint_eq(copy->struct_size, sizeof(sn_constraint_type));

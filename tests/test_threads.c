@@ -533,6 +533,19 @@ static sn_thread_pool *attach_pool(sn_world *w, int32_t workers) {
   return pool;
 }
 
+/* A world without gravity or sleep on a pool of `workers`, split however
+ * small (white box: parallel_min_items 0). */
+static sn_world *zero_gravity_world(int32_t workers, sn_thread_pool **pool) {
+  sn_world_def wd = sn_default_world_def();
+  wd.gravity = (sn_vec2){0.0f, 0.0f};
+  wd.enable_sleep = false;
+  sn_world *w = sn_create_world(&wd, NULL);
+  ck_assert_ptr_nonnull(w);
+  *pool = attach_pool(w, workers);
+  w->parallel_min_items = 0;
+  return w;
+}
+
 /* A volley of fast boxes (60 to 88 m/s, 1 to 1.5 m a step, ten times their
  * half width) at a wall 0.5 m thick, rows crossing each other's paths
  * (+-10 m/s up and down): the continuous pass sweeps ahead in parallel
@@ -548,14 +561,9 @@ enum { VOLLEY_BOXES = 80 };
 
 static int32_t volley(int32_t workers, bool continuous, bool rest, sn_vec2 *pos, sn_vec2 *vel, int32_t *stopped_steps,
                       int32_t *rested, int32_t *held, int32_t *redone) {
-  sn_world_def wd = sn_default_world_def();
-  wd.gravity = (sn_vec2){0.0f, 0.0f};
-  wd.enable_sleep = false;
-  sn_world *w = sn_create_world(&wd, NULL);
-  ck_assert_ptr_nonnull(w);
+  sn_thread_pool *pool = NULL;
+  sn_world *w = zero_gravity_world(workers, &pool);
   ck_assert_int_eq(sn_world_enable_continuous(w, continuous), SN_OK);
-  sn_thread_pool *pool = attach_pool(w, workers);
-  w->parallel_min_items = 0;
   sn_body_def bd = sn_default_body_def();
   bd.position = (sn_vec2){10.0f, 0.0f};
   sn_body_id wall = sn_create_body(w, &bd);
@@ -606,7 +614,7 @@ START_TEST(test_continuous_ahead_same_bits) {
   ck_assert_int_eq(volley(1, true, true, pos1, vel1, &stopped1, &rested, &held, &redone), 0); /* nothing tunnels */
   ck_assert_int_eq(rested, 0);        /* one worker: no sweeps ahead */
   ck_assert_int_eq(held + redone, 0); /* (none) */
-  ck_assert_int_gt(stopped1, 0);            /* continuous collision did stop boxes */
+  ck_assert_int_gt(stopped1, 0);      /* continuous collision did stop boxes */
   /* 2 workers, the sweeps ahead every step, then allowed to rest: the same bits */
   for (int32_t pass = 0; pass < 2; ++pass) {
     ck_assert_int_eq(volley(2, true, pass == 1, pos2, vel2, &stopped2, &rested, &held, &redone), 0);
@@ -664,13 +672,8 @@ END_TEST
  * and the box swept in turn, stopping behind the leader. Positions are the
  * one-worker bits, and the boxes never overlap. */
 static void stopped_leader(int32_t workers, int order, sn_vec2 *pos, int32_t *redone) {
-  sn_world_def wd = sn_default_world_def();
-  wd.gravity = (sn_vec2){0.0f, 0.0f};
-  wd.enable_sleep = false;
-  sn_world *w = sn_create_world(&wd, NULL);
-  ck_assert_ptr_nonnull(w);
-  sn_thread_pool *pool = attach_pool(w, workers);
-  w->parallel_min_items = 0;
+  sn_thread_pool *pool = NULL;
+  sn_world *w = zero_gravity_world(workers, &pool);
   sn_body_def bd = sn_default_body_def();
   bd.position = (sn_vec2){1.6f, 0.0f};
   sn_body_id wall = sn_create_body(w, &bd);

@@ -24,14 +24,14 @@ typedef struct sn_toi_query {
   sn_sweep sweep;
   float fraction;
   bool bullet;
-  bool recheck;         ///< second pass: only fast bodies the first pass stopped
-  bool may_recheck;     ///< met a fast body that was not stopped then
-  int32_t *met;         ///< those bodies (NULL: not kept), up to SN_TOI_MET
-  int32_t met_count;    ///< SN_TOI_MET + 1: more than that
-  bool ahead;           ///< swept ahead of its turn (in parallel), see sn_toi_ahead
-  bool aborted;         ///< ahead: met more fast bodies handled before it than it keeps
-  int32_t self_index;   ///< the fast body's awake index (its turn)
-  int32_t *deps;        ///< ahead: fast bodies handled before it that it met, up to SN_TOI_MET
+  bool recheck;       ///< second pass: only fast bodies the first pass stopped
+  bool may_recheck;   ///< met a fast body that was not stopped then
+  int32_t *met;       ///< those bodies (NULL: not kept), up to SN_TOI_MET
+  int32_t met_count;  ///< SN_TOI_MET + 1: more than that
+  bool ahead;         ///< swept ahead of its turn (in parallel), see sn_toi_ahead
+  bool aborted;       ///< ahead: met more fast bodies handled before it than it keeps
+  int32_t self_index; ///< the fast body's awake index (its turn)
+  int32_t *deps;      ///< ahead: fast bodies handled before it that it met, up to SN_TOI_MET
   int32_t dep_count;
   sn_shape_proxy proxy; ///< the fast shape's core
   float reach;          ///< farthest core point from the body's centre of mass
