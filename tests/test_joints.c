@@ -419,6 +419,128 @@ START_TEST(test_levels_same_bits) {
 }
 END_TEST
 
+/* A lattice of LATTICE x LATTICE balls (radius 0.3) 1 m apart, each joined
+ * by a revolute joint to the one above it and the one to its left, created
+ * column by column as Box2D's joint_grid is; the middle three of the top
+ * row are pinned to a static body. Its 2 L (L - 1) joints are past
+ * SN_JOINT_COLOUR_MIN and their slot order's levels average a few dozen
+ * items, so the step colours them. Mode as chain_field's. The hash of every
+ * ball after a second; the kept colours and the worst anchor gap (m) out. */
+#define LATTICE     36
+#define LATTICE_GAP 0.015 /* m: measured 0.0076 */
+static uint64_t lattice_run(const sn_registry *r, int mode, int32_t *colours, double *worst_gap) {
+  sn_world *w = world_with(r);
+  sn_thread_pool *pool = NULL;
+  if (mode == FIELD_POOL2) {
+    pool = sn_thread_pool_create(2);
+    ck_assert_ptr_nonnull(pool);
+    ck_assert_int_eq(sn_world_set_task_system(w, 2, sn_thread_pool_enqueue, sn_thread_pool_finish, pool), SN_OK);
+    w->parallel_min_items = 0;
+  }
+  w->joint_lanes_off = mode == FIELD_ITEMS;
+  sn_body_id ground = js_ground(w), balls[LATTICE][LATTICE];
+  typedef struct {
+    int ia, ka, ib, kb; /* rows and columns of the two balls (ia < 0: the ground) */
+    sn_vec2 anchor;
+  } joint_at;
+  static joint_at joints[2 * LATTICE * LATTICE];
+  int nj = 0;
+  for (int k = 0; k < LATTICE; ++k) {
+    for (int i = 0; i < LATTICE; ++i) {
+      const sn_vec2 p = {(float)k, (float)-i};
+      balls[i][k] = ball(w, p, 0.3f, 1.0f);
+      if (i == 0 && abs(k - LATTICE / 2) <= 1) joints[nj++] = (joint_at){-1, 0, i, k, p};
+      if (i > 0) joints[nj++] = (joint_at){i - 1, k, i, k, (sn_vec2){p.x, p.y + 0.5f}};
+      if (k > 0) joints[nj++] = (joint_at){i, k - 1, i, k, (sn_vec2){p.x - 0.5f, p.y}};
+    }
+  }
+  for (int j = 0; j < nj; ++j) {
+    const sn_body_id a = joints[j].ia < 0 ? ground : balls[joints[j].ia][joints[j].ka];
+    ck_assert(sn_constraint_is_valid(w, pin(w, a, balls[joints[j].ib][joints[j].kb], joints[j].anchor)));
+  }
+  ck_assert_int_ge(nj, SN_JOINT_COLOUR_MIN);
+  for (int s = 0; s < 60; ++s) ck_assert_int_eq(sn_world_step(w, DT), SN_OK);
+  /* the kept colours: every joint once, no two of a colour on one ball */
+  const sn_constraint_lists *l = &w->constraint_lists;
+  ck_assert(l->levels_valid);
+  ck_assert_int_eq(l->levels.count, 1);
+  const sn_level_cache *kept = l->levels.data;
+  ck_assert_int_eq(kept->count, nj);
+  *colours = kept->levels;
+  const int32_t *order = l->levels_data.data + kept->offset, *start = order + kept->count;
+  static int32_t mark[LATTICE * LATTICE + 1];
+  for (int i = 0; i <= LATTICE * LATTICE; ++i) mark[i] = -1;
+  for (int32_t c = 0; c < kept->levels; ++c) {
+    for (int32_t at = start[c + 1]; at < start[c + 2]; ++at) {
+      const sn_constraint *k = w->constraints.data + order[at];
+      for (int e = 0; e < 2; ++e) {
+        const int32_t b = k->bodies[e];
+        if (w->bodies.data[b].type == SN_BODY_STATIC) continue;
+        ck_assert_msg(mark[b] != c, "colour %d holds two joints on body %d", (int)c, (int)b);
+        mark[b] = c;
+      }
+    }
+  }
+  /* the anchors' gaps (the balls' frames were the world's at creation) */
+  *worst_gap = 0.0;
+  for (int j = 0; j < nj; ++j) {
+    if (joints[j].ia < 0) continue;
+    const sn_transform ta = sn_body_get_transform(w, balls[joints[j].ia][joints[j].ka]);
+    const sn_transform tb = sn_body_get_transform(w, balls[joints[j].ib][joints[j].kb]);
+    const sn_vec2 la = {joints[j].anchor.x - (float)joints[j].ka, joints[j].anchor.y + (float)joints[j].ia};
+    const sn_vec2 lb = {joints[j].anchor.x - (float)joints[j].kb, joints[j].anchor.y + (float)joints[j].ib};
+    const double ax = ta.p.x + ta.q.c * la.x - ta.q.s * la.y, ay = ta.p.y + ta.q.s * la.x + ta.q.c * la.y;
+    const double bx = tb.p.x + tb.q.c * lb.x - tb.q.s * lb.y, by = tb.p.y + tb.q.s * lb.x + tb.q.c * lb.y;
+    *worst_gap = fmax(*worst_gap, hypot(ax - bx, ay - by));
+  }
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (int i = 0; i < LATTICE; ++i) {
+    for (int k = 0; k < LATTICE; ++k) {
+      sn_transform xf = sn_body_get_transform(w, balls[i][k]);
+      sn_vec2 v = sn_body_get_linear_velocity(w, balls[i][k]);
+      float state[7] = {xf.p.x, xf.p.y, xf.q.c, xf.q.s, v.x, v.y, sn_body_get_angular_velocity(w, balls[i][k])};
+      const unsigned char *bytes = (const unsigned char *)state;
+      for (size_t b = 0; b < sizeof state; ++b) h = (h ^ bytes[b]) * 0x100000001b3ull;
+    }
+  }
+  sn_destroy_world(w);
+  if (pool) sn_thread_pool_destroy(pool);
+  return h;
+}
+
+/* A large joint lattice is solved in a handful of colours (a ball has four
+ * joints: the greedy colouring needs at most seven) that share no ball,
+ * with the same bits one item at a time and on two workers; the joints hold
+ * (worst anchor gap after a second under the lattice's own weight); a
+ * 100-link chain, under SN_JOINT_COLOUR_MIN, keeps its 100 levels. */
+START_TEST(test_lattice_coloured) {
+  sn_registry *r = registry();
+  int32_t colours[3];
+  double gap[3];
+  const int modes[3] = {FIELD_LANES, FIELD_ITEMS, FIELD_POOL2};
+  uint64_t h[3];
+  for (int m = 0; m < 3; ++m) h[m] = lattice_run(r, modes[m], colours + m, gap + m);
+  ck_assert_msg(h[1] == h[0] && h[2] == h[0], "items 0x%016llx, pool of 2 0x%016llx, lanes 0x%016llx",
+                (unsigned long long)h[1], (unsigned long long)h[2], (unsigned long long)h[0]);
+  ck_assert_msg(colours[0] >= 2 && colours[0] <= 7, "%d colours", (int)colours[0]);
+  ck_assert_msg(gap[0] < LATTICE_GAP, "worst anchor gap %g m, %d colours", gap[0], (int)colours[0]);
+  /* the chain */
+  sn_world *w = world_with(r);
+  sn_body_id prev = js_ground(w);
+  for (int k = 0; k < 100; ++k) {
+    sn_body_id link =
+        js_box(w, (sn_vec2){0.0f, -0.25f - 0.5f * (float)k}, -1.57079633f, 0.25f, 0.05f, (sn_vec2){0.0f, 0.0f}, 20.0f);
+    ck_assert(sn_constraint_is_valid(w, pin(w, prev, link, (sn_vec2){0.0f, -0.5f * (float)k})));
+    prev = link;
+  }
+  ck_assert_int_eq(sn_world_step(w, DT), SN_OK);
+  ck_assert_int_eq(w->constraint_lists.levels.count, 1);
+  ck_assert_int_eq(w->constraint_lists.levels.data[0].levels, 100);
+  sn_destroy_world(w);
+  sn_destroy_registry(r);
+}
+END_TEST
+
 /* Whether constraint slot i's params and instance live in the resident
  * block of the kept levels (sn_constraint_lists). */
 static bool resident(const sn_world *w, int32_t i) {
@@ -572,6 +694,7 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_chain_link_error);
   tcase_add_test(tc, test_weld_cantilever);
   tcase_add_test(tc, test_levels_same_bits);
+  tcase_add_test(tc, test_lattice_coloured);
   tcase_add_test(tc, test_kept_levels_same_bits);
   tcase_add_test(tc, test_resident_joints_same_bits);
   suite_add_tcase(s, tc);

@@ -184,7 +184,7 @@ typedef struct sn_item_cursor {
   int32_t *owners;
   int32_t *found, *ends; ///< a type's constraints as found; by place, the first pointer of each
   int32_t *level;        ///< the level of each found constraint
-  uint32_t *last;        ///< per solver body: one past the level of its last item
+  uint64_t *last;        ///< per solver body: one past the level of its last item, or the colours on it
   int32_t n, used;
   bool cached;    ///< the levels kept from an earlier step hold (sn_levels_hold)
   bool recording; ///< the levels found go to the world's cache
@@ -403,6 +403,42 @@ static bool sn_add_kept_items(sn_world *w, sn_step_context *ctx, const sn_soft_c
   return true;
 }
 
+/* Greedy colours for the found items of a batch, in place of levels (into
+ * c->level; returns the count): an item takes the lowest colour none of its
+ * moving bodies has yet (SN_JOINT_COLOURS of them, a bit each in c->last);
+ * an item whose bodies have them all gets a level of its own after them.
+ * The items of a colour share no moving body. */
+static int32_t sn_colour_items(const sn_world *w, sn_item_cursor *c, int32_t found, int32_t body_count) {
+  uint64_t *used = c->last;
+  int32_t *colour = c->level;
+  memset(used, 0, (size_t)body_count * sizeof(uint64_t));
+  const uint64_t all = (UINT64_C(1) << SN_JOINT_COLOURS) - 1u;
+  int32_t colours = 0, alone = 0;
+  for (int32_t i = 0; i < found; ++i) {
+    const sn_constraint *k = w->constraints.data + c->found[i];
+    uint64_t taken = 0;
+    for (uint32_t m = 0; m < k->type->body_count; ++m) {
+      const int32_t s = w->bodies.data[k->bodies[m]].solver_index;
+      if (s >= 0) taken |= used[s];
+    }
+    if ((taken & all) == all) {
+      colour[i] = SN_JOINT_COLOURS + alone++;
+      continue;
+    }
+    const int32_t at = __builtin_ctzll(~taken);
+    colour[i] = at;
+    for (uint32_t m = 0; m < k->type->body_count; ++m) {
+      const int32_t s = w->bodies.data[k->bodies[m]].solver_index;
+      if (s >= 0) used[s] |= UINT64_C(1) << at;
+    }
+    if (at + 1 > colours) colours = at + 1;
+  }
+  /* the items on their own right after the colours */
+  for (int32_t i = 0; alone > 0 && i < found; ++i)
+    if (colour[i] >= SN_JOINT_COLOURS) colour[i] = colours + (colour[i] - SN_JOINT_COLOURS);
+  return colours + alone;
+}
+
 /* sn_add_items for an impulse type, its items in levels: slot order cut
  * into levels, an item's level one past the last level of the earlier items
  * on its moving bodies (a static or sleeping side conflicts with nothing; a
@@ -412,8 +448,16 @@ static bool sn_add_kept_items(sn_world *w, sn_step_context *ctx, const sn_soft_c
  * body lies in an earlier level: the levels in turn, each level's items in
  * any order, together (SIMD lanes) or in parallel blocks, give the bits of
  * the serial slot order, whose Gauss-Seidel sweeps carry a correction down
- * a chain in one pass. The levels depend on the constraints and the awake
- * bodies alone, never on the worker count. */
+ * a chain in one pass.
+ *
+ * A large batch whose levels are narrow (on average under
+ * SN_JOINT_LEVEL_MIN items, too few for a parallel stage) is coloured
+ * instead (sn_colour_items, SN_JOINT_COLOUR_MIN): a joint lattice's slot
+ * order makes hundreds of levels of a few dozen items, its colours a handful
+ * of thousands. The sweep then runs colour by colour, Box2D's order, which
+ * carries a correction along a long chain more slowly (docs/architecture.md).
+ * Levels or colours depend on the constraints and the awake bodies alone,
+ * never on the worker count. */
 static bool sn_add_levelled_items(sn_world *w, sn_step_context *ctx, const sn_soft_context *soft, sn_joint_batch *batch,
                                   sn_item_cursor *c, const int32_t *slots, int32_t from, int32_t count) {
   const sn_level_cache *kept = c->cached ? sn_kept_levels(w, batch->type) : NULL;
@@ -423,10 +467,11 @@ static bool sn_add_levelled_items(sn_world *w, sn_step_context *ctx, const sn_so
     const int32_t j = slots ? slots[e] : e;
     if (sn_item_of(w, batch, j)) c->found[found++] = j;
   }
-  uint32_t *last = c->last; /* per solver body: 1 + the level of its last item so far */
+  uint64_t *last = c->last; /* per solver body: 1 + the level of its last item so far */
   int32_t *level = c->level;
-  memset(last, 0, (size_t)ctx->body_count * sizeof(uint32_t));
+  memset(last, 0, (size_t)ctx->body_count * sizeof(uint64_t));
   int32_t levels = 0, barrier = 0;
+  bool particles = false;
   for (int32_t i = 0; i < found; ++i) {
     const sn_constraint *k = w->constraints.data + c->found[i];
     int32_t at = k->particle_count > 0 ? levels : barrier;
@@ -437,11 +482,13 @@ static bool sn_add_levelled_items(sn_world *w, sn_step_context *ctx, const sn_so
     level[i] = at;
     for (uint32_t m = 0; m < k->type->body_count; ++m) {
       const int32_t s = w->bodies.data[k->bodies[m]].solver_index;
-      if (s >= 0) last[s] = (uint32_t)at + 1u;
+      if (s >= 0) last[s] = (uint64_t)at + 1u;
     }
-    if (k->particle_count > 0) barrier = at + 1;
+    if (k->particle_count > 0) barrier = at + 1, particles = true;
     if (at + 1 > levels) levels = at + 1;
   }
+  if (!particles && found >= SN_JOINT_COLOUR_MIN && (int64_t)levels * SN_JOINT_LEVEL_MIN > found)
+    levels = sn_colour_items(w, c, found, ctx->body_count);
   /* a counting sort by level (within a level, slot order) */
   int32_t *start = sn_arena_alloc(&w->arena, (size_t)(levels + 2) * sizeof(int32_t));
   if (start == NULL) return false;
@@ -541,7 +588,7 @@ int32_t sn_build_joint_batches(sn_world *w, sn_step_context *ctx, const sn_soft_
   c.found = sn_arena_alloc(&w->arena, (size_t)nj * sizeof(int32_t) + 1);
   c.ends = sn_arena_alloc(&w->arena, (size_t)nj * sizeof(int32_t) + 1);
   c.level = sn_arena_alloc(&w->arena, (size_t)nj * sizeof(int32_t) + 1);
-  c.last = sn_arena_alloc(&w->arena, (size_t)(ctx->body_count + 1) * sizeof(uint32_t));
+  c.last = sn_arena_alloc(&w->arena, (size_t)(ctx->body_count + 1) * sizeof(uint64_t));
   c.owners = owners;
   c.n = c.used = 0;
   if (c.items == NULL || c.views == NULL || c.rest == NULL || c.ptrs == NULL || c.found == NULL || c.ends == NULL ||
@@ -672,7 +719,7 @@ size_t sn_joint_scratch_bytes(int32_t nb, sn_joint_count n) {
   return (size_t)n.constraints * (sizeof(sn_constraint_item) + 2 * sizeof(sn_constraint_body) +
                                   2 * sizeof(sn_body_state) + sizeof(sn_joint_batch) + 5 * sizeof(int32_t)) +
          (size_t)n.endpoints * sizeof(sn_constraint_body *) + n.packed + (size_t)nb * sizeof(sn_body_pose) +
-         (size_t)(nb + 1) * sizeof(uint32_t) + (size_t)n.types * (2 * sizeof(int32_t) + 3 * 16) + 12 * 16;
+         (size_t)(nb + 1) * sizeof(uint64_t) + (size_t)n.types * (2 * sizeof(int32_t) + 3 * 16) + 12 * 16;
 }
 
 void sn_joint_batches_alloc(sn_world *w, int32_t nj, sn_joint_batch **batches, int32_t **owners) {

@@ -24,6 +24,12 @@ typedef struct sn_body_pose {
 /// cost more than it solves); a larger one in blocks of SN_BLOCK_JOINTS.
 #define SN_JOINT_LEVEL_MIN 128
 #define SN_BLOCK_JOINTS    64
+/// A type with at least this many items whose levels average fewer than
+/// SN_JOINT_LEVEL_MIN items is solved in greedy colours instead (at most
+/// SN_JOINT_COLOURS, then an item alone per level): the levels would run
+/// on one thread.
+#define SN_JOINT_COLOUR_MIN 2048
+#define SN_JOINT_COLOURS    63
 
 /// Plugin constraints of one type, solved as a batch.
 typedef struct sn_joint_batch {
