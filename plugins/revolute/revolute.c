@@ -159,6 +159,12 @@ static void revolute_warm_one(sn_constraint_item *item) {
   sn_pm_apply_point(a, b, ra, rb, j->impulse, revolute_axial(item->params, j));
 }
 
+/* Whether an item has an axial row (spring, motor or limit). */
+static inline int revolute_has_axial(const sn_constraint_item *item) {
+  const revolute_params *p = item->params;
+  return p->enable_motor | p->enable_limit | p->enable_spring;
+}
+
 /* The axial rows (spring, motor, limit) of one item. */
 static void revolute_axial_rows(const sn_step_info *info, sn_constraint_item *item, int use_bias) {
   const float h = info->h, inv_h = info->inv_h;
@@ -446,13 +452,14 @@ static void revolute_solve(const sn_step_info *info, sn_constraint_item *items, 
     /* each item's axial rows, then the four point rows: the items share no
      * body, so each still sees its own rows in the scalar order */
     for (; i + 4 <= count; i += 4) {
-      for (int l = 0; l < 4; ++l) revolute_axial_rows(info, items + i + l, use_bias);
+      for (int l = 0; l < 4; ++l)
+        if (revolute_has_axial(items + i + l)) revolute_axial_rows(info, items + i + l, use_bias);
       revolute_point4(items + i, use_bias);
     }
   }
 #endif
   for (; i < count; ++i) {
-    revolute_axial_rows(info, items + i, use_bias);
+    if (revolute_has_axial(items + i)) revolute_axial_rows(info, items + i, use_bias);
     revolute_point_row(items + i, use_bias);
   }
 }
