@@ -226,7 +226,7 @@ static void distance_solve(const sn_step_info *info, sn_constraint_item *items, 
         if (c > 0.0f)
           bias = c * inv_h; /* speculative: allow closing the gap within this substep */
         else if (use_bias) {
-          bias = fmaxf(j->joint_bias_rate * c, -DISTANCE_MAX_BIAS_SPEED);
+          bias = sn_pm_max(j->joint_bias_rate * c, -DISTANCE_MAX_BIAS_SPEED);
           ms = j->joint_mass_scale;
           is = j->joint_impulse_scale;
         }
@@ -234,7 +234,7 @@ static void distance_solve(const sn_step_info *info, sn_constraint_item *items, 
         float cdot = axial_speed(sa, sb, ra, rb, axis);
         if (side == 1) cdot = -cdot;
         float impulse = -ms * mass * (cdot + bias) - is * *acc;
-        float next = fmaxf(*acc + impulse, 0.0f);
+        float next = sn_pm_max(*acc + impulse, 0.0f);
         impulse = next - *acc;
         *acc = next;
         apply(a, b, ra, rb, sn_pm_scale(side == 0 ? impulse : -impulse, axis));

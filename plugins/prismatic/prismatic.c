@@ -215,8 +215,8 @@ static void prismatic_solve(const sn_step_info *info, sn_constraint_item *items,
       sn_pm_apply_pair(a, b, sn_pm_scale(impulse, f.axis), impulse * a1, impulse * a2);
     }
     if (p->enable_limit && axial_mass > 0.0f) {
-      float lower = fminf(p->lower_translation, p->upper_translation);
-      float upper = fmaxf(p->lower_translation, p->upper_translation);
+      float lower = sn_pm_min(p->lower_translation, p->upper_translation);
+      float upper = sn_pm_max(p->lower_translation, p->upper_translation);
       const sn_pm_softness soft = {j->bias_rate, j->mass_scale, j->impulse_scale};
       for (int side = 0; side < 2; ++side) {
         /* lower: C = x - lower >= 0; upper: C = upper - x >= 0 */

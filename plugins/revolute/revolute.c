@@ -201,7 +201,7 @@ static void revolute_axial_rows(const sn_step_info *info, sn_constraint_item *it
   if (p->enable_limit && j->axial_mass > 0.0f) {
     if (!have_turned) turned = sn_pm_rel_angle(sa->dq, sb->dq);
     float angle = j->delta_angle + turned;
-    float lower = fminf(p->lower_angle, p->upper_angle), upper = fmaxf(p->lower_angle, p->upper_angle);
+    float lower = sn_pm_min(p->lower_angle, p->upper_angle), upper = sn_pm_max(p->lower_angle, p->upper_angle);
     const sn_pm_softness soft = {j->bias_rate, j->mass_scale, j->impulse_scale};
     for (int side = 0; side < 2; ++side) {
       /* lower: C = angle - lower >= 0; upper: C = upper - angle >= 0 */

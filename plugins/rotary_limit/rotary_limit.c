@@ -87,7 +87,7 @@ static void rotary_limit_solve(const sn_step_info *info, sn_constraint_item *ite
     sn_solver_body *sa = a->state, *sb = b->state;
     if (j->mass == 0.0f) continue;
     float angle = j->angle + sn_pm_rel_angle(sa->dq, sb->dq);
-    float lower = fminf(p->min, p->max), upper = fmaxf(p->min, p->max);
+    float lower = sn_pm_min(p->min, p->max), upper = sn_pm_max(p->min, p->max);
     const sn_pm_softness soft = {j->bias_rate, j->mass_scale, j->impulse_scale};
     for (int side = 0; side < 2; ++side) {
       /* lower: C = angle - lower >= 0; upper: C = upper - angle >= 0 */

@@ -196,8 +196,8 @@ static void wheel_solve(const sn_step_info *info, sn_constraint_item *items, int
       sb->w += ib * impulse;
     }
     if (p->enable_limit && axial_mass > 0.0f) {
-      float lower = fminf(p->lower_translation, p->upper_translation);
-      float upper = fmaxf(p->lower_translation, p->upper_translation);
+      float lower = sn_pm_min(p->lower_translation, p->upper_translation);
+      float upper = sn_pm_max(p->lower_translation, p->upper_translation);
       const sn_pm_softness soft = {j->bias_rate, j->mass_scale, j->impulse_scale};
       for (int side = 0; side < 2; ++side) {
         /* lower: C = x - lower >= 0; upper: C = upper - x >= 0 */

@@ -31,6 +31,14 @@ static inline sn_vec2 sn_pm_vec2(float x, float y) {
 /// x limited to [lo, hi] (lo when x < lo, else hi when x > hi).
 static inline float sn_pm_clamp(float x, float lo, float hi) { return x < lo ? lo : x > hi ? hi : x; }
 
+/// The larger of a and b: a when a > b, else b (fmaxf's result wherever b
+/// is not NaN, signed zeros included, without the library call).
+static inline float sn_pm_max(float a, float b) { return a > b ? a : b; }
+
+/// The smaller of a and b: a when a < b, else b (fminf's result wherever b
+/// is not NaN).
+static inline float sn_pm_min(float a, float b) { return a < b ? a : b; }
+
 /// a + b.
 static inline sn_vec2 sn_pm_add(sn_vec2 a, sn_vec2 b) { return sn_pm_vec2(a.x + b.x, a.y + b.y); }
 
@@ -182,7 +190,7 @@ static inline float sn_pm_limit_impulse(float c, float cdot, float mass, int use
     is = soft.impulse_scale;
   }
   float impulse = -mass * ms * (cdot + bias) - is * *accumulated;
-  float next = fmaxf(*accumulated + impulse, 0.0f);
+  float next = sn_pm_max(*accumulated + impulse, 0.0f);
   impulse = next - *accumulated;
   *accumulated = next;
   return impulse;
