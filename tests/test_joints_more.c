@@ -150,7 +150,9 @@ END_TEST
 /* gear, ratio 2 (angle_a + 2 angle_b = 0) between two discs pinned at their
  * centres; A driven by its revolute motor at 3 rad/s: B turns at -1.5 rad/s
  * (1 %) and the error stays under 0.01 rad over 2 s; the torque on B is the
- * gear's share of the spin-up (0 once steady, within 1e-3 N m). */
+ * gear's share of the spin-up (80 N m in the first step, 0 once steady,
+ * within 1e-2 N m: the tracked angles are floats, A's 6 rad to one ulp of
+ * 5e-7 rad, and the stiff row turns that rounding into a few 1e-3 N m). */
 START_TEST(test_gear) {
   sn_registry *r = registry();
   sn_world *w = world(r, false);
@@ -179,7 +181,7 @@ START_TEST(test_gear) {
   sn_vec2 f;
   float tq;
   ck_assert_int_eq(sn_constraint_get_reaction(w, k, &f, &tq), SN_OK);
-  ck_assert_msg(fabsf(tq) < 1e-3f && f.x == 0.0f && f.y == 0.0f, "steady torque %g", tq);
+  ck_assert_msg(fabsf(tq) < 1e-2f && f.x == 0.0f && f.y == 0.0f, "steady torque %g", tq);
   ck_assert(fabs(state(w, k, "torque") - tq) < 1e-6);
   sn_destroy_world(w);
   sn_destroy_registry(r);

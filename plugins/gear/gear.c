@@ -95,7 +95,7 @@ static void gear_warm_start(const sn_step_info *info, sn_constraint_item *items,
   }
 }
 
-static float spin(const sn_solver_body *s) { return atan2f(s->dq.s, s->dq.c); }
+static float spin(const sn_solver_body *s) { return sn_pm_atan2(s->dq.s, s->dq.c); }
 
 static void gear_solve(const sn_step_info *info, sn_constraint_item *items, int32_t count, int use_bias) {
   (void)info;

@@ -326,14 +326,120 @@ static void revolute_warm4(sn_constraint_item *items) {
   revolute_scatter_side(items, 1, &b);
 }
 
-static void revolute_point4(sn_constraint_item *items, int use_bias) {
+/* m ? a : b per lane, and a lane's float as bits */
+#define REVOLUTE_SEL(m, x, y) SN_PB_SEL_4(m, x, y)
+#define REVOLUTE_BITS(x)      ((ri4)(x))
+
+/* sn_pm_atan2 per lane, operation for operation. */
+static inline __attribute__((always_inline)) rv4 revolute_atan2_4(rv4 y, rv4 x) {
+  const ri4 magnitude = {0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff};
+  const rv4 ax = (rv4)(REVOLUTE_BITS(x) & magnitude), ay = (rv4)(REVOLUTE_BITS(y) & magnitude);
+  const ri4 x_bigger = ax > ay;
+  const rv4 big = REVOLUTE_SEL(x_bigger, ax, ay), small = REVOLUTE_SEL(x_bigger, ay, ax);
+  const rv4 zero = {0.0f, 0.0f, 0.0f, 0.0f};
+  const rv4 t = REVOLUTE_SEL(big > 0.0f, small / big, zero), u = t * t;
+  rv4 r = SN_PM_ATAN_C7 * u + SN_PM_ATAN_C6;
+  r = r * u + SN_PM_ATAN_C5;
+  r = r * u + SN_PM_ATAN_C4;
+  r = r * u + SN_PM_ATAN_C3;
+  r = r * u + SN_PM_ATAN_C2;
+  r = r * u + SN_PM_ATAN_C1;
+  r = r * u;
+  r = r * t + t;
+  r = REVOLUTE_SEL(ay > ax, SN_PM_HALF_PI - r, r);
+  r = REVOLUTE_SEL(x < 0.0f, SN_PM_PI - r, r);
+  return (rv4)((REVOLUTE_BITS(r) & magnitude) | (REVOLUTE_BITS(y) & ~magnitude));
+}
+
+/* sn_pm_unwind per lane. */
+static inline __attribute__((always_inline)) rv4 revolute_unwind4(rv4 a) {
+  const float pi = 3.14159265359f;
+  return REVOLUTE_SEL(a < -pi, a + 2.0f * pi, REVOLUTE_SEL(a > pi, a - 2.0f * pi, a));
+}
+
+/* sn_pm_limit_impulse per lane (on: the lanes whose limit row runs; the
+ * others keep their accumulated impulse). */
+static inline __attribute__((always_inline)) rv4 revolute_limit4(rv4 c, rv4 cdot, rv4 mass, int use_bias, float inv_h,
+                                                                 rv4 rate, rv4 ms, rv4 is, rv4 *accumulated, ri4 on) {
+  const rv4 zero = {0.0f, 0.0f, 0.0f, 0.0f}, one = {1.0f, 1.0f, 1.0f, 1.0f};
+  const ri4 open = c > 0.0f;
+  const rv4 bias = REVOLUTE_SEL(open, c * inv_h, use_bias ? rate * c : zero);
+  const rv4 m = REVOLUTE_SEL(open, one, use_bias ? ms : one), i = REVOLUTE_SEL(open, zero, use_bias ? is : zero);
+  rv4 impulse = -mass * m * (cdot + bias) - i * *accumulated;
+  const rv4 sum = *accumulated + impulse;
+  const rv4 next = REVOLUTE_SEL(sum > 0.0f, sum, zero);
+  impulse = next - *accumulated;
+  *accumulated = REVOLUTE_SEL(on, next, *accumulated);
+  return impulse;
+}
+
+/* revolute_axial_rows of four independent items in lanes, on the gathered
+ * angular velocities: each row where its lane has it (the others leave the
+ * lane's velocities and impulses as they were), in the scalar order. */
+static inline __attribute__((always_inline)) void revolute_axial4(const sn_step_info *info, sn_constraint_item *items,
+                                                                  revolute_side4 *a, revolute_side4 *b, int use_bias) {
+  ri4 spring, motor, limit;
+  rv4 delta, mass, target, s_rate, s_mass, s_imp, s_acc, m_acc, lo_acc, up_acc, speed, max, lower, upper, rate, ms, is;
+  for (int l = 0; l < 4; ++l) {
+    const revolute_params *p = items[l].params;
+    const revolute_instance *j = items[l].instance;
+    const int on = j->axial_mass > 0.0f;
+    spring[l] = on && spring_on(p) ? -1 : 0;
+    motor[l] = on && p->enable_motor ? -1 : 0;
+    limit[l] = on && p->enable_limit ? -1 : 0;
+    delta[l] = j->delta_angle, mass[l] = j->axial_mass, target[l] = p->target_angle;
+    s_rate[l] = j->spring_bias_rate, s_mass[l] = j->spring_mass_scale, s_imp[l] = j->spring_impulse_scale;
+    s_acc[l] = j->spring_impulse, m_acc[l] = j->motor_impulse;
+    lo_acc[l] = j->lower_impulse, up_acc[l] = j->upper_impulse;
+    speed[l] = p->motor_speed, max[l] = info->h * p->max_motor_torque;
+    lower[l] = sn_pm_min(p->lower_angle, p->upper_angle), upper[l] = sn_pm_max(p->lower_angle, p->upper_angle);
+    rate[l] = j->bias_rate, ms[l] = j->mass_scale, is[l] = j->impulse_scale;
+  }
+  /* the turn since the step start (sn_pm_rel_angle(dqA, dqB)) */
+  const rv4 turned = revolute_atan2_4(a->qc * b->qs - a->qs * b->qc, a->qc * b->qc + a->qs * b->qs);
+  {
+    const rv4 c = revolute_unwind4(delta + turned) - target, cdot = b->w - a->w;
+    const rv4 impulse = -mass * s_mass * (cdot + s_rate * c) - s_imp * s_acc;
+    s_acc = REVOLUTE_SEL(spring, s_acc + impulse, s_acc);
+    a->w = REVOLUTE_SEL(spring, a->w - a->i * impulse, a->w);
+    b->w = REVOLUTE_SEL(spring, b->w + b->i * impulse, b->w);
+  }
+  {
+    const rv4 cdot = b->w - a->w - speed, old = m_acc, sum = old + -mass * cdot;
+    const rv4 next = REVOLUTE_SEL(sum < -max, -max, REVOLUTE_SEL(sum > max, max, sum));
+    const rv4 impulse = next - old;
+    m_acc = REVOLUTE_SEL(motor, next, m_acc);
+    a->w = REVOLUTE_SEL(motor, a->w - a->i * impulse, a->w);
+    b->w = REVOLUTE_SEL(motor, b->w + b->i * impulse, b->w);
+  }
+  {
+    const rv4 angle = delta + turned;
+    rv4 impulse =
+        revolute_limit4(angle - lower, b->w - a->w, mass, use_bias, info->inv_h, rate, ms, is, &lo_acc, limit);
+    a->w = REVOLUTE_SEL(limit, a->w - a->i * impulse, a->w);
+    b->w = REVOLUTE_SEL(limit, b->w + b->i * impulse, b->w);
+    impulse = -revolute_limit4(upper - angle, a->w - b->w, mass, use_bias, info->inv_h, rate, ms, is, &up_acc, limit);
+    a->w = REVOLUTE_SEL(limit, a->w - a->i * impulse, a->w);
+    b->w = REVOLUTE_SEL(limit, b->w + b->i * impulse, b->w);
+  }
+  for (int l = 0; l < 4; ++l) {
+    revolute_instance *j = items[l].instance;
+    j->spring_impulse = s_acc[l], j->motor_impulse = m_acc[l];
+    j->lower_impulse = lo_acc[l], j->upper_impulse = up_acc[l];
+  }
+}
+
+/* The point rows of four independent items, after their axial rows when
+ * axial (some lane has one). */
+static void revolute_point4(const sn_step_info *info, sn_constraint_item *items, int use_bias, int axial) {
   revolute_side4 a = revolute_gather_side(items, 0), b = revolute_gather_side(items, 1);
-  rv4 ra0x, ra0y, rb0x, rb0y, dcx, dcy, angle, axial, rate, ms, is, spring, jx, jy, sx, sy;
+  if (axial) revolute_axial4(info, items, &a, &b, use_bias);
+  rv4 ra0x, ra0y, rb0x, rb0y, dcx, dcy, angle, axial_mass, rate, ms, is, spring, jx, jy, sx, sy;
   REVOLUTE_ROWS(REVOLUTE_ARMS, ra0x, ra0y, rb0x, rb0y);
-  REVOLUTE_ROWS(REVOLUTE_GAP, dcx, dcy, angle, axial);
+  REVOLUTE_ROWS(REVOLUTE_GAP, dcx, dcy, angle, axial_mass);
   REVOLUTE_ROWS(REVOLUTE_SOFT, rate, ms, is, spring);
   REVOLUTE_ROWS(REVOLUTE_IMPULSE, jx, jy, sx, sy);
-  (void)angle, (void)axial, (void)spring, (void)sx, (void)sy;
+  (void)angle, (void)axial_mass, (void)spring, (void)sx, (void)sy;
   const rv4 rax = a.qc * ra0x - a.qs * ra0y, ray = a.qs * ra0x + a.qc * ra0y;
   const rv4 rbx = b.qc * rb0x - b.qs * rb0y, rby = b.qs * rb0x + b.qc * rb0y;
   /* cdot = (vB + wB x rB) - (vA + wA x rA), w x r = (-w r.y, w r.x) */
@@ -449,12 +555,12 @@ static void revolute_solve(const sn_step_info *info, sn_constraint_item *items, 
   int32_t i = 0;
 #if SN_PB_SIMD
   if (sn_step_items_independent(info)) {
-    /* each item's axial rows, then the four point rows: the items share no
-     * body, so each still sees its own rows in the scalar order */
+    /* the four items' axial rows, then their point rows, in lanes: the
+     * items share no body, so each sees its own rows in the scalar order */
     for (; i + 4 <= count; i += 4) {
-      for (int l = 0; l < 4; ++l)
-        if (revolute_has_axial(items + i + l)) revolute_axial_rows(info, items + i + l, use_bias);
-      revolute_point4(items + i, use_bias);
+      const int axial = revolute_has_axial(items + i) | revolute_has_axial(items + i + 1) |
+                        revolute_has_axial(items + i + 2) | revolute_has_axial(items + i + 3);
+      revolute_point4(info, items + i, use_bias, axial);
     }
   }
 #endif
