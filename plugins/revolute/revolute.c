@@ -46,21 +46,29 @@ typedef struct revolute_params {
   float target_angle;         /* rad, the spring's rest angle relative to the reference angle */
 } revolute_params;
 
+/* The first 64 bytes (one cache line: the instance is 64-byte aligned) are
+ * all a substep pass of a joint without spring, motor or limit reads, in the
+ * 16-byte rows the SIMD kernels load: the passes stream through every
+ * instance five times a substep. */
 typedef struct revolute_instance {
-  sn_vec2 local_a, local_b; /* anchor in each body frame (from the origin) */
-  float reference_angle;
+  /* per step, read by every pass */
+  _Alignas(64) sn_vec2 ra; /* anchors from the centres of mass, world frame, step start */
+  sn_vec2 rb;
+  sn_vec2 delta_center; /* centre B - centre A at step start */
+  int32_t samples;      /* substeps summed in step_impulse (0: no position stage ran) */
+  int32_t axial;        /* the spring, motor or limit is on (the axial rows run) */
+  float bias_rate, mass_scale, impulse_scale;
+  float delta_angle;    /* angle B - A - reference at step start */
   sn_vec2 impulse;      /* accumulated point impulse */
   sn_vec2 step_impulse; /* sum over the step's substeps of impulse + position-stage correction / h */
-  int32_t samples;      /* substeps summed in step_impulse (0: no position stage ran) */
+  /* the axial rows */
   float motor_impulse, lower_impulse, upper_impulse;
   float spring_impulse;
-  /* per step */
-  sn_vec2 ra, rb;       /* anchors from the centres of mass, world frame, step start */
-  sn_vec2 delta_center; /* centre B - centre A at step start */
-  float delta_angle;    /* angle B - A - reference at step start */
   float axial_mass;
-  float bias_rate, mass_scale, impulse_scale;
   float spring_bias_rate, spring_mass_scale, spring_impulse_scale;
+  /* the definition */
+  sn_vec2 local_a, local_b; /* anchor in each body frame (from the origin) */
+  float reference_angle;
 } revolute_instance;
 
 /* The spring acts when it is on with a positive frequency. */
@@ -136,6 +144,7 @@ static void revolute_prepare(const sn_step_info *info, sn_constraint_item *items
     j->impulse_scale = soft.impulse_scale;
     j->step_impulse = (sn_vec2){0.0f, 0.0f};
     j->samples = 0;
+    j->axial = p->enable_motor || p->enable_limit || spring_on(p);
     if (spring_on(p)) {
       const sn_pm_softness spring = sn_pm_soft(p->hertz, p->damping_ratio, info->h);
       j->spring_bias_rate = spring.bias_rate;
@@ -145,10 +154,14 @@ static void revolute_prepare(const sn_step_info *info, sn_constraint_item *items
   }
 }
 
-/* The axial impulse the warm start applies. */
-static float revolute_axial(const revolute_params *p, const revolute_instance *j) {
+/* The axial impulse the warm start applies: +0 without axial rows (their
+ * impulses are 0 then: params_changed clears a row switched off, and
+ * 0 + 0 - 0 is +0), read from the instance's first line alone. */
+static float revolute_axial(const sn_constraint_item *item) {
+  const revolute_instance *j = item->instance;
+  if (!j->axial) return 0.0f;
   float axial = j->motor_impulse + j->lower_impulse - j->upper_impulse;
-  if (spring_on(p)) axial += j->spring_impulse;
+  if (spring_on(item->params)) axial += j->spring_impulse;
   return axial;
 }
 
@@ -156,13 +169,12 @@ static void revolute_warm_one(sn_constraint_item *item) {
   const revolute_instance *j = item->instance;
   const sn_constraint_body *a = item->bodies[0], *b = item->bodies[1];
   sn_vec2 ra = sn_pm_rotate(a->state->dq, j->ra), rb = sn_pm_rotate(b->state->dq, j->rb);
-  sn_pm_apply_point(a, b, ra, rb, j->impulse, revolute_axial(item->params, j));
+  sn_pm_apply_point(a, b, ra, rb, j->impulse, revolute_axial(item));
 }
 
 /* Whether an item has an axial row (spring, motor or limit). */
 static inline int revolute_has_axial(const sn_constraint_item *item) {
-  const revolute_params *p = item->params;
-  return p->enable_motor | p->enable_limit | p->enable_spring;
+  return ((const revolute_instance *)item->instance)->axial;
 }
 
 /* The axial rows (spring, motor, limit) of one item. */
@@ -318,7 +330,7 @@ static void revolute_warm4(sn_constraint_item *items) {
   REVOLUTE_ROWS(REVOLUTE_ARMS, ra0x, ra0y, rb0x, rb0y);
   REVOLUTE_ROWS(REVOLUTE_IMPULSE, px, py, unused0, unused1);
   (void)unused0, (void)unused1;
-  for (int l = 0; l < 4; ++l) ax[l] = revolute_axial(items[l].params, items[l].instance);
+  for (int l = 0; l < 4; ++l) ax[l] = revolute_axial(items + l);
   const rv4 rax = a.qc * ra0x - a.qs * ra0y, ray = a.qs * ra0x + a.qc * ra0y;
   const rv4 rbx = b.qc * rb0x - b.qs * rb0y, rby = b.qs * rb0x + b.qc * rb0y;
   revolute_apply4(&a, &b, rax, ray, rbx, rby, px, py, ax);
@@ -436,8 +448,8 @@ static void revolute_point4(const sn_step_info *info, sn_constraint_item *items,
   if (axial) revolute_axial4(info, items, &a, &b, use_bias);
   rv4 ra0x, ra0y, rb0x, rb0y, dcx, dcy, angle, axial_mass, rate, ms, is, spring, jx, jy, sx, sy;
   REVOLUTE_ROWS(REVOLUTE_ARMS, ra0x, ra0y, rb0x, rb0y);
-  REVOLUTE_ROWS(REVOLUTE_GAP, dcx, dcy, angle, axial_mass);
-  REVOLUTE_ROWS(REVOLUTE_SOFT, rate, ms, is, spring);
+  REVOLUTE_ROWS(REVOLUTE_GAP, dcx, dcy, angle, axial_mass); /* (samples and axial: unused) */
+  REVOLUTE_ROWS(REVOLUTE_SOFT, rate, ms, is, spring);       /* (delta_angle: unused) */
   REVOLUTE_ROWS(REVOLUTE_IMPULSE, jx, jy, sx, sy);
   (void)angle, (void)axial_mass, (void)spring, (void)sx, (void)sy;
   const rv4 rax = a.qc * ra0x - a.qs * ra0y, ray = a.qs * ra0x + a.qc * ra0y;
@@ -501,7 +513,7 @@ static void revolute_project4(const sn_step_info *info, sn_constraint_item *item
   revolute_side4 a = revolute_gather_side(items, 0), b = revolute_gather_side(items, 1);
   rv4 ra0x, ra0y, rb0x, rb0y, dcx, dcy, angle, axial;
   REVOLUTE_ROWS(REVOLUTE_ARMS, ra0x, ra0y, rb0x, rb0y);
-  REVOLUTE_ROWS(REVOLUTE_GAP, dcx, dcy, angle, axial);
+  REVOLUTE_ROWS(REVOLUTE_GAP, dcx, dcy, angle, axial); /* (samples and axial: unused) */
   (void)angle, (void)axial;
   const rv4 rax = a.qc * ra0x - a.qs * ra0y, ray = a.qs * ra0x + a.qc * ra0y;
   const rv4 rbx = b.qc * rb0x - b.qs * rb0y, rby = b.qs * rb0x + b.qc * rb0y;
