@@ -428,7 +428,7 @@ END_TEST
  * ball after a second; the kept colours and the worst anchor gap (m) out. */
 #define LATTICE     36
 #define LATTICE_GAP 0.015 /* m: measured 0.0076 */
-static uint64_t lattice_run(const sn_registry *r, int mode, int32_t *colours, double *worst_gap) {
+static uint64_t lattice_run(const sn_registry *r, int mode, int hub_spokes, int32_t *colours, double *worst_gap) {
   sn_world *w = world_with(r);
   sn_thread_pool *pool = NULL;
   if (mode == FIELD_POOL2) {
@@ -459,17 +459,31 @@ static uint64_t lattice_run(const sn_registry *r, int mode, int32_t *colours, do
     ck_assert(sn_constraint_is_valid(w, pin(w, a, balls[joints[j].ib][joints[j].kb], joints[j].anchor)));
   }
   ck_assert_int_ge(nj, SN_JOINT_COLOUR_MIN);
+  /* a wheel below the lattice: a hub pinned to hub_spokes small balls on a
+   * circle around it, falling free */
+  sn_body_id hub = {0};
+  if (hub_spokes > 0) {
+    const sn_vec2 centre = {(float)(LATTICE / 2), (float)-(LATTICE + 5)};
+    hub = ball(w, centre, 0.3f, 1.0f);
+    for (int n = 0; n < hub_spokes; ++n) {
+      const float a = 6.2831853f * (float)n / (float)hub_spokes;
+      const sn_vec2 p = {centre.x + 2.0f * cosf(a), centre.y + 2.0f * sinf(a)};
+      ck_assert(sn_constraint_is_valid(w, pin(w, hub, ball(w, p, 0.05f, 1.0f), p)));
+    }
+  }
+  const int total = nj + hub_spokes;
   for (int s = 0; s < 60; ++s) ck_assert_int_eq(sn_world_step(w, DT), SN_OK);
   /* the kept colours: every joint once, no two of a colour on one ball */
   const sn_constraint_lists *l = &w->constraint_lists;
   ck_assert(l->levels_valid);
   ck_assert_int_eq(l->levels.count, 1);
   const sn_level_cache *kept = l->levels.data;
-  ck_assert_int_eq(kept->count, nj);
+  ck_assert_int_eq(kept->count, total);
   *colours = kept->levels;
   const int32_t *order = l->levels_data.data + kept->offset, *start = order + kept->count;
-  static int32_t mark[LATTICE * LATTICE + 1];
-  for (int i = 0; i <= LATTICE * LATTICE; ++i) mark[i] = -1;
+  static int32_t mark[LATTICE * LATTICE + 2 + 80];
+  ck_assert_int_le(w->bodies.count, LATTICE * LATTICE + 2 + 80);
+  for (int i = 0; i < w->bodies.count; ++i) mark[i] = -1;
   for (int32_t c = 0; c < kept->levels; ++c) {
     for (int32_t at = start[c + 1]; at < start[c + 2]; ++at) {
       const sn_constraint *k = w->constraints.data + order[at];
@@ -503,6 +517,12 @@ static uint64_t lattice_run(const sn_registry *r, int mode, int32_t *colours, do
       for (size_t b = 0; b < sizeof state; ++b) h = (h ^ bytes[b]) * 0x100000001b3ull;
     }
   }
+  if (hub_spokes > 0) { /* the wheel's hub turns as its 80 joints pull */
+    sn_transform xf = sn_body_get_transform(w, hub);
+    float state[5] = {xf.p.x, xf.p.y, xf.q.c, xf.q.s, sn_body_get_angular_velocity(w, hub)};
+    const unsigned char *bytes = (const unsigned char *)state;
+    for (size_t b = 0; b < sizeof state; ++b) h = (h ^ bytes[b]) * 0x100000001b3ull;
+  }
   sn_destroy_world(w);
   if (pool) sn_thread_pool_destroy(pool);
   return h;
@@ -511,19 +531,28 @@ static uint64_t lattice_run(const sn_registry *r, int mode, int32_t *colours, do
 /* A large joint lattice is solved in a handful of colours (a ball has four
  * joints: the greedy colouring needs at most seven) that share no ball,
  * with the same bits one item at a time and on two workers; the joints hold
- * (worst anchor gap after a second under the lattice's own weight); a
- * 100-link chain, under SN_JOINT_COLOUR_MIN, keeps its 100 levels. */
+ * (worst anchor gap after a second under the lattice's own weight). With a
+ * wheel beside it, a hub of 80 joints, past SN_JOINT_COLOURS, the hub's last
+ * joints get levels of their own, still sharing no ball and giving the same
+ * bits. A 100-link
+ * chain, under SN_JOINT_COLOUR_MIN, keeps its 100 levels. */
 START_TEST(test_lattice_coloured) {
   sn_registry *r = registry();
   int32_t colours[3];
   double gap[3];
   const int modes[3] = {FIELD_LANES, FIELD_ITEMS, FIELD_POOL2};
   uint64_t h[3];
-  for (int m = 0; m < 3; ++m) h[m] = lattice_run(r, modes[m], colours + m, gap + m);
-  ck_assert_msg(h[1] == h[0] && h[2] == h[0], "items 0x%016llx, pool of 2 0x%016llx, lanes 0x%016llx",
-                (unsigned long long)h[1], (unsigned long long)h[2], (unsigned long long)h[0]);
-  ck_assert_msg(colours[0] >= 2 && colours[0] <= 7, "%d colours", (int)colours[0]);
-  ck_assert_msg(gap[0] < LATTICE_GAP, "worst anchor gap %g m, %d colours", gap[0], (int)colours[0]);
+  for (int hub = 0; hub <= 80; hub += 80) {
+    for (int m = 0; m < 3; ++m) h[m] = lattice_run(r, modes[m], hub, colours + m, gap + m);
+    ck_assert_msg(h[1] == h[0] && h[2] == h[0], "hub %d: items 0x%016llx, pool of 2 0x%016llx, lanes 0x%016llx", hub,
+                  (unsigned long long)h[1], (unsigned long long)h[2], (unsigned long long)h[0]);
+    if (hub == 0) {
+      ck_assert_msg(colours[0] >= 2 && colours[0] <= 7, "%d colours", (int)colours[0]);
+      ck_assert_msg(gap[0] < LATTICE_GAP, "worst anchor gap %g m, %d colours", gap[0], (int)colours[0]);
+    } else { /* the hub's 80 joints: 63 colours, then a level each past them */
+      ck_assert_msg(colours[0] >= 80, "%d levels with a hub of 80 joints", (int)colours[0]);
+    }
+  }
   /* the chain */
   sn_world *w = world_with(r);
   sn_body_id prev = js_ground(w);
