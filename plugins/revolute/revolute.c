@@ -350,14 +350,7 @@ static inline __attribute__((always_inline)) rv4 revolute_atan2_4(rv4 y, rv4 x) 
   const rv4 big = REVOLUTE_SEL(x_bigger, ax, ay), small = REVOLUTE_SEL(x_bigger, ay, ax);
   const rv4 zero = {0.0f, 0.0f, 0.0f, 0.0f};
   const rv4 t = REVOLUTE_SEL(big > 0.0f, small / big, zero), u = t * t;
-  rv4 r = SN_PM_ATAN_C7 * u + SN_PM_ATAN_C6;
-  r = r * u + SN_PM_ATAN_C5;
-  r = r * u + SN_PM_ATAN_C4;
-  r = r * u + SN_PM_ATAN_C3;
-  r = r * u + SN_PM_ATAN_C2;
-  r = r * u + SN_PM_ATAN_C1;
-  r = r * u;
-  r = r * t + t;
+  rv4 r = SN_PM_ATAN_POLY(t, u);
   r = REVOLUTE_SEL(ay > ax, SN_PM_HALF_PI - r, r);
   r = REVOLUTE_SEL(x < 0.0f, SN_PM_PI - r, r);
   return (rv4)((REVOLUTE_BITS(r) & magnitude) | (REVOLUTE_BITS(y) & ~magnitude));

@@ -96,6 +96,18 @@ static inline sn_vec2 sn_pm_inv_rotate(sn_rot q, sn_vec2 v) {
 #define SN_PM_ATAN_C5 -0.06060793995857239f
 #define SN_PM_ATAN_C6 0.02503407560288906f
 #define SN_PM_ATAN_C7 -0.004909452050924301f
+/// atan(t) for t in [0, 1] from t and u = t^2 (Horner's rule, in this
+/// order), as an expression of any arithmetic type: a float, or a GCC
+/// vector of floats whose lanes must give sn_pm_atan2's bits.
+#define SN_PM_ATAN_POLY(t, u)                                                                                          \
+  ((((((((SN_PM_ATAN_C7 * (u) + SN_PM_ATAN_C6) * (u) + SN_PM_ATAN_C5) * (u) + SN_PM_ATAN_C4) * (u) + SN_PM_ATAN_C3) *  \
+          (u) +                                                                                                        \
+      SN_PM_ATAN_C2) *                                                                                                 \
+         (u) +                                                                                                         \
+     SN_PM_ATAN_C1) *                                                                                                  \
+    (u)) *                                                                                                             \
+       (t) +                                                                                                           \
+   (t))
 #define SN_PM_HALF_PI 1.57079637f /* pi / 2 rounded to float */
 #define SN_PM_PI      3.14159274f /* pi rounded to float */
 
@@ -109,14 +121,7 @@ static inline float sn_pm_atan2(float y, float x) {
   const float ax = fabsf(x), ay = fabsf(y);
   const float big = ax > ay ? ax : ay, small = ax > ay ? ay : ax;
   const float t = big > 0.0f ? small / big : 0.0f, u = t * t;
-  float r = SN_PM_ATAN_C7 * u + SN_PM_ATAN_C6;
-  r = r * u + SN_PM_ATAN_C5;
-  r = r * u + SN_PM_ATAN_C4;
-  r = r * u + SN_PM_ATAN_C3;
-  r = r * u + SN_PM_ATAN_C2;
-  r = r * u + SN_PM_ATAN_C1;
-  r = r * u;
-  r = r * t + t;
+  float r = SN_PM_ATAN_POLY(t, u);
   if (ay > ax) r = SN_PM_HALF_PI - r;
   if (x < 0.0f) r = SN_PM_PI - r;
   return copysignf(r, y);
