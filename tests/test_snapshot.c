@@ -537,6 +537,57 @@ START_TEST(test_aabbs_follow_transforms) {
 }
 END_TEST
 
+/* A shape made on a disabled body, or given new geometry there, has its
+ * tight box at the body's pose although it has no proxy: the box a query of
+ * it returns, and the one a snapshot round trip keeps (save, load, save gives
+ * the same bytes; the loader recomputes every box). */
+START_TEST(test_disabled_body_shape_box) {
+  sn_registry *reg = small_registry();
+  sn_world_def wd = sn_default_world_def();
+  wd.registry = reg;
+  sn_world *w = small_world(&wd, NULL);
+  sn_body_def bd = sn_default_body_def();
+  bd.type = SN_BODY_DYNAMIC;
+  bd.position = (sn_vec2){3.0f, 4.0f};
+  bd.angle = 0.5f;
+  sn_body_id b = sn_create_body(w, &bd);
+  ck_assert_int_eq(sn_body_disable(w, b), SN_OK);
+  sn_shape_def sd = sn_default_shape_def();
+  sn_capsule cap = {{-0.5f, 0.0f}, {0.5f, 0.0f}, 0.25f};
+  sn_shape_id made = sn_create_capsule_shape(w, b, &sd, &cap);
+  ck_assert(sn_shape_is_valid(w, made));
+  sn_polygon box;
+  ck_assert_int_eq(sn_make_box(0.5f, 0.25f, &box), SN_OK);
+  sn_shape_id changed = sn_create_polygon_shape(w, b, &sd, &box);
+  ck_assert(sn_shape_is_valid(w, changed));
+  sn_circle circle = {{0.25f, 0.0f}, 0.5f};
+  ck_assert_int_eq(sn_shape_set_circle(w, changed, &circle), SN_OK);
+  /* the capsule's box: its two centres turned by 0.5 rad about (3, 4), grown by the radius */
+  const sn_aabb got = sn_shape_get_aabb(w, made);
+  const double hx = 0.5 * cos(0.5) + 0.25, hy = 0.5 * sin(0.5) + 0.25;
+  ck_assert_double_eq_tol(got.lower.x, 3.0 - hx, 1e-5);
+  ck_assert_double_eq_tol(got.upper.x, 3.0 + hx, 1e-5);
+  ck_assert_double_eq_tol(got.lower.y, 4.0 - hy, 1e-5);
+  ck_assert_double_eq_tol(got.upper.y, 4.0 + hy, 1e-5);
+  const sn_aabb disc = sn_shape_get_aabb(w, changed);
+  const double cx = 3.0 + 0.25 * cos(0.5), cy = 4.0 + 0.25 * sin(0.5);
+  ck_assert_double_eq_tol(disc.lower.x, cx - 0.5, 1e-5);
+  ck_assert_double_eq_tol(disc.upper.y, cy + 0.5, 1e-5);
+  size_t n0, n1;
+  uint8_t *a = save(w, &n0);
+  sn_world *out = NULL;
+  char err[256];
+  ck_assert_msg(sn_world_load_snapshot(a, n0, &wd, &out, err, sizeof err) == SN_OK, "%s", err);
+  uint8_t *c = save(out, &n1);
+  ck_assert(n0 == n1 && memcmp(a, c, n0) == 0);
+  free(a);
+  free(c);
+  sn_destroy_world(out);
+  sn_destroy_world(w);
+  sn_destroy_registry(reg);
+}
+END_TEST
+
 START_TEST(test_structure_checks) {
   sn_registry *reg = small_registry();
   sn_world_def wd = sn_default_world_def();
@@ -1262,6 +1313,7 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_resealed_flips_never_crash);
   tcase_add_test(tc, test_structure_checks);
   tcase_add_test(tc, test_aabbs_follow_transforms);
+  tcase_add_test(tc, test_disabled_body_shape_box);
   tcase_add_test(tc, test_broken_invariants);
   tcase_add_test(tc, test_out_of_memory_every_allocation);
   tcase_add_test(tc, test_plugin_types);

@@ -257,6 +257,9 @@ static sn_shape_id sn_create_shape(sn_world *w, sn_body_id body_id, const sn_sha
   s->group_index = def->group_index;
   s->user_data = def->user_data;
   s->proxy = SN_NULL_NODE;
+  /* the tight box at the body's pose even without a proxy (a disabled body):
+   * sn_shape_get_aabb reads it, and a snapshot loads it back as computed */
+  s->aabb = sn_geometry_compute_aabb(&s->geom, b->xf);
   if (!b->disabled && !sn_shape_create_proxy(w, index)) {
     sn_shape_destroy_internal(w, index, false);
     return sn_world_error(w, SN_ERR_OUT_OF_MEMORY, "cannot grow the broadphase tree"), SN_NULL_SHAPE;
@@ -540,6 +543,7 @@ static sn_result sn_shape_set_geometry(sn_world *w, sn_shape_id id, const sn_geo
   s->geom = *g;
   /* removing a leaf frees the two nodes its insertion takes: cannot fail */
   sn_shape_destroy_proxy(w, index);
+  s->aabb = sn_geometry_compute_aabb(&s->geom, b->xf);
   if (!b->disabled) sn_shape_create_proxy(w, index);
   sn_body_update_mass(w, b);
   sn_body_wake(w, s->body);
