@@ -1882,6 +1882,9 @@ static void check_snapshot(fuzz_state *s) {
   /* callbacks are not saved: the caller sets them again */
   if (s->w->custom_filter != NULL) sn_world_set_custom_filter(r, s->w->custom_filter, r);
   if (s->w->pre_solve != NULL) sn_world_set_pre_solve(r, s->w->pre_solve, NULL);
+  if (s->w->friction_fcn != NULL) sn_world_set_friction_callback(r, s->w->friction_fcn, s->w->friction_context);
+  if (s->w->restitution_fcn != NULL)
+    sn_world_set_restitution_callback(r, s->w->restitution_fcn, s->w->restitution_context);
   /* fuzz.reenter's hooks call back into s->w only: none while r steps */
   sn_result ra = sn_world_step(s->w, 1.0f / 60.0f);
   g_state = NULL;
