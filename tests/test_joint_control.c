@@ -302,18 +302,24 @@ static const sn_state_desc probe_states[] = {{1, SN_PARAM_VEC2, "spin_x", "rad/s
 
 /* Called during a step (here from a constraint's prepare), get_state is
  * refused with SN_ERR_WORLD_LOCKED. */
-START_TEST(test_get_state_in_step) {
-  sn_registry *r = registry();
+/* An impulse type of one body with the probe callbacks. */
+static sn_constraint_type probe_impulse_type(const char *name) {
   sn_constraint_type t;
   memset(&t, 0, sizeof t);
-  t.struct_size = sizeof t;
-  t.name = "test.probe";
+  t.name = name;
   t.flags = SN_CONSTRAINT_IMPULSE;
   t.body_count = 1;
   t.params_size = t.params_align = t.instance_size = t.instance_align = 4;
   t.create = probe_create;
   t.prepare = probe_prepare;
   t.solve_velocity = probe_solve;
+  return t;
+}
+
+START_TEST(test_get_state_in_step) {
+  sn_registry *r = registry();
+  sn_constraint_type t = probe_impulse_type("test.probe");
+  t.struct_size = sizeof t;
   t.state_count = 1;
   t.states = probe_states;
   t.get_state = probe_state;
@@ -505,20 +511,6 @@ START_TEST(test_create_refusals) {
   sn_destroy_registry(r);
 }
 END_TEST
-
-/* An impulse type of one body with the probe callbacks. */
-static sn_constraint_type probe_impulse_type(const char *name) {
-  sn_constraint_type t;
-  memset(&t, 0, sizeof t);
-  t.name = name;
-  t.flags = SN_CONSTRAINT_IMPULSE;
-  t.body_count = 1;
-  t.params_size = t.params_align = t.instance_size = t.instance_align = 4;
-  t.create = probe_create;
-  t.prepare = probe_prepare;
-  t.solve_velocity = probe_solve;
-  return t;
-}
 
 /* Registers the first size bytes of t as a descriptor of that struct_size,
  * from a block of exactly that size (ASan catches any read past it). */

@@ -338,28 +338,24 @@ static void revolute_warm4(sn_constraint_item *items) {
   revolute_scatter_side(items, 1, &b);
 }
 
-/* m ? a : b per lane, and a lane's float as bits */
-#define REVOLUTE_SEL(m, x, y) SN_PB_SEL_4(m, x, y)
-#define REVOLUTE_BITS(x)      ((ri4)(x))
-
 /* sn_pm_atan2 per lane, operation for operation. */
 static inline __attribute__((always_inline)) rv4 revolute_atan2_4(rv4 y, rv4 x) {
   const ri4 magnitude = {0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff};
-  const rv4 ax = (rv4)(REVOLUTE_BITS(x) & magnitude), ay = (rv4)(REVOLUTE_BITS(y) & magnitude);
+  const rv4 ax = (rv4)(((ri4)x) & magnitude), ay = (rv4)(((ri4)y) & magnitude);
   const ri4 x_bigger = ax > ay;
-  const rv4 big = REVOLUTE_SEL(x_bigger, ax, ay), small = REVOLUTE_SEL(x_bigger, ay, ax);
+  const rv4 big = SN_PB_SEL_4(x_bigger, ax, ay), small = SN_PB_SEL_4(x_bigger, ay, ax);
   const rv4 zero = {0.0f, 0.0f, 0.0f, 0.0f};
-  const rv4 t = REVOLUTE_SEL(big > 0.0f, small / big, zero), u = t * t;
+  const rv4 t = SN_PB_SEL_4(big > 0.0f, small / big, zero), u = t * t;
   rv4 r = SN_PM_ATAN_POLY(t, u);
-  r = REVOLUTE_SEL(ay > ax, SN_PM_HALF_PI - r, r);
-  r = REVOLUTE_SEL(x < 0.0f, SN_PM_PI - r, r);
-  return (rv4)((REVOLUTE_BITS(r) & magnitude) | (REVOLUTE_BITS(y) & ~magnitude));
+  r = SN_PB_SEL_4(ay > ax, SN_PM_HALF_PI - r, r);
+  r = SN_PB_SEL_4(x < 0.0f, SN_PM_PI - r, r);
+  return (rv4)((((ri4)r) & magnitude) | (((ri4)y) & ~magnitude));
 }
 
 /* sn_pm_unwind per lane. */
 static inline __attribute__((always_inline)) rv4 revolute_unwind4(rv4 a) {
   const float pi = 3.14159265359f;
-  return REVOLUTE_SEL(a < -pi, a + 2.0f * pi, REVOLUTE_SEL(a > pi, a - 2.0f * pi, a));
+  return SN_PB_SEL_4(a < -pi, a + 2.0f * pi, SN_PB_SEL_4(a > pi, a - 2.0f * pi, a));
 }
 
 /* sn_pm_limit_impulse per lane (on: the lanes whose limit row runs; the
@@ -368,13 +364,13 @@ static inline __attribute__((always_inline)) rv4 revolute_limit4(rv4 c, rv4 cdot
                                                                  rv4 rate, rv4 ms, rv4 is, rv4 *accumulated, ri4 on) {
   const rv4 zero = {0.0f, 0.0f, 0.0f, 0.0f}, one = {1.0f, 1.0f, 1.0f, 1.0f};
   const ri4 open = c > 0.0f;
-  const rv4 bias = REVOLUTE_SEL(open, c * inv_h, use_bias ? rate * c : zero);
-  const rv4 m = REVOLUTE_SEL(open, one, use_bias ? ms : one), i = REVOLUTE_SEL(open, zero, use_bias ? is : zero);
+  const rv4 bias = SN_PB_SEL_4(open, c * inv_h, use_bias ? rate * c : zero);
+  const rv4 m = SN_PB_SEL_4(open, one, use_bias ? ms : one), i = SN_PB_SEL_4(open, zero, use_bias ? is : zero);
   rv4 impulse = -mass * m * (cdot + bias) - i * *accumulated;
   const rv4 sum = *accumulated + impulse;
-  const rv4 next = REVOLUTE_SEL(sum > 0.0f, sum, zero);
+  const rv4 next = SN_PB_SEL_4(sum > 0.0f, sum, zero);
   impulse = next - *accumulated;
-  *accumulated = REVOLUTE_SEL(on, next, *accumulated);
+  *accumulated = SN_PB_SEL_4(on, next, *accumulated);
   return impulse;
 }
 
@@ -405,27 +401,27 @@ static inline __attribute__((always_inline)) void revolute_axial4(const sn_step_
   {
     const rv4 c = revolute_unwind4(delta + turned) - target, cdot = b->w - a->w;
     const rv4 impulse = -mass * s_mass * (cdot + s_rate * c) - s_imp * s_acc;
-    s_acc = REVOLUTE_SEL(spring, s_acc + impulse, s_acc);
-    a->w = REVOLUTE_SEL(spring, a->w - a->i * impulse, a->w);
-    b->w = REVOLUTE_SEL(spring, b->w + b->i * impulse, b->w);
+    s_acc = SN_PB_SEL_4(spring, s_acc + impulse, s_acc);
+    a->w = SN_PB_SEL_4(spring, a->w - a->i * impulse, a->w);
+    b->w = SN_PB_SEL_4(spring, b->w + b->i * impulse, b->w);
   }
   {
     const rv4 cdot = b->w - a->w - speed, old = m_acc, sum = old + -mass * cdot;
-    const rv4 next = REVOLUTE_SEL(sum < -max, -max, REVOLUTE_SEL(sum > max, max, sum));
+    const rv4 next = SN_PB_SEL_4(sum < -max, -max, SN_PB_SEL_4(sum > max, max, sum));
     const rv4 impulse = next - old;
-    m_acc = REVOLUTE_SEL(motor, next, m_acc);
-    a->w = REVOLUTE_SEL(motor, a->w - a->i * impulse, a->w);
-    b->w = REVOLUTE_SEL(motor, b->w + b->i * impulse, b->w);
+    m_acc = SN_PB_SEL_4(motor, next, m_acc);
+    a->w = SN_PB_SEL_4(motor, a->w - a->i * impulse, a->w);
+    b->w = SN_PB_SEL_4(motor, b->w + b->i * impulse, b->w);
   }
   {
     const rv4 angle = delta + turned;
     rv4 impulse =
         revolute_limit4(angle - lower, b->w - a->w, mass, use_bias, info->inv_h, rate, ms, is, &lo_acc, limit);
-    a->w = REVOLUTE_SEL(limit, a->w - a->i * impulse, a->w);
-    b->w = REVOLUTE_SEL(limit, b->w + b->i * impulse, b->w);
+    a->w = SN_PB_SEL_4(limit, a->w - a->i * impulse, a->w);
+    b->w = SN_PB_SEL_4(limit, b->w + b->i * impulse, b->w);
     impulse = -revolute_limit4(upper - angle, a->w - b->w, mass, use_bias, info->inv_h, rate, ms, is, &up_acc, limit);
-    a->w = REVOLUTE_SEL(limit, a->w - a->i * impulse, a->w);
-    b->w = REVOLUTE_SEL(limit, b->w + b->i * impulse, b->w);
+    a->w = SN_PB_SEL_4(limit, a->w - a->i * impulse, a->w);
+    b->w = SN_PB_SEL_4(limit, b->w + b->i * impulse, b->w);
   }
   for (int l = 0; l < 4; ++l) {
     revolute_instance *j = items[l].instance;
