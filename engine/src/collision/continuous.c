@@ -5,6 +5,7 @@
 #include "collision/continuous.h"
 
 #include <float.h>
+#include <stdatomic.h>
 #include <math.h>
 #include <string.h>
 
@@ -456,30 +457,34 @@ static void sn_toi_inelastic(sn_world *w, sn_body *b, const sn_toi_query *q) {
   sn_toi_approach_impulse(b, o, d.normal);
 }
 
-/* Fast bodies are swept in groups of neighbours (consecutive in body
- * order, their swept boxes touching): each tree is queried once with the
- * group's box, its leaves kept, and each shape of the group then visits the
- * kept leaves its own box overlaps. A query visits leaves in the tree's
- * depth-first order, so those are the leaves its own query would visit, in
- * the same order: the results are the same, for a fraction of the descents
- * (a ragdoll's parts, a crowd falling side by side). */
-enum { SN_TOI_GROUP_BODIES = 8, SN_TOI_GROUP_SHAPES = 16, SN_TOI_GROUP_LEAVES = 96 };
+/* Fast bodies are swept in groups of neighbours: each tree is queried
+ * once with the group's box, its leaves kept, and each shape of the group
+ * then visits the kept leaves its own box overlaps. A query visits leaves
+ * in the tree's depth-first order, so those are the leaves its own query
+ * would visit, in the same order: the results are the same, for a fraction
+ * of the descents. The trees do not change during continuous collision and
+ * a fast body's swept box does not change before its turn, so a group need
+ * not be consecutive in body order: the groups are formed before the pass,
+ * in body order where it follows space, else in Morton order of the bodies'
+ * centres (a crowd's motion scatters body order), and their leaves serve
+ * the sweeps ahead and the pass in turn alike. */
+enum { SN_TOI_GROUP_BODIES = 8, SN_TOI_GROUP_LEAVES = 96 };
+
+/// Groups in body order average at least this many bodies, or Morton
+/// order is tried (sn_toi_plan_build).
+enum { SN_TOI_ORDER_BODIES = 4 };
+
+/// Room for kept leaves per fast body (a group of neighbours in a crowd
+/// holds a few leaves per body; a group with more than
+/// SN_TOI_GROUP_LEAVES in a tree, or past the pool's end, leaves its bodies
+/// to query that tree).
+enum { SN_TOI_PLAN_LEAVES = 16 };
 
 typedef struct sn_toi_leaves {
   const sn_tree *tree;
   const sn_tree_leaf *data;
   int32_t count; ///< -1: more leaves than room, the group's shapes query the tree themselves
 } sn_toi_leaves;
-
-typedef struct sn_toi_group {
-  int32_t bodies[SN_TOI_GROUP_BODIES]; ///< awake indices
-  int32_t first_shape[SN_TOI_GROUP_BODIES + 1];
-  sn_aabb shape_box[SN_TOI_GROUP_SHAPES]; ///< each non-sensor shape's swept box, in shape order
-  int32_t body_count, shape_count;
-  sn_aabb box;             ///< union of the shapes' boxes
-  uint64_t mask;           ///< union of the shapes' query masks
-  sn_toi_leaves leaves[2]; ///< static tree, dynamic tree
-} sn_toi_group;
 
 /* Visits what sn_tree_query(tree, box, mask) would: from the group's kept
  * leaves, or the tree itself when they did not fit. */
@@ -490,59 +495,204 @@ static void sn_toi_visit(const sn_toi_leaves *l, sn_aabb box, uint64_t mask, sn_
     sn_tree_leaves_query(l->data, l->count, box, mask, sn_toi_query_fcn, q);
 }
 
-/* Body b's swept boxes (one per non-sensor shape) appended to the group;
- * false (group unchanged) when they do not fit or do not touch the group's
- * box (the perimeter of the union is more than the two perimeters). */
-static bool sn_toi_group_add(sn_world *w, sn_toi_group *g, int32_t k) {
-  const sn_body *b = w->bodies.data + w->awake_bodies.data[k];
-  if (g->body_count == SN_TOI_GROUP_BODIES) return false;
-  const sn_transform xf1 = {sn_sub(b->center0, sn_rotate(b->q0, b->local_center)), b->q0};
-  int32_t n = g->shape_count;
-  sn_aabb box = {{0.0f, 0.0f}, {0.0f, 0.0f}};
-  uint64_t mask = 0;
-  for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
-    const sn_shape *shape = w->shapes.data + s;
-    if (shape->is_sensor) continue;
-    if (n == SN_TOI_GROUP_SHAPES) return false;
-    sn_aabb box1 = sn_geometry_compute_aabb(&shape->geom, xf1);
-    sn_aabb box2 = sn_geometry_compute_aabb(&shape->geom, b->xf);
-    g->shape_box[n] = sn_aabb_union(box1, box2);
-    box = n == g->shape_count ? g->shape_box[n] : sn_aabb_union(box, g->shape_box[n]);
-    mask |= sn_shape_query_mask(shape);
+/* The fast bodies in groups. */
+typedef struct sn_toi_plan {
+  int32_t fast, group_count;
+  bool spatial;               ///< the groups follow Morton order (else body order)
+  int32_t *members;           ///< awake indices, group by group
+  int32_t *first;             ///< group g's members: members[first[g], first[g + 1])
+  sn_aabb *box;               ///< per group: union of its bodies' sn_toi_reach_box
+  bool *collected;            ///< per group: its leaves are kept
+  sn_toi_leaves (*leaves)[2]; ///< per group: static tree, dynamic tree
+  sn_tree_leaf *pool;         ///< the groups' kept leaves
+  int32_t capacity;           ///< of the pool (SN_TOI_PLAN_LEAVES per fast body)
+  _Atomic int32_t used;       ///< taken from the pool
+  int32_t *group_of;          ///< per awake index: its group (fast bodies)
+  sn_aabb *reach;             ///< per awake index: a fast body's sn_toi_reach_box
+} sn_toi_plan;
+
+/* The plan's scratch for n bodies (sn_toi_plan_build; with the arena's
+ * alignment of each of its blocks). */
+static size_t sn_toi_plan_bytes(size_t n) {
+  return n * (2 * sizeof(uint64_t) + 3 * sizeof(int32_t) + 2 * sizeof(sn_aabb) + sizeof(bool) +
+              2 * sizeof(sn_toi_leaves) + SN_TOI_PLAN_LEAVES * sizeof(sn_tree_leaf)) +
+         sizeof(int32_t) + 10 * 16;
+}
+
+/* A box around everything body b's shapes cover over the step: its
+ * centre's two positions grown by its max_extent (the farthest shape point
+ * from the centre of mass), with room for the rounding of the shapes'
+ * boxes (a few units in the last place of the coordinates). It holds each
+ * shape's swept box in sn_toi_sweep, and reads the body only (not its
+ * shapes, which a large world keeps out of the caches until their sweep). */
+static sn_aabb sn_toi_reach_box(const sn_body *b) {
+  const sn_vec2 lo = sn_vmin(b->center0, b->center), hi = sn_vmax(b->center0, b->center);
+  const float size = sn_maxf(sn_maxf(sn_absf(lo.x), sn_absf(lo.y)), sn_maxf(sn_absf(hi.x), sn_absf(hi.y)));
+  const float r = b->max_extent + 4.0e-6f * (b->max_extent + size) + 1.0e-6f;
+  return (sn_aabb){{lo.x - r, lo.y - r}, {hi.x + r, hi.y + r}};
+}
+
+/* v's low 16 bits spread to the even bits (half a Morton code). */
+static uint32_t sn_toi_spread(uint32_t v) {
+  v &= 0xFFFFu;
+  v = (v | v << 8) & 0x00FF00FFu;
+  v = (v | v << 4) & 0x0F0F0F0Fu;
+  v = (v | v << 2) & 0x33333333u;
+  return (v | v << 1) & 0x55555555u;
+}
+
+/* The fast bodies in groups, in the order of order's low halves (awake
+ * indices): each joins the group before it while the group has room and
+ * their boxes touch (the perimeter of the union at most the two
+ * perimeters). Returns the group count; writes the groups only if write. */
+static int32_t sn_toi_plan_groups(sn_world *w, sn_toi_plan *p, const uint64_t *order, int32_t n, bool write) {
+  int32_t g = -1, size = 0;
+  sn_aabb group_box = {{0.0f, 0.0f}, {0.0f, 0.0f}};
+  for (int32_t i = 0; i < n; ++i) {
+    const int32_t k = (int32_t)(uint32_t)order[i];
+    const sn_aabb box = p->reach[k];
+    bool join = g >= 0 && size < SN_TOI_GROUP_BODIES;
+    if (join) {
+      const sn_aabb joined = sn_aabb_union(group_box, box);
+      join = !(sn_aabb_perimeter(joined) > sn_aabb_perimeter(group_box) + sn_aabb_perimeter(box));
+      if (join) {
+        group_box = joined;
+        size += 1;
+      }
+    }
+    if (!join) {
+      if (write && g >= 0) p->box[g] = group_box;
+      g += 1;
+      size = 1;
+      group_box = box;
+      if (write) {
+        p->first[g] = i;
+        p->collected[g] = false;
+        p->leaves[g][0] = (sn_toi_leaves){&w->static_tree, NULL, -1};
+        p->leaves[g][1] = (sn_toi_leaves){&w->dynamic_tree, NULL, -1};
+      }
+    }
+    if (write) {
+      p->members[i] = k;
+      p->group_of[k] = g;
+    }
+  }
+  if (write && g >= 0) {
+    p->box[g] = group_box;
+    p->first[g + 1] = n;
+  }
+  return g + 1;
+}
+
+/* The fast bodies in groups (sn_toi_plan_groups), in body order or in
+ * Morton order of the midpoints of their centres' motion. False when the
+ * arena is short: then every body queries the trees itself. Reads bodies
+ * only. */
+static bool sn_toi_plan_build(sn_world *w, sn_toi_plan *p) {
+  const int32_t nb = w->awake_bodies.count;
+  p->fast = 0;
+  p->group_count = 0;
+  p->spatial = false;
+  if (nb == 0 || w->toi_ungrouped) return false;
+  uint64_t *keys = sn_arena_alloc(&w->arena, 2 * (size_t)nb * sizeof(uint64_t));
+  p->members = sn_arena_alloc(&w->arena, (size_t)nb * sizeof(int32_t));
+  p->first = sn_arena_alloc(&w->arena, ((size_t)nb + 1) * sizeof(int32_t));
+  p->box = sn_arena_alloc(&w->arena, (size_t)nb * sizeof(sn_aabb));
+  p->collected = sn_arena_alloc(&w->arena, (size_t)nb * sizeof(bool));
+  p->leaves = sn_arena_alloc(&w->arena, (size_t)nb * sizeof(*p->leaves));
+  p->group_of = sn_arena_alloc(&w->arena, (size_t)nb * sizeof(int32_t));
+  p->reach = sn_arena_alloc(&w->arena, (size_t)nb * sizeof(sn_aabb));
+  if (keys == NULL || p->members == NULL || p->first == NULL || p->box == NULL || p->collected == NULL ||
+      p->leaves == NULL || p->group_of == NULL || p->reach == NULL)
+    return false;
+  /* the fast bodies and the midpoints of their centres' motion (kept in
+   * the second half of keys until the codes are made) */
+  sn_vec2 *mid = (sn_vec2 *)(keys + nb);
+  sn_vec2 lo = {0.0f, 0.0f}, hi = {0.0f, 0.0f};
+  int32_t n = 0;
+  for (int32_t k = 0; k < nb; ++k) {
+    const sn_body *b = w->bodies.data + w->awake_bodies.data[k];
+    if (!b->is_fast) continue;
+    const sn_vec2 c = sn_scale(0.5f, sn_add(b->center0, b->center));
+    lo = n == 0 ? c : sn_vmin(lo, c);
+    hi = n == 0 ? c : sn_vmax(hi, c);
+    p->reach[k] = sn_toi_reach_box(b);
+    p->members[n] = k;
+    mid[n] = c;
     ++n;
   }
-  if (g->body_count > 0 && n > g->shape_count) {
-    sn_aabb joined = sn_aabb_union(g->box, box);
-    if (sn_aabb_perimeter(joined) > sn_aabb_perimeter(g->box) + sn_aabb_perimeter(box)) return false;
-    g->box = joined;
-  } else if (n > g->shape_count) {
-    g->box = g->shape_count > 0 ? sn_aabb_union(g->box, box) : box;
+  p->fast = n;
+  if (n == 0) return false;
+  p->capacity = n * SN_TOI_PLAN_LEAVES;
+  p->pool = sn_arena_alloc(&w->arena, (size_t)p->capacity * sizeof(sn_tree_leaf));
+  if (p->pool == NULL) return false;
+  atomic_init(&p->used, 0);
+  /* Groups in body order where that order follows space (a ragdoll's
+   * parts, a row of bodies: the sweeps in turn then find their group's
+   * leaves and neighbours in the caches), else in Morton order, when that
+   * makes a quarter fewer groups (a crowd whose motion scattered its body
+   * order). */
+  for (int32_t i = 0; i < n; ++i) keys[i] = (uint32_t)p->members[i];
+  p->group_count = sn_toi_plan_groups(w, p, keys, n, true);
+  if (p->group_count * SN_TOI_ORDER_BODIES > n) {
+    /* a square grid of 2^16 cells a side over the midpoints' bounds (a
+     * huge extent only makes the order coarser, never the results other) */
+    const float extent = sn_maxf(hi.x - lo.x, hi.y - lo.y);
+    const float scale = extent > 0.0f && extent < FLT_MAX ? 65535.0f / extent : 0.0f;
+    uint64_t *to = keys + nb;
+    for (int32_t i = 0; i < n; ++i) {
+      const float x = sn_clampf((mid[i].x - lo.x) * scale, 0.0f, 65535.0f);
+      const float y = sn_clampf((mid[i].y - lo.y) * scale, 0.0f, 65535.0f);
+      const uint32_t code = sn_toi_spread((uint32_t)x) | sn_toi_spread((uint32_t)y) << 1;
+      to[i] = (uint64_t)code << 32 | (uint32_t)p->members[i];
+    }
+    /* stable radix sort on the code (ties keep body order), from the second
+     * half into the first and back */
+    uint64_t *from = to;
+    to = keys;
+    for (int shift = 32; shift < 64; shift += 8) {
+      int32_t counts[257] = {0};
+      for (int32_t i = 0; i < n; ++i) counts[((from[i] >> shift) & 0xFFu) + 1] += 1;
+      for (int32_t d = 0; d < 256; ++d) counts[d + 1] += counts[d];
+      for (int32_t i = 0; i < n; ++i) to[counts[(from[i] >> shift) & 0xFFu]++] = from[i];
+      uint64_t *t = from;
+      from = to;
+      to = t;
+    }
+    /* (four passes: the codes end in the second half) */
+    if (4 * sn_toi_plan_groups(w, p, from, n, false) < 3 * p->group_count) {
+      p->group_count = sn_toi_plan_groups(w, p, from, n, true);
+      p->spatial = true;
+    }
   }
-  g->mask |= mask;
-  g->bodies[g->body_count] = k;
-  g->first_shape[g->body_count + 1] = n;
-  g->body_count += 1;
-  g->shape_count = n;
   return true;
 }
 
-static void sn_toi_group_clear(sn_toi_group *g) {
-  g->body_count = 0;
-  g->shape_count = 0;
-  g->first_shape[0] = 0;
-  g->mask = 0;
-  g->box = (sn_aabb){{0.0f, 0.0f}, {0.0f, 0.0f}};
-}
-
-/* The leaves of each tree under the group's box, into leaves (the second
- * pass never looks at the static tree). */
-static void sn_toi_group_collect(sn_world *w, sn_toi_group *g, bool recheck,
-                                 sn_tree_leaf leaves[2][SN_TOI_GROUP_LEAVES]) {
-  const sn_tree *trees[2] = {&w->static_tree, &w->dynamic_tree};
-  for (int32_t t = 0; t < 2; ++t) {
-    int32_t count = recheck && t == 0 ? 0 : sn_tree_collect(trees[t], g->box, g->mask, leaves[t], SN_TOI_GROUP_LEAVES);
-    g->leaves[t] = (sn_toi_leaves){trees[t], leaves[t], count};
+/* Group g's leaves of each tree under its box, kept in the pool (once:
+ * the trees do not change during continuous collision). Groups take their
+ * room from the pool as they come (in parallel with workers): where the
+ * leaves go, or whether they fit, changes only who does the descents. */
+static const sn_toi_leaves *sn_toi_plan_leaves(sn_toi_plan *p, int32_t g) {
+  if (!p->collected[g]) {
+    sn_tree_leaf found[SN_TOI_GROUP_LEAVES];
+    for (int32_t t = 0; t < 2; ++t) {
+      const sn_tree *tree = p->leaves[g][t].tree;
+      int32_t count = sn_tree_collect(tree, p->box[g], UINT64_MAX, found, SN_TOI_GROUP_LEAVES);
+      const sn_tree_leaf *kept = NULL;
+      if (count > 0) {
+        const int32_t at = atomic_fetch_add_explicit(&p->used, count, memory_order_relaxed);
+        if (at <= p->capacity - count) {
+          memcpy(p->pool + at, found, (size_t)count * sizeof(sn_tree_leaf));
+          kept = p->pool + at;
+        } else {
+          count = -1;
+        }
+      }
+      p->leaves[g][t] = (sn_toi_leaves){tree, kept, count};
+    }
+    p->collected[g] = true;
   }
+  return p->leaves[g];
 }
 
 /* What the first pass's bodies met (sn_toi_query.met), per awake index;
@@ -552,10 +702,10 @@ typedef struct sn_toi_met {
   uint8_t *count;
 } sn_toi_met;
 
-/* Sweeps fast body k (awake index), body i of group g, against what the
- * group's leaves hold (g NULL: against the trees), into q. Changes nothing. */
-static void sn_toi_sweep(sn_world *w, int32_t k, const sn_toi_group *g, int32_t i, bool recheck, bool ahead,
-                         int32_t *met, sn_toi_query *q) {
+/* Sweeps fast body k (awake index) against what its group's leaves hold
+ * (group NULL: against the trees), into q. Changes nothing. */
+static void sn_toi_sweep(sn_world *w, int32_t k, const sn_toi_leaves *group, bool recheck, bool ahead, int32_t *met,
+                         sn_toi_query *q) {
   const int32_t body_index = w->awake_bodies.data[k];
   const sn_body *b = w->bodies.data + body_index;
   q->w = w;
@@ -577,10 +727,9 @@ static void sn_toi_sweep(sn_world *w, int32_t k, const sn_toi_group *g, int32_t 
   q->turn = sn_turn_bound(q->sweep.q1, q->sweep.q2);
   q->max_extent = b->max_extent;
   q->fast_limit = (b->is_bullet ? 0.25f : 0.5f) * b->min_extent;
-  int32_t n = g != NULL ? g->first_shape[i] : 0;
   const sn_transform xf1 = {sn_sub(b->center0, sn_rotate(b->q0, b->local_center)), b->q0};
   const sn_toi_leaves trees[2] = {{&w->static_tree, NULL, -1}, {&w->dynamic_tree, NULL, -1}};
-  const sn_toi_leaves *leaves = g != NULL ? g->leaves : trees;
+  const sn_toi_leaves *leaves = group != NULL ? group : trees;
   for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
     q->shape = w->shapes.data + s;
     if (q->shape->is_sensor) continue;
@@ -589,9 +738,9 @@ static void sn_toi_sweep(sn_world *w, int32_t k, const sn_toi_group *g, int32_t 
     q->rotation = sn_sweep_rotation_reach(&q->sweep, &q->proxy);
     q->disc_radius = sn_geometry_inscribed_disc(&q->shape->geom, &q->disc_local);
     q->disc_center = sn_add(q->sweep.c1, sn_rotate(q->sweep.q1, sn_sub(q->disc_local, q->sweep.local_center)));
-    const sn_aabb box = g != NULL ? g->shape_box[n++]
-                                  : sn_aabb_union(sn_geometry_compute_aabb(&q->shape->geom, xf1),
-                                                  sn_geometry_compute_aabb(&q->shape->geom, b->xf));
+    /* (inside its group's box: sn_toi_reach_box) */
+    const sn_aabb box =
+        sn_aabb_union(sn_geometry_compute_aabb(&q->shape->geom, xf1), sn_geometry_compute_aabb(&q->shape->geom, b->xf));
     const uint64_t mask = sn_shape_query_mask(q->shape);
     /* the second pass looks at stopped bodies only, never static ones */
     if (!recheck) sn_toi_visit(&leaves[0], box, mask, q);
@@ -617,22 +766,19 @@ static void sn_toi_apply(sn_world *w, int32_t k, const sn_toi_query *q, const sn
   }
 }
 
-static void sn_solve_continuous(sn_world *w, int32_t k, const sn_toi_group *g, int32_t i, bool recheck,
-                                const sn_toi_met *m) {
+static void sn_solve_continuous(sn_world *w, int32_t k, const sn_toi_leaves *group, bool recheck, const sn_toi_met *m) {
   sn_toi_query q;
   q.deps = NULL;
   int32_t *met = !recheck && m->bodies != NULL ? m->bodies + (size_t)k * SN_TOI_MET : NULL;
-  sn_toi_sweep(w, k, g, i, recheck, false, met, &q);
+  sn_toi_sweep(w, k, group, recheck, false, met, &q);
   sn_toi_apply(w, k, &q, m);
 }
 
 /* Steps without sweeps ahead after a step whose sweeps ahead held for
  * fewer than four fifths of the fast bodies (fast bodies stopping each
- * other, many swept again in turn; a sweep ahead queries the trees for
- * itself, a sweep in turn shares its group's descent): they cost more than
- * they saved. Sweeps ahead start at parallel_min_items /
- * SN_TOI_AHEAD_WEIGHT fast bodies (a sweep is the work of many smaller
- * items). */
+ * other, many swept again in turn): they cost more than they saved.
+ * Sweeps ahead start at parallel_min_items / SN_TOI_AHEAD_WEIGHT fast
+ * bodies (a sweep is the work of many smaller items). */
 enum { SN_TOI_AHEAD_REST = 15, SN_TOI_AHEAD_WEIGHT = 16 };
 
 /* Sweeps ahead, in parallel (sn_continuous_solve). Before a fast body's
@@ -656,13 +802,14 @@ typedef struct sn_toi_ahead {
 typedef struct sn_toi_ahead_run {
   sn_world *w;
   sn_toi_ahead *ahead;
+  sn_toi_plan *plan;
 } sn_toi_ahead_run;
 
-/* Body k (body i of group g, or g NULL) swept ahead into run->ahead[k]. */
-static void sn_toi_ahead_one(sn_world *w, sn_toi_ahead *a, int32_t k, const sn_toi_group *g, int32_t i) {
+/* Body k (with its group's leaves, or NULL) swept ahead into run->ahead[k]. */
+static void sn_toi_ahead_one(sn_world *w, sn_toi_ahead *a, int32_t k, const sn_toi_leaves *group) {
   sn_toi_query q;
   q.deps = a->deps;
-  sn_toi_sweep(w, k, g, i, false, true, a->met, &q);
+  sn_toi_sweep(w, k, group, false, true, a->met, &q);
   a->fraction = q.fraction;
   a->hit_shape = q.hit_shape;
   a->hit_other = q.hit_other;
@@ -673,35 +820,16 @@ static void sn_toi_ahead_one(sn_world *w, sn_toi_ahead *a, int32_t k, const sn_t
   a->dep_count = (uint8_t)q.dep_count;
 }
 
-/* The block's fast bodies swept ahead, in groups of neighbours as in turn
- * (the same leaves in the same order: the same results). */
+/* The block's groups swept ahead (each group's leaves collected here, and
+ * kept for the sweeps in turn). */
 static void sn_toi_ahead_stage(void *context, const sn_stage *st, int32_t begin, int32_t end) {
   (void)st;
   sn_toi_ahead_run *run = context;
-  sn_world *w = run->w;
-  sn_tree_leaf leaves[2][SN_TOI_GROUP_LEAVES];
-  sn_toi_group g;
-  for (int32_t k = begin; k < end; ++k) run->ahead[k].done = false;
-  int32_t k = begin;
-  while (k < end) {
-    if (!w->bodies.data[w->awake_bodies.data[k]].is_fast) {
-      ++k;
-      continue;
-    }
-    sn_toi_group_clear(&g);
-    if (!sn_toi_group_add(w, &g, k)) {
-      sn_toi_ahead_one(w, run->ahead + k, k, NULL, 0);
-      ++k;
-      continue;
-    }
-    int32_t next = k + 1;
-    while (next < end) {
-      if (w->bodies.data[w->awake_bodies.data[next]].is_fast && !sn_toi_group_add(w, &g, next)) break;
-      ++next;
-    }
-    sn_toi_group_collect(w, &g, false, leaves);
-    for (int32_t i = 0; i < g.body_count; ++i) sn_toi_ahead_one(w, run->ahead + g.bodies[i], g.bodies[i], &g, i);
-    k = next;
+  sn_toi_plan *p = run->plan;
+  for (int32_t g = begin; g < end; ++g) {
+    const sn_toi_leaves *leaves = sn_toi_plan_leaves(p, g);
+    for (int32_t i = p->first[g]; i < p->first[g + 1]; ++i)
+      sn_toi_ahead_one(run->w, run->ahead + p->members[i], p->members[i], leaves);
   }
 }
 
@@ -722,17 +850,6 @@ static void sn_toi_ahead_count(sn_world *w, const sn_toi_ahead *a, bool holds) {
     w->toi_ahead_held += a->dep_count > 0 ? 1 : 0;
   else
     w->toi_ahead_redone += a->done ? 1 : 0;
-}
-
-/* Did body k's sweep ahead meet a body of group g? */
-static bool sn_toi_ahead_meets_group(const sn_toi_ahead *a, const sn_world *w, const sn_toi_group *g) {
-  for (int32_t j = 0; j < a->dep_count; ++j) {
-    const int32_t k = w->bodies.data[a->deps[j]].solver_index;
-    for (int32_t i = 0; i < g->body_count; ++i) {
-      if (g->bodies[i] == k) return true;
-    }
-  }
-  return false;
 }
 
 /* Body k takes the result its sweep ahead found. */
@@ -771,103 +888,52 @@ static bool sn_toi_needs(const sn_world *w, int32_t k, bool recheck, const sn_to
   return false;
 }
 
-/* One pass over the fast bodies in body order, a group at a time; true
- * when a body was stopped. */
-static bool sn_continuous_pass(sn_world *w, bool recheck, const sn_toi_ahead *ahead, const sn_toi_met *m,
-                               int32_t *held) {
+/* One pass over the fast bodies in body order; true when a body was
+ * stopped. */
+static bool sn_continuous_pass(sn_world *w, bool recheck, const sn_toi_ahead *ahead, sn_toi_plan *plan,
+                               const sn_toi_met *m, int32_t *held) {
   const int32_t nb = w->awake_bodies.count;
-  sn_tree_leaf leaves[2][SN_TOI_GROUP_LEAVES];
-  sn_toi_group g;
   bool stopped = false;
-  int32_t k = 0;
-  while (k < nb) {
-    if (!sn_toi_needs(w, k, recheck, m)) {
-      ++k;
-      continue;
-    }
+  for (int32_t k = 0; k < nb; ++k) {
+    if (!sn_toi_needs(w, k, recheck, m)) continue;
     const bool holds = ahead != NULL && sn_toi_ahead_holds(w, ahead + k);
     if (ahead != NULL) sn_toi_ahead_count(w, ahead + k, holds);
     if (holds) {
       *held += 1;
       sn_toi_apply_ahead(w, k, ahead + k, m);
       stopped = stopped || ahead[k].fraction < 1.0f;
-      ++k;
       continue;
     }
-    sn_toi_group_clear(&g);
-    if (!sn_toi_group_add(w, &g, k)) {
-      /* more shapes than a group holds: the body queries the trees itself */
-      sn_solve_continuous(w, k, NULL, 0, recheck, m);
-      stopped = stopped || w->bodies.data[w->awake_bodies.data[k]].toi_fraction < 1.0f;
-      ++k;
-      continue;
-    }
-    int32_t next = k + 1;
-    while (next < nb) {
-      if (!sn_toi_needs(w, next, recheck, m)) {
-        /* (in the second pass it may turn true once earlier ones are swept) */
-        if (recheck) break;
-        ++next;
-        continue;
-      }
-      if (ahead != NULL && ahead[next].done) {
-        /* Whether its sweep ahead holds is known now unless it met a body
-         * of this group (not swept yet). One that holds and stops nothing
-         * is applied now: the group's later bodies see it unstopped either
-         * way. One that stops is applied in its turn. One that does not
-         * hold is swept in turn, with the group. */
-        if (sn_toi_ahead_meets_group(&ahead[next], w, &g)) break;
-        const bool next_holds = sn_toi_ahead_holds(w, ahead + next);
-        if (next_holds && ahead[next].fraction < 1.0f) break;
-        if (next_holds) {
-          sn_toi_ahead_count(w, ahead + next, true);
-          *held += 1;
-          sn_toi_apply_ahead(w, next, ahead + next, m);
-          ++next;
-          continue;
-        }
-        if (!sn_toi_group_add(w, &g, next)) break;
-        sn_toi_ahead_count(w, ahead + next, false);
-        ++next;
-        continue;
-      }
-      if (!sn_toi_group_add(w, &g, next)) break;
-      ++next;
-    }
-    sn_toi_group_collect(w, &g, recheck, leaves);
-    for (int32_t i = 0; i < g.body_count; ++i) {
-      sn_solve_continuous(w, g.bodies[i], &g, i, recheck, m);
-      stopped = stopped || w->bodies.data[w->awake_bodies.data[g.bodies[i]]].toi_fraction < 1.0f;
-    }
-    k = next;
+    sn_solve_continuous(w, k, plan != NULL ? sn_toi_plan_leaves(plan, plan->group_of[k]) : NULL, recheck, m);
+    stopped = stopped || w->bodies.data[w->awake_bodies.data[k]].toi_fraction < 1.0f;
   }
   return stopped;
 }
 
 void sn_continuous_solve(sn_world *w) {
-  /* With workers, fast bodies are swept ahead in parallel first; those
-   * that met no fast body keep that result (the same as in turn, so the
-   * outcome does not depend on the worker count). When most of them met
-   * one, the sweeps ahead rest a few steps (SN_TOI_AHEAD_REST), which
-   * changes only who does the work. A custom filter is a user callback:
-   * it is only called from the stepping thread. */
+  /* With workers, fast bodies are swept ahead in parallel first, a group
+   * at a time; those that met no fast body keep that result (the same as
+   * in turn, so the outcome does not depend on the worker count). When
+   * most of them met one, the sweeps ahead rest a few steps
+   * (SN_TOI_AHEAD_REST), which changes only who does the work. A custom
+   * filter is a user callback: it is only called from the stepping thread. */
   const int32_t nb = w->awake_bodies.count;
+  sn_toi_plan plan;
+  const bool planned = sn_toi_plan_build(w, &plan);
+  const int32_t fast = plan.fast;
   sn_toi_ahead *ahead = NULL;
-  int32_t fast = 0;
-  if (w->worker_count > 1 && w->custom_filter == NULL) {
-    for (int32_t k = 0; k < nb; ++k) fast += w->bodies.data[w->awake_bodies.data[k]].is_fast ? 1 : 0;
-  }
-  bool try_ahead = fast > 0 && (int64_t)fast * SN_TOI_AHEAD_WEIGHT >= w->parallel_min_items;
+  bool try_ahead = planned && w->worker_count > 1 && w->custom_filter == NULL &&
+                   (int64_t)fast * SN_TOI_AHEAD_WEIGHT >= w->parallel_min_items;
   if (try_ahead && w->toi_ahead_rest > 0) {
     w->toi_ahead_rest -= 1;
     try_ahead = false;
   }
   if (try_ahead) {
     ahead = sn_arena_alloc(&w->arena, (size_t)nb * sizeof(sn_toi_ahead));
-    sn_toi_ahead_run run = {w, ahead};
+    sn_toi_ahead_run run = {w, ahead, &plan};
     sn_stage_runner r;
     if (ahead != NULL && sn_stage_runner_init(&r, &w->arena, 1, w->worker_count, sn_toi_ahead_stage, &run)) {
-      sn_stage_add(&r, 0, 0, 0, nb, SN_BLOCK_BODIES, 1);
+      sn_stage_add(&r, 0, 0, 0, plan.group_count, SN_BLOCK_BODIES / SN_TOI_GROUP_BODIES, 1);
       sn_stage_run(&w->tasks, &r);
     } else {
       ahead = NULL;
@@ -885,14 +951,18 @@ void sn_continuous_solve(sn_world *w) {
   }
   int32_t held = 0;
   w->toi_ahead_held = w->toi_ahead_redone = 0;
-  const bool stopped = sn_continuous_pass(w, false, ahead, &m, &held);
+  const bool stopped = sn_continuous_pass(w, false, ahead, planned ? &plan : NULL, &m, &held);
   if (ahead != NULL && 5 * (int64_t)held < 4 * (int64_t)fast) w->toi_ahead_rest = SN_TOI_AHEAD_REST;
-  if (stopped) sn_continuous_pass(w, true, NULL, &m, &held);
+  if (stopped) sn_continuous_pass(w, true, NULL, planned ? &plan : NULL, &m, &held);
+  w->toi_groups = planned ? plan.group_count : 0;
+  w->toi_spatial = planned && plan.spatial;
+  w->toi_kept_leaves = planned ? sn_mini(atomic_load_explicit(&plan.used, memory_order_relaxed), plan.capacity) : 0;
 }
 
 size_t sn_continuous_scratch_bytes(const sn_world *w) {
   /* the sweeps ahead, one per body that may be awake, and their stage (the
    * tree queries keep their stacks on the call stack) */
   const size_t n = (size_t)w->bodies.count;
-  return n * (sizeof(sn_toi_ahead) + SN_TOI_MET * sizeof(int32_t) + 1) + 3 * 16 + sn_stage_runner_bytes(1);
+  return n * (sizeof(sn_toi_ahead) + SN_TOI_MET * sizeof(int32_t) + 1) + 3 * 16 + sn_stage_runner_bytes(1) +
+         sn_toi_plan_bytes(n);
 }

@@ -54,6 +54,12 @@
 /// query switches to a slower stackless walk along parent links for it.
 #define SN_TREE_STACK_SIZE 256
 
+#if defined(__GNUC__) || defined(__clang__)
+#define SN_TREE_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define SN_TREE_PREFETCH(p) ((void)(p))
+#endif
+
 /// Largest height difference K between the two children of a node. Inserts,
 /// moves and removals keep it (a rebuild may not; later updates repair it
 /// gradually). With it a tree of height h has at least N(h) leaves, where
@@ -541,9 +547,24 @@ void sn_tree_query(const sn_tree *tree, sn_aabb aabb, uint64_t mask_bits, sn_tre
       if (!sn_tree_query_stackless(tree, index, aabb, mask_bits, fcn, context)) return;
       continue;
     }
+    // A pushed child's own children are fetched now: the walk waits on
+    // node lines it learns of one level at a time.
     int32_t c1 = node->child1, c2 = node->child2;
-    if (sn_query_accepts(nodes + c2, aabb, mask_bits)) stack[count++] = c2;
-    if (sn_query_accepts(nodes + c1, aabb, mask_bits)) stack[count++] = c1;
+    const sn_tree_node *n1 = nodes + c1, *n2 = nodes + c2;
+    if (sn_query_accepts(n2, aabb, mask_bits)) {
+      stack[count++] = c2;
+      if (n2->height > 0) {
+        SN_TREE_PREFETCH(nodes + n2->child1);
+        SN_TREE_PREFETCH(nodes + n2->child2);
+      }
+    }
+    if (sn_query_accepts(n1, aabb, mask_bits)) {
+      stack[count++] = c1;
+      if (n1->height > 0) {
+        SN_TREE_PREFETCH(nodes + n1->child1);
+        SN_TREE_PREFETCH(nodes + n1->child2);
+      }
+    }
   }
 }
 

@@ -90,6 +90,10 @@ typedef struct sn_world {
   int32_t loop_workers;       ///< last step: workers its substep loop ran on (SN_LOOP_PARALLEL_FACTOR)
   int32_t toi_ahead_held;     ///< last step: sweeps ahead taken in turn that had met fast bodies handled before
   int32_t toi_ahead_redone;   ///< last step: sweeps ahead dropped (one of those was stopped), swept in turn
+  int32_t toi_groups;         ///< last step: groups of fast bodies sharing tree descents (continuous.c)
+  int32_t toi_kept_leaves;    ///< last step: tree leaves those groups kept
+  bool toi_spatial;           ///< last step: those groups followed Morton order, not body order
+  bool toi_ungrouped;         ///< tests: each fast body queries the trees itself (no result depends on it)
   double profile_clock;       ///< ms: when the solver starts, then when it ended (stages meet)
   sn_task_system tasks;       ///< the task callbacks and their stall backoff (base/tasks.c)
   uint32_t xpbd_topology;     ///< bumped when a constraint comes or goes, or a body is disabled or enabled (the XPBD
