@@ -825,7 +825,11 @@ END_TEST
  * pairs of shape indices summing to a multiple of 5, and a contact limit the
  * crowd reaches (searches cut short, searching again later). Every step's
  * contacts (their slots and shapes, in order), the custom filter's calls in
- * order, and the limit hits are those of one worker. */
+ * order, and the limit hits are those of one worker, and those of one
+ * worker with every moved shape querying the trees itself (no groups of
+ * neighbours). Created in order, the shapes move in an order that follows
+ * space and are grouped in it; created in a scrambled order, they are
+ * grouped in Morton order. */
 enum { CROWD_BOXES = 120, CROWD_STEPS = 40, CROWD_CALLS = 200000 };
 
 typedef struct crowd_log {
@@ -833,6 +837,7 @@ typedef struct crowd_log {
   int32_t call_count;
   uint64_t contacts_hash; ///< FNV-1a over each step's contact slots and shapes
   int32_t limit_hits, most_contacts;
+  int32_t groups, spatial_steps;
 } crowd_log;
 
 static bool crowd_filter(sn_shape_id a, sn_shape_id b, void *context) {
@@ -852,7 +857,7 @@ static void crowd_hash(uint64_t *h, int32_t v) {
   }
 }
 
-static void crowd(int32_t workers, crowd_log *log) {
+static void crowd(int32_t workers, bool ungrouped, int32_t stride, crowd_log *log) {
   sn_world_def wd = sn_default_world_def();
   wd.enable_sleep = false;
   wd.max_contacts = 900;
@@ -860,6 +865,7 @@ static void crowd(int32_t workers, crowd_log *log) {
   ck_assert_ptr_nonnull(w);
   sn_thread_pool *pool = attach_pool(w, workers);
   w->parallel_min_items = 0; /* white box: the parallel search for every step */
+  w->pair_ungrouped = ungrouped;
   ck_assert_int_eq(sn_world_set_custom_filter(w, crowd_filter, log), SN_OK);
   sn_body_def bd = sn_default_body_def();
   sn_body_id ground = sn_create_body(w, &bd);
@@ -868,7 +874,8 @@ static void crowd(int32_t workers, crowd_log *log) {
   sn_shape_def sd = sn_default_shape_def();
   ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, ground, &sd, &box)));
   ck_assert_int_eq(sn_make_box(0.5f, 0.5f, &box), SN_OK);
-  for (int32_t i = 0; i < CROWD_BOXES; ++i) {
+  for (int32_t n = 0; n < CROWD_BOXES; ++n) {
+    const int32_t i = (n * stride) % CROWD_BOXES; /* stride prime to 120: each place once */
     bd = sn_default_body_def();
     bd.type = SN_BODY_DYNAMIC;
     /* a heap: 40 boxes within 1 m of each other, the rest in a loose column */
@@ -885,8 +892,11 @@ static void crowd(int32_t workers, crowd_log *log) {
   log->contacts_hash = 14695981039346656037ull;
   log->limit_hits = 0;
   log->most_contacts = 0;
+  log->groups = log->spatial_steps = 0;
   for (int32_t step = 0; step < CROWD_STEPS; ++step) {
     ck_assert_int_eq(sn_world_step(w, 1.0f / 60.0f), SN_OK);
+    log->groups += w->pair_groups;
+    log->spatial_steps += w->pair_spatial;
     sn_world_counters c = sn_world_get_counters(w);
     log->limit_hits += c.contact_limit_hits;
     if (c.contact_count > log->most_contacts) log->most_contacts = c.contact_count;
@@ -903,21 +913,35 @@ static void crowd(int32_t workers, crowd_log *log) {
 }
 
 START_TEST(test_pair_search_same_pairs) {
-  static crowd_log one, two;
-  crowd(1, &one);
-  crowd(2, &two);
-  /* the scene does what it is for: the filter was asked, the limit met */
-  ck_assert_int_gt(one.call_count, 100);
-  ck_assert_int_le(one.call_count, CROWD_CALLS);
-  ck_assert_int_gt(one.limit_hits, 0);
-  ck_assert_int_eq(one.most_contacts, 900);
-  ck_assert_int_eq(two.call_count, one.call_count);
-  ck_assert_int_eq(two.limit_hits, one.limit_hits);
-  ck_assert_int_eq(two.most_contacts, one.most_contacts);
-  ck_assert_msg(memcmp(two.calls, one.calls, (size_t)one.call_count * sizeof one.calls[0]) == 0,
-                "the custom filter was called in another order");
-  ck_assert_msg(two.contacts_hash == one.contacts_hash, "contacts 0x%016" PRIx64 " on 2 workers, 0x%016" PRIx64 " on 1",
-                two.contacts_hash, one.contacts_hash);
+  static crowd_log one, two, alone;
+  for (int pass = 0; pass < 2; ++pass) {
+    const int32_t stride = pass == 0 ? 1 : 37; /* 37: scrambled */
+    crowd(1, false, stride, &one);
+    crowd(2, false, stride, &two);
+    crowd(1, true, stride, &alone);
+    /* the scene does what it is for: the filter was asked, the limit met */
+    ck_assert_int_gt(one.call_count, 100);
+    ck_assert_int_le(one.call_count, CROWD_CALLS);
+    ck_assert_int_gt(one.limit_hits, 0);
+    ck_assert_int_eq(one.most_contacts, 900);
+    /* groups were formed, in move-buffer order at first, else in Morton order */
+    ck_assert_int_gt(one.groups, 0);
+    ck_assert_int_eq(alone.groups, 0);
+    if (pass == 0) ck_assert_int_lt(one.spatial_steps, CROWD_STEPS);
+    if (pass == 1) ck_assert_int_gt(one.spatial_steps, 0);
+    const crowd_log *other[2] = {&two, &alone};
+    for (int r = 0; r < 2; ++r) {
+      const char *how = r == 0 ? "on 2 workers" : "ungrouped";
+      ck_assert_int_eq(other[r]->call_count, one.call_count);
+      ck_assert_int_eq(other[r]->limit_hits, one.limit_hits);
+      ck_assert_int_eq(other[r]->most_contacts, one.most_contacts);
+      ck_assert_msg(memcmp(other[r]->calls, one.calls, (size_t)one.call_count * sizeof one.calls[0]) == 0,
+                    "stride %d: the custom filter was called in another order %s", (int)stride, how);
+      ck_assert_msg(other[r]->contacts_hash == one.contacts_hash,
+                    "stride %d: contacts 0x%016" PRIx64 " %s, 0x%016" PRIx64 " grouped on 1", (int)stride,
+                    other[r]->contacts_hash, how, one.contacts_hash);
+    }
+  }
 }
 END_TEST
 

@@ -2,10 +2,12 @@
  * narrowphase update with feature-id matching (warm starting), and the
  * begin/end events. */
 #include <assert.h>
+#include <float.h>
 #include <string.h>
 
 #include "base/constants.h"
 #include "base/math.h"
+#include "base/order.h"
 #include "base/tasks.h"
 #include "world/world.h"
 #include "world/world_pool.h"
@@ -309,18 +311,26 @@ static bool sn_pair_searches(const sn_world *w, int32_t si) {
   return s->in_use && s->proxy != SN_NULL_NODE && !s->is_sensor;
 }
 
-static bool sn_pair_group_add(const sn_world *w, sn_pair_group *g, int32_t i) {
-  const sn_shape *s = w->shapes.data + w->move_buffer.data[i];
+/* What the grouping reads of move-buffer entry i's shape (read once). */
+typedef struct sn_pair_mover {
+  sn_aabb box;   ///< the fat box
+  uint64_t mask; ///< the query mask
+  bool is_static_tree;
+} sn_pair_mover;
+
+/* Entry i joins group g if it has room and their boxes touch (the perimeter
+ * of the union at most the two perimeters); false: g unchanged. */
+static bool sn_pair_group_add(sn_pair_group *g, const sn_pair_mover *e, int32_t i) {
   if (g->count == SN_PAIR_GROUP_SHAPES) return false;
   if (g->count > 0) {
-    sn_aabb joined = sn_aabb_union(g->box, s->fat_aabb);
-    if (sn_aabb_perimeter(joined) > sn_aabb_perimeter(g->box) + sn_aabb_perimeter(s->fat_aabb)) return false;
+    sn_aabb joined = sn_aabb_union(g->box, e->box);
+    if (sn_aabb_perimeter(joined) > sn_aabb_perimeter(g->box) + sn_aabb_perimeter(e->box)) return false;
     g->box = joined;
   } else {
-    g->box = s->fat_aabb;
+    g->box = e->box;
   }
-  g->mask |= sn_shape_query_mask(s);
-  if (s->is_static_tree)
+  g->mask |= e->mask;
+  if (e->is_static_tree)
     g->any_static = true;
   else
     g->any_moving = true;
@@ -358,7 +368,7 @@ static void sn_pair_leaves_search(sn_pair_query *q, const sn_tree_leaf *leaves, 
 /* Shape si's search (entry i of the move buffer) over the leaves kept for
  * its group (count -1: too many, the tree itself), with q made by
  * sn_pair_query_make; false when out of memory. */
-static bool sn_pair_search(sn_world *w, int32_t i, sn_pair_query *q, sn_tree_leaf (*leaves)[SN_PAIR_GROUP_LEAVES],
+static bool sn_pair_search(sn_world *w, int32_t i, sn_pair_query *q, const sn_tree_leaf *const *leaves,
                            const int32_t *counts, int32_t *kept) {
   int32_t si = w->move_buffer.data[i];
   const sn_shape *s = w->shapes.data + si;
@@ -390,34 +400,148 @@ static sn_pair_query sn_pair_query_make(sn_world *w, int32_t si) {
   return (sn_pair_query){w, &w->static_tree, true, si, s->is_static_tree, s->fat_aabb, false, false, NULL, 0, 0, false};
 }
 
-/* The groups of the move buffer, in order: entries [*i, *next) (the first
- * one searches; the others that search are in the group), or false when no
- * entry from *i on searches. */
-static bool sn_pair_next_group(const sn_world *w, int32_t *i, int32_t *next, sn_pair_group *g) {
-  while (*i < w->move_buffer.count && !sn_pair_searches(w, w->move_buffer.data[*i])) ++*i;
-  if (*i >= w->move_buffer.count) return false;
-  *g = (sn_pair_group){{0}, 0, {{0.0f, 0.0f}, {0.0f, 0.0f}}, 0, false, false};
-  sn_pair_group_add(w, g, *i);
-  int32_t n = *i + 1;
-  while (n < w->move_buffer.count) {
-    if (!sn_pair_searches(w, w->move_buffer.data[n])) {
-      ++n;
-      continue;
+/* The searching entries of the move buffer in groups, formed before the
+ * search: in move-buffer order where that follows space (groups of
+ * SN_PAIR_ORDER_SHAPES or more on average), else in Morton order of the
+ * fat boxes' centres when that makes a quarter fewer groups (a crowd's
+ * motion scatters the order its shapes moved in). The trees do not change
+ * during the search, so whichever group holds it, a shape visits the leaves
+ * its own query would, in the same order; the shapes still search in
+ * move-buffer order. */
+enum { SN_PAIR_ORDER_SHAPES = 4 };
+
+typedef struct sn_pair_plan {
+  sn_world *w;
+  int32_t group_count;
+  bool spatial; ///< the groups follow Morton order
+  sn_pair_group *groups;
+  int32_t *group_of;      ///< per move-buffer entry: its group, -1 when it does not search
+  int32_t *slot_first;    ///< per group: its first shape's place among all grouped shapes
+  sn_pair_mover *entries; ///< per move-buffer entry
+  /* the serial search: each group's leaves, kept when its first shape
+   * searches (a pool of SN_PAIR_PLAN_LEAVES per grouped shape) */
+  sn_tree_leaf *pool;
+  int32_t pool_capacity, pool_used;
+  int32_t (*counts)[2];
+  const sn_tree_leaf *(*kept)[2];
+  bool *collected;
+  /* the parallel search */
+  int32_t *found;       ///< SN_PAIR_FOUND_SLOTS per grouped shape, in group order
+  int32_t *found_at;    ///< per move-buffer entry: where its pairs start in found
+  int32_t *found_count; ///< per move-buffer entry: its pairs
+  uint8_t *overflow;    ///< per group
+} sn_pair_plan;
+
+enum { SN_PAIR_FOUND_SLOTS = 8, SN_PAIR_BLOCK_GROUPS = 8, SN_PAIR_PLAN_LEAVES = 16 };
+
+/// Move-buffer entries from which the search runs on the workers, counted
+/// against the world's parallel_min_items (a moved shape's search is worth
+/// several contacts' narrowphase).
+#define SN_PAIR_PARALLEL_WEIGHT 8
+
+/* The groups of the n entries order (their low halves) lists; returns the
+ * group count, and writes the groups only if write. */
+static int32_t sn_pair_plan_groups(sn_pair_plan *p, const uint64_t *order, int32_t n, bool write) {
+  sn_pair_group g = {{0}, 0, {{0.0f, 0.0f}, {0.0f, 0.0f}}, 0, false, false};
+  int32_t count = 0, slots = 0;
+  for (int32_t k = 0; k <= n; ++k) {
+    const int32_t i = k < n ? (int32_t)(uint32_t)order[k] : -1;
+    if (i >= 0 && sn_pair_group_add(&g, p->entries + i, i)) continue;
+    if (g.count > 0) {
+      if (write) {
+        p->groups[count] = g;
+        p->slot_first[count] = slots;
+        for (int32_t j = 0; j < g.count; ++j) p->group_of[g.entries[j]] = count;
+      }
+      slots += g.count;
+      count += 1;
     }
-    if (!sn_pair_group_add(w, g, n)) break;
-    ++n;
+    g = (sn_pair_group){{0}, 0, {{0.0f, 0.0f}, {0.0f, 0.0f}}, 0, false, false};
+    if (i >= 0) (void)sn_pair_group_add(&g, p->entries + i, i);
   }
-  *next = n;
+  if (write) p->slot_first[count] = slots;
+  return count;
+}
+
+static size_t sn_pair_search_scratch_bytes(const sn_world *w) {
+  const size_t n = (size_t)w->move_buffer.count;
+  return n * (sizeof(sn_pair_group) + 2 * sizeof(uint64_t) + 5 * sizeof(int32_t) + sizeof(sn_pair_mover) +
+              2 * sizeof(int32_t) + 2 * sizeof(sn_tree_leaf *) + 2 + SN_PAIR_PLAN_LEAVES * sizeof(sn_tree_leaf) +
+              SN_PAIR_FOUND_SLOTS * sizeof(int32_t)) +
+         2 * sizeof(int32_t) + 16 * 16;
+}
+
+/* The plan of the search (sn_pair_plan); false when the arena is short
+ * (then every shape queries the trees itself). */
+static bool sn_pair_plan_build(sn_world *w, sn_pair_plan *p, bool parallel) {
+  const int32_t nm = w->move_buffer.count;
+  *p = (sn_pair_plan){0};
+  p->w = w;
+  uint64_t *keys = sn_arena_alloc(&w->arena, 2 * (size_t)nm * sizeof(uint64_t));
+  p->groups = sn_arena_alloc(&w->arena, (size_t)nm * sizeof(sn_pair_group));
+  p->group_of = sn_arena_alloc(&w->arena, (size_t)nm * sizeof(int32_t));
+  p->slot_first = sn_arena_alloc(&w->arena, ((size_t)nm + 1) * sizeof(int32_t));
+  p->entries = sn_arena_alloc(&w->arena, (size_t)nm * sizeof(sn_pair_mover));
+  if (keys == NULL || p->groups == NULL || p->group_of == NULL || p->slot_first == NULL || p->entries == NULL)
+    return false;
+  sn_vec2 lo = {0.0f, 0.0f}, hi = {0.0f, 0.0f};
+  int32_t n = 0;
+  for (int32_t i = 0; i < nm; ++i) {
+    p->group_of[i] = -1;
+    const int32_t si = w->move_buffer.data[i];
+    if (!sn_pair_searches(w, si)) continue;
+    const sn_shape *s = w->shapes.data + si;
+    p->entries[i] = (sn_pair_mover){s->fat_aabb, sn_shape_query_mask(s), s->is_static_tree};
+    const sn_vec2 c = sn_aabb_center(s->fat_aabb);
+    lo = n == 0 ? c : sn_vmin(lo, c);
+    hi = n == 0 ? c : sn_vmax(hi, c);
+    keys[n++] = (uint32_t)i;
+  }
+  p->group_count = sn_pair_plan_groups(p, keys, n, true);
+  if (p->group_count * SN_PAIR_ORDER_SHAPES > n) {
+    /* Morton order of the centres on a grid of 2^16 cells a side over their
+     * bounds (a huge extent only makes the order coarser) */
+    const float extent = sn_maxf(hi.x - lo.x, hi.y - lo.y);
+    const float scale = extent > 0.0f && extent < FLT_MAX ? 65535.0f / extent : 0.0f;
+    uint64_t *from = keys + nm, *to = keys;
+    for (int32_t k = 0; k < n; ++k) {
+      const int32_t i = (int32_t)keys[k];
+      const sn_vec2 c = sn_aabb_center(p->entries[i].box);
+      const float x = sn_clampf((c.x - lo.x) * scale, 0.0f, 65535.0f);
+      const float y = sn_clampf((c.y - lo.y) * scale, 0.0f, 65535.0f);
+      from[k] = (uint64_t)sn_morton_code((uint32_t)x, (uint32_t)y) << 32 | (uint32_t)i;
+    }
+    sn_radix_sort_high(from, to, n); /* (ties keep move-buffer order) */
+    if (4 * sn_pair_plan_groups(p, from, n, false) < 3 * p->group_count) {
+      p->group_count = sn_pair_plan_groups(p, from, n, true);
+      p->spatial = true;
+    }
+  }
+  const int32_t slots = p->slot_first[p->group_count];
+  if (parallel) {
+    p->found = sn_arena_alloc(&w->arena, (size_t)slots * SN_PAIR_FOUND_SLOTS * sizeof(int32_t));
+    p->found_at = sn_arena_alloc(&w->arena, (size_t)nm * sizeof(int32_t));
+    p->found_count = sn_arena_alloc(&w->arena, (size_t)nm * sizeof(int32_t));
+    p->overflow = sn_arena_alloc(&w->arena, (size_t)p->group_count + 1);
+    return p->found != NULL && p->found_at != NULL && p->found_count != NULL && p->overflow != NULL;
+  }
+  p->pool_capacity = slots * SN_PAIR_PLAN_LEAVES;
+  p->pool = sn_arena_alloc(&w->arena, (size_t)p->pool_capacity * sizeof(sn_tree_leaf));
+  p->counts = sn_arena_alloc(&w->arena, (size_t)p->group_count * sizeof(*p->counts) + 1);
+  p->kept = sn_arena_alloc(&w->arena, (size_t)p->group_count * sizeof(*p->kept) + 1);
+  p->collected = sn_arena_alloc(&w->arena, (size_t)p->group_count + 1);
+  if (p->pool == NULL || p->counts == NULL || p->kept == NULL || p->collected == NULL) return false;
+  memset(p->collected, 0, (size_t)p->group_count);
   return true;
 }
 
-/* One descent of each tree with the group's box, its leaves kept in
- * leaves (counts[t] -1: the shapes query tree t themselves). */
-static void sn_pair_group_collect(const sn_world *w, const sn_pair_group *g,
-                                  sn_tree_leaf (*leaves)[SN_PAIR_GROUP_LEAVES], int32_t *counts) {
+/* One descent of each tree with group g's box, its leaves into leaves
+ * (room SN_PAIR_GROUP_LEAVES each; counts[t] -1: the shapes query tree t
+ * themselves). A lone shape queries the trees itself (nothing to share). */
+static void sn_pair_group_collect(const sn_world *w, const sn_pair_group *g, sn_tree_leaf *const *leaves,
+                                  int32_t *counts) {
   counts[0] = 0;
   counts[1] = -1;
-  /* a lone shape queries the trees itself (nothing to share) */
   if (g->count > 1) {
     if (g->any_moving) counts[0] = sn_tree_collect(&w->static_tree, g->box, g->mask, leaves[0], SN_PAIR_GROUP_LEAVES);
     counts[1] = sn_tree_collect(&w->dynamic_tree, g->box, g->mask, leaves[1], SN_PAIR_GROUP_LEAVES);
@@ -426,123 +550,117 @@ static void sn_pair_group_collect(const sn_world *w, const sn_pair_group *g,
   }
 }
 
-/* The serial search of one group: each shape adds its pairs in turn. */
-static bool sn_pair_group_search(sn_world *w, const sn_pair_group *g, int32_t *kept) {
-  sn_tree_leaf leaves[2][SN_PAIR_GROUP_LEAVES];
-  int32_t counts[2];
-  sn_pair_group_collect(w, g, leaves, counts);
-  for (int32_t k = 0; k < g->count; ++k) {
-    sn_pair_query q = sn_pair_query_make(w, w->move_buffer.data[g->entries[k]]);
-    if (!sn_pair_search(w, g->entries[k], &q, leaves, counts, kept)) return false;
+/* The serial search: the shapes in move-buffer order, each over its group's
+ * leaves (kept in the pool when its group's first shape searches; a group
+ * past the pool's end leaves its shapes to query the trees). */
+static bool sn_pair_serial_search(sn_world *w, sn_pair_plan *p, bool planned, int32_t *kept) {
+  const int32_t none[2] = {-1, -1};
+  const sn_tree_leaf *no_leaves[2] = {NULL, NULL};
+  for (int32_t i = 0; i < w->move_buffer.count; ++i) {
+    const int32_t si = w->move_buffer.data[i];
+    if (planned ? p->group_of[i] < 0 : !sn_pair_searches(w, si)) continue;
+    const int32_t *counts = none;
+    const sn_tree_leaf *const *leaves = no_leaves;
+    if (planned) {
+      const int32_t g = p->group_of[i];
+      if (!p->collected[g]) {
+        p->collected[g] = true;
+        p->counts[g][0] = p->counts[g][1] = -1;
+        if (p->pool_used + 2 * SN_PAIR_GROUP_LEAVES <= p->pool_capacity) {
+          sn_tree_leaf *room[2] = {p->pool + p->pool_used, p->pool + p->pool_used + SN_PAIR_GROUP_LEAVES};
+          sn_pair_group_collect(w, p->groups + g, room, p->counts[g]);
+          /* the dynamic tree's leaves right after the static tree's */
+          const int32_t n0 = sn_maxi(p->counts[g][0], 0), n1 = sn_maxi(p->counts[g][1], 0);
+          if (n1 > 0 && n0 < SN_PAIR_GROUP_LEAVES) memmove(room[0] + n0, room[1], (size_t)n1 * sizeof(sn_tree_leaf));
+          p->kept[g][0] = room[0];
+          p->kept[g][1] = room[0] + n0;
+          p->pool_used += n0 + n1;
+        }
+      }
+      counts = p->counts[g];
+      leaves = p->kept[g];
+    }
+    sn_pair_query q = sn_pair_query_make(w, si);
+    if (!sn_pair_search(w, i, &q, leaves, counts, kept)) return false;
   }
   return true;
 }
 
-/* The parallel search. The groups are formed first, as the serial search
- * forms them; then each worker searches whole groups as the serial search
- * would, except that it changes nothing: a pair the set held before the
- * search, or that the filter refuses, is dropped, and the others (few: new
- * pairs, or ones an earlier shape of this search found) are written to the
- * group's part of a list, SN_PAIR_FOUND_SLOTS per move-buffer entry of the
- * group. The filter is left to the adding when a shape asks for the custom
- * filter, a user callback called from the stepping thread only. Then, on
- * the stepping thread, the shapes add their pairs in move-buffer order
- * through the serial search's last part (the lookup, which now also sees
- * the pairs of the shapes before, the filter, the limit): the same pairs
- * in the same order as the serial search, for any worker count. A group
- * whose list was too short searches again there, as the serial search. */
-enum { SN_PAIR_FOUND_SLOTS = 8, SN_PAIR_BLOCK_GROUPS = 8 };
-
-/// Move-buffer entries from which the search runs on the workers, counted
-/// against the world's parallel_min_items (a moved shape's search is worth
-/// several contacts' narrowphase).
-#define SN_PAIR_PARALLEL_WEIGHT 8
-
-typedef struct sn_pair_plan {
-  sn_world *w;
-  sn_pair_group *groups;
-  int32_t *group_first; ///< group g's first move-buffer entry; group_first[g + 1] ends its part of found
-  int32_t *found;       ///< SN_PAIR_FOUND_SLOTS per move-buffer entry
-  int32_t *found_count; ///< per move-buffer entry: its pairs, from found[first entry of its group * slots]
-  uint8_t *overflow;    ///< per group
-} sn_pair_plan;
-
+/* The parallel search. The groups are formed first (the plan above); then
+ * each worker searches whole groups as the serial search would, except
+ * that it changes nothing: a pair the set held before the search, or that
+ * the filter refuses, is dropped, and the others (few: new pairs, or ones
+ * an earlier shape of this search found) are written to the group's part of
+ * a list, SN_PAIR_FOUND_SLOTS per shape of the group. The filter is left to
+ * the adding when a shape asks for the custom filter, a user callback
+ * called from the stepping thread only. Then, on the stepping thread, the
+ * shapes add their pairs in move-buffer order through the serial search's
+ * last part (the lookup, which now also sees the pairs of the shapes
+ * before, the filter, the limit): the same pairs in the same order as the
+ * serial search, for any worker count. A shape of a group whose part was
+ * too short searches again there, as the serial search. */
 static void sn_pair_plan_stage(void *context, const sn_stage *stage, int32_t begin, int32_t end) {
   (void)stage;
   sn_pair_plan *p = context;
   sn_world *w = p->w;
   sn_tree_leaf leaves[2][SN_PAIR_GROUP_LEAVES];
+  sn_tree_leaf *const room[2] = {leaves[0], leaves[1]};
+  const sn_tree_leaf *const kept_leaves[2] = {leaves[0], leaves[1]};
   for (int32_t gi = begin; gi < end; ++gi) {
     const sn_pair_group *g = p->groups + gi;
     int32_t counts[2];
-    sn_pair_group_collect(w, g, leaves, counts);
-    int32_t at = p->group_first[gi] * SN_PAIR_FOUND_SLOTS;
-    const int32_t stop = p->group_first[gi + 1] * SN_PAIR_FOUND_SLOTS;
+    sn_pair_group_collect(w, g, room, counts);
+    int32_t at = p->slot_first[gi] * SN_PAIR_FOUND_SLOTS;
+    const int32_t stop = p->slot_first[gi + 1] * SN_PAIR_FOUND_SLOTS;
     p->overflow[gi] = 0;
     for (int32_t k = 0; k < g->count; ++k) {
-      sn_pair_query q = sn_pair_query_make(w, w->move_buffer.data[g->entries[k]]);
+      const int32_t e = g->entries[k];
+      sn_pair_query q = sn_pair_query_make(w, w->move_buffer.data[e]);
       q.found = p->found + at;
       q.found_capacity = stop - at;
-      int32_t kept = 0;
-      sn_pair_search(w, g->entries[k], &q, leaves, counts, &kept);
+      int32_t unused = 0;
+      sn_pair_search(w, e, &q, kept_leaves, counts, &unused);
       if (q.overflow) {
         p->overflow[gi] = 1;
         break;
       }
-      p->found_count[g->entries[k]] = q.found_count;
+      p->found_at[e] = at;
+      p->found_count[e] = q.found_count;
       at += q.found_count;
     }
   }
 }
 
-static size_t sn_pair_search_scratch_bytes(const sn_world *w) {
-  const size_t n = (size_t)w->move_buffer.count;
-  return n * (sizeof(sn_pair_group) + 2 * sizeof(int32_t) + SN_PAIR_FOUND_SLOTS * sizeof(int32_t) + 1) +
-         sizeof(int32_t) + 6 * 16;
-}
-
 /* The parallel search (above); -1 when the arena is short (nothing done). */
 static int sn_find_new_pairs_parallel(sn_world *w, int32_t *kept) {
-  const int32_t n = w->move_buffer.count;
-  sn_pair_plan p = {w, NULL, NULL, NULL, NULL, NULL};
-  p.groups = sn_arena_alloc(&w->arena, (size_t)n * sizeof(sn_pair_group));
-  p.group_first = sn_arena_alloc(&w->arena, ((size_t)n + 1) * sizeof(int32_t));
-  p.found = sn_arena_alloc(&w->arena, (size_t)n * SN_PAIR_FOUND_SLOTS * sizeof(int32_t));
-  p.found_count = sn_arena_alloc(&w->arena, (size_t)n * sizeof(int32_t));
-  p.overflow = sn_arena_alloc(&w->arena, (size_t)n);
-  if (p.groups == NULL || p.group_first == NULL || p.found == NULL || p.found_count == NULL || p.overflow == NULL)
-    return -1;
-  int32_t group_count = 0, i = 0, next = 0;
-  while (sn_pair_next_group(w, &i, &next, p.groups + group_count)) {
-    p.group_first[group_count++] = i;
-    i = next;
-  }
-  p.group_first[group_count] = next;
+  sn_pair_plan p;
+  if (!sn_pair_plan_build(w, &p, true)) return -1;
+  w->pair_groups = p.group_count;
+  w->pair_spatial = p.spatial;
   sn_stage stage;
   sn_stage_runner r;
   sn_stage_runner_init_on(&r, &stage, 1, w->worker_count, sn_pair_plan_stage, &p);
-  sn_stage_add(&r, 0, 0, 0, group_count, SN_PAIR_BLOCK_GROUPS, 1);
+  sn_stage_add(&r, 0, 0, 0, p.group_count, SN_PAIR_BLOCK_GROUPS, 1);
   sn_stage_run(&w->tasks, &r);
-  for (int32_t gi = 0; gi < group_count; ++gi) {
-    const sn_pair_group *g = p.groups + gi;
-    if (p.overflow[gi]) {
-      if (!sn_pair_group_search(w, g, kept)) return 0;
+  const int32_t none[2] = {-1, -1};
+  const sn_tree_leaf *no_leaves[2] = {NULL, NULL};
+  for (int32_t e = 0; e < w->move_buffer.count; ++e) {
+    const int32_t g = p.group_of[e];
+    if (g < 0) continue;
+    const int32_t si = w->move_buffer.data[e];
+    sn_pair_query q = sn_pair_query_make(w, si);
+    if (p.overflow[g]) {
+      if (!sn_pair_search(w, e, &q, no_leaves, none, kept)) return 0;
       continue;
     }
-    const int32_t *found = p.found + p.group_first[gi] * SN_PAIR_FOUND_SLOTS;
-    for (int32_t k = 0; k < g->count; ++k) {
-      const int32_t e = g->entries[k];
-      const int32_t si = w->move_buffer.data[e];
-      const int32_t count = p.found_count[e];
-      sn_pair_query q = sn_pair_query_make(w, si);
-      for (int32_t f = 0; f < count && sn_pair_consider(&q, found[f]); ++f) {
-      }
-      found += count;
-      if (q.oom) return 0;
-      if (q.full) {
-        w->move_buffer.data[e] = -1 - si; /* marked, as sn_pair_search marks */
-        *kept += 1;
-      }
+    const int32_t *found = p.found + p.found_at[e];
+    const int32_t count = p.found_count[e];
+    for (int32_t f = 0; f < count && sn_pair_consider(&q, found[f]); ++f) {
+    }
+    if (q.oom) return 0;
+    if (q.full) {
+      w->move_buffer.data[e] = -1 - si; /* marked, as sn_pair_search marks */
+      *kept += 1;
     }
   }
   return 1;
@@ -552,22 +670,27 @@ bool sn_find_new_pairs(sn_world *w) {
   assert(w->new_pairs.count == 0);
   int32_t kept = 0;
   const int32_t n = w->move_buffer.count;
+  w->pair_groups = 0;
+  w->pair_spatial = false;
+  /* (the step's first part: the arena may grow here, and is free again after) */
+  const bool room = !w->pair_ungrouped && n > 0;
+  if (room && !sn_arena_reserve(&w->arena, &w->mem, sn_pair_search_scratch_bytes(w))) return false;
   int parallel = -1;
-  if (w->worker_count > 1 && (int64_t)n * SN_PAIR_PARALLEL_WEIGHT >= w->parallel_min_items) {
-    /* (the step's first part: the arena may grow here, and is free again after) */
-    if (!sn_arena_reserve(&w->arena, &w->mem, sn_pair_search_scratch_bytes(w))) return false;
+  if (room && w->worker_count > 1 && (int64_t)n * SN_PAIR_PARALLEL_WEIGHT >= w->parallel_min_items)
     parallel = sn_find_new_pairs_parallel(w, &kept);
-    sn_arena_reset(&w->arena);
-  }
-  if (parallel == 0) return false;
+  bool ok = parallel != 0;
   if (parallel < 0) {
-    sn_pair_group g;
-    int32_t i = 0, next = 0;
-    while (sn_pair_next_group(w, &i, &next, &g)) {
-      if (!sn_pair_group_search(w, &g, &kept)) return false;
-      i = next;
+    sn_arena_reset(&w->arena);
+    sn_pair_plan p = {0};
+    const bool planned = room && sn_pair_plan_build(w, &p, false);
+    if (planned) {
+      w->pair_groups = p.group_count;
+      w->pair_spatial = p.spatial;
     }
+    ok = sn_pair_serial_search(w, &p, planned, &kept);
   }
+  sn_arena_reset(&w->arena);
+  if (!ok) return false;
   w->step_limit_hits += kept;
   return true;
 }

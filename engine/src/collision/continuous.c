@@ -11,6 +11,7 @@
 
 #include "base/constants.h"
 #include "base/math.h"
+#include "base/order.h"
 #include "collision/distance.h"
 #include "world/world.h"
 
@@ -532,15 +533,6 @@ static sn_aabb sn_toi_reach_box(const sn_body *b) {
   return (sn_aabb){{lo.x - r, lo.y - r}, {hi.x + r, hi.y + r}};
 }
 
-/* v's low 16 bits spread to the even bits (half a Morton code). */
-static uint32_t sn_toi_spread(uint32_t v) {
-  v &= 0xFFFFu;
-  v = (v | v << 8) & 0x00FF00FFu;
-  v = (v | v << 4) & 0x0F0F0F0Fu;
-  v = (v | v << 2) & 0x33333333u;
-  return (v | v << 1) & 0x55555555u;
-}
-
 /* The fast bodies in groups, in the order of order's low halves (awake
  * indices): each joins the group before it while the group has room and
  * their boxes touch (the perimeter of the union at most the two
@@ -643,23 +635,11 @@ static bool sn_toi_plan_build(sn_world *w, sn_toi_plan *p) {
     for (int32_t i = 0; i < n; ++i) {
       const float x = sn_clampf((mid[i].x - lo.x) * scale, 0.0f, 65535.0f);
       const float y = sn_clampf((mid[i].y - lo.y) * scale, 0.0f, 65535.0f);
-      const uint32_t code = sn_toi_spread((uint32_t)x) | sn_toi_spread((uint32_t)y) << 1;
-      to[i] = (uint64_t)code << 32 | (uint32_t)p->members[i];
+      to[i] = (uint64_t)sn_morton_code((uint32_t)x, (uint32_t)y) << 32 | (uint32_t)p->members[i];
     }
-    /* stable radix sort on the code (ties keep body order), from the second
-     * half into the first and back */
+    /* (ties keep body order) */
     uint64_t *from = to;
-    to = keys;
-    for (int shift = 32; shift < 64; shift += 8) {
-      int32_t counts[257] = {0};
-      for (int32_t i = 0; i < n; ++i) counts[((from[i] >> shift) & 0xFFu) + 1] += 1;
-      for (int32_t d = 0; d < 256; ++d) counts[d + 1] += counts[d];
-      for (int32_t i = 0; i < n; ++i) to[counts[(from[i] >> shift) & 0xFFu]++] = from[i];
-      uint64_t *t = from;
-      from = to;
-      to = t;
-    }
-    /* (four passes: the codes end in the second half) */
+    sn_radix_sort_high(from, keys, n);
     if (4 * sn_toi_plan_groups(w, p, from, n, false) < 3 * p->group_count) {
       p->group_count = sn_toi_plan_groups(w, p, from, n, true);
       p->spatial = true;

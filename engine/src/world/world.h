@@ -94,6 +94,9 @@ typedef struct sn_world {
   int32_t toi_kept_leaves;    ///< last step: tree leaves those groups kept
   bool toi_spatial;           ///< last step: those groups followed Morton order, not body order
   bool toi_ungrouped;         ///< tests: each fast body queries the trees itself (no result depends on it)
+  int32_t pair_groups;        ///< last step: groups of moved shapes sharing tree descents (contact.c)
+  bool pair_spatial;          ///< last step: those groups followed Morton order, not move-buffer order
+  bool pair_ungrouped;        ///< tests: each moved shape queries the trees itself (no result depends on it)
   double profile_clock;       ///< ms: when the solver starts, then when it ended (stages meet)
   sn_task_system tasks;       ///< the task callbacks and their stall backoff (base/tasks.c)
   uint32_t xpbd_topology;     ///< bumped when a constraint comes or goes, or a body is disabled or enabled (the XPBD

@@ -1,0 +1,25 @@
+#include "base/order.h"
+
+/* v's low 16 bits spread to the even places. */
+static uint32_t sn_spread_bits(uint32_t v) {
+  v &= 0xFFFFu;
+  v = (v | v << 8) & 0x00FF00FFu;
+  v = (v | v << 4) & 0x0F0F0F0Fu;
+  v = (v | v << 2) & 0x33333333u;
+  return (v | v << 1) & 0x55555555u;
+}
+
+uint32_t sn_morton_code(uint32_t x, uint32_t y) { return sn_spread_bits(x) | sn_spread_bits(y) << 1; }
+
+void sn_radix_sort_high(uint64_t *keys, uint64_t *scratch, int32_t n) {
+  uint64_t *from = keys, *to = scratch;
+  for (int shift = 32; shift < 64; shift += 8) {
+    int32_t counts[257] = {0};
+    for (int32_t i = 0; i < n; ++i) counts[((from[i] >> shift) & 0xFFu) + 1] += 1;
+    for (int32_t d = 0; d < 256; ++d) counts[d + 1] += counts[d];
+    for (int32_t i = 0; i < n; ++i) to[counts[(from[i] >> shift) & 0xFFu]++] = from[i];
+    uint64_t *t = from;
+    from = to;
+    to = t;
+  }
+}
