@@ -1599,11 +1599,13 @@ static bool calm_world(fuzz_state *s) {
   return true;
 }
 
-/// A body the bound applies to: not kinematic, moderate size and density,
-/// no constraint on it, calm for CALM_STEPS.
+/// A body the bound applies to: not kinematic, not disabled (a disabled
+/// body's shapes are out of the trees and collide with nothing, so bodies
+/// may pass into it), moderate size and density, no constraint on it, calm
+/// for CALM_STEPS.
 static bool calm_body(fuzz_state *s, int32_t index, const uint8_t *constrained) {
   const sn_body *b = &s->w->bodies.data[index];
-  if (b->type == SN_BODY_KINEMATIC || constrained[index]) return false;
+  if (b->type == SN_BODY_KINEMATIC || b->disabled || constrained[index]) return false;
   if (index >= SLOT_TRACK || s->step_no - s->body_calm_since[index] < CALM_STEPS) return false;
   if (b->type == SN_BODY_STATIC) return true;
   if (!(b->min_extent >= 0.05f) || !(b->max_extent <= 5.0f) || !(fabsf(b->gravity_scale) <= 2.0f)) return false;
