@@ -68,6 +68,8 @@ struct sn_box2d_state {
   sn_constraint_id motor;
   sn_body_id rotor;
   double motor_angle; /* spinner: last angle the callback read */
+  /* rain: the worst joint separation and limit violation after any step */
+  double separation_max, violation_max;
   /* pyramids: indexes into sn_scene.bodies of the top box of each pyramid */
   int32_t *tops;
   int32_t top_count;
@@ -619,8 +621,17 @@ bool sn_box2d_scene_step_callback(sn_scene *s, int32_t k) {
   return true;
 }
 
+static double sn_b2_separation(sn_world *w, const sn_b2_joint *j);
+static void sn_b2_rain_joints(sn_world *w, const struct sn_box2d_state *st, double *separation, double *violation);
+
 void sn_box2d_scene_observe(sn_scene *s) {
   struct sn_box2d_state *st = s->box2d;
+  if (st != NULL && st->kind == SN_B2_RAIN) {
+    double separation = 0.0, violation = 0.0;
+    sn_b2_rain_joints(s->world, st, &separation, &violation);
+    st->separation_max = fmax(st->separation_max, separation);
+    st->violation_max = fmax(st->violation_max, violation);
+  }
   if (st == NULL || st->woken == NULL) return;
   for (int32_t k = 0; k < s->body_count; ++k) {
     if (!st->woken[k] && sn_body_is_awake(s->world, s->bodies[k])) {
@@ -633,6 +644,21 @@ void sn_box2d_scene_observe(sn_scene *s) {
 static double sn_b2_separation(sn_world *w, const sn_b2_joint *j) {
   sn_vec2 pa = sn_body_get_world_point(w, j->a, j->local_a), pb = sn_body_get_world_point(w, j->b, j->local_b);
   return hypot((double)pa.x - pb.x, (double)pa.y - pb.y);
+}
+
+/* rain: the worst distance between a live ragdoll joint's anchors, and the
+ * worst angle outside its limits (0 if none), now */
+static void sn_b2_rain_joints(sn_world *w, const struct sn_box2d_state *st, double *separation, double *violation) {
+  for (int32_t slot = 0; slot < SN_RAIN_RAGDOLLS; ++slot) {
+    if (!st->live[slot]) continue;
+    for (int32_t k = 0; k < SN_RAG_JOINTS; ++k) {
+      const sn_b2_joint *j = st->joints + slot * SN_RAG_JOINTS + k;
+      *separation = fmax(*separation, sn_b2_separation(w, j));
+      double a = 0.0, unused = 0.0;
+      if (sn_constraint_get_state(w, j->id, "angle", &a, &unused) == SN_OK)
+        *violation = fmax(*violation, fmax(j->lower - a, a - j->upper));
+    }
+  }
 }
 
 void sn_box2d_scene_measure(const sn_scene *s, sn_box2d_metrics *m) {
@@ -687,16 +713,9 @@ void sn_box2d_scene_measure(const sn_scene *s, sn_box2d_metrics *m) {
     break;
   case SN_B2_RAIN:
     m->live_ragdolls = st->live_count;
-    for (int32_t slot = 0; slot < SN_RAIN_RAGDOLLS; ++slot) {
-      if (!st->live[slot]) continue;
-      for (int32_t k = 0; k < SN_RAG_JOINTS; ++k) {
-        const sn_b2_joint *j = st->joints + slot * SN_RAG_JOINTS + k;
-        m->joint_separation = fmax(m->joint_separation, sn_b2_separation(w, j));
-        double a = 0.0, unused = 0.0;
-        if (sn_constraint_get_state(w, j->id, "angle", &a, &unused) == SN_OK)
-          m->limit_violation = fmax(m->limit_violation, fmax(j->lower - a, a - j->upper));
-      }
-    }
+    sn_b2_rain_joints(w, st, &m->joint_separation, &m->limit_violation);
+    m->joint_separation_max = fmax(st->separation_max, m->joint_separation);
+    m->limit_violation_max = fmax(st->violation_max, m->limit_violation);
     break;
   case SN_B2_SMASH: {
     m->woken = st->woken_count;

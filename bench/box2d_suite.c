@@ -124,8 +124,11 @@ static void sn_suite_figures(char *figures, size_t size, const char *short_name,
   else if (strcmp(short_name, "large_pyramid") == 0 || strcmp(short_name, "many_pyramids") == 0)
     snprintf(figures, size, "\"top_drift\": %.6f, \"fallen\": %d", m->top_drift, (int)m->fallen);
   else if (strcmp(short_name, "rain") == 0)
-    snprintf(figures, size, "\"live_ragdolls\": %d, \"joint_separation\": %.6f, \"limit_violation\": %.6f",
-             (int)m->live_ragdolls, m->joint_separation, m->limit_violation);
+    snprintf(figures, size,
+             "\"live_ragdolls\": %d, \"joint_separation\": %.6f, \"limit_violation\": %.6f, "
+             "\"joint_separation_max\": %.6f, \"limit_violation_max\": %.6f",
+             (int)m->live_ragdolls, m->joint_separation, m->limit_violation, m->joint_separation_max,
+             m->limit_violation_max);
   else if (strcmp(short_name, "smash") == 0)
     snprintf(figures, size, "\"woken\": %d, \"ram_speed\": %.4f", (int)m->woken, m->ram_speed);
   else if (strcmp(short_name, "spinner") == 0)

@@ -77,11 +77,14 @@ typedef struct sn_box2d_metrics {
   int32_t fallen;          ///< pyramids: boxes more than 0.5 m below their start
   int32_t live_ragdolls;   ///< rain
   double limit_violation;  ///< rain: worst joint angle outside its limits (rad), 0 if none
-  int32_t woken;           ///< smash: bodies awake after some step (sn_box2d_scene_observe)
-  double ram_speed;        ///< smash: the ram's final speed (m/s)
-  double motor_angle;      ///< spinner: the motor joint's state "angle" (rad, in (-pi, pi])
-  int32_t outside;         ///< spinner, tumbler: bodies outside the container
-  uint64_t state_hash;     ///< sn_scene_hash_bytes over every body's pose and velocity
+  /// rain: the two above at their worst after any step of the run (the end
+  /// is one moment of a tumbling pile; sn_box2d_scene_observe)
+  double joint_separation_max, limit_violation_max;
+  int32_t woken;       ///< smash: bodies awake after some step (sn_box2d_scene_observe)
+  double ram_speed;    ///< smash: the ram's final speed (m/s)
+  double motor_angle;  ///< spinner: the motor joint's state "angle" (rad, in (-pi, pi])
+  int32_t outside;     ///< spinner, tumbler: bodies outside the container
+  uint64_t state_hash; ///< sn_scene_hash_bytes over every body's pose and velocity
 } sn_box2d_metrics;
 
 /// True for the names of sn_box2d_scene_names.
