@@ -1,5 +1,9 @@
 #include "base/order.h"
 
+#include <float.h>
+
+#include "base/math.h"
+
 /* v's low 16 bits spread to the even places. */
 static uint32_t sn_spread_bits(uint32_t v) {
   v &= 0xFFFFu;
@@ -9,7 +13,16 @@ static uint32_t sn_spread_bits(uint32_t v) {
   return (v | v << 1) & 0x55555555u;
 }
 
-uint32_t sn_morton_code(uint32_t x, uint32_t y) { return sn_spread_bits(x) | sn_spread_bits(y) << 1; }
+sn_morton_grid sn_morton_grid_over(sn_vec2 lo, sn_vec2 hi) {
+  const float extent = sn_maxf(hi.x - lo.x, hi.y - lo.y);
+  return (sn_morton_grid){lo, extent > 0.0f && extent < FLT_MAX ? 65535.0f / extent : 0.0f};
+}
+
+uint32_t sn_morton_code(const sn_morton_grid *grid, sn_vec2 p) {
+  const float x = sn_clampf((p.x - grid->lo.x) * grid->scale, 0.0f, 65535.0f);
+  const float y = sn_clampf((p.y - grid->lo.y) * grid->scale, 0.0f, 65535.0f);
+  return sn_spread_bits((uint32_t)x) | sn_spread_bits((uint32_t)y) << 1;
+}
 
 void sn_radix_sort_high(uint64_t *keys, uint64_t *scratch, int32_t n) {
   uint64_t *from = keys, *to = scratch;

@@ -2,7 +2,6 @@
  * narrowphase update with feature-id matching (warm starting), and the
  * begin/end events. */
 #include <assert.h>
-#include <float.h>
 #include <string.h>
 
 #include "base/constants.h"
@@ -499,17 +498,11 @@ static bool sn_pair_plan_build(sn_world *w, sn_pair_plan *p, bool parallel) {
   }
   p->group_count = sn_pair_plan_groups(p, keys, n, true);
   if (p->group_count * SN_PAIR_ORDER_SHAPES > n) {
-    /* Morton order of the centres on a grid of 2^16 cells a side over their
-     * bounds (a huge extent only makes the order coarser) */
-    const float extent = sn_maxf(hi.x - lo.x, hi.y - lo.y);
-    const float scale = extent > 0.0f && extent < FLT_MAX ? 65535.0f / extent : 0.0f;
+    const sn_morton_grid grid = sn_morton_grid_over(lo, hi);
     uint64_t *from = keys + nm, *to = keys;
     for (int32_t k = 0; k < n; ++k) {
       const int32_t i = (int32_t)keys[k];
-      const sn_vec2 c = sn_aabb_center(p->entries[i].box);
-      const float x = sn_clampf((c.x - lo.x) * scale, 0.0f, 65535.0f);
-      const float y = sn_clampf((c.y - lo.y) * scale, 0.0f, 65535.0f);
-      from[k] = (uint64_t)sn_morton_code((uint32_t)x, (uint32_t)y) << 32 | (uint32_t)i;
+      from[k] = (uint64_t)sn_morton_code(&grid, sn_aabb_center(p->entries[i].box)) << 32 | (uint32_t)i;
     }
     sn_radix_sort_high(from, to, n); /* (ties keep move-buffer order) */
     if (4 * sn_pair_plan_groups(p, from, n, false) < 3 * p->group_count) {
@@ -535,19 +528,21 @@ static bool sn_pair_plan_build(sn_world *w, sn_pair_plan *p, bool parallel) {
   return true;
 }
 
-/* One descent of each tree with group g's box, its leaves into leaves
- * (room SN_PAIR_GROUP_LEAVES each; counts[t] -1: the shapes query tree t
- * themselves). A lone shape queries the trees itself (nothing to share). */
-static void sn_pair_group_collect(const sn_world *w, const sn_pair_group *g, sn_tree_leaf *const *leaves,
-                                  int32_t *counts) {
-  counts[0] = 0;
-  counts[1] = -1;
-  if (g->count > 1) {
-    if (g->any_moving) counts[0] = sn_tree_collect(&w->static_tree, g->box, g->mask, leaves[0], SN_PAIR_GROUP_LEAVES);
-    counts[1] = sn_tree_collect(&w->dynamic_tree, g->box, g->mask, leaves[1], SN_PAIR_GROUP_LEAVES);
-  } else {
-    counts[0] = -1;
-  }
+/* One descent of each tree with group g's box, into room (2 *
+ * SN_PAIR_GROUP_LEAVES): the static tree's leaves, the dynamic tree's right
+ * after them, at leaves[0] and leaves[1] (counts[t] -1: the shapes query
+ * tree t themselves). Returns the leaves kept. A lone shape queries the
+ * trees itself (nothing to share). */
+static int32_t sn_pair_group_collect(const sn_world *w, const sn_pair_group *g, sn_tree_leaf *room,
+                                     const sn_tree_leaf **leaves, int32_t *counts) {
+  counts[0] = counts[1] = -1;
+  leaves[0] = leaves[1] = room;
+  if (g->count < 2) return 0;
+  counts[0] = g->any_moving ? sn_tree_collect(&w->static_tree, g->box, g->mask, room, SN_PAIR_GROUP_LEAVES) : 0;
+  const int32_t n0 = sn_maxi(counts[0], 0);
+  leaves[1] = room + n0;
+  counts[1] = sn_tree_collect(&w->dynamic_tree, g->box, g->mask, room + n0, SN_PAIR_GROUP_LEAVES);
+  return n0 + sn_maxi(counts[1], 0);
 }
 
 /* The serial search: the shapes in move-buffer order, each over its group's
@@ -566,16 +561,8 @@ static bool sn_pair_serial_search(sn_world *w, sn_pair_plan *p, bool planned, in
       if (!p->collected[g]) {
         p->collected[g] = true;
         p->counts[g][0] = p->counts[g][1] = -1;
-        if (p->pool_used + 2 * SN_PAIR_GROUP_LEAVES <= p->pool_capacity) {
-          sn_tree_leaf *room[2] = {p->pool + p->pool_used, p->pool + p->pool_used + SN_PAIR_GROUP_LEAVES};
-          sn_pair_group_collect(w, p->groups + g, room, p->counts[g]);
-          /* the dynamic tree's leaves right after the static tree's */
-          const int32_t n0 = sn_maxi(p->counts[g][0], 0), n1 = sn_maxi(p->counts[g][1], 0);
-          if (n1 > 0 && n0 < SN_PAIR_GROUP_LEAVES) memmove(room[0] + n0, room[1], (size_t)n1 * sizeof(sn_tree_leaf));
-          p->kept[g][0] = room[0];
-          p->kept[g][1] = room[0] + n0;
-          p->pool_used += n0 + n1;
-        }
+        if (p->pool_used + 2 * SN_PAIR_GROUP_LEAVES <= p->pool_capacity)
+          p->pool_used += sn_pair_group_collect(w, p->groups + g, p->pool + p->pool_used, p->kept[g], p->counts[g]);
       }
       counts = p->counts[g];
       leaves = p->kept[g];
@@ -603,13 +590,12 @@ static void sn_pair_plan_stage(void *context, const sn_stage *stage, int32_t beg
   (void)stage;
   sn_pair_plan *p = context;
   sn_world *w = p->w;
-  sn_tree_leaf leaves[2][SN_PAIR_GROUP_LEAVES];
-  sn_tree_leaf *const room[2] = {leaves[0], leaves[1]};
-  const sn_tree_leaf *const kept_leaves[2] = {leaves[0], leaves[1]};
+  sn_tree_leaf room[2 * SN_PAIR_GROUP_LEAVES];
   for (int32_t gi = begin; gi < end; ++gi) {
     const sn_pair_group *g = p->groups + gi;
     int32_t counts[2];
-    sn_pair_group_collect(w, g, room, counts);
+    const sn_tree_leaf *kept_leaves[2];
+    (void)sn_pair_group_collect(w, g, room, kept_leaves, counts);
     int32_t at = p->slot_first[gi] * SN_PAIR_FOUND_SLOTS;
     const int32_t stop = p->slot_first[gi + 1] * SN_PAIR_FOUND_SLOTS;
     p->overflow[gi] = 0;

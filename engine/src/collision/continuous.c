@@ -627,16 +627,9 @@ static bool sn_toi_plan_build(sn_world *w, sn_toi_plan *p) {
   for (int32_t i = 0; i < n; ++i) keys[i] = (uint32_t)p->members[i];
   p->group_count = sn_toi_plan_groups(w, p, keys, n, true);
   if (p->group_count * SN_TOI_ORDER_BODIES > n) {
-    /* a square grid of 2^16 cells a side over the midpoints' bounds (a
-     * huge extent only makes the order coarser, never the results other) */
-    const float extent = sn_maxf(hi.x - lo.x, hi.y - lo.y);
-    const float scale = extent > 0.0f && extent < FLT_MAX ? 65535.0f / extent : 0.0f;
+    const sn_morton_grid grid = sn_morton_grid_over(lo, hi);
     uint64_t *to = keys + nb;
-    for (int32_t i = 0; i < n; ++i) {
-      const float x = sn_clampf((mid[i].x - lo.x) * scale, 0.0f, 65535.0f);
-      const float y = sn_clampf((mid[i].y - lo.y) * scale, 0.0f, 65535.0f);
-      to[i] = (uint64_t)sn_morton_code((uint32_t)x, (uint32_t)y) << 32 | (uint32_t)p->members[i];
-    }
+    for (int32_t i = 0; i < n; ++i) to[i] = (uint64_t)sn_morton_code(&grid, mid[i]) << 32 | (uint32_t)p->members[i];
     /* (ties keep body order) */
     uint64_t *from = to;
     sn_radix_sort_high(from, keys, n);
