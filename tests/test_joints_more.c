@@ -266,6 +266,86 @@ START_TEST(test_ratchet) {
 }
 END_TEST
 
+/* Continuous collision leaves bodies alone that a constraint keeps from
+ * colliding: a box at 60 m/s (1 m a step, five times its half width) joined
+ * by a filter to a box in its way goes through it, two whole steps (2 m,
+ * no gravity), the other untouched, while the same box without the filter
+ * stays behind the other (stopped at its face, the two then moving on
+ * together). */
+START_TEST(test_filter_fast) {
+  sn_registry *r = registry();
+  for (int joined = 0; joined < 2; ++joined) {
+    sn_world *w = world(r, false);
+    sn_body_id a = square(w, (sn_vec2){-1.0f, 0.0f}, 0.1f, 1.0f), b = square(w, (sn_vec2){0.0f, 0.0f}, 0.1f, 1.0f);
+    if (joined) ck_assert(sn_constraint_is_valid(w, js_joint(w, "filter", a, b, NULL, 0)));
+    sn_body_set_linear_velocity(w, a, (sn_vec2){60.0f, 0.0f});
+    for (int i = 0; i < 2; ++i) ck_assert_int_eq(sn_world_step(w, DT), SN_OK);
+    float x = sn_body_get_position(w, a).x, xb = sn_body_get_position(w, b).x;
+    if (joined) {
+      ck_assert_msg(fabsf(x - 1.0f) < 1e-4f, "the joined box is at %g, expected 1 (two whole steps)", x);
+      ck_assert_msg(fabsf(xb) < 1e-6f, "the other box moved to %g", xb);
+    } else {
+      ck_assert_msg(x < xb - 0.2f + 0.01f, "the box without the filter is at %g, the other at %g: through it", x, xb);
+    }
+    sn_destroy_world(w);
+  }
+  sn_destroy_registry(r);
+}
+END_TEST
+
+/* Bodies held by rigid joints stop together. A box falling at 30 m/s (0.5 m
+ * a step, more than its half width) is stopped by continuous collision at
+ * the ground, at about a fifth of the second step; the box pinned on top of
+ * it stops at the same fraction of its own motion (else it goes on, through
+ * the stopped box, which it does not collide with, to the ground: the pin
+ * 0.3 m apart). Both moved in the same
+ * straight line, so the pin holds to rounding. A box joined to the falling
+ * one by a filter (no rigid rows) and a free box keep their whole step:
+ * 2 x 0.5 m. The pair then stays joined (the pin within 5 cm) and above the
+ * ground while it comes to rest. */
+START_TEST(test_jointed_bodies_stop_together) {
+  sn_registry *r = registry();
+  sn_world *w = world(r, false);
+  sn_body_def gd = sn_default_body_def();
+  sn_body_id ground = sn_create_body(w, &gd);
+  sn_polygon floor;
+  ck_assert_int_eq(sn_make_offset_box(5.0f, 0.5f, (sn_vec2){0.0f, -0.5f}, 0.0f, &floor), SN_OK);
+  sn_shape_def sd = sn_default_shape_def();
+  ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, ground, &sd, &floor)));
+  sn_body_id a = square(w, (sn_vec2){0.0f, 0.7f}, 0.1f, 1.0f), b = square(w, (sn_vec2){0.0f, 1.0f}, 0.1f, 1.0f);
+  sn_body_id free_box = square(w, (sn_vec2){8.0f, 1.0f}, 0.1f, 1.0f);
+  sn_body_id filtered = square(w, (sn_vec2){-8.0f, 1.0f}, 0.1f, 1.0f);
+  sn_param_value pin = {"anchor", 0.0f, 0.85f};
+  ck_assert(sn_constraint_is_valid(w, js_joint(w, "revolute", a, b, &pin, 1)));
+  ck_assert(sn_constraint_is_valid(w, js_joint(w, "filter", a, filtered, NULL, 0)));
+  const sn_body_id all[4] = {a, b, free_box, filtered};
+  for (int i = 0; i < 4; ++i) sn_body_set_linear_velocity(w, all[i], (sn_vec2){0.0f, -30.0f});
+  for (int i = 0; i < 2; ++i) ck_assert_int_eq(sn_world_step(w, DT), SN_OK);
+  sn_vec2 pa = sn_body_get_position(w, a), pb = sn_body_get_position(w, b);
+  /* stopped at the ground (its half width 0.1 above it, to within the
+   * time of impact's target separation) */
+  ck_assert_msg(pa.y > 0.1f - 0.005f && pa.y < 0.1f + 0.02f, "the falling box is at %g, expected 0.1", pa.y);
+  ck_assert_msg(fabsf(pb.y - pa.y - 0.3f) < 1e-4f && fabsf(pb.x - pa.x) < 1e-4f,
+                "the pinned box is at (%g, %g) from the stopped one, expected (0, 0.3)", pb.x - pa.x, pb.y - pa.y);
+  for (int i = 2; i < 4; ++i) {
+    sn_vec2 p = sn_body_get_position(w, all[i]);
+    ck_assert_msg(fabsf(p.y - 0.0f) < 1e-4f, "body %d is at %g, expected 0 (two whole steps)", i, p.y);
+  }
+  for (int step = 0; step < 120; ++step) {
+    ck_assert_int_eq(sn_world_step(w, DT), SN_OK);
+    pa = sn_body_get_position(w, a);
+    pb = sn_body_get_position(w, b);
+    sn_vec2 anchor_a = sn_body_get_world_point(w, a, (sn_vec2){0.0f, 0.15f});
+    sn_vec2 anchor_b = sn_body_get_world_point(w, b, (sn_vec2){0.0f, -0.15f});
+    float gap = hypotf(anchor_a.x - anchor_b.x, anchor_a.y - anchor_b.y);
+    ck_assert_msg(gap < 0.05f, "step %d: the pin is %g m apart", step, gap);
+    ck_assert_msg(pa.y > 0.1f - 0.02f, "step %d: the falling box is %g m into the ground", step, 0.1f - pa.y);
+  }
+  sn_destroy_world(w);
+  sn_destroy_registry(r);
+}
+END_TEST
+
 Suite *sn_test_suite(void) {
   Suite *s = suite_create("joints_more");
   TCase *tc = tcase_create("types");
@@ -274,6 +354,8 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_gear);
   tcase_add_test(tc, test_rotary_limit);
   tcase_add_test(tc, test_ratchet);
+  tcase_add_test(tc, test_filter_fast);
+  tcase_add_test(tc, test_jointed_bodies_stop_together);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -367,6 +367,11 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
   const float reach_a = sn_geometry_core_reach(&other->geom, ob->local_center, &radius_a);
   if (!sn_continuous_may_touch(sn_step_sweep(ob), reach_a, split, q->sweep, q->reach, radius_a + q->proxy.radius))
     return true;
+  /* nor for a body joined to the fast one by a constraint that keeps them
+   * from colliding: they never touch (a ragdoll's limbs overlap at their
+   * joints) */
+  if (moving && w->joined.count > 0 && sn_pair_set_find(&w->joined, sn_pair_key(q->body_index, other->body)) > 0)
+    return true;
   /* A fast body that is not a bullet skips moving bodies it was already
    * near when the step began: their contact had points within the
    * speculative distance, and the solver kept the pair apart. The others
@@ -883,7 +888,76 @@ static bool sn_continuous_pass(sn_world *w, bool recheck, const sn_toi_ahead *ah
   return stopped;
 }
 
-void sn_continuous_solve(sn_world *w) {
+/* The root of awake index k in the joined sets (path halving). */
+static int32_t sn_toi_root(int32_t *parent, int32_t k) {
+  while (parent[k] != k) {
+    parent[k] = parent[parent[k]];
+    k = parent[k];
+  }
+  return k;
+}
+
+/* Bodies held together by rigid joints stop together. A body stopped at
+ * its time of impact, with the bodies jointed to it going on for the whole
+ * step, pulled its joints apart by what they moved after its stop: a
+ * ragdoll landing at 28 m/s on a floor left a foot 0.3 m from its leg. The
+ * joined bodies (moving, joined by a type with a position projection: its
+ * rows hold the bodies rigidly) are put back along their motion of the step
+ * to the earliest stop among them, where the joints held as well as at the
+ * step's end; each keeps its velocity. Their poses there lie on paths the
+ * sweeps and the discrete step already cleared. */
+static void sn_toi_stop_joined(sn_world *w, uint8_t *post, uint8_t moved) {
+  const int32_t nb = w->awake_bodies.count;
+  bool any = false;
+  for (int32_t k = 0; k < nb && !any; ++k) any = sn_toi_stopped(w->bodies.data + w->awake_bodies.data[k]);
+  if (!any) return;
+  int32_t *parent = sn_arena_alloc(&w->arena, (size_t)nb * sizeof(int32_t));
+  float *earliest = sn_arena_alloc(&w->arena, (size_t)nb * sizeof(float));
+  if (parent == NULL || earliest == NULL) return;
+  for (int32_t k = 0; k < nb; ++k) {
+    parent[k] = k;
+    earliest[k] = 1.0f;
+  }
+  bool joined = false;
+  for (int32_t i = 0; i < w->constraints.count; ++i) {
+    const sn_constraint *c = w->constraints.data + i;
+    if (!c->in_use || c->type->body_count != 2 || c->type->project == NULL) continue;
+    const sn_body *a = w->bodies.data + c->bodies[0], *b = w->bodies.data + c->bodies[1];
+    if (a->type != SN_BODY_DYNAMIC || b->type != SN_BODY_DYNAMIC || a->solver_index < 0 || b->solver_index < 0)
+      continue;
+    int32_t ra = sn_toi_root(parent, a->solver_index), rb = sn_toi_root(parent, b->solver_index);
+    if (ra == rb) continue;
+    /* the lower index is the root: the sets do not depend on the order */
+    if (ra < rb)
+      parent[rb] = ra;
+    else
+      parent[ra] = rb;
+    joined = true;
+  }
+  if (!joined) return;
+  for (int32_t k = 0; k < nb; ++k) {
+    const sn_body *b = w->bodies.data + w->awake_bodies.data[k];
+    if (!sn_toi_stopped(b)) continue;
+    const int32_t r = sn_toi_root(parent, k);
+    earliest[r] = sn_minf(earliest[r], b->toi_fraction);
+  }
+  for (int32_t k = 0; k < nb; ++k) {
+    const float t = earliest[sn_toi_root(parent, k)];
+    if (!(t < 1.0f)) continue;
+    sn_body *b = w->bodies.data + w->awake_bodies.data[k];
+    /* its pose now is at fraction f of its motion: t of the motion is t / f of that */
+    const float f = sn_toi_stopped(b) ? b->toi_fraction : 1.0f;
+    if (!(t < f)) continue;
+    const sn_sweep sweep = sn_step_sweep(b);
+    const sn_transform xf = sn_sweep_get_transform(&sweep, f > 0.0f ? t / f : 0.0f);
+    b->xf = xf;
+    b->center = sn_transform_point(xf, b->local_center);
+    w->body_events.data[b->solver_index].transform = xf;
+    post[k] |= moved;
+  }
+}
+
+void sn_continuous_solve(sn_world *w, uint8_t *post, uint8_t moved) {
   /* With workers, fast bodies are swept ahead in parallel first, a group
    * at a time; those that met no fast body keep that result (the same as
    * in turn, so the outcome does not depend on the worker count). When
@@ -927,6 +1001,7 @@ void sn_continuous_solve(sn_world *w) {
   const bool stopped = sn_continuous_pass(w, false, ahead, planned ? &plan : NULL, &m, &held);
   if (ahead != NULL && 5 * (int64_t)held < 4 * (int64_t)fast) w->toi_ahead_rest = SN_TOI_AHEAD_REST;
   if (stopped) sn_continuous_pass(w, true, NULL, planned ? &plan : NULL, &m, &held);
+  sn_toi_stop_joined(w, post, moved);
   w->toi_groups = planned ? plan.group_count : 0;
   w->toi_spatial = planned && plan.spatial;
   w->toi_kept_leaves = planned ? sn_mini(atomic_load_explicit(&plan.used, memory_order_relaxed), plan.capacity) : 0;
@@ -936,6 +1011,6 @@ size_t sn_continuous_scratch_bytes(const sn_world *w) {
   /* the sweeps ahead, one per body that may be awake, and their stage (the
    * tree queries keep their stacks on the call stack) */
   const size_t n = (size_t)w->bodies.count;
-  return n * (sizeof(sn_toi_ahead) + SN_TOI_MET * sizeof(int32_t) + 1) + 3 * 16 + sn_stage_runner_bytes(1) +
-         sn_toi_plan_bytes(n);
+  return n * (sizeof(sn_toi_ahead) + SN_TOI_MET * sizeof(int32_t) + 1 + sizeof(int32_t) + sizeof(float)) + 5 * 16 +
+         sn_stage_runner_bytes(1) + sn_toi_plan_bytes(n);
 }

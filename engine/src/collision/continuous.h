@@ -14,7 +14,10 @@
 /// and those that met no fast body keep that result (the same for any
 /// worker count). Takes its scratch from the world's arena
 /// (sn_continuous_scratch_bytes, reserved by the step): allocates nothing.
-void sn_continuous_solve(sn_world *w);
+/// Bodies held by rigid joints to a stopped body stop with it
+/// (sn_toi_stop_joined): each body so moved gets post[k] |= moved (k its
+/// awake index), so that its shapes' boxes follow.
+void sn_continuous_solve(sn_world *w, uint8_t *post, uint8_t moved);
 /// Can the cores of two swept proxies come within radius (the sum of the
 /// proxies' radii) plus the time of impact's slop? A proxy's core points
 /// stay within reach of its sweep's centre of mass. A moves along

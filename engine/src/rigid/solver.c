@@ -471,6 +471,9 @@ void sn_move_proxies(sn_world *w, const sn_step_context *ctx) {
     sn_body *b = w->bodies.data + w->awake_bodies.data[k];
     for (int32_t si = b->shape_list; si != SN_NULL_INDEX; si = w->shapes.data[si].next) {
       if (ctx->post[k] & SN_POST_FAST) {
+        /* (a body jointed to one continuous collision stopped, moved after
+         * the write back found its box escaped, comes here too) */
+        w->shapes.data[si].escaped = false;
         sn_shape_update_aabb(w, si, b->xf, false);
       } else if (w->shapes.data[si].escaped) {
         w->shapes.data[si].escaped = false;

@@ -638,7 +638,7 @@ static void sn_solve(sn_world *w, float dt) {
   /* continuous collision, then proxies move, in body order (the tree, and so
    * the pair order, does not depend on the worker count); the write back
    * flagged the bodies with something to do */
-  if (w->settings.enable_continuous) sn_continuous_solve(w);
+  if (w->settings.enable_continuous) sn_continuous_solve(w, ctx.post, SN_POST_FAST);
   sn_move_proxies(w, &ctx);
   double t_end = sn_clock_ms();
   w->profile_clock = t_end;
