@@ -1292,6 +1292,61 @@ START_TEST(test_file_edges) {
 }
 END_TEST
 
+/* A body destroyed takes the constraints that join it, in the world that
+ * made them and in one restored from its snapshot (each body's count of its
+ * constraints is not saved: the loader counts again). A chain a-b-c-d of
+ * pins: destroying b ends a-b and b-c, keeps c-d; then c ends c-d. */
+START_TEST(test_destroy_body_takes_its_joints) {
+  sn_registry *reg = small_registry();
+  sn_world_def wd = sn_default_world_def();
+  wd.registry = reg;
+  sn_world *w = sn_create_world(&wd, NULL);
+  ck_assert_ptr_nonnull(w);
+  sn_body_id body[4];
+  for (int i = 0; i < 4; ++i) {
+    sn_body_def bd = sn_default_body_def();
+    bd.type = SN_BODY_DYNAMIC;
+    bd.position = (sn_vec2){(float)i, 0.0f};
+    body[i] = sn_create_body(w, &bd);
+    sn_circle c = {{0, 0}, 0.3f};
+    sn_shape_def sd = sn_default_shape_def();
+    ck_assert(sn_shape_is_valid(w, sn_create_circle_shape(w, body[i], &sd, &c)));
+  }
+  sn_constraint_id pin[3];
+  for (int i = 0; i < 3; ++i) {
+    sn_constraint_def kd = sn_default_constraint_def();
+    kd.type = "revolute";
+    kd.bodies[0] = body[i];
+    kd.bodies[1] = body[i + 1];
+    sn_param_value anchor = {"anchor", (double)i + 0.5, 0.0};
+    kd.params = &anchor;
+    kd.param_count = 1;
+    pin[i] = sn_create_constraint(w, &kd);
+    ck_assert_msg(sn_constraint_is_valid(w, pin[i]), "%s", sn_world_last_error(w));
+  }
+  size_t size = 0;
+  uint8_t *bytes = save(w, &size);
+  sn_world *restored = load(bytes, size, reg);
+  sn_world *worlds[2] = {w, restored};
+  for (int k = 0; k < 2; ++k) {
+    sn_world *x = worlds[k];
+    ck_assert_int_eq(sn_destroy_body(x, body[1]), SN_OK);
+    ck_assert_msg(!sn_constraint_is_valid(x, pin[0]) && !sn_constraint_is_valid(x, pin[1]),
+                  "world %d: a pin of the destroyed body is still there", k);
+    ck_assert_msg(sn_constraint_is_valid(x, pin[2]), "world %d: the pin of two other bodies went", k);
+    ck_assert_int_eq(sn_world_get_counters(x).constraint_count, 1);
+    ck_assert_int_eq(sn_destroy_body(x, body[2]), SN_OK);
+    ck_assert(!sn_constraint_is_valid(x, pin[2]));
+    ck_assert_int_eq(sn_world_get_counters(x).constraint_count, 0);
+    ck_assert_int_eq(sn_world_step(x, 1.0f / 60.0f), SN_OK);
+  }
+  free(bytes);
+  sn_destroy_world(restored);
+  sn_destroy_world(w);
+  sn_destroy_registry(reg);
+}
+END_TEST
+
 Suite *sn_test_suite(void) {
   Suite *s = suite_create("snapshot");
   TCase *tc = tcase_create("resume");
@@ -1323,6 +1378,7 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_format6_bytes);
   tcase_add_test(tc, test_files);
   tcase_add_test(tc, test_file_edges);
+  tcase_add_test(tc, test_destroy_body_takes_its_joints);
   suite_add_tcase(s, tc);
   return s;
 }

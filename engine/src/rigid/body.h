@@ -23,6 +23,9 @@ typedef struct sn_body {
   /// non-finite (sn_plugin_callback + 1, 0 none) and its constraint slot
   uint8_t blamed_callback;
   int32_t blamed_constraint;
+  /// constraints that join it (a body destroyed looks for that many; a
+  /// snapshot's loader counts them again)
+  int32_t constraint_count;
 
   sn_transform xf;      ///< body origin
   sn_vec2 center;       ///< world centre of mass

@@ -518,6 +518,14 @@ sn_result sn_world_load_snapshot(const void *bytes, size_t size, const sn_world_
     }
   }
   if (sn_check_world(&l, w, marks) != SN_OK) goto fail;
+  /* each body's count of the constraints joining it (not saved: the
+   * constraints say it; their bodies are checked now) */
+  for (int32_t i = 0; i < w->bodies.count; ++i) w->bodies.data[i].constraint_count = 0;
+  for (int32_t i = 0; i < w->constraints.count; ++i) {
+    const sn_constraint *k = w->constraints.data + i;
+    if (!k->in_use) continue;
+    for (uint32_t j = 0; j < k->type->body_count; ++j) w->bodies.data[k->bodies[j]].constraint_count += 1;
+  }
   /* tight AABBs from the bodies' transforms, as the step's write back leaves
    * them (the same bits for an undamaged snapshot): the narrowphase skips
    * far disc pairs by these boxes, so they must match even when damage
