@@ -44,8 +44,9 @@ void sn_update_sleep(sn_world *w, float dt) {
   for (int32_t k = 0; k < w->solver_contacts.count; ++k) {
     const sn_contact *c = w->contacts.data + w->solver_contacts.data[k];
     if (!c->in_use || (c->flags & (SN_CONTACT_TOUCHING | SN_CONTACT_DISABLED)) != SN_CONTACT_TOUCHING) continue;
-    const sn_body *ba = w->bodies.data + w->shapes.data[c->shape_a].body;
-    const sn_body *bb = w->bodies.data + w->shapes.data[c->shape_b].body;
+    /* (the edges name the bodies: no read of the shapes) */
+    const sn_body *ba = w->bodies.data + c->edges[0].body;
+    const sn_body *bb = w->bodies.data + c->edges[1].body;
     int32_t ia = ba->solver_index, ib = bb->solver_index;
     if (ia < 0 || ib < 0) continue;
     if (ba->type == SN_BODY_KINEMATIC || bb->type == SN_BODY_KINEMATIC) {
