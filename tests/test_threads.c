@@ -737,7 +737,7 @@ END_TEST
 
 /* The substep loop's bar: a pyramid of 20 rows (210 boxes, about 600
  * contacts) on two workers runs its other stages on both, its loop on the
- * calling thread (under SN_LOOP_PARALLEL_FACTOR x SN_PARALLEL_MIN_ITEMS
+ * calling thread (under SN_LOOP_MEASURE_FACTOR x SN_PARALLEL_MIN_ITEMS
  * contacts); with the minimum lowered, on both. The same bits either way. */
 START_TEST(test_small_loop_stays_on_caller) {
   uint64_t hash[2];
@@ -745,17 +745,50 @@ START_TEST(test_small_loop_stays_on_caller) {
     sn_scene scene;
     ck_assert(sn_scene_build(&scene, "pyramid", 20, 0, false));
     sn_thread_pool *pool = attach_pool(scene.world, 2);
-    scene.world->parallel_min_items = pass == 0 ? 200 : 0; /* 200: the other runs on both */
+    scene.world->parallel_min_items = pass == 0 ? 400 : 0; /* 400: the other runs on both */
     for (int i = 0; i < 30; ++i) ck_assert_int_eq(sn_world_step(scene.world, 1.0f / 60.0f), SN_OK);
     const int32_t contacts = scene.world->solver_contacts.count;
-    ck_assert_int_gt(contacts, 200);
-    ck_assert_int_lt(contacts, SN_LOOP_PARALLEL_FACTOR * 200);
+    ck_assert_int_gt(contacts, 400);
+    ck_assert_int_lt(contacts, SN_LOOP_MEASURE_FACTOR * 400);
     ck_assert_int_eq(scene.world->loop_workers, pass == 0 ? 1 : 2);
     sn_scene_metrics m;
     sn_scene_measure(&scene, &m);
     hash[pass] = m.state_hash;
     sn_scene_destroy(&scene);
     sn_thread_pool_destroy(pool);
+  }
+  ck_assert_uint_eq(hash[0], hash[1]);
+}
+END_TEST
+
+/* Between SN_LOOP_MEASURE_FACTOR and SN_LOOP_PARALLEL_FACTOR times the
+ * minimum the step measures the loop both ways: the same pyramid (about 600
+ * contacts, the minimum 200) on two workers over 40 steps has a cost for
+ * each way (every SN_LOOP_PROBE_EVERY steps it tries the one it does not
+ * prefer), and the one-worker bits. */
+START_TEST(test_loop_measured_both_ways) {
+  uint64_t hash[2];
+  for (int pass = 0; pass < 2; ++pass) {
+    sn_scene scene;
+    ck_assert(sn_scene_build(&scene, "pyramid", 20, 0, false));
+    sn_thread_pool *pool = pass == 1 ? attach_pool(scene.world, 2) : NULL;
+    scene.world->parallel_min_items = 200;
+    for (int i = 0; i < 40; ++i) ck_assert_int_eq(sn_world_step(scene.world, 1.0f / 60.0f), SN_OK);
+    const int32_t contacts = scene.world->solver_contacts.count;
+    ck_assert_int_ge(contacts, SN_LOOP_MEASURE_FACTOR * 200);
+    ck_assert_int_lt(contacts, SN_LOOP_PARALLEL_FACTOR * 200);
+    if (pass == 1) {
+      ck_assert_msg(scene.world->loop_cost[0] > 0.0f && scene.world->loop_cost[1] > 0.0f,
+                    "the loop was measured alone %g and on the workers %g ms per contact",
+                    (double)scene.world->loop_cost[0], (double)scene.world->loop_cost[1]);
+    } else {
+      ck_assert(scene.world->loop_cost[0] == 0.0f && scene.world->loop_cost[1] == 0.0f); /* one worker: no choice */
+    }
+    sn_scene_metrics m;
+    sn_scene_measure(&scene, &m);
+    hash[pass] = m.state_hash;
+    sn_scene_destroy(&scene);
+    if (pool != NULL) sn_thread_pool_destroy(pool);
   }
   ck_assert_uint_eq(hash[0], hash[1]);
 }
@@ -958,6 +991,7 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_pool_covers_each_item_once);
   tcase_add_test(tc, test_continuous_ahead_same_bits);
   tcase_add_test(tc, test_small_loop_stays_on_caller);
+  tcase_add_test(tc, test_loop_measured_both_ways);
   tcase_add_test(tc, test_continuous_ahead_stopped_leader);
   tcase_add_test(tc, test_continuous_groups_same_bits);
   tcase_add_test(tc, test_pair_search_same_pairs);

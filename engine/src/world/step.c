@@ -607,8 +607,23 @@ static void sn_solve(sn_world *w, float dt) {
    * the same bits). Joints weigh SN_LOOP_JOINT_WEIGHT contacts (several
    * rows and passes each, and whole ragdolls' levels run in parallel). */
   const int64_t min_items = w->parallel_min_items;
-  const bool loop_parallel = (int64_t)nc >= SN_LOOP_PARALLEL_FACTOR * min_items ||
-                             (int64_t)nj * SN_LOOP_JOINT_WEIGHT >= min_items || w->particle_count >= min_items;
+  bool loop_parallel = (int64_t)nc >= SN_LOOP_PARALLEL_FACTOR * min_items ||
+                       (int64_t)nj * SN_LOOP_JOINT_WEIGHT >= min_items || w->particle_count >= min_items;
+  /* Between SN_LOOP_MEASURE_FACTOR and SN_LOOP_PARALLEL_FACTOR times the
+   * minimum, the machine decides: each way's cost per contact is measured
+   * (a running mean), the cheaper one runs, and every SN_LOOP_PROBE_EVERY
+   * steps the other is tried again (what a core hand-over costs differs
+   * from machine to machine, and with the load) */
+  const bool measured = !loop_parallel && workers > 1 && (int64_t)nc >= SN_LOOP_MEASURE_FACTOR * min_items;
+  if (measured) {
+    w->loop_probe += 1;
+    if (w->loop_cost[0] == 0.0f)
+      loop_parallel = false;
+    else if (w->loop_cost[1] == 0.0f)
+      loop_parallel = true;
+    else
+      loop_parallel = (w->loop_cost[1] < w->loop_cost[0]) != (w->loop_probe % SN_LOOP_PROBE_EVERY == 0);
+  }
   const int32_t loop_workers = loop_parallel ? workers : 1;
   w->loop_workers = loop_workers;
   sn_stage_runner_init_on(&runner, w->stages.data, capacity, loop_workers, sn_solver_stage, &run);
@@ -633,6 +648,11 @@ static void sn_solve(sn_world *w, float dt) {
   double t_loop = sn_clock_ms();
   sn_stage_run(&w->tasks, &runner);
   double t_finish = sn_clock_ms();
+  if (measured) {
+    /* (never 0, which means "not measured") */
+    const float cost = sn_maxf((float)(t_finish - t_loop) / (float)nc, 1e-9f), old = w->loop_cost[loop_parallel];
+    w->loop_cost[loop_parallel] = old == 0.0f ? cost : old + 0.25f * (cost - old);
+  }
   if (atomic_load_explicit(&run.hits, memory_order_relaxed)) sn_report_hits(w);
   if (atomic_load_explicit(&run.frozen, memory_order_relaxed)) sn_report_frozen(w, &ctx);
   /* continuous collision, then proxies move, in body order (the tree, and so

@@ -88,6 +88,13 @@ typedef struct sn_world {
   sn_world_profile profile;   ///< the last step's stage times (sn_world_get_profile)
   int32_t toi_ahead_rest;     ///< steps continuous collision skips its sweeps ahead (no result depends on it)
   int32_t loop_workers;       ///< last step: workers its substep loop ran on (SN_LOOP_PARALLEL_FACTOR)
+  /// The substep loop's measured cost (ms per solver contact, a running
+  /// mean; 0 not measured yet) on the calling thread alone [0] and on the
+  /// workers [1], for the contact counts where either may be faster
+  /// (SN_LOOP_MEASURE_FACTOR); loop_probe counts those steps. Speed only:
+  /// the loop gives the same bits either way.
+  float loop_cost[2];
+  int32_t loop_probe;
   int32_t toi_ahead_held;     ///< last step: sweeps ahead taken in turn that had met fast bodies handled before
   int32_t toi_ahead_redone;   ///< last step: sweeps ahead dropped (one of those was stopped), swept in turn
   int32_t toi_groups;         ///< last step: groups of fast bodies sharing tree descents (continuous.c)
