@@ -908,8 +908,12 @@ static int32_t sn_toi_root(int32_t *parent, int32_t k) {
  * sweeps and the discrete step already cleared. */
 static void sn_toi_stop_joined(sn_world *w, uint8_t *post, uint8_t moved) {
   const int32_t nb = w->awake_bodies.count;
+  /* only a stopped body with constraints can hold others back */
   bool any = false;
-  for (int32_t k = 0; k < nb && !any; ++k) any = sn_toi_stopped(w->bodies.data + w->awake_bodies.data[k]);
+  for (int32_t k = 0; k < nb && !any; ++k) {
+    const sn_body *b = w->bodies.data + w->awake_bodies.data[k];
+    any = b->constraint_count > 0 && sn_toi_stopped(b);
+  }
   if (!any) return;
   int32_t *parent = sn_arena_alloc(&w->arena, (size_t)nb * sizeof(int32_t));
   float *earliest = sn_arena_alloc(&w->arena, (size_t)nb * sizeof(float));
