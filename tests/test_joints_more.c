@@ -296,13 +296,13 @@ END_TEST
 /* Bodies held by rigid joints stop together. A box falling at 30 m/s (0.5 m
  * a step, more than its half width) is stopped by continuous collision at
  * the ground, at about a fifth of the second step; the box pinned on top of
- * it stops at the same fraction of its own motion (else it goes on, through
- * the stopped box, which it does not collide with, to the ground: the pin
- * 0.3 m apart). Both moved in the same
- * straight line, so the pin holds to rounding. A box joined to the falling
- * one by a filter (no rigid rows) and a free box keep their whole step:
- * 2 x 0.5 m. The pair then stays joined (the pin within 5 cm) and above the
- * ground while it comes to rest. */
+ * it, and the box pinned on top of that one (joined through it), stop at
+ * the same fraction of their own motion (else they go on through the
+ * stopped box, which they do not collide with, to the ground: the pin 0.3 m
+ * apart). All moved in the same straight line, so the pins hold to
+ * rounding. A box joined to the falling one by a filter (no rigid rows) and
+ * a free box keep their whole step: 2 x 0.5 m. The stack then stays joined
+ * (the lower pin within 5 cm) and above the ground while it comes to rest. */
 START_TEST(test_jointed_bodies_stop_together) {
   sn_registry *r = registry();
   sn_world *w = world(r, false);
@@ -313,13 +313,16 @@ START_TEST(test_jointed_bodies_stop_together) {
   sn_shape_def sd = sn_default_shape_def();
   ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, ground, &sd, &floor)));
   sn_body_id a = square(w, (sn_vec2){0.0f, 0.7f}, 0.1f, 1.0f), b = square(w, (sn_vec2){0.0f, 1.0f}, 0.1f, 1.0f);
+  sn_body_id top = square(w, (sn_vec2){0.0f, 1.3f}, 0.1f, 1.0f); /* pinned to b only */
   sn_body_id free_box = square(w, (sn_vec2){8.0f, 1.0f}, 0.1f, 1.0f);
   sn_body_id filtered = square(w, (sn_vec2){-8.0f, 1.0f}, 0.1f, 1.0f);
   sn_param_value pin = {"anchor", 0.0f, 0.85f};
   ck_assert(sn_constraint_is_valid(w, js_joint(w, "revolute", a, b, &pin, 1)));
+  sn_param_value pin_top = {"anchor", 0.0f, 1.15f};
+  ck_assert(sn_constraint_is_valid(w, js_joint(w, "revolute", b, top, &pin_top, 1)));
   ck_assert(sn_constraint_is_valid(w, js_joint(w, "filter", a, filtered, NULL, 0)));
-  const sn_body_id all[4] = {a, b, free_box, filtered};
-  for (int i = 0; i < 4; ++i) sn_body_set_linear_velocity(w, all[i], (sn_vec2){0.0f, -30.0f});
+  const sn_body_id all[5] = {a, b, free_box, filtered, top};
+  for (int i = 0; i < 5; ++i) sn_body_set_linear_velocity(w, all[i], (sn_vec2){0.0f, -30.0f});
   for (int i = 0; i < 2; ++i) ck_assert_int_eq(sn_world_step(w, DT), SN_OK);
   sn_vec2 pa = sn_body_get_position(w, a), pb = sn_body_get_position(w, b);
   /* stopped at the ground (its half width 0.1 above it, to within the
@@ -327,6 +330,10 @@ START_TEST(test_jointed_bodies_stop_together) {
   ck_assert_msg(pa.y > 0.1f - 0.005f && pa.y < 0.1f + 0.02f, "the falling box is at %g, expected 0.1", pa.y);
   ck_assert_msg(fabsf(pb.y - pa.y - 0.3f) < 1e-4f && fabsf(pb.x - pa.x) < 1e-4f,
                 "the pinned box is at (%g, %g) from the stopped one, expected (0, 0.3)", pb.x - pa.x, pb.y - pa.y);
+  sn_vec2 pt = sn_body_get_position(w, top);
+  ck_assert_msg(fabsf(pt.y - pa.y - 0.6f) < 1e-4f && fabsf(pt.x - pa.x) < 1e-4f,
+                "the box pinned to the pinned one is at (%g, %g) from the stopped one, expected (0, 0.6)", pt.x - pa.x,
+                pt.y - pa.y);
   for (int i = 2; i < 4; ++i) {
     sn_vec2 p = sn_body_get_position(w, all[i]);
     ck_assert_msg(fabsf(p.y - 0.0f) < 1e-4f, "body %d is at %g, expected 0 (two whole steps)", i, p.y);
