@@ -18,6 +18,10 @@ bool sn_filters_pass(const sn_shape *a, const sn_shape *b) {
 
 uint64_t sn_shape_query_mask(const sn_shape *s) { return s->group_index > 0 ? UINT64_MAX : s->mask_bits; }
 
+bool sn_bodies_joined(const sn_world *w, int32_t a, int32_t b) {
+  return w->joined.count > 0 && sn_pair_set_find(&w->joined, sn_pair_key(a, b)) > 0;
+}
+
 bool sn_should_shapes_collide(sn_world *w, const sn_shape *a, const sn_shape *b) {
   if (a->body == b->body) return false;
   if (a->is_sensor || b->is_sensor) return false;
@@ -26,7 +30,7 @@ bool sn_should_shapes_collide(sn_world *w, const sn_shape *a, const sn_shape *b)
   /* at least one dynamic body */
   if (ba->type != SN_BODY_DYNAMIC && bb->type != SN_BODY_DYNAMIC) return false;
   /* bodies joined by a constraint do not collide unless it asks to */
-  if (w->joined.count > 0 && sn_pair_set_find(&w->joined, sn_pair_key(a->body, b->body)) > 0) return false;
+  if (sn_bodies_joined(w, a->body, b->body)) return false;
   sn_shape_type ta = a->geom.type, tb = b->geom.type;
   if (!sn_collide_supported(ta, tb) && !sn_collide_supported(tb, ta)) return false;
   if ((a->enable_custom_filtering || b->enable_custom_filtering) && w->custom_filter != NULL) {

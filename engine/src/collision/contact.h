@@ -74,6 +74,8 @@ uint64_t sn_shape_query_mask(const sn_shape *s);
 /// Whether two shapes make a contact: filters, bodies, sensors, joints, and
 /// the custom filter (called under the world lock) when one opted in.
 bool sn_should_shapes_collide(sn_world *w, const sn_shape *a, const sn_shape *b);
+/// Whether a constraint that keeps them from colliding joins bodies a and b.
+bool sn_bodies_joined(const sn_world *w, int32_t a, int32_t b);
 /// Copies an internal manifold to its public form (impulses per step: the
 /// substep's times substeps).
 void sn_manifold_to_public(const sn_manifold *m, int32_t substeps, sn_contact_manifold *out);

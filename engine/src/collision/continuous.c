@@ -12,6 +12,7 @@
 #include "base/constants.h"
 #include "base/math.h"
 #include "base/order.h"
+#include "base/union_find.h"
 #include "collision/distance.h"
 #include "world/world.h"
 
@@ -370,8 +371,7 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
   /* nor for a body joined to the fast one by a constraint that keeps them
    * from colliding: they never touch (a ragdoll's limbs overlap at their
    * joints) */
-  if (moving && w->joined.count > 0 && sn_pair_set_find(&w->joined, sn_pair_key(q->body_index, other->body)) > 0)
-    return true;
+  if (moving && sn_bodies_joined(w, q->body_index, other->body)) return true;
   /* A fast body that is not a bullet skips moving bodies it was already
    * near when the step began: their contact had points within the
    * speculative distance, and the solver kept the pair apart. The others
@@ -888,15 +888,6 @@ static bool sn_continuous_pass(sn_world *w, bool recheck, const sn_toi_ahead *ah
   return stopped;
 }
 
-/* The root of awake index k in the joined sets (path halving). */
-static int32_t sn_toi_root(int32_t *parent, int32_t k) {
-  while (parent[k] != k) {
-    parent[k] = parent[parent[k]];
-    k = parent[k];
-  }
-  return k;
-}
-
 /* Bodies held together by rigid joints stop together. A body stopped at
  * its time of impact, with the bodies jointed to it going on for the whole
  * step, pulled its joints apart by what they moved after its stop: a
@@ -929,24 +920,17 @@ static void sn_toi_stop_joined(sn_world *w, uint8_t *post, uint8_t moved) {
     const sn_body *a = w->bodies.data + c->bodies[0], *b = w->bodies.data + c->bodies[1];
     if (a->type != SN_BODY_DYNAMIC || b->type != SN_BODY_DYNAMIC || a->solver_index < 0 || b->solver_index < 0)
       continue;
-    int32_t ra = sn_toi_root(parent, a->solver_index), rb = sn_toi_root(parent, b->solver_index);
-    if (ra == rb) continue;
-    /* the lower index is the root: the sets do not depend on the order */
-    if (ra < rb)
-      parent[rb] = ra;
-    else
-      parent[ra] = rb;
-    joined = true;
+    joined = sn_set_join(parent, a->solver_index, b->solver_index) || joined;
   }
   if (!joined) return;
   for (int32_t k = 0; k < nb; ++k) {
     const sn_body *b = w->bodies.data + w->awake_bodies.data[k];
     if (!sn_toi_stopped(b)) continue;
-    const int32_t r = sn_toi_root(parent, k);
+    const int32_t r = sn_set_root(parent, k);
     earliest[r] = sn_minf(earliest[r], b->toi_fraction);
   }
   for (int32_t k = 0; k < nb; ++k) {
-    const float t = earliest[sn_toi_root(parent, k)];
+    const float t = earliest[sn_set_root(parent, k)];
     if (!(t < 1.0f)) continue;
     sn_body *b = w->bodies.data + w->awake_bodies.data[k];
     /* its pose now is at fraction f of its motion: t of the motion is t / f of that */

@@ -8,15 +8,8 @@
 
 #include "base/constants.h"
 #include "base/math.h"
+#include "base/union_find.h"
 #include "world/world.h"
-
-static int32_t sn_find_root(int32_t *parent, int32_t i) {
-  while (parent[i] != i) {
-    parent[i] = parent[parent[i]];
-    i = parent[i];
-  }
-  return i;
-}
 
 size_t sn_island_scratch_bytes(int32_t awake_count) {
   /* parent, min_sleep and last below; 16 bytes of alignment each */
@@ -55,13 +48,7 @@ void sn_update_sleep(sn_world *w, float dt) {
       if (bb->type == SN_BODY_KINEMATIC && bb->sleep_time < SN_TIME_TO_SLEEP) min_sleep[ia] = 0.0f;
       continue;
     }
-    int32_t ra = sn_find_root(parent, ia), rb = sn_find_root(parent, ib);
-    if (ra == rb) continue;
-    /* lower index becomes the root: deterministic */
-    if (ra < rb)
-      parent[rb] = ra;
-    else
-      parent[ra] = rb;
+    sn_set_join(parent, ia, ib); /* (the lower root stays: deterministic) */
   }
   /* joints join islands too */
   for (int32_t i = 0; i < w->constraints.count; ++i) {
@@ -70,15 +57,11 @@ void sn_update_sleep(sn_world *w, float dt) {
     const sn_body *ba = w->bodies.data + k->bodies[0], *bb = w->bodies.data + k->bodies[1];
     int32_t ia = ba->solver_index, ib = bb->solver_index;
     if (ia < 0 || ib < 0 || ba->type != SN_BODY_DYNAMIC || bb->type != SN_BODY_DYNAMIC) continue;
-    int32_t ra = sn_find_root(parent, ia), rb = sn_find_root(parent, ib);
-    if (ra < rb)
-      parent[rb] = ra;
-    else if (rb < ra)
-      parent[ra] = rb;
+    sn_set_join(parent, ia, ib);
   }
   /* reduce min sleep time to roots */
   for (int32_t k = 0; k < n; ++k) {
-    int32_t r = sn_find_root(parent, k);
+    int32_t r = sn_set_root(parent, k);
     if (min_sleep[k] < min_sleep[r]) min_sleep[r] = min_sleep[k];
   }
   int32_t islands = 0;
@@ -90,7 +73,7 @@ void sn_update_sleep(sn_world *w, float dt) {
   /* link members of sleepy islands in solver order, then close the cycles */
   bool any = false;
   for (int32_t k = 0; k < n; ++k) {
-    int32_t r = sn_find_root(parent, k);
+    int32_t r = sn_set_root(parent, k);
     if (min_sleep[r] < SN_TIME_TO_SLEEP) continue;
     any = true;
     int32_t bi = w->awake_bodies.data[k];

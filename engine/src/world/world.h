@@ -95,25 +95,25 @@ typedef struct sn_world {
   /// the loop gives the same bits either way.
   float loop_cost[2];
   int32_t loop_probe;
-  int32_t toi_ahead_held;     ///< last step: sweeps ahead taken in turn that had met fast bodies handled before
-  int32_t toi_ahead_redone;   ///< last step: sweeps ahead dropped (one of those was stopped), swept in turn
-  int32_t toi_groups;         ///< last step: groups of fast bodies sharing tree descents (continuous.c)
-  int32_t toi_kept_leaves;    ///< last step: tree leaves those groups kept
-  bool toi_spatial;           ///< last step: those groups followed Morton order, not body order
-  bool toi_ungrouped;         ///< tests: each fast body queries the trees itself (no result depends on it)
-  int32_t pair_groups;        ///< last step: groups of moved shapes sharing tree descents (contact.c)
-  bool pair_spatial;          ///< last step: those groups followed Morton order, not move-buffer order
-  bool pair_ungrouped;        ///< tests: each moved shape queries the trees itself (no result depends on it)
-  double profile_clock;       ///< ms: when the solver starts, then when it ended (stages meet)
-  sn_task_system tasks;       ///< the task callbacks and their stall backoff (base/tasks.c)
-  uint32_t xpbd_topology;     ///< bumped when a constraint comes or goes, or a body is disabled or enabled (the XPBD
-                              ///< schedule and the joints' levels follow)
-  uint32_t xpbd_param_edits;  ///< bumped when a constraint's params change (same_params follows)
-  sn_xpbd_schedule xpbd;      ///< colours of the batched XPBD types
-  bool xpbd_batch_off;        ///< internal (tests): solve every XPBD type per item
-  bool joint_lanes_off;       ///< internal (tests): joint calls never say their items are independent
-  bool check_plugins;         ///< sn_world_def.check_plugins: each callback one item at a time, states checked after
-  bool xpbd_scalar;           ///< internal (tests): batch kernels without SIMD
+  int32_t toi_ahead_held;    ///< last step: sweeps ahead taken in turn that had met fast bodies handled before
+  int32_t toi_ahead_redone;  ///< last step: sweeps ahead dropped (one of those was stopped), swept in turn
+  int32_t toi_groups;        ///< last step: groups of fast bodies sharing tree descents (continuous.c)
+  int32_t toi_kept_leaves;   ///< last step: tree leaves those groups kept
+  bool toi_spatial;          ///< last step: those groups followed Morton order, not body order
+  bool toi_ungrouped;        ///< tests: each fast body queries the trees itself (no result depends on it)
+  int32_t pair_groups;       ///< last step: groups of moved shapes sharing tree descents (contact.c)
+  bool pair_spatial;         ///< last step: those groups followed Morton order, not move-buffer order
+  bool pair_ungrouped;       ///< tests: each moved shape queries the trees itself (no result depends on it)
+  double profile_clock;      ///< ms: when the solver starts, then when it ended (stages meet)
+  sn_task_system tasks;      ///< the task callbacks and their stall backoff (base/tasks.c)
+  uint32_t xpbd_topology;    ///< bumped when a constraint comes or goes, or a body is disabled or enabled (the XPBD
+                             ///< schedule and the joints' levels follow)
+  uint32_t xpbd_param_edits; ///< bumped when a constraint's params change (same_params follows)
+  sn_xpbd_schedule xpbd;     ///< colours of the batched XPBD types
+  bool xpbd_batch_off;       ///< internal (tests): solve every XPBD type per item
+  bool joint_lanes_off;      ///< internal (tests): joint calls never say their items are independent
+  bool check_plugins;        ///< sn_world_def.check_plugins: each callback one item at a time, states checked after
+  bool xpbd_scalar;          ///< internal (tests): batch kernels without SIMD
   sn_constraint_lists constraint_lists; ///< the step's constraint scans, cached
   SN_ARRAY(sn_constraint_broken_event) broken_events;
   SN_ARRAY(sn_frozen_event) frozen_events;
