@@ -589,6 +589,63 @@ START_TEST(test_fast_bodies_together) {
 }
 END_TEST
 
+/* A fast box (0.2 m half width, 30 m/s) closing at 0.15 m a step on a
+ * box flying ahead of it at 21 m/s (fast itself: two bodies in flight
+ * together), from 0.05 m (beyond the speculative distance): more than half
+ * its own inner radius (0.1 m), less than half the sum of the two boxes'
+ * inner radii (0.2 m). Neither centre can get nearer the other side, so
+ * the discrete step handles the pair: no time of impact stops the fast
+ * box, it ends the step the closing motion less the gap (0.1 m) inside the
+ * other, and the contact pushes the two apart the way they came. The same
+ * fast box closing as fast on a plank 0.02 m thick would go through its
+ * middle: the plank's half inner radius adds only 0.005 m to the limit,
+ * and the sweep stops the box at the plank. (test_crowd_against_thin_wall
+ * covers a fast body closing on bodies that are not fast.) */
+START_TEST(test_fast_body_relative_limit) {
+  for (int thin = 0; thin < 2; ++thin) {
+    sn_world *w = make_world(0, false);
+    sn_world_set_gravity(w, (sn_vec2){0.0f, 0.0f});
+    sn_body_id trail = add_box_x(w, 0.0f, 0.2f, 1.0f, 30.0f, true);
+    const float lead_half = thin ? 0.01f : 0.2f;
+    sn_body_def bd = sn_default_body_def();
+    bd.type = SN_BODY_DYNAMIC;
+    bd.position = (sn_vec2){0.25f + lead_half, 0.0f};
+    bd.linear_velocity = (sn_vec2){21.0f, 0.0f};
+    bd.fixed_rotation = true;
+    sn_body_id lead = sn_create_body(w, &bd);
+    sn_polygon p;
+    ck_assert_int_eq(sn_make_box(lead_half, 0.5f, &p), SN_OK);
+    sn_shape_def sd = sn_default_shape_def();
+    sd.friction = 0.0f;
+    ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, lead, &sd, &p)));
+    ck_assert_int_eq(sn_world_step(w, dt), SN_OK);
+    const float moved = sn_body_get_position(w, trail).x;
+    float gap = (sn_body_get_position(w, lead).x - lead_half) - (sn_body_get_position(w, trail).x + 0.2f);
+    if (thin) {
+      /* stopped at the time of impact (a third of the step), not through */
+      ck_assert_msg(moved < 0.5f * 30.0f * dt, "thin: the fast box moved %.3f m of its 0.5 m", (double)moved);
+      ck_assert_msg(gap > -0.01f, "thin: the fast box ended %.3f m inside the plank", (double)-gap);
+    } else {
+      /* its whole motion; inside by the closing motion less the gap */
+      ck_assert_float_eq_tol(moved, 30.0f * dt, 1e-4f);
+      ck_assert_float_eq_tol(gap, 0.05f - 0.15f, 1e-3f);
+    }
+    float worst = gap;
+    for (int i = 0; i < 60; ++i) {
+      ck_assert_int_eq(sn_world_step(w, dt), SN_OK);
+      gap = (sn_body_get_position(w, lead).x - lead_half) - (sn_body_get_position(w, trail).x + 0.2f);
+      worst = fminf(worst, gap);
+      ck_assert_msg(sn_body_get_position(w, trail).x < sn_body_get_position(w, lead).x,
+                    "thin %d step %d: the fast box passed the other", thin, i);
+    }
+    ck_assert_msg(worst > (thin ? -0.02f : -0.11f), "thin %d: overlap %.3f m", thin, (double)-worst);
+    /* apart (or touching) once the contact has acted */
+    ck_assert_msg(gap > -0.01f, "thin %d: still %.3f m inside after a second", thin, (double)-gap);
+    sn_destroy_world(w);
+  }
+}
+END_TEST
+
 /* Every shape type comes to rest on the ground at its analytic height
  * (within 1 cm) and on a static segment and a chain as well. */
 START_TEST(test_shapes_rest) {
@@ -1009,6 +1066,7 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_crowd_against_thin_wall);
   tcase_add_test(tc, test_spinning_box_against_thin_wall);
   tcase_add_test(tc, test_fast_bodies_together);
+  tcase_add_test(tc, test_fast_body_relative_limit);
   tcase_add_test(tc, test_struck_body_stops_at_neighbour);
   tcase_add_test(tc, test_fast_body_behind_slow_one);
   tcase_add_test(tc, test_fast_bodies_meet);

@@ -220,25 +220,36 @@ static float sn_turn_bound(sn_rot q1, sn_rot q2) {
   return cos_turn > 0.0f ? 1.5708f * sn_absf(sin_turn) : 3.1416f;
 }
 
-/* Is the fast body of q slow relative to moving body ob (not stopped)? In
- * ob's frame, no point of the fast body moves farther over the step than
- * the relative motion of the centres plus each turn times the distance it
- * swings a point through: the fast body's turn about its centre, ob's turn
- * about its own centre (a point of the fast body is at most the centres'
- * distance, largest at an end of the step, plus the fast body's extent from
- * it). Below the motion that makes a body fast, the pair is what the
- * discrete step handles for a body that is not fast against a static
- * shape: the fast body cannot get more than half its inner radius into ob,
- * so the contact pushes it back out the way it came. No time of impact
- * then. */
-static bool sn_toi_relatively_slow(const sn_toi_query *q, const sn_body *ob) {
+/* Is the fast body of q slow relative to shape other of moving body ob
+ * (not stopped)? In ob's frame, no point of the fast body moves farther
+ * over the step than the relative motion of the centres plus each turn
+ * times the distance it swings a point through: the fast body's turn about
+ * its centre, ob's turn about its own centre (a point of the fast body is
+ * at most the centres' distance, largest at an end of the step, plus the
+ * fast body's extent from it). A body that is not fast moves less than
+ * half its inner radius against a static shape, which may be as thin as a
+ * segment: it cannot get more than that into the shape, so the contact
+ * pushes it back out the way it came. Below that relative motion the
+ * discrete step handles the pair as well, and no time of impact is needed.
+ * Two fast bodies in flight together (a crowd thrown apart or tumbling)
+ * have more room: they can go as far as half the sum of their inner radii
+ * into each other before either's centre is nearer the other side, so
+ * other's inner radius adds its half (a thin shape, a plank or a segment,
+ * adds little or nothing). A body that is not fast keeps the fast body's
+ * own limit: it may be held by a pile that passes on whatever gets into it
+ * (a crowd pressed against a thin wall went through it with the wider
+ * limit). */
+static bool sn_toi_relatively_slow(const sn_toi_query *q, const sn_body *ob, const sn_shape *other) {
   const sn_sweep so = sn_step_sweep(ob);
   const sn_vec2 d1 = sn_sub(q->sweep.c1, so.c1), d2 = sn_sub(q->sweep.c2, so.c2);
   const float moved = sn_length(sn_sub(d2, d1));
   const float arm = sqrtf(sn_maxf(sn_length_sq(d1), sn_length_sq(d2))) + q->max_extent;
   const float motion = moved + q->turn * q->max_extent + sn_turn_bound(so.q1, so.q2) * arm;
+  sn_vec2 center;
+  const float inner = sn_maxf(sn_geometry_inscribed_disc(&other->geom, &center), 0.0f); /* (segments: 0) */
+  const float limit = q->fast_limit + (ob->is_fast ? (q->bullet ? 0.25f : 0.5f) * inner : 0.0f);
   /* room for the rounding of the bound */
-  return motion * 1.001f < q->fast_limit;
+  return motion * 1.001f < limit;
 }
 
 /* Where body o is at fraction t of the step, as sn_toi_against sees it. */
@@ -360,7 +371,7 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
   }
   /* nor for a moving body the fast one is slow against (a stopped one
    * moved differently: the second pass looks at it) */
-  if (moving && !sn_toi_stopped(ob) && sn_toi_relatively_slow(q, ob)) return true;
+  if (moving && !sn_toi_stopped(ob) && sn_toi_relatively_slow(q, ob, other)) return true;
   /* no time of impact for a pair whose centres never come near enough
    * (exact: such a pair never hits, see sn_continuous_may_touch) */
   const float split = sn_toi_stopped(ob) ? ob->toi_fraction : 1.0f;
