@@ -245,11 +245,12 @@ static bool sn_toi_relatively_slow(const sn_toi_query *q, const sn_body *ob, con
   const float moved = sn_length(sn_sub(d2, d1));
   const float arm = sqrtf(sn_maxf(sn_length_sq(d1), sn_length_sq(d2))) + q->max_extent;
   const float motion = moved + q->turn * q->max_extent + sn_turn_bound(so.q1, so.q2) * arm;
+  /* room for the rounding of the bound */
+  if (motion * 1.001f < q->fast_limit) return true;
+  if (!ob->is_fast) return false;
   sn_vec2 center;
   const float inner = sn_maxf(sn_geometry_inscribed_disc(&other->geom, &center), 0.0f); /* (segments: 0) */
-  const float limit = q->fast_limit + (ob->is_fast ? (q->bullet ? 0.25f : 0.5f) * inner : 0.0f);
-  /* room for the rounding of the bound */
-  return motion * 1.001f < limit;
+  return motion * 1.001f < q->fast_limit + (q->bullet ? 0.25f : 0.5f) * inner;
 }
 
 /* Where body o is at fraction t of the step, as sn_toi_against sees it. */
