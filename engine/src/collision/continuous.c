@@ -4,6 +4,7 @@
  * it moved, and stopped at its first time of impact. */
 #include "collision/continuous.h"
 
+#include <assert.h>
 #include <float.h>
 #include <stdatomic.h>
 #include <math.h>
@@ -248,9 +249,7 @@ static bool sn_toi_relatively_slow(const sn_toi_query *q, const sn_body *ob, con
   /* room for the rounding of the bound */
   if (motion * 1.001f < q->fast_limit) return true;
   if (!ob->is_fast) return false;
-  sn_vec2 center;
-  const float inner = sn_maxf(sn_geometry_inscribed_disc(&other->geom, &center), 0.0f); /* (segments: 0) */
-  return motion * 1.001f < q->fast_limit + (q->bullet ? 0.25f : 0.5f) * inner;
+  return motion * 1.001f < q->fast_limit + (q->bullet ? 0.25f : 0.5f) * sn_geometry_inner_radius(&other->geom);
 }
 
 /* Where body o is at fraction t of the step, as sn_toi_against sees it. */
@@ -925,9 +924,12 @@ static void sn_toi_stop_joined(sn_world *w, uint8_t *post, uint8_t moved) {
     parent[k] = k;
     earliest[k] = 1.0f;
   }
+  /* (only the types solved per item have bodies: the step's cached list) */
+  const sn_constraint_lists *l = &w->constraint_lists;
+  assert(l->valid);
   bool joined = false;
-  for (int32_t i = 0; i < w->constraints.count; ++i) {
-    const sn_constraint *c = w->constraints.data + i;
+  for (int32_t n = 0; n < l->items.count; ++n) {
+    const sn_constraint *c = w->constraints.data + l->items.data[n];
     if (!c->in_use || c->type->body_count != 2 || c->type->project == NULL) continue;
     const sn_body *a = w->bodies.data + c->bodies[0], *b = w->bodies.data + c->bodies[1];
     if (a->type != SN_BODY_DYNAMIC || b->type != SN_BODY_DYNAMIC || a->solver_index < 0 || b->solver_index < 0)

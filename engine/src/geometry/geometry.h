@@ -48,6 +48,10 @@ float sn_geometry_extent(const sn_geometry *g);
 /// A polygon's is about its centroid, as far as its nearest edge plus its
 /// rounding.
 float sn_geometry_inscribed_disc(const sn_geometry *g, sn_vec2 *center);
+/// That disc's radius, 0 for segments: how far the shape may move into
+/// another before its centre is past the other's near side (a body's
+/// min_extent, continuous collision's limits).
+float sn_geometry_inner_radius(const sn_geometry *g);
 
 /// True if the local point lies in the solid shape (segments: never).
 bool sn_geometry_test_point(const sn_geometry *g, sn_vec2 local_point);

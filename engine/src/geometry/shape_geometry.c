@@ -360,3 +360,8 @@ float sn_geometry_inscribed_disc(const sn_geometry *g, sn_vec2 *center) {
   }
   return -1.0f;
 }
+
+float sn_geometry_inner_radius(const sn_geometry *g) {
+  sn_vec2 center;
+  return sn_maxf(sn_geometry_inscribed_disc(g, &center), 0.0f);
+}

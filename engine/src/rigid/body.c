@@ -166,13 +166,6 @@ static float sn_shape_reach(const sn_geometry *g, sn_vec2 local_center) {
   return sn_length(sn_sub(sn_geometry_centroid(g), local_center)) + sn_geometry_extent(g);
 }
 
-/* The thinnest shape decides how far the body may move per step without
- * tunnelling: the shape's inner radius. */
-static float sn_shape_inner(const sn_geometry *g) {
-  sn_vec2 center;
-  return sn_maxf(sn_geometry_inscribed_disc(g, &center), 0.0f); /* (segments: 0) */
-}
-
 /* max_extent over every shape about the current centre of mass. */
 static void sn_body_compute_max_extent(sn_world *w, sn_body *b) {
   b->max_extent = 0.0f;
@@ -205,7 +198,7 @@ void sn_body_update_mass(sn_world *w, sn_body *b) {
   }
   sn_body_apply_sums(b);
   for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
-    b->min_extent = sn_minf(b->min_extent, sn_shape_inner(&w->shapes.data[s].geom));
+    b->min_extent = sn_minf(b->min_extent, sn_geometry_inner_radius(&w->shapes.data[s].geom));
     w->shape_visits++;
   }
   sn_body_compute_max_extent(w, b);
@@ -227,7 +220,7 @@ void sn_body_add_shape_mass(sn_world *w, sn_body *b, int32_t shape_index) {
   }
   sn_body_sum_shape(b, w->shapes.data + shape_index);
   sn_body_apply_sums(b);
-  b->min_extent = sn_minf(b->min_extent, sn_shape_inner(g));
+  b->min_extent = sn_minf(b->min_extent, sn_geometry_inner_radius(g));
   /* every shape's reach is measured from the centre of mass, which moved:
    * measured again once, before the step reads it */
   b->extent_stale = true;
