@@ -512,9 +512,13 @@ static void revolute_project4(const sn_step_info *info, sn_constraint_item *item
   const rv4 maxv = {max, max, max, max};
   const rv4 len_sq = sx * sx + sy * sy;
   const ri4 within = len_sq <= maxv * maxv;
-  const rv4 f = maxv / (rv4)_mm_sqrt_ps((__m128)len_sq);
-  sx = SN_PB_SEL_4(within, sx, f * sx);
-  sy = SN_PB_SEL_4(within, sy, f * sy);
+  if (_mm_movemask_ps((__m128)within) != 0xf) {
+    /* rare (a joint pulled apart): the square root and division stay off
+     * the path of the usual groups */
+    const rv4 f = maxv / (rv4)_mm_sqrt_ps((__m128)len_sq);
+    sx = SN_PB_SEL_4(within, sx, f * sx);
+    sy = SN_PB_SEL_4(within, sy, f * sy);
+  }
   rv4 k11, k12, k22, det;
   revolute_point_mass4(&a, &b, rax, ray, rbx, rby, &k11, &k12, &k22, &det);
   /* P = -K^-1 sep; A moves by -P, B by P */
