@@ -341,7 +341,7 @@ END_TEST
  * blocks, and its calls say their items are independent (revolute solves
  * them four at a time in SIMD lanes). The hash of every body after 1.5 s. */
 #define CHAINS 200
-enum { FIELD_LANES, FIELD_ITEMS, FIELD_CHECKED, FIELD_POOL2, FIELD_POOL4, FIELD_MODES };
+enum { FIELD_LANES, FIELD_ITEMS, FIELD_CHECKED, FIELD_POOL2, FIELD_POOL4, FIELD_LANES4, FIELD_MODES };
 
 static uint64_t chain_field(const sn_registry *r, int mode) {
   sn_world *w = world_with(r);
@@ -356,6 +356,7 @@ static uint64_t chain_field(const sn_registry *r, int mode) {
   w->parallel_min_items = 0;
   w->joint_lanes_off = mode == FIELD_ITEMS;
   w->check_plugins = mode == FIELD_CHECKED;
+  if (mode == FIELD_LANES4) w->use_avx2 = false; /* no SN_STEP_WIDE_LANES: 4 lanes, not 8 */
   sn_body_id ground = js_ground(w), bodies[CHAINS * 4];
   for (int c = 0; c < CHAINS; ++c) {
     sn_body_id prev = ground;
@@ -405,12 +406,15 @@ static uint64_t chain_field(const sn_registry *r, int mode) {
 
 /* The joints' levels give the same bits solved one item at a time (the
  * calls never say independent), with the plugin checks (one item a call),
- * and on pools of 2 and 4 workers as in SIMD lanes on the calling thread. */
+ * on pools of 2 and 4 workers, and four lanes wide (the world's AVX2 switch
+ * off) as in SIMD lanes on the calling thread (eight wide where the CPU has
+ * AVX2). */
 START_TEST(test_levels_same_bits) {
   ck_assert_int_gt(CHAINS, SN_JOINT_LEVEL_MIN);
   sn_registry *r = registry();
   uint64_t h[FIELD_MODES];
-  static const char *const names[FIELD_MODES] = {"lanes", "items", "check_plugins", "pool of 2", "pool of 4"};
+  static const char *const names[FIELD_MODES] = {"lanes",     "items",     "check_plugins",
+                                                 "pool of 2", "pool of 4", "4 lanes (no AVX2)"};
   for (int m = 0; m < FIELD_MODES; ++m) h[m] = chain_field(r, m);
   for (int m = 1; m < FIELD_MODES; ++m)
     ck_assert_msg(h[m] == h[0], "%s: 0x%016llx, lanes 0x%016llx", names[m], (unsigned long long)h[m],
@@ -438,6 +442,7 @@ static uint64_t lattice_run(const sn_registry *r, int mode, int hub_spokes, int3
     w->parallel_min_items = 0;
   }
   w->joint_lanes_off = mode == FIELD_ITEMS;
+  if (mode == FIELD_LANES4) w->use_avx2 = false;
   sn_body_id ground = js_ground(w), balls[LATTICE][LATTICE];
   typedef struct {
     int ia, ka, ib, kb; /* rows and columns of the two balls (ia < 0: the ground) */
@@ -530,7 +535,8 @@ static uint64_t lattice_run(const sn_registry *r, int mode, int hub_spokes, int3
 
 /* A large joint lattice is solved in a handful of colours (a ball has four
  * joints: the greedy colouring needs at most seven) that share no ball,
- * with the same bits one item at a time and on two workers; the joints hold
+ * with the same bits one item at a time, on two workers and four lanes wide
+ * (as eight where the CPU has AVX2); the joints hold
  * (worst anchor gap after a second under the lattice's own weight). With a
  * wheel beside it, a hub of 80 joints, past SN_JOINT_COLOURS, the hub's last
  * joints get levels of their own, still sharing no ball and giving the same
@@ -538,14 +544,16 @@ static uint64_t lattice_run(const sn_registry *r, int mode, int hub_spokes, int3
  * chain, under SN_JOINT_COLOUR_MIN, keeps its 100 levels. */
 START_TEST(test_lattice_coloured) {
   sn_registry *r = registry();
-  int32_t colours[3];
-  double gap[3];
-  const int modes[3] = {FIELD_LANES, FIELD_ITEMS, FIELD_POOL2};
-  uint64_t h[3];
+  int32_t colours[4];
+  double gap[4];
+  const int modes[4] = {FIELD_LANES, FIELD_ITEMS, FIELD_POOL2, FIELD_LANES4};
+  uint64_t h[4];
   for (int hub = 0; hub <= 80; hub += 80) {
-    for (int m = 0; m < 3; ++m) h[m] = lattice_run(r, modes[m], hub, colours + m, gap + m);
-    ck_assert_msg(h[1] == h[0] && h[2] == h[0], "hub %d: items 0x%016llx, pool of 2 0x%016llx, lanes 0x%016llx", hub,
-                  (unsigned long long)h[1], (unsigned long long)h[2], (unsigned long long)h[0]);
+    for (int m = 0; m < 4; ++m) h[m] = lattice_run(r, modes[m], hub, colours + m, gap + m);
+    ck_assert_msg(h[1] == h[0] && h[2] == h[0] && h[3] == h[0],
+                  "hub %d: items 0x%016llx, pool of 2 0x%016llx, 4 lanes 0x%016llx, lanes 0x%016llx", hub,
+                  (unsigned long long)h[1], (unsigned long long)h[2], (unsigned long long)h[3],
+                  (unsigned long long)h[0]);
     if (hub == 0) {
       ck_assert_msg(colours[0] >= 2 && colours[0] <= 7, "%d colours", (int)colours[0]);
       ck_assert_msg(gap[0] < LATTICE_GAP, "worst anchor gap %g m, %d colours", gap[0], (int)colours[0]);

@@ -14,10 +14,12 @@
  * damping c = 2 damping_ratio I_axial (2 pi hertz). Every parameter but the
  * anchor and the pinned definition may change at run time.
  *
- * Warm start and the velocity passes take four independent items at a time
- * in SIMD lanes when the host says a call's items share no body state
- * (SN_STEP_INDEPENDENT_ITEMS): the point row's arithmetic in the lanes is
- * the scalar row's, operation for operation, so both give the same bits.
+ * Warm start, the velocity passes and the projection take eight (AVX2,
+ * where the host allows it: SN_STEP_WIDE_LANES) or four (SSE2) independent
+ * items at a time in SIMD lanes when the host says a call's items share no
+ * body state (SN_STEP_INDEPENDENT_ITEMS): the arithmetic in the lanes is the
+ * scalar rows', operation for operation, so every width gives the same bits
+ * (the kernels: revolute_kernel.inc).
  *
  * Built as its own shared object against sinew/plugin.h (and the header-only
  * sinew/plugin_math.h and sinew/plugin_batch.h) only. */
@@ -237,336 +239,81 @@ static void revolute_point_row(sn_constraint_item *item, int use_bias) {
 }
 
 #if SN_PB_SIMD
-/* Four independent items in SSE lanes. Records are read 16 bytes at a time
- * and turned into lanes by 4x4 transposes (a body's velocity row, its pose
- * row, the instance's arms, gap and softness rows), so no lane is built
- * through memory. The expressions below are those of the scalar helpers
- * (sn_pm_rotate, sn_pm_relative_velocity, sn_pm_separation,
- * sn_pm_point_mass, sn_pm_solve22, sn_pm_apply_point) term for term, in
- * their order, so every lane gets the scalar bits. */
-typedef sn_pb_vf4 rv4;
-typedef sn_pb_vi4 ri4;
+/* What the lane kernels (revolute_kernel.inc) need beyond plugin_batch.h at
+ * each width. */
 
-typedef struct revolute_side4 {
-  rv4 vx, vy, w, reserved, dpx, dpy, qc, qs, m, i;
-} revolute_side4;
-
-/* Four 16-byte rows (the float at p(l) onwards) as four lanes of each of
- * their floats. */
-#define REVOLUTE_ROWS(p, x0, x1, x2, x3)                                                                               \
+/* Four lane vectors (fields 0..3 of every lane) as 16-byte records, laid out
+ * as SN_PB_LOADT reads them: register k holds lane k's record (and lane
+ * k + 4's in the upper half with 8 lanes). */
+#define REVOLUTE_RECORDS(x0, x1, x2, x3, t)                                                                           \
   do {                                                                                                                 \
-    __m128 r0_ = _mm_loadu_ps(p(0)), r1_ = _mm_loadu_ps(p(1)), r2_ = _mm_loadu_ps(p(2)), r3_ = _mm_loadu_ps(p(3));     \
-    _MM_TRANSPOSE4_PS(r0_, r1_, r2_, r3_);                                                                             \
-    x0 = (rv4)r0_, x1 = (rv4)r1_, x2 = (rv4)r2_, x3 = (rv4)r3_;                                                        \
+    SN_PB_VEC a_ = SN_PB_UNPLO((SN_PB_VEC)(x0), (SN_PB_VEC)(x1)), b_ = SN_PB_UNPLO((SN_PB_VEC)(x2), (SN_PB_VEC)(x3)); \
+    SN_PB_VEC c_ = SN_PB_UNPHI((SN_PB_VEC)(x0), (SN_PB_VEC)(x1)), d_ = SN_PB_UNPHI((SN_PB_VEC)(x2), (SN_PB_VEC)(x3)); \
+    (t)[0] = SN_PB_SHUF(a_, b_, 0x44), (t)[1] = SN_PB_SHUF(a_, b_, 0xEE);                                              \
+    (t)[2] = SN_PB_SHUF(c_, d_, 0x44), (t)[3] = SN_PB_SHUF(c_, d_, 0xEE);                                              \
   } while (0)
+/* STORE(l, record) for every lane l, record its __m128 from t. */
+#define REVOLUTE_EACH_RECORD(t, STORE) SN_PLUGIN_CAT(REVOLUTE_EACH_RECORD_, SN_PB_W)(t, STORE)
+#define REVOLUTE_EACH_RECORD_4(t, STORE)                                                                              \
+  do {                                                                                                                 \
+    for (int k_ = 0; k_ < 4; ++k_) STORE(k_, (t)[k_]);                                                                 \
+  } while (0)
+#define REVOLUTE_EACH_RECORD_8(t, STORE)                                                                              \
+  do {                                                                                                                 \
+    for (int k_ = 0; k_ < 4; ++k_) {                                                                                   \
+      STORE(k_, _mm256_castps256_ps128((t)[k_]));                                                                      \
+      STORE(k_ + 4, _mm256_extractf128_ps((t)[k_], 1));                                                                \
+    }                                                                                                                  \
+  } while (0)
+/* The square root per lane (exact, as sqrtf). */
+#define REVOLUTE_SQRT(x)   SN_PLUGIN_CAT(REVOLUTE_SQRT_, SN_PB_W)(x)
+#define REVOLUTE_SQRT_4(x) ((sn_pb_vf4)_mm_sqrt_ps((__m128)(x)))
+#define REVOLUTE_SQRT_8(x) ((sn_pb_vf8)_mm256_sqrt_ps((__m256)(x)))
 
-static inline __attribute__((always_inline)) revolute_side4 revolute_gather_side(sn_constraint_item *items, int side) {
-  revolute_side4 g;
-#define REVOLUTE_V(l) (&items[l].bodies[side]->state->v.x)
-#define REVOLUTE_P(l) (&items[l].bodies[side]->state->dp.x)
-  REVOLUTE_ROWS(REVOLUTE_V, g.vx, g.vy, g.w, g.reserved);
-  REVOLUTE_ROWS(REVOLUTE_P, g.dpx, g.dpy, g.qc, g.qs);
-#undef REVOLUTE_V
-#undef REVOLUTE_P
-  /* inverse mass and inertia: 8 bytes of each view */
-  __m128 m0 = _mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(const void *)&items[0].bodies[side]->inv_mass);
-  __m128 m1 = _mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(const void *)&items[1].bodies[side]->inv_mass);
-  __m128 m2 = _mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(const void *)&items[2].bodies[side]->inv_mass);
-  __m128 m3 = _mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(const void *)&items[3].bodies[side]->inv_mass);
-  __m128 a01 = _mm_unpacklo_ps(m0, m1), a23 = _mm_unpacklo_ps(m2, m3);
-  g.m = (rv4)_mm_movelh_ps(a01, a23);
-  g.i = (rv4)_mm_movehl_ps(a23, a01);
-  return g;
+#define SN_PB_W 4
+#include "revolute_kernel.inc"
+#undef SN_PB_W
+#define SN_PB_W 8
+#include "revolute_kernel.inc"
+#undef SN_PB_W
+
+/* Whether the call's items may run 8 lanes wide: the host allows it
+ * (SN_STEP_WIDE_LANES) and the CPU has AVX2. */
+static int revolute_wide(const sn_step_info *info) {
+  return (info->flags & SN_STEP_WIDE_LANES) != 0u && __builtin_cpu_supports("avx2");
 }
-
-/* The velocities back (v and w; the reserved float is not written). */
-static inline __attribute__((always_inline)) void revolute_scatter_side(sn_constraint_item *items, int side,
-                                                                        const revolute_side4 *g) {
-  __m128 r0 = (__m128)g->vx, r1 = (__m128)g->vy, r2 = (__m128)g->w, r3 = (__m128)g->reserved;
-  _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-  __m128 rows[4] = {r0, r1, r2, r3};
-  for (int l = 0; l < 4; ++l) {
-    sn_solver_body *s = items[l].bodies[side]->state;
-    _mm_storel_pi((__m64 *)(void *)&s->v.x, rows[l]);
-    _mm_store_ss(&s->w, _mm_movehl_ps(rows[l], rows[l]));
-  }
-}
-
-/* The point row's effective mass K (symmetric 2x2) per lane, and det =
- * 1 / det K where det K is not 0 (0 there). */
-static inline __attribute__((always_inline)) void revolute_point_mass4(const revolute_side4 *a, const revolute_side4 *b,
-                                                                       rv4 rax, rv4 ray, rv4 rbx, rv4 rby, rv4 *k11,
-                                                                       rv4 *k12, rv4 *k22, rv4 *det) {
-  *k11 = a->m + b->m + ray * ray * a->i + rby * rby * b->i;
-  *k12 = -ray * rax * a->i - rby * rbx * b->i;
-  *k22 = a->m + b->m + rax * rax * a->i + rbx * rbx * b->i;
-  const rv4 d = *k11 * *k22 - *k12 * *k12;
-  const rv4 one = {1.0f, 1.0f, 1.0f, 1.0f};
-  const ri4 nonzero = d != 0.0f;
-  *det = SN_PB_SEL_4(nonzero, one / d, d);
-}
-
-/* sn_pm_apply_point with impulse (px, py) and axial impulse ax per lane. */
-static inline __attribute__((always_inline)) void revolute_apply4(revolute_side4 *a, revolute_side4 *b, rv4 rax,
-                                                                  rv4 ray, rv4 rbx, rv4 rby, rv4 px, rv4 py, rv4 ax) {
-  const rv4 la = (rax * py - ray * px) + ax, lb = (rbx * py - rby * px) + ax;
-  a->vx = a->vx - a->m * px;
-  a->vy = a->vy - a->m * py;
-  a->w = a->w - a->i * la;
-  b->vx = b->vx + b->m * px;
-  b->vy = b->vy + b->m * py;
-  b->w = b->w + b->i * lb;
-}
-
-#define REVOLUTE_J(l, field) (&((revolute_instance *)items[l].instance)->field)
-#define REVOLUTE_ARMS(l)     REVOLUTE_J(l, ra.x)
-#define REVOLUTE_GAP(l)      REVOLUTE_J(l, delta_center.x)
-#define REVOLUTE_SOFT(l)     REVOLUTE_J(l, bias_rate)
-#define REVOLUTE_IMPULSE(l)  REVOLUTE_J(l, impulse.x)
-
-static void revolute_warm4(sn_constraint_item *items) {
-  revolute_side4 a = revolute_gather_side(items, 0), b = revolute_gather_side(items, 1);
-  rv4 ra0x, ra0y, rb0x, rb0y, px, py, unused0, unused1, ax;
-  REVOLUTE_ROWS(REVOLUTE_ARMS, ra0x, ra0y, rb0x, rb0y);
-  REVOLUTE_ROWS(REVOLUTE_IMPULSE, px, py, unused0, unused1);
-  (void)unused0, (void)unused1;
-  for (int l = 0; l < 4; ++l) ax[l] = revolute_axial(items + l);
-  const rv4 rax = a.qc * ra0x - a.qs * ra0y, ray = a.qs * ra0x + a.qc * ra0y;
-  const rv4 rbx = b.qc * rb0x - b.qs * rb0y, rby = b.qs * rb0x + b.qc * rb0y;
-  revolute_apply4(&a, &b, rax, ray, rbx, rby, px, py, ax);
-  revolute_scatter_side(items, 0, &a);
-  revolute_scatter_side(items, 1, &b);
-}
-
-/* sn_pm_atan2 per lane, operation for operation. */
-static inline __attribute__((always_inline)) rv4 revolute_atan2_4(rv4 y, rv4 x) {
-  const ri4 magnitude = {0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff};
-  const rv4 ax = (rv4)(((ri4)x) & magnitude), ay = (rv4)(((ri4)y) & magnitude);
-  const ri4 x_bigger = ax > ay;
-  const rv4 big = SN_PB_SEL_4(x_bigger, ax, ay), small = SN_PB_SEL_4(x_bigger, ay, ax);
-  const rv4 zero = {0.0f, 0.0f, 0.0f, 0.0f};
-  const rv4 t = SN_PB_SEL_4(big > 0.0f, small / big, zero), u = t * t;
-  rv4 r = SN_PM_ATAN_POLY(t, u);
-  r = SN_PB_SEL_4(ay > ax, SN_PM_HALF_PI - r, r);
-  r = SN_PB_SEL_4(x < 0.0f, SN_PM_PI - r, r);
-  return (rv4)((((ri4)r) & magnitude) | (((ri4)y) & ~magnitude));
-}
-
-/* sn_pm_unwind per lane. */
-static inline __attribute__((always_inline)) rv4 revolute_unwind4(rv4 a) {
-  const float pi = 3.14159265359f;
-  return SN_PB_SEL_4(a < -pi, a + 2.0f * pi, SN_PB_SEL_4(a > pi, a - 2.0f * pi, a));
-}
-
-/* sn_pm_limit_impulse per lane (on: the lanes whose limit row runs; the
- * others keep their accumulated impulse). */
-static inline __attribute__((always_inline)) rv4 revolute_limit4(rv4 c, rv4 cdot, rv4 mass, int use_bias, float inv_h,
-                                                                 rv4 rate, rv4 ms, rv4 is, rv4 *accumulated, ri4 on) {
-  const rv4 zero = {0.0f, 0.0f, 0.0f, 0.0f}, one = {1.0f, 1.0f, 1.0f, 1.0f};
-  const ri4 open = c > 0.0f;
-  const rv4 bias = SN_PB_SEL_4(open, c * inv_h, use_bias ? rate * c : zero);
-  const rv4 m = SN_PB_SEL_4(open, one, use_bias ? ms : one), i = SN_PB_SEL_4(open, zero, use_bias ? is : zero);
-  rv4 impulse = -mass * m * (cdot + bias) - i * *accumulated;
-  const rv4 sum = *accumulated + impulse;
-  const rv4 next = SN_PB_SEL_4(sum > 0.0f, sum, zero);
-  impulse = next - *accumulated;
-  *accumulated = SN_PB_SEL_4(on, next, *accumulated);
-  return impulse;
-}
-
-/* revolute_axial_rows of four independent items in lanes, on the gathered
- * angular velocities: each row where its lane has it (the others leave the
- * lane's velocities and impulses as they were), in the scalar order. */
-static inline __attribute__((always_inline)) void revolute_axial4(const sn_step_info *info, sn_constraint_item *items,
-                                                                  revolute_side4 *a, revolute_side4 *b, int use_bias) {
-  ri4 spring, motor, limit;
-  rv4 delta, mass, target, s_rate, s_mass, s_imp, s_acc, m_acc, lo_acc, up_acc, speed, max, lower, upper, rate, ms, is;
-  for (int l = 0; l < 4; ++l) {
-    const revolute_params *p = items[l].params;
-    const revolute_instance *j = items[l].instance;
-    const int on = j->axial_mass > 0.0f;
-    spring[l] = on && spring_on(p) ? -1 : 0;
-    motor[l] = on && p->enable_motor ? -1 : 0;
-    limit[l] = on && p->enable_limit ? -1 : 0;
-    delta[l] = j->delta_angle, mass[l] = j->axial_mass, target[l] = p->target_angle;
-    s_rate[l] = j->spring_bias_rate, s_mass[l] = j->spring_mass_scale, s_imp[l] = j->spring_impulse_scale;
-    s_acc[l] = j->spring_impulse, m_acc[l] = j->motor_impulse;
-    lo_acc[l] = j->lower_impulse, up_acc[l] = j->upper_impulse;
-    speed[l] = p->motor_speed, max[l] = info->h * p->max_motor_torque;
-    lower[l] = sn_pm_min(p->lower_angle, p->upper_angle), upper[l] = sn_pm_max(p->lower_angle, p->upper_angle);
-    rate[l] = j->bias_rate, ms[l] = j->mass_scale, is[l] = j->impulse_scale;
-  }
-  /* the turn since the step start (sn_pm_rel_angle(dqA, dqB)) */
-  const rv4 turned = revolute_atan2_4(a->qc * b->qs - a->qs * b->qc, a->qc * b->qc + a->qs * b->qs);
-  {
-    const rv4 c = revolute_unwind4(delta + turned) - target, cdot = b->w - a->w;
-    const rv4 impulse = -mass * s_mass * (cdot + s_rate * c) - s_imp * s_acc;
-    s_acc = SN_PB_SEL_4(spring, s_acc + impulse, s_acc);
-    a->w = SN_PB_SEL_4(spring, a->w - a->i * impulse, a->w);
-    b->w = SN_PB_SEL_4(spring, b->w + b->i * impulse, b->w);
-  }
-  {
-    const rv4 cdot = b->w - a->w - speed, old = m_acc, sum = old + -mass * cdot;
-    const rv4 next = SN_PB_SEL_4(sum < -max, -max, SN_PB_SEL_4(sum > max, max, sum));
-    const rv4 impulse = next - old;
-    m_acc = SN_PB_SEL_4(motor, next, m_acc);
-    a->w = SN_PB_SEL_4(motor, a->w - a->i * impulse, a->w);
-    b->w = SN_PB_SEL_4(motor, b->w + b->i * impulse, b->w);
-  }
-  {
-    const rv4 angle = delta + turned;
-    rv4 impulse =
-        revolute_limit4(angle - lower, b->w - a->w, mass, use_bias, info->inv_h, rate, ms, is, &lo_acc, limit);
-    a->w = SN_PB_SEL_4(limit, a->w - a->i * impulse, a->w);
-    b->w = SN_PB_SEL_4(limit, b->w + b->i * impulse, b->w);
-    impulse = -revolute_limit4(upper - angle, a->w - b->w, mass, use_bias, info->inv_h, rate, ms, is, &up_acc, limit);
-    a->w = SN_PB_SEL_4(limit, a->w - a->i * impulse, a->w);
-    b->w = SN_PB_SEL_4(limit, b->w + b->i * impulse, b->w);
-  }
-  for (int l = 0; l < 4; ++l) {
-    revolute_instance *j = items[l].instance;
-    j->spring_impulse = s_acc[l], j->motor_impulse = m_acc[l];
-    j->lower_impulse = lo_acc[l], j->upper_impulse = up_acc[l];
-  }
-}
-
-/* The point rows of four independent items, after their axial rows when
- * axial (some lane has one). */
-static void revolute_point4(const sn_step_info *info, sn_constraint_item *items, int use_bias, int axial) {
-  revolute_side4 a = revolute_gather_side(items, 0), b = revolute_gather_side(items, 1);
-  if (axial) revolute_axial4(info, items, &a, &b, use_bias);
-  rv4 ra0x, ra0y, rb0x, rb0y, dcx, dcy, angle, axial_mass, rate, ms, is, spring, jx, jy, sx, sy;
-  REVOLUTE_ROWS(REVOLUTE_ARMS, ra0x, ra0y, rb0x, rb0y);
-  REVOLUTE_ROWS(REVOLUTE_GAP, dcx, dcy, angle, axial_mass); /* (samples and axial: unused) */
-  REVOLUTE_ROWS(REVOLUTE_SOFT, rate, ms, is, spring);       /* (delta_angle: unused) */
-  REVOLUTE_ROWS(REVOLUTE_IMPULSE, jx, jy, sx, sy);
-  (void)angle, (void)axial_mass, (void)spring, (void)sx, (void)sy;
-  const rv4 rax = a.qc * ra0x - a.qs * ra0y, ray = a.qs * ra0x + a.qc * ra0y;
-  const rv4 rbx = b.qc * rb0x - b.qs * rb0y, rby = b.qs * rb0x + b.qc * rb0y;
-  /* cdot = (vB + wB x rB) - (vA + wA x rA), w x r = (-w r.y, w r.x) */
-  const rv4 cx = (b.vx + -b.w * rby) - (a.vx + -a.w * ray), cy = (b.vy + b.w * rbx) - (a.vy + a.w * rax);
-  rv4 bx = {0.0f, 0.0f, 0.0f, 0.0f}, by = bx;
-  if (use_bias) {
-    bx = rate * (((b.dpx - a.dpx) + (rbx - rax)) + dcx);
-    by = rate * (((b.dpy - a.dpy) + (rby - ray)) + dcy);
-  } else {
-    ms = (rv4){1.0f, 1.0f, 1.0f, 1.0f};
-    is = (rv4){0.0f, 0.0f, 0.0f, 0.0f};
-  }
-  const rv4 hx = cx + bx, hy = cy + by;
-  rv4 k11, k12, k22, det;
-  revolute_point_mass4(&a, &b, rax, ray, rbx, rby, &k11, &k12, &k22, &det);
-  const rv4 xx = det * (k22 * hx - k12 * hy), xy = det * (k11 * hy - k12 * hx);
-  const rv4 px = -ms * xx - is * jx, py = -ms * xy - is * jy;
-  const rv4 nx = jx + px, ny = jy + py;
-  for (int l = 0; l < 4; ++l) {
-    revolute_instance *j = items[l].instance;
-    j->impulse.x = nx[l];
-    j->impulse.y = ny[l];
-  }
-  const rv4 zero = {0.0f, 0.0f, 0.0f, 0.0f};
-  revolute_apply4(&a, &b, rax, ray, rbx, rby, px, py, zero);
-  revolute_scatter_side(items, 0, &a);
-  revolute_scatter_side(items, 1, &b);
-}
-/* The pose row back (dp, dq). */
-static inline __attribute__((always_inline)) void revolute_scatter_pose(sn_constraint_item *items, int side,
-                                                                        const revolute_side4 *g) {
-  __m128 r0 = (__m128)g->dpx, r1 = (__m128)g->dpy, r2 = (__m128)g->qc, r3 = (__m128)g->qs;
-  _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-  __m128 rows[4] = {r0, r1, r2, r3};
-  for (int l = 0; l < 4; ++l) _mm_storeu_ps(&items[l].bodies[side]->state->dp.x, rows[l]);
-}
-
-/* sn_pm_project_body per lane: the move (sn_pm_move_body, the turn of
- * sn_pm_turn where the inverse inertia is not 0) and its velocity. */
-static inline __attribute__((always_inline)) void revolute_project_body4(revolute_side4 *g, rv4 px, rv4 py, rv4 l,
-                                                                         rv4 inv_h) {
-  g->dpx = g->dpx + g->m * px;
-  g->dpy = g->dpy + g->m * py;
-  const rv4 angle = g->i * l;
-  const rv4 rc = g->qc - angle * g->qs, rs = g->qs + angle * g->qc;
-  const rv4 len = (rv4)_mm_sqrt_ps((__m128)(rc * rc + rs * rs));
-  const ri4 turns = g->i != 0.0f, scaled = len > 0.0f;
-  g->qc = SN_PB_SEL_4(turns, SN_PB_SEL_4(scaled, rc / len, rc), g->qc);
-  g->qs = SN_PB_SEL_4(turns, SN_PB_SEL_4(scaled, rs / len, rs), g->qs);
-  const rv4 mh = g->m * inv_h;
-  g->vx = g->vx + mh * px;
-  g->vy = g->vy + mh * py;
-  g->w = g->w + g->i * inv_h * l;
-}
-
-/* revolute_project of four independent items (sn_pm_project_anchors, then
- * the reaction sums per lane). */
-static void revolute_project4(const sn_step_info *info, sn_constraint_item *items) {
-  revolute_side4 a = revolute_gather_side(items, 0), b = revolute_gather_side(items, 1);
-  rv4 ra0x, ra0y, rb0x, rb0y, dcx, dcy, angle, axial;
-  REVOLUTE_ROWS(REVOLUTE_ARMS, ra0x, ra0y, rb0x, rb0y);
-  REVOLUTE_ROWS(REVOLUTE_GAP, dcx, dcy, angle, axial); /* (samples and axial: unused) */
-  (void)angle, (void)axial;
-  const rv4 rax = a.qc * ra0x - a.qs * ra0y, ray = a.qs * ra0x + a.qc * ra0y;
-  const rv4 rbx = b.qc * rb0x - b.qs * rb0y, rby = b.qs * rb0x + b.qc * rb0y;
-  /* the gap, clamped to SN_PM_MAX_PROJECTION_SPEED h (sn_pm_clamp_length) */
-  rv4 sx = ((b.dpx - a.dpx) + (rbx - rax)) + dcx, sy = ((b.dpy - a.dpy) + (rby - ray)) + dcy;
-  const float max = SN_PM_MAX_PROJECTION_SPEED * info->h;
-  const rv4 maxv = {max, max, max, max};
-  const rv4 len_sq = sx * sx + sy * sy;
-  const ri4 within = len_sq <= maxv * maxv;
-  if (_mm_movemask_ps((__m128)within) != 0xf) {
-    /* rare (a joint pulled apart): the square root and division stay off
-     * the path of the usual groups */
-    const rv4 f = maxv / (rv4)_mm_sqrt_ps((__m128)len_sq);
-    sx = SN_PB_SEL_4(within, sx, f * sx);
-    sy = SN_PB_SEL_4(within, sy, f * sy);
-  }
-  rv4 k11, k12, k22, det;
-  revolute_point_mass4(&a, &b, rax, ray, rbx, rby, &k11, &k12, &k22, &det);
-  /* P = -K^-1 sep; A moves by -P, B by P */
-  const rv4 px = -(det * (k22 * sx - k12 * sy)), py = -(det * (k11 * sy - k12 * sx));
-  const rv4 zero = {0.0f, 0.0f, 0.0f, 0.0f};
-  const rv4 inv_h = {info->inv_h, info->inv_h, info->inv_h, info->inv_h};
-  revolute_project_body4(&a, -px, -py, -((rax * py - ray * px) + zero), inv_h);
-  revolute_project_body4(&b, px, py, (rbx * py - rby * px) + zero, inv_h);
-  revolute_scatter_side(items, 0, &a);
-  revolute_scatter_side(items, 1, &b);
-  revolute_scatter_pose(items, 0, &a);
-  revolute_scatter_pose(items, 1, &b);
-  for (int l = 0; l < 4; ++l) {
-    revolute_instance *j = items[l].instance;
-    if (sn_pm_reaction_sample(info, &j->samples)) j->step_impulse = sn_pm_add(j->step_impulse, j->impulse);
-    j->step_impulse = sn_pm_add(j->step_impulse, sn_pm_reaction_correction2(info, sn_pm_vec2(px[l], py[l])));
-  }
-}
-
-#undef REVOLUTE_J
-#undef REVOLUTE_ARMS
-#undef REVOLUTE_GAP
-#undef REVOLUTE_SOFT
-#undef REVOLUTE_IMPULSE
 #endif
 
 static void revolute_warm_start(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
   int32_t i = 0;
 #if SN_PB_SIMD
-  if (sn_step_items_independent(info))
+  if (sn_step_items_independent(info)) {
+    if (revolute_wide(info))
+      for (; i + 8 <= count; i += 8) revolute_warm8(items + i);
     for (; i + 4 <= count; i += 4) revolute_warm4(items + i);
+  }
 #else
   (void)info;
 #endif
   for (; i < count; ++i) revolute_warm_one(items + i);
 }
 
+/* Whether any of n items from items has an axial row. */
+static inline int revolute_any_axial(const sn_constraint_item *items, int n) {
+  int axial = 0;
+  for (int l = 0; l < n; ++l) axial |= revolute_has_axial(items + l);
+  return axial;
+}
+
 static void revolute_solve(const sn_step_info *info, sn_constraint_item *items, int32_t count, int use_bias) {
   int32_t i = 0;
 #if SN_PB_SIMD
   if (sn_step_items_independent(info)) {
-    /* the four items' axial rows, then their point rows, in lanes: the
-     * items share no body, so each sees its own rows in the scalar order */
-    for (; i + 4 <= count; i += 4) {
-      const int axial = revolute_has_axial(items + i) | revolute_has_axial(items + i + 1) |
-                        revolute_has_axial(items + i + 2) | revolute_has_axial(items + i + 3);
-      revolute_point4(info, items + i, use_bias, axial);
-    }
+    /* the group's axial rows, then their point rows, in lanes: the items
+     * share no body, so each sees its own rows in the scalar order */
+    if (revolute_wide(info))
+      for (; i + 8 <= count; i += 8) revolute_point8(info, items + i, use_bias, revolute_any_axial(items + i, 8));
+    for (; i + 4 <= count; i += 4) revolute_point4(info, items + i, use_bias, revolute_any_axial(items + i, 4));
   }
 #endif
   for (; i < count; ++i) {
@@ -580,8 +327,11 @@ static void revolute_solve(const sn_step_info *info, sn_constraint_item *items, 
 static void revolute_project(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
   int32_t i = 0;
 #if SN_PB_SIMD
-  if (sn_step_items_independent(info))
+  if (sn_step_items_independent(info)) {
+    if (revolute_wide(info))
+      for (; i + 8 <= count; i += 8) revolute_project8(info, items + i);
     for (; i + 4 <= count; i += 4) revolute_project4(info, items + i);
+  }
 #endif
   for (; i < count; ++i) {
     revolute_instance *j = items[i].instance;

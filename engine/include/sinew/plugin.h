@@ -123,6 +123,11 @@ typedef struct sn_step_info {
 /// is the same, and no item sees another's.
 #define SN_STEP_INDEPENDENT_ITEMS 1u
 
+/// sn_step_info.flags, with SN_STEP_INDEPENDENT_ITEMS: the host allows the
+/// items' lanes 8 wide (AVX2) where the CPU has them (the plugin checks the
+/// CPU). Every width must give the same bits; a host clears it to test that.
+#define SN_STEP_WIDE_LANES 2u
+
 /// True when info says the call's items share no body state
 /// (SN_STEP_INDEPENDENT_ITEMS, from a host of ABI 1.4 or later).
 static inline int sn_step_items_independent(const sn_step_info *info) {

@@ -157,7 +157,10 @@ static void sn_run_joints(const sn_solver_run *run, const sn_stage *st, int32_t 
       hi = mid;
   }
   sn_step_info info = *run->info;
-  if (!run->w->joint_lanes_off && !run->w->check_plugins) info.flags |= SN_STEP_INDEPENDENT_ITEMS;
+  if (!run->w->joint_lanes_off && !run->w->check_plugins) {
+    info.flags |= SN_STEP_INDEPENDENT_ITEMS;
+    if (run->w->use_avx2) info.flags |= SN_STEP_WIDE_LANES; /* (the world's AVX2 switch, as the contacts') */
+  }
   for (int32_t l = lo; begin < end; ++l) {
     const int32_t stop = start[l + 1] < end ? start[l + 1] : end;
     sn_run_plugin_range(run->caller, batch, &info, callback, begin, stop);
