@@ -200,9 +200,11 @@ sn_conf_result sn_conf_run(const sn_registry *registry, const sn_constraint_type
 /* Copies of a two-body type's scene side by side (10 m apart, each with its
  * own draws), so the copies' constraints share no body and the host hands
  * them to warm_start and solve_velocity in one call marked
- * SN_STEP_INDEPENDENT_ITEMS (lanes_off: never so marked). The hash of every
- * body after the run; *made = the constraints created. */
-#define SN_CONF_COPIES 7
+ * SN_STEP_INDEPENDENT_ITEMS (lanes_off: never so marked). Fifteen copies: a
+ * plugin that takes eight lanes, then four, then one at a time (as revolute
+ * does) runs all three in one call. The hash of every body after the run;
+ * *made = the constraints created. */
+#define SN_CONF_COPIES 15
 static uint64_t conf_copies(const sn_registry *registry, const sn_constraint_type *t, uint32_t seed, bool lanes_off,
                             int *made, bool *finite) {
   sn_world_def wd = sn_default_world_def();

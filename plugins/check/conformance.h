@@ -10,7 +10,7 @@
  * moves every params/instance blob between steps, when the world is saved to
  * a snapshot halfway and the restored copy goes on, and (batched particle
  * types) when solved per item instead of batched. Two-body impulse types are
- * also run as seven copies side by side, whose constraints share no body:
+ * also run as fifteen copies side by side, whose constraints share no body:
  * the host hands them over as independent items (SN_STEP_INDEPENDENT_ITEMS,
  * which a type may solve in SIMD lanes), and the bits must be those of the
  * same world whose calls never say so. */
