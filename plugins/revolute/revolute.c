@@ -239,8 +239,31 @@ static void revolute_point_row(sn_constraint_item *item, int use_bias) {
 }
 
 #if SN_PB_SIMD
-/* What the lane kernels (revolute_kernel.inc) need beyond plugin_batch.h at
- * each width. */
+/* The lane kernels (revolute_kernel.inc) read these fields as 16-byte rows. */
+#define REVOLUTE_ROW(type, first, f1, f2, f3)                                                                         \
+  (offsetof(type, f1) == offsetof(type, first) + 4 && offsetof(type, f2) == offsetof(type, first) + 8 &&             \
+   offsetof(type, f3) == offsetof(type, first) + 12)
+_Static_assert(REVOLUTE_ROW(revolute_instance, ra.x, ra.y, rb.x, rb.y) &&
+                   REVOLUTE_ROW(revolute_instance, delta_center.x, delta_center.y, samples, axial) &&
+                   REVOLUTE_ROW(revolute_instance, bias_rate, mass_scale, impulse_scale, delta_angle) &&
+                   REVOLUTE_ROW(revolute_instance, impulse.x, impulse.y, step_impulse.x, step_impulse.y) &&
+                   REVOLUTE_ROW(revolute_instance, motor_impulse, lower_impulse, upper_impulse, spring_impulse) &&
+                   REVOLUTE_ROW(revolute_instance, axial_mass, spring_bias_rate, spring_mass_scale,
+                                spring_impulse_scale),
+               "the instance's rows");
+_Static_assert(REVOLUTE_ROW(revolute_params, enable_motor, motor_speed, max_motor_torque, enable_limit) &&
+                   offsetof(revolute_params, upper_angle) == offsetof(revolute_params, lower_angle) + 4 &&
+                   offsetof(revolute_params, lower_angle) + 16 <= sizeof(revolute_params) &&
+                   REVOLUTE_ROW(revolute_params, enable_spring, hertz, damping_ratio, target_angle) &&
+                   sizeof(int32_t) == sizeof(float),
+               "the params' rows");
+_Static_assert(offsetof(sn_constraint_body, inv_inertia) == offsetof(sn_constraint_body, inv_mass) + 4 &&
+                   offsetof(sn_constraint_body, inv_mass) + 16 <= sizeof(sn_constraint_body) &&
+                   offsetof(sn_solver_body, w) == 8 && offsetof(sn_solver_body, dq) == offsetof(sn_solver_body, dp) + 8,
+               "the body's rows");
+#undef REVOLUTE_ROW
+
+/* What the lane kernels need beyond plugin_batch.h at each width. */
 
 /* Four lane vectors (fields 0..3 of every lane) as 16-byte records, laid out
  * as SN_PB_LOADT reads them: register k holds lane k's record (and lane
