@@ -60,7 +60,7 @@ typedef struct revolute_instance {
   int32_t samples;      /* substeps summed in step_impulse (0: no position stage ran) */
   int32_t axial;        /* the spring, motor or limit is on (the axial rows run) */
   float bias_rate, mass_scale, impulse_scale;
-  float delta_angle;    /* angle B - A - reference at step start */
+  float delta_angle;    /* angle B - A - reference at step start (0 without axial rows) */
   sn_vec2 impulse;      /* accumulated point impulse */
   sn_vec2 step_impulse; /* sum over the step's substeps of impulse + position-stage correction / h */
   /* the axial rows */
@@ -139,14 +139,15 @@ static void revolute_prepare(const sn_step_info *info, sn_constraint_item *items
     j->ra = sn_pm_arm(a, j->local_a);
     j->rb = sn_pm_arm(b, j->local_b);
     j->delta_center = sn_pm_sub(b->center, a->center);
-    j->delta_angle = sn_pm_rel_angle(a->q, b->q) - j->reference_angle;
+    j->axial = p->enable_motor || p->enable_limit || spring_on(p);
+    /* the angle only the axial rows read (an atan2 saved per plain pin) */
+    j->delta_angle = j->axial ? sn_pm_rel_angle(a->q, b->q) - j->reference_angle : 0.0f;
     j->axial_mass = sn_pm_inv_or_zero(a->inv_inertia + b->inv_inertia);
     j->bias_rate = soft.bias_rate;
     j->mass_scale = soft.mass_scale;
     j->impulse_scale = soft.impulse_scale;
     j->step_impulse = (sn_vec2){0.0f, 0.0f};
     j->samples = 0;
-    j->axial = p->enable_motor || p->enable_limit || spring_on(p);
     if (spring_on(p)) {
       const sn_pm_softness spring = sn_pm_soft(p->hertz, p->damping_ratio, info->h);
       j->spring_bias_rate = spring.bias_rate;
