@@ -38,7 +38,10 @@
  * requires (sn_particle_batch.simd). Wide vectors cannot cross a call
  * without AVX in the baseline ABI, so the vector helpers are macros.
  * plugins/xpbd_distance and plugins/xpbd_tether are complete examples.
- * SPDX-License-Identifier: MIT */
+ * The lane part serves impulse types too, over the items of a call marked
+ * SN_STEP_INDEPENDENT_ITEMS (eight wide where SN_STEP_WIDE_LANES allows):
+ * plugins/revolute gathers its bodies' and instances' rows with
+ * SN_PB_LOADT. SPDX-License-Identifier: MIT */
 #ifndef SINEW_PLUGIN_BATCH_H
 #define SINEW_PLUGIN_BATCH_H
 
