@@ -308,25 +308,25 @@ static int revolute_wide(const sn_step_info *info) {
 }
 #endif
 
-static void revolute_warm_start(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
-  int32_t i = 0;
-#if SN_PB_SIMD
-  if (sn_step_items_independent(info)) {
-    if (revolute_wide(info))
-      for (; i + 8 <= count; i += 8) revolute_warm8(items + i);
-    for (; i + 4 <= count; i += 4) revolute_warm4(items + i);
-  }
-#else
-  (void)info;
-#endif
-  for (; i < count; ++i) revolute_warm_one(items + i);
-}
-
 /* Whether any of n items from items has an axial row. */
 static inline int revolute_any_axial(const sn_constraint_item *items, int n) {
   int axial = 0;
   for (int l = 0; l < n; ++l) axial |= revolute_has_axial(items + l);
   return axial;
+}
+
+static void revolute_warm_start(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
+  int32_t i = 0;
+#if SN_PB_SIMD
+  if (sn_step_items_independent(info)) {
+    if (revolute_wide(info))
+      for (; i + 8 <= count; i += 8) revolute_warm8(items + i, revolute_any_axial(items + i, 8));
+    for (; i + 4 <= count; i += 4) revolute_warm4(items + i, revolute_any_axial(items + i, 4));
+  }
+#else
+  (void)info;
+#endif
+  for (; i < count; ++i) revolute_warm_one(items + i);
 }
 
 static void revolute_solve(const sn_step_info *info, sn_constraint_item *items, int32_t count, int use_bias) {
