@@ -193,7 +193,8 @@ typedef struct sn_item_cursor {
 /* Item n of the cursor for constraint j: its params and instance copied to
  * pp and ip (packed in solve order; resident: the constraint's memory from
  * then on, and nothing to copy when it already is), its owner, a view per
- * rigid body and the endpoints' pointers at ptrs (counted in c->used). A
+ * rigid body and the endpoints' pointers at ptrs (the caller counts them in
+ * c->used: sn_item_endpoints). It writes item n's memory alone. A
  * body the step does not move (static, asleep) gets a private copy of the
  * resting state, so the items of one level share no memory. */
 static void sn_place_item(sn_world *w, sn_step_context *ctx, const sn_soft_context *soft, sn_item_cursor *c, int32_t n,
@@ -204,7 +205,6 @@ static void sn_place_item(sn_world *w, sn_step_context *ctx, const sn_soft_conte
   if (ip != k->instance) memcpy(ip, k->instance, t->instance_size);
   if (resident) k->params = pp, k->instance = ip;
   c->owners[n] = j;
-  c->used += (int32_t)t->body_count + k->particle_count;
   sn_constraint_item *item = c->items + n;
   memset(item, 0, sizeof(*item));
   item->params = pp;
@@ -229,6 +229,12 @@ static void sn_place_item(sn_world *w, sn_step_context *ctx, const sn_soft_conte
   for (int32_t m = 0; m < k->particle_count; ++m) *ptrs++ = soft->views + k->particles[m];
 }
 
+/* The endpoint pointers of constraint j's item. */
+static int32_t sn_item_endpoints(const sn_world *w, int32_t j) {
+  const sn_constraint *k = w->constraints.data + j;
+  return (int32_t)k->type->body_count + k->particle_count;
+}
+
 /* Room for count packed records of size bytes aligned to align: the stride,
  * *base the first (NULL when the arena is short). */
 static size_t sn_pack_block(sn_world *w, uint32_t size, uint32_t align, int32_t count, uintptr_t *base) {
@@ -250,6 +256,7 @@ static bool sn_emit_item(sn_world *w, sn_step_context *ctx, const sn_soft_contex
   sn_pack_block(w, t->instance_size, t->instance_align, 1, &ip);
   if (pp == 0 || ip == 0) return false;
   sn_place_item(w, ctx, soft, c, c->n, j, (void *)pp, (void *)ip, c->ptrs + c->used, false);
+  c->used += sn_item_endpoints(w, j);
   c->n++;
   batch->count++;
   return true;
@@ -365,6 +372,30 @@ static bool sn_keep_levels(sn_world *w, const sn_joint_batch *batch, const int32
   return true;
 }
 
+/* Kept items [begin, end) of a type placed (sn_add_kept_items): item at
+ * has cursor index n + at, its endpoint pointers from used + at * per
+ * (per 0: one item whose pointers start at used). */
+typedef struct sn_place_job {
+  sn_world *w;
+  sn_step_context *ctx;
+  const sn_soft_context *soft;
+  sn_item_cursor *c;
+  const int32_t *order;
+  uintptr_t pp, ip;
+  size_t ps, is;
+  int32_t n, used, per;
+  bool resident;
+} sn_place_job;
+
+static void sn_place_stage(void *context, const sn_stage *stage, int32_t begin, int32_t end) {
+  (void)stage;
+  const sn_place_job *j = context;
+  for (int32_t at = begin; at < end; ++at)
+    sn_place_item(j->w, j->ctx, j->soft, j->c, j->n + at, j->order[at], (void *)(j->pp + (size_t)at * j->ps),
+                  (void *)(j->ip + (size_t)at * j->is), j->c->ptrs + j->used + (ptrdiff_t)at * j->per,
+                  j->resident);
+}
+
 /* The items of batch from kept levels: each constraint in level order,
  * everything written front to back (the same items, views and pointers as
  * sn_add_levelled_items finds). */
@@ -394,10 +425,25 @@ static bool sn_add_kept_items(sn_world *w, sn_step_context *ctx, const sn_soft_c
     if (pp == 0 || ip == 0) return false;
   }
   batch->resident = kept->resident;
-  const int32_t n0 = c->n;
-  for (int32_t at = 0; at < found; ++at)
-    sn_place_item(w, ctx, soft, c, n0 + at, order[at], (void *)(pp + (size_t)at * ps), (void *)(ip + (size_t)at * is),
-                  c->ptrs + c->used, kept->resident);
+  sn_place_job job = {w, ctx, soft, c, order, pp, ip, ps, is, c->n, c->used, 0, kept->resident};
+  const uint32_t particles = t->particle_count;
+  if (particles != SN_ANY_PARTICLES && found >= w->parallel_min_items && w->worker_count > 1) {
+    /* every item has as many endpoints: blocks on the workers, each item
+     * writing its own memory */
+    job.per = (int32_t)(t->body_count + particles);
+    sn_stage stages[1];
+    sn_stage_runner runner;
+    sn_stage_runner_init_on(&runner, stages, 1, w->worker_count, sn_place_stage, &job);
+    sn_stage_add(&runner, 0, 0, 0, found, SN_BLOCK_JOINTS * 4, 1);
+    sn_stage_run(&w->tasks, &runner);
+    c->used += found * job.per;
+  } else {
+    for (int32_t at = 0; at < found; ++at) {
+      job.used = c->used;
+      sn_place_stage(&job, NULL, at, at + 1);
+      c->used += sn_item_endpoints(w, order[at]);
+    }
+  }
   c->n += found;
   batch->count += found;
   return true;
@@ -546,6 +592,7 @@ static bool sn_add_levelled_items(sn_world *w, sn_step_context *ctx, const sn_so
     const int32_t at = level[i];
     sn_place_item(w, ctx, soft, c, n0 + at, c->found[i], (void *)(pp + (size_t)at * ps), (void *)(ip + (size_t)at * is),
                   c->ptrs + ends[at], packing.resident);
+    c->used += sn_item_endpoints(w, c->found[i]);
   }
   c->n += found;
   batch->count += found;
