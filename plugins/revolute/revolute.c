@@ -241,8 +241,8 @@ static void revolute_point_row(sn_constraint_item *item, int use_bias) {
 
 #if SN_PB_SIMD
 /* The lane kernels (revolute_kernel.inc) read these fields as 16-byte rows. */
-#define REVOLUTE_ROW(type, first, f1, f2, f3)                                                                         \
-  (offsetof(type, f1) == offsetof(type, first) + 4 && offsetof(type, f2) == offsetof(type, first) + 8 &&             \
+#define REVOLUTE_ROW(type, first, f1, f2, f3)                                                                          \
+  (offsetof(type, f1) == offsetof(type, first) + 4 && offsetof(type, f2) == offsetof(type, first) + 8 &&               \
    offsetof(type, f3) == offsetof(type, first) + 12)
 _Static_assert(REVOLUTE_ROW(revolute_instance, ra.x, ra.y, rb.x, rb.y) &&
                    REVOLUTE_ROW(revolute_instance, delta_center.x, delta_center.y, samples, axial) &&
@@ -269,20 +269,20 @@ _Static_assert(offsetof(sn_constraint_body, inv_inertia) == offsetof(sn_constrai
 /* Four lane vectors (fields 0..3 of every lane) as 16-byte records, laid out
  * as SN_PB_LOADT reads them: register k holds lane k's record (and lane
  * k + 4's in the upper half with 8 lanes). */
-#define REVOLUTE_RECORDS(x0, x1, x2, x3, t)                                                                           \
+#define REVOLUTE_RECORDS(x0, x1, x2, x3, t)                                                                            \
   do {                                                                                                                 \
-    SN_PB_VEC a_ = SN_PB_UNPLO((SN_PB_VEC)(x0), (SN_PB_VEC)(x1)), b_ = SN_PB_UNPLO((SN_PB_VEC)(x2), (SN_PB_VEC)(x3)); \
-    SN_PB_VEC c_ = SN_PB_UNPHI((SN_PB_VEC)(x0), (SN_PB_VEC)(x1)), d_ = SN_PB_UNPHI((SN_PB_VEC)(x2), (SN_PB_VEC)(x3)); \
+    SN_PB_VEC a_ = SN_PB_UNPLO((SN_PB_VEC)(x0), (SN_PB_VEC)(x1)), b_ = SN_PB_UNPLO((SN_PB_VEC)(x2), (SN_PB_VEC)(x3));  \
+    SN_PB_VEC c_ = SN_PB_UNPHI((SN_PB_VEC)(x0), (SN_PB_VEC)(x1)), d_ = SN_PB_UNPHI((SN_PB_VEC)(x2), (SN_PB_VEC)(x3));  \
     (t)[0] = SN_PB_SHUF(a_, b_, 0x44), (t)[1] = SN_PB_SHUF(a_, b_, 0xEE);                                              \
     (t)[2] = SN_PB_SHUF(c_, d_, 0x44), (t)[3] = SN_PB_SHUF(c_, d_, 0xEE);                                              \
   } while (0)
 /* STORE(l, record) for every lane l, record its __m128 from t. */
 #define REVOLUTE_EACH_RECORD(t, STORE) SN_PLUGIN_CAT(REVOLUTE_EACH_RECORD_, SN_PB_W)(t, STORE)
-#define REVOLUTE_EACH_RECORD_4(t, STORE)                                                                              \
+#define REVOLUTE_EACH_RECORD_4(t, STORE)                                                                               \
   do {                                                                                                                 \
     for (int k_ = 0; k_ < 4; ++k_) STORE(k_, (t)[k_]);                                                                 \
   } while (0)
-#define REVOLUTE_EACH_RECORD_8(t, STORE)                                                                              \
+#define REVOLUTE_EACH_RECORD_8(t, STORE)                                                                               \
   do {                                                                                                                 \
     for (int k_ = 0; k_ < 4; ++k_) {                                                                                   \
       STORE(k_, _mm256_castps256_ps128((t)[k_]));                                                                      \

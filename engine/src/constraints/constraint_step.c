@@ -194,7 +194,7 @@ typedef struct sn_item_cursor {
  * pp and ip (packed in solve order; resident: the constraint's memory from
  * then on, and nothing to copy when it already is), its owner, a view per
  * rigid body and the endpoints' pointers at ptrs (the caller counts them in
- * c->used: sn_item_endpoints). It writes item n's memory alone. A
+ * c->used: the item's body_count). It writes item n's memory alone. A
  * body the step does not move (static, asleep) gets a private copy of the
  * resting state, so the items of one level share no memory. */
 static void sn_place_item(sn_world *w, sn_step_context *ctx, const sn_soft_context *soft, sn_item_cursor *c, int32_t n,
@@ -229,12 +229,6 @@ static void sn_place_item(sn_world *w, sn_step_context *ctx, const sn_soft_conte
   for (int32_t m = 0; m < k->particle_count; ++m) *ptrs++ = soft->views + k->particles[m];
 }
 
-/* The endpoint pointers of constraint j's item. */
-static int32_t sn_item_endpoints(const sn_world *w, int32_t j) {
-  const sn_constraint *k = w->constraints.data + j;
-  return (int32_t)k->type->body_count + k->particle_count;
-}
-
 /* Room for count packed records of size bytes aligned to align: the stride,
  * *base the first (NULL when the arena is short). */
 static size_t sn_pack_block(sn_world *w, uint32_t size, uint32_t align, int32_t count, uintptr_t *base) {
@@ -256,7 +250,7 @@ static bool sn_emit_item(sn_world *w, sn_step_context *ctx, const sn_soft_contex
   sn_pack_block(w, t->instance_size, t->instance_align, 1, &ip);
   if (pp == 0 || ip == 0) return false;
   sn_place_item(w, ctx, soft, c, c->n, j, (void *)pp, (void *)ip, c->ptrs + c->used, false);
-  c->used += sn_item_endpoints(w, j);
+  c->used += c->items[c->n].body_count;
   c->n++;
   batch->count++;
   return true;
@@ -372,9 +366,9 @@ static bool sn_keep_levels(sn_world *w, const sn_joint_batch *batch, const int32
   return true;
 }
 
-/* Kept items [begin, end) of a type placed (sn_add_kept_items): item at
- * has cursor index n + at, its endpoint pointers from used + at * per
- * (per 0: one item whose pointers start at used). */
+/* Kept items [begin, end) of a type whose items all have per endpoints,
+ * placed (sn_add_kept_items): item at has cursor index n + at and its
+ * endpoint pointers from used + at * per. */
 typedef struct sn_place_job {
   sn_world *w;
   sn_step_context *ctx;
@@ -392,8 +386,7 @@ static void sn_place_stage(void *context, const sn_stage *stage, int32_t begin, 
   const sn_place_job *j = context;
   for (int32_t at = begin; at < end; ++at)
     sn_place_item(j->w, j->ctx, j->soft, j->c, j->n + at, j->order[at], (void *)(j->pp + (size_t)at * j->ps),
-                  (void *)(j->ip + (size_t)at * j->is), j->c->ptrs + j->used + (ptrdiff_t)at * j->per,
-                  j->resident);
+                  (void *)(j->ip + (size_t)at * j->is), j->c->ptrs + j->used + (ptrdiff_t)at * j->per, j->resident);
 }
 
 /* The items of batch from kept levels: each constraint in level order,
@@ -425,24 +418,25 @@ static bool sn_add_kept_items(sn_world *w, sn_step_context *ctx, const sn_soft_c
     if (pp == 0 || ip == 0) return false;
   }
   batch->resident = kept->resident;
-  sn_place_job job = {w, ctx, soft, c, order, pp, ip, ps, is, c->n, c->used, 0, kept->resident};
-  const uint32_t particles = t->particle_count;
-  if (particles != SN_ANY_PARTICLES && found >= w->parallel_min_items && w->worker_count > 1) {
-    /* every item has as many endpoints: blocks on the workers, each item
-     * writing its own memory */
-    job.per = (int32_t)(t->body_count + particles);
+  if (t->particle_count == SN_ANY_PARTICLES) {
+    /* each item's endpoints after the last item's */
+    for (int32_t at = 0; at < found; ++at) {
+      sn_place_item(w, ctx, soft, c, c->n + at, order[at], (void *)(pp + (size_t)at * ps),
+                    (void *)(ip + (size_t)at * is), c->ptrs + c->used, kept->resident);
+      c->used += c->items[c->n + at].body_count;
+    }
+  } else {
+    /* as many endpoints each: in blocks on the workers (a large type), each
+     * item writing its own memory */
+    const int32_t per = (int32_t)(t->body_count + t->particle_count);
+    sn_place_job job = {w, ctx, soft, c, order, pp, ip, ps, is, c->n, c->used, per, kept->resident};
     sn_stage stages[1];
     sn_stage_runner runner;
-    sn_stage_runner_init_on(&runner, stages, 1, w->worker_count, sn_place_stage, &job);
+    sn_stage_runner_init_on(&runner, stages, 1, found >= w->parallel_min_items ? w->worker_count : 1, sn_place_stage,
+                            &job);
     sn_stage_add(&runner, 0, 0, 0, found, SN_BLOCK_JOINTS * 4, 1);
     sn_stage_run(&w->tasks, &runner);
-    c->used += found * job.per;
-  } else {
-    for (int32_t at = 0; at < found; ++at) {
-      job.used = c->used;
-      sn_place_stage(&job, NULL, at, at + 1);
-      c->used += sn_item_endpoints(w, order[at]);
-    }
+    c->used += found * per;
   }
   c->n += found;
   batch->count += found;
@@ -592,7 +586,7 @@ static bool sn_add_levelled_items(sn_world *w, sn_step_context *ctx, const sn_so
     const int32_t at = level[i];
     sn_place_item(w, ctx, soft, c, n0 + at, c->found[i], (void *)(pp + (size_t)at * ps), (void *)(ip + (size_t)at * is),
                   c->ptrs + ends[at], packing.resident);
-    c->used += sn_item_endpoints(w, c->found[i]);
+    c->used += c->items[n0 + at].body_count;
   }
   c->n += found;
   batch->count += found;
