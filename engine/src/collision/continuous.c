@@ -28,14 +28,15 @@ typedef struct sn_toi_query {
   sn_sweep sweep;
   float fraction;
   bool bullet;
-  bool recheck;       ///< second pass: only fast bodies the first pass stopped
-  bool may_recheck;   ///< met a fast body that was not stopped then
-  int32_t *met;       ///< those bodies (NULL: not kept), up to SN_TOI_MET
-  int32_t met_count;  ///< SN_TOI_MET + 1: more than that
-  bool ahead;         ///< swept ahead of its turn (in parallel), see sn_toi_ahead
-  bool aborted;       ///< ahead: met more fast bodies handled before it than it keeps
-  int32_t self_index; ///< the fast body's awake index (its turn)
-  int32_t *deps;      ///< ahead: fast bodies handled before it that it met, up to SN_TOI_MET
+  bool recheck;                   ///< second pass: only fast bodies the first pass stopped
+  const uint64_t *stopped_shapes; ///< second pass: a bit per shape of a stopped body (NULL: not kept)
+  bool may_recheck;               ///< met a fast body that was not stopped then
+  int32_t *met;                   ///< those bodies (NULL: not kept), up to SN_TOI_MET
+  int32_t met_count;              ///< SN_TOI_MET + 1: more than that
+  bool ahead;                     ///< swept ahead of its turn (in parallel), see sn_toi_ahead
+  bool aborted;                   ///< ahead: met more fast bodies handled before it than it keeps
+  int32_t self_index;             ///< the fast body's awake index (its turn)
+  int32_t *deps;                  ///< ahead: fast bodies handled before it that it met, up to SN_TOI_MET
   int32_t dep_count;
   sn_shape_proxy proxy; ///< the fast shape's core
   float reach;          ///< farthest core point from the body's centre of mass
@@ -503,13 +504,36 @@ typedef struct sn_toi_leaves {
   int32_t count; ///< -1: more leaves than room, the group's shapes query the tree themselves
 } sn_toi_leaves;
 
+static bool sn_toi_is_stopped_shape(const uint64_t *bits, int32_t shape_index) {
+  return (bits[shape_index >> 6] >> (shape_index & 63) & 1u) != 0;
+}
+
+/* sn_toi_query_fcn for the shapes of stopped bodies only (the second pass:
+ * it passes over every other shape without a change, see sn_toi_query_fcn). */
+static bool sn_toi_recheck_fcn(int32_t proxy_id, int32_t shape_index, void *context) {
+  const sn_toi_query *q = context;
+  if (!sn_toi_is_stopped_shape(q->stopped_shapes, shape_index)) return true;
+  return sn_toi_query_fcn(proxy_id, shape_index, context);
+}
+
 /* Visits what sn_tree_query(tree, box, mask) would: from the group's kept
- * leaves, or the tree itself when they did not fit. */
+ * leaves, or the tree itself when they did not fit. The second pass skips
+ * the shapes of bodies not stopped before reading them: a crowd's sweeps
+ * meet mostly those. */
 static void sn_toi_visit(const sn_toi_leaves *l, sn_aabb box, uint64_t mask, sn_toi_query *q) {
-  if (l->count < 0)
-    sn_tree_query(l->tree, box, mask, sn_toi_query_fcn, q);
-  else
+  const bool only_stopped = q->recheck && q->stopped_shapes != NULL;
+  if (l->count < 0) {
+    sn_tree_query(l->tree, box, mask, only_stopped ? sn_toi_recheck_fcn : sn_toi_query_fcn, q);
+  } else if (!only_stopped) {
     sn_tree_leaves_query(l->data, l->count, box, mask, sn_toi_query_fcn, q);
+  } else {
+    for (int32_t i = 0; i < l->count; ++i) {
+      const sn_tree_leaf *leaf = l->data + i;
+      if (!sn_toi_is_stopped_shape(q->stopped_shapes, leaf->user_data)) continue;
+      if ((leaf->category_bits & mask) == 0 || !sn_aabb_overlaps(leaf->aabb, box)) continue;
+      if (!sn_toi_query_fcn(leaf->proxy_id, leaf->user_data, q)) return;
+    }
+  }
 }
 
 /* The fast bodies in groups. */
@@ -693,8 +717,8 @@ typedef struct sn_toi_met {
 
 /* Sweeps fast body k (awake index) against what its group's leaves hold
  * (group NULL: against the trees), into q. Changes nothing. */
-static void sn_toi_sweep(sn_world *w, int32_t k, const sn_toi_leaves *group, bool recheck, bool ahead, int32_t *met,
-                         sn_toi_query *q) {
+static void sn_toi_sweep(sn_world *w, int32_t k, const sn_toi_leaves *group, bool recheck,
+                         const uint64_t *stopped_shapes, bool ahead, int32_t *met, sn_toi_query *q) {
   const int32_t body_index = w->awake_bodies.data[k];
   const sn_body *b = w->bodies.data + body_index;
   q->w = w;
@@ -703,6 +727,7 @@ static void sn_toi_sweep(sn_world *w, int32_t k, const sn_toi_leaves *group, boo
   q->fraction = 1.0f;
   q->bullet = b->is_bullet;
   q->recheck = recheck;
+  q->stopped_shapes = stopped_shapes;
   q->may_recheck = false;
   q->ahead = ahead;
   q->aborted = false;
@@ -755,11 +780,12 @@ static void sn_toi_apply(sn_world *w, int32_t k, const sn_toi_query *q, const sn
   }
 }
 
-static void sn_solve_continuous(sn_world *w, int32_t k, const sn_toi_leaves *group, bool recheck, const sn_toi_met *m) {
+static void sn_solve_continuous(sn_world *w, int32_t k, const sn_toi_leaves *group, bool recheck,
+                                const uint64_t *stopped_shapes, const sn_toi_met *m) {
   sn_toi_query q;
   q.deps = NULL;
   int32_t *met = !recheck && m->bodies != NULL ? m->bodies + (size_t)k * SN_TOI_MET : NULL;
-  sn_toi_sweep(w, k, group, recheck, false, met, &q);
+  sn_toi_sweep(w, k, group, recheck, stopped_shapes, false, met, &q);
   sn_toi_apply(w, k, &q, m);
 }
 
@@ -798,7 +824,7 @@ typedef struct sn_toi_ahead_run {
 static void sn_toi_ahead_one(sn_world *w, sn_toi_ahead *a, int32_t k, const sn_toi_leaves *group) {
   sn_toi_query q;
   q.deps = a->deps;
-  sn_toi_sweep(w, k, group, false, true, a->met, &q);
+  sn_toi_sweep(w, k, group, false, NULL, true, a->met, &q);
   a->fraction = q.fraction;
   a->hit_shape = q.hit_shape;
   a->hit_other = q.hit_other;
@@ -877,10 +903,17 @@ static bool sn_toi_needs(const sn_world *w, int32_t k, bool recheck, const sn_to
   return false;
 }
 
+/* Marks the shapes of body b in bits (sn_toi_query.stopped_shapes). */
+static void sn_toi_mark_shapes(const sn_world *w, const sn_body *b, uint64_t *bits) {
+  for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next)
+    bits[s >> 6] |= (uint64_t)1 << (s & 63);
+}
+
 /* One pass over the fast bodies in body order; true when a body was
- * stopped. */
-static bool sn_continuous_pass(sn_world *w, bool recheck, const sn_toi_ahead *ahead, sn_toi_plan *plan,
-                               const sn_toi_met *m, int32_t *held) {
+ * stopped. The second pass keeps stopped_shapes up to date (when kept):
+ * a body it stops is swept against by the bodies after it. */
+static bool sn_continuous_pass(sn_world *w, bool recheck, uint64_t *stopped_shapes, const sn_toi_ahead *ahead,
+                               sn_toi_plan *plan, const sn_toi_met *m, int32_t *held) {
   const int32_t nb = w->awake_bodies.count;
   bool stopped = false;
   for (int32_t k = 0; k < nb; ++k) {
@@ -893,8 +926,11 @@ static bool sn_continuous_pass(sn_world *w, bool recheck, const sn_toi_ahead *ah
       stopped = stopped || ahead[k].fraction < 1.0f;
       continue;
     }
-    sn_solve_continuous(w, k, plan != NULL ? sn_toi_plan_leaves(plan, plan->group_of[k]) : NULL, recheck, m);
-    stopped = stopped || w->bodies.data[w->awake_bodies.data[k]].toi_fraction < 1.0f;
+    sn_solve_continuous(w, k, plan != NULL ? sn_toi_plan_leaves(plan, plan->group_of[k]) : NULL, recheck,
+                        stopped_shapes, m);
+    const sn_body *b = w->bodies.data + w->awake_bodies.data[k];
+    stopped = stopped || b->toi_fraction < 1.0f;
+    if (stopped_shapes != NULL && sn_toi_stopped(b)) sn_toi_mark_shapes(w, b, stopped_shapes);
   }
   return stopped;
 }
@@ -1000,9 +1036,22 @@ void sn_continuous_solve(sn_world *w, uint8_t *post, uint8_t moved) {
   }
   int32_t held = 0;
   w->toi_ahead_held = w->toi_ahead_redone = 0;
-  const bool stopped = sn_continuous_pass(w, false, ahead, planned ? &plan : NULL, &m, &held);
+  const bool stopped = sn_continuous_pass(w, false, NULL, ahead, planned ? &plan : NULL, &m, &held);
   if (ahead != NULL && 5 * (int64_t)held < 4 * (int64_t)fast) w->toi_ahead_rest = SN_TOI_AHEAD_REST;
-  if (stopped) sn_continuous_pass(w, true, NULL, planned ? &plan : NULL, &m, &held);
+  if (stopped) {
+    /* the shapes of the stopped bodies, the only ones the second pass
+     * sweeps against */
+    const size_t words = ((size_t)w->shapes.count + 63) / 64;
+    uint64_t *stopped_shapes = sn_arena_alloc(&w->arena, words * sizeof(uint64_t));
+    if (stopped_shapes != NULL) {
+      memset(stopped_shapes, 0, words * sizeof(uint64_t));
+      for (int32_t k = 0; k < nb; ++k) {
+        const sn_body *b = w->bodies.data + w->awake_bodies.data[k];
+        if (sn_toi_stopped(b)) sn_toi_mark_shapes(w, b, stopped_shapes);
+      }
+    }
+    sn_continuous_pass(w, true, stopped_shapes, NULL, planned ? &plan : NULL, &m, &held);
+  }
   sn_toi_stop_joined(w, post, moved);
   w->toi_groups = planned ? plan.group_count : 0;
   w->toi_spatial = planned && plan.spatial;
@@ -1013,6 +1062,7 @@ size_t sn_continuous_scratch_bytes(const sn_world *w) {
   /* the sweeps ahead, one per body that may be awake, and their stage (the
    * tree queries keep their stacks on the call stack) */
   const size_t n = (size_t)w->bodies.count;
-  return n * (sizeof(sn_toi_ahead) + SN_TOI_MET * sizeof(int32_t) + 1 + sizeof(int32_t) + sizeof(float)) + 5 * 16 +
-         sn_stage_runner_bytes(1) + sn_toi_plan_bytes(n);
+  const size_t shape_words = ((size_t)w->shapes.count + 63) / 64;
+  return n * (sizeof(sn_toi_ahead) + SN_TOI_MET * sizeof(int32_t) + 1 + sizeof(int32_t) + sizeof(float)) +
+         shape_words * sizeof(uint64_t) + 6 * 16 + sn_stage_runner_bytes(1) + sn_toi_plan_bytes(n);
 }
