@@ -297,6 +297,60 @@ static bool sn_toi_discs_near(const sn_toi_query *q, const sn_shape *other, cons
   return gap < SN_SPECULATIVE_DISTANCE - SN_TOI_NEAR_ALLOWANCE;
 }
 
+/* A lower bound on the distance from point p (the shape's frame) to the
+ * shape's core (its proxy without the radius): 0 or less when p may be
+ * inside. A polygon's sides each separate p from the core by at most the
+ * distance (its normals are unit vectors). */
+static float sn_core_distance_bound(const sn_geometry *g, sn_vec2 p) {
+  switch (g->type) {
+  case SN_SHAPE_CIRCLE:
+    return sn_distance(p, g->circle.center);
+  case SN_SHAPE_CAPSULE:
+    return sqrtf(sn_origin_segment_distance_sq(sn_sub(g->capsule.center1, p), sn_sub(g->capsule.center2, p)));
+  case SN_SHAPE_SEGMENT:
+    return sqrtf(sn_origin_segment_distance_sq(sn_sub(g->segment.point1, p), sn_sub(g->segment.point2, p)));
+  case SN_SHAPE_CHAIN_SEGMENT: {
+    const sn_segment *sg = &g->chain_segment.segment;
+    return sqrtf(sn_origin_segment_distance_sq(sn_sub(sg->point1, p), sn_sub(sg->point2, p)));
+  }
+  case SN_SHAPE_POLYGON: {
+    const sn_polygon *poly = &g->polygon;
+    float d = -FLT_MAX;
+    for (int32_t i = 0; i < poly->count; ++i) d = sn_maxf(d, sn_dot(poly->normals[i], sn_sub(p, poly->vertices[i])));
+    return d;
+  }
+  case SN_SHAPE_TYPE_COUNT:
+    break;
+  }
+  return 0.0f;
+}
+
+/* Can the time of impact of q against shape other of ob (not stopped),
+ * with proxy_a its proxy, find anything but "separated for the whole
+ * fraction"? False when the cores start farther apart than every point
+ * can close over q's fraction (the relative motion of the centres plus
+ * each turn's rate bound times its reach, as the time of impact bounds
+ * them), with a slop to spare for rounding: then the time of impact's first
+ * advance reaches the end of the fraction and finds the pair apart there.
+ * The start distance is bounded without a distance query: each core
+ * against the other's centre of mass and reach. A long body turning (a
+ * spinner's blade, a tumbler's wall) meets many shapes far from it inside
+ * its swept box. */
+static bool sn_toi_may_close(const sn_toi_query *q, const sn_body *ob, const sn_shape *other,
+                             const sn_shape_proxy *proxy_a, float reach_a) {
+  if (!(q->fraction > 0.0f)) return true;
+  const sn_sweep so = sn_step_sweep(ob);
+  const sn_transform xf_o = {sn_sub(so.c1, sn_rotate(so.q1, so.local_center)), so.q1};
+  const sn_transform xf_q = {sn_sub(q->sweep.c1, sn_rotate(q->sweep.q1, q->sweep.local_center)), q->sweep.q1};
+  const float gap_a = sn_core_distance_bound(&other->geom, sn_inv_transform_point(xf_o, q->sweep.c1)) - q->reach;
+  const float gap_b = sn_core_distance_bound(&q->shape->geom, sn_inv_transform_point(xf_q, so.c1)) - reach_a;
+  const float gap = sn_maxf(gap_a, gap_b);
+  const sn_vec2 relative = sn_sub(sn_sub(q->sweep.c2, q->sweep.c1), sn_sub(so.c2, so.c1));
+  const float closing = (sn_length(relative) + sn_sweep_rotation_reach(&so, proxy_a) + q->rotation) * q->fraction;
+  const float target = sn_maxf(SN_LINEAR_SLOP, proxy_a->radius + q->proxy.radius - SN_LINEAR_SLOP);
+  return !(gap - target - 0.25f * SN_LINEAR_SLOP > closing + SN_LINEAR_SLOP + 1.0e-4f * (sn_absf(gap) + closing));
+}
+
 /* Ahead of its turn, q met fast body ob (not stopped yet) with shape
  * other: can the pair change q's result in turn, whether ob is stopped by
  * then or not? False only when every outcome in turn leaves q as it is. */
@@ -395,6 +449,8 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
    * the start: so are the shapes, no distance needed */
   if (skip_near && sn_toi_discs_near(q, other, ob)) return true;
   const sn_shape_proxy proxy_a = sn_geometry_proxy(&other->geom);
+  /* (a pair found apart for the whole fraction changes nothing below) */
+  if (!sn_toi_stopped(ob) && !sn_toi_may_close(q, ob, other, &proxy_a, reach_a)) return true;
   sn_toi_output out = sn_toi_against(ob, &proxy_a, q, skip_near ? SN_SPECULATIVE_DISTANCE : -FLT_MAX);
   if (skip_near && !(out.separation0 >= SN_SPECULATIVE_DISTANCE)) return true;
   const bool touching = (out.state == SN_TOI_HIT && out.fraction == 0.0f) || out.state == SN_TOI_OVERLAPPED;
