@@ -325,29 +325,26 @@ static float sn_core_distance_bound(const sn_geometry *g, sn_vec2 p) {
   return 0.0f;
 }
 
-/* Can the time of impact of q against shape other of ob (not stopped),
- * with proxy_a its proxy, find anything but "separated for the whole
- * fraction"? False when the cores start farther apart than every point
- * can close over q's fraction (the relative motion of the centres plus
- * each turn's rate bound times its reach, as the time of impact bounds
- * them), with a slop to spare for rounding: then the time of impact's first
- * advance reaches the end of the fraction and finds the pair apart there.
- * The start distance is bounded without a distance query: each core
- * against the other's centre of mass and reach. A long body turning (a
- * spinner's blade, a tumbler's wall) meets many shapes far from it inside
- * its swept box. */
-static bool sn_toi_may_close(const sn_toi_query *q, const sn_body *ob, const sn_shape *other,
-                             const sn_shape_proxy *proxy_a, float reach_a) {
-  if (!(q->fraction > 0.0f)) return true;
-  const sn_sweep so = sn_step_sweep(ob);
-  const sn_transform xf_o = {sn_sub(so.c1, sn_rotate(so.q1, so.local_center)), so.q1};
-  const sn_transform xf_q = {sn_sub(q->sweep.c1, sn_rotate(q->sweep.q1, q->sweep.local_center)), q->sweep.q1};
-  const float gap_a = sn_core_distance_bound(&other->geom, sn_inv_transform_point(xf_o, q->sweep.c1)) - q->reach;
-  const float gap_b = sn_core_distance_bound(&q->shape->geom, sn_inv_transform_point(xf_q, so.c1)) - reach_a;
+bool sn_continuous_may_close(const sn_geometry *geom_a, const sn_shape_proxy *proxy_a, const sn_sweep *sweep_a,
+                             float reach_a, const sn_geometry *geom_b, const sn_shape_proxy *proxy_b,
+                             const sn_sweep *sweep_b, float reach_b, float rotation_b, float max_fraction) {
+  /* The start distance of the cores, bounded without a distance query:
+   * each core against the other's centre of mass, less the other's reach.
+   * Over the fraction no point closes faster than the relative motion of
+   * the centres plus each turn's rate bound times its reach (what the time
+   * of impact's advance uses, and its rotation terms): from farther than
+   * that, with a slop to spare for rounding, its first advance reaches the
+   * end of the fraction and finds the pair apart there. */
+  if (!(max_fraction > 0.0f)) return true;
+  const sn_transform xf_a = {sn_sub(sweep_a->c1, sn_rotate(sweep_a->q1, sweep_a->local_center)), sweep_a->q1};
+  const sn_transform xf_b = {sn_sub(sweep_b->c1, sn_rotate(sweep_b->q1, sweep_b->local_center)), sweep_b->q1};
+  const float gap_a = sn_core_distance_bound(geom_a, sn_inv_transform_point(xf_a, sweep_b->c1)) - reach_b;
+  const float gap_b = sn_core_distance_bound(geom_b, sn_inv_transform_point(xf_b, sweep_a->c1)) - reach_a;
   const float gap = sn_maxf(gap_a, gap_b);
-  const sn_vec2 relative = sn_sub(sn_sub(q->sweep.c2, q->sweep.c1), sn_sub(so.c2, so.c1));
-  const float closing = (sn_length(relative) + sn_sweep_rotation_reach(&so, proxy_a) + q->rotation) * q->fraction;
-  const float target = sn_maxf(SN_LINEAR_SLOP, proxy_a->radius + q->proxy.radius - SN_LINEAR_SLOP);
+  const sn_vec2 relative = sn_sub(sn_sub(sweep_b->c2, sweep_b->c1), sn_sub(sweep_a->c2, sweep_a->c1));
+  const float closing =
+      (sn_length(relative) + sn_sweep_rotation_reach(sweep_a, proxy_a) + rotation_b) * sn_minf(max_fraction, 1.0f);
+  const float target = sn_maxf(SN_LINEAR_SLOP, proxy_a->radius + proxy_b->radius - SN_LINEAR_SLOP);
   return !(gap - target - 0.25f * SN_LINEAR_SLOP > closing + SN_LINEAR_SLOP + 1.0e-4f * (sn_absf(gap) + closing));
 }
 
@@ -450,7 +447,12 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
   if (skip_near && sn_toi_discs_near(q, other, ob)) return true;
   const sn_shape_proxy proxy_a = sn_geometry_proxy(&other->geom);
   /* (a pair found apart for the whole fraction changes nothing below) */
-  if (!sn_toi_stopped(ob) && !sn_toi_may_close(q, ob, other, &proxy_a, reach_a)) return true;
+  if (!sn_toi_stopped(ob)) {
+    const sn_sweep so = sn_step_sweep(ob);
+    if (!sn_continuous_may_close(&other->geom, &proxy_a, &so, reach_a, &q->shape->geom, &q->proxy, &q->sweep, q->reach,
+                                 q->rotation, q->fraction))
+      return true;
+  }
   sn_toi_output out = sn_toi_against(ob, &proxy_a, q, skip_near ? SN_SPECULATIVE_DISTANCE : -FLT_MAX);
   if (skip_near && !(out.separation0 >= SN_SPECULATIVE_DISTANCE)) return true;
   const bool touching = (out.state == SN_TOI_HIT && out.fraction == 0.0f) || out.state == SN_TOI_OVERLAPPED;

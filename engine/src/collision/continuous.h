@@ -31,6 +31,17 @@ bool sn_continuous_may_touch(sn_sweep sweep_a, float reach_a, float split_a, sn_
 /// that fraction): the centres' segments stay farther apart than the
 /// reaches, the radius and three slops.
 bool sn_continuous_may_touch_any_split(sn_sweep sweep_a, float reach_a, sn_sweep sweep_b, float reach_b, float radius);
+/// Can sn_time_of_impact_with (proxy_b's rotation term rotation_b, any
+/// near limit) of proxy_b (geometry geom_b) swept by sweep_b against
+/// proxy_a (geom_a, sweep_a) up to max_fraction give anything but
+/// SN_TOI_SEPARATED at max_fraction (or SN_TOI_NEAR)? reach_a and reach_b
+/// are the cores' reaches from their centres of mass. False only when the
+/// cores start farther apart (a bound from each core against the other's
+/// centre and reach) than every point can close over the fraction: a long
+/// body turning meets many shapes far from it inside its swept box.
+bool sn_continuous_may_close(const sn_geometry *geom_a, const sn_shape_proxy *proxy_a, const sn_sweep *sweep_a,
+                             float reach_a, const sn_geometry *geom_b, const sn_shape_proxy *proxy_b,
+                             const sn_sweep *sweep_b, float reach_b, float rotation_b, float max_fraction);
 /// The farthest core point of g from center, and in *radius the core's
 /// rounding: what sn_geometry_proxy(g) gives (its points' farthest, by
 /// squared distance then one square root), without building the proxy.
