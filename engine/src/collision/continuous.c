@@ -325,27 +325,56 @@ static float sn_core_distance_bound(const sn_geometry *g, sn_vec2 p) {
   return 0.0f;
 }
 
-bool sn_continuous_may_close(const sn_geometry *geom_a, const sn_shape_proxy *proxy_a, const sn_sweep *sweep_a,
-                             float reach_a, const sn_geometry *geom_b, const sn_shape_proxy *proxy_b,
-                             const sn_sweep *sweep_b, float reach_b, float rotation_b, float max_fraction) {
-  /* The start distance of the cores, bounded without a distance query:
-   * each core against the other's centre of mass, less the other's reach.
-   * Over the fraction no point closes faster than the relative motion of
-   * the centres plus each turn's rate bound times its reach (what the time
-   * of impact's advance uses, and its rotation terms): from farther than
-   * that, with a slop to spare for rounding, its first advance reaches the
-   * end of the fraction and finds the pair apart there. */
-  if (!(max_fraction > 0.0f)) return true;
+/* The start distance of two cores, bounded without a distance query: each
+ * core against the other's centre of mass, less the other's reach. */
+static float sn_core_gap(const sn_geometry *geom_a, const sn_sweep *sweep_a, float reach_a, const sn_geometry *geom_b,
+                         const sn_sweep *sweep_b, float reach_b) {
   const sn_transform xf_a = {sn_sub(sweep_a->c1, sn_rotate(sweep_a->q1, sweep_a->local_center)), sweep_a->q1};
   const sn_transform xf_b = {sn_sub(sweep_b->c1, sn_rotate(sweep_b->q1, sweep_b->local_center)), sweep_b->q1};
   const float gap_a = sn_core_distance_bound(geom_a, sn_inv_transform_point(xf_a, sweep_b->c1)) - reach_b;
   const float gap_b = sn_core_distance_bound(geom_b, sn_inv_transform_point(xf_b, sweep_a->c1)) - reach_a;
-  const float gap = sn_maxf(gap_a, gap_b);
+  return sn_maxf(gap_a, gap_b);
+}
+
+/* Is a pair gap apart at the start, whose points close by at most closing
+ * per unit fraction of a time of impact's sweeps, found apart by its first
+ * advance? (Past the stop band, with a slop to spare for rounding.) */
+static bool sn_core_gap_holds(float gap, float closing, const sn_shape_proxy *proxy_a, const sn_shape_proxy *proxy_b) {
+  const float target = sn_maxf(SN_LINEAR_SLOP, proxy_a->radius + proxy_b->radius - SN_LINEAR_SLOP);
+  return gap - target - 0.25f * SN_LINEAR_SLOP > closing + SN_LINEAR_SLOP + 1.0e-4f * (sn_absf(gap) + closing);
+}
+
+bool sn_continuous_may_close(const sn_geometry *geom_a, const sn_shape_proxy *proxy_a, const sn_sweep *sweep_a,
+                             float reach_a, const sn_geometry *geom_b, const sn_shape_proxy *proxy_b,
+                             const sn_sweep *sweep_b, float reach_b, float rotation_b, float max_fraction) {
+  /* Over the fraction no point closes faster than the relative motion of
+   * the centres plus each turn's rate bound times its reach (what the time
+   * of impact's advance uses, and its rotation terms): from farther than
+   * that its first advance reaches the end of the fraction and finds the
+   * pair apart there. */
+  if (!(max_fraction > 0.0f)) return true;
+  const float gap = sn_core_gap(geom_a, sweep_a, reach_a, geom_b, sweep_b, reach_b);
   const sn_vec2 relative = sn_sub(sn_sub(sweep_b->c2, sweep_b->c1), sn_sub(sweep_a->c2, sweep_a->c1));
   const float closing =
       (sn_length(relative) + sn_sweep_rotation_reach(sweep_a, proxy_a) + rotation_b) * sn_minf(max_fraction, 1.0f);
-  const float target = sn_maxf(SN_LINEAR_SLOP, proxy_a->radius + proxy_b->radius - SN_LINEAR_SLOP);
-  return !(gap - target - 0.25f * SN_LINEAR_SLOP > closing + SN_LINEAR_SLOP + 1.0e-4f * (sn_absf(gap) + closing));
+  return !sn_core_gap_holds(gap, closing, proxy_a, proxy_b);
+}
+
+bool sn_continuous_may_close_any_stop(const sn_geometry *geom_a, const sn_shape_proxy *proxy_a, const sn_sweep *sweep_a,
+                                      float reach_a, const sn_geometry *geom_b, const sn_shape_proxy *proxy_b,
+                                      const sn_sweep *sweep_b, float reach_b, float rotation_b) {
+  /* A stopped at s: sn_toi_against sweeps A's cut sweep (its centre's
+   * segment to where it stopped, a part of its turn) with B's cut at s, the
+   * time rescaled, then B on from there with A at rest. Every pose stays on
+   * its step's path: a point of A moves at most |dA| + its rotation term
+   * over the step, one of B at most |dB| + its term, and so closes per unit
+   * of either part's rescaled time (the cut sweeps turn less). From the
+   * start to the stop the pair closes by at most both; after it, from a
+   * distance that is at least the start's less both, by B's again. */
+  const float gap = sn_core_gap(geom_a, sweep_a, reach_a, geom_b, sweep_b, reach_b);
+  const float motion_a = sn_length(sn_sub(sweep_a->c2, sweep_a->c1)) + sn_sweep_rotation_reach(sweep_a, proxy_a);
+  const float motion_b = sn_length(sn_sub(sweep_b->c2, sweep_b->c1)) + rotation_b;
+  return !sn_core_gap_holds(gap, motion_a + 2.0f * motion_b, proxy_a, proxy_b);
 }
 
 /* Ahead of its turn, q met fast body ob (not stopped yet) with shape
@@ -357,7 +386,12 @@ static bool sn_toi_ahead_may_matter(const sn_toi_query *q, const sn_shape *other
   if (!q->bullet && sn_toi_discs_near(q, other, ob)) return false;
   float radius;
   const float reach = sn_geometry_core_reach(&other->geom, ob->local_center, &radius);
-  return sn_continuous_may_touch_any_split(sn_step_sweep(ob), reach, q->sweep, q->reach, radius + q->proxy.radius);
+  const sn_sweep so = sn_step_sweep(ob);
+  if (!sn_continuous_may_touch_any_split(so, reach, q->sweep, q->reach, radius + q->proxy.radius)) return false;
+  /* (a long body turning: far from its core, whether it stops or not) */
+  const sn_shape_proxy proxy = sn_geometry_proxy(&other->geom);
+  return sn_continuous_may_close_any_stop(&other->geom, &proxy, &so, reach, &q->shape->geom, &q->proxy, &q->sweep,
+                                          q->reach, q->rotation);
 }
 
 static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *context) {
