@@ -1087,7 +1087,14 @@ static void sn_toi_stop_joined(sn_world *w, uint8_t *post, uint8_t moved) {
   }
 }
 
-void sn_continuous_solve(sn_world *w, uint8_t *post, uint8_t moved) {
+void sn_continuous_solve(sn_world *w, uint8_t *post, uint8_t moved, bool any_fast) {
+  if (!any_fast) {
+    w->toi_ahead_held = w->toi_ahead_redone = 0;
+    w->toi_groups = 0;
+    w->toi_spatial = false;
+    w->toi_kept_leaves = 0;
+    return;
+  }
   /* With workers, fast bodies are swept ahead in parallel first, a group
    * at a time; those that met no fast body keep that result (the same as
    * in turn, so the outcome does not depend on the worker count). When

@@ -17,7 +17,9 @@
 /// Bodies held by rigid joints to a stopped body stop with it
 /// (sn_toi_stop_joined): each body so moved gets post[k] |= moved (k its
 /// awake index), so that its shapes' boxes follow.
-void sn_continuous_solve(sn_world *w, uint8_t *post, uint8_t moved);
+/// any_fast false (the write back found no fast body): nothing to sweep, the
+/// pass's counters are cleared.
+void sn_continuous_solve(sn_world *w, uint8_t *post, uint8_t moved, bool any_fast);
 /// Can the cores of two swept proxies come within radius (the sum of the
 /// proxies' radii) plus the time of impact's slop? A proxy's core points
 /// stay within reach of its sweep's centre of mass. A moves along

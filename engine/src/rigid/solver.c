@@ -151,8 +151,8 @@ static void sn_note_move(sn_world *w, int32_t k, int32_t bi, const sn_body *b) {
   e->user_data = b->user_data;
 }
 
-bool sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int32_t begin, int32_t end) {
-  bool frozen = false;
+uint8_t sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int32_t begin, int32_t end) {
+  uint8_t found = 0;
   for (int32_t k = begin; k < end; ++k) {
     int32_t bi = w->awake_bodies.data[k];
     sn_body *b = w->bodies.data + bi;
@@ -169,7 +169,7 @@ bool sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int32_t be
       b->torque = 0.0f;
       b->frozen = true;
       b->is_fast = false;
-      frozen = true;
+      found |= SN_WRITE_BACK_FROZEN;
       /* its shapes go back to where the step found them */
       uint8_t post = 0;
       for (int32_t si = b->shape_list; si != SN_NULL_INDEX; si = w->shapes.data[si].next) {
@@ -230,6 +230,7 @@ bool sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int32_t be
     /* shapes of a body that continuous collision will not move get their
      * final AABB here; moving proxies in the tree waits for one thread */
     uint8_t post = b->is_fast ? SN_POST_FAST : 0;
+    if (b->is_fast) found |= SN_WRITE_BACK_FAST;
     if (!b->is_fast) {
       for (int32_t si = b->shape_list; si != SN_NULL_INDEX; si = w->shapes.data[si].next) {
         bool escaped = sn_shape_compute_aabb(w, si, b->xf);
@@ -240,7 +241,7 @@ bool sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int32_t be
     ctx->post[k] = post;
     sn_note_move(w, k, bi, b);
   }
-  return frozen;
+  return found;
 }
 
 /* Solver state of bodies [begin, end): velocities, step-start pose, the

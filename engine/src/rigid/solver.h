@@ -72,9 +72,14 @@ void sn_integrate_positions(sn_step_context *ctx, int32_t begin, int32_t end);
 bool sn_store_impulses(sn_world *w, const sn_wide_set *wide, int32_t begin, int32_t end);
 /// Hit events, in contact order.
 void sn_report_hits(sn_world *w);
+/// What sn_write_back found among its bodies.
+enum {
+  SN_WRITE_BACK_FROZEN = 1, ///< a state was contained (then sn_report_frozen)
+  SN_WRITE_BACK_FAST = 2    ///< a body is fast (then continuous collision)
+};
 /// Bodies [begin, end) take their solver state (SN_POST_* flags in
-/// ctx->post); true if a state was contained (then sn_report_frozen).
-bool sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int32_t begin, int32_t end);
+/// ctx->post); returns SN_WRITE_BACK_* flags.
+uint8_t sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int32_t begin, int32_t end);
 bool sn_state_is_finite(const sn_body_state *s);
 /// A state the write back does not take (not finite, or beyond the
 /// coordinate limit).

@@ -126,6 +126,7 @@ typedef struct sn_solver_run {
   const sn_plugin_caller *caller;
   float h, dt;
   atomic_int frozen; ///< a body state was not finite (events after the run)
+  atomic_int fast;   ///< a body is fast (continuous collision after the run)
   atomic_int hits;   ///< a contact reports hit events (after the run)
 } sn_solver_run;
 
@@ -259,8 +260,11 @@ static void sn_solver_stage(void *context, const sn_stage *st, int32_t begin, in
     if (sn_store_impulses(run->w, run->wide, begin, end)) atomic_store_explicit(&run->hits, 1, memory_order_relaxed);
     break;
   default: /* SN_STAGE_WRITE_BACK */
-    if (sn_write_back(run->w, ctx, run->dt, begin, end)) atomic_store_explicit(&run->frozen, 1, memory_order_relaxed);
-    break;
+  {
+    const uint8_t found = sn_write_back(run->w, ctx, run->dt, begin, end);
+    if (found & SN_WRITE_BACK_FROZEN) atomic_store_explicit(&run->frozen, 1, memory_order_relaxed);
+    if (found & SN_WRITE_BACK_FAST) atomic_store_explicit(&run->fast, 1, memory_order_relaxed);
+  } break;
   }
 }
 
@@ -593,6 +597,7 @@ static void sn_solve(sn_world *w, float dt) {
   run.caller = &caller;
   run.dt = dt;
   atomic_init(&run.frozen, 0);
+  atomic_init(&run.fast, 0);
   atomic_init(&run.hits, 0);
   const int32_t joint_stages = sn_add_joint_stages(NULL, batches, batch_count, SN_STAGE_JOINT_SOLVE);
   const int32_t projection_stages = sn_add_joint_stages(NULL, batches, batch_count, SN_STAGE_JOINT_PROJECT);
@@ -661,7 +666,8 @@ static void sn_solve(sn_world *w, float dt) {
   /* continuous collision, then proxies move, in body order (the tree, and so
    * the pair order, does not depend on the worker count); the write back
    * flagged the bodies with something to do */
-  if (w->settings.enable_continuous) sn_continuous_solve(w, ctx.post, SN_POST_FAST);
+  if (w->settings.enable_continuous)
+    sn_continuous_solve(w, ctx.post, SN_POST_FAST, atomic_load_explicit(&run.fast, memory_order_relaxed) != 0);
   sn_move_proxies(w, &ctx);
   double t_end = sn_clock_ms();
   w->profile_clock = t_end;
