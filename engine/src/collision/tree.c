@@ -820,6 +820,7 @@ bool sn_tree_validate(const sn_tree *tree) { return sn_tree_check(tree, true, NU
 /* Rebuild (top-down binned SAH)                                             */
 
 typedef struct sn_build_item {
+  sn_aabb box; ///< its node's box (read in order by the binning, not gathered from the nodes)
   sn_vec2 center;
   int32_t node;
   int32_t bin; ///< scratch of sn_build_partition (the item's bin on the split axis)
@@ -850,7 +851,7 @@ static inline int32_t sn_build_bin(sn_vec2 center, int axis, float axis_lo, floa
 
 /// Chooses where to split items[0, count): returns the size of the left part
 /// (1..count-1) after reordering the items.
-static int32_t sn_build_partition(const sn_tree_node *nodes, sn_build_item *items, int32_t count, int32_t depth) {
+static int32_t sn_build_partition(sn_build_item *items, int32_t count, int32_t depth) {
   sn_vec2 lo = items[0].center, hi = items[0].center;
   for (int32_t i = 1; i < count; ++i) {
     lo = sn_vmin(lo, items[i].center);
@@ -869,7 +870,7 @@ static int32_t sn_build_partition(const sn_tree_node *nodes, sn_build_item *item
     for (int32_t i = 0; i < count; ++i) {
       int32_t bin = sn_build_bin(items[i].center, axis, axis_lo, scale);
       items[i].bin = bin;
-      sn_aabb box = nodes[items[i].node].aabb;
+      sn_aabb box = items[i].box;
       bin_box[bin] = bin_count[bin] == 0 ? box : sn_aabb_union(bin_box[bin], box);
       bin_count[bin] += 1;
     }
@@ -939,7 +940,7 @@ static int32_t sn_build_partition(const sn_tree_node *nodes, sn_build_item *item
 /// Builds the subtree of items[0, count) from free nodes; returns its root.
 static int32_t sn_tree_build(sn_tree *tree, sn_build_item *items, int32_t count, int32_t depth) {
   if (count == 1) return items[0].node;
-  int32_t left = sn_build_partition(tree->nodes, items, count, depth);
+  int32_t left = sn_build_partition(items, count, depth);
   int32_t child1 = sn_tree_build(tree, items, left, depth + 1);
   int32_t child2 = sn_tree_build(tree, items + left, count - left, depth + 1);
   int32_t index = sn_tree_alloc_node(tree);
@@ -965,6 +966,7 @@ void sn_tree_rebuild(sn_tree *tree) {
   for (int32_t i = 0; i < tree->node_capacity; ++i) {
     sn_tree_node *node = tree->nodes + i;
     if (node->height == 0) {
+      items[count].box = node->aabb;
       items[count].center = sn_aabb_center(node->aabb);
       items[count].node = i;
       count += 1;
@@ -1035,6 +1037,7 @@ void sn_tree_rebuild_moved(sn_tree *tree) {
     int32_t index = stack[--top];
     sn_tree_node *node = nodes + index;
     if (node->height == 0 || !(node->flags & SN_TREE_NODE_MOVED)) {
+      items[count].box = node->aabb;
       items[count].center = sn_aabb_center(node->aabb);
       items[count].node = index;
       parents[2 * count] = index;
