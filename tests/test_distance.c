@@ -641,65 +641,6 @@ START_TEST(test_continuous_may_close_is_conservative) {
 }
 END_TEST
 
-/* A sweep moving less than random_sweep's, from farther apart. */
-static sn_sweep random_short_sweep(uint32_t *state) {
-  sn_vec2 lc = {lcg_range(state, -0.1f, 0.1f), lcg_range(state, -0.1f, 0.1f)};
-  sn_vec2 c1 = {lcg_range(state, -3.0f, 3.0f), lcg_range(state, -3.0f, 3.0f)};
-  sn_vec2 c2 = {c1.x + lcg_range(state, -0.6f, 0.6f), c1.y + lcg_range(state, -0.6f, 0.6f)};
-  float a1 = lcg_range(state, -3.0f, 3.0f), a2 = a1 + lcg_range(state, -0.4f, 0.4f);
-  return (sn_sweep){lc, c1, c2, rot_of(a1), rot_of(a2)};
-}
-
-START_TEST(test_continuous_may_close_any_stop_covers_every_stop) {
-  // Random pairs of swept shapes. When sn_continuous_may_close_any_stop
-  // says no, the time of impact finds them apart (never a hit, a touch or
-  // a failure) with A unstopped and with A stopped at 20 fractions s: its
-  // sweep cut there as the continuous pass stops a body, B's cut at s with
-  // the time rescaled, then B on from there against A at rest (what
-  // continuous collision sweeps against a stopped body), over the whole
-  // step and over a part of it. Both answers are met.
-  uint32_t state = 31337u;
-  int refused = 0, accepted = 0;
-  for (int k = 0; k < 3000; ++k) {
-    const sn_geometry ga = random_geometry(&state), gb = random_geometry(&state);
-    const sn_shape_proxy pa = sn_geometry_proxy(&ga), pb = sn_geometry_proxy(&gb);
-    const sn_sweep sa = random_short_sweep(&state), sb = random_short_sweep(&state);
-    float radius;
-    const float ra = sn_geometry_core_reach(&ga, sa.local_center, &radius);
-    const float rb = sn_geometry_core_reach(&gb, sb.local_center, &radius);
-    const float rotation_b = sn_sweep_rotation_reach(&sb, &pb);
-    if (sn_continuous_may_close_any_stop(&ga, &pa, &sa, ra, &gb, &pb, &sb, rb, rotation_b)) {
-      accepted++;
-      continue;
-    }
-    refused++;
-    const float max_fraction = lcg_next(&state) % 2u == 0u ? 1.0f : lcg_range(&state, 0.1f, 1.0f);
-    ck_assert(!sn_continuous_may_close(&ga, &pa, &sa, ra, &gb, &pb, &sb, rb, rotation_b, max_fraction));
-    for (int i = 1; i < 20; ++i) {
-      const float split = (float)i / 20.0f;
-      const sn_transform xa = sn_sweep_get_transform(&sa, split), xb = sn_sweep_get_transform(&sb, split);
-      const sn_vec2 stop = sn_transform_point(xa, sa.local_center), mid = sn_transform_point(xb, sb.local_center);
-      sn_toi_input in = {pa,
-                         pb,
-                         {sa.local_center, sa.c1, stop, sa.q1, xa.q},
-                         {sb.local_center, sb.c1, mid, sb.q1, xb.q},
-                         fminf(1.0f, max_fraction / split)};
-      sn_toi_output out = sn_time_of_impact_with(&in, -1.0f, -FLT_MAX);
-      ck_assert_msg(out.state == SN_TOI_SEPARATED, "pair %d stopped at %g: state %d", k, (double)split, (int)out.state);
-      if (!(max_fraction > split)) continue;
-      in.sweep_a = (sn_sweep){sa.local_center, stop, stop, xa.q, xa.q};
-      in.sweep_b = (sn_sweep){sb.local_center, mid, sb.c2, xb.q, sb.q2};
-      in.max_fraction = fminf(1.0f, (max_fraction - split) / (1.0f - split));
-      out = sn_time_of_impact(&in);
-      ck_assert_msg(out.state == SN_TOI_SEPARATED, "pair %d after the stop at %g: state %d", k, (double)split,
-                    (int)out.state);
-    }
-  }
-  ck_assert_int_gt(refused, 300);
-  ck_assert_int_gt(accepted, 300);
-}
-END_TEST
-
 START_TEST(test_geometry_core_reach_same_bits) {
   // sn_geometry_core_reach of each shape kind is, bit for bit, the farthest
   // of sn_geometry_proxy's points (by squared distance, then one sqrtf) and
@@ -811,7 +752,6 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_continuous_may_touch_is_conservative);
   tcase_add_test(tc, test_continuous_may_touch_any_split_covers_every_split);
   tcase_add_test(tc, test_continuous_may_close_is_conservative);
-  tcase_add_test(tc, test_continuous_may_close_any_stop_covers_every_stop);
   tcase_add_test(tc, test_geometry_core_reach_same_bits);
   tcase_add_test(tc, test_toi_grazing_terminates);
   suite_add_tcase(s, tc);

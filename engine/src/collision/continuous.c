@@ -50,6 +50,7 @@ typedef struct sn_toi_query {
   float turn;           ///< the fast body's angle turned over the step (a bound)
   float max_extent;     ///< its farthest shape point from its centre of mass
   float fast_limit;     ///< the motion that makes it fast (solver.c)
+  bool elongated;       ///< its body reaches far beyond its thinnest (sn_toi_elongated)
 } sn_toi_query;
 
 /* A body at rest where it is now, for the whole step. */
@@ -360,21 +361,29 @@ bool sn_continuous_may_close(const sn_geometry *geom_a, const sn_shape_proxy *pr
   return !sn_core_gap_holds(gap, closing, proxy_a, proxy_b);
 }
 
-bool sn_continuous_may_close_any_stop(const sn_geometry *geom_a, const sn_shape_proxy *proxy_a, const sn_sweep *sweep_a,
-                                      float reach_a, const sn_geometry *geom_b, const sn_shape_proxy *proxy_b,
-                                      const sn_sweep *sweep_b, float reach_b, float rotation_b) {
-  /* A stopped at s: sn_toi_against sweeps A's cut sweep (its centre's
-   * segment to where it stopped, a part of its turn) with B's cut at s, the
-   * time rescaled, then B on from there with A at rest. Every pose stays on
-   * its step's path: a point of A moves at most |dA| + its rotation term
-   * over the step, one of B at most |dB| + its term, and so closes per unit
-   * of either part's rescaled time (the cut sweeps turn less). From the
-   * start to the stop the pair closes by at most both; after it, from a
-   * distance that is at least the start's less both, by B's again. */
-  const float gap = sn_core_gap(geom_a, sweep_a, reach_a, geom_b, sweep_b, reach_b);
-  const float motion_a = sn_length(sn_sub(sweep_a->c2, sweep_a->c1)) + sn_sweep_rotation_reach(sweep_a, proxy_a);
-  const float motion_b = sn_length(sn_sub(sweep_b->c2, sweep_b->c1)) + rotation_b;
-  return !sn_core_gap_holds(gap, motion_a + 2.0f * motion_b, proxy_a, proxy_b);
+/* Does body b reach more than four times as far from its centre of mass
+ * as its thinnest extent (a blade, a wall, a plank)? Only for a pair with
+ * such a body does the cores' distance bound (sn_continuous_may_close) tell
+ * much more than the centres' test: between compact bodies (a crowd of
+ * tiles, a ragdoll's limbs) it costs more than it skips. */
+static bool sn_toi_elongated(const sn_body *b) { return b->max_extent > 4.0f * b->min_extent; }
+
+/* The bound's call for a pair with a long body, kept out of line: the
+ * query function visits far more compact pairs, and its own code stays as
+ * it was for them. */
+#if defined(__GNUC__) || defined(__clang__)
+#define SN_TOI_OUT_OF_LINE __attribute__((noinline))
+#else
+#define SN_TOI_OUT_OF_LINE
+#endif
+
+/* sn_continuous_may_close of q's shape against shape other of ob (not
+ * stopped), proxy_a its proxy and reach_a its core reach. */
+static SN_TOI_OUT_OF_LINE bool sn_toi_long_may_close(const sn_toi_query *q, const sn_body *ob, const sn_shape *other,
+                                                     const sn_shape_proxy *proxy_a, float reach_a) {
+  const sn_sweep so = sn_step_sweep(ob);
+  return sn_continuous_may_close(&other->geom, proxy_a, &so, reach_a, &q->shape->geom, &q->proxy, &q->sweep, q->reach,
+                                 q->rotation, q->fraction);
 }
 
 /* Ahead of its turn, q met fast body ob (not stopped yet) with shape
@@ -386,12 +395,7 @@ static bool sn_toi_ahead_may_matter(const sn_toi_query *q, const sn_shape *other
   if (!q->bullet && sn_toi_discs_near(q, other, ob)) return false;
   float radius;
   const float reach = sn_geometry_core_reach(&other->geom, ob->local_center, &radius);
-  const sn_sweep so = sn_step_sweep(ob);
-  if (!sn_continuous_may_touch_any_split(so, reach, q->sweep, q->reach, radius + q->proxy.radius)) return false;
-  /* (a long body turning: far from its core, whether it stops or not) */
-  const sn_shape_proxy proxy = sn_geometry_proxy(&other->geom);
-  return sn_continuous_may_close_any_stop(&other->geom, &proxy, &so, reach, &q->shape->geom, &q->proxy, &q->sweep,
-                                          q->reach, q->rotation);
+  return sn_continuous_may_touch_any_split(sn_step_sweep(ob), reach, q->sweep, q->reach, radius + q->proxy.radius);
 }
 
 static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *context) {
@@ -480,13 +484,11 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
    * the start: so are the shapes, no distance needed */
   if (skip_near && sn_toi_discs_near(q, other, ob)) return true;
   const sn_shape_proxy proxy_a = sn_geometry_proxy(&other->geom);
-  /* (a pair found apart for the whole fraction changes nothing below) */
-  if (!sn_toi_stopped(ob)) {
-    const sn_sweep so = sn_step_sweep(ob);
-    if (!sn_continuous_may_close(&other->geom, &proxy_a, &so, reach_a, &q->shape->geom, &q->proxy, &q->sweep, q->reach,
-                                 q->rotation, q->fraction))
-      return true;
-  }
+  /* (a pair found apart for the whole fraction changes nothing below; only
+   * a long body's core is much nearer the other's centre than its reach) */
+  if ((q->elongated || sn_toi_elongated(ob)) && !sn_toi_stopped(ob) &&
+      !sn_toi_long_may_close(q, ob, other, &proxy_a, reach_a))
+    return true;
   sn_toi_output out = sn_toi_against(ob, &proxy_a, q, skip_near ? SN_SPECULATIVE_DISTANCE : -FLT_MAX);
   if (skip_near && !(out.separation0 >= SN_SPECULATIVE_DISTANCE)) return true;
   const bool touching = (out.state == SN_TOI_HIT && out.fraction == 0.0f) || out.state == SN_TOI_OVERLAPPED;
@@ -833,6 +835,7 @@ static void sn_toi_sweep(sn_world *w, int32_t k, const sn_toi_leaves *group, boo
   q->turn = sn_turn_bound(q->sweep.q1, q->sweep.q2);
   q->max_extent = b->max_extent;
   q->fast_limit = (b->is_bullet ? 0.25f : 0.5f) * b->min_extent;
+  q->elongated = sn_toi_elongated(b);
   const sn_transform xf1 = {sn_sub(b->center0, sn_rotate(b->q0, b->local_center)), b->q0};
   const sn_toi_leaves trees[2] = {{&w->static_tree, NULL, -1}, {&w->dynamic_tree, NULL, -1}};
   const sn_toi_leaves *leaves = group != NULL ? group : trees;

@@ -44,13 +44,6 @@ bool sn_continuous_may_touch_any_split(sn_sweep sweep_a, float reach_a, sn_sweep
 bool sn_continuous_may_close(const sn_geometry *geom_a, const sn_shape_proxy *proxy_a, const sn_sweep *sweep_a,
                              float reach_a, const sn_geometry *geom_b, const sn_shape_proxy *proxy_b,
                              const sn_sweep *sweep_b, float reach_b, float rotation_b, float max_fraction);
-/// The same when A may stop anywhere along sweep_a and rest there
-/// (sn_toi_against's split sweeps), whatever the fraction: false only when
-/// the time of impact cannot hit, nor find the pair touching, for any stop
-/// of A.
-bool sn_continuous_may_close_any_stop(const sn_geometry *geom_a, const sn_shape_proxy *proxy_a, const sn_sweep *sweep_a,
-                                      float reach_a, const sn_geometry *geom_b, const sn_shape_proxy *proxy_b,
-                                      const sn_sweep *sweep_b, float reach_b, float rotation_b);
 /// The farthest core point of g from center, and in *radius the core's
 /// rounding: what sn_geometry_proxy(g) gives (its points' farthest, by
 /// squared distance then one square root), without building the proxy.
