@@ -326,39 +326,26 @@ static float sn_core_distance_bound(const sn_geometry *g, sn_vec2 p) {
   return 0.0f;
 }
 
-/* The start distance of two cores, bounded without a distance query: each
- * core against the other's centre of mass, less the other's reach. */
-static float sn_core_gap(const sn_geometry *geom_a, const sn_sweep *sweep_a, float reach_a, const sn_geometry *geom_b,
-                         const sn_sweep *sweep_b, float reach_b) {
-  const sn_transform xf_a = {sn_sub(sweep_a->c1, sn_rotate(sweep_a->q1, sweep_a->local_center)), sweep_a->q1};
-  const sn_transform xf_b = {sn_sub(sweep_b->c1, sn_rotate(sweep_b->q1, sweep_b->local_center)), sweep_b->q1};
-  const float gap_a = sn_core_distance_bound(geom_a, sn_inv_transform_point(xf_a, sweep_b->c1)) - reach_b;
-  const float gap_b = sn_core_distance_bound(geom_b, sn_inv_transform_point(xf_b, sweep_a->c1)) - reach_a;
-  return sn_maxf(gap_a, gap_b);
-}
-
-/* Is a pair gap apart at the start, whose points close by at most closing
- * per unit fraction of a time of impact's sweeps, found apart by its first
- * advance? (Past the stop band, with a slop to spare for rounding.) */
-static bool sn_core_gap_holds(float gap, float closing, const sn_shape_proxy *proxy_a, const sn_shape_proxy *proxy_b) {
-  const float target = sn_maxf(SN_LINEAR_SLOP, proxy_a->radius + proxy_b->radius - SN_LINEAR_SLOP);
-  return gap - target - 0.25f * SN_LINEAR_SLOP > closing + SN_LINEAR_SLOP + 1.0e-4f * (sn_absf(gap) + closing);
-}
-
 bool sn_continuous_may_close(const sn_geometry *geom_a, const sn_shape_proxy *proxy_a, const sn_sweep *sweep_a,
                              float reach_a, const sn_geometry *geom_b, const sn_shape_proxy *proxy_b,
                              const sn_sweep *sweep_b, float reach_b, float rotation_b, float max_fraction) {
-  /* Over the fraction no point closes faster than the relative motion of
+  /* The start distance of the cores, bounded without a distance query:
+   * each core against the other's centre of mass, less the other's reach.
+   * Over the fraction no point closes faster than the relative motion of
    * the centres plus each turn's rate bound times its reach (what the time
    * of impact's advance uses, and its rotation terms): from farther than
-   * that its first advance reaches the end of the fraction and finds the
-   * pair apart there. */
+   * that plus the stop band and a slop for rounding, its first advance
+   * reaches the end of the fraction and finds the pair apart there. */
   if (!(max_fraction > 0.0f)) return true;
-  const float gap = sn_core_gap(geom_a, sweep_a, reach_a, geom_b, sweep_b, reach_b);
+  const sn_transform xf_a = {sn_sub(sweep_a->c1, sn_rotate(sweep_a->q1, sweep_a->local_center)), sweep_a->q1};
+  const sn_transform xf_b = {sn_sub(sweep_b->c1, sn_rotate(sweep_b->q1, sweep_b->local_center)), sweep_b->q1};
+  const float gap = sn_maxf(sn_core_distance_bound(geom_a, sn_inv_transform_point(xf_a, sweep_b->c1)) - reach_b,
+                            sn_core_distance_bound(geom_b, sn_inv_transform_point(xf_b, sweep_a->c1)) - reach_a);
   const sn_vec2 relative = sn_sub(sn_sub(sweep_b->c2, sweep_b->c1), sn_sub(sweep_a->c2, sweep_a->c1));
   const float closing =
       (sn_length(relative) + sn_sweep_rotation_reach(sweep_a, proxy_a) + rotation_b) * sn_minf(max_fraction, 1.0f);
-  return !sn_core_gap_holds(gap, closing, proxy_a, proxy_b);
+  const float target = sn_maxf(SN_LINEAR_SLOP, proxy_a->radius + proxy_b->radius - SN_LINEAR_SLOP);
+  return !(gap - target - 0.25f * SN_LINEAR_SLOP > closing + SN_LINEAR_SLOP + 1.0e-4f * (sn_absf(gap) + closing));
 }
 
 /* Does body b reach more than four times as far from its centre of mass
