@@ -36,6 +36,7 @@ typedef struct sn_toi_query {
   bool ahead;                     ///< swept ahead of its turn (in parallel), see sn_toi_ahead
   bool aborted;                   ///< ahead: met more fast bodies handled before it than it keeps
   int32_t self_index;             ///< the fast body's awake index (its turn)
+  int32_t handled;                ///< ahead: awake indices below this had their turn (their result is final)
   int32_t *deps;                  ///< ahead: fast bodies handled before it that it met, up to SN_TOI_MET
   int32_t dep_count;
   sn_shape_proxy proxy; ///< the fast shape's core
@@ -417,9 +418,12 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
        * nothing in turn either. One handled after this body is not
        * stopped yet in this body's turn either: the sweep goes on as it
        * does in turn. One handled before may be stopped by then: it is
-       * kept, and the result ahead holds in turn only if it is not. */
+       * kept, and the result ahead holds in turn only if it is not. One
+       * whose turn was over before the sweeps ahead began (the pass's
+       * long leaders, see sn_toi_plan.lead) is as it will be. */
       if (!sn_toi_ahead_may_matter(q, other, ob)) return true;
-      if (ob->solver_index < q->self_index && (q->dep_count == 0 || q->deps[q->dep_count - 1] != other->body)) {
+      if (ob->solver_index < q->self_index && ob->solver_index >= q->handled &&
+          (q->dep_count == 0 || q->deps[q->dep_count - 1] != other->body)) {
         if (q->dep_count == SN_TOI_MET) {
           q->aborted = true;
           return false;
@@ -620,6 +624,9 @@ static void sn_toi_visit(const sn_toi_leaves *l, sn_aabb box, uint64_t mask, sn_
 /* The fast bodies in groups. */
 typedef struct sn_toi_plan {
   int32_t fast, group_count;
+  int32_t lead;               ///< awake index after the long fast bodies that lead the pass (up to
+                              ///< SN_TOI_GROUP_BODIES of them; sn_continuous_solve)
+  int32_t lead_count;         ///< those bodies
   bool spatial;               ///< the groups follow Morton order (else body order)
   int32_t *members;           ///< awake indices, group by group
   int32_t *first;             ///< group g's members: members[first[g], first[g + 1])
@@ -704,6 +711,8 @@ static int32_t sn_toi_plan_groups(sn_world *w, sn_toi_plan *p, const uint64_t *o
 static bool sn_toi_plan_build(sn_world *w, sn_toi_plan *p) {
   const int32_t nb = w->awake_bodies.count;
   p->fast = 0;
+  p->lead = 0;
+  p->lead_count = 0;
   p->group_count = 0;
   p->spatial = false;
   if (nb == 0 || w->toi_ungrouped) return false;
@@ -726,6 +735,10 @@ static bool sn_toi_plan_build(sn_world *w, sn_toi_plan *p) {
   for (int32_t k = 0; k < nb; ++k) {
     const sn_body *b = w->bodies.data + w->awake_bodies.data[k];
     if (!b->is_fast) continue;
+    if (n == p->lead_count && n < SN_TOI_GROUP_BODIES && sn_toi_elongated(b)) {
+      p->lead = k + 1;
+      p->lead_count += 1;
+    }
     const sn_vec2 c = sn_scale(0.5f, sn_add(b->center0, b->center));
     lo = n == 0 ? c : sn_vmin(lo, c);
     hi = n == 0 ? c : sn_vmax(hi, c);
@@ -799,7 +812,7 @@ typedef struct sn_toi_met {
 /* Sweeps fast body k (awake index) against what its group's leaves hold
  * (group NULL: against the trees), into q. Changes nothing. */
 static void sn_toi_sweep(sn_world *w, int32_t k, const sn_toi_leaves *group, bool recheck,
-                         const uint64_t *stopped_shapes, bool ahead, int32_t *met, sn_toi_query *q) {
+                         const uint64_t *stopped_shapes, bool ahead, int32_t handled, int32_t *met, sn_toi_query *q) {
   const int32_t body_index = w->awake_bodies.data[k];
   const sn_body *b = w->bodies.data + body_index;
   q->w = w;
@@ -813,6 +826,7 @@ static void sn_toi_sweep(sn_world *w, int32_t k, const sn_toi_leaves *group, boo
   q->ahead = ahead;
   q->aborted = false;
   q->self_index = k;
+  q->handled = handled;
   q->dep_count = 0;
   q->met = met;
   q->met_count = 0;
@@ -867,7 +881,7 @@ static void sn_solve_continuous(sn_world *w, int32_t k, const sn_toi_leaves *gro
   sn_toi_query q;
   q.deps = NULL;
   int32_t *met = !recheck && m->bodies != NULL ? m->bodies + (size_t)k * SN_TOI_MET : NULL;
-  sn_toi_sweep(w, k, group, recheck, stopped_shapes, false, met, &q);
+  sn_toi_sweep(w, k, group, recheck, stopped_shapes, false, k, met, &q);
   sn_toi_apply(w, k, &q, m);
 }
 
@@ -900,13 +914,15 @@ typedef struct sn_toi_ahead_run {
   sn_world *w;
   sn_toi_ahead *ahead;
   sn_toi_plan *plan;
+  int32_t handled; ///< awake indices below it had their turn before the sweeps ahead
 } sn_toi_ahead_run;
 
-/* Body k (with its group's leaves, or NULL) swept ahead into run->ahead[k]. */
-static void sn_toi_ahead_one(sn_world *w, sn_toi_ahead *a, int32_t k, const sn_toi_leaves *group) {
+/* Body k (with its group's leaves, or NULL) swept ahead into ahead a, once
+ * the bodies before awake index handled had their turn. */
+static void sn_toi_ahead_one(sn_world *w, sn_toi_ahead *a, int32_t k, const sn_toi_leaves *group, int32_t handled) {
   sn_toi_query q;
   q.deps = a->deps;
-  sn_toi_sweep(w, k, group, false, NULL, true, a->met, &q);
+  sn_toi_sweep(w, k, group, false, NULL, true, handled, a->met, &q);
   a->fraction = q.fraction;
   a->hit_shape = q.hit_shape;
   a->hit_other = q.hit_other;
@@ -925,8 +941,10 @@ static void sn_toi_ahead_stage(void *context, const sn_stage *st, int32_t begin,
   sn_toi_plan *p = run->plan;
   for (int32_t g = begin; g < end; ++g) {
     const sn_toi_leaves *leaves = sn_toi_plan_leaves(p, g);
-    for (int32_t i = p->first[g]; i < p->first[g + 1]; ++i)
-      sn_toi_ahead_one(run->w, run->ahead + p->members[i], p->members[i], leaves);
+    for (int32_t i = p->first[g]; i < p->first[g + 1]; ++i) {
+      const int32_t k = p->members[i];
+      if (k >= run->handled) sn_toi_ahead_one(run->w, run->ahead + k, k, leaves, run->handled);
+    }
   }
 }
 
@@ -991,14 +1009,13 @@ static void sn_toi_mark_shapes(const sn_world *w, const sn_body *b, uint64_t *bi
     bits[s >> 6] |= (uint64_t)1 << (s & 63);
 }
 
-/* One pass over the fast bodies in body order; true when a body was
- * stopped. The second pass keeps stopped_shapes up to date (when kept):
+/* One pass over the fast bodies of awake indices [from, to) in body
+ * order; true when a body was stopped. The second pass keeps stopped_shapes up to date (when kept):
  * a body it stops is swept against by the bodies after it. */
 static bool sn_continuous_pass(sn_world *w, bool recheck, uint64_t *stopped_shapes, const sn_toi_ahead *ahead,
-                               sn_toi_plan *plan, const sn_toi_met *m, int32_t *held) {
-  const int32_t nb = w->awake_bodies.count;
+                               sn_toi_plan *plan, const sn_toi_met *m, int32_t *held, int32_t from, int32_t to) {
   bool stopped = false;
-  for (int32_t k = 0; k < nb; ++k) {
+  for (int32_t k = from; k < to; ++k) {
     if (!sn_toi_needs(w, k, recheck, m)) continue;
     const bool holds = ahead != NULL && sn_toi_ahead_holds(w, ahead + k);
     if (ahead != NULL) sn_toi_ahead_count(w, ahead + k, holds);
@@ -1102,21 +1119,6 @@ void sn_continuous_solve(sn_world *w, uint8_t *post, uint8_t moved, bool any_fas
     w->toi_ahead_rest -= 1;
     try_ahead = false;
   }
-  if (try_ahead) {
-    ahead = sn_arena_alloc(&w->arena, (size_t)nb * sizeof(sn_toi_ahead));
-    sn_toi_ahead_run run = {w, ahead, &plan};
-    sn_stage_runner r;
-    if (ahead != NULL && sn_stage_runner_init(&r, &w->arena, 1, w->worker_count, sn_toi_ahead_stage, &run)) {
-      sn_stage_add(&r, 0, 0, 0, plan.group_count, SN_BLOCK_BODIES / SN_TOI_GROUP_BODIES, 1);
-      sn_stage_run(&w->tasks, &r);
-    } else {
-      ahead = NULL;
-    }
-  }
-  /* A fast body handled before one that was then stopped was swept
-   * against that one's whole motion, and may run into where it stopped
-   * (two bodies flung together, the second caught by a third): once more
-   * for those, against the stopped bodies only. */
   sn_toi_met m = {NULL, NULL};
   if (nb > 0) {
     m.bodies = sn_arena_alloc(&w->arena, (size_t)nb * SN_TOI_MET * sizeof(int32_t));
@@ -1125,8 +1127,30 @@ void sn_continuous_solve(sn_world *w, uint8_t *post, uint8_t moved, bool any_fas
   }
   int32_t held = 0;
   w->toi_ahead_held = w->toi_ahead_redone = 0;
-  const bool stopped = sn_continuous_pass(w, false, NULL, ahead, planned ? &plan : NULL, &m, &held);
-  if (ahead != NULL && 5 * (int64_t)held < 4 * (int64_t)fast) w->toi_ahead_rest = SN_TOI_AHEAD_REST;
+  /* A long fast body meets most of the bodies under its swept box (a
+   * spinner's blade): their sweeps ahead would keep it, and its stop in
+   * turn would spoil them. So the long fast bodies that lead the pass
+   * (sn_toi_plan.lead) have their turn first, and the sweeps ahead see
+   * them as they end up. */
+  const int32_t lead = try_ahead ? plan.lead : 0;
+  bool stopped = sn_continuous_pass(w, false, NULL, NULL, planned ? &plan : NULL, &m, &held, 0, lead);
+  if (try_ahead) {
+    ahead = sn_arena_alloc(&w->arena, (size_t)nb * sizeof(sn_toi_ahead));
+    sn_toi_ahead_run run = {w, ahead, &plan, lead};
+    sn_stage_runner r;
+    if (ahead != NULL && sn_stage_runner_init(&r, &w->arena, 1, w->worker_count, sn_toi_ahead_stage, &run)) {
+      sn_stage_add(&r, 0, 0, 0, plan.group_count, SN_BLOCK_BODIES / SN_TOI_GROUP_BODIES, 1);
+      sn_stage_run(&w->tasks, &r);
+    } else {
+      ahead = NULL;
+    }
+  }
+  stopped = sn_continuous_pass(w, false, NULL, ahead, planned ? &plan : NULL, &m, &held, lead, nb) || stopped;
+  if (ahead != NULL && 5 * (int64_t)held < 4 * (int64_t)(fast - plan.lead_count)) w->toi_ahead_rest = SN_TOI_AHEAD_REST;
+  /* A fast body handled before one that was then stopped was swept
+   * against that one's whole motion, and may run into where it stopped
+   * (two bodies flung together, the second caught by a third): once more
+   * for those, against the stopped bodies only. */
   if (stopped) {
     /* the shapes of the stopped bodies, the only ones the second pass
      * sweeps against */
@@ -1139,7 +1163,7 @@ void sn_continuous_solve(sn_world *w, uint8_t *post, uint8_t moved, bool any_fas
         if (sn_toi_stopped(b)) sn_toi_mark_shapes(w, b, stopped_shapes);
       }
     }
-    sn_continuous_pass(w, true, stopped_shapes, NULL, planned ? &plan : NULL, &m, &held);
+    sn_continuous_pass(w, true, stopped_shapes, NULL, planned ? &plan : NULL, &m, &held, 0, nb);
   }
   sn_toi_stop_joined(w, post, moved);
   w->toi_groups = planned ? plan.group_count : 0;
