@@ -809,6 +809,80 @@ START_TEST(test_deferred_moves) {
 }
 END_TEST
 
+/// The jobs of a rebuild run last first, as another thread may run them.
+typedef struct reverse_runner {
+  int32_t calls, jobs;
+} reverse_runner;
+
+static void run_reversed(void *runner, int32_t count, void (*job)(void *context, int32_t i), void *context) {
+  reverse_runner *r = runner;
+  r->calls += 1;
+  r->jobs += count;
+  for (int32_t i = count - 1; i >= 0; --i) job(context, i);
+}
+
+static bool same_nodes(const sn_tree *a, const sn_tree *b) {
+  if (a->root != b->root || a->free_list != b->free_list || a->node_count != b->node_count ||
+      a->node_capacity != b->node_capacity)
+    return false;
+  for (int32_t i = 0; i < a->node_capacity; ++i) {
+    const sn_tree_node *x = a->nodes + i, *y = b->nodes + i;
+    if (x->height != y->height || x->parent_or_next != y->parent_or_next) return false;
+    if (x->height < 0) continue;
+    if (x->child1 != y->child1 || x->child2 != y->child2 || x->flags != y->flags ||
+        x->category_bits != y->category_bits || x->user_data != y->user_data ||
+        memcmp(&x->aabb, &y->aabb, sizeof(sn_aabb)) != 0)
+      return false;
+  }
+  return true;
+}
+
+/// The rebuild with its subtrees as jobs (sn_tree_rebuild_moved_with, the
+/// world's workers) builds the tree node for node as on one thread, however
+/// the jobs run, and is undone the same way. 3,000 proxies, most of them
+/// moved each round (the split needs 512 items or more).
+START_TEST(test_rebuild_jobs_same_tree) {
+  sn_mem mem_a, mem_b;
+  sn_mem_init(&mem_a, NULL);
+  sn_mem_init(&mem_b, NULL);
+  sn_tree a, b;
+  ck_assert(sn_tree_init(&a, &mem_a, 0));
+  ck_assert(sn_tree_init(&b, &mem_b, 0));
+  model ma = {0}, mb = {0};
+  lcg ga = {7u}, gb = {7u}, gq = {11u};
+  fill_random(&a, &ma, &ga, 3000);
+  fill_random(&b, &mb, &gb, 3000);
+  reverse_runner runner = {0, 0};
+  for (int round = 0; round < 6; ++round) {
+    deferred_step(&a, &ma, &ga, round == 5 ? 40 : 2500, false);
+    deferred_step(&b, &mb, &gb, round == 5 ? 40 : 2500, false);
+    const int32_t calls = runner.calls;
+    sn_tree_rebuild_moved(&a);
+    sn_tree_rebuild_moved_with(&b, run_reversed, &runner);
+    if (round < 5) ck_assert_int_eq(runner.calls, calls + 1); /* split: a large rebuild */
+    if (round == 5) ck_assert_int_eq(runner.calls, calls);    /* few items: on the caller */
+    ck_assert(same_nodes(&a, &b));
+    checkpoint(&b, &mb, &gq);
+    ck_assert(no_marks(&b));
+  }
+  ck_assert_int_eq(runner.jobs, 5 * 4); /* two levels split: four subtrees each time */
+  /* undone like the one-thread rebuild: back to the same loose tree */
+  deferred_step(&a, &ma, &ga, 2500, false);
+  deferred_step(&b, &mb, &gb, 2500, false);
+  sn_tree_rebuild_moved(&a);
+  sn_tree_rebuild_moved_with(&b, run_reversed, &runner);
+  sn_tree_undo_rebuild(&a);
+  sn_tree_undo_rebuild(&b);
+  ck_assert(same_nodes(&a, &b));
+  ck_assert(!no_marks(&b));
+  checkpoint(&b, &mb, &gq);
+  sn_tree_destroy(&a);
+  sn_tree_destroy(&b);
+  model_free(&ma);
+  model_free(&mb);
+}
+END_TEST
+
 /// A hand-made caterpillar (height 599) is taller than the query stack: the
 /// stackless fallback must still return exact results.
 START_TEST(test_deep_tree_fallback) {
@@ -981,6 +1055,7 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_enlarge);
   tcase_add_test(tc, test_rebuild);
   tcase_add_test(tc, test_deferred_moves);
+  tcase_add_test(tc, test_rebuild_jobs_same_tree);
   tcase_add_test(tc, test_determinism);
   tcase_add_test(tc, test_deep_tree_fallback);
   tcase_add_test(tc, test_growth_and_accounting);

@@ -937,6 +937,36 @@ static int32_t sn_build_partition(sn_build_item *items, int32_t count, int32_t d
   return count / 2;
 }
 
+/// Makes node index the internal node over child1 and child2, as
+/// sn_tree_alloc_node leaves a node and sn_tree_build then fills it.
+static void sn_tree_make_node(sn_tree_node *nodes, int32_t index, int32_t child1, int32_t child2) {
+  sn_tree_node *node = nodes + index;
+  node->parent_or_next = SN_NULL_NODE;
+  node->child1 = child1;
+  node->child2 = child2;
+  node->user_data = -1;
+  node->flags = 0;
+  nodes[child1].parent_or_next = index;
+  nodes[child2].parent_or_next = index;
+  sn_tree_refit(nodes, index);
+}
+
+/// sn_tree_build with its internal nodes taken from pool in the order it
+/// takes them from the free list (children first: the left subtree's
+/// count - 1 nodes, then the right's, then its root, pool[count - 2]).
+/// Writes only those nodes and the parents of its items' nodes, so
+/// disjoint subtrees build on separate threads.
+static int32_t sn_tree_build_pooled(sn_tree_node *nodes, sn_build_item *items, int32_t count, int32_t depth,
+                                    const int32_t *pool) {
+  if (count == 1) return items[0].node;
+  const int32_t left = sn_build_partition(items, count, depth);
+  const int32_t child1 = sn_tree_build_pooled(nodes, items, left, depth + 1, pool);
+  const int32_t child2 = sn_tree_build_pooled(nodes, items + left, count - left, depth + 1, pool + (left - 1));
+  const int32_t index = pool[count - 2];
+  sn_tree_make_node(nodes, index, child1, child2);
+  return index;
+}
+
 /// Builds the subtree of items[0, count) from free nodes; returns its root.
 static int32_t sn_tree_build(sn_tree *tree, sn_build_item *items, int32_t count, int32_t depth) {
   if (count == 1) return items[0].node;
@@ -993,9 +1023,66 @@ typedef struct sn_tree_saved_node {
 
 /* The scratch of a rebuild over n proxies: the saved marked nodes (at most
  * n - 1), the items and the traversal stack (both hold disjoint subtrees, so
- * at most n entries each), and the items' parents before the rebuild. */
+ * at most n entries each), the items' parents before the rebuild, and the
+ * nodes the build takes from the free list, in order. */
 static size_t sn_tree_rebuild_bytes(size_t n) {
-  return n * (sizeof(sn_tree_saved_node) + sizeof(sn_build_item) + 3 * sizeof(int32_t));
+  return n * (sizeof(sn_tree_saved_node) + sizeof(sn_build_item) + 4 * sizeof(int32_t));
+}
+
+/* The first levels of a rebuild, split on the calling thread; the subtrees
+ * below them are the jobs. */
+enum { SN_TREE_SPLIT_LEVELS = 2, SN_TREE_SPLIT_JOBS = 1 << SN_TREE_SPLIT_LEVELS };
+/// Fewer items than this per subtree are not worth a job of their own.
+#define SN_TREE_SPLIT_MIN 256
+
+typedef struct sn_tree_split {
+  sn_tree_node *nodes;
+  struct {
+    sn_build_item *items;
+    int32_t count, depth;
+    const int32_t *pool;
+    int32_t root;
+  } jobs[SN_TREE_SPLIT_JOBS];
+  int32_t job_count;
+  int32_t lefts[SN_TREE_SPLIT_JOBS]; ///< the first levels' splits, in the order they were made
+  int32_t left_count;
+} sn_tree_split;
+
+/* Splits items[0, count) as sn_tree_build_pooled does, down to level
+ * SN_TREE_SPLIT_LEVELS; the subtrees there become jobs. */
+static void sn_tree_split_levels(sn_tree_split *sp, sn_build_item *items, int32_t count, int32_t depth,
+                                 const int32_t *pool) {
+  if (depth == SN_TREE_SPLIT_LEVELS || count < 2 * SN_TREE_SPLIT_MIN) {
+    sp->jobs[sp->job_count].items = items;
+    sp->jobs[sp->job_count].count = count;
+    sp->jobs[sp->job_count].depth = depth;
+    sp->jobs[sp->job_count].pool = pool;
+    sp->job_count += 1;
+    return;
+  }
+  const int32_t left = sn_build_partition(items, count, depth);
+  sp->lefts[sp->left_count++] = left;
+  sn_tree_split_levels(sp, items, left, depth + 1, pool);
+  sn_tree_split_levels(sp, items + left, count - left, depth + 1, pool + (left - 1));
+}
+
+/* The first levels' nodes over the jobs' roots (the split's order again);
+ * returns the root. */
+static int32_t sn_tree_join_levels(sn_tree_split *sp, int32_t count, int32_t depth, const int32_t *pool, int32_t *job,
+                                   int32_t *split) {
+  if (depth == SN_TREE_SPLIT_LEVELS || count < 2 * SN_TREE_SPLIT_MIN) return sp->jobs[(*job)++].root;
+  const int32_t left = sp->lefts[(*split)++];
+  const int32_t child1 = sn_tree_join_levels(sp, left, depth + 1, pool, job, split);
+  const int32_t child2 = sn_tree_join_levels(sp, count - left, depth + 1, pool + (left - 1), job, split);
+  const int32_t index = pool[count - 2];
+  sn_tree_make_node(sp->nodes, index, child1, child2);
+  return index;
+}
+
+static void sn_tree_split_job(void *context, int32_t i) {
+  sn_tree_split *sp = context;
+  sp->jobs[i].root =
+      sn_tree_build_pooled(sp->nodes, sp->jobs[i].items, sp->jobs[i].count, sp->jobs[i].depth, sp->jobs[i].pool);
 }
 
 bool sn_tree_reserve_rebuild(sn_tree *tree) {
@@ -1012,7 +1099,9 @@ bool sn_tree_reserve_rebuild(sn_tree *tree) {
   return true;
 }
 
-void sn_tree_rebuild_moved(sn_tree *tree) {
+void sn_tree_rebuild_moved(sn_tree *tree) { sn_tree_rebuild_moved_with(tree, NULL, NULL); }
+
+void sn_tree_rebuild_moved_with(sn_tree *tree, sn_tree_jobs_fcn *run, void *runner) {
   tree->undo_items = -1;
   int32_t root = tree->root;
   if (root == SN_NULL_NODE || tree->nodes[root].height == 0 || !(tree->nodes[root].flags & SN_TREE_NODE_MOVED)) return;
@@ -1022,7 +1111,8 @@ void sn_tree_rebuild_moved(sn_tree *tree) {
   sn_tree_saved_node *saved = tree->scratch;
   sn_build_item *items = (sn_build_item *)(saved + n);
   int32_t *stack = (int32_t *)(items + n);
-  int32_t *parents = stack + n; // item k's node and its parent before the rebuild: 2 k, 2 k + 1
+  int32_t *parents = stack + n;    // item k's node and its parent before the rebuild: 2 k, 2 k + 1
+  int32_t *pool = parents + 2 * n; // the nodes the build takes, in the order it takes them
   tree->undo_root = root;
   tree->undo_free_list = tree->free_list;
   tree->undo_node_count = tree->node_count;
@@ -1057,7 +1147,24 @@ void sn_tree_rebuild_moved(sn_tree *tree) {
   // takes back exactly the nodes just freed (the free list is a stack)
   assert(marked == count - 1);
 
-  root = sn_tree_build(tree, items, count, 0);
+  /* the nodes the build takes off the free list, in order; subtrees take
+   * their parts of them (sn_tree_build_pooled), on other threads with run */
+  for (int32_t k = 0; k < count - 1; ++k) {
+    pool[k] = tree->free_list;
+    tree->free_list = nodes[tree->free_list].parent_or_next;
+  }
+  tree->node_count += count - 1;
+  if (run == NULL || count < 2 * SN_TREE_SPLIT_MIN) {
+    root = sn_tree_build_pooled(nodes, items, count, 0, pool);
+  } else {
+    sn_tree_split sp;
+    sp.nodes = nodes;
+    sp.job_count = sp.left_count = 0;
+    sn_tree_split_levels(&sp, items, count, 0, pool);
+    run(runner, sp.job_count, sn_tree_split_job, &sp);
+    int32_t job = 0, split = 0;
+    root = sn_tree_join_levels(&sp, count, 0, pool, &job, &split);
+  }
   tree->nodes[root].parent_or_next = SN_NULL_NODE;
   tree->root = root;
   tree->undo_items = count;

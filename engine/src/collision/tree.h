@@ -67,6 +67,12 @@ void sn_tree_move_proxy_deferred(sn_tree *tree, int32_t proxy_id, sn_aabb aabb);
 /// the tree grows); if that fails the tree is left as it was (still valid).
 /// Records what it changed, so that sn_tree_undo_rebuild can put it back.
 void sn_tree_rebuild_moved(sn_tree *tree);
+/// Runs job(context, i) for every i in [0, count), in any order and on any
+/// threads, and returns when all are done.
+typedef void sn_tree_jobs_fcn(void *runner, int32_t count, void (*job)(void *context, int32_t i), void *context);
+/// sn_tree_rebuild_moved with the subtrees below its first two levels built
+/// by run (on other threads): the same tree, node for node.
+void sn_tree_rebuild_moved_with(sn_tree *tree, sn_tree_jobs_fcn *run, void *runner);
 /// Grows the scratch sn_tree_rebuild_moved needs for the tree as it is, so
 /// that the rebuild then allocates nothing. False on OOM (nothing changed).
 bool sn_tree_reserve_rebuild(sn_tree *tree);

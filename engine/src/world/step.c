@@ -686,6 +686,30 @@ static void sn_solve(sn_world *w, float dt) {
  * they are published (room reserved by sn_step_reserve). */
 static void sn_report_body_moves(sn_world *w) { w->body_events.count = w->awake_bodies.count; }
 
+/* The dynamic tree's rebuild on the workers (sn_tree_rebuild_moved_with):
+ * its subtree jobs as one stage. */
+enum { SN_TREE_PROXY_WEIGHT = 4 };
+typedef struct sn_tree_jobs {
+  void (*job)(void *context, int32_t i);
+  void *context;
+} sn_tree_jobs;
+
+static void sn_tree_jobs_stage(void *context, const sn_stage *stage, int32_t begin, int32_t end) {
+  (void)stage;
+  const sn_tree_jobs *jobs = context;
+  for (int32_t i = begin; i < end; ++i) jobs->job(jobs->context, i);
+}
+
+static void sn_run_tree_jobs(void *runner, int32_t count, void (*job)(void *context, int32_t i), void *context) {
+  sn_world *w = runner;
+  sn_tree_jobs jobs = {job, context};
+  _Alignas(64) sn_stage stages[1];
+  sn_stage_runner r;
+  sn_stage_runner_init_on(&r, stages, 1, w->worker_count, sn_tree_jobs_stage, &jobs);
+  sn_stage_add(&r, 0, 0, 0, count, 1, 1);
+  sn_stage_run(&w->tasks, &r);
+}
+
 /* The first part of a step: everything that may fail (memory), before
  * anything a caller can see changes. The extents and the constraint lists
  * are caches (a snapshot refreshes the extents before it reads them), the
@@ -696,7 +720,12 @@ static bool sn_step_reserve(sn_world *w, float dt) {
   w->dynamic_tree.undo_items = -1; /* nothing rebuilt yet */
   sn_body_refresh_extents(w);      /* the step's first stage: the extents are read from here on */
   if (!sn_tree_reserve_rebuild(&w->dynamic_tree)) return false;
-  sn_tree_rebuild_moved(&w->dynamic_tree);
+  /* (the subtrees below its first levels on the workers in a large world:
+   * the same tree; a proxy weighs SN_TREE_PROXY_WEIGHT items, as the build
+   * bins it once per level) */
+  const bool parallel =
+      w->worker_count > 1 && (int64_t)w->dynamic_tree.proxy_count * SN_TREE_PROXY_WEIGHT >= w->parallel_min_items;
+  sn_tree_rebuild_moved_with(&w->dynamic_tree, parallel ? sn_run_tree_jobs : NULL, w);
   return sn_find_new_pairs(w) && sn_solve_reserve(w, dt) && sn_sensor_find(w);
 }
 
