@@ -1053,6 +1053,42 @@ START_TEST(test_disc_gap_speculative) {
 }
 END_TEST
 
+/* A moving kinematic body keeps what it touches awake, without joining its
+ * island: a box resting on the ground against a frictionless kinematic
+ * wheel stays awake while the wheel spins (5 rad/s, its rim at 2.5 m/s),
+ * and falls asleep within a second of the wheel stopping; a second box on
+ * the far side of the wheel does the same, each its own island (the
+ * wheel joins none). */
+START_TEST(test_kinematic_keeps_touching_awake) {
+  sn_world *w = make_world(0, true);
+  add_ground(w, 0.6f, 0.0f);
+  sn_body_id left = add_box(w, (sn_vec2){-1.0f, 0.5f}, 0.0f, 0.5f, 0.6f, 0.0f);
+  sn_body_id right = add_box(w, (sn_vec2){1.0f, 0.5f}, 0.0f, 0.5f, 0.6f, 0.0f);
+  sn_body_def bd = sn_default_body_def();
+  bd.type = SN_BODY_KINEMATIC;
+  bd.position = (sn_vec2){0.0f, 0.5f};
+  bd.angular_velocity = 5.0f;
+  sn_body_id wheel = sn_create_body(w, &bd);
+  sn_shape_def sd = sn_default_shape_def();
+  sd.friction = 0.0f;
+  sn_circle disc = {{0.0f, 0.0f}, 0.5f};
+  ck_assert(sn_shape_is_valid(w, sn_create_circle_shape(w, wheel, &sd, &disc)));
+  /* 3 s spinning: the boxes touch it (no gap) and stay awake */
+  for (int i = 0; i < 180; ++i) ck_assert_int_eq(sn_world_step(w, dt), SN_OK);
+  ck_assert(sn_body_is_awake(w, left));
+  ck_assert(sn_body_is_awake(w, right));
+  ck_assert_float_eq_tol(sn_body_get_position(w, left).x, -1.0f, 0.01f);
+  sn_world_counters c = sn_world_get_counters(w);
+  ck_assert_int_eq(c.island_count, 3); /* the boxes and the wheel, each alone */
+  /* stopped: asleep within a second (the sleep time is 0.5 s) */
+  ck_assert_int_eq(sn_body_set_angular_velocity(w, wheel, 0.0f), SN_OK);
+  for (int i = 0; i < 60; ++i) ck_assert_int_eq(sn_world_step(w, dt), SN_OK);
+  ck_assert(!sn_body_is_awake(w, left));
+  ck_assert(!sn_body_is_awake(w, right));
+  sn_destroy_world(w);
+}
+END_TEST
+
 Suite *sn_test_suite(void) {
   Suite *s = suite_create("physics");
   TCase *tc = tcase_create("rigid");
@@ -1079,6 +1115,7 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_narrowphase_matches_collide);
   tcase_add_test(tc, test_manifold_reuse);
   tcase_add_test(tc, test_disc_gap_speculative);
+  tcase_add_test(tc, test_kinematic_keeps_touching_awake);
   suite_add_tcase(s, tc);
   return s;
 }

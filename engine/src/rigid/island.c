@@ -34,19 +34,24 @@ void sn_update_sleep(sn_world *w, float dt) {
     const sn_body *b = w->bodies.data + w->awake_bodies.data[k];
     min_sleep[k] = b->enable_sleep ? b->sleep_time : 0.0f;
   }
+  /* The touching contacts are the solver's (listed this step, before the
+   * substeps, and unchanged since), with their keys: the awake indices of
+   * the two bodies (the static slot, n, for a body that is not awake) and
+   * whether each can move. Only a pair with a body that cannot move, which
+   * may be kinematic, reads its bodies. */
+  const sn_wide_key *keys = w->solver_keys.data;
   for (int32_t k = 0; k < w->solver_contacts.count; ++k) {
-    const sn_contact *c = w->contacts.data + w->solver_contacts.data[k];
-    if (!c->in_use || (c->flags & (SN_CONTACT_TOUCHING | SN_CONTACT_DISABLED)) != SN_CONTACT_TOUCHING) continue;
-    /* (the edges name the bodies: no read of the shapes) */
-    const sn_body *ba = w->bodies.data + c->edges[0].body;
-    const sn_body *bb = w->bodies.data + c->edges[1].body;
-    int32_t ia = ba->solver_index, ib = bb->solver_index;
-    if (ia < 0 || ib < 0) continue;
-    if (ba->type == SN_BODY_KINEMATIC || bb->type == SN_BODY_KINEMATIC) {
-      /* a moving kinematic body keeps what it touches awake */
-      if (ba->type == SN_BODY_KINEMATIC && ba->sleep_time < SN_TIME_TO_SLEEP) min_sleep[ib] = 0.0f;
-      if (bb->type == SN_BODY_KINEMATIC && bb->sleep_time < SN_TIME_TO_SLEEP) min_sleep[ia] = 0.0f;
-      continue;
+    const int32_t ia = keys[k].ia, ib = keys[k].ib;
+    if (ia >= n || ib >= n) continue;
+    if ((keys[k].dynamic & 3u) != 3u) {
+      const sn_body *ba = w->bodies.data + w->awake_bodies.data[ia];
+      const sn_body *bb = w->bodies.data + w->awake_bodies.data[ib];
+      if (ba->type == SN_BODY_KINEMATIC || bb->type == SN_BODY_KINEMATIC) {
+        /* a moving kinematic body keeps what it touches awake */
+        if (ba->type == SN_BODY_KINEMATIC && ba->sleep_time < SN_TIME_TO_SLEEP) min_sleep[ib] = 0.0f;
+        if (bb->type == SN_BODY_KINEMATIC && bb->sleep_time < SN_TIME_TO_SLEEP) min_sleep[ia] = 0.0f;
+        continue;
+      }
     }
     sn_set_join(parent, ia, ib); /* (the lower root stays: deterministic) */
   }
