@@ -216,6 +216,34 @@ START_TEST(test_joined_bodies_do_not_collide) {
 }
 END_TEST
 
+/* A joint joins its bodies' islands: without gravity, a disc at rest
+ * pinned at its centre to a disc spinning at 3 rad/s (the pin lets it spin
+ * without pulling) stays awake with it, one island; once the pin is gone
+ * the disc at rest falls asleep alone within a second. */
+START_TEST(test_joint_joins_islands) {
+  sn_registry *r = registry();
+  sn_world *w = world_with(r);
+  sn_world_set_gravity(w, (sn_vec2){0.0f, 0.0f});
+  ck_assert_int_eq(sn_world_enable_sleeping(w, true), SN_OK);
+  sn_body_id still = ball(w, (sn_vec2){0.0f, 0.0f}, 0.5f, 1.0f);
+  sn_body_id spun = ball(w, (sn_vec2){3.0f, 0.0f}, 0.5f, 1.0f);
+  ck_assert_int_eq(sn_body_set_angular_velocity(w, spun, 3.0f), SN_OK);
+  sn_constraint_id j = pin(w, still, spun, (sn_vec2){3.0f, 0.0f});
+  ck_assert(sn_constraint_is_valid(w, j));
+  for (int i = 0; i < 120; ++i) ck_assert_int_eq(sn_world_step(w, DT), SN_OK);
+  ck_assert(sn_body_is_awake(w, still));
+  ck_assert_float_eq_tol(sn_body_get_angular_velocity(w, spun), 3.0f, 1e-3f);
+  ck_assert_float_eq_tol(sn_body_get_linear_velocity(w, still).x, 0.0f, 1e-4f);
+  ck_assert_int_eq(sn_world_get_counters(w).island_count, 1);
+  ck_assert_int_eq(sn_destroy_constraint(w, j), SN_OK);
+  for (int i = 0; i < 60; ++i) ck_assert_int_eq(sn_world_step(w, DT), SN_OK);
+  ck_assert(!sn_body_is_awake(w, still));
+  ck_assert(sn_body_is_awake(w, spun));
+  sn_destroy_world(w);
+  sn_destroy_registry(r);
+}
+END_TEST
+
 /* Once the last joint keeping two overlapping bodies apart is gone (destroyed,
  * destroyed while both sleep, or broken), their contact comes back and pushes
  * them apart: two discs of radius 0.5 pinned 0.6 apart (no gravity) end at
@@ -727,6 +755,7 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_motor_speed);
   tcase_add_test(tc, test_joined_bodies_do_not_collide);
   tcase_add_test(tc, test_unjoined_bodies_collide_again);
+  tcase_add_test(tc, test_joint_joins_islands);
   tcase_add_test(tc, test_break_at_limit);
   tcase_add_test(tc, test_chain_link_error);
   tcase_add_test(tc, test_weld_cantilever);

@@ -55,14 +55,19 @@ void sn_update_sleep(sn_world *w, float dt) {
     }
     sn_set_join(parent, ia, ib); /* (the lower root stays: deterministic) */
   }
-  /* joints join islands too */
+  /* joints join islands too (the bodies' awake indices and can-move bits
+   * from the step's compact copy; the bodies read only when one cannot
+   * move, which may be kinematic) */
+  const int32_t *index = w->body_solver_index.data;
   for (int32_t i = 0; i < w->constraints.count; ++i) {
     const sn_constraint *k = w->constraints.data + i;
     if (!k->in_use || k->type->body_count < 2) continue;
-    const sn_body *ba = w->bodies.data + k->bodies[0], *bb = w->bodies.data + k->bodies[1];
-    int32_t ia = ba->solver_index, ib = bb->solver_index;
-    if (ia < 0 || ib < 0 || ba->type != SN_BODY_DYNAMIC || bb->type != SN_BODY_DYNAMIC) continue;
-    sn_set_join(parent, ia, ib);
+    const int32_t xa = index[k->bodies[0]], xb = index[k->bodies[1]];
+    if (xa < 0 || xb < 0) continue;
+    if ((xa & xb & 1) == 0 &&
+        (w->bodies.data[k->bodies[0]].type != SN_BODY_DYNAMIC || w->bodies.data[k->bodies[1]].type != SN_BODY_DYNAMIC))
+      continue;
+    sn_set_join(parent, xa >> 1, xb >> 1);
   }
   /* reduce min sleep time to roots */
   for (int32_t k = 0; k < n; ++k) {
