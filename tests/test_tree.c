@@ -724,6 +724,24 @@ static void deferred_step(sn_tree *tree, model *m, lcg *g, int32_t moves, bool m
   }
 }
 
+/// Whether two trees are the same node for node (root, free list, counts,
+/// and every node's links, box, category bits, owner data and flags).
+static bool same_nodes(const sn_tree *a, const sn_tree *b) {
+  if (a->root != b->root || a->free_list != b->free_list || a->node_count != b->node_count ||
+      a->node_capacity != b->node_capacity)
+    return false;
+  for (int32_t i = 0; i < a->node_capacity; ++i) {
+    const sn_tree_node *x = a->nodes + i, *y = b->nodes + i;
+    if (x->height != y->height || x->parent_or_next != y->parent_or_next) return false;
+    if (x->height < 0) continue;
+    if (x->child1 != y->child1 || x->child2 != y->child2 || x->flags != y->flags ||
+        x->category_bits != y->category_bits || x->user_data != y->user_data ||
+        memcmp(&x->aabb, &y->aabb, sizeof(sn_aabb)) != 0)
+      return false;
+  }
+  return true;
+}
+
 /// Deferred moves leave a loose but exact tree; the partial rebuild makes it
 /// tight again without touching the leaves, deterministically, and without
 /// allocating once its scratch is big enough.
@@ -773,19 +791,7 @@ START_TEST(test_deferred_moves) {
     if (!mixed) ck_assert_uint_eq(mem_a.live_bytes, bytes_before);
 
     // same calls, same node array
-    ck_assert_int_eq(a.root, b.root);
-    ck_assert_int_eq(a.free_list, b.free_list);
-    ck_assert_int_eq(a.node_capacity, b.node_capacity);
-    for (int32_t i = 0; i < a.node_capacity; ++i) {
-      const sn_tree_node *x = a.nodes + i, *y = b.nodes + i;
-      ck_assert_int_eq(x->height, y->height);
-      ck_assert_int_eq(x->parent_or_next, y->parent_or_next);
-      if (x->height < 0) continue;
-      ck_assert_int_eq(x->child1, y->child1);
-      ck_assert_int_eq(x->child2, y->child2);
-      ck_assert_int_eq(x->flags, y->flags);
-      ck_assert(memcmp(&x->aabb, &y->aabb, sizeof(sn_aabb)) == 0);
-    }
+    ck_assert(same_nodes(&a, &b));
   }
   // the leaves kept their owner bits
   for (int32_t i = 0; i < ma.count; ++i) {
@@ -819,22 +825,6 @@ static void run_reversed(void *runner, int32_t count, void (*job)(void *context,
   r->calls += 1;
   r->jobs += count;
   for (int32_t i = count - 1; i >= 0; --i) job(context, i);
-}
-
-static bool same_nodes(const sn_tree *a, const sn_tree *b) {
-  if (a->root != b->root || a->free_list != b->free_list || a->node_count != b->node_count ||
-      a->node_capacity != b->node_capacity)
-    return false;
-  for (int32_t i = 0; i < a->node_capacity; ++i) {
-    const sn_tree_node *x = a->nodes + i, *y = b->nodes + i;
-    if (x->height != y->height || x->parent_or_next != y->parent_or_next) return false;
-    if (x->height < 0) continue;
-    if (x->child1 != y->child1 || x->child2 != y->child2 || x->flags != y->flags ||
-        x->category_bits != y->category_bits || x->user_data != y->user_data ||
-        memcmp(&x->aabb, &y->aabb, sizeof(sn_aabb)) != 0)
-      return false;
-  }
-  return true;
 }
 
 /// The rebuild with its subtrees as jobs (sn_tree_rebuild_moved_with, the

@@ -1010,8 +1010,9 @@ static void sn_toi_mark_shapes(const sn_world *w, const sn_body *b, uint64_t *bi
 }
 
 /* One pass over the fast bodies of awake indices [from, to) in body
- * order; true when a body was stopped. The second pass keeps stopped_shapes up to date (when kept):
- * a body it stops is swept against by the bodies after it. */
+ * order; true when a body was stopped. The second pass keeps
+ * stopped_shapes up to date (when kept): a body it stops is swept against
+ * by the bodies after it. */
 static bool sn_continuous_pass(sn_world *w, bool recheck, uint64_t *stopped_shapes, const sn_toi_ahead *ahead,
                                sn_toi_plan *plan, const sn_toi_met *m, int32_t *held, int32_t from, int32_t to) {
   bool stopped = false;

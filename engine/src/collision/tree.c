@@ -937,8 +937,8 @@ static int32_t sn_build_partition(sn_build_item *items, int32_t count, int32_t d
   return count / 2;
 }
 
-/// Makes node index the internal node over child1 and child2, as
-/// sn_tree_alloc_node leaves a node and sn_tree_build then fills it.
+/// Makes node index the internal node over child1 and child2 (as
+/// sn_tree_alloc_node leaves a node, then linked and refit).
 static void sn_tree_make_node(sn_tree_node *nodes, int32_t index, int32_t child1, int32_t child2) {
   sn_tree_node *node = nodes + index;
   node->parent_or_next = SN_NULL_NODE;
@@ -951,11 +951,12 @@ static void sn_tree_make_node(sn_tree_node *nodes, int32_t index, int32_t child1
   sn_tree_refit(nodes, index);
 }
 
-/// sn_tree_build with its internal nodes taken from pool in the order it
-/// takes them from the free list (children first: the left subtree's
-/// count - 1 nodes, then the right's, then its root, pool[count - 2]).
-/// Writes only those nodes and the parents of its items' nodes, so
-/// disjoint subtrees build on separate threads.
+/// Builds the subtree of items[0, count) (binned SAH); returns its root. Its
+/// internal nodes come from pool, children first: the left subtree's
+/// left - 1 nodes, then the right's, then its root, pool[count - 2] (the
+/// order in which a build popping them off the free list would take them,
+/// sn_tree_take_nodes). Writes only those nodes and the parents of its
+/// items' nodes, so disjoint subtrees build on separate threads.
 static int32_t sn_tree_build_pooled(sn_tree_node *nodes, sn_build_item *items, int32_t count, int32_t depth,
                                     const int32_t *pool) {
   if (count == 1) return items[0].node;
@@ -967,28 +968,24 @@ static int32_t sn_tree_build_pooled(sn_tree_node *nodes, sn_build_item *items, i
   return index;
 }
 
-/// Builds the subtree of items[0, count) from free nodes; returns its root.
-static int32_t sn_tree_build(sn_tree *tree, sn_build_item *items, int32_t count, int32_t depth) {
-  if (count == 1) return items[0].node;
-  int32_t left = sn_build_partition(items, count, depth);
-  int32_t child1 = sn_tree_build(tree, items, left, depth + 1);
-  int32_t child2 = sn_tree_build(tree, items + left, count - left, depth + 1);
-  int32_t index = sn_tree_alloc_node(tree);
-  sn_tree_node *nodes = tree->nodes;
-  nodes[index].child1 = child1;
-  nodes[index].child2 = child2;
-  nodes[child1].parent_or_next = index;
-  nodes[child2].parent_or_next = index;
-  sn_tree_refit(nodes, index);
-  return index;
+/// Takes count nodes off the free list into pool, in order (the nodes a
+/// build over count + 1 items takes, sn_tree_build_pooled).
+static void sn_tree_take_nodes(sn_tree *tree, int32_t *pool, int32_t count) {
+  for (int32_t k = 0; k < count; ++k) {
+    assert(tree->free_list != SN_NULL_NODE);
+    pool[k] = tree->free_list;
+    tree->free_list = tree->nodes[tree->free_list].parent_or_next;
+  }
+  tree->node_count += count;
 }
 
 void sn_tree_rebuild(sn_tree *tree) {
   int32_t n = tree->proxy_count;
   if (n <= 2) return; // already optimal
-  size_t bytes = (size_t)n * sizeof(sn_build_item);
+  size_t bytes = (size_t)n * (sizeof(sn_build_item) + sizeof(int32_t));
   sn_build_item *items = sn_mem_alloc(tree->mem, bytes);
   if (items == NULL) return; // keep the current tree
+  int32_t *pool = (int32_t *)(items + n);
 
   // Leaves keep their node index (the proxy id); internal nodes are recycled.
   // The n - 1 freed internal nodes are exactly what the build takes.
@@ -1006,7 +1003,8 @@ void sn_tree_rebuild(sn_tree *tree) {
   }
   assert(count == n);
 
-  int32_t root = sn_tree_build(tree, items, count, 0);
+  sn_tree_take_nodes(tree, pool, count - 1);
+  int32_t root = sn_tree_build_pooled(tree->nodes, items, count, 0, pool);
   tree->nodes[root].parent_or_next = SN_NULL_NODE;
   tree->root = root;
   sn_mem_free(tree->mem, items, bytes);
@@ -1048,11 +1046,16 @@ typedef struct sn_tree_split {
   int32_t left_count;
 } sn_tree_split;
 
+/* Is the subtree of count items at depth a job of its own? */
+static bool sn_tree_split_job_at(int32_t count, int32_t depth) {
+  return depth == SN_TREE_SPLIT_LEVELS || count < 2 * SN_TREE_SPLIT_MIN;
+}
+
 /* Splits items[0, count) as sn_tree_build_pooled does, down to level
  * SN_TREE_SPLIT_LEVELS; the subtrees there become jobs. */
 static void sn_tree_split_levels(sn_tree_split *sp, sn_build_item *items, int32_t count, int32_t depth,
                                  const int32_t *pool) {
-  if (depth == SN_TREE_SPLIT_LEVELS || count < 2 * SN_TREE_SPLIT_MIN) {
+  if (sn_tree_split_job_at(count, depth)) {
     sp->jobs[sp->job_count].items = items;
     sp->jobs[sp->job_count].count = count;
     sp->jobs[sp->job_count].depth = depth;
@@ -1070,7 +1073,7 @@ static void sn_tree_split_levels(sn_tree_split *sp, sn_build_item *items, int32_
  * returns the root. */
 static int32_t sn_tree_join_levels(sn_tree_split *sp, int32_t count, int32_t depth, const int32_t *pool, int32_t *job,
                                    int32_t *split) {
-  if (depth == SN_TREE_SPLIT_LEVELS || count < 2 * SN_TREE_SPLIT_MIN) return sp->jobs[(*job)++].root;
+  if (sn_tree_split_job_at(count, depth)) return sp->jobs[(*job)++].root;
   const int32_t left = sp->lefts[(*split)++];
   const int32_t child1 = sn_tree_join_levels(sp, left, depth + 1, pool, job, split);
   const int32_t child2 = sn_tree_join_levels(sp, count - left, depth + 1, pool + (left - 1), job, split);
@@ -1149,11 +1152,7 @@ void sn_tree_rebuild_moved_with(sn_tree *tree, sn_tree_jobs_fcn *run, void *runn
 
   /* the nodes the build takes off the free list, in order; subtrees take
    * their parts of them (sn_tree_build_pooled), on other threads with run */
-  for (int32_t k = 0; k < count - 1; ++k) {
-    pool[k] = tree->free_list;
-    tree->free_list = nodes[tree->free_list].parent_or_next;
-  }
-  tree->node_count += count - 1;
+  sn_tree_take_nodes(tree, pool, count - 1);
   if (run == NULL || count < 2 * SN_TREE_SPLIT_MIN) {
     root = sn_tree_build_pooled(nodes, items, count, 0, pool);
   } else {
