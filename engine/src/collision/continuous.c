@@ -39,6 +39,7 @@ typedef struct sn_toi_query {
   int32_t handled;                ///< ahead: awake indices below this had their turn (their result is final)
   int32_t *deps;                  ///< ahead: fast bodies handled before it that it met, up to SN_TOI_MET
   int32_t dep_count;
+  bool prepared;        ///< the fast shape's fields below are set (sn_toi_prepare)
   sn_shape_proxy proxy; ///< the fast shape's core
   float reach;          ///< farthest core point from the body's centre of mass
   float rotation;       ///< its term of the time of impact's rotation bound
@@ -80,6 +81,20 @@ static float sn_proxy_reach(const sn_shape_proxy *proxy, sn_vec2 center) {
   float reach_sq = 0.0f;
   for (int32_t i = 0; i < proxy->count; ++i) reach_sq = sn_maxf(reach_sq, sn_distance_sq(proxy->points[i], center));
   return sqrtf(reach_sq);
+}
+
+/* The fast shape's core, its reach and rotation bound and its inscribed
+ * disc, for the pairs that get past the tests on the bodies' motion alone:
+ * most fast bodies meet none (a crowd flung together), and these cost more
+ * than the tests. */
+static void sn_toi_prepare(sn_toi_query *q) {
+  if (q->prepared) return;
+  q->prepared = true;
+  q->proxy = sn_geometry_proxy(&q->shape->geom);
+  q->reach = sn_proxy_reach(&q->proxy, q->sweep.local_center);
+  q->rotation = sn_sweep_rotation_reach(&q->sweep, &q->proxy);
+  q->disc_radius = sn_geometry_inscribed_disc(&q->shape->geom, &q->disc_local);
+  q->disc_center = sn_add(q->sweep.c1, sn_rotate(q->sweep.q1, sn_sub(q->disc_local, q->sweep.local_center)));
 }
 
 /* The proxy's points in the proxy's order (sn_geometry_proxy), so the same
@@ -421,6 +436,7 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
        * kept, and the result ahead holds in turn only if it is not. One
        * whose turn was over before the sweeps ahead began (the pass's
        * long leaders, see sn_toi_plan.lead) is as it will be. */
+      sn_toi_prepare(q);
       if (!sn_toi_ahead_may_matter(q, other, ob)) return true;
       if (ob->solver_index < q->self_index && ob->solver_index >= q->handled &&
           (q->dep_count == 0 || q->deps[q->dep_count - 1] != other->body)) {
@@ -455,6 +471,7 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
   if (moving && !sn_toi_stopped(ob) && sn_toi_relatively_slow(q, ob, other)) return true;
   /* no time of impact for a pair whose centres never come near enough
    * (exact: such a pair never hits, see sn_continuous_may_touch) */
+  sn_toi_prepare(q);
   const float split = sn_toi_stopped(ob) ? ob->toi_fraction : 1.0f;
   float radius_a;
   const float reach_a = sn_geometry_core_reach(&other->geom, ob->local_center, &radius_a);
@@ -843,11 +860,7 @@ static void sn_toi_sweep(sn_world *w, int32_t k, const sn_toi_leaves *group, boo
   for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next) {
     q->shape = w->shapes.data + s;
     if (q->shape->is_sensor) continue;
-    q->proxy = sn_geometry_proxy(&q->shape->geom);
-    q->reach = sn_proxy_reach(&q->proxy, b->local_center);
-    q->rotation = sn_sweep_rotation_reach(&q->sweep, &q->proxy);
-    q->disc_radius = sn_geometry_inscribed_disc(&q->shape->geom, &q->disc_local);
-    q->disc_center = sn_add(q->sweep.c1, sn_rotate(q->sweep.q1, sn_sub(q->disc_local, q->sweep.local_center)));
+    q->prepared = false;
     /* (inside its group's box: sn_toi_reach_box) */
     const sn_aabb box =
         sn_aabb_union(sn_geometry_compute_aabb(&q->shape->geom, xf1), sn_geometry_compute_aabb(&q->shape->geom, b->xf));
