@@ -8,8 +8,13 @@
 #define SN_LINEAR_SLOP 0.005f
 /// Contact points are kept (speculatively) up to this separation.
 #define SN_SPECULATIVE_DISTANCE (4.0f * SN_LINEAR_SLOP)
-/// Fat AABB margin of the broadphase.
+/// Fat AABB margin of the broadphase: a moving shape's box is its tight box
+/// grown by this much, and moves once the tight box grown by the speculative
+/// distance leaves it (rigid/shape.c).
 #define SN_AABB_MARGIN 0.1f
+/// The margin of a body that moved farther than SN_AABB_MARGIN over its last
+/// step (it leaves any box again within a step).
+#define SN_AABB_MARGIN_FAST (SN_SPECULATIVE_DISTANCE + 0.01f)
 /// Polygon radius used so that GJK/TOI keep a small gap.
 #define SN_POLYGON_RADIUS (2.0f * SN_LINEAR_SLOP)
 /// Points closer than this are welded when building polygons.

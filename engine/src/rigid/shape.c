@@ -36,8 +36,32 @@ sn_shape *sn_get_shape(sn_world *w, sn_shape_id id, sn_result *code) {
   return SN_RESOLVE(w, shapes, sn_shape, "shape", id, code);
 }
 
-static sn_aabb sn_fatten(sn_aabb a, float margin) {
-  return (sn_aabb){{a.lower.x - margin, a.lower.y - margin}, {a.upper.x + margin, a.upper.y + margin}};
+static sn_aabb sn_grow(sn_aabb a, float d) {
+  return (sn_aabb){{a.lower.x - d, a.lower.y - d}, {a.upper.x + d, a.upper.y + d}};
+}
+
+/* A moving shape's box in the dynamic tree: its tight box grown by the
+ * margin (SN_AABB_MARGIN, more than the speculative distance). The leaf
+ * moves as soon as the tight box grown by the speculative distance leaves it
+ * (sn_shape_escaped), so every pair of shapes nearer than the speculative
+ * distance has boxes that overlap, and a contact (with its speculative
+ * points) at the start of every step; a static shape's box is its tight box. */
+static sn_aabb sn_fatten(sn_aabb a, float margin) { return sn_grow(a, margin); }
+
+/* The margin of a shape of body b: a body that moved farther over its last
+ * step (its centre, and its turn at its farthest point) than the full
+ * margin leaves its box again within a step whatever the margin, so it takes
+ * the small one, which finds fewer pairs and fewer candidates for continuous
+ * collision (a crowd flung apart); the others keep the full margin and move
+ * their leaves rarely. */
+static float sn_shape_margin(const sn_body *b) {
+  const float sin_turn = b->q0.c * b->xf.q.s - b->q0.s * b->xf.q.c;
+  const float moved = sn_length(sn_sub(b->center, b->center0)) + sn_absf(sin_turn) * b->max_extent;
+  return moved > SN_AABB_MARGIN ? SN_AABB_MARGIN_FAST : SN_AABB_MARGIN;
+}
+
+static bool sn_shape_escaped(const sn_shape *s) {
+  return !sn_aabb_contains(s->fat_aabb, s->is_static_tree ? s->aabb : sn_grow(s->aabb, SN_SPECULATIVE_DISTANCE));
 }
 
 bool sn_shape_create_proxy(sn_world *w, int32_t shape_index) {
@@ -113,20 +137,20 @@ void sn_shape_update_aabb(sn_world *w, int32_t shape_index, sn_transform xf, boo
   sn_shape *s = w->shapes.data + shape_index;
   s->aabb = sn_geometry_compute_aabb(&s->geom, xf);
   if (s->proxy == SN_NULL_NODE) return;
-  if (!force_move && sn_aabb_contains(s->fat_aabb, s->aabb)) return;
+  if (!force_move && !sn_shape_escaped(s)) return;
   sn_shape_move_proxy(w, shape_index);
 }
 
 bool sn_shape_compute_aabb(sn_world *w, int32_t shape_index, sn_transform xf) {
   sn_shape *s = w->shapes.data + shape_index;
   s->aabb = sn_geometry_compute_aabb(&s->geom, xf);
-  return s->proxy != SN_NULL_NODE && !sn_aabb_contains(s->fat_aabb, s->aabb);
+  return s->proxy != SN_NULL_NODE && sn_shape_escaped(s);
 }
 
 void sn_shape_move_proxy(sn_world *w, int32_t shape_index) {
   sn_shape *s = w->shapes.data + shape_index;
   sn_tree *tree = s->is_static_tree ? &w->static_tree : &w->dynamic_tree;
-  s->fat_aabb = s->is_static_tree ? s->aabb : sn_fatten(s->aabb, SN_AABB_MARGIN);
+  s->fat_aabb = s->is_static_tree ? s->aabb : sn_fatten(s->aabb, sn_shape_margin(w->bodies.data + s->body));
   /* the dynamic tree is restructured once per step (sn_update_pairs rebuilds
    * what moved); a static shape moves rarely and is reinserted at once */
   if (s->is_static_tree)
