@@ -52,12 +52,16 @@ static sn_aabb sn_fatten(sn_aabb a, float margin) { return sn_grow(a, margin); }
  * step (its centre, and its turn at its farthest point) than the full
  * margin leaves its box again within a step whatever the margin, so it takes
  * the small one, which finds fewer pairs and fewer candidates for continuous
- * collision (a crowd flung apart); the others keep the full margin and move
- * their leaves rarely. */
+ * collision (a crowd flung apart). A body with no contact (nothing near: a
+ * lattice's bodies, joined to their neighbours and never touching them) has
+ * the full margin beyond the speculative distance: its leaf moves as rarely
+ * as without the speculative room, and the larger box finds nothing more.
+ * The others keep the full margin. */
 static float sn_shape_margin(const sn_body *b) {
   const float sin_turn = b->q0.c * b->xf.q.s - b->q0.s * b->xf.q.c;
   const float moved = sn_length(sn_sub(b->center, b->center0)) + sn_absf(sin_turn) * b->max_extent;
-  return moved > SN_AABB_MARGIN ? SN_AABB_MARGIN_FAST : SN_AABB_MARGIN;
+  if (moved > SN_AABB_MARGIN) return SN_AABB_MARGIN_FAST;
+  return b->contact_count > 0 ? SN_AABB_MARGIN : SN_AABB_MARGIN + SN_SPECULATIVE_DISTANCE;
 }
 
 static bool sn_shape_escaped(const sn_shape *s) {
