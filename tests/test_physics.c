@@ -1014,6 +1014,21 @@ START_TEST(test_manifold_reuse) {
 }
 END_TEST
 
+/* A world without gravity and a static 2 x 2 m box at the origin (its
+ * faces at x, y = +-1), of the given friction. */
+static sn_world *world_with_wall(float friction) {
+  sn_world *w = make_world(0, false);
+  sn_world_set_gravity(w, (sn_vec2){0.0f, 0.0f});
+  sn_body_def bd = sn_default_body_def();
+  sn_body_id wall = sn_create_body(w, &bd);
+  sn_polygon box;
+  ck_assert_int_eq(sn_make_box(1.0f, 1.0f, &box), SN_OK);
+  sn_shape_def sd = sn_default_shape_def();
+  sd.friction = friction;
+  ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, wall, &sd, &box)));
+  return w;
+}
+
 /* A circle beside a static box: 30 mm apart (the narrowphase skips the pair:
  * beyond the speculative distance of 20 mm plus allowance) there is a
  * contact without points; 15 mm apart a speculative point with separation
@@ -1021,14 +1036,9 @@ END_TEST
 START_TEST(test_disc_gap_speculative) {
   const float gaps[] = {0.03f, 0.015f, -0.01f};
   for (int g = 0; g < 3; ++g) {
-    sn_world *w = make_world(0, false);
-    sn_world_set_gravity(w, (sn_vec2){0.0f, 0.0f});
+    sn_world *w = world_with_wall(sn_default_shape_def().friction);
     sn_body_def bd = sn_default_body_def();
-    sn_body_id wall = sn_create_body(w, &bd);
-    sn_polygon box;
-    ck_assert_int_eq(sn_make_box(1.0f, 1.0f, &box), SN_OK);
     sn_shape_def sd = sn_default_shape_def();
-    ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, wall, &sd, &box)));
     bd.type = SN_BODY_DYNAMIC;
     bd.position = (sn_vec2){1.5f + gaps[g], 0.3f};
     sn_body_id ball = sn_create_body(w, &bd);
@@ -1102,15 +1112,11 @@ END_TEST
 START_TEST(test_speculative_contact_on_approach) {
   float worst = 0.0f;
   for (int k = 0; k < 60; ++k) {
-    sn_world *w = make_world(0, false);
-    sn_world_set_gravity(w, (sn_vec2){0.0f, 0.0f});
+    sn_world *w = world_with_wall(0.0f);
     sn_body_def bd = sn_default_body_def();
-    sn_body_id wall = sn_create_body(w, &bd);
-    sn_polygon box;
-    ck_assert_int_eq(sn_make_box(1.0f, 1.0f, &box), SN_OK);
     sn_shape_def sd = sn_default_shape_def();
     sd.friction = 0.0f;
-    ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, wall, &sd, &box)));
+    sn_polygon box;
     bd.type = SN_BODY_DYNAMIC;
     bd.fixed_rotation = true;
     bd.position = (sn_vec2){1.5f + 0.2f + 0.005f * (float)k, 0.0f};

@@ -659,6 +659,16 @@ START_TEST(test_rebuild) {
 }
 END_TEST
 
+/* One of a pair of twin trees: its memory, the tree, its model and its
+ * generator (seed), filled with n random proxies. */
+static void grow_twin(sn_mem *mem, sn_tree *tree, model *m, lcg *g, uint32_t seed, int32_t n) {
+  sn_mem_init(mem, NULL);
+  ck_assert(sn_tree_init(tree, mem, 0));
+  *m = (model){0};
+  *g = (lcg){seed};
+  fill_random(tree, m, g, n);
+}
+
 START_TEST(test_determinism) {
   sn_mem mem_a, mem_b;
   sn_mem_init(&mem_a, NULL);
@@ -747,15 +757,11 @@ static bool same_nodes(const sn_tree *a, const sn_tree *b) {
 /// allocating once its scratch is big enough.
 START_TEST(test_deferred_moves) {
   sn_mem mem_a, mem_b;
-  sn_mem_init(&mem_a, NULL);
-  sn_mem_init(&mem_b, NULL);
   sn_tree a, b;
-  ck_assert(sn_tree_init(&a, &mem_a, 0));
-  ck_assert(sn_tree_init(&b, &mem_b, 0));
-  model ma = {0}, mb = {0};
-  lcg ga = {99u}, gb = {99u}, gq = {5u};
-  fill_random(&a, &ma, &ga, 600);
-  fill_random(&b, &mb, &gb, 600);
+  model ma, mb;
+  lcg ga, gb, gq = {5u};
+  grow_twin(&mem_a, &a, &ma, &ga, 99u, 600);
+  grow_twin(&mem_b, &b, &mb, &gb, 99u, 600);
   // owner bits on the leaves (bit 0 too): the tree must keep them
   for (int32_t i = 0; i < ma.count; ++i) a.nodes[ma.items[i].id].flags = (uint16_t)(0x8001u | (uint32_t)i);
   for (int32_t i = 0; i < mb.count; ++i) b.nodes[mb.items[i].id].flags = (uint16_t)(0x8001u | (uint32_t)i);
@@ -833,15 +839,11 @@ static void run_reversed(void *runner, int32_t count, void (*job)(void *context,
 /// moved each round (the split needs 512 items or more).
 START_TEST(test_rebuild_jobs_same_tree) {
   sn_mem mem_a, mem_b;
-  sn_mem_init(&mem_a, NULL);
-  sn_mem_init(&mem_b, NULL);
   sn_tree a, b;
-  ck_assert(sn_tree_init(&a, &mem_a, 0));
-  ck_assert(sn_tree_init(&b, &mem_b, 0));
-  model ma = {0}, mb = {0};
-  lcg ga = {7u}, gb = {7u}, gq = {11u};
-  fill_random(&a, &ma, &ga, 3000);
-  fill_random(&b, &mb, &gb, 3000);
+  model ma, mb;
+  lcg ga, gb, gq = {11u};
+  grow_twin(&mem_a, &a, &ma, &ga, 7u, 3000);
+  grow_twin(&mem_b, &b, &mb, &gb, 7u, 3000);
   reverse_runner runner = {0, 0};
   for (int round = 0; round < 6; ++round) {
     deferred_step(&a, &ma, &ga, round == 5 ? 40 : 2500, false);

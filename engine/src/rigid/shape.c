@@ -36,17 +36,15 @@ sn_shape *sn_get_shape(sn_world *w, sn_shape_id id, sn_result *code) {
   return SN_RESOLVE(w, shapes, sn_shape, "shape", id, code);
 }
 
-static sn_aabb sn_grow(sn_aabb a, float d) {
-  return (sn_aabb){{a.lower.x - d, a.lower.y - d}, {a.upper.x + d, a.upper.y + d}};
-}
-
 /* A moving shape's box in the dynamic tree: its tight box grown by the
  * margin (SN_AABB_MARGIN, more than the speculative distance). The leaf
  * moves as soon as the tight box grown by the speculative distance leaves it
  * (sn_shape_escaped), so every pair of shapes nearer than the speculative
  * distance has boxes that overlap, and a contact (with its speculative
  * points) at the start of every step; a static shape's box is its tight box. */
-static sn_aabb sn_fatten(sn_aabb a, float margin) { return sn_grow(a, margin); }
+static sn_aabb sn_fatten(sn_aabb a, float margin) {
+  return (sn_aabb){{a.lower.x - margin, a.lower.y - margin}, {a.upper.x + margin, a.upper.y + margin}};
+}
 
 /* The margin of a shape of body b: a body that moved farther over its last
  * step (its centre, and its turn at its farthest point) than the full
@@ -65,7 +63,7 @@ static float sn_shape_margin(const sn_body *b) {
 }
 
 static bool sn_shape_escaped(const sn_shape *s) {
-  return !sn_aabb_contains(s->fat_aabb, s->is_static_tree ? s->aabb : sn_grow(s->aabb, SN_SPECULATIVE_DISTANCE));
+  return !sn_aabb_contains(s->fat_aabb, s->is_static_tree ? s->aabb : sn_fatten(s->aabb, SN_SPECULATIVE_DISTANCE));
 }
 
 bool sn_shape_create_proxy(sn_world *w, int32_t shape_index) {
