@@ -694,8 +694,11 @@ void sn_box2d_scene_measure(const sn_scene *s, sn_box2d_metrics *m) {
   switch (st->kind) {
   case SN_B2_JOINT_GRID:
     m->lowest_y = 1e30;
-    for (int32_t k = 0; k < st->joint_count; ++k)
-      m->joint_separation = fmax(m->joint_separation, sn_b2_separation(w, st->joints + k));
+    for (int32_t k = 0; k < st->joint_count; ++k) {
+      const double gap = sn_b2_separation(w, st->joints + k);
+      m->joint_separation = fmax(m->joint_separation, gap);
+      m->joints_over_1pct += gap > 0.01; /* every joint joins neighbours 1 m apart */
+    }
     for (int32_t k = 0; k < s->body_count; ++k)
       m->lowest_y = fmin(m->lowest_y, sn_body_get_position(w, s->bodies[k]).y);
     break;

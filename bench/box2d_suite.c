@@ -120,7 +120,8 @@ typedef struct sn_suite_line {
 /* The scene's behaviour figures as JSON members. */
 static void sn_suite_figures(char *figures, size_t size, const char *short_name, const sn_box2d_metrics *m) {
   if (strcmp(short_name, "joint_grid") == 0)
-    snprintf(figures, size, "\"joint_separation\": %.6f, \"lowest_y\": %.4f", m->joint_separation, m->lowest_y);
+    snprintf(figures, size, "\"joint_separation\": %.6f, \"joints_over_1pct\": %d, \"lowest_y\": %.4f",
+             m->joint_separation, (int)m->joints_over_1pct, m->lowest_y);
   else if (strcmp(short_name, "large_pyramid") == 0 || strcmp(short_name, "many_pyramids") == 0)
     snprintf(figures, size, "\"top_drift\": %.6f, \"fallen\": %d", m->top_drift, (int)m->fallen);
   else if (strcmp(short_name, "rain") == 0)

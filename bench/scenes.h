@@ -73,10 +73,13 @@ typedef struct sn_box2d_metrics {
   int32_t bodies, shapes, joints, contacts, touching_contacts, awake_bodies; ///< world counters
   double joint_separation; ///< joint_grid, rain: worst distance between a joint's two anchors (m)
   double lowest_y;         ///< joint_grid: lowest body origin (m)
-  double top_drift;        ///< pyramids: largest displacement of a pyramid's top box from its start (m)
-  int32_t fallen;          ///< pyramids: boxes more than 0.5 m below their start
-  int32_t live_ragdolls;   ///< rain
-  double limit_violation;  ///< rain: worst joint angle outside its limits (rad), 0 if none
+  /// joint_grid: joints whose anchors are farther apart than 1 % of the
+  /// joint's length (1 m), at the end: how many miss the lattice's bound
+  int32_t joints_over_1pct;
+  double top_drift;       ///< pyramids: largest displacement of a pyramid's top box from its start (m)
+  int32_t fallen;         ///< pyramids: boxes more than 0.5 m below their start
+  int32_t live_ragdolls;  ///< rain
+  double limit_violation; ///< rain: worst joint angle outside its limits (rad), 0 if none
   /// rain: the two above at their worst after any step of the run (the end
   /// is one moment of a tumbling pile; sn_box2d_scene_observe)
   double joint_separation_max, limit_violation_max;

@@ -779,8 +779,9 @@ static bool sn_reuse_manifold(const sn_world *w, sn_contact *c, const sn_body *b
   /* the motion is measured over the smaller body (the contact lies on it):
    * B's points in A's frame, or A's in B's (a rigid motion's displacement
    * bound over a disc holds for its inverse over the image disc) */
-  const float reach_a = sn_length(ba->local_center) + ba->max_extent;
-  const float reach_b = sn_length(bb->local_center) + bb->max_extent;
+  const float reach_a = ba->origin_reach, reach_b = bb->origin_reach;
+  assert(reach_a == sn_length(ba->local_center) + ba->max_extent);
+  assert(reach_b == sn_length(bb->local_center) + bb->max_extent);
   float shift;
   if (reach_b <= reach_a) {
     shift = sn_length(sn_sub(rel.p, r->relative.p)); /* B's origin in A's frame */

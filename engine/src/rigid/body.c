@@ -173,6 +173,7 @@ static void sn_body_compute_max_extent(sn_world *w, sn_body *b) {
     b->max_extent = sn_maxf(b->max_extent, sn_shape_reach(&w->shapes.data[s].geom, b->local_center));
     w->shape_visits++;
   }
+  b->origin_reach = sn_length(b->local_center) + b->max_extent;
   b->extent_stale = false;
 }
 
@@ -216,6 +217,7 @@ void sn_body_add_shape_mass(sn_world *w, sn_body *b, int32_t shape_index) {
     b->center = sn_transform_point(b->xf, b->local_center);
     b->center0 = b->center;
     b->max_extent = sn_maxf(b->max_extent, sn_shape_reach(g, b->local_center));
+    b->origin_reach = sn_length(b->local_center) + b->max_extent;
     return;
   }
   sn_body_sum_shape(b, w->shapes.data + shape_index);

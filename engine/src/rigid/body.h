@@ -40,6 +40,9 @@ typedef struct sn_body {
   float mass, inv_mass;
   float inertia, inv_inertia; ///< about the centre of mass
   float min_extent, max_extent;
+  /// |local_center| + max_extent: how far a shape point reaches from the body
+  /// origin at most (set with max_extent; the narrowphase's manifold reuse)
+  float origin_reach;
   float linear_damping, angular_damping, gravity_scale;
   float sleep_time;
   float sleep_threshold; ///< m/s (sn_body_def.sleep_threshold)

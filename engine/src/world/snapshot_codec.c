@@ -75,6 +75,7 @@ void sn_io_body(sn_io *io, sn_body *b) {
   io_f32(io, &b->inv_inertia);
   io_f32(io, &b->min_extent);
   io_f32(io, &b->max_extent);
+  if (io->reading) b->origin_reach = sn_length(b->local_center) + b->max_extent; /* derived, not stored */
   io_f32(io, &b->linear_damping);
   io_f32(io, &b->angular_damping);
   io_f32(io, &b->gravity_scale);
