@@ -115,7 +115,9 @@ END_TEST
  * world: once all contacts at one go (which completes every group), once
  * in cuts of 1, 2, 3, 5 and 7 contacts with every group completed
  * afterwards in two cuts, once in blocks of 16 (as workers cut them) with
- * only the groups no block held whole completed afterwards. Both must solve to the same bits (velocities and every
+ * only the groups no block held whole completed afterwards, and once group
+ * by group (sn_wide_prepare_groups) in cuts of 1, 2 and 3 groups. All must
+ * solve to the same bits (velocities and every
  * lane's impulses), and the pile must push (some normal impulse > 0). A set whose colouring is taken from the lanes
  * (sn_wide_index_contacts) gives each contact the lane sn_wide_build gave it. */
 START_TEST(test_prepare_any_cut) {
@@ -127,8 +129,8 @@ START_TEST(test_prepare_any_cut) {
   ck_assert_int_eq(nb, 30 * 31 / 2);
   ck_assert_int_ge(nc, nb);
   sn_body_state *states = calloc((size_t)nb + 1, sizeof(*states));
-  sn_body_state *solved[3] = {calloc((size_t)nb + 1, sizeof(*states)), calloc((size_t)nb + 1, sizeof(*states)),
-                              calloc((size_t)nb + 1, sizeof(*states))};
+  sn_body_state *solved[4] = {calloc((size_t)nb + 1, sizeof(*states)), calloc((size_t)nb + 1, sizeof(*states)),
+                              calloc((size_t)nb + 1, sizeof(*states)), calloc((size_t)nb + 1, sizeof(*states))};
   sn_wide_body *bodies = calloc((size_t)nb, sizeof(*bodies));
   for (int32_t k = 0; k <= nb; ++k) states[k].dq = (sn_rot){1.0f, 0.0f};
   for (int32_t k = 0; k < nb; ++k) {
@@ -144,17 +146,22 @@ START_TEST(test_prepare_any_cut) {
   sn_mem_init(&mem, NULL);
   sn_arena arena;
   sn_arena_init(&arena);
-  ck_assert(sn_arena_reserve(&arena, &mem, 4 * sn_wide_bytes(groups)));
+  ck_assert(sn_arena_reserve(&arena, &mem, 5 * sn_wide_bytes(groups)));
   const sn_softness soft = {10.0f, 0.9f, 0.1f}, static_soft = {20.0f, 0.95f, 0.05f};
-  sn_wide_set sets[3];
+  sn_wide_set sets[4];
   const int cuts[5] = {1, 2, 3, 5, 7};
-  for (int run = 0; run < 3; ++run) {
+  for (int run = 0; run < 4; ++run) {
     sn_wide_set *set = sets + run;
     ck_assert(sn_wide_build(set, &arena, nc, colors, groups));
     if (run == 0) {
       /* (one call over every contact completes every group) */
       sn_wide_prepare_range(set, w, w->solver_contacts.data, w->solver_keys.data, states, bodies, 0, nc, nb, &soft,
                             &static_soft);
+    } else if (run == 3) {
+      for (int32_t g = 0, c = 0; g < groups; g += cuts[c], c = (c + 1) % 3) {
+        sn_wide_prepare_groups(set, w, w->solver_contacts.data, w->solver_keys.data, states, bodies, g,
+                               g + cuts[c] < groups ? g + cuts[c] : groups, nb, &soft, &static_soft);
+      }
     } else if (run == 2) {
       /* blocks of 16 (as the step cuts them): the lane pass skips the
        * groups that one block held whole */
@@ -179,13 +186,15 @@ START_TEST(test_prepare_any_cut) {
   }
   ck_assert_mem_eq(solved[0], solved[1], (size_t)nb * sizeof(*states));
   ck_assert_mem_eq(solved[0], solved[2], (size_t)nb * sizeof(*states));
+  ck_assert_mem_eq(solved[0], solved[3], (size_t)nb * sizeof(*states));
   float most = 0.0f;
   for (int32_t g = 0; g < groups; ++g) {
     for (int l = 0; l < SN_WIDE_LANES; ++l) {
-      sn_wide_result r[3];
-      for (int run = 0; run < 3; ++run) sn_wide_get_result(sets + run, g, l, r + run);
+      sn_wide_result r[4];
+      for (int run = 0; run < 4; ++run) sn_wide_get_result(sets + run, g, l, r + run);
       ck_assert_mem_eq(r + 0, r + 1, sizeof(r[0]));
       ck_assert_mem_eq(r + 0, r + 2, sizeof(r[0]));
+      ck_assert_mem_eq(r + 0, r + 3, sizeof(r[0]));
       most = fmaxf(most, fmaxf(r[0].normal_impulse[0], r[0].normal_impulse[1]));
     }
   }
@@ -201,6 +210,7 @@ START_TEST(test_prepare_any_cut) {
   free(solved[0]);
   free(solved[1]);
   free(solved[2]);
+  free(solved[3]);
   free(bodies);
   free(colors);
   free(masks);

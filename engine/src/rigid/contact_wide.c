@@ -375,7 +375,9 @@ static void sn_wide_finish_group(const sn_wide_set *set, int32_t gi, int32_t dum
   sn_wide_finish_surface(g);
 }
 
-static void sn_wide_prepare_four(const sn_prepare_input *in, int32_t k0, int32_t end) {
+/* Solver contacts ks[0, n) (n <= 4), each into its lane: contact order
+ * gives four consecutive contacts, group order a group's lanes. */
+static void sn_wide_prepare_four(const sn_prepare_input *in, const int32_t *ks, int n) {
   const sn_wide_set *set = in->set;
   enum { N = 4 };
   /* the gathered inputs, one vector per contact and kind, each a 16-byte
@@ -391,9 +393,8 @@ static void sn_wide_prepare_four(const sn_prepare_input *in, int32_t k0, int32_t
   sn_wide_group *gs[N];
   int ls[N];
   int flags[N];
-  const int n = end - k0 < N ? end - k0 : N;
   for (int i = 0; i < N; ++i) {
-    int32_t k = k0 + i;
+    const int32_t k = i < n ? ks[i] : 0;
     if (i >= n) {
       /* neutral inputs (past the range: computed, never stored) */
       mass_a[i] = vel_a[i] = mass_b[i] = vel_b[i] = zero;
@@ -538,12 +539,23 @@ static void sn_wide_prepare_four(const sn_prepare_input *in, int32_t k0, int32_t
   f4_store(o.rv1, rv1);
   f4_store(o.rv2, f4_select(two, rv2, zero));
   const int two_bits = f4_mask_bits(two), seq_bits = f4_mask_bits(seq);
+  /* four lanes side by side in one group (group order): each row at once */
+  const bool side_by_side = n == N && gs[0] == gs[3] && ls[3] == ls[0] + 3;
+  if (side_by_side) {
+    sn_wide_group *g = gs[0];
+    const int l = ls[0];
+#define SN_PREP_ROW(f) memcpy(g->f + l, o.f, sizeof o.f);
+    SN_PREP_ROWS(SN_PREP_ROW)
+#undef SN_PREP_ROW
+  }
   for (int i = 0; i < n; ++i) {
     sn_wide_group *g = gs[i];
     const int l = ls[i];
+    if (!side_by_side) {
 #define SN_PREP_ROW(f) g->f[l] = o.f[i];
-    SN_PREP_ROWS(SN_PREP_ROW)
+      SN_PREP_ROWS(SN_PREP_ROW)
 #undef SN_PREP_ROW
+    }
     g->mni1[l] = 0.0f;
     g->mni2[l] = 0.0f;
     g->points[l] = (int8_t)((two_bits >> i) & 1 ? 2 : 1);
@@ -565,6 +577,7 @@ void sn_wide_prepare_range(const sn_wide_set *set, const sn_world *w, const int3
                            int32_t dummy, const sn_softness *soft, const sn_softness *static_soft) {
   const sn_prepare_input in = {set, begin, w, contacts, keys, states, bodies, dummy, soft, static_soft};
   for (int32_t k = begin; k < end; k += 4) {
+    const int32_t ks[4] = {k, k + 1, k + 2, k + 3};
     /* the contacts are read in array order (the hardware fetches those
      * ahead; fetching them here as well cost more than it saved), the
      * groups in colour order: the group whose first lane a contact further
@@ -576,7 +589,42 @@ void sn_wide_prepare_range(const sn_wide_set *set, const sn_world *w, const int3
       const char *g = (const char *)(set->groups + slot / L);
       for (size_t at = 0; at < sizeof(sn_wide_group); at += 64) SN_PREFETCH_WRITE(g + at);
     }
-    sn_wide_prepare_four(&in, k, end);
+    sn_wide_prepare_four(&in, ks, end - k < 4 ? end - k : 4);
+  }
+}
+
+/// Groups ahead of the one being prepared whose contacts' lines (their
+/// manifolds) and keys are fetched, and the group fetched for writing.
+#define SN_PREPARE_CONTACTS_AHEAD 2
+
+void sn_wide_prepare_groups(const sn_wide_set *set, const sn_world *w, const int32_t *contacts, const sn_wide_key *keys,
+                            const sn_body_state *states, const sn_wide_body *bodies, int32_t begin, int32_t end,
+                            int32_t dummy, const sn_softness *soft, const sn_softness *static_soft) {
+  /* (begin 0: each group completes at its last lane, sn_wide_prepare_four) */
+  const sn_prepare_input in = {set, 0, w, contacts, keys, states, bodies, dummy, soft, static_soft};
+  for (int32_t gi = begin; gi < end; ++gi) {
+    if (gi + SN_PREPARE_CONTACTS_AHEAD < end) {
+      const int32_t ga = gi + SN_PREPARE_CONTACTS_AHEAD;
+      const int32_t *ahead = set->lane_constraint + L * ga;
+      for (int l = 0; l < L && ahead[l] >= 0; ++l) {
+        const char *c = (const char *)(w->contacts.data + contacts[ahead[l]]);
+        SN_PREFETCH(c);
+        SN_PREFETCH(c + 64);
+        SN_PREFETCH(c + 128);
+        SN_PREFETCH(keys + ahead[l]);
+      }
+      const char *g = (const char *)(set->groups + gi + 1);
+      for (size_t at = 0; at < sizeof(sn_wide_group); at += 64) SN_PREFETCH_WRITE(g + at);
+    }
+    const int32_t *lanes = set->lane_constraint + L * gi;
+    int used = 0;
+    while (used < L && lanes[used] >= 0) ++used;
+    if (used == 0) {
+      sn_wide_finish_group(set, gi, dummy);
+      continue;
+    }
+    sn_wide_prepare_four(&in, lanes, used < 4 ? used : 4);
+    if (used > 4) sn_wide_prepare_four(&in, lanes + 4, used - 4);
   }
 }
 

@@ -123,6 +123,13 @@ void sn_wide_set_lane(const sn_wide_set *set, int32_t group, int lane, const sn_
 void sn_wide_prepare_range(const sn_wide_set *set, const sn_world *w, const int32_t *contacts, const sn_wide_key *keys,
                            const sn_body_state *states, const sn_wide_body *bodies, int32_t begin, int32_t end,
                            int32_t dummy, const sn_softness *soft, const sn_softness *static_soft);
+/// As sn_wide_prepare_range, group by group: groups [begin, end) take their
+/// lanes' contacts (read wherever they are) and are complete on return. The
+/// same bytes as the contact order; it writes one group at a time, and
+/// reads the contacts out of order (while they stay in the caches).
+void sn_wide_prepare_groups(const sn_wide_set *set, const sn_world *w, const int32_t *contacts, const sn_wide_key *keys,
+                            const sn_body_state *states, const sn_wide_body *bodies, int32_t begin, int32_t end,
+                            int32_t dummy, const sn_softness *soft, const sn_softness *static_soft);
 /// Groups [begin, end), once every contact is prepared: the lane masks
 /// from each lane's findings, padding lanes, zeros in the lanes without a
 /// surface speed or rolling resistance of a group where some lane has one.

@@ -71,17 +71,32 @@ void sn_integrate_positions(sn_step_context *ctx, int32_t begin, int32_t end) {
 
 /* Solver contacts [begin, end), in contact order (the contacts' memory read
  * front to back), each prepared straight into its lane. */
-void sn_prepare_contacts(const sn_world *w, const sn_step_context *ctx, const sn_wide_set *wide, int32_t begin,
-                         int32_t end) {
+/* The contacts' softness: the user's stiffness, else a quarter of the
+ * substep rate (the stable limit of the soft step); static contacts are
+ * twice as stiff. */
+static void sn_contact_softness(const sn_world *w, const sn_step_context *ctx, sn_softness *soft,
+                                sn_softness *static_soft) {
   float h = ctx->h, substep_rate = ctx->inv_h;
-  /* stiffness: the user's, else a quarter of the substep rate (the stable
-   * limit of the soft step); static contacts are twice as stiff */
   float hertz = w->settings.contact_hertz > 0.0f ? sn_minf(w->settings.contact_hertz, 0.25f * substep_rate)
                                                  : 0.25f * substep_rate;
-  sn_softness soft = sn_make_soft(hertz, w->settings.contact_damping_ratio, h);
-  sn_softness static_soft = sn_make_soft(2.0f * hertz, w->settings.contact_damping_ratio, h);
+  *soft = sn_make_soft(hertz, w->settings.contact_damping_ratio, h);
+  *static_soft = sn_make_soft(2.0f * hertz, w->settings.contact_damping_ratio, h);
+}
+
+void sn_prepare_contacts(const sn_world *w, const sn_step_context *ctx, const sn_wide_set *wide, int32_t begin,
+                         int32_t end) {
+  sn_softness soft, static_soft;
+  sn_contact_softness(w, ctx, &soft, &static_soft);
   sn_wide_prepare_range(wide, w, w->solver_contacts.data, w->solver_keys.data, ctx->states, ctx->bodies, begin, end,
                         ctx->body_count, &soft, &static_soft);
+}
+
+void sn_prepare_groups(const sn_world *w, const sn_step_context *ctx, const sn_wide_set *wide, int32_t begin,
+                       int32_t end) {
+  sn_softness soft, static_soft;
+  sn_contact_softness(w, ctx, &soft, &static_soft);
+  sn_wide_prepare_groups(wide, w, w->solver_contacts.data, w->solver_keys.data, ctx->states, ctx->bodies, begin, end,
+                         ctx->body_count, &soft, &static_soft);
 }
 
 void sn_prepare_lanes(const sn_step_context *ctx, const sn_wide_set *wide, int32_t begin, int32_t end) {

@@ -78,6 +78,16 @@ static size_t sn_maxz(size_t a, size_t b) { return a > b ? a : b; }
 
 /* ------------------------------------------------------ substep stages */
 
+/// Solver contacts up to which the preparation goes group by group (each
+/// group's contacts gathered wherever they are, the group written at once),
+/// beyond which in contact order (the contacts read front to back, each
+/// group filled as its contacts come). Group order writes less scattered
+/// memory but reads the contacts out of order, which costs once they no
+/// longer stay in the caches: measured on a 2-core AMD EPYC (32 MB L3),
+/// 15,000 contacts (3.5 MB) prepared faster by group, 58,000 (13.5 MB)
+/// faster by contact. Either gives the same bytes.
+#define SN_PREPARE_BY_GROUP_MAX 24576
+
 /* The substep loop as stages (base/tasks.h): parallel stages cut bodies,
  * contacts or one colour's groups into blocks; plugin callbacks and the
  * position stage run on the calling thread. The list is the serial order of
@@ -86,6 +96,7 @@ enum {
   SN_STAGE_INIT,           /* bodies: solver state and motion */
   SN_STAGE_PREPARE,        /* solver contacts: prepared into their SoA lanes */
   SN_STAGE_PREPARE_LANES,  /* groups: lane masks and padding */
+  SN_STAGE_PREPARE_GROUPS, /* groups: their contacts prepared, and the lanes */
   SN_STAGE_INTEGRATE_V,    /* bodies */
   SN_STAGE_SUBSTEP,        /* main: step info, rigid centres for particle contacts (arg = substep) */
   SN_STAGE_PREDICT,        /* particles: prediction (arg = substep) */
@@ -178,6 +189,9 @@ static void sn_solver_stage(void *context, const sn_stage *st, int32_t begin, in
     break;
   case SN_STAGE_PREPARE:
     sn_prepare_contacts(run->w, ctx, run->wide, begin, end);
+    break;
+  case SN_STAGE_PREPARE_GROUPS:
+    sn_prepare_groups(run->w, ctx, run->wide, begin, end);
     break;
   case SN_STAGE_PREPARE_LANES:
     sn_prepare_lanes(ctx, run->wide, begin, end);
@@ -528,11 +542,16 @@ static void sn_solve(sn_world *w, float dt) {
   int32_t workers = nb + nc + nj + w->particle_count >= w->parallel_min_items ? w->worker_count : 1;
   if (!sn_reserved(sn_stage_runner_init(&runner, &w->arena, 3, workers, sn_solver_stage, &run))) return;
   sn_stage_add(&runner, SN_STAGE_INIT, 0, 0, nb, SN_BLOCK_BODIES, 1);
-  sn_stage_add(&runner, SN_STAGE_PREPARE, 0, 0, nc, SN_BLOCK_CONTACTS, 1);
-  /* a block of contacts completes the groups it holds whole; the others
-   * after it (one block: all of them) */
-  ctx.prepare_block = nc > 0 ? runner.stages[runner.count - 1].block_size : 1;
-  if (workers > 1) sn_stage_add(&runner, SN_STAGE_PREPARE_LANES, 0, 0, wide.group_count, SN_BLOCK_GROUPS * 4, 1);
+  if (nc <= SN_PREPARE_BY_GROUP_MAX) {
+    /* group by group: the same bytes, each group written at once */
+    sn_stage_add(&runner, SN_STAGE_PREPARE_GROUPS, 0, 0, wide.group_count, SN_BLOCK_GROUPS, 1);
+  } else {
+    sn_stage_add(&runner, SN_STAGE_PREPARE, 0, 0, nc, SN_BLOCK_CONTACTS, 1);
+    /* a block of contacts completes the groups it holds whole; the others
+     * after it (one block: all of them) */
+    ctx.prepare_block = nc > 0 ? runner.stages[runner.count - 1].block_size : 1;
+    if (workers > 1) sn_stage_add(&runner, SN_STAGE_PREPARE_LANES, 0, 0, wide.group_count, SN_BLOCK_GROUPS * 4, 1);
+  }
   sn_stage_run(&w->tasks, &runner);
 
   /* particles (their views are what particle constraints see) */
