@@ -540,7 +540,8 @@ static void sn_wide_prepare_four(const sn_prepare_input *in, const int32_t *ks, 
   f4_store(o.rv2, f4_select(two, rv2, zero));
   const int two_bits = f4_mask_bits(two), seq_bits = f4_mask_bits(seq);
   /* four lanes side by side in one group (group order): each row at once */
-  const bool side_by_side = n == N && gs[0] == gs[3] && ls[3] == ls[0] + 3;
+  bool side_by_side = n == N;
+  for (int i = 1; side_by_side && i < N; ++i) side_by_side = gs[i] == gs[0] && ls[i] == ls[0] + i;
   if (side_by_side) {
     sn_wide_group *g = gs[0];
     const int l = ls[0];
