@@ -69,8 +69,6 @@ void sn_integrate_positions(sn_step_context *ctx, int32_t begin, int32_t end) {
   sn_wide_integrate_positions(ctx->states, begin, end, ctx->h, ctx->max_rotation, ctx->motions[begin].max_speed_sq);
 }
 
-/* Solver contacts [begin, end), in contact order (the contacts' memory read
- * front to back), each prepared straight into its lane. */
 /* The contacts' softness: the user's stiffness, else a quarter of the
  * substep rate (the stable limit of the soft step); static contacts are
  * twice as stiff. */
@@ -83,20 +81,16 @@ static void sn_contact_softness(const sn_world *w, const sn_step_context *ctx, s
   *static_soft = sn_make_soft(2.0f * hertz, w->settings.contact_damping_ratio, h);
 }
 
+/* Solver contacts [begin, end) in contact order (the contacts' memory read
+ * front to back), each prepared straight into its lane; by_group: groups
+ * [begin, end) instead, each gathering its lanes' contacts. */
 void sn_prepare_contacts(const sn_world *w, const sn_step_context *ctx, const sn_wide_set *wide, int32_t begin,
-                         int32_t end) {
+                         int32_t end, bool by_group) {
   sn_softness soft, static_soft;
   sn_contact_softness(w, ctx, &soft, &static_soft);
-  sn_wide_prepare_range(wide, w, w->solver_contacts.data, w->solver_keys.data, ctx->states, ctx->bodies, begin, end,
-                        ctx->body_count, &soft, &static_soft);
-}
-
-void sn_prepare_groups(const sn_world *w, const sn_step_context *ctx, const sn_wide_set *wide, int32_t begin,
-                       int32_t end) {
-  sn_softness soft, static_soft;
-  sn_contact_softness(w, ctx, &soft, &static_soft);
-  sn_wide_prepare_groups(wide, w, w->solver_contacts.data, w->solver_keys.data, ctx->states, ctx->bodies, begin, end,
-                         ctx->body_count, &soft, &static_soft);
+  (by_group ? sn_wide_prepare_groups : sn_wide_prepare_range)(wide, w, w->solver_contacts.data, w->solver_keys.data,
+                                                              ctx->states, ctx->bodies, begin, end, ctx->body_count,
+                                                              &soft, &static_soft);
 }
 
 void sn_prepare_lanes(const sn_step_context *ctx, const sn_wide_set *wide, int32_t begin, int32_t end) {

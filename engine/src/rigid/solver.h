@@ -59,16 +59,14 @@ bool sn_step_context_init(sn_world *w, sn_step_context *ctx, float dt);
 /// per-substep velocity change from gravity and forces, damping factors.
 void sn_init_bodies(sn_world *w, sn_step_context *ctx, float h, int32_t begin, int32_t end);
 /// Solver contacts [begin, end), in contact order: each prepared straight
-/// into its lane (then sn_prepare_lanes completes the groups).
+/// into its lane (then sn_prepare_lanes completes the groups). by_group:
+/// groups [begin, end) of the wide set instead, each complete on return (no
+/// sn_prepare_lanes); the same bytes.
 void sn_prepare_contacts(const sn_world *w, const sn_step_context *ctx, const sn_wide_set *wide, int32_t begin,
-                         int32_t end);
+                         int32_t end, bool by_group);
 /// Groups [begin, end), once every contact is prepared: lane masks, padding
 /// (those within one block of ctx->prepare_block contacts are done).
 void sn_prepare_lanes(const sn_step_context *ctx, const sn_wide_set *wide, int32_t begin, int32_t end);
-/// The same preparation group by group: groups [begin, end) of the wide
-/// set, each complete on return (no sn_prepare_lanes).
-void sn_prepare_groups(const sn_world *w, const sn_step_context *ctx, const sn_wide_set *wide, int32_t begin,
-                       int32_t end);
 void sn_integrate_velocities(sn_step_context *ctx, int32_t begin, int32_t end);
 void sn_integrate_positions(sn_step_context *ctx, int32_t begin, int32_t end);
 /// The accumulated impulses of solver contacts [begin, end) back to their manifolds;

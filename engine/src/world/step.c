@@ -188,10 +188,8 @@ static void sn_solver_stage(void *context, const sn_stage *st, int32_t begin, in
     sn_init_bodies(run->w, ctx, run->h, begin, end);
     break;
   case SN_STAGE_PREPARE:
-    sn_prepare_contacts(run->w, ctx, run->wide, begin, end);
-    break;
   case SN_STAGE_PREPARE_GROUPS:
-    sn_prepare_groups(run->w, ctx, run->wide, begin, end);
+    sn_prepare_contacts(run->w, ctx, run->wide, begin, end, st->kind == SN_STAGE_PREPARE_GROUPS);
     break;
   case SN_STAGE_PREPARE_LANES:
     sn_prepare_lanes(ctx, run->wide, begin, end);
