@@ -111,6 +111,113 @@ START_TEST(test_coloring_invariants) {
 }
 END_TEST
 
+/* The batches of sn_wide_batches, by hand: 12 bodies (12 is the static
+ * slot). Islands {0 1 2}, {3 5}, {4} (on the ground only), {6 7 8} (7 a
+ * kinematic body: the contacts cannot move it, yet it joins its contacts'
+ * bodies, which would otherwise integrate it in two batches), {9},
+ * {10 11}. Islands join the open batch in the order of their lowest
+ * bodies until it holds the target's contacts: after every island (target
+ * 1), after 3 contacts or more, after 4 (batches whose bodies interleave:
+ * runs of consecutive bodies); none when one batch would hold more than
+ * half of the contacts, when the batches would be more than allowed, or
+ * when more than one contact in SN_WIDE_BATCH_FAR_SHARE joins bodies more
+ * than SN_WIDE_BATCH_SPAN apart. Then the batch-major layout: each contact
+ * in one lane of its batch's range and of its colour within it, lanes in
+ * contact order, padding only at a colour's end. */
+START_TEST(test_batches_cut) {
+  enum { NB = 12, NC = 11 };
+  const sn_wide_key keys[NC] = {{0, 1, 3u}, {1, NB, 1u}, {2, 0, 3u},   {3, 5, 3u},   {4, NB, 1u}, {6, 7, 1u},
+                                {7, 8, 2u}, {9, NB, 1u}, {10, 11, 3u}, {11, 10, 3u}, {5, NB, 1u}};
+  int32_t runs[2 * NB], first[NB + 1], batch_of[NB], parent[NB];
+  ck_assert_int_eq(sn_wide_batches(keys, NC, NB, 1, NB, runs, first, batch_of, parent), 6);
+  const int32_t of[NB] = {0, 0, 0, 1, 2, 1, 3, 3, 3, 4, 5, 5};
+  for (int k = 0; k < NB; ++k) ck_assert_int_eq(batch_of[k], of[k]);
+  /* batch 1 is {3 5}: two runs */
+  ck_assert_int_eq(first[1], 1);
+  ck_assert_int_eq(first[2], 3);
+  ck_assert_int_eq(runs[2], 3);
+  ck_assert_int_eq(runs[3], 4);
+  ck_assert_int_eq(runs[4], 5);
+  ck_assert_int_eq(runs[5], 6);
+  ck_assert_int_eq(first[6], 7); /* seven runs in all */
+  /* 3 contacts or more: {0 1 2} | {3 4 5} | {6 7 8 9} | {10 11} (the last
+   * batch takes what is left) */
+  ck_assert_int_eq(sn_wide_batches(keys, NC, NB, 3, NB, runs, first, batch_of, parent), 4);
+  const int32_t of3[NB] = {0, 0, 0, 1, 1, 1, 2, 2, 2, 2, 3, 3};
+  for (int k = 0; k < NB; ++k) ck_assert_int_eq(batch_of[k], of3[k]);
+  for (int b = 0; b < 4; ++b) ck_assert_int_eq(first[b + 1] - first[b], 1); /* one run each */
+  /* 4: {0 1 2 3 5} | {4 6 7 8 9} | {10 11}, runs [0 4) [5 6) | [4 5) [6 10) | [10 12) */
+  ck_assert_int_eq(sn_wide_batches(keys, NC, NB, 4, NB, runs, first, batch_of, parent), 3);
+  const int32_t runs4[10] = {0, 4, 5, 6, 4, 5, 6, 10, 10, 12};
+  for (int r = 0; r < 10; ++r) ck_assert_int_eq(runs[r], runs4[r]);
+  ck_assert_int_eq(first[1], 2);
+  ck_assert_int_eq(first[2], 4);
+  ck_assert_int_eq(first[3], 5);
+  /* 6: {0 1 2 3 4 5} holds 6 of 11 contacts, more than half */
+  ck_assert_int_eq(sn_wide_batches(keys, NC, NB, 6, NB, runs, first, batch_of, parent), 0);
+  /* more batches than allowed; no contacts or one body: nothing to cut */
+  ck_assert_int_eq(sn_wide_batches(keys, NC, NB, 1, 4, runs, first, batch_of, parent), 0);
+  ck_assert_int_eq(sn_wide_batches(keys, 0, NB, 1, NB, runs, first, batch_of, parent), 0);
+  ck_assert_int_eq(sn_wide_batches(keys, 1, 1, 1, NB, runs, first, batch_of, parent), 0);
+  {
+    /* 16 contacts in pairs {2i, 2i+1} of 200 bodies: cut; with two of them
+     * joining bodies far apart (one in 8), still; with three, not */
+    enum { FB = 200, FC = 16 };
+    sn_wide_key far[FC];
+    int32_t fruns[2 * FB], ffirst[FB + 1], fof[FB], fparent[FB];
+    for (int i = 0; i < FC; ++i) far[i] = (sn_wide_key){2 * i, 2 * i + 1, 3u};
+    /* (and the 168 bodies without contacts: a batch of their own) */
+    ck_assert_int_eq(sn_wide_batches(far, FC, FB, 2, FB, fruns, ffirst, fof, fparent), 9);
+    far[0].ib = SN_WIDE_BATCH_SPAN; /* 0 to 64: exactly SN_WIDE_BATCH_SPAN apart, near */
+    far[1].ib = 2 + SN_WIDE_BATCH_SPAN + 1;
+    far[2].ib = 4 + SN_WIDE_BATCH_SPAN + 1;
+    ck_assert_int_gt(sn_wide_batches(far, FC, FB, 2, FB, fruns, ffirst, fof, fparent), 1);
+    far[3].ib = 6 + SN_WIDE_BATCH_SPAN + 1;
+    ck_assert_int_eq(sn_wide_batches(far, FC, FB, 2, FB, fruns, ffirst, fof, fparent), 0);
+  }
+
+  ck_assert_int_eq(sn_wide_batches(keys, NC, NB, 1, NB, runs, first, batch_of, parent), 6);
+  enum { NBATCH = 6 };
+  int32_t colors[NC];
+  uint64_t masks[NB + 1];
+  sn_wide_color(keys, NC, NB, colors, masks);
+  int32_t starts[NBATCH * SN_WIDE_COLORS + 1];
+  const int32_t groups = sn_wide_batched_groups(colors, keys, NC, batch_of, NBATCH, starts);
+  /* a group per batch and colour holding contacts (none overflow here) */
+  int32_t expect = 0;
+  for (int32_t e = 0; e < NBATCH * SN_WIDE_COLORS; ++e) {
+    bool any = false;
+    for (int32_t k = 0; k < NC; ++k)
+      any = any || (batch_of[keys[k].ia < keys[k].ib ? keys[k].ia : keys[k].ib] * SN_WIDE_COLORS + colors[k] == e);
+    expect += any;
+  }
+  ck_assert_int_eq(groups, expect);
+  ck_assert_int_eq(starts[NBATCH * SN_WIDE_COLORS], groups);
+  sn_mem mem;
+  sn_mem_init(&mem, NULL);
+  sn_arena arena;
+  sn_arena_init(&arena);
+  ck_assert(sn_arena_reserve(&arena, &mem, sn_wide_bytes(groups) + 1024));
+  sn_wide_set set;
+  ck_assert(sn_wide_build_batches(&set, &arena, NC, colors, keys, batch_of, NBATCH, runs, first, starts, groups));
+  ck_assert_int_eq(set.batch_count, NBATCH);
+  for (int32_t k = 0; k < NC; ++k) {
+    const int32_t slot = set.contact_slot[k], g = slot / SN_WIDE_LANES;
+    ck_assert_int_eq(set.lane_constraint[slot], k);
+    const int32_t e = batch_of[keys[k].ia < keys[k].ib ? keys[k].ia : keys[k].ib] * SN_WIDE_COLORS + colors[k];
+    ck_assert_int_ge(g, starts[e]);
+    ck_assert_int_lt(g, starts[e + 1]);
+  }
+  for (int32_t g = 0; g < groups; ++g) {
+    const int32_t *lanes = set.lane_constraint + SN_WIDE_LANES * g;
+    ck_assert_int_ge(lanes[0], 0);
+    for (int l = 1; l < SN_WIDE_LANES; ++l) ck_assert(lanes[l] < 0 || lanes[l] > lanes[l - 1]);
+  }
+  sn_arena_destroy(&arena, &mem);
+  ck_assert_uint_eq(mem.live_bytes, 0);
+}
+END_TEST
+
 /* The wide set of a 30-row pyramid's last step, prepared straight from the
  * world: once all contacts at one go (which completes every group), once
  * in cuts of 1, 2, 3, 5 and 7 contacts with every group completed
@@ -385,6 +492,7 @@ Suite *sn_test_suite(void) {
   Suite *s = suite_create("solver");
   TCase *tc = tcase_create("wide");
   tcase_add_test(tc, test_coloring_invariants);
+  tcase_add_test(tc, test_batches_cut);
   tcase_add_test(tc, test_prepare_any_cut);
   tcase_add_test(tc, test_block_solve_symmetric);
   tcase_add_test(tc, test_surface_lanes_reset);

@@ -387,6 +387,42 @@ static void between_sensors(sn_scene *s, int step) {
   }
 }
 
+/* 16 pyramids of 36 boxes apart on one ground: over a thousand contacts in
+ * islands apart in the solver order, solved batch by batch (the batches'
+ * arrays and scratch). A box leaves at step 8 (the colouring and the
+ * batches are made again), a ball lands on a pyramid later (its island
+ * takes a body from the end of the solver order). */
+static void build_pyramids(sn_scene *s, sn_world_def *def) {
+  def->enable_sleep = false;
+  s->world = sn_create_world(def, NULL);
+  ck_assert_ptr_nonnull(s->world);
+  sn_world *w = s->world;
+  sn_body_id ground = add_body(w, SN_BODY_STATIC, (sn_vec2){100.0f, -0.5f}, (sn_vec2){0.0f, 0.0f});
+  add_box(w, ground, 110.0f, 0.5f, false);
+  for (int p = 0; p < 16; ++p) {
+    for (int row = 0; row < 8; ++row) {
+      for (int col = 0; col < 8 - row; ++col) {
+        sn_vec2 at = {12.0f * (float)p + (float)col + 0.5f * (float)row, 0.5f + (float)row};
+        add_box(w, add_body(w, SN_BODY_DYNAMIC, at, (sn_vec2){0.0f, 0.0f}), 0.5f, 0.5f, false);
+      }
+    }
+  }
+  add_disc(w, add_body(w, SN_BODY_DYNAMIC, (sn_vec2){15.5f, 9.0f}, (sn_vec2){0.0f, -8.0f}), 0.3f, false);
+}
+
+static void between_pyramids(sn_scene *s, int step) {
+  if (step != 8) return;
+  sn_world *w = s->world;
+  ck_assert_int_gt(w->solve_batches, 1); /* the steps so far ran in batches */
+  /* the 41st box (the second pyramid's fifth) */
+  int32_t n = 0;
+  for (int32_t i = 0; i < w->bodies.count; ++i) {
+    if (!w->bodies.data[i].in_use || w->bodies.data[i].type != SN_BODY_DYNAMIC || n++ < 40) continue;
+    ck_assert_int_eq(sn_destroy_body(w, sn_make_body_id(w, i)), SN_OK);
+    break;
+  }
+}
+
 static const scene_spec g_scenes[] = {
     {"pile", 120, build_pile, between_pile, 0, false},
     {"joints", 90, build_joints, NULL, 0, false},
@@ -403,6 +439,9 @@ static const scene_spec g_scenes[] = {
     /* sensors (the pass in the step's first part) and the pre-solve callback */
     {"sensors", 60, build_sensors, between_sensors, 0, false},
     {"sensors on two workers", 40, build_sensors, between_sensors, 0, true},
+    /* islands solved batch by batch */
+    {"pyramids", 16, build_pyramids, between_pyramids, 0, false},
+    {"pyramids on two workers", 12, build_pyramids, between_pyramids, 0, true},
 };
 
 /// A world of the scene on alloc, made and stepped to just before `step`.

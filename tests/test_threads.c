@@ -19,9 +19,11 @@
 #include "test_main.h"
 #include "base/tasks.h"
 #include "world/world.h"
+#include "rigid/solver.h"
 #include "report.h"
 #include "scenes.h"
 #include "sinew/thread_pool.h"
+#include "sinew/soft.h"
 
 /* ---------------------------------------------------------- schedulers */
 
@@ -638,6 +640,128 @@ START_TEST(test_continuous_ahead_same_bits) {
 }
 END_TEST
 
+/* Islands apart in the solver order run batch by batch (sn_wide_batches):
+ * 16 pyramids of 36 boxes on one ground, with a bouncy ball (restitution
+ * 0.7) dropped on every other one, stepped with batches on one worker, on
+ * two workers, and colour-major (white box: solve_batches_off). The three
+ * give the same bits, and the batches ran: several every step. Created
+ * box by box in turn across the pyramids, the islands interleave in the
+ * solver order and nothing is cut; so does a particle in the world
+ * (batches solve contacts only). */
+enum { BATCH_PYRAMIDS = 16, BATCH_ROWS = 8, BATCH_BOXES = BATCH_ROWS * (BATCH_ROWS + 1) / 2 };
+
+typedef struct batch_run {
+  sn_transform xf[BATCH_PYRAMIDS * (BATCH_BOXES + 1)];
+  sn_vec2 v[BATCH_PYRAMIDS * (BATCH_BOXES + 1)];
+  float w[BATCH_PYRAMIDS * (BATCH_BOXES + 1)];
+  int32_t fewest_batches, most_batches, contacts;
+  float ball_rise; /* the fastest a ball moved up after it fell */
+} batch_run;
+
+static void batch_pyramids(int32_t workers, bool off, bool interleaved, bool particle, batch_run *out) {
+  sn_world_def wd = sn_default_world_def();
+  wd.enable_sleep = false;
+  sn_world *w = sn_create_world(&wd, NULL);
+  ck_assert_ptr_nonnull(w);
+  sn_thread_pool *pool = attach_pool(w, workers);
+  w->parallel_min_items = 0;
+  w->solve_batches_off = off;
+  sn_body_def bd = sn_default_body_def();
+  sn_body_id ground = sn_create_body(w, &bd);
+  sn_shape_def sd = sn_default_shape_def();
+  const sn_segment floor = {{-10.0f, 0.0f}, {200.0f, 0.0f}};
+  ck_assert(sn_shape_is_valid(w, sn_create_segment_shape(w, ground, &sd, &floor)));
+  sn_polygon box;
+  ck_assert_int_eq(sn_make_box(0.5f, 0.5f, &box), SN_OK);
+  sn_body_id ids[BATCH_PYRAMIDS * (BATCH_BOXES + 1)];
+  int32_t n = 0;
+  /* box k of pyramid p: pyramid after pyramid, or box k of each in turn */
+  for (int32_t outer = 0; outer < (interleaved ? BATCH_BOXES : BATCH_PYRAMIDS); ++outer) {
+    for (int32_t inner = 0; inner < (interleaved ? BATCH_PYRAMIDS : BATCH_BOXES); ++inner) {
+      const int32_t p = interleaved ? inner : outer, k = interleaved ? outer : inner;
+      int32_t row = 0, first = 0;
+      while (first + (BATCH_ROWS - row) <= k) first += BATCH_ROWS - row++;
+      const int32_t col = k - first;
+      bd = sn_default_body_def();
+      bd.type = SN_BODY_DYNAMIC;
+      bd.position = (sn_vec2){12.0f * (float)p + (float)col + 0.5f * (float)row, 0.5f + (float)row};
+      ids[n] = sn_create_body(w, &bd);
+      ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, ids[n], &sd, &box)));
+      n++;
+    }
+  }
+  /* the balls, on the even pyramids' tops */
+  const int32_t first_ball = n;
+  sn_shape_def bouncy = sn_default_shape_def();
+  bouncy.restitution = 0.7f;
+  const sn_circle ball = {{0.0f, 0.0f}, 0.3f};
+  for (int32_t p = 0; p < BATCH_PYRAMIDS; p += 2) {
+    bd = sn_default_body_def();
+    bd.type = SN_BODY_DYNAMIC;
+    bd.position = (sn_vec2){12.0f * (float)p + 0.5f * (float)(BATCH_ROWS - 1), (float)BATCH_ROWS + 2.0f};
+    ids[n] = sn_create_body(w, &bd);
+    ck_assert(sn_shape_is_valid(w, sn_create_circle_shape(w, ids[n], &bouncy, &ball)));
+    n++;
+  }
+  if (particle) {
+    sn_soft_body_def sbd = sn_default_soft_body_def();
+    sn_soft_body_id soft = sn_create_soft_body(w, &sbd);
+    sn_particle_def pd = sn_default_particle_def();
+    pd.position = (sn_vec2){-5.0f, 3.0f};
+    ck_assert(sn_particle_is_valid(w, sn_create_particle(w, soft, &pd)));
+  }
+  out->fewest_batches = INT32_MAX;
+  out->most_batches = 0;
+  out->ball_rise = 0.0f;
+  for (int32_t step = 0; step < 90; ++step) {
+    ck_assert_int_eq(sn_world_step(w, 1.0f / 60.0f), SN_OK);
+    if (step == 0) continue; /* (the first step's contacts are new: none touch yet) */
+    if (w->solve_batches < out->fewest_batches) out->fewest_batches = w->solve_batches;
+    if (w->solve_batches > out->most_batches) out->most_batches = w->solve_batches;
+    for (int32_t i = first_ball; i < n; ++i) {
+      const float vy = sn_body_get_linear_velocity(w, ids[i]).y;
+      if (vy > out->ball_rise) out->ball_rise = vy;
+    }
+  }
+  out->contacts = w->solver_contacts.count;
+  for (int32_t i = 0; i < n; ++i) {
+    out->xf[i] = sn_body_get_transform(w, ids[i]);
+    out->v[i] = sn_body_get_linear_velocity(w, ids[i]);
+    out->w[i] = sn_body_get_angular_velocity(w, ids[i]);
+  }
+  sn_destroy_world(w);
+  sn_thread_pool_destroy(pool);
+}
+
+START_TEST(test_batches_same_bits) {
+  static batch_run one, two, off, mixed, particle;
+  batch_pyramids(1, false, false, false, &one);
+  batch_pyramids(2, false, false, false, &two);
+  batch_pyramids(1, true, false, false, &off);
+  /* enough contacts to cut, cut every step into several batches (none
+   * holding more than half of the contacts, sn_wide_batches) */
+  ck_assert_int_ge(one.contacts, 2 * SN_SOLVE_BATCH_CONTACTS);
+  ck_assert_int_ge(one.fewest_batches, 2);
+  ck_assert_int_ge(two.fewest_batches, 2);
+  ck_assert_int_eq(off.most_batches, 0);
+  /* the balls bounced (restitution ran, batch by batch) */
+  ck_assert_float_gt(one.ball_rise, 1.0f);
+  const size_t n = BATCH_PYRAMIDS * BATCH_BOXES + BATCH_PYRAMIDS / 2;
+  ck_assert_mem_eq(one.xf, off.xf, n * sizeof(sn_transform));
+  ck_assert_mem_eq(one.v, off.v, n * sizeof(sn_vec2));
+  ck_assert_mem_eq(one.w, off.w, n * sizeof(float));
+  ck_assert_mem_eq(one.xf, two.xf, n * sizeof(sn_transform));
+  ck_assert_mem_eq(one.v, two.v, n * sizeof(sn_vec2));
+  ck_assert_mem_eq(one.w, two.w, n * sizeof(float));
+  /* the islands interleaved in the solver order: no cut; nor with a particle */
+  batch_pyramids(1, false, true, false, &mixed);
+  ck_assert_int_ge(mixed.contacts, 2 * SN_SOLVE_BATCH_CONTACTS);
+  ck_assert_int_eq(mixed.most_batches, 0);
+  batch_pyramids(1, false, false, true, &particle);
+  ck_assert_int_eq(particle.most_batches, 0);
+}
+END_TEST
+
 /* Fast bodies are swept in groups of neighbours, each group's tree leaves
  * collected once. A crowd of 120 small boxes (0.1 m half width) flies at
  * 40 to 68 m/s through itself (rows crossing at +-12 m/s) at a wall 0.5 m
@@ -1062,6 +1186,7 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_loop_measured_both_ways);
   tcase_add_test(tc, test_continuous_ahead_stopped_leader);
   tcase_add_test(tc, test_continuous_groups_same_bits);
+  tcase_add_test(tc, test_batches_same_bits);
   tcase_add_test(tc, test_continuous_long_leader);
   tcase_add_test(tc, test_pair_search_same_pairs);
   suite_add_tcase(s, tc);

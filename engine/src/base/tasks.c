@@ -95,6 +95,19 @@ void sn_stage_add(sn_stage_runner *r, int32_t kind, int32_t arg, int32_t first, 
   s->main_only = s->block_count == 1;
 }
 
+void sn_stage_add_each(sn_stage_runner *r, int32_t kind, int32_t arg, int32_t first, int32_t count) {
+  if (count <= 0) return;
+  sn_stage *s = sn_stage_push(r);
+  if (s == NULL) return;
+  s->kind = kind;
+  s->arg = arg;
+  s->first = first;
+  s->count = count;
+  s->block_size = r->workers > 1 ? 1 : count;
+  s->block_count = (count + s->block_size - 1) / s->block_size;
+  s->main_only = s->block_count == 1;
+}
+
 void sn_stage_add_main(sn_stage_runner *r, int32_t kind, int32_t arg) {
   sn_stage *s = sn_stage_push(r);
   if (s == NULL) return;

@@ -98,6 +98,10 @@ void sn_stage_runner_init_on(sn_stage_runner *r, sn_stage *stages, int32_t capac
 /// run by the caller.
 void sn_stage_add(sn_stage_runner *r, int32_t kind, int32_t arg, int32_t first, int32_t count, int32_t min_block,
                   int32_t multiple);
+/// Appends a stage of count items whose every item is a block of its own
+/// (items of much work each: the workers balance them one by one). Zero
+/// items are skipped; with one worker, or one item, the caller runs them.
+void sn_stage_add_each(sn_stage_runner *r, int32_t kind, int32_t arg, int32_t first, int32_t count);
 /// Appends a main-only stage (one block, the calling thread).
 void sn_stage_add_main(sn_stage_runner *r, int32_t kind, int32_t arg);
 

@@ -28,6 +28,7 @@
 
 #include "base/math.h"
 #include "base/simd4.h"
+#include "base/union_find.h"
 
 #if defined(__SSE2__) && (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
 #define SN_HAVE_AVX2 1
@@ -645,6 +646,10 @@ void sn_wide_prepare_lanes(const sn_wide_set *set, int32_t begin, int32_t end, i
 bool sn_wide_alloc_groups(sn_wide_set *set, sn_arena *arena, int32_t group_count) {
   set->group_count = group_count;
   set->use_avx2 = false;
+  set->batch_count = 0;
+  set->batch_runs = NULL;
+  set->batch_run_first = NULL;
+  set->batch_groups = NULL;
   /* 32-byte aligned groups: every lane row is one aligned 8-float load */
   char *raw = sn_arena_alloc(arena, (size_t)group_count * sizeof(sn_wide_group) + 32);
   if (raw == NULL) return false;
@@ -676,6 +681,129 @@ bool sn_wide_build(sn_wide_set *set, sn_arena *arena, int32_t count, const int32
     set->lane_constraint[cursor[c]] = k;
     set->contact_slot[k] = cursor[c];
     cursor[c] += c == SN_MAX_COLORS ? L : 1;
+  }
+  return true;
+}
+
+int32_t sn_wide_batches(const sn_wide_key *keys, int32_t count, int32_t body_count, int32_t target, int32_t max_batches,
+                        int32_t *runs, int32_t *run_first, int32_t *batch_of, int32_t *parent) {
+  if (body_count < 2 || max_batches < 2 || count == 0) return 0;
+  /* Bodies made island by island sit near each other in the solver order,
+   * and so do the two bodies of nearly every contact. A crowd whose
+   * contacts join bodies far apart (a grid of boxes, a scrambled order) is
+   * not looked at further: it is one island, or its islands interleave. */
+  int32_t far = 0;
+  for (int32_t i = 0; i < count; ++i) {
+    const int32_t a = keys[i].ia, b = keys[i].ib;
+    if (a < body_count && b < body_count && (a > b ? a - b : b - a) > SN_WIDE_BATCH_SPAN) far += 1;
+  }
+  if (far > count / SN_WIDE_BATCH_FAR_SHARE) return 0;
+  /* The islands (every contact between two solver bodies joins them: a
+   * kinematic body too, which both sides would otherwise integrate), each
+   * rooted at its lowest body, and their contacts counted at the root. */
+  for (int32_t k = 0; k < body_count; ++k) {
+    parent[k] = k;
+    batch_of[k] = 0;
+  }
+  for (int32_t i = 0; i < count; ++i) {
+    const int32_t a = keys[i].ia, b = keys[i].ib;
+    if (a < body_count && b < body_count) sn_set_join(parent, a, b);
+  }
+  for (int32_t i = 0; i < count; ++i) {
+    const int32_t lo = keys[i].ia < keys[i].ib ? keys[i].ia : keys[i].ib;
+    if (lo < body_count) batch_of[sn_set_root(parent, lo)] += 1;
+  }
+  /* Islands in the order of their lowest bodies join the open batch, which
+   * closes once it holds target contacts; each body takes its island's
+   * batch (the root comes first: its count becomes the batch). */
+  int32_t n = 0, held = 0, largest = 0;
+  bool open = false;
+  for (int32_t k = 0; k < body_count; ++k) {
+    const int32_t root = sn_set_root(parent, k);
+    if (root != k) {
+      batch_of[k] = batch_of[root];
+      continue;
+    }
+    held += batch_of[k];
+    batch_of[k] = n;
+    open = true;
+    if (held >= target) {
+      if (held > largest) largest = held;
+      n += 1;
+      held = 0;
+      open = false;
+    }
+  }
+  if (open) {
+    /* the last batch, short of the target */
+    if (held > largest) largest = held;
+    n += 1;
+  }
+  if (n < 2 || n > max_batches || 2 * largest > count) return 0;
+  /* Each batch's bodies as runs of consecutive solver indices, batch by
+   * batch, in index order: run r is [runs[2 r], runs[2 r + 1]), batch b's
+   * runs are run_first[b] .. run_first[b + 1] - 1. */
+  for (int32_t b = 0; b <= n; ++b) run_first[b] = 0;
+  for (int32_t k = 0; k < body_count; ++k) {
+    if (k == 0 || batch_of[k] != batch_of[k - 1]) run_first[batch_of[k] + 1] += 1;
+  }
+  for (int32_t b = 0; b < n; ++b) run_first[b + 1] += run_first[b];
+  /* (parent is free again: the cursor of each batch) */
+  for (int32_t b = 0; b < n; ++b) parent[b] = run_first[b];
+  for (int32_t k = 0; k < body_count; ++k) {
+    const int32_t b = batch_of[k];
+    if (k == 0 || b != batch_of[k - 1]) {
+      runs[2 * parent[b]] = k;
+      parent[b] += 1;
+    }
+    runs[2 * parent[b] - 1] = k + 1;
+  }
+  return n;
+}
+
+/* The batch of contact i: that of its first solver body (both are in it). */
+static inline int32_t sn_wide_contact_batch(const sn_wide_key *key, const int32_t *batch_of) {
+  return batch_of[key->ia < key->ib ? key->ia : key->ib];
+}
+
+int32_t sn_wide_batched_groups(const int32_t *colors, const sn_wide_key *keys, int32_t count, const int32_t *batch_of,
+                               int32_t batch_count, int32_t *batch_groups) {
+  const int32_t entries = batch_count * SN_WIDE_COLORS;
+  for (int32_t e = 0; e <= entries; ++e) batch_groups[e] = 0;
+  /* contacts per batch and colour (an overflow contact is a group of its own) */
+  for (int32_t i = 0; i < count; ++i)
+    batch_groups[sn_wide_contact_batch(keys + i, batch_of) * SN_WIDE_COLORS + colors[i]] += 1;
+  int32_t group = 0;
+  for (int32_t e = 0; e < entries; ++e) {
+    const int32_t n = batch_groups[e];
+    batch_groups[e] = group;
+    group += e % SN_WIDE_COLORS == SN_WIDE_OVERFLOW ? n : (n + L - 1) / L;
+  }
+  batch_groups[entries] = group;
+  return group;
+}
+
+bool sn_wide_build_batches(sn_wide_set *set, sn_arena *arena, int32_t count, const int32_t *colors,
+                           const sn_wide_key *keys, const int32_t *batch_of, int32_t batch_count,
+                           const int32_t *batch_runs, const int32_t *batch_run_first, const int32_t *batch_groups,
+                           int32_t group_count) {
+  if (!sn_wide_alloc_groups(set, arena, group_count)) return false;
+  set->batch_count = batch_count;
+  set->batch_runs = batch_runs;
+  set->batch_run_first = batch_run_first;
+  set->batch_groups = batch_groups;
+  set->lane_constraint = sn_arena_alloc(arena, (size_t)group_count * L * sizeof(int32_t) + 1);
+  set->contact_slot = sn_arena_alloc(arena, (size_t)count * sizeof(int32_t) + 1);
+  const int32_t entries = set->batch_count * SN_WIDE_COLORS;
+  int32_t *cursor = sn_arena_alloc(arena, (size_t)entries * sizeof(int32_t) + 1);
+  if (set->lane_constraint == NULL || set->contact_slot == NULL || cursor == NULL) return false;
+  for (int32_t e = 0; e < entries; ++e) cursor[e] = L * set->batch_groups[e];
+  for (int32_t i = 0; i < L * group_count; ++i) set->lane_constraint[i] = -1;
+  for (int32_t k = 0; k < count; ++k) {
+    const int32_t c = colors[k], e = sn_wide_contact_batch(keys + k, batch_of) * SN_WIDE_COLORS + c;
+    set->lane_constraint[cursor[e]] = k;
+    set->contact_slot[k] = cursor[e];
+    cursor[e] += c == SN_MAX_COLORS ? L : 1;
   }
   return true;
 }
@@ -985,7 +1113,12 @@ void sn_wide_solve(const sn_wide_set *set, sn_body_state *states, float inv_h, f
 }
 
 void sn_wide_restitution(const sn_wide_set *set, sn_body_state *states, float threshold) {
-  for (int32_t gi = 0; gi < set->group_count; ++gi) {
+  sn_wide_restitution_range(set, states, 0, set->group_count, threshold);
+}
+
+void sn_wide_restitution_range(const sn_wide_set *set, sn_body_state *states, int32_t begin, int32_t end,
+                               float threshold) {
+  for (int32_t gi = begin; gi < end; ++gi) {
     sn_wide_group *g = set->groups + gi;
     for (int l = 0; l < g->lanes; ++l) {
       float e = g->restitution[l];

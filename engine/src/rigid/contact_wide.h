@@ -71,6 +71,16 @@ typedef struct sn_wide_set {
   int32_t *contact_slot;    ///< per constraint: its lane, SN_WIDE_LANES x group + lane (the inverse)
   int32_t color_first[66];  ///< first group of each colour (64 = overflow), then the end
   bool use_avx2;            ///< 8 lanes at once (same results bit for bit)
+  /// Batch-major layout (sn_wide_build_batches) when batch_count > 0: batch b
+  /// holds the solver bodies of runs batch_run_first[b] .. batch_run_first[b
+  /// + 1] - 1 (run r: [batch_runs[2 r], batch_runs[2 r + 1])) and its colour
+  /// c the groups from batch_groups[SN_WIDE_COLORS b + c] to the next entry
+  /// (batch_groups[SN_WIDE_COLORS batch_count] = group_count). color_first
+  /// is then unused.
+  int32_t batch_count;
+  const int32_t *batch_runs;
+  const int32_t *batch_run_first;
+  const int32_t *batch_groups;
 } sn_wide_set;
 
 /// What contact preparation reads of an awake body, by solver index (filled
@@ -101,6 +111,38 @@ size_t sn_wide_bytes(int32_t group_count);
 /// Assigns coloured contacts to groups and lanes (arena memory); the lanes
 /// are then filled with sn_wide_set_lane (or sn_wide_fill).
 bool sn_wide_build(sn_wide_set *set, sn_arena *arena, int32_t count, const int32_t *colors, int32_t group_count);
+/// A contact joins bodies far apart in the solver order when their indices
+/// differ by more than SN_WIDE_BATCH_SPAN; more than one contact in
+/// SN_WIDE_BATCH_FAR_SHARE doing so, and sn_wide_batches cuts nothing.
+#define SN_WIDE_BATCH_SPAN      64
+#define SN_WIDE_BATCH_FAR_SHARE 8
+/// Cuts solver bodies [0, body_count) into batches that no contact joins:
+/// whole islands (bodies joined by contacts, the static slot body_count
+/// joining nothing), taken in the order of their lowest bodies, a batch
+/// closed once it holds at least `target` contacts. batch_of (body_count
+/// entries) gets each body's batch; each batch's bodies as runs of
+/// consecutive indices go to runs (pairs: first, one past the last; at most
+/// body_count runs), batch b's runs from run_first[b] to run_first[b + 1]
+/// (max_batches + 1 entries); parent is scratch of body_count entries.
+/// Returns the batch count, 0 when fewer than two come out, when they would
+/// be more than max_batches, when one would hold more than half of the
+/// contacts, or when the contacts join bodies far apart (above).
+int32_t sn_wide_batches(const sn_wide_key *keys, int32_t count, int32_t body_count, int32_t target, int32_t max_batches,
+                        int32_t *runs, int32_t *run_first, int32_t *batch_of, int32_t *parent);
+/// The group count of the batch-major layout, and each batch's and colour's
+/// first group in batch_groups (SN_WIDE_COLORS batch_count + 1 entries).
+/// sn_wide_build_batches then assigns the lanes: a batch's colours in
+/// order, each colour's contacts in contact order and its last group padded,
+/// so a batch's groups are contiguous. The lanes of every colour hold the contacts they
+/// would in the colour-major layout's order within the batch: a contact's
+/// bodies are all in its batch, so solving batch by batch, each batch's
+/// colours in order, gives exactly the bits of the colour-major passes.
+int32_t sn_wide_batched_groups(const int32_t *colors, const sn_wide_key *keys, int32_t count, const int32_t *batch_of,
+                               int32_t batch_count, int32_t *batch_groups);
+bool sn_wide_build_batches(sn_wide_set *set, sn_arena *arena, int32_t count, const int32_t *colors,
+                           const sn_wide_key *keys, const int32_t *batch_of, int32_t batch_count,
+                           const int32_t *batch_runs, const int32_t *batch_run_first, const int32_t *batch_groups,
+                           int32_t group_count);
 /// Only the groups (arena memory, 32-byte aligned) of a set whose lanes are
 /// assigned already (a colouring kept from the last step).
 bool sn_wide_alloc_groups(sn_wide_set *set, sn_arena *arena, int32_t group_count);
@@ -157,6 +199,9 @@ void sn_wide_solve(const sn_wide_set *set, sn_body_state *states, float inv_h, f
 /// (lanes with restitution 0 are skipped): points that approached faster
 /// than `threshold` and pushed get the normal velocity -e v_approach.
 void sn_wide_restitution(const sn_wide_set *set, sn_body_state *states, float threshold);
+/// The restitution pass over groups [begin, end) (a batch's, in order).
+void sn_wide_restitution_range(const sn_wide_set *set, sn_body_state *states, int32_t begin, int32_t end,
+                               float threshold);
 /// The results of lane `lane` of group `group`.
 void sn_wide_get_result(const sn_wide_set *set, int32_t group, int lane, sn_wide_result *out);
 /// The results of solver contacts [begin, end) back to their manifolds in

@@ -400,9 +400,10 @@ void sn_gather_awake_bodies(sn_world *w) {
   w->awake_body_count = w->awake_bodies.count;
 }
 
-bool sn_color_reuse(const sn_world *w) {
+bool sn_color_reuse(const sn_world *w, bool batches) {
   const int32_t nb = w->awake_bodies.count, nc = w->solver_contacts.count;
-  return w->wide_cache_valid && w->wide_cache_bodies == nb && w->wide_cache_keys.count == nc &&
+  return w->wide_cache_valid && w->wide_cache_batching == batches && w->wide_cache_bodies == nb &&
+         w->wide_cache_keys.count == nc &&
          (nc == 0 || (memcmp(w->wide_cache_contacts.data, w->solver_contacts.data, (size_t)nc * sizeof(int32_t)) == 0 &&
                       memcmp(w->wide_cache_keys.data, w->solver_keys.data, (size_t)nc * sizeof(sn_wide_key)) == 0));
 }
@@ -413,30 +414,60 @@ int32_t sn_color_contacts(sn_world *w, bool reuse) {
                : sn_wide_color(w->solver_keys.data, nc, nb, w->contact_colors.data, w->body_color_masks.data);
 }
 
-bool sn_build_wide_set(sn_world *w, sn_wide_set *wide, bool reuse, int32_t groups) {
-  const int32_t nc = w->solver_contacts.count;
+bool sn_build_wide_set(sn_world *w, sn_wide_set *wide, bool reuse, int32_t *groups, bool batches) {
+  const int32_t nc = w->solver_contacts.count, nb = w->awake_bodies.count;
   if (reuse) {
-    if (!sn_wide_alloc_groups(wide, &w->arena, groups)) return false;
+    if (!sn_wide_alloc_groups(wide, &w->arena, *groups)) return false;
     wide->lane_constraint = w->wide_cache_lanes.data;
     if (!sn_wide_index_contacts(wide, &w->arena, nc)) return false;
     memcpy(wide->color_first, w->wide_cache_color_first, sizeof(wide->color_first));
+    wide->batch_count = w->wide_cache_batch_count;
+    wide->batch_runs = w->wide_cache_batch_runs.data;
+    wide->batch_run_first = w->wide_cache_batch_run_first.data;
+    wide->batch_groups = w->wide_cache_batch_groups.data;
   } else {
-    if (!sn_wide_build(wide, &w->arena, nc, w->contact_colors.data, groups)) return false;
+    /* batch-major where the awake bodies fall into batches (the batch
+     * arrays are the world's: kept with the colouring) */
+    int32_t batch_count = 0;
+    if (batches && nc >= 2 * SN_SOLVE_BATCH_CONTACTS) {
+      int32_t *batch_of = sn_arena_alloc(&w->arena, (size_t)nb * sizeof(int32_t) + 1);
+      int32_t *parent = sn_arena_alloc(&w->arena, (size_t)nb * sizeof(int32_t) + 1);
+      if (batch_of == NULL || parent == NULL) return false;
+      const int32_t most =
+          sn_mini(sn_solve_batch_bound(nc), sn_mini(w->wide_cache_batch_run_first.capacity - 1,
+                                                    (w->wide_cache_batch_groups.capacity - 1) / SN_WIDE_COLORS));
+      if (w->wide_cache_batch_runs.capacity >= 2 * nb)
+        batch_count =
+            sn_wide_batches(w->solver_keys.data, nc, nb, SN_SOLVE_BATCH_CONTACTS, most, w->wide_cache_batch_runs.data,
+                            w->wide_cache_batch_run_first.data, batch_of, parent);
+      if (batch_count > 0) {
+        *groups = sn_wide_batched_groups(w->contact_colors.data, w->solver_keys.data, nc, batch_of, batch_count,
+                                         w->wide_cache_batch_groups.data);
+        if (!sn_wide_build_batches(wide, &w->arena, nc, w->contact_colors.data, w->solver_keys.data, batch_of,
+                                   batch_count, w->wide_cache_batch_runs.data, w->wide_cache_batch_run_first.data,
+                                   w->wide_cache_batch_groups.data, *groups))
+          return false;
+      }
+    }
+    if (batch_count == 0 && !sn_wide_build(wide, &w->arena, nc, w->contact_colors.data, *groups)) return false;
+    w->wide_cache_batch_count = batch_count;
+    w->wide_cache_batching = batches;
     /* keep it for the next step (no cache when memory is short: no harm) */
+    const int32_t lanes = SN_WIDE_LANES * *groups;
     w->wide_cache_valid = sn_array_reserve(&w->mem, w->wide_cache_contacts, nc) &&
                           sn_array_reserve(&w->mem, w->wide_cache_keys, nc) &&
-                          sn_array_reserve(&w->mem, w->wide_cache_lanes, SN_WIDE_LANES * groups);
+                          sn_array_reserve(&w->mem, w->wide_cache_lanes, lanes);
     if (w->wide_cache_valid && nc > 0) { /* (no contacts: arrays may be NULL, nothing to copy) */
       memcpy(w->wide_cache_contacts.data, w->solver_contacts.data, (size_t)nc * sizeof(int32_t));
       memcpy(w->wide_cache_keys.data, w->solver_keys.data, (size_t)nc * sizeof(sn_wide_key));
-      memcpy(w->wide_cache_lanes.data, wide->lane_constraint, (size_t)SN_WIDE_LANES * (size_t)groups * sizeof(int32_t));
+      memcpy(w->wide_cache_lanes.data, wide->lane_constraint, (size_t)lanes * sizeof(int32_t));
     }
     if (w->wide_cache_valid) {
       memcpy(w->wide_cache_color_first, wide->color_first, sizeof(wide->color_first));
       w->wide_cache_contacts.count = nc;
       w->wide_cache_keys.count = nc;
-      w->wide_cache_groups = groups;
-      w->wide_cache_bodies = w->awake_bodies.count;
+      w->wide_cache_groups = *groups;
+      w->wide_cache_bodies = nb;
     }
   }
   wide->use_avx2 = w->use_avx2;
@@ -497,6 +528,10 @@ size_t sn_contact_solver_scratch_bytes(int32_t nb, int32_t groups) {
   /* the step context (sn_step_context_init: the states aligned to 64
    * bytes), the groups and lanes (sn_build_wide_set); 16 bytes of
    * alignment each */
+  /* and the batches' scratch (sn_build_wide_set: two per body, a cursor
+   * per batch and colour, batches bounded by the contacts, 8 a group) */
+  const size_t batches = (size_t)sn_solve_batch_bound(SN_WIDE_LANES * groups);
   return (size_t)(nb + 1) * sizeof(sn_body_state) + 48 + (size_t)nb * (sizeof(sn_body_motion) + sizeof(sn_wide_body)) +
-         (size_t)nb + sn_wide_bytes(groups) + 6 * 16;
+         (size_t)nb + sn_wide_bytes(groups) + 2 * ((size_t)nb * sizeof(int32_t) + 16) +
+         batches * SN_WIDE_COLORS * sizeof(int32_t) + 16 + 6 * 16;
 }

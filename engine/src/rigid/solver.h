@@ -43,15 +43,31 @@ bool sn_list_solver_contacts(sn_world *w);
 /// The awake bodies in slot order (w->awake_bodies), their solver indices
 /// (room reserved by the step).
 void sn_gather_awake_bodies(sn_world *w);
+/// Solver contacts a batch gathers before it closes (sn_wide_batches): its
+/// groups and bodies stay in a core's caches through the substeps.
+#define SN_SOLVE_BATCH_CONTACTS 512
+/// Most batches of count solver contacts (each but the last holds
+/// SN_SOLVE_BATCH_CONTACTS or more).
+static inline int32_t sn_solve_batch_bound(int32_t count) { return count / SN_SOLVE_BATCH_CONTACTS + 1; }
+/// Most groups of count solver contacts in either layout, given the
+/// colour-major layout's groups (a batch pads a group per colour at most).
+static inline int32_t sn_solve_batched_groups_bound(int32_t count, int32_t groups) {
+  const int64_t bound = (int64_t)groups + 65 * (int64_t)sn_solve_batch_bound(count);
+  return bound < count ? (int32_t)bound : (groups > count ? groups : count);
+}
 /// Whether the last step's colouring holds for this step's solver contacts
-/// and keys (the colouring is a function of them alone).
-bool sn_color_reuse(const sn_world *w);
+/// and keys (the colouring is a function of them alone), in the layout
+/// batches asks for (sn_build_wide_set).
+bool sn_color_reuse(const sn_world *w, bool batches);
 /// Colours the solver contacts (or takes the last step's when reuse) and
 /// returns the number of contact groups.
 int32_t sn_color_contacts(sn_world *w, bool reuse);
 /// The contacts eight to a group (arena memory), the colouring kept for the
-/// next step; false when the arena is short.
-bool sn_build_wide_set(sn_world *w, sn_wide_set *wide, bool reuse, int32_t groups);
+/// next step; false when the arena is short. batches: batch-major when the
+/// awake bodies fall into batches (sn_wide_batches; the caller solves no
+/// joints or particles then), with the group count that layout takes in
+/// *groups (groups in: the colour-major count, sn_color_contacts).
+bool sn_build_wide_set(sn_world *w, sn_wide_set *wide, bool reuse, int32_t *groups, bool batches);
 /// The solver state of the awake bodies (arena memory); false when the
 /// arena is short.
 bool sn_step_context_init(sn_world *w, sn_step_context *ctx, float dt);
@@ -94,6 +110,7 @@ void sn_report_frozen(sn_world *w, const sn_step_context *ctx);
 void sn_move_proxies(sn_world *w, const sn_step_context *ctx);
 /// Arena bytes of the rigid solver for nb solver bodies and groups contact
 /// groups (sn_step_context_init, sn_build_wide_set).
+/// groups is the most of either layout (sn_solve_batched_groups_bound).
 size_t sn_contact_solver_scratch_bytes(int32_t nb, int32_t groups);
 
 #endif /* SN_RIGID_SOLVER_H */

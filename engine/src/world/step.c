@@ -119,6 +119,7 @@ enum {
   SN_STAGE_POS_COLLIDE,    /* main: particle collisions (arg: first sweep) */
   SN_STAGE_POS_VELOCITIES, /* particles: v = (p - x) / h */
   SN_STAGE_POS_END,        /* main: rigid velocities from the motion, velocity pass */
+  SN_STAGE_BATCH,          /* batches (sn_wide_set.batch_count): every substep of each, and restitution */
   SN_STAGE_POST,           /* main: particles, plugin instances, restitution */
   SN_STAGE_STORE,          /* solver contacts: impulses back to the manifolds */
   SN_STAGE_WRITE_BACK      /* bodies */
@@ -146,7 +147,29 @@ typedef struct sn_solver_run {
 static void sn_post_substeps(sn_solver_run *run) {
   sn_soft_end(run->w, run->soft);
   sn_joint_batches_end(run->w, run->batches, run->batch_count, run->owners);
-  sn_wide_restitution(run->wide, run->ctx->states, run->ctx->restitution_threshold);
+  /* (batches bounce in their own stage) */
+  if (run->wide->batch_count == 0) sn_wide_restitution(run->wide, run->ctx->states, run->ctx->restitution_threshold);
+}
+
+/* Batch b of a batch-major set, alone: every substep (the velocities, the
+ * warm start, the solve, the positions and the relax pass over its bodies
+ * and groups), then its restitution. No contact joins it to another batch
+ * (sn_wide_batches), so it takes just the passes the colour-major stages
+ * give its bodies, in their order: the same bits, with its groups and
+ * bodies in the core's caches from the first substep to the last. */
+static void sn_solve_batch(const sn_solver_run *run, int32_t b) {
+  sn_step_context *ctx = run->ctx;
+  const sn_wide_set *wide = run->wide;
+  const int32_t *runs = wide->batch_runs, r0 = wide->batch_run_first[b], r1 = wide->batch_run_first[b + 1];
+  const int32_t g0 = wide->batch_groups[SN_WIDE_COLORS * b], g1 = wide->batch_groups[SN_WIDE_COLORS * (b + 1)];
+  for (int32_t i = 0; i < run->info->substeps; ++i) {
+    for (int32_t r = r0; r < r1; ++r) sn_integrate_velocities(ctx, runs[2 * r], runs[2 * r + 1]);
+    sn_wide_warm_range(wide, ctx->states, g0, g1);
+    sn_wide_solve_range(wide, ctx->states, g0, g1, ctx->inv_h, ctx->push_max_velocity, true);
+    for (int32_t r = r0; r < r1; ++r) sn_integrate_positions(ctx, runs[2 * r], runs[2 * r + 1]);
+    sn_wide_solve_range(wide, ctx->states, g0, g1, ctx->inv_h, ctx->push_max_velocity, false);
+  }
+  sn_wide_restitution_range(wide, ctx->states, g0, g1, ctx->restitution_threshold);
 }
 
 /* Items [begin, end) of batch arg (whole levels, or part of one) through
@@ -264,6 +287,9 @@ static void sn_solver_stage(void *context, const sn_stage *st, int32_t begin, in
     break;
   case SN_STAGE_POS_END:
     sn_position_end(run->w, ctx, run->soft, run->position);
+    break;
+  case SN_STAGE_BATCH:
+    for (int32_t b = begin; b < end; ++b) sn_solve_batch(run, b);
     break;
   case SN_STAGE_POST:
     sn_post_substeps(run);
@@ -443,7 +469,10 @@ bool sn_solve_reserve(sn_world *w, float dt) {
     }
   }
   const int32_t overflow = excess < live ? excess : live;
-  const int32_t groups = sn_mini(live, overflow + live / SN_WIDE_LANES + SN_WIDE_COLORS);
+  /* (either layout: the batches pad a group per colour at most) */
+  const int32_t groups =
+      sn_solve_batched_groups_bound(live, sn_mini(live, overflow + live / SN_WIDE_LANES + SN_WIDE_COLORS));
+  const int32_t batches = sn_solve_batch_bound(live);
   const int32_t nj = l->batched_count + l->items.count;
   const int32_t endpoints = l->batched_endpoints + l->items_endpoints;
   const size_t packed = l->batched_packed + l->items_packed;
@@ -477,6 +506,9 @@ bool sn_solve_reserve(sn_world *w, float dt) {
       sn_array_reserve(&w->mem, w->contact_colors, live) && sn_array_reserve(&w->mem, w->body_color_masks, nb + 1) &&
       sn_array_reserve(&w->mem, w->wide_cache_contacts, live) && sn_array_reserve(&w->mem, w->wide_cache_keys, live) &&
       sn_array_reserve(&w->mem, w->wide_cache_lanes, (int32_t)lanes) &&
+      sn_array_reserve(&w->mem, w->wide_cache_batch_runs, 2 * nb) &&
+      sn_array_reserve(&w->mem, w->wide_cache_batch_run_first, batches + 1) &&
+      sn_array_reserve(&w->mem, w->wide_cache_batch_groups, batches * SN_WIDE_COLORS + 1) &&
       sn_array_reserve(&w->mem, w->move_buffer, w->shapes.count) &&
       sn_array_reserve(&w->mem, w->stages, sn_maxi(3, (int32_t)stages));
   if (!ok || !sn_joint_levels_reserve(w, nb, nj, types, l->items_packed)) return false;
@@ -517,9 +549,14 @@ static void sn_solve(sn_world *w, float dt) {
   /* colour the contacts (see contact_wide.c): the group count sizes the
    * step. The colouring is a function of the solver contacts and their keys
    * alone: while those stay the same (a resting pile), last step's is kept. */
-  bool reuse = sn_color_reuse(w);
+  /* Without joints and particles, awake bodies in batches that no contact
+   * joins (islands apart in the solver order) are solved batch by batch
+   * (sn_solve_batch): the colouring is the same, the groups batch-major. */
+  const bool batching = nj == 0 && w->particle_count == 0 && !w->solve_batches_off;
+  bool reuse = sn_color_reuse(w, batching);
   int32_t groups = sn_color_contacts(w, reuse);
-  size_t bytes = sn_solve_scratch_bytes(w, nb, groups, joints_active);
+  const int32_t room = batching && !reuse ? sn_solve_batched_groups_bound(nc, groups) : groups;
+  size_t bytes = sn_solve_scratch_bytes(w, nb, room, joints_active);
   if (!sn_reserved(sn_arena_reserve(&w->arena, &w->mem, bytes))) return;
   if (!sn_reserved(sn_array_reserve(&w->mem, w->move_buffer, w->shapes.count))) return;
   sn_step_context ctx;
@@ -534,8 +571,9 @@ static void sn_solve(sn_world *w, float dt) {
   run.h = h;
   /* the contacts eight to a group, prepared straight into their lanes */
   sn_wide_set wide;
-  if (!sn_reserved(sn_build_wide_set(w, &wide, reuse, groups))) return;
+  if (!sn_reserved(sn_build_wide_set(w, &wide, reuse, &groups, batching))) return;
   run.wide = &wide;
+  w->solve_batches = wide.batch_count;
   sn_stage_runner runner;
   int32_t workers = nb + nc + nj + w->particle_count >= w->parallel_min_items ? w->worker_count : 1;
   if (!sn_reserved(sn_stage_runner_init(&runner, &w->arena, 3, workers, sn_solver_stage, &run))) return;
@@ -639,7 +677,8 @@ static void sn_solve(sn_world *w, float dt) {
    * (a running mean), the cheaper one runs, and every SN_LOOP_PROBE_EVERY
    * steps the other is tried again (what a core hand-over costs differs
    * from machine to machine, and with the load) */
-  const bool measured = !loop_parallel && workers > 1 && (int64_t)nc >= SN_LOOP_MEASURE_FACTOR * min_items;
+  const bool measured =
+      wide.batch_count == 0 && !loop_parallel && workers > 1 && (int64_t)nc >= SN_LOOP_MEASURE_FACTOR * min_items;
   if (measured) {
     w->loop_probe += 1;
     if (w->loop_cost[0] == 0.0f)
@@ -649,10 +688,15 @@ static void sn_solve(sn_world *w, float dt) {
     else
       loop_parallel = (w->loop_cost[1] < w->loop_cost[0]) != (w->loop_probe % SN_LOOP_PROBE_EVERY == 0);
   }
-  const int32_t loop_workers = loop_parallel ? workers : 1;
+  /* (batches hand over nothing between substeps: the workers take them) */
+  const int32_t loop_workers = loop_parallel || wide.batch_count > 0 ? workers : 1;
   w->loop_workers = loop_workers;
   sn_stage_runner_init_on(&runner, w->stages.data, capacity, loop_workers, sn_solver_stage, &run);
-  for (int32_t i = 0; i < substeps; ++i) {
+  if (wide.batch_count > 0) {
+    assert(!joints && !position_stage && !soft.active);
+    sn_stage_add_each(&runner, SN_STAGE_BATCH, 0, 0, wide.batch_count);
+  }
+  for (int32_t i = 0; i < substeps && wide.batch_count == 0; ++i) {
     sn_stage_add(&runner, SN_STAGE_INTEGRATE_V, i, 0, nb, SN_BLOCK_BODIES, 1);
     /* step info and rigid centres for the plugins and particles (a main-only
      * stage, which every worker waits for: only when someone reads it) */

@@ -348,6 +348,9 @@ sn_result sn_destroy_world(sn_world *w) {
   sn_array_free(&w->mem, w->wide_cache_contacts);
   sn_array_free(&w->mem, w->wide_cache_keys);
   sn_array_free(&w->mem, w->wide_cache_lanes);
+  sn_array_free(&w->mem, w->wide_cache_batch_runs);
+  sn_array_free(&w->mem, w->wide_cache_batch_run_first);
+  sn_array_free(&w->mem, w->wide_cache_batch_groups);
   sn_array_free(&w->mem, w->contact_colors);
   sn_array_free(&w->mem, w->contact_status);
   sn_array_free(&w->mem, w->stages);

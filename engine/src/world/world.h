@@ -101,6 +101,8 @@ typedef struct sn_world {
   int32_t toi_kept_leaves;   ///< last step: tree leaves those groups kept
   bool toi_spatial;          ///< last step: those groups followed Morton order, not body order
   bool toi_ungrouped;        ///< tests: each fast body queries the trees itself (no result depends on it)
+  bool solve_batches_off;    ///< tests: the contacts colour-major always (no result depends on it)
+  int32_t solve_batches;     ///< last step: batches of awake bodies solved alone (sn_wide_batches), or 0
   int32_t pair_groups;       ///< last step: groups of moved shapes sharing tree descents (contact.c)
   bool pair_spatial;         ///< last step: those groups followed Morton order, not move-buffer order
   bool pair_ungrouped;       ///< tests: each moved shape queries the trees itself (no result depends on it)
@@ -149,6 +151,13 @@ typedef struct sn_world {
   int32_t wide_cache_color_first[66];
   int32_t wide_cache_groups, wide_cache_bodies;
   bool wide_cache_valid;
+  bool wide_cache_batching; ///< it was built with batches allowed (sn_build_wide_set)
+  /* its batches (0: colour-major, sn_wide_set): their bodies' runs, each
+   * batch's first run, each batch's colours' first groups */
+  int32_t wide_cache_batch_count;
+  SN_ARRAY(int32_t) wide_cache_batch_runs;
+  SN_ARRAY(int32_t) wide_cache_batch_run_first;
+  SN_ARRAY(int32_t) wide_cache_batch_groups;
   SN_ARRAY(int32_t) contact_colors;    ///< graph colour of each solver contact
   SN_ARRAY(uint64_t) body_color_masks; ///< colours used by each solver body
   SN_ARRAY(uint8_t) contact_status;    ///< narrowphase result per contact (contact.c)
