@@ -367,7 +367,8 @@ END_TEST
  * chain's k-th joint lies in level k (the levels of sn_build_joint_batches),
  * so a level holds more than SN_JOINT_LEVEL_MIN items and runs in parallel
  * blocks, and its calls say their items are independent (revolute solves
- * them four at a time in SIMD lanes). The hash of every body after 1.5 s. */
+ * them four at a time in SIMD lanes). The hash of every body and every
+ * joint's reaction after 1.5 s. */
 #define CHAINS 200
 enum { FIELD_LANES, FIELD_ITEMS, FIELD_CHECKED, FIELD_POOL2, FIELD_POOL4, FIELD_LANES4, FIELD_MODES };
 
@@ -386,6 +387,7 @@ static uint64_t chain_field(const sn_registry *r, int mode) {
   w->check_plugins = mode == FIELD_CHECKED;
   if (mode == FIELD_LANES4) w->use_avx2 = false; /* no SN_STEP_WIDE_LANES: 4 lanes, not 8 */
   sn_body_id ground = js_ground(w), bodies[CHAINS * 4];
+  sn_constraint_id joints[CHAINS * 4];
   for (int c = 0; c < CHAINS; ++c) {
     sn_body_id prev = ground;
     const float x = 2.0f * (float)c;
@@ -410,7 +412,8 @@ static uint64_t chain_field(const sn_registry *r, int mode) {
         v[n++] = (sn_param_value){"hertz", 3.0, 0};
         v[n++] = (sn_param_value){"damping_ratio", 0.3, 0};
       }
-      ck_assert(sn_constraint_is_valid(w, js_joint(w, "revolute", prev, link, v, n)));
+      joints[4 * c + k] = js_joint(w, "revolute", prev, link, v, n);
+      ck_assert(sn_constraint_is_valid(w, joints[4 * c + k]));
       prev = link;
     }
   }
@@ -422,6 +425,16 @@ static uint64_t chain_field(const sn_registry *r, int mode) {
     float state[7] = {xf.p.x, xf.p.y, xf.q.c, xf.q.s, v.x, v.y, sn_body_get_angular_velocity(w, bodies[b])};
     const unsigned char *bytes = (const unsigned char *)state;
     for (size_t i = 0; i < sizeof state; ++i) h = (h ^ bytes[i]) * 0x100000001b3ull;
+  }
+  /* and every joint's reaction (the position stage's corrections summed in
+   * lanes or item by item) */
+  for (int j = 0; j < CHAINS * 4; ++j) {
+    sn_vec2 force;
+    float torque;
+    ck_assert_int_eq(sn_constraint_get_reaction(w, joints[j], &force, &torque), SN_OK);
+    float reaction[3] = {force.x, force.y, torque};
+    const unsigned char *bytes = (const unsigned char *)reaction;
+    for (size_t i = 0; i < sizeof reaction; ++i) h = (h ^ bytes[i]) * 0x100000001b3ull;
   }
   /* the chains swung: the last link of chain 0 (centre at (2.8, 0) at the
    * start) moved by more than 0.2 m */
