@@ -177,6 +177,72 @@ START_TEST(test_set_filter) {
 }
 END_TEST
 
+/* Every shape's proxy carries its collision group (the pair search and
+ * continuous collision pass over leaves of the searching shape's negative
+ * group without looking them up): kept at creation, at a filter change and
+ * through a snapshot. Two boxes of group -5 overlap on a static slab of
+ * group -5 and fall through it, through each other; a box of group -6
+ * rests on the ground. A's group set to 0, A lands on the slab and B on A,
+ * the pair found in the search that skipped it before. */
+static void ct_check_leaf_groups(sn_world *w) {
+  int32_t seen = 0;
+  for (int32_t i = 0; i < w->shapes.count; ++i) {
+    const sn_shape *sh = w->shapes.data + i;
+    if (!sh->in_use || sh->proxy == SN_NULL_NODE) continue;
+    const sn_tree *t = sh->is_static_tree ? &w->static_tree : &w->dynamic_tree;
+    ck_assert_int_eq(t->nodes[sh->proxy].group, sh->group_index);
+    seen += sh->group_index != 0;
+  }
+  ck_assert_int_gt(seen, 0);
+}
+
+START_TEST(test_filter_groups_in_leaves) {
+  sn_world *w = ct_world();
+  sn_shape_def sd = sn_default_shape_def();
+  ct_ground(w, &sd);
+  sd.group_index = -6;
+  sn_shape_id other = ct_box(w, SN_BODY_DYNAMIC, (sn_vec2){3.0f, 0.25f}, 0.25f, &sd);
+  sd.group_index = -5;
+  sn_body_def bd = sn_default_body_def();
+  bd.position = (sn_vec2){0.0f, 2.0f};
+  sn_body_id slab = sn_create_body(w, &bd);
+  sn_polygon plate;
+  ck_assert_int_eq(sn_make_box(2.0f, 0.1f, &plate), SN_OK);
+  ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, slab, &sd, &plate)));
+  sn_shape_id a = ct_box(w, SN_BODY_DYNAMIC, (sn_vec2){0.0f, 3.0f}, 0.25f, &sd);
+  sn_shape_id b = ct_box(w, SN_BODY_DYNAMIC, (sn_vec2){0.1f, 3.1f}, 0.25f, &sd);
+  ct_check_leaf_groups(w);
+  /* a snapshot's world has the same groups in its leaves */
+  size_t size = 0;
+  sn_world_save_snapshot(w, NULL, 0, &size); /* (the size needed) */
+  void *bytes = malloc(size);
+  ck_assert_ptr_nonnull(bytes);
+  ck_assert_int_eq(sn_world_save_snapshot(w, bytes, size, &size), SN_OK);
+  sn_world *copy = NULL;
+  ck_assert_int_eq(sn_world_load_snapshot(bytes, size, NULL, &copy, NULL, 0), SN_OK);
+  ct_check_leaf_groups(copy);
+  sn_destroy_world(copy);
+  free(bytes);
+  /* through the slab and each other, onto the ground (group -6 rests there) */
+  ct_steps(w, 60);
+  ck_assert_float_lt(ct_y(w, a), 1.0f);
+  ck_assert_float_lt(fabsf(ct_y(w, a) - ct_y(w, b)), 0.2f); /* still overlapping */
+  ck_assert_float_eq_tol(ct_y(w, other), 0.25f, 0.005f);
+  /* lifted above the slab, A in no group: A rests on the slab, B on A */
+  ck_assert_int_eq(sn_shape_set_filter(w, a, (sn_filter){1, UINT64_MAX, 0}), SN_OK);
+  ct_check_leaf_groups(w);
+  sn_body_id ba = sn_shape_get_body(w, a), bb = sn_shape_get_body(w, b);
+  ck_assert_int_eq(sn_body_set_transform(w, ba, (sn_vec2){0.0f, 2.6f}, 0.0f), SN_OK);
+  ck_assert_int_eq(sn_body_set_transform(w, bb, (sn_vec2){0.0f, 3.4f}, 0.0f), SN_OK);
+  ck_assert_int_eq(sn_body_set_linear_velocity(w, ba, (sn_vec2){0.0f, 0.0f}), SN_OK);
+  ck_assert_int_eq(sn_body_set_linear_velocity(w, bb, (sn_vec2){0.0f, 0.0f}), SN_OK);
+  ct_steps(w, 90);
+  ck_assert_float_eq_tol(ct_y(w, a), 2.1f + 0.25f, 0.01f);
+  ck_assert_float_eq_tol(ct_y(w, b), 2.1f + 0.75f, 0.02f);
+  sn_destroy_world(w);
+}
+END_TEST
+
 /* A custom filter that refuses pairs with the shape in the context; it
  * counts the calls about the other opted-in shape. */
 static int ct_filter_calls, ct_solid_calls;
@@ -894,6 +960,7 @@ Suite *sn_test_suite(void) {
   TCase *tc = tcase_create("filter");
   tcase_add_test(tc, test_group_rules);
   tcase_add_test(tc, test_set_filter);
+  tcase_add_test(tc, test_filter_groups_in_leaves);
   tcase_add_test(tc, test_chain_group);
   tcase_add_test(tc, test_custom_filter);
   tcase_add_test(tc, test_one_way_platform);

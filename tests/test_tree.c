@@ -135,6 +135,9 @@ static bool collect_fcn(int32_t proxy_id, int32_t user_data, void *context) {
   return h->stop_after == 0 || h->count < h->stop_after;
 }
 
+/// collect_fcn for a collected leaves query (the leaf's user data only).
+static bool collect_leaf_fcn(int32_t user_data, void *context) { return collect_fcn(-1, user_data, context); }
+
 /// The tree's answer must equal the brute-force set exactly (no duplicates).
 static void check_query(const sn_tree *tree, const model *m, sn_aabb box, uint64_t mask) {
   static hit_list got;
@@ -469,10 +472,7 @@ START_TEST(test_collect_shares_a_descent) {
     own.stop_after = 0;
     sn_tree_query(&tree, group, group_mask, collect_fcn, &own);
     ck_assert_int_eq(n, own.count);
-    for (int32_t i = 0; i < n; ++i) {
-      ck_assert_int_eq(leaves[i].proxy_id, own.ids[i]);
-      ck_assert_int_eq(leaves[i].user_data, own.user_data[i]);
-    }
+    for (int32_t i = 0; i < n; ++i) ck_assert_int_eq(leaves[i].user_data, own.user_data[i]);
     if (n > 1) ck_assert_int_eq(sn_tree_collect(&tree, group, group_mask, leaves + n, n - 1), -1);
     for (int j = 0; j < 4; ++j) {
       float x0 = lcg_float(&g, group.lower.x, group.upper.x), x1 = lcg_float(&g, x0, group.upper.x);
@@ -484,13 +484,65 @@ START_TEST(test_collect_shares_a_descent) {
       shared.count = 0;
       shared.stop_after = own.stop_after;
       sn_tree_query(&tree, box, mask, collect_fcn, &own);
-      sn_tree_leaves_query(leaves, n, box, mask, collect_fcn, &shared);
+      sn_tree_leaves_query(leaves, n, box, mask, 0, collect_leaf_fcn, &shared);
       ck_assert_int_eq(shared.count, own.count);
-      for (int32_t i = 0; i < own.count; ++i) ck_assert_int_eq(shared.ids[i], own.ids[i]);
+      /* (the user data are the leaves' creation indices: one per leaf) */
+      for (int32_t i = 0; i < own.count; ++i) ck_assert_int_eq(shared.user_data[i], own.user_data[i]);
       nonempty += own.count > 1;
     }
   }
   ck_assert_int_gt(nonempty, 50); // orders of several leaves were compared
+  sn_tree_destroy(&tree);
+  ck_assert_uint_eq(mem.live_bytes, 0);
+}
+END_TEST
+
+/* A collected leaves query with skip_group visits what the plain one does
+ * but the leaves of that group, in the same order; skip_group 0 skips
+ * nothing (group 0 leaves included). Groups set after creation. */
+START_TEST(test_leaves_skip_group) {
+  sn_mem mem;
+  sn_mem_init(&mem, NULL);
+  sn_tree tree;
+  ck_assert(sn_tree_init(&tree, &mem, 16));
+  lcg g = {99u};
+  static int32_t ids[600], groups[600];
+  for (int32_t i = 0; i < 600; ++i) {
+    ids[i] = sn_tree_create_proxy(&tree, random_box(&g), UINT64_MAX, i);
+    groups[i] = lcg_int(&g, 4) - 2; /* -2 .. 1 */
+    if (i % 3 != 0)
+      sn_tree_set_group(&tree, ids[i], groups[i]);
+    else
+      groups[i] = 0;
+  }
+  static sn_tree_leaf leaves[1024];
+  static hit_list all, kept;
+  int skipped = 0;
+  for (int k = 0; k < 60; ++k) {
+    sn_aabb box = random_box(&g);
+    box.lower = (sn_vec2){box.lower.x - 30.0f, box.lower.y - 30.0f};
+    box.upper = (sn_vec2){box.upper.x + 30.0f, box.upper.y + 30.0f};
+    const int32_t n = sn_tree_collect(&tree, box, UINT64_MAX, leaves, 1024);
+    ck_assert_int_ge(n, 0);
+    for (int32_t i = 0; i < n; ++i) ck_assert_int_eq(leaves[i].group, groups[leaves[i].user_data]);
+    for (int32_t skip = -2; skip <= 0; ++skip) {
+      all.count = kept.count = 0;
+      all.stop_after = kept.stop_after = 0;
+      sn_tree_leaves_query(leaves, n, box, UINT64_MAX, 0, collect_leaf_fcn, &all);
+      sn_tree_leaves_query(leaves, n, box, UINT64_MAX, skip, collect_leaf_fcn, &kept);
+      int32_t j = 0;
+      for (int32_t i = 0; i < all.count; ++i) {
+        if (skip != 0 && groups[all.user_data[i]] == skip) {
+          skipped++;
+          continue;
+        }
+        ck_assert_int_lt(j, kept.count);
+        ck_assert_int_eq(kept.user_data[j++], all.user_data[i]);
+      }
+      ck_assert_int_eq(j, kept.count);
+    }
+  }
+  ck_assert_int_gt(skipped, 100);
   sn_tree_destroy(&tree);
   ck_assert_uint_eq(mem.live_bytes, 0);
 }
@@ -1044,6 +1096,7 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_mask_filter);
   tcase_add_test(tc, test_callback_contracts);
   tcase_add_test(tc, test_collect_shares_a_descent);
+  tcase_add_test(tc, test_leaves_skip_group);
   tcase_add_test(tc, test_enlarge);
   tcase_add_test(tc, test_rebuild);
   tcase_add_test(tc, test_deferred_moves);

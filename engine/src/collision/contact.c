@@ -252,10 +252,9 @@ static bool sn_pair_consider(sn_pair_query *q, int32_t shape_index) {
  * rule above and for new pairs: the leaf's box is the other shape's fat AABB
  * (shape.fat_aabb is as stored in the tree) and the pair is looked up before
  * the filter. */
-static bool sn_pair_query_fcn(int32_t proxy_id, int32_t shape_index, void *context) {
+static bool sn_pair_query_shape(int32_t shape_index, void *context) {
   sn_pair_query *q = context;
   /* (the tree tested the leaf's box against the query's, q->fat_aabb) */
-  (void)proxy_id;
   if (sn_pair_skips(q, shape_index)) return true;
   if (q->found == NULL) return sn_pair_consider(q, shape_index);
   /* a worker's search: the set as it was before the search (nothing adds
@@ -271,6 +270,12 @@ static bool sn_pair_query_fcn(int32_t proxy_id, int32_t shape_index, void *conte
   }
   q->found[q->found_count++] = shape_index;
   return true;
+}
+
+/* sn_pair_query_shape as a tree query's callback. */
+static bool sn_pair_query_fcn(int32_t proxy_id, int32_t shape_index, void *context) {
+  (void)proxy_id;
+  return sn_pair_query_shape(shape_index, context);
 }
 
 /* New pairs: every shape whose proxy moved queries both trees, after the
@@ -347,12 +352,14 @@ static bool sn_pair_group_add(sn_pair_group *g, const sn_pair_mover *e, int32_t 
  * (and the other shapes' flags the both-moved rule reads): the lookups,
  * scattered over the set, then wait for memory together instead of one
  * after the other. The same calls in the same order as sn_tree_leaves_query. */
-static void sn_pair_leaves_search(sn_pair_query *q, const sn_tree_leaf *leaves, int32_t count, uint64_t mask) {
+static void sn_pair_leaves_search(sn_pair_query *q, const sn_tree_leaf *leaves, int32_t count, uint64_t mask,
+                                  int32_t skip_group) {
   int32_t hits[SN_PAIR_GROUP_LEAVES];
   int32_t n = 0;
   for (int32_t k = 0; k < count; ++k) {
     const sn_tree_leaf *leaf = leaves + k;
     if ((leaf->category_bits & mask) == 0 || !sn_aabb_overlaps(leaf->aabb, q->fat_aabb)) continue;
+    if (skip_group != 0 && leaf->group == skip_group) continue;
     hits[n++] = k;
   }
   const sn_world *w = q->w;
@@ -364,7 +371,7 @@ static void sn_pair_leaves_search(sn_pair_query *q, const sn_tree_leaf *leaves, 
   }
   for (int32_t k = 0; k < n; ++k) {
     const sn_tree_leaf *leaf = leaves + hits[k];
-    if (!sn_pair_query_fcn(leaf->proxy_id, leaf->user_data, q)) return;
+    if (!sn_pair_query_shape(leaf->user_data, q)) return;
   }
 }
 
@@ -376,11 +383,13 @@ static bool sn_pair_search(sn_world *w, int32_t i, sn_pair_query *q, const sn_tr
   int32_t si = w->move_buffer.data[i];
   const sn_shape *s = w->shapes.data + si;
   const uint64_t mask = sn_shape_query_mask(s);
+  /* (a negative group's shapes never pair: a ragdoll's limbs, which overlap) */
+  const int32_t skip_group = sn_tree_skip_group(s->group_index);
   if (!s->is_static_tree) {
     if (counts[0] < 0)
       sn_tree_query(&w->static_tree, s->fat_aabb, mask, sn_pair_query_fcn, q);
     else
-      sn_pair_leaves_search(q, leaves[0], counts[0], mask);
+      sn_pair_leaves_search(q, leaves[0], counts[0], mask, skip_group);
   }
   q->tree = &w->dynamic_tree;
   q->tree_is_static = false;
@@ -388,7 +397,7 @@ static bool sn_pair_search(sn_world *w, int32_t i, sn_pair_query *q, const sn_tr
     if (counts[1] < 0)
       sn_tree_query(&w->dynamic_tree, s->fat_aabb, mask, sn_pair_query_fcn, q);
     else
-      sn_pair_leaves_search(q, leaves[1], counts[1], mask);
+      sn_pair_leaves_search(q, leaves[1], counts[1], mask, skip_group);
   }
   if (q->oom) return false;
   if (q->full) {

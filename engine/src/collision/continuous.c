@@ -401,8 +401,7 @@ static bool sn_toi_ahead_may_matter(const sn_toi_query *q, const sn_shape *other
   return sn_continuous_may_touch_any_split(sn_step_sweep(ob), reach, q->sweep, q->reach, radius + q->proxy.radius);
 }
 
-static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *context) {
-  (void)proxy_id;
+static bool sn_toi_query_shape(int32_t shape_index, void *context) {
   sn_toi_query *q = context;
   sn_world *w = q->w;
   const sn_shape *other = w->shapes.data + shape_index;
@@ -537,6 +536,12 @@ static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *contex
   return true;
 }
 
+/* sn_toi_query_shape as a tree query's callback. */
+static bool sn_toi_query_fcn(int32_t proxy_id, int32_t shape_index, void *context) {
+  (void)proxy_id;
+  return sn_toi_query_shape(shape_index, context);
+}
+
 /* The inelastic impulse along n (from o to b) that leaves b no approach
  * to o (linear momentum kept; a static or kinematic body counts as
  * infinitely heavy). */
@@ -624,16 +629,19 @@ static bool sn_toi_recheck_fcn(int32_t proxy_id, int32_t shape_index, void *cont
  * meet mostly those. */
 static void sn_toi_visit(const sn_toi_leaves *l, sn_aabb box, uint64_t mask, sn_toi_query *q) {
   const bool only_stopped = q->recheck && q->stopped_shapes != NULL;
+  /* (a negative group's shapes never stop each other: a ragdoll's limbs) */
+  const int32_t skip_group = sn_tree_skip_group(q->shape->group_index);
   if (l->count < 0) {
     sn_tree_query(l->tree, box, mask, only_stopped ? sn_toi_recheck_fcn : sn_toi_query_fcn, q);
   } else if (!only_stopped) {
-    sn_tree_leaves_query(l->data, l->count, box, mask, sn_toi_query_fcn, q);
+    sn_tree_leaves_query(l->data, l->count, box, mask, skip_group, sn_toi_query_shape, q);
   } else {
     for (int32_t i = 0; i < l->count; ++i) {
       const sn_tree_leaf *leaf = l->data + i;
       if (!sn_toi_is_stopped_shape(q->stopped_shapes, leaf->user_data)) continue;
       if ((leaf->category_bits & mask) == 0 || !sn_aabb_overlaps(leaf->aabb, box)) continue;
-      if (!sn_toi_query_fcn(leaf->proxy_id, leaf->user_data, q)) return;
+      if (skip_group != 0 && leaf->group == skip_group) continue;
+      if (!sn_toi_query_shape(leaf->user_data, q)) return;
     }
   }
 }

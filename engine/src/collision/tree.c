@@ -120,6 +120,7 @@ static int32_t sn_tree_alloc_node(sn_tree *tree) {
   node->child1 = SN_NULL_NODE;
   node->child2 = SN_NULL_NODE;
   node->user_data = -1;
+  node->group = 0;
   node->category_bits = 0;
   node->height = 0;
   node->flags = 0;
@@ -471,6 +472,12 @@ void sn_tree_enlarge_proxy(sn_tree *tree, int32_t proxy_id, sn_aabb aabb) {
   sn_tree_set_leaf_box(tree->nodes, proxy_id, sn_aabb_union(tree->nodes[proxy_id].aabb, aabb));
 }
 
+void sn_tree_set_group(sn_tree *tree, int32_t proxy_id, int32_t group) {
+  assert(0 <= proxy_id && proxy_id < tree->node_capacity);
+  assert(tree->nodes[proxy_id].height == 0 && "not a proxy (leaf)");
+  tree->nodes[proxy_id].group = group;
+}
+
 void sn_tree_set_category(sn_tree *tree, int32_t proxy_id, uint64_t category_bits) {
   assert(0 <= proxy_id && proxy_id < tree->node_capacity);
   assert(tree->nodes[proxy_id].height == 0 && "not a proxy (leaf)");
@@ -582,7 +589,7 @@ static bool sn_tree_collect_fcn(int32_t proxy_id, int32_t user_data, void *conte
     return false;
   }
   const sn_tree_node *node = c->tree->nodes + proxy_id;
-  c->leaves[c->count++] = (sn_tree_leaf){node->aabb, node->category_bits, proxy_id, user_data};
+  c->leaves[c->count++] = (sn_tree_leaf){node->aabb, node->category_bits, user_data, node->group};
   return true;
 }
 
@@ -593,11 +600,12 @@ int32_t sn_tree_collect(const sn_tree *tree, sn_aabb aabb, uint64_t mask_bits, s
 }
 
 void sn_tree_leaves_query(const sn_tree_leaf *leaves, int32_t count, sn_aabb aabb, uint64_t mask_bits,
-                          sn_tree_query_fcn *fcn, void *context) {
+                          int32_t skip_group, sn_tree_leaves_fcn *fcn, void *context) {
   for (int32_t i = 0; i < count; ++i) {
     const sn_tree_leaf *leaf = leaves + i;
     if ((leaf->category_bits & mask_bits) == 0 || !sn_aabb_overlaps(leaf->aabb, aabb)) continue;
-    if (!fcn(leaf->proxy_id, leaf->user_data, context)) return;
+    if (skip_group != 0 && leaf->group == skip_group) continue;
+    if (!fcn(leaf->user_data, context)) return;
   }
 }
 

@@ -17,6 +17,7 @@ typedef struct sn_tree_node {
   int32_t parent_or_next; ///< parent, or next free node in the free list
   int32_t child1, child2; ///< SN_NULL_NODE for leaves
   int32_t user_data;      ///< leaves: the owner's id (e.g. shape index)
+  int32_t group;          ///< leaves: the owner's collision group (sn_tree_leaves_query's skip_group), else 0
   int16_t height;         ///< leaf = 0, free = -1
   uint16_t flags;         ///< leaves: the owner's; internal: SN_TREE_NODE_MOVED
 } sn_tree_node;
@@ -57,6 +58,9 @@ void sn_tree_move_proxy(sn_tree *tree, int32_t proxy_id, sn_aabb aabb);
 void sn_tree_enlarge_proxy(sn_tree *tree, int32_t proxy_id, sn_aabb aabb);
 /// Changes the leaf's category bits (the ancestors' ORs follow).
 void sn_tree_set_category(sn_tree *tree, int32_t proxy_id, uint64_t category_bits);
+/// Sets the leaf's collision group (0 at creation): what a collected
+/// leaves query's skip_group compares (sn_tree_leaves_query).
+void sn_tree_set_group(sn_tree *tree, int32_t proxy_id, int32_t group);
 /// Replaces the leaf's AABB without restructuring: the ancestors are grown to
 /// contain it and marked for sn_tree_rebuild_moved. Queries stay exact in
 /// between (marked boxes may just be loose). Never allocates.
@@ -95,7 +99,8 @@ void sn_tree_query(const sn_tree *tree, sn_aabb aabb, uint64_t mask_bits, sn_tre
 typedef struct sn_tree_leaf {
   sn_aabb aabb;
   uint64_t category_bits;
-  int32_t proxy_id, user_data;
+  int32_t user_data;
+  int32_t group; ///< sn_tree_node.group
 } sn_tree_leaf;
 /// The leaves sn_tree_query(tree, aabb, mask_bits) would visit, in its
 /// order (the tree's depth-first order, which does not depend on the box),
@@ -104,10 +109,18 @@ typedef struct sn_tree_leaf {
 /// mask inside mask_bits visit, through sn_tree_leaves_query, what their own
 /// sn_tree_query would, in the same order.
 int32_t sn_tree_collect(const sn_tree *tree, sn_aabb aabb, uint64_t mask_bits, sn_tree_leaf *leaves, int32_t capacity);
-/// Calls fcn, as sn_tree_query does, for every collected leaf whose AABB
-/// overlaps aabb and whose category_bits & mask_bits != 0, in order.
+/// A collected leaves query's callback: the leaf's user data (return false
+/// to stop).
+typedef bool sn_tree_leaves_fcn(int32_t user_data, void *context);
+/// Calls fcn, in the order sn_tree_query does, for every collected leaf
+/// whose AABB overlaps aabb and whose category_bits & mask_bits != 0, but
+/// not for the leaves of group skip_group when it is not 0 (a negative
+/// collision group: its shapes never pair, so their callbacks would only
+/// turn them down).
 void sn_tree_leaves_query(const sn_tree_leaf *leaves, int32_t count, sn_aabb aabb, uint64_t mask_bits,
-                          sn_tree_query_fcn *fcn, void *context);
+                          int32_t skip_group, sn_tree_leaves_fcn *fcn, void *context);
+/// The skip_group of a query for a shape of collision group `group`.
+static inline int32_t sn_tree_skip_group(int32_t group) { return group < 0 ? group : 0; }
 
 /// Ray callback: return the new max fraction (0 stops; input->max_fraction
 /// or larger continues unchanged; a smaller value clips the ray).

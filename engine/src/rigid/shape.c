@@ -76,6 +76,7 @@ bool sn_shape_create_proxy(sn_world *w, int32_t shape_index) {
   s->proxy = sn_tree_create_proxy(tree, s->fat_aabb, s->category_bits, shape_index);
   /* the tree could not grow: a shape without a proxy would never collide */
   if (s->proxy == SN_NULL_NODE) return false;
+  sn_tree_set_group(tree, s->proxy, s->group_index);
   s->enlarged = true;
   sn_array_push(&w->mem, w->move_buffer, shape_index);
   return true;
@@ -119,6 +120,7 @@ bool sn_shape_move_proxies(sn_world *w, int32_t body_index, bool to_static) {
       sn_mem_free(&w->mem, proxies, (size_t)n * sizeof(int32_t));
       return false;
     }
+    sn_tree_set_group(tree, proxies[k], shape->group_index);
   }
   k = 0;
   for (int32_t s = b->shape_list; s != SN_NULL_INDEX; s = w->shapes.data[s].next, ++k) {
@@ -753,8 +755,11 @@ sn_result sn_shape_set_filter(sn_world *w, sn_shape_id id, sn_filter filter) {
   s->category_bits = filter.category_bits;
   s->mask_bits = filter.mask_bits;
   s->group_index = filter.group_index;
-  if (s->proxy != SN_NULL_NODE)
-    sn_tree_set_category(s->is_static_tree ? &w->static_tree : &w->dynamic_tree, s->proxy, s->category_bits);
+  if (s->proxy != SN_NULL_NODE) {
+    sn_tree *tree = s->is_static_tree ? &w->static_tree : &w->dynamic_tree;
+    sn_tree_set_category(tree, s->proxy, s->category_bits);
+    sn_tree_set_group(tree, s->proxy, s->group_index);
+  }
   /* contacts the filter no longer allows go now (end events wait for the next step) */
   const sn_body *b = w->bodies.data + s->body;
   int32_t key = b->contact_list;

@@ -518,6 +518,13 @@ sn_result sn_world_load_snapshot(const void *bytes, size_t size, const sn_world_
     }
   }
   if (sn_check_world(&l, w, marks) != SN_OK) goto fail;
+  /* each leaf's collision group (not saved: its shape says it; the
+   * shapes' proxies are checked now) */
+  for (int32_t i = 0; i < w->shapes.count; ++i) {
+    const sn_shape *sh = w->shapes.data + i;
+    if (sh->in_use && sh->proxy != SN_NULL_NODE)
+      sn_tree_set_group(sh->is_static_tree ? &w->static_tree : &w->dynamic_tree, sh->proxy, sh->group_index);
+  }
   /* each body's count of the constraints joining it (not saved: the
    * constraints say it; their bodies are checked now) */
   for (int32_t i = 0; i < w->bodies.count; ++i) w->bodies.data[i].constraint_count = 0;
