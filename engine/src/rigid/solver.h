@@ -52,7 +52,7 @@ static inline int32_t sn_solve_batch_bound(int32_t count) { return count / SN_SO
 /// Most groups of count solver contacts in either layout, given the
 /// colour-major layout's groups (a batch pads a group per colour at most).
 static inline int32_t sn_solve_batched_groups_bound(int32_t count, int32_t groups) {
-  const int64_t bound = (int64_t)groups + 65 * (int64_t)sn_solve_batch_bound(count);
+  const int64_t bound = (int64_t)groups + SN_WIDE_COLORS * (int64_t)sn_solve_batch_bound(count);
   return bound < count ? (int32_t)bound : (groups > count ? groups : count);
 }
 /// Whether the last step's colouring holds for this step's solver contacts
