@@ -70,8 +70,9 @@ static sn_stage *sn_stage_push(sn_stage_runner *r) {
   return s;
 }
 
-void sn_stage_add(sn_stage_runner *r, int32_t kind, int32_t arg, int32_t first, int32_t count, int32_t min_block,
-                  int32_t multiple) {
+/* Appends a stage of count items in blocks of block items. */
+static void sn_stage_add_blocks(sn_stage_runner *r, int32_t kind, int32_t arg, int32_t first, int32_t count,
+                                int32_t block) {
   if (count <= 0) return;
   sn_stage *s = sn_stage_push(r);
   if (s == NULL) return;
@@ -79,15 +80,6 @@ void sn_stage_add(sn_stage_runner *r, int32_t kind, int32_t arg, int32_t first, 
   s->arg = arg;
   s->first = first;
   s->count = count;
-  s->main_only = false;
-  int32_t block = count;
-  if (r->workers > 1) {
-    /* about four blocks per worker, so a late or slow worker costs little */
-    int32_t target = (count + 4 * r->workers - 1) / (4 * r->workers);
-    block = target > min_block ? target : min_block;
-    if (multiple > 1) block = (block + multiple - 1) / multiple * multiple;
-    if (block > count) block = count;
-  }
   s->block_size = block;
   s->block_count = (count + block - 1) / block;
   /* one block: the caller runs it (handing it to a helper only adds a trip
@@ -95,17 +87,21 @@ void sn_stage_add(sn_stage_runner *r, int32_t kind, int32_t arg, int32_t first, 
   s->main_only = s->block_count == 1;
 }
 
+void sn_stage_add(sn_stage_runner *r, int32_t kind, int32_t arg, int32_t first, int32_t count, int32_t min_block,
+                  int32_t multiple) {
+  int32_t block = count;
+  if (r->workers > 1 && count > 0) {
+    /* about four blocks per worker, so a late or slow worker costs little */
+    int32_t target = (count + 4 * r->workers - 1) / (4 * r->workers);
+    block = target > min_block ? target : min_block;
+    if (multiple > 1) block = (block + multiple - 1) / multiple * multiple;
+    if (block > count) block = count;
+  }
+  sn_stage_add_blocks(r, kind, arg, first, count, block);
+}
+
 void sn_stage_add_each(sn_stage_runner *r, int32_t kind, int32_t arg, int32_t first, int32_t count) {
-  if (count <= 0) return;
-  sn_stage *s = sn_stage_push(r);
-  if (s == NULL) return;
-  s->kind = kind;
-  s->arg = arg;
-  s->first = first;
-  s->count = count;
-  s->block_size = r->workers > 1 ? 1 : count;
-  s->block_count = (count + s->block_size - 1) / s->block_size;
-  s->main_only = s->block_count == 1;
+  sn_stage_add_blocks(r, kind, arg, first, count, r->workers > 1 ? 1 : count);
 }
 
 void sn_stage_add_main(sn_stage_runner *r, int32_t kind, int32_t arg) {
