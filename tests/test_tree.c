@@ -2,6 +2,7 @@
  * filtering, enlarge, rebuild, deferred moves and the partial rebuild, determinism, the deep-tree fallback and the
  * leak counter. */
 #include <check.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -857,8 +858,8 @@ START_TEST(test_deferred_moves) {
       ck_assert_uint_eq(a.nodes[ma.items[i].id].flags & 0x8001u, 0x8001u);
     }
   }
-  // the partial rebuilds keep the tree about as tight as a full SAH rebuild
-  // of the same leaves (b is a's twin): 51.9 against 50.4 when written
+  // the partial rebuilds (middle splits) keep the tree about as tight as a
+  // full SAH rebuild of the same leaves (b is a's twin): 53.7 against 50.4
   float ratio_partial = sn_tree_get_area_ratio(&a);
   sn_tree_rebuild(&b);
   ck_assert_msg(ratio_partial <= 1.1f * sn_tree_get_area_ratio(&b), "area ratio %g, full rebuild %g",
@@ -870,6 +871,47 @@ START_TEST(test_deferred_moves) {
   ck_assert_uint_eq(mem_b.live_bytes, 0);
   model_free(&ma);
   model_free(&mb);
+}
+END_TEST
+
+/// The moved part's rebuild splits at the middle of the centres' extent.
+/// Two cases it must not follow blindly: centres one float apart, whose
+/// middle rounds onto an end (nothing falls below it: a balanced split
+/// instead), and centres at powers of two, whose middle splits off one
+/// item a level (past the depth cap, median splits take over). Each tree
+/// stays valid, finds every leaf and keeps its height bounded.
+START_TEST(test_middle_split_bounds) {
+  enum { N = 100 };
+  for (int layout = 0; layout < 2; ++layout) {
+    sn_mem mem;
+    sn_mem_init(&mem, NULL);
+    sn_tree tree;
+    ck_assert(sn_tree_init(&tree, &mem, 0));
+    model m = {0};
+    for (int32_t i = 0; i < N; ++i) {
+      proxy_rec r = {0, {{(float)i, 0.0f}, {(float)i + 0.5f, 0.5f}}, 1u, i};
+      r.id = sn_tree_create_proxy(&tree, r.box, r.category, r.user_data);
+      model_add(&m, r);
+    }
+    for (int32_t i = 0; i < N; ++i) {
+      const float x = layout == 0 ? (i % 2 ? nextafterf(1.0f, 2.0f) : 1.0f) : ldexpf(1.0f, i);
+      m.items[i].box = (sn_aabb){{x, 0.0f}, {x, 0.0f}};
+      sn_tree_move_proxy_deferred(&tree, m.items[i].id, m.items[i].box);
+    }
+    sn_tree_rebuild_moved(&tree);
+    ck_assert(no_marks(&tree));
+    ck_assert(sn_tree_validate(&tree));
+    /* balanced: 7 levels for 100 items; powers of two: one item split off a
+     * level down to depth 48, then median splits (6 more levels for 52) */
+    const int32_t bound = layout == 0 ? 7 : 48 + 6;
+    ck_assert_msg(sn_tree_get_height(&tree) <= bound, "layout %d: height %d", layout, sn_tree_get_height(&tree));
+    ck_assert_int_eq(tree.node_count, 2 * N - 1);
+    check_query(&tree, &m, (sn_aabb){{0.0f, -1.0f}, {FLT_MAX, 1.0f}}, UINT64_MAX);
+    check_query(&tree, &m, (sn_aabb){{0.5f, -1.0f}, {1.5f, 1.0f}}, UINT64_MAX);
+    sn_tree_destroy(&tree);
+    ck_assert_uint_eq(mem.live_bytes, 0);
+    model_free(&m);
+  }
 }
 END_TEST
 
@@ -1101,6 +1143,7 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_rebuild);
   tcase_add_test(tc, test_deferred_moves);
   tcase_add_test(tc, test_rebuild_jobs_same_tree);
+  tcase_add_test(tc, test_middle_split_bounds);
   tcase_add_test(tc, test_determinism);
   tcase_add_test(tc, test_deep_tree_fallback);
   tcase_add_test(tc, test_growth_and_accounting);

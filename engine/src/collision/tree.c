@@ -22,8 +22,8 @@
  *
  * Deferred moves: sn_tree_move_proxy_deferred only replaces the leaf's box,
  * grows the ancestors to contain it and marks them SN_TREE_NODE_MOVED; the
- * next sn_tree_rebuild_moved rebuilds the marked top of the tree (binned SAH
- * over the unmarked subtrees and moved leaves below it). A moving crowd then
+ * next sn_tree_rebuild_moved rebuilds the marked top of the tree (middle
+ * splits over the unmarked subtrees and moved leaves below it). A moving crowd then
  * costs one partial rebuild per step instead of a removal and a reinsertion
  * (each refitting and rotating the whole path to the root) per proxy. Between
  * the two, marked boxes may be loose (larger than their children's union), so
@@ -72,8 +72,9 @@
 /// Minimum node capacity.
 #define SN_TREE_MIN_CAPACITY 16
 
-/// Top-down rebuild: bins of the SAH split, and the depth after which it falls
-/// back to median splits (bounds recursion depth to this + log2(n)).
+/// Top-down rebuild: bins of the SAH split, and the depth after which the SAH
+/// and the middle split fall back to median splits (bounds recursion depth to
+/// this + log2(n)).
 #define SN_TREE_BIN_COUNT     16
 #define SN_TREE_SAH_MAX_DEPTH 48
 
@@ -857,9 +858,28 @@ static inline int32_t sn_build_bin(sn_vec2 center, int axis, float axis_lo, floa
   return (int32_t)t;
 }
 
+/// Splits items[0, count) at the middle of their centres' extent along axis
+/// (those below it to the left): returns the size of the left part, 0 or
+/// count when the centres all fall on one side.
+static int32_t sn_build_split_middle(sn_build_item *items, int32_t count, int axis, float pivot) {
+  int32_t i = 0, j = count - 1;
+  for (;;) {
+    while (i <= j && (axis == 0 ? items[i].center.x : items[i].center.y) < pivot) ++i;
+    while (i <= j && !((axis == 0 ? items[j].center.x : items[j].center.y) < pivot)) --j;
+    if (i >= j) return i;
+    sn_build_item t = items[i];
+    items[i] = items[j];
+    items[j] = t;
+  }
+}
+
 /// Chooses where to split items[0, count): returns the size of the left part
-/// (1..count-1) after reordering the items.
-static int32_t sn_build_partition(sn_build_item *items, int32_t count, int32_t depth) {
+/// (1..count-1) after reordering the items. With sah the binned surface area
+/// heuristic picks the split, else the middle of the centres' extent along
+/// the wider axis: a few operations an item, where the binning costs a box
+/// union and a bin an item, for a tree whose queries visit a few more nodes
+/// (the moved part's rebuild every step, see sn_tree_rebuild_moved).
+static int32_t sn_build_partition(sn_build_item *items, int32_t count, int32_t depth, bool sah) {
   sn_vec2 lo = items[0].center, hi = items[0].center;
   for (int32_t i = 1; i < count; ++i) {
     lo = sn_vmin(lo, items[i].center);
@@ -871,7 +891,12 @@ static int32_t sn_build_partition(sn_build_item *items, int32_t count, int32_t d
   // All centers coincide: any balanced split is as good as another.
   if (!(extent > 0.0f)) return count / 2;
 
-  if (depth < SN_TREE_SAH_MAX_DEPTH && count > 2) {
+  if (!sah && depth < SN_TREE_SAH_MAX_DEPTH && count > 2) {
+    const int32_t left = sn_build_split_middle(items, count, axis, axis_lo + 0.5f * extent);
+    // (rounding can put the middle on an end: then any balanced split does)
+    return 0 < left && left < count ? left : count / 2;
+  }
+  if (sah && depth < SN_TREE_SAH_MAX_DEPTH && count > 2) {
     int32_t bin_count[SN_TREE_BIN_COUNT] = {0};
     sn_aabb bin_box[SN_TREE_BIN_COUNT];
     float scale = (float)SN_TREE_BIN_COUNT / extent;
@@ -959,18 +984,19 @@ static void sn_tree_make_node(sn_tree_node *nodes, int32_t index, int32_t child1
   sn_tree_refit(nodes, index);
 }
 
-/// Builds the subtree of items[0, count) (binned SAH); returns its root. Its
+/// Builds the subtree of items[0, count) (split by sn_build_partition with
+/// sah); returns its root. Its
 /// internal nodes come from pool, children first: the left subtree's
 /// left - 1 nodes, then the right's, then its root, pool[count - 2] (the
 /// order in which a build popping them off the free list would take them,
 /// sn_tree_take_nodes). Writes only those nodes and the parents of its
 /// items' nodes, so disjoint subtrees build on separate threads.
 static int32_t sn_tree_build_pooled(sn_tree_node *nodes, sn_build_item *items, int32_t count, int32_t depth,
-                                    const int32_t *pool) {
+                                    const int32_t *pool, bool sah) {
   if (count == 1) return items[0].node;
-  const int32_t left = sn_build_partition(items, count, depth);
-  const int32_t child1 = sn_tree_build_pooled(nodes, items, left, depth + 1, pool);
-  const int32_t child2 = sn_tree_build_pooled(nodes, items + left, count - left, depth + 1, pool + (left - 1));
+  const int32_t left = sn_build_partition(items, count, depth, sah);
+  const int32_t child1 = sn_tree_build_pooled(nodes, items, left, depth + 1, pool, sah);
+  const int32_t child2 = sn_tree_build_pooled(nodes, items + left, count - left, depth + 1, pool + (left - 1), sah);
   const int32_t index = pool[count - 2];
   sn_tree_make_node(nodes, index, child1, child2);
   return index;
@@ -1012,7 +1038,7 @@ void sn_tree_rebuild(sn_tree *tree) {
   assert(count == n);
 
   sn_tree_take_nodes(tree, pool, count - 1);
-  int32_t root = sn_tree_build_pooled(tree->nodes, items, count, 0, pool);
+  int32_t root = sn_tree_build_pooled(tree->nodes, items, count, 0, pool, true);
   tree->nodes[root].parent_or_next = SN_NULL_NODE;
   tree->root = root;
   sn_mem_free(tree->mem, items, bytes);
@@ -1071,7 +1097,7 @@ static void sn_tree_split_levels(sn_tree_split *sp, sn_build_item *items, int32_
     sp->job_count += 1;
     return;
   }
-  const int32_t left = sn_build_partition(items, count, depth);
+  const int32_t left = sn_build_partition(items, count, depth, false);
   sp->lefts[sp->left_count++] = left;
   sn_tree_split_levels(sp, items, left, depth + 1, pool);
   sn_tree_split_levels(sp, items + left, count - left, depth + 1, pool + (left - 1));
@@ -1093,7 +1119,7 @@ static int32_t sn_tree_join_levels(sn_tree_split *sp, int32_t count, int32_t dep
 static void sn_tree_split_job(void *context, int32_t i) {
   sn_tree_split *sp = context;
   sp->jobs[i].root =
-      sn_tree_build_pooled(sp->nodes, sp->jobs[i].items, sp->jobs[i].count, sp->jobs[i].depth, sp->jobs[i].pool);
+      sn_tree_build_pooled(sp->nodes, sp->jobs[i].items, sp->jobs[i].count, sp->jobs[i].depth, sp->jobs[i].pool, false);
 }
 
 bool sn_tree_reserve_rebuild(sn_tree *tree) {
@@ -1162,7 +1188,7 @@ void sn_tree_rebuild_moved_with(sn_tree *tree, sn_tree_jobs_fcn *run, void *runn
    * their parts of them (sn_tree_build_pooled), on other threads with run */
   sn_tree_take_nodes(tree, pool, count - 1);
   if (run == NULL || count < 2 * SN_TREE_SPLIT_MIN) {
-    root = sn_tree_build_pooled(nodes, items, count, 0, pool);
+    root = sn_tree_build_pooled(nodes, items, count, 0, pool, false);
   } else {
     sn_tree_split sp;
     sp.nodes = nodes;

@@ -65,8 +65,11 @@ void sn_tree_set_group(sn_tree *tree, int32_t proxy_id, int32_t group);
 /// contain it and marked for sn_tree_rebuild_moved. Queries stay exact in
 /// between (marked boxes may just be loose). Never allocates.
 void sn_tree_move_proxy_deferred(sn_tree *tree, int32_t proxy_id, sn_aabb aabb);
-/// Rebuilds the marked part of the tree (binned SAH over the unmarked
-/// subtrees and leaves below it); afterwards no node is marked. Leaves keep
+/// Rebuilds the marked part of the tree over the unmarked subtrees and
+/// leaves below it, each node split at the middle of its items' centres
+/// along their wider extent (cheaper than sn_tree_rebuild's binned SAH, which
+/// a rebuild every step would pay for more than its queries gain);
+/// afterwards no node is marked. Leaves keep
 /// their ids. Deterministic. Keeps a scratch buffer in the tree (grown when
 /// the tree grows); if that fails the tree is left as it was (still valid).
 /// Records what it changed, so that sn_tree_undo_rebuild can put it back.
@@ -169,7 +172,7 @@ sn_tree_error sn_tree_check(const sn_tree *tree, bool boxes, sn_tree_leaf_fcn *l
 /// sn_tree_check with boxes and no owner: false if the tree is broken (tests).
 bool sn_tree_validate(const sn_tree *tree);
 
-/// Rebuilds the tree bottom-up (SAH/binned) for better queries; optional.
+/// Rebuilds the whole tree top-down (binned SAH) for better queries; optional.
 void sn_tree_rebuild(sn_tree *tree);
 
 #endif /* SN_COLLISION_TREE_H */
