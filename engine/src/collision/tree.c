@@ -602,11 +602,16 @@ int32_t sn_tree_collect(const sn_tree *tree, sn_aabb aabb, uint64_t mask_bits, s
 
 void sn_tree_leaves_query(const sn_tree_leaf *leaves, int32_t count, sn_aabb aabb, uint64_t mask_bits,
                           int32_t skip_group, sn_tree_leaves_fcn *fcn, void *context) {
-  for (int32_t i = 0; i < count; ++i) {
-    const sn_tree_leaf *leaf = leaves + i;
-    if ((leaf->category_bits & mask_bits) == 0 || !sn_aabb_overlaps(leaf->aabb, aabb)) continue;
-    if (skip_group != 0 && leaf->group == skip_group) continue;
-    if (!fcn(leaf->user_data, context)) return;
+  /* the hits of a run of leaves first, then their callbacks */
+  enum { RUN = 64 };
+  int32_t hits[RUN];
+  for (int32_t first = 0; first < count; first += RUN) {
+    const sn_tree_leaf *run = leaves + first;
+    const int32_t n =
+        sn_tree_leaves_hits(run, count - first < RUN ? count - first : RUN, aabb, mask_bits, skip_group, hits);
+    for (int32_t k = 0; k < n; ++k) {
+      if (!fcn(run[hits[k]].user_data, context)) return;
+    }
   }
 }
 

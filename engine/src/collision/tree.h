@@ -124,6 +124,24 @@ void sn_tree_leaves_query(const sn_tree_leaf *leaves, int32_t count, sn_aabb aab
                           int32_t skip_group, sn_tree_leaves_fcn *fcn, void *context);
 /// The skip_group of a query for a shape of collision group `group`.
 static inline int32_t sn_tree_skip_group(int32_t group) { return group < 0 ? group : 0; }
+/// The collected leaves [0, count) that sn_tree_leaves_query would visit:
+/// their indices to hits (room for count), in order; returns how many. No
+/// branch on a leaf's outcome: whether a leaf of a crowd's group overlaps a
+/// box is a coin toss the branch predictor loses.
+static inline int32_t sn_tree_leaves_hits(const sn_tree_leaf *leaves, int32_t count, sn_aabb aabb, uint64_t mask_bits,
+                                          int32_t skip_group, int32_t *hits) {
+  int32_t n = 0;
+  for (int32_t i = 0; i < count; ++i) {
+    const sn_tree_leaf *leaf = leaves + i;
+    /* sn_aabb_overlaps(leaf->aabb, aabb), a comparison at a time */
+    const int apart = (aabb.lower.x > leaf->aabb.upper.x) | (aabb.lower.y > leaf->aabb.upper.y) |
+                      (leaf->aabb.lower.x > aabb.upper.x) | (leaf->aabb.lower.y > aabb.upper.y);
+    const int kept = (skip_group == 0) | (leaf->group != skip_group);
+    hits[n] = i;
+    n += (int32_t)(((leaf->category_bits & mask_bits) != 0) & !apart & kept);
+  }
+  return n;
+}
 
 /// Ray callback: return the new max fraction (0 stops; input->max_fraction
 /// or larger continues unchanged; a smaller value clips the ray).
