@@ -355,6 +355,7 @@ static bool sn_pair_group_add(sn_pair_group *g, const sn_pair_mover *e, int32_t 
 static void sn_pair_leaves_search(sn_pair_query *q, const sn_tree_leaf *leaves, int32_t count, uint64_t mask,
                                   int32_t skip_group) {
   int32_t hits[SN_PAIR_GROUP_LEAVES];
+  assert(count <= SN_PAIR_GROUP_LEAVES);
   const int32_t n = sn_tree_leaves_hits(leaves, count, q->fat_aabb, mask, skip_group, hits);
   const sn_world *w = q->w;
   for (int32_t k = 0; k < n; ++k) {
