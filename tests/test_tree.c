@@ -10,6 +10,7 @@
 
 #include "test_main.h"
 #include "collision/tree.h"
+#include "base/math.h"
 #include "base/alloc.h"
 
 /* ------------------------------------------------------------------------ */
@@ -546,6 +547,63 @@ START_TEST(test_leaves_skip_group) {
   ck_assert_int_gt(skipped, 100);
   sn_tree_destroy(&tree);
   ck_assert_uint_eq(mem.live_bytes, 0);
+}
+END_TEST
+
+/// sn_tree_leaves_hits (the branchless test under the pair search and
+/// sn_tree_leaves_query) against the plain definition, leaf by leaf: the
+/// mask, sn_aabb_overlaps (touching boxes overlap; a NaN coordinate compares
+/// false, so it never separates) and the skipped group, over random leaves
+/// with touching edges, NaN coordinates, empty categories and groups; runs
+/// past the 64-leaf blocks of sn_tree_leaves_query, stopped early too.
+START_TEST(test_leaves_hits_definition) {
+  lcg g = {4242u};
+  static sn_tree_leaf leaves[300];
+  static int32_t hits[300];
+  static hit_list got;
+  int32_t total = 0, nan_hits = 0;
+  for (int round = 0; round < 200; ++round) {
+    const int32_t n = 1 + lcg_int(&g, 300);
+    sn_aabb box = random_box(&g);
+    box.lower = (sn_vec2){box.lower.x - 30.0f, box.lower.y - 30.0f};
+    box.upper = (sn_vec2){box.upper.x + 30.0f, box.upper.y + 30.0f};
+    for (int32_t i = 0; i < n; ++i) {
+      sn_aabb b = random_box(&g);
+      const int kind = lcg_int(&g, 10);
+      /* touching edges, each side */
+      if (kind == 0) b.lower.x = box.upper.x;
+      if (kind == 1) b.upper.x = box.lower.x;
+      if (kind == 2) b.lower.y = box.upper.y;
+      if (kind == 3) b.upper.y = box.lower.y;
+      /* NaN: never apart on that side */
+      if (kind == 4) b.lower.y = nanf("");
+      if (kind == 5) b.upper.x = nanf("");
+      leaves[i] = (sn_tree_leaf){b, lcg_int(&g, 5) == 0 ? 0u : random_category(&g), i, lcg_int(&g, 3) - 1};
+    }
+    const uint64_t mask = k_masks[lcg_int(&g, 5)];
+    const int32_t skip = lcg_int(&g, 2) == 0 ? 0 : -1;
+    const int32_t count = sn_tree_leaves_hits(leaves, n, box, mask, skip, hits);
+    int32_t j = 0;
+    for (int32_t i = 0; i < n; ++i) {
+      const sn_tree_leaf *l = leaves + i;
+      const bool want =
+          (l->category_bits & mask) != 0 && sn_aabb_overlaps(l->aabb, box) && !(skip != 0 && l->group == skip);
+      if (!want) continue;
+      ck_assert_int_lt(j, count);
+      ck_assert_int_eq(hits[j++], i);
+      nan_hits += isnan(l->aabb.lower.y) || isnan(l->aabb.upper.x);
+    }
+    ck_assert_int_eq(j, count);
+    total += count;
+    /* the query visits the same leaves in order, and stops where told */
+    got.count = 0;
+    got.stop_after = count > 1 ? count - 1 : 0;
+    sn_tree_leaves_query(leaves, n, box, mask, skip, collect_leaf_fcn, &got);
+    ck_assert_int_eq(got.count, count > 1 ? count - 1 : count);
+    for (int32_t k = 0; k < got.count; ++k) ck_assert_int_eq(got.user_data[k], hits[k]);
+  }
+  ck_assert_int_gt(total, 1000);
+  ck_assert_int_gt(nan_hits, 10);
 }
 END_TEST
 
@@ -1139,6 +1197,7 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_callback_contracts);
   tcase_add_test(tc, test_collect_shares_a_descent);
   tcase_add_test(tc, test_leaves_skip_group);
+  tcase_add_test(tc, test_leaves_hits_definition);
   tcase_add_test(tc, test_enlarge);
   tcase_add_test(tc, test_rebuild);
   tcase_add_test(tc, test_deferred_moves);
