@@ -831,7 +831,7 @@ sn_tree_error sn_tree_check(const sn_tree *tree, bool boxes, sn_tree_leaf_fcn *l
 bool sn_tree_validate(const sn_tree *tree) { return sn_tree_check(tree, true, NULL, NULL, NULL) == SN_TREE_VALID; }
 
 /* ------------------------------------------------------------------------ */
-/* Rebuild (top-down binned SAH)                                             */
+/* Rebuild (top-down: binned SAH, or middle splits for the moved part)       */
 
 typedef struct sn_build_item {
   sn_aabb box; ///< its node's box (read in order by the binning, not gathered from the nodes)
