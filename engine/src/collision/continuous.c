@@ -636,6 +636,10 @@ static void sn_toi_visit(const sn_toi_leaves *l, sn_aabb box, uint64_t mask, sn_
   } else if (!only_stopped) {
     sn_tree_leaves_query(l->data, l->count, box, mask, skip_group, sn_toi_query_shape, q);
   } else {
+    /* the stopped bit first, then the leaf's tests: most leaves belong to
+     * bodies not stopped, a branch the predictor wins (sn_tree_leaves_query
+     * with a filtering callback tests every box first, and this pass took
+     * 1.04 of the time that way in `tumbler` and `smash`) */
     for (int32_t i = 0; i < l->count; ++i) {
       const sn_tree_leaf *leaf = l->data + i;
       if (!sn_toi_is_stopped_shape(q->stopped_shapes, leaf->user_data)) continue;
