@@ -860,20 +860,20 @@ START_TEST(test_continuous_groups_same_bits) {
 END_TEST
 
 /* The substep loop's bar: a pyramid of 20 rows (210 boxes, about 600
- * contacts) on two workers runs its other stages on both, its loop on the
- * calling thread (under SN_LOOP_MEASURE_FACTOR x SN_PARALLEL_MIN_ITEMS
- * contacts); with the minimum lowered, on both. The same bits either way. */
+ * contacts) on two workers runs its loop on the calling thread (under
+ * SN_LOOP_MEASURE_FACTOR x the parallel minimum, 1000 here); with the
+ * minimum 0, on both. The same bits either way. */
 START_TEST(test_small_loop_stays_on_caller) {
   uint64_t hash[2];
   for (int pass = 0; pass < 2; ++pass) {
     sn_scene scene;
     ck_assert(sn_scene_build(&scene, "pyramid", 20, 0, false));
     sn_thread_pool *pool = attach_pool(scene.world, 2);
-    scene.world->parallel_min_items = pass == 0 ? 400 : 0; /* 400: the other runs on both */
+    scene.world->parallel_min_items = pass == 0 ? 1000 : 0;
     for (int i = 0; i < 30; ++i) ck_assert_int_eq(sn_world_step(scene.world, 1.0f / 60.0f), SN_OK);
     const int32_t contacts = scene.world->solver_contacts.count;
     ck_assert_int_gt(contacts, 400);
-    ck_assert_int_lt(contacts, SN_LOOP_MEASURE_FACTOR * 400);
+    ck_assert_int_lt(contacts, SN_LOOP_MEASURE_FACTOR * 1000);
     ck_assert_int_eq(scene.world->loop_workers, pass == 0 ? 1 : 2);
     sn_scene_metrics m;
     sn_scene_measure(&scene, &m);
@@ -882,6 +882,72 @@ START_TEST(test_small_loop_stays_on_caller) {
     sn_thread_pool_destroy(pool);
   }
   ck_assert_uint_eq(hash[0], hash[1]);
+}
+END_TEST
+
+/* One body touching many: a plank on the ground under a row of 72 boxes,
+ * each with two more on it. Every box on the plank needs a colour the
+ * plank has not used, so the plank's contacts fill the colours one group
+ * each and the rest overflow; on two workers each run of such one-block
+ * colours is one stage (sn_add_color_stages). Returns a hash of the
+ * bodies' poses after 40 steps (sleep off), the colours holding a single
+ * contact and the contacts in the overflow at the end. */
+static uint64_t plank_row(int32_t workers, int32_t *single_colors, int32_t *overflow, int32_t *loop_workers) {
+  sn_world_def wd = sn_default_world_def();
+  wd.enable_sleep = false;
+  sn_world *w = sn_create_world(&wd, NULL);
+  ck_assert_ptr_nonnull(w);
+  sn_thread_pool *pool = attach_pool(w, workers);
+  w->parallel_min_items = 0; /* split however small (white box) */
+  sn_shape_def sd = sn_default_shape_def();
+  sn_body_def bd = sn_default_body_def();
+  sn_polygon ground, plank, box;
+  ck_assert_int_eq(sn_make_box(50.0f, 1.0f, &ground), SN_OK);
+  ck_assert_int_eq(sn_make_box(40.0f, 0.25f, &plank), SN_OK);
+  ck_assert_int_eq(sn_make_box(0.25f, 0.25f, &box), SN_OK);
+  bd.position = (sn_vec2){0.0f, -1.0f};
+  ck_assert_int_ne(sn_create_polygon_shape(w, sn_create_body(w, &bd), &sd, &ground).index1, 0);
+  bd.type = SN_BODY_DYNAMIC;
+  bd.position = (sn_vec2){0.0f, 0.25f};
+  ck_assert_int_ne(sn_create_polygon_shape(w, sn_create_body(w, &bd), &sd, &plank).index1, 0);
+  for (int32_t i = 0; i < 72; ++i) {
+    for (int32_t j = 0; j < 3; ++j) {
+      bd.position = (sn_vec2){-36.0f + (float)i, 0.75f + 0.5f * (float)j};
+      ck_assert_int_ne(sn_create_polygon_shape(w, sn_create_body(w, &bd), &sd, &box).index1, 0);
+    }
+  }
+  for (int i = 0; i < 40; ++i) ck_assert_int_eq(sn_world_step(w, 1.0f / 60.0f), SN_OK);
+  int32_t per_color[SN_WIDE_COLORS] = {0};
+  for (int32_t k = 0; k < w->solver_contacts.count; ++k) per_color[w->contact_colors.data[k]]++;
+  *single_colors = 0;
+  for (int32_t c = 0; c < SN_WIDE_OVERFLOW; ++c) *single_colors += per_color[c] == 1;
+  *overflow = per_color[SN_WIDE_OVERFLOW];
+  *loop_workers = w->loop_workers;
+  uint64_t h = 1469598103934665603ull;
+  for (int32_t i = 0; i < w->bodies.count; ++i) {
+    const sn_body *b = w->bodies.data + i;
+    const float f[4] = {b->xf.p.x, b->xf.p.y, b->xf.q.c, b->xf.q.s};
+    uint32_t u[4];
+    memcpy(u, f, sizeof u);
+    for (int k = 0; k < 4; ++k) h = (h ^ u[k]) * 1099511628211ull;
+  }
+  sn_destroy_world(w);
+  sn_thread_pool_destroy(pool);
+  return h;
+}
+
+START_TEST(test_one_block_colors_same_bits) {
+  int32_t single[2], overflow[2], loop_workers[2];
+  const uint64_t one = plank_row(1, &single[0], &overflow[0], &loop_workers[0]);
+  const uint64_t two = plank_row(2, &single[1], &overflow[1], &loop_workers[1]);
+  /* the case does what it is for: colours of one contact, an overflow, and
+   * the loop on both workers */
+  ck_assert_int_ge(single[1], 40);
+  ck_assert_int_gt(overflow[1], 0);
+  ck_assert_int_eq(loop_workers[1], 2);
+  ck_assert_int_eq(single[0], single[1]);
+  ck_assert_int_eq(overflow[0], overflow[1]);
+  ck_assert_uint_eq(one, two);
 }
 END_TEST
 
@@ -1184,6 +1250,7 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_continuous_ahead_same_bits);
   tcase_add_test(tc, test_small_loop_stays_on_caller);
   tcase_add_test(tc, test_loop_measured_both_ways);
+  tcase_add_test(tc, test_one_block_colors_same_bits);
   tcase_add_test(tc, test_continuous_ahead_stopped_leader);
   tcase_add_test(tc, test_continuous_groups_same_bits);
   tcase_add_test(tc, test_batches_same_bits);

@@ -113,18 +113,19 @@ void sn_stage_add_main(sn_stage_runner *r, int32_t kind, int32_t arg);
 /// The substep loop runs on the workers from SN_LOOP_PARALLEL_FACTOR times
 /// SN_PARALLEL_MIN_ITEMS contacts, or SN_PARALLEL_MIN_ITEMS /
 /// SN_LOOP_JOINT_WEIGHT joints, or SN_PARALLEL_MIN_ITEMS particles
-/// (world/step.c). Measured on two cores at 2 workers: tumbler (4,700
-/// contacts, one joint) and spinner (4,800, one joint) run their loops
-/// faster alone; smash (12,400 contacts), the pyramids (15,000 and 58,000),
-/// rain's ragdolls and joint_grid faster on both.
+/// (world/step.c). Measured on two cores at 2 workers: smash (12,400
+/// contacts), the pyramids (15,000 and 58,000), rain's ragdolls and
+/// joint_grid run their loops faster on both.
 #define SN_LOOP_PARALLEL_FACTOR 4
 #define SN_LOOP_JOINT_WEIGHT    8
 /// From SN_LOOP_MEASURE_FACTOR times SN_PARALLEL_MIN_ITEMS contacts up to
-/// the bar above, which is faster depends on the machine (on one two-core
-/// machine tumbler's loop took 1.4 times as long on two workers, on another
-/// 0.85 times): the step measures both and runs the loop the faster way,
-/// trying the other every SN_LOOP_PROBE_EVERY steps (world/step.c).
-#define SN_LOOP_MEASURE_FACTOR 2
+/// the bar above, which is faster depends on the machine and the world: the
+/// step measures both and runs the loop the faster way, trying the other
+/// every SN_LOOP_PROBE_EVERY steps (world/step.c). On one two-core machine
+/// tumbler's loop (4,000 contacts, a frame touching 100 boxes) took 0.78
+/// of its time on the calling thread alone when run on both, and
+/// spinner's (5,700) 0.71; on another, tumbler's took 1.4 times as long.
+#define SN_LOOP_MEASURE_FACTOR 1
 #define SN_LOOP_PROBE_EVERY    16
 
 /// Minimum items per block: enough work to pay for claiming a block.

@@ -308,17 +308,33 @@ static void sn_solver_stage(void *context, const sn_stage *st, int32_t begin, in
 
 /* One pass over every colour's groups (the overflow colour as one block).
  * On one worker the colours run one after the other anyway: one stage over
- * all groups in colour order does the same passes in the same order. */
+ * all groups in colour order does the same passes in the same order.
+ *
+ * On more, a colour of at most SN_BLOCK_GROUPS groups is one block, which
+ * the calling thread runs while the others wait, and so is the overflow.
+ * A run of such colours (one body touching many others gives a colour per
+ * contact: a tumbler's frame fills 50 colours with a group each) becomes
+ * one stage, one block over the run's groups in colour order: the same
+ * passes in the same order on the same thread, without a hand-over per
+ * colour. */
 static void sn_add_color_stages(sn_stage_runner *r, const sn_wide_set *wide, int32_t kind) {
   if (r->workers == 1) {
     int32_t count = wide->color_first[SN_WIDE_COLORS] - wide->color_first[0];
     sn_stage_add(r, kind, 0, wide->color_first[0], count, count, 1);
     return;
   }
-  for (int32_t c = 0; c < SN_WIDE_COLORS; ++c) {
-    int32_t first = wide->color_first[c], count = wide->color_first[c + 1] - first;
-    int32_t min_block = c == SN_WIDE_OVERFLOW ? count : SN_BLOCK_GROUPS;
-    sn_stage_add(r, kind, c, first, count, min_block, 1);
+  int32_t run_first = -1; /* first group of the run of one-block colours, or -1 */
+  for (int32_t c = 0; c <= SN_WIDE_COLORS; ++c) {
+    const int32_t first = wide->color_first[c];
+    const int32_t count = c < SN_WIDE_COLORS ? wide->color_first[c + 1] - first : 0;
+    const bool one_block = c < SN_WIDE_COLORS && (count <= SN_BLOCK_GROUPS || c == SN_WIDE_OVERFLOW);
+    if (one_block) {
+      if (run_first < 0) run_first = first;
+      continue;
+    }
+    if (run_first >= 0) sn_stage_add(r, kind, 0, run_first, first - run_first, first - run_first, 1);
+    run_first = -1;
+    if (c < SN_WIDE_COLORS) sn_stage_add(r, kind, c, first, count, SN_BLOCK_GROUPS, 1);
   }
 }
 
