@@ -911,8 +911,10 @@ static void sn_solve_continuous(sn_world *w, int32_t k, const sn_toi_leaves *gro
 }
 
 /* Steps without sweeps ahead after a step whose sweeps ahead held for
- * fewer than four fifths of the fast bodies (fast bodies stopping each
- * other, many swept again in turn): they cost more than they saved.
+ * fewer than half of the fast bodies (fast bodies stopping each other,
+ * many swept again in turn): on two workers the sweeps ahead take half the
+ * time of sweeping all in turn, so below half they cost more than they
+ * saved.
  * Sweeps ahead start at parallel_min_items / SN_TOI_AHEAD_WEIGHT fast
  * bodies (a sweep is the work of many smaller items). */
 enum { SN_TOI_AHEAD_REST = 15, SN_TOI_AHEAD_WEIGHT = 16 };
@@ -1172,7 +1174,7 @@ void sn_continuous_solve(sn_world *w, uint8_t *post, uint8_t moved, bool any_fas
     }
   }
   stopped = sn_continuous_pass(w, false, NULL, ahead, planned ? &plan : NULL, &m, &held, lead, nb) || stopped;
-  if (ahead != NULL && 5 * (int64_t)held < 4 * (int64_t)(fast - plan.lead_count)) w->toi_ahead_rest = SN_TOI_AHEAD_REST;
+  if (ahead != NULL && 2 * (int64_t)held < (int64_t)(fast - plan.lead_count)) w->toi_ahead_rest = SN_TOI_AHEAD_REST;
   /* A fast body handled before one that was then stopped was swept
    * against that one's whole motion, and may run into where it stopped
    * (two bodies flung together, the second caught by a third): once more
