@@ -300,9 +300,9 @@ END_TEST
  * the same fraction of their own motion (else they go on through the
  * stopped box, which they do not collide with, to the ground: the pin 0.3 m
  * apart). All moved in the same straight line, so the pins hold to
- * rounding. A box joined to the falling one by a filter (no rigid rows) and
- * a free box keep their whole step: 2 x 0.5 m. The stack then stays joined
- * (the lower pin within 5 cm) and above the ground while it comes to rest. */
+ * rounding, and each shape's box is where its body ended. A box joined to the falling one by a filter (no rigid rows)
+ * and a free box keep their whole step: 2 x 0.5 m. The stack then stays joined (the lower pin within 5 cm) and above
+ * the ground while it comes to rest. */
 START_TEST(test_jointed_bodies_stop_together) {
   sn_registry *r = registry();
   sn_world *w = world(r, false);
@@ -338,6 +338,19 @@ START_TEST(test_jointed_bodies_stop_together) {
     sn_vec2 p = sn_body_get_position(w, all[i]);
     ck_assert_msg(fabsf(p.y - 0.0f) < 1e-4f, "body %d is at %g, expected 0 (two whole steps)", i, p.y);
   }
+  /* every box's shape has its box where the body ended, the stopped ones
+   * and those held back with them included (the broadphase finds their
+   * pairs from these boxes next step) */
+  for (int i = 0; i < 5; ++i) {
+    sn_shape_id shape;
+    ck_assert_int_eq(sn_body_get_shapes(w, all[i], &shape, 1), 1);
+    const sn_aabb box = sn_shape_get_aabb(w, shape);
+    const sn_vec2 p = sn_body_get_position(w, all[i]);
+    ck_assert_msg(fabsf(box.lower.y - (p.y - 0.1f)) < 1e-5f && fabsf(box.upper.y - (p.y + 0.1f)) < 1e-5f &&
+                      fabsf(box.lower.x - (p.x - 0.1f)) < 1e-5f && fabsf(box.upper.x - (p.x + 0.1f)) < 1e-5f,
+                  "body %d at (%g, %g): its shape's box is (%g, %g) to (%g, %g)", i, p.x, p.y, box.lower.x, box.lower.y,
+                  box.upper.x, box.upper.y);
+  }
   for (int step = 0; step < 120; ++step) {
     ck_assert_int_eq(sn_world_step(w, DT), SN_OK);
     pa = sn_body_get_position(w, a);
@@ -347,6 +360,49 @@ START_TEST(test_jointed_bodies_stop_together) {
     float gap = hypotf(anchor_a.x - anchor_b.x, anchor_a.y - anchor_b.y);
     ck_assert_msg(gap < 0.05f, "step %d: the pin is %g m apart", step, gap);
     ck_assert_msg(pa.y > 0.1f - 0.02f, "step %d: the falling box is %g m into the ground", step, 0.1f - pa.y);
+  }
+  sn_destroy_world(w);
+  sn_destroy_registry(r);
+}
+END_TEST
+
+/* A body held back with a stopped one gets its shape's box where it ends.
+ * A box falling at 30 m/s lands on a ledge only as wide as itself; the box
+ * pinned beside it is over empty space, so its own sweep meets nothing and
+ * only the stop of the box it is pinned to holds it back (0.4 m above where
+ * the solver left it). The broadphase finds its pairs from that box the
+ * next step: it must be around the body where it ended, not where the
+ * solver left it. */
+START_TEST(test_held_back_body_box_follows) {
+  sn_registry *r = registry();
+  sn_world *w = world(r, false);
+  sn_body_def gd = sn_default_body_def();
+  sn_body_id ground = sn_create_body(w, &gd);
+  sn_polygon ledge;
+  ck_assert_int_eq(sn_make_offset_box(0.1f, 0.5f, (sn_vec2){0.0f, -0.5f}, 0.0f, &ledge), SN_OK);
+  sn_shape_def sd = sn_default_shape_def();
+  ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, ground, &sd, &ledge)));
+  sn_body_id a = square(w, (sn_vec2){0.0f, 0.7f}, 0.1f, 1.0f), b = square(w, (sn_vec2){0.3f, 0.7f}, 0.1f, 1.0f);
+  sn_param_value pin = {"anchor", 0.15f, 0.7f};
+  ck_assert(sn_constraint_is_valid(w, js_joint(w, "revolute", a, b, &pin, 1)));
+  sn_body_set_linear_velocity(w, a, (sn_vec2){0.0f, -30.0f});
+  sn_body_set_linear_velocity(w, b, (sn_vec2){0.0f, -30.0f});
+  ck_assert_int_eq(sn_world_step(w, DT), SN_OK);
+  ck_assert_int_eq(sn_world_step(w, DT), SN_OK);
+  const sn_vec2 pa = sn_body_get_position(w, a), pb = sn_body_get_position(w, b);
+  /* the case does what it is for: a stopped on the ledge, b with it */
+  ck_assert_msg(pa.y > 0.1f - 0.005f && pa.y < 0.1f + 0.02f, "the falling box is at %g, expected 0.1", pa.y);
+  ck_assert_msg(fabsf(pb.y - pa.y) < 1e-4f, "the pinned box is at %g, the stopped one at %g", pb.y, pa.y);
+  const sn_body_id both[2] = {a, b};
+  for (int i = 0; i < 2; ++i) {
+    sn_shape_id shape;
+    ck_assert_int_eq(sn_body_get_shapes(w, both[i], &shape, 1), 1);
+    const sn_aabb box = sn_shape_get_aabb(w, shape);
+    const sn_vec2 p = sn_body_get_position(w, both[i]);
+    ck_assert_msg(fabsf(box.lower.y - (p.y - 0.1f)) < 1e-5f && fabsf(box.upper.y - (p.y + 0.1f)) < 1e-5f &&
+                      fabsf(box.lower.x - (p.x - 0.1f)) < 1e-5f && fabsf(box.upper.x - (p.x + 0.1f)) < 1e-5f,
+                  "body %d at (%g, %g): its shape's box is (%g, %g) to (%g, %g)", i, p.x, p.y, box.lower.x, box.lower.y,
+                  box.upper.x, box.upper.y);
   }
   sn_destroy_world(w);
   sn_destroy_registry(r);
@@ -363,6 +419,7 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_ratchet);
   tcase_add_test(tc, test_filter_fast);
   tcase_add_test(tc, test_jointed_bodies_stop_together);
+  tcase_add_test(tc, test_held_back_body_box_follows);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -873,9 +873,9 @@ static void sn_toi_sweep(sn_world *w, int32_t k, const sn_toi_leaves *group, boo
     q->shape = w->shapes.data + s;
     if (q->shape->is_sensor) continue;
     q->prepared = false;
-    /* (inside its group's box: sn_toi_reach_box) */
-    const sn_aabb box =
-        sn_aabb_union(sn_geometry_compute_aabb(&q->shape->geom, xf1), sn_geometry_compute_aabb(&q->shape->geom, b->xf));
+    /* (inside its group's box: sn_toi_reach_box; the box at the end, b->xf,
+     * the write back computed: a body swept has not moved since) */
+    const sn_aabb box = sn_aabb_union(sn_geometry_compute_aabb(&q->shape->geom, xf1), q->shape->aabb);
     const uint64_t mask = sn_shape_query_mask(q->shape);
     /* the second pass looks at stopped bodies only, never static ones */
     if (!recheck) sn_toi_visit(&leaves[0], box, mask, q);

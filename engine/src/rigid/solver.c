@@ -236,16 +236,17 @@ uint8_t sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int32_t
         b->is_fast = motion > limit;
       }
     }
-    /* shapes of a body that continuous collision will not move get their
-     * final AABB here; moving proxies in the tree waits for one thread */
+    /* the shapes' AABBs at the pose the step ends in, and whether each
+     * left its proxy's box (here, on the workers). A fast body's boxes are
+     * where continuous collision's sweeps end, and sn_move_proxies keeps
+     * them unless the pass moves the body; moving proxies in the tree
+     * waits for one thread. */
     uint8_t post = b->is_fast ? SN_POST_FAST : 0;
     if (b->is_fast) found |= SN_WRITE_BACK_FAST;
-    if (!b->is_fast) {
-      for (int32_t si = b->shape_list; si != SN_NULL_INDEX; si = w->shapes.data[si].next) {
-        bool escaped = sn_shape_compute_aabb(w, si, b->xf);
-        w->shapes.data[si].escaped = escaped;
-        if (escaped) post |= SN_POST_ESCAPED;
-      }
+    for (int32_t si = b->shape_list; si != SN_NULL_INDEX; si = w->shapes.data[si].next) {
+      bool escaped = sn_shape_compute_aabb(w, si, b->xf);
+      w->shapes.data[si].escaped = escaped;
+      if (escaped && !b->is_fast) post |= SN_POST_ESCAPED;
     }
     ctx->post[k] = post;
     sn_note_move(w, k, bi, b);
@@ -513,9 +514,15 @@ void sn_move_proxies(sn_world *w, const sn_step_context *ctx) {
     for (int32_t si = b->shape_list; si != SN_NULL_INDEX; si = w->shapes.data[si].next) {
       if (ctx->post[k] & SN_POST_FAST) {
         /* (a body jointed to one continuous collision stopped, moved after
-         * the write back found its box escaped, comes here too) */
+         * the write back found its box escaped, comes here too). The box
+         * the write back computed holds unless the body moved since: its
+         * own stop, or held back with a stopped body. */
+        const bool escaped = w->shapes.data[si].escaped;
         w->shapes.data[si].escaped = false;
-        sn_shape_update_aabb(w, si, b->xf, false);
+        if (b->toi_fraction < 1.0f || (ctx->post[k] & SN_POST_MOVED))
+          sn_shape_update_aabb(w, si, b->xf, false);
+        else if (escaped)
+          sn_shape_move_proxy(w, si);
       } else if (w->shapes.data[si].escaped) {
         w->shapes.data[si].escaped = false;
         sn_shape_move_proxy(w, si);

@@ -33,8 +33,13 @@ typedef struct sn_step_context {
   int32_t prepare_block; ///< solver contacts per block of the preparation (sn_prepare_lanes)
 } sn_step_context;
 
-/// What a body needs after the parallel write back (sn_step_context.post).
-enum { SN_POST_FAST = 1, SN_POST_ESCAPED = 2 };
+/// What a body needs after the parallel write back (sn_step_context.post):
+/// FAST, continuous collision sweeps it (its shapes' boxes, sn_shape.aabb,
+/// are at the write back's pose, their proxies not moved yet); ESCAPED, a
+/// shape's box left its proxy's; MOVED, continuous collision moved it after
+/// the write back (sn_toi_stop_joined), so its shapes' boxes are computed
+/// again.
+enum { SN_POST_FAST = 1, SN_POST_ESCAPED = 2, SN_POST_MOVED = 4 };
 
 /// The touching contacts with an awake body, in contact order, into
 /// w->solver_contacts with their colouring keys (w->solver_keys); false

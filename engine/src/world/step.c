@@ -744,7 +744,8 @@ static void sn_solve(sn_world *w, float dt) {
    * the pair order, does not depend on the worker count); the write back
    * flagged the bodies with something to do */
   if (w->settings.enable_continuous)
-    sn_continuous_solve(w, ctx.post, SN_POST_FAST, atomic_load_explicit(&run.fast, memory_order_relaxed) != 0);
+    sn_continuous_solve(w, ctx.post, SN_POST_FAST | SN_POST_MOVED,
+                        atomic_load_explicit(&run.fast, memory_order_relaxed) != 0);
   sn_move_proxies(w, &ctx);
   double t_end = sn_clock_ms();
   w->profile_clock = t_end;
