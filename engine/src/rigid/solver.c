@@ -287,13 +287,16 @@ void sn_init_bodies(sn_world *w, sn_step_context *ctx, float h, int32_t begin, i
 /* ------------------------------------------------- solver contact list */
 
 /* The touching contacts with an awake body, in contact order, found in
- * parallel: each block of contacts counts its own, one prefix sum gives each
- * block its first slot, and the blocks write their indices there. */
-enum { SN_LIST_COUNT, SN_LIST_PREFIX, SN_LIST_FILL };
+ * parallel in one pass: each block of contacts writes its own at the front
+ * of its own range of the list (it has no more than its contacts), and the
+ * calling thread then closes the gaps, block by block in order (a block
+ * whose contacts all match and that follows such blocks stays where it
+ * is). */
+enum { SN_LIST_FILL, SN_LIST_CLOSE };
 
 typedef struct sn_list_run {
   sn_world *w;
-  int32_t *block_counts; ///< matches per block, then (after the prefix) first slot
+  int32_t *block_counts; ///< matches per block
   int32_t block_size, block_count;
 } sn_list_run;
 
@@ -315,68 +318,70 @@ static inline bool sn_solver_contact_key(const sn_world *w, int32_t ci, int32_t 
   return true;
 }
 
+/* The lines sn_solver_contact_key tests of contact ci + SN_LIST_AHEAD,
+ * fetched ahead (the bodies' edges, the flags) while it is before end. */
+static inline void sn_list_prefetch(const sn_world *w, int32_t ci, int32_t end) {
+  if (ci + SN_LIST_AHEAD >= end) return;
+  const sn_contact *ahead = w->contacts.data + ci + SN_LIST_AHEAD;
+  SN_PREFETCH_READ(&ahead->edges[0]);
+  SN_PREFETCH_READ(&ahead->edges[1].body);
+  SN_PREFETCH_READ(&ahead->flags);
+  SN_PREFETCH_READ(&ahead->in_use);
+}
+
+/* Contacts [begin, end): the solver contacts among them and their keys
+ * written from slot at on; returns how many. */
+static int32_t sn_list_range(sn_world *w, int32_t begin, int32_t end, int32_t at) {
+  const int32_t first = at, dummy = w->awake_bodies.count;
+  for (int32_t ci = begin; ci < end; ++ci) {
+    sn_list_prefetch(w, ci, end);
+    if (!sn_solver_contact_key(w, ci, dummy, w->solver_keys.data + at)) continue;
+    w->solver_contacts.data[at++] = ci;
+  }
+  return at - first;
+}
+
 static void sn_list_stage(void *context, const sn_stage *st, int32_t begin, int32_t end) {
   sn_list_run *run = context;
   sn_world *w = run->w;
-  int32_t block = (begin - st->first) / (st->block_size > 0 ? st->block_size : 1);
-  if (st->kind == SN_LIST_COUNT) {
-    int32_t n = 0, dummy = w->awake_bodies.count;
-    sn_wide_key key;
-    for (int32_t ci = begin; ci < end; ++ci) n += sn_solver_contact_key(w, ci, dummy, &key) ? 1 : 0;
-    run->block_counts[block] = n;
-  } else if (st->kind == SN_LIST_PREFIX) {
-    int32_t total = 0;
-    for (int32_t b = 0; b < run->block_count; ++b) {
-      int32_t n = run->block_counts[b];
-      run->block_counts[b] = total;
-      total += n;
-    }
-    w->solver_contacts.count = total;
-  } else {
-    int32_t at = run->block_counts[block], dummy = w->awake_bodies.count;
-    for (int32_t ci = begin; ci < end; ++ci) {
-      if (!sn_solver_contact_key(w, ci, dummy, w->solver_keys.data + at)) continue;
-      w->solver_contacts.data[at++] = ci;
-    }
+  if (st->kind == SN_LIST_FILL) {
+    run->block_counts[(begin - st->first) / run->block_size] = sn_list_range(w, begin, end, begin);
+    return;
   }
+  int32_t at = 0;
+  for (int32_t b = 0; b < run->block_count; ++b) {
+    const int32_t from = b * run->block_size, n = run->block_counts[b];
+    if (at != from && n > 0) {
+      memmove(w->solver_contacts.data + at, w->solver_contacts.data + from, (size_t)n * sizeof(int32_t));
+      memmove(w->solver_keys.data + at, w->solver_keys.data + from, (size_t)n * sizeof(sn_wide_key));
+    }
+    at += n;
+  }
+  w->solver_contacts.count = at;
 }
 
 bool sn_list_solver_contacts(sn_world *w) {
   int32_t count = w->contacts.count;
   w->solver_contacts.count = 0;
   if (!sn_array_reserve(&w->mem, w->solver_contacts, count) || !sn_array_reserve(&w->mem, w->solver_keys, count) ||
-      !sn_array_reserve(&w->mem, w->stages, 3))
+      !sn_array_reserve(&w->mem, w->stages, 2))
     return false;
   int32_t workers = count >= w->parallel_min_items ? w->worker_count : 1;
   if (workers == 1) {
     /* one thread: one pass, each match written as it is found */
-    int32_t at = 0, dummy = w->awake_bodies.count;
-    for (int32_t ci = 0; ci < count; ++ci) {
-      if (ci + SN_LIST_AHEAD < count) {
-        /* the lines it tests, ahead (the bodies' edges, the flags) */
-        const sn_contact *ahead = w->contacts.data + ci + SN_LIST_AHEAD;
-        SN_PREFETCH_READ(&ahead->edges[0]);
-        SN_PREFETCH_READ(&ahead->edges[1].body);
-        SN_PREFETCH_READ(&ahead->flags);
-        SN_PREFETCH_READ(&ahead->in_use);
-      }
-      if (!sn_solver_contact_key(w, ci, dummy, w->solver_keys.data + at)) continue;
-      w->solver_contacts.data[at++] = ci;
-    }
-    w->solver_contacts.count = at;
+    w->solver_contacts.count = sn_list_range(w, 0, count, 0);
     return true;
   }
   sn_list_run run = {w, NULL, 0, 0};
   sn_stage_runner r;
-  sn_stage_runner_init_on(&r, w->stages.data, 3, workers, sn_list_stage, &run);
-  sn_stage_add(&r, SN_LIST_COUNT, 0, 0, count, SN_BLOCK_CONTACTS * 4, 1);
+  sn_stage_runner_init_on(&r, w->stages.data, 2, workers, sn_list_stage, &run);
+  sn_stage_add(&r, SN_LIST_FILL, 0, 0, count, SN_BLOCK_CONTACTS * 4, 1);
   if (r.count == 0) return true; /* no contacts */
   run.block_size = r.stages[0].block_size;
   run.block_count = r.stages[0].block_count;
   if (!sn_array_reserve(&w->mem, w->list_counts, run.block_count)) return false;
   run.block_counts = w->list_counts.data;
-  sn_stage_add_main(&r, SN_LIST_PREFIX, 0);
-  sn_stage_add(&r, SN_LIST_FILL, 0, 0, count, SN_BLOCK_CONTACTS * 4, 1);
+  sn_stage_add_main(&r, SN_LIST_CLOSE, 0);
   sn_stage_run(&w->tasks, &r);
   return true;
 }
