@@ -951,6 +951,53 @@ START_TEST(test_one_block_colors_same_bits) {
 }
 END_TEST
 
+/* The solver's contact list found in parallel (each block writes its
+ * matches at the front of its own range, the gaps closed after) is the
+ * list found in one pass. Boxes in zero gravity, in pairs that touch with
+ * 0.1 m between pairs and rows (inside the fat boxes' margin, beyond the
+ * speculative distance): contacts that touch and contacts that do not,
+ * over several blocks. */
+START_TEST(test_solver_list_blocks) {
+  sn_thread_pool *pool = NULL;
+  sn_world *w = zero_gravity_world(2, &pool);
+  sn_polygon box;
+  ck_assert_int_eq(sn_make_box(0.25f, 0.25f, &box), SN_OK);
+  sn_shape_def sd = sn_default_shape_def();
+  sn_body_def bd = sn_default_body_def();
+  bd.type = SN_BODY_DYNAMIC;
+  for (int32_t row = 0; row < 24; ++row) {
+    for (int32_t col = 0; col < 32; ++col) {
+      bd.position = (sn_vec2){1.1f * (float)(col / 2) + 0.5f * (float)(col % 2), 0.6f * (float)row};
+      ck_assert_int_ne(sn_create_polygon_shape(w, sn_create_body(w, &bd), &sd, &box).index1, 0);
+    }
+  }
+  ck_assert_int_eq(sn_world_step(w, 1.0f / 60.0f), SN_OK);
+  ck_assert_int_eq(sn_world_step(w, 1.0f / 60.0f), SN_OK);
+  /* in blocks on both workers */
+  ck_assert(sn_list_solver_contacts(w));
+  const int32_t n = w->solver_contacts.count, contacts = w->contacts.count;
+  int32_t *list = malloc((size_t)n * sizeof(int32_t));
+  sn_wide_key *keys = malloc((size_t)n * sizeof(sn_wide_key));
+  ck_assert(list != NULL && keys != NULL);
+  memcpy(list, w->solver_contacts.data, (size_t)n * sizeof(int32_t));
+  memcpy(keys, w->solver_keys.data, (size_t)n * sizeof(sn_wide_key));
+  /* the case does what it is for: blocks of 256, gaps between the matches */
+  ck_assert_int_gt(contacts, 4 * SN_BLOCK_CONTACTS * 4);
+  ck_assert_int_gt(n, contacts / 8);
+  ck_assert_int_lt(n, contacts / 2);
+  /* in one pass on the calling thread */
+  w->parallel_min_items = INT32_MAX;
+  ck_assert(sn_list_solver_contacts(w));
+  ck_assert_int_eq(w->solver_contacts.count, n);
+  ck_assert(memcmp(list, w->solver_contacts.data, (size_t)n * sizeof(int32_t)) == 0);
+  ck_assert(memcmp(keys, w->solver_keys.data, (size_t)n * sizeof(sn_wide_key)) == 0);
+  free(list);
+  free(keys);
+  sn_destroy_world(w);
+  sn_thread_pool_destroy(pool);
+}
+END_TEST
+
 /* Between SN_LOOP_MEASURE_FACTOR and SN_LOOP_PARALLEL_FACTOR times the
  * minimum the step measures the loop both ways: the same pyramid (about 600
  * contacts, the minimum 200) on two workers over 40 steps has a cost for
@@ -1251,6 +1298,7 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_small_loop_stays_on_caller);
   tcase_add_test(tc, test_loop_measured_both_ways);
   tcase_add_test(tc, test_one_block_colors_same_bits);
+  tcase_add_test(tc, test_solver_list_blocks);
   tcase_add_test(tc, test_continuous_ahead_stopped_leader);
   tcase_add_test(tc, test_continuous_groups_same_bits);
   tcase_add_test(tc, test_batches_same_bits);
