@@ -1112,10 +1112,6 @@ void sn_wide_solve(const sn_wide_set *set, sn_body_state *states, float inv_h, f
   sn_wide_solve_range(set, states, 0, set->group_count, inv_h, push, use_bias);
 }
 
-void sn_wide_restitution(const sn_wide_set *set, sn_body_state *states, float threshold) {
-  sn_wide_restitution_range(set, states, 0, set->group_count, threshold);
-}
-
 void sn_wide_restitution_range(const sn_wide_set *set, sn_body_state *states, int32_t begin, int32_t end,
                                float threshold) {
   for (int32_t gi = begin; gi < end; ++gi) {

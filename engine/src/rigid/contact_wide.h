@@ -195,11 +195,11 @@ void sn_wide_solve_range(const sn_wide_set *set, sn_body_state *states, int32_t 
 /// start into the first pass was tried: later colours then see velocities
 /// without their warm start and pyramids explode.)
 void sn_wide_solve(const sn_wide_set *set, sn_body_state *states, float inv_h, float push, bool use_bias);
-/// Restitution after the substeps, one pass over the groups in colour order
+/// Restitution after the substeps over groups [begin, end), in order
 /// (lanes with restitution 0 are skipped): points that approached faster
-/// than `threshold` and pushed get the normal velocity -e v_approach.
-void sn_wide_restitution(const sn_wide_set *set, sn_body_state *states, float threshold);
-/// The restitution pass over groups [begin, end) (a batch's, in order).
+/// than `threshold` and pushed get the normal velocity -e v_approach. The
+/// step runs it colour by colour like the solve (a colour's groups touch no
+/// common body that moves), or over each batch's groups.
 void sn_wide_restitution_range(const sn_wide_set *set, sn_body_state *states, int32_t begin, int32_t end,
                                float threshold);
 /// The results of lane `lane` of group `group`.

@@ -39,7 +39,7 @@
  *   after the substeps:
  *    particles back, instances home         soft/soft_step.c              sn_soft_end
  *                                           constraints/constraint_step.c sn_joint_batches_end
- *    restitution                            rigid/contact_wide.c          sn_wide_restitution
+ *    restitution (per colour)               rigid/contact_wide.c          sn_wide_restitution_range
  *    impulses stored, hit events            rigid/solver.c                sn_store_impulses, sn_report_hits
  *    bodies written back, frozen events     rigid/solver.c                sn_write_back, sn_report_frozen
  *   continuous collision                    collision/continuous.c        sn_continuous_solve
@@ -120,7 +120,8 @@ enum {
   SN_STAGE_POS_VELOCITIES, /* particles: v = (p - x) / h */
   SN_STAGE_POS_END,        /* main: rigid velocities from the motion, velocity pass */
   SN_STAGE_BATCH,          /* batches (sn_wide_set.batch_count): every substep of each, and restitution */
-  SN_STAGE_POST,           /* main: particles, plugin instances, restitution */
+  SN_STAGE_POST,           /* main: particles, plugin instances */
+  SN_STAGE_RESTITUTION,    /* groups of colour arg: restitution (colour-major sets) */
   SN_STAGE_STORE,          /* solver contacts: impulses back to the manifolds */
   SN_STAGE_WRITE_BACK      /* bodies */
 };
@@ -143,12 +144,11 @@ typedef struct sn_solver_run {
 } sn_solver_run;
 
 /* After the substeps, on the calling thread: particles write back, packed
- * plugin instances go home, restitution. */
+ * plugin instances go home. (Restitution follows, colour by colour, or in
+ * each batch's own stage.) */
 static void sn_post_substeps(sn_solver_run *run) {
   sn_soft_end(run->w, run->soft);
   sn_joint_batches_end(run->w, run->batches, run->batch_count, run->owners);
-  /* (batches bounce in their own stage) */
-  if (run->wide->batch_count == 0) sn_wide_restitution(run->wide, run->ctx->states, run->ctx->restitution_threshold);
 }
 
 /* Batch b of a batch-major set, alone: every substep (the velocities, the
@@ -294,6 +294,9 @@ static void sn_solver_stage(void *context, const sn_stage *st, int32_t begin, in
   case SN_STAGE_POST:
     sn_post_substeps(run);
     break;
+  case SN_STAGE_RESTITUTION:
+    sn_wide_restitution_range(run->wide, ctx->states, begin, end, ctx->restitution_threshold);
+    break;
   case SN_STAGE_STORE:
     if (sn_store_impulses(run->w, run->wide, begin, end)) atomic_store_explicit(&run->hits, 1, memory_order_relaxed);
     break;
@@ -427,7 +430,7 @@ static int32_t sn_position_stage_capacity(const sn_joint_batch *batches, int32_t
 }
 
 /// Stages of the substep loop: an upper bound for the arena.
-static int32_t sn_stage_capacity(int32_t substeps) { return 4 + substeps * (7 + 3 * SN_WIDE_COLORS); }
+static int32_t sn_stage_capacity(int32_t substeps) { return 4 + SN_WIDE_COLORS + substeps * (7 + 3 * SN_WIDE_COLORS); }
 
 /* ------------------------------------------------------------- the solve */
 
@@ -728,6 +731,9 @@ static void sn_solve(sn_world *w, float dt) {
     if (position_stage) sn_add_position_stages(&runner, batches, batch_count, &stage, &soft, i);
   }
   sn_stage_add_main(&runner, SN_STAGE_POST, 0);
+  /* restitution per colour as the solve (its lanes of a colour touch no
+   * common body: the same bits on any number of workers) */
+  if (wide.batch_count == 0) sn_add_color_stages(&runner, &wide, SN_STAGE_RESTITUTION);
   sn_stage_add(&runner, SN_STAGE_STORE, 0, 0, nc, SN_BLOCK_CONTACTS, 1);
   sn_stage_add(&runner, SN_STAGE_WRITE_BACK, 0, 0, nb, SN_BLOCK_BODIES, 1);
   double t_loop = sn_clock_ms();
