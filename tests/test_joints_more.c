@@ -29,6 +29,19 @@ static sn_body_id square(sn_world *w, sn_vec2 p, float half, float density) {
   return js_box(w, p, 0.0f, half, half, (sn_vec2){0.0f, 0.0f}, density);
 }
 
+/* The one shape of `square` body b (unturned, half width `half`) has its
+ * box (sn_shape_get_aabb) around the body where it is now; i names it. */
+static void check_square_box(sn_world *w, sn_body_id b, float half, int i) {
+  sn_shape_id shape;
+  ck_assert_int_eq(sn_body_get_shapes(w, b, &shape, 1), 1);
+  const sn_aabb box = sn_shape_get_aabb(w, shape);
+  const sn_vec2 p = sn_body_get_position(w, b);
+  ck_assert_msg(fabsf(box.lower.y - (p.y - half)) < 1e-5f && fabsf(box.upper.y - (p.y + half)) < 1e-5f &&
+                    fabsf(box.lower.x - (p.x - half)) < 1e-5f && fabsf(box.upper.x - (p.x + half)) < 1e-5f,
+                "body %d at (%g, %g): its shape's box is (%g, %g) to (%g, %g)", i, p.x, p.y, box.lower.x, box.lower.y,
+                box.upper.x, box.upper.y);
+}
+
 /* A disc on a revolute pin at its centre to the ground. */
 static sn_body_id pinned_disc(sn_world *w, sn_body_id ground, sn_vec2 p, float radius) {
   sn_body_id d = js_ball(w, p, radius, 1.0f);
@@ -300,9 +313,10 @@ END_TEST
  * the same fraction of their own motion (else they go on through the
  * stopped box, which they do not collide with, to the ground: the pin 0.3 m
  * apart). All moved in the same straight line, so the pins hold to
- * rounding, and each shape's box is where its body ended. A box joined to the falling one by a filter (no rigid rows)
- * and a free box keep their whole step: 2 x 0.5 m. The stack then stays joined (the lower pin within 5 cm) and above
- * the ground while it comes to rest. */
+ * rounding, and each shape's box is where its body ended. A box joined to
+ * the falling one by a filter (no rigid rows) and a free box keep their
+ * whole step: 2 x 0.5 m. The stack then stays joined (the lower pin within
+ * 5 cm) and above the ground while it comes to rest. */
 START_TEST(test_jointed_bodies_stop_together) {
   sn_registry *r = registry();
   sn_world *w = world(r, false);
@@ -341,16 +355,7 @@ START_TEST(test_jointed_bodies_stop_together) {
   /* every box's shape has its box where the body ended, the stopped ones
    * and those held back with them included (the broadphase finds their
    * pairs from these boxes next step) */
-  for (int i = 0; i < 5; ++i) {
-    sn_shape_id shape;
-    ck_assert_int_eq(sn_body_get_shapes(w, all[i], &shape, 1), 1);
-    const sn_aabb box = sn_shape_get_aabb(w, shape);
-    const sn_vec2 p = sn_body_get_position(w, all[i]);
-    ck_assert_msg(fabsf(box.lower.y - (p.y - 0.1f)) < 1e-5f && fabsf(box.upper.y - (p.y + 0.1f)) < 1e-5f &&
-                      fabsf(box.lower.x - (p.x - 0.1f)) < 1e-5f && fabsf(box.upper.x - (p.x + 0.1f)) < 1e-5f,
-                  "body %d at (%g, %g): its shape's box is (%g, %g) to (%g, %g)", i, p.x, p.y, box.lower.x, box.lower.y,
-                  box.upper.x, box.upper.y);
-  }
+  for (int i = 0; i < 5; ++i) check_square_box(w, all[i], 0.1f, i);
   for (int step = 0; step < 120; ++step) {
     ck_assert_int_eq(sn_world_step(w, DT), SN_OK);
     pa = sn_body_get_position(w, a);
@@ -394,16 +399,7 @@ START_TEST(test_held_back_body_box_follows) {
   ck_assert_msg(pa.y > 0.1f - 0.005f && pa.y < 0.1f + 0.02f, "the falling box is at %g, expected 0.1", pa.y);
   ck_assert_msg(fabsf(pb.y - pa.y) < 1e-4f, "the pinned box is at %g, the stopped one at %g", pb.y, pa.y);
   const sn_body_id both[2] = {a, b};
-  for (int i = 0; i < 2; ++i) {
-    sn_shape_id shape;
-    ck_assert_int_eq(sn_body_get_shapes(w, both[i], &shape, 1), 1);
-    const sn_aabb box = sn_shape_get_aabb(w, shape);
-    const sn_vec2 p = sn_body_get_position(w, both[i]);
-    ck_assert_msg(fabsf(box.lower.y - (p.y - 0.1f)) < 1e-5f && fabsf(box.upper.y - (p.y + 0.1f)) < 1e-5f &&
-                      fabsf(box.lower.x - (p.x - 0.1f)) < 1e-5f && fabsf(box.upper.x - (p.x + 0.1f)) < 1e-5f,
-                  "body %d at (%g, %g): its shape's box is (%g, %g) to (%g, %g)", i, p.x, p.y, box.lower.x, box.lower.y,
-                  box.upper.x, box.upper.y);
-  }
+  for (int i = 0; i < 2; ++i) check_square_box(w, both[i], 0.1f, i);
   sn_destroy_world(w);
   sn_destroy_registry(r);
 }

@@ -23,11 +23,11 @@
  * Deferred moves: sn_tree_move_proxy_deferred only replaces the leaf's box,
  * grows the ancestors to contain it and marks them SN_TREE_NODE_MOVED; the
  * next sn_tree_rebuild_moved rebuilds the marked top of the tree (middle
- * splits over the unmarked subtrees and moved leaves below it). A moving crowd then
- * costs one partial rebuild per step instead of a removal and a reinsertion
- * (each refitting and rotating the whole path to the root) per proxy. Between
- * the two, marked boxes may be loose (larger than their children's union), so
- * queries stay exact and only do a little more work. Invariants: an unmarked
+ * splits over the unmarked subtrees and moved leaves below it). A moving
+ * crowd then costs one partial rebuild per step instead of a removal and a
+ * reinsertion (each refitting and rotating the whole path to the root) per
+ * proxy. Between the two, marked boxes may be loose (larger than their
+ * children's union), so queries stay exact and only do a little more work. Invariants: an unmarked
  * internal node is tight (its box is the union of its children's) and every
  * ancestor of a marked node is marked; insert, remove and the rotations keep
  * both (see sn_tree_check).
@@ -990,11 +990,10 @@ static void sn_tree_make_node(sn_tree_node *nodes, int32_t index, int32_t child1
 }
 
 /// Builds the subtree of items[0, count) (split by sn_build_partition with
-/// sah); returns its root. Its
-/// internal nodes come from pool, children first: the left subtree's
-/// left - 1 nodes, then the right's, then its root, pool[count - 2] (the
-/// order in which a build popping them off the free list would take them,
-/// sn_tree_take_nodes). Writes only those nodes and the parents of its
+/// sah); returns its root. Its internal nodes come from pool, children
+/// first: the left subtree's left - 1 nodes, then the right's, then its
+/// root, pool[count - 2] (the order in which a build popping them off the
+/// free list would take them, sn_tree_take_nodes). Writes only those nodes and the parents of its
 /// items' nodes, so disjoint subtrees build on separate threads.
 static int32_t sn_tree_build_pooled(sn_tree_node *nodes, sn_build_item *items, int32_t count, int32_t depth,
                                     const int32_t *pool, bool sah) {

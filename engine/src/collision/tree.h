@@ -69,8 +69,7 @@ void sn_tree_move_proxy_deferred(sn_tree *tree, int32_t proxy_id, sn_aabb aabb);
 /// leaves below it, each node split at the middle of its items' centres
 /// along their wider extent (cheaper than sn_tree_rebuild's binned SAH, which
 /// a rebuild every step would pay for more than its queries gain);
-/// afterwards no node is marked. Leaves keep
-/// their ids. Deterministic. Keeps a scratch buffer in the tree (grown when
+/// afterwards no node is marked. Leaves keep their ids. Deterministic. Keeps a scratch buffer in the tree (grown when
 /// the tree grows); if that fails the tree is left as it was (still valid).
 /// Records what it changed, so that sn_tree_undo_rebuild can put it back.
 void sn_tree_rebuild_moved(sn_tree *tree);
