@@ -432,6 +432,60 @@ START_TEST(test_surface_lanes_reset) {
 }
 END_TEST
 
+/* One pass of friction against a hand computation, lanes filled from the
+ * constraints (sn_wide_fill). A box (1 kg, inverse inertia 6) slides and
+ * spins on the ground (the static dummy) on one point, its bottom right
+ * corner r = (0.5, -0.5), normal (0, -1) from the box to the ground, so the
+ * tangent is t = (-1, 0). v = (2, -1.5), w = 3: the corner moves at
+ * (3.5, 0), along the ground only, so the relax pass keeps the normal
+ * impulse (10 N s, friction bound 6 N s) and friction alone acts. With
+ * r x t = -0.5 the tangent mass is 1 / (1 + 6 x 0.25) = 0.4, the tangent
+ * speed 3.5 (ground minus corner, along t) and the impulse -1.4 N s along
+ * t: v = (0.6, -1.5), w = 3 - 6 x 0.5 x 1.4 = -1.2, and the corner stops
+ * sliding. The kernel takes the rows' speeds and torques from the anchors
+ * across the normal and the tangent that the lanes hold: a wrong one
+ * fails here. */
+START_TEST(test_friction_closed_form) {
+  sn_body_state states[2];
+  memset(states, 0, sizeof(states));
+  for (int i = 0; i < 2; ++i) states[i].dq = (sn_rot){1.0f, 0.0f};
+  states[0].v = (sn_vec2){2.0f, -1.5f};
+  states[0].w = 3.0f;
+  const int32_t dummy = 1;
+  sn_contact_constraint c = make_constraint(0, dummy, dummy, 1);
+  c.normal = (sn_vec2){0.0f, -1.0f};
+  c.points[0].ra = (sn_vec2){0.5f, -0.5f};
+  c.points[0].rb = c.points[0].ra;
+  c.points[0].base_separation = 0.0f;
+  c.points[0].normal_impulse = 10.0f;
+  /* cross(r, n) = -0.5 too: k = 1 + 6 x 0.25 */
+  c.points[0].normal_mass = 0.4f;
+  c.points[0].tangent_mass = 0.4f;
+  int32_t colors[1];
+  uint64_t masks[2];
+  sn_wide_key keys[1] = {sn_wide_key_of(&c, dummy)};
+  ck_assert_int_eq(sn_wide_color(keys, 1, 1, colors, masks), 1);
+  sn_mem mem;
+  sn_mem_init(&mem, NULL);
+  sn_arena arena;
+  sn_arena_init(&arena);
+  ck_assert(sn_arena_reserve(&arena, &mem, sn_wide_bytes(1)));
+  sn_wide_set set;
+  ck_assert(sn_wide_build(&set, &arena, 1, colors, 1));
+  sn_wide_fill(&set, &c, 0, set.group_count, dummy);
+  sn_wide_solve(&set, states, 240.0f, 3.0f, false);
+  sn_wide_store(&set, &c);
+  ck_assert_float_eq_tol(c.points[0].normal_impulse, 10.0f, 1e-5f);
+  ck_assert_float_eq_tol(c.points[0].tangent_impulse, -1.4f, 1e-5f);
+  ck_assert_float_eq_tol(states[0].v.x, 0.6f, 1e-5f);
+  ck_assert_float_eq_tol(states[0].v.y, -1.5f, 1e-5f);
+  ck_assert_float_eq_tol(states[0].w, -1.2f, 1e-5f);
+  /* the corner's velocity along the ground: v.x - w r.y */
+  ck_assert_float_eq_tol(states[0].v.x - states[0].w * -0.5f, 0.0f, 1e-5f);
+  sn_arena_destroy(&arena, &mem);
+}
+END_TEST
+
 /* In a world: a box dropped flat onto a box resting on the ground lands
  * without spinning (|w| < 1e-4 rad/s) or shifting (< 1 mm): the two points
  * are solved together (solved one after the other, the box would rock
@@ -496,6 +550,7 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_prepare_any_cut);
   tcase_add_test(tc, test_block_solve_symmetric);
   tcase_add_test(tc, test_surface_lanes_reset);
+  tcase_add_test(tc, test_friction_closed_form);
   tcase_add_test(tc, test_drop_no_spin);
   suite_add_tcase(s, tc);
   TCase *avx2 = tcase_create("avx2");

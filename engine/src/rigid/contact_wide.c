@@ -65,6 +65,10 @@ struct sn_wide_group {
   float tm1[L], tm2[L];         /* tangent masses */
   float r1ax[L], r1ay[L], r1bx[L], r1by[L];
   float r2ax[L], r2ay[L], r2bx[L], r2by[L];
+  /* the anchors across the normal and the tangent (r x n, r x t), for the
+   * impulses' torques and the rows' relative speeds */
+  float rn1a[L], rn1b[L], rn2a[L], rn2b[L];
+  float rt1a[L], rt1b[L], rt2a[L], rt2b[L];
   float base1[L], base2[L];
   float ni1[L], ni2[L], ti1[L], ti2[L];
   float mni1[L], mni2[L], rv1[L], rv2[L];
@@ -162,6 +166,8 @@ static void sn_wide_pad_lane(sn_wide_group *g, int l, int32_t dummy) {
   g->nm1[l] = g->nm2[l] = g->tm1[l] = g->tm2[l] = 0.0f;
   g->r1ax[l] = g->r1ay[l] = g->r1bx[l] = g->r1by[l] = 0.0f;
   g->r2ax[l] = g->r2ay[l] = g->r2bx[l] = g->r2by[l] = 0.0f;
+  g->rn1a[l] = g->rn1b[l] = g->rn2a[l] = g->rn2b[l] = 0.0f;
+  g->rt1a[l] = g->rt1b[l] = g->rt2a[l] = g->rt2b[l] = 0.0f;
   g->base1[l] = g->base2[l] = SN_WIDE_FAR;
   g->ni1[l] = g->ni2[l] = g->ti1[l] = g->ti2[l] = 0.0f;
   g->mni1[l] = g->mni2[l] = g->rv1[l] = g->rv2[l] = 0.0f;
@@ -262,6 +268,18 @@ void sn_wide_set_lane(const sn_wide_set *set, int32_t group, int l, const sn_con
   g->r2ay[l] = two ? p2->ra.y : 0.0f;
   g->r2bx[l] = two ? p2->rb.x : 0.0f;
   g->r2by[l] = two ? p2->rb.y : 0.0f;
+  {
+    /* as the direct preparation computes them (t = (ny, -nx)) */
+    const float nx = c->normal.x, ny = c->normal.y, tx = ny, ty = 0.0f - nx;
+    g->rn1a[l] = g->r1ax[l] * ny - g->r1ay[l] * nx;
+    g->rn1b[l] = g->r1bx[l] * ny - g->r1by[l] * nx;
+    g->rn2a[l] = two ? g->r2ax[l] * ny - g->r2ay[l] * nx : 0.0f;
+    g->rn2b[l] = two ? g->r2bx[l] * ny - g->r2by[l] * nx : 0.0f;
+    g->rt1a[l] = g->r1ax[l] * ty - g->r1ay[l] * tx;
+    g->rt1b[l] = g->r1bx[l] * ty - g->r1by[l] * tx;
+    g->rt2a[l] = two ? g->r2ax[l] * ty - g->r2ay[l] * tx : 0.0f;
+    g->rt2b[l] = two ? g->r2bx[l] * ty - g->r2by[l] * tx : 0.0f;
+  }
   g->base1[l] = p1->base_separation;
   g->base2[l] = two ? p2->base_separation : SN_WIDE_FAR;
   g->ni1[l] = p1->normal_impulse;
@@ -324,6 +342,7 @@ static inline int sn_wide_lane_surface(sn_wide_group *g, int l, float tangent_sp
   X(bias_rate) X(mass_scale) X(impulse_scale) \
   X(k11) X(k12) X(k22) X(n11) X(n12) X(n22) X(nm1) X(nm2) X(tm1) X(tm2) \
   X(r1ax) X(r1ay) X(r1bx) X(r1by) X(r2ax) X(r2ay) X(r2bx) X(r2by) \
+  X(rn1a) X(rn1b) X(rn2a) X(rn2b) X(rt1a) X(rt1b) X(rt2a) X(rt2b) \
   X(base1) X(base2) X(ni1) X(ni2) X(ti1) X(ti2) X(rv1) X(rv2)
 // clang-format on
 
@@ -461,24 +480,24 @@ static void sn_wide_prepare_four(const sn_prepare_input *in, const int32_t *ks, 
   f4 msum = f4_add(Ma, Mb);
   /* one point: anchors from the centres of mass, masses, base separation,
    * approach speed (each line as the scalar formula it replaces) */
-#define SN_PREP_POINT(AX, AY, BX, BY, SEP, RAX, RAY, RBX, RBY, RNA, RNB, NM, TM, BASE, RV)                             \
+#define SN_PREP_POINT(AX, AY, BX, BY, SEP, RAX, RAY, RBX, RBY, RNA, RNB, RTA, RTB, NM, TM, BASE, RV)                   \
   f4 RAX = f4_sub(AX, Oax), RAY = f4_sub(AY, Oay);                                                                     \
   f4 RBX = f4_sub(BX, Obx), RBY = f4_sub(BY, Oby);                                                                     \
   f4 RNA = f4_sub(f4_mul(RAX, Ny), f4_mul(RAY, Nx)), RNB = f4_sub(f4_mul(RBX, Ny), f4_mul(RBY, Nx));                   \
+  f4 RTA = f4_sub(f4_mul(RAX, Ty), f4_mul(RAY, Tx)), RTB = f4_sub(f4_mul(RBX, Ty), f4_mul(RBY, Tx));                   \
   f4 NM, TM, BASE, RV;                                                                                                 \
   {                                                                                                                    \
     f4 kn = f4_add(f4_add(msum, f4_mul(f4_mul(Ia, RNA), RNA)), f4_mul(f4_mul(Ib, RNB), RNB));                          \
     NM = f4_select(f4_gt(kn, zero), f4_div(one, kn), zero);                                                            \
-    f4 rta = f4_sub(f4_mul(RAX, Ty), f4_mul(RAY, Tx)), rtb = f4_sub(f4_mul(RBX, Ty), f4_mul(RBY, Tx));                 \
-    f4 kt = f4_add(f4_add(msum, f4_mul(f4_mul(Ia, rta), rta)), f4_mul(f4_mul(Ib, rtb), rtb));                          \
+    f4 kt = f4_add(f4_add(msum, f4_mul(f4_mul(Ia, RTA), RTA)), f4_mul(f4_mul(Ib, RTB), RTB));                          \
     TM = f4_select(f4_gt(kt, zero), f4_div(one, kt), zero);                                                            \
     f4 dvx = f4_sub(f4_sub(Vbx, f4_mul(Wb, RBY)), f4_sub(Vax, f4_mul(Wa, RAY)));                                       \
     f4 dvy = f4_sub(f4_add(Vby, f4_mul(Wb, RBX)), f4_add(Vay, f4_mul(Wa, RAX)));                                       \
     RV = f4_add(f4_mul(Nx, dvx), f4_mul(Ny, dvy));                                                                     \
     BASE = f4_sub(SEP, f4_add(f4_mul(f4_sub(RBX, RAX), Nx), f4_mul(f4_sub(RBY, RAY), Ny)));                            \
   }
-  SN_PREP_POINT(A1x, A1y, B1x, B1y, Sep1, r1ax, r1ay, r1bx, r1by, rn1a, rn1b, nm1, tm1, base1, rv1)
-  SN_PREP_POINT(A2x, A2y, B2x, B2y, Sep2, r2ax, r2ay, r2bx, r2by, rn2a, rn2b, nm2, tm2, base2, rv2)
+  SN_PREP_POINT(A1x, A1y, B1x, B1y, Sep1, r1ax, r1ay, r1bx, r1by, rn1a, rn1b, rt1a, rt1b, nm1, tm1, base1, rv1)
+  SN_PREP_POINT(A2x, A2y, B2x, B2y, Sep2, r2ax, r2ay, r2bx, r2by, rn2a, rn2b, rt2a, rt2b, nm2, tm2, base2, rv2)
 #undef SN_PREP_POINT
   /* two points: the 2x2 block (`block`) where it is well conditioned; where
    * the points are so close (for the body's inertia) that it is not, they
@@ -531,6 +550,14 @@ static void sn_wide_prepare_four(const sn_prepare_input *in, const int32_t *ks, 
   f4_store(o.r2ay, f4_select(two, r2ay, zero));
   f4_store(o.r2bx, f4_select(two, r2bx, zero));
   f4_store(o.r2by, f4_select(two, r2by, zero));
+  f4_store(o.rn1a, rn1a);
+  f4_store(o.rn1b, rn1b);
+  f4_store(o.rn2a, f4_select(two, rn2a, zero));
+  f4_store(o.rn2b, f4_select(two, rn2b, zero));
+  f4_store(o.rt1a, rt1a);
+  f4_store(o.rt1b, rt1b);
+  f4_store(o.rt2a, f4_select(two, rt2a, zero));
+  f4_store(o.rt2b, f4_select(two, rt2b, zero));
   f4_store(o.base1, base1);
   f4_store(o.base2, f4_select(two, base2, f4_set(SN_WIDE_FAR)));
   f4_store(o.ni1, Ni1);
