@@ -486,6 +486,57 @@ START_TEST(test_friction_closed_form) {
 }
 END_TEST
 
+/* The restitution pass against a hand computation. The box of the test
+ * above (no friction) falls at 2 m/s onto the ground on its corner
+ * r = (0.5, -0.5), normal (0, -1), not turning: r x n = -0.5, the normal
+ * mass 1 / (1 + 6 x 0.25) = 0.4. The relax pass stops the corner along n:
+ * impulse 0.8 N s, v = (0, -1.2), w = 2.4. Restitution 1 (the approach
+ * 2 m/s over the 1 m/s threshold, the point pushed) then gives
+ * 0.4 x 2 = 0.8 N s more: v = (0, -0.4), w = 4.8, and the corner leaves the
+ * ground at 2 m/s. A wrong torque arm fails here. */
+START_TEST(test_restitution_closed_form) {
+  sn_body_state states[2];
+  memset(states, 0, sizeof(states));
+  for (int i = 0; i < 2; ++i) states[i].dq = (sn_rot){1.0f, 0.0f};
+  states[0].v = (sn_vec2){0.0f, -2.0f};
+  const int32_t dummy = 1;
+  sn_contact_constraint c = make_constraint(0, dummy, dummy, 1);
+  c.normal = (sn_vec2){0.0f, -1.0f};
+  c.friction = 0.0f;
+  c.restitution = 1.0f;
+  c.points[0].ra = (sn_vec2){0.5f, -0.5f};
+  c.points[0].rb = c.points[0].ra;
+  c.points[0].base_separation = 0.0f;
+  c.points[0].relative_velocity = -2.0f;
+  c.points[0].normal_mass = 0.4f;
+  c.points[0].tangent_mass = 0.4f;
+  int32_t colors[1];
+  uint64_t masks[2];
+  sn_wide_key keys[1] = {sn_wide_key_of(&c, dummy)};
+  ck_assert_int_eq(sn_wide_color(keys, 1, 1, colors, masks), 1);
+  sn_mem mem;
+  sn_mem_init(&mem, NULL);
+  sn_arena arena;
+  sn_arena_init(&arena);
+  ck_assert(sn_arena_reserve(&arena, &mem, sn_wide_bytes(1)));
+  sn_wide_set set;
+  ck_assert(sn_wide_build(&set, &arena, 1, colors, 1));
+  sn_wide_fill(&set, &c, 0, set.group_count, dummy);
+  sn_wide_solve(&set, states, 240.0f, 3.0f, false);
+  ck_assert_float_eq_tol(states[0].v.y, -1.2f, 1e-5f);
+  ck_assert_float_eq_tol(states[0].w, 2.4f, 1e-5f);
+  sn_wide_restitution_range(&set, states, 0, set.group_count, 1.0f);
+  sn_wide_store(&set, &c);
+  ck_assert_float_eq_tol(c.points[0].normal_impulse, 1.6f, 1e-5f);
+  ck_assert_float_eq_tol(states[0].v.x, 0.0f, 1e-6f);
+  ck_assert_float_eq_tol(states[0].v.y, -0.4f, 1e-5f);
+  ck_assert_float_eq_tol(states[0].w, 4.8f, 1e-5f);
+  /* the corner's velocity along -n: v.y + w r.x */
+  ck_assert_float_eq_tol(states[0].v.y + states[0].w * 0.5f, 2.0f, 1e-5f);
+  sn_arena_destroy(&arena, &mem);
+}
+END_TEST
+
 /* In a world: a box dropped flat onto a box resting on the ground lands
  * without spinning (|w| < 1e-4 rad/s) or shifting (< 1 mm): the two points
  * are solved together (solved one after the other, the box would rock
@@ -551,6 +602,7 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_block_solve_symmetric);
   tcase_add_test(tc, test_surface_lanes_reset);
   tcase_add_test(tc, test_friction_closed_form);
+  tcase_add_test(tc, test_restitution_closed_form);
   tcase_add_test(tc, test_drop_no_spin);
   suite_add_tcase(s, tc);
   TCase *avx2 = tcase_create("avx2");

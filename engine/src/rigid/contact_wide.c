@@ -63,10 +63,9 @@ struct sn_wide_group {
   float n11[L], n12[L], n22[L]; /* its inverse */
   float nm1[L], nm2[L];         /* 1 / k11, 1 / k22 */
   float tm1[L], tm2[L];         /* tangent masses */
-  float r1ax[L], r1ay[L], r1bx[L], r1by[L];
-  float r2ax[L], r2ay[L], r2bx[L], r2by[L];
-  /* the anchors across the normal and the tangent (r x n, r x t), for the
-   * impulses' torques and the rows' relative speeds */
+  /* each point's anchors (from the centres of mass, the step's start)
+   * across the normal and the tangent, r x n and r x t (r . n = -(r x t)):
+   * all the passes need of them */
   float rn1a[L], rn1b[L], rn2a[L], rn2b[L];
   float rt1a[L], rt1b[L], rt2a[L], rt2b[L];
   float base1[L], base2[L];
@@ -164,8 +163,6 @@ static void sn_wide_pad_lane(sn_wide_group *g, int l, int32_t dummy) {
   g->n12[l] = 0.0f;
   g->n22[l] = 1.0f;
   g->nm1[l] = g->nm2[l] = g->tm1[l] = g->tm2[l] = 0.0f;
-  g->r1ax[l] = g->r1ay[l] = g->r1bx[l] = g->r1by[l] = 0.0f;
-  g->r2ax[l] = g->r2ay[l] = g->r2bx[l] = g->r2by[l] = 0.0f;
   g->rn1a[l] = g->rn1b[l] = g->rn2a[l] = g->rn2b[l] = 0.0f;
   g->rt1a[l] = g->rt1b[l] = g->rt2a[l] = g->rt2b[l] = 0.0f;
   g->base1[l] = g->base2[l] = SN_WIDE_FAR;
@@ -260,25 +257,17 @@ void sn_wide_set_lane(const sn_wide_set *set, int32_t group, int l, const sn_con
   g->nm2[l] = two ? p2->normal_mass : 1.0f;
   g->tm1[l] = p1->tangent_mass;
   g->tm2[l] = two ? p2->tangent_mass : 0.0f;
-  g->r1ax[l] = p1->ra.x;
-  g->r1ay[l] = p1->ra.y;
-  g->r1bx[l] = p1->rb.x;
-  g->r1by[l] = p1->rb.y;
-  g->r2ax[l] = two ? p2->ra.x : 0.0f;
-  g->r2ay[l] = two ? p2->ra.y : 0.0f;
-  g->r2bx[l] = two ? p2->rb.x : 0.0f;
-  g->r2by[l] = two ? p2->rb.y : 0.0f;
   {
     /* as the direct preparation computes them (t = (ny, -nx)) */
     const float nx = c->normal.x, ny = c->normal.y, tx = ny, ty = 0.0f - nx;
-    g->rn1a[l] = g->r1ax[l] * ny - g->r1ay[l] * nx;
-    g->rn1b[l] = g->r1bx[l] * ny - g->r1by[l] * nx;
-    g->rn2a[l] = two ? g->r2ax[l] * ny - g->r2ay[l] * nx : 0.0f;
-    g->rn2b[l] = two ? g->r2bx[l] * ny - g->r2by[l] * nx : 0.0f;
-    g->rt1a[l] = g->r1ax[l] * ty - g->r1ay[l] * tx;
-    g->rt1b[l] = g->r1bx[l] * ty - g->r1by[l] * tx;
-    g->rt2a[l] = two ? g->r2ax[l] * ty - g->r2ay[l] * tx : 0.0f;
-    g->rt2b[l] = two ? g->r2bx[l] * ty - g->r2by[l] * tx : 0.0f;
+    g->rn1a[l] = p1->ra.x * ny - p1->ra.y * nx;
+    g->rn1b[l] = p1->rb.x * ny - p1->rb.y * nx;
+    g->rn2a[l] = two ? p2->ra.x * ny - p2->ra.y * nx : 0.0f;
+    g->rn2b[l] = two ? p2->rb.x * ny - p2->rb.y * nx : 0.0f;
+    g->rt1a[l] = p1->ra.x * ty - p1->ra.y * tx;
+    g->rt1b[l] = p1->rb.x * ty - p1->rb.y * tx;
+    g->rt2a[l] = two ? p2->ra.x * ty - p2->ra.y * tx : 0.0f;
+    g->rt2b[l] = two ? p2->rb.x * ty - p2->rb.y * tx : 0.0f;
   }
   g->base1[l] = p1->base_separation;
   g->base2[l] = two ? p2->base_separation : SN_WIDE_FAR;
@@ -341,7 +330,6 @@ static inline int sn_wide_lane_surface(sn_wide_group *g, int l, float tangent_sp
   X(nx) X(ny) X(ma) X(mb) X(iia) X(iib) \
   X(bias_rate) X(mass_scale) X(impulse_scale) \
   X(k11) X(k12) X(k22) X(n11) X(n12) X(n22) X(nm1) X(nm2) X(tm1) X(tm2) \
-  X(r1ax) X(r1ay) X(r1bx) X(r1by) X(r2ax) X(r2ay) X(r2bx) X(r2by) \
   X(rn1a) X(rn1b) X(rn2a) X(rn2b) X(rt1a) X(rt1b) X(rt2a) X(rt2b) \
   X(base1) X(base2) X(ni1) X(ni2) X(ti1) X(ti2) X(rv1) X(rv2)
 // clang-format on
@@ -542,14 +530,6 @@ static void sn_wide_prepare_four(const sn_prepare_input *in, const int32_t *ks, 
   f4_store(o.nm2, f4_select(two, nm2, one));
   f4_store(o.tm1, tm1);
   f4_store(o.tm2, f4_select(two, tm2, zero));
-  f4_store(o.r1ax, r1ax);
-  f4_store(o.r1ay, r1ay);
-  f4_store(o.r1bx, r1bx);
-  f4_store(o.r1by, r1by);
-  f4_store(o.r2ax, f4_select(two, r2ax, zero));
-  f4_store(o.r2ay, f4_select(two, r2ay, zero));
-  f4_store(o.r2bx, f4_select(two, r2bx, zero));
-  f4_store(o.r2by, f4_select(two, r2by, zero));
   f4_store(o.rn1a, rn1a);
   f4_store(o.rn1b, rn1b);
   f4_store(o.rn2a, f4_select(two, rn2a, zero));
@@ -1153,12 +1133,12 @@ void sn_wide_restitution_range(const sn_wide_set *set, sn_body_state *states, in
       for (int j = 0; j < g->points[l]; ++j) {
         float *rv = j == 0 ? g->rv1 : g->rv2, *mni = j == 0 ? g->mni1 : g->mni2, *ni = j == 0 ? g->ni1 : g->ni2;
         const float *nm = j == 0 ? g->nm1 : g->nm2;
-        sn_vec2 ra = j == 0 ? (sn_vec2){g->r1ax[l], g->r1ay[l]} : (sn_vec2){g->r2ax[l], g->r2ay[l]};
-        sn_vec2 rb = j == 0 ? (sn_vec2){g->r1bx[l], g->r1by[l]} : (sn_vec2){g->r2bx[l], g->r2by[l]};
+        /* r x n of each body's anchor */
+        const float rna = j == 0 ? g->rn1a[l] : g->rn2a[l], rnb = j == 0 ? g->rn1b[l] : g->rn2b[l];
         /* bounce only points that approached fast enough and actually pushed */
         if (rv[l] > -threshold || mni[l] == 0.0f) continue;
-        sn_vec2 dv = sn_sub(sn_add(vb, sn_cross_sv(wb, rb)), sn_add(va, sn_cross_sv(wa, ra)));
-        float vn = sn_dot(dv, n);
+        /* (vB + wB x rB - vA - wA x rA) . n, as the passes take it */
+        float vn = sn_dot(sn_sub(vb, va), n) + (wb * rnb - wa * rna);
         float impulse = -nm[l] * (vn + e * rv[l]);
         float new_impulse = sn_maxf(ni[l] + impulse, 0.0f);
         impulse = new_impulse - ni[l];
@@ -1166,9 +1146,9 @@ void sn_wide_restitution_range(const sn_wide_set *set, sn_body_state *states, in
         mni[l] = sn_maxf(mni[l], impulse);
         sn_vec2 P = sn_scale(impulse, n);
         va = sn_mul_sub(va, g->ma[l], P);
-        wa -= g->iia[l] * sn_cross(ra, P);
+        wa -= g->iia[l] * (impulse * rna);
         vb = sn_mul_add(vb, g->mb[l], P);
-        wb += g->iib[l] * sn_cross(rb, P);
+        wb += g->iib[l] * (impulse * rnb);
       }
       /* only bodies the contact can change (the static slot stays still) */
       if (g->ia_write & (1 << l)) {
