@@ -956,10 +956,11 @@ static int count_entries(const char *dir) {
  * results (the pinned hashes of test_determinism) changes that world, and
  * the file is made again: the world saved by the codec at format 3 (the
  * writer's format set to 3), less the sensors' section (format 6: the
- * writer adds it at any format; 16 bytes before the checksum), with the
- * header's total size, plugin ABI minor (1) and handle tag as the file had
- * them and the checksum recomputed. Made that way from the results before,
- * the file came out byte for byte as the one a format 3 library wrote. */
+ * writer adds it at any format; 16 bytes before the checksum), the header's
+ * total size set to the bytes left, its plugin ABI minor (1) and handle tag
+ * as the file had them, and the checksum recomputed. Made that way from the
+ * results before, the file came out byte for byte as the one a format 3
+ * library wrote. */
 static sn_scene format3_world(void) {
   sn_world_def def = sn_default_world_def();
   def.substeps = 4;
