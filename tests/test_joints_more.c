@@ -306,6 +306,15 @@ START_TEST(test_filter_fast) {
 }
 END_TEST
 
+/* A static box 1 m high and 2 half_width wide whose top is y = 0. */
+static void ground_top_at_zero(sn_world *w, float half_width) {
+  sn_body_def gd = sn_default_body_def();
+  sn_body_id ground = sn_create_body(w, &gd);
+  sn_polygon box;
+  ck_assert_int_eq(sn_make_offset_box(half_width, 0.5f, (sn_vec2){0.0f, -0.5f}, 0.0f, &box), SN_OK);
+  sn_shape_def sd = sn_default_shape_def();
+  ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, ground, &sd, &box)));
+}
 /* Bodies held by rigid joints stop together. A box falling at 30 m/s (0.5 m
  * a step, more than its half width) is stopped by continuous collision at
  * the ground, at about a fifth of the second step; the box pinned on top of
@@ -320,12 +329,7 @@ END_TEST
 START_TEST(test_jointed_bodies_stop_together) {
   sn_registry *r = registry();
   sn_world *w = world(r, false);
-  sn_body_def gd = sn_default_body_def();
-  sn_body_id ground = sn_create_body(w, &gd);
-  sn_polygon floor;
-  ck_assert_int_eq(sn_make_offset_box(5.0f, 0.5f, (sn_vec2){0.0f, -0.5f}, 0.0f, &floor), SN_OK);
-  sn_shape_def sd = sn_default_shape_def();
-  ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, ground, &sd, &floor)));
+  ground_top_at_zero(w, 5.0f);
   sn_body_id a = square(w, (sn_vec2){0.0f, 0.7f}, 0.1f, 1.0f), b = square(w, (sn_vec2){0.0f, 1.0f}, 0.1f, 1.0f);
   sn_body_id top = square(w, (sn_vec2){0.0f, 1.3f}, 0.1f, 1.0f); /* pinned to b only */
   sn_body_id free_box = square(w, (sn_vec2){8.0f, 1.0f}, 0.1f, 1.0f);
@@ -381,12 +385,7 @@ END_TEST
 START_TEST(test_held_back_body_box_follows) {
   sn_registry *r = registry();
   sn_world *w = world(r, false);
-  sn_body_def gd = sn_default_body_def();
-  sn_body_id ground = sn_create_body(w, &gd);
-  sn_polygon ledge;
-  ck_assert_int_eq(sn_make_offset_box(0.1f, 0.5f, (sn_vec2){0.0f, -0.5f}, 0.0f, &ledge), SN_OK);
-  sn_shape_def sd = sn_default_shape_def();
-  ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, ground, &sd, &ledge)));
+  ground_top_at_zero(w, 0.1f); /* a ledge */
   sn_body_id a = square(w, (sn_vec2){0.0f, 0.7f}, 0.1f, 1.0f), b = square(w, (sn_vec2){0.3f, 0.7f}, 0.1f, 1.0f);
   sn_param_value pin = {"anchor", 0.15f, 0.7f};
   ck_assert(sn_constraint_is_valid(w, js_joint(w, "revolute", a, b, &pin, 1)));

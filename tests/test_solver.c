@@ -432,47 +432,58 @@ START_TEST(test_surface_lanes_reset) {
 }
 END_TEST
 
+/* A box (body 0: 1 kg, inverse inertia 6) moving at v, w on the ground
+ * (body 1, the static dummy) on one point, its bottom right corner
+ * r = (0.5, -0.5), normal (0, -1) from the box to the ground (so the
+ * tangent is t = (-1, 0)): r x n = r x t = -0.5, so the normal and the
+ * tangent mass are both 1 / (1 + 6 x 0.25) = 0.4. */
+static sn_contact_constraint corner_contact(sn_body_state states[2], sn_vec2 v, float w) {
+  memset(states, 0, 2 * sizeof(*states));
+  for (int i = 0; i < 2; ++i) states[i].dq = (sn_rot){1.0f, 0.0f};
+  states[0].v = v;
+  states[0].w = w;
+  sn_contact_constraint c = make_constraint(0, 1, 1, 1);
+  c.normal = (sn_vec2){0.0f, -1.0f};
+  c.points[0].ra = (sn_vec2){0.5f, -0.5f};
+  c.points[0].rb = c.points[0].ra;
+  c.points[0].base_separation = 0.0f;
+  c.points[0].normal_mass = 0.4f;
+  c.points[0].tangent_mass = 0.4f;
+  return c;
+}
+
+/* The set of the one contact c of corner_contact, its lane filled from it
+ * (sn_wide_fill); the caller destroys the arena. */
+static void corner_set(const sn_contact_constraint *c, sn_mem *mem, sn_arena *arena, sn_wide_set *set) {
+  int32_t colors[1];
+  uint64_t masks[2];
+  sn_wide_key keys[1] = {sn_wide_key_of(c, 1)};
+  ck_assert_int_eq(sn_wide_color(keys, 1, 1, colors, masks), 1);
+  sn_mem_init(mem, NULL);
+  sn_arena_init(arena);
+  ck_assert(sn_arena_reserve(arena, mem, sn_wide_bytes(1)));
+  ck_assert(sn_wide_build(set, arena, 1, colors, 1));
+  sn_wide_fill(set, c, 0, set->group_count, 1);
+}
+
 /* One pass of friction against a hand computation, lanes filled from the
- * constraints (sn_wide_fill). A box (1 kg, inverse inertia 6) slides and
- * spins on the ground (the static dummy) on one point, its bottom right
- * corner r = (0.5, -0.5), normal (0, -1) from the box to the ground, so the
- * tangent is t = (-1, 0). v = (2, -1.5), w = 3: the corner moves at
- * (3.5, 0), along the ground only, so the relax pass keeps the normal
- * impulse (10 N s, friction bound 6 N s) and friction alone acts. With
- * r x t = -0.5 the tangent mass is 1 / (1 + 6 x 0.25) = 0.4, the tangent
- * speed 3.5 (ground minus corner, along t) and the impulse -1.4 N s along
- * t: v = (0.6, -1.5), w = 3 - 6 x 0.5 x 1.4 = -1.2, and the corner stops
+ * constraints (sn_wide_fill). The box of corner_contact slides and spins at
+ * v = (2, -1.5), w = 3: the corner moves at (3.5, 0), along the ground
+ * only, so the relax pass keeps the normal impulse (10 N s, friction bound
+ * 6 N s) and friction alone acts. With the tangent mass 0.4 and the tangent
+ * speed 3.5 (ground minus corner, along t) the impulse is -1.4 N s along t:
+ * v = (0.6, -1.5), w = 3 - 6 x 0.5 x 1.4 = -1.2, and the corner stops
  * sliding. The kernel takes the rows' speeds and torques from the anchors
  * across the normal and the tangent that the lanes hold: a wrong one
  * fails here. */
 START_TEST(test_friction_closed_form) {
   sn_body_state states[2];
-  memset(states, 0, sizeof(states));
-  for (int i = 0; i < 2; ++i) states[i].dq = (sn_rot){1.0f, 0.0f};
-  states[0].v = (sn_vec2){2.0f, -1.5f};
-  states[0].w = 3.0f;
-  const int32_t dummy = 1;
-  sn_contact_constraint c = make_constraint(0, dummy, dummy, 1);
-  c.normal = (sn_vec2){0.0f, -1.0f};
-  c.points[0].ra = (sn_vec2){0.5f, -0.5f};
-  c.points[0].rb = c.points[0].ra;
-  c.points[0].base_separation = 0.0f;
+  sn_contact_constraint c = corner_contact(states, (sn_vec2){2.0f, -1.5f}, 3.0f);
   c.points[0].normal_impulse = 10.0f;
-  /* cross(r, n) = -0.5 too: k = 1 + 6 x 0.25 */
-  c.points[0].normal_mass = 0.4f;
-  c.points[0].tangent_mass = 0.4f;
-  int32_t colors[1];
-  uint64_t masks[2];
-  sn_wide_key keys[1] = {sn_wide_key_of(&c, dummy)};
-  ck_assert_int_eq(sn_wide_color(keys, 1, 1, colors, masks), 1);
   sn_mem mem;
-  sn_mem_init(&mem, NULL);
   sn_arena arena;
-  sn_arena_init(&arena);
-  ck_assert(sn_arena_reserve(&arena, &mem, sn_wide_bytes(1)));
   sn_wide_set set;
-  ck_assert(sn_wide_build(&set, &arena, 1, colors, 1));
-  sn_wide_fill(&set, &c, 0, set.group_count, dummy);
+  corner_set(&c, &mem, &arena, &set);
   sn_wide_solve(&set, states, 240.0f, 3.0f, false);
   sn_wide_store(&set, &c);
   ck_assert_float_eq_tol(c.points[0].normal_impulse, 10.0f, 1e-5f);
@@ -486,42 +497,23 @@ START_TEST(test_friction_closed_form) {
 }
 END_TEST
 
-/* The restitution pass against a hand computation. The box of the test
- * above (no friction) falls at 2 m/s onto the ground on its corner
- * r = (0.5, -0.5), normal (0, -1), not turning: r x n = -0.5, the normal
- * mass 1 / (1 + 6 x 0.25) = 0.4. The relax pass stops the corner along n:
+/* The restitution pass against a hand computation. The box of
+ * corner_contact (no friction) falls at 2 m/s onto the ground on its
+ * corner, not turning. The relax pass stops the corner along n:
  * impulse 0.8 N s, v = (0, -1.2), w = 2.4. Restitution 1 (the approach
  * 2 m/s over the 1 m/s threshold, the point pushed) then gives
  * 0.4 x 2 = 0.8 N s more: v = (0, -0.4), w = 4.8, and the corner leaves the
  * ground at 2 m/s. A wrong torque arm fails here. */
 START_TEST(test_restitution_closed_form) {
   sn_body_state states[2];
-  memset(states, 0, sizeof(states));
-  for (int i = 0; i < 2; ++i) states[i].dq = (sn_rot){1.0f, 0.0f};
-  states[0].v = (sn_vec2){0.0f, -2.0f};
-  const int32_t dummy = 1;
-  sn_contact_constraint c = make_constraint(0, dummy, dummy, 1);
-  c.normal = (sn_vec2){0.0f, -1.0f};
+  sn_contact_constraint c = corner_contact(states, (sn_vec2){0.0f, -2.0f}, 0.0f);
   c.friction = 0.0f;
   c.restitution = 1.0f;
-  c.points[0].ra = (sn_vec2){0.5f, -0.5f};
-  c.points[0].rb = c.points[0].ra;
-  c.points[0].base_separation = 0.0f;
   c.points[0].relative_velocity = -2.0f;
-  c.points[0].normal_mass = 0.4f;
-  c.points[0].tangent_mass = 0.4f;
-  int32_t colors[1];
-  uint64_t masks[2];
-  sn_wide_key keys[1] = {sn_wide_key_of(&c, dummy)};
-  ck_assert_int_eq(sn_wide_color(keys, 1, 1, colors, masks), 1);
   sn_mem mem;
-  sn_mem_init(&mem, NULL);
   sn_arena arena;
-  sn_arena_init(&arena);
-  ck_assert(sn_arena_reserve(&arena, &mem, sn_wide_bytes(1)));
   sn_wide_set set;
-  ck_assert(sn_wide_build(&set, &arena, 1, colors, 1));
-  sn_wide_fill(&set, &c, 0, set.group_count, dummy);
+  corner_set(&c, &mem, &arena, &set);
   sn_wide_solve(&set, states, 240.0f, 3.0f, false);
   ck_assert_float_eq_tol(states[0].v.y, -1.2f, 1e-5f);
   ck_assert_float_eq_tol(states[0].w, 2.4f, 1e-5f);
