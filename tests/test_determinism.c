@@ -44,7 +44,7 @@ typedef struct pinned_scene {
  * chain = revolute joints; cloth, jelly, mixed = the XPBD plugins. */
 static const pinned_scene pinned[] = {
     {"pyramid", 20, 240, 0x4fba8fd6ca3890ecull}, {"rain", 200, 240, 0xc5608e872b295693ull},
-    {"chain", 20, 240, 0x77cae453cb49efcdull},   {"cloth", 16, 240, 0x78a91aada6bfe40aull},
+    {"chain", 20, 240, 0x470ff93583cf64b0ull},   {"cloth", 16, 240, 0x78a91aada6bfe40aull},
     {"jelly", 5, 240, 0x1c2d30348e213c63ull},    {"mixed", 1, 240, 0x05b3497a9451890cull},
 };
 #define PINNED_COUNT ((int)(sizeof pinned / sizeof pinned[0]))

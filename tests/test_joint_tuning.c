@@ -105,6 +105,121 @@ START_TEST(test_plugins_are_handed_the_settings) {
 }
 END_TEST
 
+/* ------------------------------------------------------------------------ */
+/* A host type that records the flags of its calls                           */
+
+typedef struct flags_instance {
+  uint32_t warm, solve, relax, project; /* the OR of info->flags over the step's calls of each */
+} flags_instance;
+
+static int flags_create(const sn_constraint_create_args *args) {
+  memset(args->instance, 0, sizeof(flags_instance));
+  return 0;
+}
+
+static void flags_prepare(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
+  (void)info;
+  for (int32_t i = 0; i < count; ++i) memset(items[i].instance, 0, sizeof(flags_instance));
+}
+
+static void flags_warm(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
+  for (int32_t i = 0; i < count; ++i) ((flags_instance *)items[i].instance)->warm |= info->flags;
+}
+
+static void flags_solve(const sn_step_info *info, sn_constraint_item *items, int32_t count, int use_bias) {
+  for (int32_t i = 0; i < count; ++i) {
+    flags_instance *f = items[i].instance;
+    if (use_bias)
+      f->solve |= info->flags;
+    else
+      f->relax |= info->flags;
+  }
+}
+
+static void flags_project(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
+  for (int32_t i = 0; i < count; ++i) ((flags_instance *)items[i].instance)->project |= info->flags;
+}
+
+/* the recorded flags as the "reaction": force (warm | solve << 8, relax |
+ * project << 8) (small whole numbers: exact in a float) */
+static void flags_reaction(const sn_step_info *info, const sn_constraint_item *item, sn_vec2 *force, float *torque) {
+  (void)info;
+  const flags_instance *f = item->instance;
+  *force = (sn_vec2){(float)(f->warm | f->solve << 8), (float)(f->relax | f->project << 8)};
+  *torque = 0.0f;
+}
+
+/* "test.flags" (with a project callback) and "test.flags_unprojected" (without). */
+static sn_registry *flags_registry(void) {
+  sn_registry *r = sn_create_registry(NULL);
+  ck_assert_ptr_nonnull(r);
+  for (int projected = 0; projected < 2; ++projected) {
+    sn_constraint_type t;
+    memset(&t, 0, sizeof t);
+    t.struct_size = sizeof t;
+    t.name = projected ? "test.flags" : "test.flags_unprojected";
+    t.flags = SN_CONSTRAINT_IMPULSE;
+    t.body_count = 1;
+    t.params_align = 4;
+    t.instance_size = sizeof(flags_instance);
+    t.instance_align = 4;
+    t.create = flags_create;
+    t.prepare = flags_prepare;
+    t.warm_start = flags_warm;
+    t.solve_velocity = flags_solve;
+    t.project = projected ? flags_project : NULL;
+    t.get_reaction = flags_reaction;
+    char msg[256];
+    ck_assert_msg(sn_registry_add_type(r, &t, msg, sizeof msg) == SN_OK, "%s", msg);
+  }
+  return r;
+}
+
+/* SN_STEP_PROJECTED (sinew/plugin.h): on the warm start, solve, relax and
+ * project calls of a type the position stage projects, with plugin checks
+ * too; not with position_iterations 0, nor for a type without project. */
+START_TEST(test_projected_flag) {
+  sn_registry *r = flags_registry();
+  for (int checks = 0; checks < 2; ++checks) {
+    sn_world_def wd = sn_default_world_def();
+    wd.registry = r;
+    wd.enable_sleep = false;
+    wd.check_plugins = checks == 1;
+    sn_world *w = sn_create_world(&wd, NULL);
+    ck_assert_ptr_nonnull(w);
+    sn_constraint_id c[2];
+    for (int t = 0; t < 2; ++t) {
+      c[t] = js_joint(w, t ? "test.flags" : "test.flags_unprojected",
+                      js_ball(w, (sn_vec2){3.0f * (float)t, 0.0f}, 0.5f, 1.0f), SN_NULL_BODY, NULL, 0);
+      ck_assert(sn_constraint_is_valid(w, c[t]));
+    }
+    for (int iterations = 2; iterations >= 0; iterations -= 2) {
+      ck_assert_int_eq(sn_world_set_position_iterations(w, iterations), SN_OK);
+      ck_assert_int_eq(sn_world_step(w, DT), SN_OK);
+      for (int t = 0; t < 2; ++t) {
+        sn_vec2 f;
+        float torque;
+        ck_assert_int_eq(sn_constraint_get_reaction(w, c[t], &f, &torque), SN_OK);
+        const uint32_t warm = (uint32_t)f.x & 255u, solve = (uint32_t)f.x >> 8;
+        const uint32_t relax = (uint32_t)f.y & 255u, project = (uint32_t)f.y >> 8;
+        const uint32_t want = t == 1 && iterations > 0 ? SN_STEP_PROJECTED : 0u;
+        ck_assert_msg((warm & SN_STEP_PROJECTED) == want && (solve & SN_STEP_PROJECTED) == want &&
+                          (relax & SN_STEP_PROJECTED) == want,
+                      "%s, %d position iterations, checks %d: flags warm %u, solve %u, relax %u",
+                      t ? "projected" : "unprojected", iterations, checks, warm, solve, relax);
+        /* project ran (and said so) only for the projected type with sweeps */
+        ck_assert_uint_eq(project & SN_STEP_PROJECTED, want);
+        ck_assert(want != 0u || project == 0u);
+        const sn_step_info seen = {.size = sizeof(sn_step_info), .flags = relax};
+        ck_assert_int_eq(sn_step_projected(&seen), want != 0u);
+      }
+    }
+    sn_destroy_world(w);
+  }
+  sn_destroy_registry(r);
+}
+END_TEST
+
 /* The setters refuse what the table refuses, with its message, and keep the value. */
 START_TEST(test_setters_refuse) {
   sn_world *w = js_world(NULL);
@@ -243,6 +358,7 @@ Suite *sn_test_suite(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_plugins_are_handed_the_settings);
   tcase_add_test(tc, test_setters_refuse);
+  tcase_add_test(tc, test_projected_flag);
   tcase_add_test(tc, test_soft_pivot_drifts_further);
   tcase_add_test(tc, test_kept_by_snapshots);
   tcase_add_test(tc, test_kept_by_scene_files);

@@ -128,6 +128,21 @@ typedef struct sn_step_info {
 /// CPU). Every width must give the same bits; a host clears it to test that.
 #define SN_STEP_WIDE_LANES 2u
 
+/// sn_step_info.flags: the position stage projects this call's type every
+/// substep of this step (the type has `project` and the world's
+/// position_iterations is above 0). Set on its warm_start, solve_velocity
+/// and project calls, with or without SN_STEP_INDEPENDENT_ITEMS. A type may
+/// then leave to the projection what the relax pass would do for rows the
+/// projection holds (docs/plugins.md, "Relax under projection"); a host that
+/// never sets it has every relax pass run as before.
+#define SN_STEP_PROJECTED 4u
+
+/// True when info says the position stage projects the call's type
+/// (SN_STEP_PROJECTED; false from a host that does not set it).
+static inline int sn_step_projected(const sn_step_info *info) {
+  return info->size >= offsetof(sn_step_info, flags) + sizeof(info->flags) && (info->flags & SN_STEP_PROJECTED) != 0u;
+}
+
 /// True when info says the call's items share no body state
 /// (SN_STEP_INDEPENDENT_ITEMS, from a host of ABI 1.4 or later).
 static inline int sn_step_items_independent(const sn_step_info *info) {

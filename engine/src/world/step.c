@@ -192,6 +192,8 @@ static void sn_run_joints(const sn_solver_run *run, const sn_stage *st, int32_t 
       hi = mid;
   }
   sn_step_info info = *run->info;
+  /* (every call of the step, plugin checks too: the same bits either way) */
+  if (batch->type->project != NULL && run->position->position_iterations > 0) info.flags |= SN_STEP_PROJECTED;
   if (!run->w->joint_lanes_off && !run->w->check_plugins) {
     info.flags |= SN_STEP_INDEPENDENT_ITEMS;
     if (run->w->use_avx2) info.flags |= SN_STEP_WIDE_LANES; /* (the world's AVX2 switch, as the contacts') */
