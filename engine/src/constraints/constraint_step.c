@@ -5,6 +5,7 @@
  * the motion). The stage list (world/step.c) calls these. */
 #include "constraints/constraint_step.h"
 
+#include <assert.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -154,6 +155,13 @@ bool sn_constraint_active(const sn_world *w, const sn_constraint *k) {
  * constraints solved per item can have bodies (batched types are particle
  * only): the cached list (sn_constraint_lists_update). */
 void sn_wake_joined(sn_world *w) {
+#ifndef NDEBUG
+  for (int32_t i = 0; i < w->bodies.count && !w->bodies_may_sleep; ++i) {
+    const sn_body *b = w->bodies.data + i;
+    assert(!(b->in_use && b->type != SN_BODY_STATIC && !b->is_awake && !b->disabled) && "a body asleep unflagged");
+  }
+#endif
+  if (!w->bodies_may_sleep) return; /* nothing to wake */
   const sn_constraint_lists *l = &w->constraint_lists;
   for (int32_t n = 0; n < l->items.count; ++n) {
     const sn_constraint *k = w->constraints.data + l->items.data[n];

@@ -64,6 +64,7 @@ sn_body_id sn_create_body(sn_world *w, const sn_body_def *def) {
   sn_body *b = w->bodies.data + index;
   b->type = def->type;
   b->is_awake = def->type != SN_BODY_STATIC && (def->is_awake || !def->enable_sleep || !w->settings.enable_sleep);
+  if (def->type != SN_BODY_STATIC && !b->is_awake) w->bodies_may_sleep = true;
   b->enable_sleep = def->enable_sleep;
   b->sleep_threshold = def->sleep_threshold;
   b->is_bullet = def->is_bullet;
@@ -270,6 +271,7 @@ static void sn_body_wake_touching(sn_world *w, int32_t body_index) {
 
 /* first_body starts a cycle through sleep_next (set up by the island code). */
 void sn_body_put_to_sleep(sn_world *w, int32_t first_body) {
+  w->bodies_may_sleep = true;
   int32_t i = first_body;
   do {
     sn_body *m = w->bodies.data + i;

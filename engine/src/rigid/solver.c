@@ -391,11 +391,14 @@ bool sn_list_solver_contacts(sn_world *w) {
 void sn_gather_awake_bodies(sn_world *w) {
   /* static bodies share a dummy slot */
   w->awake_bodies.count = 0;
+  bool asleep = false;
   for (int32_t i = 0; i < w->bodies.count; ++i) {
     sn_body *b = w->bodies.data + i;
     b->solver_index = SN_NULL_INDEX;
     w->body_solver_index.data[i] = SN_NULL_INDEX;
-    if (!b->in_use || b->type == SN_BODY_STATIC || !b->is_awake || b->frozen) continue;
+    if (!b->in_use || b->type == SN_BODY_STATIC) continue;
+    asleep = asleep || (!b->is_awake && !b->disabled);
+    if (!b->is_awake || b->frozen) continue;
     b->solver_index = w->awake_bodies.count;
     /* the contact list's copy: the solver index and whether a contact can
      * move the body (the colouring key's dynamic bit) */
@@ -404,6 +407,7 @@ void sn_gather_awake_bodies(sn_world *w) {
     w->awake_bodies.data[w->awake_bodies.count++] = i;
   }
   w->awake_body_count = w->awake_bodies.count;
+  w->bodies_may_sleep = asleep;
 }
 
 bool sn_color_reuse(const sn_world *w, bool batches) {

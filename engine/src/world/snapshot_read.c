@@ -487,6 +487,7 @@ sn_result sn_world_load_snapshot(const void *bytes, size_t size, const sn_world_
   w->last_dt = copy.last_dt;
   w->island_count = copy.island_count;
   w->awake_body_count = copy.awake_body_count;
+  w->bodies_may_sleep = true; /* (the next step's gathering makes it exact) */
   w->particle_contact_count = copy.particle_contact_count;
 
   /* 4. the objects, then every reference between them */

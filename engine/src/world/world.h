@@ -208,6 +208,11 @@ typedef struct sn_world {
   float last_dt; ///< dt of the last step (reactions)
   int32_t island_count;
   int32_t awake_body_count;
+  /// Some moving body may be asleep: set where a body falls asleep
+  /// (sn_body_put_to_sleep) or is created or restored asleep, and made exact
+  /// by sn_gather_awake_bodies. Without one, sn_wake_joined has nothing to
+  /// wake and skips its pass over the constraints.
+  bool bodies_may_sleep;
   char last_error[256];
 } sn_world;
 
