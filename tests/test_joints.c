@@ -363,7 +363,9 @@ END_TEST
 
 /* A field of CHAINS hanging chains of 4 links (0.8 m x 0.2 m boxes, tilted
  * so they swing), each pinned to the ground; their revolute joints carry a
- * limit, a zero-speed motor (joint friction), a spring, or all three. Every
+ * limit, a zero-speed motor (joint friction), a spring, all three or none
+ * (so a group of lanes mixes joints the relax pass solves with joints it
+ * leaves to the projection, see test_lattice_relax_under_projection). Every
  * chain's k-th joint lies in level k (the levels of sn_build_joint_batches),
  * so a level holds more than SN_JOINT_LEVEL_MIN items and runs in parallel
  * blocks, and its calls say their items are independent (revolute solves
@@ -395,7 +397,7 @@ static uint64_t chain_field(const sn_registry *r, int mode) {
       sn_vec2 top = {x + 0.8f * (float)k, 0.0f};
       sn_body_id link = js_box(w, (sn_vec2){top.x + 0.4f, 0.0f}, 0.0f, 0.4f, 0.1f, (sn_vec2){0.0f, 0.0f}, 1.0f);
       bodies[4 * c + k] = link;
-      const int kind = (c + k) % 4; /* 0 limit, 1 motor, 2 spring, 3 all */
+      const int kind = (c + k) % 5; /* 0 limit, 1 motor, 2 spring, 3 all, 4 none */
       sn_param_value v[10] = {{"anchor", top.x, top.y}};
       int32_t n = 1;
       if (kind == 0 || kind == 3) {
