@@ -634,7 +634,7 @@ START_TEST(test_lattice_coloured) {
 END_TEST
 
 /* The relax pass under projection (plugins/revolute/revolute.c,
- * revolute_runs): a joint without a spring, motor or limit skips it while
+ * revolute_relax_projected): a joint without a spring, motor or limit skips it while
  * the position stage projects its type, and keeps the velocity its biased
  * solve gave the bodies to close its gap. The same lattice with a limit on
  * every joint that never binds keeps the pass. Without the position stage

@@ -6,7 +6,7 @@
  * warm-started. A joint without a spring, motor or limit skips the relax
  * pass when the position stage projects it (SN_STEP_PROJECTED): the
  * projection holds its point, and the relax pass would take back the
- * velocity that was closing the gap (revolute_solve).
+ * velocity that was closing the gap (revolute_relax_projected).
  *
  * The spring is a soft row on the relative angle with the user's hertz and
  * damping ratio, in both passes (a physical spring, as the wheel's
@@ -28,6 +28,7 @@
  * sinew/plugin_math.h and sinew/plugin_batch.h) only. */
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "sinew/plugin.h"
@@ -74,6 +75,10 @@ typedef struct revolute_instance {
   /* the definition */
   sn_vec2 local_a, local_b; /* anchor in each body frame (from the origin) */
   float reference_angle;
+  /* prepare: how many items from this one on, in the array prepare got, have
+   * no axial rows (0: this one has): the relax pass under projection passes
+   * over a run reading one line (revolute_relax_projected) */
+  int32_t plain_run;
 } revolute_instance;
 
 /* The spring acts when it is on with a positive frequency. */
@@ -135,7 +140,9 @@ static int revolute_export(const void *params, const void *instance, const sn_co
 static void revolute_prepare(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
   /* soft position feedback: omega = 2 pi hertz, implicit spring-damper */
   const sn_pm_softness soft = sn_pm_soft(info->joint_hertz, info->joint_damping_ratio, info->h);
-  for (int32_t i = 0; i < count; ++i) {
+  /* (last to first, for the plain runs; each item's own fields alike) */
+  int32_t run = 0;
+  for (int32_t i = count - 1; i >= 0; --i) {
     const revolute_params *p = items[i].params;
     revolute_instance *j = items[i].instance;
     const sn_constraint_body *a = items[i].bodies[0], *b = items[i].bodies[1];
@@ -143,6 +150,8 @@ static void revolute_prepare(const sn_step_info *info, sn_constraint_item *items
     j->rb = sn_pm_arm(b, j->local_b);
     j->delta_center = sn_pm_sub(b->center, a->center);
     j->axial = p->enable_motor || p->enable_limit || spring_on(p);
+    run = j->axial ? 0 : run + (run < INT32_MAX ? 1 : 0);
+    j->plain_run = run;
     /* the angle only the axial rows read (an atan2 saved per plain pin) */
     j->delta_angle = j->axial ? sn_pm_rel_angle(a->q, b->q) - j->reference_angle : 0.0f;
     j->axial_mass = sn_pm_inv_or_zero(a->inv_inertia + b->inv_inertia);
@@ -332,53 +341,75 @@ static void revolute_warm_start(const sn_step_info *info, sn_constraint_item *it
   for (; i < count; ++i) revolute_warm_one(items + i);
 }
 
-/* Does this pass solve item? Every pass does but the relax pass (use_bias
- * 0) of a projected type (plain 0) on a joint without axial rows. The
- * velocity the biased solve gave its bodies to close the point's gap is
- * kept: relaxing it left the gap to the two projection sweeps alone, and a
- * lattice hanging from a few pins (the Box2D suite's joint_grid) held its
- * worst joint 0.064 m apart instead of 0.023 m, in more time. A spring,
- * motor or limit keeps the pass: its rows are not projected, and the bias
- * left in a ragdoll's joints fed its collisions (docs/plugins.md, "Relax
- * under projection"). */
-static inline int revolute_runs(const sn_constraint_item *item, int plain) { return plain || revolute_has_axial(item); }
-
-/* One item's rows in this pass, alone (revolute_runs). */
-static void revolute_solve_one(const sn_step_info *info, sn_constraint_item *item, int use_bias, int plain) {
-  if (!revolute_runs(item, plain)) return;
+/* One item's rows in this pass, alone. */
+static void revolute_solve_one(const sn_step_info *info, sn_constraint_item *item, int use_bias) {
   if (revolute_has_axial(item)) revolute_axial_rows(info, item, use_bias);
   revolute_point_row(item, use_bias);
 }
 
-/* How many of n items from items this pass solves. */
-static inline int revolute_running(const sn_constraint_item *items, int n, int plain) {
-  int k = 0;
-  for (int l = 0; l < n; ++l) k += revolute_runs(items + l, plain);
-  return k;
+/* Whether the n items from items all have axial rows. */
+static inline int revolute_all_axial(const sn_constraint_item *items, int n) {
+  int axial = 1;
+  for (int l = 0; l < n; ++l) axial &= revolute_has_axial(items + l);
+  return axial;
+}
+
+/* The relax pass (use_bias 0) of a type the position stage projects
+ * (SN_STEP_PROJECTED): the joints with axial rows only, in lanes where the
+ * next eight (or four) all have them. A joint without a spring, motor or
+ * limit keeps the velocity the biased solve gave its bodies to close the
+ * point's gap: relaxing it left the gap to the two projection sweeps alone,
+ * and a lattice hanging from a few pins (the Box2D suite's joint_grid) held
+ * its worst joint 0.064 m apart instead of 0.023 m, in more time. A spring,
+ * motor or limit keeps the pass: its rows are not projected, and the bias
+ * left in a ragdoll's joints fed its collisions (docs/plugins.md, "Relax
+ * under projection"). The plain runs prepare counted are passed over at
+ * once: a lattice's pass reads one instance line, not every one. They count
+ * in the array prepare got, which every call of the step takes its items
+ * from, in the same order (docs/plugins.md). */
+static void revolute_relax_projected(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
+  int32_t i = 0;
+  while (i < count) {
+    const int32_t run = ((const revolute_instance *)items[i].instance)->plain_run;
+    if (run > 0) {
+      i += run < count - i ? run : count - i;
+      continue;
+    }
+#if SN_PB_SIMD
+    if (sn_step_items_independent(info)) {
+      if (revolute_wide(info) && i + 8 <= count && revolute_all_axial(items + i, 8)) {
+        revolute_point8(info, items + i, 0, 1);
+        i += 8;
+        continue;
+      }
+      if (i + 4 <= count && revolute_all_axial(items + i, 4)) {
+        revolute_point4(info, items + i, 0, 1);
+        i += 4;
+        continue;
+      }
+    }
+#endif
+    revolute_solve_one(info, items + i, 0);
+    i += 1;
+  }
 }
 
 static void revolute_solve(const sn_step_info *info, sn_constraint_item *items, int32_t count, int use_bias) {
-  const int plain = use_bias || !sn_step_projected(info);
+  if (!use_bias && sn_step_projected(info)) {
+    revolute_relax_projected(info, items, count);
+    return;
+  }
   int32_t i = 0;
 #if SN_PB_SIMD
   if (sn_step_items_independent(info)) {
     /* the group's axial rows, then their point rows, in lanes: the items
-     * share no body, so each sees its own rows in the scalar order (a
-     * group of which the pass solves only some goes item by item) */
+     * share no body, so each sees its own rows in the scalar order */
     if (revolute_wide(info))
-      for (; i + 8 <= count; i += 8) {
-        const int n = plain ? 8 : revolute_running(items + i, 8, plain);
-        if (n == 8) revolute_point8(info, items + i, use_bias, revolute_any_axial(items + i, 8));
-        for (int l = 0; n > 0 && n < 8 && l < 8; ++l) revolute_solve_one(info, items + i + l, use_bias, plain);
-      }
-    for (; i + 4 <= count; i += 4) {
-      const int n = plain ? 4 : revolute_running(items + i, 4, plain);
-      if (n == 4) revolute_point4(info, items + i, use_bias, revolute_any_axial(items + i, 4));
-      for (int l = 0; n > 0 && n < 4 && l < 4; ++l) revolute_solve_one(info, items + i + l, use_bias, plain);
-    }
+      for (; i + 8 <= count; i += 8) revolute_point8(info, items + i, use_bias, revolute_any_axial(items + i, 8));
+    for (; i + 4 <= count; i += 4) revolute_point4(info, items + i, use_bias, revolute_any_axial(items + i, 4));
   }
 #endif
-  for (; i < count; ++i) revolute_solve_one(info, items + i, use_bias, plain);
+  for (; i < count; ++i) revolute_solve_one(info, items + i, use_bias);
 }
 
 /* position stage: move the two anchors together (the host turns the motion
