@@ -8,12 +8,7 @@
  * then removes the velocity error rigidly). With linear_hertz or
  * angular_hertz > 0 that part becomes a spring-damper (soft step, see
  * distance.c: k = m_eff omega^2, c = 2 m_eff zeta omega) solved once per
- * substep in the biased pass and left alone by the relax pass. While the
- * position stage projects the type (SN_STEP_PROJECTED) the rigid parts
- * skip the relax pass too: the projection holds them, and relaxing took
- * back the velocity the biased solve gave the bodies to close their error
- * (a 10-box cantilever's tip sagged 0.155 m that way against 0.096 m; see
- * docs/plugins.md, "Relax under projection").
+ * substep in the biased pass and left alone by the relax pass.
  *
  * Anchors are relative to the centres of mass at step start, rotated by
  * state->dq during substeps; the separation uses state->dp. All impulses
@@ -128,9 +123,7 @@ static void weld_warm_start(const sn_step_info *info, sn_constraint_item *items,
 }
 
 static void weld_solve(const sn_step_info *info, sn_constraint_item *items, int32_t count, int use_bias) {
-  /* the relax pass under projection: the rigid parts are projected, the
-   * spring parts never relax */
-  if (!use_bias && sn_step_projected(info)) return;
+  (void)info;
   for (int32_t i = 0; i < count; ++i) {
     const weld_params *p = items[i].params;
     weld_instance *j = items[i].instance;
