@@ -45,24 +45,41 @@ static void probe_reaction(const sn_step_info *info, const sn_constraint_item *i
   *torque = 0.0f;
 }
 
-static sn_registry *probe_registry(void) {
-  sn_registry *r = sn_create_registry(NULL);
-  ck_assert_ptr_nonnull(r);
+/* A one-body impulse type of the test's (no params, a 4-byte aligned
+ * instance) with the given callbacks; the caller adds any others. */
+static sn_constraint_type
+host_type(const char *name, uint32_t instance_size, int (*create)(const sn_constraint_create_args *),
+          void (*prepare)(const sn_step_info *, sn_constraint_item *, int32_t),
+          void (*solve)(const sn_step_info *, sn_constraint_item *, int32_t, int),
+          void (*reaction)(const sn_step_info *, const sn_constraint_item *, sn_vec2 *, float *)) {
   sn_constraint_type t;
   memset(&t, 0, sizeof t);
   t.struct_size = sizeof t;
-  t.name = "test.probe";
+  t.name = name;
   t.flags = SN_CONSTRAINT_IMPULSE;
   t.body_count = 1;
   t.params_align = 4;
-  t.instance_size = sizeof(probe_instance);
+  t.instance_size = instance_size;
   t.instance_align = 4;
-  t.create = probe_create;
-  t.prepare = probe_prepare;
-  t.solve_velocity = probe_solve;
-  t.get_reaction = probe_reaction;
+  t.create = create;
+  t.prepare = prepare;
+  t.solve_velocity = solve;
+  t.get_reaction = reaction;
+  return t;
+}
+
+/* Registers t in r (the test fails with the registry's message if it refuses). */
+static void add_type(sn_registry *r, const sn_constraint_type *t) {
   char msg[256];
-  ck_assert_msg(sn_registry_add_type(r, &t, msg, sizeof msg) == SN_OK, "%s", msg);
+  ck_assert_msg(sn_registry_add_type(r, t, msg, sizeof msg) == SN_OK, "%s", msg);
+}
+
+static sn_registry *probe_registry(void) {
+  sn_registry *r = sn_create_registry(NULL);
+  ck_assert_ptr_nonnull(r);
+  const sn_constraint_type t =
+      host_type("test.probe", sizeof(probe_instance), probe_create, probe_prepare, probe_solve, probe_reaction);
+  add_type(r, &t);
   return r;
 }
 
@@ -154,23 +171,11 @@ static sn_registry *flags_registry(void) {
   sn_registry *r = sn_create_registry(NULL);
   ck_assert_ptr_nonnull(r);
   for (int projected = 0; projected < 2; ++projected) {
-    sn_constraint_type t;
-    memset(&t, 0, sizeof t);
-    t.struct_size = sizeof t;
-    t.name = projected ? "test.flags" : "test.flags_unprojected";
-    t.flags = SN_CONSTRAINT_IMPULSE;
-    t.body_count = 1;
-    t.params_align = 4;
-    t.instance_size = sizeof(flags_instance);
-    t.instance_align = 4;
-    t.create = flags_create;
-    t.prepare = flags_prepare;
+    sn_constraint_type t = host_type(projected ? "test.flags" : "test.flags_unprojected", sizeof(flags_instance),
+                                     flags_create, flags_prepare, flags_solve, flags_reaction);
     t.warm_start = flags_warm;
-    t.solve_velocity = flags_solve;
     t.project = projected ? flags_project : NULL;
-    t.get_reaction = flags_reaction;
-    char msg[256];
-    ck_assert_msg(sn_registry_add_type(r, &t, msg, sizeof msg) == SN_OK, "%s", msg);
+    add_type(r, &t);
   }
   return r;
 }

@@ -320,11 +320,16 @@ static int revolute_wide(const sn_step_info *info) {
 }
 #endif
 
+/* How many of n items from items have an axial row. */
+static inline int revolute_axial_count(const sn_constraint_item *items, int n) {
+  int axial = 0;
+  for (int l = 0; l < n; ++l) axial += revolute_has_axial(items + l) != 0;
+  return axial;
+}
+
 /* Whether any of n items from items has an axial row. */
 static inline int revolute_any_axial(const sn_constraint_item *items, int n) {
-  int axial = 0;
-  for (int l = 0; l < n; ++l) axial |= revolute_has_axial(items + l);
-  return axial;
+  return revolute_axial_count(items, n) > 0;
 }
 
 static void revolute_warm_start(const sn_step_info *info, sn_constraint_item *items, int32_t count) {
@@ -345,13 +350,6 @@ static void revolute_warm_start(const sn_step_info *info, sn_constraint_item *it
 static void revolute_solve_one(const sn_step_info *info, sn_constraint_item *item, int use_bias) {
   if (revolute_has_axial(item)) revolute_axial_rows(info, item, use_bias);
   revolute_point_row(item, use_bias);
-}
-
-/* Whether the n items from items all have axial rows. */
-static inline int revolute_all_axial(const sn_constraint_item *items, int n) {
-  int axial = 1;
-  for (int l = 0; l < n; ++l) axial &= revolute_has_axial(items + l);
-  return axial;
 }
 
 /* The relax pass (use_bias 0) of a type the position stage projects
@@ -377,12 +375,12 @@ static void revolute_relax_projected(const sn_step_info *info, sn_constraint_ite
     }
 #if SN_PB_SIMD
     if (sn_step_items_independent(info)) {
-      if (revolute_wide(info) && i + 8 <= count && revolute_all_axial(items + i, 8)) {
+      if (revolute_wide(info) && i + 8 <= count && revolute_axial_count(items + i, 8) == 8) {
         revolute_point8(info, items + i, 0, 1);
         i += 8;
         continue;
       }
-      if (i + 4 <= count && revolute_all_axial(items + i, 4)) {
+      if (i + 4 <= count && revolute_axial_count(items + i, 4) == 4) {
         revolute_point4(info, items + i, 0, 1);
         i += 4;
         continue;

@@ -156,10 +156,8 @@ bool sn_constraint_active(const sn_world *w, const sn_constraint *k) {
  * only): the cached list (sn_constraint_lists_update). */
 void sn_wake_joined(sn_world *w) {
 #ifndef NDEBUG
-  for (int32_t i = 0; i < w->bodies.count && !w->bodies_may_sleep; ++i) {
-    const sn_body *b = w->bodies.data + i;
-    assert(!(b->in_use && b->type != SN_BODY_STATIC && !b->is_awake && !b->disabled) && "a body asleep unflagged");
-  }
+  for (int32_t i = 0; i < w->bodies.count && !w->bodies_may_sleep; ++i)
+    assert(!sn_body_asleep(w->bodies.data + i) && "a body asleep unflagged");
 #endif
   if (!w->bodies_may_sleep) return; /* nothing to wake */
   const sn_constraint_lists *l = &w->constraint_lists;

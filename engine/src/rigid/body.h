@@ -85,5 +85,10 @@ void sn_body_add_shape_mass(sn_world *w, sn_body *b, int32_t shape_index);
 void sn_body_refresh_extents(sn_world *w);
 void sn_body_wake(sn_world *w, int32_t body_index);
 void sn_body_put_to_sleep(sn_world *w, int32_t first_body);
+/// A body in use, moving (not static), enabled and asleep: what
+/// sn_world.bodies_may_sleep stands for.
+static inline bool sn_body_asleep(const sn_body *b) {
+  return b->in_use && b->type != SN_BODY_STATIC && !b->is_awake && !b->disabled;
+}
 
 #endif /* SN_RIGID_BODY_H */

@@ -396,9 +396,8 @@ void sn_gather_awake_bodies(sn_world *w) {
     sn_body *b = w->bodies.data + i;
     b->solver_index = SN_NULL_INDEX;
     w->body_solver_index.data[i] = SN_NULL_INDEX;
-    if (!b->in_use || b->type == SN_BODY_STATIC) continue;
-    asleep = asleep || (!b->is_awake && !b->disabled);
-    if (!b->is_awake || b->frozen) continue;
+    asleep = asleep || sn_body_asleep(b);
+    if (!b->in_use || b->type == SN_BODY_STATIC || !b->is_awake || b->frozen) continue;
     b->solver_index = w->awake_bodies.count;
     /* the contact list's copy: the solver index and whether a contact can
      * move the body (the colouring key's dynamic bit) */
