@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "box2d_suite.h"
+#include "handoff.h"
 #include "peers.h"
 #include "report.h"
 #include "scenes.h"
@@ -15,33 +16,35 @@
 #include "platform/platform.h" /* sn_thread_cpu_ms */
 
 static void sn_usage(FILE *f) {
-  fprintf(f,
-          "usage: sinew-bench [--scene NAME] [--size N] [--steps N] [--substeps N] [--soft-iterations N] [--sleep]\n"
-          "       sinew-bench --peers [--scene NAME] [--size N] [--steps N] [--substeps N] [--block N]\n"
-          "                   [--svg FILE] [--table FILE]\n"
-          "  scenes: pyramid (20, 50, 100), tower (20), rain (2000), ratio, chain (100 revolute links),\n"
-          "          cards (house of cards; size = lean from horizontal in degrees, 45..85, default 68),\n"
-          "          tiny (one box resting on the ground: the fixed cost of a step), cloth (32, 64, 128),\n"
-          "          jelly (50), mixed\n"
-          "  no --scene: every scene at its standard sizes\n"
-          "  --peers: the rigid scenes on Sinew and on Box2D 2.4 / Chipmunk 7 (if built in), interleaved\n"
-          "           in turns of --block steps (10); one JSON line per engine and a ratio line per scene\n"
-          "  --svg FILE: with --peers, plot ms/step against bodies (no --scene: pyramid 10..100)\n"
-          "  --table FILE: with --peers, a Markdown table of the runs\n"
-          "  --threads N: step Sinew's worlds on N workers (sinew::threads pool; default 1)\n"
-          "       sinew-bench --soak SECONDS | --soak-steps N [--scene rain|jelly|mixed|all] [--seed N]\n"
-          "                   [--world-steps N] [--json] [--soak-fault]\n"
-          "  --soak: the rain, jelly and mixed scenes in turn, each world living --world-steps steps (3600),\n"
-          "          with seeded spawning and deleting and invariant checks (docs/benchmark.md); a summary\n"
-          "          on stderr, one JSON line with --json; exit 1 on any invariant failure\n"
-          "  --soak-fault: destroy a body behind the driver's back at step 100 of each world (tests the checks)\n"
-          "       sinew-bench --suite box2d [--scene NAME] [--workers N] [--runs R] [--steps N] [--svg FILE]\n"
-          "                   [--table FILE]\n"
-          "  --suite box2d: Box2D v3.1.1's benchmark scenes (joint_grid, large_pyramid, many_pyramids, rain,\n"
-          "          smash, spinner, tumbler) timed by its protocol, Sinew's defaults and 4 substeps run by run;\n"
-          "          one JSON line per scene, configuration and worker count (--workers N: that count only,\n"
-          "          default 1 and 2; --runs R: minimum of R runs, default 2; --steps N: instead of the scene's);\n"
-          "          --svg FILE: bars of each total over Box2D's; --table FILE: the totals and figures in Markdown\n");
+  fprintf(f, "usage: sinew-bench [--scene NAME] [--size N] [--steps N] [--substeps N] [--soft-iterations N] [--sleep]\n"
+             "       sinew-bench --peers [--scene NAME] [--size N] [--steps N] [--substeps N] [--block N]\n"
+             "                   [--svg FILE] [--table FILE]\n"
+             "  scenes: pyramid (20, 50, 100), tower (20), rain (2000), ratio, chain (100 revolute links),\n"
+             "          cards (house of cards; size = lean from horizontal in degrees, 45..85, default 68),\n"
+             "          tiny (one box resting on the ground: the fixed cost of a step), cloth (32, 64, 128),\n"
+             "          jelly (50), mixed\n"
+             "  no --scene: every scene at its standard sizes\n"
+             "  --peers: the rigid scenes on Sinew and on Box2D 2.4 / Chipmunk 7 (if built in), interleaved\n"
+             "           in turns of --block steps (10); one JSON line per engine and a ratio line per scene\n"
+             "  --svg FILE: with --peers, plot ms/step against bodies (no --scene: pyramid 10..100)\n"
+             "  --table FILE: with --peers, a Markdown table of the runs\n"
+             "  --threads N: step Sinew's worlds on N workers (sinew::threads pool; default 1)\n"
+             "       sinew-bench --soak SECONDS | --soak-steps N [--scene rain|jelly|mixed|all] [--seed N]\n"
+             "                   [--world-steps N] [--json] [--soak-fault]\n"
+             "  --soak: the rain, jelly and mixed scenes in turn, each world living --world-steps steps (3600),\n"
+             "          with seeded spawning and deleting and invariant checks (docs/benchmark.md); a summary\n"
+             "          on stderr, one JSON line with --json; exit 1 on any invariant failure\n"
+             "  --soak-fault: destroy a body behind the driver's back at step 100 of each world (tests the checks)\n"
+             "       sinew-bench --suite box2d [--scene NAME] [--workers N] [--runs R] [--steps N] [--svg FILE]\n"
+             "                   [--table FILE]\n"
+             "  --suite box2d: Box2D v3.1.1's benchmark scenes (joint_grid, large_pyramid, many_pyramids, rain,\n"
+             "          smash, spinner, tumbler) timed by its protocol, Sinew's defaults and 4 substeps run by run;\n"
+             "          one JSON line per scene, configuration and worker count (--workers N: that count only,\n"
+             "          default 1 and 2; --runs R: minimum of R runs, default 2; --steps N: instead of the scene's);\n"
+             "          --svg FILE: bars of each total over Box2D's; --table FILE: the totals and figures in Markdown\n"
+             "       sinew-bench --handoff [--round-trips N]\n"
+             "  --handoff: round trips of a value between two workers (default 100000): the machine's hand-off\n"
+             "          time, which decides what a second worker gains; one JSON line\n");
 }
 
 static int32_t sn_soft_iterations = 0;
@@ -100,6 +103,8 @@ int main(int argc, char **argv) {
   bool soak = false, json = false, seeded = false;
   const char *suite = NULL;
   int32_t workers = 0, runs = 0;
+  bool handoff = false;
+  int32_t round_trips = 0;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     bool has_value = i + 1 < argc;
@@ -146,6 +151,10 @@ int main(int argc, char **argv) {
       so.fault = true;
     else if (strcmp(a, "--json") == 0)
       json = true;
+    else if (strcmp(a, "--handoff") == 0)
+      handoff = true;
+    else if (strcmp(a, "--round-trips") == 0 && has_value)
+      round_trips = atoi(argv[++i]);
     else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       sn_usage(stdout);
       return 0;
@@ -154,6 +163,13 @@ int main(int argc, char **argv) {
       sn_usage(stderr);
       return 2;
     }
+  }
+  if (handoff || round_trips != 0) {
+    if (!handoff || argc != (round_trips != 0 ? 4 : 2) || round_trips < 0 || round_trips > 100000000) {
+      fprintf(stderr, "sinew-bench: --handoff takes only --round-trips N (1..100000000)\n");
+      return 2;
+    }
+    return sn_handoff_run(round_trips > 0 ? round_trips : 100000);
   }
   if (suite != NULL) {
     if (strcmp(suite, "box2d") != 0) {

@@ -17,10 +17,15 @@ bench="$build/bench/sinew-bench"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p docs/images
+# the two workers' hand-off time around the run (docs/benchmark.md, "Two workers and
+# the machine"): the median round trip in ns
+handoff() { "$bench" --handoff | python3 -c 'import json,sys; print(round(json.load(sys.stdin)["round_trip_ns_median"]))'; }
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+handoff_before=$(handoff)
 started=$(date -u '+%Y-%m-%d %H:%M UTC')
 "$bench" --suite box2d --table "$tmp/suite.md" --svg docs/images/box2d_suite.svg >"$tmp/suite.jsonl"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+handoff_after=$(handoff)
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo "?")
 cpu=$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 section="$tmp/section.md"
@@ -29,7 +34,9 @@ section="$tmp/section.md"
   echo "## Box2D v3's benchmark suite"
   echo
   echo "\`sinew-bench --suite box2d\` at $commit, run $started on $cpu ($(nproc) cores), load average"
-  echo "$load_before before and $load_after after. Totals in ms of each scene's timed steps, minimum"
+  echo "$load_before before and $load_after after; a round trip between two workers took $handoff_before ns"
+  echo "before and $handoff_after ns after (\`sinew-bench --handoff\`, the median: what a second worker gains"
+  echo "depends on it, see [benchmark.md](benchmark.md#two-workers-and-the-machine)). Totals in ms of each scene's timed steps, minimum"
   echo "of 2 runs, Sinew's two configurations alternating run by run; the Box2D column is Box2D v3.1.1's"
   echo "own benchmark program at its defaults (4 substeps) on a machine of this kind, not in this run"
   echo "(see [benchmark.md](benchmark.md)). Targets: Sinew's defaults at or below 1 x Box2D's total,"
