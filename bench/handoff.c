@@ -32,8 +32,9 @@
 #define SN_HANDOFF_GIVE_UP_MS 2000.0
 
 typedef struct sn_handoff {
-  _Alignas(64) atomic_int counter; /* odd: the caller's turn handed over; even: answered */
-  _Alignas(64) atomic_bool stop;
+  atomic_int counter; /* odd: the caller's turn handed over; even: answered */
+  char apart[64];     /* the counter's line holds nothing else the two sides write */
+  atomic_bool stop;
   int32_t trips;
 } sn_handoff;
 
