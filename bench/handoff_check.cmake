@@ -7,18 +7,9 @@
 # 2): a negative count, --round-trips without --handoff, --handoff with a
 # scene. No time is compared with a bound.
 cmake_minimum_required(VERSION 3.19)
+include(${CMAKE_CURRENT_LIST_DIR}/json_line.cmake)
 set(trips 3000)
-execute_process(COMMAND ${BENCH} --handoff --round-trips ${trips} RESULT_VARIABLE rc OUTPUT_VARIABLE out
-                ERROR_VARIABLE err)
-message(STATUS "sinew-bench --handoff --round-trips ${trips}\n${out}${err}")
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "sinew-bench --handoff exited with ${rc}")
-endif()
-string(STRIP "${out}" line)
-string(FIND "${line}" "\n" newline)
-if(NOT newline EQUAL -1)
-  message(FATAL_ERROR "more than one JSON line")
-endif()
+sn_bench_json_line(line --handoff --round-trips ${trips})
 string(JSON probe GET "${line}" probe)
 string(JSON got GET "${line}" round_trips)
 string(JSON workers GET "${line}" workers)
