@@ -1186,6 +1186,201 @@ START_TEST(test_out_of_memory) {
 }
 END_TEST
 
+/* ------------------------------------------------------------------------ */
+/* The query copy (sn_tree_refresh_wide)                                     */
+
+/// sn_tree_collect through the query copy and through the binary tree: the
+/// same count (or -1) and the same leaves, byte for byte, in the same order.
+static int32_t check_wide_collect(sn_tree *tree, sn_aabb box, uint64_t mask, int32_t capacity) {
+  static sn_tree_leaf wide[4096], binary[4096];
+  ck_assert(tree->wide_valid);
+  memset(wide, 0xA5, sizeof wide);
+  memset(binary, 0xA5, sizeof binary);
+  const int32_t n = sn_tree_collect(tree, box, mask, wide, capacity);
+  tree->wide_valid = false; /* the binary walk */
+  const int32_t m = sn_tree_collect(tree, box, mask, binary, capacity);
+  tree->wide_valid = true;
+  ck_assert_int_eq(n, m);
+  if (n > 0) ck_assert(memcmp(wide, binary, (size_t)n * sizeof(sn_tree_leaf)) == 0);
+  return n;
+}
+
+START_TEST(test_wide_copy_same_leaves) {
+  // 3000 random boxes, a seventh moved deferred and the marked top rebuilt,
+  // another seventh moved deferred after (loose ancestors), groups set: the
+  // copy's collect returns the binary walk's leaves in its order for boxes
+  // of every size and masks narrow and wide, and -1 alike when the buffer
+  // is short.
+  sn_mem mem;
+  sn_mem_init(&mem, NULL);
+  sn_tree tree;
+  ck_assert(sn_tree_init(&tree, &mem, 16));
+  lcg g = {777u};
+  enum { N = 3000 };
+  static int32_t ids[N];
+  for (int32_t i = 0; i < N; ++i) ids[i] = sn_tree_create_proxy(&tree, random_box(&g), random_category(&g), i);
+  for (int32_t i = 0; i < N; i += 7) sn_tree_move_proxy_deferred(&tree, ids[i], random_box(&g));
+  sn_tree_rebuild_moved(&tree);
+  for (int32_t i = 3; i < N; i += 7) sn_tree_move_proxy_deferred(&tree, ids[i], random_box(&g));
+  for (int32_t i = 0; i < N; i += 5) sn_tree_set_group(&tree, ids[i], -1 - i % 3);
+  ck_assert(!tree.wide_valid);
+  ck_assert(sn_tree_refresh_wide(&tree));
+  ck_assert(tree.wide_valid);
+  int32_t many = 0;
+  for (int k = 0; k < 400; ++k) {
+    sn_aabb box = random_box(&g);
+    const float grow = k % 4 == 0 ? 40.0f : (float)(k % 4);
+    box.lower.x -= grow;
+    box.lower.y -= grow;
+    box.upper.x += grow;
+    box.upper.y += grow;
+    const uint64_t mask = k % 3 == 0 ? UINT64_MAX : (random_category(&g) | random_category(&g));
+    const int32_t n = check_wide_collect(&tree, box, mask, 4096);
+    many += n > 8;
+    if (n > 1) check_wide_collect(&tree, box, mask, n - 1); /* -1 both ways */
+  }
+  ck_assert_int_gt(many, 100);
+  check_wide_collect(&tree, (sn_aabb){{-1e4f, -1e4f}, {1e4f, 1e4f}}, UINT64_MAX, 4096);
+  check_wide_collect(&tree, (sn_aabb){{1e4f, 1e4f}, {1e4f + 1.0f, 1e4f + 1.0f}}, UINT64_MAX, 4096); /* none */
+  check_wide_collect(&tree, random_box(&g), 0u, 4096);                                              /* none */
+  sn_tree_destroy(&tree);
+  ck_assert_uint_eq(mem.live_bytes, 0);
+}
+END_TEST
+
+START_TEST(test_wide_copy_follows_changes) {
+  // Every change to the tree drops the copy (queries then walk the binary
+  // tree); a refresh makes it again, and it answers for the tree as it is.
+  // A tree with one leaf, or none, has a copy too; a negative user data has
+  // none (the refresh succeeds, queries walk the binary tree).
+  sn_mem mem;
+  sn_mem_init(&mem, NULL);
+  sn_tree tree;
+  ck_assert(sn_tree_init(&tree, &mem, 16));
+  ck_assert(sn_tree_refresh_wide(&tree));
+  ck_assert(tree.wide_valid);
+  sn_tree_leaf leaves[8];
+  ck_assert_int_eq(sn_tree_collect(&tree, (sn_aabb){{-1.0f, -1.0f}, {1.0f, 1.0f}}, UINT64_MAX, leaves, 8), 0);
+  lcg g = {99u};
+  int32_t first = sn_tree_create_proxy(&tree, (sn_aabb){{0.0f, 0.0f}, {1.0f, 1.0f}}, 1u, 0);
+  ck_assert(!tree.wide_valid);
+  ck_assert(sn_tree_refresh_wide(&tree));
+  ck_assert_int_eq(check_wide_collect(&tree, (sn_aabb){{0.5f, 0.5f}, {2.0f, 2.0f}}, UINT64_MAX, 8), 1);
+  static int32_t ids[200];
+  ids[0] = first;
+  for (int32_t i = 1; i < 200; ++i) ids[i] = sn_tree_create_proxy(&tree, random_box(&g), random_category(&g), i);
+  const sn_aabb all = {{-1e4f, -1e4f}, {1e4f, 1e4f}};
+  for (int step = 0; step < 9; ++step) {
+    ck_assert(sn_tree_refresh_wide(&tree));
+    ck_assert(tree.wide_valid);
+    ck_assert(sn_tree_refresh_wide(&tree)); /* (made already: nothing to do) */
+    ck_assert_int_eq(check_wide_collect(&tree, all, UINT64_MAX, 4096), 200);
+    for (int k = 0; k < 20; ++k) check_wide_collect(&tree, random_box(&g), UINT64_MAX, 4096);
+    const int32_t id = ids[lcg_int(&g, 200)];
+    switch (step) {
+    case 0:
+      sn_tree_move_proxy(&tree, id, random_box(&g));
+      break;
+    case 1:
+      sn_tree_move_proxy_deferred(&tree, id, random_box(&g));
+      break;
+    case 2:
+      sn_tree_rebuild_moved(&tree);
+      break;
+    case 3:
+      sn_tree_enlarge_proxy(&tree, id, random_box(&g));
+      break;
+    case 4:
+      sn_tree_set_category(&tree, id, 8u);
+      break;
+    case 5:
+      sn_tree_set_group(&tree, id, -7);
+      break;
+    case 6:
+      sn_tree_rebuild(&tree);
+      break;
+    case 7:
+      sn_tree_move_proxy_deferred(&tree, id, random_box(&g));
+      ck_assert(sn_tree_refresh_wide(&tree));
+      sn_tree_rebuild_moved(&tree);
+      ck_assert(sn_tree_refresh_wide(&tree));
+      sn_tree_undo_rebuild(&tree);
+      break;
+    default:
+      sn_tree_destroy_proxy(&tree, id);
+      ids[id == first ? 0 : 1] = sn_tree_create_proxy(&tree, random_box(&g), 1u, 1000);
+      break;
+    }
+    ck_assert_msg(!tree.wide_valid, "change %d kept the copy", step);
+  }
+  /* a leaf whose user data is negative: no copy, the binary walk */
+  sn_tree_create_proxy(&tree, random_box(&g), 1u, -5);
+  ck_assert(sn_tree_refresh_wide(&tree));
+  ck_assert(!tree.wide_valid);
+  ck_assert_int_eq(sn_tree_collect(&tree, all, UINT64_MAX, leaves, 8), -1);
+  sn_tree_destroy(&tree);
+  ck_assert_uint_eq(mem.live_bytes, 0);
+}
+END_TEST
+
+START_TEST(test_wide_copy_deep_and_short_of_memory) {
+  // A chain 1200 leaves deep, each internal node holding the next one first
+  // and a leaf second (the leaves wait on the copy's stack behind the
+  // subtrees before them): the copy's walk runs out of stack and the collect
+  // walks the binary tree, with the same leaves. A copy that cannot get its
+  // memory leaves the tree as it was; queries walk the binary tree.
+  budget b = {1000};
+  sn_allocator user = {budget_alloc, budget_free, &b};
+  sn_mem mem;
+  sn_mem_init(&mem, &user);
+  sn_tree tree;
+  ck_assert(sn_tree_init(&tree, &mem, 0));
+  model m = {0};
+  lcg g = {4711u};
+  enum { N = 1200 };
+  fill_random(&tree, &m, &g, N);
+  static int32_t leaves[N], internal[N - 1];
+  int32_t nl = 0, ni = 0;
+  for (int32_t i = 0; i < tree.node_capacity; ++i) {
+    if (tree.nodes[i].height == 0) leaves[nl++] = i;
+    if (tree.nodes[i].height > 0) internal[ni++] = i;
+  }
+  ck_assert_int_eq(nl, N);
+  ck_assert_int_eq(ni, N - 1);
+  for (int32_t k = N - 2; k >= 0; --k) {
+    sn_tree_node *node = tree.nodes + internal[k];
+    node->child1 = k == N - 2 ? leaves[N - 1] : internal[k + 1];
+    node->child2 = leaves[k];
+    tree.nodes[node->child1].parent_or_next = internal[k];
+    tree.nodes[node->child2].parent_or_next = internal[k];
+    const sn_tree_node *n1 = tree.nodes + node->child1, *n2 = tree.nodes + node->child2;
+    node->aabb = (sn_aabb){{fminf(n1->aabb.lower.x, n2->aabb.lower.x), fminf(n1->aabb.lower.y, n2->aabb.lower.y)},
+                           {fmaxf(n1->aabb.upper.x, n2->aabb.upper.x), fmaxf(n1->aabb.upper.y, n2->aabb.upper.y)}};
+    node->category_bits = n1->category_bits | n2->category_bits;
+    node->height = (int16_t)(1 + (n1->height > n2->height ? n1->height : n2->height));
+    node->flags = 0;
+  }
+  tree.root = internal[0];
+  tree.nodes[tree.root].parent_or_next = SN_NULL_NODE;
+  tree.wide_valid = false; /* (the nodes were rewired by hand) */
+  ck_assert(sn_tree_validate(&tree));
+  b.calls_left = 0;
+  ck_assert(!sn_tree_refresh_wide(&tree));
+  ck_assert(!tree.wide_valid);
+  static sn_tree_leaf got[N + 1];
+  const sn_aabb all = {{-1e4f, -1e4f}, {1e4f, 1e4f}};
+  ck_assert_int_eq(sn_tree_collect(&tree, all, UINT64_MAX, got, N + 1), N);
+  b.calls_left = 1;
+  ck_assert(sn_tree_refresh_wide(&tree));
+  ck_assert(tree.wide_valid);
+  ck_assert_int_eq(check_wide_collect(&tree, all, UINT64_MAX, 4096), N);
+  for (int i = 0; i < 40; ++i) check_wide_collect(&tree, random_query_box(&g), k_masks[lcg_int(&g, 5)], 4096);
+  sn_tree_destroy(&tree);
+  ck_assert_uint_eq(mem.live_bytes, 0);
+  model_free(&m);
+}
+END_TEST
+
 Suite *sn_test_suite(void) {
   Suite *s = suite_create("tree");
   TCase *tc = tcase_create("core");
@@ -1207,6 +1402,9 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_deep_tree_fallback);
   tcase_add_test(tc, test_growth_and_accounting);
   tcase_add_test(tc, test_out_of_memory);
+  tcase_add_test(tc, test_wide_copy_same_leaves);
+  tcase_add_test(tc, test_wide_copy_follows_changes);
+  tcase_add_test(tc, test_wide_copy_deep_and_short_of_memory);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "base/math.h"
+#include "base/simd4.h"
 
 /// Entries of the fixed traversal stack of the queries (on the C stack, no
 /// allocation). A depth-first walk needs at most height + 1 entries, so this
@@ -141,6 +142,12 @@ static void sn_tree_free_node(sn_tree *tree, int32_t index) {
   tree->node_count -= 1;
 }
 
+/// The query copy's block for capacity nodes: the nodes (from a cache
+/// line's start) and the construction stack.
+static size_t sn_tree_wide_bytes(int32_t capacity) {
+  return (size_t)capacity * (sizeof(sn_tree_wide_node) + 2 * sizeof(int32_t)) + 64;
+}
+
 bool sn_tree_init(sn_tree *tree, sn_mem *mem, int32_t initial_capacity) {
   memset(tree, 0, sizeof(*tree));
   tree->mem = mem;
@@ -154,6 +161,7 @@ bool sn_tree_init(sn_tree *tree, sn_mem *mem, int32_t initial_capacity) {
 void sn_tree_destroy(sn_tree *tree) {
   sn_mem_free(tree->mem, tree->nodes, (size_t)tree->node_capacity * sizeof(sn_tree_node));
   sn_mem_free(tree->mem, tree->scratch, tree->scratch_bytes);
+  sn_mem_free(tree->mem, tree->wide_block, sn_tree_wide_bytes(tree->wide_capacity));
   sn_mem *mem = tree->mem;
   memset(tree, 0, sizeof(*tree));
   tree->mem = mem;
@@ -420,6 +428,7 @@ int32_t sn_tree_create_proxy(sn_tree *tree, sn_aabb aabb, uint64_t category_bits
   if (tree->node_capacity - tree->node_count < 2 && !sn_tree_grow(tree, tree->node_count + 2)) {
     return SN_NULL_NODE;
   }
+  tree->wide_valid = false;
   int32_t leaf = sn_tree_alloc_node(tree);
   sn_tree_node *node = tree->nodes + leaf;
   node->aabb = aabb;
@@ -434,6 +443,7 @@ int32_t sn_tree_create_proxy(sn_tree *tree, sn_aabb aabb, uint64_t category_bits
 void sn_tree_destroy_proxy(sn_tree *tree, int32_t proxy_id) {
   assert(0 <= proxy_id && proxy_id < tree->node_capacity);
   assert(tree->nodes[proxy_id].height == 0 && "not a proxy (leaf)");
+  tree->wide_valid = false;
   sn_tree_remove_leaf(tree, proxy_id);
   sn_tree_free_node(tree, proxy_id);
   tree->proxy_count -= 1;
@@ -444,6 +454,7 @@ void sn_tree_move_proxy(sn_tree *tree, int32_t proxy_id, sn_aabb aabb) {
   assert(tree->nodes[proxy_id].height == 0 && "not a proxy (leaf)");
   assert(sn_aabb_is_valid(aabb));
   // Removal frees exactly the node that reinsertion takes: no allocation.
+  tree->wide_valid = false;
   sn_tree_remove_leaf(tree, proxy_id);
   tree->nodes[proxy_id].aabb = aabb;
   sn_tree_insert_leaf(tree, proxy_id);
@@ -470,12 +481,14 @@ void sn_tree_enlarge_proxy(sn_tree *tree, int32_t proxy_id, sn_aabb aabb) {
   assert(0 <= proxy_id && proxy_id < tree->node_capacity);
   assert(tree->nodes[proxy_id].height == 0 && "not a proxy (leaf)");
   assert(sn_aabb_is_valid(aabb));
+  tree->wide_valid = false;
   sn_tree_set_leaf_box(tree->nodes, proxy_id, sn_aabb_union(tree->nodes[proxy_id].aabb, aabb));
 }
 
 void sn_tree_set_group(sn_tree *tree, int32_t proxy_id, int32_t group) {
   assert(0 <= proxy_id && proxy_id < tree->node_capacity);
   assert(tree->nodes[proxy_id].height == 0 && "not a proxy (leaf)");
+  tree->wide_valid = false;
   tree->nodes[proxy_id].group = group;
 }
 
@@ -483,6 +496,7 @@ void sn_tree_set_category(sn_tree *tree, int32_t proxy_id, uint64_t category_bit
   assert(0 <= proxy_id && proxy_id < tree->node_capacity);
   assert(tree->nodes[proxy_id].height == 0 && "not a proxy (leaf)");
   sn_tree_node *nodes = tree->nodes;
+  tree->wide_valid = false;
   nodes[proxy_id].category_bits = category_bits;
   /* the ancestors hold the OR of their children */
   for (int32_t i = nodes[proxy_id].parent_or_next; i != SN_NULL_NODE; i = nodes[i].parent_or_next)
@@ -493,6 +507,7 @@ void sn_tree_move_proxy_deferred(sn_tree *tree, int32_t proxy_id, sn_aabb aabb) 
   assert(0 <= proxy_id && proxy_id < tree->node_capacity);
   assert(tree->nodes[proxy_id].height == 0 && "not a proxy (leaf)");
   assert(sn_aabb_is_valid(aabb));
+  tree->wide_valid = false;
   sn_tree_set_leaf_box(tree->nodes, proxy_id, aabb);
 }
 
@@ -576,6 +591,168 @@ void sn_tree_query(const sn_tree *tree, sn_aabb aabb, uint64_t mask_bits, sn_tre
   }
 }
 
+/* ------------------------------------------------------------------------ */
+/* The query copy, four children a node                                      */
+
+/// Lane `lane` of w: binary node `node` under the code `child` (a leaf's
+/// user data, or -1 - its wide node).
+static inline void sn_wide_set(sn_tree_wide_node *w, int lane, const sn_tree_node *node, int32_t child) {
+  w->lower_x[lane] = node->aabb.lower.x;
+  w->lower_y[lane] = node->aabb.lower.y;
+  w->upper_x[lane] = node->aabb.upper.x;
+  w->upper_y[lane] = node->aabb.upper.y;
+  w->category_bits[lane] = node->category_bits;
+  w->child[lane] = child;
+  w->group[lane] = node->height == 0 ? node->group : 0;
+}
+
+/// An unused lane: an empty box no query accepts, and no category.
+static inline void sn_wide_clear(sn_tree_wide_node *w, int lane) {
+  w->lower_x[lane] = w->lower_y[lane] = FLT_MAX;
+  w->upper_x[lane] = w->upper_y[lane] = -FLT_MAX;
+  w->category_bits[lane] = 0;
+  w->child[lane] = 0;
+  w->group[lane] = 0;
+}
+
+bool sn_tree_refresh_wide(sn_tree *tree) {
+  if (tree->wide_valid) return true;
+  const int32_t root = tree->root;
+  if (root == SN_NULL_NODE) {
+    tree->wide_valid = true; /* nothing to walk: sn_tree_collect returns at once */
+    return true;
+  }
+  /* a node per internal node of the binary tree at an even depth: each
+   * below the root has an internal parent at an odd depth, with two such
+   * children at most, so at most (2 n - 1) / 3 of the n - 1 (a third in a
+   * balanced tree) */
+  const int32_t need = (int32_t)(((int64_t)tree->proxy_count * 2 + 2) / 3) + 1;
+  if (tree->wide_capacity < need) {
+    int32_t capacity = tree->wide_capacity > 0 ? tree->wide_capacity : 64;
+    while (capacity < need) {
+      if (capacity > INT32_MAX / 2) return false;
+      capacity *= 2;
+    }
+    void *block = sn_mem_alloc(tree->mem, sn_tree_wide_bytes(capacity));
+    if (block == NULL) return false;
+    sn_mem_free(tree->mem, tree->wide_block, sn_tree_wide_bytes(tree->wide_capacity));
+    tree->wide_block = block;
+    tree->wide = (sn_tree_wide_node *)(((uintptr_t)block + 63) & ~(uintptr_t)63);
+    tree->wide_work = (int32_t *)(tree->wide + capacity);
+    tree->wide_capacity = capacity;
+  }
+  const sn_tree_node *nodes = tree->nodes;
+  sn_tree_wide_node *wide = tree->wide;
+  int32_t *work = tree->wide_work;
+  int32_t count = 1, top = 0;
+  if (nodes[root].height == 0) {
+    if (nodes[root].user_data < 0) return true; /* (no copy: the binary walk) */
+    sn_wide_set(wide, 0, nodes + root, nodes[root].user_data);
+    for (int lane = 1; lane < 4; ++lane) sn_wide_clear(wide, lane);
+  } else {
+    work[top++] = root;
+    work[top++] = 0;
+  }
+  /* each wide node: the binary node's children, each internal child opened
+   * to its two children, left to right */
+  while (top > 0) {
+    const int32_t wi = work[--top], bi = work[--top];
+    sn_tree_wide_node *w = wide + wi;
+    int lane = 0;
+    const int32_t kids[2] = {nodes[bi].child1, nodes[bi].child2};
+    for (int k = 0; k < 2; ++k) {
+      const sn_tree_node *c = nodes + kids[k];
+      const int32_t opened[2] = {c->child1, c->child2};
+      const int n = c->height == 0 ? 1 : 2;
+      for (int j = 0; j < n; ++j) {
+        const int32_t index = n == 1 ? kids[k] : opened[j];
+        const sn_tree_node *node = nodes + index;
+        if (node->height == 0) {
+          if (node->user_data < 0) return true; /* (no copy: the binary walk) */
+          sn_wide_set(w, lane++, node, node->user_data);
+        } else {
+          const int32_t below = count++;
+          if (below >= tree->wide_capacity) return true; /* (cannot happen: no copy) */
+          sn_wide_set(w, lane++, node, -1 - below);
+          work[top++] = index;
+          work[top++] = below;
+        }
+      }
+    }
+    for (; lane < 4; ++lane) sn_wide_clear(w, lane);
+  }
+  tree->wide_valid = true;
+  return true;
+}
+
+/// The lowest set bit's index (bits != 0).
+static inline int sn_lowest_bit(int bits) {
+  int i = 0;
+  while (!((bits >> i) & 1)) ++i;
+  return i;
+}
+
+/// Leaf lane `lane` of w as sn_tree_collect reports it.
+static inline void sn_wide_leaf(const sn_tree_wide_node *w, int lane, sn_tree_leaf *leaf) {
+  leaf->aabb = (sn_aabb){{w->lower_x[lane], w->lower_y[lane]}, {w->upper_x[lane], w->upper_y[lane]}};
+  leaf->category_bits = w->category_bits[lane];
+  leaf->user_data = w->child[lane];
+  leaf->group = w->group[lane];
+}
+
+/// sn_tree_collect over the query copy; SN_WIDE_DEEP when its stack is too
+/// short for the tree (the caller walks the binary tree instead).
+enum { SN_WIDE_DEEP = -2 };
+static int32_t sn_tree_wide_collect(const sn_tree *tree, sn_aabb aabb, uint64_t mask_bits, sn_tree_leaf *leaves,
+                                    int32_t capacity) {
+  const sn_tree_wide_node *wide = tree->wide;
+  const f4 qlx = f4_set(aabb.lower.x), qly = f4_set(aabb.lower.y);
+  const f4 qux = f4_set(aabb.upper.x), quy = f4_set(aabb.upper.y);
+  /* entries: a wide node to open (>= 0), or a leaf to report, -1 - (node * 4
+   * + lane): leaves wait on the stack behind the subtrees before them, so
+   * they come out in the binary tree's depth-first order */
+  int32_t stack[SN_TREE_STACK_SIZE];
+  int32_t top = 0, count = 0;
+  stack[top++] = 0;
+  while (top > 0) {
+    const int32_t item = stack[--top];
+    if (item < 0) {
+      const int32_t ref = -1 - item;
+      if (count == capacity) return -1;
+      sn_wide_leaf(wide + (ref >> 2), ref & 3, leaves + count++);
+      continue;
+    }
+    if (top + 4 > SN_TREE_STACK_SIZE) return SN_WIDE_DEEP;
+    const sn_tree_wide_node *w = wide + item;
+    /* sn_aabb_overlaps and the category test, four lanes at once */
+    const int apart = f4_mask_bits(f4_gt(qlx, f4_load(w->upper_x))) | f4_mask_bits(f4_gt(qly, f4_load(w->upper_y))) |
+                      f4_mask_bits(f4_gt(f4_load(w->lower_x), qux)) | f4_mask_bits(f4_gt(f4_load(w->lower_y), quy));
+    const int bits = ((w->category_bits[0] & mask_bits) != 0) | ((w->category_bits[1] & mask_bits) != 0) << 1 |
+                     ((w->category_bits[2] & mask_bits) != 0) << 2 | ((w->category_bits[3] & mask_bits) != 0) << 3;
+    int hit = bits & ~apart;
+    /* leaves before the first subtree are next in order: reported now */
+    int lane = 0;
+    for (; hit != 0 && w->child[lane = sn_lowest_bit(hit)] >= 0; hit &= hit - 1) {
+      if (count == capacity) return -1;
+      sn_wide_leaf(w, lane, leaves + count++);
+    }
+    /* the rest wait, the last on the bottom */
+    for (int l = 3; l >= lane; --l) {
+      if (!((hit >> l) & 1)) continue;
+      const int32_t child = w->child[l];
+      if (child < 0) {
+        const sn_tree_wide_node *below = wide + (-1 - child);
+        SN_TREE_PREFETCH(below);
+        SN_TREE_PREFETCH((const char *)below + 64);
+        stack[top++] = -1 - child;
+      } else {
+        stack[top++] = -1 - (item * 4 + l);
+      }
+    }
+  }
+  return count;
+}
+
 typedef struct sn_tree_collector {
   const sn_tree *tree;
   sn_tree_leaf *leaves;
@@ -595,6 +772,11 @@ static bool sn_tree_collect_fcn(int32_t proxy_id, int32_t user_data, void *conte
 }
 
 int32_t sn_tree_collect(const sn_tree *tree, sn_aabb aabb, uint64_t mask_bits, sn_tree_leaf *leaves, int32_t capacity) {
+  if (tree->root == SN_NULL_NODE) return 0;
+  if (tree->wide_valid) {
+    const int32_t n = sn_tree_wide_collect(tree, aabb, mask_bits, leaves, capacity);
+    if (n != SN_WIDE_DEEP) return n;
+  }
   sn_tree_collector c = {tree, leaves, 0, capacity, false};
   sn_tree_query(tree, aabb, mask_bits, sn_tree_collect_fcn, &c);
   return c.full ? -1 : c.count;
@@ -1023,6 +1205,7 @@ void sn_tree_rebuild(sn_tree *tree) {
   size_t bytes = (size_t)n * (sizeof(sn_build_item) + sizeof(int32_t));
   sn_build_item *items = sn_mem_alloc(tree->mem, bytes);
   if (items == NULL) return; // keep the current tree
+  tree->wide_valid = false;
   int32_t *pool = (int32_t *)(items + n);
 
   // Leaves keep their node index (the proxy id); internal nodes are recycled.
@@ -1147,6 +1330,7 @@ void sn_tree_rebuild_moved_with(sn_tree *tree, sn_tree_jobs_fcn *run, void *runn
   int32_t root = tree->root;
   if (root == SN_NULL_NODE || tree->nodes[root].height == 0 || !(tree->nodes[root].flags & SN_TREE_NODE_MOVED)) return;
   if (!sn_tree_reserve_rebuild(tree)) return; // keep the loose tree: queries stay exact
+  tree->wide_valid = false;
 
   size_t n = (size_t)tree->proxy_count;
   sn_tree_saved_node *saved = tree->scratch;
@@ -1211,6 +1395,7 @@ void sn_tree_undo_rebuild(sn_tree *tree) {
   int32_t count = tree->undo_items;
   if (count < 0) return;
   tree->undo_items = -1;
+  tree->wide_valid = false;
   size_t n = (size_t)tree->proxy_count;
   const sn_tree_saved_node *saved = tree->scratch;
   const sn_build_item *items = (const sn_build_item *)(saved + n);

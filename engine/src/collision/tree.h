@@ -22,6 +22,18 @@ typedef struct sn_tree_node {
   uint16_t flags;         ///< leaves: the owner's; internal: SN_TREE_NODE_MOVED
 } sn_tree_node;
 
+/// A node of the tree's query copy (sn_tree_refresh_wide): up to four
+/// children, the grandchildren of an internal node of the binary tree (or
+/// its children that are leaves), left to right in the binary tree's
+/// depth-first order, their boxes side by side so that one four-lane test
+/// takes them all. Two cache lines.
+typedef struct sn_tree_wide_node {
+  float lower_x[4], lower_y[4], upper_x[4], upper_y[4]; ///< the children's boxes
+  uint64_t category_bits[4];                            ///< 0 for an unused lane (no query accepts it)
+  int32_t child[4]; ///< a leaf's user data (>= 0), or -1 - the index of the wide node below
+  int32_t group[4]; ///< a leaf's group (sn_tree_node.group)
+} sn_tree_wide_node;
+
 /// Internal node flag: a leaf below moved by sn_tree_move_proxy_deferred (or
 /// sn_tree_enlarge_proxy) since the last rebuild; the box may be loose.
 #define SN_TREE_NODE_MOVED 1u
@@ -41,6 +53,14 @@ typedef struct sn_tree {
   /// (sn_tree_undo_rebuild).
   int32_t undo_items;
   int32_t undo_root, undo_free_list, undo_node_count;
+  /// The query copy: sn_tree_collect walks it, four children a node, while
+  /// wide_valid (sn_tree_refresh_wide made it from the tree as it is; every
+  /// change to the tree clears the flag).
+  sn_tree_wide_node *wide; ///< in wide_block, on a cache line's start
+  void *wide_block;
+  int32_t *wide_work;    ///< the copy's construction stack (2 per node)
+  int32_t wide_capacity; ///< nodes in wide (and pairs in wide_work)
+  bool wide_valid;
 } sn_tree;
 
 /// Empty tree using mem for its node array. Returns false on OOM.
@@ -82,6 +102,14 @@ void sn_tree_rebuild_moved_with(sn_tree *tree, sn_tree_jobs_fcn *run, void *runn
 /// Grows the scratch sn_tree_rebuild_moved needs for the tree as it is, so
 /// that the rebuild then allocates nothing. False on OOM (nothing changed).
 bool sn_tree_reserve_rebuild(sn_tree *tree);
+/// Makes the query copy of the tree as it is now, unless it is made
+/// already: sn_tree_collect then descends four children a node, visiting
+/// the same leaves in the same order. Call where nothing else uses the tree
+/// (it writes the copy); allocates when the tree has grown: false when that
+/// fails (nothing else changed). Without a copy (out of memory, or a leaf's
+/// user data is negative: the copy keeps only the owners' ids) queries walk
+/// the binary tree, with the same results.
+bool sn_tree_refresh_wide(sn_tree *tree);
 /// Puts the tree back, node for node, as it was before the last
 /// sn_tree_rebuild_moved (nothing else may have changed it since). A no-op
 /// when that call rebuilt nothing or was undone already.

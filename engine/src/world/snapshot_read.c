@@ -142,6 +142,7 @@ static bool sn_read_tree(sn_loader *l, sn_io *io, sn_world *w, sn_tree *t, bool 
   sn_mem_free(&w->mem, t->nodes, (size_t)t->node_capacity * sizeof(sn_tree_node));
   t->nodes = NULL;
   t->node_capacity = t->node_count = t->proxy_count = 0;
+  t->wide_valid = false;
   t->root = t->free_list = SN_NULL_NODE;
   sn_tree_node *nodes = sn_mem_calloc(&w->mem, (size_t)h.node_capacity * sizeof(sn_tree_node));
   if (nodes == NULL) {

@@ -796,6 +796,19 @@ static void sn_run_tree_jobs(void *runner, int32_t count, void (*job)(void *cont
   sn_stage_run(&w->tasks, &r);
 }
 
+/* Whether a tree's query copy (sn_tree_refresh_wide) is worth making for
+ * the step: the pair search descends the trees once for each group of
+ * moved shapes (about four shapes) and continuous collision once for each
+ * group of fast bodies (last step's count), and the copy pays when there
+ * are at least a sixth as many descents as leaves. Below that (a lattice
+ * whose swinging moves a quarter of its leaves, a settling pyramid, rain's
+ * crowd of ragdolls) making it costs more than the descents save; they walk
+ * the binary tree, with the same results. */
+static bool sn_tree_copy_pays(const sn_world *w, const sn_tree *t) {
+  const int64_t descents = (int64_t)w->move_buffer.count / 4 + w->toi_groups;
+  return descents * 6 >= (int64_t)t->proxy_count;
+}
+
 /* The first part of a step: everything that may fail (memory), before
  * anything a caller can see changes. The extents and the constraint lists
  * are caches (a snapshot refreshes the extents before it reads them), the
@@ -812,6 +825,10 @@ static bool sn_step_reserve(sn_world *w, float dt) {
   const bool parallel =
       w->worker_count > 1 && (int64_t)w->dynamic_tree.proxy_count * SN_TREE_PROXY_WEIGHT >= w->parallel_min_items;
   sn_tree_rebuild_moved_with(&w->dynamic_tree, parallel ? sn_run_tree_jobs : NULL, w);
+  /* the trees' query copies for the pair search and continuous collision */
+  if ((sn_tree_copy_pays(w, &w->static_tree) && !sn_tree_refresh_wide(&w->static_tree)) ||
+      (sn_tree_copy_pays(w, &w->dynamic_tree) && !sn_tree_refresh_wide(&w->dynamic_tree)))
+    return false;
   return sn_find_new_pairs(w) && sn_solve_reserve(w, dt) && sn_sensor_find(w);
 }
 
