@@ -54,8 +54,10 @@ typedef struct sn_pool {
 #define SN_POOL(mem, arr, free_head, live, layout)                                                                     \
   ((sn_pool){(mem), (void **)&(arr).data, &(arr).count, &(arr).capacity, &(free_head), (live), layout})
 
-/// Room for n more acquisitions without allocating (free slots count).
-/// False on OOM or index overflow (nothing changed).
+/// Room for n more acquisitions without allocating (free slots count: for a
+/// kind without generations whose owner counts the live slots, from the
+/// counters; else by a walk of the free list). False on OOM or index
+/// overflow (nothing changed).
 bool sn_pool_reserve(const sn_pool *p, int32_t n);
 
 /// A slot for a new object, or SN_NULL_INDEX (-1) on OOM (nothing changed).
