@@ -6,6 +6,7 @@
  *   reserve (nothing a caller sees changes; sn_step_reserve, sn_solve_reserve):
  *    body extents                           rigid/body.c                  sn_body_refresh_extents
  *    broadphase: moved proxies rebuilt      collision/tree.c              sn_tree_rebuild_moved
+ *    broadphase: the trees' query copies    collision/tree.c              sn_tree_refresh_wide
  *    broadphase: new pairs                  collision/contact.c           sn_find_new_pairs
  *    constraint scans                       constraints/constraint.c      sn_constraint_lists_update
  *    particle candidate pairs               soft/soft_step.c              sn_soft_find_candidates
