@@ -802,9 +802,9 @@ static void sn_run_tree_jobs(void *runner, int32_t count, void (*job)(void *cont
  * moved shapes (about four shapes) and continuous collision once for each
  * group of fast bodies (last step's count), and the copy pays when there
  * are at least a sixth as many descents as leaves. Below that (a lattice
- * whose swinging moves a quarter of its leaves, a settling pyramid, rain's
- * crowd of ragdolls) making it costs more than the descents save; they walk
- * the binary tree, with the same results. */
+ * whose swinging moves a quarter of its leaves, a settling pyramid) making
+ * it costs more than the descents save; they walk the binary tree, with the
+ * same results. */
 static bool sn_tree_copy_pays(const sn_world *w, const sn_tree *t) {
   const int64_t descents = (int64_t)w->move_buffer.count / 4 + w->toi_groups;
   return descents * 6 >= (int64_t)t->proxy_count;
