@@ -1029,6 +1029,43 @@ END_TEST
 
 /// A hand-made caterpillar (height 599) is taller than the query stack: the
 /// stackless fallback must still return exact results.
+/// Rewires a tree of n leaves (filled by fill_random) into a chain of height
+/// n - 1: its k-th internal node (in node order) holds its k-th leaf and the
+/// next internal node (the last, two leaves), the deeper child first, or
+/// alternating slots with alternate. Boxes, categories and heights follow;
+/// the query copy is dropped.
+static void rewire_as_chain(sn_tree *tree, int32_t n, bool alternate) {
+  int32_t *leaves = malloc((size_t)n * sizeof(int32_t)), *internal = malloc((size_t)n * sizeof(int32_t));
+  ck_assert(leaves != NULL && internal != NULL);
+  int32_t nl = 0, ni = 0;
+  for (int32_t i = 0; i < tree->node_capacity; ++i) {
+    if (tree->nodes[i].height == 0) leaves[nl++] = i;
+    if (tree->nodes[i].height > 0) internal[ni++] = i;
+  }
+  ck_assert_int_eq(nl, n);
+  ck_assert_int_eq(ni, n - 1);
+  for (int32_t k = n - 2; k >= 0; --k) {
+    sn_tree_node *node = tree->nodes + internal[k];
+    const int32_t deep = k == n - 2 ? leaves[n - 1] : internal[k + 1];
+    const bool leaf_first = alternate && (k % 2);
+    node->child1 = leaf_first ? leaves[k] : deep;
+    node->child2 = leaf_first ? deep : leaves[k];
+    tree->nodes[node->child1].parent_or_next = internal[k];
+    tree->nodes[node->child2].parent_or_next = internal[k];
+    const sn_tree_node *n1 = tree->nodes + node->child1, *n2 = tree->nodes + node->child2;
+    node->aabb = (sn_aabb){{fminf(n1->aabb.lower.x, n2->aabb.lower.x), fminf(n1->aabb.lower.y, n2->aabb.lower.y)},
+                           {fmaxf(n1->aabb.upper.x, n2->aabb.upper.x), fmaxf(n1->aabb.upper.y, n2->aabb.upper.y)}};
+    node->category_bits = n1->category_bits | n2->category_bits;
+    node->height = (int16_t)(1 + (n1->height > n2->height ? n1->height : n2->height));
+    node->flags = 0;
+  }
+  tree->root = internal[0];
+  tree->nodes[tree->root].parent_or_next = SN_NULL_NODE;
+  tree->wide_valid = false; /* (the nodes were rewired by hand) */
+  free(leaves);
+  free(internal);
+}
+
 START_TEST(test_deep_tree_fallback) {
   sn_mem mem;
   sn_mem_init(&mem, NULL);
@@ -1039,31 +1076,9 @@ START_TEST(test_deep_tree_fallback) {
   enum { N = 600 };
   fill_random(&tree, &m, &g, N);
 
-  int32_t leaves[N], internal[N - 1];
-  int32_t nl = 0, ni = 0;
-  for (int32_t i = 0; i < tree.node_capacity; ++i) {
-    if (tree.nodes[i].height == 0) leaves[nl++] = i;
-    if (tree.nodes[i].height > 0) internal[ni++] = i;
-  }
-  ck_assert_int_eq(nl, N);
-  ck_assert_int_eq(ni, N - 1);
   // internal[k] = {leaves[k], internal[k + 1]}; the last one holds two leaves.
   // Alternate the child slot so both branches of the fallback are exercised.
-  for (int32_t k = N - 2; k >= 0; --k) {
-    sn_tree_node *node = tree.nodes + internal[k];
-    int32_t deep = k == N - 2 ? leaves[N - 1] : internal[k + 1];
-    node->child1 = (k % 2) ? leaves[k] : deep;
-    node->child2 = (k % 2) ? deep : leaves[k];
-    tree.nodes[node->child1].parent_or_next = internal[k];
-    tree.nodes[node->child2].parent_or_next = internal[k];
-    const sn_tree_node *n1 = tree.nodes + node->child1, *n2 = tree.nodes + node->child2;
-    node->aabb = (sn_aabb){{fminf(n1->aabb.lower.x, n2->aabb.lower.x), fminf(n1->aabb.lower.y, n2->aabb.lower.y)},
-                           {fmaxf(n1->aabb.upper.x, n2->aabb.upper.x), fmaxf(n1->aabb.upper.y, n2->aabb.upper.y)}};
-    node->category_bits = n1->category_bits | n2->category_bits;
-    node->height = (int16_t)(1 + (n1->height > n2->height ? n1->height : n2->height));
-  }
-  tree.root = internal[0];
-  tree.nodes[tree.root].parent_or_next = SN_NULL_NODE;
+  rewire_as_chain(&tree, N, true);
   ck_assert(sn_tree_validate(&tree));
   ck_assert_int_eq(sn_tree_get_height(&tree), N - 1);
 
@@ -1339,30 +1354,7 @@ START_TEST(test_wide_copy_deep_and_short_of_memory) {
   lcg g = {4711u};
   enum { N = 1200 };
   fill_random(&tree, &m, &g, N);
-  static int32_t leaves[N], internal[N - 1];
-  int32_t nl = 0, ni = 0;
-  for (int32_t i = 0; i < tree.node_capacity; ++i) {
-    if (tree.nodes[i].height == 0) leaves[nl++] = i;
-    if (tree.nodes[i].height > 0) internal[ni++] = i;
-  }
-  ck_assert_int_eq(nl, N);
-  ck_assert_int_eq(ni, N - 1);
-  for (int32_t k = N - 2; k >= 0; --k) {
-    sn_tree_node *node = tree.nodes + internal[k];
-    node->child1 = k == N - 2 ? leaves[N - 1] : internal[k + 1];
-    node->child2 = leaves[k];
-    tree.nodes[node->child1].parent_or_next = internal[k];
-    tree.nodes[node->child2].parent_or_next = internal[k];
-    const sn_tree_node *n1 = tree.nodes + node->child1, *n2 = tree.nodes + node->child2;
-    node->aabb = (sn_aabb){{fminf(n1->aabb.lower.x, n2->aabb.lower.x), fminf(n1->aabb.lower.y, n2->aabb.lower.y)},
-                           {fmaxf(n1->aabb.upper.x, n2->aabb.upper.x), fmaxf(n1->aabb.upper.y, n2->aabb.upper.y)}};
-    node->category_bits = n1->category_bits | n2->category_bits;
-    node->height = (int16_t)(1 + (n1->height > n2->height ? n1->height : n2->height));
-    node->flags = 0;
-  }
-  tree.root = internal[0];
-  tree.nodes[tree.root].parent_or_next = SN_NULL_NODE;
-  tree.wide_valid = false; /* (the nodes were rewired by hand) */
+  rewire_as_chain(&tree, N, false);
   ck_assert(sn_tree_validate(&tree));
   b.calls_left = 0;
   ck_assert(!sn_tree_refresh_wide(&tree));
