@@ -1,5 +1,6 @@
 /* The slot pool (base/pool.h): LIFO reuse, generations, retirement of spent
- * slots, growth failures, iteration and the restored-pool check. */
+ * slots, growth failures, iteration and the restored-pool check. And the
+ * pair set (base/pair_set.h) against a plain table of every pair. */
 #include <check.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include "test_main.h"
 #include "base/alloc.h"
 #include "base/array.h"
+#include "base/pair_set.h"
 #include "base/pool.h"
 
 /* An element with its bookkeeping in the middle, as the world's objects. */
@@ -311,6 +313,164 @@ START_TEST(test_check) {
 }
 END_TEST
 
+/* The pair set against a table of all pairs of N indices: a long run of
+ * adds, value changes and removals (a linear congruential sequence, so every
+ * run is the same) through several doublings; every pair's lookup checked
+ * against the table every few changes. */
+enum { PAIR_N = 48 };
+
+static uint32_t lcg_next(uint32_t *state) {
+  *state = *state * 1664525u + 1013904223u;
+  return *state >> 8;
+}
+
+static void pair_set_matches(const sn_pair_set *set, int32_t model[PAIR_N][PAIR_N], uint32_t count) {
+  ck_assert_uint_eq(set->count, count);
+  for (int32_t a = 0; a < PAIR_N; ++a) {
+    for (int32_t b = a; b < PAIR_N; ++b) {
+      const uint64_t key = sn_pair_key(b, a); /* either order names the pair */
+      ck_assert_int_eq(sn_pair_set_find(set, key), model[a][b]);
+      ck_assert(sn_pair_set_contains(set, key) == (model[a][b] != -1));
+    }
+  }
+}
+
+START_TEST(test_pair_set_against_model) {
+  holder h;
+  holder_init(&h, true);
+  sn_pair_set set = {0};
+  ck_assert(!sn_pair_set_contains(&set, sn_pair_key(0, 0)));
+  ck_assert_int_eq(sn_pair_set_find(&set, sn_pair_key(0, 0)), -1);
+  ck_assert(!sn_pair_set_remove(&set, sn_pair_key(0, 0)));
+  static int32_t model[PAIR_N][PAIR_N];
+  for (int32_t a = 0; a < PAIR_N; ++a)
+    for (int32_t b = 0; b < PAIR_N; ++b) model[a][b] = -1;
+  uint32_t count = 0, state = 7u, peak = 0;
+  for (int32_t step = 0; step < 20000; ++step) {
+    int32_t a = (int32_t)(lcg_next(&state) % PAIR_N), b = (int32_t)(lcg_next(&state) % PAIR_N);
+    if (a > b) {
+      int32_t t = a;
+      a = b;
+      b = t;
+    }
+    const uint64_t key = sn_pair_key(a, b);
+    /* mostly adds early on, then as many removals as adds */
+    const uint32_t roll = lcg_next(&state) % 10u;
+    if (model[a][b] == -1) {
+      if (roll < (step < 6000 ? 8u : 5u)) {
+        const int32_t value = (int32_t)(lcg_next(&state) % 1000u) - 2; /* -2 (pending) too */
+        ck_assert(sn_pair_set_add(&set, &h.mem, key, value == -1 ? 5 : value));
+        model[a][b] = value == -1 ? 5 : value;
+        count += 1;
+      } else {
+        ck_assert(!sn_pair_set_assign(&set, key, 3));
+        ck_assert(!sn_pair_set_remove(&set, key));
+      }
+    } else if (roll < 5u) {
+      ck_assert(sn_pair_set_remove(&set, key));
+      model[a][b] = -1;
+      count -= 1;
+    } else {
+      ck_assert(sn_pair_set_assign(&set, key, step));
+      model[a][b] = step;
+    }
+    if (count > peak) peak = count;
+    if (step % 97 == 0) pair_set_matches(&set, model, count);
+  }
+  pair_set_matches(&set, model, count);
+  ck_assert_uint_ge(peak, 600); /* grown from 64 slots to 2048 at least */
+  ck_assert_uint_ge(set.capacity, 2048);
+  /* emptied one by one, it finds nothing */
+  for (int32_t a = 0; a < PAIR_N; ++a) {
+    for (int32_t b = a; b < PAIR_N; ++b) {
+      if (model[a][b] == -1) continue;
+      ck_assert(sn_pair_set_remove(&set, sn_pair_key(a, b)));
+      model[a][b] = -1;
+      count -= 1;
+    }
+  }
+  pair_set_matches(&set, model, 0);
+  for (uint32_t i = 0; i < set.capacity; ++i) ck_assert(set.keys[i] == 0);
+  sn_pair_set_destroy(&set, &h.mem);
+  ck_assert(set.keys == NULL && set.capacity == 0 && set.count == 0);
+  holder_destroy(&h);
+}
+END_TEST
+
+/* A set kept at 31 pairs (64 slots, the most before it doubles) while pairs
+ * come and go: its runs cross the table's end (the last slot and the first
+ * both taken) many times, and removals shift entries back across it. The
+ * pairs are (i, i + 5000) for i below 4096; model[i] is the value or -1. */
+START_TEST(test_pair_set_churn_across_the_end) {
+  holder h;
+  holder_init(&h, true);
+  sn_pair_set set = {0};
+  enum { UNIVERSE = 4096, LIVE = 31 };
+  static int32_t model[UNIVERSE];
+  static int32_t live[LIVE];
+  for (int32_t i = 0; i < UNIVERSE; ++i) model[i] = -1;
+  uint32_t state = 11u;
+  for (int32_t k = 0; k < LIVE; ++k) {
+    int32_t i;
+    do i = (int32_t)(lcg_next(&state) % UNIVERSE);
+    while (model[i] != -1);
+    ck_assert(sn_pair_set_add(&set, &h.mem, sn_pair_key(i, i + 5000), k));
+    model[i] = k;
+    live[k] = i;
+  }
+  int32_t across = 0;
+  for (int32_t step = 0; step < 20000; ++step) {
+    /* one out, one new in */
+    const int32_t k = (int32_t)(lcg_next(&state) % LIVE);
+    ck_assert(sn_pair_set_remove(&set, sn_pair_key(live[k] + 5000, live[k])));
+    model[live[k]] = -1;
+    int32_t i;
+    do i = (int32_t)(lcg_next(&state) % UNIVERSE);
+    while (model[i] != -1);
+    ck_assert(sn_pair_set_add(&set, &h.mem, sn_pair_key(i, i + 5000), step));
+    model[i] = step;
+    live[k] = i;
+    ck_assert_uint_eq(set.capacity, 64);
+    ck_assert_uint_eq(set.count, LIVE);
+    if (set.keys[63] != 0 && set.keys[0] != 0) across += 1;
+    for (int32_t j = 0; j < LIVE; ++j)
+      ck_assert_int_eq(sn_pair_set_find(&set, sn_pair_key(live[j], live[j] + 5000)), model[live[j]]);
+    const int32_t absent = (int32_t)(lcg_next(&state) % UNIVERSE);
+    ck_assert(sn_pair_set_contains(&set, sn_pair_key(absent, absent + 5000)) == (model[absent] != -1));
+  }
+  ck_assert_int_gt(across, 1000);
+  int32_t occupied = 0;
+  for (uint32_t j = 0; j < set.capacity; ++j) occupied += set.keys[j] != 0;
+  ck_assert_int_eq(occupied, LIVE);
+  sn_pair_set_destroy(&set, &h.mem);
+  holder_destroy(&h);
+}
+END_TEST
+
+/* A doubling that finds no memory adds nothing and leaves the set whole. */
+START_TEST(test_pair_set_growth_failure) {
+  holder h;
+  holder_init(&h, true);
+  sn_pair_set set = {0};
+  for (int32_t i = 0; i < 32; ++i) ck_assert(sn_pair_set_add(&set, &h.mem, sn_pair_key(i, i + 1), i));
+  ck_assert_uint_eq(set.capacity, 64);
+  h.gate.open = false;
+  ck_assert(!sn_pair_set_add(&set, &h.mem, sn_pair_key(100, 200), 7));
+  ck_assert_int_eq(h.gate.refused, 1);
+  ck_assert_uint_eq(set.count, 32);
+  ck_assert_uint_eq(set.capacity, 64);
+  ck_assert(!sn_pair_set_contains(&set, sn_pair_key(100, 200)));
+  for (int32_t i = 0; i < 32; ++i) ck_assert_int_eq(sn_pair_set_find(&set, sn_pair_key(i + 1, i)), i);
+  h.gate.open = true;
+  ck_assert(sn_pair_set_add(&set, &h.mem, sn_pair_key(100, 200), 7));
+  ck_assert_uint_eq(set.capacity, 128);
+  for (int32_t i = 0; i < 32; ++i) ck_assert_int_eq(sn_pair_set_find(&set, sn_pair_key(i, i + 1)), i);
+  ck_assert_int_eq(sn_pair_set_find(&set, sn_pair_key(200, 100)), 7);
+  sn_pair_set_destroy(&set, &h.mem);
+  holder_destroy(&h);
+}
+END_TEST
+
 Suite *sn_test_suite(void) {
   Suite *s = suite_create("pool");
   TCase *tc = tcase_create("core");
@@ -322,6 +482,9 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_index_limit);
   tcase_add_test(tc, test_iteration);
   tcase_add_test(tc, test_check);
+  tcase_add_test(tc, test_pair_set_against_model);
+  tcase_add_test(tc, test_pair_set_churn_across_the_end);
+  tcase_add_test(tc, test_pair_set_growth_failure);
   suite_add_tcase(s, tc);
   return s;
 }

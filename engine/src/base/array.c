@@ -26,87 +26,92 @@ static uint32_t sn_pair_hash(uint64_t key) {
   return (uint32_t)key;
 }
 
+/* Bytes of a table of capacity slots: the keys, then the values. */
+static size_t sn_pair_set_bytes(uint32_t capacity) { return (size_t)capacity * (sizeof(uint64_t) + sizeof(int32_t)); }
+
 void sn_pair_set_destroy(sn_pair_set *set, sn_mem *mem) {
-  sn_mem_free(mem, set->entries, (size_t)set->capacity * sizeof(sn_pair_entry));
+  sn_mem_free(mem, set->keys, sn_pair_set_bytes(set->capacity));
   memset(set, 0, sizeof(*set));
 }
 
-int32_t sn_pair_set_find(const sn_pair_set *set, uint64_t key) {
+/* The slot holding key, or -1. */
+static int64_t sn_pair_set_slot(const sn_pair_set *set, uint64_t key) {
   if (set->capacity == 0) return -1;
   uint32_t mask = set->capacity - 1;
   for (uint32_t i = sn_pair_hash(key) & mask;; i = (i + 1) & mask) {
-    if (set->entries[i].key == key) return set->entries[i].value;
-    if (set->entries[i].key == 0) return -1;
+    if (set->keys[i] == key) return i;
+    if (set->keys[i] == 0) return -1;
   }
 }
+
+int32_t sn_pair_set_find(const sn_pair_set *set, uint64_t key) {
+  int64_t i = sn_pair_set_slot(set, key);
+  return i < 0 ? -1 : set->values[i];
+}
+
+bool sn_pair_set_contains(const sn_pair_set *set, uint64_t key) { return sn_pair_set_slot(set, key) >= 0; }
 
 void sn_pair_set_prefetch(const sn_pair_set *set, uint64_t key) {
   if (set->capacity == 0) return;
 #if defined(__GNUC__) || defined(__clang__)
-  __builtin_prefetch(set->entries + (sn_pair_hash(key) & (set->capacity - 1)));
+  __builtin_prefetch(set->keys + (sn_pair_hash(key) & (set->capacity - 1)));
 #else
   (void)key;
 #endif
 }
 
-static void sn_pair_set_insert_raw(sn_pair_entry *entries, uint32_t capacity, uint64_t key, int32_t value) {
+static void sn_pair_set_insert_raw(uint64_t *keys, int32_t *values, uint32_t capacity, uint64_t key, int32_t value) {
   uint32_t mask = capacity - 1;
   uint32_t i = sn_pair_hash(key) & mask;
-  while (entries[i].key != 0) i = (i + 1) & mask;
-  entries[i].key = key;
-  entries[i].value = value;
+  while (keys[i] != 0) i = (i + 1) & mask;
+  keys[i] = key;
+  values[i] = value;
 }
 
 bool sn_pair_set_add(sn_pair_set *set, sn_mem *mem, uint64_t key, int32_t value) {
   if (2u * (set->count + 1u) > set->capacity) {
     uint32_t cap = set->capacity ? 2u * set->capacity : 64u;
-    sn_pair_entry *entries = sn_mem_calloc(mem, (size_t)cap * sizeof(sn_pair_entry));
-    if (entries == NULL) return false;
+    uint64_t *keys = sn_mem_calloc(mem, sn_pair_set_bytes(cap));
+    if (keys == NULL) return false;
+    int32_t *values = (int32_t *)(void *)(keys + cap);
     for (uint32_t i = 0; i < set->capacity; ++i) {
-      if (set->entries[i].key != 0) sn_pair_set_insert_raw(entries, cap, set->entries[i].key, set->entries[i].value);
+      if (set->keys[i] != 0) sn_pair_set_insert_raw(keys, values, cap, set->keys[i], set->values[i]);
     }
-    sn_mem_free(mem, set->entries, (size_t)set->capacity * sizeof(sn_pair_entry));
-    set->entries = entries;
+    sn_mem_free(mem, set->keys, sn_pair_set_bytes(set->capacity));
+    set->keys = keys;
+    set->values = values;
     set->capacity = cap;
   }
-  sn_pair_set_insert_raw(set->entries, set->capacity, key, value);
+  sn_pair_set_insert_raw(set->keys, set->values, set->capacity, key, value);
   set->count += 1;
   return true;
 }
 
 bool sn_pair_set_assign(sn_pair_set *set, uint64_t key, int32_t value) {
-  if (set->capacity == 0) return false;
-  uint32_t mask = set->capacity - 1;
-  for (uint32_t i = sn_pair_hash(key) & mask;; i = (i + 1) & mask) {
-    if (set->entries[i].key == key) {
-      set->entries[i].value = value;
-      return true;
-    }
-    if (set->entries[i].key == 0) return false;
-  }
+  int64_t i = sn_pair_set_slot(set, key);
+  if (i < 0) return false;
+  set->values[i] = value;
+  return true;
 }
 
 bool sn_pair_set_remove(sn_pair_set *set, uint64_t key) {
-  if (set->capacity == 0) return false;
+  int64_t found = sn_pair_set_slot(set, key);
+  if (found < 0) return false;
   uint32_t mask = set->capacity - 1;
-  uint32_t i = sn_pair_hash(key) & mask;
-  while (set->entries[i].key != key) {
-    if (set->entries[i].key == 0) return false;
-    i = (i + 1) & mask;
-  }
   /* backward-shift: move later entries of the probe run into the hole */
-  uint32_t hole = i;
-  for (uint32_t j = (i + 1) & mask; set->entries[j].key != 0; j = (j + 1) & mask) {
-    uint32_t home = sn_pair_hash(set->entries[j].key) & mask;
+  uint32_t hole = (uint32_t)found;
+  for (uint32_t j = (hole + 1) & mask; set->keys[j] != 0; j = (j + 1) & mask) {
+    uint32_t home = sn_pair_hash(set->keys[j]) & mask;
     /* entry j may move to hole if hole lies cyclically in [home, j) */
     bool movable = (j > hole) ? (home <= hole || home > j) : (home <= hole && home > j);
     if (movable) {
-      set->entries[hole] = set->entries[j];
+      set->keys[hole] = set->keys[j];
+      set->values[hole] = set->values[j];
       hole = j;
     }
   }
-  set->entries[hole].key = 0;
-  set->entries[hole].value = 0;
+  set->keys[hole] = 0;
+  set->values[hole] = 0;
   set->count -= 1;
   return true;
 }

@@ -230,7 +230,7 @@ static inline bool sn_pair_skips(const sn_pair_query *q, int32_t shape_index) {
  * shape's search (full or oom set). */
 static bool sn_pair_consider(sn_pair_query *q, int32_t shape_index) {
   sn_world *w = q->w;
-  if (sn_pair_set_find(&w->pairs, sn_pair_key(q->query_shape, shape_index)) != -1) return true;
+  if (sn_pair_set_contains(&w->pairs, sn_pair_key(q->query_shape, shape_index))) return true;
   if (!sn_should_shapes_collide(w, w->shapes.data + q->query_shape, w->shapes.data + shape_index)) return true;
   if (w->contact_count + w->new_pairs.count / 2 >= w->max_contacts) {
     q->full = true;
@@ -260,7 +260,7 @@ static bool sn_pair_query_shape(int32_t shape_index, void *context) {
   /* a worker's search: the set as it was before the search (nothing adds
    * to it until the workers are done), the filter without the callback */
   sn_world *w = q->w;
-  if (sn_pair_set_find(&w->pairs, sn_pair_key(q->query_shape, shape_index)) != -1) return true;
+  if (sn_pair_set_contains(&w->pairs, sn_pair_key(q->query_shape, shape_index))) return true;
   const sn_shape *a = w->shapes.data + q->query_shape, *b = w->shapes.data + shape_index;
   const bool custom = (a->enable_custom_filtering || b->enable_custom_filtering) && w->custom_filter != NULL;
   if (!custom && !sn_should_shapes_collide(w, a, b)) return true;
