@@ -768,19 +768,22 @@ END_TEST
  * thick. Created row by row, body order follows space and groups are
  * formed in it; created in a scrambled order, they are formed in Morton
  * order. The results are the same bits with the groups, with every body
- * querying the trees itself, and on two workers (sweeps ahead, group by
- * group). */
+ * querying the trees itself, with every candidate taking the full test (no
+ * candidate passed over by the noted motions: a box of the same row moves
+ * with the swept one, fast or not, and one of the other rows is met), and
+ * on two workers (sweeps ahead, group by group). */
 enum { SWARM_SIDE = 12, SWARM_BOXES = SWARM_SIDE * 10 };
 
 typedef struct swarm_run {
   sn_vec2 pos[SWARM_BOXES], vel[SWARM_BOXES];
-  int32_t groups, fast, kept, stopped, beyond, spatial_steps;
+  int32_t groups, fast, kept, stopped, beyond, spatial_steps, passed;
 } swarm_run;
 
-static void swarm(int32_t workers, bool ungrouped, int32_t stride, swarm_run *out) {
+static void swarm(int32_t workers, bool ungrouped, bool unfiltered, int32_t stride, swarm_run *out) {
   sn_thread_pool *pool = NULL;
   sn_world *w = zero_gravity_world(workers, &pool);
   w->toi_ungrouped = ungrouped;
+  w->toi_unfiltered = unfiltered;
   sn_body_def bd = sn_default_body_def();
   bd.position = (sn_vec2){12.0f, 0.0f};
   sn_body_id wall = sn_create_body(w, &bd);
@@ -800,13 +803,14 @@ static void swarm(int32_t workers, bool ungrouped, int32_t stride, swarm_run *ou
     ids[i] = sn_create_body(w, &bd);
     ck_assert(sn_shape_is_valid(w, sn_create_polygon_shape(w, ids[i], &sd, &box)));
   }
-  out->groups = out->fast = out->kept = out->stopped = out->spatial_steps = 0;
+  out->groups = out->fast = out->kept = out->stopped = out->spatial_steps = out->passed = 0;
   for (int32_t step = 0; step < 12; ++step) {
     w->toi_ahead_rest = 0;
     ck_assert_int_eq(sn_world_step(w, 1.0f / 60.0f), SN_OK);
     out->groups += w->toi_groups;
     out->kept += w->toi_kept_leaves;
     out->spatial_steps += w->toi_spatial;
+    out->passed += w->toi_passed;
     for (int32_t k = 0; k < w->awake_bodies.count; ++k) {
       const sn_body *b = w->bodies.data + w->awake_bodies.data[k];
       out->fast += b->is_fast;
@@ -824,12 +828,13 @@ static void swarm(int32_t workers, bool ungrouped, int32_t stride, swarm_run *ou
 }
 
 START_TEST(test_continuous_groups_same_bits) {
-  static swarm_run grouped, alone, two;
+  static swarm_run grouped, alone, full, two;
   for (int pass = 0; pass < 2; ++pass) {
     const int32_t stride = pass == 0 ? 1 : 37; /* 37: scrambled */
-    swarm(1, false, stride, &grouped);
-    swarm(1, true, stride, &alone);
-    swarm(2, false, stride, &two);
+    swarm(1, false, false, stride, &grouped);
+    swarm(1, true, false, stride, &alone);
+    swarm(1, false, true, stride, &full);
+    swarm(2, false, false, stride, &two);
     ck_assert_int_gt(grouped.fast, 300);  /* most boxes are fast most steps */
     ck_assert_int_gt(grouped.stopped, 0); /* and continuous collision stops some */
     ck_assert_int_eq(grouped.beyond, 0);  /* nothing passes the wall */
@@ -843,16 +848,21 @@ START_TEST(test_continuous_groups_same_bits) {
     /* row by row: body order at first; scrambled: Morton order at first */
     if (pass == 0) ck_assert_int_lt(grouped.spatial_steps, 12);
     if (pass == 1) ck_assert_int_gt(grouped.spatial_steps, 0);
-    const swarm_run *other[2] = {&alone, &two};
-    for (int r = 0; r < 2; ++r) {
+    /* most candidates are passed over by the motions; none when every one
+     * takes the full test */
+    ck_assert_int_gt(grouped.passed, grouped.fast);
+    ck_assert_int_eq(full.passed, 0);
+    const swarm_run *other[3] = {&alone, &full, &two};
+    const char *names[3] = {"ungrouped", "unfiltered", "on 2 workers"};
+    for (int r = 0; r < 3; ++r) {
       ck_assert_int_eq(other[r]->fast, grouped.fast);
       ck_assert_int_eq(other[r]->stopped, grouped.stopped);
       for (int32_t i = 0; i < SWARM_BOXES; ++i) {
         ck_assert_msg(memcmp(grouped.pos + i, other[r]->pos + i, sizeof(sn_vec2)) == 0 &&
                           memcmp(grouped.vel + i, other[r]->vel + i, sizeof(sn_vec2)) == 0,
                       "stride %d, box %d: (%g, %g) %s, (%g, %g) grouped", (int)stride, (int)i,
-                      (double)other[r]->pos[i].x, (double)other[r]->pos[i].y, r == 0 ? "ungrouped" : "on 2 workers",
-                      (double)grouped.pos[i].x, (double)grouped.pos[i].y);
+                      (double)other[r]->pos[i].x, (double)other[r]->pos[i].y, names[r], (double)grouped.pos[i].x,
+                      (double)grouped.pos[i].y);
       }
     }
   }

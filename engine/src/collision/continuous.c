@@ -53,6 +53,11 @@ typedef struct sn_toi_query {
   float max_extent;     ///< its farthest shape point from its centre of mass
   float fast_limit;     ///< the motion that makes it fast (solver.c)
   bool elongated;       ///< its body reaches far beyond its thinnest (sn_toi_elongated)
+  /// The step's noted motions, for the first test of a candidate of a
+  /// moving body (sn_toi_passes_by), or NULL: every candidate takes the
+  /// full test (second pass, custom filter, tests).
+  const sn_toi_motion *motions;
+  int32_t passed; ///< candidates passed over by the motions alone
 } sn_toi_query;
 
 /* A body at rest where it is now, for the whole step. */
@@ -258,16 +263,65 @@ static float sn_turn_bound(sn_rot q1, sn_rot q2) {
  * own limit: it may be held by a pile that passes on whatever gets into it
  * (a crowd pressed against a thin wall went through it with the wider
  * limit). */
-static bool sn_toi_relatively_slow(const sn_toi_query *q, const sn_body *ob, const sn_shape *other) {
-  const sn_sweep so = sn_step_sweep(ob);
-  const sn_vec2 d1 = sn_sub(q->sweep.c1, so.c1), d2 = sn_sub(q->sweep.c2, so.c2);
+static float sn_toi_relative_motion(const sn_toi_query *q, sn_vec2 c1, sn_vec2 c2, float turn) {
+  const sn_vec2 d1 = sn_sub(q->sweep.c1, c1), d2 = sn_sub(q->sweep.c2, c2);
   const float moved = sn_length(sn_sub(d2, d1));
   const float arm = sqrtf(sn_maxf(sn_length_sq(d1), sn_length_sq(d2))) + q->max_extent;
-  const float motion = moved + q->turn * q->max_extent + sn_turn_bound(so.q1, so.q2) * arm;
-  /* room for the rounding of the bound */
+  return moved + q->turn * q->max_extent + turn * arm;
+}
+
+/* The test on a relative motion (room for the rounding of the bound), with
+ * other's inner radius for a fast other (read only then). */
+static bool sn_toi_slow_motion(const sn_toi_query *q, float motion, bool other_fast, const sn_shape *other,
+                               float other_inner) {
   if (motion * 1.001f < q->fast_limit) return true;
-  if (!ob->is_fast) return false;
-  return motion * 1.001f < q->fast_limit + (q->bullet ? 0.25f : 0.5f) * sn_geometry_inner_radius(&other->geom);
+  if (!other_fast) return false;
+  const float inner = other != NULL ? sn_geometry_inner_radius(&other->geom) : other_inner;
+  return motion * 1.001f < q->fast_limit + (q->bullet ? 0.25f : 0.5f) * inner;
+}
+
+static bool sn_toi_relatively_slow(const sn_toi_query *q, const sn_body *ob, const sn_shape *other) {
+  const sn_sweep so = sn_step_sweep(ob);
+  const float motion = sn_toi_relative_motion(q, so.c1, so.c2, sn_turn_bound(so.q1, so.q2));
+  return sn_toi_slow_motion(q, motion, ob->is_fast, other, 0.0f);
+}
+
+/* q met fast body `body`, not stopped (yet): it may stop later in the pass,
+ * and only then can the second pass find more than this one did. Kept for
+ * the second pass (up to SN_TOI_MET, one past that: more). */
+static void sn_toi_note_met(sn_toi_query *q, int32_t body) {
+  q->may_recheck = true;
+  if (q->met != NULL && q->met_count <= SN_TOI_MET && (q->met_count == 0 || q->met[q->met_count - 1] != body)) {
+    if (q->met_count < SN_TOI_MET)
+      q->met[q->met_count++] = body;
+    else
+      q->met_count = SN_TOI_MET + 1;
+  }
+}
+
+/* The first test of a candidate by the noted motions (sn_toi_motion): true
+ * when the full test below would find nothing either. A shape of the swept
+ * body, or one moving with it slowly enough (sn_toi_relatively_slow, on the
+ * same numbers, so the same outcome), changes nothing. Before that test a
+ * fast body not stopped yet is noted as met without the filters the full
+ * test applies first: the second pass then sweeps some bodies it would not
+ * have, against stopped bodies they had already been swept against with
+ * the same sweeps, which finds the same (sn_toi_needs). Sweeps ahead leave
+ * fast bodies to the full test (it keeps their dependencies). */
+static bool sn_toi_passes_by(sn_toi_query *q, int32_t shape_index) {
+  const sn_world *w = q->w;
+  const sn_toi_owner owner = w->toi_owners.data[shape_index];
+  if (owner.stamp != w->toi_stamp) return false; /* not moved by this step: a static or asleep body */
+  if (owner.awake == q->self_index) return true;
+  const sn_toi_motion *m = q->motions + owner.awake;
+  if (m->fast) {
+    if (m->stopped || q->ahead) return false;
+    sn_toi_note_met(q, m->body);
+  }
+  if (!sn_toi_slow_motion(q, sn_toi_relative_motion(q, m->c1, m->c2, m->turn), m->fast, NULL, owner.inner))
+    return false;
+  q->passed += 1;
+  return true;
 }
 
 /* Where body o is at fraction t of the step, as sn_toi_against sees it. */
@@ -401,8 +455,17 @@ static bool sn_toi_ahead_may_matter(const sn_toi_query *q, const sn_shape *other
   return sn_continuous_may_touch_any_split(sn_step_sweep(ob), reach, q->sweep, q->reach, radius + q->proxy.radius);
 }
 
+static bool sn_toi_query_full(int32_t shape_index, sn_toi_query *q);
+
+/* A candidate: the first test on the noted motions when there are any, then
+ * the full test. */
 static bool sn_toi_query_shape(int32_t shape_index, void *context) {
   sn_toi_query *q = context;
+  if (q->motions != NULL && sn_toi_passes_by(q, shape_index)) return true;
+  return sn_toi_query_full(shape_index, q);
+}
+
+static bool sn_toi_query_full(int32_t shape_index, sn_toi_query *q) {
   sn_world *w = q->w;
   const sn_shape *other = w->shapes.data + shape_index;
   if (other->body == q->body_index) return true;
@@ -446,14 +509,7 @@ static bool sn_toi_query_shape(int32_t shape_index, void *context) {
         q->deps[q->dep_count++] = other->body;
       }
     }
-    q->may_recheck = true;
-    if (q->met != NULL && q->met_count <= SN_TOI_MET &&
-        (q->met_count == 0 || q->met[q->met_count - 1] != other->body)) {
-      if (q->met_count < SN_TOI_MET)
-        q->met[q->met_count++] = other->body;
-      else
-        q->met_count = SN_TOI_MET + 1;
-    }
+    sn_toi_note_met(q, other->body);
   }
   if (q->recheck && !sn_toi_stopped(ob)) return true;
   /* one-sided chain segments: ignore sweeps that start behind the segment */
@@ -633,8 +689,23 @@ static void sn_toi_visit(const sn_toi_leaves *l, sn_aabb box, uint64_t mask, sn_
   const int32_t skip_group = sn_tree_skip_group(q->shape->group_index);
   if (l->count < 0) {
     sn_tree_query(l->tree, box, mask, only_stopped ? sn_toi_recheck_fcn : sn_toi_query_fcn, q);
-  } else if (!only_stopped) {
+  } else if (!only_stopped && q->motions == NULL) {
     sn_tree_leaves_query(l->data, l->count, box, mask, skip_group, sn_toi_query_shape, q);
+  } else if (!only_stopped) {
+    /* sn_tree_leaves_query with the motions' test in line: most candidates
+     * end there */
+    enum { RUN = 64 };
+    int32_t hits[RUN];
+    for (int32_t first = 0; first < l->count; first += RUN) {
+      const sn_tree_leaf *run = l->data + first;
+      const int32_t n =
+          sn_tree_leaves_hits(run, l->count - first < RUN ? l->count - first : RUN, box, mask, skip_group, hits);
+      for (int32_t k = 0; k < n; ++k) {
+        const int32_t si = run[hits[k]].user_data;
+        if (sn_toi_passes_by(q, si)) continue;
+        if (!sn_toi_query_full(si, q)) return;
+      }
+    }
   } else {
     /* the stopped bit first, then the leaf's tests: most leaves belong to
      * bodies not stopped, a branch the predictor wins (sn_tree_leaves_query
@@ -866,6 +937,8 @@ static void sn_toi_sweep(sn_world *w, int32_t k, const sn_toi_leaves *group, boo
   q->max_extent = b->max_extent;
   q->fast_limit = (b->is_bullet ? 0.25f : 0.5f) * b->min_extent;
   q->elongated = sn_toi_elongated(b);
+  q->motions = w->toi_notes && !recheck && w->custom_filter == NULL && !w->toi_unfiltered ? w->toi_motions.data : NULL;
+  q->passed = 0;
   const sn_transform xf1 = {sn_sub(b->center0, sn_rotate(b->q0, b->local_center)), b->q0};
   const sn_toi_leaves trees[2] = {{&w->static_tree, NULL, -1}, {&w->dynamic_tree, NULL, -1}};
   const sn_toi_leaves *leaves = group != NULL ? group : trees;
@@ -891,6 +964,7 @@ static void sn_toi_apply(sn_world *w, int32_t k, const sn_toi_query *q, const sn
   sn_body *b = w->bodies.data + w->awake_bodies.data[k];
   b->toi_fraction = q->fraction;
   b->toi_recheck = q->may_recheck;
+  if (w->toi_notes && q->fraction < 1.0f) w->toi_motions.data[k].stopped = true;
   if (m->bodies != NULL && q->met != NULL) m->count[k] = (uint8_t)q->met_count;
   if (q->fraction < 1.0f) {
     sn_transform xf = sn_sweep_get_transform(&q->sweep, q->fraction);
@@ -907,6 +981,7 @@ static void sn_solve_continuous(sn_world *w, int32_t k, const sn_toi_leaves *gro
   q.deps = NULL;
   int32_t *met = !recheck && m->bodies != NULL ? m->bodies + (size_t)k * SN_TOI_MET : NULL;
   sn_toi_sweep(w, k, group, recheck, stopped_shapes, false, k, met, &q);
+  w->toi_passed += q.passed;
   sn_toi_apply(w, k, &q, m);
 }
 
@@ -1123,6 +1198,8 @@ static void sn_toi_stop_joined(sn_world *w, uint8_t *post, uint8_t moved) {
 }
 
 void sn_continuous_solve(sn_world *w, uint8_t *post, uint8_t moved, bool any_fast) {
+  w->toi_passed = 0;
+  w->toi_had_fast = any_fast;
   if (!any_fast) {
     w->toi_ahead_held = w->toi_ahead_redone = 0;
     w->toi_groups = 0;
@@ -1206,4 +1283,39 @@ size_t sn_continuous_scratch_bytes(const sn_world *w) {
   const size_t shape_words = ((size_t)w->shapes.count + 63) / 64;
   return n * (sizeof(sn_toi_ahead) + SN_TOI_MET * sizeof(int32_t) + 1 + sizeof(int32_t) + sizeof(float)) +
          shape_words * sizeof(uint64_t) + 6 * 16 + sn_stage_runner_bytes(1) + sn_toi_plan_bytes(n);
+}
+
+void sn_toi_begin_notes(sn_world *w) {
+  /* (reserved by sn_solve_reserve; short of it, no notes: every candidate
+   * takes the full test) */
+  const int32_t shapes = w->shapes.count;
+  assert(w->toi_motions.capacity >= w->awake_bodies.count && w->toi_owners.capacity >= shapes);
+  if (w->toi_motions.capacity < w->awake_bodies.count || w->toi_owners.capacity < shapes) return;
+  if (w->toi_owners.count < shapes) {
+    memset(w->toi_owners.data + w->toi_owners.count, 0, (size_t)(shapes - w->toi_owners.count) * sizeof(sn_toi_owner));
+    w->toi_owners.count = shapes;
+  }
+  w->toi_stamp += 1;
+  if (w->toi_stamp == 0) {
+    /* wrapped: no entry may keep a stamp that comes again */
+    memset(w->toi_owners.data, 0, (size_t)w->toi_owners.count * sizeof(sn_toi_owner));
+    w->toi_stamp = 1;
+  }
+  w->toi_notes = true;
+}
+
+/* (what sn_step_sweep gives for a body in the step) */
+void sn_toi_note_body(sn_world *w, int32_t k, int32_t bi, const sn_body *b) {
+  sn_toi_motion *m = w->toi_motions.data + k;
+  m->c1 = b->center0;
+  m->c2 = b->center;
+  m->turn = sn_turn_bound(b->q0, b->xf.q);
+  m->body = bi;
+  m->fast = b->is_fast;
+  m->stopped = false;
+}
+
+void sn_toi_note_shape(sn_world *w, int32_t k, int32_t si, bool fast) {
+  const float inner = fast ? sn_geometry_inner_radius(&w->shapes.data[si].geom) : 0.0f;
+  w->toi_owners.data[si] = (sn_toi_owner){k, w->toi_stamp, inner};
 }

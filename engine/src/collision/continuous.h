@@ -7,6 +7,42 @@
 #include "collision/distance.h"
 #include "sinew/sinew.h"
 
+typedef struct sn_body sn_body;
+
+/// A moving body's motion over the step, noted by the write back
+/// (sn_toi_note_body) for continuous collision's first test of a candidate:
+/// most candidates move with the swept body (a crowd flung or tumbling
+/// together) and are passed over by the relative motion alone
+/// (sn_toi_relatively_slow), which this gives without reading the body.
+typedef struct sn_toi_motion {
+  sn_vec2 c1, c2; ///< its centre of mass at the step's start and end
+  float turn;     ///< the bound on its turn over the step (sn_turn_bound)
+  int32_t body;   ///< its body index
+  bool fast;      ///< sn_body.is_fast
+  bool stopped;   ///< continuous collision stopped it (this step)
+} sn_toi_motion;
+
+/// Which noted motion a shape moves with: its body's awake index, valid in
+/// the step whose stamp it carries (sn_world.toi_stamp), and the shape's
+/// inner radius when its body is fast (the wider limit between two fast
+/// bodies, sn_toi_relatively_slow).
+typedef struct sn_toi_owner {
+  int32_t awake;
+  uint32_t stamp;
+  float inner;
+} sn_toi_owner;
+
+/// Before the write back (one thread): a new stamp for the owners it
+/// notes, the owners' entries up to every shape set to none first
+/// (reserved by the step when the step before had fast bodies,
+/// sn_world.toi_had_fast: allocates nothing). When the stamp wraps, every
+/// entry is cleared. Sets sn_world.toi_notes when the notes are taken.
+void sn_toi_begin_notes(sn_world *w);
+/// The write back's note of awake body k (index bi) as the step leaves it.
+void sn_toi_note_body(sn_world *w, int32_t k, int32_t bi, const sn_body *b);
+/// The write back's note of shape si of awake body k.
+void sn_toi_note_shape(sn_world *w, int32_t k, int32_t si, bool fast);
+
 /// Sweeps the awake bodies the write back found fast (sn_body.is_fast), in
 /// body order, and stops each at its first time of impact; those not
 /// stopped that met a body stopped after their sweep go once more against

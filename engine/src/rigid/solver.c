@@ -185,9 +185,11 @@ uint8_t sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int32_t
         bool escaped = sn_shape_compute_aabb(w, si, b->xf);
         w->shapes.data[si].escaped = escaped;
         if (escaped) post |= SN_POST_ESCAPED;
+        if (w->toi_notes) sn_toi_note_shape(w, k, si, false);
       }
       ctx->post[k] = post;
       sn_note_move(w, k, bi, b);
+      if (w->toi_notes) sn_toi_note_body(w, k, bi, b);
       continue;
     }
     /* and the velocity the step hands on (relax, joints and XPBD act after
@@ -247,9 +249,11 @@ uint8_t sn_write_back(sn_world *w, const sn_step_context *ctx, float dt, int32_t
       bool escaped = sn_shape_compute_aabb(w, si, b->xf);
       w->shapes.data[si].escaped = escaped;
       if (escaped && !b->is_fast) post |= SN_POST_ESCAPED;
+      if (w->toi_notes) sn_toi_note_shape(w, k, si, b->is_fast);
     }
     ctx->post[k] = post;
     sn_note_move(w, k, bi, b);
+    if (w->toi_notes) sn_toi_note_body(w, k, bi, b);
   }
   return found;
 }

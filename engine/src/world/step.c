@@ -532,7 +532,9 @@ bool sn_solve_reserve(sn_world *w, float dt) {
       sn_array_reserve(&w->mem, w->wide_cache_batch_run_first, batches + 1) &&
       sn_array_reserve(&w->mem, w->wide_cache_batch_groups, batches * SN_WIDE_COLORS + 1) &&
       sn_array_reserve(&w->mem, w->move_buffer, w->shapes.count) &&
-      sn_array_reserve(&w->mem, w->stages, sn_maxi(3, (int32_t)stages));
+      sn_array_reserve(&w->mem, w->stages, sn_maxi(3, (int32_t)stages)) &&
+      (!w->settings.enable_continuous || !w->toi_had_fast ||
+       (sn_array_reserve(&w->mem, w->toi_motions, nb) && sn_array_reserve(&w->mem, w->toi_owners, w->shapes.count)));
   if (!ok || !sn_joint_levels_reserve(w, nb, nj, types, l->items_packed)) return false;
   /* the arena, reset between the narrowphase, the solve, breaking and the
    * islands: the largest of them (sn_soft_scratch_bytes reads the awake
@@ -739,6 +741,10 @@ static void sn_solve(sn_world *w, float dt) {
   if (wide.batch_count == 0) sn_add_color_stages(&runner, &wide, SN_STAGE_RESTITUTION);
   sn_stage_add(&runner, SN_STAGE_STORE, 0, 0, nc, SN_BLOCK_CONTACTS, 1);
   sn_stage_add(&runner, SN_STAGE_WRITE_BACK, 0, 0, nb, SN_BLOCK_BODIES, 1);
+  /* the motions continuous collision reads, noted by the write back when
+   * the last step had fast bodies (only then is their memory taken) */
+  w->toi_notes = false;
+  if (w->settings.enable_continuous && w->toi_had_fast) sn_toi_begin_notes(w);
   double t_loop = sn_clock_ms();
   sn_stage_run(&w->tasks, &runner);
   double t_finish = sn_clock_ms();

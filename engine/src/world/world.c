@@ -345,6 +345,8 @@ sn_result sn_destroy_world(sn_world *w) {
   sn_array_free(&w->mem, w->solver_contacts);
   sn_array_free(&w->mem, w->solver_keys);
   sn_array_free(&w->mem, w->body_solver_index);
+  sn_array_free(&w->mem, w->toi_motions);
+  sn_array_free(&w->mem, w->toi_owners);
   sn_array_free(&w->mem, w->wide_cache_contacts);
   sn_array_free(&w->mem, w->wide_cache_keys);
   sn_array_free(&w->mem, w->wide_cache_lanes);

@@ -19,6 +19,7 @@
 #include "base/pool.h"
 #include "base/tasks.h"
 #include "collision/contact.h"
+#include "collision/continuous.h"
 #include "collision/tree.h"
 #include "constraints/constraint.h"
 #include "geometry/geometry.h"
@@ -214,6 +215,15 @@ typedef struct sn_world {
   /// wake and skips its pass over the constraints.
   bool bodies_may_sleep;
   char last_error[256];
+
+  /* continuous collision's notes of the step's motions (collision/continuous.h) */
+  bool toi_unfiltered; ///< tests: no candidate passed over by the noted motions (no result depends on it)
+  int32_t toi_passed;  ///< last step: candidates passed over by the noted motions (sweeps in turn)
+  bool toi_notes;      ///< this step's write back notes the motions (sn_toi_begin_notes)
+  bool toi_had_fast;   ///< the last step had fast bodies: this one notes the motions (memory for them)
+  uint32_t toi_stamp;  ///< the stamp of this step's notes in toi_owners (0: none yet)
+  SN_ARRAY(sn_toi_motion) toi_motions; ///< per awake index: its motion (sn_toi_note_body)
+  SN_ARRAY(sn_toi_owner) toi_owners;   ///< per shape: whose motion (count: the entries set up)
 } sn_world;
 
 /// Distinct world tags the tag counter hands out (1..65535; 0 is never a tag).
