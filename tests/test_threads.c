@@ -770,8 +770,9 @@ END_TEST
  * order. The results are the same bits with the groups, with every body
  * querying the trees itself, with every candidate taking the full test (no
  * candidate passed over by the noted motions: a box of the same row moves
- * with the swept one, fast or not, and one of the other rows is met), and
- * on two workers (sweeps ahead, group by group). */
+ * with the swept one, fast or not, and one of the other rows is met; the
+ * notes' stamp wraps during the run), and on two workers (sweeps ahead,
+ * group by group). */
 enum { SWARM_SIDE = 12, SWARM_BOXES = SWARM_SIDE * 10 };
 
 typedef struct swarm_run {
@@ -784,6 +785,8 @@ static void swarm(int32_t workers, bool ungrouped, bool unfiltered, int32_t stri
   sn_world *w = zero_gravity_world(workers, &pool);
   w->toi_ungrouped = ungrouped;
   w->toi_unfiltered = unfiltered;
+  /* the notes' stamp wraps in the run (every entry cleared then) */
+  w->toi_stamp = UINT32_MAX - 4u;
   sn_body_def bd = sn_default_body_def();
   bd.position = (sn_vec2){12.0f, 0.0f};
   sn_body_id wall = sn_create_body(w, &bd);
@@ -817,6 +820,7 @@ static void swarm(int32_t workers, bool ungrouped, bool unfiltered, int32_t stri
       out->stopped += b->is_fast && b->toi_fraction < 1.0f;
     }
   }
+  if (!unfiltered) ck_assert_uint_lt(w->toi_stamp, 16u); /* it wrapped */
   out->beyond = 0;
   for (int32_t i = 0; i < SWARM_BOXES; ++i) {
     out->pos[i] = sn_body_get_position(w, ids[i]);
