@@ -401,6 +401,14 @@ END_TEST
  * come and go: its runs cross the table's end (the last slot and the first
  * both taken) many times, and removals shift entries back across it. The
  * pairs are (i, i + 5000) for i below 4096; model[i] is the value or -1. */
+/* A random index below n whose model entry is -1 (not in the set). */
+static int32_t unused_index(uint32_t *state, const int32_t *model, int32_t n) {
+  int32_t i;
+  do i = (int32_t)(lcg_next(state) % (uint32_t)n);
+  while (model[i] != -1);
+  return i;
+}
+
 START_TEST(test_pair_set_churn_across_the_end) {
   holder h;
   holder_init(&h, true);
@@ -411,9 +419,7 @@ START_TEST(test_pair_set_churn_across_the_end) {
   for (int32_t i = 0; i < UNIVERSE; ++i) model[i] = -1;
   uint32_t state = 11u;
   for (int32_t k = 0; k < LIVE; ++k) {
-    int32_t i;
-    do i = (int32_t)(lcg_next(&state) % UNIVERSE);
-    while (model[i] != -1);
+    const int32_t i = unused_index(&state, model, UNIVERSE);
     ck_assert(sn_pair_set_add(&set, &h.mem, sn_pair_key(i, i + 5000), k));
     model[i] = k;
     live[k] = i;
@@ -424,9 +430,7 @@ START_TEST(test_pair_set_churn_across_the_end) {
     const int32_t k = (int32_t)(lcg_next(&state) % LIVE);
     ck_assert(sn_pair_set_remove(&set, sn_pair_key(live[k] + 5000, live[k])));
     model[live[k]] = -1;
-    int32_t i;
-    do i = (int32_t)(lcg_next(&state) % UNIVERSE);
-    while (model[i] != -1);
+    const int32_t i = unused_index(&state, model, UNIVERSE);
     ck_assert(sn_pair_set_add(&set, &h.mem, sn_pair_key(i, i + 5000), step));
     model[i] = step;
     live[k] = i;
