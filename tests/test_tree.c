@@ -932,6 +932,61 @@ START_TEST(test_deferred_moves) {
 }
 END_TEST
 
+/// Moves that only mark the ancestors (sn_tree_move_proxy_marked, the
+/// step's moves, rebuilt right after) give the tree that deferred moves give
+/// once both are rebuilt, node for node: the same marks and the same leaves.
+/// Where the rebuild cannot run, growing each moved leaf's path
+/// (sn_tree_grow_marked) makes the tree valid and its queries exact again,
+/// and the rebuild after that is still the same tree.
+START_TEST(test_marked_moves_same_tree) {
+  sn_mem mem_a, mem_b;
+  sn_tree a, b;
+  model ma, mb;
+  lcg ga, gb, gq = {7u};
+  grow_twin(&mem_a, &a, &ma, &ga, 314u, 600);
+  grow_twin(&mem_b, &b, &mb, &gb, 314u, 600);
+  int32_t moved[200];
+  int32_t marked_nodes = 0;
+  for (int step = 0; step < 30; ++step) {
+    const int32_t moves = step % 5 == 0 ? 3 : 200;
+    for (int32_t k = 0; k < moves; ++k) {
+      const int32_t i = lcg_int(&ga, ma.count);
+      sn_aabb box = random_box(&ga);
+      if (lcg_int(&ga, 100) < 90) { /* mostly small moves, as a falling crowd's */
+        const float dx = lcg_float(&ga, -0.3f, 0.3f), dy = lcg_float(&ga, -0.6f, 0.1f);
+        const sn_aabb old = ma.items[i].box;
+        box = (sn_aabb){{old.lower.x + dx, old.lower.y + dy}, {old.upper.x + dx, old.upper.y + dy}};
+      }
+      sn_tree_move_proxy_deferred(&a, ma.items[i].id, box);
+      sn_tree_move_proxy_marked(&b, mb.items[i].id, box);
+      ma.items[i].box = mb.items[i].box = box;
+      moved[k] = mb.items[i].id;
+    }
+    /* the same marks */
+    for (int32_t n = 0; n < a.node_capacity; ++n) {
+      if (a.nodes[n].height <= 0) continue;
+      ck_assert_uint_eq(a.nodes[n].flags & SN_TREE_NODE_MOVED, b.nodes[n].flags & SN_TREE_NODE_MOVED);
+      marked_nodes += (a.nodes[n].flags & SN_TREE_NODE_MOVED) != 0;
+    }
+    if (step % 3 == 2) {
+      /* grown instead of rebuilt first: valid, and exact */
+      for (int32_t k = 0; k < moves; ++k) sn_tree_grow_marked(&b, moved[k]);
+      checkpoint(&b, &mb, &gq);
+    }
+    sn_tree_rebuild_moved(&a);
+    sn_tree_rebuild_moved(&b);
+    ck_assert(no_marks(&b));
+    ck_assert(same_nodes(&a, &b));
+    checkpoint(&b, &mb, &gq);
+  }
+  ck_assert_int_gt(marked_nodes, 30 * 100); /* (the moves marked much of the tree) */
+  sn_tree_destroy(&a);
+  sn_tree_destroy(&b);
+  model_free(&ma);
+  model_free(&mb);
+}
+END_TEST
+
 /// The moved part's rebuild splits at the middle of the centres' extent.
 /// Two cases it must not follow blindly: centres one float apart, whose
 /// middle rounds onto an end (nothing falls below it: a balanced split
@@ -1388,6 +1443,7 @@ Suite *sn_test_suite(void) {
   tcase_add_test(tc, test_enlarge);
   tcase_add_test(tc, test_rebuild);
   tcase_add_test(tc, test_deferred_moves);
+  tcase_add_test(tc, test_marked_moves_same_tree);
   tcase_add_test(tc, test_rebuild_jobs_same_tree);
   tcase_add_test(tc, test_middle_split_bounds);
   tcase_add_test(tc, test_determinism);

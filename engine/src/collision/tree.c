@@ -511,6 +511,34 @@ void sn_tree_move_proxy_deferred(sn_tree *tree, int32_t proxy_id, sn_aabb aabb) 
   sn_tree_set_leaf_box(tree->nodes, proxy_id, aabb);
 }
 
+void sn_tree_move_proxy_marked(sn_tree *tree, int32_t proxy_id, sn_aabb aabb) {
+  assert(0 <= proxy_id && proxy_id < tree->node_capacity);
+  assert(tree->nodes[proxy_id].height == 0 && "not a proxy (leaf)");
+  assert(sn_aabb_is_valid(aabb));
+  tree->wide_valid = false;
+  sn_tree_node *nodes = tree->nodes;
+  nodes[proxy_id].aabb = aabb;
+  /* the ancestors marked up to the first that is (its own are, too) */
+  for (int32_t index = nodes[proxy_id].parent_or_next; index != SN_NULL_NODE; index = nodes[index].parent_or_next) {
+    if (nodes[index].flags & SN_TREE_NODE_MOVED) return;
+    nodes[index].flags |= SN_TREE_NODE_MOVED;
+  }
+}
+
+void sn_tree_grow_marked(sn_tree *tree, int32_t proxy_id) {
+  assert(0 <= proxy_id && proxy_id < tree->node_capacity);
+  assert(tree->nodes[proxy_id].height == 0 && "not a proxy (leaf)");
+  /* (each ancestor grown to the leaf's box: sn_tree_set_leaf_box's walk,
+   * which an ancestor only marked does not stop) */
+  sn_tree_node *nodes = tree->nodes;
+  const sn_aabb box = nodes[proxy_id].aabb;
+  for (int32_t index = nodes[proxy_id].parent_or_next; index != SN_NULL_NODE; index = nodes[index].parent_or_next) {
+    sn_tree_node *node = nodes + index;
+    if (!sn_aabb_contains(node->aabb, box)) node->aabb = sn_aabb_union(node->aabb, box);
+    node->flags |= SN_TREE_NODE_MOVED;
+  }
+}
+
 /* ------------------------------------------------------------------------ */
 /* Queries                                                                   */
 

@@ -159,6 +159,8 @@ void sn_shape_move_proxy(sn_world *w, int32_t shape_index) {
    * what moved); a static shape moves rarely and is reinserted at once */
   if (s->is_static_tree)
     sn_tree_move_proxy(tree, s->proxy, s->fat_aabb);
+  else if (w->proxies_marked_only)
+    sn_tree_move_proxy_marked(tree, s->proxy, s->fat_aabb); /* the step rebuilds right after (sn_move_proxies) */
   else
     sn_tree_move_proxy_deferred(tree, s->proxy, s->fat_aabb);
   if (!s->enlarged) {

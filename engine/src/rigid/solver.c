@@ -520,6 +520,7 @@ void sn_report_frozen(sn_world *w, const sn_step_context *ctx) {
 }
 
 void sn_move_proxies(sn_world *w, const sn_step_context *ctx) {
+  w->proxies_marked_only = true; /* the step rebuilds the dynamic tree right after (world/step.c) */
   for (int32_t k = 0; k < ctx->body_count; ++k) {
     if (ctx->post[k] == 0) continue;
     sn_body *b = w->bodies.data + w->awake_bodies.data[k];
@@ -541,6 +542,7 @@ void sn_move_proxies(sn_world *w, const sn_step_context *ctx) {
       }
     }
   }
+  w->proxies_marked_only = false;
 }
 
 size_t sn_contact_solver_scratch_bytes(int32_t nb, int32_t groups) {

@@ -6,6 +6,7 @@
  *   reserve (nothing a caller sees changes; sn_step_reserve, sn_solve_reserve):
  *    body extents                           rigid/body.c                  sn_body_refresh_extents
  *    broadphase: moved proxies rebuilt      collision/tree.c              sn_tree_rebuild_moved
+ *      (what moved between steps: the step's own moves are rebuilt at its end)
  *    broadphase: the trees' query copies    collision/tree.c              sn_tree_refresh_wide
  *    broadphase: new pairs                  collision/contact.c           sn_find_new_pairs
  *    constraint scans                       constraints/constraint.c      sn_constraint_lists_update
@@ -44,7 +45,8 @@
  *    impulses stored, hit events            rigid/solver.c                sn_store_impulses, sn_report_hits
  *    bodies written back, frozen events     rigid/solver.c                sn_write_back, sn_report_frozen
  *   continuous collision                    collision/continuous.c        sn_continuous_solve
- *   proxies move                            rigid/solver.c                sn_move_proxies
+ *   proxies move (ancestors marked only)    rigid/solver.c                sn_move_proxies
+ *   broadphase: the moved part rebuilt      this file                     sn_rebuild_after_moves
  *   constraints break                       constraints/constraint.c      sn_constraints_check_breaking
  *   islands and sleep                       rigid/island.c                sn_update_sleep
  *   body move events                        this file                     sn_report_body_moves
@@ -547,8 +549,11 @@ bool sn_solve_reserve(sn_world *w, float dt) {
   return sn_arena_reserve(&w->arena, &w->mem, bytes);
 }
 
+static void sn_rebuild_after_moves(sn_world *w, int32_t first_move);
+
 /* The solve: solver setup, the substeps, continuous collision, the proxies'
- * move (memory reserved by sn_solve_reserve: no allocation). */
+ * move and the dynamic tree's rebuild (memory reserved by sn_solve_reserve
+ * and sn_step_reserve: no allocation). */
 static void sn_solve(sn_world *w, float dt) {
   double t_setup = w->profile_clock; /* the world's clock read just before */
   /* every reservation below was made by sn_solve_reserve: none allocates
@@ -761,7 +766,9 @@ static void sn_solve(sn_world *w, float dt) {
   if (w->settings.enable_continuous)
     sn_continuous_solve(w, ctx.post, SN_POST_FAST | SN_POST_MOVED,
                         atomic_load_explicit(&run.fast, memory_order_relaxed) != 0);
+  const int32_t first_move = w->move_buffer.count;
   sn_move_proxies(w, &ctx);
+  sn_rebuild_after_moves(w, first_move);
   double t_end = sn_clock_ms();
   w->profile_clock = t_end;
   w->profile.solve_setup = (float)(t_loop - t_setup);
@@ -801,6 +808,26 @@ static void sn_run_tree_jobs(void *runner, int32_t count, void (*job)(void *cont
   sn_stage_runner_init_on(&r, stages, 1, w->worker_count, sn_tree_jobs_stage, &jobs);
   sn_stage_add(&r, 0, 0, 0, count, 1, 1);
   sn_stage_run(&w->tasks, &r);
+}
+
+/* The moved part of the dynamic tree rebuilt right after the step's moves,
+ * which only marked it (sn_tree_move_proxy_marked): the same marks and
+ * leaves, so the same tree as the rebuild at the next step's start would
+ * make when nothing changes in between, and queries between steps see it
+ * rebuilt. Its room was reserved at the step's start
+ * (sn_tree_reserve_rebuild) for as many proxies as now; should the rebuild
+ * not run all the same, every leaf moved since first_move (the move
+ * buffer) grows its path, and queries are exact as after deferred moves. */
+static void sn_rebuild_after_moves(sn_world *w, int32_t first_move) {
+  sn_tree *tree = &w->dynamic_tree;
+  const bool parallel =
+      w->worker_count > 1 && (int64_t)tree->proxy_count * SN_TREE_PROXY_WEIGHT >= w->parallel_min_items;
+  sn_tree_rebuild_moved_with(tree, parallel ? sn_run_tree_jobs : NULL, w);
+  if (tree->root == SN_NULL_NODE || !(tree->nodes[tree->root].flags & SN_TREE_NODE_MOVED)) return;
+  for (int32_t e = first_move; e < w->move_buffer.count; ++e) {
+    const sn_shape *s = w->shapes.data + w->move_buffer.data[e];
+    if (!s->is_static_tree && s->proxy != SN_NULL_NODE) sn_tree_grow_marked(tree, s->proxy);
+  }
 }
 
 /* Whether a tree's query copy (sn_tree_refresh_wide) is worth making for
