@@ -549,7 +549,7 @@ bool sn_solve_reserve(sn_world *w, float dt) {
   return sn_arena_reserve(&w->arena, &w->mem, bytes);
 }
 
-static void sn_rebuild_after_moves(sn_world *w, int32_t first_move);
+static void sn_rebuild_after_moves(sn_world *w);
 
 /* The solve: solver setup, the substeps, continuous collision, the proxies'
  * move and the dynamic tree's rebuild (memory reserved by sn_solve_reserve
@@ -766,9 +766,8 @@ static void sn_solve(sn_world *w, float dt) {
   if (w->settings.enable_continuous)
     sn_continuous_solve(w, ctx.post, SN_POST_FAST | SN_POST_MOVED,
                         atomic_load_explicit(&run.fast, memory_order_relaxed) != 0);
-  const int32_t first_move = w->move_buffer.count;
   sn_move_proxies(w, &ctx);
-  sn_rebuild_after_moves(w, first_move);
+  sn_rebuild_after_moves(w);
   double t_end = sn_clock_ms();
   w->profile_clock = t_end;
   w->profile.solve_setup = (float)(t_loop - t_setup);
@@ -815,16 +814,17 @@ static void sn_run_tree_jobs(void *runner, int32_t count, void (*job)(void *cont
  * leaves, so the same tree as the rebuild at the next step's start would
  * make when nothing changes in between, and queries between steps see it
  * rebuilt. Its room was reserved at the step's start
- * (sn_tree_reserve_rebuild) for as many proxies as now; should the rebuild
- * not run all the same, every leaf moved since first_move (the move
- * buffer) grows its path, and queries are exact as after deferred moves. */
-static void sn_rebuild_after_moves(sn_world *w, int32_t first_move) {
+ * (sn_tree_reserve_rebuild) for as many proxies as now, so it runs; should
+ * it not, every leaf in the move buffer (the step's moves among them) grows
+ * its path, and queries are exact as after deferred moves. */
+static void sn_rebuild_after_moves(sn_world *w) {
   sn_tree *tree = &w->dynamic_tree;
   const bool parallel =
       w->worker_count > 1 && (int64_t)tree->proxy_count * SN_TREE_PROXY_WEIGHT >= w->parallel_min_items;
   sn_tree_rebuild_moved_with(tree, parallel ? sn_run_tree_jobs : NULL, w);
   if (tree->root == SN_NULL_NODE || !(tree->nodes[tree->root].flags & SN_TREE_NODE_MOVED)) return;
-  for (int32_t e = first_move; e < w->move_buffer.count; ++e) {
+  assert(false && "the rebuild's room is reserved at the step's start");
+  for (int32_t e = 0; e < w->move_buffer.count; ++e) {
     const sn_shape *s = w->shapes.data + w->move_buffer.data[e];
     if (!s->is_static_tree && s->proxy != SN_NULL_NODE) sn_tree_grow_marked(tree, s->proxy);
   }
