@@ -822,6 +822,17 @@ static bool no_marks(const sn_tree *tree) {
   return true;
 }
 
+/// A moved leaf's next box: a small shift of old (as a falling crowd's), or
+/// anywhere.
+static sn_aabb next_box(lcg *g, sn_aabb old, bool small) {
+  sn_aabb box = random_box(g);
+  if (small) {
+    float dx = lcg_float(g, -0.3f, 0.3f), dy = lcg_float(g, -0.6f, 0.1f);
+    box = (sn_aabb){{old.lower.x + dx, old.lower.y + dy}, {old.upper.x + dx, old.upper.y + dy}};
+  }
+  return box;
+}
+
 /// One step of a moving crowd: deferred moves (mostly small, some teleports),
 /// with creations, removals and eager moves mixed in so that insertions and
 /// rotations meet marked (loose) nodes.
@@ -833,12 +844,7 @@ static void deferred_step(sn_tree *tree, model *m, lcg *g, int32_t moves, bool m
       continue;
     }
     int32_t i = lcg_int(g, m->count);
-    sn_aabb box = random_box(g);
-    if (kind < 90) {
-      float dx = lcg_float(g, -0.3f, 0.3f), dy = lcg_float(g, -0.6f, 0.1f);
-      sn_aabb old = m->items[i].box;
-      box = (sn_aabb){{old.lower.x + dx, old.lower.y + dy}, {old.upper.x + dx, old.upper.y + dy}};
-    }
+    sn_aabb box = next_box(g, m->items[i].box, kind < 90);
     sn_tree_move_proxy_deferred(tree, m->items[i].id, box);
     m->items[i].box = box;
     ck_assert(memcmp(&tree->nodes[m->items[i].id].aabb, &box, sizeof box) == 0);
@@ -935,8 +941,8 @@ END_TEST
 /// Moves that only mark the ancestors (sn_tree_move_proxy_marked, the
 /// step's moves, rebuilt right after) give the tree that deferred moves give
 /// once both are rebuilt, node for node: the same marks and the same leaves.
-/// Where the rebuild cannot run, growing each moved leaf's path
-/// (sn_tree_grow_marked) makes the tree valid and its queries exact again,
+/// Where the rebuild cannot run, growing each moved leaf's path (a deferred
+/// move to its own box) makes the tree valid and its queries exact again,
 /// and the rebuild after that is still the same tree.
 START_TEST(test_marked_moves_same_tree) {
   sn_mem mem_a, mem_b;
@@ -951,12 +957,7 @@ START_TEST(test_marked_moves_same_tree) {
     const int32_t moves = step % 5 == 0 ? 3 : 200;
     for (int32_t k = 0; k < moves; ++k) {
       const int32_t i = lcg_int(&ga, ma.count);
-      sn_aabb box = random_box(&ga);
-      if (lcg_int(&ga, 100) < 90) { /* mostly small moves, as a falling crowd's */
-        const float dx = lcg_float(&ga, -0.3f, 0.3f), dy = lcg_float(&ga, -0.6f, 0.1f);
-        const sn_aabb old = ma.items[i].box;
-        box = (sn_aabb){{old.lower.x + dx, old.lower.y + dy}, {old.upper.x + dx, old.upper.y + dy}};
-      }
+      const sn_aabb box = next_box(&ga, ma.items[i].box, lcg_int(&ga, 10) != 0);
       sn_tree_move_proxy_deferred(&a, ma.items[i].id, box);
       sn_tree_move_proxy_marked(&b, mb.items[i].id, box);
       ma.items[i].box = mb.items[i].box = box;
@@ -970,7 +971,7 @@ START_TEST(test_marked_moves_same_tree) {
     }
     if (step % 3 == 2) {
       /* grown instead of rebuilt first: valid, and exact */
-      for (int32_t k = 0; k < moves; ++k) sn_tree_grow_marked(&b, moved[k]);
+      for (int32_t k = 0; k < moves; ++k) sn_tree_move_proxy_deferred(&b, moved[k], b.nodes[moved[k]].aabb);
       checkpoint(&b, &mb, &gq);
     }
     sn_tree_rebuild_moved(&a);
@@ -982,6 +983,8 @@ START_TEST(test_marked_moves_same_tree) {
   ck_assert_int_gt(marked_nodes, 30 * 100); /* (the moves marked much of the tree) */
   sn_tree_destroy(&a);
   sn_tree_destroy(&b);
+  ck_assert_uint_eq(mem_a.live_bytes, 0);
+  ck_assert_uint_eq(mem_b.live_bytes, 0);
   model_free(&ma);
   model_free(&mb);
 }

@@ -525,20 +525,6 @@ void sn_tree_move_proxy_marked(sn_tree *tree, int32_t proxy_id, sn_aabb aabb) {
   }
 }
 
-void sn_tree_grow_marked(sn_tree *tree, int32_t proxy_id) {
-  assert(0 <= proxy_id && proxy_id < tree->node_capacity);
-  assert(tree->nodes[proxy_id].height == 0 && "not a proxy (leaf)");
-  /* (each ancestor grown to the leaf's box: sn_tree_set_leaf_box's walk,
-   * which an ancestor only marked does not stop) */
-  sn_tree_node *nodes = tree->nodes;
-  const sn_aabb box = nodes[proxy_id].aabb;
-  for (int32_t index = nodes[proxy_id].parent_or_next; index != SN_NULL_NODE; index = nodes[index].parent_or_next) {
-    sn_tree_node *node = nodes + index;
-    if (!sn_aabb_contains(node->aabb, box)) node->aabb = sn_aabb_union(node->aabb, box);
-    node->flags |= SN_TREE_NODE_MOVED;
-  }
-}
-
 /* ------------------------------------------------------------------------ */
 /* Queries                                                                   */
 

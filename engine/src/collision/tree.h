@@ -87,16 +87,15 @@ void sn_tree_set_group(sn_tree *tree, int32_t proxy_id, int32_t group);
 void sn_tree_move_proxy_deferred(sn_tree *tree, int32_t proxy_id, sn_aabb aabb);
 /// sn_tree_move_proxy_deferred without growing the ancestors: they are only
 /// marked (the walk stops at the first marked one). Until the next
-/// sn_tree_rebuild_moved (or sn_tree_grow_marked for every leaf so moved)
-/// the marked boxes may not hold the moved leaves: no query may run in
-/// between. For a step that moves its proxies and rebuilds right after:
-/// the same marks as sn_tree_move_proxy_deferred, so the same rebuilt tree,
-/// without the walks that grow each moved leaf's path towards the root.
+/// sn_tree_rebuild_moved the marked boxes may not hold the moved leaves: no
+/// query may run in between. For a step that moves its proxies and rebuilds
+/// right after: the same marks as sn_tree_move_proxy_deferred, so the same
+/// rebuilt tree, without the walks that grow each moved leaf's path towards
+/// the root. (Where the rebuild cannot run, each leaf so moved put through
+/// sn_tree_move_proxy_deferred with its own box grows its path: the boxes
+/// held their children's before these moves, so the walk's stop at a marked
+/// ancestor that holds the leaf stays right, and queries are exact again.)
 void sn_tree_move_proxy_marked(sn_tree *tree, int32_t proxy_id, sn_aabb aabb);
-/// Grows every ancestor of a leaf moved by sn_tree_move_proxy_marked to
-/// hold its box: where the rebuild cannot run, queries are exact again once
-/// each such leaf has been grown. Never allocates.
-void sn_tree_grow_marked(sn_tree *tree, int32_t proxy_id);
 /// Rebuilds the marked part of the tree over the unmarked subtrees and
 /// leaves below it, each node split at the middle of its items' centres
 /// along their wider extent (cheaper than sn_tree_rebuild's binned SAH, which

@@ -142,7 +142,7 @@ void sn_shape_update_aabb(sn_world *w, int32_t shape_index, sn_transform xf, boo
   s->aabb = sn_geometry_compute_aabb(&s->geom, xf);
   if (s->proxy == SN_NULL_NODE) return;
   if (!force_move && !sn_shape_escaped(s)) return;
-  sn_shape_move_proxy(w, shape_index);
+  sn_shape_move_proxy(w, shape_index, false);
 }
 
 bool sn_shape_compute_aabb(sn_world *w, int32_t shape_index, sn_transform xf) {
@@ -151,7 +151,7 @@ bool sn_shape_compute_aabb(sn_world *w, int32_t shape_index, sn_transform xf) {
   return s->proxy != SN_NULL_NODE && sn_shape_escaped(s);
 }
 
-void sn_shape_move_proxy(sn_world *w, int32_t shape_index) {
+void sn_shape_move_proxy(sn_world *w, int32_t shape_index, bool marked_only) {
   sn_shape *s = w->shapes.data + shape_index;
   sn_tree *tree = s->is_static_tree ? &w->static_tree : &w->dynamic_tree;
   s->fat_aabb = s->is_static_tree ? s->aabb : sn_fatten(s->aabb, sn_shape_margin(w->bodies.data + s->body));
@@ -159,8 +159,8 @@ void sn_shape_move_proxy(sn_world *w, int32_t shape_index) {
    * what moved); a static shape moves rarely and is reinserted at once */
   if (s->is_static_tree)
     sn_tree_move_proxy(tree, s->proxy, s->fat_aabb);
-  else if (w->proxies_marked_only)
-    sn_tree_move_proxy_marked(tree, s->proxy, s->fat_aabb); /* the step rebuilds right after (sn_move_proxies) */
+  else if (marked_only)
+    sn_tree_move_proxy_marked(tree, s->proxy, s->fat_aabb);
   else
     sn_tree_move_proxy_deferred(tree, s->proxy, s->fat_aabb);
   if (!s->enlarged) {

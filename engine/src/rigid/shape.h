@@ -65,8 +65,10 @@ void sn_shape_update_aabb(sn_world *w, int32_t shape_index, sn_transform xf, boo
 /// tight AABB only; true if it left the fat one (then sn_shape_move_proxy).
 bool sn_shape_compute_aabb(sn_world *w, int32_t shape_index, sn_transform xf);
 /// The second half: re-fattens the proxy, moves it in its tree, queues it
-/// for new pairs (one thread).
-void sn_shape_move_proxy(sn_world *w, int32_t shape_index);
+/// for new pairs (one thread). marked_only: the step's moves, after which the
+/// dynamic tree is rebuilt at once (sn_tree_move_proxy_marked: no query may
+/// run before that); else the ancestors grow to hold the leaf.
+void sn_shape_move_proxy(sn_world *w, int32_t shape_index, bool marked_only);
 void sn_shape_destroy_internal(sn_world *w, int32_t shape_index, bool wake);
 
 #endif /* SN_RIGID_SHAPE_H */

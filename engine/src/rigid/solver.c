@@ -520,7 +520,6 @@ void sn_report_frozen(sn_world *w, const sn_step_context *ctx) {
 }
 
 void sn_move_proxies(sn_world *w, const sn_step_context *ctx) {
-  w->proxies_marked_only = true; /* the step rebuilds the dynamic tree right after (world/step.c) */
   for (int32_t k = 0; k < ctx->body_count; ++k) {
     if (ctx->post[k] == 0) continue;
     sn_body *b = w->bodies.data + w->awake_bodies.data[k];
@@ -532,17 +531,17 @@ void sn_move_proxies(sn_world *w, const sn_step_context *ctx) {
          * own stop, or held back with a stopped body. */
         const bool escaped = w->shapes.data[si].escaped;
         w->shapes.data[si].escaped = false;
-        if (b->toi_fraction < 1.0f || (ctx->post[k] & SN_POST_MOVED))
-          sn_shape_update_aabb(w, si, b->xf, false);
-        else if (escaped)
-          sn_shape_move_proxy(w, si);
+        if (b->toi_fraction < 1.0f || (ctx->post[k] & SN_POST_MOVED)) {
+          if (sn_shape_compute_aabb(w, si, b->xf)) sn_shape_move_proxy(w, si, true);
+        } else if (escaped) {
+          sn_shape_move_proxy(w, si, true);
+        }
       } else if (w->shapes.data[si].escaped) {
         w->shapes.data[si].escaped = false;
-        sn_shape_move_proxy(w, si);
+        sn_shape_move_proxy(w, si, true);
       }
     }
   }
-  w->proxies_marked_only = false;
 }
 
 size_t sn_contact_solver_scratch_bytes(int32_t nb, int32_t groups) {

@@ -111,7 +111,9 @@ bool sn_state_contained(const sn_body *b, const sn_body_state *s);
 void sn_report_frozen(sn_world *w, const sn_step_context *ctx);
 /// Proxies move, in body order (the tree, and so the pair order, does not
 /// depend on the worker count): the fast bodies' shapes after continuous
-/// collision, the escaped ones of the others.
+/// collision, the escaped ones of the others. The moves only mark the
+/// dynamic tree (sn_tree_move_proxy_marked): the caller rebuilds it before
+/// any query.
 void sn_move_proxies(sn_world *w, const sn_step_context *ctx);
 /// Arena bytes of the rigid solver for nb solver bodies and groups contact
 /// groups (sn_step_context_init, sn_build_wide_set).

@@ -809,6 +809,15 @@ static void sn_run_tree_jobs(void *runner, int32_t count, void (*job)(void *cont
   sn_stage_run(&w->tasks, &r);
 }
 
+/* The dynamic tree's marked part rebuilt, the subtrees below its first
+ * levels on the workers in a large world (the same tree; a proxy weighs
+ * SN_TREE_PROXY_WEIGHT items, as the build bins it once per level). */
+static void sn_rebuild_dynamic_tree(sn_world *w) {
+  const bool parallel =
+      w->worker_count > 1 && (int64_t)w->dynamic_tree.proxy_count * SN_TREE_PROXY_WEIGHT >= w->parallel_min_items;
+  sn_tree_rebuild_moved_with(&w->dynamic_tree, parallel ? sn_run_tree_jobs : NULL, w);
+}
+
 /* The moved part of the dynamic tree rebuilt right after the step's moves,
  * which only marked it (sn_tree_move_proxy_marked): the same marks and
  * leaves, so the same tree as the rebuild at the next step's start would
@@ -819,14 +828,13 @@ static void sn_run_tree_jobs(void *runner, int32_t count, void (*job)(void *cont
  * its path, and queries are exact as after deferred moves. */
 static void sn_rebuild_after_moves(sn_world *w) {
   sn_tree *tree = &w->dynamic_tree;
-  const bool parallel =
-      w->worker_count > 1 && (int64_t)tree->proxy_count * SN_TREE_PROXY_WEIGHT >= w->parallel_min_items;
-  sn_tree_rebuild_moved_with(tree, parallel ? sn_run_tree_jobs : NULL, w);
+  sn_rebuild_dynamic_tree(w);
   if (tree->root == SN_NULL_NODE || !(tree->nodes[tree->root].flags & SN_TREE_NODE_MOVED)) return;
   assert(false && "the rebuild's room is reserved at the step's start");
   for (int32_t e = 0; e < w->move_buffer.count; ++e) {
     const sn_shape *s = w->shapes.data + w->move_buffer.data[e];
-    if (!s->is_static_tree && s->proxy != SN_NULL_NODE) sn_tree_grow_marked(tree, s->proxy);
+    if (!s->is_static_tree && s->proxy != SN_NULL_NODE)
+      sn_tree_move_proxy_deferred(tree, s->proxy, sn_tree_get_aabb(tree, s->proxy));
   }
 }
 
@@ -853,12 +861,7 @@ static bool sn_step_reserve(sn_world *w, float dt) {
   w->dynamic_tree.undo_items = -1; /* nothing rebuilt yet */
   sn_body_refresh_extents(w);      /* the step's first stage: the extents are read from here on */
   if (!sn_tree_reserve_rebuild(&w->dynamic_tree)) return false;
-  /* (the subtrees below its first levels on the workers in a large world:
-   * the same tree; a proxy weighs SN_TREE_PROXY_WEIGHT items, as the build
-   * bins it once per level) */
-  const bool parallel =
-      w->worker_count > 1 && (int64_t)w->dynamic_tree.proxy_count * SN_TREE_PROXY_WEIGHT >= w->parallel_min_items;
-  sn_tree_rebuild_moved_with(&w->dynamic_tree, parallel ? sn_run_tree_jobs : NULL, w);
+  sn_rebuild_dynamic_tree(w);
   /* the trees' query copies for the pair search and continuous collision */
   if ((sn_tree_copy_pays(w, &w->static_tree) && !sn_tree_refresh_wide(&w->static_tree)) ||
       (sn_tree_copy_pays(w, &w->dynamic_tree) && !sn_tree_refresh_wide(&w->dynamic_tree)))

@@ -224,10 +224,6 @@ typedef struct sn_world {
   uint32_t toi_stamp;  ///< the stamp of this step's notes in toi_owners (0: none yet)
   SN_ARRAY(sn_toi_motion) toi_motions; ///< per awake index: its motion (sn_toi_note_body)
   SN_ARRAY(sn_toi_owner) toi_owners;   ///< per shape: whose motion (count: the entries set up)
-
-  /// The step's proxy moves (sn_move_proxies) only mark the dynamic tree's
-  /// ancestors; the tree is rebuilt right after them (sn_tree_move_proxy_marked).
-  bool proxies_marked_only;
 } sn_world;
 
 /// Distinct world tags the tag counter hands out (1..65535; 0 is never a tag).
